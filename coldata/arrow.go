@@ -1,0 +1,214 @@
+package coldata
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/bitutil"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// ArrowType returns the Arrow data type gsql uses to store t.
+func ArrowType(t Type) arrow.DataType {
+	switch t {
+	case Bool:
+		return arrow.FixedWidthTypes.Boolean
+	case Int64:
+		return arrow.PrimitiveTypes.Int64
+	case Float64:
+		return arrow.PrimitiveTypes.Float64
+	case String:
+		return arrow.BinaryTypes.String
+	}
+	return arrow.Null
+}
+
+// FromArrowType maps an Arrow type to the gsql type that stores it.
+func FromArrowType(dt arrow.DataType) (Type, error) {
+	switch dt.ID() {
+	case arrow.BOOL:
+		return Bool, nil
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return Int64, nil
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.DECIMAL256:
+		return Float64, nil
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
+		return String, nil
+	case arrow.NULL:
+		return Null, nil
+	}
+	return Null, fmt.Errorf("unsupported arrow type %s", dt)
+}
+
+// FromArrow returns a vector over arr's data. Int64, Float64 and String
+// arrays whose offsets start at zero are shared without copying; other
+// layouts are converted.
+func FromArrow(arr arrow.Array) (*Vec, error) {
+	t, err := FromArrowType(arr.DataType())
+	if err != nil {
+		return nil, err
+	}
+	n := arr.Len()
+	v := &Vec{Type: t, Len: n}
+	if arr.NullN() > 0 {
+		v.Nulls = validity(arr)
+	}
+	switch a := arr.(type) {
+	case *array.Int64:
+		v.Ints = a.Int64Values()
+	case *array.Float64:
+		v.Floats = a.Float64Values()
+	case *array.Boolean:
+		v.Bools = make([]byte, n)
+		for i := 0; i < n; i++ {
+			if a.Value(i) {
+				v.Bools[i] = 1
+			}
+		}
+	case *array.String:
+		offs := a.ValueOffsets()
+		if offs[0] == 0 {
+			v.Offsets = offs
+			v.Bytes = a.ValueBytes()
+		} else {
+			v.Offsets = make([]int32, n+1)
+			base := offs[0]
+			for i := range v.Offsets {
+				v.Offsets[i] = offs[i] - base
+			}
+			v.Bytes = a.ValueBytes()
+		}
+	case *array.Null:
+		v.Nulls = make([]byte, BitmapLen(n))
+	default:
+		// Generic, slower path for the remaining widths.
+		b := NewBuilder(t, n)
+		for i := 0; i < n; i++ {
+			if arr.IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			switch x := arr.(type) {
+			case *array.Int8:
+				b.AppendInt(int64(x.Value(i)))
+			case *array.Int16:
+				b.AppendInt(int64(x.Value(i)))
+			case *array.Int32:
+				b.AppendInt(int64(x.Value(i)))
+			case *array.Uint8:
+				b.AppendInt(int64(x.Value(i)))
+			case *array.Uint16:
+				b.AppendInt(int64(x.Value(i)))
+			case *array.Uint32:
+				b.AppendInt(int64(x.Value(i)))
+			case *array.Uint64:
+				b.AppendInt(int64(x.Value(i)))
+			case *array.Float32:
+				b.AppendFloat(float64(x.Value(i)))
+			case *array.Float16:
+				b.AppendFloat(float64(x.Value(i).Float32()))
+			case *array.Decimal128:
+				dt := x.DataType().(*arrow.Decimal128Type)
+				b.AppendFloat(x.Value(i).ToFloat64(dt.Scale))
+			case *array.Decimal256:
+				dt := x.DataType().(*arrow.Decimal256Type)
+				b.AppendFloat(x.Value(i).ToFloat64(dt.Scale))
+			case *array.LargeString:
+				b.AppendString(x.Value(i))
+			case *array.Binary:
+				b.AppendBytes(x.Value(i))
+			case *array.LargeBinary:
+				b.AppendBytes(x.Value(i))
+			default:
+				return nil, fmt.Errorf("unsupported arrow array %T", arr)
+			}
+		}
+		return b.Finish(), nil
+	}
+	return v, nil
+}
+
+// validity copies arr's validity bitmap so that bit 0 is row 0.
+func validity(arr arrow.Array) []byte {
+	n := arr.Len()
+	out := make([]byte, BitmapLen(n))
+	buf := arr.Data().Buffers()[0]
+	if buf == nil {
+		return NewValidBitmap(n)
+	}
+	off := arr.Data().Offset()
+	if off%8 == 0 {
+		copy(out, buf.Bytes()[off/8:])
+		if r := n & 7; r != 0 {
+			out[len(out)-1] &= byte(1<<r) - 1
+		}
+		return out
+	}
+	bitutil.CopyBitmap(buf.Bytes(), off, n, out, 0)
+	return out
+}
+
+// ToArrow builds an Arrow array holding v's rows. Fixed-width and string
+// data are shared, not copied; booleans are packed into a bitmap.
+func ToArrow(v *Vec) arrow.Array {
+	if v.Const {
+		v = v.Materialize()
+	}
+	n := v.Len
+	var nullBuf *memory.Buffer
+	nullCount := 0
+	if v.Nulls != nil {
+		nullCount = n - bitutil.CountSetBits(v.Nulls, 0, n)
+		if nullCount > 0 {
+			nullBuf = memory.NewBufferBytes(v.Nulls)
+		}
+	}
+	var data arrow.ArrayData
+	switch v.Type {
+	case Bool:
+		bits := make([]byte, BitmapLen(n))
+		for i := 0; i < n; i++ {
+			if v.Bools[i] != 0 {
+				bits[i>>3] |= 1 << (i & 7)
+			}
+		}
+		data = array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(bits)}, nil, nullCount, 0)
+	case Int64:
+		data = array.NewData(arrow.PrimitiveTypes.Int64, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(v.Ints[:n]))}, nil, nullCount, 0)
+	case Float64:
+		data = array.NewData(arrow.PrimitiveTypes.Float64, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(v.Floats[:n]))}, nil, nullCount, 0)
+	case String:
+		data = array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(v.Offsets[:n+1])), memory.NewBufferBytes(v.Bytes)}, nil, nullCount, 0)
+	default:
+		return array.NewNull(n)
+	}
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// BatchToRecord converts a batch to an Arrow record with the given schema.
+func BatchToRecord(schema *arrow.Schema, b *Batch) arrow.Record {
+	cols := make([]arrow.Array, len(b.Cols))
+	for i, c := range b.Cols {
+		cols[i] = ToArrow(c)
+	}
+	rec := array.NewRecord(schema, cols, int64(b.Len))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}
+
+// RecordToBatch converts an Arrow record to a batch, sharing data where it can.
+func RecordToBatch(rec arrow.Record) (*Batch, error) {
+	cols := make([]*Vec, rec.NumCols())
+	for i := range cols {
+		v, err := FromArrow(rec.Column(i))
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", rec.ColumnName(i), err)
+		}
+		cols[i] = v
+	}
+	return &Batch{Cols: cols, Len: int(rec.NumRows())}, nil
+}

@@ -1,0 +1,247 @@
+package coldata
+
+// Builder appends rows to a new vector. It is for operators that produce rows
+// one at a time (gather, sort, values); expression kernels write vectors
+// directly in two passes instead.
+type Builder struct {
+	v     *Vec
+	n     int
+	nulls bool
+}
+
+// NewBuilder returns a builder for a vector of type t with room for capHint rows.
+func NewBuilder(t Type, capHint int) *Builder {
+	v := &Vec{Type: t}
+	switch t {
+	case Bool:
+		v.Bools = make([]byte, 0, capHint)
+	case Int64:
+		v.Ints = make([]int64, 0, capHint)
+	case Float64:
+		v.Floats = make([]float64, 0, capHint)
+	case String:
+		v.Offsets = make([]int32, 1, capHint+1)
+	}
+	v.Nulls = make([]byte, 0, BitmapLen(capHint))
+	return &Builder{v: v}
+}
+
+// Len is the number of rows appended so far.
+func (b *Builder) Len() int { return b.n }
+
+func (b *Builder) pushValid(valid bool) {
+	if b.n&7 == 0 {
+		b.v.Nulls = append(b.v.Nulls, 0)
+	}
+	if valid {
+		b.v.Nulls[b.n>>3] |= 1 << (b.n & 7)
+	} else {
+		b.nulls = true
+	}
+	b.n++
+}
+
+// AppendNull appends a NULL row.
+func (b *Builder) AppendNull() {
+	v := b.v
+	switch v.Type {
+	case Bool:
+		v.Bools = append(v.Bools, 0)
+	case Int64:
+		v.Ints = append(v.Ints, 0)
+	case Float64:
+		v.Floats = append(v.Floats, 0)
+	case String:
+		v.Offsets = append(v.Offsets, int32(len(v.Bytes)))
+	}
+	b.pushValid(false)
+}
+
+// AppendBool appends a boolean.
+func (b *Builder) AppendBool(x bool) {
+	c := byte(0)
+	if x {
+		c = 1
+	}
+	b.v.Bools = append(b.v.Bools, c)
+	b.pushValid(true)
+}
+
+// AppendInt appends an integer.
+func (b *Builder) AppendInt(x int64) {
+	b.v.Ints = append(b.v.Ints, x)
+	b.pushValid(true)
+}
+
+// AppendFloat appends a double.
+func (b *Builder) AppendFloat(x float64) {
+	b.v.Floats = append(b.v.Floats, x)
+	b.pushValid(true)
+}
+
+// AppendBytes appends a string.
+func (b *Builder) AppendBytes(x []byte) {
+	b.v.Bytes = append(b.v.Bytes, x...)
+	b.v.Offsets = append(b.v.Offsets, int32(len(b.v.Bytes)))
+	b.pushValid(true)
+}
+
+// AppendString appends a string.
+func (b *Builder) AppendString(x string) {
+	b.v.Bytes = append(b.v.Bytes, x...)
+	b.v.Offsets = append(b.v.Offsets, int32(len(b.v.Bytes)))
+	b.pushValid(true)
+}
+
+// AppendValue appends a Go value as returned by Vec.Value (nil is NULL).
+func (b *Builder) AppendValue(x any) {
+	switch y := x.(type) {
+	case nil:
+		b.AppendNull()
+	case bool:
+		b.AppendBool(y)
+	case int64:
+		b.AppendInt(y)
+	case float64:
+		b.AppendFloat(y)
+	case string:
+		b.AppendString(y)
+	case []byte:
+		b.AppendBytes(y)
+	default:
+		panic("coldata: AppendValue of unsupported type")
+	}
+}
+
+// AppendFrom appends row i of src, which must have the builder's type.
+func (b *Builder) AppendFrom(src *Vec, i int) {
+	if src.IsNull(i) {
+		b.AppendNull()
+		return
+	}
+	switch b.v.Type {
+	case Bool:
+		b.v.Bools = append(b.v.Bools, src.Bools[src.idx(i)])
+	case Int64:
+		b.v.Ints = append(b.v.Ints, src.Int(i))
+	case Float64:
+		b.v.Floats = append(b.v.Floats, src.Float(i))
+	case String:
+		b.v.Bytes = append(b.v.Bytes, src.Str(i)...)
+		b.v.Offsets = append(b.v.Offsets, int32(len(b.v.Bytes)))
+	case Null:
+		b.pushValid(false)
+		return
+	}
+	b.pushValid(true)
+}
+
+// Finish returns the built vector; the builder must not be used afterwards.
+func (b *Builder) Finish() *Vec {
+	v := b.v
+	v.Len = b.n
+	if !b.nulls {
+		v.Nulls = nil
+	}
+	if v.Type == Null {
+		v.Nulls = make([]byte, BitmapLen(b.n))
+	}
+	b.v = nil
+	return v
+}
+
+// Gather returns a new vector holding src's rows at the given indexes.
+func Gather(src *Vec, idx []int) *Vec {
+	n := len(idx)
+	out := &Vec{Type: src.Type, Len: n}
+	if src.Nulls != nil {
+		out.Nulls = make([]byte, BitmapLen(n))
+		for k, i := range idx {
+			if !src.IsNull(i) {
+				out.Nulls[k>>3] |= 1 << (k & 7)
+			}
+		}
+	}
+	c := src.Const
+	switch src.Type {
+	case Bool:
+		out.Bools = make([]byte, n)
+		for k, i := range idx {
+			if c {
+				i = 0
+			}
+			out.Bools[k] = src.Bools[i]
+		}
+	case Int64:
+		out.Ints = make([]int64, n)
+		for k, i := range idx {
+			if c {
+				i = 0
+			}
+			out.Ints[k] = src.Ints[i]
+		}
+	case Float64:
+		out.Floats = make([]float64, n)
+		for k, i := range idx {
+			if c {
+				i = 0
+			}
+			out.Floats[k] = src.Floats[i]
+		}
+	case String:
+		// Two passes: sizes into offsets, then one copy per row into the
+		// pre-sized buffer.
+		out.Offsets = make([]int32, n+1)
+		total := 0
+		for k, i := range idx {
+			if c {
+				i = 0
+			}
+			total += int(src.Offsets[i+1] - src.Offsets[i])
+			out.Offsets[k+1] = int32(total)
+		}
+		out.Bytes = make([]byte, total)
+		for k, i := range idx {
+			if c {
+				i = 0
+			}
+			copy(out.Bytes[out.Offsets[k]:], src.Bytes[src.Offsets[i]:src.Offsets[i+1]])
+		}
+	}
+	return out
+}
+
+// Slice returns rows [lo, hi) of v, sharing data where the layout allows.
+func Slice(v *Vec, lo, hi int) *Vec {
+	if v.Const {
+		c := *v
+		c.Len = hi - lo
+		return &c
+	}
+	if lo == 0 && hi == v.Len {
+		return v
+	}
+	idx := make([]int, hi-lo)
+	for i := range idx {
+		idx[i] = lo + i
+	}
+	return Gather(v, idx)
+}
+
+// GatherBatch applies Gather to every column of b.
+func GatherBatch(b *Batch, idx []int) *Batch {
+	cols := make([]*Vec, len(b.Cols))
+	for i, c := range b.Cols {
+		cols[i] = Gather(c, idx)
+	}
+	return &Batch{Cols: cols, Len: len(idx)}
+}
+
+// SliceBatch returns rows [lo, hi) of b.
+func SliceBatch(b *Batch, lo, hi int) *Batch {
+	cols := make([]*Vec, len(b.Cols))
+	for i, c := range b.Cols {
+		cols[i] = Slice(c, lo, hi)
+	}
+	return &Batch{Cols: cols, Len: hi - lo}
+}

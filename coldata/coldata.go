@@ -1,0 +1,247 @@
+// Package coldata holds gsql's in-memory column format: typed vectors in the
+// Arrow layout (validity bitmap, int32 offsets, data) grouped into batches.
+//
+// It is the currency every operator, expression kernel and device transfer
+// deals in. Vectors are plain structs of slices so that hot loops index them
+// directly; a vector may be a constant (one stored value standing for every
+// row) so that literals are never broadcast.
+package coldata
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Type is a SQL value type as gsql stores it.
+type Type uint8
+
+const (
+	// Null is the type of an untyped NULL literal; it never reaches storage.
+	Null Type = iota
+	Bool
+	Int64
+	Float64
+	String
+)
+
+// String returns the SQL name of the type.
+func (t Type) String() string {
+	switch t {
+	case Null:
+		return "NULL"
+	case Bool:
+		return "BOOLEAN"
+	case Int64:
+		return "BIGINT"
+	case Float64:
+		return "DOUBLE"
+	case String:
+		return "VARCHAR"
+	}
+	return fmt.Sprintf("Type(%d)", uint8(t))
+}
+
+// IsNumeric reports whether values of t take part in arithmetic.
+func (t Type) IsNumeric() bool { return t == Int64 || t == Float64 || t == Bool }
+
+// ParseType maps a SQL type name (any case, with or without a length such as
+// VARCHAR(20)) to a Type. ok is false for names gsql does not know.
+func ParseType(name string) (t Type, ok bool) {
+	n := strings.ToUpper(strings.TrimSpace(name))
+	if i := strings.IndexByte(n, '('); i >= 0 {
+		n = strings.TrimSpace(n[:i])
+	}
+	n = strings.TrimSuffix(n, " UNSIGNED")
+	switch n {
+	case "BOOLEAN", "BOOL":
+		return Bool, true
+	case "BIGINT", "INT", "INTEGER", "SMALLINT", "TINYINT", "MEDIUMINT", "SIGNED", "UNSIGNED", "SIGNED INTEGER", "UNSIGNED INTEGER":
+		return Int64, true
+	case "DOUBLE", "FLOAT", "REAL", "DECIMAL", "NUMERIC", "DOUBLE PRECISION", "DEC", "FIXED":
+		return Float64, true
+	case "VARCHAR", "TEXT", "CHAR", "STRING", "CHARACTER", "CHARACTER VARYING", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "NCHAR", "NVARCHAR":
+		return String, true
+	}
+	return Null, false
+}
+
+// Vec is one column of Len values in the Arrow layout.
+//
+// Exactly one of the data slices is used, chosen by Type. Nulls is a validity
+// bitmap (bit i set = row i valid, least significant bit first); nil means no
+// row is NULL. A Const vector stores a single value at index 0 that stands for
+// all Len rows; accessors hide the difference.
+type Vec struct {
+	Type    Type
+	Len     int
+	Const   bool
+	Nulls   []byte
+	Bools   []byte // one byte per row, 0 or 1
+	Ints    []int64
+	Floats  []float64
+	Offsets []int32 // Len+1 entries for String
+	Bytes   []byte  // string data
+}
+
+// NewVec allocates a non-constant vector of n rows with no NULLs.
+func NewVec(t Type, n int) *Vec {
+	v := &Vec{Type: t, Len: n}
+	switch t {
+	case Bool:
+		v.Bools = make([]byte, n)
+	case Int64:
+		v.Ints = make([]int64, n)
+	case Float64:
+		v.Floats = make([]float64, n)
+	case String:
+		v.Offsets = make([]int32, n+1)
+	case Null:
+		v.Nulls = make([]byte, BitmapLen(n))
+	}
+	return v
+}
+
+// NewConst returns a constant vector of n rows holding val, which must be nil
+// (NULL), bool, int64, float64, string or []byte.
+func NewConst(t Type, val any, n int) *Vec {
+	v := &Vec{Type: t, Len: n, Const: true}
+	switch x := val.(type) {
+	case nil:
+		v.Nulls = []byte{0}
+		switch t {
+		case Bool:
+			v.Bools = []byte{0}
+		case Int64:
+			v.Ints = []int64{0}
+		case Float64:
+			v.Floats = []float64{0}
+		case String:
+			v.Offsets = []int32{0, 0}
+		}
+	case bool:
+		b := byte(0)
+		if x {
+			b = 1
+		}
+		v.Bools = []byte{b}
+	case int64:
+		v.Ints = []int64{x}
+	case float64:
+		v.Floats = []float64{x}
+	case string:
+		v.Bytes = []byte(x)
+		v.Offsets = []int32{0, int32(len(x))}
+	case []byte:
+		v.Bytes = x
+		v.Offsets = []int32{0, int32(len(x))}
+	default:
+		panic(fmt.Sprintf("coldata.NewConst: unsupported value %T", val))
+	}
+	return v
+}
+
+// idx maps a row to its storage index.
+func (v *Vec) idx(i int) int {
+	if v.Const {
+		return 0
+	}
+	return i
+}
+
+// IsNull reports whether row i is NULL.
+func (v *Vec) IsNull(i int) bool {
+	if v.Nulls == nil {
+		return false
+	}
+	j := v.idx(i)
+	return v.Nulls[j>>3]&(1<<(j&7)) == 0
+}
+
+// HasNulls reports whether the vector may hold NULLs.
+func (v *Vec) HasNulls() bool { return v.Nulls != nil }
+
+// SetNull marks row i NULL, allocating the bitmap on first use.
+func (v *Vec) SetNull(i int) {
+	if v.Nulls == nil {
+		v.Nulls = NewValidBitmap(v.Len)
+	}
+	v.Nulls[i>>3] &^= 1 << (i & 7)
+}
+
+// Bool returns row i of a Bool vector.
+func (v *Vec) Bool(i int) bool { return v.Bools[v.idx(i)] != 0 }
+
+// Int returns row i of an Int64 vector.
+func (v *Vec) Int(i int) int64 { return v.Ints[v.idx(i)] }
+
+// Float returns row i of a Float64 vector.
+func (v *Vec) Float(i int) float64 { return v.Floats[v.idx(i)] }
+
+// Str returns row i of a String vector; the slice aliases the vector's data.
+func (v *Vec) Str(i int) []byte {
+	j := v.idx(i)
+	return v.Bytes[v.Offsets[j]:v.Offsets[j+1]]
+}
+
+// Value returns row i as a Go value (nil for NULL).
+func (v *Vec) Value(i int) any {
+	if v.IsNull(i) {
+		return nil
+	}
+	switch v.Type {
+	case Bool:
+		return v.Bool(i)
+	case Int64:
+		return v.Int(i)
+	case Float64:
+		return v.Float(i)
+	case String:
+		return string(v.Str(i))
+	}
+	return nil
+}
+
+// Materialize returns a non-constant copy of a constant vector (or v itself).
+func (v *Vec) Materialize() *Vec {
+	if !v.Const {
+		return v
+	}
+	b := NewBuilder(v.Type, v.Len)
+	for i := 0; i < v.Len; i++ {
+		b.AppendFrom(v, 0)
+	}
+	return b.Finish()
+}
+
+// Batch is a set of equal-length columns.
+type Batch struct {
+	Cols []*Vec
+	Len  int
+}
+
+// NewBatch returns a batch over cols, all of which must have n rows.
+func NewBatch(cols []*Vec, n int) *Batch { return &Batch{Cols: cols, Len: n} }
+
+// BitmapLen is the number of bytes a bitmap of n bits needs.
+func BitmapLen(n int) int { return (n + 7) >> 3 }
+
+// NewValidBitmap returns a bitmap with the first n bits set.
+func NewValidBitmap(n int) []byte {
+	b := make([]byte, BitmapLen(n))
+	for i := range b {
+		b[i] = 0xff
+	}
+	if r := n & 7; r != 0 {
+		b[len(b)-1] = byte(1<<r) - 1
+	}
+	return b
+}
+
+// BitIsSet reports whether bit i of bitmap b is set.
+func BitIsSet(b []byte, i int) bool { return b[i>>3]&(1<<(i&7)) != 0 }
+
+// SetBit sets bit i of b.
+func SetBit(b []byte, i int) { b[i>>3] |= 1 << (i & 7) }
+
+// ClearBit clears bit i of b.
+func ClearBit(b []byte, i int) { b[i>>3] &^= 1 << (i & 7) }

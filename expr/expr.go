@@ -1,0 +1,185 @@
+// Package expr holds bound, typed scalar expressions and the function
+// registry that evaluates them a whole batch at a time.
+//
+// Every operator of SQL — arithmetic, comparison, logic, CASE, CAST, LIKE and
+// the string functions — is a Call of a registered Function, so the CPU
+// evaluator, the GPU kernel library and the fusing code generator all see one
+// small tree shape: column references, literals and calls.
+package expr
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// Expr is a bound expression with a known result type.
+type Expr interface {
+	Type() coldata.Type
+	String() string
+}
+
+// ColumnRef reads column Index of the input batch.
+type ColumnRef struct {
+	Index int
+	Name  string
+	T     coldata.Type
+}
+
+// Type implements Expr.
+func (c *ColumnRef) Type() coldata.Type { return c.T }
+
+// String implements Expr.
+func (c *ColumnRef) String() string { return c.Name }
+
+// Literal is a constant. Value is nil (NULL), bool, int64, float64 or string.
+type Literal struct {
+	Value any
+	T     coldata.Type
+}
+
+// Type implements Expr.
+func (l *Literal) Type() coldata.Type { return l.T }
+
+// String implements Expr.
+func (l *Literal) String() string { return FormatLiteral(l.Value) }
+
+// FormatLiteral renders a literal value as SQL text.
+func FormatLiteral(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case bool:
+		if x {
+			return "TRUE"
+		}
+		return "FALSE"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
+	}
+	return fmt.Sprint(v)
+}
+
+// Call applies a registered function to arguments.
+type Call struct {
+	Fn   *Function
+	Args []Expr
+	T    coldata.Type
+}
+
+// Type implements Expr.
+func (c *Call) Type() coldata.Type { return c.T }
+
+// String implements Expr.
+func (c *Call) String() string {
+	parts := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		parts[i] = a.String()
+	}
+	if c.Fn.Infix && len(parts) == 2 {
+		return "(" + parts[0] + " " + c.Fn.Name + " " + parts[1] + ")"
+	}
+	return c.Fn.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// Eval evaluates e over batch b and returns a vector of b.Len rows (which may
+// be a constant vector).
+func Eval(e Expr, b *coldata.Batch) (*coldata.Vec, error) {
+	switch x := e.(type) {
+	case *ColumnRef:
+		return b.Cols[x.Index], nil
+	case *Literal:
+		return coldata.NewConst(x.T, x.Value, b.Len), nil
+	case *Call:
+		args := make([]*coldata.Vec, len(x.Args))
+		for i, a := range x.Args {
+			v, err := Eval(a, b)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = v
+		}
+		out, err := evalCall(x.Fn, args, b.Len)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x.Fn.Name, err)
+		}
+		if out.Type != x.T && out.Type != coldata.Null {
+			return nil, fmt.Errorf("internal error: %s returned %s, bound as %s", x.Fn.Name, out.Type, x.T)
+		}
+		if out.Type == coldata.Null && x.T != coldata.Null {
+			out = coldata.NewConst(x.T, nil, b.Len)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("internal error: cannot evaluate %T", e)
+}
+
+// Walk calls fn for e and every sub-expression, parents first.
+func Walk(e Expr, fn func(Expr)) {
+	fn(e)
+	if c, ok := e.(*Call); ok {
+		for _, a := range c.Args {
+			Walk(a, fn)
+		}
+	}
+}
+
+// Columns returns the set of input column indexes e reads.
+func Columns(e Expr) map[int]bool {
+	cols := map[int]bool{}
+	Walk(e, func(x Expr) {
+		if c, ok := x.(*ColumnRef); ok {
+			cols[c.Index] = true
+		}
+	})
+	return cols
+}
+
+// IsConstant reports whether e reads no column.
+func IsConstant(e Expr) bool { return len(Columns(e)) == 0 }
+
+// Remap returns a copy of e with column indexes translated by m.
+func Remap(e Expr, m map[int]int) Expr {
+	switch x := e.(type) {
+	case *ColumnRef:
+		c := *x
+		c.Index = m[x.Index]
+		return &c
+	case *Call:
+		c := *x
+		c.Args = make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			c.Args[i] = Remap(a, m)
+		}
+		return &c
+	}
+	return e
+}
+
+// evalCall runs f's kernel; when every argument is constant it computes one
+// row and returns a constant vector instead of n identical rows.
+func evalCall(f *Function, args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	if n <= 1 || !AllConst(args) {
+		return f.Eval(args, n)
+	}
+	one := make([]*coldata.Vec, len(args))
+	for i, a := range args {
+		c := *a
+		c.Len = 1
+		one[i] = &c
+	}
+	out, err := f.Eval(one, 1)
+	if err != nil {
+		return nil, err
+	}
+	c := *out
+	c.Const = true
+	c.Len = n
+	return &c, nil
+}

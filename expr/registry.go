@@ -1,0 +1,228 @@
+package expr
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// Function is one entry of the registry: a type rule and a CPU kernel. The
+// CPU kernel is the oracle that every GPU implementation is tested against.
+type Function struct {
+	// Name is the lower-case SQL name (or operator symbol, such as "+").
+	Name string
+	// Infix marks binary operators, for printing.
+	Infix bool
+	// MinArgs and MaxArgs bound the argument count; MaxArgs < 0 is variadic.
+	MinArgs, MaxArgs int
+	// Check returns the result type for the given argument types and the
+	// type each argument must be converted to first (same length as args).
+	Check func(args []coldata.Type) (ret coldata.Type, argTypes []coldata.Type, err error)
+	// Eval computes the function for n rows. Arguments may be constant
+	// vectors. The result has n rows (or is constant).
+	Eval func(args []*coldata.Vec, n int) (*coldata.Vec, error)
+}
+
+var (
+	regMu    sync.RWMutex
+	registry = map[string]*Function{}
+	aliases  = map[string]string{}
+)
+
+// Register adds f to the registry; it panics on a duplicate name, which is a
+// programming error caught by any test.
+func Register(f *Function) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[f.Name]; dup {
+		panic("expr: duplicate function " + f.Name)
+	}
+	registry[f.Name] = f
+}
+
+// Alias makes alias another name for the registered function target.
+func Alias(alias, target string) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	aliases[alias] = target
+}
+
+// Lookup finds a function by SQL name, case-insensitively.
+func Lookup(name string) (*Function, bool) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	n := strings.ToLower(name)
+	if t, ok := aliases[n]; ok {
+		n = t
+	}
+	f, ok := registry[n]
+	return f, ok
+}
+
+// Names lists every registered function and alias name (for completion and docs).
+func Names() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	for n := range aliases {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ArgError is a wrong argument count or type in a function call.
+type ArgError struct {
+	Func string
+	Msg  string
+}
+
+func (e *ArgError) Error() string { return fmt.Sprintf("function %s: %s", strings.ToUpper(e.Func), e.Msg) }
+
+// NewCall type-checks a call of f, inserting implicit casts, and returns the
+// bound expression. Calls whose arguments are all literals are left for the
+// planner's constant folding.
+func NewCall(f *Function, args []Expr) (Expr, error) {
+	if len(args) < f.MinArgs || (f.MaxArgs >= 0 && len(args) > f.MaxArgs) {
+		want := fmt.Sprintf("%d", f.MinArgs)
+		switch {
+		case f.MaxArgs < 0:
+			want = fmt.Sprintf("at least %d", f.MinArgs)
+		case f.MaxArgs != f.MinArgs:
+			want = fmt.Sprintf("%d to %d", f.MinArgs, f.MaxArgs)
+		}
+		return nil, &ArgError{Func: f.Name, Msg: fmt.Sprintf("expects %s arguments, got %d", want, len(args))}
+	}
+	types := make([]coldata.Type, len(args))
+	for i, a := range args {
+		types[i] = a.Type()
+	}
+	ret, want, err := f.Check(types)
+	if err != nil {
+		return nil, &ArgError{Func: f.Name, Msg: err.Error()}
+	}
+	out := make([]Expr, len(args))
+	for i, a := range args {
+		out[i] = a
+		if want != nil && want[i] != a.Type() {
+			c, err := CastTo(a, want[i])
+			if err != nil {
+				return nil, &ArgError{Func: f.Name, Msg: err.Error()}
+			}
+			out[i] = c
+		}
+	}
+	return &Call{Fn: f, Args: out, T: ret}, nil
+}
+
+// CastFuncName is the registry name of the conversion to t.
+func CastFuncName(t coldata.Type) string {
+	switch t {
+	case coldata.Bool:
+		return "cast_to_boolean"
+	case coldata.Int64:
+		return "cast_to_bigint"
+	case coldata.Float64:
+		return "cast_to_double"
+	case coldata.String:
+		return "cast_to_varchar"
+	}
+	return "cast_to_null"
+}
+
+// CastTo converts e to type t: NULL literals are simply retyped, other
+// expressions are wrapped in the registered cast function.
+func CastTo(e Expr, t coldata.Type) (Expr, error) {
+	if e.Type() == t {
+		return e, nil
+	}
+	if l, ok := e.(*Literal); ok && l.Value == nil {
+		return &Literal{Value: nil, T: t}, nil
+	}
+	f, ok := Lookup(CastFuncName(t))
+	if !ok {
+		return nil, fmt.Errorf("cannot convert %s to %s", e.Type(), t)
+	}
+	return &Call{Fn: f, Args: []Expr{e}, T: t}, nil
+}
+
+// Fixed returns a Check rule for a function whose arguments are converted to
+// the given parameter types (the last one repeats for variadic functions)
+// and whose result is ret.
+func Fixed(ret coldata.Type, params ...coldata.Type) func([]coldata.Type) (coldata.Type, []coldata.Type, error) {
+	return func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+		want := make([]coldata.Type, len(args))
+		for i := range args {
+			if i < len(params) {
+				want[i] = params[i]
+			} else {
+				want[i] = params[len(params)-1]
+			}
+		}
+		return ret, want, nil
+	}
+}
+
+// Unify returns the common type of values of the given types, as CASE,
+// COALESCE and UNION need it: any string makes a string, else any double a
+// double, else any integer an integer, else boolean. NULL types are ignored.
+func Unify(types ...coldata.Type) coldata.Type {
+	out := coldata.Null
+	for _, t := range types {
+		switch {
+		case t == coldata.Null:
+		case t == coldata.String || out == coldata.String:
+			out = coldata.String
+		case t == coldata.Float64 || out == coldata.Float64:
+			out = coldata.Float64
+		case t == coldata.Int64 || out == coldata.Int64:
+			out = coldata.Int64
+		default:
+			out = coldata.Bool
+		}
+	}
+	return out
+}
+
+// CombineNulls returns the validity bitmap of rows where every argument is
+// non-NULL, or nil when no argument has NULLs. A constant NULL argument makes
+// every row NULL.
+func CombineNulls(args []*coldata.Vec, n int) []byte {
+	var out []byte
+	for _, a := range args {
+		if a.Nulls == nil {
+			continue
+		}
+		if out == nil {
+			out = coldata.NewValidBitmap(n)
+		}
+		if a.Const {
+			if a.IsNull(0) {
+				for i := range out {
+					out[i] = 0
+				}
+			}
+			continue
+		}
+		for i := range out {
+			out[i] &= a.Nulls[i]
+		}
+	}
+	return out
+}
+
+// AllConst reports whether every argument is a constant vector.
+func AllConst(args []*coldata.Vec) bool {
+	for _, a := range args {
+		if !a.Const {
+			return false
+		}
+	}
+	return true
+}
