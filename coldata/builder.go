@@ -211,7 +211,9 @@ func Gather(src *Vec, idx []int) *Vec {
 	return out
 }
 
-// Slice returns rows [lo, hi) of v, sharing data where the layout allows.
+// Slice returns rows [lo, hi) of v. When lo is a multiple of 8 the result
+// shares v's data (string offsets then need not start at zero); otherwise
+// the rows are copied.
 func Slice(v *Vec, lo, hi int) *Vec {
 	if v.Const {
 		c := *v
@@ -221,11 +223,31 @@ func Slice(v *Vec, lo, hi int) *Vec {
 	if lo == 0 && hi == v.Len {
 		return v
 	}
-	idx := make([]int, hi-lo)
-	for i := range idx {
-		idx[i] = lo + i
+	if lo&7 != 0 {
+		idx := make([]int, hi-lo)
+		for i := range idx {
+			idx[i] = lo + i
+		}
+		return Gather(v, idx)
 	}
-	return Gather(v, idx)
+	out := &Vec{Type: v.Type, Len: hi - lo}
+	if v.Nulls != nil {
+		out.Nulls = v.Nulls[lo>>3 : BitmapLen(hi)]
+	}
+	switch v.Type {
+	case Bool:
+		out.Bools = v.Bools[lo:hi]
+	case Int64:
+		out.Ints = v.Ints[lo:hi]
+	case Float64:
+		out.Floats = v.Floats[lo:hi]
+	case String:
+		out.Offsets = v.Offsets[lo : hi+1]
+		out.Bytes = v.Bytes
+	case Null:
+		out.Nulls = make([]byte, BitmapLen(hi-lo))
+	}
+	return out
 }
 
 // GatherBatch applies Gather to every column of b.
@@ -244,4 +266,95 @@ func SliceBatch(b *Batch, lo, hi int) *Batch {
 		cols[i] = Slice(c, lo, hi)
 	}
 	return &Batch{Cols: cols, Len: hi - lo}
+}
+
+// Concat joins batches of ncols columns into one batch, copying data once.
+func Concat(batches []*Batch, ncols int) *Batch {
+	total := 0
+	for _, b := range batches {
+		total += b.Len
+	}
+	out := &Batch{Cols: make([]*Vec, ncols), Len: total}
+	for c := 0; c < ncols; c++ {
+		vecs := make([]*Vec, 0, len(batches))
+		for _, b := range batches {
+			if b.Len > 0 {
+				vecs = append(vecs, b.Cols[c])
+			}
+		}
+		out.Cols[c] = ConcatVecs(vecs, total)
+	}
+	return out
+}
+
+// ConcatVecs joins vectors of one type holding total rows together.
+func ConcatVecs(vecs []*Vec, total int) *Vec {
+	if len(vecs) == 1 && !vecs[0].Const {
+		return vecs[0]
+	}
+	if len(vecs) == 0 {
+		return &Vec{Type: Null, Len: 0}
+	}
+	t := vecs[0].Type
+	out := &Vec{Type: t, Len: total}
+	hasNulls := false
+	for _, v := range vecs {
+		if v.Nulls != nil {
+			hasNulls = true
+		}
+	}
+	if hasNulls {
+		out.Nulls = make([]byte, BitmapLen(total))
+	}
+	switch t {
+	case Bool:
+		out.Bools = make([]byte, 0, total)
+	case Int64:
+		out.Ints = make([]int64, 0, total)
+	case Float64:
+		out.Floats = make([]float64, 0, total)
+	case String:
+		out.Offsets = make([]int32, 1, total+1)
+		size := 0
+		for _, v := range vecs {
+			if v.Const {
+				size += v.Len * len(v.Str(0))
+			} else {
+				size += int(v.Offsets[v.Len] - v.Offsets[0])
+			}
+		}
+		out.Bytes = make([]byte, 0, size)
+	}
+	row := 0
+	for _, v := range vecs {
+		if v.Const {
+			v = v.Materialize()
+		}
+		if hasNulls {
+			for i := 0; i < v.Len; i++ {
+				if !v.IsNull(i) {
+					SetBit(out.Nulls, row+i)
+				}
+			}
+		}
+		switch t {
+		case Bool:
+			out.Bools = append(out.Bools, v.Bools[:v.Len]...)
+		case Int64:
+			out.Ints = append(out.Ints, v.Ints[:v.Len]...)
+		case Float64:
+			out.Floats = append(out.Floats, v.Floats[:v.Len]...)
+		case String:
+			base := int32(len(out.Bytes)) - v.Offsets[0]
+			out.Bytes = append(out.Bytes, v.Bytes[v.Offsets[0]:v.Offsets[v.Len]]...)
+			for i := 1; i <= v.Len; i++ {
+				out.Offsets = append(out.Offsets, v.Offsets[i]+base)
+			}
+		}
+		row += v.Len
+	}
+	if t == Null {
+		out.Nulls = make([]byte, BitmapLen(total))
+	}
+	return out
 }

@@ -1,0 +1,272 @@
+// Package catalog keeps gsql's tables: named schemas whose rows are stored
+// as immutable Arrow record batches in host memory.
+//
+// Tables are values: a change (INSERT, DROP) publishes a new *Table under the
+// catalog's lock, so a query that has looked a table up keeps reading a
+// consistent snapshot while others write. Every change bumps the table's
+// version, which the device-resident cache uses to drop stale copies.
+package catalog
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// Column describes one column of a table.
+type Column struct {
+	Name    string
+	Type    coldata.Type
+	NotNull bool
+}
+
+// Table is an immutable snapshot of a table's schema and rows.
+type Table struct {
+	Name    string
+	Columns []Column
+	Records []arrow.Record
+	Rows    int64
+	// Version increases with every change; (Name, Version) identifies data.
+	Version uint64
+}
+
+// ColumnIndex finds a column by name, case-insensitively, or returns -1.
+func (t *Table) ColumnIndex(name string) int {
+	for i, c := range t.Columns {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Schema returns the table's Arrow schema.
+func (t *Table) Schema() *arrow.Schema { return Schema(t.Columns) }
+
+// Schema builds an Arrow schema for columns.
+func Schema(cols []Column) *arrow.Schema {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: coldata.ArrowType(c.Type), Nullable: !c.NotNull}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Batches returns the table's rows as column batches; data is shared with
+// the stored records, not copied.
+func (t *Table) Batches() ([]*coldata.Batch, error) {
+	out := make([]*coldata.Batch, 0, len(t.Records))
+	for _, r := range t.Records {
+		b, err := coldata.RecordToBatch(r)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", t.Name, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// ObjectError reports a missing or duplicate table.
+type ObjectError struct {
+	Table  string
+	Exists bool // true: already exists; false: does not exist
+}
+
+func (e *ObjectError) Error() string {
+	if e.Exists {
+		return fmt.Sprintf("table %q already exists", e.Table)
+	}
+	return fmt.Sprintf("table %q does not exist", e.Table)
+}
+
+// Catalog is a thread-safe set of tables. Names are case-insensitive.
+type Catalog struct {
+	mu      sync.RWMutex
+	tables  map[string]*Table
+	version uint64
+	// onChange is called (outside the lock) with a table name whenever its
+	// data changes or it is dropped, e.g. to invalidate device copies.
+	onChange []func(name string)
+}
+
+// New returns an empty catalog.
+func New() *Catalog { return &Catalog{tables: map[string]*Table{}} }
+
+func key(name string) string { return strings.ToLower(name) }
+
+// OnChange registers fn to be told of every changed or dropped table.
+func (c *Catalog) OnChange(fn func(name string)) {
+	c.mu.Lock()
+	c.onChange = append(c.onChange, fn)
+	c.mu.Unlock()
+}
+
+func (c *Catalog) notify(name string) {
+	c.mu.RLock()
+	fns := c.onChange
+	c.mu.RUnlock()
+	for _, fn := range fns {
+		fn(name)
+	}
+}
+
+// Get returns the current snapshot of a table.
+func (c *Catalog) Get(name string) (*Table, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	t, ok := c.tables[key(name)]
+	if !ok {
+		return nil, &ObjectError{Table: name}
+	}
+	return t, nil
+}
+
+// List returns the table names in sorted order.
+func (c *Catalog) List() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]string, 0, len(c.tables))
+	for _, t := range c.tables {
+		out = append(out, t.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Create adds a table with the given columns and records. The records must
+// match the columns' Arrow schema.
+func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotExists bool) (created bool, err error) {
+	if err := checkColumns(cols); err != nil {
+		return false, err
+	}
+	schema := Schema(cols)
+	var rows int64
+	for _, r := range recs {
+		if !r.Schema().Equal(schema) {
+			return false, fmt.Errorf("create %s: record schema %s does not match %s", name, r.Schema(), schema)
+		}
+		rows += r.NumRows()
+	}
+	c.mu.Lock()
+	if _, ok := c.tables[key(name)]; ok {
+		c.mu.Unlock()
+		if ifNotExists {
+			return false, nil
+		}
+		return false, &ObjectError{Table: name, Exists: true}
+	}
+	c.version++
+	for _, r := range recs {
+		r.Retain()
+	}
+	c.tables[key(name)] = &Table{Name: name, Columns: cols, Records: recs, Rows: rows, Version: c.version}
+	c.mu.Unlock()
+	c.notify(name)
+	return true, nil
+}
+
+func checkColumns(cols []Column) error {
+	seen := map[string]bool{}
+	for _, col := range cols {
+		k := key(col.Name)
+		if col.Name == "" {
+			return fmt.Errorf("column name must not be empty")
+		}
+		if seen[k] {
+			return fmt.Errorf("duplicate column name %q", col.Name)
+		}
+		if col.Type == coldata.Null {
+			return fmt.Errorf("column %q has no type", col.Name)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// Drop removes a table.
+func (c *Catalog) Drop(name string, ifExists bool) (dropped bool, err error) {
+	c.mu.Lock()
+	t, ok := c.tables[key(name)]
+	if !ok {
+		c.mu.Unlock()
+		if ifExists {
+			return false, nil
+		}
+		return false, &ObjectError{Table: name}
+	}
+	delete(c.tables, key(name))
+	c.version++
+	c.mu.Unlock()
+	// Records are not released: snapshots held by running queries may still
+	// read them, and the garbage collector owns their memory.
+	c.notify(t.Name)
+	return true, nil
+}
+
+// smallRecord is the row count under which appended rows are merged into the
+// table's last record, so that many single-row INSERTs do not leave a table
+// of tiny batches.
+const smallRecord = 64 << 10
+
+// Append adds rows to a table atomically: readers see all of them or none.
+func (c *Catalog) Append(name string, b *coldata.Batch) error {
+	if b.Len == 0 {
+		return nil
+	}
+	c.mu.Lock()
+	t, ok := c.tables[key(name)]
+	if !ok {
+		c.mu.Unlock()
+		return &ObjectError{Table: name}
+	}
+	if len(b.Cols) != len(t.Columns) {
+		c.mu.Unlock()
+		return fmt.Errorf("insert into %s: %d columns for %d", name, len(b.Cols), len(t.Columns))
+	}
+	schema := t.Schema()
+	recs := append([]arrow.Record(nil), t.Records...)
+	newRec := coldata.BatchToRecord(schema, b)
+	if n := len(recs); n > 0 && recs[n-1].NumRows() < smallRecord && int64(b.Len) < smallRecord {
+		merged, err := mergeRecords(schema, recs[n-1], newRec)
+		newRec.Release()
+		if err != nil {
+			c.mu.Unlock()
+			return fmt.Errorf("insert into %s: %w", name, err)
+		}
+		// The old last record stays referenced by older snapshots; the new
+		// snapshot owns merged instead.
+		recs[n-1] = merged
+	} else {
+		recs = append(recs, newRec)
+	}
+	c.version++
+	nt := &Table{Name: t.Name, Columns: t.Columns, Records: recs, Rows: t.Rows + int64(b.Len), Version: c.version}
+	c.tables[key(name)] = nt
+	c.mu.Unlock()
+	c.notify(t.Name)
+	return nil
+}
+
+func mergeRecords(schema *arrow.Schema, a, b arrow.Record) (arrow.Record, error) {
+	ba, err := coldata.RecordToBatch(a)
+	if err != nil {
+		return nil, err
+	}
+	bb, err := coldata.RecordToBatch(b)
+	if err != nil {
+		return nil, err
+	}
+	m := coldata.Concat([]*coldata.Batch{ba, bb}, len(schema.Fields()))
+	return coldata.BatchToRecord(schema, m), nil
+}
+
+// RecordsOf returns rows as a record reader over the table's schema.
+func RecordsOf(t *Table) (array.RecordReader, error) {
+	return array.NewRecordReader(t.Schema(), t.Records)
+}

@@ -1,0 +1,211 @@
+package operators
+
+import (
+	"context"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// Scan produces stored batches, cut into slices of at most BatchSize rows and
+// reduced to the needed columns. Slicing shares data.
+type Scan struct {
+	Batches []*coldata.Batch
+	Cols    []int // columns to produce, in order
+	bi, row int
+}
+
+// Open implements Operator.
+func (s *Scan) Open(context.Context) error { s.bi, s.row = 0, 0; return nil }
+
+// Next implements Operator.
+func (s *Scan) Next(ctx context.Context) (*coldata.Batch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for s.bi < len(s.Batches) {
+		b := s.Batches[s.bi]
+		if s.row >= b.Len {
+			s.bi++
+			s.row = 0
+			continue
+		}
+		lo := s.row
+		hi := min(lo+BatchSize, b.Len)
+		s.row = hi
+		cols := make([]*coldata.Vec, len(s.Cols))
+		for i, c := range s.Cols {
+			cols[i] = coldata.Slice(b.Cols[c], lo, hi)
+		}
+		return &coldata.Batch{Cols: cols, Len: hi - lo}, nil
+	}
+	return nil, nil
+}
+
+// Close implements Operator.
+func (s *Scan) Close() error { return nil }
+
+// Values produces one fixed batch (SELECT without FROM, INSERT ... VALUES).
+type Values struct {
+	Batch *coldata.Batch
+	done  bool
+}
+
+// Open implements Operator.
+func (v *Values) Open(context.Context) error { v.done = false; return nil }
+
+// Next implements Operator.
+func (v *Values) Next(context.Context) (*coldata.Batch, error) {
+	if v.done || v.Batch.Len == 0 {
+		return nil, nil
+	}
+	v.done = true
+	return v.Batch, nil
+}
+
+// Close implements Operator.
+func (v *Values) Close() error { return nil }
+
+// Filter keeps the rows for which Pred is TRUE (not FALSE, not NULL).
+type Filter struct {
+	Input Operator
+	Pred  expr.Expr
+	sel   []int
+}
+
+// Open implements Operator.
+func (f *Filter) Open(ctx context.Context) error { return f.Input.Open(ctx) }
+
+// Next implements Operator.
+func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
+	for {
+		b, err := f.Input.Next(ctx)
+		if err != nil || b == nil {
+			return nil, err
+		}
+		mask, err := expr.Eval(f.Pred, b)
+		if err != nil {
+			return nil, err
+		}
+		if mask.Const {
+			if !mask.IsNull(0) && mask.Bool(0) {
+				return b, nil
+			}
+			continue
+		}
+		f.sel = f.sel[:0]
+		for i := 0; i < b.Len; i++ {
+			if mask.Bools[i] != 0 && !mask.IsNull(i) {
+				f.sel = append(f.sel, i)
+			}
+		}
+		switch len(f.sel) {
+		case 0:
+			continue
+		case b.Len:
+			return b, nil
+		}
+		return coldata.GatherBatch(b, f.sel), nil
+	}
+}
+
+// Close implements Operator.
+func (f *Filter) Close() error { return f.Input.Close() }
+
+// Project computes one output column per expression.
+type Project struct {
+	Input Operator
+	Exprs []expr.Expr
+}
+
+// Open implements Operator.
+func (p *Project) Open(ctx context.Context) error { return p.Input.Open(ctx) }
+
+// Next implements Operator.
+func (p *Project) Next(ctx context.Context) (*coldata.Batch, error) {
+	b, err := p.Input.Next(ctx)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	cols := make([]*coldata.Vec, len(p.Exprs))
+	for i, e := range p.Exprs {
+		v, err := expr.Eval(e, b)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = v
+	}
+	return &coldata.Batch{Cols: cols, Len: b.Len}, nil
+}
+
+// Close implements Operator.
+func (p *Project) Close() error { return p.Input.Close() }
+
+// Limit skips Offset rows and then passes at most Count rows (Count < 0: all).
+type Limit struct {
+	Input         Operator
+	Count, Offset int64
+	seen, emitted int64
+}
+
+// Open implements Operator.
+func (l *Limit) Open(ctx context.Context) error {
+	l.seen, l.emitted = 0, 0
+	return l.Input.Open(ctx)
+}
+
+// Next implements Operator.
+func (l *Limit) Next(ctx context.Context) (*coldata.Batch, error) {
+	for {
+		if l.Count >= 0 && l.emitted >= l.Count {
+			return nil, nil
+		}
+		b, err := l.Input.Next(ctx)
+		if err != nil || b == nil {
+			return nil, err
+		}
+		lo, hi := int64(0), int64(b.Len)
+		if l.seen < l.Offset {
+			lo = min(l.Offset-l.seen, hi)
+		}
+		l.seen += int64(b.Len)
+		if l.Count >= 0 {
+			hi = min(hi, lo+l.Count-l.emitted)
+		}
+		if hi <= lo {
+			continue
+		}
+		l.emitted += hi - lo
+		if lo == 0 && hi == int64(b.Len) {
+			return b, nil
+		}
+		return coldata.SliceBatch(b, int(lo), int(hi)), nil
+	}
+}
+
+// Close implements Operator.
+func (l *Limit) Close() error { return l.Input.Close() }
+
+// Materialized produces a fixed list of batches (results computed earlier).
+type Materialized struct {
+	Batches []*coldata.Batch
+	i       int
+}
+
+// Open implements Operator.
+func (m *Materialized) Open(context.Context) error { m.i = 0; return nil }
+
+// Next implements Operator.
+func (m *Materialized) Next(ctx context.Context) (*coldata.Batch, error) {
+	for m.i < len(m.Batches) {
+		b := m.Batches[m.i]
+		m.i++
+		if b.Len > 0 {
+			return b, nil
+		}
+	}
+	return nil, nil
+}
+
+// Close implements Operator.
+func (m *Materialized) Close() error { return nil }

@@ -1,0 +1,80 @@
+// Package operators holds gsql's pull-based physical operators. Each one
+// produces column batches on demand (Next) from its inputs; a nil batch means
+// the input is exhausted. Expressions are evaluated a whole batch at a time
+// through the expr registry.
+package operators
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// Operator is the interface every physical operator implements.
+type Operator interface {
+	// Open prepares the operator (and its inputs) to produce batches.
+	Open(ctx context.Context) error
+	// Next returns the next non-empty batch, or nil at the end.
+	Next(ctx context.Context) (*coldata.Batch, error)
+	// Close releases resources; it is safe to call more than once.
+	Close() error
+}
+
+// Stats counts what an operator did, for EXPLAIN ANALYZE.
+type Stats struct {
+	Rows     atomic.Int64
+	Batches  atomic.Int64
+	Nanos    atomic.Int64 // wall time inside Next, inputs included
+	Bytes    atomic.Int64 // bytes moved between host and device
+	Launches atomic.Int64 // kernel launches
+}
+
+// Duration returns the time spent in Next.
+func (s *Stats) Duration() time.Duration { return time.Duration(s.Nanos.Load()) }
+
+// Instrument wraps op so that its batches, rows and time are counted in st.
+func Instrument(op Operator, st *Stats) Operator { return &instrumented{Operator: op, st: st} }
+
+type instrumented struct {
+	Operator
+	st *Stats
+}
+
+func (o *instrumented) Next(ctx context.Context) (*coldata.Batch, error) {
+	start := time.Now()
+	b, err := o.Operator.Next(ctx)
+	o.st.Nanos.Add(int64(time.Since(start)))
+	if b != nil {
+		o.st.Rows.Add(int64(b.Len))
+		o.st.Batches.Add(1)
+	}
+	return b, err
+}
+
+// Drain runs op to the end and returns all of its batches.
+func Drain(ctx context.Context, op Operator) ([]*coldata.Batch, error) {
+	if err := op.Open(ctx); err != nil {
+		op.Close()
+		return nil, err
+	}
+	var out []*coldata.Batch
+	for {
+		b, err := op.Next(ctx)
+		if err != nil {
+			op.Close()
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		out = append(out, b)
+	}
+	return out, op.Close()
+}
+
+// BatchSize is the number of rows the CPU operators aim for per batch: big
+// enough to amortise per-batch work, small enough for intermediate vectors
+// to stay in cache. A multiple of 8 so slices share validity bitmaps.
+const BatchSize = 1 << 16

@@ -1,0 +1,200 @@
+package operators
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+	"sort"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// SortKey orders by one input column.
+type SortKey struct {
+	Col  int
+	Desc bool
+}
+
+// Sort materialises its input and produces it ordered by Keys. NULLs sort
+// first ascending and last descending (MySQL); the sort is stable.
+type Sort struct {
+	Input Operator
+	Keys  []SortKey
+	NCols int
+	out   *Materialized
+}
+
+// Open implements Operator.
+func (s *Sort) Open(ctx context.Context) error {
+	s.out = nil
+	return s.Input.Open(ctx)
+}
+
+// Next implements Operator.
+func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
+	if s.out == nil {
+		var batches []*coldata.Batch
+		for {
+			b, err := s.Input.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				break
+			}
+			batches = append(batches, b)
+		}
+		all := coldata.Concat(batches, s.NCols)
+		perm := make([]int, all.Len)
+		for i := range perm {
+			perm[i] = i
+		}
+		cmp := rowComparator(all, s.Keys)
+		sort.SliceStable(perm, func(a, b int) bool { return cmp(perm[a], perm[b]) < 0 })
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sorted := coldata.GatherBatch(all, perm)
+		var parts []*coldata.Batch
+		for lo := 0; lo < sorted.Len; lo += BatchSize {
+			parts = append(parts, coldata.SliceBatch(sorted, lo, min(lo+BatchSize, sorted.Len)))
+		}
+		s.out = &Materialized{Batches: parts}
+	}
+	return s.out.Next(ctx)
+}
+
+// Close implements Operator.
+func (s *Sort) Close() error { return s.Input.Close() }
+
+// rowComparator returns a three-way comparison of rows of b by keys.
+func rowComparator(b *coldata.Batch, keys []SortKey) func(i, j int) int {
+	return func(i, j int) int {
+		for _, k := range keys {
+			c := CompareValues(b.Cols[k.Col], i, b.Cols[k.Col], j)
+			if c != 0 {
+				if k.Desc {
+					return -c
+				}
+				return c
+			}
+		}
+		return 0
+	}
+}
+
+// CompareValues orders row i of a against row j of b (same type), with NULL
+// smallest.
+func CompareValues(a *coldata.Vec, i int, b *coldata.Vec, j int) int {
+	an, bn := a.IsNull(i), b.IsNull(j)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return -1
+	case bn:
+		return 1
+	}
+	switch a.Type {
+	case coldata.Bool:
+		return int(a.Bools[idx(a, i)]) - int(b.Bools[idx(b, j)])
+	case coldata.Int64:
+		x, y := a.Int(i), b.Int(j)
+		if x < y {
+			return -1
+		} else if x > y {
+			return 1
+		}
+	case coldata.Float64:
+		x, y := a.Float(i), b.Float(j)
+		if x < y {
+			return -1
+		} else if x > y {
+			return 1
+		}
+	case coldata.String:
+		return bytes.Compare(a.Str(i), b.Str(j))
+	}
+	return 0
+}
+
+func idx(v *coldata.Vec, i int) int {
+	if v.Const {
+		return 0
+	}
+	return i
+}
+
+// Distinct passes the first occurrence of every distinct row.
+type Distinct struct {
+	Input Operator
+	seen  map[string]struct{}
+	key   []byte
+	sel   []int
+}
+
+// Open implements Operator.
+func (d *Distinct) Open(ctx context.Context) error {
+	d.seen = map[string]struct{}{}
+	return d.Input.Open(ctx)
+}
+
+// Next implements Operator.
+func (d *Distinct) Next(ctx context.Context) (*coldata.Batch, error) {
+	for {
+		b, err := d.Input.Next(ctx)
+		if err != nil || b == nil {
+			return nil, err
+		}
+		d.sel = d.sel[:0]
+		for i := 0; i < b.Len; i++ {
+			d.key = AppendRowKey(d.key[:0], b.Cols, i)
+			if _, ok := d.seen[string(d.key)]; ok {
+				continue
+			}
+			d.seen[string(d.key)] = struct{}{}
+			d.sel = append(d.sel, i)
+		}
+		switch len(d.sel) {
+		case 0:
+			continue
+		case b.Len:
+			return b, nil
+		}
+		return coldata.GatherBatch(b, d.sel), nil
+	}
+}
+
+// Close implements Operator.
+func (d *Distinct) Close() error { d.seen = nil; return d.Input.Close() }
+
+// AppendRowKey appends an encoding of row i of cols to dst such that two rows
+// encode equally exactly when they are equal in the SQL sense of grouping
+// (NULLs equal each other, -0 equals 0).
+func AppendRowKey(dst []byte, cols []*coldata.Vec, i int) []byte {
+	for _, c := range cols {
+		if c.IsNull(i) {
+			dst = append(dst, 0)
+			continue
+		}
+		dst = append(dst, 1)
+		switch c.Type {
+		case coldata.Bool:
+			dst = append(dst, c.Bools[idx(c, i)])
+		case coldata.Int64:
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(c.Int(i)))
+		case coldata.Float64:
+			f := c.Float(i)
+			if f == 0 {
+				f = 0
+			}
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(f))
+		case coldata.String:
+			s := c.Str(i)
+			dst = binary.AppendUvarint(dst, uint64(len(s)))
+			dst = append(dst, s...)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,290 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// binder holds the state of binding one statement.
+type binder struct {
+	cat      *catalog.Catalog
+	args     []any
+	usedArgs int
+}
+
+// Planner plans statements against a catalog.
+type Planner struct {
+	Catalog *catalog.Catalog
+}
+
+// PlanSelect binds a SELECT statement with placeholder arguments and returns
+// its optimised logical plan (every node placed on the CPU; Place moves
+// nodes to the GPU).
+func (p *Planner) PlanSelect(stmt sqlparser.SelectStatement, args []any) (Node, error) {
+	b := &binder{cat: p.Catalog, args: args}
+	n, err := b.planSelectStatement(stmt)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.checkArgs(); err != nil {
+		return nil, err
+	}
+	return optimize(n)
+}
+
+// BindRows binds the rows of INSERT ... VALUES as constant expressions,
+// folded to literals; each row must have ncols values.
+func (p *Planner) BindRows(rows [][]sqlparser.Expr, ncols int, args []any) ([][]expr.Expr, error) {
+	b := &binder{cat: p.Catalog, args: args}
+	out := make([][]expr.Expr, len(rows))
+	for r, row := range rows {
+		if len(row) != ncols {
+			return nil, errorf(TypeMismatch, "", "row %d has %d values for %d columns", r+1, len(row), ncols)
+		}
+		out[r] = make([]expr.Expr, len(row))
+		for i, e := range row {
+			if _, ok := e.(*sqlparser.Default); ok {
+				out[r][i] = &expr.Literal{Value: nil, T: coldata.Null}
+				continue
+			}
+			be, err := b.bindExpr(e, &scope{})
+			if err != nil {
+				return nil, err
+			}
+			if be, err = foldConstants(be); err != nil {
+				return nil, err
+			}
+			out[r][i] = be
+		}
+	}
+	if err := b.checkArgs(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (b *binder) checkArgs() error {
+	if b.usedArgs < len(b.args) {
+		return errorf(TypeMismatch, "", "%d arguments given but the statement has %d placeholders", len(b.args), b.usedArgs)
+	}
+	return nil
+}
+
+func (b *binder) planSelectStatement(stmt sqlparser.SelectStatement) (Node, error) {
+	switch s := stmt.(type) {
+	case *sqlparser.Select:
+		return b.planSelect(s)
+	case *sqlparser.ParenSelect:
+		return b.planSelectStatement(s.Select)
+	case *sqlparser.Union:
+		return nil, notYet("UNION")
+	}
+	return nil, errorf(Unsupported, "", "not supported: %s", sqlparser.String(stmt))
+}
+
+// planFrom builds the input of a SELECT and the scope its expressions see.
+func (b *binder) planFrom(from sqlparser.TableExprs) (Node, *scope, error) {
+	if len(from) == 0 {
+		return &Values{Rows: [][]expr.Expr{{}}}, &scope{}, nil
+	}
+	if len(from) > 1 {
+		return nil, nil, notYet("joins (several tables in FROM)")
+	}
+	switch t := from[0].(type) {
+	case *sqlparser.AliasedTableExpr:
+		name, ok := t.Expr.(sqlparser.TableName)
+		if !ok {
+			return nil, nil, notYet("subqueries in FROM")
+		}
+		if !name.Qualifier.IsEmpty() {
+			return nil, nil, errorf(UnknownTable, name.Qualifier.String()+"."+name.Name.String(), "unknown table %s.%s (gsql has one schema)", name.Qualifier.String(), name.Name.String())
+		}
+		if strings.EqualFold(name.Name.String(), "dual") {
+			return &Values{Rows: [][]expr.Expr{{}}}, &scope{}, nil
+		}
+		tbl, err := b.cat.Get(name.Name.String())
+		if err != nil {
+			return nil, nil, errorf(UnknownTable, name.Name.String(), "unknown table %q", name.Name.String())
+		}
+		alias := tbl.Name
+		if !t.As.IsEmpty() {
+			alias = t.As.String()
+		}
+		scan := &Scan{Table: tbl, Alias: alias}
+		sc := &scope{}
+		for i, c := range tbl.Columns {
+			scan.Cols = append(scan.Cols, i)
+			sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, Type: c.Type, Index: i})
+		}
+		return scan, sc, nil
+	case *sqlparser.JoinTableExpr:
+		return nil, nil, notYet("joins")
+	case *sqlparser.ParenTableExpr:
+		return nil, nil, notYet("joins")
+	}
+	return nil, nil, errorf(Unsupported, "", "not supported: FROM %s", sqlparser.String(from))
+}
+
+func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
+	if len(s.GroupBy) > 0 {
+		return nil, notYet("GROUP BY")
+	}
+	if s.Having != nil {
+		return nil, notYet("HAVING")
+	}
+	if s.Lock != "" {
+		return nil, errorf(Unsupported, "", "not supported: locking reads")
+	}
+	input, sc, err := b.planFrom(s.From)
+	if err != nil {
+		return nil, err
+	}
+	if s.Where != nil {
+		pred, err := b.bindExpr(s.Where.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		if pred, err = expr.CastTo(pred, coldata.Bool); err != nil {
+			return nil, errorf(TypeMismatch, "", "WHERE: %v", err)
+		}
+		input = &Filter{Input: input, Pred: pred}
+	}
+
+	// The select list, then hidden columns for ORDER BY keys that are not in it.
+	var exprs []expr.Expr
+	var out []Column
+	for _, se := range s.SelectExprs {
+		switch x := se.(type) {
+		case *sqlparser.StarExpr:
+			qual := x.TableName.Name.String()
+			matched := false
+			for _, c := range sc.cols {
+				if qual != "" && !strings.EqualFold(c.Table, qual) {
+					continue
+				}
+				matched = true
+				exprs = append(exprs, &expr.ColumnRef{Index: c.Index, Name: c.Name, T: c.Type})
+				out = append(out, Column{Name: c.Name, Type: c.Type})
+			}
+			if qual != "" && !matched {
+				return nil, errorf(UnknownTable, qual, "unknown table %q in %s.*", qual, qual)
+			}
+			if qual == "" && len(s.From) == 0 {
+				return nil, errorf(TypeMismatch, "*", "SELECT * needs a FROM clause")
+			}
+		case *sqlparser.AliasedExpr:
+			e, err := b.bindExpr(x.Expr, sc)
+			if err != nil {
+				return nil, err
+			}
+			name := exprName(x.Expr)
+			if !x.As.IsEmpty() {
+				name = x.As.String()
+			}
+			exprs = append(exprs, e)
+			out = append(out, Column{Name: name, Type: e.Type()})
+		default:
+			return nil, errorf(Unsupported, "", "not supported: select expression %s", sqlparser.String(se))
+		}
+	}
+	visible := len(exprs)
+
+	var keys []operators.SortKey
+	for _, o := range s.OrderBy {
+		col, err := b.orderColumn(o.Expr, sc, &exprs, &out, visible)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, operators.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr})
+	}
+	hidden := len(exprs) > visible
+	var node Node = &Project{Input: input, Exprs: exprs, Out: out}
+	if s.Distinct != "" {
+		if hidden {
+			return nil, errorf(TypeMismatch, "ORDER BY", "with SELECT DISTINCT, ORDER BY expressions must appear in the select list")
+		}
+		node = &Distinct{Input: node}
+	}
+	if len(keys) > 0 {
+		node = &Sort{Input: node, Keys: keys}
+	}
+	if s.Limit != nil {
+		lim := &Limit{Input: node, Count: -1}
+		if s.Limit.Rowcount != nil {
+			if lim.Count, err = b.intLiteral(s.Limit.Rowcount, "LIMIT"); err != nil {
+				return nil, err
+			}
+		}
+		if s.Limit.Offset != nil {
+			if lim.Offset, err = b.intLiteral(s.Limit.Offset, "OFFSET"); err != nil {
+				return nil, err
+			}
+		}
+		node = lim
+	}
+	if hidden {
+		keep := make([]expr.Expr, visible)
+		for i := range keep {
+			keep[i] = &expr.ColumnRef{Index: i, Name: out[i].Name, T: out[i].Type}
+		}
+		node = &Project{Input: node, Exprs: keep, Out: out[:visible]}
+	}
+	return node, nil
+}
+
+// orderColumn resolves an ORDER BY expression to a column of the projection:
+// an ordinal, a select-list alias, an expression equal to a select item, or
+// a new hidden column.
+func (b *binder) orderColumn(e sqlparser.Expr, sc *scope, exprs *[]expr.Expr, out *[]Column, visible int) (int, error) {
+	if v, ok := e.(*sqlparser.SQLVal); ok && v.Type == sqlparser.IntVal {
+		n, err := b.intLiteral(v, "ORDER BY position")
+		if err != nil || n < 1 || int(n) > visible {
+			return 0, errorf(UnknownColumn, string(v.Val), "unknown column %s in ORDER BY (the select list has %d columns)", v.Val, visible)
+		}
+		return int(n) - 1, nil
+	}
+	if c, ok := e.(*sqlparser.ColName); ok && c.Qualifier.IsEmpty() {
+		match := -1
+		for i := 0; i < visible; i++ {
+			if strings.EqualFold((*out)[i].Name, c.Name.String()) {
+				if match >= 0 && (*exprs)[match].String() != (*exprs)[i].String() {
+					return 0, errorf(AmbiguousColumn, c.Name.String(), "column %q in ORDER BY is ambiguous", c.Name.String())
+				}
+				if match < 0 {
+					match = i
+				}
+			}
+		}
+		if match >= 0 {
+			return match, nil
+		}
+	}
+	be, err := b.bindExpr(e, sc)
+	if err != nil {
+		return 0, err
+	}
+	s := be.String()
+	for i, x := range *exprs {
+		if x.String() == s {
+			return i, nil
+		}
+	}
+	*exprs = append(*exprs, be)
+	*out = append(*out, Column{Name: s, Type: be.Type()})
+	return len(*exprs) - 1, nil
+}
+
+// optimize applies the rewrite passes in order.
+func optimize(n Node) (Node, error) {
+	n, err := FoldConstants(n)
+	if err != nil {
+		return nil, err
+	}
+	return PruneColumns(n), nil
+}

@@ -1,0 +1,446 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// scopeCol is a column visible to expressions: input column Index.
+type scopeCol struct {
+	Table string
+	Name  string
+	Type  coldata.Type
+	Index int
+}
+
+// scope resolves column names of the current input.
+type scope struct{ cols []scopeCol }
+
+func (s *scope) resolve(qual, name string) (*expr.ColumnRef, error) {
+	var found *scopeCol
+	for i := range s.cols {
+		c := &s.cols[i]
+		if !strings.EqualFold(c.Name, name) {
+			continue
+		}
+		if qual != "" && !strings.EqualFold(c.Table, qual) {
+			continue
+		}
+		if found != nil {
+			return nil, errorf(AmbiguousColumn, name, "column %q is ambiguous", name)
+		}
+		found = c
+	}
+	if found == nil {
+		full := name
+		if qual != "" {
+			full = qual + "." + name
+		}
+		return nil, errorf(UnknownColumn, full, "unknown column %q", full)
+	}
+	return &expr.ColumnRef{Index: found.Index, Name: found.Name, T: found.Type}, nil
+}
+
+// aggregateNames are functions that need GROUP BY support.
+var aggregateNames = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"group_concat": true, "std": true, "stddev": true, "variance": true, "bit_and": true, "bit_or": true,
+}
+
+// bindExpr turns a parsed expression into a bound one over sc.
+func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	switch x := e.(type) {
+	case *sqlparser.ColName:
+		return sc.resolve(x.Qualifier.Name.String(), x.Name.String())
+	case *sqlparser.SQLVal:
+		return b.bindVal(x)
+	case *sqlparser.NullVal:
+		return &expr.Literal{Value: nil, T: coldata.Null}, nil
+	case sqlparser.BoolVal:
+		return &expr.Literal{Value: bool(x), T: coldata.Bool}, nil
+	case *sqlparser.ParenExpr:
+		return b.bindExpr(x.Expr, sc)
+	case *sqlparser.AndExpr:
+		return b.call("and", sc, x.Left, x.Right)
+	case *sqlparser.OrExpr:
+		return b.call("or", sc, x.Left, x.Right)
+	case *sqlparser.NotExpr:
+		return b.call("not", sc, x.Expr)
+	case *sqlparser.ComparisonExpr:
+		return b.bindComparison(x, sc)
+	case *sqlparser.RangeCond:
+		return b.bindRange(x, sc)
+	case *sqlparser.IsExpr:
+		name := map[string]string{
+			sqlparser.IsNullStr: "is_null", sqlparser.IsNotNullStr: "is_not_null",
+			sqlparser.IsTrueStr: "is_true", sqlparser.IsNotTrueStr: "is_not_true",
+			sqlparser.IsFalseStr: "is_false", sqlparser.IsNotFalseStr: "is_not_false",
+		}[x.Operator]
+		if name == "" {
+			return nil, errorf(Unsupported, "", "not supported: IS operator %q", x.Operator)
+		}
+		return b.call(name, sc, x.Expr)
+	case *sqlparser.BinaryExpr:
+		switch x.Operator {
+		case sqlparser.PlusStr, sqlparser.MinusStr, sqlparser.MultStr, sqlparser.DivStr, sqlparser.IntDivStr, sqlparser.ModStr:
+			return b.call(x.Operator, sc, x.Left, x.Right)
+		}
+		return nil, errorf(Unsupported, "", "not supported: operator %s", x.Operator)
+	case *sqlparser.UnaryExpr:
+		switch x.Operator {
+		case sqlparser.UMinusStr:
+			// Fold negative numeric literals so that -9223372036854775808 stays BIGINT.
+			if v, ok := x.Expr.(*sqlparser.SQLVal); ok && (v.Type == sqlparser.IntVal || v.Type == sqlparser.FloatVal) {
+				return b.bindVal(&sqlparser.SQLVal{Type: v.Type, Val: append([]byte{'-'}, v.Val...)})
+			}
+			return b.call("neg", sc, x.Expr)
+		case sqlparser.UPlusStr:
+			return b.bindExpr(x.Expr, sc)
+		case sqlparser.BangStr:
+			return b.call("not", sc, x.Expr)
+		}
+		return nil, errorf(Unsupported, "", "not supported: unary operator %s", strings.TrimSpace(x.Operator))
+	case *sqlparser.FuncExpr:
+		return b.bindFunc(x, sc)
+	case *sqlparser.CaseExpr:
+		return b.bindCase(x, sc)
+	case *sqlparser.ConvertExpr:
+		t, ok := coldata.ParseType(x.Type.Type)
+		if !ok {
+			return nil, errorf(TypeMismatch, x.Type.Type, "unknown type %s in CAST", x.Type.Type)
+		}
+		return b.call(expr.CastFuncName(t), sc, x.Expr)
+	case *sqlparser.SubstrExpr:
+		args := []sqlparser.Expr{x.Name, x.From}
+		if x.To != nil {
+			args = append(args, x.To)
+		}
+		return b.call("substring", sc, args...)
+	case *sqlparser.Subquery, *sqlparser.ExistsExpr:
+		return nil, notYet("subqueries")
+	case *sqlparser.GroupConcatExpr:
+		return nil, notYet("aggregate functions (GROUP_CONCAT)")
+	case *sqlparser.CollateExpr:
+		return nil, errorf(Unsupported, "", "not supported: COLLATE (strings compare bytewise)")
+	case *sqlparser.IntervalExpr:
+		return nil, errorf(Unsupported, "", "not supported: INTERVAL")
+	}
+	return nil, errorf(Unsupported, "", "not supported: expression %s", sqlparser.String(e))
+}
+
+func (b *binder) bindVal(v *sqlparser.SQLVal) (expr.Expr, error) {
+	s := string(v.Val)
+	switch v.Type {
+	case sqlparser.StrVal:
+		return &expr.Literal{Value: s, T: coldata.String}, nil
+	case sqlparser.IntVal:
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return &expr.Literal{Value: i, T: coldata.Int64}, nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, errorf(TypeMismatch, s, "bad number %s", s)
+		}
+		return &expr.Literal{Value: f, T: coldata.Float64}, nil
+	case sqlparser.FloatVal:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, errorf(TypeMismatch, s, "bad number %s", s)
+		}
+		return &expr.Literal{Value: f, T: coldata.Float64}, nil
+	case sqlparser.HexNum:
+		u, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
+		if err != nil {
+			return nil, errorf(TypeMismatch, s, "bad hexadecimal number %s", s)
+		}
+		return &expr.Literal{Value: int64(u), T: coldata.Int64}, nil
+	case sqlparser.HexVal:
+		raw, err := v.HexDecode()
+		if err != nil {
+			return nil, errorf(TypeMismatch, s, "bad hexadecimal string %s", s)
+		}
+		return &expr.Literal{Value: string(raw), T: coldata.String}, nil
+	case sqlparser.ValArg:
+		n, err := strconv.Atoi(strings.TrimPrefix(s, ":v"))
+		if err != nil || n < 1 {
+			return nil, errorf(TypeMismatch, s, "bad placeholder %s", s)
+		}
+		if n > len(b.args) {
+			return nil, errorf(TypeMismatch, s, "placeholder %d has no argument (%d given)", n, len(b.args))
+		}
+		b.usedArgs = max(b.usedArgs, n)
+		return argLiteral(b.args[n-1])
+	}
+	return nil, errorf(Unsupported, s, "not supported: literal %s", s)
+}
+
+// argLiteral converts a Go argument to a literal.
+func argLiteral(a any) (expr.Expr, error) {
+	switch x := a.(type) {
+	case nil:
+		return &expr.Literal{Value: nil, T: coldata.Null}, nil
+	case bool:
+		return &expr.Literal{Value: x, T: coldata.Bool}, nil
+	case int:
+		return &expr.Literal{Value: int64(x), T: coldata.Int64}, nil
+	case int8:
+		return &expr.Literal{Value: int64(x), T: coldata.Int64}, nil
+	case int16:
+		return &expr.Literal{Value: int64(x), T: coldata.Int64}, nil
+	case int32:
+		return &expr.Literal{Value: int64(x), T: coldata.Int64}, nil
+	case int64:
+		return &expr.Literal{Value: x, T: coldata.Int64}, nil
+	case uint8:
+		return &expr.Literal{Value: int64(x), T: coldata.Int64}, nil
+	case uint16:
+		return &expr.Literal{Value: int64(x), T: coldata.Int64}, nil
+	case uint32:
+		return &expr.Literal{Value: int64(x), T: coldata.Int64}, nil
+	case float32:
+		return &expr.Literal{Value: float64(x), T: coldata.Float64}, nil
+	case float64:
+		return &expr.Literal{Value: x, T: coldata.Float64}, nil
+	case string:
+		return &expr.Literal{Value: x, T: coldata.String}, nil
+	case []byte:
+		return &expr.Literal{Value: string(x), T: coldata.String}, nil
+	}
+	return nil, errorf(TypeMismatch, "", "unsupported argument type %T", a)
+}
+
+// call binds args and applies the registered function name.
+func (b *binder) call(name string, sc *scope, args ...sqlparser.Expr) (expr.Expr, error) {
+	bound := make([]expr.Expr, len(args))
+	for i, a := range args {
+		e, err := b.bindExpr(a, sc)
+		if err != nil {
+			return nil, err
+		}
+		bound[i] = e
+	}
+	return b.apply(name, bound...)
+}
+
+// apply calls a registered function on bound arguments.
+func (b *binder) apply(name string, args ...expr.Expr) (expr.Expr, error) {
+	f, ok := expr.Lookup(name)
+	if !ok {
+		return nil, errorf(UnknownFunction, name, "unknown function %s", strings.ToUpper(name))
+	}
+	e, err := expr.NewCall(f, args)
+	if err != nil {
+		var ae *expr.ArgError
+		if errors.As(err, &ae) {
+			return nil, errorf(TypeMismatch, name, "%s", ae.Error())
+		}
+		return nil, err
+	}
+	return e, nil
+}
+
+var comparisonFuncs = map[string]string{
+	sqlparser.EqualStr: "=", sqlparser.LessThanStr: "<", sqlparser.GreaterThanStr: ">",
+	sqlparser.LessEqualStr: "<=", sqlparser.GreaterEqualStr: ">=", sqlparser.NotEqualStr: "<>",
+	sqlparser.NullSafeEqualStr: "<=>",
+}
+
+func (b *binder) bindComparison(x *sqlparser.ComparisonExpr, sc *scope) (expr.Expr, error) {
+	if fn, ok := comparisonFuncs[x.Operator]; ok {
+		if _, sub := x.Right.(*sqlparser.Subquery); sub {
+			return nil, notYet("subqueries")
+		}
+		return b.call(fn, sc, x.Left, x.Right)
+	}
+	switch x.Operator {
+	case sqlparser.InStr, sqlparser.NotInStr:
+		tuple, ok := x.Right.(sqlparser.ValTuple)
+		if !ok {
+			return nil, notYet("subqueries")
+		}
+		args := append([]sqlparser.Expr{x.Left}, tuple...)
+		in, err := b.call("in", sc, args...)
+		if err != nil || x.Operator == sqlparser.InStr {
+			return in, err
+		}
+		return b.apply("not", in)
+	case sqlparser.LikeStr, sqlparser.NotLikeStr:
+		args := []sqlparser.Expr{x.Left, x.Right}
+		if x.Escape != nil {
+			args = append(args, x.Escape)
+		}
+		like, err := b.call("like", sc, args...)
+		if err != nil || x.Operator == sqlparser.LikeStr {
+			return like, err
+		}
+		return b.apply("not", like)
+	}
+	return nil, errorf(Unsupported, "", "not supported: operator %s", strings.ToUpper(x.Operator))
+}
+
+// bindRange rewrites BETWEEN as two comparisons, which is its definition.
+func (b *binder) bindRange(x *sqlparser.RangeCond, sc *scope) (expr.Expr, error) {
+	l, err := b.bindExpr(x.Left, sc)
+	if err != nil {
+		return nil, err
+	}
+	from, err := b.bindExpr(x.From, sc)
+	if err != nil {
+		return nil, err
+	}
+	to, err := b.bindExpr(x.To, sc)
+	if err != nil {
+		return nil, err
+	}
+	if x.Operator == sqlparser.BetweenStr {
+		ge, err := b.apply(">=", l, from)
+		if err != nil {
+			return nil, err
+		}
+		le, err := b.apply("<=", l, to)
+		if err != nil {
+			return nil, err
+		}
+		return b.apply("and", ge, le)
+	}
+	lt, err := b.apply("<", l, from)
+	if err != nil {
+		return nil, err
+	}
+	gt, err := b.apply(">", l, to)
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("or", lt, gt)
+}
+
+func (b *binder) bindFunc(x *sqlparser.FuncExpr, sc *scope) (expr.Expr, error) {
+	name := strings.ToLower(x.Name.String())
+	if !x.Qualifier.IsEmpty() {
+		return nil, errorf(UnknownFunction, name, "unknown function %s.%s", x.Qualifier.String(), name)
+	}
+	if aggregateNames[name] {
+		return nil, notYet("aggregate functions (" + strings.ToUpper(name) + ") and GROUP BY")
+	}
+	if x.Distinct {
+		return nil, errorf(TypeMismatch, name, "DISTINCT is only allowed in aggregate functions")
+	}
+	if _, ok := expr.Lookup(name); !ok {
+		return nil, errorf(UnknownFunction, name, "unknown function %s", strings.ToUpper(name))
+	}
+	args := make([]expr.Expr, 0, len(x.Exprs))
+	for _, se := range x.Exprs {
+		ae, ok := se.(*sqlparser.AliasedExpr)
+		if !ok {
+			return nil, errorf(TypeMismatch, name, "function %s: * is not a valid argument", strings.ToUpper(name))
+		}
+		e, err := b.bindExpr(ae.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	return b.apply(name, args...)
+}
+
+// bindCase turns both CASE forms into the registry's "case" function:
+// case(cond1, val1, cond2, val2, ..., [else]).
+func (b *binder) bindCase(x *sqlparser.CaseExpr, sc *scope) (expr.Expr, error) {
+	var operand expr.Expr
+	if x.Expr != nil {
+		e, err := b.bindExpr(x.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		operand = e
+	}
+	var args []expr.Expr
+	for _, w := range x.Whens {
+		cond, err := b.bindExpr(w.Cond, sc)
+		if err != nil {
+			return nil, err
+		}
+		if operand != nil {
+			cond, err = b.apply("=", operand, cond)
+			if err != nil {
+				return nil, err
+			}
+		}
+		val, err := b.bindExpr(w.Val, sc)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, cond, val)
+	}
+	if x.Else != nil {
+		e, err := b.bindExpr(x.Else, sc)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	return b.apply("case", args...)
+}
+
+// foldConstants evaluates every call whose arguments are all literals.
+func foldConstants(e expr.Expr) (expr.Expr, error) {
+	c, ok := e.(*expr.Call)
+	if !ok {
+		return e, nil
+	}
+	args := make([]expr.Expr, len(c.Args))
+	allLit := true
+	for i, a := range c.Args {
+		f, err := foldConstants(a)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = f
+		if _, lit := f.(*expr.Literal); !lit {
+			allLit = false
+		}
+	}
+	nc := &expr.Call{Fn: c.Fn, Args: args, T: c.T}
+	if !allLit {
+		return nc, nil
+	}
+	v, err := expr.Eval(nc, &coldata.Batch{Len: 1})
+	if err != nil {
+		return nil, errorf(TypeMismatch, c.Fn.Name, "%v", err)
+	}
+	return &expr.Literal{Value: v.Value(0), T: c.T}, nil
+}
+
+// exprName is the column name MySQL gives an unaliased select expression.
+func exprName(e sqlparser.Expr) string {
+	if c, ok := e.(*sqlparser.ColName); ok {
+		return c.Name.String()
+	}
+	return sqlparser.String(e)
+}
+
+// intLiteral reads a LIMIT/OFFSET value.
+func (b *binder) intLiteral(e sqlparser.Expr, what string) (int64, error) {
+	bound, err := b.bindExpr(e, &scope{})
+	if err != nil {
+		return 0, err
+	}
+	l, ok := bound.(*expr.Literal)
+	if !ok || l.T != coldata.Int64 || l.Value == nil {
+		return 0, errorf(TypeMismatch, what, "%s must be a non-negative integer, got %s", what, bound)
+	}
+	n := l.Value.(int64)
+	if n < 0 {
+		return 0, errorf(TypeMismatch, what, "%s must be a non-negative integer, got %d", what, n)
+	}
+	return n, nil
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,58 @@
+package planner
+
+import "fmt"
+
+// ErrorKind classifies binding errors.
+type ErrorKind int
+
+const (
+	// UnknownTable: a table that does not exist.
+	UnknownTable ErrorKind = iota + 1
+	// UnknownColumn: a column name that resolves to nothing.
+	UnknownColumn
+	// AmbiguousColumn: a column name that resolves to several columns.
+	AmbiguousColumn
+	// UnknownFunction: a function that is not registered.
+	UnknownFunction
+	// TypeMismatch: wrong argument count or types, bad values.
+	TypeMismatch
+	// Unsupported: valid SQL gsql does not run (yet).
+	Unsupported
+)
+
+func (k ErrorKind) String() string {
+	switch k {
+	case UnknownTable:
+		return "unknown table"
+	case UnknownColumn:
+		return "unknown column"
+	case AmbiguousColumn:
+		return "ambiguous column"
+	case UnknownFunction:
+		return "unknown function"
+	case TypeMismatch:
+		return "type mismatch"
+	case Unsupported:
+		return "not supported"
+	}
+	return "error"
+}
+
+// Error is a statement that cannot be planned.
+type Error struct {
+	Kind ErrorKind
+	Msg  string
+	// Object names the table, column or function concerned, if any.
+	Object string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func errorf(kind ErrorKind, object, format string, args ...any) *Error {
+	return &Error{Kind: kind, Object: object, Msg: fmt.Sprintf(format, args...)}
+}
+
+// notYet reports SQL that a later part of gsql will support.
+func notYet(what string) *Error {
+	return errorf(Unsupported, "", "not supported yet: %s", what)
+}

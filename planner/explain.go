@@ -1,0 +1,41 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Explain renders a plan as indented lines, one operator per line with the
+// device it runs on.
+func Explain(n Node) []string {
+	var lines []string
+	var walk func(n Node, depth int)
+	walk = func(n Node, depth int) {
+		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), n.describe(), n.Placement()))
+		for _, in := range n.Inputs() {
+			walk(in, depth+1)
+		}
+	}
+	walk(n, 0)
+	return lines
+}
+
+// ExplainAnalyze renders an executed plan with its statistics.
+func ExplainAnalyze(n Node, b *Built) []string {
+	var lines []string
+	var walk func(n Node, depth int)
+	walk = func(n Node, depth int) {
+		line := fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), n.describe(), n.Placement())
+		if st, ok := b.Stats[n]; ok {
+			line += fmt.Sprintf(" rows=%d batches=%d time=%s bytes=%d launches=%d",
+				st.Rows.Load(), st.Batches.Load(), st.Duration().Round(time.Microsecond), st.Bytes.Load(), st.Launches.Load())
+		}
+		lines = append(lines, line)
+		for _, in := range n.Inputs() {
+			walk(in, depth+1)
+		}
+	}
+	walk(n, 0)
+	return lines
+}

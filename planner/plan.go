@@ -1,0 +1,203 @@
+// Package planner turns parsed SQL statements into executable plans: it
+// binds names and types against the catalog, builds a logical plan, rewrites
+// it (constant folding, column pruning), places each operator on a device and
+// builds the operator tree.
+package planner
+
+import (
+	"fmt"
+
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// Device says where an operator runs.
+type Device uint8
+
+const (
+	// CPU runs the operator with the pure-Go kernels.
+	CPU Device = iota
+	// GPU runs the operator with CUDA kernels.
+	GPU
+)
+
+func (d Device) String() string {
+	if d == GPU {
+		return "gpu"
+	}
+	return "cpu"
+}
+
+// Column is one output column of a plan node.
+type Column struct {
+	Name string
+	Type coldata.Type
+}
+
+// Node is a plan operator.
+type Node interface {
+	// Columns describes the node's output.
+	Columns() []Column
+	// Inputs returns the node's children.
+	Inputs() []Node
+	// Placement is the device the node runs on.
+	Placement() Device
+	// describe is the node's one-line EXPLAIN text (without device).
+	describe() string
+}
+
+// placed is embedded by nodes to carry their device.
+type placed struct{ Dev Device }
+
+// Placement implements Node.
+func (p *placed) Placement() Device { return p.Dev }
+
+// Scan reads columns Cols of a table snapshot.
+type Scan struct {
+	placed
+	Table *catalog.Table
+	Alias string
+	Cols  []int
+}
+
+// Columns implements Node.
+func (s *Scan) Columns() []Column {
+	out := make([]Column, len(s.Cols))
+	for i, c := range s.Cols {
+		out[i] = Column{Name: s.Table.Columns[c].Name, Type: s.Table.Columns[c].Type}
+	}
+	return out
+}
+
+// Inputs implements Node.
+func (s *Scan) Inputs() []Node { return nil }
+
+func (s *Scan) describe() string {
+	names := make([]string, len(s.Cols))
+	for i, c := range s.Cols {
+		names[i] = s.Table.Columns[c].Name
+	}
+	return fmt.Sprintf("Scan %s %v (%d rows)", s.Table.Name, names, s.Table.Rows)
+}
+
+// Values produces constant rows.
+type Values struct {
+	placed
+	Out  []Column
+	Rows [][]expr.Expr
+}
+
+// Columns implements Node.
+func (v *Values) Columns() []Column { return v.Out }
+
+// Inputs implements Node.
+func (v *Values) Inputs() []Node { return nil }
+
+func (v *Values) describe() string { return fmt.Sprintf("Values (%d rows)", len(v.Rows)) }
+
+// Filter keeps rows where Pred is true.
+type Filter struct {
+	placed
+	Input Node
+	Pred  expr.Expr
+}
+
+// Columns implements Node.
+func (f *Filter) Columns() []Column { return f.Input.Columns() }
+
+// Inputs implements Node.
+func (f *Filter) Inputs() []Node { return []Node{f.Input} }
+
+func (f *Filter) describe() string { return "Filter " + f.Pred.String() }
+
+// Project computes expressions.
+type Project struct {
+	placed
+	Input Node
+	Exprs []expr.Expr
+	Out   []Column
+}
+
+// Columns implements Node.
+func (p *Project) Columns() []Column { return p.Out }
+
+// Inputs implements Node.
+func (p *Project) Inputs() []Node { return []Node{p.Input} }
+
+func (p *Project) describe() string {
+	s := "Project"
+	for i, e := range p.Exprs {
+		if i > 0 {
+			s += ","
+		}
+		s += " " + e.String()
+		if c, ok := e.(*expr.ColumnRef); !ok || c.Name != p.Out[i].Name {
+			s += " AS " + p.Out[i].Name
+		}
+	}
+	return s
+}
+
+// Sort orders rows.
+type Sort struct {
+	placed
+	Input Node
+	Keys  []operators.SortKey
+}
+
+// Columns implements Node.
+func (s *Sort) Columns() []Column { return s.Input.Columns() }
+
+// Inputs implements Node.
+func (s *Sort) Inputs() []Node { return []Node{s.Input} }
+
+func (s *Sort) describe() string {
+	cols := s.Input.Columns()
+	d := "Sort"
+	for i, k := range s.Keys {
+		if i > 0 {
+			d += ","
+		}
+		d += " " + cols[k.Col].Name
+		if k.Desc {
+			d += " DESC"
+		}
+	}
+	return d
+}
+
+// Limit skips Offset rows and keeps Count (Count < 0: all).
+type Limit struct {
+	placed
+	Input         Node
+	Count, Offset int64
+}
+
+// Columns implements Node.
+func (l *Limit) Columns() []Column { return l.Input.Columns() }
+
+// Inputs implements Node.
+func (l *Limit) Inputs() []Node { return []Node{l.Input} }
+
+func (l *Limit) describe() string {
+	if l.Offset > 0 {
+		return fmt.Sprintf("Limit %d offset %d", l.Count, l.Offset)
+	}
+	return fmt.Sprintf("Limit %d", l.Count)
+}
+
+// Distinct removes duplicate rows.
+type Distinct struct {
+	placed
+	Input Node
+}
+
+// Columns implements Node.
+func (d *Distinct) Columns() []Column { return d.Input.Columns() }
+
+// Inputs implements Node.
+func (d *Distinct) Inputs() []Node { return []Node{d.Input} }
+
+func (d *Distinct) describe() string { return "Distinct" }
