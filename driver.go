@@ -1,0 +1,196 @@
+package gsql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+)
+
+// The database/sql driver: sql.Open("gsql", dsn). The DSN is
+// "name?device=cpu&pool_limit=1073741824"; every sql.DB opened with the same
+// name shares one in-memory database for the life of the process, so that
+// all pooled connections see the same tables. OpenDB wraps an existing *DB.
+func init() { sql.Register("gsql", &sqlDriver{}) }
+
+type sqlDriver struct{}
+
+var (
+	namedMu  sync.Mutex
+	namedDBs = map[string]*DB{}
+)
+
+// Open implements driver.Driver.
+func (d *sqlDriver) Open(dsn string) (driver.Conn, error) {
+	c, err := d.OpenConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return c.Connect(context.Background())
+}
+
+// OpenConnector implements driver.DriverContext.
+func (d *sqlDriver) OpenConnector(dsn string) (driver.Connector, error) {
+	name, query, _ := strings.Cut(dsn, "?")
+	vals, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, fmt.Errorf("gsql dsn %q: %w", dsn, err)
+	}
+	opts := Options{Device: vals.Get("device")}
+	if pl := vals.Get("pool_limit"); pl != "" {
+		if opts.PoolLimit, err = strconv.ParseUint(pl, 10, 64); err != nil {
+			return nil, fmt.Errorf("gsql dsn %q: pool_limit: %w", dsn, err)
+		}
+	}
+	namedMu.Lock()
+	defer namedMu.Unlock()
+	db, ok := namedDBs[name]
+	if !ok || db.closed.Load() {
+		if db, err = Open(opts); err != nil {
+			return nil, err
+		}
+		namedDBs[name] = db
+	}
+	return &connector{db: db, drv: d}, nil
+}
+
+// OpenDB returns a database/sql handle over db.
+func OpenDB(db *DB) *sql.DB { return sql.OpenDB(&connector{db: db, drv: &sqlDriver{}}) }
+
+type connector struct {
+	db  *DB
+	drv *sqlDriver
+}
+
+func (c *connector) Connect(context.Context) (driver.Conn, error) { return &conn{db: c.db}, nil }
+func (c *connector) Driver() driver.Driver                        { return c.drv }
+
+type conn struct{ db *DB }
+
+var errNoTx = errors.New("gsql: transactions are not supported; every statement is atomic on its own")
+
+func (c *conn) Prepare(query string) (driver.Stmt, error) { return &stmt{c: c, query: query}, nil }
+func (c *conn) Close() error                              { return nil }
+func (c *conn) Begin() (driver.Tx, error)                 { return nil, errNoTx }
+
+func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	res, err := c.db.Exec(ctx, query, namedArgs(args)...)
+	if err != nil {
+		return nil, err
+	}
+	return driver.RowsAffected(res.RowsAffected), nil
+}
+
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	rdr, err := c.db.Query(ctx, query, namedArgs(args)...)
+	if err != nil {
+		return nil, err
+	}
+	return &rows{r: rdr}, nil
+}
+
+func namedArgs(args []driver.NamedValue) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a.Value
+	}
+	return out
+}
+
+type stmt struct {
+	c     *conn
+	query string
+}
+
+func (s *stmt) Close() error  { return nil }
+func (s *stmt) NumInput() int { return -1 }
+
+func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.c.ExecContext(context.Background(), s.query, valuesToNamed(args))
+}
+
+func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.c.QueryContext(context.Background(), s.query, valuesToNamed(args))
+}
+
+func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	return s.c.ExecContext(ctx, s.query, args)
+}
+
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	return s.c.QueryContext(ctx, s.query, args)
+}
+
+func valuesToNamed(args []driver.Value) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return out
+}
+
+// rows adapts a record reader to driver.Rows.
+type rows struct {
+	r   array.RecordReader
+	rec arrow.Record
+	row int
+}
+
+func (r *rows) Columns() []string {
+	fields := r.r.Schema().Fields()
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+func (r *rows) Close() error {
+	r.r.Release()
+	return nil
+}
+
+func (r *rows) Next(dest []driver.Value) error {
+	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
+		if !r.r.Next() {
+			if err := r.r.Err(); err != nil {
+				return err
+			}
+			return io.EOF
+		}
+		r.rec = r.r.Record()
+		r.row = 0
+	}
+	for i := range dest {
+		dest[i] = cellValue(r.rec.Column(i), r.row)
+	}
+	r.row++
+	return nil
+}
+
+// cellValue converts one Arrow cell to a driver.Value.
+func cellValue(col arrow.Array, i int) driver.Value {
+	if col.IsNull(i) {
+		return nil
+	}
+	switch a := col.(type) {
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Float64:
+		return a.Value(i)
+	case *array.String:
+		return a.Value(i)
+	}
+	return col.ValueStr(i)
+}

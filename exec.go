@@ -1,0 +1,395 @@
+package gsql
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/planner"
+	"github.com/gsqlengine/gsql/sql"
+)
+
+// run executes one statement. Row-returning statements give a reader.
+func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (Result, array.RecordReader, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, nil, err
+	}
+	switch s := st.(type) {
+	case *sql.Select:
+		rdr, err := db.query(ctx, s.Stmt, args)
+		return Result{}, rdr, err
+	case *sql.CreateTable:
+		n, err := db.createTable(ctx, s, args)
+		return Result{RowsAffected: n}, nil, err
+	case *sql.DropTable:
+		for _, name := range s.Names {
+			if _, err := db.cat.Get(name); err != nil && !s.IfExists {
+				return Result{}, nil, err
+			}
+		}
+		for _, name := range s.Names {
+			if _, err := db.cat.Drop(name, s.IfExists); err != nil {
+				return Result{}, nil, err
+			}
+		}
+		return Result{}, nil, nil
+	case *sql.Insert:
+		n, err := db.insert(ctx, s, args)
+		return Result{RowsAffected: n}, nil, err
+	case *sql.ShowTables:
+		b := coldata.NewBuilder(coldata.String, 0)
+		for _, t := range db.cat.List() {
+			b.AppendString(t)
+		}
+		return Result{}, rowsReader([]string{"name"}, []*coldata.Vec{b.Finish()}), nil
+	case *sql.Describe:
+		t, err := db.cat.Get(s.Table)
+		if err != nil {
+			return Result{}, nil, err
+		}
+		names, types, nulls := coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0)
+		for _, c := range t.Columns {
+			names.AppendString(c.Name)
+			types.AppendString(c.Type.String())
+			if c.NotNull {
+				nulls.AppendString("NO")
+			} else {
+				nulls.AppendString("YES")
+			}
+		}
+		return Result{}, rowsReader([]string{"Field", "Type", "Null"}, []*coldata.Vec{names.Finish(), types.Finish(), nulls.Finish()}), nil
+	case *sql.Explain:
+		sel, ok := s.Stmt.(*sql.Select)
+		if !ok {
+			return Result{}, nil, &sql.Error{Kind: sql.ErrUnsupported, Msg: "not supported: EXPLAIN of a statement other than SELECT", Line: 1, Col: 1}
+		}
+		lines, err := db.explain(ctx, sel.Stmt, args, s.Analyze)
+		if err != nil {
+			return Result{}, nil, err
+		}
+		b := coldata.NewBuilder(coldata.String, len(lines))
+		for _, l := range lines {
+			b.AppendString(l)
+		}
+		return Result{}, rowsReader([]string{"plan"}, []*coldata.Vec{b.Finish()}), nil
+	}
+	return Result{}, nil, fmt.Errorf("not supported: statement %T", st)
+}
+
+// plan binds a SELECT and places its operators.
+func (db *DB) plan(stmt sqlparser.SelectStatement, args []any) (planner.Node, error) {
+	n, err := db.planner.PlanSelect(stmt, args)
+	if err != nil {
+		return nil, err
+	}
+	return db.place(n)
+}
+
+func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (array.RecordReader, error) {
+	n, err := db.plan(stmt, args)
+	if err != nil {
+		return nil, err
+	}
+	built, err := planner.Build(n)
+	if err != nil {
+		return nil, err
+	}
+	if err := built.Root.Open(ctx); err != nil {
+		built.Root.Close()
+		return nil, err
+	}
+	return newOpReader(ctx, schemaOf(n.Columns()), built.Root), nil
+}
+
+func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args []any, analyze bool) ([]string, error) {
+	n, err := db.plan(stmt, args)
+	if err != nil {
+		return nil, err
+	}
+	if !analyze {
+		return planner.Explain(n), nil
+	}
+	built, err := planner.Build(n)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := operators.Drain(ctx, built.Root); err != nil {
+		return nil, err
+	}
+	return planner.ExplainAnalyze(n, built), nil
+}
+
+// collect runs a SELECT to the end and returns its columns and rows.
+func (db *DB) collect(ctx context.Context, stmt sqlparser.SelectStatement, args []any) ([]planner.Column, []*coldata.Batch, error) {
+	n, err := db.plan(stmt, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	built, err := planner.Build(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	batches, err := operators.Drain(ctx, built.Root)
+	return n.Columns(), batches, err
+}
+
+func schemaOf(cols []planner.Column) *arrow.Schema {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		t := c.Type
+		if t == coldata.Null {
+			t = coldata.String
+		}
+		fields[i] = arrow.Field{Name: c.Name, Type: coldata.ArrowType(t), Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (int64, error) {
+	if s.AsSelect == nil {
+		cols := make([]catalog.Column, len(s.Columns))
+		for i, c := range s.Columns {
+			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		}
+		_, err := db.cat.Create(s.Name, cols, nil, s.IfNotExists)
+		return 0, err
+	}
+	if _, err := db.cat.Get(s.Name); err == nil {
+		if s.IfNotExists {
+			return 0, nil
+		}
+		return 0, &catalog.ObjectError{Table: s.Name, Exists: true}
+	}
+	outCols, batches, err := db.collect(ctx, s.AsSelect, args)
+	if err != nil {
+		return 0, err
+	}
+	cols := make([]catalog.Column, len(outCols))
+	for i, c := range outCols {
+		t := c.Type
+		if t == coldata.Null {
+			t = coldata.String
+		}
+		cols[i] = catalog.Column{Name: c.Name, Type: t}
+	}
+	if len(s.Columns) > 0 {
+		if len(s.Columns) != len(cols) {
+			return 0, fmt.Errorf("CREATE TABLE %s: %d columns declared but the SELECT returns %d", s.Name, len(s.Columns), len(cols))
+		}
+		for i, c := range s.Columns {
+			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		}
+	}
+	recs, rows, err := convertBatches(batches, outCols, cols)
+	if err != nil {
+		return 0, fmt.Errorf("CREATE TABLE %s: %w", s.Name, err)
+	}
+	if _, err := db.cat.Create(s.Name, cols, recs, s.IfNotExists); err != nil {
+		return 0, err
+	}
+	return rows, nil
+}
+
+// convertBatches casts query output to a table's column types (strictly, as
+// an INSERT does) and makes records of it.
+func convertBatches(batches []*coldata.Batch, from []planner.Column, to []catalog.Column) ([]arrow.Record, int64, error) {
+	schema := catalog.Schema(to)
+	var recs []arrow.Record
+	var rows int64
+	for _, b := range batches {
+		cols := make([]*coldata.Vec, len(to))
+		for i := range to {
+			v, err := convertColumn(b.Cols[i], to[i], int(rows))
+			if err != nil {
+				return nil, 0, err
+			}
+			cols[i] = v
+		}
+		recs = append(recs, coldata.BatchToRecord(schema, &coldata.Batch{Cols: cols, Len: b.Len}))
+		rows += int64(b.Len)
+	}
+	return recs, rows, nil
+}
+
+// convertColumn converts v to the column's type, rejecting strings that are
+// not numbers when the column is numeric and NULLs in NOT NULL columns
+// (MySQL's strict mode). firstRow numbers rows in messages.
+func convertColumn(v *coldata.Vec, col catalog.Column, firstRow int) (*coldata.Vec, error) {
+	if col.NotNull {
+		for i := 0; i < v.Len; i++ {
+			if v.IsNull(i) {
+				return nil, fmt.Errorf("column %q cannot be NULL (row %d)", col.Name, firstRow+i+1)
+			}
+		}
+	}
+	if v.Type == col.Type {
+		return v.Materialize(), nil
+	}
+	if v.Type == coldata.String && (col.Type == coldata.Int64 || col.Type == coldata.Float64 || col.Type == coldata.Bool) {
+		for i := 0; i < v.Len; i++ {
+			if v.IsNull(i) {
+				continue
+			}
+			s := strings.TrimSpace(string(v.Str(i)))
+			var err error
+			switch col.Type {
+			case coldata.Int64:
+				_, err = strconv.ParseInt(s, 10, 64)
+			case coldata.Float64:
+				_, err = strconv.ParseFloat(s, 64)
+			case coldata.Bool:
+				switch strings.ToLower(s) {
+				case "true", "false", "1", "0":
+				default:
+					err = fmt.Errorf("not a boolean")
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("incorrect %s value %q for column %q at row %d", col.Type, s, col.Name, firstRow+i+1)
+			}
+		}
+	}
+	var src expr.Expr = &expr.ColumnRef{Index: 0, Name: col.Name, T: v.Type}
+	if v.Type == coldata.String && col.Type == coldata.Bool {
+		// 'true'/'false' are not numbers: compare the text instead of casting.
+		out := coldata.NewVec(coldata.Bool, v.Len)
+		for i := 0; i < v.Len; i++ {
+			if v.IsNull(i) {
+				out.SetNull(i)
+				continue
+			}
+			s := strings.ToLower(strings.TrimSpace(string(v.Str(i))))
+			if s == "true" || s == "1" {
+				out.Bools[i] = 1
+			}
+		}
+		return out, nil
+	}
+	c, err := expr.CastTo(src, col.Type)
+	if err != nil {
+		return nil, fmt.Errorf("column %q: %w", col.Name, err)
+	}
+	out, err := expr.Eval(c, &coldata.Batch{Cols: []*coldata.Vec{v}, Len: v.Len})
+	if err != nil {
+		return nil, fmt.Errorf("column %q: %w", col.Name, err)
+	}
+	return out.Materialize(), nil
+}
+
+func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, error) {
+	t, err := db.cat.Get(s.Table)
+	if err != nil {
+		return 0, err
+	}
+	// target[i] is the table column receiving source column i.
+	var target []int
+	if s.Columns == nil {
+		for i := range t.Columns {
+			target = append(target, i)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, name := range s.Columns {
+			ci := t.ColumnIndex(name)
+			if ci < 0 {
+				return 0, &planner.Error{Kind: planner.UnknownColumn, Object: name, Msg: fmt.Sprintf("unknown column %q in table %s", name, t.Name)}
+			}
+			if seen[ci] {
+				return 0, fmt.Errorf("column %q specified twice", name)
+			}
+			seen[ci] = true
+			target = append(target, ci)
+		}
+	}
+	var src []*coldata.Batch
+	var srcCols []planner.Column
+	if s.Select != nil {
+		srcCols, src, err = db.collect(ctx, s.Select, args)
+		if err != nil {
+			return 0, err
+		}
+		if len(srcCols) != len(target) {
+			return 0, fmt.Errorf("INSERT INTO %s: %d columns selected for %d target columns", t.Name, len(srcCols), len(target))
+		}
+	} else {
+		rows, err := db.planner.BindRows(s.Rows, len(target), args)
+		if err != nil {
+			return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+		}
+		b, err := valuesBatch(rows, len(target))
+		if err != nil {
+			return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+		}
+		src = []*coldata.Batch{b}
+	}
+	var total int64
+	var out []*coldata.Batch
+	for _, b := range src {
+		full := make([]*coldata.Vec, len(t.Columns))
+		for i, ci := range target {
+			v, err := convertColumn(b.Cols[i], t.Columns[ci], int(total))
+			if err != nil {
+				return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+			}
+			full[ci] = v
+		}
+		for ci, c := range t.Columns {
+			if full[ci] == nil {
+				if c.NotNull {
+					return 0, fmt.Errorf("INSERT INTO %s: column %q cannot be NULL and has no value", t.Name, c.Name)
+				}
+				full[ci] = coldata.NewConst(c.Type, nil, b.Len).Materialize()
+			}
+		}
+		out = append(out, &coldata.Batch{Cols: full, Len: b.Len})
+		total += int64(b.Len)
+	}
+	if total == 0 {
+		return 0, nil
+	}
+	all := coldata.Concat(out, len(t.Columns))
+	if err := db.cat.Append(t.Name, all); err != nil {
+		return 0, err
+	}
+	return total, nil
+}
+
+// valuesBatch turns constant rows into a batch, each column of the common
+// type of its values (the target column's type is applied later, strictly).
+func valuesBatch(rows [][]expr.Expr, ncols int) (*coldata.Batch, error) {
+	cols := make([]*coldata.Vec, ncols)
+	one := &coldata.Batch{Len: 1}
+	for c := 0; c < ncols; c++ {
+		types := make([]coldata.Type, len(rows))
+		for r, row := range rows {
+			types[r] = row[c].Type()
+		}
+		t := expr.Unify(types...)
+		if t == coldata.Null {
+			t = coldata.String
+		}
+		bld := coldata.NewBuilder(t, len(rows))
+		for _, row := range rows {
+			e, err := expr.CastTo(row[c], t)
+			if err != nil {
+				return nil, err
+			}
+			v, err := expr.Eval(e, one)
+			if err != nil {
+				return nil, err
+			}
+			bld.AppendFrom(v, 0)
+		}
+		cols[c] = bld.Finish()
+	}
+	return &coldata.Batch{Cols: cols, Len: len(rows)}, nil
+}

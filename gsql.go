@@ -1,0 +1,244 @@
+// Package gsql is an embeddable SQL query engine whose operators run as CUDA
+// kernels over device-resident Arrow column batches, with a pure-Go CPU
+// backend that gives identical answers where no GPU is present.
+//
+// Open a database, create or register tables, and run SQL:
+//
+//	db, _ := gsql.Open(gsql.Options{})
+//	db.Exec(ctx, "CREATE TABLE people (name VARCHAR, visibility VARCHAR)")
+//	rdr, _ := db.Query(ctx, "SELECT UPPER(name) FROM people WHERE visibility = ?", "public")
+//
+// Results are Arrow records (array.RecordReader). The package also registers
+// a database/sql driver named "gsql".
+package gsql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/planner"
+	"github.com/gsqlengine/gsql/sql"
+)
+
+// Options configure a database.
+type Options struct {
+	// Device selects where operators run: "auto" (the GPU when gsql was
+	// built with CUDA support and a device is present, else the CPU), "gpu"
+	// (the GPU or an error; never a silent fallback) or "cpu". Empty means auto.
+	Device string
+	// PoolLimit caps the GPU memory pool in bytes (0: no limit).
+	PoolLimit uint64
+}
+
+// DB is an in-memory database. It is safe for concurrent use.
+type DB struct {
+	cat     *catalog.Catalog
+	planner *planner.Planner
+
+	mu     sync.RWMutex
+	device string // "cpu" or "gpu": what queries use now
+	closed atomic.Bool
+}
+
+// Result reports what a statement without rows did.
+type Result struct {
+	RowsAffected int64
+}
+
+// ErrClosed is returned by every method of a closed DB.
+var ErrClosed = errors.New("gsql: database is closed")
+
+// Open creates an empty database.
+func Open(opts Options) (*DB, error) {
+	cat := catalog.New()
+	db := &DB{cat: cat, planner: &planner.Planner{Catalog: cat}}
+	if err := db.SetDevice(opts.Device); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close releases the database. Tables are dropped.
+func (db *DB) Close() error {
+	db.closed.Store(true)
+	return nil
+}
+
+// Device returns the device queries run on now: "cpu" or "gpu".
+func (db *DB) Device() string {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.device
+}
+
+// SetDevice selects "auto", "gpu" or "cpu" for later statements.
+func (db *DB) SetDevice(d string) error {
+	d = strings.ToLower(strings.TrimSpace(d))
+	var use string
+	switch d {
+	case "", "auto":
+		use = "cpu"
+		if gpuAvailable() == nil {
+			use = "gpu"
+		}
+	case "cpu":
+		use = "cpu"
+	case "gpu":
+		if err := gpuAvailable(); err != nil {
+			return fmt.Errorf("device gpu: %w", err)
+		}
+		use = "gpu"
+	default:
+		return fmt.Errorf("unknown device %q (want auto, gpu or cpu)", d)
+	}
+	db.mu.Lock()
+	db.device = use
+	db.mu.Unlock()
+	return nil
+}
+
+// Tables lists the table names in sorted order.
+func (db *DB) Tables() []string { return db.cat.List() }
+
+// TableSchema returns a table's Arrow schema.
+func (db *DB) TableSchema(name string) (*arrow.Schema, error) {
+	t, err := db.cat.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return t.Schema(), nil
+}
+
+// FunctionNames lists the SQL functions gsql knows, for completion and docs.
+func (db *DB) FunctionNames() []string {
+	var out []string
+	for _, n := range expr.Names() {
+		if !strings.HasPrefix(n, "cast_to_") && n != "case" && strings.IndexFunc(n, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) < 0 {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RegisterTable creates a table holding the given records, which must all
+// have the given schema. Column types are converted to gsql's types
+// (integers to BIGINT, floats and decimals to DOUBLE, strings and binaries to
+// VARCHAR); the records are shared when they need no conversion.
+func (db *DB) RegisterTable(name string, schema *arrow.Schema, recs []arrow.Record) error {
+	if db.closed.Load() {
+		return ErrClosed
+	}
+	cols := make([]catalog.Column, len(schema.Fields()))
+	for i, f := range schema.Fields() {
+		t, err := coldata.FromArrowType(f.Type)
+		if err != nil {
+			return fmt.Errorf("register %s: column %s: %w", name, f.Name, err)
+		}
+		if t == coldata.Null {
+			t = coldata.String
+		}
+		cols[i] = catalog.Column{Name: f.Name, Type: t}
+	}
+	target := catalog.Schema(cols)
+	out := make([]arrow.Record, 0, len(recs))
+	for _, r := range recs {
+		if !r.Schema().Equal(schema) {
+			return fmt.Errorf("register %s: record schema %s differs from %s", name, r.Schema(), schema)
+		}
+		if r.Schema().Equal(target) {
+			out = append(out, r)
+			continue
+		}
+		b, err := coldata.RecordToBatch(r)
+		if err != nil {
+			return fmt.Errorf("register %s: %w", name, err)
+		}
+		for i, c := range b.Cols {
+			if c.Type == coldata.Null {
+				b.Cols[i] = coldata.NewConst(coldata.String, nil, b.Len).Materialize()
+			}
+		}
+		out = append(out, coldata.BatchToRecord(target, b))
+	}
+	_, err := db.cat.Create(name, cols, out, false)
+	return err
+}
+
+// Exec runs one or more statements separated by semicolons. Statements that
+// return rows are run and their rows discarded. Placeholder arguments are
+// allowed only when text holds a single statement.
+func (db *DB) Exec(ctx context.Context, text string, args ...any) (Result, error) {
+	if db.closed.Load() {
+		return Result{}, ErrClosed
+	}
+	stmts, err := sql.Parse(text)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(args) > 0 && len(stmts) != 1 {
+		return Result{}, fmt.Errorf("placeholder arguments need exactly one statement, got %d", len(stmts))
+	}
+	var res Result
+	for _, st := range stmts {
+		r, rdr, err := db.run(ctx, st, args)
+		if err != nil {
+			return res, err
+		}
+		if rdr != nil {
+			n, err := drainReader(rdr)
+			if err != nil {
+				return res, err
+			}
+			r.RowsAffected = n
+		}
+		res.RowsAffected += r.RowsAffected
+	}
+	return res, nil
+}
+
+// Query runs one statement and returns its rows. Statements that return no
+// rows are executed and give a reader with no columns and no records.
+// Cancelling ctx stops the query; the reader then reports ctx's error.
+func (db *DB) Query(ctx context.Context, text string, args ...any) (array.RecordReader, error) {
+	if db.closed.Load() {
+		return nil, ErrClosed
+	}
+	st, err := sql.ParseOne(text)
+	if err != nil {
+		return nil, err
+	}
+	_, rdr, err := db.run(ctx, st, args)
+	if err != nil {
+		return nil, err
+	}
+	if rdr == nil {
+		rdr = emptyReader()
+	}
+	return rdr, nil
+}
+
+func emptyReader() array.RecordReader {
+	r, _ := array.NewRecordReader(arrow.NewSchema(nil, nil), nil)
+	return r
+}
+
+func drainReader(r array.RecordReader) (int64, error) {
+	defer r.Release()
+	var n int64
+	for r.Next() {
+		n += r.Record().NumRows()
+	}
+	return n, r.Err()
+}

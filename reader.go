@@ -1,0 +1,106 @@
+package gsql
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// opReader streams an operator tree's batches as Arrow records.
+type opReader struct {
+	refs   atomic.Int64
+	ctx    context.Context
+	schema *arrow.Schema
+	op     operators.Operator
+	cur    arrow.Record
+	err    error
+	done   bool
+}
+
+var _ array.RecordReader = (*opReader)(nil)
+
+func newOpReader(ctx context.Context, schema *arrow.Schema, op operators.Operator) *opReader {
+	r := &opReader{ctx: ctx, schema: schema, op: op}
+	r.refs.Store(1)
+	return r
+}
+
+func (r *opReader) Retain() { r.refs.Add(1) }
+
+func (r *opReader) Release() {
+	if r.refs.Add(-1) == 0 {
+		r.finish()
+	}
+}
+
+func (r *opReader) finish() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if !r.done {
+		r.done = true
+		if err := r.op.Close(); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
+}
+
+func (r *opReader) Schema() *arrow.Schema { return r.schema }
+
+func (r *opReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.done {
+		return false
+	}
+	b, err := r.op.Next(r.ctx)
+	if err != nil {
+		r.err = err
+		r.finish()
+		return false
+	}
+	if b == nil {
+		r.finish()
+		return false
+	}
+	for i, c := range b.Cols {
+		if c.Type == coldata.Null {
+			b.Cols[i] = coldata.NewConst(coldata.String, nil, b.Len)
+		}
+	}
+	r.cur = coldata.BatchToRecord(r.schema, b)
+	return true
+}
+
+func (r *opReader) Record() arrow.Record { return r.cur }
+
+func (r *opReader) RecordBatch() arrow.Record { return r.cur }
+
+func (r *opReader) Err() error { return r.err }
+
+// rowsReader returns a reader over one small batch of string columns.
+func rowsReader(names []string, cols []*coldata.Vec) array.RecordReader {
+	fields := make([]arrow.Field, len(names))
+	for i, n := range names {
+		fields[i] = arrow.Field{Name: n, Type: coldata.ArrowType(cols[i].Type), Nullable: true}
+	}
+	schema := arrow.NewSchema(fields, nil)
+	n := 0
+	if len(cols) > 0 {
+		n = cols[0].Len
+	}
+	var recs []arrow.Record
+	if n > 0 {
+		recs = append(recs, coldata.BatchToRecord(schema, &coldata.Batch{Cols: cols, Len: n}))
+	}
+	rdr, _ := array.NewRecordReader(schema, recs)
+	return rdr
+}
