@@ -16,6 +16,8 @@ type binder struct {
 	cat      *catalog.Catalog
 	args     []any
 	usedArgs int
+	// agg is set while binding expressions above a GROUP BY.
+	agg *aggCtx
 }
 
 // Planner plans statements against a catalog.
@@ -132,12 +134,6 @@ func (b *binder) planFrom(from sqlparser.TableExprs) (Node, *scope, error) {
 }
 
 func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
-	if len(s.GroupBy) > 0 {
-		return nil, notYet("GROUP BY")
-	}
-	if s.Having != nil {
-		return nil, notYet("HAVING")
-	}
 	if s.Lock != "" {
 		return nil, errorf(Unsupported, "", "not supported: locking reads")
 	}
@@ -155,6 +151,32 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 		}
 		input = &Filter{Input: input, Pred: pred}
 	}
+	var having sqlparser.Expr
+	if s.Having != nil {
+		having = s.Having.Expr
+	}
+	var orderNodes []sqlparser.SQLNode
+	for _, o := range s.OrderBy {
+		orderNodes = append(orderNodes, o.Expr)
+	}
+	if len(s.GroupBy) > 0 || hasAggregate(append([]sqlparser.SQLNode{s.SelectExprs, having}, orderNodes...)...) {
+		if s.Where != nil && hasAggregate(s.Where.Expr) {
+			return nil, errorf(TypeMismatch, "", "aggregate functions are not allowed in WHERE")
+		}
+		agg := &Aggregate{Input: input}
+		for _, g := range s.GroupBy {
+			k, err := b.groupKey(g, sc, s.SelectExprs)
+			if err != nil {
+				return nil, err
+			}
+			agg.Keys = append(agg.Keys, k)
+		}
+		b.agg = &aggCtx{from: sc, node: agg, aliases: map[string]expr.Expr{}}
+		defer func() { b.agg = nil }()
+		input = agg
+	} else if having != nil {
+		return nil, errorf(TypeMismatch, "", "HAVING needs GROUP BY or an aggregate")
+	}
 
 	// The select list, then hidden columns for ORDER BY keys that are not in it.
 	var exprs []expr.Expr
@@ -162,6 +184,9 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 	for _, se := range s.SelectExprs {
 		switch x := se.(type) {
 		case *sqlparser.StarExpr:
+			if b.agg != nil {
+				return nil, errorf(TypeMismatch, "*", "SELECT * cannot be combined with GROUP BY or aggregates")
+			}
 			qual := x.TableName.Name.String()
 			matched := false
 			for _, c := range sc.cols {
@@ -189,11 +214,25 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 			}
 			exprs = append(exprs, e)
 			out = append(out, Column{Name: name, Type: e.Type()})
+			if b.agg != nil && !x.As.IsEmpty() {
+				b.agg.aliases[strings.ToLower(name)] = e
+			}
 		default:
 			return nil, errorf(Unsupported, "", "not supported: select expression %s", sqlparser.String(se))
 		}
 	}
 	visible := len(exprs)
+	if b.agg != nil && having != nil {
+		pred, err := b.bindExpr(having, sc)
+		if err != nil {
+			return nil, err
+		}
+		if pred, err = expr.CastTo(pred, coldata.Bool); err != nil {
+			return nil, errorf(TypeMismatch, "", "HAVING: %v", err)
+		}
+		// The aggregate node gained HAVING's aggregates; filter right above it.
+		input = &Filter{Input: input, Pred: pred}
+	}
 
 	var keys []operators.SortKey
 	for _, o := range s.OrderBy {

@@ -56,6 +56,11 @@ var aggregateNames = map[string]bool{
 
 // bindExpr turns a parsed expression into a bound one over sc.
 func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	if b.agg != nil {
+		if bound, ok, err := b.agg.intercept(b, e); ok {
+			return bound, err
+		}
+	}
 	switch x := e.(type) {
 	case *sqlparser.ColName:
 		return sc.resolve(x.Qualifier.Name.String(), x.Name.String())
@@ -126,7 +131,7 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 	case *sqlparser.Subquery, *sqlparser.ExistsExpr:
 		return nil, notYet("subqueries")
 	case *sqlparser.GroupConcatExpr:
-		return nil, notYet("aggregate functions (GROUP_CONCAT)")
+		return nil, errorf(TypeMismatch, "group_concat", "aggregate GROUP_CONCAT is not allowed here")
 	case *sqlparser.CollateExpr:
 		return nil, errorf(Unsupported, "", "not supported: COLLATE (strings compare bytewise)")
 	case *sqlparser.IntervalExpr:
@@ -327,7 +332,7 @@ func (b *binder) bindFunc(x *sqlparser.FuncExpr, sc *scope) (expr.Expr, error) {
 		return nil, errorf(UnknownFunction, name, "unknown function %s.%s", x.Qualifier.String(), name)
 	}
 	if aggregateNames[name] {
-		return nil, notYet("aggregate functions (" + strings.ToUpper(name) + ") and GROUP BY")
+		return nil, errorf(TypeMismatch, name, "aggregate %s is not allowed here", strings.ToUpper(name))
 	}
 	if x.Distinct {
 		return nil, errorf(TypeMismatch, name, "DISTINCT is only allowed in aggregate functions")

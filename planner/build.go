@@ -70,6 +70,12 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			return nil, err
 		}
 		op = &operators.Distinct{Input: in}
+	case *Aggregate:
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		op = &operators.HashAggregate{Input: in, Keys: x.Keys, Aggs: x.Aggs}
 	default:
 		return nil, fmt.Errorf("internal error: cannot build %T", n)
 	}

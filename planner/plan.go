@@ -201,3 +201,51 @@ func (d *Distinct) Columns() []Column { return d.Input.Columns() }
 func (d *Distinct) Inputs() []Node { return []Node{d.Input} }
 
 func (d *Distinct) describe() string { return "Distinct" }
+
+// Aggregate groups rows by Keys and computes Aggs; its output is the key
+// columns followed by the aggregates.
+type Aggregate struct {
+	placed
+	Input    Node
+	Keys     []expr.Expr
+	Aggs     []operators.AggSpec
+	AggNames []string
+}
+
+// Columns implements Node.
+func (a *Aggregate) Columns() []Column {
+	out := make([]Column, 0, len(a.Keys)+len(a.Aggs))
+	for _, k := range a.Keys {
+		out = append(out, Column{Name: k.String(), Type: k.Type()})
+	}
+	for i, s := range a.Aggs {
+		out = append(out, Column{Name: a.AggNames[i], Type: s.Type})
+	}
+	return out
+}
+
+// Inputs implements Node.
+func (a *Aggregate) Inputs() []Node { return []Node{a.Input} }
+
+func (a *Aggregate) describe() string {
+	d := "HashAggregate"
+	if len(a.Keys) > 0 {
+		d += " keys:"
+		for i, k := range a.Keys {
+			if i > 0 {
+				d += ","
+			}
+			d += " " + k.String()
+		}
+	}
+	if len(a.Aggs) > 0 {
+		d += " aggs:"
+		for i, n := range a.AggNames {
+			if i > 0 {
+				d += ","
+			}
+			d += " " + n
+		}
+	}
+	return d
+}

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
 )
 
 // FoldConstants evaluates constant sub-expressions once at plan time and
@@ -53,6 +54,28 @@ func FoldConstants(n Node) (Node, error) {
 			return nil, err
 		}
 		return &Distinct{placed: x.placed, Input: in}, nil
+	case *Aggregate:
+		in, err := FoldConstants(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		c := *x
+		c.Input = in
+		c.Keys = make([]expr.Expr, len(x.Keys))
+		for i, k := range x.Keys {
+			if c.Keys[i], err = foldConstants(k); err != nil {
+				return nil, err
+			}
+		}
+		c.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
+		for i := range c.Aggs {
+			if c.Aggs[i].Arg != nil {
+				if c.Aggs[i].Arg, err = foldConstants(c.Aggs[i].Arg); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return &c, nil
 	}
 	return n, nil
 }
@@ -62,39 +85,8 @@ func FoldConstants(n Node) (Node, error) {
 func PruneColumns(n Node) Node {
 	switch x := n.(type) {
 	case *Project:
-		if scan, filter := scanBelow(x.Input); scan != nil {
-			used := map[int]bool{}
-			for _, e := range x.Exprs {
-				for c := range expr.Columns(e) {
-					used[c] = true
-				}
-			}
-			if filter != nil {
-				for c := range expr.Columns(filter.Pred) {
-					used[c] = true
-				}
-			}
-			keep := make([]int, 0, len(used))
-			for c := range used {
-				keep = append(keep, c)
-			}
-			sort.Ints(keep)
-			remap := map[int]int{}
-			cols := make([]int, len(keep))
-			for i, c := range keep {
-				remap[c] = i
-				cols[i] = scan.Cols[c]
-			}
-			ns := &Scan{placed: scan.placed, Table: scan.Table, Alias: scan.Alias, Cols: cols}
-			var in Node = ns
-			if filter != nil {
-				in = &Filter{placed: filter.placed, Input: ns, Pred: expr.Remap(filter.Pred, remap)}
-			}
-			exprs := make([]expr.Expr, len(x.Exprs))
-			for i, e := range x.Exprs {
-				exprs[i] = expr.Remap(e, remap)
-			}
-			return &Project{placed: x.placed, Input: in, Exprs: exprs, Out: x.Out}
+		if in, remap := pruneBelow(x.Input, x.Exprs); remap != nil {
+			return &Project{placed: x.placed, Input: in, Exprs: remapAll(x.Exprs, remap), Out: x.Out}
 		}
 		return &Project{placed: x.placed, Input: PruneColumns(x.Input), Exprs: x.Exprs, Out: x.Out}
 	case *Filter:
@@ -105,8 +97,84 @@ func PruneColumns(n Node) Node {
 		return &Limit{placed: x.placed, Input: PruneColumns(x.Input), Count: x.Count, Offset: x.Offset}
 	case *Distinct:
 		return &Distinct{placed: x.placed, Input: PruneColumns(x.Input)}
+	case *Aggregate:
+		c := *x
+		c.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
+		var uses []expr.Expr
+		uses = append(uses, x.Keys...)
+		for _, a := range x.Aggs {
+			if a.Arg != nil {
+				uses = append(uses, a.Arg)
+			}
+			for _, o := range a.Order {
+				uses = append(uses, o.Expr)
+			}
+		}
+		in, remap := pruneBelow(x.Input, uses)
+		if remap == nil {
+			c.Input = PruneColumns(x.Input)
+			return &c
+		}
+		c.Input = in
+		c.Keys = remapAll(x.Keys, remap)
+		for i := range c.Aggs {
+			if c.Aggs[i].Arg != nil {
+				c.Aggs[i].Arg = expr.Remap(c.Aggs[i].Arg, remap)
+			}
+			order := make([]operators.AggOrder, len(c.Aggs[i].Order))
+			for j, o := range c.Aggs[i].Order {
+				order[j] = operators.AggOrder{Expr: expr.Remap(o.Expr, remap), Desc: o.Desc}
+			}
+			c.Aggs[i].Order = order
+		}
+		return &c
 	}
 	return n
+}
+
+func remapAll(es []expr.Expr, remap map[int]int) []expr.Expr {
+	out := make([]expr.Expr, len(es))
+	for i, e := range es {
+		out[i] = expr.Remap(e, remap)
+	}
+	return out
+}
+
+// pruneBelow narrows a Scan or Filter(Scan) input to the columns that uses
+// (and the filter) read. It returns the new input and the old-to-new column
+// mapping, or a nil mapping when n is not such an input.
+func pruneBelow(n Node, uses []expr.Expr) (Node, map[int]int) {
+	scan, filter := scanBelow(n)
+	if scan == nil {
+		return n, nil
+	}
+	used := map[int]bool{}
+	for _, e := range uses {
+		for c := range expr.Columns(e) {
+			used[c] = true
+		}
+	}
+	if filter != nil {
+		for c := range expr.Columns(filter.Pred) {
+			used[c] = true
+		}
+	}
+	keep := make([]int, 0, len(used))
+	for c := range used {
+		keep = append(keep, c)
+	}
+	sort.Ints(keep)
+	remap := map[int]int{}
+	cols := make([]int, len(keep))
+	for i, c := range keep {
+		remap[c] = i
+		cols[i] = scan.Cols[c]
+	}
+	ns := &Scan{placed: scan.placed, Table: scan.Table, Alias: scan.Alias, Cols: cols}
+	if filter != nil {
+		return &Filter{placed: filter.placed, Input: ns, Pred: expr.Remap(filter.Pred, remap)}, remap
+	}
+	return ns, remap
 }
 
 // scanBelow matches Scan or Filter(Scan).

@@ -1,0 +1,239 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// aggCtx binds expressions above a GROUP BY: group keys and aggregates
+// become references to the Aggregate node's output columns.
+type aggCtx struct {
+	from    *scope
+	node    *Aggregate
+	aliases map[string]expr.Expr // select-list aliases, for HAVING
+}
+
+var aggKinds = map[string]operators.AggKind{
+	"count": operators.AggCount, "sum": operators.AggSum, "avg": operators.AggAvg,
+	"min": operators.AggMin, "max": operators.AggMax,
+}
+
+// hasAggregate reports whether a parsed expression calls an aggregate.
+func hasAggregate(nodes ...sqlparser.SQLNode) bool {
+	found := false
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			switch x := node.(type) {
+			case *sqlparser.FuncExpr:
+				if aggregateNames[strings.ToLower(x.Name.String())] {
+					found = true
+				}
+			case *sqlparser.GroupConcatExpr:
+				found = true
+			case *sqlparser.Subquery:
+				return false, nil
+			}
+			return !found, nil
+		}, n)
+	}
+	return found
+}
+
+// intercept binds e if it is a group key or an aggregate; ok is false when
+// e must be bound by the ordinary rules (whose parts are intercepted again).
+func (a *aggCtx) intercept(b *binder, e sqlparser.Expr) (expr.Expr, bool, error) {
+	switch x := e.(type) {
+	case *sqlparser.FuncExpr:
+		if kind, isAgg := aggKinds[strings.ToLower(x.Name.String())]; isAgg {
+			ref, err := a.bindAggregate(b, kind, x)
+			return ref, true, err
+		}
+		if aggregateNames[strings.ToLower(x.Name.String())] {
+			return nil, true, errorf(Unsupported, x.Name.String(), "not supported: aggregate %s", strings.ToUpper(x.Name.String()))
+		}
+	case *sqlparser.GroupConcatExpr:
+		ref, err := a.bindGroupConcat(b, x)
+		return ref, true, err
+	case *sqlparser.ParenExpr, *sqlparser.SQLVal, *sqlparser.NullVal, sqlparser.BoolVal:
+		return nil, false, nil
+	}
+	if hasAggregate(e) {
+		return nil, false, nil
+	}
+	saved := b.agg
+	b.agg = nil
+	bound, err := b.bindExpr(e, a.from)
+	b.agg = saved
+	if err != nil {
+		if c, ok := e.(*sqlparser.ColName); ok && c.Qualifier.IsEmpty() {
+			if al, ok := a.aliases[strings.ToLower(c.Name.String())]; ok {
+				return al, true, nil
+			}
+		}
+		return nil, true, err
+	}
+	s := bound.String()
+	for i, k := range a.node.Keys {
+		if k.String() == s {
+			return &expr.ColumnRef{Index: i, Name: s, T: k.Type()}, true, nil
+		}
+	}
+	if expr.IsConstant(bound) {
+		return bound, true, nil
+	}
+	if c, ok := e.(*sqlparser.ColName); ok {
+		if c.Qualifier.IsEmpty() {
+			if al, ok := a.aliases[strings.ToLower(c.Name.String())]; ok {
+				return al, true, nil
+			}
+		}
+		return nil, true, errorf(TypeMismatch, c.Name.String(), "column %q must appear in the GROUP BY clause or be used in an aggregate function", sqlparser.String(c))
+	}
+	return nil, false, nil
+}
+
+// addAgg registers an aggregate (once per distinct spelling) and returns a
+// reference to its output column.
+func (a *aggCtx) addAgg(name string, spec operators.AggSpec) expr.Expr {
+	for i, n := range a.node.AggNames {
+		if n == name {
+			return &expr.ColumnRef{Index: len(a.node.Keys) + i, Name: name, T: a.node.Aggs[i].Type}
+		}
+	}
+	a.node.Aggs = append(a.node.Aggs, spec)
+	a.node.AggNames = append(a.node.AggNames, name)
+	return &expr.ColumnRef{Index: len(a.node.Keys) + len(a.node.Aggs) - 1, Name: name, T: spec.Type}
+}
+
+func (a *aggCtx) bindArg(b *binder, e sqlparser.Expr) (expr.Expr, error) {
+	if hasAggregate(e) {
+		return nil, errorf(TypeMismatch, "", "aggregate functions cannot be nested: %s", sqlparser.String(e))
+	}
+	saved := b.agg
+	b.agg = nil
+	defer func() { b.agg = saved }()
+	return b.bindExpr(e, a.from)
+}
+
+func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.FuncExpr) (expr.Expr, error) {
+	name := strings.ToUpper(x.Name.String())
+	if len(x.Exprs) != 1 {
+		return nil, errorf(TypeMismatch, name, "function %s: expects 1 argument, got %d", name, len(x.Exprs))
+	}
+	spec := operators.AggSpec{Kind: kind, Distinct: x.Distinct}
+	label := strings.ToLower(name) + "("
+	if x.Distinct {
+		label += "DISTINCT "
+	}
+	switch arg := x.Exprs[0].(type) {
+	case *sqlparser.StarExpr:
+		if kind != operators.AggCount || x.Distinct {
+			return nil, errorf(TypeMismatch, name, "function %s: * is only allowed in COUNT(*)", name)
+		}
+		spec.Kind = operators.AggCountStar
+		spec.Type = coldata.Int64
+		return a.addAgg("count(*)", spec), nil
+	case *sqlparser.AliasedExpr:
+		e, err := a.bindArg(b, arg.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if (kind == operators.AggSum || kind == operators.AggAvg) && (e.Type() == coldata.String || e.Type() == coldata.Null) {
+			if e, err = expr.CastTo(e, coldata.Float64); err != nil {
+				return nil, err
+			}
+		}
+		spec.Arg = e
+		spec.Type = operators.AggResultType(spec.Kind, e.Type())
+		if spec.Type == coldata.Null {
+			spec.Type = coldata.String
+			if spec.Arg, err = expr.CastTo(e, coldata.String); err != nil {
+				return nil, err
+			}
+		}
+		return a.addAgg(label+e.String()+")", spec), nil
+	}
+	return nil, errorf(TypeMismatch, name, "function %s: bad argument", name)
+}
+
+func (a *aggCtx) bindGroupConcat(b *binder, x *sqlparser.GroupConcatExpr) (expr.Expr, error) {
+	spec := operators.AggSpec{Kind: operators.AggGroupConcat, Distinct: x.Distinct != "", Separator: ",", Type: coldata.String}
+	if x.Separator != "" {
+		// The parser keeps the clause's text: " separator 'X'".
+		spec.Separator = strings.TrimSuffix(strings.TrimPrefix(x.Separator, " separator '"), "'")
+	}
+	var parts []expr.Expr
+	for _, se := range x.Exprs {
+		ae, ok := se.(*sqlparser.AliasedExpr)
+		if !ok {
+			return nil, errorf(TypeMismatch, "group_concat", "GROUP_CONCAT: * is not a valid argument")
+		}
+		e, err := a.bindArg(b, ae.Expr)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, e)
+	}
+	// Several arguments are concatenated, as in MySQL.
+	arg := parts[0]
+	if len(parts) > 1 || arg.Type() != coldata.String {
+		var err error
+		if arg, err = b.apply("concat", parts...); err != nil {
+			return nil, err
+		}
+	}
+	spec.Arg = arg
+	for _, o := range x.OrderBy {
+		e, err := a.bindArg(b, o.Expr)
+		if err != nil {
+			return nil, err
+		}
+		spec.Order = append(spec.Order, operators.AggOrder{Expr: e, Desc: o.Direction == sqlparser.DescScr})
+	}
+	return a.addAgg(strings.ToLower(sqlparser.String(x)), spec), nil
+}
+
+// groupKey resolves a GROUP BY item: an ordinal or alias of the select list,
+// or an expression over the FROM columns.
+func (b *binder) groupKey(g sqlparser.Expr, sc *scope, sel sqlparser.SelectExprs) (expr.Expr, error) {
+	if v, ok := g.(*sqlparser.SQLVal); ok && v.Type == sqlparser.IntVal {
+		n, err := b.intLiteral(v, "GROUP BY position")
+		if err != nil || n < 1 || int(n) > len(sel) {
+			return nil, errorf(UnknownColumn, string(v.Val), "unknown column %s in GROUP BY", v.Val)
+		}
+		ae, ok := sel[n-1].(*sqlparser.AliasedExpr)
+		if !ok {
+			return nil, errorf(TypeMismatch, string(v.Val), "GROUP BY %s refers to *", v.Val)
+		}
+		if hasAggregate(ae.Expr) {
+			return nil, errorf(TypeMismatch, string(v.Val), "cannot group on an aggregate (GROUP BY %s)", v.Val)
+		}
+		return b.bindExpr(ae.Expr, sc)
+	}
+	if hasAggregate(g) {
+		return nil, errorf(TypeMismatch, "", "cannot group on an aggregate: %s", sqlparser.String(g))
+	}
+	e, err := b.bindExpr(g, sc)
+	if err == nil {
+		return e, nil
+	}
+	if c, ok := g.(*sqlparser.ColName); ok && c.Qualifier.IsEmpty() {
+		for _, se := range sel {
+			if ae, ok := se.(*sqlparser.AliasedExpr); ok && strings.EqualFold(ae.As.String(), c.Name.String()) {
+				if hasAggregate(ae.Expr) {
+					return nil, errorf(TypeMismatch, c.Name.String(), "cannot group on an aggregate (%s)", c.Name.String())
+				}
+				return b.bindExpr(ae.Expr, sc)
+			}
+		}
+	}
+	return nil, err
+}
