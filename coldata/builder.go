@@ -358,3 +358,39 @@ func ConcatVecs(vecs []*Vec, total int) *Vec {
 	}
 	return out
 }
+
+// GatherNullable is Gather where a negative index produces a NULL row (the
+// unmatched side of an outer join).
+func GatherNullable(src *Vec, idx []int) *Vec {
+	hasNeg := false
+	for _, i := range idx {
+		if i < 0 {
+			hasNeg = true
+			break
+		}
+	}
+	if !hasNeg {
+		return Gather(src, idx)
+	}
+	safe := make([]int, len(idx))
+	for k, i := range idx {
+		if i >= 0 {
+			safe[k] = i
+		}
+	}
+	var out *Vec
+	if src.Len == 0 {
+		out = NewConst(src.Type, nil, len(idx)).Materialize()
+	} else {
+		out = Gather(src, safe)
+	}
+	if out.Nulls == nil {
+		out.Nulls = NewValidBitmap(len(idx))
+	}
+	for k, i := range idx {
+		if i < 0 {
+			ClearBit(out.Nulls, k)
+		}
+	}
+	return out
+}

@@ -90,47 +90,26 @@ func (b *binder) planSelectStatement(stmt sqlparser.SelectStatement) (Node, erro
 	return nil, errorf(Unsupported, "", "not supported: %s", sqlparser.String(stmt))
 }
 
-// planFrom builds the input of a SELECT and the scope its expressions see.
+// planFrom builds the input of a SELECT and the scope its expressions see;
+// several comma-separated tables are cross joined.
 func (b *binder) planFrom(from sqlparser.TableExprs) (Node, *scope, error) {
 	if len(from) == 0 {
 		return &Values{Rows: [][]expr.Expr{{}}}, &scope{}, nil
 	}
-	if len(from) > 1 {
-		return nil, nil, notYet("joins (several tables in FROM)")
+	node, sc, err := b.planTableExpr(from[0])
+	if err != nil {
+		return nil, nil, err
 	}
-	switch t := from[0].(type) {
-	case *sqlparser.AliasedTableExpr:
-		name, ok := t.Expr.(sqlparser.TableName)
-		if !ok {
-			return nil, nil, notYet("subqueries in FROM")
-		}
-		if !name.Qualifier.IsEmpty() {
-			return nil, nil, errorf(UnknownTable, name.Qualifier.String()+"."+name.Name.String(), "unknown table %s.%s (gsql has one schema)", name.Qualifier.String(), name.Name.String())
-		}
-		if strings.EqualFold(name.Name.String(), "dual") {
-			return &Values{Rows: [][]expr.Expr{{}}}, &scope{}, nil
-		}
-		tbl, err := b.cat.Get(name.Name.String())
+	for _, te := range from[1:] {
+		right, rsc, err := b.planTableExpr(te)
 		if err != nil {
-			return nil, nil, errorf(UnknownTable, name.Name.String(), "unknown table %q", name.Name.String())
+			return nil, nil, err
 		}
-		alias := tbl.Name
-		if !t.As.IsEmpty() {
-			alias = t.As.String()
-		}
-		scan := &Scan{Table: tbl, Alias: alias}
-		sc := &scope{}
-		for i, c := range tbl.Columns {
-			scan.Cols = append(scan.Cols, i)
-			sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, Type: c.Type, Index: i})
-		}
-		return scan, sc, nil
-	case *sqlparser.JoinTableExpr:
-		return nil, nil, notYet("joins")
-	case *sqlparser.ParenTableExpr:
-		return nil, nil, notYet("joins")
+		nl := len(node.Columns())
+		sc = mergeScopes(sc, rsc, nl)
+		node = &Join{Kind: operators.InnerJoin, Left: node, Right: right}
 	}
-	return nil, nil, errorf(Unsupported, "", "not supported: FROM %s", sqlparser.String(from))
+	return node, sc, nil
 }
 
 func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
@@ -191,6 +170,9 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 			matched := false
 			for _, c := range sc.cols {
 				if qual != "" && !strings.EqualFold(c.Table, qual) {
+					continue
+				}
+				if qual == "" && c.hidden {
 					continue
 				}
 				matched = true
@@ -325,5 +307,5 @@ func optimize(n Node) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return PruneColumns(n), nil
+	return PruneColumns(PushFilters(n)), nil
 }

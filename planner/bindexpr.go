@@ -18,7 +18,12 @@ type scopeCol struct {
 	Name  string
 	Type  coldata.Type
 	Index int
+	// hidden columns (the second copy of a USING column) are reachable only
+	// by qualified name and are left out of *.
+	hidden bool
 }
+
+var boolType = coldata.Bool
 
 // scope resolves column names of the current input.
 type scope struct{ cols []scopeCol }
@@ -31,6 +36,9 @@ func (s *scope) resolve(qual, name string) (*expr.ColumnRef, error) {
 			continue
 		}
 		if qual != "" && !strings.EqualFold(c.Table, qual) {
+			continue
+		}
+		if qual == "" && c.hidden {
 			continue
 		}
 		if found != nil {

@@ -70,6 +70,21 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			return nil, err
 		}
 		op = &operators.Distinct{Input: in}
+	case *Join:
+		l, err := b.build(x.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.build(x.Right)
+		if err != nil {
+			return nil, err
+		}
+		var rt []coldata.Type
+		for _, c := range x.Right.Columns() {
+			rt = append(rt, c.Type)
+		}
+		op = &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
+			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt}
 	case *Aggregate:
 		in, err := b.build(x.Input)
 		if err != nil {

@@ -249,3 +249,44 @@ func (a *Aggregate) describe() string {
 	}
 	return d
 }
+
+// Join pairs rows of Left and Right: equal LeftKeys/RightKeys (each over its
+// own side's columns) and a TRUE residual Cond (over Left's columns followed
+// by Right's). Output: Left's columns then Right's. Left joins keep
+// unmatched left rows.
+type Join struct {
+	placed
+	Kind                operators.JoinKind
+	Left, Right         Node
+	LeftKeys, RightKeys []expr.Expr
+	Cond                expr.Expr
+}
+
+// Columns implements Node.
+func (j *Join) Columns() []Column {
+	return append(append([]Column(nil), j.Left.Columns()...), j.Right.Columns()...)
+}
+
+// Inputs implements Node.
+func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }
+
+func (j *Join) describe() string {
+	kind := "Inner"
+	if j.Kind == operators.LeftJoin {
+		kind = "Left"
+	}
+	d := kind + " NestedLoopJoin"
+	if len(j.LeftKeys) > 0 {
+		d = kind + " HashJoin on"
+		for i := range j.LeftKeys {
+			if i > 0 {
+				d += " AND"
+			}
+			d += " " + j.LeftKeys[i].String() + " = " + j.RightKeys[i].String()
+		}
+	}
+	if j.Cond != nil {
+		d += " filter " + j.Cond.String()
+	}
+	return d
+}

@@ -54,6 +54,23 @@ func FoldConstants(n Node) (Node, error) {
 			return nil, err
 		}
 		return &Distinct{placed: x.placed, Input: in}, nil
+	case *Join:
+		l, err := FoldConstants(x.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := FoldConstants(x.Right)
+		if err != nil {
+			return nil, err
+		}
+		c := *x
+		c.Left, c.Right = l, r
+		if x.Cond != nil {
+			if c.Cond, err = foldConstants(x.Cond); err != nil {
+				return nil, err
+			}
+		}
+		return &c, nil
 	case *Aggregate:
 		in, err := FoldConstants(x.Input)
 		if err != nil {
@@ -97,6 +114,10 @@ func PruneColumns(n Node) Node {
 		return &Limit{placed: x.placed, Input: PruneColumns(x.Input), Count: x.Count, Offset: x.Offset}
 	case *Distinct:
 		return &Distinct{placed: x.placed, Input: PruneColumns(x.Input)}
+	case *Join:
+		c := *x
+		c.Left, c.Right = PruneColumns(x.Left), PruneColumns(x.Right)
+		return &c
 	case *Aggregate:
 		c := *x
 		c.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
@@ -188,4 +209,85 @@ func scanBelow(n Node) (*Scan, *Filter) {
 		}
 	}
 	return nil, nil
+}
+
+// PushFilters moves the parts of a filter above a join into the join:
+// predicates over one side become filters on that side, equalities between
+// the sides become hash-join keys, and the rest the join's residual
+// condition. For a left join only left-side predicates move.
+func PushFilters(n Node) Node {
+	switch x := n.(type) {
+	case *Filter:
+		in := PushFilters(x.Input)
+		j, ok := in.(*Join)
+		if !ok {
+			return &Filter{placed: x.placed, Input: in, Pred: x.Pred}
+		}
+		c := *j
+		nl := len(j.Left.Columns())
+		var keep, toLeft, toRight, toJoin []expr.Expr
+		for _, p := range conjuncts(x.Pred) {
+			switch s := side(p, nl); {
+			case s == 0:
+				toLeft = append(toLeft, p)
+			case s == 1 && j.Kind == operators.InnerJoin:
+				toRight = append(toRight, p)
+			case s == 2 && j.Kind == operators.InnerJoin:
+				toJoin = append(toJoin, p)
+			default:
+				keep = append(keep, p)
+			}
+		}
+		if len(toLeft) > 0 {
+			c.Left = PushFilters(&Filter{Input: c.Left, Pred: conjoin(toLeft)})
+		}
+		if len(toRight) > 0 {
+			shift := map[int]int{}
+			for i := range j.Right.Columns() {
+				shift[nl+i] = i
+			}
+			c.Right = PushFilters(&Filter{Input: c.Right, Pred: expr.Remap(conjoin(toRight), shift)})
+		}
+		if len(toJoin) > 0 {
+			all := append(conjuncts(j.Cond), toJoin...)
+			for i := range j.LeftKeys {
+				shift := map[int]int{}
+				for col := range expr.Columns(j.RightKeys[i]) {
+					shift[col] = col + nl
+				}
+				eq, _ := expr.Lookup("=")
+				all = append(all, &expr.Call{Fn: eq, Args: []expr.Expr{j.LeftKeys[i], expr.Remap(j.RightKeys[i], shift)}, T: boolType})
+			}
+			c.setCondition(conjoin(all), nl)
+		}
+		if len(keep) == 0 {
+			return &c
+		}
+		return &Filter{placed: x.placed, Input: &c, Pred: conjoin(keep)}
+	case *Project:
+		c := *x
+		c.Input = PushFilters(x.Input)
+		return &c
+	case *Sort:
+		c := *x
+		c.Input = PushFilters(x.Input)
+		return &c
+	case *Limit:
+		c := *x
+		c.Input = PushFilters(x.Input)
+		return &c
+	case *Distinct:
+		c := *x
+		c.Input = PushFilters(x.Input)
+		return &c
+	case *Aggregate:
+		c := *x
+		c.Input = PushFilters(x.Input)
+		return &c
+	case *Join:
+		c := *x
+		c.Left, c.Right = PushFilters(x.Left), PushFilters(x.Right)
+		return &c
+	}
+	return n
 }

@@ -1,0 +1,269 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// JoinKind is the kind of a join.
+type JoinKind uint8
+
+const (
+	// InnerJoin keeps matching pairs.
+	InnerJoin JoinKind = iota
+	// LeftJoin also keeps unmatched left rows, with NULL right columns.
+	LeftJoin
+)
+
+// HashJoin joins Left and Right. Rows pair up when their equi-keys are equal
+// (NULL keys never match) and the residual condition Cond (over the left
+// columns followed by the right columns) is TRUE. Without keys every pair is
+// a candidate (nested loop). The right input is materialised and hashed;
+// the left input streams.
+type HashJoin struct {
+	Left, Right         Operator
+	LeftKeys, RightKeys []expr.Expr
+	Cond                expr.Expr
+	Kind                JoinKind
+	LeftCols            int
+	RightTypes          []coldata.Type
+	// MaxBuildRows bounds the materialised right side (0: unbounded).
+	MaxBuildRows int
+
+	build   *coldata.Batch
+	table   map[string][]int32
+	pending []*coldata.Batch
+}
+
+// maxPairs bounds the candidate pairs formed at once, so that a nested loop
+// join over large inputs works in slices of bounded memory.
+const maxPairs = 1 << 16
+
+// Open implements Operator.
+func (j *HashJoin) Open(ctx context.Context) error {
+	j.build, j.table, j.pending = nil, nil, nil
+	if err := j.Left.Open(ctx); err != nil {
+		return err
+	}
+	return j.Right.Open(ctx)
+}
+
+func (j *HashJoin) buildSide(ctx context.Context) error {
+	var batches []*coldata.Batch
+	rows := 0
+	for {
+		b, err := j.Right.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		rows += b.Len
+		if j.MaxBuildRows > 0 && rows > j.MaxBuildRows {
+			return fmt.Errorf("join build side exceeds the memory limit of %d rows", j.MaxBuildRows)
+		}
+		batches = append(batches, b)
+	}
+	if len(batches) == 0 {
+		cols := make([]*coldata.Vec, len(j.RightTypes))
+		for i, t := range j.RightTypes {
+			cols[i] = coldata.NewVec(t, 0)
+		}
+		j.build = &coldata.Batch{Cols: cols}
+	} else {
+		j.build = coldata.Concat(batches, len(j.RightTypes))
+	}
+	if len(j.RightKeys) == 0 {
+		return nil
+	}
+	keys, err := evalAll(j.RightKeys, j.build)
+	if err != nil {
+		return err
+	}
+	j.table = make(map[string][]int32, j.build.Len)
+	var k []byte
+	for r := 0; r < j.build.Len; r++ {
+		if anyNull(keys, r) {
+			continue
+		}
+		k = AppendRowKey(k[:0], keys, r)
+		j.table[string(k)] = append(j.table[string(k)], int32(r))
+	}
+	return nil
+}
+
+func evalAll(es []expr.Expr, b *coldata.Batch) ([]*coldata.Vec, error) {
+	out := make([]*coldata.Vec, len(es))
+	for i, e := range es {
+		v, err := expr.Eval(e, b)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func anyNull(vs []*coldata.Vec, r int) bool {
+	for _, v := range vs {
+		if v.IsNull(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Next implements Operator.
+func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
+	if j.build == nil {
+		if err := j.buildSide(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		if len(j.pending) > 0 {
+			b := j.pending[0]
+			j.pending = j.pending[1:]
+			return b, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		lb, err := j.Left.Next(ctx)
+		if err != nil || lb == nil {
+			return nil, err
+		}
+		if err := j.probe(lb); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// probe joins one left batch, queueing output batches.
+func (j *HashJoin) probe(lb *coldata.Batch) error {
+	var keys []*coldata.Vec
+	if len(j.LeftKeys) > 0 {
+		var err error
+		if keys, err = evalAll(j.LeftKeys, lb); err != nil {
+			return err
+		}
+	}
+	matched := make([]bool, lb.Len)
+	var li, ri []int
+	var k []byte
+	flush := func() error {
+		if len(li) == 0 {
+			return nil
+		}
+		out, sel, err := j.pairs(lb, li, ri)
+		if err != nil {
+			return err
+		}
+		for _, s := range sel {
+			matched[li[s]] = true
+		}
+		if out != nil && out.Len > 0 {
+			j.pending = append(j.pending, out)
+		}
+		li, ri = li[:0], ri[:0]
+		return nil
+	}
+	for r := 0; r < lb.Len; r++ {
+		if keys != nil {
+			if anyNull(keys, r) {
+				continue
+			}
+			k = AppendRowKey(k[:0], keys, r)
+			for _, m := range j.table[string(k)] {
+				li = append(li, r)
+				ri = append(ri, int(m))
+			}
+		} else {
+			for m := 0; m < j.build.Len; m++ {
+				li = append(li, r)
+				ri = append(ri, m)
+				if len(li) >= maxPairs {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if len(li) >= maxPairs {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if j.Kind == LeftJoin {
+		var un []int
+		for r, m := range matched {
+			if !m {
+				un = append(un, r)
+			}
+		}
+		if len(un) > 0 {
+			nulls := make([]int, len(un))
+			for i := range nulls {
+				nulls[i] = -1
+			}
+			j.pending = append(j.pending, j.combine(lb, un, nulls))
+		}
+	}
+	return nil
+}
+
+// pairs forms the candidate pairs and keeps those passing Cond; sel lists
+// the kept pair positions.
+func (j *HashJoin) pairs(lb *coldata.Batch, li, ri []int) (*coldata.Batch, []int, error) {
+	b := j.combine(lb, li, ri)
+	if j.Cond == nil {
+		sel := make([]int, len(li))
+		for i := range sel {
+			sel[i] = i
+		}
+		return b, sel, nil
+	}
+	mask, err := expr.Eval(j.Cond, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sel []int
+	for i := 0; i < b.Len; i++ {
+		if !mask.IsNull(i) && mask.Bool(i) {
+			sel = append(sel, i)
+		}
+	}
+	if len(sel) == b.Len {
+		return b, sel, nil
+	}
+	return coldata.GatherBatch(b, sel), sel, nil
+}
+
+func (j *HashJoin) combine(lb *coldata.Batch, li, ri []int) *coldata.Batch {
+	cols := make([]*coldata.Vec, 0, j.LeftCols+len(j.RightTypes))
+	for _, c := range lb.Cols {
+		cols = append(cols, coldata.Gather(c, li))
+	}
+	for _, c := range j.build.Cols {
+		cols = append(cols, coldata.GatherNullable(c, ri))
+	}
+	return &coldata.Batch{Cols: cols, Len: len(li)}
+}
+
+// Close implements Operator.
+func (j *HashJoin) Close() error {
+	j.build, j.table, j.pending = nil, nil, nil
+	err := j.Left.Close()
+	if err2 := j.Right.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
