@@ -19,7 +19,8 @@ import (
 )
 
 // run executes one statement. Row-returning statements give a reader.
-func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (Result, array.RecordReader, error) {
+func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result, rdr array.RecordReader, err error) {
+	defer recoverInternal(&err)
 	if err := ctx.Err(); err != nil {
 		return Result{}, nil, err
 	}
@@ -86,8 +87,8 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (Result, ar
 }
 
 // plan binds a SELECT and places its operators.
-func (db *DB) plan(stmt sqlparser.SelectStatement, args []any) (planner.Node, error) {
-	n, err := db.planner.PlanSelect(stmt, args)
+func (db *DB) plan(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (planner.Node, error) {
+	n, err := db.planner.PlanSelect(ctx, stmt, args)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func (db *DB) plan(stmt sqlparser.SelectStatement, args []any) (planner.Node, er
 }
 
 func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (array.RecordReader, error) {
-	n, err := db.plan(stmt, args)
+	n, err := db.plan(ctx, stmt, args)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +112,7 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 }
 
 func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args []any, analyze bool) ([]string, error) {
-	n, err := db.plan(stmt, args)
+	n, err := db.plan(ctx, stmt, args)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 
 // collect runs a SELECT to the end and returns its columns and rows.
 func (db *DB) collect(ctx context.Context, stmt sqlparser.SelectStatement, args []any) ([]planner.Column, []*coldata.Batch, error) {
-	n, err := db.plan(stmt, args)
+	n, err := db.plan(ctx, stmt, args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -321,7 +322,7 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 			return 0, fmt.Errorf("INSERT INTO %s: %d columns selected for %d target columns", t.Name, len(srcCols), len(target))
 		}
 	} else {
-		rows, err := db.planner.BindRows(s.Rows, len(target), args)
+		rows, err := db.planner.BindRows(ctx, s.Rows, len(target), args)
 		if err != nil {
 			return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
 		}

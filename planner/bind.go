@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
@@ -13,11 +14,14 @@ import (
 
 // binder holds the state of binding one statement.
 type binder struct {
+	ctx      context.Context
 	cat      *catalog.Catalog
 	args     []any
 	usedArgs int
 	// agg is set while binding expressions above a GROUP BY.
 	agg *aggCtx
+	// outer holds the scopes of enclosing queries, innermost last.
+	outer []*scope
 }
 
 // Planner plans statements against a catalog.
@@ -28,8 +32,10 @@ type Planner struct {
 // PlanSelect binds a SELECT statement with placeholder arguments and returns
 // its optimised logical plan (every node placed on the CPU; Place moves
 // nodes to the GPU).
-func (p *Planner) PlanSelect(stmt sqlparser.SelectStatement, args []any) (Node, error) {
-	b := &binder{cat: p.Catalog, args: args}
+// Uncorrelated subqueries are run once, here, and replaced by their values;
+// ctx bounds that work.
+func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (Node, error) {
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args}
 	n, err := b.planSelectStatement(stmt)
 	if err != nil {
 		return nil, err
@@ -42,8 +48,8 @@ func (p *Planner) PlanSelect(stmt sqlparser.SelectStatement, args []any) (Node, 
 
 // BindRows binds the rows of INSERT ... VALUES as constant expressions,
 // folded to literals; each row must have ncols values.
-func (p *Planner) BindRows(rows [][]sqlparser.Expr, ncols int, args []any) ([][]expr.Expr, error) {
-	b := &binder{cat: p.Catalog, args: args}
+func (p *Planner) BindRows(ctx context.Context, rows [][]sqlparser.Expr, ncols int, args []any) ([][]expr.Expr, error) {
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args}
 	out := make([][]expr.Expr, len(rows))
 	for r, row := range rows {
 		if len(row) != ncols {
@@ -85,7 +91,7 @@ func (b *binder) planSelectStatement(stmt sqlparser.SelectStatement) (Node, erro
 	case *sqlparser.ParenSelect:
 		return b.planSelectStatement(s.Select)
 	case *sqlparser.Union:
-		return nil, notYet("UNION")
+		return b.planUnion(s)
 	}
 	return nil, errorf(Unsupported, "", "not supported: %s", sqlparser.String(stmt))
 }

@@ -1,8 +1,8 @@
 package planner
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -10,6 +10,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
 )
 
 // scopeCol is a column visible to expressions: input column Index.
@@ -71,7 +72,15 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 	}
 	switch x := e.(type) {
 	case *sqlparser.ColName:
-		return sc.resolve(x.Qualifier.Name.String(), x.Name.String())
+		ref, err := sc.resolve(x.Qualifier.Name.String(), x.Name.String())
+		if err != nil {
+			for _, o := range b.outer {
+				if _, oerr := o.resolve(x.Qualifier.Name.String(), x.Name.String()); oerr == nil {
+					return nil, notYet("correlated subqueries (the subquery refers to the outer column " + sqlparser.String(x) + ")")
+				}
+			}
+		}
+		return ref, err
 	case *sqlparser.SQLVal:
 		return b.bindVal(x)
 	case *sqlparser.NullVal:
@@ -136,8 +145,18 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 			args = append(args, x.To)
 		}
 		return b.call("substring", sc, args...)
-	case *sqlparser.Subquery, *sqlparser.ExistsExpr:
-		return nil, notYet("subqueries")
+	case *sqlparser.Subquery:
+		return b.scalarSubquery(x, sc)
+	case *sqlparser.ExistsExpr:
+		_, batches, err := b.runSubquery(x.Subquery, sc)
+		if err != nil {
+			return nil, err
+		}
+		rows := 0
+		for _, bt := range batches {
+			rows += bt.Len
+		}
+		return &expr.Literal{Value: rows > 0, T: coldata.Bool}, nil
 	case *sqlparser.GroupConcatExpr:
 		return nil, errorf(TypeMismatch, "group_concat", "aggregate GROUP_CONCAT is not allowed here")
 	case *sqlparser.CollateExpr:
@@ -267,19 +286,20 @@ var comparisonFuncs = map[string]string{
 
 func (b *binder) bindComparison(x *sqlparser.ComparisonExpr, sc *scope) (expr.Expr, error) {
 	if fn, ok := comparisonFuncs[x.Operator]; ok {
-		if _, sub := x.Right.(*sqlparser.Subquery); sub {
-			return nil, notYet("subqueries")
-		}
 		return b.call(fn, sc, x.Left, x.Right)
 	}
 	switch x.Operator {
 	case sqlparser.InStr, sqlparser.NotInStr:
-		tuple, ok := x.Right.(sqlparser.ValTuple)
-		if !ok {
-			return nil, notYet("subqueries")
+		var in expr.Expr
+		var err error
+		switch r := x.Right.(type) {
+		case sqlparser.ValTuple:
+			in, err = b.call("in", sc, append([]sqlparser.Expr{x.Left}, r...)...)
+		case *sqlparser.Subquery:
+			in, err = b.inSubquery(x.Left, r, sc)
+		default:
+			return nil, errorf(Unsupported, "", "not supported: IN %s", sqlparser.String(x.Right))
 		}
-		args := append([]sqlparser.Expr{x.Left}, tuple...)
-		in, err := b.call("in", sc, args...)
 		if err != nil || x.Operator == sqlparser.InStr {
 			return in, err
 		}
@@ -456,4 +476,84 @@ func (b *binder) intLiteral(e sqlparser.Expr, what string) (int64, error) {
 	return n, nil
 }
 
-var _ = fmt.Sprintf
+// runSubquery plans and runs an uncorrelated subquery once.
+func (b *binder) runSubquery(q *sqlparser.Subquery, sc *scope) ([]Column, []*coldata.Batch, error) {
+	sub := &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, outer: append(append([]*scope(nil), b.outer...), sc)}
+	n, err := sub.planSelectStatement(q.Select)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.usedArgs = max(b.usedArgs, sub.usedArgs)
+	if n, err = optimize(n); err != nil {
+		return nil, nil, err
+	}
+	built, err := Build(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := b.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	batches, err := operators.Drain(ctx, built.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	return n.Columns(), batches, nil
+}
+
+func (b *binder) scalarSubquery(q *sqlparser.Subquery, sc *scope) (expr.Expr, error) {
+	cols, batches, err := b.runSubquery(q, sc)
+	if err != nil {
+		return nil, err
+	}
+	if len(cols) != 1 {
+		return nil, errorf(TypeMismatch, "", "operand should contain 1 column, the subquery returns %d", len(cols))
+	}
+	var val any
+	rows := 0
+	for _, bt := range batches {
+		if bt.Len > 0 && rows == 0 {
+			val = bt.Cols[0].Value(0)
+		}
+		rows += bt.Len
+	}
+	if rows > 1 {
+		return nil, errorf(TypeMismatch, "", "subquery returns more than 1 row")
+	}
+	return &expr.Literal{Value: val, T: cols[0].Type}, nil
+}
+
+// inSubquery binds x IN (SELECT ...) as x IN (v1, v2, ...) over the
+// subquery's result.
+func (b *binder) inSubquery(left sqlparser.Expr, q *sqlparser.Subquery, sc *scope) (expr.Expr, error) {
+	l, err := b.bindExpr(left, sc)
+	if err != nil {
+		return nil, err
+	}
+	cols, batches, err := b.runSubquery(q, sc)
+	if err != nil {
+		return nil, err
+	}
+	if len(cols) != 1 {
+		return nil, errorf(TypeMismatch, "", "operand should contain 1 column, the subquery returns %d", len(cols))
+	}
+	args := []expr.Expr{l}
+	seen := map[string]bool{}
+	var key []byte
+	for _, bt := range batches {
+		for r := 0; r < bt.Len; r++ {
+			key = operators.AppendRowKey(key[:0], bt.Cols[:1], r)
+			if seen[string(key)] {
+				continue
+			}
+			seen[string(key)] = true
+			args = append(args, &expr.Literal{Value: bt.Cols[0].Value(r), T: cols[0].Type})
+		}
+	}
+	if len(args) == 1 {
+		// An empty IN list is FALSE (even for a NULL left side).
+		return &expr.Literal{Value: false, T: coldata.Bool}, nil
+	}
+	return b.apply("in", args...)
+}

@@ -85,6 +85,16 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		}
 		op = &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt}
+	case *Union:
+		u := &operators.UnionAll{}
+		for _, part := range x.Parts {
+			in, err := b.build(part)
+			if err != nil {
+				return nil, err
+			}
+			u.Inputs = append(u.Inputs, in)
+		}
+		op = u
 	case *Aggregate:
 		in, err := b.build(x.Input)
 		if err != nil {

@@ -290,3 +290,18 @@ func (j *Join) describe() string {
 	}
 	return d
 }
+
+// Union concatenates its inputs (UNION ALL); UNION is a Distinct above it.
+type Union struct {
+	placed
+	Parts []Node
+	Out   []Column
+}
+
+// Columns implements Node.
+func (u *Union) Columns() []Column { return u.Out }
+
+// Inputs implements Node.
+func (u *Union) Inputs() []Node { return u.Parts }
+
+func (u *Union) describe() string { return "UnionAll" }

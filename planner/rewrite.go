@@ -54,6 +54,17 @@ func FoldConstants(n Node) (Node, error) {
 			return nil, err
 		}
 		return &Distinct{placed: x.placed, Input: in}, nil
+	case *Union:
+		c := *x
+		c.Parts = make([]Node, len(x.Parts))
+		for i, p := range x.Parts {
+			f, err := FoldConstants(p)
+			if err != nil {
+				return nil, err
+			}
+			c.Parts[i] = f
+		}
+		return &c, nil
 	case *Join:
 		l, err := FoldConstants(x.Left)
 		if err != nil {
@@ -117,6 +128,13 @@ func PruneColumns(n Node) Node {
 	case *Join:
 		c := *x
 		c.Left, c.Right = PruneColumns(x.Left), PruneColumns(x.Right)
+		return &c
+	case *Union:
+		c := *x
+		c.Parts = make([]Node, len(x.Parts))
+		for i, p := range x.Parts {
+			c.Parts[i] = PruneColumns(p)
+		}
 		return &c
 	case *Aggregate:
 		c := *x
@@ -283,6 +301,13 @@ func PushFilters(n Node) Node {
 	case *Aggregate:
 		c := *x
 		c.Input = PushFilters(x.Input)
+		return &c
+	case *Union:
+		c := *x
+		c.Parts = make([]Node, len(x.Parts))
+		for i, p := range x.Parts {
+			c.Parts[i] = PushFilters(p)
+		}
 		return &c
 	case *Join:
 		c := *x

@@ -1,0 +1,101 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// planUnion plans UNION [ALL|DISTINCT]: inputs are converted to common
+// column types; ORDER BY and LIMIT apply to the whole result and may name
+// the first SELECT's columns or their ordinals.
+func (b *binder) planUnion(u *sqlparser.Union) (Node, error) {
+	left, err := b.planSelectStatement(u.Left)
+	if err != nil {
+		return nil, err
+	}
+	right, err := b.planSelectStatement(u.Right)
+	if err != nil {
+		return nil, err
+	}
+	lc, rc := left.Columns(), right.Columns()
+	if len(lc) != len(rc) {
+		return nil, errorf(TypeMismatch, "", "the SELECTs of a UNION have different numbers of columns (%d and %d)", len(lc), len(rc))
+	}
+	out := make([]Column, len(lc))
+	for i := range lc {
+		out[i] = Column{Name: lc[i].Name, Type: expr.Unify(lc[i].Type, rc[i].Type)}
+		if out[i].Type == 0 {
+			out[i].Type = boolType
+		}
+	}
+	parts := []Node{castNode(left, out), castNode(right, out)}
+	var node Node = &Union{Parts: parts, Out: out}
+	if u.Type != sqlparser.UnionAllStr {
+		node = &Distinct{Input: node}
+	}
+	if len(u.OrderBy) > 0 {
+		s := &Sort{Input: node}
+		for _, o := range u.OrderBy {
+			col := -1
+			switch x := o.Expr.(type) {
+			case *sqlparser.SQLVal:
+				if n, err := b.intLiteral(x, "ORDER BY position"); err == nil && n >= 1 && int(n) <= len(out) {
+					col = int(n) - 1
+				}
+			case *sqlparser.ColName:
+				for i, c := range out {
+					if strings.EqualFold(c.Name, x.Name.String()) {
+						col = i
+						break
+					}
+				}
+			}
+			if col < 0 {
+				return nil, errorf(UnknownColumn, sqlparser.String(o.Expr), "ORDER BY of a UNION must name a result column or position, not %s", sqlparser.String(o.Expr))
+			}
+			s.Keys = append(s.Keys, operators.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr})
+		}
+		node = s
+	}
+	if u.Limit != nil {
+		lim := &Limit{Input: node, Count: -1}
+		if u.Limit.Rowcount != nil {
+			if lim.Count, err = b.intLiteral(u.Limit.Rowcount, "LIMIT"); err != nil {
+				return nil, err
+			}
+		}
+		if u.Limit.Offset != nil {
+			if lim.Offset, err = b.intLiteral(u.Limit.Offset, "OFFSET"); err != nil {
+				return nil, err
+			}
+		}
+		node = lim
+	}
+	return node, nil
+}
+
+// castNode converts n's columns to the given types with a projection, or
+// returns n when they already match.
+func castNode(n Node, out []Column) Node {
+	cols := n.Columns()
+	same := true
+	for i, c := range cols {
+		if c.Type != out[i].Type {
+			same = false
+		}
+	}
+	if same {
+		return n
+	}
+	p := &Project{Input: n, Out: make([]Column, len(cols))}
+	for i, c := range cols {
+		e, _ := expr.CastTo(&expr.ColumnRef{Index: i, Name: c.Name, T: c.Type}, out[i].Type)
+		p.Exprs = append(p.Exprs, e)
+		p.Out[i] = Column{Name: c.Name, Type: out[i].Type}
+	}
+	return p
+}
