@@ -1,0 +1,87 @@
+//go:build !gsql_noengine
+
+package tests
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	gsql "github.com/gsqlengine/gsql"
+)
+
+// gsqlEngine adapts *gsql.DB to the runner's Engine interface.
+type gsqlEngine struct{ db *gsql.DB }
+
+func (e gsqlEngine) Exec(ctx context.Context, sql string) error {
+	_, err := e.db.Exec(ctx, sql)
+	return err
+}
+
+func (e gsqlEngine) Query(ctx context.Context, sql string) (array.RecordReader, error) {
+	return e.db.Query(ctx, sql)
+}
+
+// testDevice is the device the regression files run on: GSQL_TEST_DEVICE
+// (gpu, cpu or auto), default cpu.
+func testDevice() string {
+	if d := strings.TrimSpace(os.Getenv("GSQL_TEST_DEVICE")); d != "" {
+		return d
+	}
+	return "cpu"
+}
+
+// testFiles lists tests/sql/**/*.test relative to the package directory.
+func testFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir("sql", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".test") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("list regression files: %v", err)
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatal("no regression files under tests/sql")
+	}
+	return files
+}
+
+// TestSQLLogic runs every regression file against a fresh database.
+func TestSQLLogic(t *testing.T) {
+	device := testDevice()
+	for _, path := range testFiles(t) {
+		name := strings.TrimPrefix(filepath.ToSlash(path), "sql/")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			db, err := gsql.Open(gsql.Options{Device: device})
+			if err != nil {
+				t.Fatalf("open database on device %q: %v", device, err)
+			}
+			defer db.Close()
+			r := &Runner{Engine: gsqlEngine{db}}
+			sum, err := r.RunFile(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range sum.Failures {
+				t.Error(f.Error())
+			}
+			t.Logf("%s: %d statements, %d queries, %d skipped, %d failed",
+				path, sum.Statements, sum.Queries, sum.Skipped, len(sum.Failures))
+		})
+	}
+}
