@@ -1,0 +1,417 @@
+// Package fuse generates fused CUDA kernels from bound expression trees: a
+// projection list and an optional filter become one two-pass kernel set —
+// a sizes kernel (row sizes, filter flags and per-block sums), a scan of the
+// block sums, and a fill kernel that writes every output straight into its
+// final buffer. It is the libcudf strings post's hand-written "two-pass"
+// kernel, produced from SQL.
+//
+// Strings inside a kernel are views (pointer and length) into input columns
+// or literals; slicing functions (SUBSTRING, LEFT, SPLIT_PART, TRIM, ...)
+// return views, CONCAT builds a rope of views, and CASE picks one, so the
+// redact query copies each output byte exactly once. Functions that make new
+// bytes (UPPER, REPLACE, LPAD, ...) are sized in the first pass and written
+// in the second; when their result feeds another function it is written to
+// per-thread scratch first.
+//
+// The package is pure Go and has no build tag: generated sources are also
+// compiled with a host C++ compiler in the tests and checked against the CPU
+// kernels, so the code generator is tested in CI without a GPU.
+package fuse
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+//go:embed rt.cuh
+var runtimeSource string
+
+// ErrNotFusable means an expression uses something the generator does not
+// handle; the caller uses the function-at-a-time library path instead.
+var ErrNotFusable = errors.New("expression cannot be fused")
+
+// FieldKind says what a slot of the kernel's argument block holds.
+type FieldKind uint8
+
+const (
+	// FieldRows is the number of input rows.
+	FieldRows FieldKind = iota
+	// FieldInValid, FieldInData, FieldInOffsets, FieldInChars are input
+	// column Col's validity bitmap (0 when no NULLs), fixed-width data,
+	// string offsets and string bytes.
+	FieldInValid
+	FieldInData
+	FieldInOffsets
+	FieldInChars
+	// FieldLitStr / FieldLitLen are a string literal's bytes and length;
+	// FieldLitInt / FieldLitFloat a numeric literal (Lit indexes Params).
+	FieldLitStr
+	FieldLitLen
+	FieldLitInt
+	FieldLitFloat
+	// FieldUpperFrom ... FieldLowerLen are the case-mapping tables.
+	FieldUpperFrom
+	FieldUpperTo
+	FieldUpperLen
+	FieldLowerFrom
+	FieldLowerTo
+	FieldLowerLen
+	// FieldOutValid, FieldOutData, FieldOutOffsets, FieldOutChars are output
+	// column Col's buffers (the validity bitmap in 32-bit words, preset to
+	// all-valid by the host).
+	FieldOutValid
+	FieldOutData
+	FieldOutOffsets
+	FieldOutChars
+	// FieldBlockSums holds the per-block counters (rows kept, then bytes of
+	// each string output); FieldTotals their sums; FieldErr the error word.
+	FieldBlockSums
+	FieldTotals
+	FieldErr
+	// FieldBlocks is the number of blocks of the sizes/fill grid.
+	FieldBlocks
+)
+
+// Field is one 8-byte slot of the argument block, in order.
+type Field struct {
+	Kind FieldKind
+	Col  int // input or output column
+	Lit  int // literal slot
+	Name string
+}
+
+// Kernel is a generated kernel set.
+type Kernel struct {
+	// Source is the complete CUDA C++ source.
+	Source string
+	// Key identifies the kernel's shape: expressions that differ only in
+	// literal values share a key (and a compiled module).
+	Key string
+	// Fields lists the argument block's slots.
+	Fields []Field
+	// Params are the literal values, in slot order.
+	Params []any
+	// Inputs are the input column types; Used marks those read.
+	Inputs []coldata.Type
+	Used   []bool
+	// Outputs are the output column types.
+	Outputs []coldata.Type
+	// StringOutputs counts string outputs (they need the sizes pass).
+	StringOutputs int
+	// Filter is true when rows are compacted by a predicate.
+	Filter bool
+	// NeedsCase is true when the case-mapping tables are read.
+	NeedsCase bool
+}
+
+// TwoPass reports whether the kernel needs the sizes and scan passes.
+func (k *Kernel) TwoPass() bool { return k.Filter || k.StringOutputs > 0 }
+
+// Generate builds the kernels computing outputs over input columns of the
+// given types, keeping only rows where filter (may be nil) is TRUE.
+func Generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) (*Kernel, error) {
+	g := &gen{
+		inputs: inputs,
+		used:   make([]bool, len(inputs)),
+		memo:   map[string]*val{},
+	}
+	k := &Kernel{Inputs: inputs, Filter: filter != nil}
+	var body strings.Builder
+	g.out = &body
+	var keep *val
+	if filter != nil {
+		v, err := g.expr(filter)
+		if err != nil {
+			return nil, err
+		}
+		if v.kind != kBool {
+			return nil, fmt.Errorf("%w: filter of type %s", ErrNotFusable, filter.Type())
+		}
+		keep = v
+	}
+	outs := make([]*val, len(outputs))
+	for i, e := range outputs {
+		v, err := g.expr(e)
+		if err != nil {
+			return nil, err
+		}
+		outs[i] = v
+		k.Outputs = append(k.Outputs, e.Type())
+		if e.Type() == coldata.String {
+			k.StringOutputs++
+		}
+	}
+	k.Used = g.used
+	k.Params = g.params
+	k.NeedsCase = g.needsCase
+	k.Fields = g.fields(k)
+	k.Source = g.source(k, body.String(), keep, outs)
+	sum := sha256.Sum256([]byte(k.Source))
+	k.Key = hex.EncodeToString(sum[:16])
+	return k, nil
+}
+
+// kind is the representation of a value in generated code.
+type kind uint8
+
+const (
+	kInt   kind = iota // int64_t
+	kFloat             // double
+	kBool              // bool
+	kSV                // SV view
+	kRope              // Rope<n>
+	kGen               // new bytes: size expression and write statement
+)
+
+// val is a generated value: C expressions for the value and its NULL flag.
+type val struct {
+	kind kind
+	c    string // C expression (a variable name) of the value
+	null string // C expression of the NULL flag ("false" if never NULL)
+	n    int    // rope capacity
+	// For kGen: the size expression and a writer of dst.
+	size  string
+	write func(dst string) string
+	// gnull is an extra NULL condition decided while sizing (LPAD).
+	lit *expr.Literal
+}
+
+type gen struct {
+	inputs    []coldata.Type
+	used      []bool
+	out       *strings.Builder
+	memo      map[string]*val
+	nvar      int
+	params    []any
+	litKinds  []kind
+	needsCase bool
+}
+
+func (g *gen) tmp() string {
+	g.nvar++
+	return fmt.Sprintf("t%d", g.nvar)
+}
+
+func (g *gen) emit(format string, args ...any) {
+	fmt.Fprintf(g.out, "  "+format+"\n", args...)
+}
+
+// ctype is the C type of a value kind.
+func ctype(k kind, n int) string {
+	switch k {
+	case kInt:
+		return "int64_t"
+	case kFloat:
+		return "double"
+	case kBool:
+		return "bool"
+	case kSV:
+		return "SV"
+	case kRope:
+		return fmt.Sprintf("Rope<%d>", n)
+	}
+	return "void"
+}
+
+func kindOf(t coldata.Type) kind {
+	switch t {
+	case coldata.Int64:
+		return kInt
+	case coldata.Float64:
+		return kFloat
+	case coldata.Bool:
+		return kBool
+	case coldata.String:
+		return kSV
+	}
+	return kInt
+}
+
+// expr generates code for e (once per distinct sub-expression).
+func (g *gen) expr(e expr.Expr) (*val, error) {
+	key := e.String() + "::" + e.Type().String()
+	if _, isLit := e.(*expr.Literal); !isLit {
+		if v, ok := g.memo[key]; ok {
+			return v, nil
+		}
+	}
+	v, err := g.gen(e)
+	if err != nil {
+		return nil, err
+	}
+	if _, isLit := e.(*expr.Literal); !isLit {
+		g.memo[key] = v
+	}
+	return v, nil
+}
+
+func (g *gen) gen(e expr.Expr) (*val, error) {
+	switch x := e.(type) {
+	case *expr.ColumnRef:
+		return g.column(x)
+	case *expr.Literal:
+		return g.literal(x)
+	case *expr.Call:
+		return g.call(x)
+	}
+	return nil, fmt.Errorf("%w: %T", ErrNotFusable, e)
+}
+
+func (g *gen) column(c *expr.ColumnRef) (*val, error) {
+	if c.Index < 0 || c.Index >= len(g.inputs) {
+		return nil, fmt.Errorf("fuse: column %d out of range", c.Index)
+	}
+	g.used[c.Index] = true
+	i := c.Index
+	v := &val{kind: kindOf(c.T), c: g.tmp(), null: g.tmp()}
+	g.emit("bool %s = in_null(a.in%d_valid, i);", v.null, i)
+	switch c.T {
+	case coldata.Int64:
+		g.emit("int64_t %s = ((const int64_t*)a.in%d_data)[i];", v.c, i)
+	case coldata.Float64:
+		g.emit("double %s = ((const double*)a.in%d_data)[i];", v.c, i)
+	case coldata.Bool:
+		g.emit("bool %s = ((const uint8_t*)a.in%d_data)[i] != 0;", v.c, i)
+	case coldata.String:
+		g.emit("SV %s = in_str(a.in%d_off, a.in%d_chars, i);", v.c, i, i)
+	default:
+		return nil, fmt.Errorf("%w: column of type %s", ErrNotFusable, c.T)
+	}
+	return v, nil
+}
+
+// literal makes a parameter slot so that kernels differing only in literal
+// values share their code.
+func (g *gen) literal(l *expr.Literal) (*val, error) {
+	if l.Value == nil {
+		k := kindOf(l.T)
+		v := &val{kind: k, null: "true", lit: l}
+		switch k {
+		case kInt:
+			v.c = "(int64_t)0"
+		case kFloat:
+			v.c = "0.0"
+		case kBool:
+			v.c = "false"
+		case kSV:
+			v.c = "sv_make(\"\", 0)"
+		}
+		return v, nil
+	}
+	slot := len(g.params)
+	g.params = append(g.params, l.Value)
+	switch x := l.Value.(type) {
+	case int64:
+		g.litKinds = append(g.litKinds, kInt)
+		return &val{kind: kInt, c: fmt.Sprintf("a.lit%d", slot), null: "false", lit: l}, nil
+	case float64:
+		g.litKinds = append(g.litKinds, kFloat)
+		return &val{kind: kFloat, c: fmt.Sprintf("a.lit%d", slot), null: "false", lit: l}, nil
+	case bool:
+		g.litKinds = append(g.litKinds, kInt)
+		g.params[slot] = b2i(x)
+		return &val{kind: kBool, c: fmt.Sprintf("(a.lit%d != 0)", slot), null: "false", lit: l}, nil
+	case string:
+		g.litKinds = append(g.litKinds, kSV)
+		return &val{kind: kSV, c: fmt.Sprintf("sv_make(a.lit%d, (int32_t)a.lit%d_n)", slot, slot), null: "false", lit: l}, nil
+	}
+	return nil, fmt.Errorf("%w: literal %T", ErrNotFusable, l.Value)
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// declare assigns a C expression to a fresh variable.
+func (g *gen) declare(k kind, n int, c string) string {
+	name := g.tmp()
+	g.emit("%s %s = %s;", ctype(k, n), name, c)
+	return name
+}
+
+// nullOf combines argument NULL flags (NULL if any is NULL).
+func (g *gen) nullOf(args []*val) string {
+	var parts []string
+	for _, a := range args {
+		if a.null != "false" {
+			parts = append(parts, a.null)
+		}
+	}
+	if len(parts) == 0 {
+		return "false"
+	}
+	name := g.tmp()
+	g.emit("bool %s = %s;", name, strings.Join(parts, " || "))
+	return name
+}
+
+// asSV makes a string value contiguous: ropes and generated strings are
+// written to scratch.
+func (g *gen) asSV(v *val) *val {
+	switch v.kind {
+	case kSV:
+		return v
+	case kRope:
+		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("flatten(%s, sc)", v.c)), null: v.null}
+	case kGen:
+		buf := g.tmp()
+		g.emit("int32_t %s_n = %s;", buf, v.size)
+		g.emit("char* %s = scratch_take(sc, %s_n);", buf, buf)
+		g.emit("if (%s) { %s }", buf, v.write(buf))
+		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s ? sv_make(%s, %s_n) : sv_make(\"\", 0)", buf, buf, buf)), null: v.null}
+	}
+	return v
+}
+
+// asRope widens a string value to a rope of capacity n.
+func (g *gen) asRope(v *val, n int) string {
+	switch v.kind {
+	case kRope:
+		if v.n == n {
+			return v.c
+		}
+		return fmt.Sprintf("rope_widen<%d, %d>(%s)", n, v.n, v.c)
+	default:
+		return fmt.Sprintf("rope_of<%d>(%s)", n, g.asSV(v).c)
+	}
+}
+
+// ropeCap is the number of pieces a value occupies in a rope.
+func ropeCap(v *val) int {
+	if v.kind == kRope {
+		return v.n
+	}
+	return 1
+}
+
+// numeric converts a numeric/bool value to double or int64 code.
+func asFloat(v *val) string {
+	switch v.kind {
+	case kFloat:
+		return v.c
+	case kBool:
+		return fmt.Sprintf("(%s ? 1.0 : 0.0)", v.c)
+	}
+	return fmt.Sprintf("(double)%s", v.c)
+}
+
+func asInt(v *val) string {
+	if v.kind == kBool {
+		return fmt.Sprintf("(%s ? (int64_t)1 : (int64_t)0)", v.c)
+	}
+	return v.c
+}
+
+func (g *gen) notFusable(name string) error {
+	return fmt.Errorf("%w: function %s", ErrNotFusable, name)
+}

@@ -1,0 +1,376 @@
+package fuse_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/gpuexec/fuse"
+)
+
+// The host tests compile generated kernel sources with the machine's C++
+// compiler (GSQL_HOST: the per-row code runs in a plain loop) and compare
+// every output with the CPU kernels of package expr.
+
+func cxx(t *testing.T) string {
+	t.Helper()
+	for _, c := range []string{"g++", "c++", "clang++"} {
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	t.Skip("no C++ compiler: the generated-kernel host tests need one")
+	return ""
+}
+
+// Column indexes of the test table.
+const (
+	cName = iota
+	cVis
+	cA
+	cF
+	cB
+	cS
+)
+
+var testTypes = []coldata.Type{coldata.String, coldata.String, coldata.Int64, coldata.Float64, coldata.Bool, coldata.String}
+
+func col(i int) expr.Expr {
+	return &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: testTypes[i]}
+}
+
+func lit(v any) expr.Expr {
+	switch x := v.(type) {
+	case nil:
+		return &expr.Literal{T: coldata.Null}
+	case int:
+		return &expr.Literal{Value: int64(x), T: coldata.Int64}
+	case float64:
+		return &expr.Literal{Value: x, T: coldata.Float64}
+	case bool:
+		return &expr.Literal{Value: x, T: coldata.Bool}
+	case string:
+		return &expr.Literal{Value: x, T: coldata.String}
+	}
+	panic("lit")
+}
+
+func call(t *testing.T, name string, args ...expr.Expr) expr.Expr {
+	t.Helper()
+	f, ok := expr.Lookup(name)
+	if !ok {
+		t.Fatalf("no function %s", name)
+	}
+	e, err := expr.NewCall(f, args)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return e
+}
+
+var firsts = []string{"John", "Jane", "Émile", "Zoë", "李", "Ann-Marie", "O'Neil", "", "a b", "😀"}
+var lasts = []string{"Smith", "Doe", "Zola", "García", "明", "Lee", "x", "Ünal"}
+
+func testBatch(n int, seed int64) *coldata.Batch {
+	r := rand.New(rand.NewSource(seed))
+	name, vis, s := coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.String, n)
+	a, f, b := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Float64, n), coldata.NewBuilder(coldata.Bool, n)
+	for i := 0; i < n; i++ {
+		switch r.Intn(12) {
+		case 0:
+			name.AppendNull()
+		case 1:
+			name.AppendString(firsts[r.Intn(len(firsts))])
+		case 2:
+			name.AppendString(strings.Repeat("ab ", r.Intn(40)))
+		case 3:
+			name.AppendBytes([]byte{0xff, 'x', ' ', 0xc3})
+		default:
+			name.AppendString(firsts[r.Intn(len(firsts))] + " " + lasts[r.Intn(len(lasts))])
+		}
+		switch r.Intn(10) {
+		case 0:
+			vis.AppendNull()
+		case 1, 2, 3, 4:
+			vis.AppendString("public")
+		default:
+			vis.AppendString("private")
+		}
+		if r.Intn(10) == 0 {
+			a.AppendNull()
+		} else {
+			a.AppendInt(int64(r.Intn(41) - 20))
+		}
+		if r.Intn(10) == 0 {
+			f.AppendNull()
+		} else {
+			f.AppendFloat(float64(r.Intn(2001)-1000) / 8)
+		}
+		if r.Intn(10) == 0 {
+			b.AppendNull()
+		} else {
+			b.AppendBool(r.Intn(2) == 0)
+		}
+		if r.Intn(10) == 0 {
+			s.AppendNull()
+		} else {
+			s.AppendString([]string{"", "a", "%", "a%", "%b", "_", " ", ".", "ab", "é", "a.b.c", "--"}[r.Intn(12)])
+		}
+	}
+	return &coldata.Batch{Cols: []*coldata.Vec{name.Finish(), vis.Finish(), a.Finish(), f.Finish(), b.Finish(), s.Finish()}, Len: n}
+}
+
+// blob lays buffers out in one file, 8-byte aligned, remembering offsets.
+type blob struct {
+	buf bytes.Buffer
+}
+
+func (b *blob) add(data []byte) int {
+	for b.buf.Len()%8 != 0 {
+		b.buf.WriteByte(0)
+	}
+	off := b.buf.Len()
+	b.buf.Write(data)
+	return off
+}
+
+func vecBytes(v *coldata.Vec) (valid, data, offs, chars []byte) {
+	if v.Nulls != nil {
+		valid = v.Nulls
+	}
+	switch v.Type {
+	case coldata.Int64:
+		data = make([]byte, 8*v.Len)
+		for i, x := range v.Ints[:v.Len] {
+			binary.LittleEndian.PutUint64(data[8*i:], uint64(x))
+		}
+	case coldata.Float64:
+		data = make([]byte, 8*v.Len)
+		for i, x := range v.Floats[:v.Len] {
+			binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(x))
+		}
+	case coldata.Bool:
+		data = append([]byte(nil), v.Bools[:v.Len]...)
+	case coldata.String:
+		offs = make([]byte, 4*(v.Len+1))
+		for i, x := range v.Offsets[:v.Len+1] {
+			binary.LittleEndian.PutUint32(offs[4*i:], uint32(x-v.Offsets[0]))
+		}
+		chars = append([]byte(nil), v.Bytes[v.Offsets[0]:v.Offsets[v.Len]]...)
+	}
+	return
+}
+
+// runHost compiles and runs kernel k over batch b and returns its output
+// columns and the error code.
+func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch) ([]*coldata.Vec, int32) {
+	t.Helper()
+	dir := t.TempDir()
+	var bl blob
+	var main strings.Builder
+	main.WriteString("#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char** argv) {\n")
+	main.WriteString("  FILE* f = fopen(argv[1], \"rb\"); fseek(f, 0, SEEK_END); long sz = ftell(f); fseek(f, 0, SEEK_SET);\n")
+	main.WriteString("  char* blob = (char*)malloc(sz + 8); if (fread(blob, 1, sz, f) != (size_t)sz) return 2; fclose(f);\n")
+	fmt.Fprintf(&main, "  Args a; memset(&a, 0, sizeof a);\n  int64_t n = %d;\n", b.Len)
+	upF, upT, loF, loT := fuse.CaseTables()
+	i32 := func(xs []int32) []byte {
+		out := make([]byte, 4*len(xs))
+		for i, x := range xs {
+			binary.LittleEndian.PutUint32(out[4*i:], uint32(x))
+		}
+		return out
+	}
+	charCap := 64 << 20
+	for _, f := range k.Fields {
+		switch f.Kind {
+		case fuse.FieldRows:
+			main.WriteString("  a.n = n;\n")
+		case fuse.FieldBlocks:
+			main.WriteString("  a.blocks = 1;\n")
+		case fuse.FieldInValid:
+			valid, _, _, _ := vecBytes(b.Cols[f.Col])
+			if valid != nil {
+				fmt.Fprintf(&main, "  a.%s = (const uint8_t*)(blob + %d);\n", f.Name, bl.add(valid))
+			}
+		case fuse.FieldInData:
+			_, data, _, _ := vecBytes(b.Cols[f.Col])
+			fmt.Fprintf(&main, "  a.%s = blob + %d;\n", f.Name, bl.add(data))
+		case fuse.FieldInOffsets:
+			_, _, offs, _ := vecBytes(b.Cols[f.Col])
+			fmt.Fprintf(&main, "  a.%s = (const int32_t*)(blob + %d);\n", f.Name, bl.add(offs))
+		case fuse.FieldInChars:
+			_, _, _, chars := vecBytes(b.Cols[f.Col])
+			fmt.Fprintf(&main, "  a.%s = blob + %d;\n", f.Name, bl.add(chars))
+		case fuse.FieldLitStr:
+			s := k.Params[f.Lit].(string)
+			fmt.Fprintf(&main, "  a.%s = blob + %d;\n", f.Name, bl.add([]byte(s)))
+		case fuse.FieldLitLen:
+			fmt.Fprintf(&main, "  a.%s = %d;\n", f.Name, len(k.Params[f.Lit].(string)))
+		case fuse.FieldLitInt:
+			fmt.Fprintf(&main, "  a.%s = %dLL;\n", f.Name, k.Params[f.Lit].(int64))
+		case fuse.FieldLitFloat:
+			fmt.Fprintf(&main, "  { uint64_t u = %dULL; memcpy(&a.%s, &u, 8); }\n", math.Float64bits(k.Params[f.Lit].(float64)), f.Name)
+		case fuse.FieldUpperFrom:
+			fmt.Fprintf(&main, "  a.%s = (const int32_t*)(blob + %d);\n", f.Name, bl.add(i32(upF)))
+		case fuse.FieldUpperTo:
+			fmt.Fprintf(&main, "  a.%s = (const int32_t*)(blob + %d);\n", f.Name, bl.add(i32(upT)))
+		case fuse.FieldUpperLen:
+			fmt.Fprintf(&main, "  a.%s = %d;\n", f.Name, len(upF))
+		case fuse.FieldLowerFrom:
+			fmt.Fprintf(&main, "  a.%s = (const int32_t*)(blob + %d);\n", f.Name, bl.add(i32(loF)))
+		case fuse.FieldLowerTo:
+			fmt.Fprintf(&main, "  a.%s = (const int32_t*)(blob + %d);\n", f.Name, bl.add(i32(loT)))
+		case fuse.FieldLowerLen:
+			fmt.Fprintf(&main, "  a.%s = %d;\n", f.Name, len(loF))
+		case fuse.FieldOutValid:
+			fmt.Fprintf(&main, "  a.%s = (uint32_t*)malloc(((n + 31) / 32 + 1) * 4); memset(a.%s, 0xff, ((n + 31) / 32 + 1) * 4);\n", f.Name, f.Name)
+		case fuse.FieldOutData:
+			fmt.Fprintf(&main, "  a.%s = calloc(n + 1, 8);\n", f.Name)
+		case fuse.FieldOutOffsets:
+			fmt.Fprintf(&main, "  a.%s = (int32_t*)calloc(n + 1, 4);\n", f.Name)
+		case fuse.FieldOutChars:
+			fmt.Fprintf(&main, "  a.%s = (char*)malloc(%d);\n", f.Name, charCap)
+		case fuse.FieldBlockSums, fuse.FieldTotals:
+			fmt.Fprintf(&main, "  a.%s = (int64_t*)calloc(16, 8);\n", f.Name)
+		case fuse.FieldErr:
+			fmt.Fprintf(&main, "  a.%s = (int32_t*)calloc(1, 4);\n", f.Name)
+		}
+	}
+	main.WriteString("  host_run(a);\n  int64_t rows = a.totals[0];\n")
+	main.WriteString("  fwrite(a.err, 4, 1, stdout); fwrite(&rows, 8, 1, stdout);\n")
+	for j, ot := range k.Outputs {
+		fmt.Fprintf(&main, "  fwrite(a.out%d_valid, 4, (rows + 31) / 32, stdout);\n", j)
+		if ot == coldata.String {
+			fmt.Fprintf(&main, "  fwrite(a.out%d_off, 4, rows + 1, stdout); fwrite(a.out%d_chars, 1, rows ? a.out%d_off[rows] : 0, stdout);\n", j, j, j)
+		} else {
+			w := 8
+			if ot == coldata.Bool {
+				w = 1
+			}
+			fmt.Fprintf(&main, "  fwrite(a.out%d_data, %d, rows, stdout);\n", j, w)
+		}
+	}
+	main.WriteString("  return 0;\n}\n")
+	src := filepath.Join(dir, "k.cpp")
+	if err := os.WriteFile(src, []byte(k.Source+"\n"+main.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "in.bin")
+	if err := os.WriteFile(data, bl.buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "k")
+	out, err := exec.Command(cxx(t), "-std=c++17", "-O1", "-DGSQL_HOST", "-w", "-o", bin, src).CombinedOutput()
+	if err != nil {
+		t.Fatalf("compiling generated source: %v\n%s", err, out)
+	}
+	res, err := exec.Command(bin, data).Output()
+	if err != nil {
+		t.Fatalf("running generated code: %v", err)
+	}
+	rd := bytes.NewReader(res)
+	var errCode int32
+	var rows int64
+	binary.Read(rd, binary.LittleEndian, &errCode)
+	binary.Read(rd, binary.LittleEndian, &rows)
+	outs := make([]*coldata.Vec, len(k.Outputs))
+	for j, ot := range k.Outputs {
+		words := make([]uint32, (rows+31)/32)
+		binary.Read(rd, binary.LittleEndian, words)
+		v := &coldata.Vec{Type: ot, Len: int(rows), Nulls: make([]byte, coldata.BitmapLen(int(rows)))}
+		for i := 0; i < int(rows); i++ {
+			if words[i/32]&(1<<(i%32)) != 0 {
+				coldata.SetBit(v.Nulls, i)
+			}
+		}
+		switch ot {
+		case coldata.String:
+			v.Offsets = make([]int32, rows+1)
+			binary.Read(rd, binary.LittleEndian, v.Offsets)
+			v.Bytes = make([]byte, v.Offsets[rows])
+			rd.Read(v.Bytes)
+		case coldata.Int64:
+			v.Ints = make([]int64, rows)
+			binary.Read(rd, binary.LittleEndian, v.Ints)
+		case coldata.Float64:
+			v.Floats = make([]float64, rows)
+			binary.Read(rd, binary.LittleEndian, v.Floats)
+		case coldata.Bool:
+			v.Bools = make([]byte, rows)
+			rd.Read(v.Bools)
+		}
+		outs[j] = v
+	}
+	return outs, errCode
+}
+
+// cpuReference evaluates filter and outputs with the CPU kernels.
+func cpuReference(t *testing.T, b *coldata.Batch, filter expr.Expr, outputs []expr.Expr) []*coldata.Vec {
+	t.Helper()
+	if filter != nil {
+		m, err := expr.Eval(filter, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sel []int
+		for i := 0; i < b.Len; i++ {
+			if !m.IsNull(i) && m.Bool(i) {
+				sel = append(sel, i)
+			}
+		}
+		b = coldata.GatherBatch(b, sel)
+	}
+	out := make([]*coldata.Vec, len(outputs))
+	for j, e := range outputs {
+		v, err := expr.Eval(e, b)
+		if err != nil {
+			t.Fatalf("%s: %v", e, err)
+		}
+		out[j] = v
+	}
+	return out
+}
+
+func sameValue(a *coldata.Vec, i int, b *coldata.Vec) (string, string, bool) {
+	av, bv := a.Value(i), b.Value(i)
+	if fa, ok := av.(float64); ok {
+		if fb, ok := bv.(float64); ok && (fa == fb || (math.IsNaN(fa) && math.IsNaN(fb))) {
+			return "", "", true
+		}
+	}
+	return fmt.Sprintf("%#v", av), fmt.Sprintf("%#v", bv), av == bv
+}
+
+func checkKernel(t *testing.T, b *coldata.Batch, filter expr.Expr, outputs []expr.Expr) *fuse.Kernel {
+	t.Helper()
+	k, err := fuse.Generate(testTypes, filter, outputs)
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	got, code := runHost(t, k, b)
+	if code != 0 {
+		t.Fatalf("generated code reported error %d", code)
+	}
+	want := cpuReference(t, b, filter, outputs)
+	for j := range outputs {
+		w := want[j]
+		if got[j].Len != w.Len {
+			t.Fatalf("%s: %d rows, want %d", outputs[j], got[j].Len, w.Len)
+		}
+		for i := 0; i < w.Len; i++ {
+			if g, x, ok := sameValue(got[j], i, w); !ok {
+				t.Fatalf("%s row %d: generated %s, CPU %s", outputs[j], i, g, x)
+			}
+		}
+	}
+	return k
+}

@@ -1,0 +1,660 @@
+// gsql device runtime: value types and the per-row implementations of SQL
+// functions that generated kernels call. Every function here mirrors the CPU
+// kernel of the same name in package expr exactly (NULL handling aside,
+// which the generated code does); the differential tests compare them.
+//
+// The file compiles both with NVRTC (device code) and with a host C++
+// compiler (GSQL_HOST defined), so the per-row code is also tested on
+// machines without a GPU.
+
+#ifdef GSQL_HOST
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+#define GSQL_DEV static inline
+#else
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+#define GSQL_DEV __device__ __forceinline__
+#endif
+
+// SV is a string view: bytes somewhere in global, constant or thread-local
+// memory. Views into input columns are how slicing functions avoid copies.
+struct SV {
+  const char* p;
+  int32_t n;
+};
+
+GSQL_DEV SV sv_make(const char* p, int32_t n) {
+  SV s;
+  s.p = p;
+  s.n = n;
+  return s;
+}
+
+// Rope is an ordered list of up to N views: the value of CONCAT before it
+// is written out.
+template <int N>
+struct Rope {
+  SV part[N];
+  int32_t k;
+};
+
+template <int N>
+GSQL_DEV int32_t rope_size(const Rope<N>& r) {
+  int32_t s = 0;
+  for (int i = 0; i < r.k; i++) s += r.part[i].n;
+  return s;
+}
+
+template <int N>
+GSQL_DEV void rope_write(const Rope<N>& r, char* dst) {
+  for (int i = 0; i < r.k; i++) {
+    const char* p = r.part[i].p;
+    for (int32_t j = 0; j < r.part[i].n; j++) *dst++ = p[j];
+  }
+}
+
+template <int N>
+GSQL_DEV Rope<N> rope_of(SV s) {
+  Rope<N> r;
+  r.k = 1;
+  r.part[0] = s;
+  return r;
+}
+
+template <int N, int M>
+GSQL_DEV void rope_append(Rope<N>& r, const Rope<M>& x) {
+  for (int i = 0; i < x.k; i++) r.part[r.k++] = x.part[i];
+}
+
+template <int N, int M>
+GSQL_DEV Rope<N> rope_widen(const Rope<M>& x) {
+  Rope<N> r;
+  r.k = 0;
+  rope_append(r, x);
+  return r;
+}
+
+// Scratch is per-thread memory for values that must be contiguous (the
+// argument of SUBSTRING when it is a CONCAT, say). Overflow is reported and
+// the host re-runs the batch on the library path.
+struct Scratch {
+  char* buf;
+  int32_t cap;
+  int32_t used;
+  bool overflow;
+};
+
+template <int N>
+GSQL_DEV SV flatten(const Rope<N>& r, Scratch& s) {
+  if (r.k == 1) return r.part[0];
+  int32_t n = rope_size(r);
+  if (s.used + n > s.cap) {
+    s.overflow = true;
+    return sv_make(s.buf, 0);
+  }
+  char* dst = s.buf + s.used;
+  rope_write(r, dst);
+  s.used += n;
+  return sv_make(dst, n);
+}
+
+GSQL_DEV char* scratch_take(Scratch& s, int32_t n) {
+  if (n < 0 || s.used + n > s.cap) {
+    s.overflow = true;
+    return 0;
+  }
+  char* p = s.buf + s.used;
+  s.used += n;
+  return p;
+}
+
+// ---- UTF-8: characters as Go's utf8.DecodeRune splits them --------------
+
+// char_width returns the byte width of the character at p[i] (i < n): a
+// valid sequence is one character, any other byte a character of its own.
+GSQL_DEV int32_t char_width(const char* p, int32_t i, int32_t n) {
+  uint8_t b0 = (uint8_t)p[i];
+  if (b0 < 0x80) return 1;
+  int32_t rem = n - i;
+  uint8_t lo = 0x80, hi = 0xBF;
+  int32_t w;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    w = 2;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    w = 3;
+    if (b0 == 0xE0) lo = 0xA0;
+    if (b0 == 0xED) hi = 0x9F;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    w = 4;
+    if (b0 == 0xF0) lo = 0x90;
+    if (b0 == 0xF4) hi = 0x8F;
+  } else {
+    return 1;
+  }
+  if (rem < w) return 1;
+  uint8_t b1 = (uint8_t)p[i + 1];
+  if (b1 < lo || b1 > hi) return 1;
+  for (int32_t k = 2; k < w; k++) {
+    uint8_t b = (uint8_t)p[i + k];
+    if (b < 0x80 || b > 0xBF) return 1;
+  }
+  return w;
+}
+
+// decode returns the code point at p[i] (width w); invalid bytes decode to
+// -1 so that case mapping leaves them unchanged.
+GSQL_DEV int32_t decode(const char* p, int32_t i, int32_t w) {
+  uint8_t b0 = (uint8_t)p[i];
+  if (w == 1) return b0 < 0x80 ? (int32_t)b0 : -1;
+  if (w == 2) return ((b0 & 0x1F) << 6) | ((uint8_t)p[i + 1] & 0x3F);
+  if (w == 3) return ((b0 & 0x0F) << 12) | (((uint8_t)p[i + 1] & 0x3F) << 6) | ((uint8_t)p[i + 2] & 0x3F);
+  return ((b0 & 0x07) << 18) | (((uint8_t)p[i + 1] & 0x3F) << 12) | (((uint8_t)p[i + 2] & 0x3F) << 6) |
+         ((uint8_t)p[i + 3] & 0x3F);
+}
+
+GSQL_DEV int32_t encode_len(int32_t r) {
+  if (r < 0x80) return 1;
+  if (r < 0x800) return 2;
+  if (r < 0x10000) return 3;
+  return 4;
+}
+
+GSQL_DEV int32_t encode(int32_t r, char* dst) {
+  if (r < 0x80) {
+    dst[0] = (char)r;
+    return 1;
+  }
+  if (r < 0x800) {
+    dst[0] = (char)(0xC0 | (r >> 6));
+    dst[1] = (char)(0x80 | (r & 0x3F));
+    return 2;
+  }
+  if (r < 0x10000) {
+    dst[0] = (char)(0xE0 | (r >> 12));
+    dst[1] = (char)(0x80 | ((r >> 6) & 0x3F));
+    dst[2] = (char)(0x80 | (r & 0x3F));
+    return 3;
+  }
+  dst[0] = (char)(0xF0 | (r >> 18));
+  dst[1] = (char)(0x80 | ((r >> 12) & 0x3F));
+  dst[2] = (char)(0x80 | ((r >> 6) & 0x3F));
+  dst[3] = (char)(0x80 | (r & 0x3F));
+  return 4;
+}
+
+GSQL_DEV bool is_ascii(SV s) {
+  for (int32_t i = 0; i < s.n; i++)
+    if ((uint8_t)s.p[i] >= 0x80) return false;
+  return true;
+}
+
+GSQL_DEV int64_t char_len(SV s) {
+  int64_t c = 0;
+  for (int32_t i = 0; i < s.n; c++) i += char_width(s.p, i, s.n);
+  return c;
+}
+
+// char_offset returns the byte offset just past the first k characters (s.n
+// if there are fewer); k <= 0 gives 0.
+GSQL_DEV int32_t char_offset(SV s, int64_t k) {
+  if (k <= 0) return 0;
+  if (k >= s.n) return s.n;
+  int32_t i = 0;
+  while (i < s.n && k > 0) {
+    i += char_width(s.p, i, s.n);
+    k--;
+  }
+  return i;
+}
+
+// ---- comparisons -------------------------------------------------------
+
+GSQL_DEV int32_t sv_cmp(SV a, SV b) {
+  int32_t n = a.n < b.n ? a.n : b.n;
+  for (int32_t i = 0; i < n; i++) {
+    uint8_t x = (uint8_t)a.p[i], y = (uint8_t)b.p[i];
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return a.n == b.n ? 0 : (a.n < b.n ? -1 : 1);
+}
+
+GSQL_DEV bool sv_eq(SV a, SV b) {
+  if (a.n != b.n) return false;
+  for (int32_t i = 0; i < a.n; i++)
+    if (a.p[i] != b.p[i]) return false;
+  return true;
+}
+
+// sv_find returns the byte index of the first occurrence of needle in s at
+// or after byte from, or -1.
+GSQL_DEV int32_t sv_find(SV s, SV needle, int32_t from) {
+  if (needle.n == 0) return from <= s.n ? from : -1;
+  for (int32_t i = from; i + needle.n <= s.n; i++) {
+    if (s.p[i] != needle.p[0]) continue;
+    int32_t j = 1;
+    while (j < needle.n && s.p[i + j] == needle.p[j]) j++;
+    if (j == needle.n) return i;
+  }
+  return -1;
+}
+
+// sv_rfind returns the byte index of the last occurrence of needle that
+// ends at or before byte end, or -1.
+GSQL_DEV int32_t sv_rfind(SV s, SV needle, int32_t end) {
+  for (int32_t i = end - needle.n; i >= 0; i--) {
+    int32_t j = 0;
+    while (j < needle.n && s.p[i + j] == needle.p[j]) j++;
+    if (j == needle.n) return i;
+  }
+  return -1;
+}
+
+GSQL_DEV bool starts_with(SV s, SV pre) {
+  if (pre.n > s.n) return false;
+  for (int32_t i = 0; i < pre.n; i++)
+    if (s.p[i] != pre.p[i]) return false;
+  return true;
+}
+
+GSQL_DEV bool ends_with(SV s, SV suf) {
+  if (suf.n > s.n) return false;
+  int32_t o = s.n - suf.n;
+  for (int32_t i = 0; i < suf.n; i++)
+    if (s.p[o + i] != suf.p[i]) return false;
+  return true;
+}
+
+GSQL_DEV bool contains(SV s, SV needle) { return sv_find(s, needle, 0) >= 0; }
+
+// ---- slicing functions: results are views of their argument -----------
+
+// MySQL SUBSTRING(s, pos[, len]), positions in characters, 1-based,
+// negative from the end, 0 or beyond the end gives ''.
+GSQL_DEV SV substring3(SV s, int64_t pos, int64_t len, bool has_len) {
+  if (pos == 0 || (has_len && len <= 0)) return sv_make(s.p, 0);
+  int64_t start;
+  if (pos > 0) {
+    start = pos - 1;
+  } else {
+    int64_t cl = char_len(s);
+    if (-pos > cl) return sv_make(s.p, 0);
+    start = cl + pos;
+  }
+  int32_t b = char_offset(s, start);
+  if (b >= s.n) return sv_make(s.p + s.n, 0);
+  SV rest = sv_make(s.p + b, s.n - b);
+  if (!has_len) return rest;
+  return sv_make(rest.p, char_offset(rest, len));
+}
+
+GSQL_DEV SV left(SV s, int64_t n) { return sv_make(s.p, char_offset(s, n)); }
+
+GSQL_DEV SV right(SV s, int64_t n) {
+  if (n <= 0) return sv_make(s.p + s.n, 0);
+  int64_t cl = char_len(s);
+  if (n >= cl) return s;
+  int32_t b = char_offset(s, cl - n);
+  return sv_make(s.p + b, s.n - b);
+}
+
+// DuckDB SPLIT_PART(s, delim, n): 1-based part, negative from the end,
+// out of range gives ''. An empty delimiter splits into characters.
+GSQL_DEV SV split_part(SV s, SV d, int64_t n) {
+  if (n == 0) return sv_make(s.p, 0);
+  if (d.n == 0) {
+    if (s.n == 0) return (n == 1 || n == -1) ? s : sv_make(s.p, 0);
+    int64_t cl = char_len(s);
+    int64_t idx = n > 0 ? n - 1 : cl + n;
+    if (idx < 0 || idx >= cl) return sv_make(s.p, 0);
+    int32_t b = char_offset(s, idx);
+    return sv_make(s.p + b, char_width(s.p, b, s.n));
+  }
+  if (n > 0) {
+    int32_t start = 0;
+    for (int64_t k = 1; k < n; k++) {
+      int32_t f = sv_find(s, d, start);
+      if (f < 0) return sv_make(s.p, 0);
+      start = f + d.n;
+    }
+    int32_t f = sv_find(s, d, start);
+    int32_t end = f < 0 ? s.n : f;
+    return sv_make(s.p + start, end - start);
+  }
+  int32_t end = s.n;
+  for (int64_t k = -1; k > n; k--) {
+    int32_t f = sv_rfind(s, d, end);
+    if (f < 0) return sv_make(s.p, 0);
+    end = f;
+  }
+  int32_t f = sv_rfind(s, d, end);
+  int32_t start = f < 0 ? 0 : f + d.n;
+  return sv_make(s.p + start, end - start);
+}
+
+// MySQL SUBSTRING_INDEX(s, delim, count).
+GSQL_DEV SV substring_index(SV s, SV d, int64_t count) {
+  if (count == 0 || d.n == 0) return sv_make(s.p, 0);
+  if (count > 0) {
+    int32_t start = 0;
+    for (int64_t k = 0; k < count; k++) {
+      int32_t f = sv_find(s, d, start);
+      if (f < 0) return s;
+      if (k == count - 1) return sv_make(s.p, f);
+      start = f + d.n;
+    }
+    return s;
+  }
+  int32_t end = s.n;
+  for (int64_t k = 0; k < -count; k++) {
+    int32_t f = sv_rfind(s, d, end);
+    if (f < 0) return s;
+    if (k == -count - 1) return sv_make(s.p + f + d.n, s.n - f - d.n);
+    end = f;
+  }
+  return s;
+}
+
+// TRIM family: without remstr spaces, with remstr repeated whole copies.
+GSQL_DEV SV ltrim2(SV s, SV r) {
+  if (r.n == 0) return s;
+  int32_t i = 0;
+  while (s.n - i >= r.n) {
+    int32_t j = 0;
+    while (j < r.n && s.p[i + j] == r.p[j]) j++;
+    if (j < r.n) break;
+    i += r.n;
+  }
+  return sv_make(s.p + i, s.n - i);
+}
+
+GSQL_DEV SV rtrim2(SV s, SV r) {
+  if (r.n == 0) return s;
+  int32_t e = s.n;
+  while (e >= r.n) {
+    int32_t j = 0;
+    while (j < r.n && s.p[e - r.n + j] == r.p[j]) j++;
+    if (j < r.n) break;
+    e -= r.n;
+  }
+  return sv_make(s.p, e);
+}
+
+GSQL_DEV SV trim2(SV s, SV r) { return rtrim2(ltrim2(s, r), r); }
+
+GSQL_DEV SV space_sv() { return sv_make(" ", 1); }
+
+// LOCATE(substr, s[, pos]) in characters; 0 when absent.
+GSQL_DEV int64_t locate3(SV sub, SV s, int64_t pos, bool has_pos) {
+  if (!has_pos) pos = 1;
+  if (pos < 1) return 0;
+  int64_t cl = char_len(s);
+  if (sub.n == 0) return pos <= cl + 1 ? pos : 0;
+  if (pos - 1 > cl) return 0;
+  int32_t f = sv_find(s, sub, char_offset(s, pos - 1));
+  if (f < 0) return 0;
+  return char_len(sv_make(s.p, f)) + 1;
+}
+
+GSQL_DEV int64_t ascii_of(SV s) { return s.n == 0 ? 0 : (int64_t)(uint8_t)s.p[0]; }
+
+GSQL_DEV int64_t strcmp3(SV a, SV b) { return (int64_t)sv_cmp(a, b); }
+
+// ---- LIKE --------------------------------------------------------------
+
+// like_match implements MySQL LIKE: % any sequence, _ one character, esc
+// escapes the next pattern character. Iterative with one backtrack point
+// (the last %), so it is linear-ish and never exponential.
+GSQL_DEV bool like_match(SV s, SV p, int32_t esc) {
+  int32_t si = 0, pi = 0, star_p = -1, star_s = 0;
+  while (si < s.n) {
+    if (pi < p.n) {
+      uint8_t c = (uint8_t)p.p[pi];
+      if ((int32_t)c == esc && pi + 1 < p.n) {
+        int32_t w = char_width(p.p, pi + 1, p.n);
+        int32_t sw = char_width(s.p, si, s.n);
+        if (w == sw) {
+          int32_t k = 0;
+          while (k < w && p.p[pi + 1 + k] == s.p[si + k]) k++;
+          if (k == w) {
+            pi += 1 + w;
+            si += w;
+            continue;
+          }
+        }
+      } else if (c == '%') {
+        star_p = pi++;
+        star_s = si;
+        continue;
+      } else if (c == '_') {
+        pi += char_width(p.p, pi, p.n);
+        si += char_width(s.p, si, s.n);
+        continue;
+      } else {
+        int32_t w = char_width(p.p, pi, p.n);
+        int32_t sw = char_width(s.p, si, s.n);
+        if (w == sw) {
+          int32_t k = 0;
+          while (k < w && p.p[pi + k] == s.p[si + k]) k++;
+          if (k == w) {
+            pi += w;
+            si += w;
+            continue;
+          }
+        }
+      }
+    }
+    if (star_p < 0) return false;
+    pi = star_p + 1;
+    star_s += char_width(s.p, star_s, s.n);
+    si = star_s;
+  }
+  while (pi < p.n && p.p[pi] == '%') pi++;
+  return pi == p.n;
+}
+
+// ---- case mapping (tables generated from Go's unicode package) ---------
+
+struct CaseMap {
+  const int32_t* from;
+  const int32_t* to;
+  int32_t n;
+};
+
+GSQL_DEV int32_t map_rune(const CaseMap& m, int32_t r) {
+  int32_t lo = 0, hi = m.n - 1;
+  while (lo <= hi) {
+    int32_t mid = (lo + hi) >> 1;
+    int32_t f = m.from[mid];
+    if (f == r) return m.to[mid];
+    if (f < r) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return r;
+}
+
+GSQL_DEV int32_t casemap_size(SV s, const CaseMap& m) {
+  int32_t out = 0;
+  for (int32_t i = 0; i < s.n;) {
+    uint8_t b = (uint8_t)s.p[i];
+    if (b < 0x80) {
+      out++;
+      i++;
+      continue;
+    }
+    int32_t w = char_width(s.p, i, s.n);
+    int32_t r = decode(s.p, i, w);
+    out += r < 0 ? w : encode_len(map_rune(m, r));
+    i += w;
+  }
+  return out;
+}
+
+GSQL_DEV void casemap_write(SV s, const CaseMap& m, bool upper, char* dst) {
+  for (int32_t i = 0; i < s.n;) {
+    uint8_t b = (uint8_t)s.p[i];
+    if (b < 0x80) {
+      if (upper && b >= 'a' && b <= 'z') b -= 32;
+      if (!upper && b >= 'A' && b <= 'Z') b += 32;
+      *dst++ = (char)b;
+      i++;
+      continue;
+    }
+    int32_t w = char_width(s.p, i, s.n);
+    int32_t r = decode(s.p, i, w);
+    if (r < 0) {
+      for (int32_t k = 0; k < w; k++) *dst++ = s.p[i + k];
+    } else {
+      dst += encode(map_rune(m, r), dst);
+    }
+    i += w;
+  }
+}
+
+// ---- generated-content functions: size then write ---------------------
+
+GSQL_DEV int32_t replace_size(SV s, SV from, SV to) {
+  if (from.n == 0) return s.n;
+  int32_t n = 0, i = 0;
+  for (;;) {
+    int32_t f = sv_find(s, from, i);
+    if (f < 0) break;
+    n += (f - i) + to.n;
+    i = f + from.n;
+  }
+  return n + (s.n - i);
+}
+
+GSQL_DEV void replace_write(SV s, SV from, SV to, char* dst) {
+  if (from.n == 0) {
+    for (int32_t k = 0; k < s.n; k++) *dst++ = s.p[k];
+    return;
+  }
+  int32_t i = 0;
+  for (;;) {
+    int32_t f = sv_find(s, from, i);
+    if (f < 0) break;
+    for (int32_t k = i; k < f; k++) *dst++ = s.p[k];
+    for (int32_t k = 0; k < to.n; k++) *dst++ = to.p[k];
+    i = f + from.n;
+  }
+  for (int32_t k = i; k < s.n; k++) *dst++ = s.p[k];
+}
+
+GSQL_DEV void reverse_write(SV s, char* dst) {
+  int32_t o = s.n;
+  for (int32_t i = 0; i < s.n;) {
+    int32_t w = char_width(s.p, i, s.n);
+    o -= w;
+    for (int32_t k = 0; k < w; k++) dst[o + k] = s.p[i + k];
+    i += w;
+  }
+}
+
+GSQL_DEV int64_t repeat_size(SV s, int64_t n) { return n <= 0 ? 0 : (int64_t)s.n * n; }
+
+GSQL_DEV void repeat_write(SV s, int64_t n, char* dst) {
+  for (int64_t k = 0; k < n; k++)
+    for (int32_t j = 0; j < s.n; j++) *dst++ = s.p[j];
+}
+
+// LPAD/RPAD(s, len, pad): exactly len characters. null is set when MySQL
+// returns NULL (len < 0, or padding needed with an empty pad).
+GSQL_DEV int32_t pad_size(SV s, int64_t len, SV pad, bool* null) {
+  *null = false;
+  if (len < 0) {
+    *null = true;
+    return 0;
+  }
+  int64_t cl = char_len(s);
+  if (len <= cl) return char_offset(s, len);
+  if (pad.n == 0) {
+    *null = true;
+    return 0;
+  }
+  int64_t need = len - cl;
+  int64_t pl = char_len(pad);
+  int64_t full = need / pl;
+  int64_t rest = need % pl;
+  return (int32_t)(s.n + full * pad.n + char_offset(pad, rest));
+}
+
+GSQL_DEV void pad_write(SV s, int64_t len, SV pad, bool leftpad, char* dst) {
+  int64_t cl = char_len(s);
+  if (len <= cl) {
+    int32_t b = char_offset(s, len);
+    for (int32_t k = 0; k < b; k++) dst[k] = s.p[k];
+    return;
+  }
+  int64_t need = len - cl;
+  int64_t pl = char_len(pad);
+  int64_t full = need / pl;
+  int32_t restb = char_offset(pad, need % pl);
+  if (!leftpad) {
+    for (int32_t k = 0; k < s.n; k++) *dst++ = s.p[k];
+  }
+  for (int64_t f = 0; f < full; f++)
+    for (int32_t k = 0; k < pad.n; k++) *dst++ = pad.p[k];
+  for (int32_t k = 0; k < restb; k++) *dst++ = pad.p[k];
+  if (leftpad) {
+    for (int32_t k = 0; k < s.n; k++) *dst++ = s.p[k];
+  }
+}
+
+// ---- numbers -----------------------------------------------------------
+
+GSQL_DEV bool add_overflows(int64_t a, int64_t b, int64_t* r) {
+  uint64_t u = (uint64_t)a + (uint64_t)b;
+  *r = (int64_t)u;
+  return ((a ^ *r) & (b ^ *r)) < 0;
+}
+
+GSQL_DEV bool sub_overflows(int64_t a, int64_t b, int64_t* r) {
+  uint64_t u = (uint64_t)a - (uint64_t)b;
+  *r = (int64_t)u;
+  return ((a ^ b) & (a ^ *r)) < 0;
+}
+
+GSQL_DEV bool mul_overflows(int64_t a, int64_t b, int64_t* r) {
+  *r = (int64_t)((uint64_t)a * (uint64_t)b);
+  if (a == 0 || b == 0) return false;
+  if ((a == -1 && b == (int64_t)0x8000000000000000ULL) || (b == -1 && a == (int64_t)0x8000000000000000ULL)) return true;
+  return *r / b != a;
+}
+
+// Row-level error codes reported to the host (first one wins).
+#define GSQL_ERR_OVERFLOW 1
+#define GSQL_ERR_SCRATCH 2
+#define GSQL_ERR_TOO_LONG 3
+
+// Input access.
+GSQL_DEV bool in_null(const uint8_t* valid, int64_t i) { return valid && !((valid[i >> 3] >> (i & 7)) & 1); }
+
+GSQL_DEV SV in_str(const int32_t* off, const char* chars, int64_t i) {
+  int32_t lo = off[i];
+  return sv_make(chars + lo, off[i + 1] - lo);
+}
+
+// out_null clears row i's bit of a validity bitmap stored as 32-bit words.
+GSQL_DEV void out_null(uint32_t* valid, int64_t i) {
+#ifdef GSQL_HOST
+  valid[i >> 5] &= ~(1u << (i & 31));
+#else
+  atomicAnd(valid + (i >> 5), ~(1u << (i & 31)));
+#endif
+}
+
+// double_to_int converts as CAST(x AS SIGNED): round half away from zero,
+// NaN to 0, out-of-range values clamped.
+GSQL_DEV int64_t double_to_int(double x) {
+  if (x != x) return 0;
+  double r = x < 0 ? -floor(-x + 0.5) : floor(x + 0.5);
+  if (r >= 9223372036854775807.0) return (int64_t)0x7FFFFFFFFFFFFFFFLL;
+  if (r <= -9223372036854775808.0) return (int64_t)0x8000000000000000ULL;
+  return (int64_t)r;
+}

@@ -1,0 +1,308 @@
+package fuse
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// Block is the thread-block size of the generated kernels.
+const Block = 256
+
+// ScratchBytes is each thread's scratch for values that must be contiguous.
+const ScratchBytes = 256
+
+// fields lays out the argument block: every slot is 8 bytes, so the C
+// struct and the host's []uint64 agree without padding rules.
+func (g *gen) fields(k *Kernel) []Field {
+	f := []Field{{Kind: FieldRows, Name: "n"}, {Kind: FieldBlocks, Name: "blocks"}}
+	for i, t := range g.inputs {
+		if !g.used[i] {
+			continue
+		}
+		f = append(f, Field{Kind: FieldInValid, Col: i, Name: fmt.Sprintf("in%d_valid", i)})
+		if t == coldata.String {
+			f = append(f, Field{Kind: FieldInOffsets, Col: i, Name: fmt.Sprintf("in%d_off", i)},
+				Field{Kind: FieldInChars, Col: i, Name: fmt.Sprintf("in%d_chars", i)})
+		} else {
+			f = append(f, Field{Kind: FieldInData, Col: i, Name: fmt.Sprintf("in%d_data", i)})
+		}
+	}
+	for slot, kd := range g.litKinds {
+		switch kd {
+		case kInt:
+			f = append(f, Field{Kind: FieldLitInt, Lit: slot, Name: fmt.Sprintf("lit%d", slot)})
+		case kFloat:
+			f = append(f, Field{Kind: FieldLitFloat, Lit: slot, Name: fmt.Sprintf("lit%d", slot)})
+		case kSV:
+			f = append(f, Field{Kind: FieldLitStr, Lit: slot, Name: fmt.Sprintf("lit%d", slot)},
+				Field{Kind: FieldLitLen, Lit: slot, Name: fmt.Sprintf("lit%d_n", slot)})
+		}
+	}
+	if g.needsCase {
+		f = append(f, Field{Kind: FieldUpperFrom, Name: "up_from"}, Field{Kind: FieldUpperTo, Name: "up_to"}, Field{Kind: FieldUpperLen, Name: "up_n"},
+			Field{Kind: FieldLowerFrom, Name: "lo_from"}, Field{Kind: FieldLowerTo, Name: "lo_to"}, Field{Kind: FieldLowerLen, Name: "lo_n"})
+	}
+	for j, t := range k.Outputs {
+		f = append(f, Field{Kind: FieldOutValid, Col: j, Name: fmt.Sprintf("out%d_valid", j)})
+		if t == coldata.String {
+			f = append(f, Field{Kind: FieldOutOffsets, Col: j, Name: fmt.Sprintf("out%d_off", j)},
+				Field{Kind: FieldOutChars, Col: j, Name: fmt.Sprintf("out%d_chars", j)})
+		} else {
+			f = append(f, Field{Kind: FieldOutData, Col: j, Name: fmt.Sprintf("out%d_data", j)})
+		}
+	}
+	return append(f, Field{Kind: FieldBlockSums, Name: "block_sums"}, Field{Kind: FieldTotals, Name: "totals"}, Field{Kind: FieldErr, Name: "err"})
+}
+
+// cFieldType is the C declaration type of a slot.
+func cFieldType(f Field, k *Kernel) string {
+	switch f.Kind {
+	case FieldRows, FieldBlocks, FieldLitInt, FieldLitLen, FieldUpperLen, FieldLowerLen:
+		return "int64_t"
+	case FieldLitFloat:
+		return "double"
+	case FieldInValid:
+		return "const uint8_t*"
+	case FieldInData:
+		return "const void*"
+	case FieldInOffsets:
+		return "const int32_t*"
+	case FieldInChars, FieldLitStr:
+		return "const char*"
+	case FieldUpperFrom, FieldUpperTo, FieldLowerFrom, FieldLowerTo:
+		return "const int32_t*"
+	case FieldOutValid:
+		return "uint32_t*"
+	case FieldOutData:
+		return "void*"
+	case FieldOutOffsets:
+		return "int32_t*"
+	case FieldOutChars:
+		return "char*"
+	case FieldBlockSums, FieldTotals:
+		return "int64_t*"
+	case FieldErr:
+		return "int32_t*"
+	}
+	return "int64_t"
+}
+
+// output describes how to size and write one output value.
+type output struct {
+	v *val
+	t coldata.Type
+}
+
+// sizeExpr is the C expression of a string output's byte size.
+func (o output) sizeExpr() string {
+	switch o.v.kind {
+	case kSV:
+		return o.v.c + ".n"
+	case kRope:
+		return "rope_size(" + o.v.c + ")"
+	case kGen:
+		return "(" + o.v.size + ")"
+	}
+	return "0"
+}
+
+// writeStmt writes a string output to dst.
+func (o output) writeStmt(dst string) string {
+	switch o.v.kind {
+	case kSV:
+		return fmt.Sprintf("for (int32_t q = 0; q < %s.n; q++) %s[q] = %s.p[q];", o.v.c, dst, o.v.c)
+	case kRope:
+		return fmt.Sprintf("rope_write(%s, %s);", o.v.c, dst)
+	case kGen:
+		return o.v.write(dst)
+	}
+	return ""
+}
+
+// fixedStore stores a fixed-width output at row r.
+func fixedStore(j int, o output, r string) string {
+	switch o.t {
+	case coldata.Int64:
+		return fmt.Sprintf("((int64_t*)a.out%d_data)[%s] = %s;", j, r, asInt(o.v))
+	case coldata.Float64:
+		return fmt.Sprintf("((double*)a.out%d_data)[%s] = %s;", j, r, asFloat(o.v))
+	case coldata.Bool:
+		return fmt.Sprintf("((uint8_t*)a.out%d_data)[%s] = %s ? 1 : 0;", j, r, o.v.c)
+	}
+	return ""
+}
+
+// source assembles the complete kernel source.
+func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
+	var b strings.Builder
+	b.WriteString(runtimeSource)
+	b.WriteString("\nstruct Args {\n")
+	for _, f := range k.Fields {
+		fmt.Fprintf(&b, "  %s %s;\n", cFieldType(f, k), f.Name)
+	}
+	b.WriteString("};\n\n")
+	if g.needsCase {
+		b.WriteString("GSQL_DEV CaseMap upper_map(const Args& a) { CaseMap m; m.from = a.up_from; m.to = a.up_to; m.n = (int32_t)a.up_n; return m; }\n")
+		b.WriteString("GSQL_DEV CaseMap lower_map(const Args& a) { CaseMap m; m.from = a.lo_from; m.to = a.lo_to; m.n = (int32_t)a.lo_n; return m; }\n\n")
+	}
+	os := make([]output, len(outs))
+	var strIdx []int // output index of each string output
+	for j, v := range outs {
+		os[j] = output{v: v, t: k.Outputs[j]}
+		if k.Outputs[j] == coldata.String {
+			strIdx = append(strIdx, j)
+		}
+	}
+	nc := 1 + len(strIdx)
+	keepC := "true"
+	if keep != nil {
+		keepC = fmt.Sprintf("(!%s && %s)", nullFlag(keep), keep.c)
+	}
+	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_SCRATCH %d\n\n", nc, Block, ScratchBytes)
+
+	// counts computes the per-row counters after the body ran.
+	counts := func(active string) string {
+		var s strings.Builder
+		fmt.Fprintf(&s, "  int64_t cnt[GSQL_NC];\n  cnt[0] = (%s && %s) ? 1 : 0;\n", active, keepC)
+		for c, j := range strIdx {
+			fmt.Fprintf(&s, "  cnt[%d] = (cnt[0] && !%s) ? (int64_t)%s : 0;\n", c+1, nullFlag(os[j].v), os[j].sizeExpr())
+		}
+		return s.String()
+	}
+	// writes stores row outputs at output row r with byte offsets off[].
+	writes := func(r string) string {
+		var s strings.Builder
+		for j, o := range os {
+			fmt.Fprintf(&s, "    if (%s) out_null(a.out%d_valid, %s);\n", nullFlag(o.v), j, r)
+			if o.t != coldata.String {
+				fmt.Fprintf(&s, "    else %s\n", fixedStore(j, o, r))
+			}
+		}
+		for c, j := range strIdx {
+			o := os[j]
+			fmt.Fprintf(&s, "    a.out%d_off[%s] = (int32_t)off[%d];\n", j, r, c+1)
+			fmt.Fprintf(&s, "    if (cnt[%d] > 0) { char* dst = a.out%d_chars + off[%d]; %s }\n", c+1, j, c+1, o.writeStmt("dst"))
+			fmt.Fprintf(&s, "    if (last) a.out%d_off[%s + 1] = (int32_t)(off[%d] + cnt[%d]);\n", j, r, c+1, c+1)
+		}
+		return s.String()
+	}
+	rowPrologue := "  sc.used = 0; sc.overflow = false; int32_t err = 0;\n"
+	rowEpilogue := "  if (sc.overflow && err == 0) err = GSQL_ERR_SCRATCH;\n"
+
+	// Host reference loop (compiled only by the host tests).
+	b.WriteString("#ifdef GSQL_HOST\nstatic void host_run(const Args& a) {\n")
+	fmt.Fprintf(&b, "  char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;\n  int64_t off[GSQL_NC] = {0}; int64_t kept = 0;\n")
+	b.WriteString("  for (int64_t i = 0; i < a.n; i++) {\n")
+	b.WriteString(rowPrologue + body + rowEpilogue + counts("true"))
+	b.WriteString("  if (err && *a.err == 0) *a.err = err;\n")
+	b.WriteString("  if (cnt[0]) {\n    bool last = true;\n    int64_t r = kept;\n")
+	b.WriteString(writes("r"))
+	b.WriteString("    kept++;\n    for (int c = 1; c < GSQL_NC; c++) off[c] += cnt[c];\n  }\n  }\n")
+	b.WriteString("  a.totals[0] = kept;\n  for (int c = 1; c < GSQL_NC; c++) a.totals[c] = off[c];\n}\n#else\n\n")
+
+	// Pass 1: evaluate every row for its counters; one sum per block.
+	b.WriteString(`extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_sizes(const Args a) {
+  __shared__ int64_t red[GSQL_BLOCK];
+  char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
+  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
+  int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
+  int64_t tot[GSQL_NC];
+  for (int c = 0; c < GSQL_NC; c++) tot[c] = 0;
+  for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
+    int64_t i = base + threadIdx.x;
+    if (i >= hi) break;
+`)
+	b.WriteString(rowPrologue + body + rowEpilogue + counts("true"))
+	b.WriteString(`  if (err) atomicCAS((int*)a.err, 0, err);
+    for (int c = 0; c < GSQL_NC; c++) tot[c] += cnt[c];
+  }
+  for (int c = 0; c < GSQL_NC; c++) {
+    red[threadIdx.x] = tot[c];
+    __syncthreads();
+    for (int s = GSQL_BLOCK / 2; s > 0; s >>= 1) {
+      if (threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c] = red[0];
+    __syncthreads();
+  }
+}
+
+// Scan of the block sums: one block, exclusive, in place; totals at the end.
+extern "C" __global__ void __launch_bounds__(1024) gsql_scan(const Args a) {
+  __shared__ int64_t s[1024];
+  for (int c = 0; c < GSQL_NC; c++) {
+    int64_t carry = 0;
+    for (int64_t base = 0; base < a.blocks; base += 1024) {
+      int64_t idx = base + threadIdx.x;
+      int64_t v = idx < a.blocks ? a.block_sums[idx * GSQL_NC + c] : 0;
+      s[threadIdx.x] = v;
+      __syncthreads();
+      for (int d = 1; d < 1024; d <<= 1) {
+        int64_t t = threadIdx.x >= d ? s[threadIdx.x - d] : 0;
+        __syncthreads();
+        s[threadIdx.x] += t;
+        __syncthreads();
+      }
+      if (idx < a.blocks) a.block_sums[idx * GSQL_NC + c] = carry + s[threadIdx.x] - v;
+      carry += s[1023];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) a.totals[c] = carry;
+  }
+}
+
+// Pass 2: evaluate again, scan the tile's counters, write at final places.
+extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(const Args a) {
+  __shared__ int64_t s[GSQL_BLOCK];
+  char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
+  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
+  int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
+  int64_t carry[GSQL_NC];
+  for (int c = 0; c < GSQL_NC; c++) carry[c] = a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c];
+  for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
+    bool active = base + threadIdx.x < hi;
+    int64_t i = active ? base + threadIdx.x : lo;
+`)
+	b.WriteString(rowPrologue + body + rowEpilogue + counts("active"))
+	b.WriteString(`  if (active && err) atomicCAS((int*)a.err, 0, err);
+    int64_t off[GSQL_NC];
+    for (int c = 0; c < GSQL_NC; c++) {
+      s[threadIdx.x] = cnt[c];
+      __syncthreads();
+      for (int d = 1; d < GSQL_BLOCK; d <<= 1) {
+        int64_t t = threadIdx.x >= d ? s[threadIdx.x - d] : 0;
+        __syncthreads();
+        s[threadIdx.x] += t;
+        __syncthreads();
+      }
+      off[c] = carry[c] + s[threadIdx.x] - cnt[c];
+      carry[c] += s[GSQL_BLOCK - 1];
+      __syncthreads();
+    }
+    if (cnt[0]) {
+      bool last = off[0] == a.totals[0] - 1;
+      int64_t r = off[0];
+`)
+	b.WriteString(writes("r"))
+	b.WriteString(`    }
+  }
+}
+
+// One pass when no output is a string and no filter compacts: row i -> i.
+extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_map(const Args a) {
+  char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
+  for (int64_t i = (int64_t)blockIdx.x * GSQL_BLOCK + threadIdx.x; i < a.n; i += (int64_t)gridDim.x * GSQL_BLOCK) {
+`)
+	b.WriteString(rowPrologue + body + rowEpilogue + counts("true"))
+	b.WriteString(`  if (err) atomicCAS((int*)a.err, 0, err);
+    int64_t off[GSQL_NC] = {0};
+    bool last = false;
+    int64_t r = i;
+`)
+	b.WriteString(writes("r"))
+	b.WriteString("  }\n}\n#endif\n")
+	return b.String()
+}
