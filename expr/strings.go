@@ -174,7 +174,16 @@ func strRowValid(valid []byte, i int) bool { return valid == nil || coldata.BitI
 func init() {
 	s, i64, b := coldata.String, coldata.Int64, coldata.Bool
 	reg := func(name string, minArgs, maxArgs int, check func([]coldata.Type) (coldata.Type, []coldata.Type, error), eval func([]*coldata.Vec, int) (*coldata.Vec, error)) {
-		Register(&Function{Name: name, MinArgs: minArgs, MaxArgs: maxArgs, Check: check, Eval: eval})
+		guarded := func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			if len(args) < minArgs || (maxArgs >= 0 && len(args) > maxArgs) {
+				return nil, fmt.Errorf("internal error: %s evaluated with %d arguments", name, len(args))
+			}
+			if n < 0 {
+				return nil, fmt.Errorf("internal error: %s evaluated for %d rows", name, n)
+			}
+			return eval(args, n)
+		}
+		Register(&Function{Name: name, MinArgs: minArgs, MaxArgs: maxArgs, Check: check, Eval: guarded})
 	}
 	reg("length", 1, 1, Fixed(i64, s), strLength)
 	Alias("octet_length", "length")

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
 )
 
 // Expected values marked "manual" are the examples of the MySQL 8 reference
@@ -335,6 +337,8 @@ func TestStrPad(t *testing.T) {
 		{[]any{"hi", 1, ""}, "h"},
 		{[]any{"", 3, "x"}, "xxx"},
 		{[]any{"日", 4, "ab"}, "aba日"},
+		{[]any{"日", 2, "x"}, "x日"},
+		{[]any{"日", 1, ""}, "日"},
 		{[]any{"日本語", 2, "x"}, "日本"},
 		{[]any{"é", 3, "日本語"}, "日本é"},
 		{[]any{nil, 3, "x"}, nil},
@@ -453,5 +457,30 @@ func TestStrRegistry(t *testing.T) {
 	}
 	if f := strFn(t, "concat_ws"); f.MinArgs != 2 || f.MaxArgs >= 0 {
 		t.Errorf("concat_ws arity %d..%d", f.MinArgs, f.MaxArgs)
+	}
+}
+
+func TestStrBadCalls(t *testing.T) {
+	for _, name := range []string{"substring", "instr", "concat", "like", "lpad", "split_part"} {
+		f := strFn(t, name)
+		if _, err := f.Eval(nil, 1); err == nil {
+			t.Errorf("%s with no arguments: no error", name)
+		}
+		// Arguments of the wrong type are an error, not a panic.
+		bad := []*coldata.Vec{strVec(coldata.Float64, 1.5), strVec(coldata.Float64, 2.5), strVec(coldata.Float64, 3.5)}
+		if _, err := f.Eval(bad[:f.MinArgs], 1); err == nil {
+			t.Errorf("%s with DOUBLE arguments: no error", name)
+		}
+		// Zero rows.
+		args := make([]*coldata.Vec, f.MinArgs)
+		for i := range args {
+			args[i] = strConst(coldata.String, "a", 0)
+			if name == "substring" && i > 0 || name == "lpad" && i == 1 || name == "split_part" && i == 2 {
+				args[i] = strConst(coldata.Int64, 1, 0)
+			}
+		}
+		if out, err := f.Eval(args, 0); err != nil || (out.Len != 0 && !out.Const) {
+			t.Errorf("%s on 0 rows: %v, %v", name, out, err)
+		}
 	}
 }
