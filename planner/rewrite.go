@@ -7,138 +7,88 @@ import (
 	"github.com/gsqlengine/gsql/operators"
 )
 
-// FoldConstants evaluates constant sub-expressions once at plan time and
-// drops filters that are always true.
-func FoldConstants(n Node) (Node, error) {
-	switch x := n.(type) {
-	case *Filter:
-		in, err := FoldConstants(x.Input)
+// mapInputs rewrites every input of n with f.
+func mapInputs(n Node, f func(Node) (Node, error)) (Node, error) {
+	ins := n.Inputs()
+	if len(ins) == 0 {
+		return n, nil
+	}
+	out := make([]Node, len(ins))
+	for i, in := range ins {
+		r, err := f(in)
 		if err != nil {
 			return nil, err
 		}
+		out[i] = r
+	}
+	return withInputs(n, out), nil
+}
+
+// foldAll folds each expression.
+func foldAll(es []expr.Expr) ([]expr.Expr, error) {
+	out := make([]expr.Expr, len(es))
+	for i, e := range es {
+		f, err := foldConstants(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = f
+	}
+	return out, nil
+}
+
+// FoldConstants evaluates constant sub-expressions once at plan time and
+// drops filters that are always true.
+func FoldConstants(n Node) (Node, error) {
+	n, err := mapInputs(n, FoldConstants)
+	if err != nil {
+		return nil, err
+	}
+	switch x := n.(type) {
+	case *Filter:
 		pred, err := foldConstants(x.Pred)
 		if err != nil {
 			return nil, err
 		}
 		if l, ok := pred.(*expr.Literal); ok && l.Value == true {
-			return in, nil
+			return x.Input, nil
 		}
-		return &Filter{placed: x.placed, Input: in, Pred: pred}, nil
+		x.Pred = pred
 	case *Project:
-		in, err := FoldConstants(x.Input)
-		if err != nil {
+		if x.Exprs, err = foldAll(x.Exprs); err != nil {
 			return nil, err
 		}
-		exprs := make([]expr.Expr, len(x.Exprs))
-		for i, e := range x.Exprs {
-			if exprs[i], err = foldConstants(e); err != nil {
-				return nil, err
-			}
-		}
-		return &Project{placed: x.placed, Input: in, Exprs: exprs, Out: x.Out}, nil
-	case *Sort:
-		in, err := FoldConstants(x.Input)
-		if err != nil {
-			return nil, err
-		}
-		return &Sort{placed: x.placed, Input: in, Keys: x.Keys}, nil
-	case *Limit:
-		in, err := FoldConstants(x.Input)
-		if err != nil {
-			return nil, err
-		}
-		return &Limit{placed: x.placed, Input: in, Count: x.Count, Offset: x.Offset}, nil
-	case *Distinct:
-		in, err := FoldConstants(x.Input)
-		if err != nil {
-			return nil, err
-		}
-		return &Distinct{placed: x.placed, Input: in}, nil
-	case *Union:
-		c := *x
-		c.Parts = make([]Node, len(x.Parts))
-		for i, p := range x.Parts {
-			f, err := FoldConstants(p)
-			if err != nil {
-				return nil, err
-			}
-			c.Parts[i] = f
-		}
-		return &c, nil
 	case *Join:
-		l, err := FoldConstants(x.Left)
-		if err != nil {
-			return nil, err
-		}
-		r, err := FoldConstants(x.Right)
-		if err != nil {
-			return nil, err
-		}
-		c := *x
-		c.Left, c.Right = l, r
 		if x.Cond != nil {
-			if c.Cond, err = foldConstants(x.Cond); err != nil {
+			if x.Cond, err = foldConstants(x.Cond); err != nil {
 				return nil, err
 			}
 		}
-		return &c, nil
 	case *Aggregate:
-		in, err := FoldConstants(x.Input)
-		if err != nil {
+		if x.Keys, err = foldAll(x.Keys); err != nil {
 			return nil, err
 		}
-		c := *x
-		c.Input = in
-		c.Keys = make([]expr.Expr, len(x.Keys))
-		for i, k := range x.Keys {
-			if c.Keys[i], err = foldConstants(k); err != nil {
-				return nil, err
-			}
-		}
-		c.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
-		for i := range c.Aggs {
-			if c.Aggs[i].Arg != nil {
-				if c.Aggs[i].Arg, err = foldConstants(c.Aggs[i].Arg); err != nil {
+		x.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
+		for i := range x.Aggs {
+			if x.Aggs[i].Arg != nil {
+				if x.Aggs[i].Arg, err = foldConstants(x.Aggs[i].Arg); err != nil {
 					return nil, err
 				}
 			}
 		}
-		return &c, nil
 	}
 	return n, nil
 }
 
-// PruneColumns makes every scan read only the columns the projection and
-// filter above it use.
+// PruneColumns makes every scan read only the columns the projection,
+// aggregation and filter above it use.
 func PruneColumns(n Node) Node {
 	switch x := n.(type) {
 	case *Project:
 		if in, remap := pruneBelow(x.Input, x.Exprs); remap != nil {
 			return &Project{placed: x.placed, Input: in, Exprs: remapAll(x.Exprs, remap), Out: x.Out}
 		}
-		return &Project{placed: x.placed, Input: PruneColumns(x.Input), Exprs: x.Exprs, Out: x.Out}
-	case *Filter:
-		return &Filter{placed: x.placed, Input: PruneColumns(x.Input), Pred: x.Pred}
-	case *Sort:
-		return &Sort{placed: x.placed, Input: PruneColumns(x.Input), Keys: x.Keys}
-	case *Limit:
-		return &Limit{placed: x.placed, Input: PruneColumns(x.Input), Count: x.Count, Offset: x.Offset}
-	case *Distinct:
-		return &Distinct{placed: x.placed, Input: PruneColumns(x.Input)}
-	case *Join:
-		c := *x
-		c.Left, c.Right = PruneColumns(x.Left), PruneColumns(x.Right)
-		return &c
-	case *Union:
-		c := *x
-		c.Parts = make([]Node, len(x.Parts))
-		for i, p := range x.Parts {
-			c.Parts[i] = PruneColumns(p)
-		}
-		return &c
 	case *Aggregate:
-		c := *x
-		c.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
 		var uses []expr.Expr
 		uses = append(uses, x.Keys...)
 		for _, a := range x.Aggs {
@@ -149,26 +99,26 @@ func PruneColumns(n Node) Node {
 				uses = append(uses, o.Expr)
 			}
 		}
-		in, remap := pruneBelow(x.Input, uses)
-		if remap == nil {
-			c.Input = PruneColumns(x.Input)
+		if in, remap := pruneBelow(x.Input, uses); remap != nil {
+			c := *x
+			c.Input = in
+			c.Keys = remapAll(x.Keys, remap)
+			c.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
+			for i := range c.Aggs {
+				if c.Aggs[i].Arg != nil {
+					c.Aggs[i].Arg = expr.Remap(c.Aggs[i].Arg, remap)
+				}
+				order := make([]operators.AggOrder, len(c.Aggs[i].Order))
+				for j, o := range c.Aggs[i].Order {
+					order[j] = operators.AggOrder{Expr: expr.Remap(o.Expr, remap), Desc: o.Desc}
+				}
+				c.Aggs[i].Order = order
+			}
 			return &c
 		}
-		c.Input = in
-		c.Keys = remapAll(x.Keys, remap)
-		for i := range c.Aggs {
-			if c.Aggs[i].Arg != nil {
-				c.Aggs[i].Arg = expr.Remap(c.Aggs[i].Arg, remap)
-			}
-			order := make([]operators.AggOrder, len(c.Aggs[i].Order))
-			for j, o := range c.Aggs[i].Order {
-				order[j] = operators.AggOrder{Expr: expr.Remap(o.Expr, remap), Desc: o.Desc}
-			}
-			c.Aggs[i].Order = order
-		}
-		return &c
 	}
-	return n
+	out, _ := mapInputs(n, func(in Node) (Node, error) { return PruneColumns(in), nil })
+	return out
 }
 
 func remapAll(es []expr.Expr, remap map[int]int) []expr.Expr {
@@ -282,37 +232,7 @@ func PushFilters(n Node) Node {
 			return &c
 		}
 		return &Filter{placed: x.placed, Input: &c, Pred: conjoin(keep)}
-	case *Project:
-		c := *x
-		c.Input = PushFilters(x.Input)
-		return &c
-	case *Sort:
-		c := *x
-		c.Input = PushFilters(x.Input)
-		return &c
-	case *Limit:
-		c := *x
-		c.Input = PushFilters(x.Input)
-		return &c
-	case *Distinct:
-		c := *x
-		c.Input = PushFilters(x.Input)
-		return &c
-	case *Aggregate:
-		c := *x
-		c.Input = PushFilters(x.Input)
-		return &c
-	case *Union:
-		c := *x
-		c.Parts = make([]Node, len(x.Parts))
-		for i, p := range x.Parts {
-			c.Parts[i] = PushFilters(p)
-		}
-		return &c
-	case *Join:
-		c := *x
-		c.Left, c.Right = PushFilters(x.Left), PushFilters(x.Right)
-		return &c
 	}
-	return n
+	out, _ := mapInputs(n, func(in Node) (Node, error) { return PushFilters(in), nil })
+	return out
 }

@@ -1,0 +1,229 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// Compute is a filter and/or projection on the GPU: with Fused, one
+// generated kernel set computes the whole operator (rows compacted in the
+// same passes); otherwise the kernel library runs one function at a time.
+// Exprs nil means the input columns pass through (a filter alone).
+type Compute struct {
+	placed
+	Input Node
+	Pred  expr.Expr
+	Exprs []expr.Expr
+	Out   []Column
+	Fused bool
+}
+
+// Columns implements Node.
+func (c *Compute) Columns() []Column {
+	if c.Exprs == nil {
+		return c.Input.Columns()
+	}
+	return c.Out
+}
+
+// Inputs implements Node.
+func (c *Compute) Inputs() []Node { return []Node{c.Input} }
+
+func (c *Compute) describe() string {
+	var d string
+	if c.Exprs != nil {
+		d = (&Project{Exprs: c.Exprs, Out: c.Out}).describe()
+	}
+	if c.Pred != nil {
+		if d != "" {
+			d += " "
+		}
+		d += "Filter " + c.Pred.String()
+	}
+	if c.Fused {
+		return d + " (fused kernel)"
+	}
+	return d + " (kernel library)"
+}
+
+// Transfer moves batches between host and device memory.
+type Transfer struct {
+	placed
+	Input    Node
+	ToDevice bool
+}
+
+// Columns implements Node.
+func (t *Transfer) Columns() []Column { return t.Input.Columns() }
+
+// Inputs implements Node.
+func (t *Transfer) Inputs() []Node { return []Node{t.Input} }
+
+func (t *Transfer) describe() string {
+	if t.ToDevice {
+		return "HostToDevice"
+	}
+	return "DeviceToHost"
+}
+
+// PlaceOptions steer device placement.
+type PlaceOptions struct {
+	// GPU places supported operators on the GPU.
+	GPU bool
+	// Strict fails when a filter or projection cannot run on the GPU,
+	// instead of running it on the CPU.
+	Strict bool
+	// Fusion compiles each GPU filter/projection into one kernel set.
+	Fusion bool
+	// Supported reports whether expressions can run on the GPU: nil when
+	// every function has a GPU implementation; fused reports whether the
+	// whole operator fuses into one kernel set.
+	Supported func(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool, err error)
+}
+
+// Place assigns devices: filters and projections whose expressions all have
+// GPU implementations run on the GPU (a projection over a filter becomes one
+// Compute), scans feeding them read the device-resident table, and
+// transfers are inserted where a batch changes sides. The root always
+// produces host batches.
+func Place(n Node, opts PlaceOptions) (Node, error) {
+	if !opts.GPU {
+		return n, nil
+	}
+	placed, err := place(n, opts)
+	if err != nil {
+		return nil, err
+	}
+	return toSide(placed, CPU), nil
+}
+
+// toSide returns n producing batches on dev, adding a transfer if needed.
+func toSide(n Node, dev Device) Node {
+	if n.Placement() == dev {
+		return n
+	}
+	t := &Transfer{Input: n, ToDevice: dev == GPU}
+	t.Dev = dev
+	return t
+}
+
+func place(n Node, opts PlaceOptions) (Node, error) {
+	switch x := n.(type) {
+	case *Project:
+		var pred expr.Expr
+		input := x.Input
+		if f, ok := input.(*Filter); ok {
+			pred, input = f.Pred, f.Input
+		}
+		in, err := place(input, opts)
+		if err != nil {
+			return nil, err
+		}
+		fused, serr := opts.Supported(input.Columns(), pred, x.Exprs)
+		if serr == nil {
+			c := &Compute{Input: gpuInput(in), Pred: pred, Exprs: x.Exprs, Out: x.Out, Fused: fused && opts.Fusion}
+			c.Dev = GPU
+			return c, nil
+		}
+		if opts.Strict {
+			return nil, fmt.Errorf("device gpu: %w (use device auto to run it on the CPU)", serr)
+		}
+		if pred != nil {
+			if fused, ferr := opts.Supported(input.Columns(), pred, nil); ferr == nil {
+				c := &Compute{Input: gpuInput(in), Pred: pred, Fused: fused && opts.Fusion}
+				c.Dev = GPU
+				return &Project{Input: toSide(c, CPU), Exprs: x.Exprs, Out: x.Out}, nil
+			}
+			f := &Filter{Input: toSide(in, CPU), Pred: pred}
+			return &Project{Input: f, Exprs: x.Exprs, Out: x.Out}, nil
+		}
+		return &Project{Input: toSide(in, CPU), Exprs: x.Exprs, Out: x.Out}, nil
+	case *Filter:
+		in, err := place(x.Input, opts)
+		if err != nil {
+			return nil, err
+		}
+		fused, serr := opts.Supported(x.Input.Columns(), x.Pred, nil)
+		if serr == nil {
+			c := &Compute{Input: gpuInput(in), Pred: x.Pred, Fused: fused && opts.Fusion}
+			c.Dev = GPU
+			return c, nil
+		}
+		if opts.Strict {
+			return nil, fmt.Errorf("device gpu: %w (use device auto to run it on the CPU)", serr)
+		}
+		return &Filter{Input: toSide(in, CPU), Pred: x.Pred}, nil
+	case *Scan:
+		return x, nil
+	}
+	// Every other operator runs on the CPU; its inputs come to the host.
+	inputs := n.Inputs()
+	placedIn := make([]Node, len(inputs))
+	for i, in := range inputs {
+		p, err := place(in, opts)
+		if err != nil {
+			return nil, err
+		}
+		placedIn[i] = toSide(p, CPU)
+	}
+	return withInputs(n, placedIn), nil
+}
+
+// gpuInput makes n produce device batches: a scan reads the device-resident
+// copy of its table; anything else is transferred.
+func gpuInput(n Node) Node {
+	if s, ok := n.(*Scan); ok {
+		c := *s
+		c.Dev = GPU
+		return &c
+	}
+	return toSide(n, GPU)
+}
+
+// withInputs returns a copy of n reading the given inputs.
+func withInputs(n Node, in []Node) Node {
+	switch x := n.(type) {
+	case *Filter:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Project:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Sort:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Limit:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Distinct:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Aggregate:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Join:
+		c := *x
+		c.Left, c.Right = in[0], in[1]
+		return &c
+	case *Union:
+		c := *x
+		c.Parts = in
+		return &c
+	case *Compute:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Transfer:
+		c := *x
+		c.Input = in[0]
+		return &c
+	}
+	return n
+}
