@@ -294,6 +294,7 @@ func (s *Shell) statement(parent context.Context, st string) error {
 	}
 	ctx, done := s.begin(parent)
 	defer done()
+	defer func() { s.once = "" }() // .once applies to this statement only
 	start := time.Now()
 	rdr, err := s.db.Query(ctx, st)
 	if err != nil {
