@@ -6,37 +6,37 @@ import (
 
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
+	"github.com/gsqlengine/gsql/gpuexec/fuse/fusetest"
 )
 
-// redact is DESIGN.md's benchmark expression over (name, visibility).
-func redact(t *testing.T) expr.Expr {
-	return call(t, "case",
-		call(t, "=", col(cVis), lit("public")),
-		call(t, "concat",
-			call(t, "left", call(t, "split_part", col(cName), lit(" "), lit(2)), lit(1)),
-			lit(" "),
-			call(t, "split_part", col(cName), lit(" "), lit(1))),
-		lit("X X"))
-}
-
 func TestRedactKernelMatchesCPU(t *testing.T) {
-	b := testBatch(3000, 1)
-	k := checkKernel(t, b, nil, []expr.Expr{redact(t)})
+	var bld fusetest.Builder
+	out := []expr.Expr{bld.Redact(fusetest.Col(fusetest.Name), fusetest.Col(fusetest.Vis))}
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	k := checkKernel(t, fusetest.Batch(3000, 1), nil, out)
 	if !k.TwoPass() || k.StringOutputs != 1 {
 		t.Fatalf("redact kernel: two-pass %v, string outputs %d", k.TwoPass(), k.StringOutputs)
 	}
-	// Every value is a view or a rope of views: no scratch is needed.
-	if strings.Contains(k.Source, "flatten(") && strings.Contains(k.Source, "scratch_take") {
+	// Every value is a view or a rope of views: nothing is copied to scratch.
+	if strings.Contains(k.Source, "flatten(t") || strings.Contains(k.Source, "scratch_take(sc") {
 		t.Errorf("redact kernel uses scratch")
 	}
 }
 
 func TestLiteralsShareKernels(t *testing.T) {
-	a, err := fuse.Generate(testTypes, call(t, "=", col(cVis), lit("public")), []expr.Expr{col(cName)})
+	var bld fusetest.Builder
+	pa := bld.Call("=", fusetest.Col(fusetest.Vis), fusetest.Lit("public"))
+	pb := bld.Call("=", fusetest.Col(fusetest.Vis), fusetest.Lit("private"))
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	a, err := fuse.Generate(testTypes, pa, []expr.Expr{fusetest.Col(fusetest.Name)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := fuse.Generate(testTypes, call(t, "=", col(cVis), lit("private")), []expr.Expr{col(cName)})
+	b, err := fuse.Generate(testTypes, pb, []expr.Expr{fusetest.Col(fusetest.Name)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,31 +49,41 @@ func TestLiteralsShareKernels(t *testing.T) {
 }
 
 func TestFunctionKernelsMatchCPU(t *testing.T) {
-	b := testBatch(2000, 2)
-	s, n, v, x, f, bo := col(cName), col(cS), col(cVis), col(cA), col(cF), col(cB)
-	cases := [][]expr.Expr{
-		{call(t, "length", s), call(t, "char_length", s), call(t, "upper", s), call(t, "lower", s)},
-		{call(t, "substring", s, x), call(t, "substring", s, x, lit(3)), call(t, "substring", s, lit(-3), x), call(t, "left", s, x), call(t, "right", s, x)},
-		{call(t, "split_part", s, n, x), call(t, "split_part", s, lit(" "), lit(-1)), call(t, "substring_index", s, n, x), call(t, "substring_index", s, lit(" "), lit(-1))},
-		{call(t, "locate", n, s), call(t, "locate", n, s, x), call(t, "instr", s, n), call(t, "replace", s, n, lit("<>")), call(t, "replace", s, lit(" "), lit(""))},
-		{call(t, "trim", s), call(t, "ltrim", s, n), call(t, "rtrim", s, n), call(t, "trim", call(t, "concat", lit("  "), s, lit("  ")))},
-		{call(t, "lpad", s, x, n), call(t, "rpad", s, x, lit("ab")), call(t, "reverse", s), call(t, "repeat", n, x)},
-		{call(t, "starts_with", s, n), call(t, "ends_with", s, n), call(t, "contains", s, n), call(t, "like", s, n), call(t, "like", s, lit("J%")), call(t, "like", s, lit("%a_e%"))},
-		{call(t, "concat", s, lit("-"), v), call(t, "concat_ws", lit(", "), s, v, n), call(t, "concat_ws", n, s, v)},
-		{call(t, "+", x, lit(3)), call(t, "-", x, x), call(t, "*", x, lit(7)), call(t, "/", x, lit(4)), call(t, "div", x, lit(3)), call(t, "%", x, lit(3)), call(t, "+", f, x)},
-		{call(t, "and", bo, call(t, ">", x, lit(0))), call(t, "or", bo, call(t, "is_null", x)), call(t, "not", bo), call(t, "in", x, lit(1), lit(2), lit(nil)), call(t, "<=>", s, n)},
-		{call(t, "if", bo, s, v), call(t, "ifnull", s, v), call(t, "coalesce", s, n, lit("none")), call(t, "nullif", s, v), call(t, "case", call(t, ">", x, lit(5)), x, call(t, "<", x, lit(-5)), lit(-1))},
-		{call(t, "upper", call(t, "concat", s, n)), call(t, "substring", call(t, "upper", s), lit(2), lit(3)), call(t, "length", call(t, "lower", s))},
+	var bld fusetest.Builder
+	cases := bld.Cases()
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
 	}
-	for _, outs := range cases {
-		checkKernel(t, b, nil, outs)
+	b := fusetest.Batch(2000, 2)
+	// One kernel with every case's outputs: one compile for the lot.
+	var all []expr.Expr
+	for _, c := range cases {
+		all = append(all, c...)
 	}
+	checkKernel(t, b, nil, all)
 }
 
 func TestFilterCompactsRows(t *testing.T) {
-	b := testBatch(5000, 3)
-	filter := call(t, "and", call(t, "=", col(cVis), lit("public")), call(t, ">", col(cA), lit(0)))
-	checkKernel(t, b, filter, []expr.Expr{redact(t), col(cA), call(t, "upper", col(cName))})
-	// A filter with no string output uses the two-pass path for compaction.
-	checkKernel(t, b, call(t, "like", col(cName), lit("%o%")), []expr.Expr{call(t, "*", col(cA), lit(2))})
+	var bld fusetest.Builder
+	filters := bld.Filters()
+	out := []expr.Expr{bld.Redact(fusetest.Col(fusetest.Name), fusetest.Col(fusetest.Vis)), fusetest.Col(fusetest.A), bld.Call("upper", fusetest.Col(fusetest.Name))}
+	num := []expr.Expr{bld.Call("*", fusetest.Col(fusetest.A), fusetest.Lit(2))}
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	b := fusetest.Batch(5000, 3)
+	checkKernel(t, b, filters[0], out)
+	// A filter with no string output still takes two passes to compact.
+	checkKernel(t, b, filters[1], num)
+}
+
+func TestNotFusable(t *testing.T) {
+	var bld fusetest.Builder
+	e := bld.Call("cast_to_varchar", fusetest.Col(fusetest.A))
+	if bld.Err != nil {
+		t.Skip(bld.Err)
+	}
+	if _, err := fuse.Generate(testTypes, nil, []expr.Expr{e}); err == nil {
+		t.Fatal("CAST(BIGINT AS VARCHAR) fused, want ErrNotFusable")
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
+	"github.com/gsqlengine/gsql/gpuexec/fuse/fusetest"
 )
 
 // The host tests compile generated kernel sources with the machine's C++
@@ -32,102 +32,7 @@ func cxx(t *testing.T) string {
 	return ""
 }
 
-// Column indexes of the test table.
-const (
-	cName = iota
-	cVis
-	cA
-	cF
-	cB
-	cS
-)
-
-var testTypes = []coldata.Type{coldata.String, coldata.String, coldata.Int64, coldata.Float64, coldata.Bool, coldata.String}
-
-func col(i int) expr.Expr {
-	return &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: testTypes[i]}
-}
-
-func lit(v any) expr.Expr {
-	switch x := v.(type) {
-	case nil:
-		return &expr.Literal{T: coldata.Null}
-	case int:
-		return &expr.Literal{Value: int64(x), T: coldata.Int64}
-	case float64:
-		return &expr.Literal{Value: x, T: coldata.Float64}
-	case bool:
-		return &expr.Literal{Value: x, T: coldata.Bool}
-	case string:
-		return &expr.Literal{Value: x, T: coldata.String}
-	}
-	panic("lit")
-}
-
-func call(t *testing.T, name string, args ...expr.Expr) expr.Expr {
-	t.Helper()
-	f, ok := expr.Lookup(name)
-	if !ok {
-		t.Fatalf("no function %s", name)
-	}
-	e, err := expr.NewCall(f, args)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return e
-}
-
-var firsts = []string{"John", "Jane", "Émile", "Zoë", "李", "Ann-Marie", "O'Neil", "", "a b", "😀"}
-var lasts = []string{"Smith", "Doe", "Zola", "García", "明", "Lee", "x", "Ünal"}
-
-func testBatch(n int, seed int64) *coldata.Batch {
-	r := rand.New(rand.NewSource(seed))
-	name, vis, s := coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.String, n)
-	a, f, b := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Float64, n), coldata.NewBuilder(coldata.Bool, n)
-	for i := 0; i < n; i++ {
-		switch r.Intn(12) {
-		case 0:
-			name.AppendNull()
-		case 1:
-			name.AppendString(firsts[r.Intn(len(firsts))])
-		case 2:
-			name.AppendString(strings.Repeat("ab ", r.Intn(40)))
-		case 3:
-			name.AppendBytes([]byte{0xff, 'x', ' ', 0xc3})
-		default:
-			name.AppendString(firsts[r.Intn(len(firsts))] + " " + lasts[r.Intn(len(lasts))])
-		}
-		switch r.Intn(10) {
-		case 0:
-			vis.AppendNull()
-		case 1, 2, 3, 4:
-			vis.AppendString("public")
-		default:
-			vis.AppendString("private")
-		}
-		if r.Intn(10) == 0 {
-			a.AppendNull()
-		} else {
-			a.AppendInt(int64(r.Intn(41) - 20))
-		}
-		if r.Intn(10) == 0 {
-			f.AppendNull()
-		} else {
-			f.AppendFloat(float64(r.Intn(2001)-1000) / 8)
-		}
-		if r.Intn(10) == 0 {
-			b.AppendNull()
-		} else {
-			b.AppendBool(r.Intn(2) == 0)
-		}
-		if r.Intn(10) == 0 {
-			s.AppendNull()
-		} else {
-			s.AppendString([]string{"", "a", "%", "a%", "%b", "_", " ", ".", "ab", "é", "a.b.c", "--"}[r.Intn(12)])
-		}
-	}
-	return &coldata.Batch{Cols: []*coldata.Vec{name.Finish(), vis.Finish(), a.Finish(), f.Finish(), b.Finish(), s.Finish()}, Len: n}
-}
+var testTypes = fusetest.Types
 
 // blob lays buffers out in one file, 8-byte aligned, remembering offsets.
 type blob struct {
@@ -313,43 +218,6 @@ func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch) ([]*coldata.Vec, in
 	return outs, errCode
 }
 
-// cpuReference evaluates filter and outputs with the CPU kernels.
-func cpuReference(t *testing.T, b *coldata.Batch, filter expr.Expr, outputs []expr.Expr) []*coldata.Vec {
-	t.Helper()
-	if filter != nil {
-		m, err := expr.Eval(filter, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var sel []int
-		for i := 0; i < b.Len; i++ {
-			if !m.IsNull(i) && m.Bool(i) {
-				sel = append(sel, i)
-			}
-		}
-		b = coldata.GatherBatch(b, sel)
-	}
-	out := make([]*coldata.Vec, len(outputs))
-	for j, e := range outputs {
-		v, err := expr.Eval(e, b)
-		if err != nil {
-			t.Fatalf("%s: %v", e, err)
-		}
-		out[j] = v
-	}
-	return out
-}
-
-func sameValue(a *coldata.Vec, i int, b *coldata.Vec) (string, string, bool) {
-	av, bv := a.Value(i), b.Value(i)
-	if fa, ok := av.(float64); ok {
-		if fb, ok := bv.(float64); ok && (fa == fb || (math.IsNaN(fa) && math.IsNaN(fb))) {
-			return "", "", true
-		}
-	}
-	return fmt.Sprintf("%#v", av), fmt.Sprintf("%#v", bv), av == bv
-}
-
 func checkKernel(t *testing.T, b *coldata.Batch, filter expr.Expr, outputs []expr.Expr) *fuse.Kernel {
 	t.Helper()
 	k, err := fuse.Generate(testTypes, filter, outputs)
@@ -360,17 +228,12 @@ func checkKernel(t *testing.T, b *coldata.Batch, filter expr.Expr, outputs []exp
 	if code != 0 {
 		t.Fatalf("generated code reported error %d", code)
 	}
-	want := cpuReference(t, b, filter, outputs)
-	for j := range outputs {
-		w := want[j]
-		if got[j].Len != w.Len {
-			t.Fatalf("%s: %d rows, want %d", outputs[j], got[j].Len, w.Len)
-		}
-		for i := 0; i < w.Len; i++ {
-			if g, x, ok := sameValue(got[j], i, w); !ok {
-				t.Fatalf("%s row %d: generated %s, CPU %s", outputs[j], i, g, x)
-			}
-		}
+	want, err := fusetest.Reference(b, filter, outputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fusetest.Compare(outputs, got, want); err != nil {
+		t.Fatal(err)
 	}
 	return k
 }

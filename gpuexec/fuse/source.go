@@ -161,6 +161,14 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 		keepC = fmt.Sprintf("(!%s && %s)", nullFlag(keep), keep.c)
 	}
 	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_SCRATCH %d\n\n", nc, Block, ScratchBytes)
+	// Kernels take every slot as its own 8-byte parameter (launchers pass
+	// scalars) and rebuild the Args block inside.
+	var params, assign []string
+	for _, f := range k.Fields {
+		params = append(params, fmt.Sprintf("%s p_%s", cFieldType(f, k), f.Name))
+		assign = append(assign, fmt.Sprintf("a.%s = p_%s;", f.Name, f.Name))
+	}
+	fmt.Fprintf(&b, "#define GSQL_PARAMS %s\n#define GSQL_ARGS Args a; %s\n\n", strings.Join(params, ", "), strings.Join(assign, " "))
 
 	// counts computes the per-row counters after the body ran.
 	counts := func(active string) string {
@@ -203,7 +211,8 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	b.WriteString("  a.totals[0] = kept;\n  for (int c = 1; c < GSQL_NC; c++) a.totals[c] = off[c];\n}\n#else\n\n")
 
 	// Pass 1: evaluate every row for its counters; one sum per block.
-	b.WriteString(`extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_sizes(const Args a) {
+	b.WriteString(`extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_sizes(GSQL_PARAMS) {
+  GSQL_ARGS
   __shared__ int64_t red[GSQL_BLOCK];
   char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
   int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
@@ -231,7 +240,8 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 }
 
 // Scan of the block sums: one block, exclusive, in place; totals at the end.
-extern "C" __global__ void __launch_bounds__(1024) gsql_scan(const Args a) {
+extern "C" __global__ void __launch_bounds__(1024) gsql_scan(GSQL_PARAMS) {
+  GSQL_ARGS
   __shared__ int64_t s[1024];
   for (int c = 0; c < GSQL_NC; c++) {
     int64_t carry = 0;
@@ -255,7 +265,8 @@ extern "C" __global__ void __launch_bounds__(1024) gsql_scan(const Args a) {
 }
 
 // Pass 2: evaluate again, scan the tile's counters, write at final places.
-extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(const Args a) {
+extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(GSQL_PARAMS) {
+  GSQL_ARGS
   __shared__ int64_t s[GSQL_BLOCK];
   char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
   int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
@@ -292,7 +303,8 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(const Args a)
 }
 
 // One pass when no output is a string and no filter compacts: row i -> i.
-extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_map(const Args a) {
+extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_map(GSQL_PARAMS) {
+  GSQL_ARGS
   char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
   for (int64_t i = (int64_t)blockIdx.x * GSQL_BLOCK + threadIdx.x; i < a.n; i += (int64_t)gridDim.x * GSQL_BLOCK) {
 `)

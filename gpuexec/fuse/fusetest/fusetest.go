@@ -1,0 +1,213 @@
+// Package fusetest holds the data and expressions shared by the fused
+// kernel tests: the host-compiled tests in CI and the device tests run on a
+// GPU machine compare the same cases with the CPU kernels.
+package fusetest
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// Column indexes of the test table.
+const (
+	Name = iota
+	Vis
+	A
+	F
+	B
+	S
+)
+
+// Types are the test table's column types.
+var Types = []coldata.Type{coldata.String, coldata.String, coldata.Int64, coldata.Float64, coldata.Bool, coldata.String}
+
+// Col references column i.
+func Col(i int) expr.Expr {
+	return &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: Types[i]}
+}
+
+// Lit makes a literal of a Go value (nil, int, float64, bool, string).
+func Lit(v any) expr.Expr {
+	switch x := v.(type) {
+	case int:
+		return &expr.Literal{Value: int64(x), T: coldata.Int64}
+	case float64:
+		return &expr.Literal{Value: x, T: coldata.Float64}
+	case bool:
+		return &expr.Literal{Value: x, T: coldata.Bool}
+	case string:
+		return &expr.Literal{Value: x, T: coldata.String}
+	}
+	return &expr.Literal{T: coldata.Null}
+}
+
+// Builder binds calls, remembering the first error.
+type Builder struct{ Err error }
+
+// Call binds a registered function.
+func (b *Builder) Call(name string, args ...expr.Expr) expr.Expr {
+	if b.Err != nil {
+		return &expr.Literal{T: coldata.Null}
+	}
+	f, ok := expr.Lookup(name)
+	if !ok {
+		b.Err = fmt.Errorf("no function %s", name)
+		return &expr.Literal{T: coldata.Null}
+	}
+	e, err := expr.NewCall(f, args)
+	if err != nil {
+		b.Err = err
+		return &expr.Literal{T: coldata.Null}
+	}
+	return e
+}
+
+// Redact is DESIGN.md's benchmark expression over (name, visibility).
+func (b *Builder) Redact(name, vis expr.Expr) expr.Expr {
+	return b.Call("case",
+		b.Call("=", vis, Lit("public")),
+		b.Call("concat",
+			b.Call("left", b.Call("split_part", name, Lit(" "), Lit(2)), Lit(1)),
+			Lit(" "),
+			b.Call("split_part", name, Lit(" "), Lit(1))),
+		Lit("X X"))
+}
+
+// Cases are output lists covering every function the generator knows.
+func (b *Builder) Cases() [][]expr.Expr {
+	s, n, v, x, f, bo := Col(Name), Col(S), Col(Vis), Col(A), Col(F), Col(B)
+	c := b.Call
+	return [][]expr.Expr{
+		{b.Redact(s, v)},
+		{c("length", s), c("char_length", s), c("upper", s), c("lower", s), c("ascii", s), c("strcmp", s, n)},
+		{c("substring", s, x), c("substring", s, x, Lit(3)), c("substring", s, Lit(-3), x), c("left", s, x), c("right", s, x)},
+		{c("split_part", s, n, x), c("split_part", s, Lit(" "), Lit(-1)), c("substring_index", s, n, x), c("substring_index", s, Lit(" "), Lit(-1))},
+		{c("locate", n, s), c("locate", n, s, x), c("instr", s, n), c("replace", s, n, Lit("<>")), c("replace", s, Lit(" "), Lit(""))},
+		{c("trim", s), c("ltrim", s, n), c("rtrim", s, n), c("trim", c("concat", Lit("  "), s, Lit("  ")))},
+		{c("lpad", s, x, n), c("rpad", s, x, Lit("ab")), c("reverse", s), c("repeat", n, x), c("space", x)},
+		{c("starts_with", s, n), c("ends_with", s, n), c("contains", s, n), c("like", s, n), c("like", s, Lit("J%")), c("like", s, Lit("%a_e%")), c("like", s, Lit("%o%"))},
+		{c("concat", s, Lit("-"), v), c("concat_ws", Lit(", "), s, v, n), c("concat_ws", n, s, v)},
+		{c("+", x, Lit(3)), c("-", x, x), c("*", x, Lit(7)), c("/", x, Lit(4)), c("div", x, Lit(3)), c("%", x, Lit(3)), c("+", f, x), c("neg", x), c("%", f, Lit(2.5))},
+		{c("and", bo, c(">", x, Lit(0))), c("or", bo, c("is_null", x)), c("not", bo), c("xor", bo, c("<", f, Lit(0.0))), c("in", x, Lit(1), Lit(2), Lit(nil)), c("<=>", s, n)},
+		{c("=", s, n), c("<>", s, v), c("<", s, n), c(">=", x, Lit(3)), c("<=", f, Lit(1.5)), c("is_not_null", s), c("is_true", bo), c("is_not_false", bo)},
+		{c("if", bo, s, v), c("ifnull", s, v), c("coalesce", s, n, Lit("none")), c("nullif", s, v), c("case", c(">", x, Lit(5)), x, c("<", x, Lit(-5)), Lit(-1))},
+		{c("cast_to_double", x), c("cast_to_bigint", f), c("cast_to_boolean", x), c("cast_to_bigint", bo)},
+		{c("upper", c("concat", s, n)), c("substring", c("upper", s), Lit(2), Lit(3)), c("length", c("lower", s)), c("concat", c("upper", s), Lit("!"))},
+	}
+}
+
+// Filters are predicates for compaction tests.
+func (b *Builder) Filters() []expr.Expr {
+	return []expr.Expr{
+		b.Call("and", b.Call("=", Col(Vis), Lit("public")), b.Call(">", Col(A), Lit(0))),
+		b.Call("like", Col(Name), Lit("%o%")),
+		b.Call("is_null", Col(F)),
+	}
+}
+
+var firsts = []string{"John", "Jane", "Émile", "Zoë", "李", "Ann-Marie", "O'Neil", "", "a b", "😀"}
+var lasts = []string{"Smith", "Doe", "Zola", "García", "明", "Lee", "x", "Ünal"}
+
+// Batch makes n random rows: names with spaces, multibyte text, empty and
+// invalid UTF-8 strings, long strings, NULLs in every column.
+func Batch(n int, seed int64) *coldata.Batch {
+	r := rand.New(rand.NewSource(seed))
+	name, vis, s := coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.String, n)
+	a, f, bo := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Float64, n), coldata.NewBuilder(coldata.Bool, n)
+	for i := 0; i < n; i++ {
+		switch r.Intn(12) {
+		case 0:
+			name.AppendNull()
+		case 1:
+			name.AppendString(firsts[r.Intn(len(firsts))])
+		case 2:
+			name.AppendString(strings.Repeat("ab ", r.Intn(40)))
+		case 3:
+			name.AppendBytes([]byte{0xff, 'x', ' ', 0xc3})
+		default:
+			name.AppendString(firsts[r.Intn(len(firsts))] + " " + lasts[r.Intn(len(lasts))])
+		}
+		switch r.Intn(10) {
+		case 0:
+			vis.AppendNull()
+		case 1, 2, 3, 4:
+			vis.AppendString("public")
+		default:
+			vis.AppendString("private")
+		}
+		if r.Intn(10) == 0 {
+			a.AppendNull()
+		} else {
+			a.AppendInt(int64(r.Intn(41) - 20))
+		}
+		if r.Intn(10) == 0 {
+			f.AppendNull()
+		} else {
+			f.AppendFloat(float64(r.Intn(2001)-1000) / 8)
+		}
+		if r.Intn(10) == 0 {
+			bo.AppendNull()
+		} else {
+			bo.AppendBool(r.Intn(2) == 0)
+		}
+		if r.Intn(10) == 0 {
+			s.AppendNull()
+		} else {
+			s.AppendString([]string{"", "a", "%", "a%", "%b", "_", " ", ".", "ab", "é", "a.b.c", "--"}[r.Intn(12)])
+		}
+	}
+	return &coldata.Batch{Cols: []*coldata.Vec{name.Finish(), vis.Finish(), a.Finish(), f.Finish(), bo.Finish(), s.Finish()}, Len: n}
+}
+
+// Reference evaluates filter (may be nil) and outputs with the CPU kernels.
+func Reference(b *coldata.Batch, filter expr.Expr, outputs []expr.Expr) ([]*coldata.Vec, error) {
+	if filter != nil {
+		m, err := expr.Eval(filter, b)
+		if err != nil {
+			return nil, err
+		}
+		var sel []int
+		for i := 0; i < b.Len; i++ {
+			if !m.IsNull(i) && m.Bool(i) {
+				sel = append(sel, i)
+			}
+		}
+		b = coldata.GatherBatch(b, sel)
+	}
+	out := make([]*coldata.Vec, len(outputs))
+	for j, e := range outputs {
+		v, err := expr.Eval(e, b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e, err)
+		}
+		out[j] = v
+	}
+	return out, nil
+}
+
+// Compare checks generated outputs against the reference, value by value.
+func Compare(outputs []expr.Expr, got, want []*coldata.Vec) error {
+	for j := range want {
+		w, g := want[j], got[j]
+		if g.Len != w.Len {
+			return fmt.Errorf("%s: %d rows, want %d", outputs[j], g.Len, w.Len)
+		}
+		for i := 0; i < w.Len; i++ {
+			gv, wv := g.Value(i), w.Value(i)
+			if gf, ok := gv.(float64); ok {
+				if wf, ok := wv.(float64); ok && (gf == wf || (math.IsNaN(gf) && math.IsNaN(wf))) {
+					continue
+				}
+			}
+			if gv != wv {
+				return fmt.Errorf("%s row %d: got %#v, CPU %#v", outputs[j], i, gv, wv)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,355 @@
+package gpuexec
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/gpuexec/fuse"
+)
+
+// ErrScratch reports a row whose intermediate string did not fit the
+// per-thread scratch of a fused kernel; the caller re-runs the batch on the
+// library path, which has no such limit.
+var ErrScratch = errors.New("gpu: fused kernel scratch overflow")
+
+// ErrOverflow is a BIGINT result out of range, as on the CPU.
+var ErrOverflow = errors.New("BIGINT value is out of range")
+
+// ErrTooLong is a string result over 1 GiB, as on the CPU.
+var ErrTooLong = errors.New("string result too large")
+
+// FusedKernel is a generated kernel set compiled for a device with its
+// literals and tables uploaded: ready to run over any number of batches.
+type FusedKernel struct {
+	d      *Device
+	k      *fuse.Kernel
+	sizes  *Kernel
+	scan   *Kernel
+	fill   *Kernel
+	mapK   *Kernel
+	consts *Buffer // literal bytes and case tables
+	lits   map[int]DevicePtr
+	tables [4]DevicePtr
+	// FromCache says where the module came from: "" (compiled now),
+	// "memory" or "disk".
+	FromCache string
+}
+
+// PrepareFused compiles (or finds in the kernel cache) the kernel set of k
+// and uploads its literals.
+func (d *Device) PrepareFused(k *fuse.Kernel) (*FusedKernel, error) {
+	mod, err := d.Compile(Source{Name: "gsql_" + k.Key + ".cu", Code: k.Source})
+	if err != nil {
+		return nil, err
+	}
+	fk := &FusedKernel{d: d, k: k, FromCache: mod.FromCache, lits: map[int]DevicePtr{}}
+	names := []string{"gsql_map"}
+	if k.TwoPass() {
+		names = []string{"gsql_sizes", "gsql_scan", "gsql_fill"}
+	}
+	for _, n := range names {
+		kern, err := mod.Kernel(n)
+		if err != nil {
+			return nil, err
+		}
+		switch n {
+		case "gsql_map":
+			fk.mapK = kern
+		case "gsql_sizes":
+			fk.sizes = kern
+		case "gsql_scan":
+			fk.scan = kern
+		case "gsql_fill":
+			fk.fill = kern
+		}
+	}
+	if err := fk.uploadConsts(); err != nil {
+		return nil, err
+	}
+	return fk, nil
+}
+
+// uploadConsts puts string literals and, when needed, the case-mapping
+// tables into one device buffer.
+func (fk *FusedKernel) uploadConsts() error {
+	var blob []byte
+	at := map[int]int{}
+	align := func() {
+		for len(blob)%8 != 0 {
+			blob = append(blob, 0)
+		}
+	}
+	for slot, p := range fk.k.Params {
+		if s, ok := p.(string); ok {
+			align()
+			at[slot] = len(blob)
+			blob = append(blob, s...)
+		}
+	}
+	var tabAt [4]int
+	if fk.k.NeedsCase {
+		uf, ut, lf, lt := fuse.CaseTables()
+		for i, tab := range [][]int32{uf, ut, lf, lt} {
+			align()
+			tabAt[i] = len(blob)
+			for _, r := range tab {
+				blob = binary.LittleEndian.AppendUint32(blob, uint32(r))
+			}
+		}
+	}
+	if len(blob) == 0 {
+		return nil
+	}
+	buf, err := fk.d.Alloc(uint64(len(blob)))
+	if err != nil {
+		return err
+	}
+	if err := fk.d.CopyToDevice(buf.Ptr(), blob, nil); err != nil {
+		buf.Release()
+		return err
+	}
+	fk.consts = buf
+	for slot, off := range at {
+		fk.lits[slot] = buf.Ptr() + DevicePtr(off)
+	}
+	for i := range tabAt {
+		fk.tables[i] = buf.Ptr() + DevicePtr(tabAt[i])
+	}
+	return nil
+}
+
+// Release frees the kernel's uploaded constants.
+func (fk *FusedKernel) Release() error {
+	if fk.consts == nil {
+		return nil
+	}
+	err := fk.consts.Release()
+	fk.consts = nil
+	return err
+}
+
+// Launches is the number of kernel launches Run makes per batch.
+func (fk *FusedKernel) Launches() int {
+	if fk.k.TwoPass() {
+		return 3
+	}
+	return 1
+}
+
+// Run evaluates the kernel over the batch's columns (the kernel's input
+// types, in order) and returns a new batch holding the outputs. It waits
+// for the device once: after the sizes pass (two-pass kernels, which need
+// the output sizes) or after the single pass (to check for errors).
+func (fk *FusedKernel) Run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d, k := fk.d, fk.k
+	if err := d.own(in); err != nil {
+		return nil, err
+	}
+	if len(in.Cols) != len(k.Inputs) {
+		return nil, invalidf("fused kernel over %d columns given %d", len(k.Inputs), len(in.Cols))
+	}
+	for i, c := range in.Cols {
+		if k.Used[i] && c.NullOffset != 0 {
+			return nil, invalidf("fused kernel input %d is a bit-shifted view", i)
+		}
+		if k.Used[i] && c.Type != k.Inputs[i] {
+			return nil, invalidf("fused kernel input %d is %s, want %s", i, c.Type, k.Inputs[i])
+		}
+	}
+	n := int64(in.Len)
+	nc := 1 + k.StringOutputs
+	blocks := (n + fuse.Block - 1) / fuse.Block
+	if maxBlocks := int64(max(d.info.SMs, 1) * 8); blocks > maxBlocks {
+		blocks = maxBlocks
+	}
+	blocks = max(blocks, 1)
+	var bufs []*Buffer
+	fail := func(err error) (*DeviceBatch, error) {
+		for _, b := range bufs {
+			b.Release()
+		}
+		return nil, err
+	}
+	alloc := func(size uint64) (*Buffer, error) {
+		b, err := d.Alloc(size)
+		if err == nil {
+			bufs = append(bufs, b)
+		}
+		return b, err
+	}
+	// ctl holds the block sums, then the totals, then the error word.
+	ctl, err := alloc(uint64(8 * (int64(nc)*blocks + int64(nc) + 1)))
+	if err != nil {
+		return fail(err)
+	}
+	sums := ctl.Ptr()
+	totals := sums + DevicePtr(8*int64(nc)*blocks)
+	errWord := totals + DevicePtr(8*nc)
+	if err := d.Memset(errWord, 0, 8, nil); err != nil {
+		return fail(err)
+	}
+	rows := n
+	outBytes := make([]int64, k.StringOutputs)
+	outPtrs := map[string]DevicePtr{}
+	args := func() []any {
+		out := make([]any, len(k.Fields))
+		for i, f := range k.Fields {
+			var v any = DevicePtr(0)
+			switch f.Kind {
+			case fuse.FieldRows:
+				v = n
+			case fuse.FieldBlocks:
+				v = blocks
+			case fuse.FieldInValid:
+				v = in.Cols[f.Col].Nulls
+			case fuse.FieldInData, fuse.FieldInChars:
+				v = in.Cols[f.Col].Data
+			case fuse.FieldInOffsets:
+				v = in.Cols[f.Col].Offsets
+			case fuse.FieldLitStr:
+				v = fk.lits[f.Lit]
+			case fuse.FieldLitLen:
+				v = int64(len(k.Params[f.Lit].(string)))
+			case fuse.FieldLitInt:
+				v = k.Params[f.Lit].(int64)
+			case fuse.FieldLitFloat:
+				v = k.Params[f.Lit].(float64)
+			case fuse.FieldUpperFrom:
+				v = fk.tables[0]
+			case fuse.FieldUpperTo:
+				v = fk.tables[1]
+			case fuse.FieldLowerFrom:
+				v = fk.tables[2]
+			case fuse.FieldLowerTo:
+				v = fk.tables[3]
+			case fuse.FieldUpperLen, fuse.FieldLowerLen:
+				uf, _, lf, _ := fuse.CaseTables()
+				v = int64(len(uf))
+				if f.Kind == fuse.FieldLowerLen {
+					v = int64(len(lf))
+				}
+			case fuse.FieldOutValid, fuse.FieldOutData, fuse.FieldOutOffsets, fuse.FieldOutChars:
+				v = outPtrs[f.Name]
+			case fuse.FieldBlockSums:
+				v = sums
+			case fuse.FieldTotals:
+				v = totals
+			case fuse.FieldErr:
+				v = errWord
+			}
+			out[i] = v
+		}
+		return out
+	}
+	var ctlHost []byte
+	if k.TwoPass() {
+		cfg := LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}
+		if n > 0 {
+			if err := fk.sizes.Launch(cfg, args()...); err != nil {
+				return fail(err)
+			}
+			if err := fk.scan.Launch(LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 1024}}, args()...); err != nil {
+				return fail(err)
+			}
+		} else if err := d.Memset(totals, 0, uint64(8*nc), nil); err != nil {
+			return fail(err)
+		}
+		ctlHost = make([]byte, 8*(nc+1))
+		if err := d.CopyToHost(ctlHost, totals, nil); err != nil {
+			return fail(err)
+		}
+		if err := kernelError(binary.LittleEndian.Uint32(ctlHost[8*nc:])); err != nil {
+			return fail(err)
+		}
+		rows = int64(binary.LittleEndian.Uint64(ctlHost))
+		for s := range outBytes {
+			outBytes[s] = int64(binary.LittleEndian.Uint64(ctlHost[8*(s+1):]))
+			if outBytes[s] > 1<<31-1 {
+				return fail(fmt.Errorf("gpu: output column of %d bytes exceeds 32-bit offsets; use smaller batches", outBytes[s]))
+			}
+		}
+	}
+	// Outputs.
+	cols := make([]DeviceVec, len(k.Outputs))
+	s := 0
+	for j, t := range k.Outputs {
+		words := uint64((rows+31)/32) * 4
+		vb, err := alloc(max(words, 4))
+		if err != nil {
+			return fail(err)
+		}
+		if err := d.Memset(vb.Ptr(), 0xff, max(words, 4), nil); err != nil {
+			return fail(err)
+		}
+		outPtrs[fmt.Sprintf("out%d_valid", j)] = vb.Ptr()
+		col := DeviceVec{Type: t, Len: int(rows), Nulls: vb.Ptr()}
+		if t == coldata.String {
+			ob, err := alloc(uint64(4 * (rows + 1)))
+			if err != nil {
+				return fail(err)
+			}
+			if err := d.Memset(ob.Ptr(), 0, 4, nil); err != nil {
+				return fail(err)
+			}
+			cb, err := alloc(uint64(max(outBytes[s], 1)))
+			if err != nil {
+				return fail(err)
+			}
+			outPtrs[fmt.Sprintf("out%d_off", j)] = ob.Ptr()
+			outPtrs[fmt.Sprintf("out%d_chars", j)] = cb.Ptr()
+			col.Offsets, col.Data = ob.Ptr(), cb.Ptr()
+			s++
+		} else {
+			db, err := alloc(uint64(max(rows*elemSize(t), 8)))
+			if err != nil {
+				return fail(err)
+			}
+			outPtrs[fmt.Sprintf("out%d_data", j)] = db.Ptr()
+			col.Data = db.Ptr()
+		}
+		cols[j] = col
+	}
+	if n > 0 {
+		if k.TwoPass() {
+			if rows > 0 {
+				if err := fk.fill.Launch(LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}, args()...); err != nil {
+					return fail(err)
+				}
+			}
+		} else {
+			if err := fk.mapK.Launch(LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}, args()...); err != nil {
+				return fail(err)
+			}
+			word := make([]byte, 4)
+			if err := d.CopyToHost(word, errWord, nil); err != nil {
+				return fail(err)
+			}
+			if err := kernelError(binary.LittleEndian.Uint32(word)); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	// The control block stays with the batch: the fill kernel may still be
+	// reading it.
+	return &DeviceBatch{Cols: cols, Len: int(rows), d: d, bufs: bufs}, nil
+}
+
+func kernelError(code uint32) error {
+	switch code {
+	case 0:
+		return nil
+	case 1:
+		return ErrOverflow
+	case 2:
+		return ErrScratch
+	case 3:
+		return ErrTooLong
+	}
+	return fmt.Errorf("gpu: fused kernel reported error %d", code)
+}
