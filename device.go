@@ -1,19 +1,65 @@
 package gsql
 
 import (
-	"errors"
+	"fmt"
+	"sync"
 
+	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/planner"
 )
 
-// errNoGPU explains why the GPU cannot be used.
-var errNoGPU = errors.New("no GPU backend: gsql was built without CUDA support (rebuild with -tags cuda)")
+// gpuState is the database's GPU runtime, opened on first need.
+type gpuState struct {
+	once sync.Once
+	rt   *operators.GPURuntime
+	err  error
+}
 
-// gpuAvailable reports why the GPU backend cannot run, or nil if it can.
-func gpuAvailable() error { return errNoGPU }
+// defaultCacheBudget is the device memory the resident-table cache may use
+// when Options.CacheBudget is zero.
+const defaultCacheBudget = 8 << 30
 
-// place assigns each operator of a plan to a device. Every operator has a
-// CPU implementation; GPU placement comes with the GPU operators.
+// gpu opens the GPU runtime (once) or says why it cannot.
+func (db *DB) gpu() (*operators.GPURuntime, error) {
+	db.gpuState.once.Do(func() {
+		budget := db.opts.CacheBudget
+		if budget == 0 {
+			budget = defaultCacheBudget
+		}
+		rt, err := operators.NewDeviceRuntime(gpuexec.Options{PoolLimit: db.opts.PoolLimit, NoPool: db.opts.NoPool}, budget)
+		if err != nil {
+			db.gpuState.err = err
+			return
+		}
+		db.gpuState.rt = rt
+		db.cat.OnChange(func(name string) { rt.Cache.Invalidate(name) })
+	})
+	return db.gpuState.rt, db.gpuState.err
+}
+
+// place assigns each operator of a plan to a device: on the GPU when the
+// database uses it and the operator's expressions all have GPU
+// implementations. With device "gpu" (strict) a filter or projection that
+// cannot run there is an error, never a silent CPU fallback.
 func (db *DB) place(n planner.Node) (planner.Node, error) {
-	return n, nil
+	db.mu.RLock()
+	dev, strict := db.device, db.requested == "gpu"
+	db.mu.RUnlock()
+	if dev != "gpu" {
+		return n, nil
+	}
+	return planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: planner.GPUSupport})
+}
+
+// closeGPU releases the GPU runtime.
+func (db *DB) closeGPU() error {
+	if db.gpuState.rt == nil {
+		return nil
+	}
+	db.gpuState.rt.Cache.Clear()
+	if err := db.gpuState.rt.Dev.Close(); err != nil {
+		return fmt.Errorf("closing the GPU: %w", err)
+	}
+	return nil
 }

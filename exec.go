@@ -100,7 +100,7 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 	if err != nil {
 		return nil, err
 	}
-	built, err := planner.Build(n)
+	built, err := db.build(n)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	if !analyze {
 		return planner.Explain(n), nil
 	}
-	built, err := planner.Build(n)
+	built, err := db.build(n)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func (db *DB) collect(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	if err != nil {
 		return nil, nil, err
 	}
-	built, err := planner.Build(n)
+	built, err := db.build(n)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -393,4 +393,16 @@ func valuesBatch(rows [][]expr.Expr, ncols int) (*coldata.Batch, error) {
 		cols[c] = bld.Finish()
 	}
 	return &coldata.Batch{Cols: cols, Len: len(rows)}, nil
+}
+
+// build makes the operator tree of a placed plan.
+func (db *DB) build(n planner.Node) (*planner.Built, error) {
+	db.mu.RLock()
+	strict, onGPU := db.requested == "gpu", db.device == "gpu"
+	db.mu.RUnlock()
+	var rt *operators.GPURuntime
+	if onGPU {
+		rt, _ = db.gpu()
+	}
+	return planner.Build(n, rt, strict)
 }

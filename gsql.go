@@ -27,6 +27,7 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/planner"
 	"github.com/gsqlengine/gsql/sql"
 )
@@ -39,16 +40,27 @@ type Options struct {
 	Device string
 	// PoolLimit caps the GPU memory pool in bytes (0: no limit).
 	PoolLimit uint64
+	// CacheBudget caps the device memory of resident tables (0: 8 GiB).
+	CacheBudget uint64
+	// NoFusion runs GPU filters and projections through the kernel library
+	// (one kernel per function) instead of fused kernels, for comparison.
+	NoFusion bool
+	// NoPool allocates device memory with cuMemAlloc directly, for
+	// comparison with the pool.
+	NoPool bool
 }
 
 // DB is an in-memory database. It is safe for concurrent use.
 type DB struct {
-	cat     *catalog.Catalog
-	planner *planner.Planner
+	cat      *catalog.Catalog
+	planner  *planner.Planner
+	opts     Options
+	gpuState gpuState
 
-	mu     sync.RWMutex
-	device string // "cpu" or "gpu": what queries use now
-	closed atomic.Bool
+	mu        sync.RWMutex
+	device    string // "cpu" or "gpu": what queries use now
+	requested string // "auto", "gpu" or "cpu"
+	closed    atomic.Bool
 }
 
 // Result reports what a statement without rows did.
@@ -62,7 +74,7 @@ var ErrClosed = errors.New("gsql: database is closed")
 // Open creates an empty database.
 func Open(opts Options) (*DB, error) {
 	cat := catalog.New()
-	db := &DB{cat: cat, planner: &planner.Planner{Catalog: cat}}
+	db := &DB{cat: cat, planner: &planner.Planner{Catalog: cat}, opts: opts}
 	if err := db.SetDevice(opts.Device); err != nil {
 		return nil, err
 	}
@@ -71,8 +83,10 @@ func Open(opts Options) (*DB, error) {
 
 // Close releases the database. Tables are dropped.
 func (db *DB) Close() error {
-	db.closed.Store(true)
-	return nil
+	if db.closed.Swap(true) {
+		return nil
+	}
+	return db.closeGPU()
 }
 
 // Device returns the device queries run on now: "cpu" or "gpu".
@@ -88,14 +102,14 @@ func (db *DB) SetDevice(d string) error {
 	var use string
 	switch d {
 	case "", "auto":
-		use = "cpu"
-		if gpuAvailable() == nil {
+		d, use = "auto", "cpu"
+		if _, err := db.gpu(); err == nil {
 			use = "gpu"
 		}
 	case "cpu":
 		use = "cpu"
 	case "gpu":
-		if err := gpuAvailable(); err != nil {
+		if _, err := db.gpu(); err != nil {
 			return fmt.Errorf("device gpu: %w", err)
 		}
 		use = "gpu"
@@ -103,7 +117,7 @@ func (db *DB) SetDevice(d string) error {
 		return fmt.Errorf("unknown device %q (want auto, gpu or cpu)", d)
 	}
 	db.mu.Lock()
-	db.device = use
+	db.device, db.requested = use, d
 	db.mu.Unlock()
 	return nil
 }
@@ -241,4 +255,44 @@ func drainReader(r array.RecordReader) (int64, error) {
 		n += r.Record().NumRows()
 	}
 	return n, r.Err()
+}
+
+// Stats describe the database's memory and caches.
+type Stats struct {
+	Device string
+	Tables int
+	// GPU holds the device's counters when the GPU is open.
+	GPU *gpuexec.Stats
+	// Cache is the device-resident table cache.
+	Cache *gpuexec.CacheStats
+}
+
+// String renders the statistics for the shell's .stats.
+func (s Stats) String() string {
+	out := fmt.Sprintf("device: %s\ntables: %d\n", s.Device, s.Tables)
+	if s.GPU != nil {
+		m := s.GPU.Memory
+		out += fmt.Sprintf("pool: %d bytes in use, %d peak, %d reserved, %d allocations (%d from the pool, %d upstream), largest free %d\n",
+			m.InUse, m.Peak, m.Reserved, m.Allocs, m.PoolHits, m.UpstreamAllocs, m.LargestFree)
+		out += fmt.Sprintf("kernels: %d launches, %d compiles, %d memory-cache hits, %d disk-cache hits\n",
+			s.GPU.Launches, s.GPU.Compiles, s.GPU.MemoryCacheHits, s.GPU.DiskCacheHits)
+		out += fmt.Sprintf("transfers: %d bytes to the device, %d bytes to the host\n", s.GPU.BytesToDevice, s.GPU.BytesToHost)
+	}
+	if s.Cache != nil {
+		out += fmt.Sprintf("resident tables: %d (%d of %d bytes), %d hits, %d misses, %d evictions\n",
+			s.Cache.Tables, s.Cache.Bytes, s.Cache.Budget, s.Cache.Hits, s.Cache.Misses, s.Cache.Evictions)
+	}
+	return out
+}
+
+// Stats returns the database's statistics.
+func (db *DB) Stats() Stats {
+	st := Stats{Device: db.Device(), Tables: len(db.cat.List())}
+	if db.Device() == "gpu" {
+		if rt, err := db.gpu(); err == nil {
+			g, c := rt.Dev.Stats(), rt.Cache.Stats()
+			st.GPU, st.Cache = &g, &c
+		}
+	}
+	return st
 }

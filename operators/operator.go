@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/gpuexec"
 )
 
 // Operator is the interface every physical operator implements.
@@ -45,6 +46,29 @@ type instrumented struct {
 func (o *instrumented) Next(ctx context.Context) (*coldata.Batch, error) {
 	start := time.Now()
 	b, err := o.Operator.Next(ctx)
+	o.st.Nanos.Add(int64(time.Since(start)))
+	if b != nil {
+		o.st.Rows.Add(int64(b.Len))
+		o.st.Batches.Add(1)
+	}
+	return b, err
+}
+
+// InstrumentDevice wraps a device operator like Instrument. Its time is
+// host time: kernels still running when NextDevice returns are counted by
+// the operator that waits for them.
+func InstrumentDevice(op DeviceOperator, st *Stats) DeviceOperator {
+	return &instrumentedDevice{DeviceOperator: op, st: st}
+}
+
+type instrumentedDevice struct {
+	DeviceOperator
+	st *Stats
+}
+
+func (o *instrumentedDevice) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	start := time.Now()
+	b, err := o.DeviceOperator.NextDevice(ctx)
 	o.st.Nanos.Add(int64(time.Since(start)))
 	if b != nil {
 		o.st.Rows.Add(int64(b.Len))

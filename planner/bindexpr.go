@@ -487,7 +487,7 @@ func (b *binder) runSubquery(q *sqlparser.Subquery, sc *scope) ([]Column, []*col
 	if n, err = optimize(n); err != nil {
 		return nil, nil, err
 	}
-	built, err := Build(n)
+	built, err := Build(n, nil, false)
 	if err != nil {
 		return nil, nil, err
 	}

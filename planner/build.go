@@ -12,11 +12,15 @@ import (
 type Built struct {
 	Root  operators.Operator
 	Stats map[Node]*operators.Stats
+	// GPU is the runtime device operators use (nil: CPU only).
+	GPU *operators.GPURuntime
+	// Strict makes GPU operators fail rather than fall back.
+	Strict bool
 }
 
-// Build turns a plan into operators.
-func Build(n Node) (*Built, error) {
-	b := &Built{Stats: map[Node]*operators.Stats{}}
+// Build turns a plan into operators. Plans with GPU nodes need rt.
+func Build(n Node, rt *operators.GPURuntime, strict bool) (*Built, error) {
+	b := &Built{Stats: map[Node]*operators.Stats{}, GPU: rt, Strict: strict}
 	root, err := b.build(n)
 	if err != nil {
 		return nil, err
@@ -101,12 +105,67 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			return nil, err
 		}
 		op = &operators.HashAggregate{Input: in, Keys: x.Keys, Aggs: x.Aggs}
+	case *Transfer:
+		if x.ToDevice {
+			return nil, fmt.Errorf("internal error: host operator above HostToDevice")
+		}
+		st := &operators.Stats{}
+		b.Stats[n] = st
+		in, err := b.buildDevice(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return operators.Instrument(&operators.DeviceToHost{Input: in, RT: b.GPU, Stats: st}, st), nil
 	default:
-		return nil, fmt.Errorf("internal error: cannot build %T", n)
+		return nil, fmt.Errorf("internal error: cannot build %T on the CPU", n)
 	}
 	st := &operators.Stats{}
 	b.Stats[n] = st
 	return operators.Instrument(op, st), nil
+}
+
+// buildDevice builds the GPU operators of a plan subtree.
+func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
+	if b.GPU == nil {
+		return nil, fmt.Errorf("plan needs a GPU but none is open")
+	}
+	st := &operators.Stats{}
+	b.Stats[n] = st
+	var op operators.DeviceOperator
+	switch x := n.(type) {
+	case *Scan:
+		t := x.Table
+		op = &operators.DeviceScan{RT: b.GPU, Table: t.Name, Version: t.Version, Cols: x.Cols, Stats: st,
+			Load: func() ([]*coldata.Batch, error) {
+				bs, err := t.Batches()
+				if err != nil {
+					return nil, err
+				}
+				return operators.CoalesceForDevice(bs, len(t.Columns)), nil
+			}}
+	case *Compute:
+		in, err := b.buildDevice(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		var types []coldata.Type
+		for _, c := range x.Input.Columns() {
+			types = append(types, c.Type)
+		}
+		op = &operators.DeviceCompute{Input: in, RT: b.GPU, Types: types, Pred: x.Pred, Exprs: x.Exprs, Fused: x.Fused, Stats: st, Strict: b.Strict}
+	case *Transfer:
+		if !x.ToDevice {
+			return nil, fmt.Errorf("internal error: device operator above DeviceToHost")
+		}
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		op = &operators.HostToDevice{Input: in, RT: b.GPU, Stats: st}
+	default:
+		return nil, fmt.Errorf("internal error: cannot build %T on the GPU", n)
+	}
+	return operators.InstrumentDevice(op, st), nil
 }
 
 // valuesBatch evaluates constant rows into one batch.

@@ -2,8 +2,11 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/gpuexec/fuse"
 )
 
 // Compute is a filter and/or projection on the GPU: with Fused, one
@@ -226,4 +229,60 @@ func withInputs(n Node, in []Node) Node {
 		return &c
 	}
 	return n
+}
+
+// GPUSupport is the placement check of the fused-kernel generator: fused
+// when the whole operator compiles into one kernel set; supported (library
+// path) when every function call compiles on its own; otherwise an error
+// naming the first function without a GPU implementation.
+func GPUSupport(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool, err error) {
+	types := make([]coldata.Type, len(inputs))
+	for i, c := range inputs {
+		types[i] = c.Type
+	}
+	outs := exprs
+	if outs == nil {
+		for i, c := range inputs {
+			outs = append(outs, &expr.ColumnRef{Index: i, Name: c.Name, T: c.Type})
+		}
+	}
+	for i, t := range types {
+		if t == coldata.Null {
+			return false, fmt.Errorf("column %s has no type", inputs[i].Name)
+		}
+	}
+	if _, ferr := fuse.Generate(types, pred, outs); ferr == nil {
+		return true, nil
+	}
+	all := append([]expr.Expr(nil), outs...)
+	if pred != nil {
+		all = append(all, pred)
+	}
+	for _, e := range all {
+		var bad error
+		expr.Walk(e, func(x expr.Expr) {
+			c, ok := x.(*expr.Call)
+			if !ok || bad != nil {
+				return
+			}
+			var kin []coldata.Type
+			nc := *c
+			nc.Args = make([]expr.Expr, len(c.Args))
+			for i, a := range c.Args {
+				if l, lit := a.(*expr.Literal); lit {
+					nc.Args[i] = l
+					continue
+				}
+				nc.Args[i] = &expr.ColumnRef{Index: len(kin), Name: "arg", T: a.Type()}
+				kin = append(kin, a.Type())
+			}
+			if _, gerr := fuse.Generate(kin, nil, []expr.Expr{&nc}); gerr != nil {
+				bad = fmt.Errorf("function %s has no GPU implementation", strings.ToUpper(c.Fn.Name))
+			}
+		})
+		if bad != nil {
+			return false, bad
+		}
+	}
+	return false, nil
 }

@@ -1,0 +1,464 @@
+package operators
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/gpuexec/fuse"
+)
+
+// GPURuntime is what GPU operators share: the device and the cache of
+// device-resident tables.
+type GPURuntime struct {
+	Dev   *gpuexec.Device
+	Cache *gpuexec.TableCache
+}
+
+// DeviceOperator is an operator whose batches live in device memory. The
+// caller releases every batch it receives.
+type DeviceOperator interface {
+	Open(ctx context.Context) error
+	NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error)
+	Close() error
+}
+
+// deviceBatchRows bounds the rows of one device batch; string columns are
+// further limited so that 32-bit offsets never overflow.
+const (
+	deviceBatchRows  = 1 << 28
+	deviceBatchChars = 1 << 30
+)
+
+// CoalesceForDevice joins host batches into few large ones (the GPU wants
+// millions of rows per launch) within the device batch limits.
+func CoalesceForDevice(batches []*coldata.Batch, ncols int) []*coldata.Batch {
+	var out, group []*coldata.Batch
+	rows := 0
+	chars := make([]int, ncols)
+	flush := func() {
+		if len(group) == 1 {
+			out = append(out, group[0])
+		} else if len(group) > 1 {
+			out = append(out, coldata.Concat(group, ncols))
+		}
+		group, rows = nil, 0
+		for i := range chars {
+			chars[i] = 0
+		}
+	}
+	for _, b := range batches {
+		over := rows+b.Len > deviceBatchRows
+		for c, v := range b.Cols {
+			if v.Type == coldata.String && !v.Const && chars[c]+int(v.Offsets[b.Len]-v.Offsets[0]) > deviceBatchChars {
+				over = true
+			}
+		}
+		if over && len(group) > 0 {
+			flush()
+		}
+		group = append(group, b)
+		rows += b.Len
+		for c, v := range b.Cols {
+			if v.Type == coldata.String && !v.Const {
+				chars[c] += int(v.Offsets[b.Len] - v.Offsets[0])
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+// DeviceScan produces the device-resident copy of a table, uploading it on
+// the first use (one packed transfer per coalesced batch).
+type DeviceScan struct {
+	RT      *GPURuntime
+	Table   string
+	Version uint64
+	Load    func() ([]*coldata.Batch, error)
+	Cols    []int
+	Stats   *Stats
+
+	batches []*gpuexec.DeviceBatch
+	i       int
+}
+
+// Open implements DeviceOperator.
+func (s *DeviceScan) Open(ctx context.Context) error {
+	before := s.RT.Dev.Stats().BytesToDevice
+	bs, err := s.RT.Cache.Get(ctx, s.Table, s.Version, s.Load)
+	if err != nil {
+		return fmt.Errorf("device scan of %s: %w", s.Table, err)
+	}
+	if s.Stats != nil {
+		s.Stats.Bytes.Add(int64(s.RT.Dev.Stats().BytesToDevice - before))
+	}
+	s.batches, s.i = bs, 0
+	return nil
+}
+
+// NextDevice implements DeviceOperator.
+func (s *DeviceScan) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for s.i < len(s.batches) {
+		b := s.batches[s.i]
+		s.i++
+		if b.Len == 0 {
+			continue
+		}
+		cols := make([]gpuexec.DeviceVec, len(s.Cols))
+		for i, c := range s.Cols {
+			cols[i] = b.Cols[c]
+		}
+		return gpuexec.Combine(cols, b.Len, b)
+	}
+	return nil, nil
+}
+
+// Close implements DeviceOperator.
+func (s *DeviceScan) Close() error {
+	var first error
+	for _, b := range s.batches {
+		if err := b.Release(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.batches = nil
+	return first
+}
+
+// HostToDevice uploads host batches.
+type HostToDevice struct {
+	Input Operator
+	RT    *GPURuntime
+	Stats *Stats
+}
+
+// Open implements DeviceOperator.
+func (h *HostToDevice) Open(ctx context.Context) error { return h.Input.Open(ctx) }
+
+// NextDevice implements DeviceOperator.
+func (h *HostToDevice) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	b, err := h.Input.Next(ctx)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	before := h.RT.Dev.Stats().BytesToDevice
+	db, err := h.RT.Dev.Upload(ctx, b)
+	if h.Stats != nil {
+		h.Stats.Bytes.Add(int64(h.RT.Dev.Stats().BytesToDevice - before))
+	}
+	return db, err
+}
+
+// Close implements DeviceOperator.
+func (h *HostToDevice) Close() error { return h.Input.Close() }
+
+// DeviceToHost downloads device batches (one transfer each).
+type DeviceToHost struct {
+	Input DeviceOperator
+	RT    *GPURuntime
+	Stats *Stats
+}
+
+// Open implements Operator.
+func (d *DeviceToHost) Open(ctx context.Context) error { return d.Input.Open(ctx) }
+
+// Next implements Operator.
+func (d *DeviceToHost) Next(ctx context.Context) (*coldata.Batch, error) {
+	for {
+		db, err := d.Input.NextDevice(ctx)
+		if err != nil || db == nil {
+			return nil, err
+		}
+		before := d.RT.Dev.Stats().BytesToHost
+		hb, err := d.RT.Dev.Download(ctx, db)
+		if d.Stats != nil {
+			d.Stats.Bytes.Add(int64(d.RT.Dev.Stats().BytesToHost - before))
+		}
+		if rerr := db.Release(); err == nil {
+			err = rerr
+		}
+		if err != nil {
+			return nil, err
+		}
+		if hb.Len > 0 {
+			return hb, nil
+		}
+	}
+}
+
+// Close implements Operator.
+func (d *DeviceToHost) Close() error { return d.Input.Close() }
+
+// DeviceCompute evaluates a filter and/or projection on the GPU. Fused, one
+// generated kernel set does all of it; otherwise (or when a batch overflows
+// the fused kernel's scratch) the kernel library evaluates one function per
+// kernel, materialising every intermediate column, as composing library
+// calls does.
+type DeviceCompute struct {
+	Input  DeviceOperator
+	RT     *GPURuntime
+	Types  []coldata.Type // input column types
+	Pred   expr.Expr      // nil: no filter
+	Exprs  []expr.Expr    // nil: the input columns pass through
+	Fused  bool
+	Stats  *Stats
+	Strict bool // fail instead of falling back from the fused path
+
+	fk  *gpuexec.FusedKernel
+	lib *libraryPlan
+}
+
+func (c *DeviceCompute) outputs() []expr.Expr {
+	if c.Exprs != nil {
+		return c.Exprs
+	}
+	out := make([]expr.Expr, len(c.Types))
+	for i, t := range c.Types {
+		out[i] = &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: t}
+	}
+	return out
+}
+
+// Open implements DeviceOperator.
+func (c *DeviceCompute) Open(ctx context.Context) error {
+	if c.Fused {
+		k, err := fuse.Generate(c.Types, c.Pred, c.outputs())
+		if err == nil {
+			c.fk, err = c.RT.Dev.PrepareFused(k)
+		}
+		if err != nil {
+			if c.Strict {
+				return fmt.Errorf("fused kernel: %w", err)
+			}
+			c.fk = nil
+		}
+	}
+	lib, err := newLibraryPlan(c.RT.Dev, c.Types, c.Pred, c.outputs())
+	if err != nil {
+		return err
+	}
+	c.lib = lib
+	return c.Input.Open(ctx)
+}
+
+// NextDevice implements DeviceOperator.
+func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	for {
+		in, err := c.Input.NextDevice(ctx)
+		if err != nil || in == nil {
+			return nil, err
+		}
+		var out *gpuexec.DeviceBatch
+		if c.fk != nil {
+			out, err = c.fk.Run(ctx, in)
+			c.count(c.fk.Launches())
+			if errors.Is(err, gpuexec.ErrScratch) && !c.Strict {
+				out, err = nil, nil
+			}
+		}
+		if out == nil && err == nil {
+			var launches int
+			out, launches, err = c.lib.run(ctx, in)
+			c.count(launches)
+		}
+		if rerr := in.Release(); err == nil {
+			err = rerr
+		}
+		if err != nil {
+			return nil, err
+		}
+		if out.Len > 0 {
+			return out, nil
+		}
+		out.Release()
+	}
+}
+
+func (c *DeviceCompute) count(launches int) {
+	if c.Stats != nil {
+		c.Stats.Launches.Add(int64(launches))
+	}
+}
+
+// Close implements DeviceOperator.
+func (c *DeviceCompute) Close() error {
+	if c.fk != nil {
+		c.fk.Release()
+		c.fk = nil
+	}
+	if c.lib != nil {
+		c.lib.release()
+		c.lib = nil
+	}
+	return c.Input.Close()
+}
+
+// libraryPlan evaluates expressions one function per kernel: every call is
+// its own generated kernel over materialised argument columns.
+type libraryPlan struct {
+	steps   []libStep
+	outs    []int // working columns of the outputs
+	mask    int   // working column of the predicate, or -1
+	compact *gpuexec.FusedKernel
+	nin     int
+}
+
+type libStep struct {
+	fk   *gpuexec.FusedKernel
+	args []int // working columns feeding the kernel's inputs
+}
+
+func newLibraryPlan(d *gpuexec.Device, types []coldata.Type, pred expr.Expr, outs []expr.Expr) (*libraryPlan, error) {
+	p := &libraryPlan{nin: len(types), mask: -1}
+	work := append([]coldata.Type(nil), types...)
+	memo := map[string]int{}
+	var add func(e expr.Expr) (int, error)
+	add = func(e expr.Expr) (int, error) {
+		if c, ok := e.(*expr.ColumnRef); ok {
+			return c.Index, nil
+		}
+		key := e.String() + "::" + e.Type().String()
+		if w, ok := memo[key]; ok {
+			return w, nil
+		}
+		var args []int
+		var kin []coldata.Type
+		var call expr.Expr = e
+		if c, ok := e.(*expr.Call); ok {
+			nc := *c
+			nc.Args = make([]expr.Expr, len(c.Args))
+			for i, a := range c.Args {
+				if l, lit := a.(*expr.Literal); lit {
+					nc.Args[i] = l
+					continue
+				}
+				w, err := add(a)
+				if err != nil {
+					return 0, err
+				}
+				nc.Args[i] = &expr.ColumnRef{Index: len(args), Name: fmt.Sprintf("w%d", w), T: work[w]}
+				args = append(args, w)
+				kin = append(kin, work[w])
+			}
+			call = &nc
+		}
+		k, err := fuse.Generate(kin, nil, []expr.Expr{call})
+		if err != nil {
+			return 0, err
+		}
+		fk, err := d.PrepareFused(k)
+		if err != nil {
+			return 0, err
+		}
+		p.steps = append(p.steps, libStep{fk: fk, args: args})
+		work = append(work, e.Type())
+		memo[key] = len(work) - 1
+		return len(work) - 1, nil
+	}
+	for _, e := range outs {
+		w, err := add(e)
+		if err != nil {
+			p.release()
+			return nil, err
+		}
+		p.outs = append(p.outs, w)
+	}
+	if pred != nil {
+		w, err := add(pred)
+		if err != nil {
+			p.release()
+			return nil, err
+		}
+		p.mask = w
+		// Stream compaction: one kernel set keeping the rows where the mask
+		// is TRUE, over the mask and the output columns.
+		kin := []coldata.Type{coldata.Bool}
+		var kout []expr.Expr
+		for i, o := range p.outs {
+			kin = append(kin, work[o])
+			kout = append(kout, &expr.ColumnRef{Index: i + 1, Name: fmt.Sprintf("o%d", i), T: work[o]})
+		}
+		k, err := fuse.Generate(kin, &expr.ColumnRef{Index: 0, Name: "mask", T: coldata.Bool}, kout)
+		if err == nil {
+			p.compact, err = d.PrepareFused(k)
+		}
+		if err != nil {
+			p.release()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// run evaluates the plan over one batch.
+func (p *libraryPlan) run(ctx context.Context, in *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, int, error) {
+	work := append([]gpuexec.DeviceVec(nil), in.Cols...)
+	owners := []*gpuexec.DeviceBatch{in}
+	var made []*gpuexec.DeviceBatch
+	defer func() {
+		for _, b := range made {
+			b.Release()
+		}
+	}()
+	launches := 0
+	for _, st := range p.steps {
+		cols := make([]gpuexec.DeviceVec, len(st.args))
+		for i, w := range st.args {
+			cols[i] = work[w]
+		}
+		sub, err := gpuexec.Combine(cols, in.Len, owners...)
+		if err != nil {
+			return nil, launches, err
+		}
+		out, err := st.fk.Run(ctx, sub)
+		sub.Release()
+		launches += st.fk.Launches()
+		if err != nil {
+			return nil, launches, err
+		}
+		made = append(made, out)
+		owners = append(owners, out)
+		work = append(work, out.Cols[0])
+	}
+	cols := make([]gpuexec.DeviceVec, len(p.outs))
+	for i, w := range p.outs {
+		cols[i] = work[w]
+	}
+	if p.mask < 0 {
+		out, err := gpuexec.Combine(cols, in.Len, owners...)
+		return out, launches, err
+	}
+	sub, err := gpuexec.Combine(append([]gpuexec.DeviceVec{work[p.mask]}, cols...), in.Len, owners...)
+	if err != nil {
+		return nil, launches, err
+	}
+	out, err := p.compact.Run(ctx, sub)
+	sub.Release()
+	launches += p.compact.Launches()
+	return out, launches, err
+}
+
+func (p *libraryPlan) release() {
+	for _, st := range p.steps {
+		st.fk.Release()
+	}
+	if p.compact != nil {
+		p.compact.Release()
+	}
+}
+
+// NewDeviceRuntime opens the GPU with a table cache of cacheBudget bytes.
+func NewDeviceRuntime(opts gpuexec.Options, cacheBudget uint64) (*GPURuntime, error) {
+	d, err := gpuexec.NewDevice(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &GPURuntime{Dev: d, Cache: gpuexec.NewTableCache(d, cacheBudget)}, nil
+}
