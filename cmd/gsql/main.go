@@ -1,0 +1,163 @@
+// Command gsql is the gsql SQL shell: an interactive REPL on a terminal, or a
+// script runner for -c, -f and piped input.
+//
+//	gsql                         interactive (stdin is a terminal)
+//	gsql -c "SELECT 1"           run statements and exit
+//	gsql -f script.sql           run a script and exit
+//	echo "SELECT 1;" | gsql      run piped statements
+//	gsql --demo 100000 -c "SELECT ... FROM people LIMIT 10"
+//
+// The exit status is 1 when a statement fails and 2 for bad flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/chzyer/readline"
+
+	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/shell"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the whole program, with its streams injected for tests.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gsql", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	command := fs.String("c", "", "run `SQL` (statements and dot-commands) and exit")
+	file := fs.String("f", "", "run the script `FILE` and exit")
+	device := fs.String("device", "auto", "device to run queries on: auto, gpu or cpu")
+	mode := fs.String("mode", "table", "output mode: table, csv, tsv, json, jsonl, markdown or line")
+	poolLimit := fs.String("pool-limit", "", "GPU memory pool limit, e.g. 2GiB (default: no limit)")
+	history := fs.String("history", shell.DefaultHistoryFile(), "history `FILE` of the interactive shell")
+	noHistory := fs.Bool("no-history", false, "do not read or write a history file")
+	bail := fs.Bool("bail", true, "stop -f scripts and piped input at the first failing statement")
+	demo := fs.Int("demo", 0, "create the redact demo table people with `N` generated rows")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: gsql [flags]\n\nRuns SQL interactively, from -c, from -f or from piped stdin.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "gsql: unexpected argument %q (use -f FILE to run a script)\n", fs.Arg(0))
+		return 2
+	}
+	limit, err := shell.ParseSize(*poolLimit)
+	if err != nil {
+		fmt.Fprintf(stderr, "gsql: --pool-limit: %v\n", err)
+		return 2
+	}
+	format := shell.DefaultFormat()
+	format.Mode = strings.ToLower(*mode)
+	if !validMode(format.Mode) {
+		fmt.Fprintf(stderr, "gsql: --mode: unknown mode %q (want table, csv, tsv, json, jsonl, markdown or line)\n", *mode)
+		return 2
+	}
+	if *demo < 0 {
+		fmt.Fprintf(stderr, "gsql: --demo: want a row count, got %d\n", *demo)
+		return 2
+	}
+	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit})
+	if err != nil {
+		fmt.Fprintf(stderr, "gsql: %v\n", err)
+		return 1
+	}
+	defer db.Close()
+
+	progressMin := int64(0) // the shell's default
+	if w, ok := stderr.(*os.File); !ok || !readline.IsTerminal(int(w.Fd())) {
+		progressMin = -1 // no progress bars in logs
+	}
+	sh := shell.New(db, shell.Options{
+		Out:         stdout,
+		Err:         stderr,
+		Format:      format,
+		Bail:        *bail,
+		Stats:       func() string { return fmt.Sprint(db.Stats()) },
+		ProgressMin: progressMin,
+	})
+	defer sh.Close()
+	ctx := context.Background()
+	if *demo > 0 {
+		if err := sh.Exec(ctx, fmt.Sprintf(".demo %d", *demo)); err != nil {
+			return 1
+		}
+	}
+
+	interactive := *command == "" && *file == "" && isTerminal(stdin)
+	// SIGINT cancels the running statement; with none running it ends a
+	// non-interactive run (the line editor handles Ctrl-C while typing).
+	stop := sh.NotifyInterrupts(func() {
+		if !interactive {
+			os.Exit(130)
+		}
+	})
+	defer stop()
+
+	if interactive {
+		cfg := &readline.Config{HistoryFile: *history}
+		if *noHistory {
+			cfg.HistoryFile = ""
+		}
+		if err := sh.Interactive(ctx, cfg); err != nil {
+			fmt.Fprintf(stderr, "gsql: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	status := 0
+	if *file != "" {
+		f, err := os.Open(*file)
+		if err != nil {
+			fmt.Fprintf(stderr, "gsql: %v\n", err)
+			return 1
+		}
+		err = sh.Run(ctx, f, *file)
+		f.Close()
+		if err != nil {
+			status = 1
+			if *bail {
+				return status
+			}
+		}
+	}
+	if *command != "" {
+		if err := sh.Run(ctx, strings.NewReader(*command), ""); err != nil {
+			status = 1
+		}
+	}
+	if *command == "" && *file == "" {
+		if err := sh.Run(ctx, stdin, ""); err != nil {
+			status = 1
+		}
+	}
+	return status
+}
+
+func validMode(m string) bool {
+	switch m {
+	case "table", "csv", "tsv", "json", "jsonl", "markdown", "line":
+		return true
+	}
+	return false
+}
+
+// isTerminal reports whether r is a terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && readline.IsTerminal(int(f.Fd()))
+}

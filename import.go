@@ -1,0 +1,62 @@
+package gsql
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gsqlengine/gsql/fileio"
+)
+
+// ImportOptions configure DB.Import.
+type ImportOptions struct {
+	// CSV configures CSV and TSV files: delimiter, header detection, type
+	// inference sample and NULL handling (see fileio.CSVOptions).
+	CSV fileio.CSVOptions
+	// Progress, if set, is called with the bytes read so far and the file size.
+	Progress func(read, total int64)
+}
+
+// Import creates table from a file and returns its row count. The reader is
+// chosen by the file's extension: .csv and .tsv (header detection and type
+// inference), .parquet, and .arrow/.ipc/.feather (Arrow IPC file or stream).
+// Column types become BOOLEAN, BIGINT, DOUBLE or VARCHAR. A failed import
+// creates no table.
+func (db *DB) Import(ctx context.Context, path, table string, opts ImportOptions) (int64, error) {
+	if db.closed.Load() {
+		return 0, ErrClosed
+	}
+	if _, err := db.TableSchema(table); err == nil {
+		return 0, fmt.Errorf("import %s: table %q already exists", path, table)
+	}
+	schema, recs, err := fileio.Read(ctx, path, fileio.Options{CSV: opts.CSV, Progress: opts.Progress})
+	if err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	if err := db.RegisterTable(table, schema, recs); err != nil {
+		fileio.ReleaseAll(recs)
+		return 0, fmt.Errorf("import %s: %w", path, err)
+	}
+	var rows int64
+	for _, r := range recs {
+		rows += r.NumRows()
+	}
+	return rows, nil
+}
+
+// Export runs query and writes its rows to path in the format chosen by the
+// extension (.csv, .tsv, .parquet, .arrow/.ipc/.feather; .arrows for the IPC
+// stream format). The file is written whole or not at all.
+func (db *DB) Export(ctx context.Context, query, path string) error {
+	rdr, err := db.Query(ctx, query)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer rdr.Release()
+	if rdr.Schema().NumFields() == 0 {
+		return fmt.Errorf("export %s: the statement returns no rows", path)
+	}
+	if _, err := fileio.Write(ctx, path, rdr, fileio.WriteOptions{}); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}
