@@ -1,0 +1,49 @@
+# gsql build helpers. CUDA targets need cuda.h and the libcuda link stub:
+# `make cuda-headers` puts them in .cuda/ (git-ignored) when no toolkit is
+# installed. Test binaries for a GPU machine land in build/cuda/ (ignored).
+
+GO          ?= go
+CUDA_DIR    ?= $(CURDIR)/.cuda
+CUDA_HOME   ?= $(shell [ -f /usr/local/cuda/include/cuda.h ] && echo /usr/local/cuda)
+ifneq ($(CUDA_HOME),)
+CUDA_CFLAGS  = -I$(CUDA_HOME)/include
+CUDA_LDFLAGS = -L$(CUDA_HOME)/lib64/stubs -L$(CUDA_HOME)/lib64
+else
+CUDA_CFLAGS  = -I$(CUDA_DIR)/usr/include
+CUDA_LDFLAGS = -L$(CUDA_DIR)/usr/lib/x86_64-linux-gnu/stubs
+endif
+CUDA_ENV     = CGO_ENABLED=1 CGO_CFLAGS="$(CUDA_CFLAGS)" CGO_LDFLAGS="$(CUDA_LDFLAGS)"
+# Packages with cuda-tagged code; others join as they gain GPU code.
+CUDA_PKGS   ?= ./gpuexec
+CUDA_OUT    ?= build/cuda
+
+.PHONY: cuda-headers cuda-check cuda-vet cuda-build cuda-tests cuda-bench
+
+cuda-headers:
+	@scripts/cuda-headers.sh >/dev/null
+
+cuda-check:
+	@if [ -z "$(CUDA_HOME)" ] && [ ! -f $(CUDA_DIR)/usr/include/cuda.h ]; then \
+		echo "no cuda.h: run 'make cuda-headers' (or install the CUDA toolkit)"; exit 1; fi
+
+# Vet and build the cuda-tagged code (what CI runs when headers are present).
+cuda-vet: cuda-check
+	$(CUDA_ENV) $(GO) vet -tags cuda $(addsuffix /...,$(CUDA_PKGS))
+
+cuda-build: cuda-check
+	$(CUDA_ENV) $(GO) build -tags cuda ./...
+
+# Test binaries to carry to a GPU machine: build/cuda/<pkg>.test. Run them
+# there from the repository root, e.g. build/cuda/gpuexec.test -test.v.
+cuda-tests: cuda-check
+	@mkdir -p $(CUDA_OUT)
+	@for p in $(CUDA_PKGS); do \
+		echo "$(CUDA_OUT)/$$(basename $$p).test"; \
+		$(CUDA_ENV) $(GO) test -c -tags cuda -o $(CUDA_OUT)/$$(basename $$p).test $$p || exit 1; \
+	done
+	@cp scripts/cuda-run.sh $(CUDA_OUT)/
+
+# The benchmark report runs from the same binaries (GSQL_BENCH=1); this
+# target builds them and prints the command for the GPU machine.
+cuda-bench: cuda-tests
+	@echo "on the GPU machine: GSQL_BENCH=1 GSQL_BENCH_OUT=bench.md $(CUDA_OUT)/gpuexec.test -test.run CUDABenchReport -test.v"

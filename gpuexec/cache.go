@@ -1,0 +1,158 @@
+package gpuexec
+
+import (
+	"container/list"
+	"context"
+	"sync"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// TableCache keeps tables resident on the device across queries, keyed by
+// table name and catalog version, least recently used first out under a
+// byte budget. A newer version of a table replaces the older; Invalidate
+// drops a table (INSERT and DROP bump the catalog's version).
+//
+// Get hands out retained handles: eviction never frees memory a caller is
+// still using, it only drops the cache's own reference.
+type TableCache struct {
+	d      *Device
+	budget uint64
+
+	mu      sync.Mutex
+	lru     *list.List // of *cacheEntry, front = most recent
+	entries map[string]*list.Element
+	bytes   uint64
+	stats   CacheStats
+}
+
+// CacheStats are a TableCache's counters.
+type CacheStats struct {
+	Hits, Misses, Evictions, Invalidations uint64
+	Tables                                 int
+	Bytes, Budget                          uint64
+}
+
+type cacheEntry struct {
+	name    string
+	version uint64
+	batches []*DeviceBatch
+	bytes   uint64
+}
+
+// NewTableCache returns a cache on d holding at most budget bytes of device
+// memory.
+func NewTableCache(d *Device, budget uint64) *TableCache {
+	return &TableCache{d: d, budget: budget, lru: list.New(), entries: map[string]*list.Element{}}
+}
+
+// Get returns the device batches of table name at version, uploading the
+// host batches load returns on a miss. The caller releases each returned
+// batch. A table larger than the whole budget is uploaded and returned but
+// not kept.
+func (c *TableCache) Get(ctx context.Context, name string, version uint64, load func() ([]*coldata.Batch, error)) ([]*DeviceBatch, error) {
+	if c.d == nil {
+		return nil, ErrNoCUDA
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[name]; ok {
+		e := el.Value.(*cacheEntry)
+		if e.version == version {
+			out, err := retainAll(e.batches)
+			if err != nil {
+				return nil, err
+			}
+			c.lru.MoveToFront(el)
+			c.stats.Hits++
+			return out, nil
+		}
+		c.removeLocked(el)
+		c.stats.Invalidations++
+	}
+	c.stats.Misses++
+	hosts, err := load()
+	if err != nil {
+		return nil, err
+	}
+	e := &cacheEntry{name: name, version: version}
+	for _, hb := range hosts {
+		db, err := c.d.Upload(ctx, hb)
+		if err != nil {
+			releaseAll(e.batches)
+			return nil, err
+		}
+		e.batches = append(e.batches, db)
+		e.bytes += db.Bytes()
+	}
+	out, err := retainAll(e.batches)
+	if err != nil {
+		releaseAll(e.batches)
+		return nil, err
+	}
+	if e.bytes > c.budget {
+		releaseAll(e.batches) // the caller's handles keep the memory
+		return out, nil
+	}
+	for c.bytes+e.bytes > c.budget && c.lru.Len() > 0 {
+		c.removeLocked(c.lru.Back())
+		c.stats.Evictions++
+	}
+	c.entries[name] = c.lru.PushFront(e)
+	c.bytes += e.bytes
+	return out, nil
+}
+
+// Invalidate drops every cached version of table name.
+func (c *TableCache) Invalidate(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[name]; ok {
+		c.removeLocked(el)
+		c.stats.Invalidations++
+	}
+}
+
+// Clear drops every table.
+func (c *TableCache) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.lru.Len() > 0 {
+		c.removeLocked(c.lru.Back())
+	}
+}
+
+// Stats returns the cache's counters.
+func (c *TableCache) Stats() CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Tables, s.Bytes, s.Budget = c.lru.Len(), c.bytes, c.budget
+	return s
+}
+
+func (c *TableCache) removeLocked(el *list.Element) {
+	e := c.lru.Remove(el).(*cacheEntry)
+	delete(c.entries, e.name)
+	c.bytes -= e.bytes
+	releaseAll(e.batches)
+}
+
+func retainAll(bs []*DeviceBatch) ([]*DeviceBatch, error) {
+	out := make([]*DeviceBatch, 0, len(bs))
+	for _, b := range bs {
+		r, err := b.Retain()
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func releaseAll(bs []*DeviceBatch) {
+	for _, b := range bs {
+		b.Release()
+	}
+}

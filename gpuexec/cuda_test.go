@@ -1,0 +1,185 @@
+//go:build cuda
+
+package gpuexec
+
+import (
+	"context"
+	"errors"
+	"math/rand"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// The cuda tests need a GPU. With GSQL_EXPECT_NO_GPU=1 (a machine without
+// one, e.g. run against the libcuda stub) they check instead that the
+// failure is reported cleanly.
+
+var (
+	devOnce sync.Once
+	dev     *Device
+	devErr  error
+)
+
+func cudaDevice(t testing.TB) *Device {
+	t.Helper()
+	if os.Getenv("GSQL_EXPECT_NO_GPU") != "" {
+		t.Skip("GSQL_EXPECT_NO_GPU set")
+	}
+	devOnce.Do(func() { dev, devErr = NewDevice(Options{CacheDir: os.Getenv("GSQL_KERNEL_CACHE")}) })
+	if devErr != nil {
+		t.Fatalf("NewDevice: %v", devErr)
+	}
+	return dev
+}
+
+func TestCUDANoDevice(t *testing.T) {
+	if os.Getenv("GSQL_EXPECT_NO_GPU") == "" {
+		t.Skip("GSQL_EXPECT_NO_GPU not set")
+	}
+	err := Available()
+	if !errors.Is(err, ErrNoDevice) || !strings.Contains(err.Error(), "cuInit") {
+		t.Fatalf("Available: %v", err)
+	}
+	if _, err := NewDevice(Options{}); !errors.Is(err, ErrNoDevice) {
+		t.Fatalf("NewDevice: %v", err)
+	}
+	t.Logf("reported: %v", err)
+}
+
+func TestCUDAInfo(t *testing.T) {
+	d := cudaDevice(t)
+	v, err := d.NVRTCVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("device %v; NVRTC %s from %s", d.Info(), v, nvrtcPath)
+	if n, err := DeviceCount(); err != nil || n < 1 {
+		t.Fatalf("DeviceCount %d %v", n, err)
+	}
+	if _, err := NewDevice(Options{Ordinal: 99}); !errors.Is(err, ErrNoDevice) {
+		t.Fatalf("ordinal 99: %v", err)
+	}
+}
+
+func TestCUDARoundTrips(t *testing.T) {
+	d := cudaDevice(t)
+	runRoundTrips(t, d, []int{0, 1, 7, 8, 9, 100, 1000, 100003, 1<<20 + 3}, 11)
+}
+
+func TestCUDARoundTripsLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	d := cudaDevice(t)
+	runRoundTrips(t, d, []int{1<<24 + 5}, 12)
+}
+
+func TestCUDAErrors(t *testing.T) {
+	d := cudaDevice(t)
+	runErrorCases(t, d)
+	requireNoLeak(t, d, "errors")
+}
+
+func TestCUDACompileCache(t *testing.T) {
+	d := cudaDevice(t)
+	dir := t.TempDir()
+	d1, err := NewDevice(Options{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d1.Close()
+	runCompileCache(t, d1, func() *Device {
+		d2, err := NewDevice(Options{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d2
+	})
+	_ = d
+}
+
+func TestCUDALaunchErrorNamesKernel(t *testing.T) {
+	d := cudaDevice(t)
+	m, err := d.Compile(Source{Name: "runtime.cu", Code: RuntimeSource()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := m.Kernel("gsql_rebase_offsets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 4096}} // over the 1024-thread limit
+	err = k.Launch(cfg, DevicePtr(0), DevicePtr(0), int64(0), int64(0))
+	if err == nil || !strings.Contains(err.Error(), "gsql_rebase_offsets") {
+		t.Fatalf("bad launch: %v", err)
+	}
+	t.Logf("reported: %v", err)
+	// The context survives a rejected launch.
+	b, err := d.Alloc(1 << 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+}
+
+func TestCUDAConcurrentUse(t *testing.T) {
+	d := cudaDevice(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			r := rand.New(rand.NewSource(int64(g)))
+			hb := randBatch(r, 5000+g)
+			for i := 0; i < 5; i++ {
+				db, err := d.Upload(context.Background(), hb)
+				if err != nil {
+					errs <- err
+					return
+				}
+				got, err := d.Download(context.Background(), db)
+				if err != nil {
+					errs <- err
+					return
+				}
+				requireEqualBatch(t, hb, got, "concurrent")
+				db.Release()
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	requireNoLeak(t, d, "concurrent")
+}
+
+func TestCUDATableCache(t *testing.T) {
+	d := cudaDevice(t)
+	r := rand.New(rand.NewSource(5))
+	hb := randBatch(r, 10000)
+	c := NewTableCache(d, 1<<30)
+	for i := 0; i < 3; i++ {
+		bs, err := c.Get(context.Background(), "t", 1, func() ([]*coldata.Batch, error) { return []*coldata.Batch{hb}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.Download(context.Background(), bs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, hb, got, "cache")
+		releaseAll(bs)
+	}
+	if st := c.Stats(); st.Hits != 2 || st.Misses != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	c.Clear()
+	requireNoLeak(t, d, "cache")
+}

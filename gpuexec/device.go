@@ -1,0 +1,460 @@
+package gpuexec
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gsqlengine/gsql/memory"
+)
+
+// Options configure NewDevice.
+type Options struct {
+	// Ordinal selects the GPU (0 is the first).
+	Ordinal int
+	// PoolLimit caps the device memory the pool may hold (0: no cap beyond
+	// the device's own).
+	PoolLimit uint64
+	// SlabSize is the pool's growth step (0: the pool's default).
+	SlabSize uint64
+	// NoPool allocates every buffer with cuMemAlloc/cuMemFree directly (for
+	// comparisons; the engine always runs pooled).
+	NoPool bool
+	// CacheDir is where compiled kernels are cached on disk; "" means
+	// os.UserCacheDir()/gsql/kernels.
+	CacheDir string
+	// NoDiskCache turns the on-disk kernel cache off.
+	NoDiskCache bool
+	// StagingLimit caps the page-locked host staging buffer Upload and
+	// Download reuse (0: 1 GiB). Larger transfers use pageable memory.
+	StagingLimit uint64
+	// Debug synchronises after every kernel launch so that an asynchronous
+	// fault is reported against the kernel that caused it.
+	Debug bool
+}
+
+// DeviceInfo describes the GPU a Device drives.
+type DeviceInfo struct {
+	Ordinal       int
+	Name          string
+	Major, Minor  int    // compute capability
+	TotalMemory   uint64 // bytes
+	SMs           int    // multiprocessors
+	DriverVersion int    // e.g. 13000
+}
+
+// Arch is the compute capability as one number (9.0 -> 90).
+func (i DeviceInfo) Arch() int { return i.Major*10 + i.Minor }
+
+func (i DeviceInfo) String() string {
+	return fmt.Sprintf("%s (sm_%d, %d SMs, %.1f GiB, driver %d)", i.Name, i.Arch(), i.SMs, float64(i.TotalMemory)/(1<<30), i.DriverVersion)
+}
+
+// Stats are a Device's counters.
+type Stats struct {
+	Memory          memory.Stats // the pool (or pass-through) allocator
+	Launches        uint64       // kernel launches
+	Compiles        uint64       // NVRTC compilations
+	MemoryCacheHits uint64       // Compile answered from memory
+	DiskCacheHits   uint64       // Compile answered from the disk cache
+	BytesToDevice   uint64       // host-to-device bytes copied
+	BytesToHost     uint64       // device-to-host bytes copied
+}
+
+// Device is one GPU: its context thread, memory pool, default stream and
+// kernel cache. Create it with NewDevice and Close it when done.
+type Device struct {
+	drv    driver
+	opts   Options
+	info   DeviceInfo
+	alloc  memory.Allocator
+	pool   *memory.Pool // nil with Options.NoPool
+	up     *upstream
+	stream *Stream // the stream the batch operations run on
+
+	mu       sync.Mutex // guards the fields below
+	modules  map[string]*Module
+	loaded   []moduleH
+	builtins *Module
+	staging  []byte // page-locked, reused by Upload/Download
+	closed   bool
+
+	launches, compiles, memHits, diskHits, toDevice, toHost atomic.Uint64
+}
+
+// NewDevice opens the GPU opts.Ordinal. A build without the cuda tag
+// returns ErrNoCUDA; a cuda build on a machine whose GPU cannot be used
+// returns an error wrapping ErrNoDevice that says why.
+func NewDevice(opts Options) (*Device, error) {
+	drv, err := newDriver(opts)
+	if err != nil {
+		return nil, err
+	}
+	d, err := newDevice(drv, opts)
+	if err != nil {
+		drv.close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// upstream adapts the driver's cuMemAlloc/cuMemFree to memory.Upstream.
+// The pool calls Alloc from inside do (the context thread). Free may come
+// from any goroutine (a released pool frees a slab when its last block goes
+// back); off the context thread it is queued and done at the next
+// allocation or at Close, never waited for, so it cannot deadlock against
+// the context thread waiting for the pool's lock.
+type upstream struct {
+	drv     driver
+	mu      sync.Mutex
+	pending [][2]uint64
+}
+
+func (u *upstream) Alloc(size uint64) (uint64, error) {
+	u.drain()
+	p, err := u.drv.memAlloc(size)
+	return uint64(p), err
+}
+
+func (u *upstream) Free(addr, size uint64) error {
+	if !u.drv.onThread() {
+		u.mu.Lock()
+		u.pending = append(u.pending, [2]uint64{addr, size})
+		u.mu.Unlock()
+		return nil
+	}
+	return u.drv.memFree(DevicePtr(addr), size)
+}
+
+// drain frees queued ranges; context thread only.
+func (u *upstream) drain() error {
+	u.mu.Lock()
+	p := u.pending
+	u.pending = nil
+	u.mu.Unlock()
+	var first error
+	for _, r := range p {
+		if err := u.drv.memFree(DevicePtr(r[0]), r[1]); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func newDevice(drv driver, opts Options) (*Device, error) {
+	d := &Device{drv: drv, opts: opts, info: drv.info(), modules: map[string]*Module{}, up: &upstream{drv: drv}}
+	if opts.NoPool {
+		d.alloc = memory.Direct(d.up, opts.PoolLimit)
+	} else {
+		d.pool = memory.NewPool(d.up, memory.Options{SlabSize: opts.SlabSize, Limit: opts.PoolLimit})
+		d.alloc = d.pool
+	}
+	err := drv.do(func() error {
+		h, err := drv.newStream()
+		d.stream = &Stream{d: d, h: h}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Info describes the GPU.
+func (d *Device) Info() DeviceInfo { return d.info }
+
+// Do runs fn on the thread that owns the CUDA context and returns its
+// error. Calls from inside fn to this package run directly.
+func (d *Device) Do(fn func() error) error {
+	if d.isClosed() {
+		return ErrClosed
+	}
+	return d.drv.do(fn)
+}
+
+func (d *Device) isClosed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
+}
+
+// Stats returns the device's counters.
+func (d *Device) Stats() Stats {
+	return Stats{
+		Memory:          d.alloc.Stats(),
+		Launches:        d.launches.Load(),
+		Compiles:        d.compiles.Load(),
+		MemoryCacheHits: d.memHits.Load(),
+		DiskCacheHits:   d.diskHits.Load(),
+		BytesToDevice:   d.toDevice.Load(),
+		BytesToHost:     d.toHost.Load(),
+	}
+}
+
+// Trim returns the pool's unused slabs to the driver.
+func (d *Device) Trim() error {
+	if d.pool == nil {
+		return nil
+	}
+	return d.Do(func() error { _, err := d.pool.Trim(); return err })
+}
+
+// Synchronize waits for all work on the device.
+func (d *Device) Synchronize() error { return d.Do(d.drv.syncDevice) }
+
+// Close waits for outstanding work, unloads modules, frees the staging
+// buffer and the pool's memory and releases the context. Buffers still
+// held become invalid.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	d.mu.Unlock()
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	keep(d.drv.do(func() error {
+		keep(d.drv.syncDevice())
+		for _, m := range d.loaded {
+			keep(d.drv.unloadModule(m))
+		}
+		if d.staging != nil {
+			keep(d.drv.hostFree(d.staging))
+			d.staging = nil
+		}
+		if d.pool != nil {
+			keep(d.pool.Release())
+		}
+		keep(d.up.drain())
+		keep(d.drv.destroyStream(d.stream.h))
+		return nil
+	}))
+	keep(d.drv.close())
+	return first
+}
+
+// Buffer is a reference-counted range of device memory from the pool.
+type Buffer struct {
+	d    *Device
+	ptr  DevicePtr
+	size uint64
+	refs atomic.Int32
+}
+
+// Alloc takes size bytes of device memory from the pool.
+func (d *Device) Alloc(size uint64) (*Buffer, error) {
+	var b *Buffer
+	err := d.Do(func() (err error) {
+		b, err = d.allocOn(size)
+		return err
+	})
+	return b, err
+}
+
+// allocOn allocates on the context thread. A zero-byte buffer has address 0
+// and takes nothing from the pool.
+func (d *Device) allocOn(size uint64) (*Buffer, error) {
+	b := &Buffer{d: d, size: size}
+	b.refs.Store(1)
+	if size == 0 {
+		return b, nil
+	}
+	p, err := d.alloc.Alloc(size)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: allocating %d bytes of device memory: %w", size, err)
+	}
+	b.ptr = DevicePtr(p)
+	return b, nil
+}
+
+// Ptr is the buffer's device address.
+func (b *Buffer) Ptr() DevicePtr { return b.ptr }
+
+// Size is the buffer's length in bytes.
+func (b *Buffer) Size() uint64 { return b.size }
+
+// Retain adds a reference; each reference is dropped with Release.
+func (b *Buffer) Retain() *Buffer {
+	b.refs.Add(1)
+	return b
+}
+
+// Release drops a reference; the memory goes back to the pool with the
+// last one. Releasing more often than retained returns ErrReleased.
+func (b *Buffer) Release() error {
+	n := b.refs.Add(-1)
+	if n < 0 {
+		b.refs.Add(1)
+		return ErrReleased
+	}
+	if n > 0 || b.size == 0 {
+		return nil
+	}
+	if b.d.pool != nil {
+		// The pool's Free takes no CUDA call (see upstream.Free): no hop to
+		// the context thread.
+		return b.d.pool.Free(uint64(b.ptr))
+	}
+	return b.d.drv.do(func() error { return b.d.alloc.Free(uint64(b.ptr)) })
+}
+
+// Stream is a CUDA stream of the Device.
+type Stream struct {
+	d *Device
+	h streamH
+}
+
+// NewStream creates a stream.
+func (d *Device) NewStream() (*Stream, error) {
+	s := &Stream{d: d}
+	err := d.Do(func() (err error) {
+		s.h, err = d.drv.newStream()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// DefaultStream is the stream the device's batch operations use.
+func (d *Device) DefaultStream() *Stream { return d.stream }
+
+func (d *Device) streamOf(s *Stream) streamH {
+	if s == nil {
+		return d.stream.h
+	}
+	return s.h
+}
+
+// Synchronize waits for the stream's work.
+func (s *Stream) Synchronize() error { return s.d.Do(func() error { return s.d.drv.syncStream(s.h) }) }
+
+// Close destroys the stream after its work completes.
+func (s *Stream) Close() error {
+	if s == s.d.stream {
+		return invalidf("the default stream is closed with its device")
+	}
+	return s.d.Do(func() error { return s.d.drv.destroyStream(s.h) })
+}
+
+// Event is a CUDA event, for ordering and timing.
+type Event struct {
+	d *Device
+	h eventH
+}
+
+// NewEvent creates an event that records timing.
+func (d *Device) NewEvent() (*Event, error) {
+	e := &Event{d: d}
+	err := d.Do(func() (err error) {
+		e.h, err = d.drv.newEvent()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Record captures the work submitted to s so far (nil: the default stream).
+func (e *Event) Record(s *Stream) error {
+	return e.d.Do(func() error { return e.d.drv.recordEvent(e.h, e.d.streamOf(s)) })
+}
+
+// Synchronize waits until the event has happened.
+func (e *Event) Synchronize() error { return e.d.Do(func() error { return e.d.drv.syncEvent(e.h) }) }
+
+// Elapsed is the device time between e and end, both recorded and complete.
+func (e *Event) Elapsed(end *Event) (time.Duration, error) {
+	var ms float32
+	err := e.d.Do(func() (err error) {
+		ms, err = e.d.drv.elapsed(e.h, end.h)
+		return err
+	})
+	return time.Duration(float64(ms) * float64(time.Millisecond)), err
+}
+
+// Close destroys the event.
+func (e *Event) Close() error { return e.d.Do(func() error { return e.d.drv.destroyEvent(e.h) }) }
+
+// CopyToDevice copies src to device address dst on stream s (nil: the
+// default stream) and waits for it, so src may be reused at once.
+func (d *Device) CopyToDevice(dst DevicePtr, src []byte, s *Stream) error {
+	return d.Do(func() error {
+		h := d.streamOf(s)
+		if err := d.drv.h2d(dst, src, h); err != nil {
+			return err
+		}
+		d.toDevice.Add(uint64(len(src)))
+		return d.drv.syncStream(h)
+	})
+}
+
+// CopyToHost copies len(dst) bytes from device address src into dst on
+// stream s (nil: the default stream) and waits for it.
+func (d *Device) CopyToHost(dst []byte, src DevicePtr, s *Stream) error {
+	return d.Do(func() error {
+		h := d.streamOf(s)
+		if err := d.drv.d2h(dst, src, h); err != nil {
+			return err
+		}
+		d.toHost.Add(uint64(len(dst)))
+		return d.drv.syncStream(h)
+	})
+}
+
+// CopyDevice enqueues a device-to-device copy of n bytes on s.
+func (d *Device) CopyDevice(dst, src DevicePtr, n uint64, s *Stream) error {
+	return d.Do(func() error { return d.drv.d2d(dst, src, n, d.streamOf(s)) })
+}
+
+// Memset enqueues setting n bytes at dst to v on s.
+func (d *Device) Memset(dst DevicePtr, v byte, n uint64, s *Stream) error {
+	return d.Do(func() error { return d.drv.memset8(dst, v, n, d.streamOf(s)) })
+}
+
+// stagingOn returns a page-locked host buffer of at least n bytes, reusing
+// the device's one, or nil when n is over the staging limit (the caller
+// then uses pageable memory). Context thread only; the caller must have
+// synchronised any earlier use.
+func (d *Device) stagingOn(n int) ([]byte, error) {
+	limit := d.opts.StagingLimit
+	if limit == 0 {
+		limit = 1 << 30
+	}
+	if uint64(n) > limit {
+		return nil, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.staging) >= n {
+		return d.staging[:n], nil
+	}
+	if d.staging != nil {
+		if err := d.drv.hostFree(d.staging); err != nil {
+			return nil, err
+		}
+		d.staging = nil
+	}
+	size := 1 << 20
+	for size < n {
+		size *= 2
+	}
+	if uint64(size) > limit {
+		size = n
+	}
+	b, err := d.drv.hostAlloc(size)
+	if err != nil {
+		return nil, err
+	}
+	d.staging = b
+	return b[:n], nil
+}

@@ -1,0 +1,62 @@
+package gpuexec
+
+// DevicePtr is an address in device memory.
+type DevicePtr uint64
+
+// Handles the driver hands out; opaque outside it.
+type (
+	streamH   uintptr
+	eventH    uintptr
+	moduleH   uintptr
+	functionH uintptr
+)
+
+// Dim3 is a grid or block shape.
+type Dim3 struct{ X, Y, Z int }
+
+// driver is the narrow set of operations the rest of the package needs from
+// CUDA. The cuda build implements it with the driver API; tests implement it
+// over host memory so that everything above it runs in CI. Every method but
+// do, info and close must be called on the context thread (inside do).
+type driver interface {
+	info() DeviceInfo
+	// do runs fn on the context thread; it runs fn directly when called
+	// from that thread.
+	do(fn func() error) error
+	// onThread reports whether the caller runs on the context thread.
+	onThread() bool
+	close() error
+
+	memAlloc(size uint64) (DevicePtr, error)
+	memFree(p DevicePtr, size uint64) error
+	hostAlloc(n int) ([]byte, error) // page-locked host memory
+	hostFree(b []byte) error
+
+	h2d(dst DevicePtr, src []byte, s streamH) error
+	d2h(dst []byte, src DevicePtr, s streamH) error
+	d2d(dst, src DevicePtr, n uint64, s streamH) error
+	memset8(dst DevicePtr, v byte, n uint64, s streamH) error
+
+	newStream() (streamH, error)
+	syncStream(s streamH) error
+	destroyStream(s streamH) error
+	newEvent() (eventH, error)
+	recordEvent(e eventH, s streamH) error
+	syncEvent(e eventH) error
+	elapsed(start, end eventH) (float32, error) // milliseconds
+	destroyEvent(e eventH) error
+	syncDevice() error
+
+	// nvrtcVersion is "major.minor" of the loaded NVRTC, or an error wrapping
+	// ErrNVRTC when it cannot be loaded.
+	nvrtcVersion() (string, error)
+	// compile turns CUDA C source into a CUBIN (cubin true) or PTX image for
+	// compute capability arch (e.g. 90).
+	compile(name, src string, opts []string, arch int) (image []byte, cubin bool, err error)
+	loadModule(image []byte) (moduleH, error)
+	unloadModule(m moduleH) error
+	function(m moduleH, name string) (functionH, error)
+	// launch starts f; args are the kernel's parameters, each passed in an
+	// 8-byte slot whose low bytes hold the value (size is 4 or 8).
+	launch(f functionH, grid, block Dim3, shmem int, s streamH, args []uint64, sizes []uint8) error
+}

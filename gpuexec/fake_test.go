@@ -1,0 +1,222 @@
+package gpuexec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gsqlengine/gsql/memory"
+)
+
+// fakeDriver implements driver over host memory (memory.GoUpstream) and
+// runs the runtime kernels as their Go twins, so that everything above the
+// driver is tested without a GPU. It also checks bounds on every access.
+type fakeDriver struct {
+	mem      *memory.GoUpstream
+	mu       sync.Mutex
+	next     uintptr
+	modules  map[moduleH]string
+	funcs    map[functionH]string
+	streams  int
+	events   map[eventH]bool
+	hostLive int
+	compiles int
+	launches map[string]int
+}
+
+func newFakeDriver() *fakeDriver {
+	return &fakeDriver{mem: memory.NewGoUpstream(4 << 30), next: 1, modules: map[moduleH]string{},
+		funcs: map[functionH]string{}, events: map[eventH]bool{}, launches: map[string]int{}}
+}
+
+func newFakeDevice(t testing.TB, opts Options) (*Device, *fakeDriver) {
+	t.Helper()
+	if opts.CacheDir == "" {
+		opts.CacheDir = t.TempDir()
+	}
+	f := newFakeDriver()
+	d, err := newDevice(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, f
+}
+
+func (f *fakeDriver) id() uintptr { f.mu.Lock(); defer f.mu.Unlock(); f.next++; return f.next }
+
+func (f *fakeDriver) info() DeviceInfo {
+	return DeviceInfo{Name: "fake", Major: 9, Minor: 0, TotalMemory: 4 << 30, SMs: 4, DriverVersion: 13000}
+}
+func (f *fakeDriver) do(fn func() error) error { return fn() }
+func (f *fakeDriver) close() error             { return nil }
+func (f *fakeDriver) onThread() bool           { return true }
+
+func (f *fakeDriver) memAlloc(size uint64) (DevicePtr, error) {
+	a, err := f.mem.Alloc(size)
+	return DevicePtr(a), err
+}
+func (f *fakeDriver) memFree(p DevicePtr, size uint64) error { return f.mem.Free(uint64(p), size) }
+func (f *fakeDriver) hostAlloc(n int) ([]byte, error)        { f.hostLive++; return make([]byte, n), nil }
+func (f *fakeDriver) hostFree(b []byte) error                { f.hostLive--; return nil }
+
+func (f *fakeDriver) slice(p DevicePtr, n uint64) ([]byte, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	b, err := f.mem.Slice(uint64(p), n)
+	if err != nil {
+		return nil, &CUDAError{Call: "fake access", Code: 700, Name: "CUDA_ERROR_ILLEGAL_ADDRESS", Detail: err.Error()}
+	}
+	return b, nil
+}
+
+func (f *fakeDriver) h2d(dst DevicePtr, src []byte, s streamH) error {
+	b, err := f.slice(dst, uint64(len(src)))
+	copy(b, src)
+	return err
+}
+func (f *fakeDriver) d2h(dst []byte, src DevicePtr, s streamH) error {
+	b, err := f.slice(src, uint64(len(dst)))
+	copy(dst, b)
+	return err
+}
+func (f *fakeDriver) d2d(dst, src DevicePtr, n uint64, s streamH) error {
+	a, err := f.slice(dst, n)
+	if err != nil {
+		return err
+	}
+	b, err := f.slice(src, n)
+	copy(a, b)
+	return err
+}
+func (f *fakeDriver) memset8(dst DevicePtr, v byte, n uint64, s streamH) error {
+	b, err := f.slice(dst, n)
+	for i := range b {
+		b[i] = v
+	}
+	return err
+}
+func (f *fakeDriver) newStream() (streamH, error) { f.streams++; return streamH(f.id()), nil }
+func (f *fakeDriver) syncStream(streamH) error    { return nil }
+func (f *fakeDriver) destroyStream(streamH) error { f.streams--; return nil }
+func (f *fakeDriver) newEvent() (eventH, error) {
+	e := eventH(f.id())
+	f.events[e] = true
+	return e, nil
+}
+func (f *fakeDriver) recordEvent(eventH, streamH) error { return nil }
+func (f *fakeDriver) syncEvent(eventH) error            { return nil }
+func (f *fakeDriver) elapsed(a, b eventH) (float32, error) {
+	return 0.5, nil
+}
+func (f *fakeDriver) destroyEvent(e eventH) error { delete(f.events, e); return nil }
+func (f *fakeDriver) syncDevice() error           { return nil }
+func (f *fakeDriver) nvrtcVersion() (string, error) {
+	return "13.0", nil
+}
+
+const fakeImagePrefix = "FAKE-CUBIN\n"
+
+func (f *fakeDriver) compile(name, src string, opts []string, arch int) ([]byte, bool, error) {
+	f.compiles++
+	if strings.Contains(src, "#error") {
+		return nil, false, &CUDAError{Call: "nvrtcCompileProgram", Code: 6, Name: "NVRTC_ERROR_COMPILATION", Detail: name + ": #error"}
+	}
+	return []byte(fakeImagePrefix + src), true, nil
+}
+func (f *fakeDriver) loadModule(image []byte) (moduleH, error) {
+	if !bytes.HasPrefix(image, []byte(fakeImagePrefix)) {
+		return 0, &CUDAError{Call: "cuModuleLoadData", Code: 200, Name: "CUDA_ERROR_INVALID_IMAGE"}
+	}
+	m := moduleH(f.id())
+	f.modules[m] = string(image[len(fakeImagePrefix):])
+	return m, nil
+}
+func (f *fakeDriver) unloadModule(m moduleH) error { delete(f.modules, m); return nil }
+func (f *fakeDriver) function(m moduleH, name string) (functionH, error) {
+	src, ok := f.modules[m]
+	if !ok || !strings.Contains(src, " "+name+"(") {
+		return 0, &CUDAError{Call: "cuModuleGetFunction", Code: 500, Name: "CUDA_ERROR_NOT_FOUND", Detail: name}
+	}
+	h := functionH(f.id())
+	f.funcs[h] = name
+	return h, nil
+}
+
+func (f *fakeDriver) launch(fn functionH, grid, block Dim3, shmem int, s streamH, args []uint64, sizes []uint8) error {
+	name := f.funcs[fn]
+	f.launches[name]++
+	i64 := func(i int) int64 { return int64(args[i]) }
+	switch name {
+	case "gsql_copy_bits":
+		dstBit, srcBit, n := i64(1), i64(3), i64(4)
+		if n <= 0 {
+			return nil
+		}
+		first, last := dstBit>>3, (dstBit+n+7)>>3
+		dst, err := f.slice(DevicePtr(args[0])+DevicePtr(first), uint64(last-first))
+		if err != nil {
+			return err
+		}
+		var src []byte
+		if args[2] != 0 {
+			s0, s1 := srcBit>>3, (srcBit+n-1)>>3
+			if src, err = f.slice(DevicePtr(args[2])+DevicePtr(s0), uint64(s1-s0+1)); err != nil {
+				return err
+			}
+			srcBit &= 7
+		}
+		CopyBits(dst, dstBit-8*first, src, srcBit, n)
+	case "gsql_rebase_offsets":
+		n := uint64(args[2])
+		dst, err := f.slice(DevicePtr(args[0]), 4*n)
+		if err != nil {
+			return err
+		}
+		src, err := f.slice(DevicePtr(args[1]), 4*n)
+		if err != nil {
+			return err
+		}
+		vals := make([]int32, n)
+		for i := range vals {
+			vals[i] = int32(binary.LittleEndian.Uint32(src[4*i:])) + int32(args[3])
+		}
+		for i, v := range vals {
+			binary.LittleEndian.PutUint32(dst[4*i:], uint32(v))
+		}
+	case "gsql_gather_i32":
+		n := uint64(args[2])
+		out, err := f.slice(DevicePtr(args[0]), 4*n)
+		if err != nil {
+			return err
+		}
+		addrs, err := f.slice(DevicePtr(args[1]), 8*n)
+		if err != nil {
+			return err
+		}
+		for i := uint64(0); i < n; i++ {
+			v, err := f.slice(DevicePtr(binary.LittleEndian.Uint64(addrs[8*i:])), 4)
+			if err != nil {
+				return err
+			}
+			copy(out[4*i:], v)
+		}
+	case "probe_add": // the test kernel of runCompileCache
+		n := args[1]
+		x, err := f.slice(DevicePtr(args[0]), 8*n)
+		if err != nil {
+			return err
+		}
+		for i := uint64(0); i < n; i++ {
+			binary.LittleEndian.PutUint64(x[8*i:], binary.LittleEndian.Uint64(x[8*i:])+i)
+		}
+	case "gsql_copy_rw":
+		return f.d2d(DevicePtr(args[0]), DevicePtr(args[1]), 16*args[2], s)
+	default:
+		return fmt.Errorf("fake driver: no Go twin for kernel %q", name)
+	}
+	return nil
+}

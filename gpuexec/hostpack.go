@@ -1,0 +1,301 @@
+package gpuexec
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// hostColumn is a host vector checked and reduced to the byte ranges a pack
+// copies.
+type hostColumn struct {
+	v     *coldata.Vec
+	nulls []byte // BitmapLen(Len) bytes, or nil
+	data  []byte // values (Bool/Int64/Float64) or chars (String)
+	offs  []int32
+	base  int32 // first offset (String)
+}
+
+func bytesOf[T int64 | float64 | int32](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+// hostColumns checks a host batch and gathers what packing it needs. Bad
+// input (short slices, decreasing offsets, unknown types) gives an error
+// wrapping ErrInvalidArgument, never a panic.
+func hostColumns(b *coldata.Batch) ([]hostColumn, []ColumnSpec, error) {
+	if b == nil {
+		return nil, nil, invalidf("nil batch")
+	}
+	if b.Len < 0 {
+		return nil, nil, invalidf("negative batch length %d", b.Len)
+	}
+	n := b.Len
+	cols := make([]hostColumn, len(b.Cols))
+	specs := make([]ColumnSpec, len(b.Cols))
+	for i, v := range b.Cols {
+		if v == nil {
+			return nil, nil, invalidf("column %d is nil", i)
+		}
+		if v.Len != n {
+			return nil, nil, invalidf("column %d has %d rows, batch %d", i, v.Len, n)
+		}
+		if v.Const {
+			v = v.Materialize()
+		}
+		c := hostColumn{v: v}
+		bl := coldata.BitmapLen(n)
+		if v.Nulls != nil || v.Type == coldata.Null {
+			if len(v.Nulls) < bl {
+				return nil, nil, invalidf("column %d: validity bitmap of %d bytes for %d rows", i, len(v.Nulls), n)
+			}
+			c.nulls = v.Nulls[:bl]
+		}
+		switch v.Type {
+		case coldata.Null:
+		case coldata.Bool:
+			if len(v.Bools) < n {
+				return nil, nil, invalidf("column %d: %d booleans for %d rows", i, len(v.Bools), n)
+			}
+			c.data = v.Bools[:n]
+		case coldata.Int64:
+			if len(v.Ints) < n {
+				return nil, nil, invalidf("column %d: %d integers for %d rows", i, len(v.Ints), n)
+			}
+			c.data = bytesOf(v.Ints[:n])
+		case coldata.Float64:
+			if len(v.Floats) < n {
+				return nil, nil, invalidf("column %d: %d floats for %d rows", i, len(v.Floats), n)
+			}
+			c.data = bytesOf(v.Floats[:n])
+		case coldata.String:
+			offs := v.Offsets
+			if n == 0 && len(offs) == 0 {
+				offs = []int32{0}
+			}
+			if len(offs) < n+1 {
+				return nil, nil, invalidf("column %d: %d offsets for %d rows", i, len(offs), n)
+			}
+			offs = offs[:n+1]
+			lo, hi := offs[0], offs[n]
+			if lo < 0 || hi < lo || int(hi) > len(v.Bytes) {
+				return nil, nil, invalidf("column %d: offsets [%d, %d] outside %d bytes", i, lo, hi, len(v.Bytes))
+			}
+			c.offs, c.base, c.data = offs, lo, v.Bytes[lo:hi]
+		default:
+			return nil, nil, invalidf("column %d: unsupported type %v", i, v.Type)
+		}
+		cols[i] = c
+		specs[i] = ColumnSpec{Type: v.Type, HasNulls: c.nulls != nil, Chars: int64(len(c.data))}
+		if v.Type != coldata.String {
+			specs[i].Chars = 0
+		}
+	}
+	return cols, specs, nil
+}
+
+// copyTask is one host memcpy of a pack; rebase marks string offsets that
+// need their first value subtracted.
+type copyTask struct {
+	dst, src []byte
+	offs     []int32
+	base     int32
+	maskBits int // for a bitmap: rows, to clear trailing bits of the last byte
+}
+
+// packHost writes the host columns into dst (layout.Size bytes) as layout
+// places them. Large batches are copied by several goroutines.
+func packHost(l PackLayout, cols []hostColumn, dst []byte) {
+	var tasks []copyTask
+	for i, c := range cols {
+		cl := l.Cols[i]
+		if cl.Nulls.Present() {
+			tasks = append(tasks, copyTask{dst: dst[cl.Nulls.Off : cl.Nulls.Off+cl.Nulls.Size], src: c.nulls, maskBits: cl.Len})
+		}
+		if cl.Offsets.Present() {
+			out := dst[cl.Offsets.Off : cl.Offsets.Off+cl.Offsets.Size]
+			if c.base == 0 {
+				tasks = append(tasks, copyTask{dst: out, src: bytesOf(c.offs)})
+			} else {
+				tasks = append(tasks, copyTask{dst: out, offs: c.offs, base: c.base})
+			}
+		}
+		if cl.Data.Present() {
+			tasks = append(tasks, copyTask{dst: dst[cl.Data.Off : cl.Data.Off+cl.Data.Size], src: c.data})
+		}
+	}
+	// Split big copies into pieces so that all cores share the work.
+	const piece = 4 << 20
+	var pieces []copyTask
+	total := 0
+	for _, t := range tasks {
+		if t.src != nil && t.maskBits == 0 && len(t.src) > piece {
+			for o := 0; o < len(t.src); o += piece {
+				e := min(o+piece, len(t.src))
+				pieces = append(pieces, copyTask{dst: t.dst[o:e], src: t.src[o:e]})
+			}
+		} else {
+			pieces = append(pieces, t)
+		}
+		total += len(t.dst)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if total < 16<<20 || workers < 2 {
+		for _, t := range pieces {
+			t.run()
+		}
+		return
+	}
+	ch := make(chan copyTask, len(pieces))
+	for _, t := range pieces {
+		ch <- t
+	}
+	close(ch)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range ch {
+				t.run()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (t copyTask) run() {
+	switch {
+	case t.offs != nil:
+		out := unsafe.Slice((*int32)(unsafe.Pointer(&t.dst[0])), len(t.offs))
+		for i, o := range t.offs {
+			out[i] = o - t.base
+		}
+	default:
+		copy(t.dst, t.src)
+		if t.maskBits&7 != 0 && len(t.dst) > 0 {
+			t.dst[len(t.dst)-1] &= byte(1)<<uint(t.maskBits&7) - 1
+		}
+	}
+}
+
+// parallelCopy copies src into dst with several goroutines when it is big.
+func parallelCopy(dst, src []byte) {
+	const piece = 8 << 20
+	workers := runtime.GOMAXPROCS(0)
+	if len(src) < 4*piece || workers < 2 {
+		copy(dst, src)
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, (len(src)+piece-1)/piece)
+	for o := 0; o < len(src); o += piece {
+		next <- o
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := range next {
+				e := min(o+piece, len(src))
+				copy(dst[o:e], src[o:e])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// UnpackHost rebuilds a host batch from pack metadata and the packed bytes
+// (as Download, ChunkedPack or a D2H copy of a PackedBatch produce). The
+// vectors alias data where its alignment allows (8-byte aligned data is
+// never copied); corrupt metadata or short data give an error wrapping
+// ErrInvalidArgument.
+func UnpackHost(meta []byte, data []byte) (*coldata.Batch, error) {
+	l, err := UnmarshalPackLayout(meta)
+	if err != nil {
+		return nil, err
+	}
+	return unpackHostLayout(l, data, true)
+}
+
+// unpackHostLayout builds host vectors over data; validate checks string
+// offsets (skipped for data this package packed itself).
+func unpackHostLayout(l PackLayout, data []byte, validate bool) (*coldata.Batch, error) {
+	if int64(len(data)) < lastByte(l) {
+		return nil, invalidf("packed data has %d bytes, layout needs %d", len(data), lastByte(l))
+	}
+	if len(data) > 0 && uintptr(unsafe.Pointer(&data[0]))%8 != 0 {
+		data = append(make([]byte, 0, len(data)+8), data...)
+	}
+	region := func(r Region) []byte { return data[r.Off : r.Off+r.Size : r.Off+r.Size] }
+	out := &coldata.Batch{Len: l.Rows, Cols: make([]*coldata.Vec, len(l.Cols))}
+	for i, c := range l.Cols {
+		v := &coldata.Vec{Type: c.Type, Len: c.Len}
+		if c.Nulls.Present() {
+			v.Nulls = region(c.Nulls)
+		}
+		n := c.Len
+		switch c.Type {
+		case coldata.Bool:
+			v.Bools = region(c.Data)
+		case coldata.Int64:
+			v.Ints = make([]int64, 0)
+			if n > 0 {
+				v.Ints = unsafe.Slice((*int64)(unsafe.Pointer(&data[c.Data.Off])), n)
+			}
+		case coldata.Float64:
+			v.Floats = make([]float64, 0)
+			if n > 0 {
+				v.Floats = unsafe.Slice((*float64)(unsafe.Pointer(&data[c.Data.Off])), n)
+			}
+		case coldata.String:
+			v.Offsets = unsafe.Slice((*int32)(unsafe.Pointer(&data[c.Offsets.Off])), n+1)
+			v.Bytes = region(c.Data)
+			if !validate {
+				break
+			}
+			if err := checkOffsets(v.Offsets, len(v.Bytes)); err != nil {
+				return nil, invalidf("column %d: %v", i, err)
+			}
+		}
+		out.Cols[i] = v
+	}
+	return out, nil
+}
+
+// lastByte is the end of the last region (the packed size less trailing
+// padding): how many bytes of data UnpackHost needs.
+func lastByte(l PackLayout) int64 {
+	var end int64
+	for _, c := range l.Cols {
+		for _, r := range []Region{c.Nulls, c.Offsets, c.Data} {
+			if r.Present() && r.Off+r.Size > end {
+				end = r.Off + r.Size
+			}
+		}
+	}
+	return end
+}
+
+func checkOffsets(offs []int32, chars int) error {
+	if len(offs) == 0 || offs[0] != 0 {
+		return layoutError("string offsets do not start at 0")
+	}
+	prev := int32(0)
+	for _, o := range offs {
+		if o < prev {
+			return layoutError("string offsets decrease")
+		}
+		prev = o
+	}
+	if int(prev) != chars {
+		return layoutError("string offsets do not end at the chars length")
+	}
+	return nil
+}

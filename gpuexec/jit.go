@@ -1,0 +1,351 @@
+package gpuexec
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+//go:embed kernels/runtime.cu
+var runtimeSource string
+
+// RuntimeSource is the CUDA C source of the package's own kernels.
+func RuntimeSource() string { return runtimeSource }
+
+// Source is CUDA C code to compile with NVRTC. Kernels should be declared
+// extern "C" so that their names are not mangled.
+type Source struct {
+	Name    string   // a file name for compiler messages, e.g. "redact.cu"
+	Code    string   // the source text
+	Options []string // extra NVRTC options; the architecture is added
+}
+
+// CacheKey is the cache key of src compiled for compute capability arch by
+// NVRTC version nvrtc: a SHA-256 of the source and options, then the
+// architecture and the compiler version.
+func CacheKey(src Source, arch int, nvrtc string) string {
+	h := sha256.New()
+	h.Write([]byte(src.Code))
+	for _, o := range src.Options {
+		h.Write([]byte{0})
+		h.Write([]byte(o))
+	}
+	return fmt.Sprintf("%s-sm%d-nvrtc%s", hex.EncodeToString(h.Sum(nil)[:16]), arch, nvrtc)
+}
+
+// Module is compiled and loaded device code.
+type Module struct {
+	d    *Device
+	h    moduleH
+	name string
+	key  string
+	// FromCache says where Compile found it: "", "memory" or "disk".
+	FromCache string
+}
+
+// Kernel is a function of a Module ready to launch.
+type Kernel struct {
+	m    *Module
+	name string
+	f    functionH
+}
+
+// Name is the kernel's name.
+func (k *Kernel) Name() string { return k.name }
+
+// LaunchConfig is a kernel launch's shape.
+type LaunchConfig struct {
+	Grid, Block Dim3
+	SharedMem   int     // dynamic shared memory, bytes
+	Stream      *Stream // nil: the device's default stream
+}
+
+// Grid1D covers n threads with blocks of block threads (a grid-stride loop
+// is expected past 2^31-1 blocks, never reached in practice).
+func Grid1D(n int64, block int) LaunchConfig {
+	if block <= 0 {
+		block = 256
+	}
+	g := (n + int64(block) - 1) / int64(block)
+	if g < 1 {
+		g = 1
+	}
+	if g > math.MaxInt32 {
+		g = math.MaxInt32
+	}
+	return LaunchConfig{Grid: Dim3{int(g), 1, 1}, Block: Dim3{block, 1, 1}}
+}
+
+func (d *Device) cacheDir() (string, error) {
+	if d.opts.CacheDir != "" {
+		return d.opts.CacheDir, nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "gsql", "kernels"), nil
+}
+
+// NVRTCVersion is the version of the NVRTC library the device loaded, or an
+// error if none could be loaded.
+func (d *Device) NVRTCVersion() (string, error) {
+	var v string
+	err := d.Do(func() (err error) {
+		v, err = d.drv.nvrtcVersion()
+		return err
+	})
+	return v, err
+}
+
+// Compile compiles src for the device's compute capability, or returns the
+// module from the in-memory cache or the disk cache.
+func (d *Device) Compile(src Source) (*Module, error) {
+	var m *Module
+	err := d.Do(func() (err error) {
+		m, err = d.compileOn(src)
+		return err
+	})
+	return m, err
+}
+
+func (d *Device) compileOn(src Source) (*Module, error) {
+	ver, err := d.drv.nvrtcVersion()
+	if err != nil {
+		return nil, err
+	}
+	arch := d.info.Arch()
+	key := CacheKey(src, arch, ver)
+	d.mu.Lock()
+	m := d.modules[key]
+	d.mu.Unlock()
+	if m != nil {
+		d.memHits.Add(1)
+		return &Module{d: d, h: m.h, name: m.name, key: key, FromCache: "memory"}, nil
+	}
+	from := ""
+	var image []byte
+	dir, derr := d.cacheDir()
+	useDisk := !d.opts.NoDiskCache && derr == nil
+	if useDisk {
+		for _, ext := range []string{".cubin", ".ptx"} {
+			if b, err := os.ReadFile(filepath.Join(dir, key+ext)); err == nil && len(b) > 0 {
+				image, from = b, "disk"
+				break
+			}
+		}
+	}
+	if image == nil {
+		var cubin bool
+		image, cubin, err = d.drv.compile(src.Name, src.Code, src.Options, arch)
+		if err != nil {
+			return nil, err
+		}
+		d.compiles.Add(1)
+		if useDisk {
+			ext := ".ptx"
+			if cubin {
+				ext = ".cubin"
+			}
+			// A failed cache write costs only a recompilation later.
+			_ = writeFileAtomic(filepath.Join(dir, key+ext), image)
+		}
+	}
+	h, err := d.drv.loadModule(image)
+	if err != nil && from == "disk" {
+		// A stale or corrupt cache entry: compile afresh.
+		for _, ext := range []string{".cubin", ".ptx"} {
+			os.Remove(filepath.Join(dir, key+ext))
+		}
+		var cubin bool
+		if image, cubin, err = d.drv.compile(src.Name, src.Code, src.Options, arch); err != nil {
+			return nil, err
+		}
+		_ = cubin
+		d.compiles.Add(1)
+		from = ""
+		h, err = d.drv.loadModule(image)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gpu: loading module %s: %w", src.Name, err)
+	}
+	if from == "disk" {
+		d.diskHits.Add(1)
+	}
+	m = &Module{d: d, h: h, name: src.Name, key: key, FromCache: from}
+	d.mu.Lock()
+	d.modules[key] = m
+	d.loaded = append(d.loaded, h)
+	d.mu.Unlock()
+	return m, nil
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// DropMemoryCache forgets the in-memory module cache so that the next
+// Compile of a source goes to the disk cache or NVRTC (for tests and
+// benchmarks). Modules stay loaded until the device closes.
+func (d *Device) DropMemoryCache() {
+	d.mu.Lock()
+	d.modules = map[string]*Module{}
+	d.builtins = nil
+	d.mu.Unlock()
+}
+
+// Key is the module's cache key.
+func (m *Module) Key() string { return m.key }
+
+// Kernel looks a kernel up by name.
+func (m *Module) Kernel(name string) (*Kernel, error) {
+	k := &Kernel{m: m, name: name}
+	err := m.d.Do(func() (err error) {
+		k.f, err = m.d.drv.function(m.h, name)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gpu: module %s: %w", m.name, err)
+	}
+	return k, nil
+}
+
+// Launch starts the kernel. Arguments may be DevicePtr, *Buffer (its
+// address), int, int64, uint64, uint, float64 (passed as 8 bytes) or int32,
+// uint32, float32 (4 bytes); they must match the kernel's parameters. An
+// error names the kernel.
+func (k *Kernel) Launch(cfg LaunchConfig, args ...any) error {
+	vals := make([]uint64, len(args))
+	sizes := make([]uint8, len(args))
+	for i, a := range args {
+		v, n, ok := kernelArg(a)
+		if !ok {
+			return invalidf("kernel %s: argument %d has unsupported type %T", k.name, i, a)
+		}
+		vals[i], sizes[i] = v, n
+	}
+	if cfg.Grid.X <= 0 || cfg.Block.X <= 0 {
+		return invalidf("kernel %s: empty grid %v or block %v", k.name, cfg.Grid, cfg.Block)
+	}
+	d := k.m.d
+	return d.Do(func() error { return d.launchOn(k, cfg, vals, sizes) })
+}
+
+func (d *Device) launchOn(k *Kernel, cfg LaunchConfig, vals []uint64, sizes []uint8) error {
+	fix := func(x Dim3) Dim3 {
+		if x.Y <= 0 {
+			x.Y = 1
+		}
+		if x.Z <= 0 {
+			x.Z = 1
+		}
+		return x
+	}
+	s := d.streamOf(cfg.Stream)
+	err := d.drv.launch(k.f, fix(cfg.Grid), fix(cfg.Block), cfg.SharedMem, s, vals, sizes)
+	d.launches.Add(1)
+	if err == nil && d.opts.Debug {
+		err = d.drv.syncStream(s)
+	}
+	if err != nil {
+		var ce *CUDAError
+		if errors.As(err, &ce) && ce.Kernel == "" {
+			c := *ce
+			c.Kernel = k.name
+			return &c
+		}
+		return fmt.Errorf("gpu: kernel %s: %w", k.name, err)
+	}
+	return nil
+}
+
+func kernelArg(a any) (uint64, uint8, bool) {
+	switch x := a.(type) {
+	case DevicePtr:
+		return uint64(x), 8, true
+	case *Buffer:
+		return uint64(x.ptr), 8, true
+	case int:
+		return uint64(x), 8, true
+	case int64:
+		return uint64(x), 8, true
+	case uint64:
+		return x, 8, true
+	case uint:
+		return uint64(x), 8, true
+	case float64:
+		return math.Float64bits(x), 8, true
+	case int32:
+		return uint64(uint32(x)), 4, true
+	case uint32:
+		return uint64(x), 4, true
+	case float32:
+		return uint64(math.Float32bits(x)), 4, true
+	}
+	return 0, 0, false
+}
+
+// builtinOn returns the package's own kernel name, compiling the runtime
+// module on first use. Context thread only.
+func (d *Device) builtinOn(name string) (*Kernel, error) {
+	d.mu.Lock()
+	m := d.builtins
+	d.mu.Unlock()
+	if m == nil {
+		var err error
+		if m, err = d.compileOn(Source{Name: "gsql_runtime.cu", Code: runtimeSource}); err != nil {
+			return nil, err
+		}
+		d.mu.Lock()
+		d.builtins = m
+		d.mu.Unlock()
+	}
+	f, err := d.drv.function(m.h, name)
+	if err != nil {
+		return nil, err
+	}
+	return &Kernel{m: m, name: name, f: f}, nil
+}
+
+// launch1D runs a builtin kernel over n threads on the default stream.
+// Context thread only.
+func (d *Device) launch1D(name string, n int64, args ...uint64) error {
+	if n <= 0 {
+		return nil
+	}
+	k, err := d.builtinOn(name)
+	if err != nil {
+		return err
+	}
+	cfg := Grid1D(n, 256)
+	if max := int(d.info.SMs) * 32; max > 0 && cfg.Grid.X > max {
+		cfg.Grid.X = max // the builtins use grid-stride loops
+	}
+	sizes := make([]uint8, len(args))
+	for i := range sizes {
+		sizes[i] = 8
+	}
+	return d.launchOn(k, cfg, args, sizes)
+}

@@ -1,0 +1,418 @@
+package gpuexec
+
+// The round-trip suite runs against any *Device: the fake (host memory) one
+// in CI and the real one in the cuda build (cuda_test.go).
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+var multibyte = []string{"", "a", "é", "日本語", "Привет", "🙂🙃", "naïve café", "x y", "ß", "\u0000nul"}
+
+// randVec makes a random column of type t with n rows.
+func randVec(r *rand.Rand, t coldata.Type, n int, nulls bool) *coldata.Vec {
+	b := coldata.NewBuilder(t, n)
+	for i := 0; i < n; i++ {
+		if t == coldata.Null || (nulls && r.Intn(4) == 0) {
+			b.AppendNull()
+			continue
+		}
+		switch t {
+		case coldata.Bool:
+			b.AppendBool(r.Intn(2) == 0)
+		case coldata.Int64:
+			b.AppendInt(r.Int63() - r.Int63())
+		case coldata.Float64:
+			switch r.Intn(20) {
+			case 0:
+				b.AppendFloat(math.NaN())
+			case 1:
+				b.AppendFloat(math.Copysign(0, -1))
+			case 2:
+				b.AppendFloat(math.Inf(1))
+			default:
+				b.AppendFloat(r.NormFloat64() * 1e6)
+			}
+		case coldata.String:
+			switch r.Intn(10) {
+			case 0:
+				b.AppendString("")
+			case 1:
+				b.AppendString(multibyte[r.Intn(len(multibyte))] + multibyte[r.Intn(len(multibyte))])
+			default:
+				k := r.Intn(24)
+				s := make([]byte, k)
+				for j := range s {
+					s[j] = byte('a' + r.Intn(26))
+				}
+				b.AppendBytes(s)
+			}
+		}
+	}
+	v := b.Finish()
+	if nulls && v.Nulls == nil && t != coldata.Null {
+		v.Nulls = coldata.NewValidBitmap(n) // a bitmap with no NULL in it
+	}
+	return v
+}
+
+var allTypes = []coldata.Type{coldata.Bool, coldata.Int64, coldata.Float64, coldata.String, coldata.Null}
+
+// randBatch makes a batch with one or two columns of every type, some with
+// NULLs, one constant, one a zero-copy host slice (string offsets not
+// starting at 0).
+func randBatch(r *rand.Rand, n int) *coldata.Batch {
+	if n > 1<<22 {
+		return randBatchLight(r, n)
+	}
+	var cols []*coldata.Vec
+	for _, t := range allTypes {
+		cols = append(cols, randVec(r, t, n, r.Intn(2) == 0))
+	}
+	cols = append(cols, randVec(r, coldata.String, n, true))
+	// A host slice at a multiple of 8 shares its parent's buffers.
+	parent := randVec(r, coldata.String, n+16, true)
+	cols = append(cols, coldata.Slice(parent, 16, 16+n))
+	cols = append(cols, coldata.NewConst(coldata.Int64, int64(42), n))
+	cols = append(cols, coldata.NewConst(coldata.String, "ünï", n))
+	return coldata.NewBatch(cols, n)
+}
+
+// randBatchLight is randBatch for very large n: one column of each stored
+// type, NULLs in two of them.
+func randBatchLight(r *rand.Rand, n int) *coldata.Batch {
+	cols := []*coldata.Vec{
+		randVec(r, coldata.Int64, n, true),
+		randVec(r, coldata.String, n, true),
+		randVec(r, coldata.Bool, n, false),
+		randVec(r, coldata.Float64, n, false),
+	}
+	return coldata.NewBatch(cols, n)
+}
+
+// requireEqualBatch checks got against want bit for bit: values, NULL bits
+// of every row, string offsets (rebased) and chars, and whether each column
+// has a validity bitmap.
+func requireEqualBatch(t testing.TB, want, got *coldata.Batch, what string) {
+	t.Helper()
+	if want.Len != got.Len || len(want.Cols) != len(got.Cols) {
+		t.Fatalf("%s: got %d rows x %d cols, want %d x %d", what, got.Len, len(got.Cols), want.Len, len(want.Cols))
+	}
+	for c := range want.Cols {
+		w, g := want.Cols[c].Materialize(), got.Cols[c]
+		n := want.Len
+		if w.Type != g.Type || g.Len != n {
+			t.Fatalf("%s col %d: got %v/%d, want %v/%d", what, c, g.Type, g.Len, w.Type, n)
+		}
+		if (w.Nulls == nil) != (g.Nulls == nil) && n > 0 {
+			t.Fatalf("%s col %d: bitmap present %v, want %v", what, c, g.Nulls != nil, w.Nulls != nil)
+		}
+		for i := 0; i < n; i++ {
+			if w.IsNull(i) != g.IsNull(i) {
+				t.Fatalf("%s col %d row %d: null %v, want %v", what, c, i, g.IsNull(i), w.IsNull(i))
+			}
+		}
+		if g.Nulls != nil && n&7 != 0 {
+			if last := g.Nulls[coldata.BitmapLen(n)-1]; last>>(uint(n)&7) != 0 {
+				t.Fatalf("%s col %d: trailing bitmap bits set: %08b", what, c, last)
+			}
+		}
+		switch w.Type {
+		case coldata.Bool:
+			for i := 0; i < n; i++ {
+				if w.Bools[i] != g.Bools[i] {
+					t.Fatalf("%s col %d row %d: %d, want %d", what, c, i, g.Bools[i], w.Bools[i])
+				}
+			}
+		case coldata.Int64:
+			for i := 0; i < n; i++ {
+				if w.Ints[i] != g.Ints[i] {
+					t.Fatalf("%s col %d row %d: %d, want %d", what, c, i, g.Ints[i], w.Ints[i])
+				}
+			}
+		case coldata.Float64:
+			for i := 0; i < n; i++ {
+				if math.Float64bits(w.Floats[i]) != math.Float64bits(g.Floats[i]) {
+					t.Fatalf("%s col %d row %d: %v, want %v", what, c, i, g.Floats[i], w.Floats[i])
+				}
+			}
+		case coldata.String:
+			if g.Offsets[0] != 0 {
+				t.Fatalf("%s col %d: offsets start at %d", what, c, g.Offsets[0])
+			}
+			base := w.Offsets[0]
+			for i := 0; i <= n; i++ {
+				if w.Offsets[i]-base != g.Offsets[i] {
+					t.Fatalf("%s col %d: offset %d = %d, want %d", what, c, i, g.Offsets[i], w.Offsets[i]-base)
+				}
+			}
+			if string(w.Bytes[base:w.Offsets[n]]) != string(g.Bytes[:g.Offsets[n]]) {
+				t.Fatalf("%s col %d: chars differ", what, c)
+			}
+		}
+	}
+}
+
+func requireNoLeak(t testing.TB, d *Device, what string) {
+	t.Helper()
+	if st := d.Stats().Memory; st.InUse != 0 {
+		t.Fatalf("%s: pool has %d bytes in use after release (%+v)", what, st.InUse, st)
+	}
+}
+
+// runRoundTrips is the device round-trip suite.
+func runRoundTrips(t *testing.T, d *Device, sizes []int, seed int64) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(seed))
+	for _, n := range sizes {
+		hb := randBatch(r, n)
+		db, err := d.Upload(ctx, hb)
+		if err != nil {
+			t.Fatalf("upload %d rows: %v", n, err)
+		}
+		got, err := d.Download(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, hb, got, "upload/download")
+
+		// Split: zero-copy views, downloaded (packed on the device first).
+		splits := randSplits(r, n)
+		views, err := Split(db, splits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranges, _ := SplitRanges(n, splits)
+		for i, v := range views {
+			want := coldata.SliceBatch(hb, ranges[i][0], ranges[i][1])
+			got, err := d.Download(ctx, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqualBatch(t, want, got, "split")
+		}
+		// ContiguousSplit of a view (bit offsets and non-zero first offsets
+		// in the source).
+		lo := min(n, 3)
+		view, err := Slice(db, lo, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs := randSplits(r, n-lo)
+		parts, err := d.ContiguousSplit(view, vs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vr, _ := SplitRanges(n-lo, vs)
+		for i, p := range parts {
+			want := coldata.SliceBatch(hb, lo+vr[i][0], lo+vr[i][1])
+			got, err := d.Download(ctx, p.DeviceBatch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqualBatch(t, want, got, "contiguous split")
+			// The metadata and buffer unpack to the same columns.
+			u, err := Unpack(p.Metadata(), p.Data())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for c := range u.Cols {
+				if u.Cols[c] != p.Cols[c] {
+					t.Fatalf("unpack col %d: %+v, want %+v", c, u.Cols[c], p.Cols[c])
+				}
+			}
+		}
+		// Concatenate the pieces of a Split back together (views in).
+		cat, err := d.Concatenate(views)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err = d.Download(ctx, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, hb, got, "concatenate")
+		// Concatenate the contiguous parts with the head rows.
+		head, _ := Slice(db, 0, lo)
+		all := []*DeviceBatch{head}
+		for _, p := range parts {
+			all = append(all, p.DeviceBatch)
+		}
+		cat2, err := d.Concatenate(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err = d.Download(ctx, cat2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, hb, got, "concatenate parts")
+
+		// Chunked pack of a view through a 1 MiB bounce buffer.
+		var packed []byte
+		meta, err := d.ChunkedPack(ctx, view, MinBounceSize, func(c []byte) error {
+			packed = append(packed, c...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err = UnpackHost(meta, packed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, coldata.SliceBatch(hb, lo, n), got, "chunked pack")
+
+		for _, b := range append(views, db, view, head, cat, cat2) {
+			if err := b.Release(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, p := range parts {
+			p.Release()
+		}
+		requireNoLeak(t, d, "round trip")
+	}
+}
+
+func randSplits(r *rand.Rand, n int) []int {
+	k := r.Intn(4)
+	s := make([]int, k)
+	for i := range s {
+		s[i] = r.Intn(n + 1)
+	}
+	for i := 1; i < k; i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	if n > 0 && r.Intn(3) == 0 {
+		s = append([]int{0}, append(s, n)...) // empty first and last ranges
+	}
+	return s
+}
+
+// runErrorCases checks the seed's error contract on a device.
+func runErrorCases(t *testing.T, d *Device) {
+	ctx := context.Background()
+	hb := randBatch(rand.New(rand.NewSource(1)), 10)
+	db, err := d.Upload(ctx, hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Release()
+	for _, bad := range [][]int{{11}, {-1}, {2, 11}} {
+		if _, err := Split(db, bad); !errors.Is(err, ErrOutOfRange) {
+			t.Errorf("Split %v: %v, want ErrOutOfRange", bad, err)
+		}
+		if _, err := d.ContiguousSplit(db, bad); !errors.Is(err, ErrOutOfRange) {
+			t.Errorf("ContiguousSplit %v: %v, want ErrOutOfRange", bad, err)
+		}
+	}
+	if _, err := Split(db, []int{5, 2}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("decreasing splits: %v", err)
+	}
+	if _, err := d.ContiguousSplit(db, []int{5, 2}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("decreasing splits: %v", err)
+	}
+	if _, err := Slice(db, 4, 11); !errors.Is(err, ErrOutOfRange) {
+		t.Errorf("slice: %v", err)
+	}
+	if _, err := d.ChunkedPack(ctx, db, MinBounceSize-1, func([]byte) error { return nil }); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("small bounce: %v", err)
+	}
+	small, err := d.Alloc(1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.NewChunkedPacker(db, small); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("small bounce buffer: %v", err)
+	}
+	small.Release()
+	other, err := d.Upload(ctx, coldata.NewBatch([]*coldata.Vec{coldata.NewVec(coldata.Int64, 3)}, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Concatenate([]*DeviceBatch{db, other}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("concatenate mismatched: %v", err)
+	}
+	other.Release()
+	if err := other.Release(); !errors.Is(err, ErrReleased) {
+		t.Errorf("double release: %v", err)
+	}
+	if _, err := d.Download(ctx, other); !errors.Is(err, ErrReleased) {
+		t.Errorf("download released: %v", err)
+	}
+	bad := coldata.NewBatch([]*coldata.Vec{{Type: coldata.Int64, Len: 5, Ints: []int64{1}}}, 5)
+	if _, err := d.Upload(ctx, bad); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("short host vector: %v", err)
+	}
+	if _, err := Unpack([]byte("garbage"), 0); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("unpack garbage: %v", err)
+	}
+}
+
+// runCompileCache checks the memory and disk caches of Compile.
+func runCompileCache(t *testing.T, d *Device, reopen func() *Device) {
+	src := Source{Name: "probe.cu", Code: `extern "C" __global__ void probe_add(long long* x, long long n) { long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) x[i] += i; }`}
+	m1, err := d.Compile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m1.FromCache != "" {
+		t.Fatalf("first compile from cache %q", m1.FromCache)
+	}
+	m2, err := d.Compile(src)
+	if err != nil || m2.FromCache != "memory" {
+		t.Fatalf("second compile: %v, from %q", err, m2.FromCache)
+	}
+	d2 := reopen()
+	defer d2.Close()
+	m3, err := d2.Compile(src)
+	if err != nil || m3.FromCache != "disk" {
+		t.Fatalf("compile on a new device: %v, from %q", err, m3.FromCache)
+	}
+	k, err := m3.Kernel("probe_add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := d2.Alloc(8 * 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d2.Memset(buf.Ptr(), 0, buf.Size(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Launch(Grid1D(100, 64), buf, int64(100)); err != nil {
+		t.Fatal(err)
+	}
+	host := make([]byte, 800)
+	if err := d2.CopyToHost(host, buf.Ptr(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		if v := binary.LittleEndian.Uint64(host[8*i:]); v != uint64(i) {
+			t.Fatalf("probe_add: x[%d] = %d", i, v)
+		}
+	}
+	if d2.Stats().Launches == 0 {
+		t.Fatal("no launch counted")
+	}
+	if _, err := m3.Kernel("no_such_kernel"); err == nil {
+		t.Fatal("missing kernel found")
+	}
+	if err := k.Launch(Grid1D(1, 1), "a string"); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("bad argument: %v", err)
+	}
+	buf.Release()
+	if _, err := d.Compile(Source{Name: "bad.cu", Code: "#error nope\n"}); err == nil {
+		t.Fatal("bad source compiled")
+	}
+}
