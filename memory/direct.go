@@ -30,6 +30,9 @@ func (d *direct) Alloc(size uint64) (uint64, error) {
 	if !ok || (d.limit > 0 && (rs > d.limit || d.st.Reserved+rs > d.limit)) {
 		return 0, &OutOfMemoryError{Requested: size, Limit: d.limit, InUse: d.st.InUse, Reserved: d.st.Reserved}
 	}
+	if d.up == nil {
+		return 0, fmt.Errorf("memory: direct allocator has no upstream (Direct(nil, ...))")
+	}
 	addr, err := d.up.Alloc(rs)
 	if err != nil {
 		return 0, fmt.Errorf("memory: upstream alloc of %s (direct: %s in use): %w",

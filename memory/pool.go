@@ -86,7 +86,7 @@ type Pool struct {
 var _ Allocator = (*Pool)(nil)
 
 // NewPool returns a pool drawing slabs from up. Nothing is reserved until the
-// first allocation.
+// first allocation. The zero Pool is not usable; always call NewPool.
 func NewPool(up Upstream, opts Options) *Pool {
 	align := opts.Alignment
 	if align == 0 {
@@ -285,6 +285,9 @@ func (p *Pool) grow(size, rs uint64) (*chunk, error) {
 		room := (p.limit - p.st.Reserved) &^ (p.align - 1)
 		want = min(want, room)
 		minimum = min(minimum, want)
+	}
+	if p.up == nil {
+		return nil, fmt.Errorf("memory: pool has no upstream to grow from (NewPool(nil, ...))")
 	}
 	addr, err := p.up.Alloc(want)
 	if err != nil && p.freeSlabBytes() > 0 {

@@ -759,3 +759,14 @@ func TestGoUpstream(t *testing.T) {
 		t.Fatal("double free accepted")
 	}
 }
+
+func TestNilUpstream(t *testing.T) {
+	for name, a := range map[string]Allocator{"pool": NewPool(nil, Options{}), "direct": Direct(nil, 0)} {
+		if _, err := a.Alloc(1); err == nil || !strings.Contains(err.Error(), "no upstream") {
+			t.Errorf("%s: Alloc with nil upstream = %v", name, err)
+		}
+		if err := a.Free(1); !errors.Is(err, ErrInvalidFree) {
+			t.Errorf("%s: Free = %v", name, err)
+		}
+	}
+}
