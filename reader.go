@@ -61,7 +61,7 @@ func (r *opReader) Next() bool {
 	if r.done {
 		return false
 	}
-	b, err := r.op.Next(r.ctx)
+	b, err := r.nextBatch()
 	if err != nil {
 		r.err = err
 		r.finish()
@@ -103,4 +103,9 @@ func rowsReader(names []string, cols []*coldata.Vec) array.RecordReader {
 	}
 	rdr, _ := array.NewRecordReader(schema, recs)
 	return rdr
+}
+
+func (r *opReader) nextBatch() (b *coldata.Batch, err error) {
+	defer recoverInternal(&err)
+	return r.op.Next(r.ctx)
 }

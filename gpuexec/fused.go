@@ -353,3 +353,22 @@ func kernelError(code uint32) error {
 	}
 	return fmt.Errorf("gpu: fused kernel reported error %d", code)
 }
+
+// Combine returns a batch of the given columns, which belong to the owner
+// batches; it holds its own references to the owners' buffers, so the
+// owners may be released independently.
+func Combine(cols []DeviceVec, rows int, owners ...*DeviceBatch) (*DeviceBatch, error) {
+	out := &DeviceBatch{Cols: cols, Len: rows}
+	for _, o := range owners {
+		if err := o.check(); err != nil {
+			return nil, err
+		}
+		if out.d == nil {
+			out.d = o.d
+		}
+		for _, b := range o.bufs {
+			out.bufs = append(out.bufs, b.Retain())
+		}
+	}
+	return out, nil
+}

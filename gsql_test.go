@@ -1,0 +1,243 @@
+package gsql_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	gsql "github.com/gsqlengine/gsql"
+	gsqlsql "github.com/gsqlengine/gsql/sql"
+)
+
+func openDB(t *testing.T) *gsql.DB {
+	t.Helper()
+	db, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// rowsOf renders every row of a query as "v1|v2|...", NULL as NULL.
+func rowsOf(t *testing.T, db *gsql.DB, q string, args ...any) []string {
+	t.Helper()
+	rdr, err := db.Query(context.Background(), q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rdr.Release()
+	var out []string
+	for rdr.Next() {
+		rec := rdr.Record()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			parts := make([]string, rec.NumCols())
+			for c := range parts {
+				col := rec.Column(c)
+				if col.IsNull(i) {
+					parts[c] = "NULL"
+				} else {
+					parts[c] = col.ValueStr(i)
+				}
+			}
+			out = append(out, strings.Join(parts, "|"))
+		}
+	}
+	if err := rdr.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return out
+}
+
+func mustExec(t *testing.T, db *gsql.DB, q string, args ...any) gsql.Result {
+	t.Helper()
+	res, err := db.Exec(context.Background(), q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return res
+}
+
+const redactQuery = `SELECT CASE WHEN visibility = 'public' THEN CONCAT(LEFT(SPLIT_PART(name, ' ', 2), 1), ' ', SPLIT_PART(name, ' ', 1)) ELSE 'X X' END AS redacted FROM people`
+
+func TestRedactQuery(t *testing.T) {
+	db := openDB(t)
+	mustExec(t, db, `CREATE TABLE people (name VARCHAR, visibility VARCHAR)`)
+	mustExec(t, db, `INSERT INTO people VALUES
+		('John Smith', 'public'), ('Jane Doe', 'private'), ('Cher', 'public'),
+		(NULL, 'public'), ('Ann Lee', NULL), ('Émile Zola', 'public'), ('', 'public')`)
+	got := rowsOf(t, db, redactQuery)
+	want := []string{"S John", "X X", " Cher", "NULL", "X X", "Z Émile", " "}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("redact:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestPlaceholdersAndSelect(t *testing.T) {
+	db := openDB(t)
+	mustExec(t, db, `CREATE TABLE t (a BIGINT, s VARCHAR, f DOUBLE, b BOOLEAN)`)
+	res := mustExec(t, db, `INSERT INTO t VALUES (1, 'x', 1.5, true), (2, 'y', NULL, false), (3, NULL, 2.5, NULL)`)
+	if res.RowsAffected != 3 {
+		t.Fatalf("RowsAffected = %d, want 3", res.RowsAffected)
+	}
+	got := rowsOf(t, db, `SELECT a, s FROM t WHERE a >= ? AND s IS NOT NULL ORDER BY a DESC`, 1)
+	if want := "2|y,1|x"; strings.Join(got, ",") != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	got = rowsOf(t, db, `SELECT a + 1 AS n FROM t ORDER BY n LIMIT 1 OFFSET 1`)
+	if want := "3"; strings.Join(got, ",") != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestErrorsAreTypedAndChangeNothing(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	mustExec(t, db, `CREATE TABLE t (a BIGINT NOT NULL)`)
+	_, err := db.Exec(ctx, "SELECT *\nFORM t")
+	var se *gsqlsql.Error
+	if !errors.As(err, &se) || se.Line != 2 {
+		t.Fatalf("want a syntax error on line 2, got %v", err)
+	}
+	if _, err := db.Exec(ctx, `INSERT INTO t VALUES (1), (2), (NULL)`); err == nil {
+		t.Fatal("NULL into NOT NULL column: no error")
+	}
+	if _, err := db.Exec(ctx, `INSERT INTO t VALUES (1), ('abc')`); err == nil {
+		t.Fatal("'abc' into BIGINT column: no error")
+	}
+	if got := rowsOf(t, db, `SELECT a FROM t`); len(got) != 0 {
+		t.Fatalf("failed INSERTs left rows: %q", got)
+	}
+	if _, err := db.Exec(ctx, `CREATE TABLE u AS SELECT nosuch FROM t`); err == nil {
+		t.Fatal("CTAS with unknown column: no error")
+	}
+	if got := db.Tables(); strings.Join(got, ",") != "t" {
+		t.Fatalf("failed CTAS left tables: %q", got)
+	}
+}
+
+func TestRegisterTableAndSchema(t *testing.T) {
+	db := openDB(t)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int32}, {Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	b.Field(0).(*array.Int32Builder).AppendValues([]int32{3, 1, 2}, nil)
+	b.Field(1).(*array.StringBuilder).AppendValues([]string{"c", "a", ""}, []bool{true, true, false})
+	rec := b.NewRecord()
+	defer rec.Release()
+	if err := db.RegisterTable("r", schema, []arrow.Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	got := rowsOf(t, db, `SELECT id, s FROM r ORDER BY id`)
+	if want := "1|a,2|NULL,3|c"; strings.Join(got, ",") != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	s, err := db.TableSchema("R")
+	if err != nil || s.Field(0).Type.ID() != arrow.INT64 {
+		t.Fatalf("schema %v, %v", s, err)
+	}
+}
+
+func TestDatabaseSQLDriver(t *testing.T) {
+	sdb, err := sql.Open("gsql", "drivertest?device=cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	if _, err := sdb.Exec(`CREATE TABLE kv (k VARCHAR, v BIGINT)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sdb.Exec(`INSERT INTO kv VALUES (?, ?), (?, ?)`, "a", 1, "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := sdb.Query(`SELECT k, v FROM kv ORDER BY k`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var k string
+		var v sql.NullInt64
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s=%v/%v", k, v.Int64, v.Valid))
+	}
+	if want := "a=1/true,b=0/false"; strings.Join(got, ",") != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestConcurrentQueriesAndInserts(t *testing.T) {
+	db := openDB(t)
+	mustExec(t, db, `CREATE TABLE c (i BIGINT, s VARCHAR)`)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			ctx := context.Background()
+			for i := 0; i < 20; i++ {
+				if _, err := db.Exec(ctx, `INSERT INTO c VALUES (?, ?)`, g*100+i, fmt.Sprint("s", i)); err != nil {
+					errs <- err
+					return
+				}
+				rdr, err := db.Query(ctx, `SELECT UPPER(s) FROM c WHERE i >= ?`, g*100)
+				if err != nil {
+					errs <- err
+					return
+				}
+				for rdr.Next() {
+				}
+				rdr.Release()
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if got := rowsOf(t, db, `SELECT i FROM c`); len(got) != 160 {
+		t.Fatalf("%d rows, want 160", len(got))
+	}
+}
+
+func TestCancellation(t *testing.T) {
+	db := openDB(t)
+	mustExec(t, db, `CREATE TABLE big (s VARCHAR)`)
+	mustExec(t, db, `INSERT INTO big VALUES ('a b'), ('c d'), ('e f'), ('g h')`)
+	for i := 0; i < 15; i++ {
+		mustExec(t, db, `INSERT INTO big SELECT CONCAT(s, 'x') FROM big`)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rdr, err := db.Query(ctx, `SELECT REPEAT(s, 10) FROM big`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Release()
+	if !rdr.Next() {
+		t.Fatalf("no first batch: %v", rdr.Err())
+	}
+	cancel()
+	start := time.Now()
+	for rdr.Next() {
+	}
+	if !errors.Is(rdr.Err(), context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", rdr.Err())
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("cancellation took %v", d)
+	}
+}

@@ -1,0 +1,25 @@
+package gsql
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// InternalError is a bug in gsql caught at the API boundary: the statement
+// failed instead of crashing the process. The fuzz targets treat any
+// InternalError as a failure.
+type InternalError struct {
+	Value any
+	Stack string
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("internal error (please report): %v", e.Value)
+}
+
+// recoverInternal turns a panic into an InternalError stored in *err.
+func recoverInternal(err *error) {
+	if r := recover(); r != nil {
+		*err = &InternalError{Value: r, Stack: string(debug.Stack())}
+	}
+}
