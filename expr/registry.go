@@ -83,7 +83,9 @@ type ArgError struct {
 	Msg  string
 }
 
-func (e *ArgError) Error() string { return fmt.Sprintf("function %s: %s", strings.ToUpper(e.Func), e.Msg) }
+func (e *ArgError) Error() string {
+	return fmt.Sprintf("function %s: %s", strings.ToUpper(e.Func), e.Msg)
+}
 
 // NewCall type-checks a call of f, inserting implicit casts, and returns the
 // bound expression. Calls whose arguments are all literals are left for the
