@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"sort"
 	"sync"
@@ -307,9 +308,10 @@ func (p *Pool) grow(size, rs uint64) (*chunk, error) {
 		return nil, fmt.Errorf("memory: upstream alloc of %s for a %s request (pool: %s reserved, %s in use): %w",
 			FormatBytes(want), FormatBytes(size), FormatBytes(p.st.Reserved), FormatBytes(p.st.InUse), err)
 	}
-	if addr+want < addr {
-		// The range would wrap the address space; hand it back rather than
-		// compute overlapping addresses.
+	if addr > math.MaxUint64-want {
+		// The range would wrap the address space (its end must be
+		// representable); hand it back rather than compute overlapping
+		// addresses.
 		ferr := p.up.Free(addr, want)
 		return nil, errors.Join(fmt.Errorf("memory: upstream returned range %#x+%d that wraps the address space", addr, want), ferr)
 	}

@@ -770,3 +770,50 @@ func TestNilUpstream(t *testing.T) {
 		}
 	}
 }
+
+// brokenUpstream returns fixed addresses, to test that the pool refuses
+// ranges it cannot use safely.
+type brokenUpstream struct {
+	addrs []uint64
+	freed []Range
+}
+
+func (b *brokenUpstream) Alloc(size uint64) (uint64, error) {
+	a := b.addrs[0]
+	b.addrs = b.addrs[1:]
+	return a, nil
+}
+
+func (b *brokenUpstream) Free(addr, size uint64) error {
+	b.freed = append(b.freed, Range{addr, size})
+	return nil
+}
+
+func TestBrokenUpstream(t *testing.T) {
+	tests := []struct {
+		name  string
+		addrs []uint64
+		msg   string
+	}{
+		{"wraps", []uint64{math.MaxUint64 - 1000}, "wraps the address space"},
+		{"overlaps", []uint64{1 << 20, 1<<20 + 32*kib}, "overlapping slab"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			up := &brokenUpstream{addrs: tt.addrs}
+			p := NewPool(up, Options{SlabSize: 64 * kib})
+			var err error
+			for range tt.addrs {
+				_, err = p.Alloc(64 * kib)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("Alloc = %v, want %q", err, tt.msg)
+			}
+			last := tt.addrs[len(tt.addrs)-1]
+			if len(up.freed) != 1 || up.freed[0] != (Range{last, 64 * kib}) {
+				t.Fatalf("refused range not handed back: %v", up.freed)
+			}
+			mustCheck(t, p)
+		})
+	}
+}
