@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	gsql "github.com/gsqlengine/gsql"
-	"github.com/gsqlengine/gsql/shell"
+	"github.com/gsqlengine/gsql/datagen"
 )
 
 // BenchmarkRedact runs DESIGN.md's redact query on generated people tables
@@ -24,7 +24,7 @@ func BenchmarkRedact(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			schema, recs := shell.GeneratePeople(rows, 42)
+			schema, recs := datagen.People(rows, 42)
 			if err := db.RegisterTable("people", schema, recs); err != nil {
 				b.Fatal(err)
 			}

@@ -15,7 +15,7 @@ import (
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/gpuexec/fuse/fusetest"
 	"github.com/gsqlengine/gsql/operators"
-	"github.com/gsqlengine/gsql/shell"
+	"github.com/gsqlengine/gsql/datagen"
 )
 
 // These tests run on a GPU machine (built with -tags cuda): the fused and
@@ -123,7 +123,7 @@ func TestDevicePathsMatchCPU(t *testing.T) {
 }
 
 func peopleBatch(t testing.TB, rows int) *coldata.Batch {
-	_, recs := shell.GeneratePeople(rows, 42)
+	_, recs := datagen.People(rows, 42)
 	var bs []*coldata.Batch
 	for _, r := range recs {
 		b, err := coldata.RecordToBatch(r)

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 
+	"github.com/gsqlengine/gsql/datagen"
 	"github.com/gsqlengine/gsql/fileio"
 )
 
@@ -454,7 +455,7 @@ func (s *Shell) cmdDemo(_ context.Context, args []string) error {
 	if _, err := s.db.TableSchema("people"); err == nil {
 		return errors.New(".demo: table \"people\" already exists")
 	}
-	schema, recs := GeneratePeople(n, seed)
+	schema, recs := datagen.People(n, seed)
 	if err := s.db.RegisterTable("people", schema, recs); err != nil {
 		return fmt.Errorf(".demo: %w", err)
 	}

@@ -1,4 +1,6 @@
-package shell
+// Package datagen makes the deterministic benchmark and demo tables of
+// DESIGN.md, shared by the shell's demo, the tests and the benchmarks.
+package datagen
 
 import (
 	"github.com/apache/arrow/go/v17/arrow"
@@ -15,12 +17,12 @@ var lastNames = []string{"Lovelace", "Turing", "Liskov", "Shannon", "Knuth", "Di
 	"Hamilton", "Wirth", "Perlman", "Hamming", "Goldwasser", "Wilson", "Berners-Lee", "Cerf",
 	"Diffie", "Matsumoto", "Wei", "du Châtelet", "Kierkegaard"}
 
-// GeneratePeople builds the redact benchmark table of DESIGN.md:
+// People builds the redact benchmark table of DESIGN.md:
 // people(name VARCHAR, visibility VARCHAR) with n rows, deterministic for a
 // seed. Names are "First Last" from fixed lists (about 2% are a single name
 // without a space, about 1% NULL); visibility is 'public' or 'private' about
 // half each (about 1% NULL). Records hold at most 1M rows each.
-func GeneratePeople(n int, seed int64) (*arrow.Schema, []arrow.Record) {
+func People(n int, seed int64) (*arrow.Schema, []arrow.Record) {
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "visibility", Type: arrow.BinaryTypes.String, Nullable: true},
