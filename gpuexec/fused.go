@@ -147,6 +147,17 @@ func (fk *FusedKernel) Run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// One hop to the context thread for the whole batch: every allocation,
+	// memset, launch and copy below then runs directly.
+	var out *DeviceBatch
+	err := fk.d.Do(func() (err error) {
+		out, err = fk.run(ctx, in)
+		return err
+	})
+	return out, err
+}
+
+func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, error) {
 	d, k := fk.d, fk.k
 	if err := d.own(in); err != nil {
 		return nil, err

@@ -265,7 +265,7 @@ func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, e
 		}
 		if out == nil && err == nil {
 			var launches int
-			out, launches, err = c.lib.run(ctx, in)
+			out, launches, err = c.lib.run(ctx, c.RT.Dev, in)
 			c.count(launches)
 		}
 		if rerr := in.Release(); err == nil {
@@ -397,8 +397,17 @@ func newLibraryPlan(d *gpuexec.Device, types []coldata.Type, pred expr.Expr, out
 	return p, nil
 }
 
-// run evaluates the plan over one batch.
-func (p *libraryPlan) run(ctx context.Context, in *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, int, error) {
+// run evaluates the plan over one batch, on the device's context thread.
+func (p *libraryPlan) run(ctx context.Context, d *gpuexec.Device, in *gpuexec.DeviceBatch) (out *gpuexec.DeviceBatch, launches int, err error) {
+	err = d.Do(func() error {
+		var rerr error
+		out, launches, rerr = p.runOn(ctx, in)
+		return rerr
+	})
+	return out, launches, err
+}
+
+func (p *libraryPlan) runOn(ctx context.Context, in *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, int, error) {
 	work := append([]gpuexec.DeviceVec(nil), in.Cols...)
 	owners := []*gpuexec.DeviceBatch{in}
 	var made []*gpuexec.DeviceBatch
