@@ -165,7 +165,7 @@ func Remap(e Expr, m map[int]int) Expr {
 // evalCall runs f's kernel; when every argument is constant it computes one
 // row and returns a constant vector instead of n identical rows.
 func evalCall(f *Function, args []*coldata.Vec, n int) (*coldata.Vec, error) {
-	if n <= 1 || !AllConst(args) {
+	if n <= 1 || !AllConst(args) || f.Volatile {
 		return f.Eval(args, n)
 	}
 	one := make([]*coldata.Vec, len(args))

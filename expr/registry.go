@@ -24,6 +24,10 @@ type Function struct {
 	// Eval computes the function for n rows. Arguments may be constant
 	// vectors. The result has n rows (or is constant).
 	Eval func(args []*coldata.Vec, n int) (*coldata.Vec, error)
+	// Volatile functions are never folded into constants at plan time
+	// (their value depends on state, such as an outer row of a correlated
+	// subquery).
+	Volatile bool
 }
 
 var (

@@ -22,6 +22,8 @@ type binder struct {
 	agg *aggCtx
 	// outer holds the scopes of enclosing queries, innermost last.
 	outer []*scope
+	// corr collects outer columns when binding a subquery.
+	corr *correlation
 }
 
 // Planner plans statements against a catalog.

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
 )
 
 // scopeCol is a column visible to expressions: input column Index.
@@ -74,10 +72,8 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 	case *sqlparser.ColName:
 		ref, err := sc.resolve(x.Qualifier.Name.String(), x.Name.String())
 		if err != nil {
-			for _, o := range b.outer {
-				if _, oerr := o.resolve(x.Qualifier.Name.String(), x.Name.String()); oerr == nil {
-					return nil, notYet("correlated subqueries (the subquery refers to the outer column " + sqlparser.String(x) + ")")
-				}
+			if outer, ok, oerr := b.outerRef(x); ok {
+				return outer, oerr
 			}
 		}
 		return ref, err
@@ -148,15 +144,7 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 	case *sqlparser.Subquery:
 		return b.scalarSubquery(x, sc)
 	case *sqlparser.ExistsExpr:
-		_, batches, err := b.runSubquery(x.Subquery, sc)
-		if err != nil {
-			return nil, err
-		}
-		rows := 0
-		for _, bt := range batches {
-			rows += bt.Len
-		}
-		return &expr.Literal{Value: rows > 0, T: coldata.Bool}, nil
+		return b.existsSubquery(x.Subquery, sc)
 	case *sqlparser.GroupConcatExpr:
 		return nil, errorf(TypeMismatch, "group_concat", "aggregate GROUP_CONCAT is not allowed here")
 	case *sqlparser.CollateExpr:
@@ -441,7 +429,7 @@ func foldConstants(e expr.Expr) (expr.Expr, error) {
 		}
 	}
 	nc := &expr.Call{Fn: c.Fn, Args: args, T: c.T}
-	if !allLit {
+	if !allLit || c.Fn.Volatile {
 		return nc, nil
 	}
 	v, err := expr.Eval(nc, &coldata.Batch{Len: 1})
@@ -474,86 +462,4 @@ func (b *binder) intLiteral(e sqlparser.Expr, what string) (int64, error) {
 		return 0, errorf(TypeMismatch, what, "%s must be a non-negative integer, got %d", what, n)
 	}
 	return n, nil
-}
-
-// runSubquery plans and runs an uncorrelated subquery once.
-func (b *binder) runSubquery(q *sqlparser.Subquery, sc *scope) ([]Column, []*coldata.Batch, error) {
-	sub := &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, outer: append(append([]*scope(nil), b.outer...), sc)}
-	n, err := sub.planSelectStatement(q.Select)
-	if err != nil {
-		return nil, nil, err
-	}
-	b.usedArgs = max(b.usedArgs, sub.usedArgs)
-	if n, err = optimize(n); err != nil {
-		return nil, nil, err
-	}
-	built, err := Build(n, nil, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	ctx := b.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	batches, err := operators.Drain(ctx, built.Root)
-	if err != nil {
-		return nil, nil, err
-	}
-	return n.Columns(), batches, nil
-}
-
-func (b *binder) scalarSubquery(q *sqlparser.Subquery, sc *scope) (expr.Expr, error) {
-	cols, batches, err := b.runSubquery(q, sc)
-	if err != nil {
-		return nil, err
-	}
-	if len(cols) != 1 {
-		return nil, errorf(TypeMismatch, "", "operand should contain 1 column, the subquery returns %d", len(cols))
-	}
-	var val any
-	rows := 0
-	for _, bt := range batches {
-		if bt.Len > 0 && rows == 0 {
-			val = bt.Cols[0].Value(0)
-		}
-		rows += bt.Len
-	}
-	if rows > 1 {
-		return nil, errorf(TypeMismatch, "", "subquery returns more than 1 row")
-	}
-	return &expr.Literal{Value: val, T: cols[0].Type}, nil
-}
-
-// inSubquery binds x IN (SELECT ...) as x IN (v1, v2, ...) over the
-// subquery's result.
-func (b *binder) inSubquery(left sqlparser.Expr, q *sqlparser.Subquery, sc *scope) (expr.Expr, error) {
-	l, err := b.bindExpr(left, sc)
-	if err != nil {
-		return nil, err
-	}
-	cols, batches, err := b.runSubquery(q, sc)
-	if err != nil {
-		return nil, err
-	}
-	if len(cols) != 1 {
-		return nil, errorf(TypeMismatch, "", "operand should contain 1 column, the subquery returns %d", len(cols))
-	}
-	args := []expr.Expr{l}
-	seen := map[string]bool{}
-	var key []byte
-	for _, bt := range batches {
-		for r := 0; r < bt.Len; r++ {
-			key = operators.AppendRowKey(key[:0], bt.Cols[:1], r)
-			if seen[string(key)] {
-				continue
-			}
-			seen[string(key)] = true
-			args = append(args, &expr.Literal{Value: bt.Cols[0].Value(r), T: cols[0].Type})
-		}
-	}
-	if len(args) == 1 {
-		// An empty IN list is FALSE (even for a NULL left side).
-		return &expr.Literal{Value: false, T: coldata.Bool}, nil
-	}
-	return b.apply("in", args...)
 }
