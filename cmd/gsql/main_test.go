@@ -12,6 +12,7 @@ import (
 
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/fileio"
+	"github.com/gsqlengine/gsql/datagen"
 	"github.com/gsqlengine/gsql/shell"
 )
 
@@ -80,7 +81,7 @@ func TestInterruptLongQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	schema, recs := shell.GeneratePeople(2_000_000, 1)
+	schema, recs := datagen.People(2_000_000, 1)
 	if err := db.RegisterTable("people", schema, recs); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,71 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ErrorKind classifies statement errors.
+type ErrorKind int
+
+const (
+	// ErrSyntax is text that does not parse.
+	ErrSyntax ErrorKind = iota + 1
+	// ErrUnsupported is valid SQL that gsql does not run.
+	ErrUnsupported
+)
+
+// Error is a syntax error or an unsupported statement, with the 1-based line
+// and column of the user's text where it was found.
+type Error struct {
+	Kind      ErrorKind
+	Msg       string
+	Line, Col int
+	// Snippet is the offending source line and a caret under the column.
+	Snippet string
+}
+
+func (e *Error) Error() string {
+	what := "syntax error"
+	if e.Kind == ErrUnsupported {
+		what = "error"
+	}
+	s := fmt.Sprintf("%s at line %d, column %d: %s", what, e.Line, e.Col, e.Msg)
+	if e.Snippet != "" {
+		s += "\n" + e.Snippet
+	}
+	return s
+}
+
+// newError builds an Error at byte offset off of src.
+func newError(kind ErrorKind, src string, off int, format string, args ...any) *Error {
+	if off < 0 {
+		off = 0
+	}
+	if off > len(src) {
+		off = len(src)
+	}
+	line := 1 + strings.Count(src[:off], "\n")
+	lineStart := strings.LastIndexByte(src[:off], '\n') + 1
+	lineEnd := strings.IndexByte(src[off:], '\n')
+	if lineEnd < 0 {
+		lineEnd = len(src)
+	} else {
+		lineEnd += off
+	}
+	// Columns count characters, and tabs keep their place in the caret line.
+	prefix := src[lineStart:off]
+	col := 1 + len([]rune(prefix))
+	var caret strings.Builder
+	for _, r := range prefix {
+		if r == '\t' {
+			caret.WriteByte('\t')
+		} else {
+			caret.WriteByte(' ')
+		}
+	}
+	caret.WriteByte('^')
+	srcLine := strings.TrimRight(src[lineStart:lineEnd], "\r")
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Line: line, Col: col,
+		Snippet: "  " + srcLine + "\n  " + caret.String()}
+}

@@ -1,0 +1,564 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// Statement is one parsed statement.
+type Statement interface{ statement() }
+
+// Select is a query: Stmt is *sqlparser.Select, *sqlparser.Union or
+// *sqlparser.ParenSelect.
+type Select struct{ Stmt sqlparser.SelectStatement }
+
+// CreateTable is CREATE TABLE, with a column list, AS SELECT, or both.
+type CreateTable struct {
+	Name        string
+	IfNotExists bool
+	Columns     []ColumnDef
+	AsSelect    sqlparser.SelectStatement
+}
+
+// ColumnDef is one column of CREATE TABLE.
+type ColumnDef struct {
+	Name    string
+	Type    coldata.Type
+	NotNull bool
+}
+
+// DropTable is DROP TABLE [IF EXISTS] t[, t2 ...].
+type DropTable struct {
+	Names    []string
+	IfExists bool
+}
+
+// Insert is INSERT INTO t [(cols)] VALUES ... or INSERT INTO t [(cols)] SELECT.
+type Insert struct {
+	Table   string
+	Columns []string
+	Rows    [][]sqlparser.Expr
+	Select  sqlparser.SelectStatement
+}
+
+// ShowTables is SHOW TABLES.
+type ShowTables struct{}
+
+// Describe is DESCRIBE t, DESC t or SHOW COLUMNS FROM t.
+type Describe struct{ Table string }
+
+// Explain is EXPLAIN [ANALYZE] <statement>.
+type Explain struct {
+	Analyze bool
+	Stmt    Statement
+}
+
+func (*Select) statement()      {}
+func (*CreateTable) statement() {}
+func (*DropTable) statement()   {}
+func (*Insert) statement()      {}
+func (*ShowTables) statement()  {}
+func (*Describe) statement()    {}
+func (*Explain) statement()     {}
+
+// Parse parses text holding one or more statements separated by ';'. Empty
+// statements are ignored.
+func Parse(text string) ([]Statement, error) {
+	ps, lexErr := pieces(text)
+	if lexErr != nil {
+		return nil, lexErr
+	}
+	out := make([]Statement, 0, len(ps))
+	for _, p := range ps {
+		st, err := parseStatement(text, p.toks)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// ParseOne parses text holding exactly one statement.
+func ParseOne(text string) (Statement, error) {
+	ps, lexErr := pieces(text)
+	if lexErr != nil {
+		return nil, lexErr
+	}
+	switch len(ps) {
+	case 0:
+		return nil, newError(ErrSyntax, text, len(text), "empty statement")
+	case 1:
+	default:
+		return nil, newError(ErrSyntax, text, ps[1].toks[0].start, "expected one statement, found %d", len(ps))
+	}
+	st, err := parseStatement(text, ps[0].toks)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// parseStatement dispatches on the first keyword.
+func parseStatement(src string, toks []token) (Statement, *Error) {
+	first := toks[0]
+	p := &ddl{src: src, toks: toks}
+	switch {
+	case first.typ == sqlparser.SELECT || first.typ == '(':
+		return parseQuery(src, toks)
+	case first.typ == sqlparser.INSERT:
+		return parseInsert(src, toks)
+	case first.typ == sqlparser.CREATE:
+		return p.createTable()
+	case first.typ == sqlparser.DROP:
+		return p.dropTable()
+	case first.typ == sqlparser.SHOW:
+		return p.show()
+	case first.is(src, "describe") || first.is(src, "desc"):
+		return p.describe(1)
+	case first.is(src, "explain"):
+		rest := toks[1:]
+		if len(rest) == 0 {
+			return nil, newError(ErrSyntax, src, first.end, "EXPLAIN needs a statement")
+		}
+		analyze := false
+		if rest[0].is(src, "analyze") {
+			analyze, rest = true, rest[1:]
+			if len(rest) == 0 {
+				return nil, newError(ErrSyntax, src, first.end, "EXPLAIN ANALYZE needs a statement")
+			}
+		}
+		if !analyze && len(rest) == 1 && rest[0].typ == sqlparser.ID {
+			return p.describe(1)
+		}
+		inner, err := parseStatement(src, rest)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := inner.(*Select); !ok {
+			return nil, newError(ErrUnsupported, src, rest[0].start, "not supported: EXPLAIN of %s (only of queries)", strings.ToUpper(rest[0].text(src)))
+		}
+		return &Explain{Analyze: analyze, Stmt: inner}, nil
+	case first.is(src, "with"):
+		return nil, newError(ErrUnsupported, src, first.start, "not supported: WITH (common table expressions)")
+	}
+	switch kw := strings.ToUpper(first.text(src)); kw {
+	case "UPDATE", "DELETE", "ALTER", "TRUNCATE", "RENAME", "SET", "USE", "BEGIN", "START", "COMMIT",
+		"ROLLBACK", "GRANT", "REVOKE", "REPLACE", "LOCK", "UNLOCK", "CALL", "DO", "HANDLER", "LOAD",
+		"ANALYZE", "OPTIMIZE", "REPAIR", "FLUSH", "KILL", "SAVEPOINT", "RELEASE", "PREPARE", "EXECUTE",
+		"DEALLOCATE", "MERGE", "VALUES", "TABLE", "COPY", "ATTACH", "DETACH", "PRAGMA", "VACUUM":
+		return nil, newError(ErrUnsupported, src, first.start, "not supported: %s", kw)
+	}
+	return nil, newError(ErrSyntax, src, first.start, "near '%s': expected a statement", first.text(src))
+}
+
+func parseQuery(src string, toks []token) (Statement, *Error) {
+	st, err := parseRewritten(src, toks)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := st.(sqlparser.SelectStatement)
+	if !ok {
+		return nil, newError(ErrSyntax, src, toks[0].start, "expected a query")
+	}
+	return &Select{Stmt: sel}, nil
+}
+
+func parseInsert(src string, toks []token) (Statement, *Error) {
+	st, err := parseRewritten(src, toks)
+	if err != nil {
+		return nil, err
+	}
+	ins, ok := st.(*sqlparser.Insert)
+	if !ok {
+		return nil, newError(ErrSyntax, src, toks[0].start, "expected INSERT")
+	}
+	if ins.Action != sqlparser.InsertStr {
+		return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: REPLACE")
+	}
+	if ins.Ignore != "" {
+		return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: INSERT IGNORE")
+	}
+	if len(ins.OnDup) > 0 {
+		return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: ON DUPLICATE KEY UPDATE")
+	}
+	if !ins.Table.Qualifier.IsEmpty() {
+		return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: qualified table name %s.%s", ins.Table.Qualifier.String(), ins.Table.Name.String())
+	}
+	out := &Insert{Table: ins.Table.Name.String()}
+	for _, c := range ins.Columns {
+		out.Columns = append(out.Columns, c.String())
+	}
+	switch rows := ins.Rows.(type) {
+	case sqlparser.Values:
+		for _, tuple := range rows {
+			out.Rows = append(out.Rows, []sqlparser.Expr(tuple))
+		}
+	case sqlparser.SelectStatement:
+		out.Select = rows
+	default:
+		return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: this form of INSERT")
+	}
+	return out, nil
+}
+
+// ddl parses the statements gsql reads itself, token by token.
+type ddl struct {
+	src  string
+	toks []token
+	i    int
+}
+
+func (p *ddl) peek() (token, bool) {
+	if p.i < len(p.toks) {
+		return p.toks[p.i], true
+	}
+	return token{}, false
+}
+
+func (p *ddl) endOffset() int {
+	if len(p.toks) == 0 {
+		return len(p.src)
+	}
+	return p.toks[len(p.toks)-1].end
+}
+
+func (p *ddl) errHere(format string, args ...any) *Error {
+	off := p.endOffset()
+	if t, ok := p.peek(); ok {
+		off = t.start
+	}
+	return newError(ErrSyntax, p.src, off, format, args...)
+}
+
+// accept consumes the next token if it is keyword kw.
+func (p *ddl) accept(kw string) bool {
+	if t, ok := p.peek(); ok && t.is(p.src, kw) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *ddl) expect(kw string) *Error {
+	if !p.accept(kw) {
+		if t, ok := p.peek(); ok {
+			return p.errHere("near '%s': expected %s", t.text(p.src), strings.ToUpper(kw))
+		}
+		return p.errHere("unexpected end of statement: expected %s", strings.ToUpper(kw))
+	}
+	return nil
+}
+
+func (p *ddl) acceptTyp(typ int) bool {
+	if t, ok := p.peek(); ok && t.typ == typ {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// ident reads an identifier: a plain or backquoted name, or a keyword
+// used as a name.
+func (p *ddl) ident(what string) (string, *Error) {
+	t, ok := p.peek()
+	if !ok {
+		return "", p.errHere("unexpected end of statement: expected %s", what)
+	}
+	if t.typ == sqlparser.ID {
+		p.i++
+		return string(t.val), nil
+	}
+	s := t.text(p.src)
+	if s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z' || s[0] == '_') && t.typ != sqlparser.STRING {
+		p.i++
+		return s, nil
+	}
+	return "", p.errHere("near '%s': expected %s", s, what)
+}
+
+func (p *ddl) done() *Error {
+	if t, ok := p.peek(); ok {
+		return p.errHere("near '%s': unexpected input", t.text(p.src))
+	}
+	return nil
+}
+
+func (p *ddl) createTable() (Statement, *Error) {
+	p.i = 1
+	if p.accept("temporary") {
+		// Every gsql table lives in memory; TEMPORARY changes nothing.
+	}
+	if t, ok := p.peek(); !ok || !t.is(p.src, "table") {
+		what := "end of statement"
+		if ok {
+			what = strings.ToUpper(t.text(p.src))
+		}
+		return nil, newError(ErrUnsupported, p.src, p.toks[0].start, "not supported: CREATE %s", what)
+	}
+	p.i++
+	ct := &CreateTable{}
+	if p.accept("if") {
+		if err := p.expect("not"); err != nil {
+			return nil, err
+		}
+		if err := p.expect("exists"); err != nil {
+			return nil, err
+		}
+		ct.IfNotExists = true
+	}
+	name, err := p.ident("a table name")
+	if err != nil {
+		return nil, err
+	}
+	ct.Name = name
+	if t, ok := p.peek(); ok && t.typ == '(' && !p.parenSelect() {
+		if err := p.columns(ct); err != nil {
+			return nil, err
+		}
+	}
+	// Table options (ENGINE=..., DEFAULT CHARSET=...) change nothing here.
+	for {
+		t, ok := p.peek()
+		if !ok || t.is(p.src, "as") || t.typ == sqlparser.SELECT || t.typ == '(' {
+			break
+		}
+		p.i++
+	}
+	p.accept("as")
+	if t, ok := p.peek(); ok {
+		st, err := parseQuery(p.src, p.toks[p.i:])
+		if err != nil {
+			return nil, err
+		}
+		ct.AsSelect = st.(*Select).Stmt
+		_ = t
+	} else if ct.Columns == nil {
+		return nil, p.errHere("CREATE TABLE needs columns or AS SELECT")
+	}
+	return ct, nil
+}
+
+// parenSelect reports whether the '(' at the cursor opens a query.
+func (p *ddl) parenSelect() bool {
+	for k := p.i; k < len(p.toks); k++ {
+		if p.toks[k].typ != '(' {
+			return p.toks[k].typ == sqlparser.SELECT
+		}
+	}
+	return false
+}
+
+var constraintWords = map[string]bool{"not": true, "null": true, "primary": true, "key": true, "unique": true,
+	"default": true, "comment": true, "auto_increment": true, "collate": true, "character": true, "charset": true,
+	"references": true, "check": true, "constraint": true, "generated": true}
+
+func (p *ddl) columns(ct *CreateTable) *Error {
+	p.i++ // (
+	seen := map[string]bool{}
+	for {
+		t, ok := p.peek()
+		if !ok {
+			return p.errHere("unexpected end of statement: expected a column definition")
+		}
+		switch {
+		case t.is(p.src, "primary") || t.is(p.src, "unique") || t.is(p.src, "key") || t.is(p.src, "index"):
+			// Table constraints: accepted, not enforced.
+			for {
+				x, ok := p.peek()
+				if !ok {
+					return p.errHere("unexpected end of statement")
+				}
+				if x.typ == '(' {
+					p.i = p.skipParens(p.i)
+					break
+				}
+				p.i++
+			}
+		case t.is(p.src, "foreign") || t.is(p.src, "constraint") || t.is(p.src, "check"):
+			return newError(ErrUnsupported, p.src, t.start, "not supported: %s constraints", strings.ToUpper(t.text(p.src)))
+		default:
+			col, err := p.column()
+			if err != nil {
+				return err
+			}
+			key := strings.ToLower(col.Name)
+			if seen[key] {
+				return newError(ErrSyntax, p.src, t.start, "duplicate column name '%s'", col.Name)
+			}
+			seen[key] = true
+			ct.Columns = append(ct.Columns, col)
+		}
+		if p.acceptTyp(',') {
+			continue
+		}
+		if p.acceptTyp(')') {
+			return nil
+		}
+		if x, ok := p.peek(); ok {
+			return p.errHere("near '%s': expected ',' or ')'", x.text(p.src))
+		}
+		return p.errHere("unexpected end of statement: expected ')'")
+	}
+}
+
+// skipParens returns the index after the parenthesised group at k.
+func (p *ddl) skipParens(k int) int {
+	j := matching(p.toks, k)
+	if j < 0 {
+		return len(p.toks)
+	}
+	return j + 1
+}
+
+func (p *ddl) column() (ColumnDef, *Error) {
+	name, err := p.ident("a column name")
+	if err != nil {
+		return ColumnDef{}, err
+	}
+	start, ok := p.peek()
+	if !ok {
+		return ColumnDef{}, p.errHere("unexpected end of statement: expected the type of column %s", name)
+	}
+	var words []string
+	for {
+		t, ok := p.peek()
+		if !ok || t.typ == ',' || t.typ == ')' || constraintWords[strings.ToLower(t.text(p.src))] {
+			break
+		}
+		if t.typ == '(' {
+			end := p.skipParens(p.i)
+			var inner []string
+			for _, x := range p.toks[p.i:end] {
+				inner = append(inner, x.text(p.src))
+			}
+			words = append(words, strings.Join(inner, ""))
+			p.i = end
+			continue
+		}
+		words = append(words, t.text(p.src))
+		p.i++
+	}
+	if len(words) == 0 {
+		return ColumnDef{}, newError(ErrSyntax, p.src, start.start, "expected the type of column %s", name)
+	}
+	typeName := strings.Join(words, " ")
+	typeName = strings.ReplaceAll(typeName, " (", "(")
+	ct, ok := coldata.ParseType(typeName)
+	if !ok {
+		return ColumnDef{}, newError(ErrSyntax, p.src, start.start, "unknown type %s", typeName)
+	}
+	col := ColumnDef{Name: name, Type: ct}
+	for {
+		t, ok := p.peek()
+		if !ok || t.typ == ',' || t.typ == ')' {
+			return col, nil
+		}
+		switch {
+		case p.accept("not"):
+			if err := p.expect("null"); err != nil {
+				return col, err
+			}
+			col.NotNull = true
+		case p.accept("null"):
+		case p.accept("primary"):
+			if err := p.expect("key"); err != nil {
+				return col, err
+			}
+			col.NotNull = true
+		case p.accept("unique"):
+			p.accept("key")
+		case p.accept("key"):
+		case p.accept("auto_increment"):
+			return col, newError(ErrUnsupported, p.src, t.start, "not supported: AUTO_INCREMENT")
+		case p.accept("default"):
+			return col, newError(ErrUnsupported, p.src, t.start, "not supported: DEFAULT values")
+		case p.accept("comment"):
+			p.acceptTyp(sqlparser.STRING)
+		case p.accept("collate"):
+			if _, err := p.ident("a collation"); err != nil {
+				return col, err
+			}
+		case p.accept("character"):
+			if err := p.expect("set"); err != nil {
+				return col, err
+			}
+			if _, err := p.ident("a character set"); err != nil {
+				return col, err
+			}
+		case p.accept("charset"):
+			if _, err := p.ident("a character set"); err != nil {
+				return col, err
+			}
+		default:
+			return col, newError(ErrUnsupported, p.src, t.start, "not supported: column option %s", strings.ToUpper(t.text(p.src)))
+		}
+	}
+}
+
+func (p *ddl) dropTable() (Statement, *Error) {
+	p.i = 1
+	if t, ok := p.peek(); !ok || !t.is(p.src, "table") {
+		what := "end of statement"
+		if ok {
+			what = strings.ToUpper(t.text(p.src))
+		}
+		return nil, newError(ErrUnsupported, p.src, p.toks[0].start, "not supported: DROP %s", what)
+	}
+	p.i++
+	dt := &DropTable{}
+	if p.accept("if") {
+		if err := p.expect("exists"); err != nil {
+			return nil, err
+		}
+		dt.IfExists = true
+	}
+	for {
+		name, err := p.ident("a table name")
+		if err != nil {
+			return nil, err
+		}
+		dt.Names = append(dt.Names, name)
+		if !p.acceptTyp(',') {
+			break
+		}
+	}
+	if !p.accept("restrict") {
+		p.accept("cascade")
+	}
+	return dt, p.done()
+}
+
+func (p *ddl) show() (Statement, *Error) {
+	p.i = 1
+	switch {
+	case p.accept("tables"):
+		return &ShowTables{}, p.done()
+	case p.accept("columns") || p.accept("fields"):
+		if !p.accept("from") && !p.accept("in") {
+			return nil, p.errHere("expected FROM")
+		}
+		name, err := p.ident("a table name")
+		if err != nil {
+			return nil, err
+		}
+		return &Describe{Table: name}, p.done()
+	}
+	what := "end of statement"
+	if t, ok := p.peek(); ok {
+		what = strings.ToUpper(t.text(p.src))
+	}
+	return nil, newError(ErrUnsupported, p.src, p.toks[0].start, "not supported: SHOW %s", what)
+}
+
+func (p *ddl) describe(at int) (Statement, *Error) {
+	p.i = at
+	name, err := p.ident("a table name")
+	if err != nil {
+		return nil, err
+	}
+	return &Describe{Table: name}, p.done()
+}

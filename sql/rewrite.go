@@ -1,0 +1,313 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// rewriter rebuilds a statement's text from its tokens for the stock
+// parser, replacing the forms it rejects with plain function calls, and
+// remembers where every output byte came from so that the parser's error
+// positions map back to the user's text.
+type rewriter struct {
+	src  string
+	out  strings.Builder
+	segs []segment
+}
+
+// segment maps output bytes [out, out+n) to source offset src (exact when
+// the bytes were copied, else every byte maps to src).
+type segment struct {
+	out, src, n int
+	exact       bool
+}
+
+func (r *rewriter) emitSrc(t token) {
+	r.space()
+	r.segs = append(r.segs, segment{out: r.out.Len(), src: t.start, n: t.end - t.start, exact: true})
+	r.out.WriteString(r.src[t.start:t.end])
+}
+
+func (r *rewriter) emitText(s string, at int) {
+	r.space()
+	r.segs = append(r.segs, segment{out: r.out.Len(), src: at, n: len(s)})
+	r.out.WriteString(s)
+}
+
+func (r *rewriter) space() {
+	if r.out.Len() > 0 {
+		r.out.WriteByte(' ')
+	}
+}
+
+// srcOffset maps an offset of the rewritten text to the user's text.
+func (r *rewriter) srcOffset(off int) int {
+	best := 0
+	for _, s := range r.segs {
+		if off >= s.out && off < s.out+s.n {
+			if s.exact {
+				return s.src + off - s.out
+			}
+			return s.src
+		}
+		if s.out <= off {
+			best = s.src + s.n
+			if !s.exact {
+				best = s.src
+			}
+		}
+	}
+	return best
+}
+
+// matching returns the index of the ')' closing the '(' at toks[open].
+func matching(toks []token, open int) int {
+	depth := 0
+	for i := open; i < len(toks); i++ {
+		switch toks[i].typ {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// splitTop splits toks at depth-0 tokens for which sep is true.
+func splitTop(toks []token, sep func(token) bool) (parts [][]token, seps []token) {
+	depth := 0
+	cur := []token{}
+	for _, t := range toks {
+		switch t.typ {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+		if depth == 0 && sep(t) {
+			parts = append(parts, cur)
+			seps = append(seps, t)
+			cur = []token{}
+			continue
+		}
+		cur = append(cur, t)
+	}
+	return append(parts, cur), seps
+}
+
+// rewrite emits toks, rewriting special forms.
+func (r *rewriter) rewrite(toks []token) *Error {
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if i+1 < len(toks) && toks[i+1].typ == '(' {
+			j := matching(toks, i+1)
+			if j > 0 {
+				done, err := r.special(t, toks[i+2:j], toks[j])
+				if err != nil {
+					return err
+				}
+				if done {
+					i = j
+					continue
+				}
+			}
+		}
+		r.emitSrc(t)
+	}
+	return nil
+}
+
+// call emits `name`(arg, arg, ...).
+func (r *rewriter) call(name string, at token, closing token, args ...[]token) *Error {
+	r.emitText("`"+name+"`", at.start)
+	r.emitText("(", at.end)
+	for k, a := range args {
+		if k > 0 {
+			r.emitText(",", at.end)
+		}
+		if len(a) == 0 {
+			return newError(ErrSyntax, r.src, closing.start, "missing argument of %s", strings.ToUpper(name))
+		}
+		if err := r.rewrite(a); err != nil {
+			return err
+		}
+	}
+	r.emitSrc(closing)
+	return nil
+}
+
+// special rewrites one function-call form; done is false when t( ... ) is
+// not one of them.
+func (r *rewriter) special(t token, args []token, closing token) (bool, *Error) {
+	switch {
+	case t.typ == sqlparser.SUBSTRING || t.typ == sqlparser.SUBSTR || t.is(r.src, "mid") || t.is(r.src, "substring") || t.is(r.src, "substr"):
+		parts, _ := splitTop(args, func(x token) bool { return x.typ == ',' || x.typ == sqlparser.FROM || x.typ == sqlparser.FOR })
+		if len(parts) < 2 || len(parts) > 3 {
+			return true, newError(ErrSyntax, r.src, t.start, "SUBSTRING takes 2 or 3 arguments")
+		}
+		return true, r.call("substring", t, closing, parts...)
+	case t.is(r.src, "position"):
+		parts, _ := splitTop(args, func(x token) bool { return x.typ == sqlparser.IN })
+		if len(parts) != 2 {
+			return false, nil
+		}
+		return true, r.call("locate", t, closing, parts...)
+	case t.is(r.src, "trim"):
+		name := "trim"
+		rest := args
+		if len(rest) > 0 {
+			switch {
+			case rest[0].is(r.src, "both"):
+				rest = rest[1:]
+			case rest[0].is(r.src, "leading"):
+				name, rest = "ltrim", rest[1:]
+			case rest[0].is(r.src, "trailing"):
+				name, rest = "rtrim", rest[1:]
+			}
+		}
+		parts, _ := splitTop(rest, func(x token) bool { return x.typ == sqlparser.FROM })
+		switch len(parts) {
+		case 1:
+			if name != "trim" || len(rest) != len(args) {
+				return true, newError(ErrSyntax, r.src, closing.start, "expected FROM in TRIM")
+			}
+			return true, r.call("trim", t, closing, splitArgs(parts[0])...)
+		case 2:
+			if len(parts[0]) == 0 {
+				return true, r.call(name, t, closing, parts[1])
+			}
+			return true, r.call(name, t, closing, parts[1], parts[0])
+		}
+		return true, newError(ErrSyntax, r.src, t.start, "malformed TRIM")
+	case t.typ == sqlparser.CAST:
+		parts, _ := splitTop(args, func(x token) bool { return x.typ == sqlparser.AS })
+		if len(parts) != 2 || len(parts[1]) == 0 {
+			return true, newError(ErrSyntax, r.src, closing.start, "expected CAST(expr AS type)")
+		}
+		name, err := r.castName(parts[1])
+		if err != nil {
+			return true, err
+		}
+		return true, r.call(name, t, closing, parts[0])
+	case t.typ == sqlparser.CONVERT:
+		parts, _ := splitTop(args, func(x token) bool { return x.typ == ',' })
+		if len(parts) == 1 {
+			return true, newError(ErrUnsupported, r.src, t.start, "not supported: CONVERT ... USING (gsql strings are always UTF-8)")
+		}
+		if len(parts) != 2 || len(parts[1]) == 0 {
+			return true, newError(ErrSyntax, r.src, closing.start, "expected CONVERT(expr, type)")
+		}
+		name, err := r.castName(parts[1])
+		if err != nil {
+			return true, err
+		}
+		return true, r.call(name, t, closing, parts[0])
+	}
+	return false, nil
+}
+
+func splitArgs(toks []token) [][]token {
+	parts, _ := splitTop(toks, func(x token) bool { return x.typ == ',' })
+	return parts
+}
+
+// castName maps the type of CAST/CONVERT to the registry's cast function.
+func (r *rewriter) castName(typ []token) (string, *Error) {
+	var words []string
+	for _, t := range typ {
+		words = append(words, t.text(r.src))
+	}
+	name := strings.Join(words, " ")
+	name = strings.ReplaceAll(strings.ReplaceAll(name, "( ", "("), " )", ")")
+	ct, ok := coldata.ParseType(name)
+	if !ok {
+		return "", newError(ErrSyntax, r.src, typ[0].start, "unknown type %s", name)
+	}
+	switch ct {
+	case coldata.Bool:
+		return "cast_to_boolean", nil
+	case coldata.Int64:
+		return "cast_to_bigint", nil
+	case coldata.Float64:
+		return "cast_to_double", nil
+	}
+	return "cast_to_varchar", nil
+}
+
+// parseExpr runs the stock parser over the rewritten tokens of a
+// SELECT/INSERT statement.
+func parseRewritten(src string, toks []token) (sqlparser.Statement, *Error) {
+	r := &rewriter{src: src}
+	if err := r.rewrite(toks); err != nil {
+		return nil, err
+	}
+	text := r.out.String()
+	st, err := parseStock(text)
+	if err != nil {
+		return nil, r.syntaxError(err)
+	}
+	return st, nil
+}
+
+// parseStock calls the library's parser, recovering from its panics.
+func parseStock(text string) (st sqlparser.Statement, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &stockError{pos: len(text), msg: "syntax error"}
+		}
+	}()
+	return sqlparser.Parse(text)
+}
+
+type stockError struct {
+	pos  int
+	msg  string
+	near string
+}
+
+func (e *stockError) Error() string { return e.msg }
+
+// syntaxError converts the library's "syntax error at position N near 'x'"
+// into an Error at the user's line and column.
+func (r *rewriter) syntaxError(err error) *Error {
+	msg := err.Error()
+	pos := len(r.out.String())
+	near := ""
+	if se, ok := err.(*stockError); ok {
+		pos = se.pos
+	} else if i := strings.Index(msg, " at position "); i >= 0 {
+		rest := msg[i+len(" at position "):]
+		n := 0
+		k := 0
+		for k < len(rest) && rest[k] >= '0' && rest[k] <= '9' {
+			n = n*10 + int(rest[k]-'0')
+			k++
+		}
+		pos = n - 1
+		if j := strings.Index(rest, " near '"); j >= 0 {
+			near = strings.TrimSuffix(rest[j+len(" near '"):], "'")
+			if near != "" && pos-len(near) >= 0 {
+				pos -= len(near)
+			}
+		}
+	}
+	text := r.out.String()
+	for pos > 0 && pos < len(text) && isBlank(text[pos]) {
+		pos++
+	}
+	off := r.srcOffset(pos)
+	if near != "" {
+		return newError(ErrSyntax, r.src, off, "near '%s'", near)
+	}
+	if pos >= len(text) {
+		return newError(ErrSyntax, r.src, off, "unexpected end of statement")
+	}
+	return newError(ErrSyntax, r.src, off, "unexpected input")
+}
