@@ -11,8 +11,8 @@ import (
 	"time"
 
 	gsql "github.com/gsqlengine/gsql"
-	"github.com/gsqlengine/gsql/fileio"
 	"github.com/gsqlengine/gsql/datagen"
+	"github.com/gsqlengine/gsql/fileio"
 	"github.com/gsqlengine/gsql/shell"
 )
 
