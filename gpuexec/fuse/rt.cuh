@@ -653,7 +653,7 @@ GSQL_DEV void out_null(uint32_t* valid, int64_t i) {
 // NaN to 0, out-of-range values clamped.
 GSQL_DEV int64_t double_to_int(double x) {
   if (x != x) return 0;
-  double r = x < 0 ? -floor(-x + 0.5) : floor(x + 0.5);
+  double r = round(x);
   if (r >= 9223372036854775807.0) return (int64_t)0x7FFFFFFFFFFFFFFFLL;
   if (r <= -9223372036854775808.0) return (int64_t)0x8000000000000000ULL;
   return (int64_t)r;
