@@ -221,7 +221,9 @@ func ParseFloatPrefix(s []byte) float64 {
 	return f
 }
 
-func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
 // appendText appends row i as text.
 func appendText(dst []byte, v *coldata.Vec, i int) []byte {

@@ -11,7 +11,6 @@ import (
 // copy_if_else kernels: each output row is copied from the argument vector
 // a mask selects, strings in two passes.
 
-
 func init() {
 	Register(&Function{Name: "case", MinArgs: 1, MaxArgs: -1,
 		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {

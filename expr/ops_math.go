@@ -36,7 +36,9 @@ func init() {
 	unaryFloat("ln", func(x float64) (float64, bool) { return math.Log(x), x > 0 })
 	unaryFloat("log10", func(x float64) (float64, bool) { return math.Log10(x), x > 0 })
 	Register(&Function{Name: "pi", MinArgs: 0, MaxArgs: 0, Check: Fixed(coldata.Float64),
-		Eval: func(_ []*coldata.Vec, n int) (*coldata.Vec, error) { return coldata.NewConst(coldata.Float64, math.Pi, n), nil }})
+		Eval: func(_ []*coldata.Vec, n int) (*coldata.Vec, error) {
+			return coldata.NewConst(coldata.Float64, math.Pi, n), nil
+		}})
 	Register(&Function{Name: "power", MinArgs: 2, MaxArgs: 2, Check: Fixed(coldata.Float64, coldata.Float64, coldata.Float64),
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			out := floatBinary(args[0], args[1], n, math.Pow)
