@@ -179,8 +179,10 @@ type val struct {
 	// For kGen: the size expression and a writer of dst.
 	size  string
 	write func(dst string) string
-	// gnull is an extra NULL condition decided while sizing (LPAD).
+	// lit is the literal this value came from, if any.
 	lit *expr.Literal
+	// flat caches the contiguous copy of a rope or generated string.
+	flat *val
 }
 
 type gen struct {
@@ -192,6 +194,8 @@ type gen struct {
 	params    []any
 	litKinds  []kind
 	needsCase bool
+	// scratch is set when some value must be made contiguous per row.
+	scratch bool
 }
 
 func (g *gen) tmp() string {
@@ -358,19 +362,26 @@ func (g *gen) nullOf(args []*val) string {
 // asSV makes a string value contiguous: ropes and generated strings are
 // written to scratch.
 func (g *gen) asSV(v *val) *val {
+	if v.flat != nil {
+		return v.flat
+	}
 	switch v.kind {
 	case kSV:
 		return v
 	case kRope:
-		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("flatten(%s, sc)", v.c)), null: v.null}
+		g.scratch = true
+		v.flat = &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("flatten(%s, sc)", v.c)), null: v.null}
 	case kGen:
+		g.scratch = true
 		buf := g.tmp()
 		g.emit("int32_t %s_n = %s;", buf, v.size)
 		g.emit("char* %s = scratch_take(sc, %s_n);", buf, buf)
 		g.emit("if (%s) { %s }", buf, v.write(buf))
-		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s ? sv_make(%s, %s_n) : sv_make(\"\", 0)", buf, buf, buf)), null: v.null}
+		v.flat = &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s ? sv_make(%s, %s_n) : sv_make(\"\", 0)", buf, buf, buf)), null: v.null}
+	default:
+		return v
 	}
-	return v
+	return v.flat
 }
 
 // asRope widens a string value to a rope of capacity n.

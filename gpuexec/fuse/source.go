@@ -11,7 +11,7 @@ import (
 const Block = 256
 
 // ScratchBytes is each thread's scratch for values that must be contiguous.
-const ScratchBytes = 256
+const ScratchBytes = 1024
 
 // fields lays out the argument block: every slot is 8 bytes, so the C
 // struct and the host's []uint64 agree without padding rules.
@@ -160,7 +160,12 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	if keep != nil {
 		keepC = fmt.Sprintf("(!%s && %s)", nullFlag(keep), keep.c)
 	}
-	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_SCRATCH %d\n\n", nc, Block, ScratchBytes)
+	scratch := ScratchBytes
+	if !g.scratch {
+		// No value needs copying: keep the per-thread array minimal.
+		scratch = 1
+	}
+	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_SCRATCH %d\n\n", nc, Block, scratch)
 	// Kernels take every slot as its own 8-byte parameter (launchers pass
 	// scalars) and rebuild the Args block inside.
 	var params, assign []string
