@@ -190,8 +190,8 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 			if qual != "" && !matched {
 				return nil, errorf(UnknownTable, qual, "unknown table %q in %s.*", qual, qual)
 			}
-			if qual == "" && len(s.From) == 0 {
-				return nil, errorf(TypeMismatch, "*", "SELECT * needs a FROM clause")
+			if qual == "" && len(sc.cols) == 0 {
+				return nil, errorf(TypeMismatch, "*", "SELECT * needs a FROM clause with columns (no tables used)")
 			}
 		case *sqlparser.AliasedExpr:
 			e, err := b.bindExpr(x.Expr, sc)
