@@ -48,8 +48,8 @@ static const char* gsql_error_string(CUresult r) {
 static CUresult gsql_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 		unsigned bx, unsigned by, unsigned bz, unsigned shmem, CUstream s,
 		unsigned long long* vals, int n) {
-	void* ptrs[64];
-	if (n > 64) return CUDA_ERROR_INVALID_VALUE;
+	void* ptrs[512];
+	if (n > 512) return CUDA_ERROR_INVALID_VALUE;
 	for (int i = 0; i < n; i++) ptrs[i] = &vals[i];
 	return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s, n ? ptrs : NULL, NULL);
 }
@@ -527,8 +527,8 @@ func (c *cudaDriver) launch(f functionH, grid, block Dim3, shmem int, s streamH,
 	if !ok {
 		return invalidf("unknown kernel handle")
 	}
-	if len(args) > 64 {
-		return invalidf("%d kernel arguments, at most 64", len(args))
+	if len(args) > MaxKernelArgs {
+		return invalidf("%d kernel arguments, at most %d", len(args), MaxKernelArgs)
 	}
 	var vals *C.ulonglong
 	if len(args) > 0 {

@@ -18,6 +18,14 @@ var ErrScratch = errors.New("gpu: fused kernel scratch overflow")
 // ErrOverflow is a BIGINT result out of range, as on the CPU.
 var ErrOverflow = errors.New("BIGINT value is out of range")
 
+// MaxKernelArgs is the most parameters a kernel launch passes.
+const MaxKernelArgs = 512
+
+// ErrFallback reports a batch holding a value the kernel cannot convert
+// exactly (a decimal string with many digits, say); the caller evaluates
+// that batch on the CPU.
+var ErrFallback = errors.New("gpu: batch needs the CPU")
+
 // ErrTooLong is a string result over 1 GiB, as on the CPU.
 var ErrTooLong = errors.New("string result too large")
 
@@ -361,6 +369,8 @@ func kernelError(code uint32) error {
 		return ErrScratch
 	case 3:
 		return ErrTooLong
+	case 4:
+		return ErrFallback
 	}
 	return fmt.Errorf("gpu: fused kernel reported error %d", code)
 }

@@ -268,6 +268,16 @@ func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, e
 			out, launches, err = c.lib.run(ctx, c.RT.Dev, in)
 			c.count(launches)
 		}
+		if errors.Is(err, gpuexec.ErrFallback) {
+			if c.Strict {
+				err = fmt.Errorf("device gpu: a value in this batch cannot be converted exactly on the GPU (use device auto): %w", err)
+			} else {
+				if c.Stats != nil {
+					c.Stats.Fallbacks.Add(1)
+				}
+				out, err = c.cpuBatch(ctx, in)
+			}
+		}
 		if rerr := in.Release(); err == nil {
 			err = rerr
 		}
@@ -279,6 +289,41 @@ func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, e
 		}
 		out.Release()
 	}
+}
+
+// cpuBatch evaluates one batch with the CPU kernels (values the GPU
+// kernels cannot convert exactly) and returns the result on the device.
+func (c *DeviceCompute) cpuBatch(ctx context.Context, in *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, error) {
+	hb, err := c.RT.Dev.Download(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if c.Pred != nil {
+		m, err := expr.Eval(c.Pred, hb)
+		if err != nil {
+			return nil, err
+		}
+		var sel []int
+		for i := 0; i < hb.Len; i++ {
+			if !m.IsNull(i) && m.Bool(i) {
+				sel = append(sel, i)
+			}
+		}
+		hb = coldata.GatherBatch(hb, sel)
+	}
+	outs := c.outputs()
+	cols := make([]*coldata.Vec, len(outs))
+	for i, e := range outs {
+		v, err := expr.Eval(e, hb)
+		if err != nil {
+			return nil, err
+		}
+		if v.Type == coldata.Null {
+			v = coldata.NewConst(coldata.String, nil, hb.Len)
+		}
+		cols[i] = v.Materialize()
+	}
+	return c.RT.Dev.Upload(ctx, &coldata.Batch{Cols: cols, Len: hb.Len})
 }
 
 func (c *DeviceCompute) count(launches int) {

@@ -30,6 +30,8 @@ type Stats struct {
 	Nanos    atomic.Int64 // wall time inside Next, inputs included
 	Bytes    atomic.Int64 // bytes moved between host and device
 	Launches atomic.Int64 // kernel launches
+	// Fallbacks counts batches a GPU operator evaluated on the CPU.
+	Fallbacks atomic.Int64
 }
 
 // Duration returns the time spent in Next.

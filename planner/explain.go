@@ -30,6 +30,9 @@ func ExplainAnalyze(n Node, b *Built) []string {
 		if st, ok := b.Stats[n]; ok {
 			line += fmt.Sprintf(" rows=%d batches=%d time=%s bytes=%d launches=%d",
 				st.Rows.Load(), st.Batches.Load(), st.Duration().Round(time.Microsecond), st.Bytes.Load(), st.Launches.Load())
+			if f := st.Fallbacks.Load(); f > 0 {
+				line += fmt.Sprintf(" cpu_fallback_batches=%d", f)
+			}
 		}
 		lines = append(lines, line)
 		for _, in := range n.Inputs() {

@@ -92,28 +92,8 @@ func (g *gen) call(c *expr.Call) (*val, error) {
 		return g.in(args)
 	case "case", "if", "ifnull", "coalesce", "nullif":
 		return g.conditional(name, c.T, args)
-	case "cast_to_double":
-		switch args[0].kind {
-		case kInt, kFloat, kBool:
-			return &val{kind: kFloat, c: g.declare(kFloat, 0, asFloat(args[0])), null: args[0].null}, nil
-		}
-		return nil, g.notFusable(name)
-	case "cast_to_bigint":
-		switch args[0].kind {
-		case kInt, kBool:
-			return &val{kind: kInt, c: g.declare(kInt, 0, asInt(args[0])), null: args[0].null}, nil
-		case kFloat:
-			return &val{kind: kInt, c: g.declare(kInt, 0, fmt.Sprintf("double_to_int(%s)", args[0].c)), null: args[0].null}, nil
-		}
-		return nil, g.notFusable(name)
-	case "cast_to_boolean":
-		switch args[0].kind {
-		case kInt, kFloat:
-			return &val{kind: kBool, c: g.declare(kBool, 0, fmt.Sprintf("%s != 0", args[0].c)), null: args[0].null}, nil
-		case kBool:
-			return args[0], nil
-		}
-		return nil, g.notFusable(name)
+	case "cast_to_double", "cast_to_bigint", "cast_to_boolean", "cast_to_varchar":
+		return g.cast(name, args[0])
 	}
 	if rk == kSV || c.T == coldata.Int64 || c.T == coldata.Bool {
 		if v, err := g.stringCall(name, c, args); v != nil || err != nil {
@@ -252,21 +232,26 @@ func (g *gen) conditional(name string, t coldata.Type, args []*val) (*val, error
 				capN = c
 			}
 		}
+		// Branch values first: making them contiguous emits statements,
+		// which must not land between the if and its else.
+		cs := make([]string, len(bs))
+		for i, b := range bs {
+			switch {
+			case allSV:
+				cs[i] = g.asSV(b.v).c
+			case b.v.null == "true" && b.v.c == zeroOf(kSV):
+				cs[i] = fmt.Sprintf("rope_of<%d>(sv_make(\"\", 0))", capN)
+			default:
+				cs[i] = g.asRope(b.v, capN)
+			}
+		}
 		if allSV {
 			g.emit("SV %s = sv_make(\"\", 0); bool %s = true;", res, null)
 		} else {
 			g.emit("Rope<%d> %s; %s.k = 0; bool %s = true;", capN, res, res, null)
 		}
 		for i, b := range bs {
-			var c string
-			if allSV {
-				c = g.asSV(b.v).c
-			} else if b.v.null == "true" && b.v.c == zeroOf(kSV) {
-				c = fmt.Sprintf("rope_of<%d>(sv_make(\"\", 0))", capN)
-			} else {
-				c = g.asRope(b.v, capN)
-			}
-			g.emit("%s{ %s = %s; %s = %s; }", branchPrefix(i, b.cond), res, c, null, nullFlag(b.v))
+			g.emit("%s{ %s = %s; %s = %s; }", branchPrefix(i, b.cond), res, cs[i], null, nullFlag(b.v))
 		}
 		if allSV {
 			return &val{kind: kSV, c: res, null: null}, nil
@@ -318,4 +303,58 @@ func zeroOf(k kind) string {
 		return "false"
 	}
 	return "sv_make(\"\", 0)"
+}
+
+// cast generates CAST between the four types. String to number parses the
+// leading number as the CPU does; a DOUBLE the kernel cannot parse exactly
+// sends the batch to the CPU. DOUBLE to string is left to the CPU.
+func (g *gen) cast(name string, a *val) (*val, error) {
+	switch name {
+	case "cast_to_double":
+		switch a.kind {
+		case kInt, kFloat, kBool:
+			return &val{kind: kFloat, c: g.declare(kFloat, 0, asFloat(a)), null: a.null}, nil
+		}
+		return g.parseDouble(a), nil
+	case "cast_to_bigint":
+		switch a.kind {
+		case kInt, kBool:
+			return &val{kind: kInt, c: g.declare(kInt, 0, asInt(a)), null: a.null}, nil
+		case kFloat:
+			return &val{kind: kInt, c: g.declare(kInt, 0, fmt.Sprintf("double_to_int(%s)", a.c)), null: a.null}, nil
+		}
+		return &val{kind: kInt, c: g.declare(kInt, 0, fmt.Sprintf("parse_int_prefix(%s)", g.asSV(a).c)), null: a.null}, nil
+	case "cast_to_boolean":
+		switch a.kind {
+		case kInt, kFloat:
+			return &val{kind: kBool, c: g.declare(kBool, 0, fmt.Sprintf("%s != 0", a.c)), null: a.null}, nil
+		case kBool:
+			return a, nil
+		}
+		f := g.parseDouble(a)
+		return &val{kind: kBool, c: g.declare(kBool, 0, f.c+" != 0.0"), null: a.null}, nil
+	}
+	// cast_to_varchar
+	switch a.kind {
+	case kSV, kRope, kGen:
+		return a, nil
+	case kBool:
+		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s ? sv_make(\"1\", 1) : sv_make(\"0\", 1)", a.c)), null: a.null}, nil
+	case kInt:
+		v := a.c
+		return &val{kind: kGen, null: a.null, size: fmt.Sprintf("int_text_len(%s)", v),
+			write: func(dst string) string { return fmt.Sprintf("int_text_write(%s, %s);", v, dst) }}, nil
+	}
+	return nil, fmt.Errorf("%w: CAST of DOUBLE to VARCHAR", ErrNotFusable)
+}
+
+// parseDouble converts a string value to DOUBLE, flagging rows the kernel
+// cannot convert exactly.
+func (g *gen) parseDouble(a *val) *val {
+	s := g.asSV(a).c
+	inexact := g.tmp()
+	g.emit("bool %s = false;", inexact)
+	v := g.declare(kFloat, 0, fmt.Sprintf("parse_double_prefix(%s, &%s)", s, inexact))
+	g.emit("if (%s && !%s && err == 0) err = GSQL_ERR_FALLBACK;", inexact, nullFlag(a))
+	return &val{kind: kFloat, c: v, null: a.null}
 }

@@ -33,6 +33,10 @@ import (
 //go:embed rt.cuh
 var runtimeSource string
 
+// MaxFields bounds a kernel's parameter slots (the launcher passes at most
+// 512 eight-byte parameters).
+const MaxFields = 500
+
 // ErrNotFusable means an expression uses something the generator does not
 // handle; the caller uses the function-at-a-time library path instead.
 var ErrNotFusable = errors.New("expression cannot be fused")
@@ -142,11 +146,20 @@ func Generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) (*Ke
 		if err != nil {
 			return nil, err
 		}
+		t := e.Type()
+		if t == coldata.Null {
+			// An untyped NULL column comes out as an all-NULL VARCHAR, as
+			// the CPU path returns it.
+			t, v = coldata.String, &val{kind: kSV, c: zeroOf(kSV), null: "true"}
+		}
 		outs[i] = v
-		k.Outputs = append(k.Outputs, e.Type())
-		if e.Type() == coldata.String {
+		k.Outputs = append(k.Outputs, t)
+		if t == coldata.String {
 			k.StringOutputs++
 		}
+	}
+	if len(outputs) > 0 && len(g.fields(k)) > MaxFields {
+		return nil, fmt.Errorf("%w: %d kernel parameters (more than %d)", ErrNotFusable, len(g.fields(k)), MaxFields)
 	}
 	k.Used = g.used
 	k.Params = g.params
@@ -157,6 +170,7 @@ func Generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) (*Ke
 	k.Key = hex.EncodeToString(sum[:16])
 	return k, nil
 }
+
 
 // kind is the representation of a value in generated code.
 type kind uint8

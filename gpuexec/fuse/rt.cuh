@@ -658,3 +658,125 @@ GSQL_DEV int64_t double_to_int(double x) {
   if (r <= -9223372036854775808.0) return (int64_t)0x8000000000000000ULL;
   return (int64_t)r;
 }
+
+// ---- conversions -------------------------------------------------------
+
+#define GSQL_ERR_FALLBACK 4
+
+GSQL_DEV bool is_space_byte(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// parse_int_prefix mirrors expr.ParseIntPrefix: the integer at the start of
+// s after spaces, clamped to the BIGINT range; no digits give 0.
+GSQL_DEV int64_t parse_int_prefix(SV s) {
+  int32_t i = 0;
+  while (i < s.n && is_space_byte(s.p[i])) i++;
+  bool neg = false;
+  if (i < s.n && (s.p[i] == '+' || s.p[i] == '-')) {
+    neg = s.p[i] == '-';
+    i++;
+  }
+  uint64_t u = 0;
+  bool over = false;
+  for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) {
+    uint64_t d = (uint64_t)(s.p[i] - '0');
+    if (u > (0xFFFFFFFFFFFFFFFFULL - d) / 10) {
+      over = true;
+      continue;
+    }
+    u = u * 10 + d;
+  }
+  if (neg && (over || u > 0x8000000000000000ULL)) return (int64_t)0x8000000000000000ULL;
+  if (neg) return (int64_t)(0ULL - u);
+  if (over || u > 0x7FFFFFFFFFFFFFFFULL) return (int64_t)0x7FFFFFFFFFFFFFFFLL;
+  return (int64_t)u;
+}
+
+// parse_double_prefix mirrors expr.ParseFloatPrefix where the result is
+// exact in one floating-point operation (at most 15 significant digits and
+// a power of ten up to 1e22: the case strconv also computes directly).
+// Otherwise *inexact is set and the caller hands the batch to the CPU.
+GSQL_DEV double parse_double_prefix(SV s, bool* inexact) {
+  int32_t i = 0;
+  while (i < s.n && is_space_byte(s.p[i])) i++;
+  bool neg = false;
+  if (i < s.n && (s.p[i] == '+' || s.p[i] == '-')) {
+    neg = s.p[i] == '-';
+    i++;
+  }
+  uint64_t m = 0;
+  int32_t digits = 0, sig = 0, exp10 = 0;
+  bool dropped = false;
+  for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) {
+    digits++;
+    if (m == 0 && s.p[i] == '0') continue;
+    if (sig < 19) {
+      m = m * 10 + (uint64_t)(s.p[i] - '0');
+      sig++;
+    } else {
+      exp10++;
+      dropped = dropped || s.p[i] != '0';
+    }
+  }
+  if (i < s.n && s.p[i] == '.') {
+    i++;
+    for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) {
+      digits++;
+      if (m == 0 && s.p[i] == '0') {
+        exp10--;
+        continue;
+      }
+      if (sig < 19) {
+        m = m * 10 + (uint64_t)(s.p[i] - '0');
+        sig++;
+        exp10--;
+      } else {
+        dropped = dropped || s.p[i] != '0';
+      }
+    }
+  }
+  if (digits == 0) return 0.0;
+  if (i < s.n && (s.p[i] == 'e' || s.p[i] == 'E')) {
+    int32_t j = i + 1;
+    bool eneg = false;
+    if (j < s.n && (s.p[j] == '+' || s.p[j] == '-')) {
+      eneg = s.p[j] == '-';
+      j++;
+    }
+    int32_t k = j, e = 0;
+    while (k < s.n && s.p[k] >= '0' && s.p[k] <= '9') {
+      if (e < 100000) e = e * 10 + (s.p[k] - '0');
+      k++;
+    }
+    if (k > j) exp10 += eneg ? -e : e;
+  }
+  if (m == 0) return neg ? -0.0 : 0.0;
+  const double pow10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (dropped || m > (1ULL << 53) || exp10 > 22 || exp10 < -22) {
+    *inexact = true;
+    return 0.0;
+  }
+  double f = (double)m;
+  f = exp10 >= 0 ? f * pow10[exp10] : f / pow10[-exp10];
+  return neg ? -f : f;
+}
+
+GSQL_DEV int32_t int_text_len(int64_t v) {
+  uint64_t u = v < 0 ? 0ULL - (uint64_t)v : (uint64_t)v;
+  int32_t n = v < 0 ? 2 : 1;
+  while (u >= 10) {
+    u /= 10;
+    n++;
+  }
+  return n;
+}
+
+GSQL_DEV void int_text_write(int64_t v, char* dst) {
+  int32_t n = int_text_len(v);
+  uint64_t u = v < 0 ? 0ULL - (uint64_t)v : (uint64_t)v;
+  if (v < 0) dst[0] = '-';
+  for (int32_t k = n - 1; k >= (v < 0 ? 1 : 0); k--) {
+    dst[k] = (char)('0' + u % 10);
+    u /= 10;
+  }
+}

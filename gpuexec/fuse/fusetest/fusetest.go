@@ -97,6 +97,8 @@ func (b *Builder) Cases() [][]expr.Expr {
 		{c("=", s, n), c("<>", s, v), c("<", s, n), c(">=", x, Lit(3)), c("<=", f, Lit(1.5)), c("is_not_null", s), c("is_true", bo), c("is_not_false", bo)},
 		{c("if", bo, s, v), c("ifnull", s, v), c("coalesce", s, n, Lit("none")), c("nullif", s, v), c("case", c(">", x, Lit(5)), x, c("<", x, Lit(-5)), Lit(-1))},
 		{c("cast_to_double", x), c("cast_to_bigint", f), c("cast_to_boolean", x), c("cast_to_bigint", bo)},
+		{c("cast_to_bigint", s), c("cast_to_bigint", n), c("cast_to_double", n), c("cast_to_boolean", n), c("cast_to_varchar", x), c("cast_to_varchar", bo),
+			c("concat", s, x), c("=", n, x), c("+", n, Lit(1)), c("if", Lit(nil), Lit(nil), Lit(nil)), c("ifnull", Lit(nil), Lit(nil))},
 		{c("upper", c("concat", s, n)), c("substring", c("upper", s), Lit(2), Lit(3)), c("length", c("lower", s)), c("concat", c("upper", s), Lit("!"))},
 	}
 }
