@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/datagen"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/gpuexec/fuse/fusetest"
 	"github.com/gsqlengine/gsql/operators"
-	"github.com/gsqlengine/gsql/datagen"
 )
 
 // These tests run on a GPU machine (built with -tags cuda): the fused and

@@ -171,7 +171,6 @@ func Generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) (*Ke
 	return k, nil
 }
 
-
 // kind is the representation of a value in generated code.
 type kind uint8
 
