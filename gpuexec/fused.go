@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
@@ -44,6 +45,39 @@ type FusedKernel struct {
 	// FromCache says where the module came from: "" (compiled now),
 	// "memory" or "disk".
 	FromCache string
+	// Profile, when set before Run, times the passes with events.
+	Profile *KernelProfile
+}
+
+// KernelProfile is the device time of a fused kernel's last Run.
+type KernelProfile struct {
+	Sizes, Fill time.Duration // sizes+scan passes; fill (or the single pass)
+	events      [3]*Event
+}
+
+func (p *KernelProfile) record(d *Device, k int) {
+	if p.events[k] == nil {
+		e, err := d.NewEvent()
+		if err != nil {
+			return
+		}
+		p.events[k] = e
+	}
+	p.events[k].Record(nil)
+}
+
+// finish reads the event times (the caller has synchronised).
+func (p *KernelProfile) Finish() {
+	if p.events[2] == nil {
+		return
+	}
+	p.events[2].Synchronize()
+	if p.events[0] != nil && p.events[1] != nil {
+		p.Sizes, _ = p.events[0].Elapsed(p.events[1])
+	}
+	if p.events[1] != nil {
+		p.Fill, _ = p.events[1].Elapsed(p.events[2])
+	}
 }
 
 // PrepareFused compiles (or finds in the kernel cache) the kernel set of k
@@ -269,6 +303,9 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, 
 	var ctlHost []byte
 	if k.TwoPass() {
 		cfg := LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}
+		if fk.Profile != nil {
+			fk.Profile.record(d, 0)
+		}
 		if n > 0 {
 			if err := fk.sizes.Launch(cfg, args()...); err != nil {
 				return fail(err)
@@ -334,6 +371,9 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, 
 		}
 		cols[j] = col
 	}
+	if fk.Profile != nil {
+		fk.Profile.record(d, 1)
+	}
 	if n > 0 {
 		if k.TwoPass() {
 			if rows > 0 {
@@ -353,6 +393,9 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, 
 				return fail(err)
 			}
 		}
+	}
+	if fk.Profile != nil {
+		fk.Profile.record(d, 2)
 	}
 	// The control block stays with the batch: the fill kernel may still be
 	// reading it.

@@ -213,6 +213,8 @@ type DeviceCompute struct {
 
 	fk  *gpuexec.FusedKernel
 	lib *libraryPlan
+	// Profile, when set before Open, times the fused kernel's passes.
+	Profile *gpuexec.KernelProfile
 }
 
 func (c *DeviceCompute) outputs() []expr.Expr {
@@ -232,6 +234,9 @@ func (c *DeviceCompute) Open(ctx context.Context) error {
 		k, err := fuse.Generate(c.Types, c.Pred, c.outputs())
 		if err == nil {
 			c.fk, err = c.RT.Dev.PrepareFused(k)
+		}
+		if err == nil {
+			c.fk.Profile = c.Profile
 		}
 		if err != nil {
 			if c.Strict {

@@ -166,7 +166,8 @@ func BenchmarkRedactDevice(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer in.Release()
-				c := &operators.DeviceCompute{Input: &batchSource{b: in}, RT: rt, Types: types, Exprs: []expr.Expr{redact}, Fused: mode != "library", Strict: mode != "library", Stats: &operators.Stats{}}
+				prof := &gpuexec.KernelProfile{}
+				c := &operators.DeviceCompute{Input: &batchSource{b: in}, RT: rt, Types: types, Exprs: []expr.Expr{redact}, Fused: mode != "library", Strict: mode != "library", Stats: &operators.Stats{}, Profile: prof}
 				if err := c.Open(ctx); err != nil {
 					b.Fatal(err)
 				}
@@ -192,13 +193,21 @@ func BenchmarkRedactDevice(b *testing.B) {
 				}
 				run() // warm-up: compile, first allocations
 				launches0 := c.Stats.Launches.Load()
-				var times []time.Duration
+				var times, sizesT, fillT []time.Duration
 				var outBytes int64
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					d, ob := run()
 					times = append(times, d)
 					outBytes = ob
+					prof.Finish()
+					sizesT, fillT = append(sizesT, prof.Sizes), append(fillT, prof.Fill)
+				}
+				if mode != "library" {
+					sort.Slice(sizesT, func(i, j int) bool { return sizesT[i] < sizesT[j] })
+					sort.Slice(fillT, func(i, j int) bool { return fillT[i] < fillT[j] })
+					b.ReportMetric(sizesT[len(sizesT)/2].Seconds()*1e3, "sizes+scan-ms")
+					b.ReportMetric(fillT[len(fillT)/2].Seconds()*1e3, "fill-ms")
 				}
 				sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 				med := times[len(times)/2].Seconds()

@@ -272,10 +272,13 @@ extern "C" __global__ void __launch_bounds__(1024) gsql_scan(GSQL_PARAMS) {
 // Pass 2: evaluate again, scan the tile's counters, write at final places.
 extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(GSQL_PARAMS) {
   GSQL_ARGS
-  __shared__ int64_t s[GSQL_BLOCK];
+  // Warp totals per counter for the tile scan: shuffles inside warps, one
+  // warp scans the warp totals, three barriers per tile.
+  __shared__ int64_t wsum[GSQL_NC][GSQL_BLOCK / 32];
   char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
   int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
   int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   int64_t carry[GSQL_NC];
   for (int c = 0; c < GSQL_NC; c++) carry[c] = a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c];
   for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
@@ -286,18 +289,31 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(GSQL_PARAMS) 
 	b.WriteString(`  if (active && err) atomicCAS((int*)a.err, 0, err);
     int64_t off[GSQL_NC];
     for (int c = 0; c < GSQL_NC; c++) {
-      s[threadIdx.x] = cnt[c];
-      __syncthreads();
-      for (int d = 1; d < GSQL_BLOCK; d <<= 1) {
-        int64_t t = threadIdx.x >= d ? s[threadIdx.x - d] : 0;
-        __syncthreads();
-        s[threadIdx.x] += t;
-        __syncthreads();
+      int64_t x = cnt[c];
+      for (int d = 1; d < 32; d <<= 1) {
+        int64_t y = __shfl_up_sync(0xffffffffu, x, d);
+        if (lane >= d) x += y;
       }
-      off[c] = carry[c] + s[threadIdx.x] - cnt[c];
-      carry[c] += s[GSQL_BLOCK - 1];
-      __syncthreads();
+      off[c] = x - cnt[c];
+      if (lane == 31) wsum[c][warp] = x;
     }
+    __syncthreads();
+    if (warp == 0) {
+      for (int c = 0; c < GSQL_NC; c++) {
+        int64_t w = lane < GSQL_BLOCK / 32 ? wsum[c][lane] : 0;
+        for (int d = 1; d < 32; d <<= 1) {
+          int64_t y = __shfl_up_sync(0xffffffffu, w, d);
+          if (lane >= d) w += y;
+        }
+        if (lane < GSQL_BLOCK / 32) wsum[c][lane] = w;
+      }
+    }
+    __syncthreads();
+    for (int c = 0; c < GSQL_NC; c++) {
+      off[c] += carry[c] + (warp ? wsum[c][warp - 1] : 0);
+      carry[c] += wsum[c][GSQL_BLOCK / 32 - 1];
+    }
+    __syncthreads();
     if (cnt[0]) {
       bool last = off[0] == a.totals[0] - 1;
       int64_t r = off[0];
