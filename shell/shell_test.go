@@ -480,7 +480,6 @@ func TestSplitStatements(t *testing.T) {
 	}
 }
 
-
 func TestParseSize(t *testing.T) {
 	tests := []struct {
 		in   string
