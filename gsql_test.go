@@ -241,3 +241,18 @@ func TestCancellation(t *testing.T) {
 		t.Fatalf("cancellation took %v", d)
 	}
 }
+
+func TestKernelSources(t *testing.T) {
+	db := openDB(t)
+	mustExec(t, db, `CREATE TABLE people (name VARCHAR, visibility VARCHAR)`)
+	ks, err := db.KernelSources(context.Background(), redactQuery+` WHERE visibility <> 'x'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks) != 1 || !strings.Contains(ks[0].Source, "gsql_fill") || !strings.Contains(ks[0].Operator, "fused") {
+		t.Fatalf("kernel sources: %+v", ks)
+	}
+	if _, err := db.KernelSources(context.Background(), `CREATE TABLE x (a INT)`); err == nil {
+		t.Fatal("kernel sources of DDL: no error")
+	}
+}

@@ -242,9 +242,7 @@ func GPUSupport(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool,
 	}
 	outs := exprs
 	if outs == nil {
-		for i, c := range inputs {
-			outs = append(outs, &expr.ColumnRef{Index: i, Name: c.Name, T: c.Type})
-		}
+		outs = PassThrough(inputs)
 	}
 	for i, t := range types {
 		if t == coldata.Null {
@@ -285,4 +283,14 @@ func GPUSupport(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool,
 		}
 	}
 	return false, nil
+}
+
+// PassThrough returns column references to every input column (the
+// outputs of a Compute that only filters).
+func PassThrough(inputs []Column) []expr.Expr {
+	out := make([]expr.Expr, len(inputs))
+	for i, c := range inputs {
+		out[i] = &expr.ColumnRef{Index: i, Name: c.Name, T: c.Type}
+	}
+	return out
 }

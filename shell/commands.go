@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 
+	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/datagen"
 	"github.com/gsqlengine/gsql/fileio"
 )
@@ -49,6 +50,7 @@ func init() {
 		{name: "explain", args: "on|off", help: "prefix queries with EXPLAIN", min: 1, max: 1, run: (*Shell).cmdExplain},
 		{name: "bail", args: "on|off", help: "stop scripts at the first error", min: 1, max: 1, run: (*Shell).cmdBail},
 		{name: "stats", args: "", help: "show memory pool and device cache statistics", max: 0, run: (*Shell).cmdStats},
+		{name: "kernels", args: "QUERY", help: "print the CUDA source of the fused kernels QUERY would run on the GPU", min: 1, max: -1, run: (*Shell).cmdKernels},
 		{name: "demo", args: "N [SEED]", help: "create the redact demo table people with N rows", min: 1, max: 2, run: (*Shell).cmdDemo},
 		{name: "quit", args: "", help: "exit the shell", max: 0, run: (*Shell).cmdQuit, alias: []string{"exit", "q"}},
 	}
@@ -122,7 +124,12 @@ func splitArgs(line string) ([]string, error) {
 
 // command runs a dot-command line (".mode csv" or "\mode csv").
 func (s *Shell) command(ctx context.Context, line string) error {
-	args, err := splitArgs(strings.TrimSpace(line[1:]))
+	body := strings.TrimSpace(line[1:])
+	if name, rest, ok := strings.Cut(body, " "); ok && strings.EqualFold(name, "kernels") {
+		// The argument is SQL: keep its quotes.
+		return s.cmdKernels(ctx, []string{strings.TrimSpace(rest)})
+	}
+	args, err := splitArgs(body)
 	if err != nil {
 		return err
 	}
@@ -287,6 +294,29 @@ func (s *Shell) cmdStats(context.Context, []string) error {
 	}
 	st := strings.TrimRight(s.opts.Stats(), "\n")
 	fmt.Fprintln(s.opts.Out, st)
+	return nil
+}
+
+// kernelSourcer is implemented by engines that generate GPU kernels.
+type kernelSourcer interface {
+	KernelSources(ctx context.Context, query string, args ...any) ([]gsql.KernelSource, error)
+}
+
+func (s *Shell) cmdKernels(ctx context.Context, args []string) error {
+	ks, ok := s.db.(kernelSourcer)
+	if !ok {
+		return fmt.Errorf(".kernels: this engine generates no kernels")
+	}
+	srcs, err := ks.KernelSources(ctx, strings.TrimSuffix(strings.Join(args, " "), ";"))
+	if err != nil {
+		return fmt.Errorf(".kernels: %w", err)
+	}
+	if len(srcs) == 0 {
+		fmt.Fprintln(s.opts.Out, "-- no fused GPU operator in this query")
+	}
+	for _, k := range srcs {
+		fmt.Fprintf(s.opts.Out, "// %s\n// kernel %s\n%s\n", strings.TrimSpace(k.Operator), k.Key, k.Source)
+	}
 	return nil
 }
 
