@@ -521,3 +521,96 @@ func NewDeviceRuntime(opts gpuexec.Options, cacheBudget uint64) (*GPURuntime, er
 	}
 	return &GPURuntime{Dev: d, Cache: gpuexec.NewTableCache(d, cacheBudget)}, nil
 }
+
+// DeviceLimit skips Offset rows and passes at most Count (Count < 0: all)
+// as zero-copy views of its input's device batches, so that only the rows
+// kept ever travel to the host.
+type DeviceLimit struct {
+	Input         DeviceOperator
+	Count, Offset int64
+	seen, emitted int64
+}
+
+// Open implements DeviceOperator.
+func (l *DeviceLimit) Open(ctx context.Context) error {
+	l.seen, l.emitted = 0, 0
+	return l.Input.Open(ctx)
+}
+
+// NextDevice implements DeviceOperator.
+func (l *DeviceLimit) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	for {
+		if l.Count >= 0 && l.emitted >= l.Count {
+			return nil, nil
+		}
+		b, err := l.Input.NextDevice(ctx)
+		if err != nil || b == nil {
+			return nil, err
+		}
+		lo, hi := int64(0), int64(b.Len)
+		if l.seen < l.Offset {
+			lo = min(l.Offset-l.seen, hi)
+		}
+		l.seen += int64(b.Len)
+		if l.Count >= 0 {
+			hi = min(hi, lo+l.Count-l.emitted)
+		}
+		if hi <= lo {
+			b.Release()
+			continue
+		}
+		l.emitted += hi - lo
+		if lo == 0 && hi == int64(b.Len) {
+			return b, nil
+		}
+		v, err := gpuexec.Slice(b, int(lo), int(hi))
+		b.Release()
+		return v, err
+	}
+}
+
+// Close implements DeviceOperator.
+func (l *DeviceLimit) Close() error { return l.Input.Close() }
+
+// DeviceUnionAll produces the device batches of each input in turn.
+type DeviceUnionAll struct {
+	Inputs []DeviceOperator
+	cur    int
+}
+
+// Open implements DeviceOperator.
+func (u *DeviceUnionAll) Open(ctx context.Context) error {
+	u.cur = 0
+	for _, in := range u.Inputs {
+		if err := in.Open(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NextDevice implements DeviceOperator.
+func (u *DeviceUnionAll) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	for u.cur < len(u.Inputs) {
+		b, err := u.Inputs[u.cur].NextDevice(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			return b, nil
+		}
+		u.cur++
+	}
+	return nil, nil
+}
+
+// Close implements DeviceOperator.
+func (u *DeviceUnionAll) Close() error {
+	var first error
+	for _, in := range u.Inputs {
+		if err := in.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

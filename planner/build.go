@@ -30,6 +30,9 @@ func Build(n Node, rt *operators.GPURuntime, strict bool) (*Built, error) {
 }
 
 func (b *Built) build(n Node) (operators.Operator, error) {
+	if n.Placement() == GPU {
+		return nil, fmt.Errorf("internal error: %T on the GPU without a DeviceToHost above it", n)
+	}
 	var op operators.Operator
 	switch x := n.(type) {
 	case *Scan:
@@ -153,6 +156,22 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 			types = append(types, c.Type)
 		}
 		op = &operators.DeviceCompute{Input: in, RT: b.GPU, Types: types, Pred: x.Pred, Exprs: x.Exprs, Fused: x.Fused, Stats: st, Strict: b.Strict}
+	case *Limit:
+		in, err := b.buildDevice(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		op = &operators.DeviceLimit{Input: in, Count: x.Count, Offset: x.Offset}
+	case *Union:
+		u := &operators.DeviceUnionAll{}
+		for _, p := range x.Parts {
+			in, err := b.buildDevice(p)
+			if err != nil {
+				return nil, err
+			}
+			u.Inputs = append(u.Inputs, in)
+		}
+		op = u
 	case *Transfer:
 		if !x.ToDevice {
 			return nil, fmt.Errorf("internal error: device operator above DeviceToHost")

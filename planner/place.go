@@ -123,6 +123,10 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if pred == nil && onlyColumns(x.Exprs) && in.Placement() == CPU {
+			// Choosing columns of host batches needs no device.
+			return &Project{Input: in, Exprs: x.Exprs, Out: x.Out}, nil
+		}
 		fused, serr := opts.Supported(input.Columns(), pred, x.Exprs)
 		if serr == nil {
 			c := &Compute{Input: gpuInput(in), Pred: pred, Exprs: x.Exprs, Out: x.Out, Fused: fused && opts.Fusion}
@@ -159,6 +163,39 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		return &Filter{Input: toSide(in, CPU), Pred: x.Pred}, nil
 	case *Scan:
 		return x, nil
+	case *Limit:
+		// A limit over GPU output slices device batches, so only the rows
+		// kept are downloaded.
+		in, err := place(x.Input, opts)
+		if err != nil {
+			return nil, err
+		}
+		c := *x
+		c.Input = in
+		c.Dev = in.Placement()
+		return &c, nil
+	case *Union:
+		parts := make([]Node, len(x.Parts))
+		onGPU := true
+		for i, p := range x.Parts {
+			pp, err := place(p, opts)
+			if err != nil {
+				return nil, err
+			}
+			parts[i] = pp
+			onGPU = onGPU && pp.Placement() == GPU
+		}
+		c := *x
+		c.Parts = parts
+		if onGPU {
+			c.Dev = GPU
+		} else {
+			for i := range c.Parts {
+				c.Parts[i] = toSide(c.Parts[i], CPU)
+			}
+			c.Dev = CPU
+		}
+		return &c, nil
 	}
 	// Every other operator runs on the CPU; its inputs come to the host.
 	inputs := n.Inputs()
@@ -293,4 +330,14 @@ func PassThrough(inputs []Column) []expr.Expr {
 		out[i] = &expr.ColumnRef{Index: i, Name: c.Name, T: c.Type}
 	}
 	return out
+}
+
+// onlyColumns reports whether every expression is a plain column reference.
+func onlyColumns(es []expr.Expr) bool {
+	for _, e := range es {
+		if _, ok := e.(*expr.ColumnRef); !ok {
+			return false
+		}
+	}
+	return true
 }
