@@ -117,6 +117,30 @@ func TestDevicePathsMatchCPU(t *testing.T) {
 			t.Logf("fused=%v filter=%d: %d outputs, %d rows, %d launches", fused, fi, len(outs), want[0].Len, launches)
 		}
 	}
+	// Long strings (average output well over 32 bytes): the warp-cooperative
+	// copy of the fill pass.
+	long := fusetest.LongBatch(1<<16, 11)
+	lin, err := rt.Dev.Upload(ctx, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, n := fusetest.Col(fusetest.Name), fusetest.Col(fusetest.S)
+	longOuts := []expr.Expr{cases[0][0], bld.Call("concat", name, n, name), bld.Call("substring", name, fusetest.Lit(3)),
+		bld.Call("upper", name), bld.Call("split_part", name, fusetest.Lit(" "), fusetest.Lit(-2))}
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	for _, fused := range []bool{true, false} {
+		want, err := fusetest.Reference(long, nil, longOuts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := runCompute(t, rt, lin, fusetest.Types, nil, longOuts, fused)
+		if err := fusetest.Compare(longOuts, got.Cols, want); err != nil {
+			t.Fatalf("long strings, fused=%v: %v", fused, err)
+		}
+	}
+	lin.Release()
 	if inUse := rt.Dev.Stats().Memory.InUse; inUse != base {
 		t.Fatalf("pool in use %d after the runs, %d before", inUse, base)
 	}

@@ -84,3 +84,13 @@ func TestNotFusable(t *testing.T) {
 		t.Fatal("CAST(DOUBLE AS VARCHAR) fused, want ErrNotFusable")
 	}
 }
+
+func TestLongStrings(t *testing.T) {
+	var bld fusetest.Builder
+	name, n := fusetest.Col(fusetest.Name), fusetest.Col(fusetest.S)
+	outs := []expr.Expr{bld.Call("concat", name, n, name), bld.Call("substring", name, fusetest.Lit(3)), bld.Call("upper", name)}
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	checkKernel(t, fusetest.LongBatch(3000, 5), nil, outs)
+}

@@ -185,7 +185,12 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 		return s.String()
 	}
 	// writes stores row outputs at output row r with byte offsets off[].
-	writes := func(r string) string {
+	// coopable reports whether a string output is views (a view or a rope)
+	// that a whole warp can copy together.
+	coopable := func(o output) bool { return o.v.kind == kSV || o.v.kind == kRope }
+	// writes stores row outputs; with coop, the chars of view outputs are
+	// left to coopWrites.
+	writes := func(r string, coop bool) string {
 		var s strings.Builder
 		for j, o := range os {
 			fmt.Fprintf(&s, "    if (%s) out_null(a.out%d_valid, %s);\n", nullFlag(o.v), j, r)
@@ -196,8 +201,54 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 		for c, j := range strIdx {
 			o := os[j]
 			fmt.Fprintf(&s, "    a.out%d_off[%s] = (int32_t)off[%d];\n", j, r, c+1)
-			fmt.Fprintf(&s, "    if (cnt[%d] > 0) { char* dst = a.out%d_chars + off[%d]; %s }\n", c+1, j, c+1, o.writeStmt("dst"))
+			cond := fmt.Sprintf("cnt[%d] > 0", c+1)
+			if coop && coopable(o) {
+				cond += fmt.Sprintf(" && !coop%d", c+1)
+			}
+			fmt.Fprintf(&s, "    if (%s) { char* dst = a.out%d_chars + off[%d]; %s }\n", cond, j, c+1, o.writeStmt("dst"))
 			fmt.Fprintf(&s, "    if (last) a.out%d_off[%s + 1] = (int32_t)(off[%d] + cnt[%d]);\n", j, r, c+1, c+1)
+		}
+		return s.String()
+	}
+	// coopWrites copies long view outputs a warp at a time: the warp walks
+	// its 32 rows and all lanes copy each row's pieces together, so long
+	// strings neither serialise the warp nor write byte by byte from one
+	// thread. Chosen per batch when the average output is >= 32 bytes.
+	coopWrites := func() string {
+		var s strings.Builder
+		for c, j := range strIdx {
+			o := os[j]
+			if !coopable(o) {
+				continue
+			}
+			k, ptr, n := "1", o.v.c+".p", o.v.c+".n"
+			if o.v.kind == kRope {
+				k, ptr, n = o.v.c+".k", o.v.c+".part[q].p", o.v.c+".part[q].n"
+			}
+			fmt.Fprintf(&s, `    if (coop%d) {
+      for (int src = 0; src < 32; src++) {
+        int64_t len = __shfl_sync(0xffffffffu, cnt[%d], src);
+        if (len == 0) continue;
+        char* dst = a.out%d_chars + __shfl_sync(0xffffffffu, off[%d], src);
+        int parts = __shfl_sync(0xffffffffu, (int)(%s), src);
+        for (int q = 0; q < parts; q++) {
+          const char* p = (const char*)__shfl_sync(0xffffffffu, (unsigned long long)(%s), src);
+          int pn = __shfl_sync(0xffffffffu, (int)(%s), src);
+          for (int z = lane; z < pn; z += 32) dst[z] = p[z];
+          dst += pn;
+        }
+      }
+    }
+`, c+1, c+1, j, c+1, k, ptr, n)
+		}
+		return s.String()
+	}
+	coopFlags := func() string {
+		var s strings.Builder
+		for c, j := range strIdx {
+			if coopable(os[j]) {
+				fmt.Fprintf(&s, "  const bool coop%d = a.totals[%d] >= 32 * (a.totals[0] > 0 ? a.totals[0] : 1);\n", c+1, c+1)
+			}
 		}
 		return s.String()
 	}
@@ -211,7 +262,7 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	b.WriteString(rowPrologue + body + rowEpilogue + counts("true"))
 	b.WriteString("  if (err && *a.err == 0) *a.err = err;\n")
 	b.WriteString("  if (cnt[0]) {\n    bool last = true;\n    int64_t r = kept;\n")
-	b.WriteString(writes("r"))
+	b.WriteString(writes("r", false))
 	b.WriteString("    kept++;\n    for (int c = 1; c < GSQL_NC; c++) off[c] += cnt[c];\n  }\n  }\n")
 	b.WriteString("  a.totals[0] = kept;\n  for (int c = 1; c < GSQL_NC; c++) a.totals[c] = off[c];\n}\n#else\n\n")
 
@@ -279,7 +330,7 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(GSQL_PARAMS) 
   int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
   int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  int64_t carry[GSQL_NC];
+` + coopFlags() + `  int64_t carry[GSQL_NC];
   for (int c = 0; c < GSQL_NC; c++) carry[c] = a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c];
   for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
     bool active = base + threadIdx.x < hi;
@@ -318,9 +369,10 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(GSQL_PARAMS) 
       bool last = off[0] == a.totals[0] - 1;
       int64_t r = off[0];
 `)
-	b.WriteString(writes("r"))
-	b.WriteString(`    }
-  }
+	b.WriteString(writes("r", true))
+	b.WriteString("    }\n")
+	b.WriteString(coopWrites())
+	b.WriteString(`  }
 }
 
 // One pass when no output is a string and no filter compacts: row i -> i.
@@ -335,7 +387,7 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_map(GSQL_PARAMS) {
     bool last = false;
     int64_t r = i;
 `)
-	b.WriteString(writes("r"))
+	b.WriteString(writes("r", false))
 	b.WriteString("  }\n}\n#endif\n")
 	return b.String()
 }

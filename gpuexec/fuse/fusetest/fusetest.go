@@ -213,3 +213,32 @@ func Compare(outputs []expr.Expr, got, want []*coldata.Vec) error {
 	}
 	return nil
 }
+
+// LongBatch is Batch with long names: 40 to 400 bytes of mixed ASCII and
+// multibyte words, and one row in 1000 over 64 KiB — the rows that must
+// not serialise a warp.
+func LongBatch(n int, seed int64) *coldata.Batch {
+	b := Batch(n, seed)
+	r := rand.New(rand.NewSource(seed + 1))
+	words := []string{"alpha", "βeta", "gamma", "日本語", "delta", "épée", "x"}
+	name := coldata.NewBuilder(coldata.String, n)
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		if r.Intn(20) == 0 {
+			name.AppendNull()
+			continue
+		}
+		sb.Reset()
+		target := 40 + r.Intn(360)
+		if r.Intn(1000) == 0 {
+			target = 70_000
+		}
+		for sb.Len() < target {
+			sb.WriteString(words[r.Intn(len(words))])
+			sb.WriteByte(' ')
+		}
+		name.AppendString(sb.String())
+	}
+	b.Cols[Name] = name.Finish()
+	return b
+}
