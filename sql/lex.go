@@ -11,6 +11,8 @@
 package sql
 
 import (
+	"strings"
+
 	"github.com/xwb1989/sqlparser"
 )
 
@@ -43,18 +45,39 @@ func (t token) is(src, kw string) bool {
 }
 
 // lex tokenizes src with the parser's tokenizer. Comments are kept as
-// tokens (so that splitting never looks inside them); a lexing error ends
-// the list with a LEX_ERROR token.
+// tokens (so that splitting never looks inside them). The body of a MySQL
+// versioned comment (/*! ... */) is lexed as ordinary tokens at their own
+// positions, as MySQL runs it. A lexing error is kept as a LEX_ERROR token
+// and lexing goes on after it; an error that reaches the end of the text
+// (an open string, quoted identifier or comment) is the last token.
 func lex(src string) []token {
-	tk := sqlparser.NewStringTokenizer(src)
-	tk.AllowComments = true
 	var out []token
-	prevEnd := 0
+	lexRange(src, 0, len(src), &out)
+	return out
+}
+
+// lexRange appends the tokens of src[from:to] to out.
+func lexRange(src string, from, to int, out *[]token) {
+	for from < to {
+		next, restart := lexFrom(src, from, to, out)
+		if !restart {
+			return
+		}
+		from = next
+	}
+}
+
+// lexFrom tokenizes src[from:to] until its end or until a versioned
+// comment, whose body it lexes and then asks to restart after it.
+func lexFrom(src string, from, to int, out *[]token) (next int, restart bool) {
+	tk := sqlparser.NewStringTokenizer(src[from:to])
+	tk.AllowComments = true
+	prevEnd := from
 	for {
 		typ, val := scanSafe(tk)
-		end := tk.Position - 1
-		if end > len(src) {
-			end = len(src)
+		end := from + tk.Position - 1
+		if end > to {
+			end = to
 		}
 		if end < prevEnd {
 			end = prevEnd
@@ -64,11 +87,31 @@ func lex(src string) []token {
 			start++
 		}
 		if typ == 0 {
-			return out
+			return to, false
 		}
-		out = append(out, token{typ: typ, val: append([]byte(nil), val...), start: start, end: end})
-		if typ == sqlparser.LEX_ERROR {
-			return out
+		if typ != sqlparser.COMMENT && typ != sqlparser.LEX_ERROR && strings.HasPrefix(src[start:to], "/*!") {
+			// The tokenizer entered a versioned comment; lex its body here
+			// so that every token keeps its own position.
+			body := start + 3
+			for body < to && src[body] >= '0' && src[body] <= '9' {
+				body++
+			}
+			close := strings.Index(src[start+3:to], "*/")
+			if close < 0 {
+				// Not reachable (an open comment is a LEX_ERROR); stop safely.
+				*out = append(*out, token{typ: sqlparser.LEX_ERROR, start: start, end: to})
+				return to, false
+			}
+			close += start + 3
+			if body > close {
+				body = close
+			}
+			lexRange(src, body, close, out)
+			return close + 2, true
+		}
+		*out = append(*out, token{typ: typ, val: append([]byte(nil), val...), start: start, end: end})
+		if typ == sqlparser.LEX_ERROR && (end >= to || end <= prevEnd) {
+			return to, false
 		}
 		prevEnd = end
 	}

@@ -156,6 +156,11 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 }
 
 func parseQuery(src string, toks []token) (Statement, *Error) {
+	// The stock grammar rejects a parenthesised query on its own
+	// ("(SELECT 1)"), which MySQL runs: drop parentheses around the whole.
+	for len(toks) > 2 && toks[0].typ == '(' && matching(toks, 0) == len(toks)-1 {
+		toks = toks[1 : len(toks)-1]
+	}
 	st, err := parseRewritten(src, toks)
 	if err != nil {
 		return nil, err
@@ -328,14 +333,15 @@ func (p *ddl) createTable() (Statement, *Error) {
 		}
 		p.i++
 	}
-	p.accept("as")
-	if t, ok := p.peek(); ok {
+	as := p.accept("as")
+	if _, ok := p.peek(); ok {
 		st, err := parseQuery(p.src, p.toks[p.i:])
 		if err != nil {
 			return nil, err
 		}
 		ct.AsSelect = st.(*Select).Stmt
-		_ = t
+	} else if as {
+		return nil, p.errHere("unexpected end of statement: expected a query after AS")
 	} else if ct.Columns == nil {
 		return nil, p.errHere("CREATE TABLE needs columns or AS SELECT")
 	}
@@ -426,7 +432,7 @@ func (p *ddl) column() (ColumnDef, *Error) {
 	var words []string
 	for {
 		t, ok := p.peek()
-		if !ok || t.typ == ',' || t.typ == ')' || constraintWords[strings.ToLower(t.text(p.src))] {
+		if !ok || t.typ == ',' || t.typ == ')' || len(words) > 0 && constraintWords[strings.ToLower(t.text(p.src))] {
 			break
 		}
 		if t.typ == '(' {

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
@@ -16,6 +18,10 @@ type rewriter struct {
 	src  string
 	out  strings.Builder
 	segs []segment
+	// args numbers the statement's '?' placeholders (by source offset) in
+	// the order they appear in the user's text, which the rewrites may
+	// change (TRIM(x FROM s) becomes trim(s, x)).
+	args map[int]int
 }
 
 // segment maps output bytes [out, out+n) to source offset src (exact when
@@ -26,6 +32,10 @@ type segment struct {
 }
 
 func (r *rewriter) emitSrc(t token) {
+	if n, ok := r.args[t.start]; ok && t.typ == sqlparser.VALUE_ARG {
+		r.emitText(fmt.Sprintf(":v%d", n), t.start)
+		return
+	}
 	r.space()
 	r.segs = append(r.segs, segment{out: r.out.Len(), src: t.start, n: t.end - t.start, exact: true})
 	r.out.WriteString(r.src[t.start:t.end])
@@ -198,7 +208,8 @@ func (r *rewriter) special(t token, args []token, closing token) (bool, *Error) 
 		return true, r.call(name, t, closing, parts[0])
 	case t.typ == sqlparser.CONVERT:
 		parts, _ := splitTop(args, func(x token) bool { return x.typ == ',' })
-		if len(parts) == 1 {
+		_, using := splitTop(args, func(x token) bool { return x.typ == sqlparser.USING })
+		if len(parts) == 1 && len(using) > 0 {
 			return true, newError(ErrUnsupported, r.src, t.start, "not supported: CONVERT ... USING (gsql strings are always UTF-8)")
 		}
 		if len(parts) != 2 || len(parts[1]) == 0 {
@@ -241,17 +252,24 @@ func (r *rewriter) castName(typ []token) (string, *Error) {
 	return "cast_to_varchar", nil
 }
 
-// parseExpr runs the stock parser over the rewritten tokens of a
+// parseRewritten runs the stock parser over the rewritten tokens of a
 // SELECT/INSERT statement.
 func parseRewritten(src string, toks []token) (sqlparser.Statement, *Error) {
-	r := &rewriter{src: src}
+	r := &rewriter{src: src, args: map[int]int{}}
+	for _, t := range toks {
+		if t.typ == sqlparser.VALUE_ARG && t.text(src) == "?" {
+			r.args[t.start] = len(r.args) + 1
+		}
+	}
 	if err := r.rewrite(toks); err != nil {
 		return nil, err
 	}
-	text := r.out.String()
+	// The trailing blank tells an error at the last token (the parser
+	// stops on the blank after it) from one at the end of the text.
+	text := r.out.String() + " "
 	st, err := parseStock(text)
 	if err != nil {
-		return nil, r.syntaxError(err)
+		return nil, r.syntaxError(text, err)
 	}
 	return st, nil
 }
@@ -260,54 +278,62 @@ func parseRewritten(src string, toks []token) (sqlparser.Statement, *Error) {
 func parseStock(text string) (st sqlparser.Statement, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &stockError{pos: len(text), msg: "syntax error"}
+			st, err = nil, errStockPanic
 		}
 	}()
 	return sqlparser.Parse(text)
 }
 
-type stockError struct {
-	pos  int
-	msg  string
-	near string
-}
+var errStockPanic = errors.New("syntax error")
 
-func (e *stockError) Error() string { return e.msg }
-
-// syntaxError converts the library's "syntax error at position N near 'x'"
-// into an Error at the user's line and column.
-func (r *rewriter) syntaxError(err error) *Error {
-	msg := err.Error()
-	pos := len(r.out.String())
-	near := ""
-	if se, ok := err.(*stockError); ok {
-		pos = se.pos
-	} else if i := strings.Index(msg, " at position "); i >= 0 {
-		rest := msg[i+len(" at position "):]
-		n := 0
-		k := 0
-		for k < len(rest) && rest[k] >= '0' && rest[k] <= '9' {
+// syntaxError converts the library's "syntax error at position N [near
+// 'x']" for the rewritten text into an Error at the user's line and column
+// of the token the parser stopped at. N-1 is the offset just after that
+// token.
+func (r *rewriter) syntaxError(text string, err error) *Error {
+	pos := len(text)
+	if i := strings.Index(err.Error(), " at position "); i >= 0 {
+		rest := err.Error()[i+len(" at position "):]
+		n, k := 0, 0
+		for k < len(rest) && rest[k] >= '0' && rest[k] <= '9' && n < len(text)+1 {
 			n = n*10 + int(rest[k]-'0')
 			k++
 		}
-		pos = n - 1
-		if j := strings.Index(rest, " near '"); j >= 0 {
-			near = strings.TrimSuffix(rest[j+len(" near '"):], "'")
-			if near != "" && pos-len(near) >= 0 {
-				pos -= len(near)
-			}
+		if k > 0 {
+			pos = n - 1
 		}
 	}
-	text := r.out.String()
-	for pos > 0 && pos < len(text) && isBlank(text[pos]) {
-		pos++
+	end := strings.TrimRight(text, " ")
+	if pos >= len(text) || pos < 0 {
+		return newError(ErrSyntax, r.src, r.srcOffset(len(end)), "unexpected end of statement")
 	}
-	off := r.srcOffset(pos)
-	if near != "" {
-		return newError(ErrSyntax, r.src, off, "near '%s'", near)
+	var bad *token
+	toks := lex(text)
+	for k := range toks {
+		if toks[k].end <= pos {
+			bad = &toks[k]
+		}
 	}
-	if pos >= len(text) {
-		return newError(ErrSyntax, r.src, off, "unexpected end of statement")
+	if bad == nil {
+		return newError(ErrSyntax, r.src, r.srcOffset(pos), "unexpected input")
 	}
-	return newError(ErrSyntax, r.src, off, "unexpected input")
+	off := r.srcOffset(bad.start)
+	near := bad.text(text)
+	if s, ok := r.segmentAt(bad.start); ok && s.exact && bad.end-s.out <= s.n {
+		near = r.src[off : off+bad.end-bad.start]
+	}
+	if strings.HasPrefix(err.Error(), "max nesting level") {
+		return newError(ErrSyntax, r.src, off, "expression nested too deeply")
+	}
+	return newError(ErrSyntax, r.src, off, "near '%s'", near)
+}
+
+// segmentAt returns the segment holding output offset off.
+func (r *rewriter) segmentAt(off int) (segment, bool) {
+	for _, s := range r.segs {
+		if off >= s.out && off < s.out+s.n {
+			return s, true
+		}
+	}
+	return segment{}, false
 }

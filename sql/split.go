@@ -1,7 +1,9 @@
 package sql
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/xwb1989/sqlparser"
 )
@@ -47,15 +49,45 @@ func pieces(src string) ([]piece, *Error) {
 
 func lexMessage(src string, t token) string {
 	rest := src[t.start:]
+	open := t.end >= len(src)
 	switch {
 	case strings.HasPrefix(rest, "'") || strings.HasPrefix(rest, "\""):
 		return "unterminated string"
 	case strings.HasPrefix(rest, "`"):
-		return "unterminated quoted identifier"
+		if open {
+			return "unterminated quoted identifier"
+		}
+		return "empty quoted identifier"
 	case strings.HasPrefix(rest, "/*"):
 		return "unterminated comment"
+	case len(rest) > 1 && rest[1] == '\'' && (rest[0] == 'x' || rest[0] == 'X'):
+		return "malformed hexadecimal literal"
+	case len(rest) > 1 && rest[1] == '\'' && (rest[0] == 'b' || rest[0] == 'B'):
+		return "malformed bit literal"
+	case rest != "" && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '.'):
+		return "malformed number"
+	case strings.HasPrefix(rest, ":"):
+		return "malformed bind variable"
 	}
-	return "unexpected character " + strings.TrimSpace(string(t.val))
+	r, _ := utf8.DecodeRuneInString(rest)
+	if r == utf8.RuneError {
+		if rest == "" {
+			return "unexpected end of input"
+		}
+		return fmt.Sprintf("unexpected byte 0x%02x", rest[0])
+	}
+	return fmt.Sprintf("unexpected character %q", r)
+}
+
+// unterminated reports whether t is a lexing error that runs to the end of
+// src: an open string, quoted identifier or comment.
+func unterminated(src string, t token) bool {
+	if t.typ != sqlparser.LEX_ERROR || t.end < len(src) {
+		return false
+	}
+	rest := src[t.start:]
+	return strings.HasPrefix(rest, "'") || strings.HasPrefix(rest, "\"") || strings.HasPrefix(rest, "`") ||
+		strings.HasPrefix(rest, "/*") || len(rest) > 1 && rest[1] == '\''
 }
 
 // Split splits text into statements at ';' outside quotes and comments. The
@@ -70,7 +102,7 @@ func Split(text string) (stmts []string, complete bool) {
 	var has bool
 	for _, t := range toks {
 		switch {
-		case t.typ == sqlparser.LEX_ERROR:
+		case unterminated(text, t):
 			// An open string or comment: the rest is one unfinished piece.
 			if s := strings.TrimSpace(text[start:]); s != "" {
 				stmts = append(stmts, s)
