@@ -1,5 +1,3 @@
-//go:build !gsql_noengine
-
 package tests
 
 import (
