@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,6 +9,12 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
 )
+
+// ErrHostOnly marks expressions that only the host evaluates (correlated
+// subqueries run a query per row): like sorting today, they are CPU work by
+// nature, so even strict GPU placement runs them on the CPU, visibly in
+// EXPLAIN.
+var ErrHostOnly = errors.New("expression is evaluated on the host")
 
 // Compute is a filter and/or projection on the GPU: with Fused, one
 // generated kernel set computes the whole operator (rows compacted in the
@@ -133,7 +140,7 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 			c.Dev = GPU
 			return c, nil
 		}
-		if opts.Strict {
+		if opts.Strict && !errors.Is(serr, ErrHostOnly) {
 			return nil, fmt.Errorf("device gpu: %w (use device auto to run it on the CPU)", serr)
 		}
 		if pred != nil {
@@ -157,7 +164,7 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 			c.Dev = GPU
 			return c, nil
 		}
-		if opts.Strict {
+		if opts.Strict && !errors.Is(serr, ErrHostOnly) {
 			return nil, fmt.Errorf("device gpu: %w (use device auto to run it on the CPU)", serr)
 		}
 		return &Filter{Input: toSide(in, CPU), Pred: x.Pred}, nil
@@ -286,12 +293,23 @@ func GPUSupport(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool,
 			return false, fmt.Errorf("column %s has no type", inputs[i].Name)
 		}
 	}
-	if _, ferr := fuse.Generate(types, pred, outs); ferr == nil {
-		return true, nil
-	}
 	all := append([]expr.Expr(nil), outs...)
 	if pred != nil {
 		all = append(all, pred)
+	}
+	for _, e := range all {
+		hostOnly := false
+		expr.Walk(e, func(x expr.Expr) {
+			if c, ok := x.(*expr.Call); ok && c.Fn.Volatile {
+				hostOnly = true
+			}
+		})
+		if hostOnly {
+			return false, ErrHostOnly
+		}
+	}
+	if _, ferr := fuse.Generate(types, pred, outs); ferr == nil {
+		return true, nil
 	}
 	for _, e := range all {
 		var bad error
