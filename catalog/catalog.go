@@ -229,6 +229,13 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 		c.mu.Unlock()
 		return fmt.Errorf("insert into %s: %d columns for %d", name, len(b.Cols), len(t.Columns))
 	}
+	// Checked here: building the record would panic with the lock held.
+	for i, v := range b.Cols {
+		if v.Type != t.Columns[i].Type || v.Len != b.Len {
+			c.mu.Unlock()
+			return fmt.Errorf("insert into %s: column %s: %d %s values for %d %s rows", name, t.Columns[i].Name, v.Len, v.Type, b.Len, t.Columns[i].Type)
+		}
+	}
 	schema := t.Schema()
 	recs := append([]arrow.Record(nil), t.Records...)
 	newRec := coldata.BatchToRecord(schema, b)
