@@ -104,11 +104,15 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 	if err != nil {
 		return nil, err
 	}
+	rdr := newOpReader(ctx, schemaOf(n.Columns()), built.Root)
+	if built.GPU != nil && hasDeviceNode(n) {
+		rdr.timeOnDevice(built.GPU.Dev)
+	}
 	if err := built.Root.Open(ctx); err != nil {
 		built.Root.Close()
 		return nil, err
 	}
-	return newOpReader(ctx, schemaOf(n.Columns()), built.Root), nil
+	return rdr, nil
 }
 
 func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args []any, analyze bool) ([]string, error) {
@@ -405,4 +409,17 @@ func (db *DB) build(n planner.Node) (*planner.Built, error) {
 		rt, _ = db.gpu()
 	}
 	return planner.Build(n, rt, strict)
+}
+
+// hasDeviceNode reports whether any operator of the plan runs on the GPU.
+func hasDeviceNode(n planner.Node) bool {
+	if n.Placement() == planner.GPU {
+		return true
+	}
+	for _, in := range n.Inputs() {
+		if hasDeviceNode(in) {
+			return true
+		}
+	}
+	return false
 }

@@ -56,6 +56,18 @@ func TestGPUQueryLatency(t *testing.T) {
 				t.Fatalf("warm query compiled %d kernels", after.Compiles-before.Compiles)
 			}
 		}
+		q, err := db.Query(ctx, redactQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q.Next() {
+		}
+		dt, ok := q.(interface{ DeviceTime() (time.Duration, bool) }).DeviceTime()
+		q.Release()
+		if !ok || dt <= 0 {
+			t.Fatalf("device time %v, %v", dt, ok)
+		}
+		t.Logf("fusion=%v: device time of the query %v", fusion, dt)
 		rdr, err := db.Query(ctx, "EXPLAIN ANALYZE "+redactQuery)
 		if err != nil {
 			t.Fatal(err)

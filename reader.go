@@ -3,17 +3,22 @@ package gsql
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
 )
 
 // opReader streams an operator tree's batches as Arrow records.
 type opReader struct {
-	refs   atomic.Int64
+	// start and end bracket the query's device work (GPU queries only).
+	start, end *gpuexec.Event
+	devTime    time.Duration
+	refs       atomic.Int64
 	ctx    context.Context
 	schema *arrow.Schema
 	op     operators.Operator
@@ -47,6 +52,15 @@ func (r *opReader) finish() {
 		r.done = true
 		if err := r.op.Close(); err != nil && r.err == nil {
 			r.err = err
+		}
+		if r.end != nil && r.end.Record(nil) == nil && r.end.Synchronize() == nil {
+			r.devTime, _ = r.start.Elapsed(r.end)
+		}
+		if r.start != nil {
+			r.start.Close()
+		}
+		if r.end != nil {
+			r.end.Close()
 		}
 	}
 }
@@ -108,4 +122,30 @@ func rowsReader(names []string, cols []*coldata.Vec) array.RecordReader {
 func (r *opReader) nextBatch() (b *coldata.Batch, err error) {
 	defer recoverInternal(&err)
 	return r.op.Next(r.ctx)
+}
+
+// DeviceTime is the GPU time between the query's start and the end of its
+// results (ok false for queries that did not run on the GPU, or before the
+// reader is exhausted or released).
+func (r *opReader) DeviceTime() (time.Duration, bool) {
+	return r.devTime, r.end != nil && r.done
+}
+
+// timeOnDevice starts bracketing the reader's device work with events.
+func (r *opReader) timeOnDevice(d *gpuexec.Device) {
+	start, err := d.NewEvent()
+	if err != nil {
+		return
+	}
+	end, err := d.NewEvent()
+	if err != nil {
+		start.Close()
+		return
+	}
+	if start.Record(nil) != nil {
+		start.Close()
+		end.Close()
+		return
+	}
+	r.start, r.end = start, end
 }

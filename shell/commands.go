@@ -466,7 +466,7 @@ func (s *Shell) cmdImport(ctx context.Context, args []string) error {
 	if s.interactive {
 		fmt.Fprintf(s.opts.Out, "%s imported into %s\n", plural(rows), table)
 	}
-	s.printTimer(time.Since(start))
+	s.printTimer(time.Since(start), nil)
 	return nil
 }
 

@@ -307,7 +307,7 @@ func (s *Shell) statement(parent context.Context, st string) error {
 		if err := rdr.Err(); err != nil {
 			return err
 		}
-		s.printTimer(time.Since(start))
+		s.printTimer(time.Since(start), rdr)
 		return nil
 	}
 	if word == "EXPLAIN" && rdr.Schema().NumFields() == 1 && rdr.Schema().Field(0).Type.ID() == arrow.STRING {
@@ -318,14 +318,27 @@ func (s *Shell) statement(parent context.Context, st string) error {
 	if err != nil {
 		return err
 	}
-	s.printTimer(time.Since(start))
+	s.printTimer(time.Since(start), rdr)
 	return nil
 }
 
-func (s *Shell) printTimer(d time.Duration) {
-	if s.timer {
-		fmt.Fprintf(s.opts.Out, "Run Time: %.3f ms (%s)\n", float64(d.Microseconds())/1000, s.db.Device())
+// deviceTimer is implemented by results that know their GPU time.
+type deviceTimer interface {
+	DeviceTime() (time.Duration, bool)
+}
+
+func (s *Shell) printTimer(d time.Duration, rdr array.RecordReader) {
+	if !s.timer {
+		return
 	}
+	line := fmt.Sprintf("Run Time: %.3f ms (%s)", float64(d.Microseconds())/1000, s.db.Device())
+	// The result has been read to the end, so the query's device work is over.
+	if dt, ok := rdr.(deviceTimer); ok {
+		if t, ok := dt.DeviceTime(); ok {
+			line += fmt.Sprintf(", GPU %.3f ms", float64(t.Microseconds())/1000)
+		}
+	}
+	fmt.Fprintln(s.opts.Out, line)
 }
 
 // writeRaw prints a one-column text result (EXPLAIN output) line by line.
