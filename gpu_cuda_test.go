@@ -94,3 +94,30 @@ func checksum(t *testing.T, db *gsql.DB, q string) string {
 	}
 	return b.String()
 }
+
+// TestGPUPoolLimit: a table larger than the pool limit fails with an
+// out-of-memory error that names the limit, never a CUDA crash, and the
+// database keeps working on the CPU.
+func TestGPUPoolLimit(t *testing.T) {
+	ctx := context.Background()
+	db, err := gsql.Open(gsql.Options{Device: "gpu", PoolLimit: 64 << 20})
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer db.Close()
+	schema, recs := datagen.People(4_000_000, 3)
+	if err := db.RegisterTable("people", schema, recs); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Query(ctx, redactQuery)
+	if err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("query over a table larger than the pool limit: %v", err)
+	}
+	t.Logf("error: %v", err)
+	if err := db.SetDevice("cpu"); err != nil {
+		t.Fatal(err)
+	}
+	if got := rowsOf(t, db, redactQuery+" LIMIT 3"); len(got) != 3 {
+		t.Fatalf("CPU after the GPU failure: %v", got)
+	}
+}
