@@ -16,6 +16,10 @@ import (
 	"github.com/xwb1989/sqlparser"
 )
 
+// commentSemi is the type of a ';' inside a versioned comment, which does
+// not end the statement.
+const commentSemi = -1
+
 // token is one lexical token with its byte span in the text it came from.
 type token struct {
 	typ        int
@@ -74,40 +78,45 @@ func lexFrom(src string, from, to int, out *[]token) (next int, restart bool) {
 	tk.AllowComments = true
 	prevEnd := from
 	for {
+		// The next token starts after the blanks the tokenizer skips.
+		start := prevEnd
+		for start < to && isBlank(src[start]) {
+			start++
+		}
+		if strings.HasPrefix(src[start:to], "/*!") {
+			// A versioned comment (/*!50100 ... */): MySQL runs its body.
+			// Lex it here (the tokenizer would lose every position in it)
+			// and go on after it with a new tokenizer.
+			end := strings.Index(src[start+3:to], "*/")
+			if end < 0 {
+				*out = append(*out, token{typ: sqlparser.LEX_ERROR, start: start, end: to})
+				return to, false
+			}
+			end += start + 3
+			body := start + 3
+			for n := 0; n < 5 && body < end && src[body] >= '0' && src[body] <= '9'; n++ {
+				body++
+			}
+			first := len(*out)
+			lexRange(src, body, end, out)
+			for k := first; k < len(*out); k++ {
+				if (*out)[k].typ == ';' {
+					// A comment never ends a statement.
+					(*out)[k].typ = commentSemi
+				}
+			}
+			return end + 2, true
+		}
 		typ, val := scanSafe(tk)
 		end := from + tk.Position - 1
 		if end > to {
 			end = to
 		}
-		if end < prevEnd {
-			end = prevEnd
-		}
-		start := prevEnd
-		for start < end && isBlank(src[start]) {
-			start++
+		if end < start {
+			end = start
 		}
 		if typ == 0 {
 			return to, false
-		}
-		if typ != sqlparser.COMMENT && typ != sqlparser.LEX_ERROR && strings.HasPrefix(src[start:to], "/*!") {
-			// The tokenizer entered a versioned comment; lex its body here
-			// so that every token keeps its own position.
-			body := start + 3
-			for body < to && src[body] >= '0' && src[body] <= '9' {
-				body++
-			}
-			close := strings.Index(src[start+3:to], "*/")
-			if close < 0 {
-				// Not reachable (an open comment is a LEX_ERROR); stop safely.
-				*out = append(*out, token{typ: sqlparser.LEX_ERROR, start: start, end: to})
-				return to, false
-			}
-			close += start + 3
-			if body > close {
-				body = close
-			}
-			lexRange(src, body, close, out)
-			return close + 2, true
 		}
 		*out = append(*out, token{typ: typ, val: append([]byte(nil), val...), start: start, end: end})
 		if typ == sqlparser.LEX_ERROR && (end >= to || end <= prevEnd) {

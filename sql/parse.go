@@ -297,12 +297,10 @@ func (p *ddl) createTable() (Statement, *Error) {
 	if p.accept("temporary") {
 		// Every gsql table lives in memory; TEMPORARY changes nothing.
 	}
-	if t, ok := p.peek(); !ok || !t.is(p.src, "table") {
-		what := "end of statement"
-		if ok {
-			what = strings.ToUpper(t.text(p.src))
-		}
-		return nil, newError(ErrUnsupported, p.src, p.toks[0].start, "not supported: CREATE %s", what)
+	if t, ok := p.peek(); !ok {
+		return nil, p.errHere("unexpected end of statement: expected TABLE")
+	} else if !t.is(p.src, "table") {
+		return nil, newError(ErrUnsupported, p.src, p.toks[0].start, "not supported: CREATE %s", strings.ToUpper(t.text(p.src)))
 	}
 	p.i++
 	ct := &CreateTable{}
@@ -429,7 +427,7 @@ func (p *ddl) column() (ColumnDef, *Error) {
 	if !ok {
 		return ColumnDef{}, p.errHere("unexpected end of statement: expected the type of column %s", name)
 	}
-	var words []string
+	var words []token // a word, or a parenthesised group spanning several tokens
 	for {
 		t, ok := p.peek()
 		if !ok || t.typ == ',' || t.typ == ')' || len(words) > 0 && constraintWords[strings.ToLower(t.text(p.src))] {
@@ -437,25 +435,22 @@ func (p *ddl) column() (ColumnDef, *Error) {
 		}
 		if t.typ == '(' {
 			end := p.skipParens(p.i)
-			var inner []string
-			for _, x := range p.toks[p.i:end] {
-				inner = append(inner, x.text(p.src))
-			}
-			words = append(words, strings.Join(inner, ""))
+			words = append(words, token{typ: '(', start: t.start, end: p.toks[end-1].end})
 			p.i = end
 			continue
 		}
-		words = append(words, t.text(p.src))
+		words = append(words, t)
 		p.i++
 	}
 	if len(words) == 0 {
 		return ColumnDef{}, newError(ErrSyntax, p.src, start.start, "expected the type of column %s", name)
 	}
-	typeName := strings.Join(words, " ")
-	typeName = strings.ReplaceAll(typeName, " (", "(")
-	ct, ok := coldata.ParseType(typeName)
-	if !ok {
-		return ColumnDef{}, newError(ErrSyntax, p.src, start.start, "unknown type %s", typeName)
+	ct, n := parseTypeWords(p.src, words)
+	if n == 0 {
+		return ColumnDef{}, newError(ErrSyntax, p.src, start.start, "unknown type %s", typeText(p.src, words))
+	}
+	if n < len(words) {
+		return ColumnDef{}, newError(ErrSyntax, p.src, words[n].start, "near '%s': expected ',' or ')'", words[n].text(p.src))
 	}
 	col := ColumnDef{Name: name, Type: ct}
 	for {
@@ -505,14 +500,50 @@ func (p *ddl) column() (ColumnDef, *Error) {
 	}
 }
 
+// parseTypeWords reads a type name from its words (a parenthesised group
+// such as "(10,2)" is one word): it returns the type of the longest prefix
+// that names one, and that prefix's length (0 when none does).
+func parseTypeWords(src string, words []token) (coldata.Type, int) {
+	var best coldata.Type
+	n := 0
+	var name []string
+	for k, w := range words {
+		if w.typ == '(' {
+			// Arguments follow the name; they never change the type.
+			if k == 0 {
+				break
+			}
+			if n == k {
+				n = k + 1
+			}
+			continue
+		}
+		name = append(name, w.text(src))
+		if t, ok := coldata.ParseType(strings.Join(name, " ")); ok {
+			best, n = t, k+1
+		}
+	}
+	return best, n
+}
+
+// typeText is the source text of a type's words, with single blanks.
+func typeText(src string, words []token) string {
+	var b strings.Builder
+	for k, w := range words {
+		if k > 0 && w.typ != '(' {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.Join(strings.Fields(w.text(src)), ""))
+	}
+	return b.String()
+}
+
 func (p *ddl) dropTable() (Statement, *Error) {
 	p.i = 1
-	if t, ok := p.peek(); !ok || !t.is(p.src, "table") {
-		what := "end of statement"
-		if ok {
-			what = strings.ToUpper(t.text(p.src))
-		}
-		return nil, newError(ErrUnsupported, p.src, p.toks[0].start, "not supported: DROP %s", what)
+	if t, ok := p.peek(); !ok {
+		return nil, p.errHere("unexpected end of statement: expected TABLE")
+	} else if !t.is(p.src, "table") {
+		return nil, newError(ErrUnsupported, p.src, p.toks[0].start, "not supported: DROP %s", strings.ToUpper(t.text(p.src)))
 	}
 	p.i++
 	dt := &DropTable{}
@@ -553,11 +584,11 @@ func (p *ddl) show() (Statement, *Error) {
 		}
 		return &Describe{Table: name}, p.done()
 	}
-	what := "end of statement"
-	if t, ok := p.peek(); ok {
-		what = strings.ToUpper(t.text(p.src))
+	t, ok := p.peek()
+	if !ok {
+		return nil, p.errHere("unexpected end of statement: expected TABLES or COLUMNS")
 	}
-	return nil, newError(ErrUnsupported, p.src, p.toks[0].start, "not supported: SHOW %s", what)
+	return nil, newError(ErrUnsupported, p.src, p.toks[0].start, "not supported: SHOW %s", strings.ToUpper(t.text(p.src)))
 }
 
 func (p *ddl) describe(at int) (Statement, *Error) {

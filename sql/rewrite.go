@@ -231,15 +231,25 @@ func splitArgs(toks []token) [][]token {
 
 // castName maps the type of CAST/CONVERT to the registry's cast function.
 func (r *rewriter) castName(typ []token) (string, *Error) {
-	var words []string
-	for _, t := range typ {
-		words = append(words, t.text(r.src))
+	var words []token
+	for k := 0; k < len(typ); k++ {
+		if typ[k].typ == '(' {
+			end := matching(typ, k)
+			if end < 0 {
+				end = len(typ) - 1
+			}
+			words = append(words, token{typ: '(', start: typ[k].start, end: typ[end].end})
+			k = end
+			continue
+		}
+		words = append(words, typ[k])
 	}
-	name := strings.Join(words, " ")
-	name = strings.ReplaceAll(strings.ReplaceAll(name, "( ", "("), " )", ")")
-	ct, ok := coldata.ParseType(name)
-	if !ok {
-		return "", newError(ErrSyntax, r.src, typ[0].start, "unknown type %s", name)
+	ct, n := parseTypeWords(r.src, words)
+	if n == 0 {
+		return "", newError(ErrSyntax, r.src, typ[0].start, "unknown type %s", typeText(r.src, words))
+	}
+	if n < len(words) {
+		return "", newError(ErrSyntax, r.src, words[n].start, "near '%s': expected ')'", words[n].text(r.src))
 	}
 	switch ct {
 	case coldata.Bool:

@@ -49,15 +49,14 @@ func pieces(src string) ([]piece, *Error) {
 
 func lexMessage(src string, t token) string {
 	rest := src[t.start:]
-	open := t.end >= len(src)
 	switch {
 	case strings.HasPrefix(rest, "'") || strings.HasPrefix(rest, "\""):
 		return "unterminated string"
 	case strings.HasPrefix(rest, "`"):
-		if open {
-			return "unterminated quoted identifier"
+		if src[t.start:t.end] == "``" {
+			return "empty quoted identifier"
 		}
-		return "empty quoted identifier"
+		return "unterminated quoted identifier"
 	case strings.HasPrefix(rest, "/*"):
 		return "unterminated comment"
 	case len(rest) > 1 && rest[1] == '\'' && (rest[0] == 'x' || rest[0] == 'X'):
@@ -85,9 +84,17 @@ func unterminated(src string, t token) bool {
 	if t.typ != sqlparser.LEX_ERROR || t.end < len(src) {
 		return false
 	}
-	rest := src[t.start:]
-	return strings.HasPrefix(rest, "'") || strings.HasPrefix(rest, "\"") || strings.HasPrefix(rest, "`") ||
-		strings.HasPrefix(rest, "/*") || len(rest) > 1 && rest[1] == '\''
+	rest, text := src[t.start:], src[t.start:t.end]
+	switch {
+	case strings.HasPrefix(rest, "'") || strings.HasPrefix(rest, "\"") || strings.HasPrefix(rest, "/*"):
+		return true
+	case strings.HasPrefix(rest, "`"):
+		return text != "``"
+	case len(rest) > 1 && rest[1] == '\'' && strings.ContainsRune("xXbB", rune(rest[0])):
+		// x'4 is open; x'123' is closed but malformed.
+		return len(text) < 3 || text[len(text)-1] != '\''
+	}
+	return false
 }
 
 // Split splits text into statements at ';' outside quotes and comments. The
