@@ -134,16 +134,26 @@ func (r *rewriter) rewrite(toks []token) *Error {
 	return nil
 }
 
-// call emits `name`(arg, arg, ...).
-func (r *rewriter) call(name string, at token, closing token, args ...[]token) *Error {
+// call emits `name`(arg, arg, ...). seps are the source tokens that the
+// commas between the arguments stand for (their positions are reported for
+// errors there); nil maps them to the function's name.
+func (r *rewriter) call(name string, at token, closing token, seps []token, args ...[]token) *Error {
 	r.emitText("`"+name+"`", at.start)
 	r.emitText("(", at.end)
 	for k, a := range args {
 		if k > 0 {
-			r.emitText(",", at.end)
+			off := at.end
+			if k-1 < len(seps) {
+				off = seps[k-1].start
+			}
+			r.emitText(",", off)
 		}
 		if len(a) == 0 {
-			return newError(ErrSyntax, r.src, closing.start, "missing argument of %s", strings.ToUpper(name))
+			off := closing.start
+			if k < len(seps) {
+				off = seps[k].start
+			}
+			return newError(ErrSyntax, r.src, off, "missing argument of %s", strings.ToUpper(name))
 		}
 		if err := r.rewrite(a); err != nil {
 			return err
@@ -158,17 +168,17 @@ func (r *rewriter) call(name string, at token, closing token, args ...[]token) *
 func (r *rewriter) special(t token, args []token, closing token) (bool, *Error) {
 	switch {
 	case t.typ == sqlparser.SUBSTRING || t.typ == sqlparser.SUBSTR || t.is(r.src, "mid") || t.is(r.src, "substring") || t.is(r.src, "substr"):
-		parts, _ := splitTop(args, func(x token) bool { return x.typ == ',' || x.typ == sqlparser.FROM || x.typ == sqlparser.FOR })
+		parts, seps := splitTop(args, func(x token) bool { return x.typ == ',' || x.typ == sqlparser.FROM || x.typ == sqlparser.FOR })
 		if len(parts) < 2 || len(parts) > 3 {
 			return true, newError(ErrSyntax, r.src, t.start, "SUBSTRING takes 2 or 3 arguments")
 		}
-		return true, r.call("substring", t, closing, parts...)
+		return true, r.call("substring", t, closing, seps, parts...)
 	case t.is(r.src, "position"):
-		parts, _ := splitTop(args, func(x token) bool { return x.typ == sqlparser.IN })
+		parts, seps := splitTop(args, func(x token) bool { return x.typ == sqlparser.IN })
 		if len(parts) != 2 {
 			return false, nil
 		}
-		return true, r.call("locate", t, closing, parts...)
+		return true, r.call("locate", t, closing, seps, parts...)
 	case t.is(r.src, "trim"):
 		name := "trim"
 		rest := args
@@ -182,18 +192,22 @@ func (r *rewriter) special(t token, args []token, closing token) (bool, *Error) 
 				name, rest = "rtrim", rest[1:]
 			}
 		}
-		parts, _ := splitTop(rest, func(x token) bool { return x.typ == sqlparser.FROM })
+		parts, seps := splitTop(rest, func(x token) bool { return x.typ == sqlparser.FROM })
 		switch len(parts) {
 		case 1:
 			if name != "trim" || len(rest) != len(args) {
 				return true, newError(ErrSyntax, r.src, closing.start, "expected FROM in TRIM")
 			}
-			return true, r.call("trim", t, closing, splitArgs(parts[0])...)
+			targs, commas := splitTop(parts[0], func(x token) bool { return x.typ == ',' })
+			return true, r.call("trim", t, closing, commas, targs...)
 		case 2:
-			if len(parts[0]) == 0 {
-				return true, r.call(name, t, closing, parts[1])
+			if len(parts[1]) == 0 {
+				return true, newError(ErrSyntax, r.src, closing.start, "missing argument of %s", strings.ToUpper(name))
 			}
-			return true, r.call(name, t, closing, parts[1], parts[0])
+			if len(parts[0]) == 0 {
+				return true, r.call(name, t, closing, nil, parts[1])
+			}
+			return true, r.call(name, t, closing, seps, parts[1], parts[0])
 		}
 		return true, newError(ErrSyntax, r.src, t.start, "malformed TRIM")
 	case t.typ == sqlparser.CAST:
@@ -205,7 +219,7 @@ func (r *rewriter) special(t token, args []token, closing token) (bool, *Error) 
 		if err != nil {
 			return true, err
 		}
-		return true, r.call(name, t, closing, parts[0])
+		return true, r.call(name, t, closing, nil, parts[0])
 	case t.typ == sqlparser.CONVERT:
 		parts, _ := splitTop(args, func(x token) bool { return x.typ == ',' })
 		_, using := splitTop(args, func(x token) bool { return x.typ == sqlparser.USING })
@@ -219,14 +233,9 @@ func (r *rewriter) special(t token, args []token, closing token) (bool, *Error) 
 		if err != nil {
 			return true, err
 		}
-		return true, r.call(name, t, closing, parts[0])
+		return true, r.call(name, t, closing, nil, parts[0])
 	}
 	return false, nil
-}
-
-func splitArgs(toks []token) [][]token {
-	parts, _ := splitTop(toks, func(x token) bool { return x.typ == ',' })
-	return parts
 }
 
 // castName maps the type of CAST/CONVERT to the registry's cast function.
