@@ -256,3 +256,33 @@ func TestKernelSources(t *testing.T) {
 		t.Fatal("kernel sources of DDL: no error")
 	}
 }
+
+// A million-row INSERT that fails at row 900,001 inserts nothing.
+func TestFailedLargeInsertChangesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large")
+	}
+	db := openDB(t)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	for i := 0; i < 1_000_000; i++ {
+		if i == 900_000 {
+			b.Append("not a number")
+			continue
+		}
+		b.Append(fmt.Sprint(i))
+	}
+	col := b.NewArray()
+	rec := array.NewRecord(schema, []arrow.Array{col}, 1_000_000)
+	if err := db.RegisterTable("src", schema, []arrow.Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, `CREATE TABLE dst (n BIGINT)`)
+	_, err := db.Exec(context.Background(), `INSERT INTO dst SELECT s FROM src`)
+	if err == nil || !strings.Contains(err.Error(), "900001") {
+		t.Fatalf("err = %v, want an error naming row 900001", err)
+	}
+	if got := rowsOf(t, db, `SELECT COUNT(*) FROM dst`); got[0] != "0" {
+		t.Fatalf("dst has %s rows after the failed INSERT", got[0])
+	}
+}
