@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -186,5 +187,37 @@ func TestErrorText(t *testing.T) {
 	e := &Error{Kind: ErrUnsupported, Msg: "not supported: X", Line: 2, Col: 3}
 	if got, want := e.Error(), "error at line 2, column 3: not supported: X"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestNesting checks deep nesting is refused at the parser's limit, quickly
+// (the rewriter's cost grows with the depth).
+func TestNesting(t *testing.T) {
+	nest := func(open, inner, close string, n int) string {
+		return "SELECT " + strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+	}
+	tests := []struct {
+		in  string
+		col int // 0: parses
+	}{
+		{nest("(", "1", ")", 199), 0},
+		{nest("(", "1", ")", 200), 207},
+		{nest("(", "1", ")", 20000), 207},
+		{nest("SUBSTRING(", "a", ", 1)", 199), 0},
+		{nest("SUBSTRING(", "a", ", 1)", 3000), 2007},
+		{nest("TRIM(' ' FROM ", "a", ")", 5000), 8 + 199*14 + 4},
+	}
+	for _, tc := range tests {
+		_, err := Parse(tc.in)
+		if tc.col == 0 {
+			if err != nil {
+				t.Errorf("Parse(%.40q...): %v", tc.in, err)
+			}
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Line != 1 || e.Col != tc.col || e.Msg != "expression nested too deeply" {
+			t.Errorf("Parse(%.40q...) error = %v, want 1:%d expression nested too deeply", tc.in, err, tc.col)
+		}
 	}
 }

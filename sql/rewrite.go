@@ -116,7 +116,7 @@ func splitTop(toks []token, sep func(token) bool) (parts [][]token, seps []token
 func (r *rewriter) rewrite(toks []token) *Error {
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		if i+1 < len(toks) && toks[i+1].typ == '(' {
+		if i+1 < len(toks) && toks[i+1].typ == '(' && r.isSpecial(t) {
 			j := matching(toks, i+1)
 			if j > 0 {
 				done, err := r.special(t, toks[i+2:j], toks[j])
@@ -130,6 +130,37 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			}
 		}
 		r.emitSrc(t)
+	}
+	return nil
+}
+
+// isSpecial reports whether t names one of the call forms that special
+// rewrites.
+func (r *rewriter) isSpecial(t token) bool {
+	switch t.typ {
+	case sqlparser.SUBSTRING, sqlparser.SUBSTR, sqlparser.CAST, sqlparser.CONVERT:
+		return true
+	}
+	return t.is(r.src, "mid") || t.is(r.src, "substring") || t.is(r.src, "substr") || t.is(r.src, "position") || t.is(r.src, "trim")
+}
+
+// maxNesting is the parser's limit on nested parentheses; deeper text is
+// rejected before rewriting, which costs time in proportion to the depth.
+const maxNesting = 200
+
+// checkNesting reports the '(' at which toks nest maxNesting deep.
+func checkNesting(src string, toks []token) *Error {
+	depth := 0
+	for _, t := range toks {
+		switch t.typ {
+		case '(':
+			depth++
+			if depth >= maxNesting {
+				return newError(ErrSyntax, src, t.start, "expression nested too deeply")
+			}
+		case ')':
+			depth--
+		}
 	}
 	return nil
 }
@@ -279,6 +310,9 @@ func parseRewritten(src string, toks []token) (sqlparser.Statement, *Error) {
 		if t.typ == sqlparser.VALUE_ARG && t.text(src) == "?" {
 			r.args[t.start] = len(r.args) + 1
 		}
+	}
+	if err := checkNesting(src, toks); err != nil {
+		return nil, err
 	}
 	if err := r.rewrite(toks); err != nil {
 		return nil, err
