@@ -19,12 +19,12 @@ type opReader struct {
 	start, end *gpuexec.Event
 	devTime    time.Duration
 	refs       atomic.Int64
-	ctx    context.Context
-	schema *arrow.Schema
-	op     operators.Operator
-	cur    arrow.Record
-	err    error
-	done   bool
+	ctx        context.Context
+	schema     *arrow.Schema
+	op         operators.Operator
+	cur        arrow.Record
+	err        error
+	done       bool
 }
 
 var _ array.RecordReader = (*opReader)(nil)
