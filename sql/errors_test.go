@@ -31,6 +31,9 @@ func TestErrors(t *testing.T) {
 		{"\tSELECT\t1 +\t+", syn, 1, 14, "unexpected end of statement"},
 		{"INSERT INTO t VALUES (1,)", syn, 1, 25, "near ')'"},
 		{"INSERT INTO t (a b) VALUES (1)", syn, 1, 18, "near 'b'"},
+		{"SELECT ? ?", syn, 1, 10, "near '?'"},
+		{"SELECT a FROM t WHERE a = ? ?", syn, 1, 29, "near '?'"},
+		{"SELECT TRIM(x FROM y) z w", syn, 1, 25, "near 'w'"},
 		// ... on later lines.
 		{"SELECT 1,\n  2 FROM t WHERE\n  a = = 1", syn, 3, 7, "near '='"},
 		{"SELECT 1,\n  2 FROM t\n WHERE a ==", syn, 3, 11, "near '='"},

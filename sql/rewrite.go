@@ -25,20 +25,30 @@ type rewriter struct {
 }
 
 // segment maps output bytes [out, out+n) to source offset src (exact when
-// the bytes were copied, else every byte maps to src).
+// the bytes were copied, else every byte maps to src). A text that stands
+// for a source token (a placeholder's :vN, a rewritten function's name)
+// records the token's length in srcN.
 type segment struct {
 	out, src, n int
+	srcN        int
 	exact       bool
 }
 
 func (r *rewriter) emitSrc(t token) {
 	if n, ok := r.args[t.start]; ok && t.typ == sqlparser.VALUE_ARG {
-		r.emitText(fmt.Sprintf(":v%d", n), t.start)
+		r.emitFor(fmt.Sprintf(":v%d", n), t)
 		return
 	}
 	r.space()
 	r.segs = append(r.segs, segment{out: r.out.Len(), src: t.start, n: t.end - t.start, exact: true})
 	r.out.WriteString(r.src[t.start:t.end])
+}
+
+// emitFor emits s in place of source token t.
+func (r *rewriter) emitFor(s string, t token) {
+	r.space()
+	r.segs = append(r.segs, segment{out: r.out.Len(), src: t.start, n: len(s), srcN: t.end - t.start})
+	r.out.WriteString(s)
 }
 
 func (r *rewriter) emitText(s string, at int) {
@@ -66,7 +76,7 @@ func (r *rewriter) srcOffset(off int) int {
 		if s.out <= off {
 			best = s.src + s.n
 			if !s.exact {
-				best = s.src
+				best = s.src + s.srcN
 			}
 		}
 	}
@@ -169,15 +179,15 @@ func checkNesting(src string, toks []token) *Error {
 // commas between the arguments stand for (their positions are reported for
 // errors there); nil maps them to the function's name.
 func (r *rewriter) call(name string, at token, closing token, seps []token, args ...[]token) *Error {
-	r.emitText("`"+name+"`", at.start)
+	r.emitFor("`"+name+"`", at)
 	r.emitText("(", at.end)
 	for k, a := range args {
 		if k > 0 {
-			off := at.end
 			if k-1 < len(seps) {
-				off = seps[k-1].start
+				r.emitFor(",", seps[k-1])
+			} else {
+				r.emitText(",", at.end)
 			}
-			r.emitText(",", off)
 		}
 		if len(a) == 0 {
 			off := closing.start
@@ -372,8 +382,13 @@ func (r *rewriter) syntaxError(text string, err error) *Error {
 	}
 	off := r.srcOffset(bad.start)
 	near := bad.text(text)
-	if s, ok := r.segmentAt(bad.start); ok && s.exact && bad.end-s.out <= s.n {
-		near = r.src[off : off+bad.end-bad.start]
+	if s, ok := r.segmentAt(bad.start); ok && bad.end-s.out <= s.n {
+		switch {
+		case s.exact:
+			near = r.src[off : off+bad.end-bad.start]
+		case s.srcN > 0 && bad.start == s.out && bad.end == s.out+s.n:
+			near = r.src[s.src : s.src+s.srcN]
+		}
 	}
 	if strings.HasPrefix(err.Error(), "max nesting level") {
 		return newError(ErrSyntax, r.src, off, "expression nested too deeply")
