@@ -1,0 +1,333 @@
+package planner_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/planner"
+	"github.com/gsqlengine/gsql/sql"
+)
+
+// testCatalog holds t(a BIGINT, b VARCHAR, c DOUBLE, d BOOLEAN) with four
+// rows and u(a BIGINT, x VARCHAR) with three.
+func testCatalog(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	cat := catalog.New()
+	tcols := []catalog.Column{{Name: "a", Type: coldata.Int64}, {Name: "b", Type: coldata.String}, {Name: "c", Type: coldata.Float64}, {Name: "d", Type: coldata.Bool}}
+	ucols := []catalog.Column{{Name: "a", Type: coldata.Int64}, {Name: "x", Type: coldata.String}}
+	for name, cols := range map[string][]catalog.Column{"t": tcols, "u": ucols} {
+		if _, err := cat.Create(name, cols, nil, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vec := func(ty coldata.Type, vals ...any) *coldata.Vec {
+		b := coldata.NewBuilder(ty, len(vals))
+		for _, v := range vals {
+			if i, ok := v.(int); ok {
+				v = int64(i)
+			}
+			b.AppendValue(v)
+		}
+		return b.Finish()
+	}
+	if err := cat.Append("t", coldata.NewBatch([]*coldata.Vec{
+		vec(coldata.Int64, 1, 2, nil, 4),
+		vec(coldata.String, "one", "two", "none", nil),
+		vec(coldata.Float64, 1.5, 2.5, nil, 4.5),
+		vec(coldata.Bool, true, false, true, nil),
+	}, 4)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Append("u", coldata.NewBatch([]*coldata.Vec{
+		vec(coldata.Int64, 1, 1, nil),
+		vec(coldata.String, "p", "q", "r"),
+	}, 3)); err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func plan(t *testing.T, cat *catalog.Catalog, q string, args ...any) (planner.Node, error) {
+	t.Helper()
+	st, err := sql.ParseOne(q)
+	if err != nil {
+		t.Fatalf("parse %q: %v", q, err)
+	}
+	sel, ok := st.(*sql.Select)
+	if !ok {
+		t.Fatalf("%q is a %T", q, st)
+	}
+	return (&planner.Planner{Catalog: cat}).PlanSelect(context.Background(), sel.Stmt, args)
+}
+
+func TestPlanShapes(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tc := range []struct {
+		q    string
+		args []any
+		want []string
+	}{
+		{"SELECT b FROM t WHERE a > 1 + 2", nil, []string{
+			"Project b [cpu]",
+			"  Filter (a > 3) [cpu]",
+			"    Scan t [a b] (4 rows) [cpu]"}},
+		{"SELECT * FROM t WHERE 1 = 1", nil, []string{
+			"Project a, b, c, d [cpu]",
+			"  Scan t [a b c d] (4 rows) [cpu]"}},
+		{"SELECT a FROM T WHERE a = ?", []any{7}, []string{
+			"Project a [cpu]",
+			"  Filter (a = 7) [cpu]",
+			"    Scan t [a] (4 rows) [cpu]"}},
+		{"SELECT upper(b), a * 2 AS dbl FROM t ORDER BY dbl DESC LIMIT 3 OFFSET 1", nil, []string{
+			"Limit 3 offset 1 [cpu]",
+			"  Sort dbl DESC [cpu]",
+			"    Project upper(b) AS upper(b), (a * 2) AS dbl [cpu]",
+			"      Scan t [a b] (4 rows) [cpu]"}},
+		{"SELECT a FROM t ORDER BY c", nil, []string{
+			"Project a [cpu]",
+			"  Sort c [cpu]",
+			"    Project a, c [cpu]",
+			"      Scan t [a c] (4 rows) [cpu]"}},
+		{"SELECT b, count(*), sum(c) FROM t WHERE d GROUP BY b HAVING count(*) > 1", nil, []string{
+			"Project b, count(*), sum(c) [cpu]",
+			"  Filter (count(*) > 1) [cpu]",
+			"    HashAggregate keys: b aggs: count(*), sum(c) [cpu]",
+			"      Filter d [cpu]",
+			"        Scan t [b c d] (4 rows) [cpu]"}},
+		{"SELECT count(*) FROM t", nil, []string{
+			"Project count(*) [cpu]",
+			"  HashAggregate aggs: count(*) [cpu]",
+			"    Scan t [] (4 rows) [cpu]"}},
+		{"SELECT t.b, u.x FROM t JOIN u ON t.a = u.a AND t.c > 1 WHERE u.x = 'k' AND t.b < u.x", nil, []string{
+			"Project b, x [cpu]",
+			"  Inner HashJoin on a = a filter ((c > 1) and (b < x)) [cpu]",
+			"    Scan t [a b c d] (4 rows) [cpu]",
+			"    Filter (x = 'k') [cpu]",
+			"      Scan u [a x] (3 rows) [cpu]"}},
+		{"SELECT t.b, u.x FROM t LEFT JOIN u ON t.a = u.a WHERE u.x = 'k' AND t.c > 2", nil, []string{
+			"Project b, x [cpu]",
+			"  Filter (x = 'k') [cpu]",
+			"    Left HashJoin on a = a [cpu]",
+			"      Filter (c > 2) [cpu]",
+			"        Scan t [a b c d] (4 rows) [cpu]",
+			"      Scan u [a x] (3 rows) [cpu]"}},
+		{"SELECT t.b FROM t, u WHERE t.a = u.a", nil, []string{
+			"Project b [cpu]",
+			"  Inner HashJoin on a = a [cpu]",
+			"    Scan t [a b c d] (4 rows) [cpu]",
+			"    Scan u [a x] (3 rows) [cpu]"}},
+		{"SELECT t.b FROM t JOIN u ON t.a < u.a", nil, []string{
+			"Project b [cpu]",
+			"  Inner NestedLoopJoin filter (a < a) [cpu]",
+			"    Scan t [a b c d] (4 rows) [cpu]",
+			"    Scan u [a x] (3 rows) [cpu]"}},
+		{"SELECT DISTINCT b FROM t ORDER BY b", nil, []string{
+			"Sort b [cpu]",
+			"  Distinct [cpu]",
+			"    Project b [cpu]",
+			"      Scan t [b] (4 rows) [cpu]"}},
+		{"SELECT a FROM t UNION SELECT a FROM u", nil, []string{
+			"Distinct [cpu]",
+			"  UnionAll [cpu]",
+			"    Project a [cpu]",
+			"      Scan t [a] (4 rows) [cpu]",
+			"    Project a [cpu]",
+			"      Scan u [a] (3 rows) [cpu]"}},
+		{"SELECT 1 + 1", nil, []string{
+			"Project 2 AS 1 + 1 [cpu]",
+			"  Values (1 rows) [cpu]"}},
+	} {
+		n, err := plan(t, cat, tc.q, tc.args...)
+		if err != nil {
+			t.Errorf("%s: %v", tc.q, err)
+			continue
+		}
+		if got := strings.Join(planner.Explain(n), "\n"); got != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\ngot:\n%s\nwant:\n%s", tc.q, got, strings.Join(tc.want, "\n"))
+		}
+	}
+}
+
+func TestPlanColumns(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tc := range []struct {
+		q    string
+		want []planner.Column
+	}{
+		{"SELECT a, b AS name, c * 2, d FROM t", []planner.Column{{Name: "a", Type: coldata.Int64}, {Name: "name", Type: coldata.String}, {Name: "c * 2", Type: coldata.Float64}, {Name: "d", Type: coldata.Bool}}},
+		{"SELECT count(*), avg(a), sum(a), min(b), group_concat(b) FROM t", []planner.Column{{Name: "count(*)", Type: coldata.Int64}, {Name: "avg(a)", Type: coldata.Float64},
+			{Name: "sum(a)", Type: coldata.Int64}, {Name: "min(b)", Type: coldata.String}, {Name: "group_concat(b)", Type: coldata.String}}},
+		{"SELECT * FROM t JOIN u USING (a)", []planner.Column{{Name: "a", Type: coldata.Int64}, {Name: "b", Type: coldata.String}, {Name: "c", Type: coldata.Float64}, {Name: "d", Type: coldata.Bool}, {Name: "x", Type: coldata.String}}},
+		{"SELECT a FROM t ORDER BY c", []planner.Column{{Name: "a", Type: coldata.Int64}}},
+		{"SELECT a, 1.5 FROM t UNION ALL SELECT 2, x FROM u", []planner.Column{{Name: "a", Type: coldata.Int64}, {Name: "1.5", Type: coldata.String}}},
+	} {
+		n, err := plan(t, cat, tc.q)
+		if err != nil {
+			t.Errorf("%s: %v", tc.q, err)
+			continue
+		}
+		if got := n.Columns(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: columns %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tc := range []struct {
+		q      string
+		args   []any
+		kind   planner.ErrorKind
+		object string
+	}{
+		{"SELECT a FROM nope", nil, planner.UnknownTable, "nope"},
+		{"SELECT a FROM db.t", nil, planner.UnknownTable, "db.t"},
+		{"SELECT zz.* FROM t", nil, planner.UnknownTable, "zz"},
+		{"SELECT zz FROM t", nil, planner.UnknownColumn, "zz"},
+		{"SELECT t.x FROM t", nil, planner.UnknownColumn, "t.x"},
+		{"SELECT a FROM t ORDER BY 5", nil, planner.UnknownColumn, "5"},
+		{"SELECT a FROM t GROUP BY 3", nil, planner.UnknownColumn, "3"},
+		{"SELECT b FROM t JOIN u USING (b)", nil, planner.UnknownColumn, "b"},
+		{"SELECT a FROM t, u", nil, planner.AmbiguousColumn, "a"},
+		{"SELECT a FROM t JOIN u ON a = 1", nil, planner.AmbiguousColumn, "a"},
+		{"SELECT nofunc(a) FROM t", nil, planner.UnknownFunction, "nofunc"},
+		{"SELECT b FROM t GROUP BY a", nil, planner.TypeMismatch, "b"},
+		{"SELECT length(a, b) FROM t", nil, planner.TypeMismatch, "length"},
+		{"SELECT a FROM t LIMIT -1", nil, planner.TypeMismatch, "LIMIT"},
+		{"SELECT 9223372036854775807 + 1", nil, planner.TypeMismatch, "+"},
+		{"SELECT a FROM t WHERE count(*) > 1", nil, planner.TypeMismatch, "count"},
+		{"SELECT sum(count(a)) FROM t", nil, planner.TypeMismatch, ""},
+		{"SELECT a FROM t HAVING a > 1", nil, planner.TypeMismatch, ""},
+		{"SELECT * FROM t GROUP BY a", nil, planner.TypeMismatch, "*"},
+		{"SELECT DISTINCT a FROM t ORDER BY c", nil, planner.TypeMismatch, "ORDER BY"},
+		{"SELECT a FROM t WHERE a = ?", nil, planner.TypeMismatch, ":v1"},
+		{"SELECT a FROM t", []any{1}, planner.TypeMismatch, ""},
+		{"SELECT a FROM t NATURAL JOIN u", nil, planner.Unsupported, ""},
+		{"SELECT std(a) FROM t", nil, planner.Unsupported, "std"},
+		{"SELECT a FROM t UNION SELECT a, b FROM t", nil, planner.TypeMismatch, ""},
+	} {
+		_, err := plan(t, cat, tc.q, tc.args...)
+		var pe *planner.Error
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: error %T %v, want a *planner.Error", tc.q, err, err)
+			continue
+		}
+		if pe.Kind != tc.kind || pe.Object != tc.object {
+			t.Errorf("%s: %s %q (%s), want %s %q", tc.q, pe.Kind, pe.Object, pe.Msg, tc.kind, tc.object)
+		}
+		if pe.Error() != pe.Msg || pe.Msg == "" {
+			t.Errorf("%s: message %q", tc.q, pe.Error())
+		}
+	}
+}
+
+// TestPlanPlaced places bound plans with a fake GPU: pruned scans move to
+// the device under fused Computes.
+func TestPlanPlaced(t *testing.T) {
+	cat := testCatalog(t)
+	supported := func(inputs []planner.Column, pred expr.Expr, exprs []expr.Expr) (bool, error) {
+		var err error
+		for _, e := range append(append([]expr.Expr(nil), exprs...), pred) {
+			if e == nil {
+				continue
+			}
+			expr.Walk(e, func(x expr.Expr) {
+				if c, ok := x.(*expr.Call); ok && c.Fn.Name == "upper" {
+					err = fmt.Errorf("function UPPER has no GPU implementation")
+				}
+			})
+		}
+		return err == nil, err
+	}
+	n, err := plan(t, cat, "SELECT CONCAT(b, '!') FROM t WHERE c > 2 ORDER BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Fusion: true, Supported: supported})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Sort CONCAT(b, '!') [cpu]",
+		"  DeviceToHost [cpu]",
+		"    Project concat(b, '!') AS CONCAT(b, '!') Filter (c > 2) (fused kernel) [gpu]",
+		"      Scan t [b c] (4 rows) [gpu]",
+	}
+	if got := strings.Join(planner.Explain(n), "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("placed:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	n, _ = plan(t, cat, "SELECT UPPER(b) FROM t")
+	if _, err := planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Supported: supported}); err == nil || !strings.Contains(err.Error(), "UPPER") {
+		t.Errorf("strict placement: %v", err)
+	}
+	// A plan with GPU nodes cannot be built without a runtime.
+	n, _ = plan(t, cat, "SELECT CONCAT(b, '!') FROM t")
+	n, _ = planner.Place(n, planner.PlaceOptions{GPU: true, Supported: supported})
+	if _, err := planner.Build(n, nil, false); err == nil {
+		t.Errorf("Build of a GPU plan without a runtime succeeded")
+	}
+}
+
+// TestPlanRun builds and runs bound plans on the CPU.
+func TestPlanRun(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tc := range []struct {
+		q    string
+		want [][]any
+	}{
+		{"SELECT a, b FROM t WHERE c > 2 ORDER BY a DESC", [][]any{{int64(4), nil}, {int64(2), "two"}}},
+		{"SELECT a FROM t ORDER BY a", [][]any{{nil}, {int64(1)}, {int64(2)}, {int64(4)}}},
+		{"SELECT t.b, u.x FROM t JOIN u ON t.a = u.a ORDER BY u.x", [][]any{{"one", "p"}, {"one", "q"}}},
+		{"SELECT t.a, u.x FROM t LEFT JOIN u ON t.a = u.a WHERE t.d ORDER BY t.a, u.x", [][]any{{nil, nil}, {int64(1), "p"}, {int64(1), "q"}}},
+		{"SELECT d, count(*), sum(a), group_concat(b ORDER BY a DESC SEPARATOR '|') FROM t GROUP BY d ORDER BY d",
+			[][]any{{nil, int64(1), int64(4), nil}, {false, int64(1), int64(2), "two"}, {true, int64(2), int64(1), "one|none"}}},
+		{"SELECT count(*), count(a), max(b) FROM t WHERE a > 100", [][]any{{int64(0), int64(0), nil}}},
+		{"SELECT a FROM t WHERE a = ? OR b = ?", [][]any{{int64(2)}, {nil}}},
+		{"SELECT DISTINCT u.a FROM u ORDER BY 1 LIMIT 5", [][]any{{nil}, {int64(1)}}},
+	} {
+		var args []any
+		if strings.Contains(tc.q, "?") {
+			args = []any{2, "none"}
+		}
+		n, err := plan(t, cat, tc.q, args...)
+		if err != nil {
+			t.Errorf("%s: %v", tc.q, err)
+			continue
+		}
+		built, err := planner.Build(n, nil, false)
+		if err != nil {
+			t.Errorf("%s: build: %v", tc.q, err)
+			continue
+		}
+		bs, err := operators.Drain(context.Background(), built.Root)
+		if err != nil {
+			t.Errorf("%s: run: %v", tc.q, err)
+			continue
+		}
+		got := [][]any{}
+		for _, b := range bs {
+			for r := 0; r < b.Len; r++ {
+				row := make([]any, len(b.Cols))
+				for c, v := range b.Cols {
+					row[c] = v.Value(r)
+				}
+				got = append(got, row)
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %v\nwant %v", tc.q, got, tc.want)
+		}
+		lines := planner.ExplainAnalyze(n, built)
+		if len(lines) == 0 || !strings.Contains(lines[0], fmt.Sprintf("rows=%d", len(tc.want))) {
+			t.Errorf("%s: EXPLAIN ANALYZE root %q", tc.q, lines[0])
+		}
+	}
+}
