@@ -282,6 +282,11 @@ func Concat(batches []*Batch, ncols int) *Batch {
 				vecs = append(vecs, b.Cols[c])
 			}
 		}
+		if len(vecs) == 0 && len(batches) > 0 {
+			// Only empty batches: keep the column's type.
+			out.Cols[c] = NewVec(batches[0].Cols[c].Type, 0)
+			continue
+		}
 		out.Cols[c] = ConcatVecs(vecs, total)
 	}
 	return out

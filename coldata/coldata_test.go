@@ -539,6 +539,13 @@ func TestConcat(t *testing.T) {
 	checkVals(t, "concat col0", out.Cols[0], []any{int64(1), int64(2), int64(2)})
 	checkVals(t, "concat col1", out.Cols[1], []any{"a", nil, "c"})
 
+	// Only empty batches: the columns keep their types.
+	out = coldata.Concat([]*coldata.Batch{b2, b2}, 2)
+	if out.Len != 0 || out.Cols[0].Type != coldata.Int64 || out.Cols[1].Type != coldata.String || out.Cols[1].Len != 0 {
+		t.Errorf("Concat of empty batches: %d rows, types %s %s", out.Len, out.Cols[0].Type, out.Cols[1].Type)
+	}
+	checkVals(t, "empty concat", out.Cols[1], []any{})
+
 	// A single non-constant input is returned as is.
 	one := build(coldata.Int64, int64(5))
 	if coldata.ConcatVecs([]*coldata.Vec{one}, 1) != one {
