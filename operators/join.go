@@ -87,6 +87,12 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 	j.table = make(map[string][]int32, j.build.Len)
 	var k []byte
 	for r := 0; r < j.build.Len; r++ {
+		if r&(1<<14-1) == 0 {
+			// Building a big table takes a while: stay cancellable.
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if anyNull(keys, r) {
 			continue
 		}
@@ -137,14 +143,14 @@ func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 		if err != nil || lb == nil {
 			return nil, err
 		}
-		if err := j.probe(lb); err != nil {
+		if err := j.probe(ctx, lb); err != nil {
 			return nil, err
 		}
 	}
 }
 
 // probe joins one left batch, queueing output batches.
-func (j *HashJoin) probe(lb *coldata.Batch) error {
+func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 	var keys []*coldata.Vec
 	if len(j.LeftKeys) > 0 {
 		var err error
@@ -173,6 +179,11 @@ func (j *HashJoin) probe(lb *coldata.Batch) error {
 		return nil
 	}
 	for r := 0; r < lb.Len; r++ {
+		if r&(1<<12-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if keys != nil {
 			if anyNull(keys, r) {
 				continue

@@ -50,9 +50,7 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 		for i := range perm {
 			perm[i] = i
 		}
-		cmp := rowComparator(all, s.Keys)
-		sort.SliceStable(perm, func(a, b int) bool { return cmp(perm[a], perm[b]) < 0 })
-		if err := ctx.Err(); err != nil {
+		if err := sortCancellable(ctx, perm, rowComparator(all, s.Keys)); err != nil {
 			return nil, err
 		}
 		sorted := coldata.GatherBatch(all, perm)
@@ -67,6 +65,34 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 
 // Close implements Operator.
 func (s *Sort) Close() error { return s.Input.Close() }
+
+// sortCancelled unwinds a sort whose context ended.
+type sortCancelled struct{ err error }
+
+// sortCancellable sorts perm stably, checking ctx every 64K comparisons so
+// that a large sort stops promptly when its query is cancelled.
+func sortCancellable(ctx context.Context, perm []int, cmp func(i, j int) int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sc, ok := r.(sortCancelled)
+			if !ok {
+				panic(r)
+			}
+			err = sc.err
+		}
+	}()
+	calls := 0
+	sort.SliceStable(perm, func(a, b int) bool {
+		calls++
+		if calls&(1<<16-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				panic(sortCancelled{err})
+			}
+		}
+		return cmp(perm[a], perm[b]) < 0
+	})
+	return ctx.Err()
+}
 
 // rowComparator returns a three-way comparison of rows of b by keys.
 func rowComparator(b *coldata.Batch, keys []SortKey) func(i, j int) int {
