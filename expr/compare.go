@@ -6,158 +6,282 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 )
 
-// compareType is the type both sides of a comparison convert to: strings
-// compare as strings (bytewise), anything numeric against a string or a
-// DOUBLE compares as DOUBLE, else as BIGINT — MySQL's rules.
-func compareType(args []coldata.Type) coldata.Type {
-	allStr := true
-	for _, t := range args {
-		if t != coldata.String && t != coldata.Null {
-			allStr = false
-		}
+// Comparisons =, <> (alias !=), <, <=, >, >= and the NULL-safe <=>, MySQL
+// rules (see compareType): two strings compare bytewise, numbers against
+// numbers as BIGINT (both BIGINT/BOOLEAN) or DOUBLE, a string against a
+// number as DOUBLE ('1' = 1, 'abc' = 0). The result is BOOLEAN, NULL when
+// either side is NULL, except for <=> which is never NULL. NaN (which MySQL
+// never produces) is unequal to everything.
+//
+// Loops are specialised per operator, type and shape; a constant left-hand
+// side is turned into a constant right-hand side by flipping the operator,
+// so `col = 'x'` and `'x' = col` run the same loop.
+
+type cmpOp uint8
+
+const (
+	cmpEQ cmpOp = iota
+	cmpNE
+	cmpLT
+	cmpLE
+	cmpGT
+	cmpGE
+)
+
+var cmpNames = [...]string{cmpEQ: "=", cmpNE: "<>", cmpLT: "<", cmpLE: "<=", cmpGT: ">", cmpGE: ">="}
+
+// flip is the operator that gives the same answer with the operands swapped.
+func (op cmpOp) flip() cmpOp {
+	return [...]cmpOp{cmpEQ: cmpEQ, cmpNE: cmpNE, cmpLT: cmpGT, cmpLE: cmpGE, cmpGT: cmpLT, cmpGE: cmpLE}[op]
+}
+
+// holds tells whether the operator accepts an ordering result c (-1, 0, 1).
+func (op cmpOp) holds(c int) bool {
+	switch op {
+	case cmpEQ:
+		return c == 0
+	case cmpNE:
+		return c != 0
+	case cmpLT:
+		return c < 0
+	case cmpLE:
+		return c <= 0
+	case cmpGT:
+		return c > 0
 	}
-	if allStr {
-		for _, t := range args {
-			if t == coldata.String {
-				return coldata.String
-			}
-		}
-	}
-	return numericType(args)
+	return c >= 0
+}
+
+func compareCheck(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+	return coldata.Bool, sameTypes(compareType(args), len(args)), nil
 }
 
 func init() {
-	type cmp struct {
-		name string
-		ok   func(c int) bool
-	}
-	for _, c := range []cmp{
-		{"=", func(c int) bool { return c == 0 }},
-		{"<>", func(c int) bool { return c != 0 }},
-		{"<", func(c int) bool { return c < 0 }},
-		{"<=", func(c int) bool { return c <= 0 }},
-		{">", func(c int) bool { return c > 0 }},
-		{">=", func(c int) bool { return c >= 0 }},
-	} {
-		c := c
-		Register(&Function{Name: c.name, Infix: true, MinArgs: 2, MaxArgs: 2,
-			Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
-				return coldata.Bool, sameTypes(compareType(args), 2), nil
-			},
+	for op := cmpEQ; op <= cmpGE; op++ {
+		op := op
+		Register(&Function{Name: cmpNames[op], Infix: true, MinArgs: 2, MaxArgs: 2, Check: compareCheck,
 			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-				return compareVecs(args[0], args[1], n, c.name, c.ok), nil
+				return compareVecs(op, args[0], args[1], n)
 			}})
 	}
 	Alias("!=", "<>")
-	Register(&Function{Name: "<=>", Infix: true, MinArgs: 2, MaxArgs: 2,
-		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
-			return coldata.Bool, sameTypes(compareType(args), 2), nil
-		},
+	Register(&Function{Name: "<=>", Infix: true, MinArgs: 2, MaxArgs: 2, Check: compareCheck,
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-			eq := compareVecs(args[0], args[1], n, "=", func(c int) bool { return c == 0 })
-			out := coldata.NewVec(coldata.Bool, n)
-			for i := 0; i < n; i++ {
-				an, bn := args[0].IsNull(i), args[1].IsNull(i)
-				if (an && bn) || (!an && !bn && eq.Bool(i)) {
-					out.Bools[i] = 1
-				}
-			}
-			return out, nil
+			return nullSafeEqual(args[0], args[1], n)
 		}})
 }
 
-// compareVecs compares two vectors of one type row by row. The common
-// shapes (string or integer column against a constant) have their own loops.
-func compareVecs(a, b *coldata.Vec, n int, op string, ok func(int) bool) *coldata.Vec {
+// unifyCompare converts a and b to their comparison type when they differ
+// (only direct calls that skipped Check need it).
+func unifyCompare(a, b *coldata.Vec, n int) (*coldata.Vec, *coldata.Vec, error) {
+	if a.Type == b.Type && a.Type != coldata.Bool {
+		return a, b, nil
+	}
+	t := compareType([]coldata.Type{a.Type, b.Type})
+	var err error
+	if a, err = castVec(a, t, n); err != nil {
+		return nil, nil, err
+	}
+	if b, err = castVec(b, t, n); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
+// compareVecs evaluates a op b over n rows.
+func compareVecs(op cmpOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
+	a, b, err := unifyCompare(a, b, n)
+	if err != nil {
+		return nil, err
+	}
+	if isConstNull(a) || isConstNull(b) {
+		return coldata.NewConst(coldata.Bool, nil, n), nil
+	}
+	if a.Const && b.Const {
+		out := coldata.NewVec(coldata.Bool, 1)
+		compareInto(op, one(a), one(b), out.Bools)
+		return constOf(out, n), nil
+	}
 	out := coldata.NewVec(coldata.Bool, n)
 	out.Nulls = CombineNulls([]*coldata.Vec{a, b}, n)
-	res := out.Bools
+	compareInto(op, a, b, out.Bools)
+	return out, nil
+}
+
+// compareInto writes a op b for len(r) rows into r, ignoring NULLs.
+func compareInto(op cmpOp, a, b *coldata.Vec, r []byte) {
+	if a.Const && !b.Const {
+		a, b, op = b, a, op.flip()
+	}
+	n := len(r)
 	switch a.Type {
-	case coldata.String:
-		if b.Const && !a.Const && (op == "=" || op == "<>") {
-			needle := b.Str(0)
-			want := byte(1)
-			if op == "<>" {
-				want = 0
-			}
-			offs, data := a.Offsets, a.Bytes
-			for i := 0; i < n; i++ {
-				s := data[offs[i]:offs[i+1]]
-				if len(s) == len(needle) && bytes.Equal(s, needle) {
-					res[i] = want
-				} else {
-					res[i] = 1 - want
-				}
-			}
-			return out
-		}
-		for i := 0; i < n; i++ {
-			if ok(bytes.Compare(a.Str(i), b.Str(i))) {
-				res[i] = 1
-			}
-		}
 	case coldata.Int64:
-		if b.Const && !a.Const {
-			y := b.Ints[0]
-			for i, x := range a.Ints[:n] {
-				if ok(cmpInt(x, y)) {
-					res[i] = 1
-				}
-			}
-			return out
-		}
-		for i := 0; i < n; i++ {
-			if ok(cmpInt(a.Int(i), b.Int(i))) {
-				res[i] = 1
-			}
+		if b.Const {
+			cmpOrderedVC(op, a.Ints[:n], b.Ints[0], r)
+		} else {
+			cmpOrderedVV(op, a.Ints[:n], b.Ints[:n], r)
 		}
 	case coldata.Float64:
-		for i := 0; i < n; i++ {
-			x, y := a.Float(i), b.Float(i)
-			c := 0
-			switch {
-			case x < y:
-				c = -1
-			case x > y:
-				c = 1
-			case x != y: // NaN compares unequal to everything
-				c = 2
-			}
-			if c == 2 {
-				if op == "<>" {
-					res[i] = 1
-				}
-				continue
-			}
-			if ok(c) {
-				res[i] = 1
-			}
+		if b.Const {
+			cmpOrderedVC(op, a.Floats[:n], b.Floats[0], r)
+		} else {
+			cmpOrderedVV(op, a.Floats[:n], b.Floats[:n], r)
 		}
-	case coldata.Bool:
-		for i := 0; i < n; i++ {
-			if ok(int(a.Bools[idxOf(a, i)]) - int(b.Bools[idxOf(b, i)])) {
-				res[i] = 1
-			}
+	case coldata.String:
+		if b.Const {
+			cmpStringsVC(op, a.Offsets[:n+1], a.Bytes, b.Str(0), r)
+		} else {
+			cmpStringsVV(op, a, b, r)
 		}
-	case coldata.Null:
-		out.Nulls = make([]byte, coldata.BitmapLen(n))
 	}
-	return out
 }
 
-func idxOf(v *coldata.Vec, i int) int {
-	if v.Const {
-		return 0
+// cmpOrderedVV compares two columns; the type parameter gives one compiled
+// loop per element type, with the operator applied directly.
+func cmpOrderedVV[T int64 | float64](op cmpOp, x, y []T, r []byte) {
+	y = y[:len(x)]
+	r = r[:len(x)]
+	switch op {
+	case cmpEQ:
+		for i, p := range x {
+			r[i] = b2u8(p == y[i])
+		}
+	case cmpNE:
+		for i, p := range x {
+			r[i] = b2u8(p != y[i])
+		}
+	case cmpLT:
+		for i, p := range x {
+			r[i] = b2u8(p < y[i])
+		}
+	case cmpLE:
+		for i, p := range x {
+			r[i] = b2u8(p <= y[i])
+		}
+	case cmpGT:
+		for i, p := range x {
+			r[i] = b2u8(p > y[i])
+		}
+	case cmpGE:
+		for i, p := range x {
+			r[i] = b2u8(p >= y[i])
+		}
 	}
-	return i
 }
 
-func cmpInt(x, y int64) int {
+// cmpOrderedVC compares a column with a constant.
+func cmpOrderedVC[T int64 | float64](op cmpOp, x []T, q T, r []byte) {
+	r = r[:len(x)]
+	switch op {
+	case cmpEQ:
+		for i, p := range x {
+			r[i] = b2u8(p == q)
+		}
+	case cmpNE:
+		for i, p := range x {
+			r[i] = b2u8(p != q)
+		}
+	case cmpLT:
+		for i, p := range x {
+			r[i] = b2u8(p < q)
+		}
+	case cmpLE:
+		for i, p := range x {
+			r[i] = b2u8(p <= q)
+		}
+	case cmpGT:
+		for i, p := range x {
+			r[i] = b2u8(p > q)
+		}
+	case cmpGE:
+		for i, p := range x {
+			r[i] = b2u8(p >= q)
+		}
+	}
+}
+
+// cmpTable maps an ordering result c+1 (0, 1, 2) to the operator's answer.
+func cmpTable(op cmpOp) [3]byte {
+	return [3]byte{b2u8(op.holds(-1)), b2u8(op.holds(0)), b2u8(op.holds(1))}
+}
+
+// cmpStringsVC compares a string column (offsets, data) with a constant;
+// = and <> test the length first and skip the byte comparison on a mismatch.
+func cmpStringsVC(op cmpOp, offs []int32, data, needle []byte, r []byte) {
+	r = r[:len(offs)-1]
+	if op == cmpEQ || op == cmpNE {
+		eq, ne := b2u8(op == cmpEQ), b2u8(op == cmpNE)
+		ln := int32(len(needle))
+		for i := range r {
+			lo, hi := offs[i], offs[i+1]
+			if hi-lo == ln && string(data[lo:hi]) == string(needle) {
+				r[i] = eq
+			} else {
+				r[i] = ne
+			}
+		}
+		return
+	}
+	tab := cmpTable(op)
+	for i := range r {
+		r[i] = tab[bytes.Compare(data[offs[i]:offs[i+1]], needle)+1]
+	}
+}
+
+// cmpStringsVV compares two string columns.
+func cmpStringsVV(op cmpOp, a, b *coldata.Vec, r []byte) {
+	n := len(r)
+	ao, bo := a.Offsets[:n+1], b.Offsets[:n+1]
+	ad, bd := a.Bytes, b.Bytes
+	if op == cmpEQ || op == cmpNE {
+		eq := op == cmpEQ
+		for i := range r {
+			r[i] = b2u8((string(ad[ao[i]:ao[i+1]]) == string(bd[bo[i]:bo[i+1]])) == eq)
+		}
+		return
+	}
+	tab := cmpTable(op)
+	for i := range r {
+		r[i] = tab[bytes.Compare(ad[ao[i]:ao[i+1]], bd[bo[i]:bo[i+1]])+1]
+	}
+}
+
+// nullSafeEqual is a <=> b: TRUE when both are NULL or both are equal,
+// FALSE otherwise; never NULL.
+func nullSafeEqual(a, b *coldata.Vec, n int) (*coldata.Vec, error) {
+	a, b, err := unifyCompare(a, b, n)
+	if err != nil {
+		return nil, err
+	}
+	an, bn := isConstNull(a), isConstNull(b)
 	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
+	case an && bn:
+		return coldata.NewConst(coldata.Bool, true, n), nil
+	case an || bn:
+		// x <=> NULL is x IS NULL.
+		other := a
+		if an {
+			other = b
+		}
+		return nullTest(other, n, true), nil
 	}
-	return 0
+	if a.Const && b.Const {
+		out := coldata.NewVec(coldata.Bool, 1)
+		compareInto(cmpEQ, one(a), one(b), out.Bools)
+		return constOf(out, n), nil
+	}
+	out := coldata.NewVec(coldata.Bool, n)
+	r := out.Bools
+	compareInto(cmpEQ, a, b, r)
+	if a.Nulls == nil && b.Nulls == nil {
+		return out, nil
+	}
+	ma, mb := rowMask(a), rowMask(b)
+	for i := range r {
+		va, vb := validAt(a.Nulls, i&ma), validAt(b.Nulls, i&mb)
+		if !va || !vb {
+			r[i] = b2u8(va == vb)
+		}
+	}
+	return out, nil
 }

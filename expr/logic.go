@@ -1,196 +1,421 @@
 package expr
 
 import (
-	"bytes"
-
 	"github.com/gsqlengine/gsql/coldata"
 )
 
-// Three-valued logic, NULL tests and IN.
+// Three-valued logic, NULL tests and IN, MySQL semantics.
+//
+//   - and/or/xor/not convert their arguments to BOOLEAN (numbers: nonzero,
+//     strings: nonzero numeric prefix). AND is FALSE if either side is FALSE,
+//     else NULL if either is NULL, else TRUE; OR is TRUE if either is TRUE,
+//     else NULL if either is NULL, else FALSE; XOR and NOT are NULL on NULL.
+//   - is_null/is_not_null accept any type (no conversion) and is_true,
+//     is_false, is_not_true, is_not_false test a BOOLEAN; none is ever NULL.
+//   - in(x, v1, ...) is TRUE when x equals some vi, else NULL when x or any
+//     vi is NULL, else FALSE; values compare as comparisons do (see
+//     compareType). A list of constants is searched by a set built once per
+//     batch (a linear scan for short lists).
 
 func init() {
-	logic := func(name string, isAnd bool) {
-		Register(&Function{Name: name, Infix: true, MinArgs: 2, MaxArgs: 2,
-			Check: Fixed(coldata.Bool, coldata.Bool, coldata.Bool),
-			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-				a, b := args[0], args[1]
-				out := coldata.NewVec(coldata.Bool, n)
-				var nulls []byte
-				for i := 0; i < n; i++ {
-					an, bn := a.IsNull(i), b.IsNull(i)
-					av, bv := !an && a.Bool(i), !bn && b.Bool(i)
-					var v, null bool
-					if isAnd {
-						// FALSE wins; else NULL if either is NULL.
-						falseSeen := (!an && !av) || (!bn && !bv)
-						v, null = !falseSeen && !an && !bn, !falseSeen && (an || bn)
-					} else {
-						trueSeen := av || bv
-						v, null = trueSeen, !trueSeen && (an || bn)
-					}
-					if v {
-						out.Bools[i] = 1
-					}
-					if null {
-						if nulls == nil {
-							nulls = coldata.NewValidBitmap(n)
-						}
-						coldata.ClearBit(nulls, i)
-					}
-				}
-				out.Nulls = nulls
-				return out, nil
-			}})
+	boolCheck := func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+		return coldata.Bool, sameTypes(coldata.Bool, len(args)), nil
 	}
-	logic("and", true)
-	logic("or", false)
-	Register(&Function{Name: "xor", Infix: true, MinArgs: 2, MaxArgs: 2,
-		Check: Fixed(coldata.Bool, coldata.Bool, coldata.Bool),
-		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-			out := coldata.NewVec(coldata.Bool, n)
-			out.Nulls = CombineNulls(args, n)
-			for i := 0; i < n; i++ {
-				if args[0].Bool(i) != args[1].Bool(i) {
-					out.Bools[i] = 1
-				}
-			}
-			return out, nil
-		}})
-	Register(&Function{Name: "not", MinArgs: 1, MaxArgs: 1,
-		Check: Fixed(coldata.Bool, coldata.Bool),
-		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-			out := coldata.NewVec(coldata.Bool, n)
-			out.Nulls = CombineNulls(args, n)
-			for i := 0; i < n; i++ {
-				if !args[0].Bool(i) {
-					out.Bools[i] = 1
-				}
-			}
-			return out, nil
-		}})
-	test := func(name string, want func(null, val bool) bool, asBool bool) {
-		Register(&Function{Name: name, MinArgs: 1, MaxArgs: 1,
-			Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
-				if asBool {
-					return coldata.Bool, []coldata.Type{coldata.Bool}, nil
-				}
-				return coldata.Bool, []coldata.Type{args[0]}, nil
-			},
-			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-				out := coldata.NewVec(coldata.Bool, n)
-				for i := 0; i < n; i++ {
-					null := args[0].IsNull(i)
-					val := asBool && !null && args[0].Bool(i)
-					if want(null, val) {
-						out.Bools[i] = 1
-					}
-				}
-				return out, nil
-			}})
-	}
-	test("is_null", func(null, _ bool) bool { return null }, false)
-	test("is_not_null", func(null, _ bool) bool { return !null }, false)
-	test("is_true", func(null, v bool) bool { return !null && v }, true)
-	test("is_false", func(null, v bool) bool { return !null && !v }, true)
-	test("is_not_true", func(null, v bool) bool { return null || !v }, true)
-	test("is_not_false", func(null, v bool) bool { return null || v }, true)
+	Register(&Function{Name: "and", Infix: true, MinArgs: 2, MaxArgs: 2, Check: boolCheck,
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return andOr(args[0], args[1], n, true) }})
+	Register(&Function{Name: "or", Infix: true, MinArgs: 2, MaxArgs: 2, Check: boolCheck,
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return andOr(args[0], args[1], n, false) }})
+	Register(&Function{Name: "xor", Infix: true, MinArgs: 2, MaxArgs: 2, Check: boolCheck,
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return xorVecs(args[0], args[1], n) }})
+	Register(&Function{Name: "not", MinArgs: 1, MaxArgs: 1, Check: boolCheck,
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return notVec(args[0], n) }})
 
-	Register(&Function{Name: "in", MinArgs: 2, MaxArgs: -1,
+	Register(&Function{Name: "is_null", MinArgs: 1, MaxArgs: 1,
 		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
-			return coldata.Bool, sameTypes(compareType(args), len(args)), nil
+			return coldata.Bool, []coldata.Type{args[0]}, nil
 		},
-		Eval: evalIn})
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return nullTest(args[0], n, true), nil }})
+	Register(&Function{Name: "is_not_null", MinArgs: 1, MaxArgs: 1,
+		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			return coldata.Bool, []coldata.Type{args[0]}, nil
+		},
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return nullTest(args[0], n, false), nil }})
+	// truthTest answers for (NULL, FALSE, TRUE).
+	for name, answers := range map[string][3]byte{
+		"is_true":      {0, 0, 1},
+		"is_false":     {0, 1, 0},
+		"is_not_true":  {1, 1, 0},
+		"is_not_false": {1, 0, 1},
+	} {
+		answers := answers
+		Register(&Function{Name: name, MinArgs: 1, MaxArgs: 1, Check: boolCheck,
+			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return truthTest(args[0], n, answers) }})
+	}
+
+	Register(&Function{Name: "in", MinArgs: 2, MaxArgs: -1, Check: compareCheck, Eval: evalIn})
 }
 
-// evalIn is MySQL's IN: TRUE when x equals an item, else NULL when x or any
-// item is NULL, else FALSE. A list of constants is hashed once.
-func evalIn(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-	x, list := args[0], args[1:]
-	out := coldata.NewVec(coldata.Bool, n)
-	var nulls []byte
-	setNull := func(i int) {
-		if nulls == nil {
-			nulls = coldata.NewValidBitmap(n)
-		}
-		coldata.ClearBit(nulls, i)
+// toBoolVec converts v to BOOLEAN when a direct call skipped Check.
+func toBoolVec(v *coldata.Vec, n int) (*coldata.Vec, error) {
+	if v.Type == coldata.Bool {
+		return v, nil
 	}
-	allConst := AllConst(list)
-	if allConst && x.Type != coldata.Float64 {
-		set := map[string]struct{}{}
-		listNull := false
-		var key []byte
-		for _, v := range list {
-			if v.IsNull(0) {
-				listNull = true
-				continue
-			}
-			key = appendKey(key[:0], v, 0)
-			set[string(key)] = struct{}{}
+	return castVec(v, coldata.Bool, n)
+}
+
+// andOr is three-valued AND (isAnd) or OR.
+func andOr(a, b *coldata.Vec, n int, isAnd bool) (*coldata.Vec, error) {
+	var err error
+	if a, err = toBoolVec(a, n); err != nil {
+		return nil, err
+	}
+	if b, err = toBoolVec(b, n); err != nil {
+		return nil, err
+	}
+	if a.Const && b.Const {
+		out, err := andOr(one(a), one(b), 1, isAnd)
+		if err != nil {
+			return nil, err
 		}
-		for i := 0; i < n; i++ {
-			if x.IsNull(i) {
-				setNull(i)
-				continue
-			}
-			key = appendKey(key[:0], x, i)
-			if _, ok := set[string(key)]; ok {
-				out.Bools[i] = 1
-			} else if listNull {
-				setNull(i)
+		return constOf(out, n), nil
+	}
+	if a.Const {
+		a, b = b, a
+	}
+	// A constant that decides alone: TRUE AND x = x, FALSE OR x = x,
+	// FALSE AND x = FALSE, TRUE OR x = TRUE.
+	if b.Const && (b.Nulls == nil || b.Nulls[0]&1 != 0) {
+		if (b.Bools[0] != 0) == isAnd {
+			return a, nil
+		}
+		return coldata.NewConst(coldata.Bool, !isAnd, n), nil
+	}
+	out := coldata.NewVec(coldata.Bool, n)
+	r := out.Bools
+	x := a.Bools[:n]
+	if b.Const {
+		// b is NULL: AND gives FALSE where a is FALSE, else NULL; OR gives
+		// TRUE where a is TRUE, else NULL.
+		valid := make([]byte, n)
+		for i, p := range x {
+			if validAt(a.Nulls, i) && (p != 0) != isAnd {
+				valid[i] = 1
+				r[i] = p
 			}
 		}
-		out.Nulls = nulls
+		out.Nulls = bytesToBitmap(valid, n)
 		return out, nil
 	}
-	for i := 0; i < n; i++ {
-		if x.IsNull(i) {
-			setNull(i)
-			continue
-		}
-		found, sawNull := false, false
-		for _, v := range list {
-			if v.IsNull(i) {
-				sawNull = true
-				continue
+	y := b.Bools[:n]
+	if a.Nulls == nil && b.Nulls == nil {
+		if isAnd {
+			for i, p := range x {
+				r[i] = p & y[i]
 			}
-			if equalAt(x, i, v, i) {
-				found = true
-				break
+		} else {
+			for i, p := range x {
+				r[i] = p | y[i]
 			}
 		}
-		if found {
-			out.Bools[i] = 1
-		} else if sawNull {
-			setNull(i)
+		return out, nil
+	}
+	valid := make([]byte, n)
+	for i, p := range x {
+		q := y[i]
+		va, vb := b2u8(validAt(a.Nulls, i)), b2u8(validAt(b.Nulls, i))
+		ta, tb := p&va, q&vb         // definitely TRUE
+		fa, fb := (p^1)&va, (q^1)&vb // definitely FALSE
+		if isAnd {
+			r[i] = ta & tb
+			valid[i] = fa | fb | (ta & tb)
+		} else {
+			r[i] = ta | tb
+			valid[i] = ta | tb | (fa & fb)
 		}
 	}
-	out.Nulls = nulls
+	out.Nulls = bytesToBitmap(valid, n)
 	return out, nil
 }
 
-// appendKey encodes a non-NULL value for hashing (one type per list).
-func appendKey(dst []byte, v *coldata.Vec, i int) []byte {
-	switch v.Type {
-	case coldata.String:
-		return append(dst, v.Str(i)...)
-	case coldata.Bool:
-		return append(dst, v.Bools[idxOf(v, i)])
+// xorVecs is a XOR b: NULL if either is NULL.
+func xorVecs(a, b *coldata.Vec, n int) (*coldata.Vec, error) {
+	var err error
+	if a, err = toBoolVec(a, n); err != nil {
+		return nil, err
 	}
-	x := uint64(v.Int(i))
-	return append(dst, byte(x), byte(x>>8), byte(x>>16), byte(x>>24), byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56))
+	if b, err = toBoolVec(b, n); err != nil {
+		return nil, err
+	}
+	if isConstNull(a) || isConstNull(b) {
+		return coldata.NewConst(coldata.Bool, nil, n), nil
+	}
+	if a.Const && b.Const {
+		return coldata.NewConst(coldata.Bool, (a.Bools[0] != 0) != (b.Bools[0] != 0), n), nil
+	}
+	if a.Const {
+		a, b = b, a
+	}
+	out := coldata.NewVec(coldata.Bool, n)
+	out.Nulls = CombineNulls([]*coldata.Vec{a, b}, n)
+	r, x := out.Bools, a.Bools[:n]
+	if b.Const {
+		q := b.Bools[0]
+		for i, p := range x {
+			r[i] = p ^ q
+		}
+	} else {
+		y := b.Bools[:n]
+		for i, p := range x {
+			r[i] = p ^ y[i]
+		}
+	}
+	return out, nil
 }
 
-// equalAt compares two non-NULL values of one type.
-func equalAt(a *coldata.Vec, i int, b *coldata.Vec, j int) bool {
-	switch a.Type {
-	case coldata.String:
-		return bytes.Equal(a.Str(i), b.Str(j))
-	case coldata.Int64:
-		return a.Int(i) == b.Int(j)
-	case coldata.Float64:
-		return a.Float(i) == b.Float(j)
-	case coldata.Bool:
-		return a.Bool(i) == b.Bool(j)
+// notVec is NOT a: NULL stays NULL.
+func notVec(a *coldata.Vec, n int) (*coldata.Vec, error) {
+	a, err := toBoolVec(a, n)
+	if err != nil {
+		return nil, err
 	}
-	return false
+	if isConstNull(a) {
+		return coldata.NewConst(coldata.Bool, nil, n), nil
+	}
+	rows := n
+	if a.Const {
+		rows = 1
+	}
+	out := coldata.NewVec(coldata.Bool, rows)
+	for i, p := range a.Bools[:rows] {
+		out.Bools[i] = p ^ 1
+	}
+	if a.Nulls != nil {
+		out.Nulls = a.Nulls[:coldata.BitmapLen(rows)]
+	}
+	if a.Const {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
+// nullTest is IS NULL (wantNull) or IS NOT NULL of any vector.
+func nullTest(v *coldata.Vec, n int, wantNull bool) *coldata.Vec {
+	switch {
+	case isConstNull(v):
+		return coldata.NewConst(coldata.Bool, wantNull, n)
+	case v.Nulls == nil || v.Const:
+		return coldata.NewConst(coldata.Bool, !wantNull, n)
+	}
+	out := coldata.NewVec(coldata.Bool, n)
+	flip := b2u8(wantNull)
+	for i := range out.Bools {
+		out.Bools[i] = v.Nulls[i>>3]>>(uint(i)&7)&1 ^ flip
+	}
+	return out
+}
+
+// truthTest is IS [NOT] TRUE/FALSE: answers gives the result for NULL,
+// FALSE and TRUE rows.
+func truthTest(v *coldata.Vec, n int, answers [3]byte) (*coldata.Vec, error) {
+	v, err := toBoolVec(v, n)
+	if err != nil {
+		return nil, err
+	}
+	if isConstNull(v) {
+		return coldata.NewConst(coldata.Bool, answers[0] != 0, n), nil
+	}
+	if v.Const {
+		return coldata.NewConst(coldata.Bool, answers[1+int(v.Bools[0]&1)] != 0, n), nil
+	}
+	out := coldata.NewVec(coldata.Bool, n)
+	r := out.Bools
+	for i, p := range v.Bools[:n] {
+		k := 1 + int(p&1)
+		if !validAt(v.Nulls, i) {
+			k = 0
+		}
+		r[i] = answers[k]
+	}
+	return out, nil
+}
+
+// evalIn is MySQL's IN over vectors converted to one comparison type.
+func evalIn(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	types := make([]coldata.Type, len(args))
+	for i, a := range args {
+		types[i] = a.Type
+	}
+	t := compareType(types)
+	conv := make([]*coldata.Vec, len(args))
+	allConst := true
+	for i, a := range args {
+		c, err := castVec(a, t, n)
+		if err != nil {
+			return nil, err
+		}
+		conv[i] = c
+		if i > 0 && !c.Const {
+			allConst = false
+		}
+	}
+	x, list := conv[0], conv[1:]
+	if isConstNull(x) {
+		return coldata.NewConst(coldata.Bool, nil, n), nil
+	}
+	if x.Const && allConst {
+		out, err := evalIn(oneAll(conv), 1)
+		if err != nil {
+			return nil, err
+		}
+		return constOf(out, n), nil
+	}
+	if allConst {
+		return inConstList(x, list, n), nil
+	}
+	return inColumns(x, list, n), nil
+}
+
+func oneAll(vs []*coldata.Vec) []*coldata.Vec {
+	out := make([]*coldata.Vec, len(vs))
+	for i, v := range vs {
+		out[i] = one(v)
+	}
+	return out
+}
+
+// inSetLinear is the list length up to which a scan beats hashing.
+const inSetLinear = 8
+
+// inConstList tests a column against a list of constants.
+func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
+	listNull := false
+	var items []*coldata.Vec
+	for _, v := range list {
+		if isConstNull(v) {
+			listNull = true
+		} else {
+			items = append(items, v)
+		}
+	}
+	out := coldata.NewVec(coldata.Bool, n)
+	r := out.Bools
+	switch x.Type {
+	case coldata.Int64:
+		vals := make([]int64, len(items))
+		for i, v := range items {
+			vals[i] = v.Ints[0]
+		}
+		inOrdered(x.Ints[:n], vals, r)
+	case coldata.Float64:
+		vals := make([]float64, len(items))
+		for i, v := range items {
+			vals[i] = v.Floats[0]
+		}
+		inOrdered(x.Floats[:n], vals, r)
+	case coldata.String:
+		offs, data := x.Offsets[:n+1], x.Bytes
+		if len(items) <= inSetLinear {
+			for i := range r {
+				s := data[offs[i]:offs[i+1]]
+				for _, v := range items {
+					if string(s) == string(v.Str(0)) {
+						r[i] = 1
+						break
+					}
+				}
+			}
+		} else {
+			set := make(map[string]struct{}, len(items))
+			for _, v := range items {
+				set[string(v.Str(0))] = struct{}{}
+			}
+			for i := range r {
+				_, ok := set[string(data[offs[i]:offs[i+1]])]
+				r[i] = b2u8(ok)
+			}
+		}
+	}
+	// NULL where x is NULL, or where nothing matched and the list has a NULL.
+	var valid []byte
+	if x.Nulls != nil {
+		valid = append([]byte(nil), x.Nulls[:coldata.BitmapLen(n)]...)
+	}
+	if listNull {
+		if valid == nil {
+			valid = coldata.NewValidBitmap(n)
+		}
+		for i, p := range r {
+			if p == 0 {
+				valid[i>>3] &^= 1 << (uint(i) & 7)
+			}
+		}
+	}
+	out.Nulls = valid
+	return out
+}
+
+// inOrdered sets r[i] when x[i] is one of vals (NaN matches nothing).
+func inOrdered[T int64 | float64](x, vals []T, r []byte) {
+	r = r[:len(x)]
+	if len(vals) <= inSetLinear {
+		for i, p := range x {
+			for _, q := range vals {
+				if p == q {
+					r[i] = 1
+					break
+				}
+			}
+		}
+		return
+	}
+	set := make(map[T]struct{}, len(vals))
+	for _, q := range vals {
+		set[q] = struct{}{}
+	}
+	for i, p := range x {
+		_, ok := set[p]
+		r[i] = b2u8(ok)
+	}
+}
+
+// inColumns tests x against a list holding columns, one list item at a time
+// over the rows not yet matched.
+func inColumns(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
+	out := coldata.NewVec(coldata.Bool, n)
+	found := out.Bools
+	sawNull := make([]byte, n)
+	eq := make([]byte, n)
+	for _, v := range list {
+		if isConstNull(v) {
+			for i := range sawNull {
+				sawNull[i] = 1
+			}
+			continue
+		}
+		if x.Const && v.Const {
+			var e [1]byte
+			compareInto(cmpEQ, one(x), one(v), e[:])
+			for i := range eq {
+				eq[i] = e[0]
+			}
+		} else {
+			compareInto(cmpEQ, x, v, eq)
+		}
+		m := rowMask(v)
+		for i, e := range eq {
+			if !validAt(v.Nulls, i&m) {
+				sawNull[i] = 1
+			} else {
+				found[i] |= e
+			}
+		}
+	}
+	valid := make([]byte, n)
+	mx := rowMask(x)
+	for i, f := range found {
+		valid[i] = b2u8(validAt(x.Nulls, i&mx) && (f != 0 || sawNull[i] == 0))
+		found[i] = f & valid[i]
+	}
+	out.Nulls = bytesToBitmap(valid, n)
+	return out
 }
