@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/apache/arrow/go/v17/arrow"
+)
+
+// engine is one column of the benchmark: a database that holds the
+// generated tables and runs the suite's SQL.
+type engine interface {
+	// Name is the engine's column label (gsql-cpu, duckdb, ...).
+	Name() string
+	// Load makes a table of the given records (replacing one of that name).
+	Load(ctx context.Context, table string, schema *arrow.Schema, recs []arrow.Record) error
+	// Run executes a query and reads its whole result. With c != nil, every
+	// output row is added to c in canonical form (not part of timed runs).
+	Run(ctx context.Context, query string, c *Checksum) (result, error)
+	// Close releases the database.
+	Close() error
+}
+
+// result summarises one execution.
+type result struct {
+	Rows     int64 // output rows
+	OutBytes int64 // Arrow buffer bytes of the output
+}
+
+// gpuEngine is implemented by engines that run on the GPU.
+type gpuEngine interface {
+	engine
+	// Launches is the device's cumulative kernel launch count.
+	Launches() (uint64, error)
+	// Placement runs EXPLAIN ANALYZE and counts the operators that ran on
+	// the GPU and on the CPU.
+	Placement(ctx context.Context, query string) (gpuOps, cpuOps int, err error)
+}
+
+// errUnavailable marks an engine that cannot run on this machine or build
+// (no GPU, built without CUDA or without cgo); such engines are skipped.
+var errUnavailable = errors.New("engine unavailable")
+
+// engineNames are the known engines, in column order.
+var engineNames = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-library", "duckdb"}
+
+// openEngine opens an engine by name.
+func openEngine(name string) (engine, error) {
+	switch name {
+	case "gsql-cpu":
+		return openGSQL(name, "cpu", false)
+	case "gsql-gpu":
+		return openGSQL(name, "gpu", false)
+	case "gsql-gpu-library":
+		return openGSQL(name, "gpu", true)
+	case "duckdb":
+		return openDuckDB()
+	}
+	return nil, errors.New("unknown engine " + name)
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	gsql "github.com/gsqlengine/gsql"
+)
+
+// gsqlEngine runs the suite on gsql through its embedded API.
+type gsqlEngine struct {
+	name string
+	db   *gsql.DB
+}
+
+// gsqlGPU is a gsql engine on the GPU: it also reports launches and
+// operator placement.
+type gsqlGPU struct{ *gsqlEngine }
+
+func openGSQL(name, device string, noFusion bool) (engine, error) {
+	db, err := gsql.Open(gsql.Options{Device: device, NoFusion: noFusion})
+	if err != nil {
+		if device == "gpu" {
+			return nil, fmt.Errorf("%s: %w: %w", name, errUnavailable, err)
+		}
+		return nil, fmt.Errorf("%s: open: %w", name, err)
+	}
+	e := &gsqlEngine{name: name, db: db}
+	if device == "gpu" {
+		return gsqlGPU{e}, nil
+	}
+	return e, nil
+}
+
+func (e *gsqlEngine) Name() string { return e.name }
+
+func (e *gsqlEngine) Load(_ context.Context, table string, schema *arrow.Schema, recs []arrow.Record) error {
+	for _, t := range e.db.Tables() {
+		if t == table {
+			if _, err := e.db.Exec(context.Background(), "DROP TABLE "+table); err != nil {
+				return fmt.Errorf("%s: drop %s: %w", e.name, table, err)
+			}
+		}
+	}
+	if err := e.db.RegisterTable(table, schema, recs); err != nil {
+		return fmt.Errorf("%s: load %s: %w", e.name, table, err)
+	}
+	return nil
+}
+
+func (e *gsqlEngine) Run(ctx context.Context, query string, c *Checksum) (result, error) {
+	rdr, err := e.db.Query(ctx, query)
+	if err != nil {
+		return result{}, err
+	}
+	defer rdr.Release()
+	var res result
+	var scratch []byte
+	for rdr.Next() {
+		rec := rdr.Record()
+		res.Rows += rec.NumRows()
+		res.OutBytes += recordBytesV17(rec)
+		if c != nil {
+			if scratch, err = addRecordV17(c, rec, scratch); err != nil {
+				return res, err
+			}
+		}
+	}
+	if err := rdr.Err(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func (e *gsqlEngine) Close() error { return e.db.Close() }
+
+// Launches reads the device's kernel launch counter.
+func (e gsqlGPU) Launches() (uint64, error) {
+	st := e.db.Stats()
+	if st.GPU == nil {
+		return 0, fmt.Errorf("%s: no GPU statistics (device %s)", e.name, st.Device)
+	}
+	return st.GPU.Launches, nil
+}
+
+// Placement runs EXPLAIN ANALYZE and counts operators tagged [gpu] and [cpu].
+func (e gsqlGPU) Placement(ctx context.Context, query string) (int, int, error) {
+	rdr, err := e.db.Query(ctx, "EXPLAIN ANALYZE "+query)
+	if err != nil {
+		return 0, 0, fmt.Errorf("explain analyze: %w", err)
+	}
+	defer rdr.Release()
+	var plan strings.Builder
+	for rdr.Next() {
+		rec := rdr.Record()
+		for j := 0; j < int(rec.NumCols()); j++ {
+			for i := 0; i < int(rec.NumRows()); i++ {
+				plan.WriteString(rec.Column(j).ValueStr(i))
+				plan.WriteByte('\n')
+			}
+		}
+	}
+	if err := rdr.Err(); err != nil {
+		return 0, 0, fmt.Errorf("explain analyze: %w", err)
+	}
+	g, c := countPlacement(plan.String())
+	return g, c, nil
+}
+
+// countPlacement counts the plan lines tagged [gpu] and [cpu].
+func countPlacement(plan string) (gpuOps, cpuOps int) {
+	for _, line := range strings.Split(plan, "\n") {
+		switch {
+		case strings.Contains(line, "[gpu]"):
+			gpuOps++
+		case strings.Contains(line, "[cpu]"):
+			cpuOps++
+		}
+	}
+	return gpuOps, cpuOps
+}

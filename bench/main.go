@@ -1,0 +1,169 @@
+// Command bench runs gsql's benchmark suite side by side with DuckDB: it
+// generates the data sets deterministically (the redact people table of
+// DESIGN.md and a log-like table), loads them into every engine, runs each
+// query warm several times, checks that all engines return the same rows
+// (a checksum of the canonical output rows) and writes a table on stdout, a
+// JSON report and an SVG chart of the speedups over DuckDB.
+//
+// It lives in its own Go module so that the engine never depends on DuckDB.
+// See README.md for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// config holds the parsed command line.
+type config struct {
+	engines    []string
+	rows       []int
+	redactRows []int
+	runs       int
+	out        string
+	queries    []benchQuery
+	seed       int64
+	keepRows   int
+	command    string
+}
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// run is main without the process exit, for tests.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	rep, err := runSuite(ctx, cfg, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return writeOutputs(cfg, rep, stdout)
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	engines := fs.String("engines", strings.Join(engineNames, ","), "comma-separated engines: "+strings.Join(engineNames, ", ")+" (GPU engines are skipped, with the reason, where no GPU can be opened)")
+	rows := fs.String("rows", "1000000,10000000", "row counts of the logs table")
+	redact := fs.String("redact-rows", "", "row counts of the people table for the redact query (default: 600000,10000000,100000000 when a GPU engine runs, else 600000 plus the --rows counts)")
+	runs := fs.Int("runs", 5, "timed runs per query and engine (after one untimed warm-up run)")
+	out := fs.String("out", "out", "directory for results.json and speedup.svg")
+	queries := fs.String("queries", "", "comma-separated query names (default all): "+strings.Join(queryNames(), ", "))
+	seed := fs.Int64("seed", 42, "data generator seed")
+	keep := fs.Int("keep-rows", 1<<20, "results of at most this many rows are kept to show the first differing row on a mismatch")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	cfg := &config{runs: *runs, out: *out, seed: *seed, keepRows: *keep,
+		command: "bench " + strings.Join(args, " ")}
+	if cfg.runs < 1 {
+		return nil, fmt.Errorf("--runs must be at least 1, got %d", cfg.runs)
+	}
+	for _, e := range strings.Split(*engines, ",") {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		known := false
+		for _, k := range engineNames {
+			known = known || k == e
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown engine %q (have %s)", e, strings.Join(engineNames, ", "))
+		}
+		cfg.engines = append(cfg.engines, e)
+	}
+	if len(cfg.engines) == 0 {
+		return nil, errors.New("no engines selected")
+	}
+	var err error
+	if cfg.rows, err = parseCounts(*rows); err != nil {
+		return nil, fmt.Errorf("--rows: %w", err)
+	}
+	if *redact != "" {
+		if cfg.redactRows, err = parseCounts(*redact); err != nil {
+			return nil, fmt.Errorf("--redact-rows: %w", err)
+		}
+	}
+	if cfg.queries, err = selectQueries(*queries); err != nil {
+		return nil, fmt.Errorf("--queries: %w", err)
+	}
+	return cfg, nil
+}
+
+// parseCounts parses "1000000,10M,1e6"-style row counts.
+func parseCounts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		mult := 1.0
+		switch {
+		case strings.HasSuffix(f, "K"), strings.HasSuffix(f, "k"):
+			mult, f = 1e3, f[:len(f)-1]
+		case strings.HasSuffix(f, "M"), strings.HasSuffix(f, "m"):
+			mult, f = 1e6, f[:len(f)-1]
+		case strings.HasSuffix(f, "G"), strings.HasSuffix(f, "g"):
+			mult, f = 1e9, f[:len(f)-1]
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || v*mult < 0 || v*mult > 1e10 || v*mult != float64(int64(v*mult)) {
+			return nil, fmt.Errorf("bad row count %q", f)
+		}
+		out = append(out, int(v*mult))
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no row counts")
+	}
+	return out, nil
+}
+
+// writeOutputs prints the table and writes the JSON report and the chart.
+func writeOutputs(cfg *config, rep *report, stdout io.Writer) error {
+	if err := writeTable(stdout, rep); err != nil {
+		return fmt.Errorf("table: %w", err)
+	}
+	if cfg.out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	jsonPath := filepath.Join(cfg.out, "results.json")
+	if err := writeJSONFile(jsonPath, rep); err != nil {
+		return err
+	}
+	svgPath := filepath.Join(cfg.out, "speedup.svg")
+	f, err := os.Create(svgPath)
+	if err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	if err := writeSVG(f, chartFromReport(rep)); err != nil {
+		f.Close()
+		return fmt.Errorf("chart: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	fmt.Fprintf(stdout, "\nwrote %s and %s\n", jsonPath, svgPath)
+	return nil
+}

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// report is the whole run, as written to results.json.
+type report struct {
+	Date          string      `json:"date"`
+	Command       string      `json:"command"`
+	Host          string      `json:"host"`
+	CPUModel      string      `json:"cpu_model"`
+	Cores         int         `json:"cores"`
+	GoVersion     string      `json:"go_version"`
+	OSArch        string      `json:"os_arch"`
+	DuckDBVersion string      `json:"duckdb_version,omitempty"`
+	CopyBandwidth string      `json:"copy_bandwidth,omitempty"`
+	Seed          int64       `json:"seed"`
+	RunsPerQuery  int         `json:"runs_per_query"`
+	Rows          []int       `json:"rows"`
+	RedactRows    []int       `json:"redact_rows"`
+	Engines       []string    `json:"engines"`
+	Skipped       []skipped   `json:"skipped_engines,omitempty"`
+	Queries       []queryInfo `json:"queries"`
+	Results       []resultRow `json:"results"`
+}
+
+type skipped struct {
+	Engine string `json:"engine"`
+	Reason string `json:"reason"`
+}
+
+type queryInfo struct {
+	Name     string            `json:"name"`
+	Table    string            `json:"table"`
+	SQL      string            `json:"sql"`
+	Variants map[string]string `json:"variants,omitempty"`
+	Why      string            `json:"variant_reason,omitempty"`
+}
+
+// resultRow is one query at one size on one engine.
+type resultRow struct {
+	Query           string   `json:"query"`
+	Table           string   `json:"table"`
+	Rows            int      `json:"rows"`
+	Engine          string   `json:"engine"`
+	Status          string   `json:"status"` // ok, FAIL or ERROR
+	Error           string   `json:"error,omitempty"`
+	Diff            string   `json:"diff,omitempty"`
+	Reference       string   `json:"reference,omitempty"` // engine compared against
+	Variant         string   `json:"variant,omitempty"`
+	Runs            int      `json:"runs"`
+	MedianMs        float64  `json:"median_ms"`
+	MinMs           float64  `json:"min_ms"`
+	MaxMs           float64  `json:"max_ms"`
+	RowsPerSec      float64  `json:"rows_per_sec"`
+	GBPerSec        float64  `json:"gb_per_sec"`
+	InputBytes      int64    `json:"input_bytes"`
+	OutputBytes     int64    `json:"output_bytes"`
+	OutRows         int64    `json:"out_rows"`
+	Checksum        string   `json:"checksum,omitempty"`
+	SpeedupVsDuckDB float64  `json:"speedup_vs_duckdb,omitempty"`
+	LaunchesPerRun  *float64 `json:"launches_per_run,omitempty"`
+	GPUOps          *int     `json:"gpu_operators,omitempty"`
+	CPUOps          *int     `json:"cpu_operators,omitempty"`
+}
+
+func newReport(cfg *config) *report {
+	host, _ := os.Hostname()
+	rep := &report{
+		Date:         time.Now().UTC().Format(time.RFC3339),
+		Command:      cfg.command,
+		Host:         host,
+		CPUModel:     cpuModel(),
+		Cores:        runtime.NumCPU(),
+		GoVersion:    runtime.Version(),
+		OSArch:       runtime.GOOS + "/" + runtime.GOARCH,
+		Seed:         cfg.seed,
+		RunsPerQuery: cfg.runs,
+	}
+	for _, q := range cfg.queries {
+		rep.Queries = append(rep.Queries, queryInfo{Name: q.Name, Table: q.Table, SQL: q.SQL, Variants: q.Variants, Why: q.VariantWhy})
+	}
+	return rep
+}
+
+// cpuModel reads the CPU model name from /proc/cpuinfo (Linux), else GOARCH.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+// writeJSONFile writes the report as indented JSON.
+func writeJSONFile(path string, rep *report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("json: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("json: %w", err)
+	}
+	return nil
+}
+
+// writeTable prints the results as an aligned table, then every error and
+// mismatch in full.
+func writeTable(w io.Writer, rep *report) error {
+	fmt.Fprintf(w, "gsql benchmark suite — %s — %s, %d cores — %s\n", rep.Date, rep.CPUModel, rep.Cores, rep.OSArch)
+	if rep.DuckDBVersion != "" {
+		fmt.Fprintf(w, "DuckDB %s\n", rep.DuckDBVersion)
+	}
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "skipped %s: %s\n", s.Engine, s.Reason)
+	}
+	if rep.CopyBandwidth != "" {
+		fmt.Fprintln(w, rep.CopyBandwidth)
+	}
+	fmt.Fprintf(w, "median of %d warm runs (min..max); GB/s = (input column bytes + output bytes) / median; placement = operators on [gpu]/[cpu] from EXPLAIN ANALYZE\n\n", rep.RunsPerQuery)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "query\trows\tengine\tmedian ms\tmin..max ms\trows/s\tGB/s\tvs duckdb\tlaunches\tplacement\tcheck\t")
+	for _, r := range rep.Results {
+		check := r.Status
+		if r.Status == statusOK && r.Reference != "" && r.Reference != r.Engine {
+			check = "ok=" + r.Reference
+		} else if r.Status == statusOK {
+			check = "ref " + shortSum(r.Checksum)
+		}
+		if r.Status == statusError {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t%s\t%s\t\n", r.Query, human(float64(r.Rows)), r.Engine, placement(r), check)
+			continue
+		}
+		speed := "-"
+		if r.SpeedupVsDuckDB > 0 && r.Engine != "duckdb" {
+			speed = fmt.Sprintf("%.2fx", r.SpeedupVsDuckDB)
+		}
+		launches := "-"
+		if r.LaunchesPerRun != nil {
+			launches = fmt.Sprintf("%.1f", *r.LaunchesPerRun)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s..%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t\n",
+			r.Query, human(float64(r.Rows)), r.Engine, fmtMs(r.MedianMs), fmtMs(r.MinMs), fmtMs(r.MaxMs),
+			human(r.RowsPerSec), r.GBPerSec, speed, launches, placement(r), check)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var problems []string
+	for _, r := range rep.Results {
+		switch r.Status {
+		case statusError:
+			problems = append(problems, fmt.Sprintf("ERROR %s @ %d rows on %s: %s", r.Query, r.Rows, r.Engine, r.Error))
+		case statusFail:
+			problems = append(problems, fmt.Sprintf("FAIL %s @ %d rows on %s differs from %s: %s", r.Query, r.Rows, r.Engine, r.Reference, r.Diff))
+		}
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(w, "\n%d problem(s):\n", len(problems))
+		for _, p := range problems {
+			fmt.Fprintln(w, "  "+p)
+		}
+	} else {
+		fmt.Fprintln(w, "\nall engines agree on every query")
+	}
+	return nil
+}
+
+// placement renders the operator placement of a GPU engine's query.
+func placement(r resultRow) string {
+	if r.GPUOps == nil {
+		if strings.HasPrefix(r.Engine, "gsql-gpu") {
+			return "unknown"
+		}
+		return "-"
+	}
+	s := fmt.Sprintf("gpu %d/cpu %d", *r.GPUOps, *r.CPUOps)
+	if *r.GPUOps == 0 {
+		s += " (ALL CPU)"
+	}
+	return s
+}
+
+func shortSum(s string) string {
+	if _, h, ok := strings.Cut(s, ":"); ok && len(h) >= 8 {
+		return h[:8]
+	}
+	return s
+}
+
+func fmtMs(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case v >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// human renders a count with a K/M/G suffix.
+func human(v float64) string {
+	switch {
+	case v >= 1e9:
+		return trimZero(fmt.Sprintf("%.2f", v/1e9)) + "G"
+	case v >= 1e6:
+		return trimZero(fmt.Sprintf("%.2f", v/1e6)) + "M"
+	case v >= 1e3:
+		return trimZero(fmt.Sprintf("%.2f", v/1e3)) + "K"
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func trimZero(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}

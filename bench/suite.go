@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/gsqlengine/gsql/datagen"
+)
+
+// Result statuses.
+const (
+	statusOK    = "ok"    // agrees with the reference engine (or is the reference)
+	statusFail  = "FAIL"  // ran, but its rows differ from the reference's
+	statusError = "ERROR" // the engine returned an error
+)
+
+// runSuite opens the engines, and for each data size loads the table into
+// every engine and measures the queries that read it.
+func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*report, error) {
+	rep := newReport(cfg)
+	var engines []engine
+	defer func() {
+		for _, e := range engines {
+			e.Close()
+		}
+	}()
+	for _, name := range cfg.engines {
+		e, err := openEngine(name)
+		if errors.Is(err, errUnavailable) {
+			fmt.Fprintf(stderr, "skipping %s: %v\n", name, err)
+			rep.Skipped = append(rep.Skipped, skipped{Engine: name, Reason: err.Error()})
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		engines = append(engines, e)
+		rep.Engines = append(rep.Engines, name)
+		if d, ok := e.(*duckEngine); ok {
+			rep.DuckDBVersion = d.Version(ctx)
+		}
+	}
+	if len(engines) == 0 {
+		return nil, errors.New("none of the selected engines can run here")
+	}
+	hasGPU := false
+	for _, e := range engines {
+		if _, ok := e.(gpuEngine); ok {
+			hasGPU = true
+		}
+	}
+	if hasGPU {
+		rep.CopyBandwidth = "TODO: device copy bandwidth not measured (gsql exposes no API for it yet); % of copy bandwidth is not reported"
+	}
+	redactRows := cfg.redactRows
+	if redactRows == nil {
+		if hasGPU {
+			redactRows = []int{600_000, 10_000_000, 100_000_000}
+		} else {
+			redactRows = append([]int{600_000}, cfg.rows...)
+			slices.Sort(redactRows)
+			redactRows = slices.Compact(redactRows)
+		}
+	}
+	rep.Rows, rep.RedactRows = cfg.rows, redactRows
+
+	type dataset struct {
+		table string
+		rows  int
+	}
+	var sets []dataset
+	for _, table := range []string{"logs", "people"} {
+		counts := cfg.rows
+		if table == "people" {
+			counts = redactRows
+		}
+		if !slices.ContainsFunc(cfg.queries, func(q benchQuery) bool { return q.Table == table }) {
+			continue
+		}
+		for _, n := range counts {
+			sets = append(sets, dataset{table, n})
+		}
+	}
+	for _, ds := range sets {
+		t0 := time.Now()
+		schema, recs := generate(ds.table, ds.rows, cfg.seed)
+		fmt.Fprintf(stderr, "generated %s: %d rows in %.1fs\n", ds.table, ds.rows, time.Since(t0).Seconds())
+		for _, e := range engines {
+			t0 := time.Now()
+			if err := e.Load(ctx, ds.table, schema, recs); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(stderr, "loaded %s into %s in %.1fs\n", ds.table, e.Name(), time.Since(t0).Seconds())
+		}
+		for _, q := range cfg.queries {
+			if q.Table != ds.table {
+				continue
+			}
+			rows, err := measureQuery(ctx, cfg, q, ds.rows, schema, recs, engines, stderr)
+			if err != nil {
+				return nil, err
+			}
+			rep.Results = append(rep.Results, rows...)
+		}
+		for _, r := range recs {
+			r.Release()
+		}
+	}
+	return rep, nil
+}
+
+// generate builds a table of the suite.
+func generate(table string, rows int, seed int64) (*arrow.Schema, []arrow.Record) {
+	if table == "people" {
+		return datagen.People(rows, seed)
+	}
+	return Logs(rows, seed)
+}
+
+// inputBytes sums the Arrow buffer bytes of the named columns.
+func inputBytes(schema *arrow.Schema, recs []arrow.Record, cols []string) int64 {
+	var b int64
+	for _, c := range cols {
+		idx := schema.FieldIndices(c)
+		if len(idx) == 0 {
+			continue
+		}
+		for _, r := range recs {
+			b += bytesV17(r.Column(idx[0]))
+		}
+	}
+	return b
+}
+
+// measureQuery runs one query on every engine: an untimed warm-up run whose
+// rows are checksummed, the placement (GPU engines), then cfg.runs timed
+// runs. It then compares every engine's checksum with the reference's.
+func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, schema *arrow.Schema,
+	recs []arrow.Record, engines []engine, stderr io.Writer) ([]resultRow, error) {
+	in := inputBytes(schema, recs, q.Cols)
+	out := make([]resultRow, 0, len(engines))
+	sums := make([]*Checksum, len(engines))
+	for i, e := range engines {
+		r := resultRow{Query: q.Name, Table: q.Table, Rows: rows, Engine: e.Name(), InputBytes: in, Runs: cfg.runs}
+		text := q.sqlFor(e.Name())
+		if text != q.SQL {
+			r.Variant = q.VariantWhy
+		}
+		fmt.Fprintf(stderr, "%s @ %d rows on %s ...\n", q.Name, rows, e.Name())
+		c := newChecksum(cfg.keepRows)
+		res, err := e.Run(ctx, text, c)
+		if err != nil {
+			r.Status, r.Error = statusError, err.Error()
+			out = append(out, r)
+			continue
+		}
+		sums[i] = c
+		r.OutRows, r.OutputBytes, r.Checksum = res.Rows, res.OutBytes, c.String()
+		if g, ok := e.(gpuEngine); ok {
+			gpuOps, cpuOps, err := g.Placement(ctx, text)
+			if err != nil {
+				r.Status, r.Error = statusError, fmt.Sprintf("placement: %v", err)
+				out = append(out, r)
+				continue
+			}
+			r.GPUOps, r.CPUOps = &gpuOps, &cpuOps
+		}
+		var before uint64
+		if g, ok := e.(gpuEngine); ok {
+			if before, err = g.Launches(); err != nil {
+				return nil, err
+			}
+		}
+		times := make([]time.Duration, 0, cfg.runs)
+		for k := 0; k < cfg.runs && err == nil; k++ {
+			t0 := time.Now()
+			_, err = e.Run(ctx, text, nil)
+			times = append(times, time.Since(t0))
+		}
+		if err != nil {
+			r.Status, r.Error = statusError, fmt.Sprintf("timed run: %v", err)
+			out = append(out, r)
+			continue
+		}
+		if g, ok := e.(gpuEngine); ok {
+			after, err := g.Launches()
+			if err != nil {
+				return nil, err
+			}
+			l := float64(after-before) / float64(cfg.runs)
+			r.LaunchesPerRun = &l
+		}
+		sort.Slice(times, func(a, b int) bool { return times[a] < times[b] })
+		r.MedianMs = ms(median(times))
+		r.MinMs, r.MaxMs = ms(times[0]), ms(times[len(times)-1])
+		r.Status = statusOK
+		out = append(out, r)
+	}
+	compareResults(out, sums)
+	// One output size for every engine: the first gsql engine's (DuckDB's
+	// Arrow types can be wider, e.g. SUM as a 128-bit decimal).
+	outBytes := int64(-1)
+	for _, r := range out {
+		if r.Status != statusError && r.Engine != "duckdb" {
+			outBytes = r.OutputBytes
+			break
+		}
+	}
+	for _, r := range out {
+		if outBytes < 0 && r.Status != statusError {
+			outBytes = r.OutputBytes
+		}
+	}
+	duckMs := 0.0
+	for _, r := range out {
+		if r.Engine == "duckdb" && r.Status == statusOK {
+			duckMs = r.MedianMs
+		}
+	}
+	for i := range out {
+		r := &out[i]
+		if r.Status == statusError || r.MedianMs <= 0 {
+			continue
+		}
+		if outBytes >= 0 {
+			r.GBPerSec = float64(r.InputBytes+outBytes) / (r.MedianMs / 1e3) / 1e9
+		}
+		r.RowsPerSec = float64(rows) / (r.MedianMs / 1e3)
+		if duckMs > 0 {
+			r.SpeedupVsDuckDB = duckMs / r.MedianMs
+		}
+	}
+	return out, nil
+}
+
+// compareResults marks engines whose rows differ from the reference's:
+// DuckDB when it ran, else the first engine without an error.
+func compareResults(out []resultRow, sums []*Checksum) {
+	ref := -1
+	for i := range out {
+		if sums[i] != nil && (ref < 0 || out[i].Engine == "duckdb") {
+			ref = i
+			if out[i].Engine == "duckdb" {
+				break
+			}
+		}
+	}
+	if ref < 0 {
+		return
+	}
+	for i := range out {
+		out[i].Reference = out[ref].Engine
+		if i == ref || sums[i] == nil || sums[i].Equal(sums[ref]) {
+			continue
+		}
+		out[i].Status = statusFail
+		out[i].Diff = fmt.Sprintf("checksum %s vs %s's %s", sums[i], out[ref].Engine, sums[ref])
+		a, b := sums[i].Sorted(), sums[ref].Sorted()
+		if a != nil && b != nil {
+			out[i].Diff += "; " + firstDifference(a, b)
+		}
+	}
+}
+
+func median(sorted []time.Duration) time.Duration {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
