@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -284,5 +285,24 @@ func TestFailedLargeInsertChangesNothing(t *testing.T) {
 	}
 	if got := rowsOf(t, db, `SELECT COUNT(*) FROM dst`); got[0] != "0" {
 		t.Fatalf("dst has %s rows after the failed INSERT", got[0])
+	}
+}
+
+func TestReadCSVTableFunction(t *testing.T) {
+	db := openDB(t)
+	path := t.TempDir() + "/people.csv"
+	if err := os.WriteFile(path, []byte("name,age\nJohn Smith,42\nÉmile Zola,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := rowsOf(t, db, `SELECT UPPER(name), age FROM read_csv('`+path+`') ORDER BY name`)
+	if want := "JOHN SMITH|42,ÉMILE ZOLA|NULL"; strings.Join(got, ",") != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	mustExec(t, db, `CREATE TABLE p AS SELECT * FROM read_csv('`+path+`')`)
+	if got := rowsOf(t, db, `SELECT COUNT(*) FROM p`); got[0] != "2" {
+		t.Fatalf("CTAS from read_csv: %v", got)
+	}
+	if _, err := db.Query(context.Background(), `SELECT * FROM read_csv('/no/such/file.csv')`); err == nil {
+		t.Fatal("missing file: no error")
 	}
 }

@@ -1,12 +1,19 @@
 package planner
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
 
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/fileio"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/sql"
 )
 
 // planTableExpr plans one FROM item: a table, a derived table, or a join.
@@ -49,9 +56,22 @@ func (b *binder) planTable(name sqlparser.TableName, as sqlparser.TableIdent) (N
 	if strings.EqualFold(name.Name.String(), "dual") {
 		return &Values{Rows: [][]expr.Expr{{}}}, &scope{}, nil
 	}
-	tbl, err := b.cat.Get(name.Name.String())
-	if err != nil {
-		return nil, nil, errorf(UnknownTable, name.Name.String(), "unknown table %q", name.Name.String())
+	var tbl *catalog.Table
+	if path, ok := strings.CutPrefix(name.Name.String(), sql.FilePrefix); ok {
+		t, err := b.fileTable(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		tbl = t
+		if as.IsEmpty() {
+			as = sqlparser.NewTableIdent(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+		}
+	} else {
+		t, err := b.cat.Get(name.Name.String())
+		if err != nil {
+			return nil, nil, errorf(UnknownTable, name.Name.String(), "unknown table %q", name.Name.String())
+		}
+		tbl = t
 	}
 	alias := tbl.Name
 	if !as.IsEmpty() {
@@ -253,4 +273,35 @@ func equiKey(e expr.Expr, nl int) (expr.Expr, expr.Expr, bool) {
 		shift[col] = col - nl
 	}
 	return a, expr.Remap(bb, shift), true
+}
+
+// fileTable reads a file named by a table function (read_csv('x.csv'),
+// read_parquet, read_ipc) into a table snapshot that lives for the query.
+func (b *binder) fileTable(path string) (*catalog.Table, error) {
+	ctx := b.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, errorf(UnknownTable, path, "cannot read %s: %v", path, err)
+	}
+	schema, recs, err := fileio.Read(ctx, path, fileio.Options{})
+	if err != nil {
+		return nil, errorf(TypeMismatch, path, "reading %s: %v", path, err)
+	}
+	cols := make([]catalog.Column, len(schema.Fields()))
+	var rows int64
+	for i, f := range schema.Fields() {
+		t, err := coldata.FromArrowType(f.Type)
+		if err != nil || t == coldata.Null {
+			return nil, errorf(TypeMismatch, path, "%s: column %s has unsupported type %s", path, f.Name, f.Type)
+		}
+		cols[i] = catalog.Column{Name: f.Name, Type: t}
+	}
+	for _, r := range recs {
+		rows += r.NumRows()
+	}
+	// The modification time versions the device-resident copy.
+	return &catalog.Table{Name: sql.FilePrefix + path, Columns: cols, Records: recs, Rows: rows, Version: uint64(info.ModTime().UnixNano())}, nil
 }

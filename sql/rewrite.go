@@ -126,6 +126,11 @@ func splitTop(toks []token, sep func(token) bool) (parts [][]token, seps []token
 func (r *rewriter) rewrite(toks []token) *Error {
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if name, n, ok := tableFunction(r.src, toks, i); ok {
+			r.emitText(name, t.start)
+			i += n - 1
+			continue
+		}
 		if i+1 < len(toks) && toks[i+1].typ == '(' && r.isSpecial(t) {
 			j := matching(toks, i+1)
 			if j > 0 {
