@@ -44,18 +44,32 @@ struct Rope {
   int32_t k;
 };
 
+// Rope loops run over the static capacity with a guard, never over the
+// dynamic count, so that parts are indexed by constants and the rope stays
+// in registers instead of thread-local memory.
+#ifdef GSQL_HOST
+#define GSQL_UNROLL
+#else
+#define GSQL_UNROLL _Pragma("unroll")
+#endif
+
 template <int N>
 GSQL_DEV int32_t rope_size(const Rope<N>& r) {
   int32_t s = 0;
-  for (int i = 0; i < r.k; i++) s += r.part[i].n;
+  GSQL_UNROLL
+  for (int i = 0; i < N; i++)
+    if (i < r.k) s += r.part[i].n;
   return s;
 }
 
 template <int N>
 GSQL_DEV void rope_write(const Rope<N>& r, char* dst) {
-  for (int i = 0; i < r.k; i++) {
-    const char* p = r.part[i].p;
-    for (int32_t j = 0; j < r.part[i].n; j++) *dst++ = p[j];
+  GSQL_UNROLL
+  for (int i = 0; i < N; i++) {
+    if (i < r.k) {
+      const char* p = r.part[i].p;
+      for (int32_t j = 0; j < r.part[i].n; j++) *dst++ = p[j];
+    }
   }
 }
 
@@ -69,7 +83,14 @@ GSQL_DEV Rope<N> rope_of(SV s) {
 
 template <int N, int M>
 GSQL_DEV void rope_append(Rope<N>& r, const Rope<M>& x) {
-  for (int i = 0; i < x.k; i++) r.part[r.k++] = x.part[i];
+  GSQL_UNROLL
+  for (int j = 0; j < N; j++) {
+    GSQL_UNROLL
+    for (int i = 0; i < M; i++) {
+      if (i < x.k && j == r.k + i) r.part[j] = x.part[i];
+    }
+  }
+  r.k += x.k;
 }
 
 template <int N, int M>

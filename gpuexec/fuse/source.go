@@ -221,9 +221,9 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 			if !coopable(o) {
 				continue
 			}
-			k, ptr, n := "1", o.v.c+".p", o.v.c+".n"
+			k, ptr, n, capN := "1", o.v.c+".p", o.v.c+".n", 1
 			if o.v.kind == kRope {
-				k, ptr, n = o.v.c+".k", o.v.c+".part[q].p", o.v.c+".part[q].n"
+				k, ptr, n, capN = o.v.c+".k", o.v.c+".part[q].p", o.v.c+".part[q].n", o.v.n
 			}
 			fmt.Fprintf(&s, `    if (coop%d) {
       for (int src = 0; src < 32; src++) {
@@ -231,7 +231,9 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
         if (len == 0) continue;
         char* dst = a.out%d_chars + __shfl_sync(0xffffffffu, off[%d], src);
         int parts = __shfl_sync(0xffffffffu, (int)(%s), src);
-        for (int q = 0; q < parts; q++) {
+        GSQL_UNROLL
+        for (int q = 0; q < %d; q++) {
+          if (q >= parts) break;
           const char* p = (const char*)__shfl_sync(0xffffffffu, (unsigned long long)(%s), src);
           int pn = __shfl_sync(0xffffffffu, (int)(%s), src);
           for (int z = lane; z < pn; z += 32) dst[z] = p[z];
@@ -239,7 +241,7 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
         }
       }
     }
-`, c+1, c+1, j, c+1, k, ptr, n)
+`, c+1, c+1, j, c+1, k, capN, ptr, n)
 		}
 		return s.String()
 	}
