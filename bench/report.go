@@ -143,6 +143,9 @@ func writeTable(w io.Writer, rep *report) error {
 		} else if r.Status == statusOK {
 			check = "ref " + shortSum(r.Checksum)
 		}
+		if r.Variant != "" {
+			check += " *"
+		}
 		if r.Status == statusError {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t%s\t%s\t\n", r.Query, human(float64(r.Rows)), r.Engine, placement(r), check)
 			continue
@@ -161,6 +164,13 @@ func writeTable(w io.Writer, rep *report) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	variants := map[string]bool{}
+	for _, r := range rep.Results {
+		if r.Variant != "" && !variants[r.Query+r.Engine] {
+			variants[r.Query+r.Engine] = true
+			fmt.Fprintf(w, "* %s on %s ran a documented variant: %s\n", r.Query, r.Engine, r.Variant)
+		}
 	}
 	var problems []string
 	for _, r := range rep.Results {

@@ -113,7 +113,31 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 			r.Release()
 		}
 	}
+	sortResults(rep.Results, cfg.queries, cfg.engines)
 	return rep, nil
+}
+
+// sortResults orders results by query (suite order), rows, then engine
+// (command-line order).
+func sortResults(rs []resultRow, queries []benchQuery, engines []string) {
+	qi := map[string]int{}
+	for i, q := range queries {
+		qi[q.Name] = i
+	}
+	ei := map[string]int{}
+	for i, e := range engines {
+		ei[e] = i
+	}
+	sort.SliceStable(rs, func(a, b int) bool {
+		x, y := rs[a], rs[b]
+		if qi[x.Query] != qi[y.Query] {
+			return qi[x.Query] < qi[y.Query]
+		}
+		if x.Rows != y.Rows {
+			return x.Rows < y.Rows
+		}
+		return ei[x.Engine] < ei[y.Engine]
+	})
 }
 
 // generate builds a table of the suite.

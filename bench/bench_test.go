@@ -1,0 +1,357 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	arrow18 "github.com/apache/arrow-go/v18/arrow"
+	array18 "github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	memory18 "github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+func TestCanonicalValues(t *testing.T) {
+	cases := []struct {
+		got, want string
+	}{
+		{string(appendNull(nil)), "NULL"},
+		{string(appendString(nil, "NULL")), `"NULL"`},
+		{string(appendString(nil, "a\tb\"c")), `"a\tb\"c"`},
+		{string(appendString(nil, "Søren")), `"Søren"`},
+		{string(appendInt(nil, -42)), "-42"},
+		{string(appendUint(nil, 18446744073709551615)), "18446744073709551615"},
+		{string(appendFloat(nil, 0.1+0.2)), "0.3"},
+		{string(appendFloat(nil, 2.0/3)), "0.666667"},
+		{string(appendFloat(nil, 123456789)), "1.23457e+08"},
+		{string(appendFloat(nil, 3)), "3"},
+		{string(appendFloat(nil, math.Copysign(0, -1))), "0"},
+		{string(appendFloat(nil, math.NaN())), "NaN"},
+		{string(appendFloat(nil, math.Inf(-1))), "-Inf"},
+		{string(appendBool(nil, true)), "true"},
+		{string(appendDecimal(nil, big.NewInt(-12345), 0)), "-12345"},
+		{string(appendDecimal(nil, big.NewInt(12345), 2)), "123.45"},
+		{string(appendDecimal(nil, big.NewInt(2), 3)), "0.002"},
+	}
+	for i, c := range cases {
+		if c.got != c.want {
+			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+}
+
+func TestChecksumOrderIndependent(t *testing.T) {
+	a, b := newChecksum(10), newChecksum(10)
+	rows := []string{`"x"` + "\t1", "NULL\t2", `"x"` + "\t1", `""` + "\tNULL"}
+	for _, r := range rows {
+		a.AddRow([]byte(r))
+	}
+	for i := len(rows) - 1; i >= 0; i-- {
+		b.AddRow([]byte(rows[i]))
+	}
+	if !a.Equal(b) || a.String() != b.String() {
+		t.Fatalf("same rows in another order: %s vs %s", a, b)
+	}
+	c := newChecksum(10)
+	for _, r := range rows[:3] {
+		c.AddRow([]byte(r))
+	}
+	c.AddRow([]byte(`"x"` + "\t1")) // a duplicate instead of the last row
+	if a.Equal(c) {
+		t.Fatal("different multisets have equal checksums")
+	}
+	d := firstDifference(a.Sorted(), c.Sorted())
+	if !strings.Contains(d, "only on the left") || !strings.Contains(d, `""`) {
+		t.Fatalf("difference: %s", d)
+	}
+	if got := firstDifference([]string{"a"}, []string{"a"}); got != "rows equal" {
+		t.Fatalf("equal lists: %s", got)
+	}
+	// A checksum that outgrows its sample keeps counting but drops rows.
+	e := newChecksum(2)
+	for _, r := range rows {
+		e.AddRow([]byte(r))
+	}
+	if e.Sorted() != nil || !e.Equal(a) {
+		t.Fatalf("overflowing sample: %v %s", e.Sorted(), e)
+	}
+}
+
+// TestCanonicalAcrossArrowVersions renders the same values from an Arrow
+// v17 record (gsql's side) and an arrow-go v18 record (DuckDB's side).
+func TestCanonicalAcrossArrowVersions(t *testing.T) {
+	sc17 := arrow.NewSchema([]arrow.Field{
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	}, nil)
+	b17 := array.NewRecordBuilder(memory.DefaultAllocator, sc17)
+	defer b17.Release()
+	b17.Field(0).(*array.StringBuilder).AppendValues([]string{"a", "", "NULL"}, []bool{true, true, false})
+	b17.Field(1).(*array.Int64Builder).AppendValues([]int64{1, 2, 3}, []bool{true, false, true})
+	b17.Field(2).(*array.Float64Builder).AppendValues([]float64{0.5, 1.0 / 3, 1e9}, nil)
+	r17 := b17.NewRecord()
+	defer r17.Release()
+
+	// DuckDB returns an integer SUM as DECIMAL(38,0) and may use int32.
+	sc18 := arrow18.NewSchema([]arrow18.Field{
+		{Name: "s", Type: arrow18.BinaryTypes.String, Nullable: true},
+		{Name: "i", Type: &arrow18.Decimal128Type{Precision: 38, Scale: 0}, Nullable: true},
+		{Name: "f", Type: arrow18.PrimitiveTypes.Float32, Nullable: true},
+	}, nil)
+	b18 := array18.NewRecordBuilder(memory18.DefaultAllocator, sc18)
+	defer b18.Release()
+	b18.Field(0).(*array18.StringBuilder).AppendValues([]string{"a", "", "x"}, []bool{true, true, false})
+	db := b18.Field(1).(*array18.Decimal128Builder)
+	for i, ok := range []bool{true, false, true} {
+		if ok {
+			db.Append(decimal128.FromI64(int64(i + 1)))
+		} else {
+			db.AppendNull()
+		}
+	}
+	b18.Field(2).(*array18.Float32Builder).AppendValues([]float32{0.5, 1.0 / 3, 1e9}, nil)
+	r18 := b18.NewRecord()
+	defer r18.Release()
+
+	c17, c18 := newChecksum(10), newChecksum(10)
+	if _, err := addRecordV17(c17, r17, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := addRecordV18(c18, r18, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !c17.Equal(c18) {
+		t.Fatalf("v17 and v18 renderings differ: %q vs %q", c17.Sorted(), c18.Sorted())
+	}
+	want := []string{`""` + "\tNULL\t0.333333", `"a"` + "\t1\t0.5", "NULL\t3\t1e+09"}
+	if got := c17.Sorted(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("rows %q, want %q", got, want)
+	}
+	// Unsupported types are errors, not panics.
+	lb := array.NewListBuilder(memory.DefaultAllocator, arrow.PrimitiveTypes.Int64)
+	defer lb.Release()
+	lb.AppendNull()
+	la := lb.NewArray()
+	defer la.Release()
+	lsc := arrow.NewSchema([]arrow.Field{{Name: "l", Type: la.DataType(), Nullable: true}}, nil)
+	lr := array.NewRecord(lsc, []arrow.Array{la}, 1)
+	defer lr.Release()
+	if _, err := addRecordV17(newChecksum(0), lr, nil); err == nil {
+		t.Fatal("list column: no error")
+	}
+	// Byte accounting: 3 strings "a", "", NULL (AppendValues keeps the
+	// NULL slot's "NULL" chars) -> bitmap 1 + offsets 16 + chars 5.
+	if got := bytesV17(r17.Column(0)); got != 22 {
+		t.Fatalf("string bytes %d, want 22", got)
+	}
+	if got := bytesV17(r17.Column(1)); got != 1+24 {
+		t.Fatalf("int64 bytes %d, want 25", got)
+	}
+}
+
+func TestLogsDeterministic(t *testing.T) {
+	sum := func(n int, seed int64) (*Checksum, []arrow.Record) {
+		t.Helper()
+		schema, recs := Logs(n, seed)
+		if !schema.Equal(LogSchema()) || len(schema.Fields()) < 6 {
+			t.Fatalf("schema %s", schema)
+		}
+		c := newChecksum(0)
+		var total int64
+		for _, r := range recs {
+			total += r.NumRows()
+			if _, err := addRecordV17(c, r, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if total != int64(n) {
+			t.Fatalf("%d rows, want %d", total, n)
+		}
+		return c, recs
+	}
+	a, recs := sum(5000, 7)
+	b, _ := sum(5000, 7)
+	c, _ := sum(5000, 8)
+	if !a.Equal(b) {
+		t.Fatalf("same seed, different tables: %s vs %s", a, b)
+	}
+	if a.Equal(c) {
+		t.Fatal("different seeds, same table")
+	}
+	// Nulls and multibyte text are present; timestamps never decrease.
+	r := recs[0]
+	if r.Column(6).NullN() == 0 || r.Column(7).NullN() == 0 || r.Column(5).NullN() == 0 {
+		t.Fatal("expected NULLs in bytes, user_agent and message")
+	}
+	ts := r.Column(0).(*array.Int64)
+	multibyte := false
+	msg := r.Column(7).(*array.String)
+	for i := 0; i < int(r.NumRows()); i++ {
+		if i > 0 && ts.Value(i) < ts.Value(i-1) {
+			t.Fatalf("ts decreases at row %d", i)
+		}
+		if msg.IsValid(i) && len([]rune(msg.Value(i))) != len(msg.Value(i)) {
+			multibyte = true
+		}
+	}
+	if !multibyte {
+		t.Fatal("no multibyte messages")
+	}
+	if _, recs := Logs(0, 1); len(recs) != 1 || recs[0].NumRows() != 0 {
+		t.Fatal("Logs(0) should give one empty record")
+	}
+	if testing.Short() {
+		return
+	}
+	// A prefix of a larger table is the smaller table (batch boundaries
+	// do not change the stream).
+	_, big := Logs(logBatchRows+10, 7)
+	if len(big) != 2 || big[1].NumRows() != 10 {
+		t.Fatalf("batches: %d", len(big))
+	}
+	first := newChecksum(0)
+	if _, err := addRecordV17(first, big[0].NewSlice(0, 5000), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !first.Equal(a) {
+		t.Fatal("prefix of a larger table differs")
+	}
+}
+
+func TestSVG(t *testing.T) {
+	ops := 0
+	rep := &report{CPUModel: "Test CPU <x>", Cores: 2, Date: "today", Results: []resultRow{
+		{Query: "redact", Rows: 600000, Engine: "gsql-cpu", Status: statusOK, SpeedupVsDuckDB: 2.5},
+		{Query: "redact", Rows: 600000, Engine: "gsql-gpu", Status: statusOK, SpeedupVsDuckDB: 150, GPUOps: new(int), CPUOps: &ops},
+		{Query: "redact", Rows: 600000, Engine: "duckdb", Status: statusOK, SpeedupVsDuckDB: 1},
+		{Query: "a&b", Rows: 1000, Engine: "gsql-cpu", Status: statusFail, SpeedupVsDuckDB: 0.2},
+		{Query: "a&b", Rows: 1000, Engine: "gsql-gpu", Status: statusError},
+	}}
+	*rep.Results[1].GPUOps = 3
+	c := chartFromReport(rep)
+	if len(c.Groups) != 2 || len(c.Series) != 2 {
+		t.Fatalf("chart: %d groups, %d series", len(c.Groups), len(c.Series))
+	}
+	var buf bytes.Buffer
+	if err := writeSVG(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	svg := buf.String()
+	checkXML(t, svg)
+	for _, want := range []string{"<svg", "150.00x", "0.20x FAIL", "ERROR", "a&amp;b @ 1K", "Test CPU &lt;x&gt;", "gsql-gpu"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("svg lacks %q", want)
+		}
+	}
+	if n := strings.Count(svg, "<rect"); n != 1+2+3 { // background, legend, 3 bars with a figure
+		t.Errorf("%d rects", n)
+	}
+	// An empty chart is still a valid document.
+	buf.Reset()
+	if err := writeSVG(&buf, chart{Title: "empty"}); err != nil {
+		t.Fatal(err)
+	}
+	checkXML(t, buf.String())
+}
+
+func checkXML(t *testing.T, doc string) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(doc))
+	for {
+		_, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("invalid SVG: %v\n%s", err, doc)
+		}
+	}
+}
+
+func TestFlags(t *testing.T) {
+	if got, err := parseCounts("600000, 10M,1e6,2k"); err != nil || len(got) != 4 || got[1] != 10_000_000 || got[2] != 1_000_000 || got[3] != 2000 {
+		t.Fatalf("parseCounts: %v %v", got, err)
+	}
+	for _, bad := range []string{"", "x", "-5", "1.5"} {
+		if _, err := parseCounts(bad); err == nil {
+			t.Errorf("parseCounts(%q): no error", bad)
+		}
+	}
+	for _, args := range [][]string{{"--engines", "oracle"}, {"--queries", "nope"}, {"--runs", "0"}, {"extra"}} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+	cfg, err := parseFlags([]string{"--engines", "gsql-cpu", "--queries", "redact,lpad"}, io.Discard)
+	if err != nil || len(cfg.queries) != 2 || cfg.engines[0] != "gsql-cpu" {
+		t.Fatalf("parseFlags: %+v %v", cfg, err)
+	}
+	g, c := countPlacement("Project x [gpu] rows=1\n  Filter [gpu]\n    Scan t [cpu]\n")
+	if g != 2 || c != 1 {
+		t.Fatalf("placement %d/%d", g, c)
+	}
+}
+
+// TestSuiteEndToEnd runs the whole suite at 10K rows on gsql's CPU backend
+// and DuckDB and requires every query's checksums to agree.
+func TestSuiteEndToEnd(t *testing.T) {
+	if !duckdbAvailable {
+		t.Skip("DuckDB is not in this build (needs cgo and no noduckdb tag): skipping the end-to-end comparison")
+	}
+	if e, err := openDuckDB(); err != nil {
+		t.Skipf("DuckDB cannot be opened: %v", err)
+	} else {
+		e.Close()
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"--engines", "gsql-cpu,duckdb", "--rows", "10000", "--redact-rows", "10000", "--runs", "1", "--out", dir}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range rep.Results {
+		seen[r.Query]++
+		if r.Status != statusOK {
+			t.Errorf("%s on %s: %s %s%s", r.Query, r.Engine, r.Status, r.Error, r.Diff)
+		}
+		if r.Engine == "gsql-cpu" && r.Reference != "duckdb" {
+			t.Errorf("%s: compared with %q, not duckdb", r.Query, r.Reference)
+		}
+	}
+	for _, q := range suite {
+		if seen[q.Name] != 2 {
+			t.Errorf("%s: %d results, want 2", q.Name, seen[q.Name])
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "speedup.svg")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(stdout.String(), "redact") {
+		t.Errorf("table lacks the redact query:\n%s", stdout.String())
+	}
+	if t.Failed() {
+		t.Log(stdout.String())
+	}
+}
