@@ -355,3 +355,50 @@ func TestSuiteEndToEnd(t *testing.T) {
 		t.Log(stdout.String())
 	}
 }
+
+// TestDuckDBSubstringIndex checks DuckDB's SUBSTRING_INDEX macro (and
+// gsql's function) against MySQL's documented results.
+func TestDuckDBSubstringIndex(t *testing.T) {
+	if !duckdbAvailable {
+		t.Skip("DuckDB is not in this build (needs cgo and no noduckdb tag)")
+	}
+	e, err := openDuckDB()
+	if err != nil {
+		t.Skipf("DuckDB cannot be opened: %v", err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	cases := []struct {
+		args, want string
+	}{
+		{`'www.mysql.com', '.', 2`, `"www.mysql"`},
+		{`'www.mysql.com', '.', -2`, `"mysql.com"`},
+		{`'www.mysql.com', '.', 1`, `"www"`},
+		{`'www.mysql.com', '.', -1`, `"com"`},
+		{`'www.mysql.com', '.', 0`, `""`},
+		{`'www.mysql.com', '.', 9`, `"www.mysql.com"`},
+		{`'www.mysql.com', '.', -9`, `"www.mysql.com"`},
+		{`'abc', '/', 1`, `"abc"`},
+		{`'a//b', '//', -1`, `"b"`},
+		{`'abc', '', 1`, `""`},
+		{`NULL, '.', 1`, `NULL`},
+		{`'a.b', NULL, 1`, `NULL`},
+	}
+	g, err := openGSQL("gsql-cpu", "cpu", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for _, eng := range []engine{e, g} {
+		for _, c := range cases {
+			sum := newChecksum(10)
+			if _, err := eng.Run(ctx, "SELECT SUBSTRING_INDEX("+c.args+")", sum); err != nil {
+				t.Errorf("%s: %s: %v", eng.Name(), c.args, err)
+				continue
+			}
+			if got := sum.Sorted(); len(got) != 1 || got[0] != c.want {
+				t.Errorf("%s: SUBSTRING_INDEX(%s) = %v, want %s", eng.Name(), c.args, got, c.want)
+			}
+		}
+	}
+}
