@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/gsqlengine/gsql/coldata"
 )
@@ -212,6 +213,10 @@ func cmpStringsVC(op cmpOp, offs []int32, data, needle []byte, r []byte) {
 	if op == cmpEQ || op == cmpNE {
 		eq, ne := b2u8(op == cmpEQ), b2u8(op == cmpNE)
 		ln := int32(len(needle))
+		if ln <= 8 {
+			eqStringsShort(offs, data, needle, r, ne)
+			return
+		}
 		for i := range r {
 			lo, hi := offs[i], offs[i+1]
 			if hi-lo == ln && string(data[lo:hi]) == string(needle) {
@@ -225,6 +230,36 @@ func cmpStringsVC(op cmpOp, offs []int32, data, needle []byte, r []byte) {
 	tab := cmpTable(op)
 	for i := range r {
 		r[i] = tab[bytes.Compare(data[offs[i]:offs[i+1]], needle)+1]
+	}
+}
+
+// eqStringsShort is = (ne 0) or <> (ne 1) against a needle of at most 8
+// bytes, without branches on the data: each row's first 8 bytes are loaded
+// as one word, masked to the needle's length and compared, and the length
+// test is folded in arithmetically (random lengths would defeat the branch
+// predictor).
+func eqStringsShort(offs []int32, data, needle []byte, r []byte, ne byte) {
+	ln := int32(len(needle))
+	var nw uint64
+	for k, c := range needle {
+		nw |= uint64(c) << (8 * k)
+	}
+	mask := uint64(1)<<(8*uint(ln)) - 1
+	if ln == 8 {
+		mask = ^uint64(0)
+	}
+	safe := int32(len(data)) - 8 // rows starting at or before this can load 8 bytes
+	for i := range r {
+		lo, hi := offs[i], offs[i+1]
+		var w uint64
+		if lo <= safe {
+			w = binary.LittleEndian.Uint64(data[lo:])
+		} else {
+			for k, c := range data[lo:hi] {
+				w |= uint64(c) << (8 * k)
+			}
+		}
+		r[i] = b2u8(w&mask == nw)&b2u8(hi-lo == ln) ^ ne
 	}
 }
 

@@ -173,3 +173,38 @@ func TestScCompareAllShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestScEqShortNeedle exercises the word-at-a-time = / <> path: needles of
+// 0 to 9 bytes against rows of every length, rows ending the buffer, and
+// prefixes and extensions of the needle.
+func TestScEqShortNeedle(t *testing.T) {
+	base := "abcdefghi"
+	var rows []any
+	for l := 0; l <= len(base); l++ {
+		rows = append(rows, base[:l], base[:l]+"x", "x"+base[:l])
+	}
+	rows = append(rows, nil, "abcdefgh") // the last row ends the data buffer
+	for l := 0; l <= len(base); l++ {
+		needle := base[:l]
+		for _, op := range []string{"=", "<>"} {
+			for _, sub := range [][]any{rows, rows[len(rows)-3:], rows[len(rows)-1:]} {
+				col := scVec(coldata.String, sub...)
+				out, err := scFn(t, op).Eval([]*coldata.Vec{col, coldata.NewConst(coldata.String, needle, len(sub))}, len(sub))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, v := range sub {
+					if v == nil {
+						if !out.IsNull(i) {
+							t.Errorf("NULL %s %q: not NULL", op, needle)
+						}
+						continue
+					}
+					if want := (v.(string) == needle) == (op == "="); out.Bool(i) != want {
+						t.Errorf("%q %s %q = %v", v, op, needle, out.Bool(i))
+					}
+				}
+			}
+		}
+	}
+}

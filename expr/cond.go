@@ -85,6 +85,49 @@ func resultType(vals []*coldata.Vec) coldata.Type {
 	return Unify(types...)
 }
 
+// Pick vectors hold, per row, 0 for NULL or k+1 for argument k.
+
+// pickFirst sets pick[i] = kk for the rows where flag is TRUE (and valid),
+// scanning every row; it returns the undecided rows in sel (reusing its
+// storage). The loops are branch-free: random conditions would defeat the
+// branch predictor.
+func pickFirst(pick []int32, kk int32, vals, nulls []byte, sel []int32) []int32 {
+	sel = sel[:cap(sel)]
+	cnt := 0
+	if nulls == nil {
+		for i, b := range vals[:len(pick)] {
+			take := int32(b & 1)
+			pick[i] += take * (kk - pick[i])
+			sel[cnt] = int32(i)
+			cnt += int(take ^ 1)
+		}
+	} else {
+		for i, b := range vals[:len(pick)] {
+			take := int32(b & (nulls[i>>3] >> (uint(i) & 7)) & 1)
+			pick[i] += take * (kk - pick[i])
+			sel[cnt] = int32(i)
+			cnt += int(take ^ 1)
+		}
+	}
+	return sel[:cnt]
+}
+
+// pickNext is pickFirst over the undecided rows sel, compacted in place.
+func pickNext(pick []int32, kk int32, vals, nulls []byte, sel []int32) []int32 {
+	cnt := 0
+	for _, i := range sel {
+		b := vals[i]
+		if nulls != nil {
+			b &= nulls[i>>3] >> (uint(i) & 7)
+		}
+		take := int32(b & 1)
+		pick[i] += take * (kk - pick[i])
+		sel[cnt] = i
+		cnt += int(take ^ 1)
+	}
+	return sel[:cnt]
+}
+
 // evalCase evaluates case(c1, v1, ..., [else]) and if(c, a, b).
 func evalCase(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	var conds, srcs []*coldata.Vec
@@ -92,18 +135,14 @@ func evalCase(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 		conds = append(conds, args[i])
 		srcs = append(srcs, args[i+1])
 	}
-	elseIdx := int32(-1)
+	elsePick := int32(0)
 	if len(args)%2 == 1 {
-		elseIdx = int32(len(srcs))
 		srcs = append(srcs, args[len(args)-1])
+		elsePick = int32(len(srcs))
 	}
 	t := resultType(srcs)
-	pick := make([]int32, n)
-	for i := range pick {
-		pick[i] = elseIdx
-	}
-	var sel []int32 // undecided rows once the first column condition ran
-	all := true     // every row is still undecided
+	var pick, sel []int32
+	all := true // every row is still undecided
 	for k, c := range conds {
 		c, err := toBoolVec(c, n)
 		if err != nil {
@@ -112,7 +151,7 @@ func evalCase(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 		if isConstNull(c) || (c.Const && c.Bools[0] == 0) {
 			continue
 		}
-		kk := int32(k)
+		kk := int32(k + 1)
 		if c.Const { // TRUE: every undecided row takes v_k
 			if all {
 				return pickAll(srcs, kk, t, n)
@@ -123,57 +162,46 @@ func evalCase(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			sel = sel[:0]
 			break
 		}
-		vals, nulls := c.Bools, c.Nulls
 		if all {
 			all = false
-			sel = make([]int32, 0, n)
-			for i, b := range vals[:n] {
-				if b != 0 && validAt(nulls, i) {
-					pick[i] = kk
-				} else {
-					sel = append(sel, int32(i))
+			pick = make([]int32, n)
+			if elsePick != 0 {
+				for i := range pick {
+					pick[i] = elsePick
 				}
 			}
+			sel = pickFirst(pick, kk, c.Bools, c.Nulls, make([]int32, n))
 		} else {
-			keep := sel[:0]
-			for _, i := range sel {
-				if vals[i] != 0 && validAt(nulls, int(i)) {
-					pick[i] = kk
-				} else {
-					keep = append(keep, i)
-				}
-			}
-			sel = keep
+			sel = pickNext(pick, kk, c.Bools, c.Nulls, sel)
 		}
 		if len(sel) == 0 {
 			break
 		}
 	}
 	if all {
-		return pickAll(srcs, elseIdx, t, n)
+		return pickAll(srcs, elsePick, t, n)
 	}
 	return gatherPick(t, srcs, pick, n)
 }
 
-// pickAll returns source k (or NULL for k < 0) for every row.
+// pickAll returns argument k-1 (NULL for k = 0) for every row.
 func pickAll(srcs []*coldata.Vec, k int32, t coldata.Type, n int) (*coldata.Vec, error) {
-	if k < 0 || isConstNull(srcs[k]) {
+	if k == 0 || isConstNull(srcs[k-1]) {
 		return coldata.NewConst(t, nil, n), nil
 	}
-	return castVec(srcs[k], t, n)
+	return castVec(srcs[k-1], t, n)
 }
 
 // evalCoalesce gives each row its first non-NULL argument.
 func evalCoalesce(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	t := resultType(args)
-	pick := make([]int32, n)
-	var sel []int32
+	var pick, sel []int32
 	all := true
 	for k, a := range args {
 		if isConstNull(a) {
 			continue
 		}
-		kk := int32(k)
+		kk := int32(k + 1)
 		if a.Nulls == nil || a.Const { // never NULL
 			if all {
 				return pickAll(args, kk, t, n)
@@ -186,25 +214,10 @@ func evalCoalesce(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 		}
 		if all {
 			all = false
-			sel = make([]int32, 0, n)
-			for i := range pick {
-				if validAt(a.Nulls, i) {
-					pick[i] = kk
-				} else {
-					pick[i] = -1
-					sel = append(sel, int32(i))
-				}
-			}
+			pick = make([]int32, n)
+			sel = pickFirst(pick, kk, scAllOnes(n), a.Nulls, make([]int32, n))
 		} else {
-			keep := sel[:0]
-			for _, i := range sel {
-				if validAt(a.Nulls, int(i)) {
-					pick[i] = kk
-				} else {
-					keep = append(keep, i)
-				}
-			}
-			sel = keep
+			sel = pickNext(pick, kk, scAllOnes(n), a.Nulls, sel)
 		}
 		if len(sel) == 0 {
 			break
@@ -214,6 +227,28 @@ func evalCoalesce(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 		return coldata.NewConst(t, nil, n), nil
 	}
 	return gatherPick(t, args, pick, n)
+}
+
+// onesBuf is a shared read-only run of 1 bytes (TRUE flags).
+var onesBuf []byte
+
+// scAllOnes returns n TRUE flags (read-only).
+func scAllOnes(n int) []byte {
+	if len(onesBuf) < n {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 1
+		}
+		return b
+	}
+	return onesBuf[:n]
+}
+
+func init() {
+	onesBuf = make([]byte, 1<<16)
+	for i := range onesBuf {
+		onesBuf[i] = 1
+	}
 }
 
 // evalNullIf is NULLIF(a, b): a, NULL where a = b.
@@ -254,7 +289,7 @@ func evalNullIf(a, b *coldata.Vec, n int) (*coldata.Vec, error) {
 	if a.Const {
 		pick := make([]int32, n)
 		for i, d := range drop {
-			pick[i] = -int32(d)
+			pick[i] = 1 - int32(d)
 		}
 		return gatherPick(a.Type, []*coldata.Vec{a}, pick, n)
 	}
@@ -307,22 +342,24 @@ func evalExtreme(args []*coldata.Vec, n int, greater bool) (*coldata.Vec, error)
 	}
 	// Strings: pick the winning argument per row, then gather.
 	pick := make([]int32, n)
+	for i := range pick {
+		pick[i] = 1
+	}
 	want := 1
 	if !greater {
 		want = -1
 	}
 	for k := 1; k < len(conv); k++ {
-		v, m := conv[k], rowMask(conv[k])
-		for i := range pick {
-			best := conv[pick[i]]
-			if bytes.Compare(v.Str(i&m), best.Str(i&rowMask(best))) == want {
-				pick[i] = int32(k)
+		v := conv[k]
+		for i, p := range pick {
+			if bytes.Compare(v.Str(i), conv[p-1].Str(i)) == want {
+				pick[i] = int32(k + 1)
 			}
 		}
 	}
 	for i := range pick {
 		if !validAt(valid, i) {
-			pick[i] = -1
+			pick[i] = 0
 		}
 	}
 	return gatherPick(t, conv, pick, n)
@@ -370,124 +407,158 @@ func extremeInto[T int64 | float64](r []T, args []*coldata.Vec, data func(*colda
 	}
 }
 
-// gatherPick builds a vector of type t whose row i is row i of
-// srcs[pick[i]], NULL where pick[i] < 0 or the chosen row is NULL.
+// gsrc is one argument as the gather loops read it: data, a validity
+// bitmap (never nil) and the row mask (0 for constants). Slot 0 stands for
+// NULL: a one-row constant whose only row is NULL.
+type gsrc[T any] struct {
+	data  []T
+	nulls []byte
+	mask  int
+}
+
+// gatherSources prepares the argument table of a gather; get extracts the
+// typed data of a vector.
+func gatherSources[T any](srcs []*coldata.Vec, n int, get func(*coldata.Vec) []T) []gsrc[T] {
+	out := make([]gsrc[T], len(srcs)+1)
+	out[0] = gsrc[T]{data: make([]T, 1), nulls: []byte{0}}
+	for k, s := range srcs {
+		g := &out[k+1]
+		if s == nil || isConstNull(s) {
+			*g = out[0]
+			continue
+		}
+		g.data, g.mask, g.nulls = get(s), rowMask(s), s.Nulls
+		if g.nulls == nil {
+			if s.Const {
+				g.nulls = []byte{1}
+			} else {
+				g.nulls = coldata.NewValidBitmap(n)
+			}
+		}
+	}
+	return out
+}
+
+// gatherInto copies row i of the picked argument into r[i] and its
+// validity bit into bm (zeroed, n bits); it reports whether any row is NULL.
+func gatherInto[T any](r []T, bm []byte, pick []int32, g []gsrc[T]) bool {
+	for i, p := range pick[:len(r)] {
+		s := &g[p]
+		j := i & s.mask
+		r[i] = s.data[j]
+		bm[i>>3] |= (s.nulls[j>>3] >> (uint(j) & 7) & 1) << (uint(i) & 7)
+	}
+	return !allValid(bm, len(r))
+}
+
+// allValid reports whether the first n bits of bm are set.
+func allValid(bm []byte, n int) bool {
+	full := n >> 3
+	for _, b := range bm[:full] {
+		if b != 0xff {
+			return false
+		}
+	}
+	if r := n & 7; r != 0 {
+		return bm[full]&(1<<r-1) == 1<<r-1
+	}
+	return true
+}
+
+// gatherPick builds a vector of type t whose row i is row i of argument
+// pick[i]-1, NULL where pick[i] is 0 or the chosen row is NULL.
 func gatherPick(t coldata.Type, srcs []*coldata.Vec, pick []int32, n int) (*coldata.Vec, error) {
 	if t == coldata.Null {
 		return coldata.NewConst(coldata.Null, nil, n), nil
 	}
-	k := len(srcs)
-	masks := make([]int, k)
-	nulls := make([][]byte, k)
-	live := make([]bool, k)
-	conv := make([]*coldata.Vec, k)
-	for j, s := range srcs {
-		if s == nil || isConstNull(s) {
-			continue
-		}
-		if s.Type != t {
+	conv := make([]*coldata.Vec, len(srcs))
+	for k, s := range srcs {
+		if s != nil && !isConstNull(s) && s.Type != t {
 			var err error
 			if s, err = castVec(s, t, n); err != nil {
 				return nil, err
 			}
 		}
-		conv[j], live[j], masks[j], nulls[j] = s, true, rowMask(s), s.Nulls
+		conv[k] = s
 	}
-	valid := make([]byte, n)
-	for i, p := range pick[:n] {
-		if p >= 0 && live[p] && validAt(nulls[p], i&masks[p]) {
-			valid[i] = 1
-		}
-	}
+	bm := make([]byte, coldata.BitmapLen(n))
 	var out *coldata.Vec
+	var anyNull bool
 	switch t {
 	case coldata.Int64:
 		out = coldata.NewVec(t, n)
-		data := make([][]int64, k)
-		for j, s := range conv {
-			if s != nil {
-				data[j] = s.Ints
-			}
-		}
-		r := out.Ints
-		for i, p := range pick[:n] {
-			if valid[i] != 0 {
-				r[i] = data[p][i&masks[p]]
-			}
-		}
+		anyNull = gatherInto(out.Ints, bm, pick, gatherSources(conv, n, func(v *coldata.Vec) []int64 { return v.Ints }))
 	case coldata.Float64:
 		out = coldata.NewVec(t, n)
-		data := make([][]float64, k)
-		for j, s := range conv {
-			if s != nil {
-				data[j] = s.Floats
-			}
-		}
-		r := out.Floats
-		for i, p := range pick[:n] {
-			if valid[i] != 0 {
-				r[i] = data[p][i&masks[p]]
-			}
-		}
+		anyNull = gatherInto(out.Floats, bm, pick, gatherSources(conv, n, func(v *coldata.Vec) []float64 { return v.Floats }))
 	case coldata.Bool:
 		out = coldata.NewVec(t, n)
-		data := make([][]byte, k)
-		for j, s := range conv {
-			if s != nil {
-				data[j] = s.Bools
-			}
-		}
-		r := out.Bools
-		for i, p := range pick[:n] {
-			if valid[i] != 0 {
-				r[i] = data[p][i&masks[p]]
-			}
-		}
+		anyNull = gatherInto(out.Bools, bm, pick, gatherSources(conv, n, func(v *coldata.Vec) []byte { return v.Bools }))
 	case coldata.String:
 		var err error
-		if out, err = gatherStrings(conv, masks, pick, valid, n); err != nil {
+		if out, anyNull, err = gatherStrings(conv, pick, bm, n); err != nil {
 			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("internal error: cannot gather %s", t)
 	}
-	out.Nulls = bytesToBitmap(valid, n)
+	if anyNull {
+		out.Nulls = bm
+	}
 	return out, nil
 }
 
-// gatherStrings is gatherPick's two passes for strings: sizes from the
-// chosen rows into offsets, then one copy per row into the final buffer.
-func gatherStrings(srcs []*coldata.Vec, masks []int, pick []int32, valid []byte, n int) (*coldata.Vec, error) {
-	k := len(srcs)
-	offs := make([][]int32, k)
-	data := make([][]byte, k)
-	for j, s := range srcs {
-		if s != nil {
-			offs[j], data[j] = s.Offsets, s.Bytes
+// strSrc is a string argument as gatherStrings reads it.
+type strSrc struct {
+	offs  []int32
+	data  []byte
+	nulls []byte
+	mask  int
+}
+
+// gatherStrings is gatherPick's two passes for strings: sizes of the chosen
+// rows scanned into offsets (NULL rows are empty), then one copy per row
+// into the final buffer.
+func gatherStrings(srcs []*coldata.Vec, pick []int32, bm []byte, n int) (*coldata.Vec, bool, error) {
+	g := make([]strSrc, len(srcs)+1)
+	g[0] = strSrc{offs: []int32{0, 0}, nulls: []byte{0}}
+	for k, s := range srcs {
+		d := &g[k+1]
+		if s == nil || isConstNull(s) {
+			*d = g[0]
+			continue
+		}
+		d.offs, d.data, d.mask, d.nulls = s.Offsets, s.Bytes, rowMask(s), s.Nulls
+		if d.nulls == nil {
+			if s.Const {
+				d.nulls = []byte{1}
+			} else {
+				d.nulls = coldata.NewValidBitmap(n)
+			}
 		}
 	}
 	out := &coldata.Vec{Type: coldata.String, Len: n, Offsets: make([]int32, n+1)}
 	o := out.Offsets
 	total := 0
 	for i, p := range pick[:n] {
-		if valid[i] != 0 {
-			j := i & masks[p]
-			so := offs[p]
-			total += int(so[j+1] - so[j])
-		}
+		s := &g[p]
+		j := i & s.mask
+		v := s.nulls[j>>3] >> (uint(j) & 7) & 1
+		bm[i>>3] |= v << (uint(i) & 7)
+		total += int(s.offs[j+1]-s.offs[j]) * int(v)
 		if total > 1<<31-1 {
-			return nil, checkStringSize(total)
+			return nil, false, checkStringSize(total)
 		}
 		o[i+1] = int32(total)
 	}
 	buf := make([]byte, total)
 	for i, p := range pick[:n] {
 		if lo, hi := o[i], o[i+1]; hi > lo {
-			j := i & masks[p]
-			so := offs[p]
-			copy(buf[lo:hi], data[p][so[j]:so[j+1]])
+			s := &g[p]
+			j := i & s.mask
+			copy(buf[lo:hi], s.data[s.offs[j]:])
 		}
 	}
 	out.Bytes = buf
-	return out, nil
+	return out, !allValid(bm, n), nil
 }

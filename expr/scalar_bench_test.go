@@ -1,0 +1,101 @@
+package expr
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// Benchmarks of the CPU operator kernels on 1M-row batches (the CPU
+// backend's hot path). Run: go test -run '^$' -bench Sc ./expr/
+
+const scBenchRows = 1 << 20
+
+func scBenchInts(seed int64, withNulls bool) *coldata.Vec {
+	r := rand.New(rand.NewSource(seed))
+	v := coldata.NewVec(coldata.Int64, scBenchRows)
+	for i := range v.Ints {
+		v.Ints[i] = r.Int63n(1<<30) - 1<<29
+	}
+	if withNulls {
+		for i := 0; i < scBenchRows; i += 10 {
+			v.SetNull(i)
+		}
+	}
+	return v
+}
+
+func scBenchStrings() *coldata.Vec {
+	vis := []string{"public", "private"}
+	r := rand.New(rand.NewSource(7))
+	b := coldata.NewBuilder(coldata.String, scBenchRows)
+	for i := 0; i < scBenchRows; i++ {
+		b.AppendString(vis[r.Intn(2)])
+	}
+	return b.Finish()
+}
+
+func scBench(b *testing.B, name string, args []*coldata.Vec, bytesPerRow int) {
+	f := scFn(b, name)
+	b.SetBytes(int64(bytesPerRow) * scBenchRows)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := f.Eval(args, scBenchRows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*scBenchRows/b.Elapsed().Seconds()/1e6, "Mrows/s")
+}
+
+func BenchmarkScAddInt(b *testing.B) {
+	for _, nulls := range []bool{false, true} {
+		b.Run(fmt.Sprintf("nulls=%v", nulls), func(b *testing.B) {
+			scBench(b, "+", []*coldata.Vec{scBenchInts(1, nulls), scBenchInts(2, nulls)}, 24)
+		})
+	}
+	b.Run("const", func(b *testing.B) {
+		scBench(b, "+", []*coldata.Vec{scBenchInts(1, false), coldata.NewConst(coldata.Int64, int64(7), scBenchRows)}, 16)
+	})
+}
+
+func BenchmarkScMulInt(b *testing.B) {
+	scBench(b, "*", []*coldata.Vec{scBenchInts(1, false), scBenchInts(2, false)}, 24)
+}
+
+func BenchmarkScEqStringConst(b *testing.B) {
+	s := scBenchStrings()
+	scBench(b, "=", []*coldata.Vec{s, coldata.NewConst(coldata.String, "public", scBenchRows)}, 4+7+1)
+}
+
+func BenchmarkScLtIntConst(b *testing.B) {
+	scBench(b, "<", []*coldata.Vec{scBenchInts(1, false), coldata.NewConst(coldata.Int64, int64(0), scBenchRows)}, 9)
+}
+
+func BenchmarkScCase(b *testing.B) {
+	s := scBenchStrings()
+	cond, err := scFn(b, "=").Eval([]*coldata.Vec{s, coldata.NewConst(coldata.String, "public", scBenchRows)}, scBenchRows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("varchar", func(b *testing.B) {
+		// CASE WHEN vis = 'public' THEN vis ELSE 'X X' END
+		scBench(b, "case", []*coldata.Vec{cond, s, coldata.NewConst(coldata.String, "X X", scBenchRows)}, 1+12+5)
+	})
+	b.Run("bigint", func(b *testing.B) {
+		scBench(b, "case", []*coldata.Vec{cond, scBenchInts(1, true), scBenchInts(2, false)}, 1+16+8)
+	})
+}
+
+func BenchmarkScCastIntToString(b *testing.B) {
+	scBench(b, "cast_to_varchar", []*coldata.Vec{scBenchInts(1, false)}, 8+12)
+}
+
+func BenchmarkScInConstList(b *testing.B) {
+	list := []*coldata.Vec{scBenchInts(1, false)}
+	for k := 0; k < 20; k++ {
+		list = append(list, coldata.NewConst(coldata.Int64, int64(k*1000), scBenchRows))
+	}
+	scBench(b, "in", list, 9)
+}
