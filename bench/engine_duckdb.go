@@ -24,7 +24,8 @@ const duckdbAvailable = true
 // of s before the n-th occurrence of d (n > 0), or after the n-th from the
 // end (n < 0). n = 1 and n = -1 (all the suite uses) map to DuckDB's native
 // SPLIT_PART, with an explicit NULL test because DuckDB 1.1.3's SPLIT_PART
-// returns ” for a NULL string; other counts go through a list of parts.
+// returns an empty string for a NULL string; other counts go through a list
+// of parts.
 var duckMacros = []string{
 	`CREATE OR REPLACE MACRO substring_index(s, d, n) AS
 	   CASE WHEN s IS NULL OR d IS NULL OR n IS NULL THEN NULL
