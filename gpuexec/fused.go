@@ -236,14 +236,13 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, 
 		}
 		return b, err
 	}
-	// ctl holds the warp-segment sums, then the totals, then the error word.
-	segs := blocks * (fuse.Block / 32)
-	ctl, err := alloc(uint64(8 * (int64(nc)*segs + int64(nc) + 1)))
+	// ctl holds the block sums, then the totals, then the error word.
+	ctl, err := alloc(uint64(8 * (int64(nc)*blocks + int64(nc) + 1)))
 	if err != nil {
 		return fail(err)
 	}
 	sums := ctl.Ptr()
-	totals := sums + DevicePtr(8*int64(nc)*segs)
+	totals := sums + DevicePtr(8*int64(nc)*blocks)
 	errWord := totals + DevicePtr(8*nc)
 	if err := d.Memset(errWord, 0, 8, nil); err != nil {
 		return fail(err)

@@ -268,23 +268,17 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	b.WriteString("    kept++;\n    for (int c = 1; c < GSQL_NC; c++) off[c] += cnt[c];\n  }\n  }\n")
 	b.WriteString("  a.totals[0] = kept;\n  for (int c = 1; c < GSQL_NC; c++) a.totals[c] = off[c];\n}\n#else\n\n")
 
-	// Both passes split the rows into one contiguous segment per warp, so
-	// that counters are summed and scanned with warp shuffles only: no
-	// block-wide barrier anywhere. Segment sums sit in block_sums.
-	segs := `  const int lane = threadIdx.x & 31;
-  const int64_t seg = (int64_t)blockIdx.x * (GSQL_BLOCK / 32) + (threadIdx.x >> 5);
-  const int64_t nseg = a.blocks * (GSQL_BLOCK / 32);
-  const int64_t chunk = ((a.n + nseg - 1) / nseg + 31) / 32 * 32;
-  const int64_t lo = seg * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
-`
-	// Pass 1: evaluate every row for its counters; one sum per warp segment.
+	// Pass 1: evaluate every row for its counters; one sum per block.
 	b.WriteString(`extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_sizes(GSQL_PARAMS) {
   GSQL_ARGS
+  __shared__ int64_t red[GSQL_BLOCK];
   char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
-` + segs + `  int64_t tot[GSQL_NC];
+  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
+  int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
+  int64_t tot[GSQL_NC];
   for (int c = 0; c < GSQL_NC; c++) tot[c] = 0;
-  for (int64_t base = lo; base < hi; base += 32) {
-    int64_t i = base + lane;
+  for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
+    int64_t i = base + threadIdx.x;
     if (i >= hi) break;
 `)
 	b.WriteString(rowPrologue + body + rowEpilogue + counts("true"))
@@ -292,22 +286,26 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
     for (int c = 0; c < GSQL_NC; c++) tot[c] += cnt[c];
   }
   for (int c = 0; c < GSQL_NC; c++) {
-    int64_t x = tot[c];
-    for (int d = 16; d > 0; d >>= 1) x += __shfl_down_sync(0xffffffffu, x, d);
-    if (lane == 0 && seg < nseg) a.block_sums[seg * GSQL_NC + c] = x;
+    red[threadIdx.x] = tot[c];
+    __syncthreads();
+    for (int s = GSQL_BLOCK / 2; s > 0; s >>= 1) {
+      if (threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c] = red[0];
+    __syncthreads();
   }
 }
 
-// Scan of the segment sums: one block, exclusive, in place; totals at the end.
+// Scan of the block sums: one block, exclusive, in place; totals at the end.
 extern "C" __global__ void __launch_bounds__(1024) gsql_scan(GSQL_PARAMS) {
   GSQL_ARGS
   __shared__ int64_t s[1024];
-  const int64_t nseg = a.blocks * (GSQL_BLOCK / 32);
   for (int c = 0; c < GSQL_NC; c++) {
     int64_t carry = 0;
-    for (int64_t base = 0; base < nseg; base += 1024) {
+    for (int64_t base = 0; base < a.blocks; base += 1024) {
       int64_t idx = base + threadIdx.x;
-      int64_t v = idx < nseg ? a.block_sums[idx * GSQL_NC + c] : 0;
+      int64_t v = idx < a.blocks ? a.block_sums[idx * GSQL_NC + c] : 0;
       s[threadIdx.x] = v;
       __syncthreads();
       for (int d = 1; d < 1024; d <<= 1) {
@@ -316,7 +314,7 @@ extern "C" __global__ void __launch_bounds__(1024) gsql_scan(GSQL_PARAMS) {
         s[threadIdx.x] += t;
         __syncthreads();
       }
-      if (idx < nseg) a.block_sums[idx * GSQL_NC + c] = carry + s[threadIdx.x] - v;
+      if (idx < a.blocks) a.block_sums[idx * GSQL_NC + c] = carry + s[threadIdx.x] - v;
       carry += s[1023];
       __syncthreads();
     }
@@ -324,16 +322,21 @@ extern "C" __global__ void __launch_bounds__(1024) gsql_scan(GSQL_PARAMS) {
   }
 }
 
-// Pass 2: evaluate again, scan each 32-row tile within the warp, write at
-// the final places.
+// Pass 2: evaluate again, scan the tile's counters, write at final places.
 extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(GSQL_PARAMS) {
   GSQL_ARGS
+  // Warp totals per counter for the tile scan: shuffles inside warps, one
+  // warp scans the warp totals, three barriers per tile.
+  __shared__ int64_t wsum[GSQL_NC][GSQL_BLOCK / 32];
   char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
-` + segs + coopFlags() + `  int64_t carry[GSQL_NC];
-  for (int c = 0; c < GSQL_NC; c++) carry[c] = lo < hi ? a.block_sums[seg * GSQL_NC + c] : 0;
-  for (int64_t base = lo; base < hi; base += 32) {
-    bool active = base + lane < hi;
-    int64_t i = active ? base + lane : lo;
+  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
+  int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+` + coopFlags() + `  int64_t carry[GSQL_NC];
+  for (int c = 0; c < GSQL_NC; c++) carry[c] = a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c];
+  for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
+    bool active = base + threadIdx.x < hi;
+    int64_t i = active ? base + threadIdx.x : lo;
 `)
 	b.WriteString(rowPrologue + body + rowEpilogue + counts("active"))
 	b.WriteString(`  if (active && err) atomicCAS((int*)a.err, 0, err);
@@ -344,9 +347,26 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(GSQL_PARAMS) 
         int64_t y = __shfl_up_sync(0xffffffffu, x, d);
         if (lane >= d) x += y;
       }
-      off[c] = carry[c] + x - cnt[c];
-      carry[c] += __shfl_sync(0xffffffffu, x, 31);
+      off[c] = x - cnt[c];
+      if (lane == 31) wsum[c][warp] = x;
     }
+    __syncthreads();
+    if (warp == 0) {
+      for (int c = 0; c < GSQL_NC; c++) {
+        int64_t w = lane < GSQL_BLOCK / 32 ? wsum[c][lane] : 0;
+        for (int d = 1; d < 32; d <<= 1) {
+          int64_t y = __shfl_up_sync(0xffffffffu, w, d);
+          if (lane >= d) w += y;
+        }
+        if (lane < GSQL_BLOCK / 32) wsum[c][lane] = w;
+      }
+    }
+    __syncthreads();
+    for (int c = 0; c < GSQL_NC; c++) {
+      off[c] += carry[c] + (warp ? wsum[c][warp - 1] : 0);
+      carry[c] += wsum[c][GSQL_BLOCK / 32 - 1];
+    }
+    __syncthreads();
     if (cnt[0]) {
       bool last = off[0] == a.totals[0] - 1;
       int64_t r = off[0];
