@@ -78,13 +78,13 @@ func openDuckDB() (*duckEngine, error) {
 
 func (e *duckEngine) Name() string { return "duckdb" }
 
-// Version returns DuckDB's version string.
+// Version returns DuckDB's version string and its thread count.
 func (e *duckEngine) Version(ctx context.Context) string {
-	var v string
-	if err := e.conn.QueryRowContext(ctx, "SELECT version()").Scan(&v); err != nil {
+	var v, threads string
+	if err := e.conn.QueryRowContext(ctx, "SELECT version(), current_setting('threads')::VARCHAR").Scan(&v, &threads); err != nil {
 		return "unknown"
 	}
-	return v
+	return v + ", " + threads + " threads"
 }
 
 // Load copies the records into a DuckDB table: the Arrow buffers are shared

@@ -19,6 +19,8 @@ type report struct {
 	Host          string      `json:"host"`
 	CPUModel      string      `json:"cpu_model"`
 	Cores         int         `json:"cores"`
+	LoadBefore    string      `json:"load_average_before,omitempty"`
+	LoadAfter     string      `json:"load_average_after,omitempty"`
 	GoVersion     string      `json:"go_version"`
 	OSArch        string      `json:"os_arch"`
 	DuckDBVersion string      `json:"duckdb_version,omitempty"`
@@ -81,6 +83,7 @@ func newReport(cfg *config) *report {
 		Host:         host,
 		CPUModel:     cpuModel(),
 		Cores:        runtime.NumCPU(),
+		LoadBefore:   loadAverage(),
 		GoVersion:    runtime.Version(),
 		OSArch:       runtime.GOOS + "/" + runtime.GOARCH,
 		Seed:         cfg.seed,
@@ -108,6 +111,20 @@ func cpuModel() string {
 	return runtime.GOARCH
 }
 
+// loadAverage reads the 1, 5 and 15 minute load averages (Linux), so that
+// a run on a busy machine says so.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
 // writeJSONFile writes the report as indented JSON.
 func writeJSONFile(path string, rep *report) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
@@ -124,6 +141,9 @@ func writeJSONFile(path string, rep *report) error {
 // mismatch in full.
 func writeTable(w io.Writer, rep *report) error {
 	fmt.Fprintf(w, "gsql benchmark suite — %s — %s, %d cores — %s\n", rep.Date, rep.CPUModel, rep.Cores, rep.OSArch)
+	if rep.LoadBefore != "" {
+		fmt.Fprintf(w, "load average before: %s, after: %s (above the core count, timings are disturbed)\n", rep.LoadBefore, rep.LoadAfter)
+	}
 	if rep.DuckDBVersion != "" {
 		fmt.Fprintf(w, "DuckDB %s\n", rep.DuckDBVersion)
 	}

@@ -114,6 +114,7 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 		}
 	}
 	sortResults(rep.Results, cfg.queries, cfg.engines)
+	rep.LoadAfter = loadAverage()
 	return rep, nil
 }
 
