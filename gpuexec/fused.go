@@ -193,13 +193,27 @@ func (fk *FusedKernel) Run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, 
 	// memset, launch and copy below then runs directly.
 	var out *DeviceBatch
 	err := fk.d.Do(func() (err error) {
-		out, err = fk.run(ctx, in)
+		out, err = fk.run(ctx, in, 0, in.Len)
 		return err
 	})
 	return out, err
 }
 
-func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, error) {
+// RunGather runs a gather kernel (fuse.GenerateGather): output row i is row
+// idx[i] of in, for the n int64 indexes at idx in device memory.
+func (fk *FusedKernel) RunGather(ctx context.Context, in *DeviceBatch, idx DevicePtr, n int) (*DeviceBatch, error) {
+	if !fk.k.Gather {
+		return nil, invalidf("RunGather on a kernel that is not a gather")
+	}
+	var out *DeviceBatch
+	err := fk.d.Do(func() (err error) {
+		out, err = fk.run(ctx, in, idx, n)
+		return err
+	})
+	return out, err
+}
+
+func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePtr, rowsIn int) (*DeviceBatch, error) {
 	d, k := fk.d, fk.k
 	if err := d.own(in); err != nil {
 		return nil, err
@@ -215,7 +229,7 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, 
 			return nil, invalidf("fused kernel input %d is %s, want %s", i, c.Type, k.Inputs[i])
 		}
 	}
-	n := int64(in.Len)
+	n := int64(rowsIn)
 	nc := 1 + k.StringOutputs
 	blocks := (n + fuse.Block - 1) / fuse.Block
 	if maxBlocks := int64(max(d.info.SMs, 1) * 8); blocks > maxBlocks {
@@ -259,6 +273,8 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, 
 				v = n
 			case fuse.FieldBlocks:
 				v = blocks
+			case fuse.FieldGather:
+				v = gather
 			case fuse.FieldInValid:
 				v = in.Cols[f.Col].Nulls
 			case fuse.FieldInData, fuse.FieldInChars:

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -615,4 +616,126 @@ func (u *DeviceUnionAll) Close() error {
 		}
 	}
 	return first
+}
+
+// DeviceSort orders device batches: it concatenates them on the device,
+// brings only the key columns to the host to compute the permutation there,
+// and gathers every column into sorted order with one generated kernel, so
+// the payload columns never leave the device.
+type DeviceSort struct {
+	Input DeviceOperator
+	RT    *GPURuntime
+	Keys  []SortKey
+	Types []coldata.Type
+	Stats *Stats
+
+	gather *gpuexec.FusedKernel
+	done   bool
+}
+
+// Open implements DeviceOperator.
+func (s *DeviceSort) Open(ctx context.Context) error {
+	s.done = false
+	k, err := fuse.GenerateGather(s.Types)
+	if err != nil {
+		return err
+	}
+	if s.gather, err = s.RT.Dev.PrepareFused(k); err != nil {
+		return err
+	}
+	return s.Input.Open(ctx)
+}
+
+// NextDevice implements DeviceOperator.
+func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	if s.done {
+		return nil, nil
+	}
+	s.done = true
+	var parts []*gpuexec.DeviceBatch
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	for {
+		b, err := s.Input.NextDevice(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		parts = append(parts, b)
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	all := parts[0]
+	if len(parts) > 1 {
+		c, err := s.RT.Dev.Concatenate(parts)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, c)
+		all = c
+	}
+	// The keys alone come to the host.
+	keyCols := make([]gpuexec.DeviceVec, len(s.Keys))
+	hostKeys := make([]SortKey, len(s.Keys))
+	for i, k := range s.Keys {
+		keyCols[i] = all.Cols[k.Col]
+		hostKeys[i] = SortKey{Col: i, Desc: k.Desc}
+	}
+	kb, err := gpuexec.Combine(keyCols, all.Len, all)
+	if err != nil {
+		return nil, err
+	}
+	hk, err := s.RT.Dev.Download(ctx, kb)
+	kb.Release()
+	if err != nil {
+		return nil, err
+	}
+	perm := make([]int, all.Len)
+	for i := range perm {
+		perm[i] = i
+	}
+	if err := sortCancellable(ctx, perm, rowComparator(hk, hostKeys)); err != nil {
+		return nil, err
+	}
+	idx := make([]byte, 8*len(perm))
+	for i, p := range perm {
+		binary.LittleEndian.PutUint64(idx[8*i:], uint64(p))
+	}
+	buf, err := s.RT.Dev.Alloc(uint64(len(idx)))
+	if err != nil {
+		return nil, err
+	}
+	defer buf.Release()
+	if err := s.RT.Dev.CopyToDevice(buf.Ptr(), idx, nil); err != nil {
+		return nil, err
+	}
+	out, err := s.gather.RunGather(ctx, all, buf.Ptr(), len(perm))
+	if s.Stats != nil {
+		s.Stats.Launches.Add(int64(s.gather.Launches()))
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The index buffer is read by the gather still in flight: it must live
+	// until the stream passes it.
+	if err := s.RT.Dev.Synchronize(); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// Close implements DeviceOperator.
+func (s *DeviceSort) Close() error {
+	if s.gather != nil {
+		s.gather.Release()
+		s.gather = nil
+	}
+	return s.Input.Close()
 }

@@ -162,6 +162,16 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 			return nil, err
 		}
 		op = &operators.DeviceLimit{Input: in, Count: x.Count, Offset: x.Offset}
+	case *Sort:
+		in, err := b.buildDevice(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		var types []coldata.Type
+		for _, c := range x.Columns() {
+			types = append(types, c.Type)
+		}
+		op = &operators.DeviceSort{Input: in, RT: b.GPU, Keys: x.Keys, Types: types, Stats: st}
 	case *Union:
 		u := &operators.DeviceUnionAll{}
 		for _, p := range x.Parts {

@@ -170,6 +170,17 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		return &Filter{Input: toSide(in, CPU), Pred: x.Pred}, nil
 	case *Scan:
 		return x, nil
+	case *Sort:
+		// Sorting device batches gathers on the device; only the keys
+		// travel to the host to be ordered.
+		in, err := place(x.Input, opts)
+		if err != nil {
+			return nil, err
+		}
+		c := *x
+		c.Input = in
+		c.Dev = in.Placement()
+		return &c, nil
 	case *Limit:
 		// A limit over GPU output slices device batches, so only the rows
 		// kept are downloaded.

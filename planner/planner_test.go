@@ -256,8 +256,8 @@ func TestPlanPlaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"Sort CONCAT(b, '!') [cpu]",
-		"  DeviceToHost [cpu]",
+		"DeviceToHost [cpu]",
+		"  Sort CONCAT(b, '!') [gpu]",
 		"    Project concat(b, '!') AS CONCAT(b, '!') Filter (c > 2) (fused kernel) [gpu]",
 		"      Scan t [b c] (4 rows) [gpu]",
 	}

@@ -451,9 +451,9 @@ func TestPlace(t *testing.T) {
 			p := project(s, call(t, "lower", b))
 			return &Limit{Input: &Sort{Input: p, Keys: []operators.SortKey{{Col: 0, Desc: true}}}, Count: 5}
 		}, opts, []string{
-			"Limit 5 [cpu]",
-			"  Sort lower(b) DESC [cpu]",
-			"    DeviceToHost [cpu]",
+			"DeviceToHost [cpu]",
+			"  Limit 5 [gpu]",
+			"    Sort lower(b) DESC [gpu]",
 			"      Project lower(b) AS lower(b) (fused kernel) [gpu]",
 			"        Scan t [a b c d] (10 rows) [gpu]",
 		}},

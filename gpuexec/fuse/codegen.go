@@ -81,6 +81,8 @@ const (
 	FieldErr
 	// FieldBlocks is the number of blocks of the sizes/fill grid.
 	FieldBlocks
+	// FieldGather is the int64 row index array of a gather kernel.
+	FieldGather
 )
 
 // Field is one 8-byte slot of the argument block, in order.
@@ -113,6 +115,8 @@ type Kernel struct {
 	Filter bool
 	// NeedsCase is true when the case-mapping tables are read.
 	NeedsCase bool
+	// Gather kernels read input row gather[i] for output row i.
+	Gather bool
 }
 
 // TwoPass reports whether the kernel needs the sizes and scan passes.
@@ -121,12 +125,27 @@ func (k *Kernel) TwoPass() bool { return k.Filter || k.StringOutputs > 0 }
 // Generate builds the kernels computing outputs over input columns of the
 // given types, keeping only rows where filter (may be nil) is TRUE.
 func Generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) (*Kernel, error) {
+	return generate(inputs, filter, outputs, false)
+}
+
+// GenerateGather builds the gather kernel for columns of the given types:
+// output row i is input row gather[i] of every column (the GPU side of
+// ORDER BY: the permutation comes from the sort).
+func GenerateGather(inputs []coldata.Type) (*Kernel, error) {
+	outs := make([]expr.Expr, len(inputs))
+	for i, t := range inputs {
+		outs[i] = &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: t}
+	}
+	return generate(inputs, nil, outs, true)
+}
+
+func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gather bool) (*Kernel, error) {
 	g := &gen{
 		inputs: inputs,
 		used:   make([]bool, len(inputs)),
 		memo:   map[string]*val{},
 	}
-	k := &Kernel{Inputs: inputs, Filter: filter != nil}
+	k := &Kernel{Inputs: inputs, Filter: filter != nil, Gather: gather}
 	var body strings.Builder
 	g.out = &body
 	var keep *val
@@ -288,16 +307,16 @@ func (g *gen) column(c *expr.ColumnRef) (*val, error) {
 	g.used[c.Index] = true
 	i := c.Index
 	v := &val{kind: kindOf(c.T), c: g.tmp(), null: g.tmp()}
-	g.emit("bool %s = in_null(a.in%d_valid, i);", v.null, i)
+	g.emit("bool %s = in_null(a.in%d_valid, GSQL_ROW(i));", v.null, i)
 	switch c.T {
 	case coldata.Int64:
-		g.emit("int64_t %s = ((const int64_t*)a.in%d_data)[i];", v.c, i)
+		g.emit("int64_t %s = ((const int64_t*)a.in%d_data)[GSQL_ROW(i)];", v.c, i)
 	case coldata.Float64:
-		g.emit("double %s = ((const double*)a.in%d_data)[i];", v.c, i)
+		g.emit("double %s = ((const double*)a.in%d_data)[GSQL_ROW(i)];", v.c, i)
 	case coldata.Bool:
-		g.emit("bool %s = ((const uint8_t*)a.in%d_data)[i] != 0;", v.c, i)
+		g.emit("bool %s = ((const uint8_t*)a.in%d_data)[GSQL_ROW(i)] != 0;", v.c, i)
 	case coldata.String:
-		g.emit("SV %s = in_str(a.in%d_off, a.in%d_chars, i);", v.c, i, i)
+		g.emit("SV %s = in_str(a.in%d_off, a.in%d_chars, GSQL_ROW(i));", v.c, i, i)
 	default:
 		return nil, fmt.Errorf("%w: column of type %s", ErrNotFusable, c.T)
 	}

@@ -1,8 +1,11 @@
 package fuse_test
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
 
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
@@ -93,4 +96,31 @@ func TestLongStrings(t *testing.T) {
 		t.Fatal(bld.Err)
 	}
 	checkKernel(t, fusetest.LongBatch(3000, 5), nil, outs)
+}
+
+func TestGatherKernel(t *testing.T) {
+	b := fusetest.Batch(3000, 9)
+	k, err := fuse.GenerateGather(testTypes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perm := rand.New(rand.NewSource(3)).Perm(b.Len)
+	idx := make([]int64, 0, len(perm)/2)
+	sel := make([]int, 0, len(perm)/2)
+	for _, p := range perm[:len(perm)/2] {
+		idx = append(idx, int64(p))
+		sel = append(sel, p)
+	}
+	got, code := runHost(t, k, b, idx...)
+	if code != 0 {
+		t.Fatalf("error %d", code)
+	}
+	want := coldata.GatherBatch(b, sel)
+	outs := make([]expr.Expr, len(testTypes))
+	for i := range outs {
+		outs[i] = fusetest.Col(i)
+	}
+	if err := fusetest.Compare(outs, got, want.Cols); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -77,7 +77,7 @@ func vecBytes(v *coldata.Vec) (valid, data, offs, chars []byte) {
 
 // runHost compiles and runs kernel k over batch b and returns its output
 // columns and the error code.
-func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch) ([]*coldata.Vec, int32) {
+func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch, gather ...int64) ([]*coldata.Vec, int32) {
 	t.Helper()
 	dir := t.TempDir()
 	var bl blob
@@ -85,7 +85,11 @@ func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch) ([]*coldata.Vec, in
 	main.WriteString("#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char** argv) {\n")
 	main.WriteString("  FILE* f = fopen(argv[1], \"rb\"); fseek(f, 0, SEEK_END); long sz = ftell(f); fseek(f, 0, SEEK_SET);\n")
 	main.WriteString("  char* blob = (char*)malloc(sz + 8); if (fread(blob, 1, sz, f) != (size_t)sz) return 2; fclose(f);\n")
-	fmt.Fprintf(&main, "  Args a; memset(&a, 0, sizeof a);\n  int64_t n = %d;\n", b.Len)
+	rowsOut := b.Len
+	if k.Gather {
+		rowsOut = len(gather)
+	}
+	fmt.Fprintf(&main, "  Args a; memset(&a, 0, sizeof a);\n  int64_t n = %d;\n", rowsOut)
 	upF, upT, loF, loT := fuse.CaseTables()
 	i32 := func(xs []int32) []byte {
 		out := make([]byte, 4*len(xs))
@@ -101,6 +105,12 @@ func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch) ([]*coldata.Vec, in
 			main.WriteString("  a.n = n;\n")
 		case fuse.FieldBlocks:
 			main.WriteString("  a.blocks = 1;\n")
+		case fuse.FieldGather:
+			idx := make([]byte, 8*len(gather))
+			for i, g := range gather {
+				binary.LittleEndian.PutUint64(idx[8*i:], uint64(g))
+			}
+			fmt.Fprintf(&main, "  a.%s = (const int64_t*)(blob + %d);\n", f.Name, bl.add(idx))
 		case fuse.FieldInValid:
 			valid, _, _, _ := vecBytes(b.Cols[f.Col])
 			if valid != nil {

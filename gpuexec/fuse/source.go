@@ -17,6 +17,9 @@ const ScratchBytes = 1024
 // struct and the host's []uint64 agree without padding rules.
 func (g *gen) fields(k *Kernel) []Field {
 	f := []Field{{Kind: FieldRows, Name: "n"}, {Kind: FieldBlocks, Name: "blocks"}}
+	if k.Gather {
+		f = append(f, Field{Kind: FieldGather, Name: "gather"})
+	}
 	for i, t := range g.inputs {
 		if !g.used[i] {
 			continue
@@ -81,6 +84,8 @@ func cFieldType(f Field, k *Kernel) string {
 		return "int32_t*"
 	case FieldOutChars:
 		return "char*"
+	case FieldGather:
+		return "const int64_t*"
 	case FieldBlockSums, FieldTotals:
 		return "int64_t*"
 	case FieldErr:
@@ -166,6 +171,11 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 		scratch = 1
 	}
 	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_SCRATCH %d\n\n", nc, Block, scratch)
+	if k.Gather {
+		b.WriteString("#define GSQL_ROW(i) (a.gather[i])\n")
+	} else {
+		b.WriteString("#define GSQL_ROW(i) (i)\n")
+	}
 	// Kernels take every slot as its own 8-byte parameter (launchers pass
 	// scalars) and rebuild the Args block inside.
 	var params, assign []string
