@@ -262,7 +262,10 @@ func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, e
 			return nil, err
 		}
 		var out *gpuexec.DeviceBatch
-		if c.fk != nil {
+		if cols, ok := c.selection(in); ok {
+			// Choosing columns is a view, not a kernel.
+			out, err = gpuexec.Combine(cols, in.Len, in)
+		} else if c.fk != nil {
 			out, err = c.fk.Run(ctx, in)
 			c.count(c.fk.Launches())
 			if errors.Is(err, gpuexec.ErrScratch) {
@@ -297,6 +300,22 @@ func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, e
 		}
 		out.Release()
 	}
+}
+
+// selection returns the input columns when the operator only picks columns.
+func (c *DeviceCompute) selection(in *gpuexec.DeviceBatch) ([]gpuexec.DeviceVec, bool) {
+	if c.Pred != nil || c.Exprs == nil {
+		return nil, false
+	}
+	cols := make([]gpuexec.DeviceVec, len(c.Exprs))
+	for i, e := range c.Exprs {
+		ref, ok := e.(*expr.ColumnRef)
+		if !ok {
+			return nil, false
+		}
+		cols[i] = in.Cols[ref.Index]
+	}
+	return cols, true
 }
 
 // cpuBatch evaluates one batch with the CPU kernels (values the GPU
