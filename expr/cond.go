@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -529,6 +530,12 @@ func gatherStrings(srcs []*coldata.Vec, pick []int32, bm []byte, n int) (*coldat
 			continue
 		}
 		d.offs, d.data, d.mask, d.nulls = s.Offsets, s.Bytes, rowMask(s), s.Nulls
+		if s.Const {
+			// One value: keep 8 readable bytes after it for the word copy.
+			v := s.Str(0)
+			d.data = append(append(make([]byte, 0, len(v)+8), v...), make([]byte, 8)...)
+			d.offs = []int32{0, int32(len(v))}
+		}
 		if d.nulls == nil {
 			if s.Const {
 				d.nulls = []byte{1}
@@ -551,14 +558,23 @@ func gatherStrings(srcs []*coldata.Vec, pick []int32, bm []byte, n int) (*coldat
 		}
 		o[i+1] = int32(total)
 	}
-	buf := make([]byte, total)
+	// Rows of up to 8 bytes are moved as one 8-byte word (no call): the
+	// bytes written past a row's end belong to the rows after it, which are
+	// written later, and the 8 spare bytes at the end are sliced off.
+	buf := make([]byte, total+8)
 	for i, p := range pick[:n] {
-		if lo, hi := o[i], o[i+1]; hi > lo {
-			s := &g[p]
-			j := i & s.mask
-			copy(buf[lo:hi], s.data[s.offs[j]:])
+		lo, hi := o[i], o[i+1]
+		if hi == lo {
+			continue
+		}
+		s := &g[p]
+		st := s.offs[i&s.mask]
+		if hi-lo <= 8 && int(st)+8 <= len(s.data) {
+			binary.LittleEndian.PutUint64(buf[lo:], binary.LittleEndian.Uint64(s.data[st:]))
+		} else {
+			copy(buf[lo:hi], s.data[st:])
 		}
 	}
-	out.Bytes = buf
+	out.Bytes = buf[:total:total]
 	return out, !allValid(bm, n), nil
 }
