@@ -88,21 +88,29 @@ func resultType(vals []*coldata.Vec) coldata.Type {
 
 // Pick vectors hold, per row, 0 for NULL or k+1 for argument k.
 
-// pickFirst sets pick[i] = kk for the rows where flag is TRUE (and valid),
-// scanning every row; it returns the undecided rows in sel (reusing its
-// storage). The loops are branch-free: random conditions would defeat the
-// branch predictor.
+// pickFirst sets pick[i] = kk for the rows where vals is TRUE and nulls
+// valid (vals nil: every valid row), scanning every row; it returns the
+// undecided rows in sel (reusing its storage). The loops are branch-free:
+// random conditions would defeat the branch predictor.
 func pickFirst(pick []int32, kk int32, vals, nulls []byte, sel []int32) []int32 {
 	sel = sel[:cap(sel)]
 	cnt := 0
-	if nulls == nil {
+	switch {
+	case vals == nil:
+		for i := range pick {
+			take := int32(nulls[i>>3]>>(uint(i)&7)) & 1
+			pick[i] += take * (kk - pick[i])
+			sel[cnt] = int32(i)
+			cnt += int(take ^ 1)
+		}
+	case nulls == nil:
 		for i, b := range vals[:len(pick)] {
 			take := int32(b & 1)
 			pick[i] += take * (kk - pick[i])
 			sel[cnt] = int32(i)
 			cnt += int(take ^ 1)
 		}
-	} else {
+	default:
 		for i, b := range vals[:len(pick)] {
 			take := int32(b & (nulls[i>>3] >> (uint(i) & 7)) & 1)
 			pick[i] += take * (kk - pick[i])
@@ -117,7 +125,10 @@ func pickFirst(pick []int32, kk int32, vals, nulls []byte, sel []int32) []int32 
 func pickNext(pick []int32, kk int32, vals, nulls []byte, sel []int32) []int32 {
 	cnt := 0
 	for _, i := range sel {
-		b := vals[i]
+		b := byte(1)
+		if vals != nil {
+			b = vals[i]
+		}
 		if nulls != nil {
 			b &= nulls[i>>3] >> (uint(i) & 7)
 		}
@@ -216,9 +227,9 @@ func evalCoalesce(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 		if all {
 			all = false
 			pick = make([]int32, n)
-			sel = pickFirst(pick, kk, scAllOnes(n), a.Nulls, make([]int32, n))
+			sel = pickFirst(pick, kk, nil, a.Nulls, make([]int32, n))
 		} else {
-			sel = pickNext(pick, kk, scAllOnes(n), a.Nulls, sel)
+			sel = pickNext(pick, kk, nil, a.Nulls, sel)
 		}
 		if len(sel) == 0 {
 			break
@@ -228,28 +239,6 @@ func evalCoalesce(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 		return coldata.NewConst(t, nil, n), nil
 	}
 	return gatherPick(t, args, pick, n)
-}
-
-// onesBuf is a shared read-only run of 1 bytes (TRUE flags).
-var onesBuf []byte
-
-// scAllOnes returns n TRUE flags (read-only).
-func scAllOnes(n int) []byte {
-	if len(onesBuf) < n {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = 1
-		}
-		return b
-	}
-	return onesBuf[:n]
-}
-
-func init() {
-	onesBuf = make([]byte, 1<<16)
-	for i := range onesBuf {
-		onesBuf[i] = 1
-	}
 }
 
 // evalNullIf is NULLIF(a, b): a, NULL where a = b.
