@@ -54,7 +54,12 @@ func newError(kind ErrorKind, src string, off int, format string, args ...any) *
 		lineEnd += off
 	}
 	// Columns count characters, and tabs keep their place in the caret line.
-	prefix := src[lineStart:off]
+	bom := 0
+	if lineStart == 0 {
+		// A byte order mark is not text: columns count from after it.
+		bom = bomLen(src[:off])
+	}
+	prefix := src[lineStart+bom : off]
 	col := 1 + len([]rune(prefix))
 	var caret strings.Builder
 	for _, r := range prefix {
@@ -65,7 +70,7 @@ func newError(kind ErrorKind, src string, off int, format string, args ...any) *
 		}
 	}
 	caret.WriteByte('^')
-	srcLine := strings.TrimRight(src[lineStart:lineEnd], "\r")
+	srcLine := strings.TrimRight(src[lineStart+bom:lineEnd], "\r")
 	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Line: line, Col: col,
 		Snippet: "  " + srcLine + "\n  " + caret.String()}
 }

@@ -25,8 +25,23 @@ func TestErrors(t *testing.T) {
 		{"SELECT (SELECT 1", syn, 1, 17, "unexpected end of statement"},
 		{"(SELECT 1", syn, 1, 10, "unexpected end of statement"},
 		{"SELECT 'é' = = 1", syn, 1, 14, "near '='"},
-		{"SELECT * FROM t WHERE a = 'x' 'y' 'z'", syn, 1, 31, "near ''y''"},
-		{"SELECT * FROM t WHERE a = 'it''s' 'b'", syn, 1, 35, "near ''b''"},
+		{"SELECT * FROM t WHERE a = 'x' 'y' 'z' 'w", syn, 1, 39, "unterminated string"},
+		{"SELECT * FROM t WHERE a = 'x' 'y' = = 1", syn, 1, 35, "near '='"},
+		// Named parameters: only ? binds an argument.
+		{"SELECT a FROM t WHERE a = :x", uns, 1, 27, "not supported: named parameter :x (use ?)"},
+		{"SELECT ?,\n :v1", uns, 2, 2, "not supported: named parameter :v1 (use ?)"},
+		{"INSERT INTO t VALUES (::list)", uns, 1, 23, "not supported: named parameter ::list (use ?)"},
+		// A byte order mark before the text is not a character.
+		{"\ufeffSELECT FROM t", syn, 1, 8, "near 'FROM'"},
+		// Key definitions need their column list.
+		{"CREATE TABLE t (a INT, PRIMARY KEY)", syn, 1, 35, "near ')': expected the column list of PRIMARY"},
+		{"CREATE TABLE t (key INT, b INT)", syn, 1, 24, "near ',': expected the column list of KEY"},
+		{"CREATE TABLE t (a INT, UNIQUE", syn, 1, 30, "unexpected end of statement: expected the column list of UNIQUE"},
+		// Table options are checked, not skipped blindly.
+		{"CREATE TABLE t garbage AS SELECT 1", syn, 1, 16, "near 'garbage': expected AS, SELECT or a table option"},
+		{"CREATE TABLE t (a INT) WHERE 1", syn, 1, 24, "near 'WHERE': expected AS, SELECT or a table option"},
+		{"CREATE TABLE t (a INT) ENGINE =", syn, 1, 32, "expected the value of table option ENGINE"},
+		{"CREATE TABLE t (a INT) DEFAULT", syn, 1, 31, "unexpected end of statement: expected a table option"},
 		{"SELECT substring FROM t", syn, 1, 18, "near 'FROM'"},
 		{"\tSELECT\t1 +\t+", syn, 1, 14, "unexpected end of statement"},
 		{"INSERT INTO t VALUES (1,)", syn, 1, 25, "near ')'"},

@@ -1,13 +1,3 @@
-// Package sql turns SQL text into statements: a dialect layer on top of
-// github.com/xwb1989/sqlparser. It splits scripts into statements, parses
-// the DDL gsql supports itself (the library drops column types it does not
-// know and logs to stderr), rewrites the expression forms the library
-// rejects (SUBSTRING of an expression, POSITION, TRIM ... FROM, CAST to
-// DOUBLE/BOOLEAN, ...) into plain function calls, and reports every error
-// with the line and column of the user's text and a caret snippet.
-//
-// The rewrites work on the library's own tokenizer, so quoting, comments and
-// escapes are handled exactly as the parser handles them.
 package sql
 
 import (
@@ -56,8 +46,17 @@ func (t token) is(src, kw string) bool {
 // (an open string, quoted identifier or comment) is the last token.
 func lex(src string) []token {
 	var out []token
-	lexRange(src, 0, len(src), &out)
+	lexRange(src, bomLen(src), len(src), &out)
 	return out
+}
+
+// bomLen is the length of the UTF-8 byte order mark that some editors put
+// at the start of a file (0 when there is none): it is not part of the SQL.
+func bomLen(src string) int {
+	if strings.HasPrefix(src, "\ufeff") {
+		return len("\ufeff")
+	}
+	return 0
 }
 
 // lexRange appends the tokens of src[from:to] to out.
@@ -74,7 +73,10 @@ func lexRange(src string, from, to int, out *[]token) {
 // lexFrom tokenizes src[from:to] until its end or until a versioned
 // comment, whose body it lexes and then asks to restart after it.
 func lexFrom(src string, from, to int, out *[]token) (next int, restart bool) {
-	tk := sqlparser.NewStringTokenizer(src[from:to])
+	// A reader-backed tokenizer costs a fixed 4 KiB buffer, where a string
+	// one copies the rest of the text: restarts at every versioned comment
+	// or "--" would make lexing quadratic.
+	tk := sqlparser.NewTokenizer(strings.NewReader(src[from:to]))
 	tk.AllowComments = true
 	prevEnd := from
 	for {
@@ -106,6 +108,13 @@ func lexFrom(src string, from, to int, out *[]token) (next int, restart bool) {
 				}
 			}
 			return end + 2, true
+		}
+		if strings.HasPrefix(src[start:to], "--") && start+2 < to && src[start+2] > ' ' {
+			// MySQL starts a comment at "--" only when a blank or a
+			// control character follows (1--1 is 1 - -1); the tokenizer
+			// takes any "--". Emit the first '-' and go on after it.
+			*out = append(*out, token{typ: '-', start: start, end: start + 1})
+			return start + 1, true
 		}
 		typ, val := scanSafe(tk)
 		end := from + tk.Position - 1

@@ -323,13 +323,8 @@ func (p *ddl) createTable() (Statement, *Error) {
 			return nil, err
 		}
 	}
-	// Table options (ENGINE=..., DEFAULT CHARSET=...) change nothing here.
-	for {
-		t, ok := p.peek()
-		if !ok || t.is(p.src, "as") || t.typ == sqlparser.SELECT || t.typ == '(' {
-			break
-		}
-		p.i++
+	if err := p.tableOptions(); err != nil {
+		return nil, err
 	}
 	as := p.accept("as")
 	if _, ok := p.peek(); ok {
@@ -344,6 +339,48 @@ func (p *ddl) createTable() (Statement, *Error) {
 		return nil, p.errHere("CREATE TABLE needs columns or AS SELECT")
 	}
 	return ct, nil
+}
+
+// tableOptionWords name MySQL's table options (ENGINE=InnoDB, DEFAULT
+// CHARSET=utf8mb4, ...), which change nothing for gsql's in-memory tables.
+var tableOptionWords = map[string]bool{"engine": true, "charset": true, "collate": true, "comment": true,
+	"auto_increment": true, "row_format": true, "key_block_size": true, "avg_row_length": true,
+	"max_rows": true, "min_rows": true, "checksum": true, "compression": true, "encryption": true,
+	"pack_keys": true, "stats_persistent": true, "stats_auto_recalc": true, "stats_sample_pages": true,
+	"tablespace": true, "storage": true, "delay_key_write": true, "insert_method": true}
+
+// tableOptions skips the table options before AS/SELECT or the end, each
+// "[DEFAULT] name [=] value" with optional commas between them. Anything
+// else is an error, so that a typo is never silently dropped.
+func (p *ddl) tableOptions() *Error {
+	for {
+		t, ok := p.peek()
+		if !ok || t.is(p.src, "as") || t.typ == sqlparser.SELECT || t.typ == '(' {
+			return nil
+		}
+		p.accept("default")
+		name, ok := p.peek()
+		switch {
+		case !ok:
+			return p.errHere("unexpected end of statement: expected a table option")
+		case name.is(p.src, "character"):
+			p.i++
+			if err := p.expect("set"); err != nil {
+				return err
+			}
+		case tableOptionWords[strings.ToLower(name.text(p.src))]:
+			p.i++
+		default:
+			return p.errHere("near '%s': expected AS, SELECT or a table option", name.text(p.src))
+		}
+		p.acceptTyp('=')
+		v, ok := p.peek()
+		if !ok || v.typ == ',' || v.typ == '(' || v.typ == ')' || v.typ == '=' {
+			return p.errHere("expected the value of table option %s", strings.ToUpper(name.text(p.src)))
+		}
+		p.i++
+		p.acceptTyp(',')
+	}
 }
 
 // parenSelect reports whether the '(' at the cursor opens a query.
@@ -374,7 +411,10 @@ func (p *ddl) columns(ct *CreateTable) *Error {
 			for {
 				x, ok := p.peek()
 				if !ok {
-					return p.errHere("unexpected end of statement")
+					return p.errHere("unexpected end of statement: expected the column list of %s", strings.ToUpper(t.text(p.src)))
+				}
+				if x.typ == ',' || x.typ == ')' {
+					return p.errHere("near '%s': expected the column list of %s", x.text(p.src), strings.ToUpper(t.text(p.src)))
 				}
 				if x.typ == '(' {
 					p.i = p.skipParens(p.i)

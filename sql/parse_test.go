@@ -88,6 +88,8 @@ func TestParseStatements(t *testing.T) {
 		{"select a, b AS c FROM t WHERE a > 1 ORDER BY c DESC, 2 LIMIT 10 OFFSET 5",
 			"SELECT select a, b as c from t where a > 1 order by c desc, 2 asc limit 5, 10"},
 		{"SELECT DISTINCT * FROM t", "SELECT select distinct * from t"},
+		{"SELECT DISTINCTROW a FROM t", "SELECT select distinct a from t"},
+		{"SELECT ALL a FROM t UNION ALL SELECT all b FROM u", "SELECT select a from t union all select b from u"},
 		{"SELECT t.a FROM t", "SELECT select t.a from t"},
 		{"(SELECT 1)", "SELECT select 1 from dual"},
 		{"((SELECT a FROM t))", "SELECT select a from t"},
@@ -100,8 +102,26 @@ func TestParseStatements(t *testing.T) {
 			"SELECT select a is not null, b not between 1 and 2, c not like 'x%' escape '!' from t"},
 		{"SELECT CASE WHEN a = 1 THEN 'x' ELSE 'y' END FROM t",
 			"SELECT select case when a = 1 then 'x' else 'y' end from t"},
+		// Adjacent string literals are one literal, as in MySQL.
+		{"SELECT 'a' 'b'", "SELECT select 'ab' from dual"},
+		{"SELECT a FROM t WHERE a = 'x' \"y\"\n 'it''s'", "SELECT select a from t where a = 'xyit\\'s'"},
+		{"SELECT 'a' 'b' AS c, 'd' 'e' 'f' g FROM t", "SELECT select 'ab' as c, 'def' as g from t"},
+		{"INSERT INTO t VALUES ('a' '\\n' 'b')", "INSERT t ('a\\nb')"},
 		// Comments.
 		{"SELECT 1 -- one\n", "SELECT select 1 from dual"},
+		{"SELECT 1 --\tone\n", "SELECT select 1 from dual"},
+		{"SELECT 1 --", "SELECT select 1 from dual"},
+		// "--" without a blank after it is two minus signs (MySQL).
+		{"SELECT 1--1", "SELECT select 1 - -1 from dual"},
+		// (the parser folds - -1 into 1)
+		{"SELECT 1---1, a--b FROM t", "SELECT select 1 - 1, a - -b from t"},
+		{"SELECT 1--1;", "SELECT select 1 - -1 from dual"},
+		// A byte order mark at the start is skipped.
+		{"\ufeffSELECT 1", "SELECT select 1 from dual"},
+		// Table options are accepted and ignored.
+		{"CREATE TABLE t (a INT) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE utf8mb4_bin, COMMENT 'x'",
+			"CREATE t (a BIGINT)"},
+		{"CREATE TABLE t (a INT) DEFAULT CHARACTER SET = latin1 AS SELECT 1", "CREATE t (a BIGINT) AS select 1 from dual"},
 		{"SELECT /* inline ; */ 1 # hash\n", "SELECT select 1 from dual"},
 		{"/* lead */ SELECT 1", "SELECT select 1 from dual"},
 		{"SELECT /*!40101 a, */ b FROM t", "SELECT select a, b from t"},

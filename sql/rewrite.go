@@ -131,6 +131,27 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			i += n - 1
 			continue
 		}
+		if i > 0 && toks[i-1].typ == sqlparser.SELECT && (t.is(r.src, "all") || t.is(r.src, "distinctrow")) {
+			// SELECT ALL is the default and DISTINCTROW is MySQL's
+			// DISTINCT; the stock grammar rejects the first and reads the
+			// second as a column name.
+			if t.is(r.src, "distinctrow") {
+				r.emitText("distinct", t.start)
+			}
+			continue
+		}
+		if t.typ == sqlparser.STRING && i+1 < len(toks) && toks[i+1].typ == sqlparser.STRING {
+			// MySQL concatenates adjacent literals ('a' 'b' is 'ab'); the
+			// stock grammar reads the second as an alias or fails.
+			val := append([]byte(nil), t.val...)
+			j := i + 1
+			for ; j < len(toks) && toks[j].typ == sqlparser.STRING; j++ {
+				val = append(val, toks[j].val...)
+			}
+			r.emitText(sqlparser.String(sqlparser.NewStrVal(val)), t.start)
+			i = j - 1
+			continue
+		}
 		if i+1 < len(toks) && toks[i+1].typ == '(' && r.isSpecial(t) {
 			j := matching(toks, i+1)
 			if j > 0 {
@@ -299,6 +320,10 @@ func (r *rewriter) castName(typ []token) (string, *Error) {
 		}
 		words = append(words, typ[k])
 	}
+	if len(words) == 2 && (words[0].is(r.src, "signed") || words[0].is(r.src, "unsigned")) && words[1].is(r.src, "int") {
+		// MySQL's cast grammar takes SIGNED INT as well as SIGNED INTEGER.
+		return "cast_to_bigint", nil
+	}
 	ct, n := parseTypeWords(r.src, words)
 	if n == 0 {
 		return "", newError(ErrSyntax, r.src, typ[0].start, "unknown type %s", typeText(r.src, words))
@@ -322,8 +347,14 @@ func (r *rewriter) castName(typ []token) (string, *Error) {
 func parseRewritten(src string, toks []token) (sqlparser.Statement, *Error) {
 	r := &rewriter{src: src, args: map[int]int{}}
 	for _, t := range toks {
-		if t.typ == sqlparser.VALUE_ARG && t.text(src) == "?" {
+		switch {
+		case t.typ == sqlparser.VALUE_ARG && t.text(src) == "?":
 			r.args[t.start] = len(r.args) + 1
+		case t.typ == sqlparser.VALUE_ARG || t.typ == sqlparser.LIST_ARG:
+			// Only ? binds an argument: the planner numbers arguments by
+			// the :vN names given to the ?s, which a named one (:x, or a
+			// :v1 typed by the user) would break.
+			return nil, newError(ErrUnsupported, src, t.start, "not supported: named parameter %s (use ?)", t.text(src))
 		}
 	}
 	if err := checkNesting(src, toks); err != nil {

@@ -56,6 +56,8 @@ func TestRewrites(t *testing.T) {
 		{"CAST(x AS DECIMAL)", "cast_to_double(x)"},
 		{"CAST(x AS SIGNED)", "cast_to_bigint(x)"},
 		{"CAST(x AS SIGNED INTEGER)", "cast_to_bigint(x)"},
+		{"CAST(x AS SIGNED INT)", "cast_to_bigint(x)"},
+		{"CONVERT(x, unsigned int)", "cast_to_bigint(x)"},
 		{"CAST(x AS UNSIGNED)", "cast_to_bigint(x)"},
 		{"CAST(x AS BIGINT)", "cast_to_bigint(x)"},
 		{"CAST(x AS CHAR)", "cast_to_varchar(x)"},

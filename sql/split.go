@@ -105,7 +105,7 @@ func unterminated(src string, t token) bool {
 func Split(text string) (stmts []string, complete bool) {
 	toks := lex(text)
 	complete = true
-	start := 0
+	start := bomLen(text)
 	var has bool
 	for _, t := range toks {
 		switch {

@@ -29,6 +29,10 @@ func TestSplit(t *testing.T) {
 		{"SELECT 1 -- ;\n;", []string{"SELECT 1 -- ;"}, true},
 		{"SELECT 1 # ;\n;", []string{"SELECT 1 # ;"}, true},
 		{"SELECT /*!40101 1; */ 2;", []string{"SELECT /*!40101 1; */ 2"}, true},
+		// "--" followed by a non-blank is not a comment.
+		{"SELECT 1--1; SELECT 2", []string{"SELECT 1--1", "SELECT 2"}, false},
+		{"SELECT 1 --1;\n", []string{"SELECT 1 --1"}, true},
+		{"\ufeffSELECT 1;", []string{"SELECT 1"}, true},
 		// Comment-only pieces are dropped; a trailing comment after ';'
 		// leaves the text complete.
 		{"-- just a comment", nil, true},
