@@ -33,6 +33,11 @@ func TestErrors(t *testing.T) {
 		{"INSERT INTO t VALUES (::list)", uns, 1, 23, "not supported: named parameter ::list (use ?)"},
 		// A byte order mark before the text is not a character.
 		{"\ufeffSELECT FROM t", syn, 1, 8, "near 'FROM'"},
+		// One schema: qualified table names are refused.
+		{"CREATE TABLE db.t (a INT)", uns, 1, 14, "not supported: qualified table name db.t"},
+		{"DROP TABLE t, db.u", uns, 1, 15, "not supported: qualified table name db.u"},
+		{"DESCRIBE `my db`.`t`", uns, 1, 10, "not supported: qualified table name my db.t"},
+		{"SHOW COLUMNS FROM db.", syn, 1, 22, "unexpected end of statement: expected a table name"},
 		// Key definitions need their column list.
 		{"CREATE TABLE t (a INT, PRIMARY KEY)", syn, 1, 35, "near ')': expected the column list of PRIMARY"},
 		{"CREATE TABLE t (key INT, b INT)", syn, 1, 24, "near ',': expected the column list of KEY"},

@@ -285,6 +285,24 @@ func (p *ddl) ident(what string) (string, *Error) {
 	return "", p.errHere("near '%s': expected %s", s, what)
 }
 
+// tableName reads a table name. gsql has one schema, so a qualified name
+// (db.t) is refused rather than read as a table option or stray input.
+func (p *ddl) tableName() (string, *Error) {
+	start := p.i
+	name, err := p.ident("a table name")
+	if err != nil {
+		return "", err
+	}
+	if p.acceptTyp('.') {
+		t, err := p.ident("a table name")
+		if err != nil {
+			return "", err
+		}
+		return "", newError(ErrUnsupported, p.src, p.toks[start].start, "not supported: qualified table name %s.%s", name, t)
+	}
+	return name, nil
+}
+
 func (p *ddl) done() *Error {
 	if t, ok := p.peek(); ok {
 		return p.errHere("near '%s': unexpected input", t.text(p.src))
@@ -313,7 +331,7 @@ func (p *ddl) createTable() (Statement, *Error) {
 		}
 		ct.IfNotExists = true
 	}
-	name, err := p.ident("a table name")
+	name, err := p.tableName()
 	if err != nil {
 		return nil, err
 	}
@@ -594,7 +612,7 @@ func (p *ddl) dropTable() (Statement, *Error) {
 		dt.IfExists = true
 	}
 	for {
-		name, err := p.ident("a table name")
+		name, err := p.tableName()
 		if err != nil {
 			return nil, err
 		}
@@ -618,7 +636,7 @@ func (p *ddl) show() (Statement, *Error) {
 		if !p.accept("from") && !p.accept("in") {
 			return nil, p.errHere("expected FROM")
 		}
-		name, err := p.ident("a table name")
+		name, err := p.tableName()
 		if err != nil {
 			return nil, err
 		}
@@ -633,7 +651,7 @@ func (p *ddl) show() (Statement, *Error) {
 
 func (p *ddl) describe(at int) (Statement, *Error) {
 	p.i = at
-	name, err := p.ident("a table name")
+	name, err := p.tableName()
 	if err != nil {
 		return nil, err
 	}
