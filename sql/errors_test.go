@@ -113,6 +113,8 @@ func TestErrors(t *testing.T) {
 		{"SELECT CAST(a AS) FROM t", syn, 1, 17, "expected CAST(expr AS type)"},
 		{"SELECT CAST(a AS DATE) FROM t", syn, 1, 18, "unknown type DATE"},
 		{"SELECT CAST(a AS CHAR(3) x) FROM t", syn, 1, 26, "near 'x': expected ')'"},
+		{"SELECT CAST(a AS CHAR CHARACTER SET) FROM t", syn, 1, 23, "near 'CHARACTER': expected ')'"},
+		{"SELECT CAST(a AS DOUBLE CHARSET utf8) FROM t", syn, 1, 25, "near 'CHARSET': expected ')'"},
 		{"SELECT SUBSTRING(a) FROM t", syn, 1, 8, "SUBSTRING takes 2 or 3 arguments"},
 		{"SELECT SUBSTRING(a, 1, 2, 3) FROM t", syn, 1, 8, "SUBSTRING takes 2 or 3 arguments"},
 		{"SELECT SUBSTRING(, 1) FROM t", syn, 1, 18, "missing argument of SUBSTRING"},

@@ -328,6 +328,11 @@ func (r *rewriter) castName(typ []token) (string, *Error) {
 	if n == 0 {
 		return "", newError(ErrSyntax, r.src, typ[0].start, "unknown type %s", typeText(r.src, words))
 	}
+	if n < len(words) && ct == coldata.String {
+		// CHAR CHARACTER SET x / CHARSET x [COLLATE y]: gsql strings are
+		// always UTF-8 and compare bytewise, so the clauses change nothing.
+		n = skipCharset(r.src, words, n)
+	}
 	if n < len(words) {
 		return "", newError(ErrSyntax, r.src, words[n].start, "near '%s': expected ')'", words[n].text(r.src))
 	}
@@ -340,6 +345,25 @@ func (r *rewriter) castName(typ []token) (string, *Error) {
 		return "cast_to_double", nil
 	}
 	return "cast_to_varchar", nil
+}
+
+// skipCharset returns the index after the CHARACTER SET x, CHARSET x,
+// ASCII, UNICODE, BINARY and COLLATE y clauses of a string type that
+// start at words[n].
+func skipCharset(src string, words []token, n int) int {
+	for n < len(words) {
+		switch w := words[n]; {
+		case w.is(src, "character") && n+2 < len(words) && words[n+1].is(src, "set") && words[n+2].typ != '(':
+			n += 3
+		case (w.is(src, "charset") || w.is(src, "collate")) && n+1 < len(words) && words[n+1].typ != '(':
+			n += 2
+		case w.is(src, "ascii") || w.is(src, "unicode") || w.is(src, "binary"):
+			n++
+		default:
+			return n
+		}
+	}
+	return n
 }
 
 // parseRewritten runs the stock parser over the rewritten tokens of a
