@@ -142,7 +142,14 @@ func writeJSONFile(path string, rep *report) error {
 func writeTable(w io.Writer, rep *report) error {
 	fmt.Fprintf(w, "gsql benchmark suite — %s — %s, %d cores — %s\n", rep.Date, rep.CPUModel, rep.Cores, rep.OSArch)
 	if rep.LoadBefore != "" {
-		fmt.Fprintf(w, "load average before: %s, after: %s (above the core count, timings are disturbed)\n", rep.LoadBefore, rep.LoadAfter)
+		note := ""
+		for _, l := range []string{rep.LoadBefore, rep.LoadAfter} {
+			var one float64
+			if _, err := fmt.Sscan(l, &one); err == nil && one > float64(rep.Cores) {
+				note = " — above the core count: other work disturbed these timings"
+			}
+		}
+		fmt.Fprintf(w, "load average before: %s, after: %s%s\n", rep.LoadBefore, rep.LoadAfter, note)
 	}
 	if rep.DuckDBVersion != "" {
 		fmt.Fprintf(w, "DuckDB %s\n", rep.DuckDBVersion)
