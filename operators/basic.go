@@ -141,46 +141,69 @@ func (p *Project) Next(ctx context.Context) (*coldata.Batch, error) {
 // Close implements Operator.
 func (p *Project) Close() error { return p.Input.Close() }
 
-// Limit skips Offset rows and then passes at most Count rows (Count < 0: all).
-type Limit struct {
-	Input         Operator
+// limitWindow tracks LIMIT/OFFSET over a stream of batches; the host and
+// device limits share it.
+type limitWindow struct {
 	Count, Offset int64
 	seen, emitted int64
 }
 
+func (w *limitWindow) reset() { w.seen, w.emitted = 0, 0 }
+
+// full reports whether every row the limit keeps has been passed.
+func (w *limitWindow) full() bool { return w.Count >= 0 && w.emitted >= w.Count }
+
+// cut returns the rows [lo, hi) of the next batch of n rows to keep.
+func (w *limitWindow) cut(n int) (lo, hi int) {
+	l, h := int64(0), int64(n)
+	if w.seen < w.Offset {
+		l = min(w.Offset-w.seen, h)
+	}
+	w.seen += int64(n)
+	if w.Count >= 0 {
+		h = min(h, l+w.Count-w.emitted)
+	}
+	if h <= l {
+		return 0, 0
+	}
+	w.emitted += h - l
+	return int(l), int(h)
+}
+
+// Limit skips Offset rows and then passes at most Count rows (Count < 0: all).
+type Limit struct {
+	Input Operator
+	limitWindow
+}
+
+// NewLimit returns a limit over input.
+func NewLimit(input Operator, count, offset int64) *Limit {
+	return &Limit{Input: input, limitWindow: limitWindow{Count: count, Offset: offset}}
+}
+
 // Open implements Operator.
 func (l *Limit) Open(ctx context.Context) error {
-	l.seen, l.emitted = 0, 0
+	l.reset()
 	return l.Input.Open(ctx)
 }
 
 // Next implements Operator.
 func (l *Limit) Next(ctx context.Context) (*coldata.Batch, error) {
-	for {
-		if l.Count >= 0 && l.emitted >= l.Count {
-			return nil, nil
-		}
+	for !l.full() {
 		b, err := l.Input.Next(ctx)
 		if err != nil || b == nil {
 			return nil, err
 		}
-		lo, hi := int64(0), int64(b.Len)
-		if l.seen < l.Offset {
-			lo = min(l.Offset-l.seen, hi)
-		}
-		l.seen += int64(b.Len)
-		if l.Count >= 0 {
-			hi = min(hi, lo+l.Count-l.emitted)
-		}
-		if hi <= lo {
+		lo, hi := l.cut(b.Len)
+		switch {
+		case hi == lo:
 			continue
-		}
-		l.emitted += hi - lo
-		if lo == 0 && hi == int64(b.Len) {
+		case lo == 0 && hi == b.Len:
 			return b, nil
 		}
-		return coldata.SliceBatch(b, int(lo), int(hi)), nil
+		return coldata.SliceBatch(b, lo, hi), nil
 	}
+	return nil, nil
 }
 
 // Close implements Operator.

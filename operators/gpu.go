@@ -548,47 +548,41 @@ func NewDeviceRuntime(opts gpuexec.Options, cacheBudget uint64) (*GPURuntime, er
 // as zero-copy views of its input's device batches, so that only the rows
 // kept ever travel to the host.
 type DeviceLimit struct {
-	Input         DeviceOperator
-	Count, Offset int64
-	seen, emitted int64
+	Input DeviceOperator
+	limitWindow
+}
+
+// NewDeviceLimit returns a device limit over input.
+func NewDeviceLimit(input DeviceOperator, count, offset int64) *DeviceLimit {
+	return &DeviceLimit{Input: input, limitWindow: limitWindow{Count: count, Offset: offset}}
 }
 
 // Open implements DeviceOperator.
 func (l *DeviceLimit) Open(ctx context.Context) error {
-	l.seen, l.emitted = 0, 0
+	l.reset()
 	return l.Input.Open(ctx)
 }
 
 // NextDevice implements DeviceOperator.
 func (l *DeviceLimit) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
-	for {
-		if l.Count >= 0 && l.emitted >= l.Count {
-			return nil, nil
-		}
+	for !l.full() {
 		b, err := l.Input.NextDevice(ctx)
 		if err != nil || b == nil {
 			return nil, err
 		}
-		lo, hi := int64(0), int64(b.Len)
-		if l.seen < l.Offset {
-			lo = min(l.Offset-l.seen, hi)
-		}
-		l.seen += int64(b.Len)
-		if l.Count >= 0 {
-			hi = min(hi, lo+l.Count-l.emitted)
-		}
-		if hi <= lo {
+		lo, hi := l.cut(b.Len)
+		switch {
+		case hi == lo:
 			b.Release()
 			continue
-		}
-		l.emitted += hi - lo
-		if lo == 0 && hi == int64(b.Len) {
+		case lo == 0 && hi == b.Len:
 			return b, nil
 		}
-		v, err := gpuexec.Slice(b, int(lo), int(hi))
+		v, err := gpuexec.Slice(b, lo, hi)
 		b.Release()
 		return v, err
 	}
+	return nil, nil
 }
 
 // Close implements DeviceOperator.

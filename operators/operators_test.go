@@ -293,12 +293,12 @@ func TestLimit(t *testing.T) {
 		{0, 3, nil},
 		{1, 14, span(14, 15)},
 	} {
-		l := &operators.Limit{Input: in(), Count: tc.count, Offset: tc.offset}
+		l := operators.NewLimit(in(), tc.count, tc.offset)
 		checkRows(t, fmt.Sprintf("LIMIT %d OFFSET %d", tc.count, tc.offset), run(t, l), tc.want)
 	}
 	// The limit stops pulling once it has its rows.
 	c := &countingOp{Operator: in()}
-	checkRows(t, "limit 2", run(t, &operators.Limit{Input: c, Count: 2}), span(0, 2))
+	checkRows(t, "limit 2", run(t, operators.NewLimit(c, 2, 0)), span(0, 2))
 	if c.nexts != 1 {
 		t.Errorf("LIMIT 2 pulled %d batches", c.nexts)
 	}
@@ -735,7 +735,7 @@ func TestDrain(t *testing.T) {
 	for _, op := range []operators.Operator{
 		&operators.Filter{Input: &failOp{nextErr: boom}, Pred: lit(true, tBool)},
 		&operators.Project{Input: &failOp{nextErr: boom}},
-		&operators.Limit{Input: &failOp{nextErr: boom}, Count: 5},
+		operators.NewLimit(&failOp{nextErr: boom}, 5, 0),
 		&operators.Sort{Input: &failOp{nextErr: boom, batches: 1}, NCols: 1},
 		&operators.Distinct{Input: &failOp{nextErr: boom}},
 		&operators.HashAggregate{Input: &failOp{nextErr: boom, batches: 1}},

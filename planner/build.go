@@ -70,7 +70,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		op = &operators.Limit{Input: in, Count: x.Count, Offset: x.Offset}
+		op = operators.NewLimit(in, x.Count, x.Offset)
 	case *Distinct:
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -161,7 +161,7 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 		if err != nil {
 			return nil, err
 		}
-		op = &operators.DeviceLimit{Input: in, Count: x.Count, Offset: x.Offset}
+		op = operators.NewDeviceLimit(in, x.Count, x.Offset)
 	case *Sort:
 		in, err := b.buildDevice(x.Input)
 		if err != nil {
