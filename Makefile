@@ -12,12 +12,12 @@ else
 CUDA_CFLAGS  = -I$(CUDA_DIR)/usr/include
 CUDA_LDFLAGS = -L$(CUDA_DIR)/usr/lib/x86_64-linux-gnu/stubs
 endif
-CUDA_ENV     = CGO_ENABLED=1 CGO_CFLAGS="$(CUDA_CFLAGS)" CGO_LDFLAGS="$(CUDA_LDFLAGS)"
+CUDA_ENV     = CGO_ENABLED=1 CGO_CFLAGS="-O2 -g $(CUDA_CFLAGS)" CGO_LDFLAGS="$(CUDA_LDFLAGS)"
 # Packages with cuda-tagged code; others join as they gain GPU code.
 CUDA_PKGS   ?= ./gpuexec
 CUDA_OUT    ?= build/cuda
 
-.PHONY: cuda-headers cuda-check cuda-vet cuda-build cuda-tests cuda-bench
+.PHONY: cuda-headers cuda-check cuda-vet cuda-build cuda-tests cuda-bench bench-cuda
 
 cuda-headers:
 	@scripts/cuda-headers.sh >/dev/null
@@ -47,3 +47,8 @@ cuda-tests: cuda-check
 # target builds them and prints the command for the GPU machine.
 cuda-bench: cuda-tests
 	@echo "on the GPU machine: GSQL_BENCH=1 GSQL_BENCH_OUT=bench.md $(CUDA_OUT)/gpuexec.test -test.run CUDABenchReport -test.v"
+
+# The side-by-side benchmark program (bench/, its own module) for a GPU
+# machine: gzipped to fit the device tool's carry limit.
+bench-cuda: cuda-check
+	cd bench && CGO_ENABLED=1 CGO_CFLAGS="-O2 -g $(CUDA_CFLAGS)" CGO_LDFLAGS="$(CUDA_LDFLAGS)" $(GO) build -tags cuda -ldflags='-s -w' -o out/cuda/bench . && gzip -f out/cuda/bench
