@@ -25,6 +25,7 @@ type report struct {
 	OSArch        string      `json:"os_arch"`
 	DuckDBVersion string      `json:"duckdb_version,omitempty"`
 	CopyBandwidth string      `json:"copy_bandwidth,omitempty"`
+	CopyGBps      float64     `json:"copy_gbps,omitempty"`
 	Seed          int64       `json:"seed"`
 	RunsPerQuery  int         `json:"runs_per_query"`
 	Rows          []int       `json:"rows"`
@@ -162,7 +163,7 @@ func writeTable(w io.Writer, rep *report) error {
 	}
 	fmt.Fprintf(w, "median of %d warm runs (min..max); GB/s = (input column bytes + output bytes) / median; placement = operators on [gpu]/[cpu] from EXPLAIN ANALYZE\n\n", rep.RunsPerQuery)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "query\trows\tengine\tmedian ms\tmin..max ms\trows/s\tGB/s\tvs duckdb\tlaunches\tplacement\tcheck\t")
+	fmt.Fprint(tw, "query\trows\tengine\tmedian ms\tmin..max ms\trows/s\tGB/s\tof copy\tvs duckdb\tlaunches\tplacement\tcheck\t\n")
 	for _, r := range rep.Results {
 		check := r.Status
 		if r.Status == statusOK && r.Reference != "" && r.Reference != r.Engine {
@@ -174,7 +175,7 @@ func writeTable(w io.Writer, rep *report) error {
 			check += " *"
 		}
 		if r.Status == statusError {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t%s\t%s\t\n", r.Query, human(float64(r.Rows)), r.Engine, placement(r), check)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t%s\t%s\t\n", r.Query, human(float64(r.Rows)), r.Engine, placement(r), check)
 			continue
 		}
 		speed := "-"
@@ -185,9 +186,13 @@ func writeTable(w io.Writer, rep *report) error {
 		if r.LaunchesPerRun != nil {
 			launches = fmt.Sprintf("%.1f", *r.LaunchesPerRun)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s..%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t\n",
+		pct := "-"
+		if r.LaunchesPerRun != nil && rep.CopyGBps > 0 {
+			pct = fmt.Sprintf("%.1f%%", 100*r.GBPerSec/rep.CopyGBps)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s..%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n",
 			r.Query, human(float64(r.Rows)), r.Engine, fmtMs(r.MedianMs), fmtMs(r.MinMs), fmtMs(r.MaxMs),
-			human(r.RowsPerSec), r.GBPerSec, speed, launches, placement(r), check)
+			human(r.RowsPerSec), r.GBPerSec, pct, speed, launches, placement(r), check)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
