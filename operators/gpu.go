@@ -597,39 +597,16 @@ type DeviceUnionAll struct {
 // Open implements DeviceOperator.
 func (u *DeviceUnionAll) Open(ctx context.Context) error {
 	u.cur = 0
-	for _, in := range u.Inputs {
-		if err := in.Open(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+	return openAll(ctx, u.Inputs)
 }
 
 // NextDevice implements DeviceOperator.
 func (u *DeviceUnionAll) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
-	for u.cur < len(u.Inputs) {
-		b, err := u.Inputs[u.cur].NextDevice(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			return b, nil
-		}
-		u.cur++
-	}
-	return nil, nil
+	return nextInTurn(&u.cur, len(u.Inputs), func(i int) (*gpuexec.DeviceBatch, error) { return u.Inputs[i].NextDevice(ctx) })
 }
 
 // Close implements DeviceOperator.
-func (u *DeviceUnionAll) Close() error {
-	var first error
-	for _, in := range u.Inputs {
-		if err := in.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
+func (u *DeviceUnionAll) Close() error { return closeAll(u.Inputs) }
 
 // DeviceSort orders device batches: it concatenates them on the device,
 // brings only the key columns to the host to compute the permutation there,
