@@ -83,30 +83,39 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 		if err != nil || b == nil {
 			return nil, err
 		}
-		mask, err := expr.Eval(f.Pred, b)
-		if err != nil {
-			return nil, err
+		var out *coldata.Batch
+		if out, f.sel, err = filterBatch(f.Pred, b, f.sel); err != nil || out != nil {
+			return out, err
 		}
-		if mask.Const {
-			if !mask.IsNull(0) && mask.Bool(0) {
-				return b, nil
-			}
-			continue
-		}
-		f.sel = f.sel[:0]
-		for i := 0; i < b.Len; i++ {
-			if mask.Bools[i] != 0 && !mask.IsNull(i) {
-				f.sel = append(f.sel, i)
-			}
-		}
-		switch len(f.sel) {
-		case 0:
-			continue
-		case b.Len:
-			return b, nil
-		}
-		return coldata.GatherBatch(b, f.sel), nil
 	}
+}
+
+// filterBatch keeps the rows of b where pred is TRUE, or returns nil when
+// none is; sel is scratch for the selection.
+func filterBatch(pred expr.Expr, b *coldata.Batch, sel []int) (*coldata.Batch, []int, error) {
+	mask, err := expr.Eval(pred, b)
+	if err != nil {
+		return nil, sel, err
+	}
+	if mask.Const {
+		if !mask.IsNull(0) && mask.Bool(0) {
+			return b, sel, nil
+		}
+		return nil, sel, nil
+	}
+	sel = sel[:0]
+	for i := 0; i < b.Len; i++ {
+		if mask.Bools[i] != 0 && !mask.IsNull(i) {
+			sel = append(sel, i)
+		}
+	}
+	switch len(sel) {
+	case 0:
+		return nil, sel, nil
+	case b.Len:
+		return b, sel, nil
+	}
+	return coldata.GatherBatch(b, sel), sel, nil
 }
 
 // Close implements Operator.
@@ -127,8 +136,13 @@ func (p *Project) Next(ctx context.Context) (*coldata.Batch, error) {
 	if err != nil || b == nil {
 		return nil, err
 	}
-	cols := make([]*coldata.Vec, len(p.Exprs))
-	for i, e := range p.Exprs {
+	return projectBatch(p.Exprs, b)
+}
+
+// projectBatch evaluates one output column per expression.
+func projectBatch(exprs []expr.Expr, b *coldata.Batch) (*coldata.Batch, error) {
+	cols := make([]*coldata.Vec, len(exprs))
+	for i, e := range exprs {
 		v, err := expr.Eval(e, b)
 		if err != nil {
 			return nil, err

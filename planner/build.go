@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -54,6 +55,9 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		}
 		op = &operators.Filter{Input: in, Pred: x.Pred}
 	case *Project:
+		if par := b.parallel(x); par != nil {
+			return par, nil
+		}
 		in, err := b.build(x.Input)
 		if err != nil {
 			return nil, err
@@ -213,4 +217,52 @@ func valuesBatch(v *Values) (*coldata.Batch, error) {
 		cols[c] = bld.Finish()
 	}
 	return &coldata.Batch{Cols: cols, Len: n}, nil
+}
+
+// parallelRows is the table size from which a projection over a scan runs
+// its batches on all cores.
+const parallelRows = 4 * operators.BatchSize
+
+// parallel builds a projection (with the filter below it, if any) straight
+// over a large table scan as a ParallelCompute, or returns nil.
+func (b *Built) parallel(p *Project) operators.Operator {
+	workers := runtime.GOMAXPROCS(0)
+	scan, filter := scanBelow(p.Input)
+	if workers < 2 || scan == nil || scan.Placement() != CPU || scan.Table.Rows < parallelRows {
+		return nil
+	}
+	for _, e := range p.Exprs {
+		if volatile(e) {
+			return nil
+		}
+	}
+	var pred expr.Expr
+	if filter != nil {
+		if volatile(filter.Pred) {
+			return nil
+		}
+		pred = filter.Pred
+	}
+	in, err := b.build(scan)
+	if err != nil {
+		return nil
+	}
+	st := &operators.Stats{}
+	b.Stats[p] = st
+	if filter != nil {
+		b.Stats[filter] = st
+	}
+	return operators.Instrument(&operators.ParallelCompute{Input: in, Pred: pred, Exprs: p.Exprs, Workers: workers}, st)
+}
+
+// volatile reports whether e calls a function that keeps state (a
+// correlated subquery): those stay on one goroutine.
+func volatile(e expr.Expr) bool {
+	found := false
+	expr.Walk(e, func(x expr.Expr) {
+		if c, ok := x.(*expr.Call); ok && c.Fn.Volatile {
+			found = true
+		}
+	})
+	return found
 }
