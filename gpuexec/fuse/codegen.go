@@ -211,8 +211,10 @@ type val struct {
 	// For kGen: the size expression and a writer of dst.
 	size  string
 	write func(dst string) string
-	// lit is the literal this value came from, if any.
-	lit *expr.Literal
+	// lit is the literal this value came from, if any, and slot its
+	// parameter slot (-1 for NULL literals, which have none).
+	lit  *expr.Literal
+	slot int
 	// flat caches the contiguous copy of a rope or generated string.
 	flat *val
 }
@@ -328,7 +330,7 @@ func (g *gen) column(c *expr.ColumnRef) (*val, error) {
 func (g *gen) literal(l *expr.Literal) (*val, error) {
 	if l.Value == nil {
 		k := kindOf(l.T)
-		v := &val{kind: k, null: "true", lit: l}
+		v := &val{kind: k, null: "true", lit: l, slot: -1}
 		switch k {
 		case kInt:
 			v.c = "(int64_t)0"
@@ -346,17 +348,17 @@ func (g *gen) literal(l *expr.Literal) (*val, error) {
 	switch x := l.Value.(type) {
 	case int64:
 		g.litKinds = append(g.litKinds, kInt)
-		return &val{kind: kInt, c: fmt.Sprintf("a.lit%d", slot), null: "false", lit: l}, nil
+		return &val{kind: kInt, c: fmt.Sprintf("a.lit%d", slot), null: "false", lit: l, slot: slot}, nil
 	case float64:
 		g.litKinds = append(g.litKinds, kFloat)
-		return &val{kind: kFloat, c: fmt.Sprintf("a.lit%d", slot), null: "false", lit: l}, nil
+		return &val{kind: kFloat, c: fmt.Sprintf("a.lit%d", slot), null: "false", lit: l, slot: slot}, nil
 	case bool:
 		g.litKinds = append(g.litKinds, kInt)
 		g.params[slot] = b2i(x)
-		return &val{kind: kBool, c: fmt.Sprintf("(a.lit%d != 0)", slot), null: "false", lit: l}, nil
+		return &val{kind: kBool, c: fmt.Sprintf("(a.lit%d != 0)", slot), null: "false", lit: l, slot: slot}, nil
 	case string:
 		g.litKinds = append(g.litKinds, kSV)
-		return &val{kind: kSV, c: fmt.Sprintf("sv_make(a.lit%d, (int32_t)a.lit%d_n)", slot, slot), null: "false", lit: l}, nil
+		return &val{kind: kSV, c: fmt.Sprintf("sv_make(a.lit%d, (int32_t)a.lit%d_n)", slot, slot), null: "false", lit: l, slot: slot}, nil
 	}
 	return nil, fmt.Errorf("%w: literal %T", ErrNotFusable, l.Value)
 }

@@ -145,8 +145,7 @@ func (g *gen) like(c *expr.Call, args []*val) (*val, error) {
 	s := g.asSV(args[0]).c
 	if p, ok := literalString(args[1].lit); ok && utf8.ValidString(p) {
 		if kindName, needle, fast := likeFastPath(p, byte(esc)); fast {
-			slot := g.slotOf(args[1])
-			if slot >= 0 {
+			if slot := args[1].slot; args[1].lit != nil && slot >= 0 {
 				g.params[slot] = needle
 				fn := map[string]string{"eq": "sv_eq", "prefix": "starts_with", "suffix": "ends_with", "infix": "contains"}[kindName]
 				return &val{kind: kBool, c: g.declare(kBool, 0, fmt.Sprintf("%s(%s, %s)", fn, s, args[1].c)), null: null}, nil
@@ -162,15 +161,6 @@ func literalString(l *expr.Literal) (string, bool) {
 	}
 	s, ok := l.Value.(string)
 	return s, ok
-}
-
-// slotOf finds the parameter slot a literal value was given.
-func (g *gen) slotOf(v *val) int {
-	var slot int
-	if _, err := fmt.Sscanf(v.c, "sv_make(a.lit%d,", &slot); err != nil {
-		return -1
-	}
-	return slot
 }
 
 // likeFastPath classifies a pattern: "eq" (no wildcards), "prefix" (x%),
