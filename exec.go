@@ -408,7 +408,7 @@ func (db *DB) build(n planner.Node) (*planner.Built, error) {
 	if onGPU {
 		rt, _ = db.gpu()
 	}
-	return planner.Build(n, rt, strict)
+	return planner.BuildWith(n, planner.BuildOptions{GPU: rt, Strict: strict, MemoryLimit: db.opts.MemoryLimit})
 }
 
 // hasDeviceNode reports whether any operator of the plan runs on the GPU.

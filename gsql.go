@@ -48,6 +48,9 @@ type Options struct {
 	// NoPool allocates device memory with cuMemAlloc directly, for
 	// comparison with the pool.
 	NoPool bool
+	// MemoryLimit caps the host memory of each GROUP BY's and join's state
+	// (0: no cap); a query past it fails with an error naming the limit.
+	MemoryLimit uint64
 }
 
 // DB is an in-memory database. It is safe for concurrent use.

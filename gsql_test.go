@@ -306,3 +306,31 @@ func TestReadCSVTableFunction(t *testing.T) {
 		t.Fatal("missing file: no error")
 	}
 }
+
+// A GROUP BY or join whose state passes Options.MemoryLimit fails with an
+// error naming the limit, and the database keeps working.
+func TestMemoryLimitForGroupsAndJoins(t *testing.T) {
+	db, err := gsql.Open(gsql.Options{Device: "cpu", MemoryLimit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustExec(t, db, `CREATE TABLE t (k BIGINT, s VARCHAR)`)
+	mustExec(t, db, `INSERT INTO t VALUES (1, 'a')`)
+	for i := 0; i < 15; i++ {
+		mustExec(t, db, `INSERT INTO t SELECT k + (SELECT MAX(k) FROM t), CONCAT(s, 'x') FROM t`)
+	}
+	ctx := context.Background()
+	for _, q := range []string{
+		`SELECT k, COUNT(*) FROM t GROUP BY k`,
+		`SELECT COUNT(*) FROM t AS a JOIN t AS b ON a.k = b.k`,
+	} {
+		_, err := db.Exec(ctx, q)
+		if err == nil || !strings.Contains(err.Error(), "memory limit of 1.0 MiB") {
+			t.Fatalf("%s: err = %v, want the memory limit named", q, err)
+		}
+	}
+	if got := rowsOf(t, db, `SELECT COUNT(*) FROM t`); got[0] != "32768" {
+		t.Fatalf("count after the failures: %v", got)
+	}
+}

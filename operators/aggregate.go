@@ -9,6 +9,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/memory"
 )
 
 // AggKind is an aggregate function.
@@ -70,6 +71,10 @@ type HashAggregate struct {
 	// MaxGroups bounds the state (0: unbounded); past it the query fails
 	// with a clear error instead of exhausting memory.
 	MaxGroups int
+	// MemoryLimit bounds the estimated bytes of the grouping state (0:
+	// unbounded).
+	MemoryLimit uint64
+	stateBytes  uint64
 
 	groups map[string]int
 	keyB   []*coldata.Builder
@@ -97,6 +102,7 @@ type concatPart struct {
 // Open implements Operator.
 func (h *HashAggregate) Open(ctx context.Context) error {
 	h.groups = map[string]int{}
+	h.stateBytes = 0
 	h.keyB = make([]*coldata.Builder, len(h.Keys))
 	for i, k := range h.Keys {
 		h.keyB[i] = coldata.NewBuilder(k.Type(), 0)
@@ -145,6 +151,11 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 				g = len(h.groups)
 				if h.MaxGroups > 0 && g >= h.MaxGroups {
 					return fmt.Errorf("GROUP BY state exceeds the memory limit of %d groups", h.MaxGroups)
+				}
+				// A group costs its key, its map entry and its accumulators.
+				h.stateBytes += uint64(len(key) + 64 + 64*len(h.Aggs))
+				if h.MemoryLimit > 0 && h.stateBytes > h.MemoryLimit {
+					return fmt.Errorf("GROUP BY state exceeds the memory limit of %s (%d groups so far)", memory.FormatBytes(h.MemoryLimit), g)
 				}
 				h.groups[string(key)] = g
 				for i, kb := range h.keyB {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/memory"
 )
 
 // JoinKind is the kind of a join.
@@ -32,6 +33,9 @@ type HashJoin struct {
 	RightTypes          []coldata.Type
 	// MaxBuildRows bounds the materialised right side (0: unbounded).
 	MaxBuildRows int
+	// MemoryLimit bounds the estimated bytes of the build side and its hash
+	// table (0: unbounded).
+	MemoryLimit uint64
 
 	build   *coldata.Batch
 	table   map[string][]int32
@@ -54,6 +58,7 @@ func (j *HashJoin) Open(ctx context.Context) error {
 func (j *HashJoin) buildSide(ctx context.Context) error {
 	var batches []*coldata.Batch
 	rows := 0
+	var bytes uint64
 	for {
 		b, err := j.Right.Next(ctx)
 		if err != nil {
@@ -65,6 +70,10 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 		rows += b.Len
 		if j.MaxBuildRows > 0 && rows > j.MaxBuildRows {
 			return fmt.Errorf("join build side exceeds the memory limit of %d rows", j.MaxBuildRows)
+		}
+		bytes += batchBytes(b) + 48*uint64(b.Len)
+		if j.MemoryLimit > 0 && bytes > j.MemoryLimit {
+			return fmt.Errorf("join build side exceeds the memory limit of %s (%d rows so far)", memory.FormatBytes(j.MemoryLimit), rows)
 		}
 		batches = append(batches, b)
 	}
@@ -277,4 +286,16 @@ func (j *HashJoin) Close() error {
 		err = err2
 	}
 	return err
+}
+
+// batchBytes estimates the memory a batch's columns hold.
+func batchBytes(b *coldata.Batch) uint64 {
+	var n uint64
+	for _, v := range b.Cols {
+		n += uint64(len(v.Nulls) + len(v.Bools) + 8*len(v.Ints) + 8*len(v.Floats) + 4*len(v.Offsets))
+		if v.Type == coldata.String && !v.Const && v.Len > 0 {
+			n += uint64(v.Offsets[v.Len] - v.Offsets[0])
+		}
+	}
+	return n
 }

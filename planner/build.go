@@ -17,11 +17,25 @@ type Built struct {
 	GPU *operators.GPURuntime
 	// Strict makes GPU operators fail rather than fall back.
 	Strict bool
+	// MemoryLimit caps the state of each GROUP BY and join (0: none).
+	MemoryLimit uint64
+}
+
+// BuildOptions configure Build.
+type BuildOptions struct {
+	GPU         *operators.GPURuntime
+	Strict      bool
+	MemoryLimit uint64
 }
 
 // Build turns a plan into operators. Plans with GPU nodes need rt.
 func Build(n Node, rt *operators.GPURuntime, strict bool) (*Built, error) {
-	b := &Built{Stats: map[Node]*operators.Stats{}, GPU: rt, Strict: strict}
+	return BuildWith(n, BuildOptions{GPU: rt, Strict: strict})
+}
+
+// BuildWith is Build with every option.
+func BuildWith(n Node, o BuildOptions) (*Built, error) {
+	b := &Built{Stats: map[Node]*operators.Stats{}, GPU: o.GPU, Strict: o.Strict, MemoryLimit: o.MemoryLimit}
 	root, err := b.build(n)
 	if err != nil {
 		return nil, err
@@ -95,7 +109,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			rt = append(rt, c.Type)
 		}
 		op = &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
-			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt}
+			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt, MemoryLimit: b.MemoryLimit}
 	case *Union:
 		u := &operators.UnionAll{}
 		for _, part := range x.Parts {
@@ -111,7 +125,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		op = &operators.HashAggregate{Input: in, Keys: x.Keys, Aggs: x.Aggs}
+		op = &operators.HashAggregate{Input: in, Keys: x.Keys, Aggs: x.Aggs, MemoryLimit: b.MemoryLimit}
 	case *Transfer:
 		if x.ToDevice {
 			return nil, fmt.Errorf("internal error: host operator above HostToDevice")
