@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/datagen"
 	gsqlsql "github.com/gsqlengine/gsql/sql"
 )
 
@@ -332,5 +333,48 @@ func TestMemoryLimitForGroupsAndJoins(t *testing.T) {
 	}
 	if got := rowsOf(t, db, `SELECT COUNT(*) FROM t`); got[0] != "32768" {
 		t.Fatalf("count after the failures: %v", got)
+	}
+}
+
+// Cancelling a long join or sort stops it within 100 ms (issue 9's bound).
+func TestCancelStopsLongQueriesQuickly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large")
+	}
+	db := openDB(t)
+	schema, recs := datagen.People(2_000_000, 1)
+	if err := db.RegisterTable("people", schema, recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"SELECT COUNT(*) FROM people a, people b WHERE a.name = b.visibility OR a.visibility = b.name",
+		"SELECT name FROM people ORDER BY name DESC, visibility",
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			r, err := db.Query(ctx, q)
+			if err == nil {
+				for r.Next() {
+				}
+				err = r.Err()
+				r.Release()
+			}
+			done <- err
+		}()
+		time.Sleep(200 * time.Millisecond)
+		start := time.Now()
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s: err = %v, want context.Canceled", q, err)
+			}
+			if d := time.Since(start); d > 100*time.Millisecond {
+				t.Errorf("%s: stopped %v after the cancel", q, d)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: not stopped 5 s after the cancel", q)
+		}
 	}
 }

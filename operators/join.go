@@ -174,6 +174,9 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		if len(li) == 0 {
 			return nil
 		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		out, sel, err := j.pairs(lb, li, ri)
 		if err != nil {
 			return err
