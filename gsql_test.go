@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -22,12 +23,31 @@ import (
 
 func openDB(t *testing.T) *gsql.DB {
 	t.Helper()
+	before := runtime.NumGoroutine()
 	db, err := gsql.Open(gsql.Options{Device: "cpu"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() {
+		db.Close()
+		checkNoLeakedGoroutines(t, before)
+	})
 	return db
+}
+
+// checkNoLeakedGoroutines fails the test when goroutines it started (query
+// workers, readers) are still running shortly after it ends.
+func checkNoLeakedGoroutines(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			n := runtime.Stack(buf, true)
+			t.Fatalf("%d goroutines left running (%d before the test):\n%s", runtime.NumGoroutine(), before, buf[:n])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // rowsOf renders every row of a query as "v1|v2|...", NULL as NULL.
