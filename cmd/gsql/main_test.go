@@ -50,6 +50,8 @@ func TestRun(t *testing.T) {
 		{"extra arg", []string{"x.db"}, "", 2, "", `unexpected argument "x.db"`},
 		{"missing file", []string{"-f", filepath.Join(dir, "none.sql")}, "", 1, "", "no such file"},
 		{"stats", []string{"-c", ".stats"}, "", 0, "…", ""},
+		{"kernels", []string{"--demo", "10", "-c", ".kernels SELECT UPPER(name) FROM people WHERE visibility = 'public'"}, "", 0, "// Project upper(name) AS UPPER(name) Filter (visibility = 'public') (fused kernel) [gpu]\n// kernel …", ""},
+		{"kernels of DDL", []string{"-c", ".kernels DROP TABLE x"}, "", 1, "", ".kernels: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
