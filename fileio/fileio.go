@@ -262,3 +262,29 @@ func SliceReader(schema *arrow.Schema, recs []arrow.Record) (array.RecordReader,
 	}
 	return rdr, nil
 }
+
+// copyRecords writes every record of rdr with write, then closes the writer
+// (also on failure); it returns the rows written.
+func copyRecords(ctx context.Context, path string, rdr array.RecordReader, write func(arrow.Record) error, closeW func() error) (int64, error) {
+	var rows int64
+	for rdr.Next() {
+		if err := ctx.Err(); err != nil {
+			closeW()
+			return rows, err
+		}
+		rec := rdr.Record()
+		if err := write(rec); err != nil {
+			closeW()
+			return rows, fmt.Errorf("write %s: %w", path, err)
+		}
+		rows += rec.NumRows()
+	}
+	if err := rdr.Err(); err != nil {
+		closeW()
+		return rows, err
+	}
+	if err := closeW(); err != nil {
+		return rows, fmt.Errorf("write %s: %w", path, err)
+	}
+	return rows, nil
+}

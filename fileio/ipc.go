@@ -97,26 +97,9 @@ func WriteIPC(ctx context.Context, path string, rdr array.RecordReader, opts Wri
 			}
 			w = fw
 		}
-		for rdr.Next() {
-			if err := ctx.Err(); err != nil {
-				w.Close()
-				return err
-			}
-			rec := rdr.Record()
-			if err := w.Write(rec); err != nil {
-				w.Close()
-				return fmt.Errorf("write %s: %w", path, err)
-			}
-			rows += rec.NumRows()
-		}
-		if err := rdr.Err(); err != nil {
-			w.Close()
-			return err
-		}
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		return nil
+		n, err := copyRecords(ctx, path, rdr, w.Write, w.Close)
+		rows += n
+		return err
 	})
 	return rows, err
 }

@@ -91,26 +91,9 @@ func WriteParquet(ctx context.Context, path string, rdr array.RecordReader, opts
 		if err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		for rdr.Next() {
-			if err := ctx.Err(); err != nil {
-				fw.Close()
-				return err
-			}
-			rec := rdr.Record()
-			if err := fw.WriteBuffered(rec); err != nil {
-				fw.Close()
-				return fmt.Errorf("write %s: %w", path, err)
-			}
-			rows += rec.NumRows()
-		}
-		if err := rdr.Err(); err != nil {
-			fw.Close()
-			return err
-		}
-		if err := fw.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		return nil
+		n, err := copyRecords(ctx, path, rdr, fw.WriteBuffered, fw.Close)
+		rows += n
+		return err
 	})
 	return rows, err
 }
