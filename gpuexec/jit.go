@@ -12,7 +12,14 @@ import (
 )
 
 //go:embed kernels/runtime.cu
-var runtimeSource string
+var runtimeKernels string
+
+//go:embed kernels/hash.cu
+var hashKernels string
+
+// runtimeSource is the package's own module: the batch utilities and the
+// hash aggregation and join kernels.
+var runtimeSource = runtimeKernels + "\n" + hashKernels
 
 // RuntimeSource is the CUDA C source of the package's own kernels.
 func RuntimeSource() string { return runtimeSource }

@@ -126,6 +126,8 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			return nil, err
 		}
 		op = &operators.HashAggregate{Input: in, Keys: x.Keys, Aggs: x.Aggs, MemoryLimit: b.MemoryLimit}
+	case *GPUAggregate:
+		return b.buildGPUAggregate(x)
 	case *Transfer:
 		if x.ToDevice {
 			return nil, fmt.Errorf("internal error: host operator above HostToDevice")
@@ -200,6 +202,12 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 			u.Inputs = append(u.Inputs, in)
 		}
 		op = u
+	case *GPUJoin:
+		j, err := b.buildGPUJoin(x, st)
+		if err != nil {
+			return nil, err
+		}
+		op = j
 	case *Transfer:
 		if !x.ToDevice {
 			return nil, fmt.Errorf("internal error: device operator above DeviceToHost")

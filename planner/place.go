@@ -214,6 +214,14 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 			c.Dev = CPU
 		}
 		return &c, nil
+	case *Aggregate:
+		if g, ok, err := placeAggregate(x, opts); err != nil || ok {
+			return g, err
+		}
+	case *Join:
+		if g, ok, err := placeJoin(x, opts); err != nil || ok {
+			return g, err
+		}
 	}
 	// Every other operator runs on the CPU; its inputs come to the host.
 	inputs := n.Inputs()
@@ -281,6 +289,14 @@ func withInputs(n Node, in []Node) Node {
 	case *Transfer:
 		c := *x
 		c.Input = in[0]
+		return &c
+	case *GPUAggregate:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *GPUJoin:
+		c := *x
+		c.Left, c.Right = in[0], in[1]
 		return &c
 	}
 	return n

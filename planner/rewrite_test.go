@@ -474,18 +474,30 @@ func TestPlace(t *testing.T) {
 			"      Sort a [cpu]",
 			"        Scan t [a b c d] (10 rows) [cpu]",
 		}},
-		{"aggregate and join on the CPU", func() Node {
+		{"aggregate and join on the GPU", func() Node {
 			u := scanOf(tblU)
 			j := &Join{Left: &Filter{Input: s, Pred: gt()}, Right: u}
 			j.setCondition(call(t, "=", a, refAt(4, "k", coldata.Int64)), 4)
 			return &Aggregate{Input: j, Keys: []expr.Expr{refAt(5, "x", coldata.String)}, AggNames: []string{"count(*)"},
 				Aggs: []operators.AggSpec{{Kind: operators.AggCountStar, Type: coldata.Int64}}}
 		}, opts, []string{
-			"HashAggregate keys: x aggs: count(*) [cpu]",
-			"  Inner HashJoin on a = k [cpu]",
-			"    DeviceToHost [cpu]",
+			"HashAggregate keys: x aggs: count(*) (hash table on the gpu, groups merged on the host) [cpu]",
+			"  Project x (fused kernel) [gpu]",
+			"    Inner HashJoin on a = k (gpu hash table) [gpu]",
 			"      Filter (a > 1) (fused kernel) [gpu]",
 			"        Scan t [a b c d] (10 rows) [gpu]",
+			"      Scan u [k x] (3 rows) [gpu]",
+		}},
+		{"distinct aggregate and left join with a condition stay on the CPU", func() Node {
+			u := scanOf(tblU)
+			j := &Join{Kind: operators.LeftJoin, Left: s, Right: u}
+			j.setCondition(call(t, "AND", call(t, "=", a, refAt(4, "k", coldata.Int64)), gt()), 4)
+			return &Aggregate{Input: j, Keys: []expr.Expr{refAt(5, "x", coldata.String)}, AggNames: []string{"count(DISTINCT a)"},
+				Aggs: []operators.AggSpec{{Kind: operators.AggCount, Distinct: true, Arg: a, Type: coldata.Int64}}}
+		}, opts, []string{
+			"HashAggregate keys: x aggs: count(DISTINCT a) [cpu]",
+			"  Left HashJoin on a = k filter (a > 1) [cpu]",
+			"    Scan t [a b c d] (10 rows) [cpu]",
 			"    Scan u [k x] (3 rows) [cpu]",
 		}},
 		{"union of GPU parts", func() Node {

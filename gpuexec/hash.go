@@ -1,0 +1,745 @@
+package gpuexec
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/gpuexec/fuse"
+)
+
+// GroupAggKind is an aggregate the device computes per group. AVG is a
+// sum and a count; the caller divides.
+type GroupAggKind int
+
+// The values are the kernel's kind codes (kernels/hash.cu, GAgg).
+const (
+	GroupCountStar GroupAggKind = iota
+	GroupCount
+	GroupSumInt // BIGINT or BOOL argument: exact 128-bit sum
+	GroupSumFloat
+	GroupMinInt
+	GroupMaxInt
+	GroupMinFloat
+	GroupMaxFloat
+	GroupMinString
+	GroupMaxString
+	GroupMinBool
+	GroupMaxBool
+)
+
+// GroupAgg is one aggregate of a GroupBy: its kind and argument column
+// (ignored for COUNT(*)).
+type GroupAgg struct {
+	Kind GroupAggKind
+	Arg  int
+}
+
+// GroupAggFor picks the device aggregate for a SQL aggregate ("count",
+// "sum", "avg", "min", "max") over an argument of type t, or reports that
+// the device has none.
+func GroupAggFor(name string, t coldata.Type) (GroupAggKind, bool) {
+	switch name {
+	case "count":
+		return GroupCount, t != coldata.Null
+	case "sum", "avg":
+		switch t {
+		case coldata.Int64, coldata.Bool:
+			return GroupSumInt, true
+		case coldata.Float64:
+			return GroupSumFloat, true
+		}
+	case "min", "max":
+		k := map[coldata.Type]GroupAggKind{coldata.Int64: GroupMinInt, coldata.Float64: GroupMinFloat,
+			coldata.String: GroupMinString, coldata.Bool: GroupMinBool}
+		if base, ok := k[t]; ok {
+			if name == "max" {
+				base++
+			}
+			return base, true
+		}
+	}
+	return 0, false
+}
+
+// GroupPartial is one batch's groups, in order of first appearance: the
+// key values and each aggregate's state.
+type GroupPartial struct {
+	Keys *coldata.Batch
+	Aggs []AggPartial
+	// Launches counts the kernels run.
+	Launches int
+}
+
+// AggPartial is an aggregate's per-group state.
+type AggPartial struct {
+	Count []int64      // non-NULL values seen (rows, for COUNT(*))
+	Lo    []uint64     // SUM: low word; MIN/MAX of BIGINT and BOOL: the value
+	Hi    []int64      // SUM of BIGINT/BOOL: high word of the 128-bit sum
+	Float []float64    // SUM, MIN, MAX of DOUBLE
+	Str   *coldata.Vec // MIN/MAX of VARCHAR (any value where Count is 0)
+}
+
+// colDesc is a column's GCol record (kernels/hash.cu): type, validity
+// bitmap, its bit offset, offsets, data.
+func colDesc(v DeviceVec) [5]uint64 {
+	return [5]uint64{uint64(v.Type), uint64(v.Nulls), uint64(v.NullOffset), uint64(v.Offsets), uint64(v.Data)}
+}
+
+func groupableType(t coldata.Type) bool {
+	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String
+}
+
+// hashScratch tracks the buffers of one hash operation, released together.
+type hashScratch struct {
+	d    *Device
+	bufs []*Buffer
+}
+
+func (s *hashScratch) alloc(size uint64) (*Buffer, error) {
+	if size == 0 {
+		size = 8
+	}
+	b, err := s.d.allocOn(size)
+	if err != nil {
+		return nil, err
+	}
+	s.bufs = append(s.bufs, b)
+	return b, nil
+}
+
+// upload copies words to a new device buffer.
+func (s *hashScratch) upload(words []uint64) (*Buffer, error) {
+	b, err := s.alloc(uint64(8 * len(words)))
+	if err != nil {
+		return nil, err
+	}
+	if len(words) == 0 {
+		return b, nil
+	}
+	raw := make([]byte, 8*len(words))
+	for i, w := range words {
+		binary.LittleEndian.PutUint64(raw[8*i:], w)
+	}
+	return b, s.d.CopyToDevice(b.ptr, raw, nil)
+}
+
+func (s *hashScratch) release() {
+	for _, b := range s.bufs {
+		b.Release()
+	}
+	s.bufs = nil
+}
+
+// launchGrid runs a package kernel: grid-stride kernels get at most 32
+// blocks per SM. Context thread only.
+func (d *Device) launchGrid(name string, cfg LaunchConfig, args ...any) error {
+	k, err := d.builtinOn(name)
+	if err != nil {
+		return err
+	}
+	vals := make([]uint64, len(args))
+	sizes := make([]uint8, len(args))
+	for i, a := range args {
+		v, n, ok := kernelArg(a)
+		if !ok {
+			return invalidf("kernel %s: argument %d has unsupported type %T", name, i, a)
+		}
+		vals[i], sizes[i] = v, n
+	}
+	return d.launchOn(k, cfg, vals, sizes)
+}
+
+func (d *Device) strided(n int64) LaunchConfig {
+	cfg := Grid1D(n, 256)
+	if max := int(d.info.SMs) * 32; max > 0 && cfg.Grid.X > max {
+		cfg.Grid.X = max
+	}
+	return cfg
+}
+
+// fillWords sets n 8-byte words at dst to v. Context thread only.
+func (d *Device) fillWords(dst DevicePtr, v uint64, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	return d.launchGrid("gsql_fill_u64", d.strided(n), dst, v, n)
+}
+
+func nextPow2(n int64) int64 {
+	p := int64(1)
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
+// groupTableStart is the first hash-table size tried: small enough to stay
+// in L2 when there are few groups; a batch with more groups runs again
+// with a table of twice its rows.
+const groupTableStart = 1 << 16
+
+// GroupBy aggregates one device batch by its key columns (none: one group
+// over every row) on the device and brings the groups to the host: the
+// keys and, per aggregate, its state, in order of each group's first row.
+// NULL keys form a group; -0.0 and 0.0 are one key, as on the CPU. One
+// host synchronisation reads the group count, then the results are
+// downloaded.
+func (d *Device) GroupBy(ctx context.Context, in *DeviceBatch, keys []int, aggs []GroupAgg) (*GroupPartial, error) {
+	if err := d.own(in); err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if k < 0 || k >= len(in.Cols) || !groupableType(in.Cols[k].Type) {
+			return nil, invalidf("group key column %d is not groupable", k)
+		}
+	}
+	for _, a := range aggs {
+		if a.Kind != GroupCountStar && (a.Arg < 0 || a.Arg >= len(in.Cols)) {
+			return nil, invalidf("aggregate argument column %d out of range", a.Arg)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out *GroupPartial
+	err := d.Do(func() error {
+		var err error
+		out, err = d.groupByOn(ctx, in, keys, aggs)
+		return err
+	})
+	return out, err
+}
+
+// groupRun is one attempt's hash table: slots, each slot's first row, the
+// counters (slots used, overflow flag, group count: uint32 each), the
+// aggregate states and the list of used slots.
+type groupRun struct {
+	cap      int64
+	slots    *Buffer
+	first    *Buffer
+	counters *Buffer
+	states   [][3]*Buffer
+	occ      *Buffer
+}
+
+func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, aggs []GroupAgg) (*GroupPartial, error) {
+	n := int64(in.Len)
+	res := &GroupPartial{Aggs: make([]AggPartial, len(aggs))}
+	if n == 0 {
+		kb := make([]*coldata.Vec, len(keys))
+		for i, k := range keys {
+			kb[i] = coldata.NewVec(in.Cols[k].Type, 0)
+		}
+		res.Keys = &coldata.Batch{Cols: kb}
+		return res, nil
+	}
+	sc := &hashScratch{d: d}
+	defer sc.release()
+	var words []uint64
+	for _, k := range keys {
+		c := colDesc(in.Cols[k])
+		words = append(words, c[:]...)
+	}
+	keyDesc, err := sc.upload(words)
+	if err != nil {
+		return nil, err
+	}
+	rowhash, err := sc.alloc(uint64(8 * n))
+	if err != nil {
+		return nil, err
+	}
+	slotOf, err := sc.alloc(uint64(4 * n))
+	if err != nil {
+		return nil, err
+	}
+	cap := nextPow2(2 * n)
+	if cap > groupTableStart {
+		cap = groupTableStart
+	}
+	var run *groupRun
+	var groups int64
+	for {
+		if run, err = d.groupPass(sc, in, keyDesc, int64(len(keys)), rowhash, slotOf, aggs, cap, n); err != nil {
+			return nil, err
+		}
+		res.Launches += 3 + 2*len(aggs)
+		var c [12]byte
+		if err := d.CopyToHost(c[:], run.counters.ptr, nil); err != nil {
+			return nil, err
+		}
+		if binary.LittleEndian.Uint32(c[4:]) == 0 {
+			groups = int64(binary.LittleEndian.Uint32(c[8:]))
+			break
+		}
+		if cap >= 2*n {
+			return nil, fmt.Errorf("gpu: group table of %d slots overflowed with %d rows", cap, n)
+		}
+		cap = nextPow2(2 * n)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	// The used slots (any order), then per group its first row, the key
+	// values there and each state.
+	occ := run.occ
+	firsts, err := sc.alloc(uint64(8 * groups))
+	if err != nil {
+		return nil, err
+	}
+	if err := d.launchGrid("gsql_gather_u64", d.strided(groups), firsts.ptr, run.first.ptr, occ.ptr, groups); err != nil {
+		return nil, err
+	}
+	res.Launches++
+	firstRows := make([]byte, 8*groups)
+	if err := d.CopyToHost(firstRows, firsts.ptr, nil); err != nil {
+		return nil, err
+	}
+	order := make([]int, groups)
+	firstOf := make([]int64, groups)
+	for i := range order {
+		order[i] = i
+		firstOf[i] = int64(binary.LittleEndian.Uint64(firstRows[8*i:]))
+	}
+	sort.Slice(order, func(a, b int) bool { return firstOf[order[a]] < firstOf[order[b]] })
+
+	if len(keys) > 0 {
+		cols := make([]DeviceVec, len(keys))
+		types := make([]coldata.Type, len(keys))
+		for i, k := range keys {
+			cols[i], types[i] = in.Cols[k], in.Cols[k].Type
+		}
+		kb, err := d.gatherRows(ctx, cols, in, types, firsts.ptr, int(groups))
+		if err != nil {
+			return nil, err
+		}
+		res.Keys = coldata.GatherBatch(kb, order)
+		res.Launches += 2
+	} else {
+		res.Keys = &coldata.Batch{Len: int(groups)}
+	}
+	word := make([]byte, 8*groups)
+	gathered, err := sc.alloc(uint64(8 * groups))
+	if err != nil {
+		return nil, err
+	}
+	fetch := func(src *Buffer) ([]uint64, error) {
+		if err := d.launchGrid("gsql_gather_u64", d.strided(groups), gathered.ptr, src.ptr, occ.ptr, groups); err != nil {
+			return nil, err
+		}
+		res.Launches++
+		if err := d.CopyToHost(word, gathered.ptr, nil); err != nil {
+			return nil, err
+		}
+		out := make([]uint64, groups)
+		for j, o := range order {
+			out[j] = binary.LittleEndian.Uint64(word[8*o:])
+		}
+		return out, nil
+	}
+	for a, spec := range aggs {
+		st := run.states[a]
+		p := &res.Aggs[a]
+		cnt, err := fetch(st[2])
+		if err != nil {
+			return nil, err
+		}
+		p.Count = make([]int64, groups)
+		for j, c := range cnt {
+			p.Count[j] = int64(c)
+		}
+		switch spec.Kind {
+		case GroupCountStar, GroupCount:
+		case GroupSumFloat, GroupMinFloat, GroupMaxFloat:
+			w, err := fetch(st[0])
+			if err != nil {
+				return nil, err
+			}
+			p.Float = make([]float64, groups)
+			for j, x := range w {
+				p.Float[j] = math.Float64frombits(x)
+			}
+		case GroupMinString, GroupMaxString:
+			// The winning rows, gathered from the argument column; a group
+			// without a value points at row 0 (its Count is 0).
+			rows, err := fetch(st[0])
+			if err != nil {
+				return nil, err
+			}
+			raw := make([]byte, 8*groups)
+			for j, r := range rows {
+				if int64(r) < 0 {
+					r = 0
+				}
+				binary.LittleEndian.PutUint64(raw[8*j:], r)
+			}
+			if err := d.CopyToDevice(gathered.ptr, raw, nil); err != nil {
+				return nil, err
+			}
+			sb, err := d.gatherRows(ctx, []DeviceVec{in.Cols[spec.Arg]}, in, []coldata.Type{coldata.String}, gathered.ptr, int(groups))
+			if err != nil {
+				return nil, err
+			}
+			res.Launches += 2
+			p.Str = sb.Cols[0]
+		default:
+			if p.Lo, err = fetch(st[0]); err != nil {
+				return nil, err
+			}
+			if spec.Kind == GroupSumInt {
+				hi, err := fetch(st[1])
+				if err != nil {
+					return nil, err
+				}
+				p.Hi = make([]int64, groups)
+				for j, h := range hi {
+					p.Hi[j] = int64(h)
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+// groupPass builds the hash table of one batch at the given capacity and
+// folds every row into its group; occ lists the used slots. Context thread
+// only.
+func (d *Device) groupPass(sc *hashScratch, in *DeviceBatch, keyDesc *Buffer, nkeys int64, rowhash, slotOf *Buffer,
+	aggs []GroupAgg, cap, n int64) (*groupRun, error) {
+	run := &groupRun{cap: cap}
+	var err error
+	if run.slots, err = sc.alloc(uint64(4 * cap)); err != nil {
+		return nil, err
+	}
+	if err := d.drv.memset8(run.slots.ptr, 0xff, uint64(4*cap), d.stream.h); err != nil {
+		return nil, err
+	}
+	if run.first, err = sc.alloc(uint64(8 * cap)); err != nil {
+		return nil, err
+	}
+	if err := d.fillWords(run.first.ptr, math.MaxInt64, cap); err != nil {
+		return nil, err
+	}
+	if run.counters, err = sc.alloc(16); err != nil {
+		return nil, err
+	}
+	if err := d.drv.memset8(run.counters.ptr, 0, 16, d.stream.h); err != nil {
+		return nil, err
+	}
+	var words []uint64
+	for _, a := range aggs {
+		var st [3]*Buffer
+		need := [3]bool{a.Kind >= GroupSumInt, a.Kind == GroupSumInt, true}
+		for i := range st {
+			if !need[i] {
+				continue
+			}
+			if st[i], err = sc.alloc(uint64(8 * cap)); err != nil {
+				return nil, err
+			}
+			if err := d.drv.memset8(st[i].ptr, 0, uint64(8*cap), d.stream.h); err != nil {
+				return nil, err
+			}
+		}
+		if init, ok := stateInit(a.Kind); ok {
+			if err := d.fillWords(st[0].ptr, init, cap); err != nil {
+				return nil, err
+			}
+		}
+		run.states = append(run.states, st)
+		var arg [5]uint64
+		if a.Kind != GroupCountStar {
+			arg = colDesc(in.Cols[a.Arg])
+		}
+		ptr := func(b *Buffer) uint64 {
+			if b == nil {
+				return 0
+			}
+			return uint64(b.ptr)
+		}
+		words = append(words, uint64(a.Kind))
+		words = append(words, arg[:]...)
+		words = append(words, ptr(st[0]), ptr(st[1]), ptr(st[2]))
+	}
+	aggDesc, err := sc.upload(words)
+	if err != nil {
+		return nil, err
+	}
+	limit := cap * 3 / 4
+	if cap >= 2*n {
+		limit = cap // every row fits: never give up
+	}
+	cfg := d.strided(n)
+	if err := d.launchGrid("gsql_agg_insert", cfg, keyDesc.ptr, nkeys, n, run.slots.ptr, rowhash.ptr, cap-1,
+		slotOf.ptr, run.first.ptr, run.counters.ptr, limit, run.counters.ptr+4); err != nil {
+		return nil, err
+	}
+	if len(aggs) > 0 {
+		if err := d.launchGrid("gsql_agg_update", cfg, aggDesc.ptr, int64(len(aggs)), slotOf.ptr, n); err != nil {
+			return nil, err
+		}
+	}
+	if run.occ, err = sc.alloc(uint64(4 * cap)); err != nil {
+		return nil, err
+	}
+	if err := d.launchGrid("gsql_agg_compact", d.strided(cap), run.slots.ptr, cap, run.occ.ptr, run.counters.ptr+8); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// stateInit is the starting value of a MIN/MAX state.
+func stateInit(k GroupAggKind) (uint64, bool) {
+	switch k {
+	case GroupMinInt:
+		return math.MaxInt64, true
+	case GroupMaxInt:
+		return 1 << 63, true // MinInt64
+	case GroupMinFloat:
+		return math.Float64bits(math.Inf(1)), true
+	case GroupMaxFloat:
+		return math.Float64bits(math.Inf(-1)), true
+	case GroupMinString, GroupMaxString, GroupMaxBool:
+		return math.MaxUint64, true // -1: no row yet / below FALSE
+	case GroupMinBool:
+		return 2, true
+	}
+	return 0, false
+}
+
+// gatherRows gathers rows idx[0..n) (int64 row numbers) of cols and
+// downloads them. Context thread only.
+func (d *Device) gatherRows(ctx context.Context, cols []DeviceVec, owner *DeviceBatch, types []coldata.Type, idx DevicePtr, n int) (*coldata.Batch, error) {
+	k, err := fuse.GenerateGather(types)
+	if err != nil {
+		return nil, err
+	}
+	fk, err := d.PrepareFused(k)
+	if err != nil {
+		return nil, err
+	}
+	defer fk.Release()
+	src, err := Combine(cols, owner.Len, owner)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Release()
+	g, err := fk.run(ctx, src, idx, n)
+	if err != nil {
+		return nil, err
+	}
+	defer g.Release()
+	return d.Download(ctx, g)
+}
+
+// JoinTable is a join's build side hashed on the device: every row whose
+// keys are all non-NULL sits in an open-addressing table (duplicates in
+// slots of their own).
+type JoinTable struct {
+	d       *Device
+	build   *DeviceBatch
+	keys    []int
+	types   []coldata.Type
+	mask    int64
+	scratch *hashScratch
+	keyDesc *Buffer
+	slots   *Buffer
+	rowhash *Buffer
+}
+
+// BuildJoin hashes the build batch on its key columns. The table keeps a
+// reference to build; Release frees both.
+func (d *Device) BuildJoin(ctx context.Context, build *DeviceBatch, keys []int) (*JoinTable, error) {
+	if err := d.own(build); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t := &JoinTable{d: d, keys: keys, scratch: &hashScratch{d: d}}
+	for _, k := range keys {
+		if k < 0 || k >= len(build.Cols) || !groupableType(build.Cols[k].Type) {
+			return nil, invalidf("join key column %d is not hashable", k)
+		}
+		t.types = append(t.types, build.Cols[k].Type)
+	}
+	err := d.Do(func() error {
+		n := int64(build.Len)
+		cap := nextPow2(2 * n)
+		if cap < 1024 {
+			cap = 1024
+		}
+		t.mask = cap - 1
+		var words []uint64
+		for _, k := range keys {
+			c := colDesc(build.Cols[k])
+			words = append(words, c[:]...)
+		}
+		var err error
+		if t.keyDesc, err = t.scratch.upload(words); err != nil {
+			return err
+		}
+		if t.slots, err = t.scratch.alloc(uint64(4 * cap)); err != nil {
+			return err
+		}
+		if err := d.drv.memset8(t.slots.ptr, 0xff, uint64(4*cap), d.stream.h); err != nil {
+			return err
+		}
+		if t.rowhash, err = t.scratch.alloc(uint64(8 * n)); err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		return d.launchGrid("gsql_join_build", d.strided(n), t.keyDesc.ptr, int64(len(keys)), n, t.slots.ptr, t.rowhash.ptr, t.mask)
+	})
+	if err != nil {
+		t.scratch.release()
+		return nil, err
+	}
+	if t.build, err = build.Retain(); err != nil {
+		t.scratch.release()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Release frees the table and its reference to the build batch.
+func (t *JoinTable) Release() {
+	if t.scratch != nil {
+		t.scratch.release()
+		t.scratch = nil
+	}
+	if t.build != nil {
+		t.build.Release()
+		t.build = nil
+	}
+}
+
+// JoinPairs are the row pairs of a probe: Probe[i] and Build[i] are int64
+// row numbers (Build: NullRow for an unmatched LEFT row), Len pairs.
+type JoinPairs struct {
+	Probe, Build *Buffer
+	Len          int
+	Launches     int
+}
+
+// Release frees the pair buffers.
+func (p *JoinPairs) Release() {
+	if p.Probe != nil {
+		p.Probe.Release()
+		p.Build.Release()
+		p.Probe, p.Build = nil, nil
+	}
+}
+
+// joinTile is GSQL_JOIN_TILE of kernels/hash.cu.
+const joinTile = 256
+
+// Probe pairs each probe row with its matching build rows: matched pairs
+// first, in probe-row order and each row's matches in build-row order;
+// then, with left, every unmatched probe row paired with nullRow. NULL
+// keys never match. Three launches and one host synchronisation (the
+// pair count) per call.
+func (t *JoinTable) Probe(ctx context.Context, probe *DeviceBatch, keys []int, left bool, nullRow int64) (*JoinPairs, error) {
+	d := t.d
+	if err := d.own(probe); err != nil {
+		return nil, err
+	}
+	if len(keys) != len(t.keys) {
+		return nil, invalidf("join probe with %d keys, built with %d", len(keys), len(t.keys))
+	}
+	for i, k := range keys {
+		if k < 0 || k >= len(probe.Cols) || probe.Cols[k].Type != t.types[i] {
+			return nil, invalidf("join probe key %d does not match the build key type %s", i, t.types[i])
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out *JoinPairs
+	err := d.Do(func() error {
+		sc := &hashScratch{d: d}
+		defer sc.release()
+		n := int64(probe.Len)
+		var words []uint64
+		for _, k := range keys {
+			c := colDesc(probe.Cols[k])
+			words = append(words, c[:]...)
+		}
+		desc, err := sc.upload(words)
+		if err != nil {
+			return err
+		}
+		blocks := (n + joinTile - 1) / joinTile
+		cm, err := sc.alloc(uint64(4 * n))
+		if err != nil {
+			return err
+		}
+		cu, err := sc.alloc(uint64(4 * n))
+		if err != nil {
+			return err
+		}
+		sums, err := sc.alloc(uint64(16 * blocks))
+		if err != nil {
+			return err
+		}
+		totals, err := sc.alloc(16)
+		if err != nil {
+			return err
+		}
+		flag := int64(0)
+		if left {
+			flag = 1
+		}
+		nk := int64(len(keys))
+		if n > 0 {
+			tiles := LaunchConfig{Grid: Dim3{int(blocks), 1, 1}, Block: Dim3{joinTile, 1, 1}}
+			if err := d.launchGrid("gsql_join_count", tiles, desc.ptr, t.keyDesc.ptr, nk, n, t.slots.ptr, t.rowhash.ptr,
+				t.mask, flag, cm.ptr, cu.ptr, sums.ptr); err != nil {
+				return err
+			}
+			one := LaunchConfig{Grid: Dim3{1, 1, 1}, Block: Dim3{1024, 1, 1}}
+			if err := d.launchGrid("gsql_scan_pairs", one, sums.ptr, blocks, totals.ptr); err != nil {
+				return err
+			}
+		} else if err := d.drv.memset8(totals.ptr, 0, 16, d.stream.h); err != nil {
+			return err
+		}
+		var tb [16]byte
+		if err := d.CopyToHost(tb[:], totals.ptr, nil); err != nil {
+			return err
+		}
+		total := int64(binary.LittleEndian.Uint64(tb[:])) + int64(binary.LittleEndian.Uint64(tb[8:]))
+		if total > math.MaxInt32 {
+			return fmt.Errorf("gpu: join produces %d rows from one batch, more than a device batch holds", total)
+		}
+		pairs := &JoinPairs{Len: int(total), Launches: 2}
+		if pairs.Probe, err = d.allocOn(uint64(8*total) + 8); err != nil {
+			return err
+		}
+		if pairs.Build, err = d.allocOn(uint64(8*total) + 8); err != nil {
+			pairs.Probe.Release()
+			pairs.Probe = nil
+			return err
+		}
+		if total > 0 {
+			tiles := LaunchConfig{Grid: Dim3{int(blocks), 1, 1}, Block: Dim3{joinTile, 1, 1}}
+			if err := d.launchGrid("gsql_join_fill", tiles, desc.ptr, t.keyDesc.ptr, nk, n, t.slots.ptr, t.rowhash.ptr,
+				t.mask, cm.ptr, cu.ptr, sums.ptr, totals.ptr, pairs.Probe.ptr, pairs.Build.ptr, nullRow); err != nil {
+				pairs.Release()
+				return err
+			}
+			pairs.Launches++
+		}
+		// The scratch buffers go back to the pool while the fill may still
+		// read them: every later use of that memory is queued behind it on
+		// the same stream.
+		out = pairs
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,421 @@
+// Hash aggregation and hash join kernels of gsql's GPU runtime (package
+// gpuexec, hash.go). Key and argument columns are described by GCol records
+// the host uploads, so one compiled module serves every key shape; the
+// column type codes are coldata's (1 BOOL, 2 BIGINT, 3 DOUBLE, 4 VARCHAR).
+// Row indices are 32-bit (a device batch holds fewer than 2^31 rows).
+// Grouping equality is the CPU's (operators.AppendRowKey): NULL equals NULL,
+// -0.0 equals 0.0, strings compare bytes.
+
+struct GCol {
+    long long type;
+    const unsigned char* nulls; // validity bitmap or 0
+    long long nulloff;          // bit of row 0
+    const int* offs;            // VARCHAR offsets
+    const unsigned char* data;  // values or chars
+};
+
+__device__ __forceinline__ bool gcol_null(const GCol& c, long long r)
+{
+    if (c.nulls == 0) return false;
+    long long b = c.nulloff + r;
+    return ((c.nulls[b >> 3] >> (b & 7)) & 1) == 0;
+}
+
+__device__ __forceinline__ unsigned long long gsql_mix64(unsigned long long h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+__device__ __forceinline__ unsigned long long gcol_bits(const GCol& c, long long r)
+{
+    if (c.type == 1) return c.data[r];
+    unsigned long long v = ((const unsigned long long*)c.data)[r];
+    if (c.type == 3 && (v << 1) == 0) v = 0; // -0.0 groups with 0.0
+    return v;
+}
+
+__device__ unsigned long long gsql_row_hash(const GCol* cols, int nc, long long r)
+{
+    unsigned long long h = 0x9e3779b97f4a7c15ULL;
+    for (int c = 0; c < nc; c++) {
+        const GCol& k = cols[c];
+        unsigned long long v;
+        if (gcol_null(k, r)) {
+            v = 0x2545f4914f6cdd1dULL;
+        } else if (k.type == 4) {
+            int lo = k.offs[r], hi = k.offs[r + 1];
+            v = 0xcbf29ce484222325ULL ^ (unsigned long long)(hi - lo);
+            const unsigned char* p = k.data + lo;
+            for (int j = 0; j < hi - lo; j++) v = (v ^ p[j]) * 0x100000001b3ULL;
+        } else {
+            v = gcol_bits(k, r);
+        }
+        h = gsql_mix64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
+    }
+    return h;
+}
+
+__device__ bool gsql_rows_equal(const GCol* a, long long ra, const GCol* b, long long rb, int nc)
+{
+    for (int c = 0; c < nc; c++) {
+        bool na = gcol_null(a[c], ra), nb = gcol_null(b[c], rb);
+        if (na != nb) return false;
+        if (na) continue;
+        if (a[c].type == 4) {
+            int alo = a[c].offs[ra], ahi = a[c].offs[ra + 1];
+            int blo = b[c].offs[rb], bhi = b[c].offs[rb + 1];
+            if (ahi - alo != bhi - blo) return false;
+            const unsigned char* p = a[c].data + alo;
+            const unsigned char* q = b[c].data + blo;
+            for (int j = 0; j < ahi - alo; j++)
+                if (p[j] != q[j]) return false;
+        } else if (gcol_bits(a[c], ra) != gcol_bits(b[c], rb)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+__device__ bool gsql_any_null(const GCol* cols, int nc, long long r)
+{
+    for (int c = 0; c < nc; c++)
+        if (gcol_null(cols[c], r)) return true;
+    return false;
+}
+
+// gsql_str_less reports whether string row x of c sorts before row y
+// (bytewise, as bytes.Compare).
+__device__ bool gsql_str_less(const GCol& c, long long x, long long y)
+{
+    int xl = c.offs[x], xh = c.offs[x + 1], yl = c.offs[y], yh = c.offs[y + 1];
+    int n = xh - xl < yh - yl ? xh - xl : yh - yl;
+    for (int j = 0; j < n; j++) {
+        unsigned char a = c.data[xl + j], b = c.data[yl + j];
+        if (a != b) return a < b;
+    }
+    return xh - xl < yh - yl;
+}
+
+// gsql_fill_u64: dst[i] = v for i in [0, n).
+extern "C" __global__ void gsql_fill_u64(unsigned long long* dst, unsigned long long v, long long n)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) dst[i] = v;
+}
+
+// gsql_gather_u64: dst[j] = src[idx[j]] for j in [0, n).
+extern "C" __global__ void gsql_gather_u64(unsigned long long* dst, const unsigned long long* src, const int* idx, long long n)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) dst[j] = src[idx[j]];
+}
+
+// gsql_agg_insert finds or claims the hash-table slot of every row's group:
+// slots[p] holds the row that claimed p (-1: empty), rowhash the rows'
+// hashes, slot_of_row[i] the slot of row i's group and first[p] the
+// smallest row of the group (the groups come out in first-appearance
+// order). Once `limit` slots are used, rows that need a new slot set
+// *overflow and the host runs the batch again with a larger table.
+extern "C" __global__ void gsql_agg_insert(const GCol* keys, long long nkeys, long long n, int* slots,
+                                           unsigned long long* rowhash, long long mask, int* slot_of_row,
+                                           long long* first, unsigned int* used, long long limit, int* overflow)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    int nk = (int)nkeys;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        unsigned long long h = gsql_row_hash(keys, nk, i);
+        rowhash[i] = h;
+        __threadfence(); // the hash is visible before the row can be seen in a slot
+        long long p = (long long)(h & (unsigned long long)mask);
+        int slot = -1;
+        for (long long probe = 0; probe <= mask; probe++) {
+            int s = ((volatile int*)slots)[p];
+            if (s == -1) {
+                if ((long long)*(volatile unsigned int*)used >= limit) {
+                    *overflow = 1;
+                    break;
+                }
+                int prev = atomicCAS(&slots[p], -1, (int)i);
+                if (prev == -1) {
+                    atomicAdd(used, 1u);
+                    slot = (int)p;
+                    break;
+                }
+                s = prev;
+            }
+            if (((volatile unsigned long long*)rowhash)[s] == h && gsql_rows_equal(keys, s, keys, i, nk)) {
+                slot = (int)p;
+                break;
+            }
+            p = (p + 1) & mask;
+        }
+        slot_of_row[i] = slot;
+        if (slot >= 0) atomicMin(&first[slot], i);
+    }
+}
+
+// GAgg describes one aggregate: its kind, argument column and state arrays
+// (indexed by slot). Kinds: 0 COUNT(*), 1 COUNT(x), 2 SUM of BIGINT/BOOL
+// (s0 low, s1 high word of an exact 128-bit sum), 3 SUM of DOUBLE (s0),
+// 4/5 MIN/MAX of BIGINT, 6/7 MIN/MAX of DOUBLE, 8/9 MIN/MAX of VARCHAR
+// (s0 holds the winning row, -1 none), 10/11 MIN/MAX of BOOL. cnt counts
+// the non-NULL values (rows for COUNT(*)).
+struct GAgg {
+    long long kind;
+    GCol arg;
+    unsigned long long* s0;
+    unsigned long long* s1;
+    unsigned long long* cnt;
+};
+
+__device__ __forceinline__ long long gsql_arg_int(const GCol& c, long long i)
+{
+    return c.type == 1 ? (long long)c.data[i] : ((const long long*)c.data)[i];
+}
+
+// gsql_agg_update folds every row into its group's aggregate states.
+extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, const int* slot_of_row, long long n)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        int slot = slot_of_row[i];
+        if (slot < 0) continue;
+        for (int a = 0; a < (int)naggs; a++) {
+            const GAgg& g = aggs[a];
+            if (g.kind != 0 && gcol_null(g.arg, i)) continue;
+            atomicAdd(&g.cnt[slot], 1ULL);
+            switch (g.kind) {
+            case 2: {
+                long long x = gsql_arg_int(g.arg, i);
+                unsigned long long old = atomicAdd(&g.s0[slot], (unsigned long long)x);
+                unsigned long long carry = old + (unsigned long long)x < old ? 1ULL : 0ULL;
+                unsigned long long hi = (x < 0 ? ~0ULL : 0ULL) + carry;
+                if (hi != 0) atomicAdd(&g.s1[slot], hi);
+                break;
+            }
+            case 3:
+                atomicAdd((double*)&g.s0[slot], ((const double*)g.arg.data)[i]);
+                break;
+            case 4:
+            case 10:
+                atomicMin((long long*)&g.s0[slot], gsql_arg_int(g.arg, i));
+                break;
+            case 5:
+            case 11:
+                atomicMax((long long*)&g.s0[slot], gsql_arg_int(g.arg, i));
+                break;
+            case 6:
+            case 7: {
+                double x = ((const double*)g.arg.data)[i];
+                unsigned long long* p = &g.s0[slot];
+                unsigned long long cur = *(volatile unsigned long long*)p;
+                while (g.kind == 6 ? x < __longlong_as_double((long long)cur) : x > __longlong_as_double((long long)cur)) {
+                    unsigned long long prev = atomicCAS(p, cur, (unsigned long long)__double_as_longlong(x));
+                    if (prev == cur) break;
+                    cur = prev;
+                }
+                break;
+            }
+            case 8:
+            case 9: {
+                unsigned long long* p = &g.s0[slot];
+                long long cur = *(volatile long long*)p;
+                for (;;) {
+                    if (cur >= 0) {
+                        bool better = g.kind == 8 ? gsql_str_less(g.arg, i, cur) : gsql_str_less(g.arg, cur, i);
+                        if (!better) break;
+                    }
+                    long long prev = (long long)atomicCAS(p, (unsigned long long)cur, (unsigned long long)i);
+                    if (prev == cur) break;
+                    cur = prev;
+                }
+                break;
+            }
+            }
+        }
+    }
+}
+
+// gsql_agg_compact lists the used slots: out[j] for j < *count.
+extern "C" __global__ void gsql_agg_compact(const int* slots, long long cap, int* out, unsigned int* count)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < cap; p += stride) {
+        if (slots[p] != -1) out[atomicAdd(count, 1u)] = (int)p;
+    }
+}
+
+// gsql_join_build inserts every build row without a NULL key; duplicate
+// keys take slots of their own.
+extern "C" __global__ void gsql_join_build(const GCol* keys, long long nkeys, long long n, int* slots,
+                                           unsigned long long* rowhash, long long mask)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    int nk = (int)nkeys;
+    for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
+        if (gsql_any_null(keys, nk, r)) continue;
+        unsigned long long h = gsql_row_hash(keys, nk, r);
+        rowhash[r] = h;
+        long long p = (long long)(h & (unsigned long long)mask);
+        while (atomicCAS(&slots[p], -1, (int)r) != -1) p = (p + 1) & mask;
+    }
+}
+
+#define GSQL_JOIN_TILE 256
+
+// gsql_join_count counts each probe row's matches (cm) and, for a LEFT
+// join, whether it is unmatched (cu); one tile of rows per block, the
+// block's sums in block_sums[2*b], [2*b+1].
+extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE) gsql_join_count(
+    const GCol* pk, const GCol* bk, long long nkeys, long long n, const int* slots,
+    const unsigned long long* rowhash, long long mask, long long left, int* cm, int* cu, long long* block_sums)
+{
+    __shared__ long long red[2][GSQL_JOIN_TILE];
+    int nk = (int)nkeys;
+    long long i = (long long)blockIdx.x * GSQL_JOIN_TILE + threadIdx.x;
+    int m = 0, u = 0;
+    if (i < n) {
+        if (!gsql_any_null(pk, nk, i)) {
+            unsigned long long h = gsql_row_hash(pk, nk, i);
+            long long p = (long long)(h & (unsigned long long)mask);
+            int s;
+            while ((s = slots[p]) != -1) {
+                if (rowhash[s] == h && gsql_rows_equal(pk, i, bk, s, nk)) m++;
+                p = (p + 1) & mask;
+            }
+        }
+        u = (left && m == 0) ? 1 : 0;
+        cm[i] = m;
+        cu[i] = u;
+    }
+    red[0][threadIdx.x] = m;
+    red[1][threadIdx.x] = u;
+    __syncthreads();
+    for (int s = GSQL_JOIN_TILE / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            red[0][threadIdx.x] += red[0][threadIdx.x + s];
+            red[1][threadIdx.x] += red[1][threadIdx.x + s];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        block_sums[2 * (long long)blockIdx.x] = red[0][0];
+        block_sums[2 * (long long)blockIdx.x + 1] = red[1][0];
+    }
+}
+
+// gsql_scan_pairs turns the per-block pairs of sums into exclusive prefix
+// sums in place (one block of 1024 threads); totals[0..1] get the totals.
+extern "C" __global__ void __launch_bounds__(1024) gsql_scan_pairs(long long* sums, long long nblocks, long long* totals)
+{
+    __shared__ long long s[1024];
+    for (int c = 0; c < 2; c++) {
+        long long carry = 0;
+        for (long long base = 0; base < nblocks; base += 1024) {
+            long long idx = base + threadIdx.x;
+            long long v = idx < nblocks ? sums[2 * idx + c] : 0;
+            s[threadIdx.x] = v;
+            __syncthreads();
+            for (int d = 1; d < 1024; d <<= 1) {
+                long long t = threadIdx.x >= d ? s[threadIdx.x - d] : 0;
+                __syncthreads();
+                s[threadIdx.x] += t;
+                __syncthreads();
+            }
+            if (idx < nblocks) sums[2 * idx + c] = carry + s[threadIdx.x] - v;
+            carry += s[1023];
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) totals[c] = carry;
+    }
+}
+
+__device__ void gsql_sift_down(long long* x, long long root, long long n)
+{
+    for (;;) {
+        long long child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && x[child + 1] > x[child]) child++;
+        if (x[root] >= x[child]) return;
+        long long t = x[root];
+        x[root] = x[child];
+        x[child] = t;
+        root = child;
+    }
+}
+
+// gsql_sort_segment orders x[0..n) ascending in place: insertion sort for
+// the usual few matches, heapsort when a key has many.
+__device__ void gsql_sort_segment(long long* x, long long n)
+{
+    if (n <= 16) {
+        for (long long i = 1; i < n; i++) {
+            long long v = x[i], j = i;
+            while (j > 0 && x[j - 1] > v) {
+                x[j] = x[j - 1];
+                j--;
+            }
+            x[j] = v;
+        }
+        return;
+    }
+    for (long long start = n / 2 - 1; start >= 0; start--) gsql_sift_down(x, start, n);
+    for (long long end = n - 1; end > 0; end--) {
+        long long t = x[0];
+        x[0] = x[end];
+        x[end] = t;
+        gsql_sift_down(x, 0, end);
+    }
+}
+
+// gsql_join_fill writes the row pairs: matched pairs first, in probe-row
+// order with each row's matches in build-row order, then (LEFT) the
+// unmatched probe rows paired with nullrow.
+extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE) gsql_join_fill(
+    const GCol* pk, const GCol* bk, long long nkeys, long long n, const int* slots,
+    const unsigned long long* rowhash, long long mask, const int* cm, const int* cu,
+    const long long* block_sums, const long long* totals, long long* li, long long* ri, long long nullrow)
+{
+    __shared__ long long sm[GSQL_JOIN_TILE], su[GSQL_JOIN_TILE];
+    int nk = (int)nkeys;
+    long long i = (long long)blockIdx.x * GSQL_JOIN_TILE + threadIdx.x;
+    long long m = i < n ? cm[i] : 0, u = i < n ? cu[i] : 0;
+    sm[threadIdx.x] = m;
+    su[threadIdx.x] = u;
+    __syncthreads();
+    for (int d = 1; d < GSQL_JOIN_TILE; d <<= 1) {
+        long long tm = threadIdx.x >= d ? sm[threadIdx.x - d] : 0;
+        long long tu = threadIdx.x >= d ? su[threadIdx.x - d] : 0;
+        __syncthreads();
+        sm[threadIdx.x] += tm;
+        su[threadIdx.x] += tu;
+        __syncthreads();
+    }
+    if (i >= n) return;
+    long long om = block_sums[2 * (long long)blockIdx.x] + sm[threadIdx.x] - m;
+    long long ou = totals[0] + block_sums[2 * (long long)blockIdx.x + 1] + su[threadIdx.x] - u;
+    if (m > 0) {
+        unsigned long long h = gsql_row_hash(pk, nk, i);
+        long long p = (long long)(h & (unsigned long long)mask);
+        long long k = 0;
+        int s;
+        while ((s = slots[p]) != -1 && k < m) {
+            if (rowhash[s] == h && gsql_rows_equal(pk, i, bk, s, nk)) {
+                li[om + k] = i;
+                ri[om + k] = s;
+                k++;
+            }
+            p = (p + 1) & mask;
+        }
+        gsql_sort_segment(ri + om, m);
+    }
+    if (u) {
+        li[ou] = i;
+        ri[ou] = nullrow;
+    }
+}

@@ -1,0 +1,259 @@
+package operators
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/big"
+	"math/bits"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/memory"
+)
+
+// DeviceHashAggregate groups device batches on the GPU: each batch is
+// hashed and aggregated by the device (gpuexec.GroupBy), its groups come to
+// the host with their partial states, and the host merges the batches'
+// partials (a device batch usually holds a whole table, so there is one).
+// Output and semantics are HashAggregate's: key columns then aggregates,
+// groups in first-appearance order, one row for an ungrouped aggregate.
+// Float sums add in the device's order, so their last bits may differ from
+// the CPU's row-order sums; BIGINT sums are exact (128-bit) and fail only
+// when the total is out of range.
+type DeviceHashAggregate struct {
+	Input DeviceOperator
+	RT    *GPURuntime
+	// Keys are the key columns of the input batches; each AggSpec's Arg is
+	// a column reference into them (nil for COUNT(*)).
+	Keys        []int
+	KeyTypes    []coldata.Type
+	Aggs        []AggSpec
+	MemoryLimit uint64
+	Stats       *Stats
+
+	out *Materialized
+}
+
+// DeviceAggKinds maps the aggregates of specs onto device aggregates, or
+// reports which one has no device implementation.
+func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
+	out := make([]gpuexec.GroupAgg, len(specs))
+	for i, s := range specs {
+		if s.Distinct || s.Kind == AggGroupConcat || len(s.Order) > 0 {
+			return nil, fmt.Errorf("aggregate %d (DISTINCT or GROUP_CONCAT) has no GPU implementation", i)
+		}
+		if s.Kind == AggCountStar {
+			out[i] = gpuexec.GroupAgg{Kind: gpuexec.GroupCountStar}
+			continue
+		}
+		ref, ok := s.Arg.(*expr.ColumnRef)
+		if !ok {
+			return nil, fmt.Errorf("aggregate %d: argument is not a column", i)
+		}
+		name := map[AggKind]string{AggCount: "count", AggSum: "sum", AggAvg: "avg", AggMin: "min", AggMax: "max"}[s.Kind]
+		k, ok := gpuexec.GroupAggFor(name, ref.T)
+		if !ok {
+			return nil, fmt.Errorf("aggregate %s over %s has no GPU implementation", name, ref.T)
+		}
+		out[i] = gpuexec.GroupAgg{Kind: k, Arg: ref.Index}
+	}
+	return out, nil
+}
+
+// Open implements Operator.
+func (h *DeviceHashAggregate) Open(ctx context.Context) error {
+	h.out = nil
+	return h.Input.Open(ctx)
+}
+
+// Next implements Operator.
+func (h *DeviceHashAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
+	if h.out == nil {
+		b, err := h.consume(ctx)
+		if err != nil {
+			return nil, err
+		}
+		h.out = &Materialized{Batches: []*coldata.Batch{b}}
+	}
+	return h.out.Next(ctx)
+}
+
+// Close implements Operator.
+func (h *DeviceHashAggregate) Close() error { return h.Input.Close() }
+
+// mergedAgg is one aggregate's state of one group across batches.
+type mergedAgg struct {
+	count int64
+	lo    uint64 // 128-bit BIGINT sum, low word; MIN/MAX of BIGINT/BOOL
+	hi    int64
+	f     float64
+	s     []byte
+}
+
+func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, error) {
+	kinds, err := DeviceAggKinds(h.Aggs)
+	if err != nil {
+		return nil, err
+	}
+	groups := map[string]int{}
+	keyB := make([]*coldata.Builder, len(h.Keys))
+	for i, t := range h.KeyTypes {
+		keyB[i] = coldata.NewBuilder(t, 0)
+	}
+	var states [][]mergedAgg // [group][agg]
+	var stateBytes uint64
+	var key []byte
+	for {
+		b, err := h.Input.NextDevice(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		p, err := h.RT.Dev.GroupBy(ctx, b, h.Keys, kinds)
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+		if h.Stats != nil {
+			h.Stats.Launches.Add(int64(p.Launches))
+		}
+		for g := 0; g < p.Keys.Len; g++ {
+			key = AppendRowKey(key[:0], p.Keys.Cols, g)
+			gi, ok := groups[string(key)]
+			if !ok {
+				gi = len(groups)
+				stateBytes += uint64(len(key) + 64 + 64*len(h.Aggs))
+				if h.MemoryLimit > 0 && stateBytes > h.MemoryLimit {
+					return nil, fmt.Errorf("GROUP BY state exceeds the memory limit of %s (%d groups so far)", memory.FormatBytes(h.MemoryLimit), gi)
+				}
+				groups[string(key)] = gi
+				for i, kb := range keyB {
+					kb.AppendFrom(p.Keys.Cols[i], g)
+				}
+				states = append(states, make([]mergedAgg, len(h.Aggs)))
+			}
+			for a := range h.Aggs {
+				mergeAgg(&states[gi][a], kinds[a].Kind, &p.Aggs[a], g)
+			}
+		}
+	}
+	if len(h.Keys) == 0 && len(states) == 0 {
+		states = append(states, make([]mergedAgg, len(h.Aggs)))
+	}
+	n := len(states)
+	cols := make([]*coldata.Vec, 0, len(h.Keys)+len(h.Aggs))
+	for _, kb := range keyB {
+		cols = append(cols, kb.Finish())
+	}
+	for a, spec := range h.Aggs {
+		b := coldata.NewBuilder(spec.Type, n)
+		for g := 0; g < n; g++ {
+			if err := finishAgg(b, spec, kinds[a].Kind, &states[g][a]); err != nil {
+				return nil, err
+			}
+		}
+		cols = append(cols, b.Finish())
+	}
+	return &coldata.Batch{Cols: cols, Len: n}, nil
+}
+
+// mergeAgg folds group g of a batch's partial into the merged state.
+func mergeAgg(m *mergedAgg, k gpuexec.GroupAggKind, p *gpuexec.AggPartial, g int) {
+	c := p.Count[g]
+	if c == 0 {
+		return
+	}
+	first := m.count == 0
+	m.count += c
+	switch k {
+	case gpuexec.GroupSumInt:
+		var carry uint64
+		m.lo, carry = bits.Add64(m.lo, p.Lo[g], 0)
+		m.hi += p.Hi[g] + int64(carry)
+	case gpuexec.GroupSumFloat:
+		m.f += p.Float[g]
+	case gpuexec.GroupMinInt, gpuexec.GroupMinBool:
+		if x := p.Lo[g]; first || int64(x) < int64(m.lo) {
+			m.lo = x
+		}
+	case gpuexec.GroupMaxInt, gpuexec.GroupMaxBool:
+		if x := p.Lo[g]; first || int64(x) > int64(m.lo) {
+			m.lo = x
+		}
+	case gpuexec.GroupMinFloat:
+		if x := p.Float[g]; first || x < m.f {
+			m.f = x
+		}
+	case gpuexec.GroupMaxFloat:
+		if x := p.Float[g]; first || x > m.f {
+			m.f = x
+		}
+	case gpuexec.GroupMinString, gpuexec.GroupMaxString:
+		x := p.Str.Str(g)
+		c := bytes.Compare(x, m.s)
+		if first || (k == gpuexec.GroupMinString && c < 0) || (k == gpuexec.GroupMaxString && c > 0) {
+			m.s = append(m.s[:0], x...)
+		}
+	}
+}
+
+// finishAgg appends an aggregate's final value.
+func finishAgg(b *coldata.Builder, spec AggSpec, k gpuexec.GroupAggKind, m *mergedAgg) error {
+	switch spec.Kind {
+	case AggCountStar, AggCount:
+		b.AppendInt(m.count)
+		return nil
+	}
+	if m.count == 0 {
+		b.AppendNull()
+		return nil
+	}
+	switch k {
+	case gpuexec.GroupSumInt:
+		fits := (m.hi == 0 && m.lo < 1<<63) || (m.hi == -1 && m.lo >= 1<<63)
+		if spec.Kind == AggAvg {
+			b.AppendFloat(int128Float(m.hi, m.lo, fits) / float64(m.count))
+			return nil
+		}
+		if !fits {
+			return fmt.Errorf("BIGINT value is out of range in SUM")
+		}
+		if spec.Type == coldata.Float64 {
+			b.AppendFloat(float64(int64(m.lo)))
+		} else {
+			b.AppendInt(int64(m.lo))
+		}
+	case gpuexec.GroupSumFloat:
+		if spec.Kind == AggAvg {
+			b.AppendFloat(m.f / float64(m.count))
+		} else {
+			b.AppendFloat(m.f)
+		}
+	case gpuexec.GroupMinInt, gpuexec.GroupMaxInt:
+		b.AppendInt(int64(m.lo))
+	case gpuexec.GroupMinBool, gpuexec.GroupMaxBool:
+		b.AppendBool(m.lo != 0)
+	case gpuexec.GroupMinFloat, gpuexec.GroupMaxFloat:
+		b.AppendFloat(m.f)
+	case gpuexec.GroupMinString, gpuexec.GroupMaxString:
+		b.AppendBytes(m.s)
+	default:
+		return fmt.Errorf("internal error: device aggregate kind %d", k)
+	}
+	return nil
+}
+
+// int128Float converts the two's-complement value hi:lo to float64.
+func int128Float(hi int64, lo uint64, fitsInt64 bool) float64 {
+	if fitsInt64 {
+		return float64(int64(lo))
+	}
+	v := new(big.Int).Lsh(big.NewInt(hi), 64)
+	v.Add(v, new(big.Int).SetUint64(lo))
+	f, _ := new(big.Float).SetInt(v).Float64()
+	return f
+}

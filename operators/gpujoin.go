@@ -1,0 +1,221 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/gpuexec/fuse"
+)
+
+// DeviceHashJoin is an equi-join on the GPU: the right input is
+// concatenated on the device and hashed (gpuexec.BuildJoin), every left
+// batch probes it for row pairs (two-pass: counts, scan, fill), and two
+// generated gather kernels assemble the output columns on the device.
+// Output order is HashJoin's within a batch: matched pairs in left-row
+// order, a row's matches in build-row order, then (LEFT) the unmatched
+// left rows, whose right columns come from one all-NULL row appended to
+// the build side.
+type DeviceHashJoin struct {
+	Left, Right DeviceOperator
+	RT          *GPURuntime
+	// LeftKeys and RightKeys are key columns of each side's batches.
+	LeftKeys, RightKeys []int
+	Kind                JoinKind
+	// LeftTypes and RightTypes are the output columns, a prefix of each
+	// side's batches; RightInTypes are all of the right batches' columns.
+	LeftTypes, RightTypes, RightInTypes []coldata.Type
+	Stats                               *Stats
+
+	built         bool
+	build         *gpuexec.DeviceBatch
+	table         *gpuexec.JoinTable
+	nullRow       int64
+	gLeft, gRight *gpuexec.FusedKernel
+	leftExhausted bool
+}
+
+// Open implements DeviceOperator.
+func (j *DeviceHashJoin) Open(ctx context.Context) error {
+	j.built, j.leftExhausted = false, false
+	var err error
+	if j.gLeft, err = j.prepareGather(j.LeftTypes); err != nil {
+		return err
+	}
+	if j.gRight, err = j.prepareGather(j.RightTypes); err != nil {
+		return err
+	}
+	if err := j.Left.Open(ctx); err != nil {
+		return err
+	}
+	return j.Right.Open(ctx)
+}
+
+func (j *DeviceHashJoin) prepareGather(types []coldata.Type) (*gpuexec.FusedKernel, error) {
+	if len(types) == 0 {
+		return nil, nil
+	}
+	k, err := fuse.GenerateGather(types)
+	if err != nil {
+		return nil, err
+	}
+	return j.RT.Dev.PrepareFused(k)
+}
+
+// buildSide concatenates the right input (plus the NULL row of a LEFT
+// join) and hashes it.
+func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
+	j.built = true
+	var parts []*gpuexec.DeviceBatch
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	rows := 0
+	for {
+		b, err := j.Right.NextDevice(ctx)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		if b.Len == 0 {
+			b.Release()
+			continue
+		}
+		rows += b.Len
+		parts = append(parts, b)
+	}
+	if j.Kind == LeftJoin {
+		cols := make([]*coldata.Vec, len(j.RightInTypes))
+		for i, t := range j.RightInTypes {
+			bld := coldata.NewBuilder(t, 1)
+			bld.AppendNull()
+			cols[i] = bld.Finish()
+		}
+		nb, err := j.RT.Dev.Upload(ctx, &coldata.Batch{Cols: cols, Len: 1})
+		if err != nil {
+			return fmt.Errorf("join NULL row: %w", err)
+		}
+		parts = append(parts, nb)
+		j.nullRow = int64(rows)
+	}
+	if len(parts) == 0 {
+		return nil // INNER join with an empty right side: no output
+	}
+	var err error
+	if len(parts) == 1 {
+		j.build, err = parts[0].Retain()
+	} else {
+		j.build, err = j.RT.Dev.Concatenate(parts)
+	}
+	if err != nil {
+		return err
+	}
+	j.table, err = j.RT.Dev.BuildJoin(ctx, j.build, j.RightKeys)
+	if j.Stats != nil {
+		j.Stats.Launches.Add(1)
+	}
+	return err
+}
+
+// NextDevice implements DeviceOperator.
+func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	if !j.built {
+		if err := j.buildSide(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for !j.leftExhausted {
+		lb, err := j.Left.NextDevice(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if lb == nil {
+			j.leftExhausted = true
+			break
+		}
+		if j.table == nil || lb.Len == 0 {
+			lb.Release()
+			continue
+		}
+		out, err := j.probe(ctx, lb)
+		lb.Release()
+		if err != nil {
+			return nil, err
+		}
+		if out != nil {
+			return out, nil
+		}
+	}
+	return nil, nil
+}
+
+func (j *DeviceHashJoin) probe(ctx context.Context, lb *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, error) {
+	pairs, err := j.table.Probe(ctx, lb, j.LeftKeys, j.Kind == LeftJoin, j.nullRow)
+	if err != nil {
+		return nil, err
+	}
+	defer pairs.Release()
+	if j.Stats != nil {
+		j.Stats.Launches.Add(int64(pairs.Launches))
+	}
+	if pairs.Len == 0 {
+		return nil, nil
+	}
+	left, err := j.gather(ctx, j.gLeft, lb, len(j.LeftTypes), pairs.Probe.Ptr(), pairs.Len)
+	if err != nil {
+		return nil, err
+	}
+	defer left.Release()
+	right, err := j.gather(ctx, j.gRight, j.build, len(j.RightTypes), pairs.Build.Ptr(), pairs.Len)
+	if err != nil {
+		return nil, err
+	}
+	defer right.Release()
+	cols := append(append([]gpuexec.DeviceVec(nil), left.Cols...), right.Cols...)
+	return gpuexec.Combine(cols, pairs.Len, left, right)
+}
+
+// gather picks rows idx of the first ncols columns of b.
+func (j *DeviceHashJoin) gather(ctx context.Context, fk *gpuexec.FusedKernel, b *gpuexec.DeviceBatch, ncols int, idx gpuexec.DevicePtr, n int) (*gpuexec.DeviceBatch, error) {
+	if ncols == 0 {
+		return gpuexec.Combine(nil, n, b)
+	}
+	src, err := gpuexec.Combine(b.Cols[:ncols], b.Len, b)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Release()
+	out, err := fk.RunGather(ctx, src, idx, n)
+	if j.Stats != nil {
+		j.Stats.Launches.Add(int64(fk.Launches()))
+	}
+	return out, err
+}
+
+// Close implements DeviceOperator.
+func (j *DeviceHashJoin) Close() error {
+	if j.table != nil {
+		j.table.Release()
+		j.table = nil
+	}
+	if j.build != nil {
+		j.build.Release()
+		j.build = nil
+	}
+	for _, fk := range []*gpuexec.FusedKernel{j.gLeft, j.gRight} {
+		if fk != nil {
+			fk.Release()
+		}
+	}
+	j.gLeft, j.gRight = nil, nil
+	err := j.Left.Close()
+	if err2 := j.Right.Close(); err == nil {
+		err = err2
+	}
+	return err
+}

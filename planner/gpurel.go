@@ -1,0 +1,240 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// GPUAggregate is a GROUP BY whose hash table lives on the GPU: its input
+// (a Compute producing the key columns then the aggregate arguments) runs
+// on the device, each device batch is grouped there, and the groups come
+// to the host, where batches' partials are merged. Its output is on the
+// host.
+type GPUAggregate struct {
+	placed
+	Input Node
+	// Orig is the aggregate as bound (for EXPLAIN and the output columns).
+	Orig *Aggregate
+	// Aggs are Orig's aggregates with arguments referring to Input's
+	// columns (after the NKeys key columns).
+	Aggs  []operators.AggSpec
+	NKeys int
+}
+
+// Columns implements Node.
+func (g *GPUAggregate) Columns() []Column { return g.Orig.Columns() }
+
+// Inputs implements Node.
+func (g *GPUAggregate) Inputs() []Node { return []Node{g.Input} }
+
+func (g *GPUAggregate) describe() string {
+	return g.Orig.describe() + " (hash table on the gpu, groups merged on the host)"
+}
+
+// GPUJoin is an equi-join on the GPU (INNER or LEFT, no residual
+// condition): the right side is hashed on the device and left batches
+// probe it; output batches stay on the device.
+type GPUJoin struct {
+	placed
+	Orig                *Join
+	Left, Right         Node
+	LeftKeys, RightKeys []int
+}
+
+// Columns implements Node.
+func (j *GPUJoin) Columns() []Column { return j.Orig.Columns() }
+
+// Inputs implements Node.
+func (j *GPUJoin) Inputs() []Node { return []Node{j.Left, j.Right} }
+
+func (j *GPUJoin) describe() string {
+	o := *j.Orig
+	o.Cond = nil
+	return o.describe() + " (gpu hash table)"
+}
+
+// groupable reports whether the device hashes and compares values of t.
+func groupable(t coldata.Type) bool {
+	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String
+}
+
+// placeAggregate puts a GROUP BY on the GPU when every aggregate has a
+// device implementation and the keys and arguments compute on the device;
+// ok false leaves it to the CPU.
+func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
+	var outs []expr.Expr
+	var cols []Column
+	for _, k := range a.Keys {
+		if !groupable(k.Type()) {
+			return nil, false, nil
+		}
+		outs = append(outs, k)
+		cols = append(cols, Column{Name: k.String(), Type: k.Type()})
+	}
+	aggs := make([]operators.AggSpec, len(a.Aggs))
+	for i, s := range a.Aggs {
+		aggs[i] = s
+		if s.Arg != nil {
+			aggs[i].Arg = &expr.ColumnRef{Index: len(outs), Name: s.Arg.String(), T: s.Arg.Type()}
+			outs = append(outs, s.Arg)
+			cols = append(cols, Column{Name: s.Arg.String(), Type: s.Arg.Type()})
+		}
+	}
+	if _, err := operators.DeviceAggKinds(aggs); err != nil {
+		return nil, false, nil
+	}
+	input, pred := a.Input, expr.Expr(nil)
+	if f, ok := input.(*Filter); ok {
+		input, pred = f.Input, f.Pred
+	}
+	if len(outs) == 0 {
+		// COUNT(*) alone: any one column carries the row count.
+		ic := input.Columns()
+		if len(ic) == 0 || !groupable(ic[0].Type) {
+			return nil, false, nil
+		}
+		outs = []expr.Expr{&expr.ColumnRef{Index: 0, Name: ic[0].Name, T: ic[0].Type}}
+		cols = []Column{ic[0]}
+	}
+	fused, err := opts.Supported(input.Columns(), pred, outs)
+	if err != nil {
+		return nil, false, nil
+	}
+	in, err := place(input, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	c := &Compute{Input: gpuInput(in), Pred: pred, Exprs: outs, Out: cols, Fused: fused && opts.Fusion}
+	c.Dev = GPU
+	g := &GPUAggregate{Input: c, Orig: a, Aggs: aggs, NKeys: len(a.Keys)}
+	g.Dev = CPU
+	return g, true, nil
+}
+
+// placeJoin puts an INNER or LEFT equi-join on the GPU when its keys have
+// one device-hashable type per pair and compute on the device; an INNER
+// join's residual condition becomes a GPU filter above it.
+func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
+	if len(j.LeftKeys) == 0 || (j.Cond != nil && j.Kind != operators.InnerJoin) {
+		return nil, false, nil
+	}
+	if j.Kind != operators.InnerJoin && j.Kind != operators.LeftJoin {
+		return nil, false, nil
+	}
+	for i := range j.LeftKeys {
+		t := j.LeftKeys[i].Type()
+		if t != j.RightKeys[i].Type() || !groupable(t) {
+			return nil, false, nil
+		}
+	}
+	for _, c := range j.Columns() {
+		if c.Type == coldata.Null {
+			return nil, false, nil
+		}
+	}
+	if j.Cond != nil {
+		if _, err := opts.Supported(j.Columns(), j.Cond, nil); err != nil {
+			return nil, false, nil
+		}
+	}
+	side := func(n Node, keys []expr.Expr) (Node, []int, bool, error) {
+		var exprs []expr.Expr
+		var cols []Column
+		idx := make([]int, len(keys))
+		allRefs := true
+		for i, k := range keys {
+			if r, ok := k.(*expr.ColumnRef); ok {
+				idx[i] = r.Index
+				continue
+			}
+			allRefs = false
+		}
+		if !allRefs {
+			exprs = PassThrough(n.Columns())
+			cols = append([]Column(nil), n.Columns()...)
+			for i, k := range keys {
+				idx[i] = len(exprs)
+				exprs = append(exprs, k)
+				cols = append(cols, Column{Name: k.String(), Type: k.Type()})
+			}
+			if _, err := opts.Supported(n.Columns(), nil, exprs); err != nil {
+				return nil, nil, false, nil
+			}
+		}
+		p, err := place(n, opts)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if allRefs {
+			return gpuInput(p), idx, true, nil
+		}
+		fused, _ := opts.Supported(n.Columns(), nil, exprs)
+		c := &Compute{Input: gpuInput(p), Exprs: exprs, Out: cols, Fused: fused && opts.Fusion}
+		c.Dev = GPU
+		return c, idx, true, nil
+	}
+	left, lk, ok, err := side(j.Left, j.LeftKeys)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	right, rk, ok, err := side(j.Right, j.RightKeys)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	g := &GPUJoin{Orig: j, Left: left, Right: right, LeftKeys: lk, RightKeys: rk}
+	g.Dev = GPU
+	if j.Cond == nil {
+		return g, true, nil
+	}
+	fused, _ := opts.Supported(j.Columns(), j.Cond, nil)
+	c := &Compute{Input: g, Pred: j.Cond, Fused: fused && opts.Fusion}
+	c.Dev = GPU
+	return c, true, nil
+}
+
+// buildGPUAggregate builds the device GROUP BY.
+func (b *Built) buildGPUAggregate(x *GPUAggregate) (operators.Operator, error) {
+	in, err := b.buildDevice(x.Input)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]int, x.NKeys)
+	types := make([]coldata.Type, x.NKeys)
+	for i := range keys {
+		keys[i] = i
+		types[i] = x.Orig.Keys[i].Type()
+	}
+	st := &operators.Stats{}
+	b.Stats[x] = st
+	op := &operators.DeviceHashAggregate{Input: in, RT: b.GPU, Keys: keys, KeyTypes: types, Aggs: x.Aggs,
+		MemoryLimit: b.MemoryLimit, Stats: st}
+	return operators.Instrument(op, st), nil
+}
+
+// buildGPUJoin builds the device hash join.
+func (b *Built) buildGPUJoin(x *GPUJoin, st *operators.Stats) (operators.DeviceOperator, error) {
+	l, err := b.buildDevice(x.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.buildDevice(x.Right)
+	if err != nil {
+		return nil, err
+	}
+	types := func(cs []Column) []coldata.Type {
+		out := make([]coldata.Type, len(cs))
+		for i, c := range cs {
+			out[i] = c.Type
+		}
+		return out
+	}
+	if len(x.Orig.Right.Columns()) > len(x.Right.Columns()) {
+		return nil, fmt.Errorf("internal error: GPU join right side lost columns")
+	}
+	return &operators.DeviceHashJoin{Left: l, Right: r, RT: b.GPU, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
+		Kind: x.Orig.Kind, LeftTypes: types(x.Orig.Left.Columns()), RightTypes: types(x.Orig.Right.Columns()),
+		RightInTypes: types(x.Right.Columns()), Stats: st}, nil
+}
