@@ -51,7 +51,7 @@ func checkNoLeakedGoroutines(t *testing.T, before int) {
 }
 
 // rowsOf renders every row of a query as "v1|v2|...", NULL as NULL.
-func rowsOf(t *testing.T, db *gsql.DB, q string, args ...any) []string {
+func rowsOf(t testing.TB, db *gsql.DB, q string, args ...any) []string {
 	t.Helper()
 	rdr, err := db.Query(context.Background(), q, args...)
 	if err != nil {

@@ -59,9 +59,31 @@ func relationalDB(t testing.TB, device string, rows, customers int) *gsql.DB {
 	return db
 }
 
-// roundedRows reads a result with floats rounded to 9 significant digits:
-// the GPU adds DOUBLE sums in its own order.
-func roundedRows(t *testing.T, db *gsql.DB, q string) []string {
+// sameRow compares two rendered rows, DOUBLE cells within a relative
+// 1e-9: the GPU adds DOUBLE sums in its own order.
+func sameRow(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ac, bc := strings.Split(a, "|"), strings.Split(b, "|")
+	if len(ac) != len(bc) {
+		return false
+	}
+	for i := range ac {
+		if ac[i] == bc[i] {
+			continue
+		}
+		x, err1 := strconv.ParseFloat(ac[i], 64)
+		y, err2 := strconv.ParseFloat(bc[i], 64)
+		if err1 != nil || err2 != nil || math.Abs(x-y) > 1e-9*math.Max(1, math.Max(math.Abs(x), math.Abs(y))) {
+			return false
+		}
+	}
+	return true
+}
+
+// floatRows reads a result with DOUBLE cells in shortest form.
+func floatRows(t *testing.T, db *gsql.DB, q string) []string {
 	t.Helper()
 	rdr, err := db.Query(context.Background(), q)
 	if err != nil {
@@ -80,11 +102,7 @@ func roundedRows(t *testing.T, db *gsql.DB, q string) []string {
 					parts[c] = "NULL"
 				default:
 					if f, ok := col.(*array.Float64); ok {
-						v := f.Value(i)
-						if math.Abs(v) < 1e-6 {
-							v = 0 // sums that cancel keep rounding noise
-						}
-						parts[c] = strconv.FormatFloat(v, 'g', 9, 64)
+						parts[c] = strconv.FormatFloat(f.Value(i), 'g', -1, 64)
 					} else {
 						parts[c] = col.ValueStr(i)
 					}
@@ -112,8 +130,8 @@ func TestRelationalGPUMatchesCPU(t *testing.T) {
 	cpu := relationalDB(t, "cpu", rows, cust)
 	defer cpu.Close()
 	for _, q := range relationalQueries {
-		want := roundedRows(t, cpu, q.sql)
-		got := roundedRows(t, gpu, q.sql)
+		want := floatRows(t, cpu, q.sql)
+		got := floatRows(t, gpu, q.sql)
 		if !q.ordered {
 			sort.Strings(want)
 			sort.Strings(got)
@@ -125,7 +143,7 @@ func TestRelationalGPUMatchesCPU(t *testing.T) {
 			t.Fatalf("%s: GPU %d rows, CPU %d", q.sql, len(got), len(want))
 		}
 		for i := range want {
-			if got[i] != want[i] {
+			if !sameRow(got[i], want[i]) {
 				t.Fatalf("%s: row %d: GPU %q, CPU %q", q.sql, i, got[i], want[i])
 			}
 		}
@@ -175,6 +193,11 @@ func BenchmarkRelational(b *testing.B) {
 						rdr.Release()
 					}
 					run() // warm: table resident, kernels compiled
+					if b.N == 1 {
+						for _, line := range rowsOf(b, db, "EXPLAIN ANALYZE "+q.sql) {
+							b.Logf("%s", line)
+						}
+					}
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
 						run()

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
@@ -298,13 +298,7 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 	if err := d.CopyToHost(firstRows, firsts.ptr, nil); err != nil {
 		return nil, err
 	}
-	order := make([]int, groups)
-	firstOf := make([]int64, groups)
-	for i := range order {
-		order[i] = i
-		firstOf[i] = int64(binary.LittleEndian.Uint64(firstRows[8*i:]))
-	}
-	sort.Slice(order, func(a, b int) bool { return firstOf[order[a]] < firstOf[order[b]] })
+	order := firstAppearance(firstRows, n)
 
 	if len(keys) > 0 {
 		cols := make([]DeviceVec, len(keys))
@@ -742,4 +736,33 @@ func (t *JoinTable) Probe(ctx context.Context, probe *DeviceBatch, keys []int, l
 		return nil
 	})
 	return out, err
+}
+
+// firstAppearance orders groups by their first rows (little-endian int64
+// row numbers below n): a dense pass over the rows when groups are many, a
+// sort of packed (row, group) words when they are few.
+func firstAppearance(firstRows []byte, n int64) []int {
+	groups := len(firstRows) / 8
+	order := make([]int, 0, groups)
+	if int64(groups) > n/16 {
+		at := make([]int32, n) // group+1 whose first row this is
+		for j := 0; j < groups; j++ {
+			at[binary.LittleEndian.Uint64(firstRows[8*j:])] = int32(j + 1)
+		}
+		for _, j := range at {
+			if j != 0 {
+				order = append(order, int(j-1))
+			}
+		}
+		return order
+	}
+	packed := make([]uint64, groups)
+	for j := range packed {
+		packed[j] = binary.LittleEndian.Uint64(firstRows[8*j:])<<32 | uint64(j)
+	}
+	slices.Sort(packed)
+	for _, w := range packed {
+		order = append(order, int(uint32(w)))
+	}
+	return order
 }

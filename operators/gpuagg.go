@@ -97,14 +97,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	if err != nil {
 		return nil, err
 	}
-	groups := map[string]int{}
-	keyB := make([]*coldata.Builder, len(h.Keys))
-	for i, t := range h.KeyTypes {
-		keyB[i] = coldata.NewBuilder(t, 0)
-	}
-	var states [][]mergedAgg // [group][agg]
-	var stateBytes uint64
-	var key []byte
+	var parts []*gpuexec.GroupPartial
 	for {
 		b, err := h.Input.NextDevice(ctx)
 		if err != nil {
@@ -121,6 +114,24 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		if h.Stats != nil {
 			h.Stats.Launches.Add(int64(p.Launches))
 		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 1 {
+		// One device batch (the usual case: a batch holds a whole table):
+		// its groups are final.
+		if p := parts[0]; p.Keys.Len > 0 || len(h.Keys) > 0 {
+			return h.finishPartial(p, kinds)
+		}
+	}
+	groups := map[string]int{}
+	keyB := make([]*coldata.Builder, len(h.Keys))
+	for i, t := range h.KeyTypes {
+		keyB[i] = coldata.NewBuilder(t, 0)
+	}
+	var states [][]mergedAgg // [group][agg]
+	var stateBytes uint64
+	var key []byte
+	for _, p := range parts {
 		for g := 0; g < p.Keys.Len; g++ {
 			key = AppendRowKey(key[:0], p.Keys.Cols, g)
 			gi, ok := groups[string(key)]
@@ -128,7 +139,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 				gi = len(groups)
 				stateBytes += uint64(len(key) + 64 + 64*len(h.Aggs))
 				if h.MemoryLimit > 0 && stateBytes > h.MemoryLimit {
-					return nil, fmt.Errorf("GROUP BY state exceeds the memory limit of %s (%d groups so far)", memory.FormatBytes(h.MemoryLimit), gi)
+					return nil, h.memoryError(gi)
 				}
 				groups[string(key)] = gi
 				for i, kb := range keyB {
@@ -144,21 +155,94 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	if len(h.Keys) == 0 && len(states) == 0 {
 		states = append(states, make([]mergedAgg, len(h.Aggs)))
 	}
-	n := len(states)
-	cols := make([]*coldata.Vec, 0, len(h.Keys)+len(h.Aggs))
-	for _, kb := range keyB {
-		cols = append(cols, kb.Finish())
+	keys := make([]*coldata.Vec, len(keyB))
+	for i, kb := range keyB {
+		keys[i] = kb.Finish()
 	}
+	return h.finish(keys, len(states), kinds, func(g, a int, m *mergedAgg) { *m = states[g][a] })
+}
+
+// finishPartial turns one batch's groups into the output, column by
+// column straight from the device states.
+func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpuexec.GroupAgg) (*coldata.Batch, error) {
+	if err := h.checkMemory(p.Keys); err != nil {
+		return nil, err
+	}
+	n := p.Keys.Len
+	cols := append(make([]*coldata.Vec, 0, len(p.Keys.Cols)+len(h.Aggs)), p.Keys.Cols...)
+	for a, spec := range h.Aggs {
+		st := &p.Aggs[a]
+		b := coldata.NewBuilder(spec.Type, n)
+		k := kinds[a].Kind
+		for g := 0; g < n; g++ {
+			c := st.Count[g]
+			switch {
+			case spec.Kind == AggCountStar || spec.Kind == AggCount:
+				b.AppendInt(c)
+			case c == 0:
+				b.AppendNull()
+			case k == gpuexec.GroupMinString || k == gpuexec.GroupMaxString:
+				b.AppendBytes(st.Str.Str(g))
+			case k == gpuexec.GroupSumFloat || k == gpuexec.GroupMinFloat || k == gpuexec.GroupMaxFloat:
+				if spec.Kind == AggAvg {
+					b.AppendFloat(st.Float[g] / float64(c))
+				} else {
+					b.AppendFloat(st.Float[g])
+				}
+			default:
+				m := mergedAgg{count: c, lo: st.Lo[g]}
+				if st.Hi != nil {
+					m.hi = st.Hi[g]
+				}
+				if err := finishAgg(b, spec, k, &m); err != nil {
+					return nil, err
+				}
+			}
+		}
+		cols = append(cols, b.Finish())
+	}
+	return &coldata.Batch{Cols: cols, Len: n}, nil
+}
+
+// finish assembles the output: the key columns, then each aggregate's
+// final value per group, state(g, a, m) filling group g's state of
+// aggregate a.
+func (h *DeviceHashAggregate) finish(keys []*coldata.Vec, n int, kinds []gpuexec.GroupAgg, state func(g, a int, m *mergedAgg)) (*coldata.Batch, error) {
+	cols := append(make([]*coldata.Vec, 0, len(keys)+len(h.Aggs)), keys...)
 	for a, spec := range h.Aggs {
 		b := coldata.NewBuilder(spec.Type, n)
 		for g := 0; g < n; g++ {
-			if err := finishAgg(b, spec, kinds[a].Kind, &states[g][a]); err != nil {
+			var m mergedAgg
+			state(g, a, &m)
+			if err := finishAgg(b, spec, kinds[a].Kind, &m); err != nil {
 				return nil, err
 			}
 		}
 		cols = append(cols, b.Finish())
 	}
 	return &coldata.Batch{Cols: cols, Len: n}, nil
+}
+
+// checkMemory applies MemoryLimit to one batch's groups, estimated as the
+// CPU's HashAggregate estimates its state.
+func (h *DeviceHashAggregate) checkMemory(keys *coldata.Batch) error {
+	if h.MemoryLimit == 0 {
+		return nil
+	}
+	est := uint64(keys.Len) * uint64(64+64*len(h.Aggs)+10*len(keys.Cols))
+	for _, c := range keys.Cols {
+		if c.Type == coldata.String && c.Len > 0 && !c.Const {
+			est += uint64(c.Offsets[c.Len] - c.Offsets[0])
+		}
+	}
+	if est > h.MemoryLimit {
+		return h.memoryError(keys.Len)
+	}
+	return nil
+}
+
+func (h *DeviceHashAggregate) memoryError(groups int) error {
+	return fmt.Errorf("GROUP BY state exceeds the memory limit of %s (%d groups so far)", memory.FormatBytes(h.MemoryLimit), groups)
 }
 
 // mergeAgg folds group g of a batch's partial into the merged state.

@@ -6,6 +6,8 @@
 // Grouping equality is the CPU's (operators.AppendRowKey): NULL equals NULL,
 // -0.0 equals 0.0, strings compare bytes.
 
+#define GSQL_FULL 0xffffffffu
+
 struct GCol {
     long long type;
     const unsigned char* nulls; // validity bitmap or 0
@@ -127,35 +129,43 @@ extern "C" __global__ void gsql_agg_insert(const GCol* keys, long long nkeys, lo
 {
     long long stride = (long long)gridDim.x * blockDim.x;
     int nk = (int)nkeys;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        unsigned long long h = gsql_row_hash(keys, nk, i);
-        rowhash[i] = h;
-        __threadfence(); // the hash is visible before the row can be seen in a slot
-        long long p = (long long)(h & (unsigned long long)mask);
+    const int lane = threadIdx.x & 31;
+    // Warp-uniform trips, so that the lanes of one group can elect the
+    // lowest (its smallest row) to record the first row: with few groups
+    // an atomic per row on one address would serialise.
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < n; base += stride) {
+        long long i = base + threadIdx.x;
         int slot = -1;
-        for (long long probe = 0; probe <= mask; probe++) {
-            int s = ((volatile int*)slots)[p];
-            if (s == -1) {
-                if ((long long)*(volatile unsigned int*)used >= limit) {
-                    *overflow = 1;
-                    break;
+        if (i < n) {
+            unsigned long long h = gsql_row_hash(keys, nk, i);
+            rowhash[i] = h;
+            __threadfence(); // the hash is visible before the row can be seen in a slot
+            long long p = (long long)(h & (unsigned long long)mask);
+            for (long long probe = 0; probe <= mask; probe++) {
+                int s = ((volatile int*)slots)[p];
+                if (s == -1) {
+                    if ((long long)*(volatile unsigned int*)used >= limit) {
+                        *overflow = 1;
+                        break;
+                    }
+                    int prev = atomicCAS(&slots[p], -1, (int)i);
+                    if (prev == -1) {
+                        atomicAdd(used, 1u);
+                        slot = (int)p;
+                        break;
+                    }
+                    s = prev;
                 }
-                int prev = atomicCAS(&slots[p], -1, (int)i);
-                if (prev == -1) {
-                    atomicAdd(used, 1u);
+                if (((volatile unsigned long long*)rowhash)[s] == h && gsql_rows_equal(keys, s, keys, i, nk)) {
                     slot = (int)p;
                     break;
                 }
-                s = prev;
+                p = (p + 1) & mask;
             }
-            if (((volatile unsigned long long*)rowhash)[s] == h && gsql_rows_equal(keys, s, keys, i, nk)) {
-                slot = (int)p;
-                break;
-            }
-            p = (p + 1) & mask;
+            slot_of_row[i] = slot;
         }
-        slot_of_row[i] = slot;
-        if (slot >= 0) atomicMin(&first[slot], i);
+        unsigned int peers = __match_any_sync(GSQL_FULL, slot);
+        if (slot >= 0 && lane == __ffs(peers) - 1) atomicMin(&first[slot], i);
     }
 }
 
@@ -178,51 +188,36 @@ __device__ __forceinline__ long long gsql_arg_int(const GCol& c, long long i)
     return c.type == 1 ? (long long)c.data[i] : ((const long long*)c.data)[i];
 }
 
+// The lanes of a warp whose rows fall in one group combine their values
+// with shuffles first, and the group's lowest lane makes the atomic
+// update: with few groups, rows of one group crowd every warp, and one
+// atomic per warp instead of per row removes the contention on their
+// states. Shuffles read every lane (all 32 lanes run each iteration).
+__device__ __forceinline__ long long gsql_shfl_ll(long long v, int lane)
+{
+    return __shfl_sync(GSQL_FULL, v, lane);
+}
+
 // gsql_agg_update folds every row into its group's aggregate states.
 extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, const int* slot_of_row, long long n)
 {
     long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        int slot = slot_of_row[i];
-        if (slot < 0) continue;
+    const int lane = threadIdx.x & 31;
+    for (long long base = (long long)blockIdx.x * blockDim.x; base < n; base += stride) {
+        long long i = base + threadIdx.x;
+        int slot = i < n ? slot_of_row[i] : -1;
+        // peers: the lanes of this row's group; the lowest one leads.
+        unsigned int peers = __match_any_sync(GSQL_FULL, slot);
+        bool leader = slot >= 0 && lane == __ffs(peers) - 1;
         for (int a = 0; a < (int)naggs; a++) {
             const GAgg& g = aggs[a];
-            if (g.kind != 0 && gcol_null(g.arg, i)) continue;
-            atomicAdd(&g.cnt[slot], 1ULL);
-            switch (g.kind) {
-            case 2: {
-                long long x = gsql_arg_int(g.arg, i);
-                unsigned long long old = atomicAdd(&g.s0[slot], (unsigned long long)x);
-                unsigned long long carry = old + (unsigned long long)x < old ? 1ULL : 0ULL;
-                unsigned long long hi = (x < 0 ? ~0ULL : 0ULL) + carry;
-                if (hi != 0) atomicAdd(&g.s1[slot], hi);
-                break;
-            }
-            case 3:
-                atomicAdd((double*)&g.s0[slot], ((const double*)g.arg.data)[i]);
-                break;
-            case 4:
-            case 10:
-                atomicMin((long long*)&g.s0[slot], gsql_arg_int(g.arg, i));
-                break;
-            case 5:
-            case 11:
-                atomicMax((long long*)&g.s0[slot], gsql_arg_int(g.arg, i));
-                break;
-            case 6:
-            case 7: {
-                double x = ((const double*)g.arg.data)[i];
-                unsigned long long* p = &g.s0[slot];
-                unsigned long long cur = *(volatile unsigned long long*)p;
-                while (g.kind == 6 ? x < __longlong_as_double((long long)cur) : x > __longlong_as_double((long long)cur)) {
-                    unsigned long long prev = atomicCAS(p, cur, (unsigned long long)__double_as_longlong(x));
-                    if (prev == cur) break;
-                    cur = prev;
-                }
-                break;
-            }
-            case 8:
-            case 9: {
+            bool has = slot >= 0 && (g.kind == 0 || !gcol_null(g.arg, i));
+            unsigned int with = __ballot_sync(GSQL_FULL, has) & peers;
+            if (leader && with != 0) atomicAdd(&g.cnt[slot], (unsigned long long)__popc(with));
+            if (g.kind == 0 || g.kind == 1) continue;
+            if (g.kind == 8 || g.kind == 9) {
+                // MIN/MAX of VARCHAR: compare-and-swap on the winning row.
+                if (!has) continue;
                 unsigned long long* p = &g.s0[slot];
                 long long cur = *(volatile long long*)p;
                 for (;;) {
@@ -231,6 +226,78 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
                         if (!better) break;
                     }
                     long long prev = (long long)atomicCAS(p, (unsigned long long)cur, (unsigned long long)i);
+                    if (prev == cur) break;
+                    cur = prev;
+                }
+                continue;
+            }
+            // Every lane reads every lane's value in lane order and folds
+            // those of its group.
+            long long x = 0;
+            if (has) {
+                x = g.kind == 3 || g.kind == 6 || g.kind == 7 ? ((const long long*)g.arg.data)[i] : gsql_arg_int(g.arg, i);
+            }
+            unsigned long long lo = 0;
+            long long hi = 0;
+            double f = 0;
+            long long best = x;
+            bool seen = false;
+            for (int k = 0; k < 32; k++) {
+                long long y = gsql_shfl_ll(x, k);
+                if (!((with >> k) & 1)) continue;
+                switch (g.kind) {
+                case 2: {
+                    unsigned long long nlo = lo + (unsigned long long)y;
+                    hi += (y < 0 ? -1 : 0) + (nlo < lo ? 1 : 0);
+                    lo = nlo;
+                    break;
+                }
+                case 3:
+                    f += __longlong_as_double(y);
+                    break;
+                case 4:
+                case 10:
+                    if (!seen || y < best) best = y;
+                    break;
+                case 5:
+                case 11:
+                    if (!seen || y > best) best = y;
+                    break;
+                case 6:
+                    if (!seen || __longlong_as_double(y) < __longlong_as_double(best)) best = y;
+                    break;
+                case 7:
+                    if (!seen || __longlong_as_double(y) > __longlong_as_double(best)) best = y;
+                    break;
+                }
+                seen = true;
+            }
+            if (!leader || with == 0) continue;
+            switch (g.kind) {
+            case 2: {
+                unsigned long long old = atomicAdd(&g.s0[slot], lo);
+                long long carry = old + lo < old ? 1 : 0;
+                if (hi + carry != 0) atomicAdd(&g.s1[slot], (unsigned long long)(hi + carry));
+                break;
+            }
+            case 3:
+                atomicAdd((double*)&g.s0[slot], f);
+                break;
+            case 4:
+            case 10:
+                atomicMin((long long*)&g.s0[slot], best);
+                break;
+            case 5:
+            case 11:
+                atomicMax((long long*)&g.s0[slot], best);
+                break;
+            case 6:
+            case 7: {
+                double v = __longlong_as_double(best);
+                unsigned long long* p = &g.s0[slot];
+                unsigned long long cur = *(volatile unsigned long long*)p;
+                while (g.kind == 6 ? v < __longlong_as_double((long long)cur) : v > __longlong_as_double((long long)cur)) {
+                    unsigned long long prev = atomicCAS(p, cur, (unsigned long long)best);
                     if (prev == cur) break;
                     cur = prev;
                 }
