@@ -47,7 +47,15 @@ type FusedKernel struct {
 	FromCache string
 	// Profile, when set before Run, times the passes with events.
 	Profile *KernelProfile
+	// BlocksPerSM sets the sizes/fill grid to this many blocks per
+	// multiprocessor (0: DefaultBlocksPerSM). Each block takes one
+	// contiguous share of the rows.
+	BlocksPerSM int
 }
+
+// DefaultBlocksPerSM is the grid of the sizes and fill passes, in blocks
+// per multiprocessor.
+const DefaultBlocksPerSM = 8
 
 // KernelProfile is the device time of a fused kernel's last Run.
 type KernelProfile struct {
@@ -230,9 +238,17 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 		}
 	}
 	n := int64(rowsIn)
+	if n > 1<<31-1 {
+		// The fill pass keeps row and byte offsets in 32 bits.
+		return nil, invalidf("fused kernel over %d rows: batches are limited to 2^31-1 rows", n)
+	}
 	nc := 1 + k.StringOutputs
 	blocks := (n + fuse.Block - 1) / fuse.Block
-	if maxBlocks := int64(max(d.info.SMs, 1) * 8); blocks > maxBlocks {
+	perSM := fk.BlocksPerSM
+	if perSM <= 0 {
+		perSM = DefaultBlocksPerSM
+	}
+	if maxBlocks := int64(max(d.info.SMs, 1) * perSM); blocks > maxBlocks {
 		blocks = maxBlocks
 	}
 	blocks = max(blocks, 1)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/gsqlengine/gsql/datagen"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/gpuexec/fuse"
 	"github.com/gsqlengine/gsql/gpuexec/fuse/fusetest"
 	"github.com/gsqlengine/gsql/operators"
 )
@@ -141,6 +144,30 @@ func TestDevicePathsMatchCPU(t *testing.T) {
 		}
 	}
 	lin.Release()
+	// The chunked string scans: delimiters and needles at every position
+	// and chunk boundary (ScanBatch), every scan function.
+	scanCases := bld.ScanCases()
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	scan := fusetest.ScanBatch(1<<18, 13)
+	sin, err := rt.Dev.Upload(ctx, scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, outs := range scanCases {
+		want, err := fusetest.Reference(scan, nil, outs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fused := range []bool{true, false} {
+			got, _ := runCompute(t, rt, sin, fusetest.Types, nil, outs, fused)
+			if err := fusetest.Compare(outs, got.Cols, want); err != nil {
+				t.Fatalf("scan cases, fused=%v: %v", fused, err)
+			}
+		}
+	}
+	sin.Release()
 	if inUse := rt.Dev.Stats().Memory.InUse; inUse != base {
 		t.Fatalf("pool in use %d after the runs, %d before", inUse, base)
 	}
@@ -163,8 +190,13 @@ func batchBytes(b *coldata.Batch) int64 {
 	var n int64
 	for _, c := range b.Cols {
 		n += int64(coldata.BitmapLen(c.Len))
-		if c.Type == coldata.String {
+		switch c.Type {
+		case coldata.String:
 			n += int64(4*(c.Len+1)) + int64(c.Offsets[c.Len]-c.Offsets[0])
+		case coldata.Int64, coldata.Float64:
+			n += int64(8 * c.Len)
+		case coldata.Bool:
+			n += int64(c.Len)
 		}
 	}
 	return n
@@ -275,4 +307,216 @@ func BenchmarkCopyBandwidth(b *testing.B) {
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	b.ReportMetric(2*float64(n)/times[len(times)/2].Seconds()/1e9, "GB/s")
+}
+
+// redactVariant is one code-generation and grid choice for the fused
+// redact kernel.
+type redactVariant struct {
+	name  string
+	opts  fuse.Options
+	perSM int
+}
+
+// redactVariants are measured side by side by BenchmarkRedactVariants: the
+// code as it was before the chunked scans (byte-at-a-time scans, no find
+// cache, 64-bit counters), each change on its own, and grid sizes.
+var redactVariants = []redactVariant{
+	{"base-g8", fuse.Options{Scalar: true, NoFindCache: true, Counters64: true}, 8},
+	{"base-g32", fuse.Options{Scalar: true, NoFindCache: true, Counters64: true}, 32},
+	{"scalar-g8", fuse.Options{Scalar: true}, 8},
+	{"scalar-g32", fuse.Options{Scalar: true}, 32},
+	{"new-g8", fuse.Options{}, 8},
+	{"new-g16", fuse.Options{}, 16},
+	{"new-g32", fuse.Options{}, 32},
+	{"new-mb6-g6", fuse.Options{MinBlocks: 6}, 6},
+	{"new-mb8-g8", fuse.Options{MinBlocks: 8}, 8},
+	{"base-g8-again", fuse.Options{Scalar: true, NoFindCache: true, Counters64: true}, 8},
+}
+
+// BenchmarkRedactVariants times the fused redact kernel built with each of
+// redactVariants over a resident people table (GSQL_VARIANT_ROWS: the row
+// counts, default 600K,10M,100M), and checks every variant's output against
+// the CPU at the first row count. Time is the median of b.N runs after one
+// warm-up; sizes/fill are the passes' device times (events).
+func BenchmarkRedactVariants(b *testing.B) {
+	var bld fusetest.Builder
+	redact := bld.Redact(&expr.ColumnRef{Index: 0, Name: "name", T: coldata.String}, &expr.ColumnRef{Index: 1, Name: "visibility", T: coldata.String})
+	if bld.Err != nil {
+		b.Fatal(bld.Err)
+	}
+	types := []coldata.Type{coldata.String, coldata.String}
+	rowsList := []int{600_000, 10_000_000, 100_000_000}
+	if s := os.Getenv("GSQL_VARIANT_ROWS"); s != "" {
+		rowsList = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rowsList = append(rowsList, n)
+		}
+	}
+	rt := openRuntime(b, false)
+	ctx := context.Background()
+	for ri, rows := range rowsList {
+		host := peopleBatch(b, rows)
+		in, err := rt.Dev.Upload(ctx, host)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var want []*coldata.Vec
+		if ri == 0 {
+			if want, err = fusetest.Reference(host, nil, []expr.Expr{redact}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, v := range redactVariants {
+			b.Run(fmt.Sprintf("rows=%d/%s", rows, v.name), func(b *testing.B) {
+				k, err := fuse.GenerateWith(types, nil, []expr.Expr{redact}, v.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				fk, err := rt.Dev.PrepareFused(k)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer fk.Release()
+				fk.BlocksPerSM = v.perSM
+				prof := &gpuexec.KernelProfile{}
+				fk.Profile = prof
+				run := func() (time.Duration, *gpuexec.DeviceBatch) {
+					start := time.Now()
+					out, err := fk.Run(ctx, in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := rt.Dev.Synchronize(); err != nil {
+						b.Fatal(err)
+					}
+					return time.Since(start), out
+				}
+				_, out := run() // warm-up
+				if want != nil {
+					hb, err := rt.Dev.Download(ctx, out)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := fusetest.Compare([]expr.Expr{redact}, hb.Cols, want); err != nil {
+						b.Fatalf("%s: %v", v.name, err)
+					}
+				}
+				outBytes := deviceStringBytes(b, rt, out.Cols[0])
+				out.Release()
+				var times, sizesT, fillT []time.Duration
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					d, out := run()
+					out.Release()
+					prof.Finish()
+					times, sizesT, fillT = append(times, d), append(sizesT, prof.Sizes), append(fillT, prof.Fill)
+				}
+				med := median(times).Seconds()
+				b.ReportMetric(med*1e3, "ms")
+				b.ReportMetric(median(sizesT).Seconds()*1e3, "sizes+scan-ms")
+				b.ReportMetric(median(fillT).Seconds()*1e3, "fill-ms")
+				b.ReportMetric(float64(batchBytes(host)+outBytes)/med/1e9, "GB/s")
+			})
+		}
+		in.Release()
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// deviceStringBytes is the Arrow size of a device string column (bitmap,
+// offsets, chars), reading the last offset back.
+func deviceStringBytes(t testing.TB, rt *operators.GPURuntime, col gpuexec.DeviceVec) int64 {
+	t.Helper()
+	offs := make([]byte, 4)
+	if err := rt.Dev.CopyToHost(offs, col.Offsets+gpuexec.DevicePtr(4*col.Len), nil); err != nil {
+		t.Fatal(err)
+	}
+	last := int64(uint32(offs[0]) | uint32(offs[1])<<8 | uint32(offs[2])<<16 | uint32(offs[3])<<24)
+	return int64(4*(col.Len+1)) + last + int64(coldata.BitmapLen(col.Len))
+}
+
+// longModes are the evaluation strategies compared over long strings.
+var longModes = []struct {
+	name string
+	opts fuse.Options
+}{
+	{"thread", fuse.Options{}},
+}
+
+// BenchmarkLongStringsDevice times one fused kernel per function over
+// 200K resident rows of 1 to 4 KB (fusetest.LongRows), and checks each
+// result against the CPU.
+func BenchmarkLongStringsDevice(b *testing.B) {
+	var bld fusetest.Builder
+	cases := bld.LongCases()
+	if bld.Err != nil {
+		b.Fatal(bld.Err)
+	}
+	rt := openRuntime(b, false)
+	ctx := context.Background()
+	host := fusetest.LongRows(200_000, 1024, 4096, 5)
+	in, err := rt.Dev.Upload(ctx, host)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Release()
+	inBytes := batchBytes(&coldata.Batch{Cols: host.Cols[:1], Len: host.Len})
+	for _, e := range cases {
+		want, err := fusetest.Reference(host, nil, []expr.Expr{e})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range longModes {
+			b.Run(fmt.Sprintf("%s/%s", e, mode.name), func(b *testing.B) {
+				k, err := fuse.GenerateWith(fusetest.Types, nil, []expr.Expr{e}, mode.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				fk, err := rt.Dev.PrepareFused(k)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer fk.Release()
+				run := func() (time.Duration, *gpuexec.DeviceBatch) {
+					start := time.Now()
+					out, err := fk.Run(ctx, in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := rt.Dev.Synchronize(); err != nil {
+						b.Fatal(err)
+					}
+					return time.Since(start), out
+				}
+				_, out := run()
+				hb, err := rt.Dev.Download(ctx, out)
+				out.Release()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := fusetest.Compare([]expr.Expr{e}, hb.Cols, want); err != nil {
+					b.Fatalf("%s: %v", mode.name, err)
+				}
+				var times []time.Duration
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					d, out := run()
+					out.Release()
+					times = append(times, d)
+				}
+				med := median(times).Seconds()
+				b.ReportMetric(med*1e3, "ms")
+				b.ReportMetric(float64(inBytes+batchBytes(hb))/med/1e9, "GB/s")
+			})
+		}
+	}
 }

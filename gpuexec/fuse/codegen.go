@@ -24,6 +24,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -122,10 +123,35 @@ type Kernel struct {
 // TwoPass reports whether the kernel needs the sizes and scan passes.
 func (k *Kernel) TwoPass() bool { return k.Filter || k.StringOutputs > 0 }
 
+// Options select code-generation variants. The zero value is the default
+// (fastest measured) code; the other settings exist to measure against.
+type Options struct {
+	// Scalar uses the byte-at-a-time string scans instead of the 16-byte
+	// chunked ones.
+	Scalar bool
+	// NoFindCache searches again for every SPLIT_PART/SUBSTRING_INDEX call
+	// instead of sharing a row's first/last delimiter position between
+	// calls over the same string and delimiter.
+	NoFindCache bool
+	// Counters64 keeps the fill pass's per-row counters and tile scan in
+	// 64-bit integers (32 bits suffice: outputs are limited to 2^31 bytes
+	// and batches to 2^31 rows).
+	Counters64 bool
+	// MinBlocks asks the compiler to fit this many blocks of the sizes,
+	// fill and map kernels on a multiprocessor (__launch_bounds__), capping
+	// their registers; 0 leaves the register count to the compiler.
+	MinBlocks int
+}
+
 // Generate builds the kernels computing outputs over input columns of the
 // given types, keeping only rows where filter (may be nil) is TRUE.
 func Generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) (*Kernel, error) {
-	return generate(inputs, filter, outputs, false)
+	return generate(inputs, filter, outputs, false, Options{})
+}
+
+// GenerateWith is Generate with code-generation options.
+func GenerateWith(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, opts Options) (*Kernel, error) {
+	return generate(inputs, filter, outputs, false, opts)
 }
 
 // GenerateGather builds the gather kernel for columns of the given types:
@@ -136,14 +162,17 @@ func GenerateGather(inputs []coldata.Type) (*Kernel, error) {
 	for i, t := range inputs {
 		outs[i] = &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: t}
 	}
-	return generate(inputs, nil, outs, true)
+	return generate(inputs, nil, outs, true, Options{})
 }
 
-func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gather bool) (*Kernel, error) {
+func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gather bool, opts Options) (*Kernel, error) {
 	g := &gen{
 		inputs: inputs,
 		used:   make([]bool, len(inputs)),
 		memo:   map[string]*val{},
+		lits:   map[string]int{},
+		finds:  map[string]string{},
+		opts:   opts,
 	}
 	k := &Kernel{Inputs: inputs, Filter: filter != nil, Gather: gather}
 	var body strings.Builder
@@ -230,6 +259,12 @@ type gen struct {
 	needsCase bool
 	// scratch is set when some value must be made contiguous per row.
 	scratch bool
+	// lits maps a literal's type and value to its parameter slot: equal
+	// literals share one slot, so their C expressions are equal too.
+	lits map[string]int
+	// finds maps "string|delimiter" C expressions to the row's FindCache.
+	finds map[string]string
+	opts  Options
 }
 
 func (g *gen) tmp() string {
@@ -343,7 +378,15 @@ func (g *gen) literal(l *expr.Literal) (*val, error) {
 		}
 		return v, nil
 	}
+	key := fmt.Sprintf("%T|%v|%s", l.Value, l.Value, l.T)
+	if f, ok := l.Value.(float64); ok {
+		key = fmt.Sprintf("float|%x|%s", math.Float64bits(f), l.T)
+	}
+	if slot, ok := g.lits[key]; ok {
+		return g.slotVal(l, slot), nil
+	}
 	slot := len(g.params)
+	g.lits[key] = slot
 	g.params = append(g.params, l.Value)
 	switch x := l.Value.(type) {
 	case int64:
@@ -361,6 +404,32 @@ func (g *gen) literal(l *expr.Literal) (*val, error) {
 		return &val{kind: kSV, c: fmt.Sprintf("sv_make(a.lit%d, (int32_t)a.lit%d_n)", slot, slot), null: "false", lit: l, slot: slot}, nil
 	}
 	return nil, fmt.Errorf("%w: literal %T", ErrNotFusable, l.Value)
+}
+
+// slotVal is the value of literal l held in parameter slot (already made).
+func (g *gen) slotVal(l *expr.Literal, slot int) *val {
+	v := &val{c: fmt.Sprintf("a.lit%d", slot), null: "false", lit: l, slot: slot}
+	switch g.litKinds[slot] {
+	case kInt:
+		v.kind = kInt
+		if _, ok := l.Value.(bool); ok {
+			v.kind, v.c = kBool, fmt.Sprintf("(a.lit%d != 0)", slot)
+		}
+	case kFloat:
+		v.kind = kFloat
+	case kSV:
+		v.kind, v.c = kSV, fmt.Sprintf("sv_make(a.lit%d, (int32_t)a.lit%d_n)", slot, slot)
+	}
+	return v
+}
+
+// newLiteralSlot adds a string parameter that is not shared (LIKE's needle,
+// derived from the pattern).
+func (g *gen) newStringSlot(s string) string {
+	slot := len(g.params)
+	g.params = append(g.params, s)
+	g.litKinds = append(g.litKinds, kSV)
+	return fmt.Sprintf("sv_make(a.lit%d, (int32_t)a.lit%d_n)", slot, slot)
 }
 
 func b2i(b bool) int64 {

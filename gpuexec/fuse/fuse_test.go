@@ -2,6 +2,7 @@ package fuse_test
 
 import (
 	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -122,5 +123,92 @@ func TestGatherKernel(t *testing.T) {
 	}
 	if err := fusetest.Compare(outs, got, want.Cols); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// variants are the code-generation options every function is checked
+// under: the default, the byte-at-a-time scans and no find cache.
+var variants = []struct {
+	name string
+	opts fuse.Options
+}{
+	{"default", fuse.Options{}},
+	{"scalar", fuse.Options{Scalar: true, NoFindCache: true, Counters64: true}},
+	{"nocache", fuse.Options{NoFindCache: true}},
+}
+
+func TestScanKernelsMatchCPU(t *testing.T) {
+	var bld fusetest.Builder
+	cases := bld.ScanCases()
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	b := fusetest.ScanBatch(4000, 21)
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			for _, c := range cases {
+				checkKernelWith(t, v.opts, b, nil, c)
+			}
+		})
+	}
+}
+
+func TestFunctionKernelVariantsMatchCPU(t *testing.T) {
+	var bld fusetest.Builder
+	cases := bld.Cases()
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	b := fusetest.Batch(1500, 4)
+	for _, v := range variants[1:] {
+		t.Run(v.name, func(t *testing.T) {
+			for _, c := range cases {
+				checkKernelWith(t, v.opts, b, nil, c)
+			}
+		})
+	}
+}
+
+// TestFindCacheShared checks that SPLIT_PART calls over the same string and
+// delimiter share one cache and one literal slot.
+func TestFindCacheShared(t *testing.T) {
+	var bld fusetest.Builder
+	out := []expr.Expr{bld.Redact(fusetest.Col(fusetest.Name), fusetest.Col(fusetest.Vis))}
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	k, err := fuse.Generate(testTypes, nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caches := map[string]bool{}
+	for _, m := range regexp.MustCompile(`FindCache (t\d+);`).FindAllStringSubmatch(k.Source, -1) {
+		caches[m[1]] = true
+	}
+	if len(caches) != 1 {
+		t.Errorf("redact kernel declares find caches %v, want one", caches)
+	}
+	spaces := 0
+	for _, p := range k.Params {
+		if p == " " {
+			spaces++
+		}
+	}
+	if spaces != 1 {
+		t.Errorf("literal ' ' has %d slots, want 1 (params %v)", spaces, k.Params)
+	}
+}
+
+func TestLongCasesMatchCPU(t *testing.T) {
+	var bld fusetest.Builder
+	cases := bld.LongCases()
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	b := fusetest.LongRows(300, 256, 2048, 8)
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			checkKernelWith(t, v.opts, b, nil, cases)
+		})
 	}
 }

@@ -84,7 +84,7 @@ func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch, gather ...int64) ([
 	var main strings.Builder
 	main.WriteString("#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char** argv) {\n")
 	main.WriteString("  FILE* f = fopen(argv[1], \"rb\"); fseek(f, 0, SEEK_END); long sz = ftell(f); fseek(f, 0, SEEK_SET);\n")
-	main.WriteString("  char* blob = (char*)malloc(sz + 8); if (fread(blob, 1, sz, f) != (size_t)sz) return 2; fclose(f);\n")
+	main.WriteString("  char* blob = (char*)malloc(sz + 64); if (fread(blob, 1, sz, f) != (size_t)sz) return 2; fclose(f);\n")
 	rowsOut := b.Len
 	if k.Gather {
 		rowsOut = len(gather)
@@ -230,7 +230,12 @@ func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch, gather ...int64) ([
 
 func checkKernel(t *testing.T, b *coldata.Batch, filter expr.Expr, outputs []expr.Expr) *fuse.Kernel {
 	t.Helper()
-	k, err := fuse.Generate(testTypes, filter, outputs)
+	return checkKernelWith(t, fuse.Options{}, b, filter, outputs)
+}
+
+func checkKernelWith(t *testing.T, opts fuse.Options, b *coldata.Batch, filter expr.Expr, outputs []expr.Expr) *fuse.Kernel {
+	t.Helper()
+	k, err := fuse.GenerateWith(testTypes, filter, outputs, opts)
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}

@@ -22,6 +22,96 @@ typedef unsigned long long uint64_t;
 #define GSQL_DEV __device__ __forceinline__
 #endif
 
+// ---- 16-byte loads -------------------------------------------------------
+//
+// Scans read strings a 16-byte aligned chunk at a time instead of a byte at
+// a time: one load instead of up to 16 dependent ones, and the bytes are
+// tested in registers (SWAR). An aligned chunk that holds at least one byte
+// of a string never crosses a page, so reading its other bytes is safe;
+// those bytes are masked off. Pointers may be global, shared or local
+// (generic loads), so the per-thread scratch is 16-byte aligned.
+
+#ifdef GSQL_HOST
+struct GU4 {
+  uint32_t x, y, z, w;
+};
+GSQL_DEV GU4 ld16(const char* p) {
+  GU4 v;
+  memcpy(&v, p, 16);
+  return v;
+}
+GSQL_DEV int ffs32(uint32_t x) { return __builtin_ffs((int)x); }
+GSQL_DEV int hibit32(uint32_t x) { return 31 - __builtin_clz(x); }
+GSQL_DEV uint32_t funnel_r(uint32_t lo, uint32_t hi, uint32_t s) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> s);
+}
+#define GSQL_ALIGN16 alignas(16)
+#else
+typedef uint4 GU4;
+GSQL_DEV GU4 ld16(const char* p) { return *(const uint4*)p; }
+GSQL_DEV int ffs32(uint32_t x) { return __ffs((int)x); }
+GSQL_DEV int hibit32(uint32_t x) { return 31 - __clz((int)x); }
+GSQL_DEV uint32_t funnel_r(uint32_t lo, uint32_t hi, uint32_t s) { return __funnelshift_r(lo, hi, s); }
+#define GSQL_ALIGN16 __align__(16)
+#endif
+
+GSQL_DEV int32_t align_skew(const char* p) { return (int32_t)((uint64_t)p & 15); }
+
+// bytes_eq4 sets the top bit of each byte of w equal to the byte that cc
+// repeats (exact: no carries between bytes).
+GSQL_DEV uint32_t bytes_eq4(uint32_t w, uint32_t cc) {
+  uint32_t x = w ^ cc;
+  return ~(((x & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | x) & 0x80808080u;
+}
+
+// nib4 packs the four top-bit flags of a word into bits 0..3.
+GSQL_DEV uint32_t nib4(uint32_t m) { return ((m >> 7) * 0x01020408u) >> 24; }
+
+// eq_mask16 is the 16-bit mask of the chunk's bytes equal to cc's byte.
+GSQL_DEV uint32_t eq_mask16(GU4 v, uint32_t cc) {
+  return nib4(bytes_eq4(v.x, cc)) | (nib4(bytes_eq4(v.y, cc)) << 4) | (nib4(bytes_eq4(v.z, cc)) << 8) |
+         (nib4(bytes_eq4(v.w, cc)) << 12);
+}
+
+// hi_mask16 is the 16-bit mask of bytes with the top bit set (non-ASCII).
+GSQL_DEV uint32_t hi_mask16(GU4 v) {
+  return nib4(v.x & 0x80808080u) | (nib4(v.y & 0x80808080u) << 4) | (nib4(v.z & 0x80808080u) << 8) |
+         (nib4(v.w & 0x80808080u) << 12);
+}
+
+// load_u returns the m bytes at p (1 <= m <= 16, any alignment) in four
+// little-endian words, bytes at m and beyond zero. The second chunk is read
+// only when the bytes reach into it.
+GSQL_DEV GU4 load_u(const char* p, int32_t m) {
+  int32_t sh = align_skew(p);
+  const char* a = p - sh;
+  GU4 c0 = ld16(a);
+  GU4 c1 = c0;
+  if (sh + m > 16) c1 = ld16(a + 16);
+  uint32_t w0 = c0.x, w1 = c0.y, w2 = c0.z, w3 = c0.w, w4 = c1.x, w5 = c1.y, w6 = c1.z, w7 = c1.w;
+  if (sh & 8) {
+    w0 = w2; w1 = w3; w2 = w4; w3 = w5; w4 = w6; w5 = w7;
+  }
+  if (sh & 4) {
+    w0 = w1; w1 = w2; w2 = w3; w3 = w4; w4 = w5;
+  }
+  uint32_t bs = (uint32_t)(sh & 3) * 8;
+  GU4 r;
+  r.x = funnel_r(w0, w1, bs);
+  r.y = funnel_r(w1, w2, bs);
+  r.z = funnel_r(w2, w3, bs);
+  r.w = funnel_r(w3, w4, bs);
+  if (m < 16) {
+    uint64_t lo = m >= 8 ? ~0ULL : (1ULL << (8 * m)) - 1;
+    uint64_t hi = m <= 8 ? 0ULL : (1ULL << (8 * (m - 8))) - 1;
+    r.x &= (uint32_t)lo;
+    r.y &= (uint32_t)(lo >> 32);
+    r.z &= (uint32_t)hi;
+    r.w &= (uint32_t)(hi >> 32);
+  }
+  return r;
+}
+
 // SV is a string view: bytes somewhere in global, constant or thread-local
 // memory. Views into input columns are how slicing functions avoid copies.
 struct SV {
@@ -49,8 +139,10 @@ struct Rope {
 // in registers instead of thread-local memory.
 #ifdef GSQL_HOST
 #define GSQL_UNROLL
+#define GSQL_UNROLL_ALWAYS
 #else
 #define GSQL_UNROLL _Pragma("unroll")
+#define GSQL_UNROLL_ALWAYS _Pragma("unroll")
 #endif
 
 template <int N>
@@ -234,8 +326,12 @@ GSQL_DEV int32_t char_offset(SV s, int64_t k) {
   return i;
 }
 
-// ---- comparisons -------------------------------------------------------
+// ---- comparisons and searches ------------------------------------------
+//
+// GSQL_SCALAR selects the byte-at-a-time versions (kept as the baseline the
+// vectorised ones are measured and tested against).
 
+#ifdef GSQL_SCALAR
 GSQL_DEV int32_t sv_cmp(SV a, SV b) {
   int32_t n = a.n < b.n ? a.n : b.n;
   for (int32_t i = 0; i < n; i++) {
@@ -245,10 +341,9 @@ GSQL_DEV int32_t sv_cmp(SV a, SV b) {
   return a.n == b.n ? 0 : (a.n < b.n ? -1 : 1);
 }
 
-GSQL_DEV bool sv_eq(SV a, SV b) {
-  if (a.n != b.n) return false;
-  for (int32_t i = 0; i < a.n; i++)
-    if (a.p[i] != b.p[i]) return false;
+GSQL_DEV bool mem_eq(const char* p, const char* q, int32_t n) {
+  for (int32_t i = 0; i < n; i++)
+    if (p[i] != q[i]) return false;
   return true;
 }
 
@@ -275,21 +370,112 @@ GSQL_DEV int32_t sv_rfind(SV s, SV needle, int32_t end) {
   }
   return -1;
 }
-
-GSQL_DEV bool starts_with(SV s, SV pre) {
-  if (pre.n > s.n) return false;
-  for (int32_t i = 0; i < pre.n; i++)
-    if (s.p[i] != pre.p[i]) return false;
+#else
+// mem_eq compares n bytes at two addresses of any alignment.
+GSQL_DEV bool mem_eq(const char* p, const char* q, int32_t n) {
+  if (n <= 4) {
+    for (int32_t i = 0; i < n; i++)
+      if (p[i] != q[i]) return false;
+    return true;
+  }
+  for (int32_t k = 0; k < n; k += 16) {
+    int32_t m = n - k < 16 ? n - k : 16;
+    GU4 a = load_u(p + k, m), b = load_u(q + k, m);
+    if ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z) | (a.w ^ b.w)) return false;
+  }
   return true;
 }
 
-GSQL_DEV bool ends_with(SV s, SV suf) {
-  if (suf.n > s.n) return false;
-  int32_t o = s.n - suf.n;
-  for (int32_t i = 0; i < suf.n; i++)
-    if (s.p[o + i] != suf.p[i]) return false;
-  return true;
+GSQL_DEV int32_t sv_cmp(SV a, SV b) {
+  int32_t n = a.n < b.n ? a.n : b.n;
+  for (int32_t k = 0; k < n; k += 16) {
+    int32_t m = n - k < 16 ? n - k : 16;
+    GU4 x = load_u(a.p + k, m), y = load_u(b.p + k, m);
+    uint32_t d[4] = {x.x ^ y.x, x.y ^ y.y, x.z ^ y.z, x.w ^ y.w};
+    uint32_t xs[4] = {x.x, x.y, x.z, x.w}, ys[4] = {y.x, y.y, y.z, y.w};
+    GSQL_UNROLL_ALWAYS
+    for (int j = 0; j < 4; j++) {
+      if (d[j]) {
+        int sh = (ffs32(d[j]) - 1) & ~7;
+        uint32_t bx = (xs[j] >> sh) & 0xFF, by = (ys[j] >> sh) & 0xFF;
+        return bx < by ? -1 : 1;
+      }
+    }
+  }
+  return a.n == b.n ? 0 : (a.n < b.n ? -1 : 1);
 }
+
+// find_byte returns the index of the first byte c in s at or after from,
+// or -1: a 16-byte chunk per step.
+GSQL_DEV int32_t find_byte(SV s, uint8_t c, int32_t from) {
+  if (from < 0) from = 0;
+  if (from >= s.n) return -1;
+  uint32_t cc = 0x01010101u * c;
+  int32_t base = from - align_skew(s.p + from);
+  uint32_t keep = 0xFFFFu << (from - base);
+  for (;;) {
+    uint32_t m = eq_mask16(ld16(s.p + base), cc) & keep;
+    int32_t rem = s.n - base;
+    if (rem < 16) m &= (1u << rem) - 1;
+    if (m) return base + ffs32(m) - 1;
+    if (rem <= 16) return -1;
+    base += 16;
+    keep = 0xFFFFu;
+  }
+}
+
+// rfind_byte returns the index of the last byte c in s before end, or -1.
+GSQL_DEV int32_t rfind_byte(SV s, uint8_t c, int32_t end) {
+  if (end > s.n) end = s.n;
+  if (end <= 0) return -1;
+  uint32_t cc = 0x01010101u * c;
+  int32_t last = end - 1;
+  int32_t base = last - align_skew(s.p + last);
+  uint32_t keep = 0xFFFFu >> (15 - (last - base));
+  for (;;) {
+    uint32_t m = eq_mask16(ld16(s.p + base), cc) & keep;
+    if (base < 0) m &= 0xFFFFu << (-base);
+    if (m) return base + hibit32(m);
+    if (base <= 0) return -1;
+    base -= 16;
+    keep = 0xFFFFu;
+  }
+}
+
+// sv_find returns the byte index of the first occurrence of needle in s at
+// or after byte from, or -1. Candidates are the needle's first byte, found a
+// chunk at a time.
+GSQL_DEV int32_t sv_find(SV s, SV needle, int32_t from) {
+  if (needle.n == 0) return from <= s.n ? from : -1;
+  SV room = sv_make(s.p, s.n - needle.n + 1);  // where a match can start
+  uint8_t c0 = (uint8_t)needle.p[0];
+  for (int32_t i = from; i < room.n; i++) {
+    i = find_byte(room, c0, i);
+    if (i < 0) return -1;
+    if (needle.n == 1 || mem_eq(s.p + i + 1, needle.p + 1, needle.n - 1)) return i;
+  }
+  return -1;
+}
+
+// sv_rfind returns the byte index of the last occurrence of needle that
+// ends at or before byte end, or -1.
+GSQL_DEV int32_t sv_rfind(SV s, SV needle, int32_t end) {
+  if (needle.n == 0) return end >= 0 ? end : -1;
+  uint8_t c0 = (uint8_t)needle.p[0];
+  for (int32_t i = end - needle.n; i >= 0; i--) {
+    i = rfind_byte(s, c0, i + 1);
+    if (i < 0) return -1;
+    if (needle.n == 1 || mem_eq(s.p + i + 1, needle.p + 1, needle.n - 1)) return i;
+  }
+  return -1;
+}
+#endif
+
+GSQL_DEV bool sv_eq(SV a, SV b) { return a.n == b.n && mem_eq(a.p, b.p, a.n); }
+
+GSQL_DEV bool starts_with(SV s, SV pre) { return pre.n <= s.n && mem_eq(s.p, pre.p, pre.n); }
+
+GSQL_DEV bool ends_with(SV s, SV suf) { return suf.n <= s.n && mem_eq(s.p + s.n - suf.n, suf.p, suf.n); }
 
 GSQL_DEV bool contains(SV s, SV needle) { return sv_find(s, needle, 0) >= 0; }
 
@@ -324,61 +510,109 @@ GSQL_DEV SV right(SV s, int64_t n) {
   return sv_make(s.p + b, s.n - b);
 }
 
+// FindCache remembers, for one row, the first and last occurrence of a
+// delimiter in a string (-2: not searched yet), so that several
+// SPLIT_PART/SUBSTRING_INDEX calls over the same string and delimiter (the
+// first and the second name, say) search once. 0: no cache.
+struct FindCache {
+  int32_t first, last;
+};
+
+GSQL_DEV int32_t find_from(SV s, SV d, int32_t from, FindCache* c) {
+  if (from != 0 || !c) return sv_find(s, d, from);
+  if (c->first == -2) c->first = sv_find(s, d, 0);
+  return c->first;
+}
+
+GSQL_DEV int32_t rfind_before(SV s, SV d, int32_t end, FindCache* c) {
+  if (end != s.n || !c) return sv_rfind(s, d, end);
+  if (c->last == -2) c->last = sv_rfind(s, d, s.n);
+  return c->last;
+}
+
+#ifdef GSQL_HOST
+#define GSQL_NOINLINE static
+#else
+#define GSQL_NOINLINE __device__ __forceinline__
+#endif
+
+// count_parts is 1 + the number of non-overlapping occurrences of d in s
+// (d.n > 0), found left to right. Out of line: only SPLIT_PART with a
+// negative count and a multibyte delimiter needs it.
+GSQL_NOINLINE int64_t count_parts(SV s, SV d) {
+  int64_t parts = 1;
+  for (int32_t f = sv_find(s, d, 0); f >= 0; f = sv_find(s, d, f + d.n)) parts++;
+  return parts;
+}
+
+// split_chars is SPLIT_PART with an empty delimiter: the n-th character.
+GSQL_NOINLINE SV split_chars(SV s, int64_t n) {
+  if (s.n == 0) return (n == 1 || n == -1) ? s : sv_make(s.p, 0);
+  int64_t cl = char_len(s);
+  int64_t idx = n > 0 ? n - 1 : cl + n;
+  if (idx < 0 || idx >= cl) return sv_make(s.p, 0);
+  int32_t b = char_offset(s, idx);
+  return sv_make(s.p + b, char_width(s.p, b, s.n));
+}
+
 // DuckDB SPLIT_PART(s, delim, n): 1-based part, negative from the end,
-// out of range gives ''. An empty delimiter splits into characters.
-GSQL_DEV SV split_part(SV s, SV d, int64_t n) {
+// out of range gives ''. An empty delimiter splits into characters. Each
+// search has one call site, so that the inlined scan is not duplicated.
+//
+// SIGN is the sign of n when n is a literal (1 or -1; 0 when n is not
+// known when the kernel is generated): the other direction's code is then
+// left out, which keeps the kernel small and its register count low.
+template <int SIGN>
+GSQL_DEV SV split_part(SV s, SV d, int64_t n, FindCache* fc) {
   if (n == 0) return sv_make(s.p, 0);
-  if (d.n == 0) {
-    if (s.n == 0) return (n == 1 || n == -1) ? s : sv_make(s.p, 0);
-    int64_t cl = char_len(s);
-    int64_t idx = n > 0 ? n - 1 : cl + n;
-    if (idx < 0 || idx >= cl) return sv_make(s.p, 0);
-    int32_t b = char_offset(s, idx);
-    return sv_make(s.p + b, char_width(s.p, b, s.n));
+  if (d.n == 0) return split_chars(s, n);
+  if (SIGN <= 0 && n < 0 && d.n > 1) {
+    // A longer delimiter may overlap itself ('aa' in 'aaa'): as the CPU
+    // kernel does, count the left-to-right occurrences and select the
+    // part from the left.
+    int64_t parts = count_parts(s, d);
+    if (n < -parts) return sv_make(s.p, 0);
+    n = parts + n + 1;
   }
-  if (n > 0) {
+  // (n is positive here also after a negative count was turned around.)
+  if (SIGN > 0 || n > 0) {
     int32_t start = 0;
-    for (int64_t k = 1; k < n; k++) {
-      int32_t f = sv_find(s, d, start);
+    for (int64_t k = 1;; k++) {
+      int32_t f = find_from(s, d, start, fc);
+      if (k == n) return sv_make(s.p + start, (f < 0 ? s.n : f) - start);
       if (f < 0) return sv_make(s.p, 0);
       start = f + d.n;
     }
-    int32_t f = sv_find(s, d, start);
-    int32_t end = f < 0 ? s.n : f;
-    return sv_make(s.p + start, end - start);
   }
   int32_t end = s.n;
-  for (int64_t k = -1; k > n; k--) {
-    int32_t f = sv_rfind(s, d, end);
+  for (int64_t k = -1;; k--) {
+    int32_t f = rfind_before(s, d, end, fc);
+    if (k == n) return sv_make(s.p + (f < 0 ? 0 : f + d.n), end - (f < 0 ? 0 : f + d.n));
     if (f < 0) return sv_make(s.p, 0);
     end = f;
   }
-  int32_t f = sv_rfind(s, d, end);
-  int32_t start = f < 0 ? 0 : f + d.n;
-  return sv_make(s.p + start, end - start);
 }
 
 // MySQL SUBSTRING_INDEX(s, delim, count).
-GSQL_DEV SV substring_index(SV s, SV d, int64_t count) {
+template <int SIGN>
+GSQL_DEV SV substring_index(SV s, SV d, int64_t count, FindCache* fc) {
   if (count == 0 || d.n == 0) return sv_make(s.p, 0);
-  if (count > 0) {
+  if (SIGN > 0 || (SIGN == 0 && count > 0)) {
     int32_t start = 0;
-    for (int64_t k = 0; k < count; k++) {
-      int32_t f = sv_find(s, d, start);
+    for (int64_t k = 1;; k++) {
+      int32_t f = find_from(s, d, start, fc);
       if (f < 0) return s;
-      if (k == count - 1) return sv_make(s.p, f);
+      if (k == count) return sv_make(s.p, f);
       start = f + d.n;
     }
-    return s;
   }
   int32_t end = s.n;
-  for (int64_t k = 0; k < -count; k++) {
-    int32_t f = sv_rfind(s, d, end);
+  for (int64_t k = -1;; k--) {
+    int32_t f = rfind_before(s, d, end, fc);
     if (f < 0) return s;
-    if (k == -count - 1) return sv_make(s.p + f + d.n, s.n - f - d.n);
+    if (k == count) return sv_make(s.p + f + d.n, s.n - f - d.n);
     end = f;
   }
-  return s;
 }
 
 // TRIM family: without remstr spaces, with remstr repeated whole copies.

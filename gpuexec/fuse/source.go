@@ -142,6 +142,9 @@ func fixedStore(j int, o output, r string) string {
 // source assembles the complete kernel source.
 func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	var b strings.Builder
+	if g.opts.Scalar {
+		b.WriteString("#define GSQL_SCALAR 1\n")
+	}
 	b.WriteString(runtimeSource)
 	b.WriteString("\nstruct Args {\n")
 	for _, f := range k.Fields {
@@ -167,10 +170,15 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	}
 	scratch := ScratchBytes
 	if !g.scratch {
-		// No value needs copying: keep the per-thread array minimal.
-		scratch = 1
+		// No value needs copying: keep the per-thread array minimal (one
+		// aligned chunk, as the 16-byte loads need).
+		scratch = 16
 	}
-	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_SCRATCH %d\n\n", nc, Block, scratch)
+	off := "int32_t"
+	if g.opts.Counters64 {
+		off = "int64_t"
+	}
+	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_MINB %d\n#define GSQL_SCRATCH %d\ntypedef %s gsql_off_t;\n\n", nc, Block, max(g.opts.MinBlocks, 1), scratch, off)
 	if k.Gather {
 		b.WriteString("#define GSQL_ROW(i) (a.gather[i])\n")
 	} else {
@@ -188,9 +196,11 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	// counts computes the per-row counters after the body ran.
 	counts := func(active string) string {
 		var s strings.Builder
-		fmt.Fprintf(&s, "  int64_t cnt[GSQL_NC];\n  cnt[0] = (%s && %s) ? 1 : 0;\n", active, keepC)
+		// Row sizes fit 32 bits (views and ropes are sized in int32_t,
+		// generated strings are capped at 1 GiB).
+		fmt.Fprintf(&s, "  gsql_off_t cnt[GSQL_NC];\n  cnt[0] = (%s && %s) ? 1 : 0;\n", active, keepC)
 		for c, j := range strIdx {
-			fmt.Fprintf(&s, "  cnt[%d] = (cnt[0] && !%s) ? (int64_t)%s : 0;\n", c+1, nullFlag(os[j].v), os[j].sizeExpr())
+			fmt.Fprintf(&s, "  cnt[%d] = (cnt[0] && !%s) ? (gsql_off_t)%s : 0;\n", c+1, nullFlag(os[j].v), os[j].sizeExpr())
 		}
 		return s.String()
 	}
@@ -237,7 +247,7 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 			}
 			fmt.Fprintf(&s, `    if (coop%d) {
       for (int src = 0; src < 32; src++) {
-        int64_t len = __shfl_sync(0xffffffffu, cnt[%d], src);
+        gsql_off_t len = __shfl_sync(0xffffffffu, cnt[%d], src);
         if (len == 0) continue;
         char* dst = a.out%d_chars + __shfl_sync(0xffffffffu, off[%d], src);
         int parts = __shfl_sync(0xffffffffu, (int)(%s), src);
@@ -269,7 +279,7 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 
 	// Host reference loop (compiled only by the host tests).
 	b.WriteString("#ifdef GSQL_HOST\nstatic void host_run(const Args& a) {\n")
-	fmt.Fprintf(&b, "  char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;\n  int64_t off[GSQL_NC] = {0}; int64_t kept = 0;\n")
+	fmt.Fprintf(&b, "  GSQL_ALIGN16 char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;\n  int64_t off[GSQL_NC] = {0}; int64_t kept = 0;\n")
 	b.WriteString("  for (int64_t i = 0; i < a.n; i++) {\n")
 	b.WriteString(rowPrologue + body + rowEpilogue + counts("true"))
 	b.WriteString("  if (err && *a.err == 0) *a.err = err;\n")
@@ -279,10 +289,10 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	b.WriteString("  a.totals[0] = kept;\n  for (int c = 1; c < GSQL_NC; c++) a.totals[c] = off[c];\n}\n#else\n\n")
 
 	// Pass 1: evaluate every row for its counters; one sum per block.
-	b.WriteString(`extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_sizes(GSQL_PARAMS) {
+	b.WriteString(`extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_sizes(GSQL_PARAMS) {
   GSQL_ARGS
   __shared__ int64_t red[GSQL_BLOCK];
-  char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
+  GSQL_ALIGN16 char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
   int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
   int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
   int64_t tot[GSQL_NC];
@@ -333,28 +343,30 @@ extern "C" __global__ void __launch_bounds__(1024) gsql_scan(GSQL_PARAMS) {
 }
 
 // Pass 2: evaluate again, scan the tile's counters, write at final places.
-extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(GSQL_PARAMS) {
+extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_fill(GSQL_PARAMS) {
   GSQL_ARGS
   // Warp totals per counter for the tile scan: shuffles inside warps, one
   // warp scans the warp totals, three barriers per tile.
-  __shared__ int64_t wsum[GSQL_NC][GSQL_BLOCK / 32];
-  char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
+  __shared__ gsql_off_t wsum[GSQL_NC][GSQL_BLOCK / 32];
+  GSQL_ALIGN16 char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
   int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
   int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-` + coopFlags() + `  int64_t carry[GSQL_NC];
-  for (int c = 0; c < GSQL_NC; c++) carry[c] = a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c];
+` + coopFlags() + `  // Offsets fit gsql_off_t: the launcher refuses outputs over 2^31 - 1
+  // bytes and batches over 2^31 - 1 rows.
+  gsql_off_t carry[GSQL_NC];
+  for (int c = 0; c < GSQL_NC; c++) carry[c] = (gsql_off_t)a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c];
   for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
     bool active = base + threadIdx.x < hi;
     int64_t i = active ? base + threadIdx.x : lo;
 `)
 	b.WriteString(rowPrologue + body + rowEpilogue + counts("active"))
 	b.WriteString(`  if (active && err) atomicCAS((int*)a.err, 0, err);
-    int64_t off[GSQL_NC];
+    gsql_off_t off[GSQL_NC];
     for (int c = 0; c < GSQL_NC; c++) {
-      int64_t x = cnt[c];
+      gsql_off_t x = cnt[c];
       for (int d = 1; d < 32; d <<= 1) {
-        int64_t y = __shfl_up_sync(0xffffffffu, x, d);
+        gsql_off_t y = __shfl_up_sync(0xffffffffu, x, d);
         if (lane >= d) x += y;
       }
       off[c] = x - cnt[c];
@@ -363,9 +375,9 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(GSQL_PARAMS) 
     __syncthreads();
     if (warp == 0) {
       for (int c = 0; c < GSQL_NC; c++) {
-        int64_t w = lane < GSQL_BLOCK / 32 ? wsum[c][lane] : 0;
+        gsql_off_t w = lane < GSQL_BLOCK / 32 ? wsum[c][lane] : 0;
         for (int d = 1; d < 32; d <<= 1) {
-          int64_t y = __shfl_up_sync(0xffffffffu, w, d);
+          gsql_off_t y = __shfl_up_sync(0xffffffffu, w, d);
           if (lane >= d) w += y;
         }
         if (lane < GSQL_BLOCK / 32) wsum[c][lane] = w;
@@ -388,9 +400,9 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_fill(GSQL_PARAMS) 
 }
 
 // One pass when no output is a string and no filter compacts: row i -> i.
-extern "C" __global__ void __launch_bounds__(GSQL_BLOCK) gsql_map(GSQL_PARAMS) {
+extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_map(GSQL_PARAMS) {
   GSQL_ARGS
-  char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
+  GSQL_ALIGN16 char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
   for (int64_t i = (int64_t)blockIdx.x * GSQL_BLOCK + threadIdx.x; i < a.n; i += (int64_t)gridDim.x * GSQL_BLOCK) {
 `)
 	b.WriteString(rowPrologue + body + rowEpilogue + counts("true"))

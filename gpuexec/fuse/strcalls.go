@@ -36,7 +36,18 @@ func (g *gen) stringCall(name string, c *expr.Call, args []*val) (*val, error) {
 	case "left", "right":
 		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s(%s, %s)", name, sv(0), args[1].c)), null: null()}, nil
 	case "split_part", "substring_index":
-		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s(%s, %s, %s)", name, sv(0), sv(1), args[2].c)), null: null()}, nil
+		s, d := sv(0), sv(1)
+		// A literal count's sign is part of the kernel's shape: the code
+		// for the other direction is left out.
+		sign := 0
+		if l := args[2].lit; l != nil {
+			if n, ok := l.Value.(int64); ok && n > 0 {
+				sign = 1
+			} else if ok && n < 0 {
+				sign = -1
+			}
+		}
+		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s<%d>(%s, %s, %s, %s)", name, sign, s, d, args[2].c, g.findCache(s, d))), null: null()}, nil
 	case "trim", "ltrim", "rtrim":
 		rem := "space_sv()"
 		if len(args) == 2 {
@@ -128,6 +139,22 @@ func (g *gen) stringCall(name string, c *expr.Call, args []*val) (*val, error) {
 	return nil, nil
 }
 
+// findCache returns the FindCache argument for searches of delimiter d in
+// string s (C expressions): one cache per distinct pair in a row.
+func (g *gen) findCache(s, d string) string {
+	if g.opts.NoFindCache {
+		return "(FindCache*)0"
+	}
+	key := s + "|" + d
+	if c, ok := g.finds[key]; ok {
+		return "&" + c
+	}
+	c := g.tmp()
+	g.emit("FindCache %s; %s.first = -2; %s.last = -2;", c, c, c)
+	g.finds[key] = c
+	return "&" + c
+}
+
 // like generates LIKE. A literal pattern with a single leading and/or
 // trailing % and no other wildcard becomes an equality, prefix, suffix or
 // infix test; the needle replaces the pattern in the literal slot.
@@ -146,9 +173,10 @@ func (g *gen) like(c *expr.Call, args []*val) (*val, error) {
 	if p, ok := literalString(args[1].lit); ok && utf8.ValidString(p) {
 		if kindName, needle, fast := likeFastPath(p, byte(esc)); fast {
 			if slot := args[1].slot; args[1].lit != nil && slot >= 0 {
-				g.params[slot] = needle
+				// The needle gets a slot of its own: the pattern's slot may
+				// be shared with an equal literal used as a plain string.
 				fn := map[string]string{"eq": "sv_eq", "prefix": "starts_with", "suffix": "ends_with", "infix": "contains"}[kindName]
-				return &val{kind: kBool, c: g.declare(kBool, 0, fmt.Sprintf("%s(%s, %s)", fn, s, args[1].c)), null: null}, nil
+				return &val{kind: kBool, c: g.declare(kBool, 0, fmt.Sprintf("%s(%s, %s)", fn, s, g.newStringSlot(needle))), null: null}, nil
 			}
 		}
 	}

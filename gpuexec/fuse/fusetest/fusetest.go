@@ -242,3 +242,103 @@ func LongBatch(n int, seed int64) *coldata.Batch {
 	b.Cols[Name] = name.Finish()
 	return b
 }
+
+// ScanBatch is Batch with names built for the string scans: random runs of
+// a small alphabet (so that delimiters and needles match often, at every
+// position and chunk boundary), 0 to 100 bytes, multibyte characters and
+// invalid bytes included; needles (column S) of 1 to 4 bytes.
+func ScanBatch(n int, seed int64) *coldata.Batch {
+	b := Batch(n, seed)
+	r := rand.New(rand.NewSource(seed + 2))
+	alpha := []string{"a", "b", " ", "-", "é", "ab", "\xff", "  "}
+	needles := []string{"a", " ", "-", "ab", "ba", "a a", "é", "-b-", "abab", "", "\xc3"}
+	name, s := coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.String, n)
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		if r.Intn(25) == 0 {
+			name.AppendNull()
+		} else {
+			sb.Reset()
+			target := r.Intn(101)
+			for sb.Len() < target {
+				sb.WriteString(alpha[r.Intn(len(alpha))])
+			}
+			name.AppendString(sb.String())
+		}
+		if r.Intn(25) == 0 {
+			s.AppendNull()
+		} else {
+			s.AppendString(needles[r.Intn(len(needles))])
+		}
+	}
+	b.Cols[Name] = name.Finish()
+	b.Cols[S] = s.Finish()
+	return b
+}
+
+// ScanCases are the functions whose scans are vectorised, with literal and
+// column needles, positive and negative counts.
+func (b *Builder) ScanCases() [][]expr.Expr {
+	s, n, x := Col(Name), Col(S), Col(A)
+	c := b.Call
+	return [][]expr.Expr{
+		{c("split_part", s, Lit(" "), Lit(1)), c("split_part", s, Lit(" "), Lit(2)), c("split_part", s, Lit(" "), Lit(-1)), c("split_part", s, Lit(" "), Lit(-3)),
+			c("split_part", s, n, x), c("split_part", s, Lit("ab"), Lit(3)), c("split_part", s, Lit("a a"), Lit(-2))},
+		{c("substring_index", s, Lit("-"), Lit(1)), c("substring_index", s, Lit("-"), Lit(2)), c("substring_index", s, Lit("-"), Lit(-1)), c("substring_index", s, Lit("-"), Lit(-2)),
+			c("substring_index", s, n, x), c("substring_index", s, Lit("ba"), Lit(-3))},
+		{c("locate", n, s), c("locate", n, s, x), c("instr", s, n), c("replace", s, n, Lit("<>")), c("replace", s, Lit("a"), Lit("")), c("replace", s, Lit("abab"), Lit("X"))},
+		{c("=", s, n), c("<", s, n), c(">=", s, Lit("ab ")), c("strcmp", s, n), c("strcmp", n, s), c("=", s, Lit("ab")), c("<>", s, c("concat", n, n))},
+		{c("starts_with", s, n), c("ends_with", s, n), c("contains", s, n), c("like", s, Lit("ab%")), c("like", s, Lit("%b-")), c("like", s, Lit("%a a%")), c("like", s, Lit("é"))},
+		{c("trim", s, n), c("ltrim", s, Lit("a")), c("rtrim", s, Lit("ab")), c("length", s), c("char_length", s), c("upper", s), c("lower", c("concat", s, n))},
+	}
+}
+
+// LongRows makes n rows whose Name column holds strings of minLen to maxLen
+// bytes: words of ASCII and multibyte letters separated by spaces, with a
+// few NULLs and empty strings (the other columns as in Batch).
+func LongRows(n, minLen, maxLen int, seed int64) *coldata.Batch {
+	b := Batch(n, seed)
+	r := rand.New(rand.NewSource(seed + 3))
+	words := []string{"alpha", "Beta", "gamma", "日本語", "delta", "épée", "x", "OMEGA", "ünïcödé", "lorem", "ipsum"}
+	name := coldata.NewBuilder(coldata.String, n)
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		switch r.Intn(100) {
+		case 0:
+			name.AppendNull()
+			continue
+		case 1:
+			name.AppendString("")
+			continue
+		}
+		sb.Reset()
+		target := minLen + r.Intn(maxLen-minLen+1)
+		for sb.Len() < target {
+			sb.WriteString(words[r.Intn(len(words))])
+			sb.WriteByte(' ')
+		}
+		name.AppendString(sb.String())
+	}
+	b.Cols[Name] = name.Finish()
+	return b
+}
+
+// LongCases are the functions measured and checked over long strings, one
+// output per kernel.
+func (b *Builder) LongCases() []expr.Expr {
+	s := Col(Name)
+	c := b.Call
+	return []expr.Expr{
+		c("length", s),
+		c("char_length", s),
+		c("upper", s),
+		c("lower", s),
+		c("like", s, Lit("%ipsum x%")),
+		c("locate", Lit("OMEGA"), s),
+		c("replace", s, Lit(" "), Lit("_")),
+		c("split_part", s, Lit(" "), Lit(3)),
+		c("substring_index", s, Lit(" "), Lit(-2)),
+		c("concat", s, Lit("!")),
+		c("ends_with", s, Lit("x ")),
+	}
+}
