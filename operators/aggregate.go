@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -76,22 +78,46 @@ type HashAggregate struct {
 	MemoryLimit uint64
 	stateBytes  uint64
 
-	groups map[string]int
-	keyB   []*coldata.Builder
-	states [][]aggState // [agg][group]
+	table   *hashTable // nil without keys
+	ngroups int
+	keys    []keyVec
+	gids    []uint32
+	runs    []aggRun
+	// st holds the fixed-size accumulators of all aggregates, stride words
+	// per group, so that one group's states share cache lines.
+	st     []uint64
+	stride int
+	rows   []int32
 	out    *Materialized
 }
 
-// aggState accumulates one aggregate of one group.
-type aggState struct {
-	count int64
-	i     int64
-	f     float64
-	s     []byte
-	b     byte
-	set   bool
-	seen  map[string]struct{}
-	parts []concatPart
+// aggRun is the state of one aggregate beyond its words in st.
+type aggRun struct {
+	off int // first word in a group's stride
+	// intSum: SUM into BIGINT over BIGINT/BOOLEAN (word off is an int64);
+	// otherwise SUM and AVG accumulate a float64.
+	intSum bool
+	// distinct holds (group, value) pairs seen, for DISTINCT aggregates.
+	distinct *hashTable
+	dkeys    []keyVec
+	dgids    []int64
+	dids     []uint32
+	created  []int32
+	ints     []int64        // Bool arguments as 0/1
+	strs     [][]byte       // MIN/MAX over strings, per group
+	parts    [][]concatPart // GROUP_CONCAT, per group
+}
+
+// aggWords is the number of accumulator words an aggregate keeps per group:
+// a count, or a value and a count (SUM, AVG) or a set flag (MIN, MAX).
+func aggWords(k AggKind) int {
+	switch k {
+	case AggCountStar, AggCount:
+		return 1
+	case AggGroupConcat:
+		return 0
+	}
+	return 2
 }
 
 type concatPart struct {
@@ -101,13 +127,30 @@ type concatPart struct {
 
 // Open implements Operator.
 func (h *HashAggregate) Open(ctx context.Context) error {
-	h.groups = map[string]int{}
-	h.stateBytes = 0
-	h.keyB = make([]*coldata.Builder, len(h.Keys))
-	for i, k := range h.Keys {
-		h.keyB[i] = coldata.NewBuilder(k.Type(), 0)
+	h.stateBytes, h.ngroups, h.table = 0, 0, nil
+	if len(h.Keys) > 0 {
+		types := make([]coldata.Type, len(h.Keys))
+		for i, k := range h.Keys {
+			types[i] = k.Type()
+		}
+		h.table = newHashTable(types)
 	}
-	h.states = make([][]aggState, len(h.Aggs))
+	h.keys = make([]keyVec, len(h.Keys))
+	h.runs = make([]aggRun, len(h.Aggs))
+	h.stride = 0
+	for a, spec := range h.Aggs {
+		h.runs[a].off = h.stride
+		h.stride += aggWords(spec.Kind)
+		if spec.Distinct && spec.Kind != AggCountStar {
+			types := []coldata.Type{spec.Arg.Type()}
+			if len(h.Keys) > 0 {
+				types = []coldata.Type{coldata.Int64, spec.Arg.Type()}
+			}
+			h.runs[a].distinct = newHashTable(types)
+			h.runs[a].dkeys = make([]keyVec, len(types))
+		}
+	}
+	h.st = nil
 	h.out = nil
 	return h.Input.Open(ctx)
 }
@@ -118,18 +161,50 @@ func (h *HashAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
 		if err := h.consume(ctx); err != nil {
 			return nil, err
 		}
-		h.out = &Materialized{Batches: []*coldata.Batch{h.result()}}
+		res, err := h.result()
+		if err != nil {
+			return nil, err
+		}
+		h.out = &Materialized{Batches: []*coldata.Batch{res}}
 	}
 	return h.out.Next(ctx)
 }
 
 // Close implements Operator.
-func (h *HashAggregate) Close() error { return h.Input.Close() }
+func (h *HashAggregate) Close() error {
+	h.table, h.st, h.runs = nil, nil, nil
+	return h.Input.Close()
+}
+
+// admit accounts for a new group (keyBytes long in AppendRowKey's
+// encoding), failing past MaxGroups or MemoryLimit.
+func (h *HashAggregate) admit(keyBytes int) error {
+	g := h.ngroups
+	if h.MaxGroups > 0 && g >= h.MaxGroups {
+		return fmt.Errorf("GROUP BY state exceeds the memory limit of %d groups", h.MaxGroups)
+	}
+	// A group costs its key, its table entry and its accumulators.
+	h.stateBytes += uint64(keyBytes + 64 + 64*len(h.Aggs))
+	if h.MemoryLimit > 0 && h.stateBytes > h.MemoryLimit {
+		return fmt.Errorf("GROUP BY state exceeds the memory limit of %s (%d groups so far)", memory.FormatBytes(h.MemoryLimit), g)
+	}
+	h.ngroups++
+	return nil
+}
+
+func (h *HashAggregate) admitRow(r int) error {
+	n := 0
+	for i := range h.keys {
+		n += h.keys[i].keyBytes(r)
+	}
+	return h.admit(n)
+}
 
 func (h *HashAggregate) consume(ctx context.Context) error {
-	var key []byte
-	var gids []int
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		b, err := h.Input.Next(ctx)
 		if err != nil {
 			return err
@@ -137,57 +212,120 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 		if b == nil {
 			break
 		}
-		keys := make([]*coldata.Vec, len(h.Keys))
-		for i, k := range h.Keys {
-			if keys[i], err = expr.Eval(k, b); err != nil {
+		n := b.Len
+		if n == 0 {
+			continue
+		}
+		if cap(h.gids) < n {
+			h.gids = make([]uint32, n)
+		}
+		h.gids = h.gids[:n]
+		if h.table == nil {
+			clear(h.gids)
+			if h.ngroups == 0 {
+				if err := h.admit(0); err != nil {
+					return err
+				}
+			}
+		} else {
+			for i, k := range h.Keys {
+				v, err := expr.Eval(k, b)
+				if err != nil {
+					return err
+				}
+				h.keys[i].prepare(v, n)
+			}
+			if err := h.table.findOrInsert(h.keys, 0, n, h.gids, h.admitRow, nil); err != nil {
 				return err
 			}
 		}
-		gids = gids[:0]
-		for r := 0; r < b.Len; r++ {
-			key = AppendRowKey(key[:0], keys, r)
-			g, ok := h.groups[string(key)]
-			if !ok {
-				g = len(h.groups)
-				if h.MaxGroups > 0 && g >= h.MaxGroups {
-					return fmt.Errorf("GROUP BY state exceeds the memory limit of %d groups", h.MaxGroups)
-				}
-				// A group costs its key, its map entry and its accumulators.
-				h.stateBytes += uint64(len(key) + 64 + 64*len(h.Aggs))
-				if h.MemoryLimit > 0 && h.stateBytes > h.MemoryLimit {
-					return fmt.Errorf("GROUP BY state exceeds the memory limit of %s (%d groups so far)", memory.FormatBytes(h.MemoryLimit), g)
-				}
-				h.groups[string(key)] = g
-				for i, kb := range h.keyB {
-					kb.AppendFrom(keys[i], r)
-				}
-				for a := range h.states {
-					h.states[a] = append(h.states[a], aggState{})
-				}
-			}
-			gids = append(gids, g)
-		}
+		h.growStates()
 		for a := range h.Aggs {
-			if err := h.update(a, b, gids); err != nil {
+			if err := h.update(a, b); err != nil {
 				return err
 			}
 		}
 	}
-	if len(h.Keys) == 0 && len(h.groups) == 0 {
-		h.groups[""] = 0
-		for a := range h.states {
-			h.states[a] = append(h.states[a], aggState{})
-		}
+	if h.ngroups == 0 && h.table == nil {
+		h.ngroups = 1
+		h.growStates()
 	}
 	return nil
 }
 
-func (h *HashAggregate) update(a int, b *coldata.Batch, gids []int) error {
-	spec := &h.Aggs[a]
-	st := h.states[a]
+// growStates extends the accumulators to h.ngroups groups.
+func (h *HashAggregate) growStates() {
+	if want := h.ngroups * h.stride; len(h.st) < want {
+		old := len(h.st)
+		h.st = slices.Grow(h.st, want-old)[:want]
+		clear(h.st[old:])
+	}
+	for a := range h.runs {
+		ar := &h.runs[a]
+		switch h.Aggs[a].Kind {
+		case AggGroupConcat:
+			for len(ar.parts) < h.ngroups {
+				ar.parts = append(ar.parts, nil)
+			}
+		case AggMin, AggMax:
+			if h.Aggs[a].Arg.Type() == coldata.String {
+				for len(ar.strs) < h.ngroups {
+					ar.strs = append(ar.strs, nil)
+				}
+			}
+		}
+	}
+}
+
+// selectRows returns the rows of the batch to feed aggregate a: those with
+// a non-NULL argument and, for DISTINCT, a (group, value) not seen before.
+func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) ([]int32, error) {
+	ar := &h.runs[a]
+	rows := h.rows[:0]
+	if ar.distinct != nil {
+		k := 0
+		if h.table != nil {
+			if cap(ar.dgids) < n {
+				ar.dgids = make([]int64, n)
+			}
+			ar.dgids = ar.dgids[:n]
+			for i, g := range h.gids {
+				ar.dgids[i] = int64(g)
+			}
+			ar.dkeys[0] = keyVec{t: coldata.Int64, fixed: ar.dgids}
+			k = 1
+		}
+		ar.dkeys[k].prepare(v, n)
+		if cap(ar.dids) < n {
+			ar.dids = make([]uint32, n)
+		}
+		ar.created = ar.created[:0]
+		if err := ar.distinct.findOrInsert(ar.dkeys, 0, n, ar.dids[:n], nil, &ar.created); err != nil {
+			return nil, err
+		}
+		for _, r := range ar.created {
+			if !v.IsNull(int(r)) {
+				rows = append(rows, r)
+			}
+		}
+	} else {
+		for r := 0; r < n; r++ {
+			if !v.IsNull(r) {
+				rows = append(rows, int32(r))
+			}
+		}
+	}
+	h.rows = rows
+	return rows, nil
+}
+
+func (h *HashAggregate) update(a int, b *coldata.Batch) error {
+	spec, ar := &h.Aggs[a], &h.runs[a]
+	st, stride, off, gids := h.st, h.stride, ar.off, h.gids
+	n := b.Len
 	if spec.Kind == AggCountStar {
 		for _, g := range gids {
-			st[g].count++
+			st[int(g)*stride+off]++
 		}
 		return nil
 	}
@@ -195,155 +333,186 @@ func (h *HashAggregate) update(a int, b *coldata.Batch, gids []int) error {
 	if err != nil {
 		return err
 	}
-	var orderVecs []*coldata.Vec
-	for _, o := range spec.Order {
-		ov, err := expr.Eval(o.Expr, b)
-		if err != nil {
-			return err
-		}
-		orderVecs = append(orderVecs, ov)
+	if v.Type == coldata.Null {
+		return nil // every value is NULL
 	}
-	var dkey []byte
-	for r, g := range gids {
-		if v.IsNull(r) {
-			continue
+	if v.Const {
+		v = v.Materialize()
+	}
+	rows, err := h.selectRows(a, v, n)
+	if err != nil {
+		return err
+	}
+	var ints []int64
+	switch v.Type {
+	case coldata.Int64:
+		ints = v.Ints
+	case coldata.Bool:
+		if cap(ar.ints) < n {
+			ar.ints = make([]int64, n)
 		}
-		s := &st[g]
-		if spec.Distinct {
-			dkey = AppendRowKey(dkey[:0], []*coldata.Vec{v}, r)
-			if s.seen == nil {
-				s.seen = map[string]struct{}{}
-			}
-			if _, dup := s.seen[string(dkey)]; dup {
-				continue
-			}
-			s.seen[string(dkey)] = struct{}{}
+		ints = ar.ints[:n]
+		for i, x := range v.Bools[:n] {
+			ints[i] = int64(x)
 		}
-		s.count++
-		switch spec.Kind {
-		case AggSum, AggAvg:
-			switch v.Type {
-			case coldata.Int64, coldata.Bool:
-				x := int64(0)
-				if v.Type == coldata.Int64 {
-					x = v.Int(r)
-				} else if v.Bool(r) {
-					x = 1
+	}
+	switch spec.Kind {
+	case AggCount:
+		for _, r := range rows {
+			st[int(gids[r])*stride+off]++
+		}
+	case AggSum, AggAvg:
+		if spec.Kind == AggSum && spec.Type == coldata.Int64 && ints != nil {
+			ar.intSum = true
+			for _, r := range rows {
+				w := int(gids[r])*stride + off
+				x, s := ints[r], int64(st[w])
+				sum := s + x
+				if (x > 0 && sum < s) || (x < 0 && sum > s) {
+					return fmt.Errorf("BIGINT value is out of range in SUM")
 				}
-				if spec.Kind == AggSum && spec.Type == coldata.Int64 {
-					sum := s.i + x
-					if (x > 0 && sum < s.i) || (x < 0 && sum > s.i) {
-						return fmt.Errorf("BIGINT value is out of range in SUM")
-					}
-					s.i = sum
-				}
-				s.f += float64(x)
-			case coldata.Float64:
-				s.f += v.Float(r)
+				st[w] = uint64(sum)
+				st[w+1]++
 			}
-		case AggMin, AggMax:
-			if !s.set || better(v, r, s, spec.Kind == AggMin) {
-				s.set = true
-				switch v.Type {
-				case coldata.Bool:
-					s.b = v.Bools[idx(v, r)]
-				case coldata.Int64:
-					s.i = v.Int(r)
-				case coldata.Float64:
-					s.f = v.Float(r)
-				case coldata.String:
-					s.s = append(s.s[:0], v.Str(r)...)
+			return nil
+		}
+		if ints != nil {
+			for _, r := range rows {
+				w := int(gids[r])*stride + off
+				st[w] = math.Float64bits(math.Float64frombits(st[w]) + float64(ints[r]))
+				st[w+1]++
+			}
+			return nil
+		}
+		if v.Type == coldata.Float64 {
+			fs := v.Floats
+			for _, r := range rows {
+				w := int(gids[r])*stride + off
+				st[w] = math.Float64bits(math.Float64frombits(st[w]) + fs[r])
+				st[w+1]++
+			}
+			return nil
+		}
+		// Other argument types only count.
+		for _, r := range rows {
+			st[int(gids[r])*stride+off+1]++
+		}
+	case AggMin, AggMax:
+		min := spec.Kind == AggMin
+		switch {
+		case ints != nil:
+			for _, r := range rows {
+				w := int(gids[r])*stride + off
+				x := ints[r]
+				if st[w+1] == 0 || (min && x < int64(st[w])) || (!min && x > int64(st[w])) {
+					st[w], st[w+1] = uint64(x), 1
 				}
 			}
-		case AggGroupConcat:
-			p := concatPart{val: append([]byte(nil), v.Str(r)...)}
+		case v.Type == coldata.Float64:
+			fs := v.Floats
+			for _, r := range rows {
+				w := int(gids[r])*stride + off
+				x, cur := fs[r], math.Float64frombits(st[w])
+				if st[w+1] == 0 || (min && x < cur) || (!min && x > cur) {
+					st[w], st[w+1] = math.Float64bits(x), 1
+				}
+			}
+		case v.Type == coldata.String:
+			for _, r := range rows {
+				g := int(gids[r])
+				w := g*stride + off
+				x := v.Str(int(r))
+				if st[w+1] == 0 {
+					st[w+1] = 1
+					ar.strs[g] = append(ar.strs[g][:0], x...)
+					continue
+				}
+				c := bytes.Compare(x, ar.strs[g])
+				if (min && c < 0) || (!min && c > 0) {
+					ar.strs[g] = append(ar.strs[g][:0], x...)
+				}
+			}
+		}
+	case AggGroupConcat:
+		var orderVecs []*coldata.Vec
+		for _, o := range spec.Order {
+			ov, err := expr.Eval(o.Expr, b)
+			if err != nil {
+				return err
+			}
+			orderVecs = append(orderVecs, ov)
+		}
+		for _, r := range rows {
+			g := gids[r]
+			p := concatPart{val: append([]byte(nil), v.Str(int(r))...)}
 			for _, ov := range orderVecs {
-				p.keys = append(p.keys, ov.Value(r))
+				p.keys = append(p.keys, ov.Value(int(r)))
 			}
-			s.parts = append(s.parts, p)
+			ar.parts[g] = append(ar.parts[g], p)
 		}
 	}
 	return nil
 }
 
-// better reports whether row r of v beats the current extreme in s.
-func better(v *coldata.Vec, r int, s *aggState, min bool) bool {
-	var c int
-	switch v.Type {
-	case coldata.Bool:
-		c = int(v.Bools[idx(v, r)]) - int(s.b)
-	case coldata.Int64:
-		x := v.Int(r)
-		if x < s.i {
-			c = -1
-		} else if x > s.i {
-			c = 1
-		}
-	case coldata.Float64:
-		x := v.Float(r)
-		if x < s.f {
-			c = -1
-		} else if x > s.f {
-			c = 1
-		}
-	case coldata.String:
-		c = bytes.Compare(v.Str(r), s.s)
-	}
-	if min {
-		return c < 0
-	}
-	return c > 0
-}
-
-func (h *HashAggregate) result() *coldata.Batch {
-	n := len(h.groups)
+func (h *HashAggregate) result() (*coldata.Batch, error) {
+	n := h.ngroups
 	cols := make([]*coldata.Vec, 0, len(h.Keys)+len(h.Aggs))
-	for _, kb := range h.keyB {
-		cols = append(cols, kb.Finish())
+	for i := range h.Keys {
+		v, err := h.table.column(i)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, v)
 	}
+	st, stride := h.st, h.stride
 	for a, spec := range h.Aggs {
+		ar := &h.runs[a]
 		b := coldata.NewBuilder(spec.Type, n)
 		for g := 0; g < n; g++ {
-			s := &h.states[a][g]
+			w := g*stride + ar.off
 			switch spec.Kind {
 			case AggCountStar, AggCount:
-				b.AppendInt(s.count)
+				b.AppendInt(int64(st[w]))
 			case AggSum:
 				switch {
-				case s.count == 0:
+				case st[w+1] == 0:
 					b.AppendNull()
 				case spec.Type == coldata.Int64:
-					b.AppendInt(s.i)
+					if ar.intSum {
+						b.AppendInt(int64(st[w]))
+					} else {
+						b.AppendInt(0)
+					}
 				default:
-					b.AppendFloat(s.f)
+					b.AppendFloat(math.Float64frombits(st[w]))
 				}
 			case AggAvg:
-				if s.count == 0 {
+				if st[w+1] == 0 {
 					b.AppendNull()
 				} else {
-					b.AppendFloat(s.f / float64(s.count))
+					b.AppendFloat(math.Float64frombits(st[w]) / float64(st[w+1]))
 				}
 			case AggMin, AggMax:
-				if !s.set {
+				if st[w+1] == 0 {
 					b.AppendNull()
 					continue
 				}
 				switch spec.Type {
 				case coldata.Bool:
-					b.AppendBool(s.b != 0)
+					b.AppendBool(st[w] != 0)
 				case coldata.Int64:
-					b.AppendInt(s.i)
+					b.AppendInt(int64(st[w]))
 				case coldata.Float64:
-					b.AppendFloat(s.f)
+					b.AppendFloat(math.Float64frombits(st[w]))
 				case coldata.String:
-					b.AppendBytes(s.s)
+					b.AppendBytes(ar.strs[g])
 				}
 			case AggGroupConcat:
-				if len(s.parts) == 0 {
+				parts := ar.parts[g]
+				if len(parts) == 0 {
 					b.AppendNull()
 					continue
 				}
-				parts := s.parts
 				if len(spec.Order) > 0 {
 					sort.SliceStable(parts, func(i, j int) bool {
 						return compareOrderKeys(parts[i].keys, parts[j].keys, spec.Order) < 0
@@ -361,7 +530,7 @@ func (h *HashAggregate) result() *coldata.Batch {
 		}
 		cols = append(cols, b.Finish())
 	}
-	return &coldata.Batch{Cols: cols, Len: n}
+	return &coldata.Batch{Cols: cols, Len: n}, nil
 }
 
 // compareOrderKeys compares GROUP_CONCAT order values, NULL first.

@@ -1,0 +1,133 @@
+package operators_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sync"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// benchRows is the size of the GROUP BY inputs and of the join's probe side.
+const benchRows = 10_000_000
+
+// benchStrings returns n distinct strings of varied length (some with
+// multibyte UTF-8), deterministic for a seed.
+func benchStrings(rng *rand.Rand, n int, prefix string) []string {
+	words := []string{"alpha", "beta", "gamma", "délta", "epsilon", "zeta", "ēta", "theta", "/api/v1/items", "日本"}
+	out := make([]string, n)
+	for i := range out {
+		w := words[rng.Intn(len(words))]
+		out[i] = fmt.Sprintf("%s%s-%d%s", prefix, w, i, w[:rng.Intn(len(w)/2+1)])
+	}
+	return out
+}
+
+// stringVec builds a String vector of n rows picking from pool, with NULL
+// for roughly one row in nullEvery (0: none).
+func stringVec(rng *rand.Rand, n int, pool []string, nullEvery int) *coldata.Vec {
+	b := coldata.NewBuilder(coldata.String, n)
+	for i := 0; i < n; i++ {
+		if nullEvery > 0 && rng.Intn(nullEvery) == 0 {
+			b.AppendNull()
+			continue
+		}
+		b.AppendString(pool[rng.Intn(len(pool))])
+	}
+	return b.Finish()
+}
+
+func intVec(rng *rand.Rand, n int, lo, hi int64) *coldata.Vec {
+	v := coldata.NewVec(coldata.Int64, n)
+	for i := range v.Ints {
+		v.Ints[i] = lo + rng.Int63n(hi-lo)
+	}
+	return v
+}
+
+func floatVec(rng *rand.Rand, n int) *coldata.Vec {
+	v := coldata.NewVec(coldata.Float64, n)
+	for i := range v.Floats {
+		v.Floats[i] = rng.NormFloat64() * 1000
+	}
+	return v
+}
+
+// groupData is the GROUP BY benchmark table: (skey VARCHAR ~1000 distinct,
+// ikey BIGINT ~1000 distinct, wide BIGINT ~1M distinct, x BIGINT, f DOUBLE).
+var groupData = sync.OnceValue(func() *coldata.Batch {
+	rng := rand.New(rand.NewSource(7))
+	pool := benchStrings(rng, 1000, "grp-")
+	cols := []*coldata.Vec{
+		stringVec(rng, benchRows, pool, 0),
+		intVec(rng, benchRows, -500, 500),
+		intVec(rng, benchRows, 0, 1_000_000),
+		intVec(rng, benchRows, -1_000_000, 1_000_000),
+		floatVec(rng, benchRows),
+	}
+	return coldata.NewBatch(cols, benchRows)
+})
+
+func benchAggregate(b *testing.B, keys []expr.Expr, aggs []operators.AggSpec, wantGroups int) {
+	data := groupData()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		agg := &operators.HashAggregate{Input: &operators.Scan{Batches: []*coldata.Batch{data}, Cols: []int{0, 1, 2, 3, 4}}, Keys: keys, Aggs: aggs}
+		bs, err := operators.Drain(context.Background(), agg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, x := range bs {
+			n += x.Len
+		}
+		if wantGroups > 0 && (n < wantGroups*9/10 || n > wantGroups) {
+			b.Fatalf("%d groups, want about %d", n, wantGroups)
+		}
+	}
+	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+}
+
+func sumCountAvg() []operators.AggSpec {
+	x, f := colRef(3, tInt), colRef(4, tFloat)
+	return []operators.AggSpec{
+		{Kind: operators.AggSum, Arg: x, Type: tInt},
+		{Kind: operators.AggCountStar, Type: tInt},
+		{Kind: operators.AggAvg, Arg: f, Type: tFloat},
+	}
+}
+
+// BenchmarkGroupByString: GROUP BY a string key of ~1000 values, SUM, COUNT(*), AVG over 10M rows.
+func BenchmarkGroupByString(b *testing.B) {
+	benchAggregate(b, []expr.Expr{colRef(0, tStr)}, sumCountAvg(), 1000)
+}
+
+// BenchmarkGroupByInt64: GROUP BY a BIGINT key of 1000 values.
+func BenchmarkGroupByInt64(b *testing.B) {
+	benchAggregate(b, []expr.Expr{colRef(1, tInt)}, sumCountAvg(), 1000)
+}
+
+// BenchmarkGroupByInt64Wide: GROUP BY a BIGINT key of ~1M values (the
+// state no longer fits in cache).
+func BenchmarkGroupByInt64Wide(b *testing.B) {
+	benchAggregate(b, []expr.Expr{colRef(2, tInt)}, sumCountAvg(), 1_000_000)
+}
+
+// BenchmarkGroupByTwoKeys: GROUP BY (string, BIGINT), ~1M groups, through
+// the general multi-column path.
+func BenchmarkGroupByTwoKeys(b *testing.B) {
+	benchAggregate(b, []expr.Expr{colRef(0, tStr), colRef(1, tInt)}, sumCountAvg(), 0)
+}
+
+// BenchmarkCountDistinct: COUNT(DISTINCT string key) and COUNT(DISTINCT
+// wide BIGINT) without GROUP BY.
+func BenchmarkCountDistinct(b *testing.B) {
+	benchAggregate(b, nil, []operators.AggSpec{
+		{Kind: operators.AggCount, Arg: colRef(0, tStr), Distinct: true, Type: tInt},
+		{Kind: operators.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt},
+	}, 1)
+}

@@ -1,0 +1,541 @@
+package operators
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math"
+	"slices"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// hashTable maps tuples of key values to dense ids (0, 1, 2, ... in order of
+// first insertion). It serves GROUP BY (id = group), COUNT(DISTINCT) (keys =
+// group id and value) and the build side of hash joins.
+//
+// The layout follows vectorised engines: keys are stored column by column
+// (fixed-width values as int64 words, strings in one byte arena with
+// offsets), and an open-addressing slot array with linear probing holds, per
+// slot, the upper 32 bits of the key's hash (a tag that rejects most
+// mismatches without touching the keys) and the id plus one (0 = empty).
+// A batch is hashed one key column at a time, then probed in two passes: a
+// walk of the slots for every row, then a column-at-a-time comparison of the
+// candidates' keys. Rows that miss (or whose tag matched a different key)
+// take a row-at-a-time path, in row order so that ids stay in order of first
+// appearance.
+type hashTable struct {
+	types  []coldata.Type
+	cols   []tableCol
+	hashes []uint64 // per id, for growing
+	slots  []uint64
+	mask   uint64
+	n      int
+	seed   maphash.Seed
+	// weakHash (tests only) keeps 4 bits of each hash, so that tags and
+	// home slots collide and the mismatch paths run.
+	weakHash bool
+
+	// Per-batch scratch, reused.
+	h        []uint64
+	candRows []int32
+	candIDs  []uint32
+	diff     []bool
+	slow     []int32
+}
+
+// tableCol holds one key column of all stored tuples.
+type tableCol struct {
+	fixed []int64 // Bool (0/1), Int64, Float64 (bits, -0 stored as 0)
+	nulls []bool  // nil until the first NULL key
+	arena []byte  // String data
+	offs  []int   // String: n+1 offsets into arena
+	// negZero lists the ids whose first Float64 key was -0: -0 and 0 are one
+	// key, and the output shows the value seen first.
+	negZero []uint32
+}
+
+// keyVec is one key column of a batch, prepared for hashing and comparing.
+type keyVec struct {
+	t       coldata.Type
+	fixed   []int64 // Int64 data, or converted Bool/Float64 values
+	floats  []float64
+	nulls   []byte // validity bitmap; nil when no row is NULL
+	allNull bool   // the Null type
+	offs    []int32
+	bytes   []byte
+	scratch []int64
+}
+
+const (
+	tagMask   = uint64(0xffffffff00000000)
+	negZero64 = int64(-1 << 63) // math.Float64bits(-0)
+	nullHash  = 0x9e3779b97f4a7c15
+	hashSeed  = 0x243f6a8885a308d3
+)
+
+func newHashTable(types []coldata.Type) *hashTable {
+	t := &hashTable{types: types, cols: make([]tableCol, len(types)), seed: maphash.MakeSeed()}
+	for i, ty := range types {
+		if ty == coldata.String {
+			t.cols[i].offs = []int{0}
+		}
+	}
+	t.slots = make([]uint64, 16)
+	t.mask = 15
+	return t
+}
+
+// prepare points kv at vector v (n rows), converting values whose stored
+// form differs from the vector's.
+func (kv *keyVec) prepare(v *coldata.Vec, n int) {
+	if v.Const {
+		v = v.Materialize()
+	}
+	*kv = keyVec{t: v.Type, nulls: v.Nulls, scratch: kv.scratch}
+	switch v.Type {
+	case coldata.Null:
+		kv.allNull = true
+	case coldata.Int64:
+		kv.fixed = v.Ints[:n]
+	case coldata.Bool:
+		kv.fixed = kv.grow(n)
+		for i, b := range v.Bools[:n] {
+			kv.fixed[i] = int64(b)
+		}
+	case coldata.Float64:
+		kv.fixed = kv.grow(n)
+		kv.floats = v.Floats[:n]
+		for i, f := range kv.floats {
+			if f == 0 {
+				f = 0 // -0 and 0 are one key
+			}
+			kv.fixed[i] = int64(math.Float64bits(f))
+		}
+	case coldata.String:
+		kv.offs, kv.bytes = v.Offsets, v.Bytes
+	}
+}
+
+func (kv *keyVec) grow(n int) []int64 {
+	if cap(kv.scratch) < n {
+		kv.scratch = make([]int64, n)
+	}
+	return kv.scratch[:n]
+}
+
+func (kv *keyVec) isNull(r int) bool {
+	return kv.allNull || (kv.nulls != nil && kv.nulls[r>>3]&(1<<(r&7)) == 0)
+}
+
+// keyBytes returns the length of row r's AppendRowKey encoding, for memory
+// accounting.
+func (kv *keyVec) keyBytes(r int) int {
+	if kv.isNull(r) {
+		return 1
+	}
+	switch kv.t {
+	case coldata.Bool:
+		return 2
+	case coldata.String:
+		l := int(kv.offs[r+1] - kv.offs[r])
+		n := 1
+		for x := uint64(l); x >= 0x80; x >>= 7 {
+			n++
+		}
+		return 1 + n + l
+	}
+	return 9
+}
+
+// fmix64 is MurmurHash3's finaliser: a bijection whose every output bit
+// depends on every input bit, so low bits (slot) and high bits (tag) are
+// both usable.
+func fmix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// hashRows fills t.h[lo:hi] with the hashes of rows [lo, hi), one key
+// column at a time.
+func (t *hashTable) hashRows(keys []keyVec, lo, hi int) []uint64 {
+	if cap(t.h) < hi {
+		t.h = make([]uint64, hi)
+	}
+	h := t.h[:hi]
+	for r := lo; r < hi; r++ {
+		h[r] = hashSeed
+	}
+	for c := range keys {
+		kv := &keys[c]
+		switch {
+		case kv.allNull:
+			for r := lo; r < hi; r++ {
+				h[r] = fmix64(h[r] ^ nullHash)
+			}
+		case kv.t == coldata.String:
+			for r := lo; r < hi; r++ {
+				x := uint64(nullHash)
+				if !kv.isNull(r) {
+					x = maphash.Bytes(t.seed, kv.bytes[kv.offs[r]:kv.offs[r+1]])
+				}
+				h[r] = fmix64(h[r] ^ x)
+			}
+		case kv.nulls == nil:
+			f := kv.fixed[lo:hi]
+			hh := h[lo:hi]
+			for i, x := range f {
+				hh[i] = fmix64(hh[i] ^ uint64(x))
+			}
+		default:
+			for r := lo; r < hi; r++ {
+				x := uint64(kv.fixed[r])
+				if kv.isNull(r) {
+					x = nullHash
+				}
+				h[r] = fmix64(h[r] ^ x)
+			}
+		}
+	}
+	if t.weakHash {
+		for r := lo; r < hi; r++ {
+			h[r] &= 15
+		}
+	}
+	return h
+}
+
+// findOrInsert sets ids[r] for rows [lo, hi) of keys, inserting the tuples
+// not yet stored. admit, when set, is called before each insertion (with
+// the row) and may refuse it with an error. Rows that inserted their tuple
+// are appended to created, in row order, when created is not nil.
+func (t *hashTable) findOrInsert(keys []keyVec, lo, hi int, ids []uint32, admit func(r int) error, created *[]int32) error {
+	h := t.hashRows(keys, lo, hi)
+	t.slow = t.slow[:0]
+	t.probe(keys, h, lo, hi, ids)
+	for _, r := range t.slow {
+		id, isNew, err := t.insertRow(keys, int(r), h[r], admit)
+		if err != nil {
+			return err
+		}
+		ids[r] = id
+		if isNew && created != nil {
+			*created = append(*created, r)
+		}
+	}
+	return nil
+}
+
+// find sets ids[r] for rows [lo, hi) to the stored tuple's id, or -1 when
+// the tuple is absent.
+func (t *hashTable) find(keys []keyVec, lo, hi int, ids []int32) {
+	h := t.hashRows(keys, lo, hi)
+	t.probeFind(keys, h, lo, hi, ids)
+}
+
+// probe resolves the rows of [lo, hi) whose tuples are stored, writing ids;
+// the others go to t.slow in row order.
+func (t *hashTable) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32) {
+	t.candRows, t.candIDs = t.candRows[:0], t.candIDs[:0]
+	slots, mask := t.slots, t.mask
+	if t.n > 0 {
+		for r := lo; r < hi; r++ {
+			hr := h[r]
+			tag := hr & tagMask
+			pos := hr & mask
+			for {
+				s := slots[pos]
+				if s == 0 {
+					t.slow = append(t.slow, int32(r))
+					break
+				}
+				if s&tagMask == tag {
+					t.candRows = append(t.candRows, int32(r))
+					t.candIDs = append(t.candIDs, uint32(s)-1)
+					break
+				}
+				pos = (pos + 1) & mask
+			}
+		}
+	} else {
+		for r := lo; r < hi; r++ {
+			t.slow = append(t.slow, int32(r))
+		}
+	}
+	mismatch := t.compare(keys)
+	for i, r := range t.candRows {
+		if !t.diff[i] {
+			ids[r] = t.candIDs[i]
+		}
+	}
+	if mismatch {
+		// A tag matched another key (rare): those rows start over on the
+		// row-at-a-time path, merged in row order.
+		for i, r := range t.candRows {
+			if t.diff[i] {
+				t.slow = append(t.slow, r)
+			}
+		}
+		slices.Sort(t.slow)
+	}
+}
+
+// probeFind is probe without insertion: absent tuples get -1.
+func (t *hashTable) probeFind(keys []keyVec, h []uint64, lo, hi int, ids []int32) {
+	t.candRows, t.candIDs = t.candRows[:0], t.candIDs[:0]
+	slots, mask := t.slots, t.mask
+	for r := lo; r < hi; r++ {
+		hr := h[r]
+		tag := hr & tagMask
+		pos := hr & mask
+		ids[r] = -1
+		for {
+			s := slots[pos]
+			if s == 0 {
+				break
+			}
+			if s&tagMask == tag {
+				t.candRows = append(t.candRows, int32(r))
+				t.candIDs = append(t.candIDs, uint32(s)-1)
+				break
+			}
+			pos = (pos + 1) & mask
+		}
+	}
+	if !t.compare(keys) {
+		for i, r := range t.candRows {
+			ids[r] = int32(t.candIDs[i])
+		}
+		return
+	}
+	for i, r := range t.candRows {
+		if !t.diff[i] {
+			ids[r] = int32(t.candIDs[i])
+			continue
+		}
+		ids[r] = t.findRow(keys, int(r), h[r])
+	}
+}
+
+// compare checks the candidates (t.candRows against t.candIDs) one key
+// column at a time, setting t.diff; it reports whether any differ.
+func (t *hashTable) compare(keys []keyVec) bool {
+	n := len(t.candRows)
+	if cap(t.diff) < n {
+		t.diff = make([]bool, n)
+	}
+	diff := t.diff[:n]
+	clear(diff)
+	rows, ids := t.candRows, t.candIDs[:n]
+	for c := range keys {
+		kv, tc := &keys[c], &t.cols[c]
+		switch {
+		case kv.allNull:
+			for i, g := range ids {
+				if tc.nulls == nil || !tc.nulls[g] {
+					diff[i] = true
+				}
+			}
+		case kv.nulls != nil || tc.nulls != nil:
+			for i, r := range rows {
+				g := ids[i]
+				rn, gn := kv.isNull(int(r)), tc.nulls != nil && tc.nulls[g]
+				if rn != gn || (!rn && !tc.equal(kv, int(r), g)) {
+					diff[i] = true
+				}
+			}
+		case kv.t == coldata.String:
+			arena, offs := tc.arena, tc.offs
+			for i, r := range rows {
+				g := ids[i]
+				if string(arena[offs[g]:offs[g+1]]) != string(kv.bytes[kv.offs[r]:kv.offs[r+1]]) {
+					diff[i] = true
+				}
+			}
+		default:
+			fixed, stored := kv.fixed, tc.fixed
+			for i, r := range rows {
+				if stored[ids[i]] != fixed[r] {
+					diff[i] = true
+				}
+			}
+		}
+	}
+	for _, d := range diff {
+		if d {
+			return true
+		}
+	}
+	return false
+}
+
+// equal compares a non-NULL key of row r with the non-NULL key of id g.
+func (tc *tableCol) equal(kv *keyVec, r int, g uint32) bool {
+	if kv.t == coldata.String {
+		return string(tc.arena[tc.offs[g]:tc.offs[g+1]]) == string(kv.bytes[kv.offs[r]:kv.offs[r+1]])
+	}
+	return tc.fixed[g] == kv.fixed[r]
+}
+
+// rowEqual reports whether row r's tuple is the tuple of id g.
+func (t *hashTable) rowEqual(keys []keyVec, r int, g uint32) bool {
+	for c := range keys {
+		kv, tc := &keys[c], &t.cols[c]
+		rn, gn := kv.isNull(r), tc.nulls != nil && tc.nulls[g]
+		if rn != gn {
+			return false
+		}
+		if !rn && !tc.equal(kv, r, g) {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *hashTable) findRow(keys []keyVec, r int, h uint64) int32 {
+	tag, pos := h&tagMask, h&t.mask
+	for {
+		s := t.slots[pos]
+		if s == 0 {
+			return -1
+		}
+		if s&tagMask == tag && t.rowEqual(keys, r, uint32(s)-1) {
+			return int32(uint32(s) - 1)
+		}
+		pos = (pos + 1) & t.mask
+	}
+}
+
+// insertRow finds or inserts row r's tuple (hash h), starting from its home
+// slot (earlier insertions may have moved or grown the table).
+func (t *hashTable) insertRow(keys []keyVec, r int, h uint64, admit func(r int) error) (uint32, bool, error) {
+	tag, pos := h&tagMask, h&t.mask
+	for {
+		s := t.slots[pos]
+		if s == 0 {
+			break
+		}
+		if s&tagMask == tag && t.rowEqual(keys, r, uint32(s)-1) {
+			return uint32(s) - 1, false, nil
+		}
+		pos = (pos + 1) & t.mask
+	}
+	if admit != nil {
+		if err := admit(r); err != nil {
+			return 0, false, err
+		}
+	}
+	if t.n >= math.MaxUint32-1 {
+		return 0, false, fmt.Errorf("hash table holds too many keys")
+	}
+	g := uint32(t.n)
+	t.appendKey(keys, r, g)
+	t.hashes = append(t.hashes, h)
+	t.n++
+	t.slots[pos] = tag | uint64(g+1)
+	if 2*t.n > len(t.slots) {
+		t.grow()
+	}
+	return g, true, nil
+}
+
+func (t *hashTable) appendKey(keys []keyVec, r int, g uint32) {
+	for c := range keys {
+		kv, tc := &keys[c], &t.cols[c]
+		null := kv.isNull(r)
+		if null && tc.nulls == nil {
+			tc.nulls = make([]bool, g, max(int(g)+1, 16))
+		}
+		if tc.nulls != nil {
+			tc.nulls = append(tc.nulls, null)
+		}
+		switch kv.t {
+		case coldata.Null:
+		case coldata.String:
+			if !null {
+				tc.arena = append(tc.arena, kv.bytes[kv.offs[r]:kv.offs[r+1]]...)
+			}
+			tc.offs = append(tc.offs, len(tc.arena))
+		default:
+			x := int64(0)
+			if !null {
+				x = kv.fixed[r]
+				if kv.floats != nil && x == 0 && math.Signbit(kv.floats[r]) {
+					tc.negZero = append(tc.negZero, g)
+				}
+			}
+			tc.fixed = append(tc.fixed, x)
+		}
+	}
+}
+
+// grow doubles the slot array and reinserts every id.
+func (t *hashTable) grow() {
+	slots := make([]uint64, 2*len(t.slots))
+	mask := uint64(len(slots) - 1)
+	for g, h := range t.hashes {
+		pos := h & mask
+		for slots[pos] != 0 {
+			pos = (pos + 1) & mask
+		}
+		slots[pos] = h&tagMask | uint64(g+1)
+	}
+	t.slots, t.mask = slots, mask
+}
+
+// column returns stored key column c as a vector of t.n rows.
+func (t *hashTable) column(c int) (*coldata.Vec, error) {
+	tc, n := &t.cols[c], t.n
+	v := &coldata.Vec{Type: t.types[c], Len: n}
+	switch v.Type {
+	case coldata.Null:
+		v.Nulls = make([]byte, coldata.BitmapLen(n))
+		return v, nil
+	case coldata.Bool:
+		v.Bools = make([]byte, n)
+		for i, x := range tc.fixed {
+			v.Bools[i] = byte(x)
+		}
+	case coldata.Int64:
+		v.Ints = tc.fixed[:n:n]
+	case coldata.Float64:
+		v.Floats = make([]float64, n)
+		for i, x := range tc.fixed {
+			v.Floats[i] = math.Float64frombits(uint64(x))
+		}
+		for _, g := range tc.negZero {
+			v.Floats[g] = math.Copysign(0, -1)
+		}
+	case coldata.String:
+		if len(tc.arena) > math.MaxInt32 {
+			return nil, fmt.Errorf("grouping keys hold more than %d bytes of strings", math.MaxInt32)
+		}
+		v.Offsets = make([]int32, n+1)
+		for i, o := range tc.offs {
+			v.Offsets[i] = int32(o)
+		}
+		v.Bytes = tc.arena
+	}
+	if tc.nulls != nil {
+		v.Nulls = coldata.NewValidBitmap(n)
+		for i, null := range tc.nulls {
+			if null {
+				coldata.ClearBit(v.Nulls, i)
+			}
+		}
+	}
+	return v, nil
+}
+
+// memBytes estimates the table's memory.
+func (t *hashTable) memBytes() uint64 {
+	n := uint64(8*len(t.slots) + 8*len(t.hashes))
+	for i := range t.cols {
+		tc := &t.cols[i]
+		n += uint64(8*len(tc.fixed) + len(tc.nulls) + len(tc.arena) + 8*len(tc.offs))
+	}
+	return n
+}

@@ -1,0 +1,183 @@
+package operators
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// randKeyVec returns n random values of type t from a domain of about
+// domain values, NULL about one row in nullEvery (0: never), sometimes as
+// a constant vector.
+func randKeyVec(rng *rand.Rand, t coldata.Type, n, domain, nullEvery int) *coldata.Vec {
+	if t == coldata.Null {
+		return coldata.NewConst(coldata.Null, nil, n)
+	}
+	if rng.Intn(10) == 0 {
+		var val any
+		switch t {
+		case coldata.Bool:
+			val = rng.Intn(2) == 0
+		case coldata.Int64:
+			val = int64(rng.Intn(domain))
+		case coldata.Float64:
+			val = float64(rng.Intn(domain))
+		case coldata.String:
+			val = fmt.Sprint("s", rng.Intn(domain))
+		}
+		if nullEvery > 0 && rng.Intn(4) == 0 {
+			val = nil
+		}
+		return coldata.NewConst(t, val, n)
+	}
+	b := coldata.NewBuilder(t, n)
+	for i := 0; i < n; i++ {
+		if nullEvery > 0 && rng.Intn(nullEvery) == 0 {
+			b.AppendNull()
+			continue
+		}
+		x := rng.Intn(domain)
+		switch t {
+		case coldata.Bool:
+			b.AppendBool(x%2 == 0)
+		case coldata.Int64:
+			b.AppendInt(int64(x) - int64(domain/2))
+		case coldata.Float64:
+			f := float64(x) / 4
+			switch x % 17 {
+			case 0:
+				f = math.Copysign(0, -1)
+			case 1:
+				f = math.NaN()
+			}
+			b.AppendFloat(f)
+		case coldata.String:
+			b.AppendString(fmt.Sprintf("k%d%s", x, "xyzw"[:x%4]))
+		}
+	}
+	return b.Finish()
+}
+
+// TestHashTableMatchesRowKeys checks ids against a map over AppendRowKey
+// (the encoding that defines grouping equality), for mixes of key types,
+// NULLs, constants and enough distinct keys to grow the table.
+func TestHashTableMatchesRowKeys(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	typeSets := [][]coldata.Type{
+		{coldata.Int64},
+		{coldata.String},
+		{coldata.Float64},
+		{coldata.Bool, coldata.Int64},
+		{coldata.String, coldata.Int64, coldata.Float64},
+		{coldata.Null, coldata.String},
+		{coldata.Bool},
+	}
+	for _, types := range typeSets {
+		for _, domain := range []int{3, 100, 5000, -300} {
+			name := fmt.Sprint(types, domain)
+			ht := newHashTable(types)
+			if domain < 0 {
+				// Colliding hashes: every probe meets other keys' tags.
+				domain, ht.weakHash = -domain, true
+			}
+			ref := map[string]uint32{}
+			var key []byte
+			keys := make([]keyVec, len(types))
+			for batch := 0; batch < 8; batch++ {
+				n := 1 + rng.Intn(3000)
+				vecs := make([]*coldata.Vec, len(types))
+				for i, ty := range types {
+					vecs[i] = randKeyVec(rng, ty, n, domain, 7)
+					keys[i].prepare(vecs[i], n)
+				}
+				ids := make([]uint32, n)
+				var created []int32
+				if err := ht.findOrInsert(keys, 0, n, ids, nil, &created); err != nil {
+					t.Fatal(err)
+				}
+				var wantCreated []int32
+				for r := 0; r < n; r++ {
+					key = AppendRowKey(key[:0], vecs, r)
+					g, ok := ref[string(key)]
+					if !ok {
+						g = uint32(len(ref))
+						ref[string(key)] = g
+						wantCreated = append(wantCreated, int32(r))
+					}
+					if ids[r] != g {
+						t.Fatalf("%s: batch %d row %d: id %d, want %d", name, batch, r, ids[r], g)
+					}
+				}
+				if fmt.Sprint(created) != fmt.Sprint(wantCreated) {
+					t.Fatalf("%s: created %v, want %v", name, created, wantCreated)
+				}
+				// find agrees with findOrInsert on stored tuples.
+				found := make([]int32, n)
+				ht.find(keys, 0, n, found)
+				for r := 0; r < n; r++ {
+					if found[r] != int32(ids[r]) {
+						t.Fatalf("%s: find row %d = %d, want %d", name, r, found[r], ids[r])
+					}
+				}
+			}
+			if ht.n != len(ref) {
+				t.Fatalf("%s: %d ids, want %d", name, ht.n, len(ref))
+			}
+			// The stored keys read back as the first-seen values.
+			cols := make([]*coldata.Vec, len(types))
+			for i := range types {
+				v, err := ht.column(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cols[i] = v
+			}
+			for g := 0; g < ht.n; g++ {
+				key = AppendRowKey(key[:0], cols, g)
+				if ref[string(key)] != uint32(g) {
+					t.Fatalf("%s: stored key %d reads back as another key", name, g)
+				}
+			}
+		}
+	}
+}
+
+// TestHashTableFindAbsent: tuples never inserted find -1, NULLs included.
+func TestHashTableFindAbsent(t *testing.T) {
+	ht := newHashTable([]coldata.Type{coldata.Int64, coldata.String})
+	ins := []*coldata.Vec{mkInts(1, 2, 3), mkStrs("a", "b", "c")}
+	keys := make([]keyVec, 2)
+	for i, v := range ins {
+		keys[i].prepare(v, 3)
+	}
+	if err := ht.findOrInsert(keys, 0, 3, make([]uint32, 3), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	probe := []*coldata.Vec{mkInts(1, 2, 3, 4), mkStrs("a", "c", "c", "a")}
+	probe[1].SetNull(3)
+	for i, v := range probe {
+		keys[i].prepare(v, 4)
+	}
+	got := make([]int32, 4)
+	ht.find(keys, 0, 4, got)
+	if fmt.Sprint(got) != "[0 -1 2 -1]" {
+		t.Fatalf("find = %v", got)
+	}
+}
+
+func mkInts(xs ...int64) *coldata.Vec {
+	v := coldata.NewVec(coldata.Int64, len(xs))
+	copy(v.Ints, xs)
+	return v
+}
+
+func mkStrs(xs ...string) *coldata.Vec {
+	b := coldata.NewBuilder(coldata.String, len(xs))
+	for _, x := range xs {
+		b.AppendString(x)
+	}
+	return b.Finish()
+}
