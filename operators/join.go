@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -37,9 +38,19 @@ type HashJoin struct {
 	// table (0: unbounded).
 	MemoryLimit uint64
 
-	build   *coldata.Batch
-	table   map[string][]int32
+	build *coldata.Batch
+	// table maps each distinct build key to an id; the build rows of id g
+	// are rows[start[g]:start[g+1]], in build order.
+	table   *hashTable
+	start   []int32
+	rows    []int32
 	pending []*coldata.Batch
+
+	// Probe scratch, reused across batches.
+	keys    []keyVec
+	ids     []int32
+	li, ri  []int
+	matched []bool
 }
 
 // maxPairs bounds the candidate pairs formed at once, so that a nested loop
@@ -48,7 +59,7 @@ const maxPairs = 1 << 16
 
 // Open implements Operator.
 func (j *HashJoin) Open(ctx context.Context) error {
-	j.build, j.table, j.pending = nil, nil, nil
+	j.build, j.table, j.start, j.rows, j.pending = nil, nil, nil, nil, nil
 	if err := j.Left.Open(ctx); err != nil {
 		return err
 	}
@@ -93,22 +104,72 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	j.table = make(map[string][]int32, j.build.Len)
-	var k []byte
-	for r := 0; r < j.build.Len; r++ {
-		if r&(1<<14-1) == 0 {
-			// Building a big table takes a while: stay cancellable.
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	types := make([]coldata.Type, len(keys))
+	for i, k := range keys {
+		types[i] = k.Type
+		if lt := j.LeftKeys[i].Type(); lt != k.Type && lt != coldata.Null && k.Type != coldata.Null {
+			return fmt.Errorf("internal error: join key %d compares %s with %s", i, lt, k.Type)
 		}
-		if anyNull(keys, r) {
-			continue
+	}
+	n := j.build.Len
+	kvs := make([]keyVec, len(keys))
+	for i, k := range keys {
+		kvs[i].prepare(k, n)
+	}
+	j.table = newHashTable(types)
+	ids := make([]uint32, n)
+	const chunk = 1 << 16
+	for lo := 0; lo < n; lo += chunk {
+		// Building a big table takes a while: stay cancellable.
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		k = AppendRowKey(k[:0], keys, r)
-		j.table[string(k)] = append(j.table[string(k)], int32(r))
+		if err := j.table.findOrInsert(kvs, lo, min(lo+chunk, n), ids, nil, nil); err != nil {
+			return fmt.Errorf("join build side: %w", err)
+		}
+	}
+	// Group the rows by id (a counting sort keeps build order within a
+	// key); rows with a NULL key never match and are left out.
+	null := nullRows(kvs, n)
+	ng := j.table.n
+	j.start = make([]int32, ng+1)
+	for r, g := range ids {
+		if null == nil || !null[r] {
+			j.start[g+1]++
+		}
+	}
+	for g := 0; g < ng; g++ {
+		j.start[g+1] += j.start[g]
+	}
+	j.rows = make([]int32, j.start[ng])
+	fill := slices.Clone(j.start[:ng])
+	for r, g := range ids {
+		if null == nil || !null[r] {
+			j.rows[fill[g]] = int32(r)
+			fill[g]++
+		}
 	}
 	return nil
+}
+
+// nullRows flags the rows where some key is NULL; nil when there are none.
+func nullRows(kvs []keyVec, n int) []bool {
+	var null []bool
+	for i := range kvs {
+		kv := &kvs[i]
+		if !kv.allNull && kv.nulls == nil {
+			continue
+		}
+		if null == nil {
+			null = make([]bool, n)
+		}
+		for r := 0; r < n; r++ {
+			if kv.isNull(r) {
+				null[r] = true
+			}
+		}
+	}
+	return null
 }
 
 func evalAll(es []expr.Expr, b *coldata.Batch) ([]*coldata.Vec, error) {
@@ -158,18 +219,48 @@ func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 	}
 }
 
-// probe joins one left batch, queueing output batches.
+// probe joins one left batch, queueing output batches. Pairs come in left
+// row order, and for one left row in build row order.
 func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
-	var keys []*coldata.Vec
+	n := lb.Len
+	var ids []int32
 	if len(j.LeftKeys) > 0 {
-		var err error
-		if keys, err = evalAll(j.LeftKeys, lb); err != nil {
+		keys, err := evalAll(j.LeftKeys, lb)
+		if err != nil {
 			return err
 		}
+		if len(j.keys) != len(keys) {
+			j.keys = make([]keyVec, len(keys))
+		}
+		for i, k := range keys {
+			j.keys[i].prepare(k, n)
+		}
+		if cap(j.ids) < n {
+			j.ids = make([]int32, n)
+		}
+		ids = j.ids[:n]
+		j.table.find(j.keys, 0, n, ids)
+		for i := range j.keys {
+			// A NULL key matches nothing, not even a stored NULL.
+			kv := &j.keys[i]
+			if kv.allNull || kv.nulls != nil {
+				for r := range ids {
+					if kv.isNull(r) {
+						ids[r] = -1
+					}
+				}
+			}
+		}
 	}
-	matched := make([]bool, lb.Len)
-	var li, ri []int
-	var k []byte
+	left := j.Kind == LeftJoin
+	if left {
+		if cap(j.matched) < n {
+			j.matched = make([]bool, n)
+		}
+		j.matched = j.matched[:n]
+		clear(j.matched)
+	}
+	li, ri := j.li[:0], j.ri[:0]
 	flush := func() error {
 		if len(li) == 0 {
 			return nil
@@ -181,8 +272,15 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		if err != nil {
 			return err
 		}
-		for _, s := range sel {
-			matched[li[s]] = true
+		if left {
+			if j.Cond == nil {
+				for _, l := range li {
+					j.matched[l] = true
+				}
+			}
+			for _, s := range sel {
+				j.matched[li[s]] = true
+			}
 		}
 		if out != nil && out.Len > 0 {
 			j.pending = append(j.pending, out)
@@ -190,18 +288,19 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		li, ri = li[:0], ri[:0]
 		return nil
 	}
-	for r := 0; r < lb.Len; r++ {
+	start, rows := j.start, j.rows
+	for r := 0; r < n; r++ {
 		if r&(1<<12-1) == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if keys != nil {
-			if anyNull(keys, r) {
+		if ids != nil {
+			g := ids[r]
+			if g < 0 {
 				continue
 			}
-			k = AppendRowKey(k[:0], keys, r)
-			for _, m := range j.table[string(k)] {
+			for _, m := range rows[start[g]:start[g+1]] {
 				li = append(li, r)
 				ri = append(ri, int(m))
 			}
@@ -225,9 +324,10 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	if j.Kind == LeftJoin {
+	j.li, j.ri = li, ri
+	if left {
 		var un []int
-		for r, m := range matched {
+		for r, m := range j.matched {
 			if !m {
 				un = append(un, r)
 			}
@@ -244,15 +344,11 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 }
 
 // pairs forms the candidate pairs and keeps those passing Cond; sel lists
-// the kept pair positions.
+// the kept pair positions (nil without Cond: all of them).
 func (j *HashJoin) pairs(lb *coldata.Batch, li, ri []int) (*coldata.Batch, []int, error) {
 	b := j.combine(lb, li, ri)
 	if j.Cond == nil {
-		sel := make([]int, len(li))
-		for i := range sel {
-			sel[i] = i
-		}
-		return b, sel, nil
+		return b, nil, nil
 	}
 	mask, err := expr.Eval(j.Cond, b)
 	if err != nil {
@@ -283,7 +379,8 @@ func (j *HashJoin) combine(lb *coldata.Batch, li, ri []int) *coldata.Batch {
 
 // Close implements Operator.
 func (j *HashJoin) Close() error {
-	j.build, j.table, j.pending = nil, nil, nil
+	j.build, j.table, j.start, j.rows, j.pending = nil, nil, nil, nil, nil
+	j.keys, j.ids, j.li, j.ri, j.matched = nil, nil, nil, nil, nil
 	err := j.Left.Close()
 	if err2 := j.Right.Close(); err == nil {
 		err = err2
