@@ -87,8 +87,12 @@ type HashAggregate struct {
 	// per group, so that one group's states share cache lines.
 	st     []uint64
 	stride int
-	rows   []int32
-	out    *Materialized
+	// Scratch for selected rows and their compacted groups and values.
+	rows []int32
+	cg   []uint32
+	ci   []int64
+	cf   []float64
+	out  *Materialized
 }
 
 // aggRun is the state of one aggregate beyond its words in st.
@@ -278,7 +282,8 @@ func (h *HashAggregate) growStates() {
 }
 
 // selectRows returns the rows of the batch to feed aggregate a: those with
-// a non-NULL argument and, for DISTINCT, a (group, value) not seen before.
+// a non-NULL argument and, for DISTINCT, a (group, value) not seen before;
+// nil means every row.
 func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) ([]int32, error) {
 	ar := &h.runs[a]
 	rows := h.rows[:0]
@@ -309,6 +314,9 @@ func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) ([]int32, error
 			}
 		}
 	} else {
+		if v.Nulls == nil {
+			return nil, nil
+		}
 		for r := 0; r < n; r++ {
 			if !v.IsNull(r) {
 				rows = append(rows, int32(r))
@@ -317,6 +325,26 @@ func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) ([]int32, error
 	}
 	h.rows = rows
 	return rows, nil
+}
+
+// allRows returns rows 0..n-1.
+func (h *HashAggregate) allRows(n int) []int32 {
+	rows := h.rows[:0]
+	for r := 0; r < n; r++ {
+		rows = append(rows, int32(r))
+	}
+	h.rows = rows
+	return rows
+}
+
+// compact gathers the selected rows' groups and values into dense scratch
+// slices, so that the accumulation loops run over all of their input.
+func compact[T any](dst []T, src []T, rows []int32) []T {
+	dst = dst[:0]
+	for _, r := range rows {
+		dst = append(dst, src[r])
+	}
+	return dst
 }
 
 func (h *HashAggregate) update(a int, b *coldata.Batch) error {
@@ -344,9 +372,10 @@ func (h *HashAggregate) update(a int, b *coldata.Batch) error {
 		return err
 	}
 	var ints []int64
+	var floats []float64
 	switch v.Type {
 	case coldata.Int64:
-		ints = v.Ints
+		ints = v.Ints[:n]
 	case coldata.Bool:
 		if cap(ar.ints) < n {
 			ar.ints = make([]int64, n)
@@ -355,18 +384,36 @@ func (h *HashAggregate) update(a int, b *coldata.Batch) error {
 		for i, x := range v.Bools[:n] {
 			ints[i] = int64(x)
 		}
+	case coldata.Float64:
+		floats = v.Floats[:n]
+	}
+	gs := gids
+	if rows != nil {
+		h.cg = compact(h.cg, gids, rows)
+		gs = h.cg
+		if ints != nil {
+			h.ci = compact(h.ci, ints, rows)
+			ints = h.ci
+		}
+		if floats != nil {
+			h.cf = compact(h.cf, floats, rows)
+			floats = h.cf
+		}
+	} else if spec.Kind == AggGroupConcat || v.Type == coldata.String {
+		rows = h.allRows(n)
 	}
 	switch spec.Kind {
 	case AggCount:
-		for _, r := range rows {
-			st[int(gids[r])*stride+off]++
+		for _, g := range gs {
+			st[int(g)*stride+off]++
 		}
 	case AggSum, AggAvg:
-		if spec.Kind == AggSum && spec.Type == coldata.Int64 && ints != nil {
+		switch {
+		case spec.Kind == AggSum && spec.Type == coldata.Int64 && ints != nil:
 			ar.intSum = true
-			for _, r := range rows {
-				w := int(gids[r])*stride + off
-				x, s := ints[r], int64(st[w])
+			for i, g := range gs {
+				w := int(g)*stride + off
+				x, s := ints[i], int64(st[w])
 				sum := s + x
 				if (x > 0 && sum < s) || (x < 0 && sum > s) {
 					return fmt.Errorf("BIGINT value is out of range in SUM")
@@ -374,45 +421,39 @@ func (h *HashAggregate) update(a int, b *coldata.Batch) error {
 				st[w] = uint64(sum)
 				st[w+1]++
 			}
-			return nil
-		}
-		if ints != nil {
-			for _, r := range rows {
-				w := int(gids[r])*stride + off
-				st[w] = math.Float64bits(math.Float64frombits(st[w]) + float64(ints[r]))
+		case ints != nil:
+			for i, g := range gs {
+				w := int(g)*stride + off
+				st[w] = math.Float64bits(math.Float64frombits(st[w]) + float64(ints[i]))
 				st[w+1]++
 			}
-			return nil
-		}
-		if v.Type == coldata.Float64 {
-			fs := v.Floats
-			for _, r := range rows {
-				w := int(gids[r])*stride + off
-				st[w] = math.Float64bits(math.Float64frombits(st[w]) + fs[r])
+		case floats != nil:
+			for i, g := range gs {
+				w := int(g)*stride + off
+				st[w] = math.Float64bits(math.Float64frombits(st[w]) + floats[i])
 				st[w+1]++
 			}
-			return nil
-		}
-		// Other argument types only count.
-		for _, r := range rows {
-			st[int(gids[r])*stride+off+1]++
+		default:
+			// Other argument types only count.
+			for _, g := range gs {
+				st[int(g)*stride+off+1]++
+			}
 		}
 	case AggMin, AggMax:
 		min := spec.Kind == AggMin
 		switch {
 		case ints != nil:
-			for _, r := range rows {
-				w := int(gids[r])*stride + off
-				x := ints[r]
+			for i, g := range gs {
+				w := int(g)*stride + off
+				x := ints[i]
 				if st[w+1] == 0 || (min && x < int64(st[w])) || (!min && x > int64(st[w])) {
 					st[w], st[w+1] = uint64(x), 1
 				}
 			}
-		case v.Type == coldata.Float64:
-			fs := v.Floats
-			for _, r := range rows {
-				w := int(gids[r])*stride + off
-				x, cur := fs[r], math.Float64frombits(st[w])
+		case floats != nil:
+			for i, g := range gs {
+				w := int(g)*stride + off
+				x, cur := floats[i], math.Float64frombits(st[w])
 				if st[w+1] == 0 || (min && x < cur) || (!min && x > cur) {
 					st[w], st[w+1] = math.Float64bits(x), 1
 				}

@@ -1,9 +1,11 @@
 package operators
 
 import (
+	"encoding/binary"
 	"fmt"
-	"hash/maphash"
 	"math"
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -30,7 +32,7 @@ type hashTable struct {
 	slots  []uint64
 	mask   uint64
 	n      int
-	seed   maphash.Seed
+	seed   uint64
 	// weakHash (tests only) keeps 4 bits of each hash, so that tags and
 	// home slots collide and the mismatch paths run.
 	weakHash bool
@@ -74,7 +76,7 @@ const (
 )
 
 func newHashTable(types []coldata.Type) *hashTable {
-	t := &hashTable{types: types, cols: make([]tableCol, len(types)), seed: maphash.MakeSeed()}
+	t := &hashTable{types: types, cols: make([]tableCol, len(types)), seed: rand.Uint64()}
 	for i, ty := range types {
 		if ty == coldata.String {
 			t.cols[i].offs = []int{0}
@@ -159,6 +161,40 @@ func fmix64(h uint64) uint64 {
 	return h
 }
 
+// mum folds the 128-bit product of a and b to 64 bits (wyhash's mixer).
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// hashBytes hashes a string key: 16 bytes per multiplication, short
+// strings with one or two overlapping loads. It is cheaper than maphash for
+// the short strings keys usually are; fmix64 then spreads its bits.
+func hashBytes(b []byte, seed uint64) uint64 {
+	const k1, k2 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
+	n := len(b)
+	seed ^= uint64(n) * k2
+	var x, y uint64
+	switch {
+	case n == 0:
+		return seed
+	case n < 4:
+		x = uint64(b[0])<<16 | uint64(b[n>>1])<<8 | uint64(b[n-1])
+	case n <= 8:
+		x = uint64(binary.LittleEndian.Uint32(b))<<32 | uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	case n <= 16:
+		x, y = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
+	default:
+		rest := b
+		for len(rest) > 16 {
+			seed = mum(binary.LittleEndian.Uint64(rest)^k1, binary.LittleEndian.Uint64(rest[8:])^seed)
+			rest = rest[16:]
+		}
+		x, y = binary.LittleEndian.Uint64(b[n-16:]), binary.LittleEndian.Uint64(b[n-8:])
+	}
+	return mum(x^k1, y^seed^k2)
+}
+
 // hashRows fills t.h[lo:hi] with the hashes of rows [lo, hi), one key
 // column at a time.
 func (t *hashTable) hashRows(keys []keyVec, lo, hi int) []uint64 {
@@ -180,7 +216,7 @@ func (t *hashTable) hashRows(keys []keyVec, lo, hi int) []uint64 {
 			for r := lo; r < hi; r++ {
 				x := uint64(nullHash)
 				if !kv.isNull(r) {
-					x = maphash.Bytes(t.seed, kv.bytes[kv.offs[r]:kv.offs[r+1]])
+					x = hashBytes(kv.bytes[kv.offs[r]:kv.offs[r+1]], t.seed)
 				}
 				h[r] = fmix64(h[r] ^ x)
 			}
@@ -208,14 +244,20 @@ func (t *hashTable) hashRows(keys []keyVec, lo, hi int) []uint64 {
 	return h
 }
 
+// fusedStringSlots is the largest table (in slots) probed for string keys
+// with the comparison inside the walk.
+const fusedStringSlots = 1 << 16
+
+// noID marks a row whose tuple find did not find.
+const noID = ^uint32(0)
+
 // findOrInsert sets ids[r] for rows [lo, hi) of keys, inserting the tuples
 // not yet stored. admit, when set, is called before each insertion (with
 // the row) and may refuse it with an error. Rows that inserted their tuple
 // are appended to created, in row order, when created is not nil.
 func (t *hashTable) findOrInsert(keys []keyVec, lo, hi int, ids []uint32, admit func(r int) error, created *[]int32) error {
 	h := t.hashRows(keys, lo, hi)
-	t.slow = t.slow[:0]
-	t.probe(keys, h, lo, hi, ids)
+	t.probe(keys, h, lo, hi, ids, true)
 	for _, r := range t.slow {
 		id, isNew, err := t.insertRow(keys, int(r), h[r], admit)
 		if err != nil {
@@ -229,94 +271,143 @@ func (t *hashTable) findOrInsert(keys []keyVec, lo, hi int, ids []uint32, admit 
 	return nil
 }
 
-// find sets ids[r] for rows [lo, hi) to the stored tuple's id, or -1 when
-// the tuple is absent.
-func (t *hashTable) find(keys []keyVec, lo, hi int, ids []int32) {
+// find sets ids[r] for rows [lo, hi) to the stored tuple's id, or noID
+// when the tuple is absent.
+func (t *hashTable) find(keys []keyVec, lo, hi int, ids []uint32) {
 	h := t.hashRows(keys, lo, hi)
-	t.probeFind(keys, h, lo, hi, ids)
+	t.probe(keys, h, lo, hi, ids, false)
 }
 
-// probe resolves the rows of [lo, hi) whose tuples are stored, writing ids;
-// the others go to t.slow in row order.
-func (t *hashTable) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32) {
-	t.candRows, t.candIDs = t.candRows[:0], t.candIDs[:0]
-	slots, mask := t.slots, t.mask
-	if t.n > 0 {
+// probe resolves the rows of [lo, hi) whose tuples are stored, writing
+// ids. The other rows get noID, or with insert go to t.slow in row order.
+func (t *hashTable) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, insert bool) {
+	t.slow = t.slow[:0]
+	if t.n == 0 {
 		for r := lo; r < hi; r++ {
-			hr := h[r]
-			tag := hr & tagMask
-			pos := hr & mask
-			for {
-				s := slots[pos]
-				if s == 0 {
-					t.slow = append(t.slow, int32(r))
-					break
-				}
-				if s&tagMask == tag {
-					t.candRows = append(t.candRows, int32(r))
-					t.candIDs = append(t.candIDs, uint32(s)-1)
-					break
-				}
-				pos = (pos + 1) & mask
+			ids[r] = noID
+			if insert {
+				t.slow = append(t.slow, int32(r))
 			}
 		}
-	} else {
-		for r := lo; r < hi; r++ {
-			t.slow = append(t.slow, int32(r))
+		return
+	}
+	if len(keys) == 1 && keys[0].nulls == nil && !keys[0].allNull && t.cols[0].nulls == nil {
+		// One key column without NULLs: compare keys during the walk. For
+		// strings only while the table is small: past the cache, the
+		// separate passes below overlap more of the (dependent) misses.
+		if keys[0].t != coldata.String {
+			t.probeFixed(keys[0].fixed, h, lo, hi, ids, insert)
+			return
+		}
+		if len(t.slots) <= fusedStringSlots {
+			t.probeString(&keys[0], h, lo, hi, ids, insert)
+			return
 		}
 	}
+	if cap(t.candRows) < hi-lo {
+		t.candRows, t.candIDs = make([]int32, hi-lo), make([]uint32, hi-lo)
+	}
+	candRows, candIDs := t.candRows[:hi-lo], t.candIDs[:hi-lo]
+	nc := 0
+	slots, mask := t.slots, t.mask
+	for r := lo; r < hi; r++ {
+		hr := h[r]
+		tag := hr & tagMask
+		pos := hr & mask
+		ids[r] = noID
+		for {
+			s := slots[pos]
+			if s == 0 {
+				if insert {
+					t.slow = append(t.slow, int32(r))
+				}
+				break
+			}
+			if s&tagMask == tag {
+				candRows[nc], candIDs[nc] = int32(r), uint32(s)-1
+				nc++
+				break
+			}
+			pos = (pos + 1) & mask
+		}
+	}
+	t.candRows, t.candIDs = candRows[:nc], candIDs[:nc]
 	mismatch := t.compare(keys)
 	for i, r := range t.candRows {
 		if !t.diff[i] {
 			ids[r] = t.candIDs[i]
 		}
 	}
-	if mismatch {
-		// A tag matched another key (rare): those rows start over on the
-		// row-at-a-time path, merged in row order.
-		for i, r := range t.candRows {
-			if t.diff[i] {
-				t.slow = append(t.slow, r)
-			}
+	if !mismatch {
+		return
+	}
+	// A tag matched another key (rare): those rows go on row at a time.
+	for i, r := range t.candRows {
+		if !t.diff[i] {
+			continue
 		}
+		if insert {
+			t.slow = append(t.slow, r)
+		} else {
+			ids[r] = t.findRow(keys, int(r), h[r])
+		}
+	}
+	if insert {
 		slices.Sort(t.slow)
 	}
 }
 
-// probeFind is probe without insertion: absent tuples get -1.
-func (t *hashTable) probeFind(keys []keyVec, h []uint64, lo, hi int, ids []int32) {
-	t.candRows, t.candIDs = t.candRows[:0], t.candIDs[:0]
-	slots, mask := t.slots, t.mask
+// probeFixed is probe for one fixed-width key column without NULLs.
+func (t *hashTable) probeFixed(fixed []int64, h []uint64, lo, hi int, ids []uint32, insert bool) {
+	slots, mask, stored := t.slots, t.mask, t.cols[0].fixed
 	for r := lo; r < hi; r++ {
-		hr := h[r]
+		hr, x := h[r], fixed[r]
 		tag := hr & tagMask
 		pos := hr & mask
-		ids[r] = -1
 		for {
 			s := slots[pos]
 			if s == 0 {
+				ids[r] = noID
+				if insert {
+					t.slow = append(t.slow, int32(r))
+				}
 				break
 			}
-			if s&tagMask == tag {
-				t.candRows = append(t.candRows, int32(r))
-				t.candIDs = append(t.candIDs, uint32(s)-1)
+			if s&tagMask == tag && stored[uint32(s)-1] == x {
+				ids[r] = uint32(s) - 1
 				break
 			}
 			pos = (pos + 1) & mask
 		}
 	}
-	if !t.compare(keys) {
-		for i, r := range t.candRows {
-			ids[r] = int32(t.candIDs[i])
+}
+
+// probeString is probe for one string key column without NULLs.
+func (t *hashTable) probeString(kv *keyVec, h []uint64, lo, hi int, ids []uint32, insert bool) {
+	slots, mask := t.slots, t.mask
+	arena, offs := t.cols[0].arena, t.cols[0].offs
+	for r := lo; r < hi; r++ {
+		hr, x := h[r], kv.bytes[kv.offs[r]:kv.offs[r+1]]
+		tag := hr & tagMask
+		pos := hr & mask
+		for {
+			s := slots[pos]
+			if s == 0 {
+				ids[r] = noID
+				if insert {
+					t.slow = append(t.slow, int32(r))
+				}
+				break
+			}
+			if s&tagMask == tag {
+				g := uint32(s) - 1
+				if string(arena[offs[g]:offs[g+1]]) == string(x) {
+					ids[r] = g
+					break
+				}
+			}
+			pos = (pos + 1) & mask
 		}
-		return
-	}
-	for i, r := range t.candRows {
-		if !t.diff[i] {
-			ids[r] = int32(t.candIDs[i])
-			continue
-		}
-		ids[r] = t.findRow(keys, int(r), h[r])
 	}
 }
 
@@ -395,15 +486,15 @@ func (t *hashTable) rowEqual(keys []keyVec, r int, g uint32) bool {
 	return true
 }
 
-func (t *hashTable) findRow(keys []keyVec, r int, h uint64) int32 {
+func (t *hashTable) findRow(keys []keyVec, r int, h uint64) uint32 {
 	tag, pos := h&tagMask, h&t.mask
 	for {
 		s := t.slots[pos]
 		if s == 0 {
-			return -1
+			return noID
 		}
 		if s&tagMask == tag && t.rowEqual(keys, r, uint32(s)-1) {
-			return int32(uint32(s) - 1)
+			return uint32(s) - 1
 		}
 		pos = (pos + 1) & t.mask
 	}
@@ -428,7 +519,7 @@ func (t *hashTable) insertRow(keys []keyVec, r int, h uint64, admit func(r int) 
 			return 0, false, err
 		}
 	}
-	if t.n >= math.MaxUint32-1 {
+	if t.n >= math.MaxInt32 {
 		return 0, false, fmt.Errorf("hash table holds too many keys")
 	}
 	g := uint32(t.n)

@@ -16,21 +16,26 @@ import (
 // left row order and build order, then the unmatched left rows.
 func TestHashJoinMatchesNestedLoop(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
-	randBatch := func(n, domain int, withVal bool) *coldata.Batch {
+	perm := rng.Perm(3000)
+	randBatch := func(n, domain int, withVal, nulls bool) *coldata.Batch {
 		k1, k2 := coldata.NewBuilder(tInt, n), coldata.NewBuilder(tStr, n)
 		val := coldata.NewVec(tInt, n)
 		for i := 0; i < n; i++ {
-			if rng.Intn(8) == 0 {
+			if nulls && rng.Intn(8) == 0 {
 				k1.AppendNull()
+			} else if domain < 0 {
+				// Unique build keys: the next value of a permutation.
+				k1.AppendInt(int64(perm[0]))
+				perm = perm[1:]
 			} else {
 				k1.AppendInt(int64(rng.Intn(domain)))
 			}
-			if rng.Intn(8) == 0 {
+			if nulls && rng.Intn(8) == 0 {
 				k2.AppendNull()
 			} else {
 				k2.AppendString(fmt.Sprint("s", rng.Intn(3)))
 			}
-			val.Ints[i] = int64(rng.Intn(2 * domain))
+			val.Ints[i] = int64(rng.Intn(2 * max(domain, 300)))
 		}
 		cols := []*coldata.Vec{k1.Finish(), k2.Finish()}
 		if withVal {
@@ -39,11 +44,16 @@ func TestHashJoinMatchesNestedLoop(t *testing.T) {
 		return coldata.NewBatch(cols, n)
 	}
 	type condFn func(l *coldata.Batch, lr int, r *coldata.Batch, rr int) bool
-	for _, domain := range []int{5, 200} {
+	// Domain -1: unique build keys without NULLs, probed with 0..2999.
+	for _, domain := range []int{5, 200, -1} {
+		leftDomain := domain
+		if domain < 0 {
+			leftDomain = 3000
+		}
 		var lbs, rbs []*coldata.Batch
 		for i := 0; i < 3; i++ {
-			lbs = append(lbs, randBatch(1+rng.Intn(700), domain, false))
-			rbs = append(rbs, randBatch(rng.Intn(400), domain, true))
+			lbs = append(lbs, randBatch(1+rng.Intn(700), leftDomain, false, true))
+			rbs = append(rbs, randBatch(rng.Intn(400), domain, true, domain > 0))
 		}
 		build := coldata.Concat(rbs, 3)
 		for _, nkeys := range []int{1, 2} {

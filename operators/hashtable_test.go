@@ -115,10 +115,10 @@ func TestHashTableMatchesRowKeys(t *testing.T) {
 					t.Fatalf("%s: created %v, want %v", name, created, wantCreated)
 				}
 				// find agrees with findOrInsert on stored tuples.
-				found := make([]int32, n)
+				found := make([]uint32, n)
 				ht.find(keys, 0, n, found)
 				for r := 0; r < n; r++ {
-					if found[r] != int32(ids[r]) {
+					if found[r] != ids[r] {
 						t.Fatalf("%s: find row %d = %d, want %d", name, r, found[r], ids[r])
 					}
 				}
@@ -161,9 +161,9 @@ func TestHashTableFindAbsent(t *testing.T) {
 	for i, v := range probe {
 		keys[i].prepare(v, 4)
 	}
-	got := make([]int32, 4)
+	got := make([]uint32, 4)
 	ht.find(keys, 0, 4, got)
-	if fmt.Sprint(got) != "[0 -1 2 -1]" {
+	if got[0] != 0 || got[1] != noID || got[2] != 2 || got[3] != noID {
 		t.Fatalf("find = %v", got)
 	}
 }

@@ -39,16 +39,17 @@ type HashJoin struct {
 	MemoryLimit uint64
 
 	build *coldata.Batch
-	// table maps each distinct build key to an id; the build rows of id g
-	// are rows[start[g]:start[g+1]], in build order.
+	// table maps each distinct build key to an id. build is reordered by
+	// id (build order kept within an id, rows with NULL keys dropped): the
+	// rows of id g are start[g] to start[g+1]-1, and row g when unique.
 	table   *hashTable
 	start   []int32
-	rows    []int32
+	unique  bool
 	pending []*coldata.Batch
 
 	// Probe scratch, reused across batches.
 	keys    []keyVec
-	ids     []int32
+	ids     []uint32
 	li, ri  []int
 	matched []bool
 }
@@ -59,7 +60,7 @@ const maxPairs = 1 << 16
 
 // Open implements Operator.
 func (j *HashJoin) Open(ctx context.Context) error {
-	j.build, j.table, j.start, j.rows, j.pending = nil, nil, nil, nil, nil
+	j.build, j.table, j.start, j.pending = nil, nil, nil, nil
 	if err := j.Left.Open(ctx); err != nil {
 		return err
 	}
@@ -141,14 +142,21 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 	for g := 0; g < ng; g++ {
 		j.start[g+1] += j.start[g]
 	}
-	j.rows = make([]int32, j.start[ng])
+	order := make([]int, j.start[ng])
 	fill := slices.Clone(j.start[:ng])
 	for r, g := range ids {
 		if null == nil || !null[r] {
-			j.rows[fill[g]] = int32(r)
+			order[fill[g]] = r
 			fill[g]++
 		}
 	}
+	j.unique = true
+	for g := 0; g < ng && j.unique; g++ {
+		j.unique = j.start[g+1] == int32(g+1)
+	}
+	// Matches then gather from consecutive rows per key, and for unique
+	// keys need no lookup besides the hash table.
+	j.build = coldata.GatherBatch(j.build, order)
 	return nil
 }
 
@@ -223,7 +231,7 @@ func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 // row order, and for one left row in build row order.
 func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 	n := lb.Len
-	var ids []int32
+	var ids []uint32
 	if len(j.LeftKeys) > 0 {
 		keys, err := evalAll(j.LeftKeys, lb)
 		if err != nil {
@@ -236,7 +244,7 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 			j.keys[i].prepare(k, n)
 		}
 		if cap(j.ids) < n {
-			j.ids = make([]int32, n)
+			j.ids = make([]uint32, n)
 		}
 		ids = j.ids[:n]
 		j.table.find(j.keys, 0, n, ids)
@@ -246,7 +254,7 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 			if kv.allNull || kv.nulls != nil {
 				for r := range ids {
 					if kv.isNull(r) {
-						ids[r] = -1
+						ids[r] = noID
 					}
 				}
 			}
@@ -288,7 +296,7 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		li, ri = li[:0], ri[:0]
 		return nil
 	}
-	start, rows := j.start, j.rows
+	start := j.start
 	for r := 0; r < n; r++ {
 		if r&(1<<12-1) == 0 {
 			if err := ctx.Err(); err != nil {
@@ -297,12 +305,17 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		}
 		if ids != nil {
 			g := ids[r]
-			if g < 0 {
+			if g == noID {
 				continue
 			}
-			for _, m := range rows[start[g]:start[g+1]] {
+			if j.unique {
 				li = append(li, r)
-				ri = append(ri, int(m))
+				ri = append(ri, int(g))
+			} else {
+				for m := start[g]; m < start[g+1]; m++ {
+					li = append(li, r)
+					ri = append(ri, int(m))
+				}
 			}
 		} else {
 			for m := 0; m < j.build.Len; m++ {
@@ -379,7 +392,7 @@ func (j *HashJoin) combine(lb *coldata.Batch, li, ri []int) *coldata.Batch {
 
 // Close implements Operator.
 func (j *HashJoin) Close() error {
-	j.build, j.table, j.start, j.rows, j.pending = nil, nil, nil, nil, nil
+	j.build, j.table, j.start, j.pending = nil, nil, nil, nil
 	j.keys, j.ids, j.li, j.ri, j.matched = nil, nil, nil, nil, nil
 	err := j.Left.Close()
 	if err2 := j.Right.Close(); err == nil {
