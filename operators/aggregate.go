@@ -415,7 +415,7 @@ func (h *HashAggregate) update(a int, b *coldata.Batch) error {
 				w := int(g)*stride + off
 				x, s := ints[i], int64(st[w])
 				sum := s + x
-				if (x > 0 && sum < s) || (x < 0 && sum > s) {
+				if (s^sum)&(x^sum) < 0 { // the sign flipped away from both operands
 					return fmt.Errorf("BIGINT value is out of range in SUM")
 				}
 				st[w] = uint64(sum)

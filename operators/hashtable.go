@@ -212,6 +212,18 @@ func (t *hashTable) hashRows(keys []keyVec, lo, hi int) []uint64 {
 			for r := lo; r < hi; r++ {
 				h[r] = fmix64(h[r] ^ nullHash)
 			}
+		case kv.t == coldata.String && kv.nulls == nil:
+			bs, offs := kv.bytes, kv.offs
+			if c == 0 {
+				// hashBytes mixes well enough on its own for a first column.
+				for r := lo; r < hi; r++ {
+					h[r] = hashBytes(bs[offs[r]:offs[r+1]], t.seed)
+				}
+				continue
+			}
+			for r := lo; r < hi; r++ {
+				h[r] = fmix64(h[r] ^ hashBytes(bs[offs[r]:offs[r+1]], t.seed))
+			}
 		case kv.t == coldata.String:
 			for r := lo; r < hi; r++ {
 				x := uint64(nullHash)
