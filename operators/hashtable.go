@@ -225,12 +225,17 @@ func (t *hashTable) hashRows(keys []keyVec, lo, hi int) []uint64 {
 				h[r] = fmix64(h[r] ^ hashBytes(bs[offs[r]:offs[r+1]], t.seed))
 			}
 		case kv.t == coldata.String:
+			// As above, with NULLs: the same rows hash the same either way.
 			for r := lo; r < hi; r++ {
 				x := uint64(nullHash)
 				if !kv.isNull(r) {
 					x = hashBytes(kv.bytes[kv.offs[r]:kv.offs[r+1]], t.seed)
 				}
-				h[r] = fmix64(h[r] ^ x)
+				if c == 0 {
+					h[r] = x
+				} else {
+					h[r] = fmix64(h[r] ^ x)
+				}
 			}
 		case kv.nulls == nil:
 			f := kv.fixed[lo:hi]

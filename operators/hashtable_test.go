@@ -89,8 +89,11 @@ func TestHashTableMatchesRowKeys(t *testing.T) {
 			for batch := 0; batch < 8; batch++ {
 				n := 1 + rng.Intn(3000)
 				vecs := make([]*coldata.Vec, len(types))
+				// Batches with and without NULLs take different hashing
+				// loops, which must agree.
+				nullEvery := []int{0, 7}[batch%2]
 				for i, ty := range types {
-					vecs[i] = randKeyVec(rng, ty, n, domain, 7)
+					vecs[i] = randKeyVec(rng, ty, n, domain, nullEvery)
 					keys[i].prepare(vecs[i], n)
 				}
 				ids := make([]uint32, n)
