@@ -32,9 +32,9 @@ type gpuEngine interface {
 	engine
 	// Launches is the device's cumulative kernel launch count.
 	Launches() (uint64, error)
-	// Placement runs EXPLAIN ANALYZE and counts the operators that ran on
-	// the GPU and on the CPU.
-	Placement(ctx context.Context, query string) (gpuOps, cpuOps int, err error)
+	// Explain runs EXPLAIN ANALYZE and returns its text: the device, rows,
+	// time and launches of every operator.
+	Explain(ctx context.Context, query string) (string, error)
 }
 
 // errUnavailable marks an engine that cannot run on this machine or build

@@ -86,11 +86,11 @@ func (e gsqlGPU) Launches() (uint64, error) {
 	return st.GPU.Launches, nil
 }
 
-// Placement runs EXPLAIN ANALYZE and counts operators tagged [gpu] and [cpu].
-func (e gsqlGPU) Placement(ctx context.Context, query string) (int, int, error) {
+// Explain runs EXPLAIN ANALYZE and returns the plan, one operator a line.
+func (e gsqlGPU) Explain(ctx context.Context, query string) (string, error) {
 	rdr, err := e.db.Query(ctx, "EXPLAIN ANALYZE "+query)
 	if err != nil {
-		return 0, 0, fmt.Errorf("explain analyze: %w", err)
+		return "", fmt.Errorf("explain analyze: %w", err)
 	}
 	defer rdr.Release()
 	var plan strings.Builder
@@ -104,10 +104,9 @@ func (e gsqlGPU) Placement(ctx context.Context, query string) (int, int, error) 
 		}
 	}
 	if err := rdr.Err(); err != nil {
-		return 0, 0, fmt.Errorf("explain analyze: %w", err)
+		return "", fmt.Errorf("explain analyze: %w", err)
 	}
-	g, c := countPlacement(plan.String())
-	return g, c, nil
+	return plan.String(), nil
 }
 
 // countPlacement counts the plan lines tagged [gpu] and [cpu].

@@ -74,6 +74,9 @@ type resultRow struct {
 	LaunchesPerRun  *float64 `json:"launches_per_run,omitempty"`
 	GPUOps          *int     `json:"gpu_operators,omitempty"`
 	CPUOps          *int     `json:"cpu_operators,omitempty"`
+	// Plan is EXPLAIN ANALYZE of the query on a GPU engine (per-operator
+	// device, rows, time and launches), run once after the warm-up run.
+	Plan string `json:"plan,omitempty"`
 }
 
 func newReport(cfg *config) *report {

@@ -198,13 +198,14 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 		sums[i] = c
 		r.OutRows, r.OutputBytes, r.Checksum = res.Rows, res.OutBytes, c.String()
 		if g, ok := e.(gpuEngine); ok {
-			gpuOps, cpuOps, err := g.Placement(ctx, text)
+			plan, err := g.Explain(ctx, text)
 			if err != nil {
 				r.Status, r.Error = statusError, fmt.Sprintf("placement: %v", err)
 				out = append(out, r)
 				continue
 			}
-			r.GPUOps, r.CPUOps = &gpuOps, &cpuOps
+			gpuOps, cpuOps := countPlacement(plan)
+			r.GPUOps, r.CPUOps, r.Plan = &gpuOps, &cpuOps, plan
 		}
 		var before uint64
 		if g, ok := e.(gpuEngine); ok {
