@@ -418,7 +418,7 @@ func (t *hashTable) probeString(kv *keyVec, h []uint64, lo, hi int, ids []uint32
 			}
 			if s&tagMask == tag {
 				g := uint32(s) - 1
-				if string(arena[offs[g]:offs[g+1]]) == string(x) {
+				if equalBytes(arena[offs[g]:offs[g+1]], x) {
 					ids[r] = g
 					break
 				}
@@ -459,7 +459,7 @@ func (t *hashTable) compare(keys []keyVec) bool {
 			arena, offs := tc.arena, tc.offs
 			for i, r := range rows {
 				g := ids[i]
-				if string(arena[offs[g]:offs[g+1]]) != string(kv.bytes[kv.offs[r]:kv.offs[r+1]]) {
+				if !equalBytes(arena[offs[g]:offs[g+1]], kv.bytes[kv.offs[r]:kv.offs[r+1]]) {
 					diff[i] = true
 				}
 			}
@@ -480,10 +480,28 @@ func (t *hashTable) compare(keys []keyVec) bool {
 	return false
 }
 
+// equalBytes is bytes.Equal with the comparison of short strings (most
+// keys) inlined as word loads.
+func equalBytes(a, b []byte) bool {
+	n := len(a)
+	if n != len(b) {
+		return false
+	}
+	le := binary.LittleEndian
+	switch {
+	case n >= 8 && n <= 16:
+		return le.Uint64(a) == le.Uint64(b) && le.Uint64(a[n-8:]) == le.Uint64(b[n-8:])
+	case n > 16 && n <= 32:
+		return le.Uint64(a) == le.Uint64(b) && le.Uint64(a[8:]) == le.Uint64(b[8:]) &&
+			le.Uint64(a[n-16:]) == le.Uint64(b[n-16:]) && le.Uint64(a[n-8:]) == le.Uint64(b[n-8:])
+	}
+	return string(a) == string(b)
+}
+
 // equal compares a non-NULL key of row r with the non-NULL key of id g.
 func (tc *tableCol) equal(kv *keyVec, r int, g uint32) bool {
 	if kv.t == coldata.String {
-		return string(tc.arena[tc.offs[g]:tc.offs[g+1]]) == string(kv.bytes[kv.offs[r]:kv.offs[r+1]])
+		return equalBytes(tc.arena[tc.offs[g]:tc.offs[g+1]], kv.bytes[kv.offs[r]:kv.offs[r+1]])
 	}
 	return tc.fixed[g] == kv.fixed[r]
 }
@@ -544,7 +562,9 @@ func (t *hashTable) insertRow(keys []keyVec, r int, h uint64, admit func(r int) 
 	t.hashes = append(t.hashes, h)
 	t.n++
 	t.slots[pos] = tag | uint64(g+1)
-	if 2*t.n > len(t.slots) {
+	// Small tables stay at most a quarter full (short walks, few
+	// mispredicted exits); big ones half, to bound their memory.
+	if 2*t.n > len(t.slots) || (len(t.slots) < 1<<16 && 4*t.n > len(t.slots)) {
 		t.grow()
 	}
 	return g, true, nil

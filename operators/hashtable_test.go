@@ -184,3 +184,28 @@ func mkStrs(xs ...string) *coldata.Vec {
 	}
 	return b.Finish()
 }
+
+// TestEqualBytes: equal exactly when bytes.Equal is, for every length up to
+// 40 and a difference at every position.
+func TestEqualBytes(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		a := make([]byte, n)
+		for i := range a {
+			a[i] = byte('a' + i)
+		}
+		b := append([]byte(nil), a...)
+		if !equalBytes(a, b) {
+			t.Fatalf("len %d: equal strings differ", n)
+		}
+		if n > 0 && equalBytes(a, b[:n-1]) {
+			t.Fatalf("len %d: prefix equals", n)
+		}
+		for i := 0; i < n; i++ {
+			b[i] ^= 1
+			if equalBytes(a, b) {
+				t.Fatalf("len %d: difference at %d missed", n, i)
+			}
+			b[i] ^= 1
+		}
+	}
+}
