@@ -314,24 +314,8 @@ func (d *Device) Download(ctx context.Context, b *DeviceBatch) (*coldata.Batch, 
 		}
 		host := make([]byte, l.Size)
 		if l.Size > 0 {
-			base := viewBase(src, l)
-			stage, err := d.stagingOn(int(l.Size))
-			if err != nil {
-				return err
-			}
-			dst := stage
-			if dst == nil {
-				dst = host
-			}
-			if err := d.drv.d2h(dst, base, d.stream.h); err != nil {
+			if err := d.copyOutOn(host, viewBase(src, l)); err != nil {
 				return fmt.Errorf("gpu: download of %d bytes: %w", l.Size, err)
-			}
-			if err := d.drv.syncStream(d.stream.h); err != nil {
-				return err
-			}
-			d.toHost.Add(uint64(l.Size))
-			if stage != nil {
-				parallelCopy(host, stage)
 			}
 		}
 		var err error
@@ -339,6 +323,54 @@ func (d *Device) Download(ctx context.Context, b *DeviceBatch) (*coldata.Batch, 
 		return err
 	})
 	return out, err
+}
+
+// downloadChunk is the piece size of pipelined downloads: two pieces of
+// page-locked staging take turns, one filling by DMA while the other is
+// copied into Go memory on all cores. The host copy (page faults of fresh
+// memory included) is the slow side, so the DMA hides behind it.
+var downloadChunk = 32 << 20 // a variable so that tests can force many pieces
+
+// copyOutOn copies len(host) bytes from src into host through the pinned
+// staging buffer, overlapping the device-to-host copy of one piece with the
+// host copy of the previous one. Runs on the context thread.
+func (d *Device) copyOutOn(host []byte, src DevicePtr) error {
+	n := len(host)
+	chunk := min(n, downloadChunk)
+	stage, err := d.stagingOn(2 * chunk)
+	if err != nil {
+		return err
+	}
+	if stage == nil { // staging limit below two pieces: pageable copy
+		if err := d.drv.d2h(host, src, d.stream.h); err != nil {
+			return err
+		}
+		if err := d.drv.syncStream(d.stream.h); err != nil {
+			return err
+		}
+		d.toHost.Add(uint64(n))
+		return nil
+	}
+	pieces := [2][]byte{stage[:chunk], stage[chunk : 2*chunk]}
+	if err := d.drv.d2h(pieces[0][:chunk], src, d.stream.h); err != nil {
+		return err
+	}
+	for off, i := 0, 0; off < n; i++ {
+		size := min(chunk, n-off)
+		if err := d.drv.syncStream(d.stream.h); err != nil { // piece i landed
+			return err
+		}
+		if next := off + size; next < n {
+			m := min(chunk, n-next)
+			if err := d.drv.d2h(pieces[(i+1)%2][:m], src+DevicePtr(next), d.stream.h); err != nil {
+				return err
+			}
+		}
+		parallelCopy(host[off:off+size], pieces[i%2][:size])
+		d.toHost.Add(uint64(size))
+		off += size
+	}
+	return nil
 }
 
 // viewBase is the device address of a packed batch's buffer start.

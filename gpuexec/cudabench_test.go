@@ -187,18 +187,25 @@ func benchTransfers(t *testing.T, d *Device, r *report) {
 		db = b
 	}
 	row("Upload (pack on host into pinned staging + 1 H2D)", up)
-	for i := 0; i < reps; i++ {
-		t0 := time.Now()
-		got, err := d.Download(ctx, db)
-		if err != nil {
-			t.Fatal(err)
+	download := func(name string, chunk int) {
+		defer func(c int) { downloadChunk = c }(downloadChunk)
+		downloadChunk = chunk
+		down = down[:0]
+		for i := 0; i < reps; i++ {
+			t0 := time.Now()
+			got, err := d.Download(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			down = append(down, time.Since(t0))
+			if i == 0 {
+				requireEqualBatch(t, hb, got, "bench download")
+			}
 		}
-		down = append(down, time.Since(t0))
-		if i == 0 {
-			requireEqualBatch(t, hb, got, "bench download")
-		}
+		row(name, down)
 	}
-	row("Download (1 D2H into pinned staging + copy out)", down)
+	download("Download (pipelined: 32 MiB D2H pieces into pinned staging, copied out on all cores)", downloadChunk)
+	download("Download (one D2H into pinned staging, then copy out)", 1<<40)
 	// The raw copies of the packed buffer alone (pinned <-> device), timed
 	// with events.
 	p, _ := d.Pack(db)

@@ -31,6 +31,20 @@ func TestFakeRoundTripsNoPool(t *testing.T) {
 	runRoundTrips(t, d, []int{0, 33, 513}, 8)
 }
 
+// TestFakePipelinedDownload forces downloads through many staging pieces
+// (odd piece sizes, so the last piece is short) and through the pageable
+// fallback when the staging limit is below two pieces.
+func TestFakePipelinedDownload(t *testing.T) {
+	defer func(c int) { downloadChunk = c }(downloadChunk)
+	downloadChunk = 1000
+	d, _ := newFakeDevice(t, Options{})
+	defer d.Close()
+	runRoundTrips(t, d, []int{1, 999, 40000}, 9)
+	small, _ := newFakeDevice(t, Options{StagingLimit: 1500})
+	defer small.Close()
+	runRoundTrips(t, small, []int{5, 40000}, 10)
+}
+
 func TestFakeErrors(t *testing.T) {
 	d, _ := newFakeDevice(t, Options{})
 	defer d.Close()

@@ -186,7 +186,7 @@ func (t copyTask) run() {
 
 // parallelCopy copies src into dst with several goroutines when it is big.
 func parallelCopy(dst, src []byte) {
-	const piece = 8 << 20
+	const piece = 2 << 20
 	workers := runtime.GOMAXPROCS(0)
 	if len(src) < 4*piece || workers < 2 {
 		copy(dst, src)
