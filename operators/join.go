@@ -48,10 +48,14 @@ type HashJoin struct {
 	pending []*coldata.Batch
 
 	// Probe scratch, reused across batches.
-	keys    []keyVec
-	ids     []uint32
-	li, ri  []int
-	matched []bool
+	keys     []keyVec
+	leftKeys []*coldata.Vec // the probe batch's key values
+	// keyFromLeft maps a build column to the key whose probe values it
+	// equals in every match (-1: none); nil when no column does.
+	keyFromLeft []int
+	ids         []uint32
+	li, ri      []int
+	matched     []bool
 }
 
 // maxPairs bounds the candidate pairs formed at once, so that a nested loop
@@ -60,7 +64,7 @@ const maxPairs = 1 << 16
 
 // Open implements Operator.
 func (j *HashJoin) Open(ctx context.Context) error {
-	j.build, j.table, j.start, j.pending = nil, nil, nil, nil
+	j.build, j.table, j.start, j.pending, j.keyFromLeft = nil, nil, nil, nil, nil
 	if err := j.Left.Open(ctx); err != nil {
 		return err
 	}
@@ -157,6 +161,7 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 	// Matches then gather from consecutive rows per key, and for unique
 	// keys need no lookup besides the hash table.
 	j.build = coldata.GatherBatch(j.build, order)
+	j.setKeyFromLeft()
 	return nil
 }
 
@@ -237,6 +242,7 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		if err != nil {
 			return err
 		}
+		j.leftKeys = keys
 		if len(j.keys) != len(keys) {
 			j.keys = make([]keyVec, len(keys))
 		}
@@ -359,7 +365,7 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 // pairs forms the candidate pairs and keeps those passing Cond; sel lists
 // the kept pair positions (nil without Cond: all of them).
 func (j *HashJoin) pairs(lb *coldata.Batch, li, ri []int) (*coldata.Batch, []int, error) {
-	b := j.combine(lb, li, ri)
+	b := j.combineMatches(lb, li, ri)
 	if j.Cond == nil {
 		return b, nil, nil
 	}
@@ -390,10 +396,58 @@ func (j *HashJoin) combine(lb *coldata.Batch, li, ri []int) *coldata.Batch {
 	return &coldata.Batch{Cols: cols, Len: len(li)}
 }
 
+// combineMatches is combine for matching pairs (every ri >= 0). A build
+// column that is itself a key equals the probe's key in every pair, and
+// for types whose equal values are identical (not DOUBLE: -0 = 0) it is
+// gathered from the probe key, in probe order, instead of at random from
+// the build side.
+func (j *HashJoin) combineMatches(lb *coldata.Batch, li, ri []int) *coldata.Batch {
+	if j.keyFromLeft == nil {
+		return j.combine(lb, li, ri)
+	}
+	cols := make([]*coldata.Vec, 0, j.LeftCols+len(j.RightTypes))
+	for _, c := range lb.Cols {
+		cols = append(cols, coldata.Gather(c, li))
+	}
+	for c, v := range j.build.Cols {
+		if k := j.keyFromLeft[c]; k >= 0 {
+			cols = append(cols, coldata.Gather(j.leftKeys[k], li))
+			continue
+		}
+		cols = append(cols, coldata.Gather(v, ri))
+	}
+	return &coldata.Batch{Cols: cols, Len: len(li)}
+}
+
+// setKeyFromLeft finds the build columns that combineMatches may take from
+// the probe keys.
+func (j *HashJoin) setKeyFromLeft() {
+	j.keyFromLeft = nil
+	for i, rk := range j.RightKeys {
+		cr, ok := rk.(*expr.ColumnRef)
+		if !ok || cr.Index < 0 || cr.Index >= len(j.build.Cols) {
+			continue
+		}
+		t := j.build.Cols[cr.Index].Type
+		if (t != coldata.Int64 && t != coldata.String && t != coldata.Bool) || j.LeftKeys[i].Type() != t || cr.T != t {
+			continue
+		}
+		if j.keyFromLeft == nil {
+			j.keyFromLeft = make([]int, len(j.build.Cols))
+			for c := range j.keyFromLeft {
+				j.keyFromLeft[c] = -1
+			}
+		}
+		if j.keyFromLeft[cr.Index] < 0 {
+			j.keyFromLeft[cr.Index] = i
+		}
+	}
+}
+
 // Close implements Operator.
 func (j *HashJoin) Close() error {
 	j.build, j.table, j.start, j.pending = nil, nil, nil, nil
-	j.keys, j.ids, j.li, j.ri, j.matched = nil, nil, nil, nil, nil
+	j.keys, j.leftKeys, j.ids, j.li, j.ri, j.matched = nil, nil, nil, nil, nil, nil
 	err := j.Left.Close()
 	if err2 := j.Right.Close(); err == nil {
 		err = err2
