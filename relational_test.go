@@ -41,6 +41,11 @@ var relationalQueries = []struct {
 	{"SELECT c.city, COUNT(*), SUM(o.amount * (1 - c.discount)) FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.city", true, false},
 	{"SELECT c.city, COUNT(o.id) FROM customers c LEFT JOIN orders o ON o.customer = c.id AND o.region = c.city GROUP BY c.city", false, false},
 	{"SELECT COUNT(*) FROM orders o JOIN customers c USING (id)", true, false},
+	{"SELECT region, COUNT(DISTINCT customer), SUM(DISTINCT qty), AVG(DISTINCT qty), MIN(DISTINCT amount), MAX(DISTINCT ccode), COUNT(*), SUM(qty) FROM orders GROUP BY region", true, false},
+	{"SELECT COUNT(DISTINCT region), COUNT(DISTINCT LOWER(region)), SUM(DISTINCT amount), MAX(DISTINCT express), COUNT(DISTINCT customer) FROM orders", true, false},
+	{"SELECT express, COUNT(DISTINCT ccode) FROM orders WHERE qty > 1000 GROUP BY express", true, true},
+	{"SELECT COUNT(DISTINCT customer), SUM(DISTINCT qty) FROM orders WHERE qty > 1000", true, false},
+	{"SELECT c.city, COUNT(DISTINCT o.customer), COUNT(DISTINCT o.region) FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.city", true, false},
 }
 
 func relationalDB(t testing.TB, device string, rows, customers int) *gsql.DB {

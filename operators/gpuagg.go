@@ -41,8 +41,8 @@ type DeviceHashAggregate struct {
 func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
 	out := make([]gpuexec.GroupAgg, len(specs))
 	for i, s := range specs {
-		if s.Distinct || s.Kind == AggGroupConcat || len(s.Order) > 0 {
-			return nil, fmt.Errorf("aggregate %d (DISTINCT or GROUP_CONCAT) has no GPU implementation", i)
+		if s.Kind == AggGroupConcat || len(s.Order) > 0 {
+			return nil, fmt.Errorf("aggregate %d (GROUP_CONCAT) has no GPU implementation", i)
 		}
 		if s.Kind == AggCountStar {
 			out[i] = gpuexec.GroupAgg{Kind: gpuexec.GroupCountStar}
@@ -54,6 +54,9 @@ func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
 		}
 		name := map[AggKind]string{AggCount: "count", AggSum: "sum", AggAvg: "avg", AggMin: "min", AggMax: "max"}[s.Kind]
 		k, ok := gpuexec.GroupAggFor(name, ref.T)
+		if s.Distinct && !distinctable(ref.T) {
+			ok = false // the argument becomes a hash key
+		}
 		if !ok {
 			return nil, fmt.Errorf("aggregate %s over %s has no GPU implementation", name, ref.T)
 		}
@@ -96,6 +99,11 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	kinds, err := DeviceAggKinds(h.Aggs)
 	if err != nil {
 		return nil, err
+	}
+	for _, s := range h.Aggs {
+		if s.Distinct {
+			return h.consumeDistinct(ctx, kinds)
+		}
 	}
 	var parts []*gpuexec.GroupPartial
 	for {
@@ -160,6 +168,207 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		keys[i] = kb.Finish()
 	}
 	return h.finish(keys, len(states), kinds, func(g, a int, m *mergedAgg) { *m = states[g][a] })
+}
+
+// distinctable reports whether DISTINCT values of type t can be found on
+// the device, as group keys.
+func distinctable(t coldata.Type) bool {
+	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String
+}
+
+// distinctParts are one device batch's results when DISTINCT aggregates
+// are present: the groups with the other aggregates' states, and per
+// DISTINCT aggregate the batch's distinct (keys..., argument) tuples.
+type distinctParts struct {
+	groups *gpuexec.GroupPartial // nil when there are no keys and no plain aggregates
+	pairs  []*gpuexec.GroupPartial
+}
+
+// consumeDistinct aggregates with DISTINCT aggregates: the device finds
+// each DISTINCT aggregate's distinct (group keys, argument) tuples by
+// grouping on both, and the host folds every tuple into its group, each
+// distinct value once (across batches too).
+func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuexec.GroupAgg) (*coldata.Batch, error) {
+	var plain, distinct []int
+	var plainKinds []gpuexec.GroupAgg
+	for i, s := range h.Aggs {
+		if s.Distinct {
+			distinct = append(distinct, i)
+		} else {
+			plain = append(plain, i)
+			plainKinds = append(plainKinds, kinds[i])
+		}
+	}
+	nk := len(h.Keys)
+	var parts []distinctParts
+	for {
+		b, err := h.Input.NextDevice(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		var part distinctParts
+		launches := 0
+		err = func() error {
+			defer b.Release()
+			if nk > 0 || len(plain) > 0 {
+				p, err := h.RT.Dev.GroupBy(ctx, b, h.Keys, plainKinds)
+				if err != nil {
+					return err
+				}
+				part.groups, launches = p, launches+p.Launches
+			}
+			for _, a := range distinct {
+				keys := append(append(make([]int, 0, nk+1), h.Keys...), kinds[a].Arg)
+				p, err := h.RT.Dev.GroupBy(ctx, b, keys, nil)
+				if err != nil {
+					return err
+				}
+				part.pairs, launches = append(part.pairs, p), launches+p.Launches
+			}
+			return nil
+		}()
+		if err != nil {
+			return nil, err
+		}
+		if h.Stats != nil {
+			h.Stats.Launches.Add(int64(launches))
+		}
+		parts = append(parts, part)
+	}
+
+	groups := map[string]int{}
+	keyB := make([]*coldata.Builder, nk)
+	for i, t := range h.KeyTypes {
+		keyB[i] = coldata.NewBuilder(t, 0)
+	}
+	var states [][]mergedAgg // [group][agg]
+	var stateBytes uint64
+	var key []byte
+	group := func(cols []*coldata.Vec, row int) (int, error) {
+		key = AppendRowKey(key[:0], cols, row)
+		gi, ok := groups[string(key)]
+		if ok {
+			return gi, nil
+		}
+		gi = len(states)
+		stateBytes += uint64(len(key) + 64 + 64*len(h.Aggs))
+		if h.MemoryLimit > 0 && stateBytes > h.MemoryLimit {
+			return 0, h.memoryError(gi)
+		}
+		groups[string(key)] = gi
+		for i, kb := range keyB {
+			kb.AppendFrom(cols[i], row)
+		}
+		states = append(states, make([]mergedAgg, len(h.Aggs)))
+		return gi, nil
+	}
+	for _, part := range parts {
+		if part.groups == nil {
+			continue
+		}
+		for g := 0; g < part.groups.Keys.Len; g++ {
+			gi, err := group(part.groups.Keys.Cols, g)
+			if err != nil {
+				return nil, err
+			}
+			for pi, a := range plain {
+				mergeAgg(&states[gi][a], kinds[a].Kind, &part.groups.Aggs[pi], g)
+			}
+		}
+	}
+	if nk == 0 && len(states) == 0 {
+		states = append(states, make([]mergedAgg, len(h.Aggs)))
+	}
+	// A value seen by two batches counts once: remember the tuples when
+	// there is more than one batch.
+	var seen map[string]struct{}
+	if len(parts) > 1 {
+		seen = map[string]struct{}{}
+	}
+	var tuple []byte
+	for di, a := range distinct {
+		for _, part := range parts {
+			p := part.pairs[di]
+			x := p.Keys.Cols[nk]
+			for j := 0; j < p.Keys.Len; j++ {
+				if x.IsNull(j) {
+					continue
+				}
+				gi := 0
+				if nk > 0 {
+					var err error
+					if gi, err = group(p.Keys.Cols[:nk], j); err != nil {
+						return nil, err
+					}
+				}
+				if seen != nil {
+					tuple = AppendRowKey(append(tuple[:0], byte(di), byte(di>>8)), p.Keys.Cols, j)
+					if _, dup := seen[string(tuple)]; dup {
+						continue
+					}
+					seen[string(tuple)] = struct{}{}
+					stateBytes += uint64(len(tuple) + 16)
+					if h.MemoryLimit > 0 && stateBytes > h.MemoryLimit {
+						return nil, h.memoryError(len(states))
+					}
+				}
+				foldDistinct(&states[gi][a], kinds[a].Kind, x, j)
+			}
+		}
+	}
+	keys := make([]*coldata.Vec, nk)
+	for i, kb := range keyB {
+		keys[i] = kb.Finish()
+	}
+	return h.finish(keys, len(states), kinds, func(g, a int, m *mergedAgg) { *m = states[g][a] })
+}
+
+// foldDistinct folds one distinct non-NULL value, row j of x, into an
+// aggregate's state.
+func foldDistinct(m *mergedAgg, k gpuexec.GroupAggKind, x *coldata.Vec, j int) {
+	first := m.count == 0
+	m.count++
+	switch k {
+	case gpuexec.GroupSumInt:
+		v := int64(0)
+		if x.Type == coldata.Bool {
+			if x.Bool(j) {
+				v = 1
+			}
+		} else {
+			v = x.Int(j)
+		}
+		var carry uint64
+		m.lo, carry = bits.Add64(m.lo, uint64(v), 0)
+		m.hi += v>>63 + int64(carry) // sign-extend v to 128 bits
+	case gpuexec.GroupSumFloat:
+		m.f += x.Float(j)
+	case gpuexec.GroupMinInt, gpuexec.GroupMaxInt:
+		if v := x.Int(j); first || (k == gpuexec.GroupMinInt && v < int64(m.lo)) || (k == gpuexec.GroupMaxInt && v > int64(m.lo)) {
+			m.lo = uint64(v)
+		}
+	case gpuexec.GroupMinBool, gpuexec.GroupMaxBool:
+		v := uint64(0)
+		if x.Bool(j) {
+			v = 1
+		}
+		if first || (k == gpuexec.GroupMinBool && v < m.lo) || (k == gpuexec.GroupMaxBool && v > m.lo) {
+			m.lo = v
+		}
+	case gpuexec.GroupMinFloat, gpuexec.GroupMaxFloat:
+		if v := x.Float(j); first || (k == gpuexec.GroupMinFloat && v < m.f) || (k == gpuexec.GroupMaxFloat && v > m.f) {
+			m.f = v
+		}
+	case gpuexec.GroupMinString, gpuexec.GroupMaxString:
+		v := x.Str(j)
+		c := bytes.Compare(v, m.s)
+		if first || (k == gpuexec.GroupMinString && c < 0) || (k == gpuexec.GroupMaxString && c > 0) {
+			m.s = append(m.s[:0], v...)
+		}
+	}
 }
 
 // finishPartial turns one batch's groups into the output, column by

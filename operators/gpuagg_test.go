@@ -100,3 +100,66 @@ func BenchmarkDeviceAggregateFinish(b *testing.B) {
 		}
 	}
 }
+
+// TestFoldDistinct folds distinct values as the GPU DISTINCT path does and
+// checks the finished aggregate, negative BIGINT sums included.
+func TestFoldDistinct(t *testing.T) {
+	ints := coldata.NewBuilder(coldata.Int64, 4)
+	for _, v := range []int64{5, -9, 3, -1 << 62} {
+		ints.AppendInt(v)
+	}
+	strs := coldata.NewBuilder(coldata.String, 3)
+	for _, v := range []string{"pear", "apple", "zoo"} {
+		strs.AppendBytes([]byte(v))
+	}
+	floats := coldata.NewBuilder(coldata.Float64, 3)
+	for _, v := range []float64{1.5, -2.25, 8} {
+		floats.AppendFloat(v)
+	}
+	bools := coldata.NewBuilder(coldata.Bool, 2)
+	bools.AppendBool(true)
+	bools.AppendBool(false)
+	iv, sv, fv, bv := ints.Finish(), strs.Finish(), floats.Finish(), bools.Finish()
+	cases := []struct {
+		spec AggSpec
+		x    *coldata.Vec
+		want any
+	}{
+		{AggSpec{Kind: AggCount, Type: coldata.Int64}, iv, int64(4)},
+		{AggSpec{Kind: AggSum, Type: coldata.Int64}, iv, int64(5 - 9 + 3 - 1<<62)},
+		{AggSpec{Kind: AggAvg, Type: coldata.Float64}, iv, float64(5-9+3-1<<62) / 4},
+		{AggSpec{Kind: AggMin, Type: coldata.Int64}, iv, int64(-1 << 62)},
+		{AggSpec{Kind: AggMax, Type: coldata.Int64}, iv, int64(5)},
+		{AggSpec{Kind: AggMin, Type: coldata.String}, sv, "apple"},
+		{AggSpec{Kind: AggMax, Type: coldata.String}, sv, "zoo"},
+		{AggSpec{Kind: AggSum, Type: coldata.Float64}, fv, 7.25},
+		{AggSpec{Kind: AggMin, Type: coldata.Float64}, fv, -2.25},
+		{AggSpec{Kind: AggMax, Type: coldata.Float64}, fv, 8.0},
+		{AggSpec{Kind: AggSum, Type: coldata.Float64}, bv, 1.0},
+		{AggSpec{Kind: AggMin, Type: coldata.Bool}, bv, false},
+		{AggSpec{Kind: AggMax, Type: coldata.Bool}, bv, true},
+	}
+	for _, c := range cases {
+		c.spec.Distinct = true
+		c.spec.Arg = &expr.ColumnRef{Index: 0, Name: "x", T: c.x.Type}
+		kinds, err := DeviceAggKinds([]AggSpec{c.spec})
+		if err != nil {
+			t.Fatalf("%v over %v: %v", c.spec.Kind, c.x.Type, err)
+		}
+		var m mergedAgg
+		for j := 0; j < c.x.Len; j++ {
+			foldDistinct(&m, kinds[0].Kind, c.x, j)
+		}
+		b := coldata.NewBuilder(c.spec.Type, 1)
+		if err := finishAgg(b, c.spec, kinds[0].Kind, &m); err != nil {
+			t.Fatal(err)
+		}
+		got := b.Finish().Value(0)
+		if s, ok := got.([]byte); ok {
+			got = string(s)
+		}
+		if got != c.want {
+			t.Errorf("%v(DISTINCT) over %v: got %v (%T), want %v", c.spec.Kind, c.x.Type, got, got, c.want)
+		}
+	}
+}

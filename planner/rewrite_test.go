@@ -488,17 +488,26 @@ func TestPlace(t *testing.T) {
 			"        Scan t [a b c d] (10 rows) [gpu]",
 			"      Scan u [k x] (3 rows) [gpu]",
 		}},
-		{"distinct aggregate and left join with a condition stay on the CPU", func() Node {
+		{"distinct aggregate on the GPU over a left join with a condition on the CPU", func() Node {
 			u := scanOf(tblU)
 			j := &Join{Kind: operators.LeftJoin, Left: s, Right: u}
 			j.setCondition(call(t, "AND", call(t, "=", a, refAt(4, "k", coldata.Int64)), gt()), 4)
 			return &Aggregate{Input: j, Keys: []expr.Expr{refAt(5, "x", coldata.String)}, AggNames: []string{"count(DISTINCT a)"},
 				Aggs: []operators.AggSpec{{Kind: operators.AggCount, Distinct: true, Arg: a, Type: coldata.Int64}}}
 		}, opts, []string{
-			"HashAggregate keys: x aggs: count(DISTINCT a) [cpu]",
-			"  Left HashJoin on a = k filter (a > 1) [cpu]",
-			"    Scan t [a b c d] (10 rows) [cpu]",
-			"    Scan u [k x] (3 rows) [cpu]",
+			"HashAggregate keys: x aggs: count(DISTINCT a) (hash table on the gpu, groups merged on the host) [cpu]",
+			"  Project x, a (fused kernel) [gpu]",
+			"    HostToDevice [gpu]",
+			"      Left HashJoin on a = k filter (a > 1) [cpu]",
+			"        Scan t [a b c d] (10 rows) [cpu]",
+			"        Scan u [k x] (3 rows) [cpu]",
+		}},
+		{"GROUP_CONCAT stays on the CPU", func() Node {
+			return &Aggregate{Input: s, Keys: []expr.Expr{a}, AggNames: []string{"group_concat(b)"},
+				Aggs: []operators.AggSpec{{Kind: operators.AggGroupConcat, Arg: refAt(1, "b", coldata.String), Type: coldata.String, Separator: ","}}}
+		}, opts, []string{
+			"HashAggregate keys: a aggs: group_concat(b) [cpu]",
+			"  Scan t [a b c d] (10 rows) [cpu]",
 		}},
 		{"union of GPU parts", func() Node {
 			p1 := project(s, call(t, "lower", b))
