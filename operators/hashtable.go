@@ -6,7 +6,9 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
 )
@@ -36,9 +38,21 @@ type hashTable struct {
 	// weakHash (tests only) keeps 4 bits of each hash, so that tags and
 	// home slots collide and the mismatch paths run.
 	weakHash bool
+	// partRows (tests only) overrides parallelRows.
+	partRows int
 
-	// Per-batch scratch, reused.
-	h        []uint64
+	// Per-batch scratch, reused: hashes, and one prober per part of a
+	// batch probed in parallel.
+	h       []uint64
+	probers []prober
+	slow    []int32
+}
+
+// prober holds one goroutine's probe scratch. Probing only reads the
+// table, so parts of a batch probe in parallel; insertions then follow on
+// one goroutine, in row order.
+type prober struct {
+	t        *hashTable
 	candRows []int32
 	candIDs  []uint32
 	diff     []bool
@@ -195,13 +209,9 @@ func hashBytes(b []byte, seed uint64) uint64 {
 	return mum(x^k1, y^seed^k2)
 }
 
-// hashRows fills t.h[lo:hi] with the hashes of rows [lo, hi), one key
+// hashRange fills h[lo:hi] with the hashes of rows [lo, hi), one key
 // column at a time.
-func (t *hashTable) hashRows(keys []keyVec, lo, hi int) []uint64 {
-	if cap(t.h) < hi {
-		t.h = make([]uint64, hi)
-	}
-	h := t.h[:hi]
+func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
 	for r := lo; r < hi; r++ {
 		h[r] = hashSeed
 	}
@@ -258,7 +268,6 @@ func (t *hashTable) hashRows(keys []keyVec, lo, hi int) []uint64 {
 			h[r] &= 15
 		}
 	}
-	return h
 }
 
 // fusedStringSlots is the largest table (in slots) probed for string keys
@@ -273,8 +282,7 @@ const noID = ^uint32(0)
 // the row) and may refuse it with an error. Rows that inserted their tuple
 // are appended to created, in row order, when created is not nil.
 func (t *hashTable) findOrInsert(keys []keyVec, lo, hi int, ids []uint32, admit func(r int) error, created *[]int32) error {
-	h := t.hashRows(keys, lo, hi)
-	t.probe(keys, h, lo, hi, ids, true)
+	h := t.hashAndProbe(keys, lo, hi, ids, true)
 	for _, r := range t.slow {
 		id, isNew, err := t.insertRow(keys, int(r), h[r], admit)
 		if err != nil {
@@ -291,19 +299,68 @@ func (t *hashTable) findOrInsert(keys []keyVec, lo, hi int, ids []uint32, admit 
 // find sets ids[r] for rows [lo, hi) to the stored tuple's id, or noID
 // when the tuple is absent.
 func (t *hashTable) find(keys []keyVec, lo, hi int, ids []uint32) {
-	h := t.hashRows(keys, lo, hi)
-	t.probe(keys, h, lo, hi, ids, false)
+	t.hashAndProbe(keys, lo, hi, ids, false)
+}
+
+// parallelRows is the fewest rows per goroutine when a batch is hashed and
+// probed in parallel.
+const parallelRows = 1 << 14
+
+// hashAndProbe hashes rows [lo, hi) and probes them (see probe), in
+// parallel parts when the batch is large; with insert, t.slow then lists
+// the rows left to insert, in row order. It returns the hashes.
+func (t *hashTable) hashAndProbe(keys []keyVec, lo, hi int, ids []uint32, insert bool) []uint64 {
+	if cap(t.h) < hi {
+		t.h = make([]uint64, hi)
+	}
+	h := t.h[:hi]
+	minRows := parallelRows
+	if t.partRows > 0 {
+		minRows = t.partRows
+	}
+	parts := max(min(runtime.GOMAXPROCS(0), (hi-lo)/minRows, 8), 1)
+	for len(t.probers) < parts {
+		t.probers = append(t.probers, prober{t: t})
+	}
+	if parts == 1 {
+		t.hashRange(keys, h, lo, hi)
+		t.probers[0].probe(keys, h, lo, hi, ids, insert)
+		t.slow = append(t.slow[:0], t.probers[0].slow...)
+		return h
+	}
+	var wg sync.WaitGroup
+	step := (hi - lo + parts - 1) / parts
+	for w := 0; w < parts; w++ {
+		plo, phi := lo+w*step, min(lo+(w+1)*step, hi)
+		if plo >= phi {
+			t.probers[w].slow = t.probers[w].slow[:0]
+			continue
+		}
+		wg.Add(1)
+		go func(p *prober) {
+			defer wg.Done()
+			t.hashRange(keys, h, plo, phi)
+			p.probe(keys, h, plo, phi, ids, insert)
+		}(&t.probers[w])
+	}
+	wg.Wait()
+	t.slow = t.slow[:0]
+	for w := 0; w < parts; w++ {
+		t.slow = append(t.slow, t.probers[w].slow...)
+	}
+	return h
 }
 
 // probe resolves the rows of [lo, hi) whose tuples are stored, writing
-// ids. The other rows get noID, or with insert go to t.slow in row order.
-func (t *hashTable) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, insert bool) {
-	t.slow = t.slow[:0]
+// ids. The other rows get noID, or with insert go to p.slow in row order.
+func (p *prober) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, insert bool) {
+	t := p.t
+	p.slow = p.slow[:0]
 	if t.n == 0 {
 		for r := lo; r < hi; r++ {
 			ids[r] = noID
 			if insert {
-				t.slow = append(t.slow, int32(r))
+				p.slow = append(p.slow, int32(r))
 			}
 		}
 		return
@@ -313,18 +370,18 @@ func (t *hashTable) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, i
 		// strings only while the table is small: past the cache, the
 		// separate passes below overlap more of the (dependent) misses.
 		if keys[0].t != coldata.String {
-			t.probeFixed(keys[0].fixed, h, lo, hi, ids, insert)
+			p.probeFixed(keys[0].fixed, h, lo, hi, ids, insert)
 			return
 		}
 		if len(t.slots) <= fusedStringSlots {
-			t.probeString(&keys[0], h, lo, hi, ids, insert)
+			p.probeString(&keys[0], h, lo, hi, ids, insert)
 			return
 		}
 	}
-	if cap(t.candRows) < hi-lo {
-		t.candRows, t.candIDs = make([]int32, hi-lo), make([]uint32, hi-lo)
+	if cap(p.candRows) < hi-lo {
+		p.candRows, p.candIDs = make([]int32, hi-lo), make([]uint32, hi-lo)
 	}
-	candRows, candIDs := t.candRows[:hi-lo], t.candIDs[:hi-lo]
+	candRows, candIDs := p.candRows[:hi-lo], p.candIDs[:hi-lo]
 	nc := 0
 	slots, mask := t.slots, t.mask
 	for r := lo; r < hi; r++ {
@@ -336,7 +393,7 @@ func (t *hashTable) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, i
 			s := slots[pos]
 			if s == 0 {
 				if insert {
-					t.slow = append(t.slow, int32(r))
+					p.slow = append(p.slow, int32(r))
 				}
 				break
 			}
@@ -348,34 +405,35 @@ func (t *hashTable) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, i
 			pos = (pos + 1) & mask
 		}
 	}
-	t.candRows, t.candIDs = candRows[:nc], candIDs[:nc]
-	mismatch := t.compare(keys)
-	for i, r := range t.candRows {
-		if !t.diff[i] {
-			ids[r] = t.candIDs[i]
+	p.candRows, p.candIDs = candRows[:nc], candIDs[:nc]
+	mismatch := p.compare(keys)
+	for i, r := range p.candRows {
+		if !p.diff[i] {
+			ids[r] = p.candIDs[i]
 		}
 	}
 	if !mismatch {
 		return
 	}
 	// A tag matched another key (rare): those rows go on row at a time.
-	for i, r := range t.candRows {
-		if !t.diff[i] {
+	for i, r := range p.candRows {
+		if !p.diff[i] {
 			continue
 		}
 		if insert {
-			t.slow = append(t.slow, r)
+			p.slow = append(p.slow, r)
 		} else {
 			ids[r] = t.findRow(keys, int(r), h[r])
 		}
 	}
 	if insert {
-		slices.Sort(t.slow)
+		slices.Sort(p.slow)
 	}
 }
 
 // probeFixed is probe for one fixed-width key column without NULLs.
-func (t *hashTable) probeFixed(fixed []int64, h []uint64, lo, hi int, ids []uint32, insert bool) {
+func (p *prober) probeFixed(fixed []int64, h []uint64, lo, hi int, ids []uint32, insert bool) {
+	t := p.t
 	slots, mask, stored := t.slots, t.mask, t.cols[0].fixed
 	for r := lo; r < hi; r++ {
 		hr, x := h[r], fixed[r]
@@ -386,7 +444,7 @@ func (t *hashTable) probeFixed(fixed []int64, h []uint64, lo, hi int, ids []uint
 			if s == 0 {
 				ids[r] = noID
 				if insert {
-					t.slow = append(t.slow, int32(r))
+					p.slow = append(p.slow, int32(r))
 				}
 				break
 			}
@@ -400,7 +458,8 @@ func (t *hashTable) probeFixed(fixed []int64, h []uint64, lo, hi int, ids []uint
 }
 
 // probeString is probe for one string key column without NULLs.
-func (t *hashTable) probeString(kv *keyVec, h []uint64, lo, hi int, ids []uint32, insert bool) {
+func (p *prober) probeString(kv *keyVec, h []uint64, lo, hi int, ids []uint32, insert bool) {
+	t := p.t
 	slots, mask := t.slots, t.mask
 	arena, offs := t.cols[0].arena, t.cols[0].offs
 	for r := lo; r < hi; r++ {
@@ -412,7 +471,7 @@ func (t *hashTable) probeString(kv *keyVec, h []uint64, lo, hi int, ids []uint32
 			if s == 0 {
 				ids[r] = noID
 				if insert {
-					t.slow = append(t.slow, int32(r))
+					p.slow = append(p.slow, int32(r))
 				}
 				break
 			}
@@ -428,16 +487,17 @@ func (t *hashTable) probeString(kv *keyVec, h []uint64, lo, hi int, ids []uint32
 	}
 }
 
-// compare checks the candidates (t.candRows against t.candIDs) one key
-// column at a time, setting t.diff; it reports whether any differ.
-func (t *hashTable) compare(keys []keyVec) bool {
-	n := len(t.candRows)
-	if cap(t.diff) < n {
-		t.diff = make([]bool, n)
+// compare checks the candidates (p.candRows against p.candIDs) one key
+// column at a time, setting p.diff; it reports whether any differ.
+func (p *prober) compare(keys []keyVec) bool {
+	t := p.t
+	n := len(p.candRows)
+	if cap(p.diff) < n {
+		p.diff = make([]bool, n)
 	}
-	diff := t.diff[:n]
+	diff := p.diff[:n]
 	clear(diff)
-	rows, ids := t.candRows, t.candIDs[:n]
+	rows, ids := p.candRows, p.candIDs[:n]
 	for c := range keys {
 		kv, tc := &keys[c], &t.cols[c]
 		switch {

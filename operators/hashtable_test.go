@@ -83,6 +83,10 @@ func TestHashTableMatchesRowKeys(t *testing.T) {
 				// Colliding hashes: every probe meets other keys' tags.
 				domain, ht.weakHash = -domain, true
 			}
+			if domain != 100 {
+				// Batches probe in parallel parts.
+				ht.partRows = 200
+			}
 			ref := map[string]uint32{}
 			var key []byte
 			keys := make([]keyVec, len(types))
