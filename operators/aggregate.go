@@ -282,11 +282,11 @@ func (h *HashAggregate) growStates() {
 }
 
 // selectRows returns the rows of the batch to feed aggregate a: those with
-// a non-NULL argument and, for DISTINCT, a (group, value) not seen before;
-// nil means every row.
-func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) ([]int32, error) {
+// a non-NULL argument and, for DISTINCT, a (group, value) not seen before.
+// all reports that every row is selected (rows is then nil).
+func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) (rows []int32, all bool, err error) {
 	ar := &h.runs[a]
-	rows := h.rows[:0]
+	rows = h.rows[:0]
 	if ar.distinct != nil {
 		k := 0
 		if h.table != nil {
@@ -306,7 +306,7 @@ func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) ([]int32, error
 		}
 		ar.created = ar.created[:0]
 		if err := ar.distinct.findOrInsert(ar.dkeys, 0, n, ar.dids[:n], nil, &ar.created); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		for _, r := range ar.created {
 			if !v.IsNull(int(r)) {
@@ -315,7 +315,7 @@ func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) ([]int32, error
 		}
 	} else {
 		if v.Nulls == nil {
-			return nil, nil
+			return nil, true, nil
 		}
 		for r := 0; r < n; r++ {
 			if !v.IsNull(r) {
@@ -324,7 +324,7 @@ func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) ([]int32, error
 		}
 	}
 	h.rows = rows
-	return rows, nil
+	return rows, false, nil
 }
 
 // allRows returns rows 0..n-1.
@@ -340,6 +340,10 @@ func (h *HashAggregate) allRows(n int) []int32 {
 // compact gathers the selected rows' groups and values into dense scratch
 // slices, so that the accumulation loops run over all of their input.
 func compact[T any](dst []T, src []T, rows []int32) []T {
+	if dst == nil {
+		// Non-nil even when empty: callers tell argument types apart by nil.
+		dst = make([]T, 0, max(len(rows), 1))
+	}
 	dst = dst[:0]
 	for _, r := range rows {
 		dst = append(dst, src[r])
@@ -367,7 +371,7 @@ func (h *HashAggregate) update(a int, b *coldata.Batch) error {
 	if v.Const {
 		v = v.Materialize()
 	}
-	rows, err := h.selectRows(a, v, n)
+	rows, all, err := h.selectRows(a, v, n)
 	if err != nil {
 		return err
 	}
@@ -388,7 +392,7 @@ func (h *HashAggregate) update(a int, b *coldata.Batch) error {
 		floats = v.Floats[:n]
 	}
 	gs := gids
-	if rows != nil {
+	if !all {
 		h.cg = compact(h.cg, gids, rows)
 		gs = h.cg
 		if ints != nil {
