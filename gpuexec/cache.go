@@ -29,8 +29,16 @@ type TableCache struct {
 // CacheStats are a TableCache's counters.
 type CacheStats struct {
 	Hits, Misses, Evictions, Invalidations uint64
-	Tables                                 int
-	Bytes, Budget                          uint64
+	// PressureEvictions counts the evictions (included in Evictions) made
+	// because a device allocation ran out of memory; Retries the
+	// allocations run again after such evictions.
+	PressureEvictions, Retries uint64
+	// Streamed counts scans of tables too large to keep resident, uploaded
+	// chunk by chunk; Chunks the chunks they uploaded.
+	Streamed, Chunks uint64
+	Tables           int
+	Batches          int // device batches of the resident tables
+	Bytes, Budget    uint64
 }
 
 type cacheEntry struct {
@@ -56,28 +64,49 @@ func (c *TableCache) Get(ctx context.Context, name string, version uint64, load 
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.entries[name]; ok {
+	if out, ok, err := c.hitLocked(name, version); ok || err != nil {
+		return out, err
+	}
+	hosts, err := load()
+	if err != nil {
+		return nil, err
+	}
+	return c.keepLocked(ctx, name, version, hosts)
+}
+
+// hitLocked returns retained handles on table name at version when it is
+// resident (ok); otherwise it drops an older version and counts a miss.
+func (c *TableCache) hitLocked(name string, version uint64) (out []*DeviceBatch, ok bool, err error) {
+	if el, found := c.entries[name]; found {
 		e := el.Value.(*cacheEntry)
 		if e.version == version {
 			out, err := retainAll(e.batches)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			c.lru.MoveToFront(el)
 			c.stats.Hits++
-			return out, nil
+			return out, true, nil
 		}
 		c.removeLocked(el)
 		c.stats.Invalidations++
 	}
 	c.stats.Misses++
-	hosts, err := load()
-	if err != nil {
-		return nil, err
-	}
+	return nil, false, nil
+}
+
+// keepLocked uploads a table's host batches and keeps them under the budget
+// (a table over the whole budget is returned, not kept). An upload that
+// runs out of device memory evicts tables no query holds and is tried once
+// more. c.mu is held.
+func (c *TableCache) keepLocked(ctx context.Context, name string, version uint64, hosts []*coldata.Batch) ([]*DeviceBatch, error) {
 	e := &cacheEntry{name: name, version: version}
 	for _, hb := range hosts {
-		db, err := c.d.Upload(ctx, hb)
+		var db *DeviceBatch
+		err := c.retryLocked(func() (err error) {
+			db, err = c.d.Upload(ctx, hb)
+			return err
+		})
 		if err != nil {
 			releaseAll(e.batches)
 			return nil, err
@@ -128,6 +157,9 @@ func (c *TableCache) Stats() CacheStats {
 	defer c.mu.Unlock()
 	s := c.stats
 	s.Tables, s.Bytes, s.Budget = c.lru.Len(), c.bytes, c.budget
+	for el := c.lru.Front(); el != nil; el = el.Next() {
+		s.Batches += len(el.Value.(*cacheEntry).batches)
+	}
 	return s
 }
 

@@ -73,8 +73,11 @@ func CoalesceForDevice(batches []*coldata.Batch, ncols int) []*coldata.Batch {
 	return out
 }
 
-// DeviceScan produces the device-resident copy of a table, uploading it on
-// the first use (one packed transfer per coalesced batch).
+// DeviceScan produces a table's device batches: the resident copy's,
+// uploaded on first use (one packed transfer per coalesced batch), or, for
+// a table too large to keep resident under the device's memory limit, row
+// ranges uploaded one at a time, each freed by the operators above before
+// the next is uploaded (see gpuexec.TableCache.Scan).
 type DeviceScan struct {
 	RT      *GPURuntime
 	Table   string
@@ -83,54 +86,55 @@ type DeviceScan struct {
 	Cols    []int
 	Stats   *Stats
 
-	batches []*gpuexec.DeviceBatch
-	i       int
+	scan *gpuexec.TableScan
 }
 
 // Open implements DeviceOperator.
 func (s *DeviceScan) Open(ctx context.Context) error {
 	before := s.RT.Dev.Stats().BytesToDevice
-	bs, err := s.RT.Cache.Get(ctx, s.Table, s.Version, s.Load)
+	sc, err := s.RT.Cache.Scan(ctx, s.Table, s.Version, s.Load, s.Cols)
 	if err != nil {
 		return fmt.Errorf("device scan of %s: %w", s.Table, err)
 	}
-	if s.Stats != nil {
-		s.Stats.Bytes.Add(int64(s.RT.Dev.Stats().BytesToDevice - before))
-	}
-	s.batches, s.i = bs, 0
+	s.countBytes(before)
+	s.scan = sc
 	return nil
 }
 
+func (s *DeviceScan) countBytes(before uint64) {
+	if s.Stats != nil {
+		s.Stats.Bytes.Add(int64(s.RT.Dev.Stats().BytesToDevice - before))
+	}
+}
+
+// Streamed reports whether the open scan uploads its table in chunks.
+func (s *DeviceScan) Streamed() bool { return s.scan != nil && s.scan.Streamed() }
+
 // NextDevice implements DeviceOperator.
 func (s *DeviceScan) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if s.scan == nil {
+		return nil, fmt.Errorf("device scan of %s: not open", s.Table)
 	}
-	for s.i < len(s.batches) {
-		b := s.batches[s.i]
-		s.i++
-		if b.Len == 0 {
-			continue
+	before := s.RT.Dev.Stats().BytesToDevice
+	b, err := s.scan.Next(ctx)
+	s.countBytes(before)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		cols := make([]gpuexec.DeviceVec, len(s.Cols))
-		for i, c := range s.Cols {
-			cols[i] = b.Cols[c]
-		}
-		return gpuexec.Combine(cols, b.Len, b)
+		return nil, fmt.Errorf("device scan of %s: %w", s.Table, err)
 	}
-	return nil, nil
+	return b, nil
 }
 
 // Close implements DeviceOperator.
 func (s *DeviceScan) Close() error {
-	var first error
-	for _, b := range s.batches {
-		if err := b.Release(); err != nil && first == nil {
-			first = err
-		}
+	if s.scan == nil {
+		return nil
 	}
-	s.batches = nil
-	return first
+	err := s.scan.Close()
+	s.scan = nil
+	return err
 }
 
 // HostToDevice uploads host batches.
@@ -150,7 +154,11 @@ func (h *HostToDevice) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, er
 		return nil, err
 	}
 	before := h.RT.Dev.Stats().BytesToDevice
-	db, err := h.RT.Dev.Upload(ctx, b)
+	var db *gpuexec.DeviceBatch
+	err = h.RT.Cache.RetryOOM(func() (err error) {
+		db, err = h.RT.Dev.Upload(ctx, b)
+		return err
+	})
 	if h.Stats != nil {
 		h.Stats.Bytes.Add(int64(h.RT.Dev.Stats().BytesToDevice - before))
 	}
@@ -178,7 +186,12 @@ func (d *DeviceToHost) Next(ctx context.Context) (*coldata.Batch, error) {
 			return nil, err
 		}
 		before := d.RT.Dev.Stats().BytesToHost
-		hb, err := d.RT.Dev.Download(ctx, db)
+		var hb *coldata.Batch
+		// Downloading a batch that is not packed packs it on the device.
+		err = d.RT.Cache.RetryOOM(func() (err error) {
+			hb, err = d.RT.Dev.Download(ctx, db)
+			return err
+		})
 		if d.Stats != nil {
 			d.Stats.Bytes.Add(int64(d.RT.Dev.Stats().BytesToHost - before))
 		}
@@ -214,9 +227,17 @@ type DeviceCompute struct {
 
 	fk  *gpuexec.FusedKernel
 	lib *libraryPlan
+	// pending are row ranges of an input batch that ran out of device
+	// memory, to be computed before the next input batch.
+	pending []*gpuexec.DeviceBatch
 	// Profile, when set before Open, times the fused kernel's passes.
 	Profile *gpuexec.KernelProfile
 }
+
+// splitRows aligns the halves of a batch split under memory pressure, so
+// that the halves' validity bitmaps stay byte-aligned (fused kernels take
+// no bit-shifted views).
+const splitRows = 64
 
 func (c *DeviceCompute) outputs() []expr.Expr {
 	if c.Exprs != nil {
@@ -254,39 +275,41 @@ func (c *DeviceCompute) Open(ctx context.Context) error {
 	return c.Input.Open(ctx)
 }
 
-// NextDevice implements DeviceOperator.
+// NextDevice implements DeviceOperator. A batch whose evaluation runs out
+// of device memory is retried once after evicting resident tables no query
+// holds, and then split in two halves computed one after the other (down
+// to a few rows), so a tight memory limit costs launches, not the query.
 func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 	for {
-		in, err := c.Input.NextDevice(ctx)
-		if err != nil || in == nil {
+		var in *gpuexec.DeviceBatch
+		var err error
+		if len(c.pending) > 0 {
+			in, c.pending = c.pending[0], c.pending[1:]
+			if err = ctx.Err(); err != nil {
+				in.Release()
+				return nil, err
+			}
+		} else if in, err = c.Input.NextDevice(ctx); err != nil || in == nil {
 			return nil, err
 		}
 		var out *gpuexec.DeviceBatch
-		if cols, ok := c.selection(in); ok {
-			// Choosing columns is a view, not a kernel.
-			out, err = gpuexec.Combine(cols, in.Len, in)
-		} else if c.fk != nil {
-			out, err = c.fk.Run(ctx, in)
-			c.count(c.fk.Launches())
-			if errors.Is(err, gpuexec.ErrScratch) {
-				// A value outgrew the fused kernel's scratch: the library
-				// path (still the GPU) materialises it instead.
-				out, err = nil, nil
+		err = c.RT.Cache.RetryOOM(func() (err error) {
+			out, err = c.compute(ctx, in)
+			return err
+		})
+		if gpuexec.IsOutOfMemory(err) && in.Len >= 2*splitRows && ctx.Err() == nil {
+			mid := (in.Len / 2) &^ (splitRows - 1)
+			lo, lerr := gpuexec.Slice(in, 0, mid)
+			hi, herr := gpuexec.Slice(in, mid, in.Len)
+			if lerr == nil && herr == nil {
+				in.Release()
+				c.pending = append([]*gpuexec.DeviceBatch{lo, hi}, c.pending...)
+				continue
 			}
-		}
-		if out == nil && err == nil {
-			var launches int
-			out, launches, err = c.lib.run(ctx, c.RT.Dev, in)
-			c.count(launches)
-		}
-		if errors.Is(err, gpuexec.ErrFallback) {
-			if c.Strict {
-				err = fmt.Errorf("device gpu: a value in this batch cannot be converted exactly on the GPU (use device auto): %w", err)
-			} else {
-				if c.Stats != nil {
-					c.Stats.Fallbacks.Add(1)
+			for _, v := range []*gpuexec.DeviceBatch{lo, hi} {
+				if v != nil {
+					v.Release()
 				}
-				out, err = c.cpuBatch(ctx, in)
 			}
 		}
 		if rerr := in.Release(); err == nil {
@@ -300,6 +323,41 @@ func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, e
 		}
 		out.Release()
 	}
+}
+
+// compute evaluates one batch; it leaves no device memory allocated when it
+// fails.
+func (c *DeviceCompute) compute(ctx context.Context, in *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, error) {
+	if cols, ok := c.selection(in); ok {
+		// Choosing columns is a view, not a kernel.
+		return gpuexec.Combine(cols, in.Len, in)
+	}
+	var out *gpuexec.DeviceBatch
+	var err error
+	if c.fk != nil {
+		out, err = c.fk.Run(ctx, in)
+		c.count(c.fk.Launches())
+		if errors.Is(err, gpuexec.ErrScratch) {
+			// A value outgrew the fused kernel's scratch: the library
+			// path (still the GPU) materialises it instead.
+			out, err = nil, nil
+		}
+	}
+	if out == nil && err == nil {
+		var launches int
+		out, launches, err = c.lib.run(ctx, c.RT.Dev, in)
+		c.count(launches)
+	}
+	if errors.Is(err, gpuexec.ErrFallback) {
+		if c.Strict {
+			return nil, fmt.Errorf("device gpu: a value in this batch cannot be converted exactly on the GPU (use device auto): %w", err)
+		}
+		if c.Stats != nil {
+			c.Stats.Fallbacks.Add(1)
+		}
+		return c.cpuBatch(ctx, in)
+	}
+	return out, err
 }
 
 // selection returns the input columns when the operator only picks columns.
@@ -361,6 +419,10 @@ func (c *DeviceCompute) count(launches int) {
 
 // Close implements DeviceOperator.
 func (c *DeviceCompute) Close() error {
+	for _, p := range c.pending {
+		p.Release()
+	}
+	c.pending = nil
 	if c.fk != nil {
 		c.fk.Release()
 		c.fk = nil

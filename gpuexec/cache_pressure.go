@@ -1,0 +1,121 @@
+package gpuexec
+
+import (
+	"errors"
+
+	"github.com/gsqlengine/gsql/memory"
+)
+
+// IsOutOfMemory reports whether err is a device allocation that failed for
+// lack of memory: the pool's limit or the device itself being full.
+func IsOutOfMemory(err error) bool { return errors.Is(err, memory.ErrOutOfMemory) }
+
+// Relieve frees device memory for an allocation that failed: it evicts
+// resident tables that no query holds (the cache's reference is the only
+// one on every buffer), least recently used first, until at least need
+// bytes are freed (need 0: every such table). Tables in use stay: dropping
+// them would free nothing now. It returns the bytes freed; each table
+// evicted counts in Evictions and PressureEvictions.
+func (c *TableCache) Relieve(need uint64) uint64 {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.relieveLocked(need)
+}
+
+func (c *TableCache) relieveLocked(need uint64) uint64 {
+	var freed uint64
+	for el := c.lru.Back(); el != nil; {
+		prev := el.Prev()
+		e := el.Value.(*cacheEntry)
+		if !e.inUse() {
+			freed += e.bytes
+			c.removeLocked(el)
+			c.stats.Evictions++
+			c.stats.PressureEvictions++
+			if need > 0 && freed >= need {
+				break
+			}
+		}
+		el = prev
+	}
+	return freed
+}
+
+// inUse reports whether anything but the cache holds one of the entry's
+// buffers (a running query's scan, a view of it).
+func (e *cacheEntry) inUse() bool {
+	for _, b := range e.batches {
+		for _, buf := range b.bufs {
+			if buf.refs.Load() > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// RetryOOM runs fn; when it fails for lack of device memory and evicting
+// tables no query holds frees something, it runs fn once more. fn must
+// leave nothing allocated when it fails. A nil cache runs fn once.
+func (c *TableCache) RetryOOM(fn func() error) error {
+	err := fn()
+	if !IsOutOfMemory(err) || c == nil {
+		return err
+	}
+	c.mu.Lock()
+	freed := c.relieveLocked(c.shortfall(requested(err)))
+	if freed > 0 {
+		c.stats.Retries++
+	}
+	c.mu.Unlock()
+	if freed == 0 {
+		return err
+	}
+	return fn()
+}
+
+// retryLocked is RetryOOM for callers that hold c.mu.
+func (c *TableCache) retryLocked(fn func() error) error {
+	err := fn()
+	if !IsOutOfMemory(err) {
+		return err
+	}
+	if c.relieveLocked(c.shortfall(requested(err))) == 0 {
+		return err
+	}
+	c.stats.Retries++
+	return fn()
+}
+
+// shortfall is how many bytes must be freed for a request of req bytes to
+// fit: what the pool cannot give from its largest free chunk or its room
+// under the limit. When those look sufficient the request failed for
+// fragmentation (or the device itself is full), so req bytes are asked for.
+// 0 means all that can be freed.
+func (c *TableCache) shortfall(req uint64) uint64 {
+	if req == 0 || c.d == nil {
+		return req
+	}
+	st := c.d.alloc.Stats()
+	avail := st.LargestFree
+	if l := c.d.MemoryLimit(); l > st.Reserved {
+		avail = max(avail, l-st.Reserved)
+	}
+	if req > avail {
+		return req - avail
+	}
+	return req
+}
+
+// requested is the size of the allocation that failed, when the error says
+// (0: unknown, so Relieve frees all it can).
+func requested(err error) uint64 {
+	var oom *memory.OutOfMemoryError
+	if errors.As(err, &oom) {
+		return oom.Requested
+	}
+	return 0
+}

@@ -1,0 +1,272 @@
+package gpuexec
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// How scans share device memory with the operators above them. A table is
+// made resident only when it takes at most 1/residentShare of the device
+// limit: the rest is working memory for the kernels over it (outputs,
+// scratch, hash tables, the packed copy a download makes). A larger table
+// is streamed: uploaded in row ranges of at most 1/chunkShare of the limit
+// (less when the pool is busy), each freed when the operators above are
+// done with it, so a query runs in memory far smaller than its table.
+const (
+	residentShare = 4
+	chunkShare    = 8
+	minChunkBytes = 64 << 10
+	maxChunkBytes = 1 << 30 // also keeps string chunks far from int32 offsets
+)
+
+// MemoryLimit is the device memory gsql may use: the pool limit when one is
+// set, else the GPU's memory (0 when unknown).
+func (d *Device) MemoryLimit() uint64 {
+	if d.opts.PoolLimit > 0 {
+		return d.opts.PoolLimit
+	}
+	return d.info.TotalMemory
+}
+
+// residentLimit is the largest table (packed bytes) a scan makes resident.
+func (d *Device) residentLimit() uint64 {
+	l := d.MemoryLimit()
+	if l == 0 {
+		return math.MaxUint64
+	}
+	return l / residentShare
+}
+
+// chunkBytes is the size of the row ranges a streamed scan uploads: an
+// eighth of the limit, or a quarter of what the pool has left if that is
+// less.
+func (d *Device) chunkBytes() uint64 {
+	l := d.MemoryLimit()
+	if l == 0 {
+		return maxChunkBytes
+	}
+	chunk := l / chunkShare
+	if used := d.alloc.Stats().InUse; used >= l {
+		chunk = 0
+	} else if free := (l - used) / 4; free < chunk {
+		chunk = free
+	}
+	return min(max(chunk, minChunkBytes), maxChunkBytes)
+}
+
+// PackedSize is the device memory Upload takes for hb.
+func PackedSize(hb *coldata.Batch) (uint64, error) {
+	_, specs, err := hostColumns(hb)
+	if err != nil {
+		return 0, err
+	}
+	l, err := NewPackLayout(hb.Len, specs)
+	if err != nil {
+		return 0, err
+	}
+	return allocSize(l), nil
+}
+
+// rangeBytes bounds the packed size of rows [lo, hi) of hb (no constant
+// columns): each region rounded up to Alignment.
+func rangeBytes(hb *coldata.Batch, lo, hi int) uint64 {
+	n := uint64(hi - lo)
+	const pad = Alignment
+	var size uint64
+	for _, v := range hb.Cols {
+		if v.Nulls != nil || v.Type == coldata.Null {
+			size += (n+7)/8 + pad
+		}
+		switch v.Type {
+		case coldata.Bool:
+			size += n + pad
+		case coldata.Int64, coldata.Float64:
+			size += 8*n + pad
+		case coldata.String:
+			size += 4*(n+1) + pad + uint64(v.Offsets[hi]-v.Offsets[lo]) + pad
+		}
+	}
+	return size
+}
+
+// chunkEnd is where the chunk of hb starting at row lo ends: the most rows
+// whose packed size stays within budget (at least one row), cut at a
+// multiple of 8 rows so that the host slices share the table's memory.
+func chunkEnd(hb *coldata.Batch, lo int, budget uint64) int {
+	if rangeBytes(hb, lo, hb.Len) <= budget {
+		return hb.Len
+	}
+	// rangeBytes grows with hi: find the last hi within budget.
+	a, b := lo+1, hb.Len // rangeBytes(lo, b) > budget
+	for a < b {
+		m := a + (b-a+1)/2
+		if m < b && rangeBytes(hb, lo, m) <= budget {
+			a = m
+		} else {
+			b = m - 1
+		}
+	}
+	if end := a &^ 7; end > lo {
+		return end
+	}
+	return a
+}
+
+// TableScan hands out a table's device batches one at a time: the resident
+// copy's batches, or, for a table too large to keep resident, the chunks
+// of a streamed scan, each uploaded when asked for. Only the chosen columns
+// are returned (and, when streaming, uploaded). Release every batch Next
+// returns; Close the scan.
+type TableScan struct {
+	c    *TableCache
+	cols []int
+
+	resident []*DeviceBatch // retained handles; nil when streaming
+	i        int
+
+	hosts  []*coldata.Batch // streaming: the table's batches, chosen columns only
+	chunk  uint64
+	h, row int // next host batch and row
+	chunks int
+}
+
+// Scan opens a scan of table name at version over columns cols. A resident
+// table is scanned from the cache; on a miss the table is loaded and made
+// resident when it takes at most a quarter of the device's memory limit
+// (and the upload finds room), else streamed in chunks sized from the limit
+// and the pool's free bytes.
+func (c *TableCache) Scan(ctx context.Context, name string, version uint64, load func() ([]*coldata.Batch, error), cols []int) (*TableScan, error) {
+	if c.d == nil {
+		return nil, ErrNoCUDA
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := &TableScan{c: c, cols: cols}
+	out, ok, err := c.hitLocked(name, version)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		s.resident = out
+		return s, nil
+	}
+	hosts, err := load()
+	if err != nil {
+		return nil, err
+	}
+	var total uint64
+	for _, hb := range hosts {
+		n, err := PackedSize(hb)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", name, err)
+		}
+		total += n
+	}
+	if total <= c.d.residentLimit() {
+		out, err := c.keepLocked(ctx, name, version, hosts)
+		if err == nil {
+			s.resident = out
+			return s, nil
+		}
+		if !IsOutOfMemory(err) {
+			return nil, err
+		}
+		// No room for the whole table even after evictions: stream it.
+	}
+	for _, hb := range hosts {
+		pick := make([]*coldata.Vec, len(cols))
+		for i, col := range cols {
+			if col < 0 || col >= len(hb.Cols) {
+				return nil, invalidf("table %s: column %d of %d", name, col, len(hb.Cols))
+			}
+			v := hb.Cols[col]
+			if v.Const {
+				v = v.Materialize()
+			}
+			pick[i] = v
+		}
+		s.hosts = append(s.hosts, &coldata.Batch{Cols: pick, Len: hb.Len})
+	}
+	if s.hosts == nil {
+		s.hosts = []*coldata.Batch{}
+	}
+	s.chunk = c.d.chunkBytes()
+	c.stats.Streamed++
+	return s, nil
+}
+
+// Streamed reports whether the scan uploads the table chunk by chunk.
+func (s *TableScan) Streamed() bool { return s.hosts != nil }
+
+// ChunkBytes is the size bound of a streamed scan's chunks (0: resident).
+func (s *TableScan) ChunkBytes() uint64 { return s.chunk }
+
+// Chunks is the number of chunks uploaded so far.
+func (s *TableScan) Chunks() int { return s.chunks }
+
+// Next returns the next batch (nil at the end). A streamed chunk whose
+// upload runs out of memory evicts unused resident tables and is tried once
+// more; failing again, the error names the rows and the limit.
+func (s *TableScan) Next(ctx context.Context) (*DeviceBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.hosts == nil {
+		for s.i < len(s.resident) {
+			b := s.resident[s.i]
+			s.i++
+			if b.Len == 0 {
+				continue
+			}
+			cols := make([]DeviceVec, len(s.cols))
+			for i, c := range s.cols {
+				if c < 0 || c >= len(b.Cols) {
+					return nil, invalidf("column %d of %d", c, len(b.Cols))
+				}
+				cols[i] = b.Cols[c]
+			}
+			return Combine(cols, b.Len, b)
+		}
+		return nil, nil
+	}
+	for s.h < len(s.hosts) {
+		hb := s.hosts[s.h]
+		if s.row >= hb.Len {
+			s.h, s.row = s.h+1, 0
+			continue
+		}
+		lo := s.row
+		hi := chunkEnd(hb, lo, s.chunk)
+		part := coldata.SliceBatch(hb, lo, hi)
+		var db *DeviceBatch
+		err := s.c.RetryOOM(func() (err error) {
+			db, err = s.c.d.Upload(ctx, part)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("rows [%d, %d) of %d: %w", lo, hi, hb.Len, err)
+		}
+		s.row = hi
+		s.chunks++
+		s.c.mu.Lock()
+		s.c.stats.Chunks++
+		s.c.mu.Unlock()
+		return db, nil
+	}
+	return nil, nil
+}
+
+// Close releases the scan's handles on the resident table.
+func (s *TableScan) Close() error {
+	var first error
+	for _, b := range s.resident {
+		if err := b.Release(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.resident, s.hosts = nil, nil
+	return first
+}

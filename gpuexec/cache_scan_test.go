@@ -1,0 +1,335 @@
+package gpuexec
+
+import (
+	"context"
+	"errors"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/memory"
+)
+
+// pick returns the chosen columns of hb.
+func pick(hb *coldata.Batch, cols []int) *coldata.Batch {
+	out := &coldata.Batch{Len: hb.Len}
+	for _, c := range cols {
+		out.Cols = append(out.Cols, hb.Cols[c])
+	}
+	return out
+}
+
+func TestChunkEnd(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	hb := randBatch(r, 5000)
+	for i, c := range hb.Cols {
+		if c.Const {
+			hb.Cols[i] = c.Materialize()
+		}
+	}
+	whole := rangeBytes(hb, 0, hb.Len)
+	for _, budget := range []uint64{1, 4 << 10, 16 << 10, 100 << 10, whole - 1, whole, 1 << 40} {
+		lo, chunks := 0, 0
+		for lo < hb.Len {
+			hi := chunkEnd(hb, lo, budget)
+			if hi <= lo || hi > hb.Len {
+				t.Fatalf("budget %d: chunk [%d, %d) of %d", budget, lo, hi, hb.Len)
+			}
+			if hi-lo > 1 && rangeBytes(hb, lo, hi) > budget {
+				t.Fatalf("budget %d: chunk [%d, %d) takes %d bytes", budget, lo, hi, rangeBytes(hb, lo, hi))
+			}
+			if hi < hb.Len && hi-lo >= 8 && hi%8 != 0 {
+				t.Fatalf("budget %d: chunk end %d is not a multiple of 8", budget, hi)
+			}
+			// The bound holds for the real packed size.
+			if n, err := PackedSize(coldata.SliceBatch(hb, lo, hi)); err != nil || n > rangeBytes(hb, lo, hi) {
+				t.Fatalf("budget %d: packed size %d (%v) over the bound %d", budget, n, err, rangeBytes(hb, lo, hi))
+			}
+			lo, chunks = hi, chunks+1
+		}
+		if budget >= whole && chunks != 1 {
+			t.Fatalf("budget %d >= %d: %d chunks", budget, whole, chunks)
+		}
+		if budget == 16<<10 && chunks < 10 {
+			t.Fatalf("budget %d: only %d chunks for %d bytes", budget, chunks, whole)
+		}
+	}
+}
+
+// A table over a quarter of the pool limit is streamed in chunks that fit;
+// the rows come back identical, each chunk's memory is freed before the
+// next, and a small table is made resident as before.
+func TestTableScanStreams(t *testing.T) {
+	const limit = 2 << 20
+	d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 256 << 10})
+	defer d.Close()
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(12))
+	big := []*coldata.Batch{randBatch(r, 30000), randBatch(r, 7), randBatch(r, 0), randBatch(r, 20000)}
+	var total uint64
+	for _, hb := range big {
+		n, err := PackedSize(hb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += n
+	}
+	if total <= limit {
+		t.Fatalf("test table of %d bytes is not over the %d limit", total, limit)
+	}
+	c := NewTableCache(d, 1<<30)
+	loads := 0
+	load := func() ([]*coldata.Batch, error) { loads++; return big, nil }
+	for _, cols := range [][]int{{3, 0, 6}, {7, 8}, {}} {
+		s, err := c.Scan(ctx, "big", 1, load, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Streamed() || s.ChunkBytes() == 0 || s.ChunkBytes() > limit/chunkShare {
+			t.Fatalf("cols %v: streamed %v, chunks of %d bytes", cols, s.Streamed(), s.ChunkBytes())
+		}
+		h, row := 0, 0
+		for {
+			db, err := s.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if db == nil {
+				break
+			}
+			for h < len(big) && row == big[h].Len {
+				h, row = h+1, 0
+			}
+			if h == len(big) {
+				t.Fatalf("cols %v: more rows than the table", cols)
+			}
+			if len(cols) > 0 && db.Bytes() > s.ChunkBytes() && db.Len > 1 {
+				t.Fatalf("cols %v: chunk of %d bytes over %d", cols, db.Bytes(), s.ChunkBytes())
+			}
+			got, err := d.Download(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := coldata.SliceBatch(pick(big[h], cols), row, row+db.Len)
+			requireEqualBatch(t, want, got, "chunk")
+			row += db.Len
+			db.Release()
+			if st := d.Stats().Memory; st.InUse != 0 {
+				t.Fatalf("cols %v: %d bytes in use after releasing a chunk", cols, st.InUse)
+			}
+		}
+		for h < len(big) && row == big[h].Len {
+			h, row = h+1, 0
+		}
+		if h != len(big) {
+			t.Fatalf("cols %v: scan ended at batch %d row %d", cols, h, row)
+		}
+		if len(cols) > 0 && s.Chunks() < 4 {
+			t.Fatalf("cols %v: %d chunks", cols, s.Chunks())
+		}
+		s.Close()
+		if peak := d.Stats().Memory.Peak; peak > limit/2 {
+			t.Fatalf("cols %v: peak %d bytes", cols, peak)
+		}
+	}
+	st := c.Stats()
+	if st.Streamed != 3 || st.Tables != 0 || loads != 3 || st.Chunks == 0 {
+		t.Fatalf("stats %+v, %d loads", st, loads)
+	}
+	// A small table is resident: the second scan is a hit.
+	small := []*coldata.Batch{randBatch(r, 100)}
+	for i := 0; i < 2; i++ {
+		s, err := c.Scan(ctx, "small", 1, func() ([]*coldata.Batch, error) { return small, nil }, []int{3})
+		if err != nil || s.Streamed() {
+			t.Fatalf("small table: %v, streamed %v", err, s.Streamed())
+		}
+		db, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.Download(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, pick(small[0], []int{3}), got, "resident")
+		db.Release()
+		if db, err := s.Next(ctx); db != nil || err != nil {
+			t.Fatalf("resident scan past the end: %v %v", db, err)
+		}
+		s.Close()
+	}
+	if st := c.Stats(); st.Hits != 1 || st.Tables != 1 || st.Batches != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	c.Clear()
+	requireNoLeak(t, d, "scan")
+	// A cancelled context stops a streamed scan.
+	s, err := c.Scan(ctx, "big", 1, load, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.Next(cctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled scan: %v", err)
+	}
+	s.Close()
+}
+
+// A row range that cannot fit fails with an out-of-memory error naming the
+// pool limit and the rows; nothing stays allocated.
+func TestTableScanRowTooLarge(t *testing.T) {
+	const limit = 1 << 20
+	d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 256 << 10})
+	defer d.Close()
+	b := coldata.NewBuilder(coldata.String, 3)
+	b.AppendString("a")
+	b.AppendString(strings.Repeat("x", 2*limit))
+	b.AppendString("c")
+	hb := coldata.NewBatch([]*coldata.Vec{b.Finish()}, 3)
+	c := NewTableCache(d, 1<<30)
+	ctx := context.Background()
+	s, err := c.Scan(ctx, "wide", 1, func() ([]*coldata.Batch, error) { return []*coldata.Batch{hb}, nil }, []int{0})
+	if err != nil || !s.Streamed() {
+		t.Fatalf("scan: %v, streamed %v", err, s.Streamed())
+	}
+	defer s.Close()
+	db, err := s.Next(ctx)
+	if err != nil || db.Len != 1 {
+		t.Fatalf("first row: %v", err)
+	}
+	db.Release()
+	_, err = s.Next(ctx)
+	if !errors.Is(err, memory.ErrOutOfMemory) || !strings.Contains(err.Error(), "pool limit") || !strings.Contains(err.Error(), "rows [1, 2)") {
+		t.Fatalf("row over the limit: %v", err)
+	}
+	requireNoLeak(t, d, "row too large")
+}
+
+// An allocation that runs out of memory evicts resident tables no query
+// holds, least recently used first, and is retried once; a table in use is
+// never evicted for it.
+func TestTableCacheRelievesPressure(t *testing.T) {
+	const limit = 16 << 20
+	d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 1 << 20})
+	defer d.Close()
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(13))
+	tables := map[string][]*coldata.Batch{}
+	for _, name := range []string{"a", "b", "c"} {
+		tables[name] = []*coldata.Batch{randBatchLight(r, 120000)}
+	}
+	c := NewTableCache(d, 1<<30)
+	resident := func(name string) []*DeviceBatch {
+		t.Helper()
+		s, err := c.Scan(ctx, name, 1, func() ([]*coldata.Batch, error) { return tables[name], nil }, []int{0})
+		if err != nil || s.Streamed() {
+			t.Fatalf("scan %s: %v, streamed %v", name, err, s.Streamed())
+		}
+		out := s.resident
+		s.resident = nil
+		return out
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		releaseAll(resident(name))
+	}
+	held := resident("b") // b is in use (and most recent); a is least recent
+	one := c.Stats().Bytes / 3
+	alloc := func(size uint64) (*Buffer, error) {
+		var buf *Buffer
+		err := c.RetryOOM(func() (err error) {
+			buf, err = d.Alloc(size)
+			return err
+		})
+		return buf, err
+	}
+	// Room for the request only once one table is gone.
+	room := limit - d.Stats().Memory.Reserved
+	buf, err := alloc(room + one/2)
+	if err != nil {
+		t.Fatalf("allocation under pressure: %v (stats %+v, pool %+v)", err, c.Stats(), d.Stats().Memory)
+	}
+	st := c.Stats()
+	if st.PressureEvictions != 1 || st.Evictions != 1 || st.Retries != 1 || st.Tables != 2 {
+		t.Fatalf("after one eviction: %+v (pool %+v)", st, d.Stats().Memory)
+	}
+	if _, ok := c.entries["a"]; ok {
+		t.Fatal("the least recently used table a was kept")
+	}
+	buf.Release()
+	// With c evicted too, b (held) is all that is left: an allocation that
+	// needs b's memory fails naming the limit, and b stays resident.
+	_, err = alloc(limit - one/2)
+	if !errors.Is(err, memory.ErrOutOfMemory) || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("allocation past the limit with b held: %v", err)
+	}
+	if _, ok := c.entries["b"]; !ok || c.Stats().PressureEvictions != 2 {
+		t.Fatalf("stats %+v", c.Stats())
+	}
+	releaseAll(held)
+	// Now b is free to go.
+	buf, err = alloc(limit - one/2)
+	if err != nil {
+		t.Fatalf("allocation with b released: %v", err)
+	}
+	buf.Release()
+	if st := c.Stats(); st.Tables != 0 || st.PressureEvictions != 3 || st.Retries != 3 {
+		t.Fatalf("stats %+v", st)
+	}
+	// Errors other than out of memory evict nothing.
+	releaseAll(resident("a"))
+	if err := c.RetryOOM(func() error { return ErrClosed }); !errors.Is(err, ErrClosed) || c.Stats().Tables != 1 {
+		t.Fatalf("other error: %v %+v", err, c.Stats())
+	}
+	c.Clear()
+	requireNoLeak(t, d, "pressure")
+	var nilCache *TableCache
+	if nilCache.Relieve(0) != 0 || !errors.Is(nilCache.RetryOOM(func() error { return memory.ErrOutOfMemory }), memory.ErrOutOfMemory) {
+		t.Fatal("nil cache")
+	}
+}
+
+// A table that fits the residency threshold but not the pool's free memory
+// (other tables held by queries) is streamed instead of failing.
+func TestTableScanFallsBackToStreaming(t *testing.T) {
+	const limit = 2 << 20
+	d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 64 << 10})
+	defer d.Close()
+	ctx := context.Background()
+	hog, err := d.Alloc(limit - limit/16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hog.Release()
+	hb := randBatchLight(rand.New(rand.NewSource(14)), 12000)
+	if n, _ := PackedSize(hb); n > limit/residentShare || n < limit/8 {
+		t.Fatalf("table of %d bytes", n)
+	}
+	c := NewTableCache(d, 1<<30)
+	s, err := c.Scan(ctx, "t", 1, func() ([]*coldata.Batch, error) { return []*coldata.Batch{hb}, nil }, []int{0, 1})
+	if err != nil || !s.Streamed() {
+		t.Fatalf("scan: %v, streamed %v", err, s.Streamed())
+	}
+	rows := 0
+	for {
+		db, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db == nil {
+			break
+		}
+		got, err := d.Download(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, coldata.SliceBatch(pick(hb, []int{0, 1}), rows, rows+db.Len), got, "fallback chunk")
+		rows += db.Len
+		db.Release()
+	}
+	s.Close()
+	if rows != hb.Len || c.Stats().Tables != 0 {
+		t.Fatalf("%d rows, stats %+v", rows, c.Stats())
+	}
+}
