@@ -717,13 +717,3 @@ func (t *hashTable) column(c int) (*coldata.Vec, error) {
 	}
 	return v, nil
 }
-
-// memBytes estimates the table's memory.
-func (t *hashTable) memBytes() uint64 {
-	n := uint64(8*len(t.slots) + 8*len(t.hashes))
-	for i := range t.cols {
-		tc := &t.cols[i]
-		n += uint64(8*len(tc.fixed) + len(tc.nulls) + len(tc.arena) + 8*len(tc.offs))
-	}
-	return n
-}
