@@ -237,7 +237,9 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				h.keys[i].prepare(v, n)
+				if err := h.keys[i].prepareAs(v, n, h.table.types[i]); err != nil {
+					return err
+				}
 			}
 			if err := h.table.findOrInsert(h.keys, 0, n, h.gids, h.admitRow, nil); err != nil {
 				return err
@@ -300,7 +302,9 @@ func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) (rows []int32, 
 			ar.dkeys[0] = keyVec{t: coldata.Int64, fixed: ar.dgids}
 			k = 1
 		}
-		ar.dkeys[k].prepare(v, n)
+		if err := ar.dkeys[k].prepareAs(v, n, ar.distinct.types[k]); err != nil {
+			return nil, false, err
+		}
 		if cap(ar.dids) < n {
 			ar.dids = make([]uint32, n)
 		}

@@ -132,6 +132,21 @@ func (kv *keyVec) prepare(v *coldata.Vec, n int) {
 	}
 }
 
+// prepareAs is prepare for a table column of type t: a vector of the Null
+// type is all NULL keys of type t, and any other type mismatch an error
+// (stored keys would no longer line up).
+func (kv *keyVec) prepareAs(v *coldata.Vec, n int, t coldata.Type) error {
+	if v.Type == t {
+		kv.prepare(v, n)
+		return nil
+	}
+	if v.Type != coldata.Null {
+		return fmt.Errorf("internal error: a %s key evaluated to %s values", t, v.Type)
+	}
+	*kv = keyVec{t: t, allNull: true, scratch: kv.scratch}
+	return nil
+}
+
 func (kv *keyVec) grow(n int) []int64 {
 	if cap(kv.scratch) < n {
 		kv.scratch = make([]int64, n)
@@ -219,8 +234,13 @@ func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
 		kv := &keys[c]
 		switch {
 		case kv.allNull:
+			// As the NULLs of the loops below hash.
 			for r := lo; r < hi; r++ {
-				h[r] = fmix64(h[r] ^ nullHash)
+				if kv.t == coldata.String && c == 0 {
+					h[r] = nullHash
+				} else {
+					h[r] = fmix64(h[r] ^ nullHash)
+				}
 			}
 		case kv.t == coldata.String && kv.nulls == nil:
 			bs, offs := kv.bytes, kv.offs

@@ -140,3 +140,16 @@ func TestHashAggregateMatchesReference(t *testing.T) {
 		checkRows(t, fmt.Sprintf("%d keys", nkeys), run(t, agg), want)
 	}
 }
+
+// TestHashAggregateNullTypedKeyBatch: a batch whose VARCHAR key evaluates
+// to a vector of the NULL type groups with the other NULL keys.
+func TestHashAggregateNullTypedKeyBatch(t *testing.T) {
+	in := src(
+		mkBatch(mkVec(tStr, "a", nil)),
+		mkBatch(coldata.NewConst(coldata.Null, nil, 2)),
+		mkBatch(mkVec(tStr, "a", "b")),
+	)
+	agg := &operators.HashAggregate{Input: in, Keys: []expr.Expr{colRef(0, tStr)},
+		Aggs: []operators.AggSpec{{Kind: operators.AggCountStar, Type: tInt}}}
+	checkRows(t, "NULL-typed key batch", run(t, agg), [][]any{r("a", 2), r(nil, 3), r("b", 1)})
+}

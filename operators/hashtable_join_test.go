@@ -112,3 +112,36 @@ func TestHashJoinMatchesNestedLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestHashJoinNullTypedKeys: a key of the NULL type on either side matches
+// nothing; LEFT JOIN keeps every probe row.
+func TestHashJoinNullTypedKeys(t *testing.T) {
+	tNull := coldata.Null
+	nulls := func() *coldata.Vec { return coldata.NewConst(tNull, nil, 3) }
+	ints := func() *coldata.Vec { return mkVec(tInt, 1, 2, 3) }
+	for _, tc := range []struct {
+		name        string
+		left, right func() *coldata.Vec
+		lt, rt      coldata.Type
+	}{
+		{"NULL probe keys", nulls, ints, tNull, tInt},
+		{"NULL build keys", ints, nulls, tInt, tNull},
+	} {
+		for _, kind := range []operators.JoinKind{operators.InnerJoin, operators.LeftJoin} {
+			j := &operators.HashJoin{
+				Left: src(mkBatch(tc.left())), Right: src(mkBatch(tc.right())),
+				LeftKeys: []expr.Expr{colRef(0, tc.lt)}, RightKeys: []expr.Expr{colRef(0, tc.rt)},
+				Kind: kind, LeftCols: 1, RightTypes: []coldata.Type{tc.rt},
+			}
+			got := run(t, j)
+			if want := map[operators.JoinKind]int{operators.InnerJoin: 0, operators.LeftJoin: 3}[kind]; len(got) != want {
+				t.Errorf("%s, kind %d: %d rows, want %d", tc.name, kind, len(got), want)
+			}
+			for _, row := range got {
+				if row[1] != nil {
+					t.Errorf("%s: matched %v", tc.name, row)
+				}
+			}
+		}
+	}
+}

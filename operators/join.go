@@ -247,7 +247,14 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 			j.keys = make([]keyVec, len(keys))
 		}
 		for i, k := range keys {
-			j.keys[i].prepare(k, n)
+			if j.table.types[i] == coldata.Null {
+				// The build keys are all NULL: nothing matches.
+				j.keys[i] = keyVec{t: coldata.Null, allNull: true}
+				continue
+			}
+			if err := j.keys[i].prepareAs(k, n, j.table.types[i]); err != nil {
+				return err
+			}
 		}
 		if cap(j.ids) < n {
 			j.ids = make([]uint32, n)
