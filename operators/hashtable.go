@@ -24,9 +24,11 @@ import (
 // mismatches without touching the keys) and the id plus one (0 = empty).
 // A batch is hashed one key column at a time, then probed in two passes: a
 // walk of the slots for every row, then a column-at-a-time comparison of the
-// candidates' keys. Rows that miss (or whose tag matched a different key)
-// take a row-at-a-time path, in row order so that ids stay in order of first
-// appearance.
+// candidates' keys (one-column keys without NULLs compare inside the walk).
+// Probing only reads the table, so large batches probe in parallel parts.
+// Rows that miss (or whose tag matched a different key) are then inserted
+// on one goroutine, in row order, so that ids stay in order of first
+// appearance whatever the parallelism.
 type hashTable struct {
 	types  []coldata.Type
 	cols   []tableCol
