@@ -129,7 +129,11 @@ func TestDevicePathsMatchCPU(t *testing.T) {
 	}
 	name, n := fusetest.Col(fusetest.Name), fusetest.Col(fusetest.S)
 	longOuts := []expr.Expr{cases[0][0], bld.Call("concat", name, n, name), bld.Call("substring", name, fusetest.Lit(3)),
-		bld.Call("upper", name), bld.Call("split_part", name, fusetest.Lit(" "), fusetest.Lit(-2))}
+		bld.Call("upper", name), bld.Call("lower", name), bld.Call("split_part", name, fusetest.Lit(" "), fusetest.Lit(-2)),
+		// Ropes with a piece in the thread's scratch (a generated string):
+		// other lanes cannot read it, so these rows must not be copied by
+		// the warp.
+		bld.Call("concat", bld.Call("upper", name), fusetest.Lit("!")), bld.Call("concat_ws", fusetest.Lit("-"), bld.Call("replace", name, fusetest.Lit("a"), fusetest.Lit("AA")), n)}
 	if bld.Err != nil {
 		t.Fatal(bld.Err)
 	}

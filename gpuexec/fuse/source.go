@@ -268,7 +268,12 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	coopFlags := func() string {
 		var s strings.Builder
 		for c, j := range strIdx {
-			if coopable(os[j]) {
+			// A view into a thread's scratch (a flattened rope or generated
+			// string) is local memory that other lanes cannot read: no
+			// warp copies in kernels that use scratch.
+			if g.scratch && coopable(os[j]) {
+				fmt.Fprintf(&s, "  const bool coop%d = false;\n", c+1)
+			} else if coopable(os[j]) {
 				fmt.Fprintf(&s, "  const bool coop%d = a.totals[%d] >= 32 * (a.totals[0] > 0 ? a.totals[0] : 1);\n", c+1, c+1)
 			}
 		}

@@ -233,7 +233,14 @@ func LongBatch(n int, seed int64) *coldata.Batch {
 		if r.Intn(1000) == 0 {
 			target = 70_000
 		}
+		// One row in ten carries bytes that case mapping treats specially:
+		// runes whose mapping changes width (ı -> I, ſ -> S, Kelvin sign
+		// -> k) and invalid sequences between ASCII letters.
+		specials := r.Intn(10) == 0
 		for sb.Len() < target {
+			if specials && r.Intn(8) == 0 {
+				sb.WriteString(longSpecials[r.Intn(len(longSpecials))])
+			}
 			sb.WriteString(words[r.Intn(len(words))])
 			sb.WriteByte(' ')
 		}
@@ -242,6 +249,9 @@ func LongBatch(n int, seed int64) *coldata.Batch {
 	b.Cols[Name] = name.Finish()
 	return b
 }
+
+// longSpecials are the special byte runs LongBatch mixes into some rows.
+var longSpecials = []string{"ıi", "ſ", "\u212a", "\xe2ab\xc3", "\x80x", "aÀÉz", "ǅ", "\xf0\x9f", "\xed\xa0\x80q"}
 
 // ScanBatch is Batch with names built for the string scans: random runs of
 // a small alphabet (so that delimiters and needles match often, at every
