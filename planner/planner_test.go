@@ -109,7 +109,7 @@ func TestPlanShapes(t *testing.T) {
 		{"SELECT t.b, u.x FROM t JOIN u ON t.a = u.a AND t.c > 1 WHERE u.x = 'k' AND t.b < u.x", nil, []string{
 			"Project b, x [cpu]",
 			"  Inner HashJoin on a = a filter ((c > 1) and (b < x)) [cpu]",
-			"    Scan t [a b c d] (4 rows) [cpu]",
+			"    Scan t [a b c] (4 rows) [cpu]",
 			"    Filter (x = 'k') [cpu]",
 			"      Scan u [a x] (3 rows) [cpu]"}},
 		{"SELECT t.b, u.x FROM t LEFT JOIN u ON t.a = u.a WHERE u.x = 'k' AND t.c > 2", nil, []string{
@@ -122,13 +122,13 @@ func TestPlanShapes(t *testing.T) {
 		{"SELECT t.b FROM t, u WHERE t.a = u.a", nil, []string{
 			"Project b [cpu]",
 			"  Inner HashJoin on a = a [cpu]",
-			"    Scan t [a b c d] (4 rows) [cpu]",
-			"    Scan u [a x] (3 rows) [cpu]"}},
+			"    Scan t [a b] (4 rows) [cpu]",
+			"    Scan u [a] (3 rows) [cpu]"}},
 		{"SELECT t.b FROM t JOIN u ON t.a < u.a", nil, []string{
 			"Project b [cpu]",
 			"  Inner NestedLoopJoin filter (a < a) [cpu]",
-			"    Scan t [a b c d] (4 rows) [cpu]",
-			"    Scan u [a x] (3 rows) [cpu]"}},
+			"    Scan t [a b] (4 rows) [cpu]",
+			"    Scan u [a] (3 rows) [cpu]"}},
 		{"SELECT DISTINCT b FROM t ORDER BY b", nil, []string{
 			"Sort b [cpu]",
 			"  Distinct [cpu]",

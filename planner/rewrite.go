@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"maps"
 	"sort"
 
 	"github.com/gsqlengine/gsql/expr"
@@ -133,16 +134,29 @@ func remapAll(es []expr.Expr, remap map[int]int) []expr.Expr {
 // (and the filter) read. It returns the new input and the old-to-new column
 // mapping, or a nil mapping when n is not such an input.
 func pruneBelow(n Node, uses []expr.Expr) (Node, map[int]int) {
-	scan, filter := scanBelow(n)
-	if scan == nil {
-		return n, nil
-	}
 	used := map[int]bool{}
 	for _, e := range uses {
 		for c := range expr.Columns(e) {
 			used[c] = true
 		}
 	}
+	return pruneTo(n, used)
+}
+
+// pruneTo narrows n to the columns in used (indices into n's columns) plus
+// what n itself reads: a Scan or Filter(Scan) reads fewer columns, a Join
+// passes each side's share down (with its keys and condition) and
+// renumbers. It returns the new node and the old-to-new column mapping,
+// or a nil mapping when n is left as it is.
+func pruneTo(n Node, used map[int]bool) (Node, map[int]int) {
+	if j, ok := n.(*Join); ok {
+		return pruneJoin(j, used)
+	}
+	scan, filter := scanBelow(n)
+	if scan == nil {
+		return n, nil
+	}
+	used = maps.Clone(used)
 	if filter != nil {
 		for c := range expr.Columns(filter.Pred) {
 			used[c] = true
@@ -164,6 +178,72 @@ func pruneBelow(n Node, uses []expr.Expr) (Node, map[int]int) {
 		return &Filter{placed: filter.placed, Input: ns, Pred: expr.Remap(filter.Pred, remap)}, remap
 	}
 	return ns, remap
+}
+
+// pruneJoin narrows both sides of a join to the columns used above it,
+// its keys and its condition.
+func pruneJoin(j *Join, used map[int]bool) (Node, map[int]int) {
+	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())
+	left, right := map[int]bool{}, map[int]bool{}
+	split := func(c int) {
+		if c < nl {
+			left[c] = true
+		} else {
+			right[c-nl] = true
+		}
+	}
+	for c := range used {
+		split(c)
+	}
+	if j.Cond != nil {
+		for c := range expr.Columns(j.Cond) {
+			split(c)
+		}
+	}
+	for _, k := range j.LeftKeys {
+		for c := range expr.Columns(k) {
+			left[c] = true
+		}
+	}
+	for _, k := range j.RightKeys {
+		for c := range expr.Columns(k) {
+			right[c] = true
+		}
+	}
+	nlNode, lmap := pruneTo(j.Left, left)
+	nrNode, rmap := pruneTo(j.Right, right)
+	if lmap == nil && rmap == nil {
+		return j, nil
+	}
+	if lmap == nil {
+		lmap = identity(nl)
+	}
+	if rmap == nil {
+		rmap = identity(nr)
+	}
+	newNL := len(nlNode.Columns())
+	remap := make(map[int]int, len(lmap)+len(rmap))
+	for o, c := range lmap {
+		remap[o] = c
+	}
+	for o, c := range rmap {
+		remap[nl+o] = newNL + c
+	}
+	c := *j
+	c.Left, c.Right = nlNode, nrNode
+	c.LeftKeys, c.RightKeys = remapAll(j.LeftKeys, lmap), remapAll(j.RightKeys, rmap)
+	if j.Cond != nil {
+		c.Cond = expr.Remap(j.Cond, remap)
+	}
+	return &c, remap
+}
+
+func identity(n int) map[int]int {
+	m := make(map[int]int, n)
+	for i := 0; i < n; i++ {
+		m[i] = i
+	}
+	return m
 }
 
 // scanBelow matches Scan or Filter(Scan).
