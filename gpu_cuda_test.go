@@ -4,10 +4,19 @@ package gsql_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/datagen"
@@ -68,6 +77,7 @@ func TestGPUQueryLatency(t *testing.T) {
 			t.Fatalf("device time %v, %v", dt, ok)
 		}
 		t.Logf("fusion=%v: device time of the query %v", fusion, dt)
+		requirePoolSettled(t, db)
 		rdr, err := db.Query(ctx, "EXPLAIN ANALYZE "+redactQuery)
 		if err != nil {
 			t.Fatal(err)
@@ -79,6 +89,7 @@ func TestGPUQueryLatency(t *testing.T) {
 			}
 		}
 		rdr.Release()
+		requirePoolSettled(t, db)
 		db.Close()
 	}
 }
@@ -95,29 +106,286 @@ func checksum(t *testing.T, db *gsql.DB, q string) string {
 	return b.String()
 }
 
-// TestGPUPoolLimit: a table larger than the pool limit fails with an
-// out-of-memory error that names the limit, never a CUDA crash, and the
-// database keeps working on the CPU.
+// requirePoolSettled checks that no device memory outlives the queries
+// that used it: the pool's bytes in use are the resident tables' bytes (each
+// resident batch's allocation rounded up to the pool's 512 bytes), zero when
+// nothing is resident.
+func requirePoolSettled(t *testing.T, db *gsql.DB) {
+	t.Helper()
+	st := db.Stats()
+	if st.GPU == nil || st.Cache == nil {
+		t.Fatalf("no GPU statistics (device %s)", st.Device)
+	}
+	inUse, resident := st.GPU.Memory.InUse, st.Cache.Bytes
+	if inUse < resident || inUse > resident+512*uint64(st.Cache.Batches) {
+		t.Fatalf("pool: %d bytes in use, resident tables hold %d in %d batches", inUse, resident, st.Cache.Batches)
+	}
+}
+
+// sortedRows is rowsOf in sorted order.
+func sortedRows(t *testing.T, db *gsql.DB, q string) []string {
+	t.Helper()
+	rows := rowsOf(t, db, q)
+	sort.Strings(rows)
+	return rows
+}
+
+// queryErr runs q to the end and returns its error.
+func queryErr(ctx context.Context, db *gsql.DB, q string) error {
+	rdr, err := db.Query(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rdr.Release()
+	for rdr.Next() {
+	}
+	return rdr.Err()
+}
+
+var scanBatches = regexp.MustCompile(`Scan (\w+) .*\[gpu\] rows=\d+ batches=(\d+)`)
+
+// gpuScanBatches returns, per table, the device batches EXPLAIN ANALYZE
+// reports for its GPU scans.
+func gpuScanBatches(t *testing.T, db *gsql.DB, q string) (map[string]int, string) {
+	t.Helper()
+	lines := rowsOf(t, db, "EXPLAIN ANALYZE "+q)
+	out := map[string]int{}
+	for _, l := range lines {
+		if m := scanBatches.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			out[m[1]] += n
+		}
+	}
+	return out, strings.Join(lines, "\n")
+}
+
+// TestGPUPoolLimit: with a pool limit far below the tables' sizes, queries
+// still run on the GPU, the large tables streamed in chunks that fit, with
+// the CPU backend's results; what cannot fit (a join's build side over the
+// limit, a single row over it) fails with an out-of-memory error naming
+// the limit, never a CUDA crash, and the database keeps working on the GPU.
+// After every query the pool holds only the resident tables.
 func TestGPUPoolLimit(t *testing.T) {
 	ctx := context.Background()
-	db, err := gsql.Open(gsql.Options{Device: "gpu", PoolLimit: 64 << 20})
+	const limit = 64 << 20
+	db, err := gsql.Open(gsql.Options{Device: "gpu", PoolLimit: limit})
 	if err != nil {
 		t.Skipf("no GPU: %v", err)
 	}
 	defer db.Close()
-	schema, recs := datagen.People(4_000_000, 3)
+	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	people := 4_000_000
+	orders, customers := 4_000_000, 200_000
+	if testing.Short() {
+		orders, customers = 1_000_000, 50_000 // people stays: its names must overflow the limit below
+	}
+	ps, precs := datagen.People(people, 3)
+	osch, orecs, cs, crecs := datagen.Orders(orders, customers, 7)
+	for _, d := range []*gsql.DB{db, cpu} {
+		for _, tb := range []struct {
+			name   string
+			schema *arrow.Schema
+			recs   []arrow.Record
+		}{{"people", ps, precs}, {"orders", osch, orecs}, {"customers", cs, crecs}} {
+			if err := d.RegisterTable(tb.name, tb.schema, tb.recs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, q := range []struct {
+		sql     string
+		chunked string // the table that must come in several batches
+	}{
+		{redactQuery, "people"},
+		{"SELECT visibility, COUNT(*), COUNT(name), MIN(name), MAX(name) FROM people GROUP BY visibility", "people"},
+		{"SELECT UPPER(name), visibility FROM people WHERE visibility = 'public' AND name LIKE 'A%'", "people"},
+		// The probe side streams; the customers table is small enough to stay resident.
+		{"SELECT c.city, COUNT(*), SUM(o.qty) FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.city", "orders"},
+	} {
+		start := time.Now()
+		got := sortedRows(t, db, q.sql)
+		d := time.Since(start)
+		want := sortedRows(t, cpu, q.sql)
+		if len(got) != len(want) {
+			t.Fatalf("%s: GPU %d rows, CPU %d", q.sql, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: row %d: GPU %q, CPU %q", q.sql, i, got[i], want[i])
+			}
+		}
+		batches, plan := gpuScanBatches(t, db, q.sql)
+		if batches[q.chunked] < 2 {
+			t.Fatalf("%s: %s scanned in %d device batches under a %d-byte limit:\n%s", q.sql, q.chunked, batches[q.chunked], limit, plan)
+		}
+		requirePoolSettled(t, db)
+		t.Logf("%v, %d rows, %s in %d batches: %s", d.Round(time.Millisecond), len(got), q.chunked, batches[q.chunked], q.sql)
+	}
+	st := db.Stats()
+	t.Logf("pool peak %d of %d bytes; cache: %+v", st.GPU.Memory.Peak, limit, *st.Cache)
+	if st.Cache.Streamed == 0 || st.GPU.Memory.Peak > limit {
+		t.Fatalf("no streamed scan or peak over the limit: %+v %+v", *st.Cache, st.GPU.Memory)
+	}
+
+	// A join whose build side (4M names) is larger than the limit.
+	err = queryErr(ctx, db, "SELECT COUNT(*) FROM people a JOIN people b ON a.name = b.name")
+	if err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("join with a build side over the limit: %v", err)
+	}
+	t.Logf("join over the limit: %v", err)
+	requirePoolSettled(t, db)
+
+	// One row larger than the limit.
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	sb.Append("small")
+	sb.Append(strings.Repeat("x", 96<<20))
+	sb.Append("small")
+	col := sb.NewArray()
+	rec := array.NewRecord(schema, []arrow.Array{col}, 3)
+	if err := db.RegisterTable("wide", schema, []arrow.Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	err = queryErr(ctx, db, "SELECT UPPER(s) FROM wide")
+	if err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("a row over the limit: %v", err)
+	}
+	t.Logf("row over the limit: %v", err)
+	requirePoolSettled(t, db)
+
+	// The database keeps working on the GPU.
+	if got, want := sortedRows(t, db, redactQuery), sortedRows(t, cpu, redactQuery); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatal("redact query after the failures differs from the CPU backend")
+	}
+	requirePoolSettled(t, db)
+}
+
+// TestGPUCancel: a long GPU query (a table streamed in hundreds of chunks
+// under a small pool limit) stops within 100 ms of its context's cancel
+// with context.Canceled, and the pool's bytes in use return to what they
+// were before it.
+func TestGPUCancel(t *testing.T) {
+	db, err := gsql.Open(gsql.Options{Device: "gpu", PoolLimit: 32 << 20})
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer db.Close()
+	rows := 20_000_000
+	if testing.Short() {
+		rows = 4_000_000
+	}
+	schema, recs := datagen.People(rows, 9)
 	if err := db.RegisterTable("people", schema, recs); err != nil {
 		t.Fatal(err)
 	}
-	_, err = db.Query(ctx, redactQuery)
-	if err == nil || !strings.Contains(err.Error(), "limit") {
-		t.Fatalf("query over a table larger than the pool limit: %v", err)
+	for _, q := range []string{
+		"SELECT visibility, COUNT(*), MAX(name) FROM people GROUP BY visibility",
+		redactQuery,
+	} {
+		// Warm: kernels compiled; how long the whole query takes.
+		start := time.Now()
+		if err := queryErr(context.Background(), db, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		whole := time.Since(start)
+		requirePoolSettled(t, db)
+		before := db.Stats().GPU.Memory.InUse
+		chunks := db.Stats().Cache.Chunks
+
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- queryErr(ctx, db, q) }()
+		// Cancel once the scan is well under way.
+		deadline := time.Now().Add(10 * time.Second)
+		for db.Stats().Cache.Chunks < chunks+5 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		mid := db.Stats().Cache.Chunks - chunks
+		cancel()
+		at := time.Now()
+		select {
+		case err := <-done:
+			stopped := time.Since(at)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s: err = %v, want context.Canceled (whole query %v)", q, err, whole)
+			}
+			if stopped > 100*time.Millisecond {
+				t.Errorf("%s: stopped %v after the cancel", q, stopped)
+			}
+			t.Logf("whole query %v; cancelled after %d chunks, stopped %v after the cancel: %s", whole.Round(time.Millisecond), mid, stopped, q)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: not stopped 5 s after the cancel", q)
+		}
+		if after := db.Stats().GPU.Memory.InUse; after != before {
+			t.Fatalf("%s: %d bytes in use after the cancelled query, %d before", q, after, before)
+		}
+		requirePoolSettled(t, db)
 	}
-	t.Logf("error: %v", err)
-	if err := db.SetDevice("cpu"); err != nil {
+}
+
+var fusedBatches = regexp.MustCompile(`\(fused kernel\) \[gpu\] rows=\d+ batches=(\d+)`)
+
+// TestGPUMemoryPressure: with resident tables filling most of the pool, a
+// query whose results are far larger than what is left evicts the tables
+// no query holds (counted in the cache's PressureEvictions) and computes
+// and downloads its batch in halves that fit, with the CPU backend's
+// results.
+func TestGPUMemoryPressure(t *testing.T) {
+	const limit = 64 << 20
+	db, err := gsql.Open(gsql.Options{Device: "gpu", PoolLimit: limit})
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer db.Close()
+	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rowsOf(t, db, redactQuery+" LIMIT 3"); len(got) != 3 {
-		t.Fatalf("CPU after the GPU failure: %v", got)
+	defer cpu.Close()
+	for i := 1; i <= 4; i++ {
+		schema, recs := datagen.People(500_000, int64(i))
+		for _, d := range []*gsql.DB{db, cpu} {
+			if err := d.RegisterTable("p"+strconv.Itoa(i), schema, recs); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
+	same := func(q string) {
+		t.Helper()
+		got, want := sortedRows(t, db, q), sortedRows(t, cpu, q)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%s: GPU result (%d rows) differs from the CPU backend (%d rows)", q, len(got), len(want))
+		}
+	}
+	// Three tables resident, about 45 of the 64 MiB.
+	for i := 1; i <= 3; i++ {
+		same(fmt.Sprintf("SELECT visibility, COUNT(*), MAX(name) FROM p%d GROUP BY visibility", i))
+	}
+	if st := db.Stats().Cache; st.Tables != 3 || st.Streamed != 0 {
+		t.Fatalf("setup: %+v", *st)
+	}
+	// A fourth table, and a result 20 times its names (about 140 MB).
+	q := "SELECT REPEAT(name, 20), visibility FROM p4"
+	same(q)
+	st := db.Stats()
+	t.Logf("cache after the query: %+v; pool peak %d", *st.Cache, st.GPU.Memory.Peak)
+	if st.Cache.PressureEvictions == 0 || st.Cache.Tables != 1 {
+		t.Fatalf("no eviction under pressure: %+v", *st.Cache)
+	}
+	lines := rowsOf(t, db, "EXPLAIN ANALYZE "+q)
+	n := 0
+	for _, l := range lines {
+		if m := fusedBatches.FindStringSubmatch(l); m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+	}
+	if n < 2 {
+		t.Fatalf("the compute was not split:\n%s", strings.Join(lines, "\n"))
+	}
+	t.Logf("EXPLAIN ANALYZE:\n%s", strings.Join(lines, "\n"))
+	requirePoolSettled(t, db)
 }

@@ -173,27 +173,46 @@ type DeviceToHost struct {
 	Input DeviceOperator
 	RT    *GPURuntime
 	Stats *Stats
+
+	// pending are row ranges of a batch whose download ran out of memory.
+	pending []*gpuexec.DeviceBatch
 }
 
 // Open implements Operator.
 func (d *DeviceToHost) Open(ctx context.Context) error { return d.Input.Open(ctx) }
 
-// Next implements Operator.
+// Next implements Operator. Downloading a batch that is not packed packs it
+// on the device first, which takes as much memory again: when that runs out
+// even after evicting unused resident tables, the batch is downloaded in
+// halves.
 func (d *DeviceToHost) Next(ctx context.Context) (*coldata.Batch, error) {
 	for {
-		db, err := d.Input.NextDevice(ctx)
-		if err != nil || db == nil {
+		var db *gpuexec.DeviceBatch
+		var err error
+		if len(d.pending) > 0 {
+			db, d.pending = d.pending[0], d.pending[1:]
+			if err = ctx.Err(); err != nil {
+				db.Release()
+				return nil, err
+			}
+		} else if db, err = d.Input.NextDevice(ctx); err != nil || db == nil {
 			return nil, err
 		}
 		before := d.RT.Dev.Stats().BytesToHost
 		var hb *coldata.Batch
-		// Downloading a batch that is not packed packs it on the device.
 		err = d.RT.Cache.RetryOOM(func() (err error) {
 			hb, err = d.RT.Dev.Download(ctx, db)
 			return err
 		})
 		if d.Stats != nil {
 			d.Stats.Bytes.Add(int64(d.RT.Dev.Stats().BytesToHost - before))
+		}
+		if gpuexec.IsOutOfMemory(err) && ctx.Err() == nil {
+			if lo, hi, ok := splitHalves(db); ok {
+				db.Release()
+				d.pending = append([]*gpuexec.DeviceBatch{lo, hi}, d.pending...)
+				continue
+			}
 		}
 		if rerr := db.Release(); err == nil {
 			err = rerr
@@ -208,7 +227,37 @@ func (d *DeviceToHost) Next(ctx context.Context) (*coldata.Batch, error) {
 }
 
 // Close implements Operator.
-func (d *DeviceToHost) Close() error { return d.Input.Close() }
+func (d *DeviceToHost) Close() error {
+	releasePending(&d.pending)
+	return d.Input.Close()
+}
+
+// splitHalves cuts b into two views near its middle, at a multiple of
+// splitRows so that the halves' validity bitmaps stay byte-aligned (fused
+// kernels take no bit-shifted views); ok is false when b is too small.
+func splitHalves(b *gpuexec.DeviceBatch) (lo, hi *gpuexec.DeviceBatch, ok bool) {
+	if b.Len < 2*splitRows {
+		return nil, nil, false
+	}
+	mid := (b.Len / 2) &^ (splitRows - 1)
+	lo, err := gpuexec.Slice(b, 0, mid)
+	if err != nil {
+		return nil, nil, false
+	}
+	hi, err = gpuexec.Slice(b, mid, b.Len)
+	if err != nil {
+		lo.Release()
+		return nil, nil, false
+	}
+	return lo, hi, true
+}
+
+func releasePending(p *[]*gpuexec.DeviceBatch) {
+	for _, b := range *p {
+		b.Release()
+	}
+	*p = nil
+}
 
 // DeviceCompute evaluates a filter and/or projection on the GPU. Fused, one
 // generated kernel set does all of it; otherwise (or when a batch overflows
@@ -234,9 +283,7 @@ type DeviceCompute struct {
 	Profile *gpuexec.KernelProfile
 }
 
-// splitRows aligns the halves of a batch split under memory pressure, so
-// that the halves' validity bitmaps stay byte-aligned (fused kernels take
-// no bit-shifted views).
+// splitRows aligns the halves of a batch split under memory pressure.
 const splitRows = 64
 
 func (c *DeviceCompute) outputs() []expr.Expr {
@@ -297,19 +344,11 @@ func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, e
 			out, err = c.compute(ctx, in)
 			return err
 		})
-		if gpuexec.IsOutOfMemory(err) && in.Len >= 2*splitRows && ctx.Err() == nil {
-			mid := (in.Len / 2) &^ (splitRows - 1)
-			lo, lerr := gpuexec.Slice(in, 0, mid)
-			hi, herr := gpuexec.Slice(in, mid, in.Len)
-			if lerr == nil && herr == nil {
+		if gpuexec.IsOutOfMemory(err) && ctx.Err() == nil {
+			if lo, hi, ok := splitHalves(in); ok {
 				in.Release()
 				c.pending = append([]*gpuexec.DeviceBatch{lo, hi}, c.pending...)
 				continue
-			}
-			for _, v := range []*gpuexec.DeviceBatch{lo, hi} {
-				if v != nil {
-					v.Release()
-				}
 			}
 		}
 		if rerr := in.Release(); err == nil {
@@ -419,10 +458,7 @@ func (c *DeviceCompute) count(launches int) {
 
 // Close implements DeviceOperator.
 func (c *DeviceCompute) Close() error {
-	for _, p := range c.pending {
-		p.Release()
-	}
-	c.pending = nil
+	releasePending(&c.pending)
 	if c.fk != nil {
 		c.fk.Release()
 		c.fk = nil
