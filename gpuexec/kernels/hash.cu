@@ -136,7 +136,11 @@ extern "C" __global__ void gsql_agg_insert(const GCol* keys, long long nkeys, lo
     for (long long base = (long long)blockIdx.x * blockDim.x; base < n; base += stride) {
         long long i = base + threadIdx.x;
         int slot = -1;
-        if (i < n) {
+        // Once the table has overflowed this pass is thrown away: the
+        // remaining rows stop at once instead of probing a full table.
+        if (i < n && *(volatile int*)overflow) {
+            slot_of_row[i] = -1;
+        } else if (i < n) {
             unsigned long long h = gsql_row_hash(keys, nk, i);
             rowhash[i] = h;
             __threadfence(); // the hash is visible before the row can be seen in a slot
