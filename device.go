@@ -51,7 +51,8 @@ func (db *DB) place(n planner.Node) (planner.Node, error) {
 	if dev != "gpu" {
 		return n, nil
 	}
-	return planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: planner.GPUSupport})
+	return planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: planner.GPUSupport,
+		DeviceMemory: db.opts.PoolLimit})
 }
 
 // closeGPU releases the GPU runtime.

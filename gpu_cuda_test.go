@@ -161,9 +161,10 @@ func gpuScanBatches(t *testing.T, db *gsql.DB, q string) (map[string]int, string
 
 // TestGPUPoolLimit: with a pool limit far below the tables' sizes, queries
 // still run on the GPU, the large tables streamed in chunks that fit, with
-// the CPU backend's results; what cannot fit (a join's build side over the
-// limit, a single row over it) fails with an out-of-memory error naming
-// the limit, never a CUDA crash, and the database keeps working on the GPU.
+// the CPU backend's results; a join whose build side is over a quarter of
+// the limit is planned on the CPU; what cannot fit at all (a single row
+// over the limit) fails with an out-of-memory error naming the limit, never
+// a CUDA crash, and the database keeps working on the GPU.
 // After every query the pool holds only the resident tables.
 func TestGPUPoolLimit(t *testing.T) {
 	ctx := context.Background()
@@ -231,12 +232,16 @@ func TestGPUPoolLimit(t *testing.T) {
 		t.Fatalf("no streamed scan or peak over the limit: %+v %+v", *st.Cache, st.GPU.Memory)
 	}
 
-	// A join whose build side (4M names) is larger than the limit.
-	err = queryErr(ctx, db, "SELECT COUNT(*) FROM people a JOIN people b ON a.name = b.name")
-	if err == nil || !strings.Contains(err.Error(), "limit") {
-		t.Fatalf("join with a build side over the limit: %v", err)
+	// A join whose build side (every order's id and region) is larger than
+	// a quarter of the limit is planned on the CPU and answers.
+	selfJoin := "SELECT COUNT(*), SUM(LENGTH(b.region)) FROM orders a JOIN orders b ON a.id = b.id"
+	plan := strings.Join(rowsOf(t, db, "EXPLAIN "+selfJoin), "\n")
+	if !strings.Contains(plan, "HashJoin on id = id [cpu]") {
+		t.Fatalf("join with a build side over the limit is not on the CPU:\n%s", plan)
 	}
-	t.Logf("join over the limit: %v", err)
+	if got, want := sortedRows(t, db, selfJoin), sortedRows(t, cpu, selfJoin); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("join over the limit: %v, CPU backend %v", got, want)
+	}
 	requirePoolSettled(t, db)
 
 	// One row larger than the limit.

@@ -140,6 +140,9 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 			return nil, false, nil
 		}
 	}
+	if opts.DeviceMemory > 0 && scannedBytes(j.Right) > opts.DeviceMemory/4 {
+		return nil, false, nil // the build side does not fit: CPU join
+	}
 	side := func(n Node, keys []expr.Expr) (Node, []int, bool, error) {
 		var exprs []expr.Expr
 		var cols []Column
@@ -237,4 +240,30 @@ func (b *Built) buildGPUJoin(x *GPUJoin, st *operators.Stats) (operators.DeviceO
 	return &operators.DeviceHashJoin{Left: l, Right: r, RT: b.GPU, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 		Kind: x.Orig.Kind, LeftTypes: types(x.Orig.Left.Columns()), RightTypes: types(x.Orig.Right.Columns()),
 		RightInTypes: types(x.Right.Columns()), Stats: st}, nil
+}
+
+// scannedBytes is the Arrow size of the columns that the scans below n
+// read: an upper bound of what n's rows take on the device when filters
+// keep everything (projections can widen rows; joins are counted as the sum
+// of their inputs).
+func scannedBytes(n Node) uint64 {
+	s, ok := n.(*Scan)
+	if !ok {
+		var total uint64
+		for _, in := range n.Inputs() {
+			total += scannedBytes(in)
+		}
+		return total
+	}
+	var total uint64
+	for _, rec := range s.Table.Records {
+		for _, c := range s.Cols {
+			for _, b := range rec.Column(c).Data().Buffers() {
+				if b != nil {
+					total += uint64(b.Len())
+				}
+			}
+		}
+	}
+	return total
 }

@@ -90,6 +90,11 @@ type PlaceOptions struct {
 	// every function has a GPU implementation; fused reports whether the
 	// whole operator fuses into one kernel set.
 	Supported func(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool, err error)
+	// DeviceMemory is the device memory queries may use (the pool limit);
+	// 0 means no limit is known. A join whose build side would take more
+	// than a quarter of it runs on the CPU (the same share a table may
+	// keep resident), so the hash table, gathers and probe chunks fit.
+	DeviceMemory uint64
 }
 
 // Place assigns devices: filters and projections whose expressions all have

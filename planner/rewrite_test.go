@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -603,6 +606,43 @@ func TestExplain(t *testing.T) {
 		UnknownFunction: "unknown function", TypeMismatch: "type mismatch", Unsupported: "not supported", ErrorKind(0): "error"} {
 		if k.String() != want {
 			t.Errorf("%d.String() = %q", k, k.String())
+		}
+	}
+}
+
+// TestPlaceJoinBuildSideOverDeviceMemory: a join whose build side would
+// take more than a quarter of the device memory stays on the CPU; the
+// same join within the budget goes to the GPU.
+func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
+	kb := array.NewInt64Builder(memory.DefaultAllocator)
+	xb := array.NewStringBuilder(memory.DefaultAllocator)
+	for i := 0; i < 1000; i++ {
+		kb.Append(int64(i))
+		xb.Append(fmt.Sprintf("value-%d", i))
+	}
+	rec := array.NewRecord(catalog.Schema(tblU.Columns), []arrow.Array{kb.NewArray(), xb.NewArray()}, 1000)
+	big := &catalog.Table{Name: "u", Rows: 1000, Columns: tblU.Columns, Records: []arrow.Record{rec}}
+	s, u := scanOf(tblT), scanOf(big)
+	j := &Join{Left: s, Right: u}
+	j.setCondition(call(t, "=", refAt(0, "a", coldata.Int64), refAt(4, "k", coldata.Int64)), 4)
+	bytes := scannedBytes(u)
+	if bytes < 1000*8 {
+		t.Fatalf("scanned bytes of u: %d", bytes)
+	}
+	for _, tc := range []struct {
+		mem  uint64
+		want string
+	}{
+		{4 * bytes, "Inner HashJoin on a = k (gpu hash table) [gpu]"},
+		{4*bytes - 1, "Inner HashJoin on a = k [cpu]"},
+		{0, "Inner HashJoin on a = k (gpu hash table) [gpu]"},
+	} {
+		p, err := Place(j, PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport, DeviceMemory: tc.mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := explain(p); !strings.Contains(got, tc.want) {
+			t.Errorf("device memory %d:\n%s\nwant a line %q", tc.mem, got, tc.want)
 		}
 	}
 }
