@@ -22,18 +22,22 @@ type Sort struct {
 	Input Operator
 	Keys  []SortKey
 	NCols int
-	out   *Materialized
+
+	sorted bool
+	all    *coldata.Batch // the whole input
+	perm   []int          // its rows in output order
+	pos    int            // next output row
 }
 
 // Open implements Operator.
 func (s *Sort) Open(ctx context.Context) error {
-	s.out = nil
+	s.sorted, s.all, s.perm, s.pos = false, nil, nil, 0
 	return s.Input.Open(ctx)
 }
 
 // Next implements Operator.
 func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
-	if s.out == nil {
+	if !s.sorted {
 		var batches []*coldata.Batch
 		for {
 			b, err := s.Input.Next(ctx)
@@ -53,14 +57,21 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 		if err := sortCancellable(ctx, perm, rowComparator(all, s.Keys)); err != nil {
 			return nil, err
 		}
-		sorted := coldata.GatherBatch(all, perm)
-		var parts []*coldata.Batch
-		for lo := 0; lo < sorted.Len; lo += BatchSize {
-			parts = append(parts, coldata.SliceBatch(sorted, lo, min(lo+BatchSize, sorted.Len)))
-		}
-		s.out = &Materialized{Batches: parts}
+		s.sorted, s.all, s.perm = true, all, perm
 	}
-	return s.out.Next(ctx)
+	// Rows are gathered one output batch at a time: a cancelled query
+	// stops between batches instead of after gathering the whole input.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.pos >= len(s.perm) {
+		s.all, s.perm = nil, nil
+		return nil, nil
+	}
+	end := min(s.pos+BatchSize, len(s.perm))
+	out := coldata.GatherBatch(s.all, s.perm[s.pos:end])
+	s.pos = end
+	return out, nil
 }
 
 // Close implements Operator.
