@@ -139,6 +139,15 @@ type TableScan struct {
 // (and the upload finds room), else streamed in chunks sized from the limit
 // and the pool's free bytes.
 func (c *TableCache) Scan(ctx context.Context, name string, version uint64, load func() ([]*coldata.Batch, error), cols []int) (*TableScan, error) {
+	return c.ScanPrepared(ctx, name, version, load, nil, cols)
+}
+
+// ScanPrepared is Scan where a table that becomes resident is first passed
+// through prepare (e.g. merging small host batches into device-sized
+// ones); a streamed table is read as load returns it, so a table too big
+// to keep is never copied on the host first.
+func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint64, load func() ([]*coldata.Batch, error),
+	prepare func([]*coldata.Batch) []*coldata.Batch, cols []int) (*TableScan, error) {
 	if c.d == nil {
 		return nil, ErrNoCUDA
 	}
@@ -166,7 +175,11 @@ func (c *TableCache) Scan(ctx context.Context, name string, version uint64, load
 		total += n
 	}
 	if total <= c.d.residentLimit() {
-		out, err := c.keepLocked(ctx, name, version, hosts)
+		kept := hosts
+		if prepare != nil {
+			kept = prepare(hosts)
+		}
+		out, err := c.keepLocked(ctx, name, version, kept)
 		if err == nil {
 			s.resident = out
 			return s, nil

@@ -333,3 +333,50 @@ func TestTableScanFallsBackToStreaming(t *testing.T) {
 		t.Fatalf("%d rows, stats %+v", rows, c.Stats())
 	}
 }
+
+// ScanPrepared reshapes only a table that becomes resident: a streamed one
+// is read as loaded (no host copy of a table too big to keep).
+func TestScanPreparedOnlyForResident(t *testing.T) {
+	const limit = 2 << 20
+	d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 256 << 10})
+	defer d.Close()
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(13))
+	big := []*coldata.Batch{randBatch(r, 30000), randBatch(r, 20000)}
+	small := []*coldata.Batch{randBatch(r, 60), randBatch(r, 40)}
+	c := NewTableCache(d, 1<<30)
+	prepared := 0
+	merge := func(bs []*coldata.Batch) []*coldata.Batch {
+		prepared++
+		return []*coldata.Batch{coldata.Concat(bs, len(bs[0].Cols))}
+	}
+	s, err := c.ScanPrepared(ctx, "big", 1, func() ([]*coldata.Batch, error) { return big, nil }, merge, []int{0})
+	if err != nil || !s.Streamed() {
+		t.Fatalf("big table: %v, streamed %v", err, s != nil && s.Streamed())
+	}
+	s.Close()
+	if prepared != 0 {
+		t.Fatalf("a streamed table was prepared %d times", prepared)
+	}
+	s, err = c.ScanPrepared(ctx, "small", 1, func() ([]*coldata.Batch, error) { return small, nil }, merge, []int{1, 2})
+	if err != nil || s.Streamed() {
+		t.Fatalf("small table: %v", err)
+	}
+	db, err := s.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Download(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Release()
+	requireEqualBatch(t, pick(coldata.Concat(small, len(small[0].Cols)), []int{1, 2}), got, "prepared resident table")
+	if db, err := s.Next(ctx); db != nil || err != nil {
+		t.Fatalf("one merged batch expected, got more: %v %v", db, err)
+	}
+	s.Close()
+	if prepared != 1 {
+		t.Fatalf("the resident table was prepared %d times", prepared)
+	}
+}

@@ -83,6 +83,9 @@ type DeviceScan struct {
 	Table   string
 	Version uint64
 	Load    func() ([]*coldata.Batch, error)
+	// Prepare, if set, reshapes the loaded batches of a table that becomes
+	// resident (streamed tables are read as loaded).
+	Prepare func([]*coldata.Batch) []*coldata.Batch
 	Cols    []int
 	Stats   *Stats
 
@@ -92,7 +95,7 @@ type DeviceScan struct {
 // Open implements DeviceOperator.
 func (s *DeviceScan) Open(ctx context.Context) error {
 	before := s.RT.Dev.Stats().BytesToDevice
-	sc, err := s.RT.Cache.Scan(ctx, s.Table, s.Version, s.Load, s.Cols)
+	sc, err := s.RT.Cache.ScanPrepared(ctx, s.Table, s.Version, s.Load, s.Prepare, s.Cols)
 	if err != nil {
 		return fmt.Errorf("device scan of %s: %w", s.Table, err)
 	}

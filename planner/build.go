@@ -159,12 +159,9 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 	case *Scan:
 		t := x.Table
 		op = &operators.DeviceScan{RT: b.GPU, Table: t.Name, Version: t.Version, Cols: x.Cols, Stats: st,
-			Load: func() ([]*coldata.Batch, error) {
-				bs, err := t.Batches()
-				if err != nil {
-					return nil, err
-				}
-				return operators.CoalesceForDevice(bs, len(t.Columns)), nil
+			Load: t.Batches,
+			Prepare: func(bs []*coldata.Batch) []*coldata.Batch {
+				return operators.CoalesceForDevice(bs, len(t.Columns))
 			}}
 	case *Compute:
 		in, err := b.buildDevice(x.Input)
