@@ -93,6 +93,10 @@ type HashAggregate struct {
 	ci   []int64
 	cf   []float64
 	out  *Materialized
+
+	// Partitioned path (aggregate_part.go): parts own disjoint groups.
+	parts []*HashAggregate
+	partState
 }
 
 // aggRun is the state of one aggregate beyond its words in st.
@@ -156,6 +160,7 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	}
 	h.st = nil
 	h.out = nil
+	h.parts, h.partState = nil, partState{threshold: h.partState.threshold}
 	return h.Input.Open(ctx)
 }
 
@@ -176,7 +181,7 @@ func (h *HashAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
 
 // Close implements Operator.
 func (h *HashAggregate) Close() error {
-	h.table, h.st, h.runs = nil, nil, nil
+	h.table, h.st, h.runs, h.parts = nil, nil, nil, nil
 	return h.Input.Close()
 }
 
@@ -241,6 +246,18 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 					return err
 				}
 			}
+			if h.parts == nil && h.wantParts(n) {
+				if err := h.startParts(); err != nil {
+					return err
+				}
+			}
+			h.rowsSeen += n
+			if h.parts != nil {
+				if err := h.consumeParts(b, n); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := h.table.findOrInsert(h.keys, 0, n, h.gids, h.admitRow, nil); err != nil {
 				return err
 			}
@@ -255,6 +272,9 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 	if h.ngroups == 0 && h.table == nil {
 		h.ngroups = 1
 		h.growStates()
+	}
+	if h.parts != nil {
+		return h.mergeParts(ctx)
 	}
 	return nil
 }
@@ -285,8 +305,10 @@ func (h *HashAggregate) growStates() {
 
 // selectRows returns the rows of the batch to feed aggregate a: those with
 // a non-NULL argument and, for DISTINCT, a (group, value) not seen before.
-// all reports that every row is selected (rows is then nil).
-func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) (rows []int32, all bool, err error) {
+// all reports that every row is selected (rows is then nil). base, when
+// not nil, restricts the rows to those listed (a partition's rows; never
+// with DISTINCT).
+func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int, base []int32) (rows []int32, all bool, err error) {
 	ar := &h.runs[a]
 	rows = h.rows[:0]
 	if ar.distinct != nil {
@@ -315,6 +337,16 @@ func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int) (rows []int32, 
 		for _, r := range ar.created {
 			if !v.IsNull(int(r)) {
 				rows = append(rows, r)
+			}
+		}
+	} else if base != nil {
+		if v.Nulls == nil {
+			rows = append(rows, base...)
+		} else {
+			for _, r := range base {
+				if !v.IsNull(int(r)) {
+					rows = append(rows, r)
+				}
 			}
 		}
 	} else {
@@ -356,18 +388,32 @@ func compact[T any](dst []T, src []T, rows []int32) []T {
 }
 
 func (h *HashAggregate) update(a int, b *coldata.Batch) error {
+	if h.Aggs[a].Kind == AggCountStar {
+		return h.updateVec(a, nil, b, b.Len, nil)
+	}
+	v, err := expr.Eval(h.Aggs[a].Arg, b)
+	if err != nil {
+		return err
+	}
+	return h.updateVec(a, v, b, b.Len, nil)
+}
+
+// updateVec feeds argument values v (nil for COUNT(*)) of a batch of n rows
+// to aggregate a: all rows, or only those in base when it is not nil.
+func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int, base []int32) error {
 	spec, ar := &h.Aggs[a], &h.runs[a]
 	st, stride, off, gids := h.st, h.stride, ar.off, h.gids
-	n := b.Len
 	if spec.Kind == AggCountStar {
+		if base != nil {
+			for _, r := range base {
+				st[int(gids[r])*stride+off]++
+			}
+			return nil
+		}
 		for _, g := range gids {
 			st[int(g)*stride+off]++
 		}
 		return nil
-	}
-	v, err := expr.Eval(spec.Arg, b)
-	if err != nil {
-		return err
 	}
 	if v.Type == coldata.Null {
 		return nil // every value is NULL
@@ -375,7 +421,7 @@ func (h *HashAggregate) update(a int, b *coldata.Batch) error {
 	if v.Const {
 		v = v.Materialize()
 	}
-	rows, all, err := h.selectRows(a, v, n)
+	rows, all, err := h.selectRows(a, v, n, base)
 	if err != nil {
 		return err
 	}

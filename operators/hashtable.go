@@ -82,6 +82,11 @@ type keyVec struct {
 	offs    []int32
 	bytes   []byte
 	scratch []int64
+	// gather's buffers.
+	gfloats []float64
+	gnulls  []byte
+	goffs   []int32
+	gbytes  []byte
 }
 
 const (
@@ -109,7 +114,7 @@ func (kv *keyVec) prepare(v *coldata.Vec, n int) {
 	if v.Const {
 		v = v.Materialize()
 	}
-	*kv = keyVec{t: v.Type, nulls: v.Nulls, scratch: kv.scratch}
+	*kv = keyVec{t: v.Type, nulls: v.Nulls, scratch: kv.scratch, gfloats: kv.gfloats, gnulls: kv.gnulls, goffs: kv.goffs, gbytes: kv.gbytes}
 	switch v.Type {
 	case coldata.Null:
 		kv.allNull = true
@@ -738,4 +743,86 @@ func (t *hashTable) column(c int) (*coldata.Vec, error) {
 		}
 	}
 	return v, nil
+}
+
+// gather points kv at rows of src (in order), copying them into kv's own
+// buffers: a part of a batch for a partitioned GROUP BY.
+func (kv *keyVec) gather(src *keyVec, rows []int32) {
+	g := keyVec{t: src.t, allNull: src.allNull, scratch: kv.scratch,
+		gfloats: kv.gfloats, gnulls: kv.gnulls, goffs: kv.goffs, gbytes: kv.gbytes}
+	m := len(rows)
+	if src.nulls != nil {
+		nb := coldata.BitmapLen(m)
+		if cap(g.gnulls) < nb {
+			g.gnulls = make([]byte, nb)
+		}
+		g.nulls = g.gnulls[:nb]
+		clear(g.nulls)
+		for i, r := range rows {
+			if !src.isNull(int(r)) {
+				g.nulls[i>>3] |= 1 << (i & 7)
+			}
+		}
+	}
+	switch {
+	case src.allNull:
+	case src.t == coldata.String:
+		if cap(g.goffs) < m+1 {
+			g.goffs = make([]int32, m+1)
+		}
+		g.offs = g.goffs[:m+1]
+		g.bytes = g.gbytes[:0]
+		g.offs[0] = 0
+		for i, r := range rows {
+			g.bytes = append(g.bytes, src.bytes[src.offs[r]:src.offs[r+1]]...)
+			g.offs[i+1] = int32(len(g.bytes))
+		}
+		g.gbytes = g.bytes
+	default:
+		g.fixed = g.grow(m)
+		for i, r := range rows {
+			g.fixed[i] = src.fixed[r]
+		}
+		if src.floats != nil {
+			if cap(g.gfloats) < m {
+				g.gfloats = make([]float64, m)
+			}
+			g.floats = g.gfloats[:m]
+			for i, r := range rows {
+				g.floats[i] = src.floats[r]
+			}
+		}
+	}
+	*kv = g
+}
+
+// appendFrom appends id g of src (same column types) as the next id, with
+// no slot: the merged table of a partitioned GROUP BY only yields columns.
+// negZero holds, per column, the index of src's next negZero entry; ids
+// must come in increasing order per src.
+func (t *hashTable) appendFrom(src *hashTable, g uint32, negZero []int) {
+	id := t.n
+	for c := range t.cols {
+		tc, sc := &t.cols[c], &src.cols[c]
+		null := sc.nulls != nil && sc.nulls[g]
+		if null && tc.nulls == nil {
+			tc.nulls = make([]bool, id, max(id+1, 16))
+		}
+		if tc.nulls != nil {
+			tc.nulls = append(tc.nulls, null)
+		}
+		switch t.types[c] {
+		case coldata.Null:
+		case coldata.String:
+			tc.arena = append(tc.arena, sc.arena[sc.offs[g]:sc.offs[g+1]]...)
+			tc.offs = append(tc.offs, len(tc.arena))
+		default:
+			tc.fixed = append(tc.fixed, sc.fixed[g])
+			if k := negZero[c]; k < len(sc.negZero) && sc.negZero[k] == g {
+				tc.negZero = append(tc.negZero, uint32(id))
+				negZero[c]++
+			}
+		}
+	}
+	t.n++
 }
