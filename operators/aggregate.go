@@ -107,13 +107,17 @@ type aggRun struct {
 	intSum bool
 	// distinct holds (group, value) pairs seen, for DISTINCT aggregates.
 	distinct *hashTable
-	dkeys    []keyVec
-	dgids    []int64
-	dids     []uint32
-	created  []int32
-	ints     []int64        // Bool arguments as 0/1
-	strs     [][]byte       // MIN/MAX over strings, per group
-	parts    [][]concatPart // GROUP_CONCAT, per group
+	// dparts replaces distinct for a large COUNT(DISTINCT) without keys
+	// (aggregate_part.go); dseen counts the rows fed to distinct.
+	dparts  *keyParts
+	dseen   int
+	dkeys   []keyVec
+	dgids   []int64
+	dids    []uint32
+	created []int32
+	ints    []int64        // Bool arguments as 0/1
+	strs    [][]byte       // MIN/MAX over strings, per group
+	parts   [][]concatPart // GROUP_CONCAT, per group
 }
 
 // aggWords is the number of accumulator words an aggregate keeps per group:
@@ -420,6 +424,9 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	}
 	if v.Const {
 		v = v.Materialize()
+	}
+	if ok, err := h.countDistinctParts(a, v, n); ok || err != nil {
+		return err
 	}
 	rows, all, err := h.selectRows(a, v, n, base)
 	if err != nil {

@@ -362,3 +362,38 @@ func evalArg(e expr.Expr, b *coldata.Batch) (*coldata.Vec, error) {
 	}
 	return v, nil
 }
+
+// countDistinctParts runs COUNT(DISTINCT) without GROUP BY on a keyParts
+// once its input passes partRowsMin rows and it holds partGroupsMin values:
+// the count does not depend on the order values arrive in, so the values
+// may insert in parallel. It reports whether it took the batch.
+func (h *HashAggregate) countDistinctParts(a int, v *coldata.Vec, n int) (bool, error) {
+	spec, ar := &h.Aggs[a], &h.runs[a]
+	if (ar.distinct == nil && ar.dparts == nil) || h.table != nil || spec.Kind != AggCount {
+		return false, nil
+	}
+	if ar.dparts == nil {
+		rows, values := partRowsMin, partGroupsMin
+		if h.threshold > 0 {
+			rows, values = h.threshold, 0
+		}
+		ar.dseen += n
+		if ar.dseen <= rows || ar.distinct.n < values || runtime.GOMAXPROCS(0) < 2 {
+			return false, nil
+		}
+		kp, err := newKeyParts(ar.distinct)
+		if err != nil {
+			return false, err
+		}
+		ar.dparts, ar.distinct, h.merged = kp, nil, true
+	}
+	if err := ar.dkeys[0].prepareAs(v, n, ar.dparts.tables[0].types[0]); err != nil {
+		return true, err
+	}
+	added, err := ar.dparts.insert(ar.dkeys[:1], n, func(r int32) bool { return !v.IsNull(int(r)) })
+	if err != nil {
+		return true, err
+	}
+	h.st[ar.off] += uint64(added)
+	return true, nil
+}

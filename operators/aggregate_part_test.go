@@ -177,3 +177,41 @@ func TestPartitionedAggregateMatchesSingleTable(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionedCountDistinctMatchesSingleTable checks COUNT(DISTINCT)
+// without GROUP BY on split value sets against the single table, next to
+// aggregates that stay on it (SUM(DISTINCT), COUNT(*)).
+func TestPartitionedCountDistinctMatchesSingleTable(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	aggs := []AggSpec{
+		{Kind: AggCount, Arg: partCol(0, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: AggCount, Arg: partCol(1, coldata.String), Distinct: true, Type: coldata.Int64},
+		{Kind: AggCount, Arg: partCol(2, coldata.Float64), Distinct: true, Type: coldata.Int64},
+		{Kind: AggCount, Arg: partCol(3, coldata.Bool), Distinct: true, Type: coldata.Int64},
+		{Kind: AggSum, Arg: partCol(5, coldata.Float64), Distinct: true, Type: coldata.Float64},
+		{Kind: AggCountStar, Type: coldata.Int64},
+		{Kind: AggCount, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Distinct: true, Type: coldata.Int64},
+	}
+	for _, tc := range []struct {
+		name      string
+		domain    int
+		threshold int
+	}{
+		{name: "from start", domain: 5000, threshold: 1},
+		{name: "after batches", domain: 5000, threshold: 4000},
+		{name: "few values", domain: 6, threshold: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			batches := partTestBatches(rand.New(rand.NewSource(int64(tc.domain))), 8, 3000, tc.domain, false)
+			want, _, werr := runPartAgg(batches, nil, aggs, 0, 0)
+			got, merged, gerr := runPartAgg(batches, nil, aggs, tc.threshold, 0)
+			if werr != nil || gerr != nil {
+				t.Fatalf("errors %v, %v", gerr, werr)
+			}
+			if !merged {
+				t.Fatalf("the partitioned path did not run")
+			}
+			sameBatches(t, got, want)
+		})
+	}
+}
