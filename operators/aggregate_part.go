@@ -144,21 +144,7 @@ func (h *HashAggregate) route(keys []keyVec, n int) {
 		h.hashes = make([]uint64, n)
 	}
 	hs := h.hashes[:n]
-	workers := max(min(runtime.GOMAXPROCS(0), n/parallelRows), 1)
-	step := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*step, min((w+1)*step, n)
-		if lo >= hi {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			h.table.hashRange(keys, hs, lo, hi)
-		}()
-	}
-	wg.Wait()
+	h.table.hashRows(keys, hs)
 	for _, c := range h.parts {
 		c.sel, c.created, c.err = c.sel[:0], c.created[:0], nil
 	}

@@ -231,6 +231,27 @@ func hashBytes(b []byte, seed uint64) uint64 {
 	return mum(x^k1, y^seed^k2)
 }
 
+// hashRows hashes rows [0, len(h)) of keys into h, in parallel parts of
+// at least parallelRows rows.
+func (t *hashTable) hashRows(keys []keyVec, h []uint64) {
+	n := len(h)
+	workers := max(min(runtime.GOMAXPROCS(0), n/parallelRows), 1)
+	step := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*step, min((w+1)*step, n)
+		if lo >= hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.hashRange(keys, h, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
 // hashRange fills h[lo:hi] with the hashes of rows [lo, hi), one key
 // column at a time.
 func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {

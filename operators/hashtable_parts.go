@@ -67,21 +67,7 @@ func (kp *keyParts) insert(keys []keyVec, n int, count func(r int32) bool) (int,
 		kp.hashes = make([]uint64, n)
 	}
 	hs := kp.hashes[:n]
-	workers := max(min(runtime.GOMAXPROCS(0), n/parallelRows), 1)
-	step := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*step, min((w+1)*step, n)
-		if lo >= hi {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			kp.tables[0].hashRange(keys, hs, lo, hi)
-		}()
-	}
-	wg.Wait()
+	kp.tables[0].hashRows(keys, hs)
 	for p := range kp.parts {
 		kp.parts[p].sel = kp.parts[p].sel[:0]
 	}
@@ -89,6 +75,7 @@ func (kp *keyParts) insert(keys []keyVec, n int, count func(r int32) bool) (int,
 		p := &kp.parts[x>>kp.shift]
 		p.sel = append(p.sel, int32(r))
 	}
+	var wg sync.WaitGroup
 	for p := range kp.parts {
 		kp.parts[p].n, kp.parts[p].err = 0, nil
 		if len(kp.parts[p].sel) == 0 {
