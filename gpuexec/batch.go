@@ -26,6 +26,9 @@ type DeviceVec struct {
 	// Data holds Len values (Bool: one byte each; Int64, Float64: 8 bytes)
 	// already advanced to row 0, or a String column's chars.
 	Data DevicePtr
+	// Chars is a String column's byte count (last offset minus first) when
+	// the host knows it without reading the offsets back; 0 when unknown.
+	Chars int64
 }
 
 // HasNulls reports whether the column has a validity bitmap.
@@ -45,6 +48,9 @@ func (v DeviceVec) slice(lo, hi int) DeviceVec {
 		out.Data = v.Data + DevicePtr(int64(lo)*elemSize(v.Type))
 	case coldata.String:
 		out.Offsets = v.Offsets + DevicePtr(4*lo)
+		if lo != 0 || hi != v.Len {
+			out.Chars = 0
+		}
 	}
 	return out
 }
@@ -196,6 +202,9 @@ func viewsOf(l PackLayout, base DevicePtr) []DeviceVec {
 	}
 	for i, c := range l.Cols {
 		cols[i] = DeviceVec{Type: c.Type, Len: c.Len, Nulls: at(c.Nulls), Offsets: at(c.Offsets), Data: at(c.Data)}
+		if c.Type == coldata.String && c.Data.Present() {
+			cols[i].Chars = c.Data.Size
+		}
 	}
 	return cols
 }

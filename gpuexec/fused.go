@@ -33,15 +33,17 @@ var ErrTooLong = errors.New("string result too large")
 // FusedKernel is a generated kernel set compiled for a device with its
 // literals and tables uploaded: ready to run over any number of batches.
 type FusedKernel struct {
-	d      *Device
-	k      *fuse.Kernel
-	sizes  *Kernel
-	scan   *Kernel
-	fill   *Kernel
-	mapK   *Kernel
-	consts *Buffer // literal bytes and case tables
-	lits   map[int]DevicePtr
-	tables [4]DevicePtr
+	d *Device
+	k *fuse.Kernel
+	// thread holds the kernels with one row per thread; warp those with
+	// one row per warp (k.WarpSource), compiled when a batch first needs
+	// them (warpErr: that compile failed, and batches stay on thread).
+	thread, warp kernelSet
+	warpTried    bool
+	warpErr      error
+	consts       *Buffer // literal bytes and case tables
+	lits         map[int]DevicePtr
+	tables       [4]DevicePtr
 	// FromCache says where the module came from: "" (compiled now),
 	// "memory" or "disk".
 	FromCache string
@@ -51,7 +53,26 @@ type FusedKernel struct {
 	// multiprocessor (0: DefaultBlocksPerSM). Each block takes one
 	// contiguous share of the rows.
 	BlocksPerSM int
+	// WarpMinAvg is the average string input bytes per row from which a
+	// batch runs with one row per warp, when the kernel has that form (0:
+	// DefaultWarpMinAvg; negative: never).
+	WarpMinAvg int
+	// WarpBatches counts the batches Run evaluated with one row per warp.
+	WarpBatches int
 }
+
+// WarpErr is the error of compiling the one-row-per-warp form, if that was
+// tried and failed (its batches then ran one row per thread).
+func (fk *FusedKernel) WarpErr() error { return fk.warpErr }
+
+// kernelSet is the entry points of one compiled module.
+type kernelSet struct {
+	sizes, scan, fill, mapK *Kernel
+}
+
+// DefaultWarpMinAvg is the average string length (bytes per row, over the
+// string columns a kernel reads) from which batches run one row per warp.
+const DefaultWarpMinAvg = 256
 
 // DefaultBlocksPerSM is the grid of the sizes and fill passes, in blocks
 // per multiprocessor.
@@ -91,11 +112,24 @@ func (p *KernelProfile) Finish() {
 // PrepareFused compiles (or finds in the kernel cache) the kernel set of k
 // and uploads its literals.
 func (d *Device) PrepareFused(k *fuse.Kernel) (*FusedKernel, error) {
-	mod, err := d.Compile(Source{Name: "gsql_" + k.Key + ".cu", Code: k.Source})
+	set, from, err := d.compileSet(k, "gsql_"+k.Key+".cu", k.Source)
 	if err != nil {
 		return nil, err
 	}
-	fk := &FusedKernel{d: d, k: k, FromCache: mod.FromCache, lits: map[int]DevicePtr{}}
+	fk := &FusedKernel{d: d, k: k, thread: set, FromCache: from, lits: map[int]DevicePtr{}}
+	if err := fk.uploadConsts(); err != nil {
+		return nil, err
+	}
+	return fk, nil
+}
+
+// compileSet compiles one form of a generated kernel set.
+func (d *Device) compileSet(k *fuse.Kernel, name, code string) (kernelSet, string, error) {
+	var set kernelSet
+	mod, err := d.Compile(Source{Name: name, Code: code})
+	if err != nil {
+		return set, "", err
+	}
 	names := []string{"gsql_map"}
 	if k.TwoPass() {
 		names = []string{"gsql_sizes", "gsql_scan", "gsql_fill"}
@@ -103,23 +137,68 @@ func (d *Device) PrepareFused(k *fuse.Kernel) (*FusedKernel, error) {
 	for _, n := range names {
 		kern, err := mod.Kernel(n)
 		if err != nil {
-			return nil, err
+			return set, "", err
 		}
 		switch n {
 		case "gsql_map":
-			fk.mapK = kern
+			set.mapK = kern
 		case "gsql_sizes":
-			fk.sizes = kern
+			set.sizes = kern
 		case "gsql_scan":
-			fk.scan = kern
+			set.scan = kern
 		case "gsql_fill":
-			fk.fill = kern
+			set.fill = kern
 		}
 	}
-	if err := fk.uploadConsts(); err != nil {
-		return nil, err
+	return set, mod.FromCache, nil
+}
+
+// useWarp reports whether a batch of rows rows runs one row per warp: the
+// kernel has that form and the string columns it reads average at least
+// WarpMinAvg bytes per row. A column whose byte count the host does not
+// know costs one read of its first and last offsets.
+func (fk *FusedKernel) useWarp(in *DeviceBatch, rows int64) (bool, error) {
+	minAvg := int64(fk.WarpMinAvg)
+	if minAvg == 0 {
+		minAvg = DefaultWarpMinAvg
 	}
-	return fk, nil
+	if fk.k.WarpSource == "" || minAvg < 0 || rows == 0 || fk.warpErr != nil {
+		return false, nil
+	}
+	var bytes int64
+	strings := 0
+	for i, c := range in.Cols {
+		if !fk.k.Used[i] || c.Type != coldata.String {
+			continue
+		}
+		strings++
+		n := c.Chars
+		if n == 0 && c.Len > 0 {
+			var ends [4]byte
+			var first, last int32
+			if err := fk.d.CopyToHost(ends[:], c.Offsets, nil); err != nil {
+				return false, err
+			}
+			first = int32(binary.LittleEndian.Uint32(ends[:]))
+			if err := fk.d.CopyToHost(ends[:], c.Offsets+DevicePtr(4*c.Len), nil); err != nil {
+				return false, err
+			}
+			last = int32(binary.LittleEndian.Uint32(ends[:]))
+			n = int64(last - first)
+		}
+		bytes += n
+	}
+	if strings == 0 || bytes < minAvg*int64(strings)*rows {
+		return false, nil
+	}
+	if !fk.warpTried {
+		fk.warpTried = true
+		fk.warp, _, fk.warpErr = fk.d.compileSet(fk.k, "gsql_"+fk.k.Key+"_warp.cu", fk.k.WarpSource)
+		if fk.warpErr != nil {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // uploadConsts puts string literals and, when needed, the case-mapping
@@ -243,7 +322,16 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 		return nil, invalidf("fused kernel over %d rows: batches are limited to 2^31-1 rows", n)
 	}
 	nc := 1 + k.StringOutputs
-	blocks := (n + fuse.Block - 1) / fuse.Block
+	set, tile := fk.thread, int64(fuse.Block)
+	warp, err := fk.useWarp(in, int64(rowsIn))
+	if err != nil {
+		return nil, err
+	}
+	if warp && gather == 0 {
+		set, tile = fk.warp, fuse.Block/32
+		fk.WarpBatches++
+	}
+	blocks := (n + tile - 1) / tile
 	perSM := fk.BlocksPerSM
 	if perSM <= 0 {
 		perSM = DefaultBlocksPerSM
@@ -339,10 +427,10 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 			fk.Profile.record(d, 0)
 		}
 		if n > 0 {
-			if err := fk.sizes.Launch(cfg, args()...); err != nil {
+			if err := set.sizes.Launch(cfg, args()...); err != nil {
 				return fail(err)
 			}
-			if err := fk.scan.Launch(LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 1024}}, args()...); err != nil {
+			if err := set.scan.Launch(LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 1024}}, args()...); err != nil {
 				return fail(err)
 			}
 		} else if err := d.Memset(totals, 0, uint64(8*nc), nil); err != nil {
@@ -391,7 +479,7 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 			}
 			outPtrs[fmt.Sprintf("out%d_off", j)] = ob.Ptr()
 			outPtrs[fmt.Sprintf("out%d_chars", j)] = cb.Ptr()
-			col.Offsets, col.Data = ob.Ptr(), cb.Ptr()
+			col.Offsets, col.Data, col.Chars = ob.Ptr(), cb.Ptr(), outBytes[s]
 			s++
 		} else {
 			db, err := alloc(uint64(max(rows*elemSize(t), 8)))
@@ -409,12 +497,12 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 	if n > 0 {
 		if k.TwoPass() {
 			if rows > 0 {
-				if err := fk.fill.Launch(LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}, args()...); err != nil {
+				if err := set.fill.Launch(LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}, args()...); err != nil {
 					return fail(err)
 				}
 			}
 		} else {
-			if err := fk.mapK.Launch(LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}, args()...); err != nil {
+			if err := set.mapK.Launch(LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}, args()...); err != nil {
 				return fail(err)
 			}
 			word := make([]byte, 4)

@@ -118,6 +118,11 @@ type Kernel struct {
 	NeedsCase bool
 	// Gather kernels read input row gather[i] for output row i.
 	Gather bool
+	// WarpSource, when set, is the same kernel set with one row per warp
+	// (for batches of long strings: the expression walks whole strings
+	// with functions that have a warp-wide form, and with none that would
+	// walk one serially); empty when that form would not help.
+	WarpSource string
 }
 
 // TwoPass reports whether the kernel needs the sizes and scan passes.
@@ -213,7 +218,10 @@ func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gath
 	k.Params = g.params
 	k.NeedsCase = g.needsCase
 	k.Fields = g.fields(k)
-	k.Source = g.source(k, body.String(), keep, outs)
+	k.Source = g.source(k, body.String(), keep, outs, false)
+	if g.warpUse && !g.warpAvoid && !opts.Scalar && !gather {
+		k.WarpSource = g.source(k, body.String(), keep, outs, true)
+	}
 	sum := sha256.Sum256([]byte(k.Source))
 	k.Key = hex.EncodeToString(sum[:16])
 	return k, nil
@@ -257,6 +265,10 @@ type gen struct {
 	params    []any
 	litKinds  []kind
 	needsCase bool
+	// warpUse is set by functions that walk whole strings and have a
+	// warp-wide form; warpAvoid by those that walk them one byte at a time
+	// in any form (a warp per row would only slow them down).
+	warpUse, warpAvoid bool
 	// scratch is set when some value must be made contiguous per row.
 	scratch bool
 	// lits maps a literal's type and value to its parameter slot: equal

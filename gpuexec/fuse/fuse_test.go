@@ -212,3 +212,68 @@ func TestLongCasesMatchCPU(t *testing.T) {
 		})
 	}
 }
+
+// TestWarpKernelsMatchCPU runs the one-row-per-warp form of every kernel
+// that has one (on the host a warp is one lane, so the windowed walks,
+// their UTF-8 checks and serial fallbacks run chunk by chunk) and compares
+// it with the CPU.
+func TestWarpKernelsMatchCPU(t *testing.T) {
+	var bld fusetest.Builder
+	type set struct {
+		name  string
+		b     *coldata.Batch
+		cases [][]expr.Expr
+	}
+	long := bld.LongCases()
+	var longEach [][]expr.Expr
+	for _, e := range long {
+		longEach = append(longEach, []expr.Expr{e})
+	}
+	name := fusetest.Col(fusetest.Name)
+	specials := [][]expr.Expr{
+		{bld.Call("upper", name), bld.Call("lower", name), bld.Call("char_length", name)},
+		{bld.Call("concat", bld.Call("upper", name), fusetest.Lit("!"))},
+		{bld.Call("replace", name, fusetest.Lit(" "), fusetest.Lit("<->")), bld.Call("replace", name, fusetest.Lit("a"), fusetest.Lit(""))},
+		{bld.Call("locate", fusetest.Lit("delta"), name), bld.Call("split_part", name, fusetest.Lit(" "), fusetest.Lit(-2))},
+	}
+	sets := []set{
+		{"scan", fusetest.ScanBatch(3000, 31), bld.ScanCases()},
+		{"functions", fusetest.Batch(1500, 4), bld.Cases()},
+		{"long", fusetest.LongRows(200, 16, 3000, 8), longEach},
+		{"specials", fusetest.LongBatch(600, 12), specials},
+	}
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	warped := 0
+	for _, s := range sets {
+		t.Run(s.name, func(t *testing.T) {
+			for _, outs := range s.cases {
+				k, err := fuse.Generate(testTypes, nil, outs)
+				if err != nil {
+					t.Fatalf("generate: %v", err)
+				}
+				if k.WarpSource == "" {
+					continue
+				}
+				warped++
+				wk := *k
+				wk.Source = k.WarpSource
+				got, code := runHost(t, &wk, s.b)
+				if code != 0 {
+					t.Fatalf("%v: error %d", outs, code)
+				}
+				want, err := fusetest.Reference(s.b, nil, outs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := fusetest.Compare(outs, got, want); err != nil {
+					t.Fatalf("%v: %v", outs, err)
+				}
+			}
+		})
+	}
+	if warped < 12 {
+		t.Errorf("%d kernels had a warp form, want at least 12", warped)
+	}
+}

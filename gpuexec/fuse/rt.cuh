@@ -57,6 +57,61 @@ GSQL_DEV uint32_t funnel_r(uint32_t lo, uint32_t hi, uint32_t s) { return __funn
 
 GSQL_DEV int32_t align_skew(const char* p) { return (int32_t)((uint64_t)p & 15); }
 
+// ---- warp-per-row mode: lane primitives ---------------------------------
+//
+// With GSQL_WARP a warp evaluates one row: every lane runs the same per-row
+// code over the same values (a load of one address is a broadcast), and the
+// functions that walk a whole string (searches, character counts, case
+// mapping, copies) split its bytes over the lanes, 16 per lane per step.
+// The host builds these kernels for batches of long strings, where one
+// thread per row would walk kilobytes alone. On the host compiler a warp is
+// one lane, so the same windowed code runs in the host tests.
+
+#ifdef GSQL_WARP
+#ifdef GSQL_HOST
+#define GSQL_WS 1
+GSQL_DEV int w_lane() { return 0; }
+GSQL_DEV uint32_t w_ballot(bool p) { return p ? 1u : 0u; }
+GSQL_DEV int32_t w_shfl(int32_t v, int) { return v; }
+GSQL_DEV int32_t w_sum(int32_t v) { return v; }
+GSQL_DEV int32_t w_scan_excl(int32_t v, int32_t* total) {
+  *total = v;
+  return 0;
+}
+GSQL_DEV void w_sync() {}
+#else
+#define GSQL_WS 32
+GSQL_DEV int w_lane() { return threadIdx.x & 31; }
+GSQL_DEV uint32_t w_ballot(bool p) { return __ballot_sync(0xffffffffu, p); }
+GSQL_DEV int32_t w_shfl(int32_t v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+GSQL_DEV int32_t w_sum(int32_t v) {
+  for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+// w_scan_excl is the exclusive prefix sum of v over the lanes; *total the sum.
+GSQL_DEV int32_t w_scan_excl(int32_t v, int32_t* total) {
+  int32_t x = v;
+  int lane = threadIdx.x & 31;
+  for (int d = 1; d < 32; d <<= 1) {
+    int32_t y = __shfl_up_sync(0xffffffffu, x, d);
+    if (lane >= d) x += y;
+  }
+  *total = __shfl_sync(0xffffffffu, x, 31);
+  return x - v;
+}
+GSQL_DEV void w_sync() { __syncwarp(); }
+#endif
+struct SV;
+struct CaseMap;
+GSQL_DEV int32_t w_find_byte(SV s, uint8_t c, int32_t from);
+GSQL_DEV int32_t w_rfind_byte(SV s, uint8_t c, int32_t end);
+GSQL_DEV int64_t w_char_len(SV s);
+GSQL_DEV int32_t w_casemap_size(SV s, const CaseMap& m);
+GSQL_DEV void w_casemap_write(SV s, const CaseMap& m, bool upper, char* dst);
+GSQL_DEV int32_t w_replace1_size(SV s, uint8_t c, SV to);
+GSQL_DEV void w_replace1_write(SV s, uint8_t c, SV to, char* dst);
+#endif
+
 // bytes_eq4 sets the top bit of each byte of w equal to the byte that cc
 // repeats (exact: no carries between bytes).
 GSQL_DEV uint32_t bytes_eq4(uint32_t w, uint32_t cc) {
@@ -126,6 +181,17 @@ GSQL_DEV SV sv_make(const char* p, int32_t n) {
   return s;
 }
 
+// copy_bytes copies n bytes; in warp mode the lanes share them (and meet
+// before anyone reads dst, which may be the warp's scratch).
+GSQL_DEV void copy_bytes(char* dst, const char* src, int32_t n) {
+#ifdef GSQL_WARP
+  for (int32_t z = w_lane(); z < n; z += GSQL_WS) dst[z] = src[z];
+  w_sync();
+#else
+  for (int32_t z = 0; z < n; z++) dst[z] = src[z];
+#endif
+}
+
 // Rope is an ordered list of up to N views: the value of CONCAT before it
 // is written out.
 template <int N>
@@ -159,8 +225,8 @@ GSQL_DEV void rope_write(const Rope<N>& r, char* dst) {
   GSQL_UNROLL
   for (int i = 0; i < N; i++) {
     if (i < r.k) {
-      const char* p = r.part[i].p;
-      for (int32_t j = 0; j < r.part[i].n; j++) *dst++ = p[j];
+      copy_bytes(dst, r.part[i].p, r.part[i].n);
+      dst += r.part[i].n;
     }
   }
 }
@@ -307,10 +373,18 @@ GSQL_DEV bool is_ascii(SV s) {
   return true;
 }
 
-GSQL_DEV int64_t char_len(SV s) {
+GSQL_DEV int64_t char_len_serial(SV s) {
   int64_t c = 0;
   for (int32_t i = 0; i < s.n; c++) i += char_width(s.p, i, s.n);
   return c;
+}
+
+GSQL_DEV int64_t char_len(SV s) {
+#ifdef GSQL_WARP
+  return w_char_len(s);
+#else
+  return char_len_serial(s);
+#endif
 }
 
 // char_offset returns the byte offset just past the first k characters (s.n
@@ -408,6 +482,9 @@ GSQL_DEV int32_t sv_cmp(SV a, SV b) {
 // find_byte returns the index of the first byte c in s at or after from,
 // or -1: a 16-byte chunk per step.
 GSQL_DEV int32_t find_byte(SV s, uint8_t c, int32_t from) {
+#ifdef GSQL_WARP
+  return w_find_byte(s, c, from);
+#endif
   if (from < 0) from = 0;
   if (from >= s.n) return -1;
   uint32_t cc = 0x01010101u * c;
@@ -426,6 +503,9 @@ GSQL_DEV int32_t find_byte(SV s, uint8_t c, int32_t from) {
 
 // rfind_byte returns the index of the last byte c in s before end, or -1.
 GSQL_DEV int32_t rfind_byte(SV s, uint8_t c, int32_t end) {
+#ifdef GSQL_WARP
+  return w_rfind_byte(s, c, end);
+#endif
   if (end > s.n) end = s.n;
   if (end <= 0) return -1;
   uint32_t cc = 0x01010101u * c;
@@ -733,7 +813,7 @@ GSQL_DEV int32_t map_rune(const CaseMap& m, int32_t r) {
   return r;
 }
 
-GSQL_DEV int32_t casemap_size(SV s, const CaseMap& m) {
+GSQL_DEV int32_t casemap_size_serial(SV s, const CaseMap& m) {
   int32_t out = 0;
   for (int32_t i = 0; i < s.n;) {
     uint8_t b = (uint8_t)s.p[i];
@@ -750,7 +830,7 @@ GSQL_DEV int32_t casemap_size(SV s, const CaseMap& m) {
   return out;
 }
 
-GSQL_DEV void casemap_write(SV s, const CaseMap& m, bool upper, char* dst) {
+GSQL_DEV void casemap_write_serial(SV s, const CaseMap& m, bool upper, char* dst) {
   for (int32_t i = 0; i < s.n;) {
     uint8_t b = (uint8_t)s.p[i];
     if (b < 0x80) {
@@ -771,10 +851,29 @@ GSQL_DEV void casemap_write(SV s, const CaseMap& m, bool upper, char* dst) {
   }
 }
 
+GSQL_DEV int32_t casemap_size(SV s, const CaseMap& m) {
+#ifdef GSQL_WARP
+  return w_casemap_size(s, m);
+#else
+  return casemap_size_serial(s, m);
+#endif
+}
+
+GSQL_DEV void casemap_write(SV s, const CaseMap& m, bool upper, char* dst) {
+#ifdef GSQL_WARP
+  w_casemap_write(s, m, upper, dst);
+#else
+  casemap_write_serial(s, m, upper, dst);
+#endif
+}
+
 // ---- generated-content functions: size then write ---------------------
 
 GSQL_DEV int32_t replace_size(SV s, SV from, SV to) {
   if (from.n == 0) return s.n;
+#ifdef GSQL_WARP
+  if (from.n == 1) return w_replace1_size(s, (uint8_t)from.p[0], to);
+#endif
   int32_t n = 0, i = 0;
   for (;;) {
     int32_t f = sv_find(s, from, i);
@@ -787,18 +886,26 @@ GSQL_DEV int32_t replace_size(SV s, SV from, SV to) {
 
 GSQL_DEV void replace_write(SV s, SV from, SV to, char* dst) {
   if (from.n == 0) {
-    for (int32_t k = 0; k < s.n; k++) *dst++ = s.p[k];
+    copy_bytes(dst, s.p, s.n);
     return;
   }
+#ifdef GSQL_WARP
+  if (from.n == 1) {
+    w_replace1_write(s, (uint8_t)from.p[0], to, dst);
+    return;
+  }
+#endif
   int32_t i = 0;
   for (;;) {
     int32_t f = sv_find(s, from, i);
     if (f < 0) break;
-    for (int32_t k = i; k < f; k++) *dst++ = s.p[k];
-    for (int32_t k = 0; k < to.n; k++) *dst++ = to.p[k];
+    copy_bytes(dst, s.p + i, f - i);
+    dst += f - i;
+    copy_bytes(dst, to.p, to.n);
+    dst += to.n;
     i = f + from.n;
   }
-  for (int32_t k = i; k < s.n; k++) *dst++ = s.p[k];
+  copy_bytes(dst, s.p + i, s.n - i);
 }
 
 GSQL_DEV void reverse_write(SV s, char* dst) {
@@ -1035,3 +1142,249 @@ GSQL_DEV void int_text_write(int64_t v, char* dst) {
     u /= 10;
   }
 }
+
+// ---- warp-per-row mode: windowed string walks ----------------------------
+//
+// A window is 16 * GSQL_WS bytes from a 16-byte aligned address: lane l
+// takes the aligned chunk at base + 16 l. Lane 0's first chunk may start
+// before the string (at < 0); bytes outside [0, n) are masked or skipped.
+// UTF-8 walks assume valid text and report a chunk that is not (bad); the
+// caller then redoes the row with the serial code, so results match the
+// CPU on any bytes.
+
+#ifdef GSQL_WARP
+#ifdef GSQL_HOST
+GSQL_DEV int popc32(uint32_t x) { return __builtin_popcount(x); }
+GSQL_DEV void store16(char* p, GU4 v) { memcpy(p, &v, 16); }
+#else
+GSQL_DEV int popc32(uint32_t x) { return __popc(x); }
+GSQL_DEV void store16(char* p, GU4 v) { *(uint4*)p = v; }
+#endif
+
+// Per-warp staging for case mapping: a 32-byte slot per lane (a 16-byte
+// chunk maps to at most 24 bytes: Go's case mappings grow a character by
+// at most one byte, 2 -> 3), then the window's bytes compacted.
+#define GSQL_STAGE (64 * GSQL_WS)
+#ifdef GSQL_HOST
+GSQL_ALIGN16 static char w_stage_host[GSQL_STAGE];
+GSQL_DEV char* w_stage() { return w_stage_host; }
+#else
+__shared__ GSQL_ALIGN16 char w_stage_all[GSQL_WARPS][GSQL_STAGE];
+GSQL_DEV char* w_stage() { return w_stage_all[threadIdx.x >> 5]; }
+#endif
+
+GSQL_DEV int32_t w_find_byte(SV s, uint8_t c, int32_t from) {
+  if (from < 0) from = 0;
+  if (from >= s.n) return -1;
+  uint32_t cc = 0x01010101u * c;
+  for (int32_t base = from - align_skew(s.p + from); base < s.n; base += 16 * GSQL_WS) {
+    int32_t at = base + 16 * w_lane();
+    uint32_t m = 0;
+    if (at < s.n) {
+      m = eq_mask16(ld16(s.p + at), cc);
+      if (at < from) m &= 0xFFFFu << (from - at);
+      if (s.n - at < 16) m &= (1u << (s.n - at)) - 1;
+    }
+    uint32_t hit = w_ballot(m != 0);
+    if (hit) {
+      int src = ffs32(hit) - 1;
+      return base + 16 * src + ffs32((uint32_t)w_shfl((int32_t)m, src)) - 1;
+    }
+  }
+  return -1;
+}
+
+GSQL_DEV int32_t w_rfind_byte(SV s, uint8_t c, int32_t end) {
+  if (end > s.n) end = s.n;
+  if (end <= 0) return -1;
+  uint32_t cc = 0x01010101u * c;
+  int32_t last = end - 1;
+  for (int32_t base = last - align_skew(s.p + last); base > -16; base -= 16 * GSQL_WS) {
+    int32_t at = base - 16 * w_lane();
+    uint32_t m = 0;
+    if (at > -16) {
+      m = eq_mask16(ld16(s.p + at), cc);
+      if (at + 15 > last) m &= 0xFFFFu >> (at + 15 - last);
+      if (at < 0) m &= 0xFFFFu << (-at);
+    }
+    uint32_t hit = w_ballot(m != 0);
+    if (hit) {
+      int src = ffs32(hit) - 1;
+      return base - 16 * src + hibit32((uint32_t)w_shfl((int32_t)m, src));
+    }
+  }
+  return -1;
+}
+
+// w_nominal is the width a byte announces: 1 ASCII, 0 continuation, 2-4 a
+// lead byte, 5 a byte that never starts a valid sequence.
+GSQL_DEV int32_t w_nominal(uint8_t b) {
+  if (b < 0x80) return 1;
+  if (b < 0xC0) return 0;
+  if (b < 0xE0) return 2;
+  if (b < 0xF0) return 3;
+  if (b < 0xF8) return 4;
+  return 5;
+}
+
+// w_pending is how many bytes from q on continue a character that starts
+// before q, by the width its lead byte announces.
+GSQL_DEV int32_t w_pending(SV s, int32_t q) {
+  for (int32_t k = 1; k <= 3 && q - k >= 0; k++) {
+    int32_t w = w_nominal((uint8_t)s.p[q - k]);
+    if (w == 0) continue;
+    return (w <= 4 && w > k) ? w - k : 0;
+  }
+  return 0;
+}
+
+// ascii_case4 maps the four ASCII bytes of w to upper or lower case.
+GSQL_DEV uint32_t ascii_case4(uint32_t w, bool upper) {
+  uint32_t lo = upper ? 0x1F1F1F1Fu : 0x3F3F3F3Fu;  // 0x80 - 'a', 0x80 - 'A'
+  uint32_t hi = upper ? 0x05050505u : 0x25252525u;  // 0x80 - 'z' - 1, 0x80 - 'Z' - 1
+  uint32_t in = (w + lo) & ~(w + hi) & 0x80808080u;
+  return w ^ (in >> 2);
+}
+
+GSQL_DEV char ascii_case1(uint8_t b, bool upper) {
+  if (upper && b >= 'a' && b <= 'z') b -= 32;
+  if (!upper && b >= 'A' && b <= 'Z') b += 32;
+  return (char)b;
+}
+
+// w_utf8_chunk walks the characters that start in lane chunk at. MODE 0
+// counts them; 1 sums their case-mapped bytes; 2 also writes those to out.
+template <int MODE>
+GSQL_DEV int32_t w_utf8_chunk(SV s, int32_t at, const CaseMap* m, bool upper, char* out, bool* bad) {
+  int32_t q0 = at < 0 ? 0 : at, q1 = at + 16 < s.n ? at + 16 : s.n;
+  if (q0 >= q1) return 0;
+  if (at >= 0 && at + 16 <= s.n) {
+    GU4 v = ld16(s.p + at);
+    if (!((v.x | v.y | v.z | v.w) & 0x80808080u)) {
+      if (MODE == 2) {
+        v.x = ascii_case4(v.x, upper);
+        v.y = ascii_case4(v.y, upper);
+        v.z = ascii_case4(v.z, upper);
+        v.w = ascii_case4(v.w, upper);
+        store16(out, v);
+      }
+      return 16;
+    }
+  }
+  int32_t pend = q0 > 0 ? w_pending(s, q0) : 0;
+  int32_t cnt = 0;
+  for (int32_t q = q0; q < q1; q++) {
+    uint8_t b = (uint8_t)s.p[q];
+    if (pend > 0) {
+      pend--;
+      continue;
+    }
+    if (b < 0x80) {
+      if (MODE == 2) out[cnt] = ascii_case1(b, upper);
+      cnt++;
+      continue;
+    }
+    int32_t w = char_width(s.p, q, s.n);
+    if (w < 2 || w != w_nominal(b)) {
+      *bad = true;
+      return cnt;
+    }
+    if (MODE == 0) {
+      cnt++;
+    } else {
+      int32_t r = map_rune(*m, decode(s.p, q, w));
+      if (MODE == 2) encode(r, out + cnt);
+      cnt += encode_len(r);
+    }
+    pend = w - 1;
+  }
+  return cnt;
+}
+
+GSQL_DEV int64_t w_char_len(SV s) {
+  bool bad = false;
+  int32_t cnt = 0;
+  for (int32_t base = -align_skew(s.p); base < s.n; base += 16 * GSQL_WS)
+    cnt += w_utf8_chunk<0>(s, base + 16 * w_lane(), (const CaseMap*)0, false, (char*)0, &bad);
+  if (w_ballot(bad)) return char_len_serial(s);
+  return w_sum(cnt);
+}
+
+GSQL_DEV int32_t w_casemap_size(SV s, const CaseMap& m) {
+  bool bad = false;
+  int32_t cnt = 0;
+  for (int32_t base = -align_skew(s.p); base < s.n; base += 16 * GSQL_WS)
+    cnt += w_utf8_chunk<1>(s, base + 16 * w_lane(), &m, false, (char*)0, &bad);
+  if (w_ballot(bad)) return casemap_size_serial(s, m);
+  return w_sum(cnt);
+}
+
+// w_casemap_write maps a window into the lanes' slots, compacts the slots
+// in the staging area and stores the window with consecutive lanes on
+// consecutive bytes.
+GSQL_DEV void w_casemap_write(SV s, const CaseMap& m, bool upper, char* dst) {
+  char* slots = w_stage();
+  char* comp = slots + 32 * GSQL_WS;
+  int lane = w_lane();
+  int32_t wo = 0;
+  for (int32_t base = -align_skew(s.p); base < s.n; base += 16 * GSQL_WS) {
+    bool bad = false;
+    char* slot = slots + 32 * lane;
+    int32_t cnt = w_utf8_chunk<2>(s, base + 16 * lane, &m, upper, slot, &bad);
+    if (w_ballot(bad)) {
+      w_sync();
+      if (lane == 0) casemap_write_serial(s, m, upper, dst);
+      w_sync();
+      return;
+    }
+    int32_t tot, o = w_scan_excl(cnt, &tot);
+    for (int32_t k = 0; k < cnt; k++) comp[o + k] = slot[k];
+    w_sync();
+    for (int32_t z = lane; z < tot; z += GSQL_WS) dst[wo + z] = comp[z];
+    w_sync();
+    wo += tot;
+  }
+}
+
+// w_replace1_chunk is the output size of lane chunk at under REPLACE of
+// byte c by to; with dst, it also writes it there.
+GSQL_DEV int32_t w_replace1_chunk(SV s, int32_t at, uint8_t c, SV to, char* dst) {
+  int32_t q0 = at < 0 ? 0 : at, q1 = at + 16 < s.n ? at + 16 : s.n;
+  if (q0 >= q1) return 0;
+  uint32_t keep = (0xFFFFu >> (16 - (q1 - at))) & (0xFFFFu << (q0 - at));
+  uint32_t m = eq_mask16(ld16(s.p + at), 0x01010101u * c) & keep;
+  if (dst) {
+    if (!m) {
+      for (int32_t q = q0; q < q1; q++) *dst++ = s.p[q];
+    } else {
+      for (int32_t q = q0; q < q1; q++) {
+        if ((m >> (q - at)) & 1) {
+          for (int32_t k = 0; k < to.n; k++) *dst++ = to.p[k];
+        } else {
+          *dst++ = s.p[q];
+        }
+      }
+    }
+  }
+  return (q1 - q0) + popc32(m) * (to.n - 1);
+}
+
+GSQL_DEV int32_t w_replace1_size(SV s, uint8_t c, SV to) {
+  int32_t cnt = 0;
+  for (int32_t base = -align_skew(s.p); base < s.n; base += 16 * GSQL_WS)
+    cnt += w_replace1_chunk(s, base + 16 * w_lane(), c, to, (char*)0);
+  return w_sum(cnt);
+}
+
+GSQL_DEV void w_replace1_write(SV s, uint8_t c, SV to, char* dst) {
+  int32_t wo = 0;
+  for (int32_t base = -align_skew(s.p); base < s.n; base += 16 * GSQL_WS) {
+    int32_t at = base + 16 * w_lane();
+    int32_t cnt = w_replace1_chunk(s, at, c, to, (char*)0);
+    int32_t tot, o = w_scan_excl(cnt, &tot);
+    w_replace1_chunk(s, at, c, to, dst + wo + o);
+    wo += tot;
+  }
+  w_sync();
+}
+#endif

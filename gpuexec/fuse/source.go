@@ -117,7 +117,7 @@ func (o output) sizeExpr() string {
 func (o output) writeStmt(dst string) string {
 	switch o.v.kind {
 	case kSV:
-		return fmt.Sprintf("for (int32_t q = 0; q < %s.n; q++) %s[q] = %s.p[q];", o.v.c, dst, o.v.c)
+		return fmt.Sprintf("copy_bytes(%s, %s.p, %s.n);", dst, o.v.c, o.v.c)
 	case kRope:
 		return fmt.Sprintf("rope_write(%s, %s);", o.v.c, dst)
 	case kGen:
@@ -139,9 +139,15 @@ func fixedStore(j int, o output, r string) string {
 	return ""
 }
 
-// source assembles the complete kernel source.
-func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
+// source assembles the complete kernel source. With warp, the kernels take
+// one row per warp (GSQL_WARP in rt.cuh): every lane evaluates the row, the
+// string walks split its bytes over the lanes, and lane 0 alone stores the
+// row's offsets, flags and fixed-width values.
+func (g *gen) source(k *Kernel, body string, keep *val, outs []*val, warp bool) string {
 	var b strings.Builder
+	if warp {
+		fmt.Fprintf(&b, "#define GSQL_WARP 1\n#define GSQL_WARPS %d\n", Block/32)
+	}
 	if g.opts.Scalar {
 		b.WriteString("#define GSQL_SCALAR 1\n")
 	}
@@ -179,6 +185,15 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 		off = "int64_t"
 	}
 	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_MINB %d\n#define GSQL_SCRATCH %d\ntypedef %s gsql_off_t;\n\n", nc, Block, max(g.opts.MinBlocks, 1), scratch, off)
+	// A tile is the rows a block evaluates at once; slot is a thread's row
+	// in it; lead marks the thread that counts and stores the row.
+	if warp {
+		b.WriteString("#define GSQL_TILE (GSQL_BLOCK / 32)\n#define GSQL_SLOT (threadIdx.x >> 5)\n#ifdef GSQL_HOST\n#define GSQL_LEAD true\n#else\n#define GSQL_LEAD ((threadIdx.x & 31) == 0)\n#endif\n")
+		b.WriteString("#define GSQL_SCRATCH_DECL __shared__ GSQL_ALIGN16 char wbuf[GSQL_BLOCK / 32][GSQL_SCRATCH]; char* buf = wbuf[threadIdx.x >> 5];\n")
+	} else {
+		b.WriteString("#define GSQL_TILE GSQL_BLOCK\n#define GSQL_SLOT threadIdx.x\n#define GSQL_LEAD true\n")
+		b.WriteString("#define GSQL_SCRATCH_DECL GSQL_ALIGN16 char buf[GSQL_SCRATCH];\n")
+	}
 	if k.Gather {
 		b.WriteString("#define GSQL_ROW(i) (a.gather[i])\n")
 	} else {
@@ -212,6 +227,9 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	// left to coopWrites.
 	writes := func(r string, coop bool) string {
 		var s strings.Builder
+		if warp {
+			s.WriteString("    if (GSQL_LEAD) {\n")
+		}
 		for j, o := range os {
 			fmt.Fprintf(&s, "    if (%s) out_null(a.out%d_valid, %s);\n", nullFlag(o.v), j, r)
 			if o.t != coldata.String {
@@ -219,14 +237,19 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 			}
 		}
 		for c, j := range strIdx {
-			o := os[j]
 			fmt.Fprintf(&s, "    a.out%d_off[%s] = (int32_t)off[%d];\n", j, r, c+1)
+			fmt.Fprintf(&s, "    if (last) a.out%d_off[%s + 1] = (int32_t)(off[%d] + cnt[%d]);\n", j, r, c+1, c+1)
+		}
+		if warp {
+			s.WriteString("    }\n")
+		}
+		for c, j := range strIdx {
+			o := os[j]
 			cond := fmt.Sprintf("cnt[%d] > 0", c+1)
-			if coop && coopable(o) {
+			if coop && coopable(o) && !warp {
 				cond += fmt.Sprintf(" && !coop%d", c+1)
 			}
 			fmt.Fprintf(&s, "    if (%s) { char* dst = a.out%d_chars + off[%d]; %s }\n", cond, j, c+1, o.writeStmt("dst"))
-			fmt.Fprintf(&s, "    if (last) a.out%d_off[%s + 1] = (int32_t)(off[%d] + cnt[%d]);\n", j, r, c+1, c+1)
 		}
 		return s.String()
 	}
@@ -236,6 +259,9 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	// thread. Chosen per batch when the average output is >= 32 bytes.
 	coopWrites := func() string {
 		var s strings.Builder
+		if warp {
+			return "" // every write is already shared by the warp
+		}
 		for c, j := range strIdx {
 			o := os[j]
 			if !coopable(o) {
@@ -267,6 +293,9 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	}
 	coopFlags := func() string {
 		var s strings.Builder
+		if warp {
+			return ""
+		}
 		for c, j := range strIdx {
 			// A view into a thread's scratch (a flattened rope or generated
 			// string) is local memory that other lanes cannot read: no
@@ -297,18 +326,19 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val) string {
 	b.WriteString(`extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_sizes(GSQL_PARAMS) {
   GSQL_ARGS
   __shared__ int64_t red[GSQL_BLOCK];
-  GSQL_ALIGN16 char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
-  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
+  GSQL_SCRATCH_DECL Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
+  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_TILE - 1) / GSQL_TILE * GSQL_TILE;
   int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
   int64_t tot[GSQL_NC];
   for (int c = 0; c < GSQL_NC; c++) tot[c] = 0;
-  for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
-    int64_t i = base + threadIdx.x;
+  for (int64_t base = lo; base < hi; base += GSQL_TILE) {
+    int64_t i = base + GSQL_SLOT;
     if (i >= hi) break;
 `)
 	b.WriteString(rowPrologue + body + rowEpilogue + counts("true"))
 	b.WriteString(`  if (err) atomicCAS((int*)a.err, 0, err);
-    for (int c = 0; c < GSQL_NC; c++) tot[c] += cnt[c];
+    if (GSQL_LEAD)
+      for (int c = 0; c < GSQL_NC; c++) tot[c] += cnt[c];
   }
   for (int c = 0; c < GSQL_NC; c++) {
     red[threadIdx.x] = tot[c];
@@ -353,28 +383,29 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_fill(GS
   // Warp totals per counter for the tile scan: shuffles inside warps, one
   // warp scans the warp totals, three barriers per tile.
   __shared__ gsql_off_t wsum[GSQL_NC][GSQL_BLOCK / 32];
-  GSQL_ALIGN16 char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
-  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
+  GSQL_SCRATCH_DECL Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
+  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_TILE - 1) / GSQL_TILE * GSQL_TILE;
   int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 ` + coopFlags() + `  // Offsets fit gsql_off_t: the launcher refuses outputs over 2^31 - 1
   // bytes and batches over 2^31 - 1 rows.
   gsql_off_t carry[GSQL_NC];
   for (int c = 0; c < GSQL_NC; c++) carry[c] = (gsql_off_t)a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c];
-  for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
-    bool active = base + threadIdx.x < hi;
-    int64_t i = active ? base + threadIdx.x : lo;
+  for (int64_t base = lo; base < hi; base += GSQL_TILE) {
+    bool active = base + GSQL_SLOT < hi;
+    int64_t i = active ? base + GSQL_SLOT : lo;
 `)
 	b.WriteString(rowPrologue + body + rowEpilogue + counts("active"))
 	b.WriteString(`  if (active && err) atomicCAS((int*)a.err, 0, err);
     gsql_off_t off[GSQL_NC];
     for (int c = 0; c < GSQL_NC; c++) {
-      gsql_off_t x = cnt[c];
+      gsql_off_t mine = GSQL_LEAD ? cnt[c] : 0;
+      gsql_off_t x = mine;
       for (int d = 1; d < 32; d <<= 1) {
         gsql_off_t y = __shfl_up_sync(0xffffffffu, x, d);
         if (lane >= d) x += y;
       }
-      off[c] = x - cnt[c];
+      off[c] = x - mine;
       if (lane == 31) wsum[c][warp] = x;
     }
     __syncthreads();
@@ -392,6 +423,9 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_fill(GS
     for (int c = 0; c < GSQL_NC; c++) {
       off[c] += carry[c] + (warp ? wsum[c][warp - 1] : 0);
       carry[c] += wsum[c][GSQL_BLOCK / 32 - 1];
+#ifdef GSQL_WARP
+      off[c] = __shfl_sync(0xffffffffu, off[c], 0);
+#endif
     }
     __syncthreads();
     if (cnt[0]) {
@@ -407,8 +441,8 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_fill(GS
 // One pass when no output is a string and no filter compacts: row i -> i.
 extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_map(GSQL_PARAMS) {
   GSQL_ARGS
-  GSQL_ALIGN16 char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
-  for (int64_t i = (int64_t)blockIdx.x * GSQL_BLOCK + threadIdx.x; i < a.n; i += (int64_t)gridDim.x * GSQL_BLOCK) {
+  GSQL_SCRATCH_DECL Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
+  for (int64_t i = (int64_t)blockIdx.x * GSQL_TILE + GSQL_SLOT; i < a.n; i += (int64_t)gridDim.x * GSQL_TILE) {
 `)
 	b.WriteString(rowPrologue + body + rowEpilogue + counts("true"))
 	b.WriteString(`  if (err) atomicCAS((int*)a.err, 0, err);

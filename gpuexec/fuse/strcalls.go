@@ -14,6 +14,12 @@ func (g *gen) stringCall(name string, c *expr.Call, args []*val) (*val, error) {
 	null := func() string { return g.nullOf(args) }
 	sv := func(i int) string { return g.asSV(args[i]).c }
 	switch name {
+	case "char_length", "upper", "lower", "replace", "split_part", "substring_index", "locate", "instr", "contains":
+		g.warpUse = true
+	case "right", "substring", "reverse", "repeat", "space", "lpad", "rpad", "strcmp":
+		g.warpAvoid = true
+	}
+	switch name {
 	case "length":
 		if args[0].kind == kGen {
 			return &val{kind: kInt, c: g.declare(kInt, 0, "(int64_t)("+args[0].size+")"), null: args[0].null}, nil
@@ -176,10 +182,12 @@ func (g *gen) like(c *expr.Call, args []*val) (*val, error) {
 				// The needle gets a slot of its own: the pattern's slot may
 				// be shared with an equal literal used as a plain string.
 				fn := map[string]string{"eq": "sv_eq", "prefix": "starts_with", "suffix": "ends_with", "infix": "contains"}[kindName]
+				g.warpUse = g.warpUse || kindName == "infix"
 				return &val{kind: kBool, c: g.declare(kBool, 0, fmt.Sprintf("%s(%s, %s)", fn, s, g.newStringSlot(needle))), null: null}, nil
 			}
 		}
 	}
+	g.warpAvoid = true
 	return &val{kind: kBool, c: g.declare(kBool, 0, fmt.Sprintf("like_match(%s, %s, %d)", s, g.asSV(args[1]).c, esc)), null: null}, nil
 }
 
