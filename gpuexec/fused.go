@@ -55,7 +55,7 @@ type FusedKernel struct {
 	BlocksPerSM int
 	// WarpMinAvg is the average string input bytes per row from which a
 	// batch runs with one row per warp, when the kernel has that form (0:
-	// DefaultWarpMinAvg; negative: never).
+	// the kernel's own fuse.Kernel.WarpMinAvg; negative: never).
 	WarpMinAvg int
 	// WarpBatches counts the batches Run evaluated with one row per warp.
 	WarpBatches int
@@ -69,10 +69,6 @@ func (fk *FusedKernel) WarpErr() error { return fk.warpErr }
 type kernelSet struct {
 	sizes, scan, fill, mapK *Kernel
 }
-
-// DefaultWarpMinAvg is the average string length (bytes per row, over the
-// string columns a kernel reads) from which batches run one row per warp.
-const DefaultWarpMinAvg = 256
 
 // DefaultBlocksPerSM is the grid of the sizes and fill passes, in blocks
 // per multiprocessor.
@@ -160,7 +156,7 @@ func (d *Device) compileSet(k *fuse.Kernel, name, code string) (kernelSet, strin
 func (fk *FusedKernel) useWarp(in *DeviceBatch, rows int64) (bool, error) {
 	minAvg := int64(fk.WarpMinAvg)
 	if minAvg == 0 {
-		minAvg = DefaultWarpMinAvg
+		minAvg = int64(fk.k.WarpMinAvg)
 	}
 	if fk.k.WarpSource == "" || minAvg < 0 || rows == 0 || fk.warpErr != nil {
 		return false, nil

@@ -377,8 +377,12 @@ func (c *DeviceCompute) compute(ctx context.Context, in *gpuexec.DeviceBatch) (*
 	var out *gpuexec.DeviceBatch
 	var err error
 	if c.fk != nil {
+		warp := c.fk.WarpBatches
 		out, err = c.fk.Run(ctx, in)
 		c.count(c.fk.Launches())
+		if c.fk.WarpBatches > warp && c.Stats != nil {
+			c.Stats.WarpBatches.Add(1)
+		}
 		if errors.Is(err, gpuexec.ErrScratch) {
 			// A value outgrew the fused kernel's scratch: the library
 			// path (still the GPU) materialises it instead.

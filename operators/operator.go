@@ -32,6 +32,9 @@ type Stats struct {
 	Launches atomic.Int64 // kernel launches
 	// Fallbacks counts batches a GPU operator evaluated on the CPU.
 	Fallbacks atomic.Int64
+	// WarpBatches counts batches a fused kernel evaluated one row per warp
+	// (long strings).
+	WarpBatches atomic.Int64
 }
 
 // Duration returns the time spent in Next.

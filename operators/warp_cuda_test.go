@@ -95,7 +95,7 @@ func TestWarpKernelsDeviceMatchCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, outs := range s.cases {
-			k, err := fuse.Generate(fusetest.Types, nil, outs)
+			k, err := fuse.GenerateWith(fusetest.Types, nil, outs, fuse.Options{AlwaysWarp: true})
 			if err != nil {
 				t.Fatalf("generate %v: %v", outs, err)
 			}
@@ -160,7 +160,7 @@ func BenchmarkWarpRows(b *testing.B) {
 		}
 		inBytes := batchBytes(&coldata.Batch{Cols: host.Cols[:1], Len: host.Len})
 		for _, e := range cases {
-			k, err := fuse.Generate(fusetest.Types, nil, []expr.Expr{e})
+			k, err := fuse.GenerateWith(fusetest.Types, nil, []expr.Expr{e}, fuse.Options{AlwaysWarp: true})
 			if err != nil {
 				b.Fatal(err)
 			}

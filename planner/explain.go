@@ -33,6 +33,9 @@ func ExplainAnalyze(n Node, b *Built) []string {
 			if f := st.Fallbacks.Load(); f > 0 {
 				line += fmt.Sprintf(" cpu_fallback_batches=%d", f)
 			}
+			if w := st.WarpBatches.Load(); w > 0 {
+				line += fmt.Sprintf(" warp_per_row_batches=%d", w)
+			}
 		}
 		lines = append(lines, line)
 		for _, in := range n.Inputs() {

@@ -123,6 +123,27 @@ type Kernel struct {
 	// with functions that have a warp-wide form, and with none that would
 	// walk one serially); empty when that form would not help.
 	WarpSource string
+	// WarpMinAvg is the average string input length (bytes per row) from
+	// which WarpSource ran faster than Source on the H100 (BENCHMARKS.md,
+	// "Long strings").
+	WarpMinAvg int
+}
+
+// Average input lengths from which a function's warp-wide form measured
+// faster than one thread per row (BenchmarkWarpRows, H100): single-byte
+// REPLACE from 64-256 byte rows on; UPPER/LOWER and infix searches from
+// 256-1024. CHAR_LENGTH, LOCATE, SPLIT_PART and SUBSTRING_INDEX measured
+// faster one row per thread at every length and do not ask for it.
+const (
+	WarpMinReplace = 128
+	WarpMinScan    = 512
+)
+
+// warpFrom records that a function wants the warp form from avg bytes.
+func (g *gen) warpFrom(avg int) {
+	if g.warpMin == 0 || avg < g.warpMin {
+		g.warpMin = avg
+	}
 }
 
 // TwoPass reports whether the kernel needs the sizes and scan passes.
@@ -146,6 +167,10 @@ type Options struct {
 	// fill and map kernels on a multiprocessor (__launch_bounds__), capping
 	// their registers; 0 leaves the register count to the compiler.
 	MinBlocks int
+	// AlwaysWarp generates the one-row-per-warp form whenever it is
+	// correct, not only when a function measured faster that way (for the
+	// tests and the measurements of that form).
+	AlwaysWarp bool
 }
 
 // Generate builds the kernels computing outputs over input columns of the
@@ -219,8 +244,9 @@ func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gath
 	k.NeedsCase = g.needsCase
 	k.Fields = g.fields(k)
 	k.Source = g.source(k, body.String(), keep, outs, false)
-	if g.warpUse && !g.warpAvoid && !opts.Scalar && !gather {
+	if (g.warpMin > 0 || opts.AlwaysWarp) && !g.warpAvoid && !opts.Scalar && !gather {
 		k.WarpSource = g.source(k, body.String(), keep, outs, true)
+		k.WarpMinAvg = max(g.warpMin, 1)
 	}
 	sum := sha256.Sum256([]byte(k.Source))
 	k.Key = hex.EncodeToString(sum[:16])
@@ -265,10 +291,12 @@ type gen struct {
 	params    []any
 	litKinds  []kind
 	needsCase bool
-	// warpUse is set by functions that walk whole strings and have a
-	// warp-wide form; warpAvoid by those that walk them one byte at a time
+	// warpMin is the least average input length at which a function of
+	// the expression runs faster with one row per warp (0: none does);
+	// warpAvoid is set by functions that walk strings one byte at a time
 	// in any form (a warp per row would only slow them down).
-	warpUse, warpAvoid bool
+	warpMin   int
+	warpAvoid bool
 	// scratch is set when some value must be made contiguous per row.
 	scratch bool
 	// lits maps a literal's type and value to its parameter slot: equal

@@ -249,7 +249,7 @@ func TestWarpKernelsMatchCPU(t *testing.T) {
 	for _, s := range sets {
 		t.Run(s.name, func(t *testing.T) {
 			for _, outs := range s.cases {
-				k, err := fuse.Generate(testTypes, nil, outs)
+				k, err := fuse.GenerateWith(testTypes, nil, outs, fuse.Options{AlwaysWarp: true})
 				if err != nil {
 					t.Fatalf("generate: %v", err)
 				}
@@ -275,5 +275,41 @@ func TestWarpKernelsMatchCPU(t *testing.T) {
 	}
 	if warped < 12 {
 		t.Errorf("%d kernels had a warp form, want at least 12", warped)
+	}
+}
+
+// TestWarpFormChoice checks which expressions get the warp form and from
+// which average length.
+func TestWarpFormChoice(t *testing.T) {
+	var bld fusetest.Builder
+	name := fusetest.Col(fusetest.Name)
+	cases := []struct {
+		e   expr.Expr
+		min int // 0: no warp form
+	}{
+		{bld.Call("replace", name, fusetest.Lit(" "), fusetest.Lit("_")), fuse.WarpMinReplace},
+		{bld.Call("upper", name), fuse.WarpMinScan},
+		{bld.Call("concat", bld.Call("lower", name), bld.Call("replace", name, fusetest.Lit("a"), fusetest.Lit("b"))), fuse.WarpMinReplace},
+		{bld.Call("like", name, fusetest.Lit("%ipsum%")), fuse.WarpMinScan},
+		{bld.Call("char_length", name), 0},
+		{bld.Call("split_part", name, fusetest.Lit(" "), fusetest.Lit(2)), 0},
+		{bld.Call("like", name, fusetest.Lit("%a_b%")), 0},
+		{bld.Call("upper", bld.Call("reverse", name)), 0},
+	}
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	for _, c := range cases {
+		k, err := fuse.Generate(testTypes, nil, []expr.Expr{c.e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		if k.WarpSource != "" {
+			got = k.WarpMinAvg
+		}
+		if got != c.min {
+			t.Errorf("%s: warp form from %d bytes, want %d", c.e, got, c.min)
+		}
 	}
 }

@@ -106,6 +106,7 @@ struct CaseMap;
 GSQL_DEV int32_t w_find_byte(SV s, uint8_t c, int32_t from);
 GSQL_DEV int32_t w_rfind_byte(SV s, uint8_t c, int32_t end);
 GSQL_DEV int64_t w_char_len(SV s);
+GSQL_DEV int32_t w_sv_find(SV s, SV needle, int32_t from);
 GSQL_DEV int32_t w_casemap_size(SV s, const CaseMap& m);
 GSQL_DEV void w_casemap_write(SV s, const CaseMap& m, bool upper, char* dst);
 GSQL_DEV int32_t w_replace1_size(SV s, uint8_t c, SV to);
@@ -527,6 +528,9 @@ GSQL_DEV int32_t rfind_byte(SV s, uint8_t c, int32_t end) {
 // chunk at a time.
 GSQL_DEV int32_t sv_find(SV s, SV needle, int32_t from) {
   if (needle.n == 0) return from <= s.n ? from : -1;
+#ifdef GSQL_WARP
+  if (needle.n > 1) return w_sv_find(s, needle, from);
+#endif
   SV room = sv_make(s.p, s.n - needle.n + 1);  // where a match can start
   uint8_t c0 = (uint8_t)needle.p[0];
   for (int32_t i = from; i < room.n; i++) {
@@ -802,6 +806,12 @@ struct CaseMap {
 };
 
 GSQL_DEV int32_t map_rune(const CaseMap& m, int32_t r) {
+  if (r < 0x10000) {
+    // The page table after the to runes (CaseTables).
+    const int32_t* pages = m.to + m.n;
+    int32_t p = pages[r >> 8];
+    return p < 0 ? r : pages[256 + p + (r & 255)];
+  }
   int32_t lo = 0, hi = m.n - 1;
   while (lo <= hi) {
     int32_t mid = (lo + hi) >> 1;
@@ -1212,6 +1222,35 @@ GSQL_DEV int32_t w_rfind_byte(SV s, uint8_t c, int32_t end) {
       int src = ffs32(hit) - 1;
       return base - 16 * src + hibit32((uint32_t)w_shfl((int32_t)m, src));
     }
+  }
+  return -1;
+}
+
+// w_sv_find is sv_find (needle.n > 1) with the lanes testing a window's
+// candidates together: each lane checks the first-byte hits of its chunk.
+GSQL_DEV int32_t w_sv_find(SV s, SV needle, int32_t from) {
+  if (from < 0) from = 0;
+  int32_t room = s.n - needle.n + 1;  // where a match can start
+  if (from >= room) return -1;
+  uint32_t cc = 0x01010101u * (uint8_t)needle.p[0];
+  for (int32_t base = from - align_skew(s.p + from); base < room; base += 16 * GSQL_WS) {
+    int32_t at = base + 16 * w_lane();
+    int32_t found = 0x7fffffff;
+    if (at < room) {
+      uint32_t m = eq_mask16(ld16(s.p + at), cc);
+      if (at < from) m &= 0xFFFFu << (from - at);
+      if (room - at < 16) m &= (1u << (room - at)) - 1;
+      while (m) {
+        int32_t pos = at + ffs32(m) - 1;
+        if (mem_eq(s.p + pos + 1, needle.p + 1, needle.n - 1)) {
+          found = pos;
+          break;
+        }
+        m &= m - 1;
+      }
+    }
+    uint32_t hit = w_ballot(found != 0x7fffffff);
+    if (hit) return w_shfl(found, ffs32(hit) - 1);
   }
   return -1;
 }

@@ -14,8 +14,10 @@ func (g *gen) stringCall(name string, c *expr.Call, args []*val) (*val, error) {
 	null := func() string { return g.nullOf(args) }
 	sv := func(i int) string { return g.asSV(args[i]).c }
 	switch name {
-	case "char_length", "upper", "lower", "replace", "split_part", "substring_index", "locate", "instr", "contains":
-		g.warpUse = true
+	case "replace":
+		g.warpFrom(WarpMinReplace)
+	case "upper", "lower", "contains":
+		g.warpFrom(WarpMinScan)
 	case "right", "substring", "reverse", "repeat", "space", "lpad", "rpad", "strcmp":
 		g.warpAvoid = true
 	}
@@ -182,7 +184,9 @@ func (g *gen) like(c *expr.Call, args []*val) (*val, error) {
 				// The needle gets a slot of its own: the pattern's slot may
 				// be shared with an equal literal used as a plain string.
 				fn := map[string]string{"eq": "sv_eq", "prefix": "starts_with", "suffix": "ends_with", "infix": "contains"}[kindName]
-				g.warpUse = g.warpUse || kindName == "infix"
+				if kindName == "infix" {
+					g.warpFrom(WarpMinScan)
+				}
 				return &val{kind: kBool, c: g.declare(kBool, 0, fmt.Sprintf("%s(%s, %s)", fn, s, g.newStringSlot(needle))), null: null}, nil
 			}
 		}
