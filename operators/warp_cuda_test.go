@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -71,9 +73,13 @@ func TestWarpKernelsDeviceMatchCPU(t *testing.T) {
 		{bld.Call("locate", fusetest.Lit("delta"), name), bld.Call("split_part", name, fusetest.Lit(" "), fusetest.Lit(-2))},
 		{bld.Call("lower", bld.Call("concat", name, name))},
 	}
+	// GSQL_WARP_ROWS sets the long-row count (the other sets have 5x).
 	rows := 20_000
 	if testing.Short() {
 		rows = 4_000
+	}
+	if v, err := strconv.Atoi(os.Getenv("GSQL_WARP_ROWS")); err == nil && v > 0 {
+		rows = v
 	}
 	sets := []struct {
 		name  string
@@ -82,6 +88,7 @@ func TestWarpKernelsDeviceMatchCPU(t *testing.T) {
 	}{
 		{"long", fusetest.LongRows(rows, 16, 4096, 8), longEach},
 		{"specials", fusetest.LongBatch(rows, 12), append(specials, longEach...)},
+		{"edges", fusetest.EdgeBatch(5*rows, 13), specials},
 		{"scan", fusetest.ScanBatch(5*rows, 31), bld.ScanCases()},
 		{"functions", fusetest.Batch(5*rows, 4), bld.Cases()},
 	}

@@ -244,7 +244,11 @@ func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gath
 	k.NeedsCase = g.needsCase
 	k.Fields = g.fields(k)
 	k.Source = g.source(k, body.String(), keep, outs, false)
-	if (g.warpMin > 0 || opts.AlwaysWarp) && !g.warpAvoid && !opts.Scalar && !gather {
+	readsStrings := false
+	for i, t := range inputs {
+		readsStrings = readsStrings || (g.used[i] && t == coldata.String)
+	}
+	if (g.warpMin > 0 || opts.AlwaysWarp) && readsStrings && !g.warpAvoid && !opts.Scalar && !gather {
 		k.WarpSource = g.source(k, body.String(), keep, outs, true)
 		k.WarpMinAvg = max(g.warpMin, 1)
 	}

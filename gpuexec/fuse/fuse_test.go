@@ -241,6 +241,7 @@ func TestWarpKernelsMatchCPU(t *testing.T) {
 		{"functions", fusetest.Batch(1500, 4), bld.Cases()},
 		{"long", fusetest.LongRows(200, 16, 3000, 8), longEach},
 		{"specials", fusetest.LongBatch(600, 12), specials},
+		{"edges", fusetest.EdgeBatch(3000, 13), specials},
 	}
 	if bld.Err != nil {
 		t.Fatal(bld.Err)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -351,4 +352,36 @@ func (b *Builder) LongCases() []expr.Expr {
 		c("concat", s, Lit("!")),
 		c("ends_with", s, Lit("x ")),
 	}
+}
+
+// EdgeBatch is Batch with names that put UTF-8 edge cases at every offset
+// of a 16-byte chunk: overlong and surrogate sequences, bytes that never
+// start a character, truncated sequences, case mappings that change a
+// character's width, 0 to 300 bytes a row.
+func EdgeBatch(n int, seed int64) *coldata.Batch {
+	b := Batch(n, seed)
+	r := rand.New(rand.NewSource(seed + 4))
+	pieces := []string{"a", "Zq", "hello world ", "\xf5\x80\x80\x80", "\xc0\x80", "\xe0\x80\x80", "\xed\xa0\x80",
+		"\xf4\x90\x80\x80", "\xf0\x90\x80\x80", "\u023a", "\u0250", "\u0131", "\u212a", "日本", "é", "\xe6\x97", "\x80", "\xff", "ǅ", "𐐀x"}
+	name := coldata.NewBuilder(coldata.String, n)
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		if r.Intn(30) == 0 {
+			name.AppendNull()
+			continue
+		}
+		sb.Reset()
+		target := r.Intn(301)
+		clean := r.Intn(2) == 0 // half the rows are valid UTF-8
+		for sb.Len() < target {
+			p := pieces[r.Intn(len(pieces))]
+			if clean && !utf8.ValidString(p) {
+				continue
+			}
+			sb.WriteString(p)
+		}
+		name.AppendString(sb.String())
+	}
+	b.Cols[Name] = name.Finish()
+	return b
 }
