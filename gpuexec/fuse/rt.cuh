@@ -1291,83 +1291,51 @@ GSQL_DEV char ascii_case1(uint8_t b, bool upper) {
   return (char)b;
 }
 
-// byte_of is byte k (0-15) of a chunk held in registers; byte32 byte k
-// (0-31) of two consecutive chunks.
-GSQL_DEV uint32_t byte_of(GU4 v, int32_t k) {
-  uint32_t w = k < 8 ? (k < 4 ? v.x : v.y) : (k < 12 ? v.z : v.w);
-  return (w >> ((k & 3) << 3)) & 0xFFu;
-}
-
-GSQL_DEV uint32_t byte32(GU4 a, GU4 b, int32_t k) { return k < 16 ? byte_of(a, k) : byte_of(b, k - 16); }
-
-// w_rune decodes the character whose lead byte b0 (not ASCII) is byte k of
-// the register window a:b, at string position q: the rune, or -1 when
-// char_width would not give it the width w_nominal announces.
-GSQL_DEV int32_t w_rune(GU4 a, GU4 b, int32_t k, uint32_t b0, int32_t q, int32_t n) {
-  int32_t w = w_nominal((uint8_t)b0);
-  if (w < 2 || w > 4 || (w == 2 && b0 < 0xC2) || (w == 4 && b0 > 0xF4) || n - q < w) return -1;
-  uint32_t lo = 0x80, hi = 0xBF;
-  if (b0 == 0xE0) lo = 0xA0;
-  if (b0 == 0xED) hi = 0x9F;
-  if (b0 == 0xF0) lo = 0x90;
-  if (b0 == 0xF4) hi = 0x8F;
-  uint32_t b1 = byte32(a, b, k + 1);
-  if (b1 < lo || b1 > hi) return -1;
-  if (w == 2) return ((b0 & 0x1F) << 6) | (b1 & 0x3F);
-  uint32_t b2 = byte32(a, b, k + 2);
-  if (b2 < 0x80 || b2 > 0xBF) return -1;
-  if (w == 3) return ((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F);
-  uint32_t b3 = byte32(a, b, k + 3);
-  if (b3 < 0x80 || b3 > 0xBF) return -1;
-  return ((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F);
-}
-
-// w_utf8_chunk walks the characters that start in lane chunk at, from
-// registers (the chunk and the next one). MODE 0 counts them; 1 sums their
-// case-mapped bytes; 2 also writes those to out.
+// w_utf8_chunk walks the characters that start in lane chunk at. MODE 0
+// counts them; 1 sums their case-mapped bytes; 2 also writes those to out.
 template <int MODE>
 GSQL_DEV int32_t w_utf8_chunk(SV s, int32_t at, const CaseMap* m, bool upper, char* out, bool* bad) {
   int32_t q0 = at < 0 ? 0 : at, q1 = at + 16 < s.n ? at + 16 : s.n;
   if (q0 >= q1) return 0;
-  GU4 v = ld16(s.p + at);
-  if (at >= 0 && at + 16 <= s.n && !((v.x | v.y | v.z | v.w) & 0x80808080u)) {
-    if (MODE == 2) {
-      v.x = ascii_case4(v.x, upper);
-      v.y = ascii_case4(v.y, upper);
-      v.z = ascii_case4(v.z, upper);
-      v.w = ascii_case4(v.w, upper);
-      store16(out, v);
+  if (at >= 0 && at + 16 <= s.n) {
+    GU4 v = ld16(s.p + at);
+    if (!((v.x | v.y | v.z | v.w) & 0x80808080u)) {
+      if (MODE == 2) {
+        v.x = ascii_case4(v.x, upper);
+        v.y = ascii_case4(v.y, upper);
+        v.z = ascii_case4(v.z, upper);
+        v.w = ascii_case4(v.w, upper);
+        store16(out, v);
+      }
+      return 16;
     }
-    return 16;
   }
-  GU4 nx = v;
-  if (at + 16 < s.n) nx = ld16(s.p + at + 16);
   int32_t pend = q0 > 0 ? w_pending(s, q0) : 0;
   int32_t cnt = 0;
-  for (int32_t k = q0 - at; k < q1 - at; k++) {
+  for (int32_t q = q0; q < q1; q++) {
+    uint8_t b = (uint8_t)s.p[q];
     if (pend > 0) {
       pend--;
       continue;
     }
-    uint32_t b = byte_of(v, k);
     if (b < 0x80) {
-      if (MODE == 2) out[cnt] = ascii_case1((uint8_t)b, upper);
+      if (MODE == 2) out[cnt] = ascii_case1(b, upper);
       cnt++;
       continue;
     }
-    int32_t r = w_rune(v, nx, k, b, at + k, s.n);
-    if (r < 0) {
+    int32_t w = char_width(s.p, q, s.n);
+    if (w < 2 || w != w_nominal(b)) {
       *bad = true;
       return cnt;
     }
     if (MODE == 0) {
       cnt++;
     } else {
-      r = map_rune(*m, r);
+      int32_t r = map_rune(*m, decode(s.p, q, w));
       if (MODE == 2) encode(r, out + cnt);
       cnt += encode_len(r);
     }
-    pend = w_nominal((uint8_t)b) - 1;
+    pend = w - 1;
   }
   return cnt;
 }
