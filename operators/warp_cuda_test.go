@@ -73,13 +73,15 @@ func TestWarpKernelsDeviceMatchCPU(t *testing.T) {
 		{bld.Call("locate", fusetest.Lit("delta"), name), bld.Call("split_part", name, fusetest.Lit(" "), fusetest.Lit(-2))},
 		{bld.Call("lower", bld.Call("concat", name, name))},
 	}
-	// GSQL_WARP_ROWS sets the long-row count (the other sets have 5x).
+	// GSQL_WARP_ROWS sets the row count of the edge, scan and function
+	// sets (default 5x the long rows).
 	rows := 20_000
 	if testing.Short() {
 		rows = 4_000
 	}
+	many := 5 * rows
 	if v, err := strconv.Atoi(os.Getenv("GSQL_WARP_ROWS")); err == nil && v > 0 {
-		rows = v
+		many = v
 	}
 	sets := []struct {
 		name  string
@@ -88,9 +90,9 @@ func TestWarpKernelsDeviceMatchCPU(t *testing.T) {
 	}{
 		{"long", fusetest.LongRows(rows, 16, 4096, 8), longEach},
 		{"specials", fusetest.LongBatch(rows, 12), append(specials, longEach...)},
-		{"edges", fusetest.EdgeBatch(5*rows, 13), specials},
-		{"scan", fusetest.ScanBatch(5*rows, 31), bld.ScanCases()},
-		{"functions", fusetest.Batch(5*rows, 4), bld.Cases()},
+		{"edges", fusetest.EdgeBatch(many, 13), specials},
+		{"scan", fusetest.ScanBatch(many, 31), bld.ScanCases()},
+		{"functions", fusetest.Batch(many, 4), bld.Cases()},
 	}
 	if bld.Err != nil {
 		t.Fatal(bld.Err)
@@ -130,7 +132,7 @@ func TestWarpKernelsDeviceMatchCPU(t *testing.T) {
 			if err := fusetest.Compare(outs, got.Cols, want); err != nil {
 				t.Fatalf("%s %v: %v", s.name, outs, err)
 			}
-			t.Logf("%s %v: warp form matches the CPU", s.name, outs)
+			t.Logf("%s %v: warp form matches the CPU on %d rows", s.name, outs, s.b.Len)
 		}
 		in.Release()
 	}
