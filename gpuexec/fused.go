@@ -364,6 +364,15 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 	rows := n
 	outBytes := make([]int64, k.StringOutputs)
 	outPtrs := map[string]DevicePtr{}
+	for _, f := range k.Fields {
+		if f.Kind == fuse.FieldRowSizes {
+			rb, err := alloc(uint64(4 * max(n, 1)))
+			if err != nil {
+				return fail(err)
+			}
+			outPtrs[f.Name] = rb.Ptr()
+		}
+	}
 	args := func() []any {
 		out := make([]any, len(k.Fields))
 		for i, f := range k.Fields {
@@ -403,7 +412,7 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 				if f.Kind == fuse.FieldLowerLen {
 					v = int64(len(lf))
 				}
-			case fuse.FieldOutValid, fuse.FieldOutData, fuse.FieldOutOffsets, fuse.FieldOutChars:
+			case fuse.FieldOutValid, fuse.FieldOutData, fuse.FieldOutOffsets, fuse.FieldOutChars, fuse.FieldRowSizes:
 				v = outPtrs[f.Name]
 			case fuse.FieldBlockSums:
 				v = sums

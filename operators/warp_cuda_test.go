@@ -168,58 +168,69 @@ func BenchmarkWarpRows(b *testing.B) {
 			b.Fatal(err)
 		}
 		inBytes := batchBytes(&coldata.Batch{Cols: host.Cols[:1], Len: host.Len})
-		for _, e := range cases {
-			k, err := fuse.GenerateWith(fusetest.Types, nil, []expr.Expr{e}, fuse.Options{AlwaysWarp: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if k.WarpSource == "" {
-				b.Fatalf("%s has no warp form", e)
-			}
+		for ci, e := range cases {
 			want, err := fusetest.Reference(host, nil, []expr.Expr{e})
 			if err != nil {
 				b.Fatal(err)
 			}
-			for _, warp := range []bool{false, true} {
-				mode := map[bool]string{false: "thread", true: "warp"}[warp]
-				b.Run(fmt.Sprintf("len=%d-%d/%s/%s", lens[0], lens[1], e, mode), func(b *testing.B) {
-					got := runFusedMode(b, rt.Dev, k, in, warp)
-					if err := fusetest.Compare([]expr.Expr{e}, got.Cols, want); err != nil {
-						b.Fatal(err)
+			// UPPER and REPLACE (generated strings) are also measured with
+			// the fill pass sizing each row again (RecomputeSizes).
+			sizings := []bool{false}
+			if ci == 0 || ci == 2 {
+				sizings = append(sizings, true)
+			}
+			for _, recompute := range sizings {
+				k, err := fuse.GenerateWith(fusetest.Types, nil, []expr.Expr{e}, fuse.Options{AlwaysWarp: true, RecomputeSizes: recompute})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if k.WarpSource == "" {
+					b.Fatalf("%s has no warp form", e)
+				}
+				for _, warp := range []bool{false, true} {
+					mode := map[bool]string{false: "thread", true: "warp"}[warp]
+					if recompute {
+						mode += "-recompute"
 					}
-					fk, err := rt.Dev.PrepareFused(k)
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer fk.Release()
-					fk.WarpMinAvg = map[bool]int{false: -1, true: 1}[warp]
-					var times []time.Duration
-					var outBytes int64
-					for i := 0; i < b.N+1; i++ {
-						start := time.Now()
-						out, err := fk.Run(ctx, in)
+					b.Run(fmt.Sprintf("len=%d-%d/%s/%s", lens[0], lens[1], e, mode), func(b *testing.B) {
+						got := runFusedMode(b, rt.Dev, k, in, warp)
+						if err := fusetest.Compare([]expr.Expr{e}, got.Cols, want); err != nil {
+							b.Fatal(err)
+						}
+						fk, err := rt.Dev.PrepareFused(k)
 						if err != nil {
 							b.Fatal(err)
 						}
-						if err := rt.Dev.Synchronize(); err != nil {
-							b.Fatal(err)
+						defer fk.Release()
+						fk.WarpMinAvg = map[bool]int{false: -1, true: 1}[warp]
+						var times []time.Duration
+						var outBytes int64
+						for i := 0; i < b.N+1; i++ {
+							start := time.Now()
+							out, err := fk.Run(ctx, in)
+							if err != nil {
+								b.Fatal(err)
+							}
+							if err := rt.Dev.Synchronize(); err != nil {
+								b.Fatal(err)
+							}
+							if i > 0 {
+								times = append(times, time.Since(start))
+							}
+							if e.Type() == coldata.String {
+								outBytes = deviceStringBytes(b, rt, out.Cols[0])
+							} else if e.Type() == coldata.Bool {
+								outBytes = int64(out.Len)
+							} else {
+								outBytes = int64(8 * out.Len)
+							}
+							out.Release()
 						}
-						if i > 0 {
-							times = append(times, time.Since(start))
-						}
-						if e.Type() == coldata.String {
-							outBytes = deviceStringBytes(b, rt, out.Cols[0])
-						} else if e.Type() == coldata.Bool {
-							outBytes = int64(out.Len)
-						} else {
-							outBytes = int64(8 * out.Len)
-						}
-						out.Release()
-					}
-					med := median(times).Seconds()
-					b.ReportMetric(med*1e3, "ms")
-					b.ReportMetric(float64(inBytes+outBytes)/med/1e9, "GB/s")
-				})
+						med := median(times).Seconds()
+						b.ReportMetric(med*1e3, "ms")
+						b.ReportMetric(float64(inBytes+outBytes)/med/1e9, "GB/s")
+					})
+				}
 			}
 		}
 		in.Release()

@@ -84,6 +84,11 @@ const (
 	FieldBlocks
 	// FieldGather is the int64 row index array of a gather kernel.
 	FieldGather
+	// FieldRowSizes is an int32 per input row (n of them) where the sizes
+	// pass leaves output Col's byte count, for outputs whose size costs a
+	// walk of the row (UPPER, REPLACE, ...): the fill pass reads it back
+	// instead of walking the row again.
+	FieldRowSizes
 )
 
 // Field is one 8-byte slot of the argument block, in order.
@@ -167,6 +172,10 @@ type Options struct {
 	// fill and map kernels on a multiprocessor (__launch_bounds__), capping
 	// their registers; 0 leaves the register count to the compiler.
 	MinBlocks int
+	// RecomputeSizes has the fill pass compute every output size again
+	// instead of reading the sizes pass's per-row sizes of generated
+	// strings (FieldRowSizes).
+	RecomputeSizes bool
 	// AlwaysWarp generates the one-row-per-warp form whenever it is
 	// correct, not only when a function measured faster that way (for the
 	// tests and the measurements of that form).
@@ -242,6 +251,13 @@ func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gath
 	k.Used = g.used
 	k.Params = g.params
 	k.NeedsCase = g.needsCase
+	if !opts.RecomputeSizes {
+		for j, v := range outs {
+			if k.Outputs[j] == coldata.String && v.kind == kGen {
+				g.stored = append(g.stored, j)
+			}
+		}
+	}
 	k.Fields = g.fields(k)
 	k.Source = g.source(k, body.String(), keep, outs, false)
 	readsStrings := false
@@ -301,6 +317,9 @@ type gen struct {
 	// in any form (a warp per row would only slow them down).
 	warpMin   int
 	warpAvoid bool
+	// stored lists the string outputs whose row sizes the sizes pass
+	// stores for the fill pass.
+	stored []int
 	// scratch is set when some value must be made contiguous per row.
 	scratch bool
 	// lits maps a literal's type and value to its parameter slot: equal

@@ -158,6 +158,8 @@ func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch, gather ...int64) ([
 			fmt.Fprintf(&main, "  a.%s = (int64_t*)calloc(16, 8);\n", f.Name)
 		case fuse.FieldErr:
 			fmt.Fprintf(&main, "  a.%s = (int32_t*)calloc(1, 4);\n", f.Name)
+		case fuse.FieldRowSizes:
+			fmt.Fprintf(&main, "  a.%s = (int32_t*)calloc(n + 1, 4);\n", f.Name)
 		}
 	}
 	main.WriteString("  host_run(a);\n  int64_t rows = a.totals[0];\n")
