@@ -270,6 +270,14 @@ func SliceBatch(b *Batch, lo, hi int) *Batch {
 
 // Concat joins batches of ncols columns into one batch, copying data once.
 func Concat(batches []*Batch, ncols int) *Batch {
+	out, _ := ConcatCheck(batches, ncols, nil)
+	return out
+}
+
+// ConcatCheck is Concat calling check (when not nil) before copying each
+// input vector, and giving up with its error: a long copy of a cancelled
+// query stops within one batch's copy.
+func ConcatCheck(batches []*Batch, ncols int, check func() error) (*Batch, error) {
 	total := 0
 	for _, b := range batches {
 		total += b.Len
@@ -287,18 +295,27 @@ func Concat(batches []*Batch, ncols int) *Batch {
 			out.Cols[c] = NewVec(batches[0].Cols[c].Type, 0)
 			continue
 		}
-		out.Cols[c] = ConcatVecs(vecs, total)
+		v, err := concatVecs(vecs, total, check)
+		if err != nil {
+			return nil, err
+		}
+		out.Cols[c] = v
 	}
-	return out
+	return out, nil
 }
 
 // ConcatVecs joins vectors of one type holding total rows together.
 func ConcatVecs(vecs []*Vec, total int) *Vec {
+	out, _ := concatVecs(vecs, total, nil)
+	return out
+}
+
+func concatVecs(vecs []*Vec, total int, check func() error) (*Vec, error) {
 	if len(vecs) == 1 && !vecs[0].Const {
-		return vecs[0]
+		return vecs[0], nil
 	}
 	if len(vecs) == 0 {
-		return &Vec{Type: Null, Len: 0}
+		return &Vec{Type: Null, Len: 0}, nil
 	}
 	t := vecs[0].Type
 	out := &Vec{Type: t, Len: total}
@@ -332,6 +349,11 @@ func ConcatVecs(vecs []*Vec, total int) *Vec {
 	}
 	row := 0
 	for _, v := range vecs {
+		if check != nil {
+			if err := check(); err != nil {
+				return nil, err
+			}
+		}
 		if v.Const {
 			v = v.Materialize()
 		}
@@ -361,7 +383,7 @@ func ConcatVecs(vecs []*Vec, total int) *Vec {
 	if t == Null {
 		out.Nulls = make([]byte, BitmapLen(total))
 	}
-	return out
+	return out, nil
 }
 
 // GatherNullable is Gather where a negative index produces a NULL row (the

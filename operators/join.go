@@ -100,7 +100,11 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 		}
 		j.build = &coldata.Batch{Cols: cols}
 	} else {
-		j.build = coldata.Concat(batches, len(j.RightTypes))
+		build, err := coldata.ConcatCheck(batches, len(j.RightTypes), ctx.Err)
+		if err != nil {
+			return err
+		}
+		j.build = build
 	}
 	if len(j.RightKeys) == 0 {
 		return nil
