@@ -417,19 +417,19 @@ func redactKernels(t testing.TB, types []coldata.Type, redact expr.Expr) ([]stri
 
 type kernelGrid struct{ i, grid int }
 
-// kernelGrids lists each kernel at the default grid, and the generated
-// one also at each grid (blocks per multiprocessor) in GSQL_HAND_GRIDS.
+// kernelGrids lists each kernel at the default grid and at each grid
+// (blocks per multiprocessor) in GSQL_HAND_GRIDS.
 func kernelGrids(names []string, kernels []*fuse.Kernel) []kernelGrid {
 	var out []kernelGrid
 	for i := range kernels {
 		out = append(out, kernelGrid{i, 0})
-		if i == 0 && os.Getenv("GSQL_HAND_GRIDS") != "" {
+		if os.Getenv("GSQL_HAND_GRIDS") != "" {
 			for _, f := range strings.Split(os.Getenv("GSQL_HAND_GRIDS"), ",") {
 				g, err := strconv.Atoi(f)
 				if err != nil {
 					panic(err)
 				}
-				out = append(out, kernelGrid{0, g})
+				out = append(out, kernelGrid{i, g})
 			}
 		}
 	}
