@@ -104,7 +104,9 @@ type Kernel struct {
 	// Source is the complete CUDA C++ source.
 	Source string
 	// Key identifies the kernel's shape: expressions that differ only in
-	// literal values share a key (and a compiled module).
+	// literal values share a key (and a compiled module), except for small
+	// literal counts of SPLIT_PART, SUBSTRING_INDEX, LEFT and RIGHT, which
+	// are written into the source (countArg).
 	Key string
 	// Fields lists the argument block's slots.
 	Fields []Field

