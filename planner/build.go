@@ -121,11 +121,14 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		}
 		op = u
 	case *Aggregate:
-		in, err := b.build(x.Input)
-		if err != nil {
-			return nil, err
+		in, keys, aggs := b.parallelAggInput(x)
+		if in == nil {
+			var err error
+			if in, err = b.build(x.Input); err != nil {
+				return nil, err
+			}
 		}
-		op = &operators.HashAggregate{Input: in, Keys: x.Keys, Aggs: x.Aggs, MemoryLimit: b.MemoryLimit}
+		op = &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs, MemoryLimit: b.MemoryLimit}
 	case *GPUAggregate:
 		return b.buildGPUAggregate(x)
 	case *Transfer:
@@ -272,6 +275,63 @@ func (b *Built) parallel(p *Project) operators.Operator {
 		b.Stats[filter] = st
 	}
 	return operators.Instrument(&operators.ParallelCompute{Input: in, Pred: pred, Exprs: p.Exprs, Workers: workers}, st)
+}
+
+// parallelAggInput evaluates the computed grouping keys and aggregate
+// arguments of an aggregate straight over a large table scan (filtered or
+// not) on all cores, as a ParallelCompute that passes the scan's columns
+// through and appends one column per computed expression; it returns that
+// input and the keys and aggregates rewritten to read those columns. It
+// returns a nil input (and x's own keys and aggregates) when nothing is
+// computed or the input is not such a scan: the aggregate then evaluates
+// them itself, one batch after another. Measured: on 16 cores the string
+// expressions of GROUP BY SPLIT_PART(url, '/', 3) and of COUNT(DISTINCT
+// LOWER(...)) were 85-90% of the CPU time, on one core.
+func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr, []operators.AggSpec) {
+	workers := runtime.GOMAXPROCS(0)
+	scan, filter := scanBelow(x.Input)
+	if workers < 2 || scan == nil || scan.Placement() != CPU || scan.Table.Rows < parallelRows ||
+		(filter != nil && volatile(filter.Pred)) {
+		return nil, x.Keys, x.Aggs
+	}
+	var pre []expr.Expr
+	for i, c := range x.Input.Columns() {
+		pre = append(pre, &expr.ColumnRef{Index: i, Name: c.Name, T: c.Type})
+	}
+	passed := len(pre)
+	computed := func(e expr.Expr) expr.Expr {
+		if _, ok := e.(*expr.Call); !ok || volatile(e) {
+			return e
+		}
+		pre = append(pre, e)
+		return &expr.ColumnRef{Index: len(pre) - 1, Name: e.String(), T: e.Type()}
+	}
+	keys := make([]expr.Expr, len(x.Keys))
+	for i, k := range x.Keys {
+		keys[i] = computed(k)
+	}
+	aggs := append([]operators.AggSpec(nil), x.Aggs...)
+	for i := range aggs {
+		if aggs[i].Arg != nil {
+			aggs[i].Arg = computed(aggs[i].Arg)
+		}
+	}
+	if len(pre) == passed {
+		return nil, x.Keys, x.Aggs
+	}
+	var pred expr.Expr
+	if filter != nil {
+		pred = filter.Pred
+	}
+	in, err := b.build(scan)
+	if err != nil {
+		return nil, x.Keys, x.Aggs
+	}
+	st := &operators.Stats{}
+	if filter != nil {
+		b.Stats[filter] = st
+	}
+	return operators.Instrument(&operators.ParallelCompute{Input: in, Pred: pred, Exprs: pre, Workers: workers}, st), keys, aggs
 }
 
 // volatile reports whether e calls a function that keeps state (a
