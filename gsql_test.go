@@ -18,6 +18,7 @@ import (
 
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/datagen"
+	"github.com/gsqlengine/gsql/gpuexec/fuse"
 	gsqlsql "github.com/gsqlengine/gsql/sql"
 )
 
@@ -273,6 +274,16 @@ func TestKernelSources(t *testing.T) {
 	}
 	if len(ks) != 1 || !strings.Contains(ks[0].Source, "gsql_fill") || !strings.Contains(ks[0].Operator, "fused") {
 		t.Fatalf("kernel sources: %+v", ks)
+	}
+	if ks[0].WarpSource != "" {
+		t.Errorf("redact kernel has a warp form (its functions run faster one row per thread)")
+	}
+	ks, err = db.KernelSources(context.Background(), `SELECT REPLACE(name, ' ', '_') FROM people`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks) != 1 || !strings.Contains(ks[0].WarpSource, "#define GSQL_WARP 1") || ks[0].WarpMinAvg != fuse.WarpMinReplace {
+		t.Fatalf("REPLACE kernel: no warp form from %d bytes: %+v", fuse.WarpMinReplace, ks)
 	}
 	if _, err := db.KernelSources(context.Background(), `CREATE TABLE x (a INT)`); err == nil {
 		t.Fatal("kernel sources of DDL: no error")

@@ -18,6 +18,11 @@ type KernelSource struct {
 	Key string
 	// Source is the complete CUDA C++ source given to NVRTC.
 	Source string
+	// WarpSource is the one-row-per-warp form of the same kernels, run for
+	// batches whose string inputs average at least WarpMinAvg bytes a row;
+	// empty when the operator has no such form.
+	WarpSource string
+	WarpMinAvg int
 }
 
 // KernelSources returns the fused kernels a query's GPU operators would
@@ -58,7 +63,8 @@ func (db *DB) KernelSources(ctx context.Context, query string, args ...any) ([]K
 			if err != nil {
 				return err
 			}
-			out = append(out, KernelSource{Operator: planner.Explain(c)[0], Key: k.Key, Source: k.Source})
+			out = append(out, KernelSource{Operator: planner.Explain(c)[0], Key: k.Key, Source: k.Source,
+				WarpSource: k.WarpSource, WarpMinAvg: k.WarpMinAvg})
 		}
 		for _, in := range n.Inputs() {
 			if err := walk(in); err != nil {

@@ -316,6 +316,10 @@ func (s *Shell) cmdKernels(ctx context.Context, args []string) error {
 	}
 	for _, k := range srcs {
 		fmt.Fprintf(s.opts.Out, "// %s\n// kernel %s\n%s\n", strings.TrimSpace(k.Operator), k.Key, k.Source)
+		if k.WarpSource != "" {
+			fmt.Fprintf(s.opts.Out, "// %s\n// kernel %s, one row per warp (batches averaging >= %d bytes a string row)\n%s\n",
+				strings.TrimSpace(k.Operator), k.Key, k.WarpMinAvg, k.WarpSource)
+		}
 	}
 	return nil
 }

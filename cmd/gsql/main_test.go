@@ -188,3 +188,15 @@ func TestImportExport(t *testing.T) {
 	}
 	_ = fileio.FormatCSV
 }
+
+// TestKernelsPrintsWarpForm checks that .kernels prints the one-row-per-warp
+// form of a kernel that has one, with the length from which it runs.
+func TestKernelsPrintsWarpForm(t *testing.T) {
+	var out, errb bytes.Buffer
+	if status := run([]string{"--demo", "10", "-c", ".kernels SELECT REPLACE(name, ' ', '_') FROM people"}, strings.NewReader(""), &out, &errb); status != 0 {
+		t.Fatalf("status %d: %s", status, errb.String())
+	}
+	if !strings.Contains(out.String(), "one row per warp (batches averaging >= 128 bytes a string row)") || !strings.Contains(out.String(), "#define GSQL_WARP 1") {
+		t.Fatalf(".kernels printed no warp form:\n%.400s", out.String())
+	}
+}
