@@ -388,17 +388,7 @@ func BenchmarkRedactVariants(b *testing.B) {
 				fk.BlocksPerSM = v.perSM
 				prof := &gpuexec.KernelProfile{}
 				fk.Profile = prof
-				run := func() (time.Duration, *gpuexec.DeviceBatch) {
-					start := time.Now()
-					out, err := fk.Run(ctx, in)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := rt.Dev.Synchronize(); err != nil {
-						b.Fatal(err)
-					}
-					return time.Since(start), out
-				}
+				run := func() (time.Duration, *gpuexec.DeviceBatch) { return timedRun(b, rt, fk, in) }
 				_, out := run() // warm-up
 				if want != nil {
 					hb, err := rt.Dev.Download(ctx, out)
@@ -434,6 +424,21 @@ func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
+}
+
+// timedRun runs a fused kernel over a resident batch and waits for the
+// device: the wall time of one batch and its output.
+func timedRun(b testing.TB, rt *operators.GPURuntime, fk *gpuexec.FusedKernel, in *gpuexec.DeviceBatch) (time.Duration, *gpuexec.DeviceBatch) {
+	b.Helper()
+	start := time.Now()
+	out, err := fk.Run(context.Background(), in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := rt.Dev.Synchronize(); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start), out
 }
 
 // deviceStringBytes is the Arrow size of a device string column (bitmap,
@@ -490,17 +495,7 @@ func BenchmarkLongStringsDevice(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer fk.Release()
-				run := func() (time.Duration, *gpuexec.DeviceBatch) {
-					start := time.Now()
-					out, err := fk.Run(ctx, in)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := rt.Dev.Synchronize(); err != nil {
-						b.Fatal(err)
-					}
-					return time.Since(start), out
-				}
+				run := func() (time.Duration, *gpuexec.DeviceBatch) { return timedRun(b, rt, fk, in) }
 				_, out := run()
 				hb, err := rt.Dev.Download(ctx, out)
 				out.Release()

@@ -496,17 +496,7 @@ func BenchmarkRedactHandWritten(b *testing.B) {
 				fk.BlocksPerSM = grid
 				prof := &gpuexec.KernelProfile{}
 				fk.Profile = prof
-				run := func() (time.Duration, *gpuexec.DeviceBatch) {
-					start := time.Now()
-					out, err := fk.Run(ctx, in)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := rt.Dev.Synchronize(); err != nil {
-						b.Fatal(err)
-					}
-					return time.Since(start), out
-				}
+				run := func() (time.Duration, *gpuexec.DeviceBatch) { return timedRun(b, rt, fk, in) }
 				_, out := run()
 				col := out.Cols[0]
 				fo, fc, fv := hostCol(b, rt.Dev, col.Offsets, col.Data, col.Nulls, out.Len)

@@ -206,16 +206,9 @@ func BenchmarkWarpRows(b *testing.B) {
 						var times []time.Duration
 						var outBytes int64
 						for i := 0; i < b.N+1; i++ {
-							start := time.Now()
-							out, err := fk.Run(ctx, in)
-							if err != nil {
-								b.Fatal(err)
-							}
-							if err := rt.Dev.Synchronize(); err != nil {
-								b.Fatal(err)
-							}
+							d, out := timedRun(b, rt, fk, in)
 							if i > 0 {
-								times = append(times, time.Since(start))
+								times = append(times, d)
 							}
 							if e.Type() == coldata.String {
 								outBytes = deviceStringBytes(b, rt, out.Cols[0])
