@@ -365,7 +365,8 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 	outBytes := make([]int64, k.StringOutputs)
 	outPtrs := map[string]DevicePtr{}
 	for _, f := range k.Fields {
-		if f.Kind == fuse.FieldRowSizes {
+		// Only the thread form stores row sizes (the warp form recomputes).
+		if f.Kind == fuse.FieldRowSizes && !warp {
 			rb, err := alloc(uint64(4 * max(n, 1)))
 			if err != nil {
 				return fail(err)

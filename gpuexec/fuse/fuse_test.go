@@ -308,6 +308,9 @@ func TestWarpFormChoice(t *testing.T) {
 		got := 0
 		if k.WarpSource != "" {
 			got = k.WarpMinAvg
+			if strings.Contains(k.WarpSource, "a.rowsz0[") {
+				t.Errorf("%s: the warp form reads stored row sizes (the launcher gives it none)", c.e)
+			}
 		}
 		if got != c.min {
 			t.Errorf("%s: warp form from %d bytes, want %d", c.e, got, c.min)
