@@ -53,13 +53,15 @@ func (i DeviceInfo) String() string {
 
 // Stats are a Device's counters.
 type Stats struct {
-	Memory          memory.Stats // the pool (or pass-through) allocator
-	Launches        uint64       // kernel launches
-	Compiles        uint64       // NVRTC compilations
-	MemoryCacheHits uint64       // Compile answered from memory
-	DiskCacheHits   uint64       // Compile answered from the disk cache
-	BytesToDevice   uint64       // host-to-device bytes copied
-	BytesToHost     uint64       // device-to-host bytes copied
+	Memory          memory.Stats  // the pool (or pass-through) allocator
+	Launches        uint64        // kernel launches
+	Compiles        uint64        // NVRTC compilations
+	CompileTime     time.Duration // time spent in NVRTC (all goroutines)
+	LoadTime        time.Duration // time spent loading modules (cuModuleLoadData)
+	MemoryCacheHits uint64        // Compile answered from memory
+	DiskCacheHits   uint64        // Compile answered from the disk cache
+	BytesToDevice   uint64        // host-to-device bytes copied
+	BytesToHost     uint64        // device-to-host bytes copied
 }
 
 // Device is one GPU: its context thread, memory pool, default stream and
@@ -77,10 +79,12 @@ type Device struct {
 	modules  map[string]*Module
 	loaded   []moduleH
 	builtins *Module
-	staging  []byte // page-locked, reused by Upload/Download
+	flights  map[string]*flight // compiles in progress, by cache key
+	staging  []byte             // page-locked, reused by Upload/Download
 	closed   bool
 
 	launches, compiles, memHits, diskHits, toDevice, toHost atomic.Uint64
+	compileNanos, loadNanos                                 atomic.Int64
 }
 
 // NewDevice opens the GPU opts.Ordinal. A build without the cuda tag
@@ -186,6 +190,8 @@ func (d *Device) Stats() Stats {
 		Launches:        d.launches.Load(),
 		Compiles:        d.compiles.Load(),
 		MemoryCacheHits: d.memHits.Load(),
+		CompileTime:     time.Duration(d.compileNanos.Load()),
+		LoadTime:        time.Duration(d.loadNanos.Load()),
 		DiskCacheHits:   d.diskHits.Load(),
 		BytesToDevice:   d.toDevice.Load(),
 		BytesToHost:     d.toHost.Load(),

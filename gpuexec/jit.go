@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 //go:embed kernels/runtime.cu
@@ -111,30 +112,85 @@ func (d *Device) NVRTCVersion() (string, error) {
 }
 
 // Compile compiles src for the device's compute capability, or returns the
-// module from the in-memory cache or the disk cache.
+// module from the in-memory cache or the disk cache. NVRTC runs on the
+// calling goroutine, not on the context thread, so a compile of seconds
+// never stalls other queries' GPU work; only the module load hops there.
+// Concurrent compiles of one source share one NVRTC run.
 func (d *Device) Compile(src Source) (*Module, error) {
-	var m *Module
-	err := d.Do(func() (err error) {
-		m, err = d.compileOn(src)
-		return err
-	})
-	return m, err
+	return d.compile(src, false)
 }
 
-func (d *Device) compileOn(src Source) (*Module, error) {
+// Cached returns src's module when the memory or disk cache holds it,
+// without compiling: ok is false when only NVRTC could make it.
+func (d *Device) Cached(src Source) (m *Module, ok bool, err error) {
+	m, err = d.compile(src, true)
+	if errors.Is(err, errNotCached) {
+		return nil, false, nil
+	}
+	return m, err == nil, err
+}
+
+var errNotCached = errors.New("gpu: module not cached")
+
+// compileOn is Compile from the context thread (the package's own runtime
+// module, compiled on first use when it was not warmed).
+func (d *Device) compileOn(src Source) (*Module, error) { return d.compile(src, false) }
+
+// flight is one compile in progress, shared by every caller of its key.
+type flight struct {
+	done chan struct{}
+	m    *Module
+	err  error
+}
+
+func (d *Device) compile(src Source, cachedOnly bool) (*Module, error) {
 	ver, err := d.drv.nvrtcVersion()
 	if err != nil {
 		return nil, err
 	}
 	arch := d.info.Arch()
 	key := CacheKey(src, arch, ver)
-	d.mu.Lock()
-	m := d.modules[key]
-	d.mu.Unlock()
-	if m != nil {
-		d.memHits.Add(1)
-		return &Module{d: d, h: m.h, name: m.name, key: key, FromCache: "memory"}, nil
+	for {
+		d.mu.Lock()
+		m := d.modules[key]
+		f := d.flights[key]
+		if m == nil && f == nil && !cachedOnly {
+			f = &flight{done: make(chan struct{})}
+			if d.flights == nil {
+				d.flights = map[string]*flight{}
+			}
+			d.flights[key] = f
+			d.mu.Unlock()
+			f.m, f.err = d.build(src, key, arch, false)
+			d.mu.Lock()
+			delete(d.flights, key)
+			d.mu.Unlock()
+			close(f.done)
+			return f.m, f.err
+		}
+		d.mu.Unlock()
+		if m != nil {
+			d.memHits.Add(1)
+			return &Module{d: d, h: m.h, name: m.name, key: key, FromCache: "memory"}, nil
+		}
+		if f != nil {
+			if cachedOnly {
+				return nil, errNotCached
+			}
+			<-f.done
+			if f.err != nil {
+				return nil, f.err
+			}
+			continue // now in the memory cache
+		}
+		// cachedOnly with nothing in memory: the disk, without NVRTC.
+		return d.build(src, key, arch, true)
 	}
+}
+
+// build finds src's image on disk or compiles it, loads it on the context
+// thread and enters it in the memory cache.
+func (d *Device) build(src Source, key string, arch int, diskOnly bool) (*Module, error) {
 	from := ""
 	var image []byte
 	dir, derr := d.cacheDir()
@@ -147,13 +203,18 @@ func (d *Device) compileOn(src Source) (*Module, error) {
 			}
 		}
 	}
-	if image == nil {
-		var cubin bool
-		image, cubin, err = d.drv.compile(src.Name, src.Code, src.Options, arch)
+	if image == nil && diskOnly {
+		return nil, errNotCached
+	}
+	nvrtc := func() error {
+		start := time.Now()
+		img, cubin, err := d.drv.compile(src.Name, src.Code, src.Options, arch)
+		d.compileNanos.Add(int64(time.Since(start)))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		d.compiles.Add(1)
+		image, from = img, ""
 		if useDisk {
 			ext := ".ptx"
 			if cubin {
@@ -162,21 +223,35 @@ func (d *Device) compileOn(src Source) (*Module, error) {
 			// A failed cache write costs only a recompilation later.
 			_ = writeFileAtomic(filepath.Join(dir, key+ext), image)
 		}
+		return nil
 	}
-	h, err := d.drv.loadModule(image)
+	if image == nil {
+		if err := nvrtc(); err != nil {
+			return nil, err
+		}
+	}
+	load := func() (h moduleH, err error) {
+		start := time.Now()
+		err = d.Do(func() (err error) {
+			h, err = d.drv.loadModule(image)
+			return err
+		})
+		d.loadNanos.Add(int64(time.Since(start)))
+		return h, err
+	}
+	h, err := load()
 	if err != nil && from == "disk" {
 		// A stale or corrupt cache entry: compile afresh.
 		for _, ext := range []string{".cubin", ".ptx"} {
 			os.Remove(filepath.Join(dir, key+ext))
 		}
-		var cubin bool
-		if image, cubin, err = d.drv.compile(src.Name, src.Code, src.Options, arch); err != nil {
+		if diskOnly {
+			return nil, errNotCached
+		}
+		if err := nvrtc(); err != nil {
 			return nil, err
 		}
-		_ = cubin
-		d.compiles.Add(1)
-		from = ""
-		h, err = d.drv.loadModule(image)
+		h, err = load()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("gpu: loading module %s: %w", src.Name, err)
@@ -184,7 +259,7 @@ func (d *Device) compileOn(src Source) (*Module, error) {
 	if from == "disk" {
 		d.diskHits.Add(1)
 	}
-	m = &Module{d: d, h: h, name: src.Name, key: key, FromCache: from}
+	m := &Module{d: d, h: h, name: src.Name, key: key, FromCache: from}
 	d.mu.Lock()
 	d.modules[key] = m
 	d.loaded = append(d.loaded, h)

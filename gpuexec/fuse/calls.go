@@ -125,6 +125,15 @@ func (g *gen) arith(op string, t coldata.Type, args []*val) (*val, error) {
 func (g *gen) compare(op string, args []*val) (*val, error) {
 	a, b := args[0], args[1]
 	null := g.nullOf(args)
+	// A string against a number compares as DOUBLE ('1' = 1), as on the
+	// CPU (NULLIF's Check keeps its argument types).
+	if isStr(a) != isStr(b) {
+		if isStr(a) {
+			a = g.parseDouble(a)
+		} else {
+			b = g.parseDouble(b)
+		}
+	}
 	var cexpr string
 	switch {
 	case isStr(a) && isStr(b):

@@ -398,6 +398,8 @@ func (g *gen) gen(e expr.Expr) (*val, error) {
 		return g.literal(x)
 	case *expr.Call:
 		return g.call(x)
+	case *regArg:
+		return regVal(x.k, x.t), nil
 	}
 	return nil, fmt.Errorf("%w: %T", ErrNotFusable, e)
 }
@@ -544,7 +546,9 @@ func (g *gen) asSV(v *val) *val {
 		buf := g.tmp()
 		g.emit("int32_t %s_n = %s;", buf, v.size)
 		g.emit("char* %s = scratch_take(sc, %s_n);", buf, buf)
-		g.emit("if (%s) { %s }", buf, v.write(buf))
+		// Nothing to write for an empty (or NULL) value: writers assume
+		// the arguments that gave a non-zero size (LPAD's pad, say).
+		g.emit("if (%s && %s_n > 0) { %s }", buf, buf, v.write(buf))
 		v.flat = &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s ? sv_make(%s, %s_n) : sv_make(\"\", 0)", buf, buf, buf)), null: v.null}
 	default:
 		return v

@@ -372,47 +372,7 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val, warp bool) 
   }
 }
 
-// Scan of the block sums: one block, exclusive, in place; totals at the end.
-// Each thread takes a run of consecutive block sums, the runs' totals are
-// scanned with warp shuffles: two barriers per counter (a step-by-step
-// shared-memory scan took ~10 us, a fixed cost felt at small batches).
-extern "C" __global__ void __launch_bounds__(1024) gsql_scan(GSQL_PARAMS) {
-  GSQL_ARGS
-  __shared__ int64_t wtot[32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int64_t per = (a.blocks + 1023) / 1024;
-  const int64_t lo = (int64_t)threadIdx.x * per, hi = lo + per < a.blocks ? lo + per : a.blocks;
-  for (int c = 0; c < GSQL_NC; c++) {
-    int64_t mine = 0;
-    for (int64_t k = lo; k < hi; k++) mine += a.block_sums[k * GSQL_NC + c];
-    int64_t x = mine;
-    for (int d = 1; d < 32; d <<= 1) {
-      int64_t y = __shfl_up_sync(0xffffffffu, x, d);
-      if (lane >= d) x += y;
-    }
-    if (lane == 31) wtot[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-      int64_t w = wtot[lane];
-      for (int d = 1; d < 32; d <<= 1) {
-        int64_t y = __shfl_up_sync(0xffffffffu, w, d);
-        if (lane >= d) w += y;
-      }
-      wtot[lane] = w;
-    }
-    __syncthreads();
-    int64_t run = x - mine + (warp ? wtot[warp - 1] : 0);
-    for (int64_t k = lo; k < hi; k++) {
-      int64_t v = a.block_sums[k * GSQL_NC + c];
-      a.block_sums[k * GSQL_NC + c] = run;
-      run += v;
-    }
-    if (threadIdx.x == 0) a.totals[c] = wtot[31];
-    __syncthreads();
-  }
-}
-
-// Pass 2: evaluate again, scan the tile's counters, write at final places.
+` + scanKernel + `// Pass 2: evaluate again, scan the tile's counters, write at final places.
 extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_fill(GSQL_PARAMS) {
   GSQL_ARGS
   // Warp totals per counter for the tile scan: shuffles inside warps, one
@@ -489,3 +449,47 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_map(GSQ
 	b.WriteString("  }\n}\n#endif\n")
 	return b.String()
 }
+
+// scanKernel scans the sizes pass's block sums (fused kernels and the
+// interpreter alike).
+const scanKernel = `// Scan of the block sums: one block, exclusive, in place; totals at the end.
+// Each thread takes a run of consecutive block sums, the runs' totals are
+// scanned with warp shuffles: two barriers per counter (a step-by-step
+// shared-memory scan took ~10 us, a fixed cost felt at small batches).
+extern "C" __global__ void __launch_bounds__(1024) gsql_scan(GSQL_PARAMS) {
+  GSQL_ARGS
+  __shared__ int64_t wtot[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int64_t per = (a.blocks + 1023) / 1024;
+  const int64_t lo = (int64_t)threadIdx.x * per, hi = lo + per < a.blocks ? lo + per : a.blocks;
+  for (int c = 0; c < GSQL_NC; c++) {
+    int64_t mine = 0;
+    for (int64_t k = lo; k < hi; k++) mine += a.block_sums[k * GSQL_NC + c];
+    int64_t x = mine;
+    for (int d = 1; d < 32; d <<= 1) {
+      int64_t y = __shfl_up_sync(0xffffffffu, x, d);
+      if (lane >= d) x += y;
+    }
+    if (lane == 31) wtot[warp] = x;
+    __syncthreads();
+    if (warp == 0) {
+      int64_t w = wtot[lane];
+      for (int d = 1; d < 32; d <<= 1) {
+        int64_t y = __shfl_up_sync(0xffffffffu, w, d);
+        if (lane >= d) w += y;
+      }
+      wtot[lane] = w;
+    }
+    __syncthreads();
+    int64_t run = x - mine + (warp ? wtot[warp - 1] : 0);
+    for (int64_t k = lo; k < hi; k++) {
+      int64_t v = a.block_sums[k * GSQL_NC + c];
+      a.block_sums[k * GSQL_NC + c] = run;
+      run += v;
+    }
+    if (threadIdx.x == 0) a.totals[c] = wtot[31];
+    __syncthreads();
+  }
+}
+
+`

@@ -1,0 +1,613 @@
+package fuse
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// The tier-0 interpreter: one precompiled kernel set that evaluates any
+// filter + projection the generator supports, so a query shape never seen
+// before runs on the GPU without waiting for NVRTC (the generated, fused
+// kernel set is compiled in the background and takes over when ready).
+//
+// The interpreter's operations are not written by hand: every registered
+// function is asked, once per argument-type signature, for the code the
+// generator would emit for it (gen.call over arguments read from
+// registers), and that code becomes one operation. The interpreter and the
+// fused kernels therefore share every line of per-function code and agree
+// by construction; the differential tests check both against the CPU.
+//
+// A Program is a bound expression lowered to straight-line register code:
+// each thread runs it once per row in the sizes pass and again in the fill
+// pass (the same two-pass shape as the fused kernels, with string outputs
+// as views into the inputs or into the thread's scratch).
+
+// Interpreter limits: inputs and outputs are described by a per-batch table
+// of device pointers; registers live in the thread's local memory.
+const (
+	InterpMaxInputs  = 64
+	InterpMaxOutputs = 32
+	// InterpMaxStrings bounds the string outputs (counters of the scan).
+	InterpMaxStrings = 16
+	interpRegs       = 64
+	interpMaxArgs    = 12
+	// interpArity is the widest signature generated for every type
+	// combination; wider variadic calls use homogeneous signatures or are
+	// rewritten into nested calls of at most this arity.
+	interpArity = 4
+	// InterpScratch is each thread's scratch: every generated string that
+	// is not an output view lands there.
+	InterpScratch = 2048
+	insWords      = 16 // op, dst, imm, nargs, args[12]
+	hdrWords      = 4 + 2*InterpMaxOutputs
+)
+
+// Fixed operations; function operations follow.
+const (
+	opColumn = iota
+	opConstInt
+	opConstFloat
+	opConstBool
+	opConstStr
+	opNull
+	opLikeEscape
+	opFirstFunc = 16
+)
+
+// Type codes of columns and outputs in a program.
+func typeCode(t coldata.Type) (int32, bool) {
+	switch t {
+	case coldata.Int64:
+		return 0, true
+	case coldata.Float64:
+		return 1, true
+	case coldata.Bool:
+		return 2, true
+	case coldata.String:
+		return 3, true
+	}
+	return 0, false
+}
+
+var interpTypes = []coldata.Type{coldata.Int64, coldata.Float64, coldata.Bool, coldata.String}
+
+// Interp is the interpreter module's source and its operation table.
+type Interp struct {
+	// Source is the CUDA C++ source of the kernel set (gsql_isizes,
+	// gsql_iscan, gsql_ifill); Key is a hash of it.
+	Source, Key string
+	// Ops is the number of function operations.
+	Ops int
+	ops map[string]opInfo
+}
+
+type opInfo struct {
+	code int32
+	ret  coldata.Type
+}
+
+var (
+	interpOnce sync.Once
+	interp     *Interp
+)
+
+// Interpreter returns the interpreter (generated once per process).
+func Interpreter() *Interp {
+	interpOnce.Do(func() { interp = buildInterp() })
+	return interp
+}
+
+// regArg is an interpreter operation's argument k: a register named by the
+// instruction.
+type regArg struct {
+	k int
+	t coldata.Type
+}
+
+func (r *regArg) Type() coldata.Type { return r.t }
+func (r *regArg) String() string     { return fmt.Sprintf("$arg%d", r.k) }
+
+func regVal(k int, t coldata.Type) *val {
+	reg := fmt.Sprintf("R[I[%d]]", 4+k)
+	null := "(" + reg + ".null != 0)"
+	switch t {
+	case coldata.Int64:
+		return &val{kind: kInt, c: reg + ".i", null: null}
+	case coldata.Float64:
+		return &val{kind: kFloat, c: reg + ".f", null: null}
+	case coldata.Bool:
+		return &val{kind: kBool, c: "(" + reg + ".i != 0)", null: null}
+	}
+	return &val{kind: kSV, c: fmt.Sprintf("sv_make(%s.p, %s.n)", reg, reg), null: null}
+}
+
+func sigKey(name string, types []coldata.Type) string {
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('(')
+	for i, t := range types {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(t.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// Signatures lists the argument-type lists that fn accepts unchanged: the
+// interpreter has an operation for each that the generator compiles.
+func Signatures(fn *expr.Function) [][]coldata.Type { return signatures(fn) }
+
+// signatures lists the argument-type lists that fn accepts as they are
+// (the binder casts arguments to exactly these).
+func signatures(fn *expr.Function) [][]coldata.Type {
+	var out [][]coldata.Type
+	maxA := fn.MaxArgs
+	if maxA < 0 {
+		maxA = interpMaxArgs
+	}
+	accept := func(ts []coldata.Type) {
+		ret, want, err := fn.Check(ts)
+		if err != nil || ret == coldata.Null || len(want) != len(ts) {
+			return
+		}
+		for i := range ts {
+			if want[i] != ts[i] {
+				return
+			}
+		}
+		out = append(out, append([]coldata.Type(nil), ts...))
+	}
+	for n := fn.MinArgs; n <= maxA && n <= interpMaxArgs; n++ {
+		if n > interpArity {
+			// Wide calls: homogeneous lists, and a BOOLEAN/value
+			// alternation is left to the nested rewrite.
+			for _, t := range interpTypes {
+				ts := make([]coldata.Type, n)
+				for i := range ts {
+					ts[i] = t
+				}
+				accept(ts)
+			}
+			continue
+		}
+		ts := make([]coldata.Type, n)
+		var rec func(i int)
+		rec = func(i int) {
+			if i == n {
+				accept(ts)
+				return
+			}
+			for _, t := range interpTypes {
+				ts[i] = t
+				rec(i + 1)
+			}
+		}
+		rec(0)
+	}
+	return out
+}
+
+func buildInterp() *Interp {
+	it := &Interp{ops: map[string]opInfo{}}
+	// Registry functions in a fixed order, so the source (and its cache
+	// key) is the same in every process.
+	seen := map[*expr.Function]bool{}
+	var fns []*expr.Function
+	for _, name := range expr.Names() {
+		fn, ok := expr.Lookup(name)
+		if !ok || seen[fn] || fn.Volatile {
+			continue
+		}
+		seen[fn] = true
+		fns = append(fns, fn)
+	}
+	sort.Slice(fns, func(i, j int) bool { return fns[i].Name < fns[j].Name })
+
+	var ops strings.Builder
+	var cases strings.Builder
+	g := &gen{memo: map[string]*val{}, lits: map[string]int{}, finds: map[string]string{}}
+	code := int32(opFirstFunc)
+	for _, fn := range fns {
+		for _, sig := range signatures(fn) {
+			ret, _, _ := fn.Check(sig)
+			args := make([]expr.Expr, len(sig))
+			for i, t := range sig {
+				args[i] = &regArg{k: i, t: t}
+			}
+			var body strings.Builder
+			g.out, g.memo, g.finds = &body, map[string]*val{}, map[string]string{}
+			v, err := g.call(&expr.Call{Fn: fn, Args: args, T: ret})
+			if err != nil {
+				continue // not on the GPU in either tier
+			}
+			store := storeResult(g, v, ret)
+			if store == "" {
+				continue
+			}
+			fmt.Fprintf(&ops, "// %s\nGSQL_INOINLINE void gsql_op%d(IReg* R, const int32_t* I, Scratch& sc, int32_t& err, const IArgs& a) {\n%s%s}\n\n",
+				sigKey(fn.Name, sig), code, body.String(), store)
+			fmt.Fprintf(&cases, "    case %d: gsql_op%d(R, I, sc, err, a); break;\n", code, code)
+			it.ops[sigKey(fn.Name, sig)] = opInfo{code: code, ret: ret}
+			code++
+		}
+	}
+	it.Ops = int(code - opFirstFunc)
+	it.Source = interpSource(ops.String(), cases.String())
+	sum := sha256.Sum256([]byte(it.Source))
+	it.Key = hex.EncodeToString(sum[:16])
+	return it
+}
+
+// storeResult is the C code that writes an operation's value to the
+// destination register (strings made contiguous in scratch first).
+func storeResult(g *gen, v *val, t coldata.Type) string {
+	var b strings.Builder
+	out := g.out
+	g.out = &b
+	defer func() { g.out = out }()
+	switch v.kind {
+	case kRope, kGen:
+		v = g.asSV(v)
+	}
+	switch {
+	case t == coldata.String && v.kind == kSV:
+		fmt.Fprintf(&b, "  { SV r_ = %s; R[I[1]].p = r_.p; R[I[1]].n = r_.n; }\n", v.c)
+	case t == coldata.Int64 && (v.kind == kInt || v.kind == kBool):
+		fmt.Fprintf(&b, "  R[I[1]].i = %s;\n", asInt(v))
+	case t == coldata.Float64:
+		fmt.Fprintf(&b, "  R[I[1]].f = %s;\n", asFloat(v))
+	case t == coldata.Bool && v.kind == kBool:
+		fmt.Fprintf(&b, "  R[I[1]].i = %s ? 1 : 0;\n", v.c)
+	default:
+		return ""
+	}
+	fmt.Fprintf(&b, "  R[I[1]].null = %s ? 1 : 0;\n", nullFlag(v))
+	return b.String()
+}
+
+// Program is a filter and projection lowered for the interpreter.
+type Program struct {
+	// Blob is the program as the kernels read it: header, instructions,
+	// then constants (string bytes included; addresses are offsets from
+	// the blob's start).
+	Blob []byte
+	// Inputs are the input column types, Used those read.
+	Inputs []coldata.Type
+	Used   []bool
+	// Outputs are the output types; StringOutputs counts the strings.
+	Outputs       []coldata.Type
+	StringOutputs int
+	Filter        bool
+	// Instructions is the program's length.
+	Instructions int
+}
+
+type lowering struct {
+	it     *Interp
+	inputs []coldata.Type
+	used   []bool
+	ins    [][insWords]int32
+	consts []byte
+	memo   map[string]int32
+	nreg   int32
+}
+
+// Lower compiles a filter (may be nil) and outputs over inputs of the
+// given types into a program; ErrNotFusable when some part has no
+// interpreter operation.
+func (it *Interp) Lower(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) (*Program, error) {
+	if len(inputs) > InterpMaxInputs || len(outputs) > InterpMaxOutputs {
+		return nil, fmt.Errorf("%w: %d inputs, %d outputs (interpreter limits %d, %d)", ErrNotFusable, len(inputs), len(outputs), InterpMaxInputs, InterpMaxOutputs)
+	}
+	lw := &lowering{it: it, inputs: inputs, used: make([]bool, len(inputs)), memo: map[string]int32{}}
+	p := &Program{Inputs: inputs, Filter: filter != nil}
+	keep := int32(-1)
+	if filter != nil {
+		if filter.Type() != coldata.Bool {
+			return nil, fmt.Errorf("%w: filter of type %s", ErrNotFusable, filter.Type())
+		}
+		r, err := lw.expr(filter)
+		if err != nil {
+			return nil, err
+		}
+		keep = r
+	}
+	outRegs := make([]int32, len(outputs))
+	outTypes := make([]int32, len(outputs))
+	for j, e := range outputs {
+		t := e.Type()
+		var r int32
+		var err error
+		if t == coldata.Null {
+			// An untyped NULL column comes out as an all-NULL VARCHAR.
+			t = coldata.String
+			r, err = lw.null()
+		} else {
+			r, err = lw.expr(e)
+		}
+		if err != nil {
+			return nil, err
+		}
+		code, ok := typeCode(t)
+		if !ok {
+			return nil, fmt.Errorf("%w: output of type %s", ErrNotFusable, t)
+		}
+		outRegs[j], outTypes[j] = r, code
+		p.Outputs = append(p.Outputs, t)
+		if t == coldata.String {
+			p.StringOutputs++
+		}
+	}
+	if p.StringOutputs > InterpMaxStrings {
+		return nil, fmt.Errorf("%w: %d string outputs (interpreter limit %d)", ErrNotFusable, p.StringOutputs, InterpMaxStrings)
+	}
+	p.Used = lw.used
+	p.Instructions = len(lw.ins)
+	// Blob: header, instructions, constants.
+	hdr := make([]int32, hdrWords)
+	hdr[0], hdr[1], hdr[2], hdr[3] = int32(len(lw.ins)), lw.nreg, keep, int32(len(outputs))
+	copy(hdr[4:], outRegs)
+	copy(hdr[4+InterpMaxOutputs:], outTypes)
+	base := 4 * (hdrWords + insWords*len(lw.ins))
+	base = (base + 15) &^ 15
+	blob := make([]byte, 0, base+len(lw.consts))
+	for _, w := range hdr {
+		blob = binary.LittleEndian.AppendUint32(blob, uint32(w))
+	}
+	consts := append([]byte(nil), lw.consts...)
+	for i := range lw.ins {
+		in := &lw.ins[i]
+		switch in[0] {
+		case opConstStr:
+			// The record's byte offset is from the constants area; make
+			// it (and the record's own place) relative to the blob.
+			at := int(in[2])
+			binary.LittleEndian.PutUint64(consts[at:], binary.LittleEndian.Uint64(consts[at:])+uint64(base))
+			in[2] += int32(base)
+		case opConstInt, opConstFloat:
+			in[2] += int32(base)
+		}
+		for _, w := range in {
+			blob = binary.LittleEndian.AppendUint32(blob, uint32(w))
+		}
+	}
+	for len(blob) < base {
+		blob = append(blob, 0)
+	}
+	blob = append(blob, consts...)
+	p.Blob = blob
+	return p, nil
+}
+
+func (lw *lowering) reg() (int32, error) {
+	if lw.nreg >= interpRegs {
+		return 0, fmt.Errorf("%w: more than %d values per row for the interpreter", ErrNotFusable, interpRegs)
+	}
+	lw.nreg++
+	return lw.nreg - 1, nil
+}
+
+func (lw *lowering) emit(op, dst, imm int32, args ...int32) {
+	var in [insWords]int32
+	in[0], in[1], in[2], in[3] = op, dst, imm, int32(len(args))
+	copy(in[4:], args)
+	lw.ins = append(lw.ins, in)
+}
+
+func (lw *lowering) constant(data []byte) int32 {
+	for len(lw.consts)%16 != 0 {
+		lw.consts = append(lw.consts, 0)
+	}
+	at := int32(len(lw.consts))
+	lw.consts = append(lw.consts, data...)
+	return at
+}
+
+func (lw *lowering) null() (int32, error) {
+	if r, ok := lw.memo["NULL"]; ok {
+		return r, nil
+	}
+	r, err := lw.reg()
+	if err != nil {
+		return 0, err
+	}
+	lw.emit(opNull, r, 0)
+	lw.memo["NULL"] = r
+	return r, nil
+}
+
+func (lw *lowering) expr(e expr.Expr) (int32, error) {
+	key := e.String() + "::" + e.Type().String()
+	if r, ok := lw.memo[key]; ok {
+		return r, nil
+	}
+	var r int32
+	var err error
+	switch x := e.(type) {
+	case *expr.ColumnRef:
+		r, err = lw.column(x)
+	case *expr.Literal:
+		r, err = lw.literal(x)
+	case *expr.Call:
+		r, err = lw.call(x)
+	default:
+		err = fmt.Errorf("%w: %T", ErrNotFusable, e)
+	}
+	if err != nil {
+		return 0, err
+	}
+	lw.memo[key] = r
+	return r, nil
+}
+
+func (lw *lowering) column(c *expr.ColumnRef) (int32, error) {
+	if c.Index < 0 || c.Index >= len(lw.inputs) {
+		return 0, fmt.Errorf("fuse: column %d out of range", c.Index)
+	}
+	if c.T == coldata.Null {
+		return lw.null()
+	}
+	code, ok := typeCode(c.T)
+	if !ok || lw.inputs[c.Index] != c.T {
+		return 0, fmt.Errorf("%w: column of type %s", ErrNotFusable, c.T)
+	}
+	r, err := lw.reg()
+	if err != nil {
+		return 0, err
+	}
+	lw.used[c.Index] = true
+	lw.emit(opColumn, r, code, int32(c.Index))
+	return r, nil
+}
+
+func (lw *lowering) literal(l *expr.Literal) (int32, error) {
+	if l.Value == nil {
+		return lw.null()
+	}
+	r, err := lw.reg()
+	if err != nil {
+		return 0, err
+	}
+	var rec [16]byte
+	switch x := l.Value.(type) {
+	case int64:
+		binary.LittleEndian.PutUint64(rec[:], uint64(x))
+		lw.emit(opConstInt, r, lw.constant(rec[:8]))
+	case float64:
+		binary.LittleEndian.PutUint64(rec[:], math.Float64bits(x))
+		lw.emit(opConstFloat, r, lw.constant(rec[:8]))
+	case bool:
+		lw.emit(opConstBool, r, int32(b2i(x)))
+	case string:
+		bytesAt := lw.constant([]byte(x))
+		binary.LittleEndian.PutUint64(rec[:], uint64(bytesAt))
+		binary.LittleEndian.PutUint64(rec[8:], uint64(len(x)))
+		lw.emit(opConstStr, r, lw.constant(rec[:]))
+	default:
+		return 0, fmt.Errorf("%w: literal %T", ErrNotFusable, l.Value)
+	}
+	return r, nil
+}
+
+func (lw *lowering) call(c *expr.Call) (int32, error) {
+	// Argument types as the operation expects them: a NULL literal takes
+	// the type the function wants at its place.
+	types := make([]coldata.Type, len(c.Args))
+	for i, a := range c.Args {
+		types[i] = a.Type()
+	}
+	if _, want, err := c.Fn.Check(types); err == nil && len(want) == len(types) {
+		for i, a := range c.Args {
+			if types[i] == coldata.Null {
+				if l, ok := a.(*expr.Literal); ok && l.Value == nil && want[i] != coldata.Null {
+					types[i] = want[i]
+				}
+			}
+		}
+	}
+	if c.Fn.Name == "like" && len(c.Args) == 3 {
+		return lw.likeEscape(c)
+	}
+	op, ok := lw.it.ops[sigKey(c.Fn.Name, types)]
+	if !ok {
+		if nested, ok := nestCall(c); ok {
+			return lw.expr(nested)
+		}
+		return 0, fmt.Errorf("%w: function %s%s has no interpreter operation", ErrNotFusable, strings.ToUpper(c.Fn.Name), sigKey("", types))
+	}
+	args := make([]int32, len(c.Args))
+	for i, a := range c.Args {
+		var r int32
+		var err error
+		if types[i] != a.Type() {
+			r, err = lw.null()
+		} else {
+			r, err = lw.expr(a)
+		}
+		if err != nil {
+			return 0, err
+		}
+		args[i] = r
+	}
+	r, err := lw.reg()
+	if err != nil {
+		return 0, err
+	}
+	lw.emit(op.code, r, 0, args...)
+	return r, nil
+}
+
+// likeEscape lowers LIKE with an escape character (a one-byte literal, as
+// the generator requires).
+func (lw *lowering) likeEscape(c *expr.Call) (int32, error) {
+	l, ok := c.Args[2].(*expr.Literal)
+	s, isStr := literalString(l)
+	if !ok || !isStr || len(s) != 1 || c.Args[0].Type() != coldata.String || c.Args[1].Type() != coldata.String {
+		return 0, fmt.Errorf("%w: LIKE escape must be a one-byte literal", ErrNotFusable)
+	}
+	a, err := lw.expr(c.Args[0])
+	if err != nil {
+		return 0, err
+	}
+	p, err := lw.expr(c.Args[1])
+	if err != nil {
+		return 0, err
+	}
+	r, err := lw.reg()
+	if err != nil {
+		return 0, err
+	}
+	lw.emit(opLikeEscape, r, int32(s[0]), a, p)
+	return r, nil
+}
+
+// nestCall rewrites a variadic call wider than the interpreter's
+// signatures into nested calls with the same result (each step's NULL rule
+// composes: CONCAT, COALESCE, GREATEST and LEAST are associative; CASE
+// chains into its ELSE; IN splits into an OR of INs).
+func nestCall(c *expr.Call) (expr.Expr, bool) {
+	n := len(c.Args)
+	if n <= interpArity {
+		return nil, false
+	}
+	sub := func(args []expr.Expr) *expr.Call {
+		return &expr.Call{Fn: c.Fn, Args: args, T: c.T}
+	}
+	switch c.Fn.Name {
+	case "concat", "coalesce", "greatest", "least":
+		head := sub(append([]expr.Expr(nil), c.Args[:interpArity-1]...))
+		return sub(append([]expr.Expr{head}, c.Args[interpArity-1:]...)), true
+	case "case":
+		// CASE c1 v1 c2 v2 ... [e] = CASE c1 v1 (CASE c2 v2 ... [e]).
+		rest := c.Args[2:]
+		var inner expr.Expr
+		if len(rest) == 1 {
+			inner = rest[0]
+		} else {
+			inner = sub(append([]expr.Expr(nil), rest...))
+		}
+		return sub([]expr.Expr{c.Args[0], c.Args[1], inner}), true
+	case "in":
+		or, ok := expr.Lookup("or")
+		if !ok {
+			return nil, false
+		}
+		x := c.Args[0]
+		a := sub(append([]expr.Expr{x}, c.Args[1:interpArity]...))
+		b := sub(append([]expr.Expr{x}, c.Args[interpArity:]...))
+		a.T, b.T = coldata.Bool, coldata.Bool
+		return &expr.Call{Fn: or, Args: []expr.Expr{a, b}, T: coldata.Bool}, true
+	}
+	return nil, false
+}
