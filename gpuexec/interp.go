@@ -250,15 +250,16 @@ func (d *Device) WaitInterpreter(ctx context.Context) error {
 	}
 }
 
-// ProgramKernel is a lowered program uploaded for the interpreter: the
-// tier-0 counterpart of FusedKernel.
+// ProgramKernel is a lowered program ready for the interpreter: the
+// tier-0 counterpart of FusedKernel. The program travels with each batch's
+// column table (one host-to-device copy), so preparing it costs nothing on
+// the device.
 type ProgramKernel struct {
-	d    *Device
-	p    *fuse.Program
-	prog *Buffer
+	d *Device
+	p *fuse.Program
 }
 
-// PrepareProgram uploads p for the interpreter, which must be ready.
+// PrepareProgram readies p for the interpreter, which must be ready.
 func (d *Device) PrepareProgram(p *fuse.Program) (*ProgramKernel, error) {
 	if ok, err := d.InterpreterReady(); !ok {
 		if err == nil {
@@ -266,26 +267,11 @@ func (d *Device) PrepareProgram(p *fuse.Program) (*ProgramKernel, error) {
 		}
 		return nil, err
 	}
-	buf, err := d.Alloc(uint64(len(p.Blob)))
-	if err != nil {
-		return nil, err
-	}
-	if err := d.CopyToDevice(buf.Ptr(), p.Blob, nil); err != nil {
-		buf.Release()
-		return nil, err
-	}
-	return &ProgramKernel{d: d, p: p, prog: buf}, nil
+	return &ProgramKernel{d: d, p: p}, nil
 }
 
-// Release frees the uploaded program.
-func (pk *ProgramKernel) Release() error {
-	if pk.prog == nil {
-		return nil
-	}
-	err := pk.prog.Release()
-	pk.prog = nil
-	return err
-}
+// Release frees the program (nothing stays on the device between batches).
+func (pk *ProgramKernel) Release() error { return nil }
 
 // Launches is the number of kernel launches Run makes per batch.
 func (pk *ProgramKernel) Launches() int { return 3 }
@@ -345,16 +331,20 @@ func (pk *ProgramKernel) run(in *DeviceBatch) (*DeviceBatch, error) {
 		return b, err
 	}
 	const tableWords = 4 * (fuse.InterpMaxInputs + fuse.InterpMaxOutputs)
-	// ctl: the column table, the block sums, the totals, the error word.
-	ctl, err := alloc(uint64(8 * (tableWords + nc*blocks + nc + 1)))
+	progWords := (int64(len(p.Blob)) + 7) / 8
+	// ctl: the column table, the program, the block sums, the totals, the
+	// error word.
+	ctl, err := alloc(uint64(8 * (tableWords + progWords + nc*blocks + nc + 1)))
 	if err != nil {
 		return fail(err)
 	}
 	table := ctl.Ptr()
-	sums := table + DevicePtr(8*tableWords)
+	prog := table + DevicePtr(8*tableWords)
+	sums := prog + DevicePtr(8*progWords)
 	totals := sums + DevicePtr(8*nc*blocks)
 	errWord := totals + DevicePtr(8*nc)
-	words := make([]byte, 8*tableWords)
+	words := make([]byte, 8*(tableWords+progWords))
+	copy(words[8*tableWords:], p.Blob)
 	put := func(slot int, v DevicePtr) { binary.LittleEndian.PutUint64(words[8*slot:], uint64(v)) }
 	for c, col := range in.Cols {
 		if !p.Used[c] {
@@ -368,7 +358,9 @@ func (pk *ProgramKernel) run(in *DeviceBatch) (*DeviceBatch, error) {
 			put(4*c+1, col.Data)
 		}
 	}
-	if err := d.CopyToDevice(table, words[:8*4*fuse.InterpMaxInputs], nil); err != nil {
+	// One copy: the inputs' pointers, the (empty) output slots and the
+	// program.
+	if err := d.enqueueToDevice(table, words); err != nil {
 		return fail(err)
 	}
 	if err := d.Memset(errWord, 0, 8, nil); err != nil {
@@ -385,7 +377,7 @@ func (pk *ProgramKernel) run(in *DeviceBatch) (*DeviceBatch, error) {
 			case fuse.IFieldBlocks:
 				v = blocks
 			case fuse.IFieldProgram:
-				v = pk.prog.Ptr()
+				v = prog
 			case fuse.IFieldColumns:
 				v = table
 			case fuse.IFieldUpperFrom:
@@ -476,7 +468,7 @@ func (pk *ProgramKernel) run(in *DeviceBatch) (*DeviceBatch, error) {
 	}
 	if n > 0 && rows > 0 {
 		lo := 8 * 4 * fuse.InterpMaxInputs
-		if err := d.CopyToDevice(table+DevicePtr(lo), words[lo:lo+8*4*len(p.Outputs)], nil); err != nil {
+		if err := d.enqueueToDevice(table+DevicePtr(lo), words[lo:lo+8*4*len(p.Outputs)]); err != nil {
 			return fail(err)
 		}
 		if err := st.set.fill.Launch(cfg, args()...); err != nil {
@@ -485,4 +477,16 @@ func (pk *ProgramKernel) run(in *DeviceBatch) (*DeviceBatch, error) {
 	}
 	// The control block stays with the batch: the fill kernel reads it.
 	return &DeviceBatch{Cols: cols, Len: int(rows), d: d, bufs: bufs}, nil
+}
+
+// enqueueToDevice copies a small pageable host slice on the default stream
+// without waiting: the driver stages pageable memory before it returns, so
+// src may be reused, and stream order keeps later launches behind the copy.
+// Context thread only.
+func (d *Device) enqueueToDevice(dst DevicePtr, src []byte) error {
+	if err := d.drv.h2d(dst, src, d.streamOf(nil)); err != nil {
+		return err
+	}
+	d.toDevice.Add(uint64(len(src)))
+	return nil
 }
