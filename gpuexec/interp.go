@@ -284,13 +284,28 @@ func (pk *ProgramKernel) Run(ctx context.Context, in *DeviceBatch) (*DeviceBatch
 	}
 	var out *DeviceBatch
 	err := pk.d.Do(func() (err error) {
-		out, err = pk.run(in)
+		out, err = pk.run(in, 0, in.Len)
 		return err
 	})
 	return out, err
 }
 
-func (pk *ProgramKernel) run(in *DeviceBatch) (*DeviceBatch, error) {
+// RunGather evaluates the program with output row i reading input row
+// idx[i], for the n int64 indexes at idx in device memory (a gather when
+// the program passes its columns through, as FusedKernel.RunGather).
+func (pk *ProgramKernel) RunGather(ctx context.Context, in *DeviceBatch, idx DevicePtr, n int) (*DeviceBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out *DeviceBatch
+	err := pk.d.Do(func() (err error) {
+		out, err = pk.run(in, idx, n)
+		return err
+	})
+	return out, err
+}
+
+func (pk *ProgramKernel) run(in *DeviceBatch, gather DevicePtr, rowsIn int) (*DeviceBatch, error) {
 	d, p, st := pk.d, pk.p, &pk.d.interp
 	if err := d.own(in); err != nil {
 		return nil, err
@@ -306,7 +321,7 @@ func (pk *ProgramKernel) run(in *DeviceBatch) (*DeviceBatch, error) {
 			return nil, invalidf("program input %d is %s, want %s", i, c.Type, p.Inputs[i])
 		}
 	}
-	n := int64(in.Len)
+	n := int64(rowsIn)
 	if n > 1<<31-1 {
 		return nil, invalidf("program over %d rows: batches are limited to 2^31-1 rows", n)
 	}
@@ -368,7 +383,7 @@ func (pk *ProgramKernel) run(in *DeviceBatch) (*DeviceBatch, error) {
 	}
 	uf, _, lf, _ := fuse.CaseTables()
 	args := func() []any {
-		out := make([]any, 0, 13)
+		out := make([]any, 0, 14)
 		for _, f := range fuse.InterpFields() {
 			var v any = DevicePtr(0)
 			switch f {
@@ -398,6 +413,8 @@ func (pk *ProgramKernel) run(in *DeviceBatch) (*DeviceBatch, error) {
 				v = totals
 			case fuse.IFieldErr:
 				v = errWord
+			case fuse.IFieldGather:
+				v = gather
 			}
 			out = append(out, v)
 		}

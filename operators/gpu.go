@@ -922,6 +922,53 @@ func (u *DeviceUnionAll) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 // Close implements DeviceOperator.
 func (u *DeviceUnionAll) Close() error { return closeAll(u.Inputs) }
 
+// gatherer reorders device batches by an index array: a generated gather
+// kernel set, or the interpreter passing the columns through.
+type gatherer interface {
+	RunGather(ctx context.Context, in *gpuexec.DeviceBatch, idx gpuexec.DevicePtr, n int) (*gpuexec.DeviceBatch, error)
+	Launches() int
+	Release() error
+}
+
+// prepareGather returns the gather of columns of the given types without
+// waiting for NVRTC when it can: the generated kernels when cached, else
+// the interpreter while they compile in the background; only before the
+// interpreter is ready does it compile and wait.
+func prepareGather(d *gpuexec.Device, types []coldata.Type, st *Stats) (gatherer, error) {
+	k, err := fuse.GenerateGather(types)
+	if err != nil {
+		return nil, err
+	}
+	if fk, ok, err := d.PrepareFusedCached(k); err != nil {
+		return nil, err
+	} else if ok {
+		return fk, nil
+	}
+	if ready, _ := d.InterpreterReady(); ready {
+		refs := make([]expr.Expr, len(types))
+		for i, t := range types {
+			refs[i] = &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: t}
+		}
+		if p, err := fuse.Interpreter().Lower(types, nil, refs); err == nil {
+			pk, err := d.PrepareProgram(p)
+			if err != nil {
+				return nil, err
+			}
+			d.CompileFusedAsync(k)
+			return pk, nil
+		}
+	}
+	start := time.Now()
+	fk, err := d.PrepareFused(k)
+	if st != nil {
+		st.CompileWaitNanos.Add(int64(time.Since(start)))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fk, nil
+}
+
 // DeviceSort orders device batches: it concatenates them on the device,
 // brings only the key columns to the host to compute the permutation there,
 // and gathers every column into sorted order with one generated kernel, so
@@ -933,18 +980,15 @@ type DeviceSort struct {
 	Types []coldata.Type
 	Stats *Stats
 
-	gather *gpuexec.FusedKernel
+	gather gatherer
 	done   bool
 }
 
 // Open implements DeviceOperator.
 func (s *DeviceSort) Open(ctx context.Context) error {
 	s.done = false
-	k, err := fuse.GenerateGather(s.Types)
-	if err != nil {
-		return err
-	}
-	if s.gather, err = s.RT.Dev.PrepareFused(k); err != nil {
+	var err error
+	if s.gather, err = prepareGather(s.RT.Dev, s.Types, s.Stats); err != nil {
 		return err
 	}
 	return s.Input.Open(ctx)
