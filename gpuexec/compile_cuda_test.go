@@ -5,6 +5,7 @@ package gpuexec
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,13 +53,16 @@ func TestCompileOptionsReport(t *testing.T) {
 		}
 		jobs = append(jobs, job{"redact fused", "r.cu", k.Source, opts}, job{"upper fused", "u.cu", upper.Source, v})
 	}
-	for i, v := range variants[:3] {
+	for i, v := range variants[:2] {
 		opts := v
 		if timeDir != "" && i == 0 {
 			opts = []string{"--time=" + filepath.Join(timeDir, "interp.csv")}
 		}
 		jobs = append(jobs, job{"interpreter", "i.cu", fuse.Interpreter().Source, opts})
 	}
+	// The interpreter with the runtime's helpers inlined everywhere, as in
+	// generated kernels (GSQL_INTERP off), for comparison.
+	jobs = append(jobs, job{"interpreter inlined", "i.cu", strings.Replace(fuse.Interpreter().Source, "#define GSQL_INTERP 1\n", "", 1), nil})
 	jobs = append(jobs, job{"runtime module", "rt.cu", runtimeSource, nil})
 	var wg sync.WaitGroup
 	res := make([]string, len(jobs))

@@ -58,6 +58,7 @@ type Stats struct {
 	Compiles        uint64        // NVRTC compilations
 	CompileTime     time.Duration // time spent in NVRTC (all goroutines)
 	LoadTime        time.Duration // time spent loading modules (cuModuleLoadData)
+	CompilesQueued  int           // background compiles not finished yet
 	MemoryCacheHits uint64        // Compile answered from memory
 	DiskCacheHits   uint64        // Compile answered from the disk cache
 	BytesToDevice   uint64        // host-to-device bytes copied
@@ -198,6 +199,7 @@ func (d *Device) Stats() Stats {
 		MemoryCacheHits: d.memHits.Load(),
 		CompileTime:     time.Duration(d.compileNanos.Load()),
 		LoadTime:        time.Duration(d.loadNanos.Load()),
+		CompilesQueued:  d.CompilesQueued(),
 		DiskCacheHits:   d.diskHits.Load(),
 		BytesToDevice:   d.toDevice.Load(),
 		BytesToHost:     d.toHost.Load(),

@@ -279,9 +279,9 @@ func BenchmarkRedactDevice(b *testing.B) {
 		b.Fatal(bld.Err)
 	}
 	types := []coldata.Type{coldata.String, coldata.String}
-	for _, rows := range []int{600_000, 10_000_000, 100_000_000} {
+	for _, rows := range redactRows() {
 		host := peopleBatch(b, rows)
-		for _, mode := range []string{"fused", "library", "fused-nopool"} {
+		for _, mode := range []string{"fused", "library", "fused-nopool", "interp"} {
 			b.Run(fmt.Sprintf("rows=%d/%s", rows, mode), func(b *testing.B) {
 				rt := openRuntime(b, mode == "fused-nopool")
 				ctx := context.Background()
@@ -291,7 +291,11 @@ func BenchmarkRedactDevice(b *testing.B) {
 				}
 				defer in.Release()
 				prof := &gpuexec.KernelProfile{}
-				c := &operators.DeviceCompute{Input: &batchSource{b: in}, RT: rt, Types: types, Exprs: []expr.Expr{redact}, Fused: mode != "library", Strict: mode != "library", Stats: &operators.Stats{}, Profile: prof}
+				tier := operators.TierFused
+				if mode == "interp" {
+					tier = operators.TierInterp // tier 0: the precompiled interpreter
+				}
+				c := &operators.DeviceCompute{Input: &batchSource{b: in}, RT: rt, Types: types, Exprs: []expr.Expr{redact}, Fused: mode != "library", Strict: mode != "library", Stats: &operators.Stats{}, Profile: prof, Tier: tier}
 				if err := c.Open(ctx); err != nil {
 					b.Fatal(err)
 				}
@@ -327,7 +331,7 @@ func BenchmarkRedactDevice(b *testing.B) {
 					prof.Finish()
 					sizesT, fillT = append(sizesT, prof.Sizes), append(fillT, prof.Fill)
 				}
-				if mode != "library" {
+				if mode == "fused" || mode == "fused-nopool" {
 					sort.Slice(sizesT, func(i, j int) bool { return sizesT[i] < sizesT[j] })
 					sort.Slice(fillT, func(i, j int) bool { return fillT[i] < fillT[j] })
 					b.ReportMetric(sizesT[len(sizesT)/2].Seconds()*1e3, "sizes+scan-ms")

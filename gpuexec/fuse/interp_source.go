@@ -2,6 +2,7 @@ package fuse
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -70,6 +71,9 @@ const InterpCounters = 1 + InterpMaxStrings
 // operations.
 func interpSource(ops, cases string) string {
 	var b strings.Builder
+	// The runtime's helpers as functions of their own (see rt.cuh): the
+	// compile takes 28 s instead of 69 on the H100 host.
+	b.WriteString("#define GSQL_INTERP 1\n")
 	b.WriteString(runtimeSource)
 	b.WriteString("\nstruct IArgs {\n")
 	var params, assign []string
@@ -82,6 +86,13 @@ func interpSource(ops, cases string) string {
 	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_SCRATCH %d\n#define GSQL_NREG %d\n#define GSQL_IHDR %d\n#define GSQL_INS %d\n#define GSQL_IMAXIN %d\n#define GSQL_IMAXOUT %d\n",
 		InterpCounters, Block, InterpScratch, interpRegs, hdrWords, insWords, InterpMaxInputs, InterpMaxOutputs)
 	fmt.Fprintf(&b, "#define GSQL_PARAMS %s\n#define GSQL_ARGS IArgs a; %s\n\n", strings.Join(params, ", "), strings.Join(assign, " "))
+	// Operations are functions of their own by default; GSQL_INTERP_OPS=inline
+	// (an experiment's switch) inlines them into the dispatch loop.
+	iop := "__device__ __noinline__"
+	if os.Getenv("GSQL_INTERP_OPS") == "inline" {
+		iop = "__device__ __forceinline__"
+	}
+	fmt.Fprintf(&b, "#ifdef GSQL_HOST\n#define GSQL_IOP static\n#else\n#define GSQL_IOP %s\n#endif\n", iop)
 	b.WriteString(`#ifdef GSQL_HOST
 #define GSQL_INOINLINE static
 #else
