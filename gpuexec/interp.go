@@ -124,7 +124,8 @@ func (d *Device) WarmInterpreter() {
 		d.interp.ready = make(chan struct{})
 		// ptxas -O1: the interpreter's one-time compile measured 31 s
 		// against 45 s at the default level (H100 host, under load).
-		src := Source{Name: "gsql_interp_" + fuse.Interpreter().Key + ".cu", Code: fuse.Interpreter().Source, Options: []string{"--ptxas-options=-O1"}}
+		src := Source{Name: "gsql_interp_" + fuse.Interpreter().Key + ".cu", Code: fuse.Interpreter().Source,
+			Options: []string{"--ptxas-options=-O1"}}
 		d.interp.pending = d.CompileAsync(src)
 		go func() {
 			defer close(d.interp.ready)
