@@ -32,7 +32,7 @@ func (g *gen) call(c *expr.Call) (*val, error) {
 		return &val{kind: kFloat, c: g.declare(kFloat, 0, fmt.Sprintf("%s ? 0.0 : %s / %s", null, asFloat(args[0]), asFloat(args[1]))), null: null}, nil
 	case "div":
 		if args[0].kind != kInt || args[1].kind != kInt {
-			return nil, g.notFusable(name)
+			return g.mathCall(name, c, args)
 		}
 		null := g.tmp()
 		g.emit("bool %s = %s || %s == 0;", null, g.nullOf(args), args[1].c)
@@ -94,6 +94,9 @@ func (g *gen) call(c *expr.Call) (*val, error) {
 		return g.conditional(name, c.T, args)
 	case "cast_to_double", "cast_to_bigint", "cast_to_boolean", "cast_to_varchar":
 		return g.cast(name, args[0])
+	}
+	if v, err := g.mathCall(name, c, args); v != nil || err != nil {
+		return v, err
 	}
 	if rk == kSV || c.T == coldata.Int64 || c.T == coldata.Bool {
 		if v, err := g.stringCall(name, c, args); v != nil || err != nil {

@@ -499,6 +499,10 @@ func (g *gen) column(c *expr.ColumnRef) (*val, error) {
 	if c.Index < 0 || c.Index >= len(g.inputs) {
 		return nil, fmt.Errorf("fuse: column %d out of range", c.Index)
 	}
+	if c.T == coldata.Null {
+		// A column of NULL type holds only NULLs (and has no buffers).
+		return g.literal(&expr.Literal{T: coldata.Null})
+	}
 	g.used[c.Index] = true
 	i := c.Index
 	v := &val{kind: kindOf(c.T), c: g.tmp(), null: g.tmp()}

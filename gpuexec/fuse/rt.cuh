@@ -1101,6 +1101,61 @@ GSQL_DEV int64_t double_to_int(double x) {
 
 #define GSQL_ERR_FALLBACK 4
 
+// round_int mirrors expr.roundInt: ROUND (or TRUNCATE) of a BIGINT at d
+// decimals; false when the result leaves BIGINT.
+GSQL_DEV bool round_int(int64_t x, int64_t d, bool tr, int64_t* out) {
+  *out = 0;
+  if (d >= 0) {
+    *out = x;
+    return true;
+  }
+  if (d < -18) {
+    // |x| < 10^19: only d = -19 can round up, to +-10^19, out of range.
+    return tr || d != -19 || (x < 5000000000000000000LL && x > -5000000000000000000LL);
+  }
+  int64_t p = 1;
+  for (int64_t k = 0; k < -d; k++) p *= 10;
+  int64_t q = x / p, rem = x % p;
+  if (!tr) {
+    if (rem >= p - rem && rem > 0) q++;
+    else if (rem < 0 && -rem >= p + rem) q--;
+  }
+  return !mul_overflows(q, p, out);
+}
+
+// round_double mirrors expr.roundFloat: the binary product x*10^d decides;
+// where the CPU decides on x's shortest decimal digits instead (a product
+// within a few ulps of a rounding boundary that is not exact, or |d| > 22),
+// *fallback is set and the batch is evaluated on the CPU.
+GSQL_DEV double round_double(double x, int64_t d, bool tr, bool* fallback) {
+  if (x == 0 || x - x != 0) return x;
+  if (d > 330) return x;
+  if (d < -330) return copysign(0.0, x);
+  if (d > 22 || d < -22) {
+    *fallback = true;
+    return x;
+  }
+  double p = 1;
+  for (int64_t k = 0; k < (d >= 0 ? d : -d); k++) p *= 10;
+  double y = d >= 0 ? x * p : x / p;
+  if (y - y != 0 || fabs(y) >= 4503599627370496.0) return x;
+  double t = trunc(y);
+  double frac = fabs(y - t);
+  double tol = fabs(y) * 0x1p-49;
+  // y is the exact product (fma gives the rounding error) when x is a short
+  // decimal such as 12.125: then x's shortest digits are its exact digits
+  // and the binary decision is the decimal one.
+  bool exact = d == 0 || (d > 0 ? fma(x, p, -y) : fma(y, p, -x)) == 0;
+  bool near = tr ? (frac <= tol || 1 - frac <= tol) : fabs(frac - 0.5) <= tol;
+  if (near && !exact) {
+    *fallback = true;
+    return x;
+  }
+  if (!tr && frac >= 0.5) t += copysign(1.0, y);
+  if (t == 0) return copysign(0.0, x);
+  return d >= 0 ? t / p : t * p;
+}
+
 GSQL_INL bool is_space_byte(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 // parse_int_prefix mirrors expr.ParseIntPrefix: the integer at the start of

@@ -101,6 +101,15 @@ func (b *Builder) Cases() [][]expr.Expr {
 		{c("cast_to_bigint", s), c("cast_to_bigint", n), c("cast_to_double", n), c("cast_to_boolean", n), c("cast_to_varchar", x), c("cast_to_varchar", bo),
 			c("concat", s, x), c("=", n, x), c("+", n, Lit(1)), c("if", Lit(nil), Lit(nil), Lit(nil)), c("ifnull", Lit(nil), Lit(nil))},
 		{c("upper", c("concat", s, n)), c("substring", c("upper", s), Lit(2), Lit(3)), c("length", c("lower", s)), c("concat", c("upper", s), Lit("!"))},
+		// Numbers: f holds multiples of 1/8 (exact short decimals, ties at
+		// every scale), x small integers.
+		{c("abs", x), c("abs", f), c("sign", x), c("sign", f), c("floor", f), c("ceil", f), c("floor", x), c("ceil", x),
+			c("sqrt", f), c("pi"), c("div", f, Lit(0.75)), c("div", f, c("neg", f))},
+		{c("round", f), c("round", f, Lit(1)), c("round", f, Lit(2)), c("round", f, Lit(-1)), c("round", f, Lit(-3)), c("round", f, x),
+			c("truncate", f, Lit(1)), c("truncate", f, Lit(0)), c("truncate", f, Lit(-2)), c("truncate", f, x),
+			c("round", x, Lit(-1)), c("round", x, Lit(-19)), c("truncate", x, Lit(-1)), c("round", x, x), c("round", x)},
+		{c("greatest", x, Lit(3), c("neg", x)), c("least", x, Lit(3)), c("greatest", f, Lit(1.5), Lit(nil)), c("least", f, c("neg", f)),
+			c("greatest", s, n, v), c("least", s, Lit("K"))},
 	}
 }
 
