@@ -93,6 +93,43 @@ type Catalog struct {
 	// onChange is called (outside the lock) with a table name whenever its
 	// data changes or it is dropped, e.g. to invalidate device copies.
 	onChange []func(name string)
+	// persist, when set, makes every change durable before it is published.
+	persist Persister
+}
+
+// Persister makes catalog changes durable (the storage package implements
+// it for on-disk databases). Commit is called with the catalog's write lock
+// held, before the change is published: old is the table's current snapshot
+// (nil when the table is created), new the snapshot about to be published
+// (nil when the table is dropped). When Commit returns an error the change
+// is not published and the statement fails.
+type Persister interface {
+	Commit(old, new *Table) error
+}
+
+// SetPersister makes p commit every later change. Tables already in the
+// catalog (loaded from p's storage) are not committed again.
+func (c *Catalog) SetPersister(p Persister) {
+	c.mu.Lock()
+	c.persist = p
+	c.mu.Unlock()
+}
+
+// commitLocked hands a change to the persister; c.mu is held.
+func (c *Catalog) commitLocked(old, nt *Table) error {
+	if c.persist == nil {
+		return nil
+	}
+	if err := c.persist.Commit(old, nt); err != nil {
+		name := ""
+		if nt != nil {
+			name = nt.Name
+		} else if old != nil {
+			name = old.Name
+		}
+		return fmt.Errorf("commit %s: %w", name, err)
+	}
+	return nil
 }
 
 // New returns an empty catalog.
@@ -161,11 +198,16 @@ func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotE
 		}
 		return false, &ObjectError{Table: name, Exists: true}
 	}
+	nt := &Table{Name: name, Columns: cols, Records: recs, Rows: rows, Version: c.version + 1}
+	if err := c.commitLocked(nil, nt); err != nil {
+		c.mu.Unlock()
+		return false, err
+	}
 	c.version++
 	for _, r := range recs {
 		r.Retain()
 	}
-	c.tables[key(name)] = &Table{Name: name, Columns: cols, Records: recs, Rows: rows, Version: c.version}
+	c.tables[key(name)] = nt
 	c.mu.Unlock()
 	c.notify(name)
 	return true, nil
@@ -199,6 +241,10 @@ func (c *Catalog) Drop(name string, ifExists bool) (dropped bool, err error) {
 			return false, nil
 		}
 		return false, &ObjectError{Table: name}
+	}
+	if err := c.commitLocked(t, nil); err != nil {
+		c.mu.Unlock()
+		return false, err
 	}
 	delete(c.tables, key(name))
 	c.version++
@@ -252,8 +298,12 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 	} else {
 		recs = append(recs, newRec)
 	}
+	nt := &Table{Name: t.Name, Columns: t.Columns, Records: recs, Rows: t.Rows + int64(b.Len), Version: c.version + 1}
+	if err := c.commitLocked(t, nt); err != nil {
+		c.mu.Unlock()
+		return fmt.Errorf("insert into %s: %w", name, err)
+	}
 	c.version++
-	nt := &Table{Name: t.Name, Columns: t.Columns, Records: recs, Rows: t.Rows + int64(b.Len), Version: c.version}
 	c.tables[key(name)] = nt
 	c.mu.Unlock()
 	c.notify(t.Name)

@@ -1,0 +1,204 @@
+package gsql_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/storage"
+)
+
+func openFile(t *testing.T, path string) *gsql.DB {
+	t.Helper()
+	db, err := gsql.Open(gsql.Options{Device: "cpu", Path: path})
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	return db
+}
+
+// TestDurableReopen runs every kind of change against an on-disk database
+// and checks that a reopened database holds exactly the committed state.
+func TestDurableReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "my.db")
+	db := openFile(t, path)
+	for _, q := range []string{
+		`CREATE TABLE people (id BIGINT NOT NULL, name VARCHAR, score DOUBLE, ok BOOLEAN)`,
+		`INSERT INTO people VALUES (1, 'Ann Lee', 1.5, true), (2, NULL, NULL, NULL), (3, 'Émile Zola', -2, false)`,
+		`INSERT INTO people VALUES (4, '', 0, true)`,
+		`CREATE TABLE gone (x BIGINT)`,
+		`INSERT INTO gone VALUES (1)`,
+		`DROP TABLE gone`,
+		`CREATE TABLE copy AS SELECT id * 10 AS id10, UPPER(name) AS up FROM people WHERE id > 1`,
+		`CREATE TABLE empty (v VARCHAR)`,
+	} {
+		mustExec(t, db, q)
+	}
+	want := map[string][]string{
+		"SELECT * FROM people WHERE id < 100 ORDER BY id": {"1|Ann Lee|1.5|true", "2|NULL|NULL|NULL", "3|Émile Zola|-2|false", "4||0|true"},
+		"SELECT * FROM copy ORDER BY id10": {"20|NULL", "30|ÉMILE ZOLA", "40|"},
+		"SELECT COUNT(*) FROM empty":       {"0"},
+		"SHOW TABLES":                      {"copy", "empty", "people"},
+	}
+	check := func(db *gsql.DB) {
+		t.Helper()
+		for q, w := range want {
+			if got := rowsOf(t, db, q); !reflect.DeepEqual(got, w) {
+				t.Errorf("%s: got %q, want %q", q, got, w)
+			}
+		}
+	}
+	check(db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openFile(t, path)
+	check(db)
+	// The reopened database takes more changes, which survive again.
+	mustExec(t, db, `INSERT INTO people SELECT id + 100, name, score, ok FROM people`)
+	want["SELECT * FROM people WHERE id > 100 ORDER BY id"] = []string{"101|Ann Lee|1.5|true", "102|NULL|NULL|NULL", "103|Émile Zola|-2|false", "104||0|true"}
+	want["SELECT COUNT(*), SUM(id) FROM people"] = []string{"8|420"}
+	db.Close()
+	db = openFile(t, path)
+	defer db.Close()
+	check(db)
+	if got := rowsOf(t, db, "DESCRIBE people"); !reflect.DeepEqual(got, []string{"id|BIGINT|NO", "name|VARCHAR|YES", "score|DOUBLE|YES", "ok|BOOLEAN|YES"}) {
+		t.Errorf("DESCRIBE after reopen: %q", got)
+	}
+	// Nothing but the manifest, the lock and the named segments is left.
+	ents, _ := os.ReadDir(path)
+	for _, e := range ents {
+		if n := e.Name(); n != "MANIFEST" && n != "LOCK" && !strings.HasPrefix(n, "seg-") {
+			t.Errorf("unexpected file %s in the database directory", n)
+		}
+	}
+}
+
+// TestDurableFailedStatementChangesNothing: a statement that fails (bad
+// value, missing table) leaves the disk as it was.
+func TestDurableFailedStatementChangesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	db := openFile(t, path)
+	mustExec(t, db, `CREATE TABLE t (x BIGINT NOT NULL)`)
+	mustExec(t, db, `INSERT INTO t VALUES (1)`)
+	for _, q := range []string{
+		`INSERT INTO t VALUES (2), (NULL)`,
+		`INSERT INTO t VALUES ('abc')`,
+		`CREATE TABLE t (y BIGINT)`,
+		`DROP TABLE nope`,
+	} {
+		if _, err := db.Exec(context.Background(), q); err == nil {
+			t.Errorf("%s: no error", q)
+		}
+	}
+	db.Close()
+	db = openFile(t, path)
+	defer db.Close()
+	if got := rowsOf(t, db, "SELECT x FROM t"); !reflect.DeepEqual(got, []string{"1"}) {
+		t.Errorf("after failed statements: %q", got)
+	}
+}
+
+// TestDurableCommitFailure: a commit that cannot write fails the statement
+// and the catalog keeps the old snapshot.
+func TestDurableCommitFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	db := openFile(t, path)
+	mustExec(t, db, `CREATE TABLE t (x BIGINT)`)
+	mustExec(t, db, `INSERT INTO t VALUES (1)`)
+	// A directory where the next segment file goes makes its write fail
+	// (whatever the user's permissions).
+	blocker := filepath.Join(path, "seg-000000000002.arrow")
+	if err := os.Mkdir(blocker, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(context.Background(), `INSERT INTO t VALUES (2)`); err == nil || !strings.Contains(err.Error(), "seg-000000000002.arrow") {
+		t.Fatalf("INSERT whose segment cannot be written: %v", err)
+	}
+	if got := rowsOf(t, db, "SELECT x FROM t"); !reflect.DeepEqual(got, []string{"1"}) {
+		t.Errorf("after failed commit: %q", got)
+	}
+	db.Close()
+	db = openFile(t, path) // removes the blocker, a leftover by its name
+	defer db.Close()
+	if got := rowsOf(t, db, "SELECT x FROM t"); !reflect.DeepEqual(got, []string{"1"}) {
+		t.Errorf("reopened after failed commit: %q", got)
+	}
+	mustExec(t, db, `INSERT INTO t VALUES (3)`)
+	if got := rowsOf(t, db, "SELECT x FROM t"); !reflect.DeepEqual(got, []string{"1", "3"}) {
+		t.Errorf("insert after failed commit: %q", got)
+	}
+}
+
+// TestDurableLock: a second writer is refused with an error naming the
+// holder; after Close the database opens again.
+func TestDurableLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	db := openFile(t, path)
+	_, err := gsql.Open(gsql.Options{Device: "cpu", Path: path})
+	var le *storage.LockedError
+	if !errors.As(err, &le) {
+		t.Fatalf("second open: got %v, want a LockedError", err)
+	}
+	if !strings.Contains(err.Error(), "process ") || !strings.Contains(err.Error(), "LOCK") {
+		t.Errorf("lock error does not name the holder and the file: %v", err)
+	}
+	db.Close()
+	db = openFile(t, path)
+	db.Close()
+}
+
+func TestDurableNotADatabase(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	if _, err := gsql.Open(gsql.Options{Device: "cpu", Path: dir}); err == nil || !strings.Contains(err.Error(), "not a gsql database") {
+		t.Errorf("open of a directory of other files: %v", err)
+	}
+	file := filepath.Join(dir, "notes.txt")
+	if _, err := gsql.Open(gsql.Options{Device: "cpu", Path: file}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("open of a regular file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err == nil {
+		t.Error("a refused open created a manifest")
+	}
+}
+
+// TestDriverFileDSN: "file:PATH" opens an on-disk database; other names
+// keep sharing one in-memory database per name.
+func TestDriverFileDSN(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "drv.db")
+	sdb, err := sql.Open("gsql", "file:"+path+"?device=cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sdb.Exec(`CREATE TABLE t (x BIGINT)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sdb.Exec(`INSERT INTO t VALUES (?)`, int64(42)); err != nil {
+		t.Fatal(err)
+	}
+	if err := sdb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := openFile(t, path)
+	if got := rowsOf(t, db, "SELECT x FROM t"); !reflect.DeepEqual(got, []string{"42"}) {
+		t.Errorf("driver-written table: %q", got)
+	}
+	db.Close()
+	// Open again through the driver: the table is there.
+	sdb, err = sql.Open("gsql", "file:"+path+"?device=cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var x int64
+	if err := sdb.QueryRow(`SELECT x FROM t`).Scan(&x); err != nil || x != 42 {
+		t.Errorf("reopen through the driver: %d, %v", x, err)
+	}
+}

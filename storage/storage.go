@@ -1,0 +1,589 @@
+// Package storage keeps a gsql database on disk: a directory of immutable
+// Arrow IPC segment files, one record batch each, and a manifest naming
+// every table's columns and segments.
+//
+// Segments are opened by memory map and read without copying: a table's
+// records point straight into the page cache, so opening a database costs
+// the same whatever its size. A commit (one statement) writes and fsyncs its
+// new segments, then writes the new manifest to a temporary file, fsyncs it,
+// renames it over MANIFEST and fsyncs the directory: the rename is the
+// commit point, and a crash anywhere before it leaves the previous manifest,
+// which names only complete files. Files a crash left behind (segments no
+// manifest names, the temporary manifest) are removed on the next open.
+//
+// One process writes: Open takes an exclusive flock on the LOCK file, and a
+// second Open fails with a LockedError naming the holder's process id.
+//
+// Store implements catalog.Persister: the catalog calls Commit before it
+// publishes a change, and a failed commit fails the statement.
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// FormatVersion is the version of the on-disk format this package writes
+// and the only one it reads.
+const FormatVersion = 1
+
+const (
+	manifestName = "MANIFEST"
+	manifestTemp = "MANIFEST.tmp"
+	lockName     = "LOCK"
+	segPrefix    = "seg-"
+	segSuffix    = ".arrow"
+	formatName   = "gsql"
+)
+
+// LockedError reports a database another handle is writing.
+type LockedError struct {
+	Path   string
+	Holder string // e.g. "process 1234"
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("database is locked: %s holds %s", e.Holder, e.Path)
+}
+
+// CorruptError reports a damaged or unreadable database file.
+type CorruptError struct {
+	File string
+	Err  error
+}
+
+func (e *CorruptError) Error() string { return fmt.Sprintf("corrupt database file %s: %v", e.File, e.Err) }
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// manifest is the committed state of a database.
+type manifest struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// Generation counts commits.
+	Generation uint64 `json:"generation"`
+	// NextSegment numbers the next segment file; names are never reused.
+	NextSegment uint64       `json:"next_segment"`
+	Tables      []tableEntry `json:"tables"`
+}
+
+type tableEntry struct {
+	Name     string         `json:"name"`
+	Columns  []columnEntry  `json:"columns"`
+	Segments []segmentEntry `json:"segments"`
+}
+
+type columnEntry struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	NotNull bool   `json:"not_null,omitempty"`
+}
+
+type segmentEntry struct {
+	File  string `json:"file"`
+	Rows  int64  `json:"rows"`
+	Bytes int64  `json:"bytes"`
+	// Zones holds one zone map per column.
+	Zones []Zone `json:"zones,omitempty"`
+}
+
+// Zone is a column's zone map within one segment: the smallest and largest
+// non-NULL value (by type: integers, floats or strings; absent when every
+// value is NULL, a float is NaN or a string is longer than maxZoneString)
+// and the NULL count.
+type Zone struct {
+	Nulls int64    `json:"nulls"`
+	MinI  *int64   `json:"min_i,omitempty"`
+	MaxI  *int64   `json:"max_i,omitempty"`
+	MinF  *float64 `json:"min_f,omitempty"`
+	MaxF  *float64 `json:"max_f,omitempty"`
+	MinS  *string  `json:"min_s,omitempty"`
+	MaxS  *string  `json:"max_s,omitempty"`
+}
+
+// maxZoneString bounds the strings kept in zone maps, which live in the
+// manifest.
+const maxZoneString = 256
+
+// Store is an open on-disk database.
+type Store struct {
+	dir  string
+	lock *os.File
+
+	mu  sync.Mutex
+	man manifest
+	// segs maps each record a table snapshot holds to the segment that
+	// stores it: a commit writes only records not found here.
+	segs map[arrow.Record]segmentEntry
+	// maps are the memory maps behind loaded records, unmapped on Close.
+	maps [][]byte
+	// loaded are the tables read at Open, for the catalog.
+	loaded []*catalog.Table
+	// broken is set when a commit failed after its rename: the disk may
+	// hold the new state while the catalog holds the old one.
+	broken error
+	closed bool
+}
+
+// Open opens the database in directory dir, creating it when dir does not
+// exist or is empty. It takes the write lock, reads the manifest, maps every
+// segment and removes the leftovers of an interrupted commit. An error
+// leaves nothing open: either every table loads or Open fails.
+func Open(dir string) (st *Store, err error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("open database %s: not a directory (a gsql database is a directory)", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	lock, err := lockFile(filepath.Join(dir, lockName))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", dir, err)
+	}
+	s := &Store{dir: dir, lock: lock, segs: map[arrow.Record]segmentEntry{}}
+	defer func() {
+		if err != nil {
+			s.release()
+		}
+	}()
+	man, found, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		if err := s.checkNew(); err != nil {
+			return nil, err
+		}
+		man = manifest{Format: formatName, Version: FormatVersion, NextSegment: 1}
+		if err := s.writeManifest(&man); err != nil {
+			return nil, fmt.Errorf("create database %s: %w", dir, err)
+		}
+	}
+	s.man = man
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	if err := s.clean(); err != nil {
+		return nil, fmt.Errorf("open database %s: removing leftovers: %w", dir, err)
+	}
+	return s, nil
+}
+
+// checkNew refuses to create a database in a directory holding files that
+// are not a database's, so that a mistyped path never mixes with user data.
+func (s *Store) checkNew() error {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", s.dir, err)
+	}
+	for _, e := range ents {
+		if n := e.Name(); n != lockName && n != manifestTemp && !isSegmentName(n) {
+			return fmt.Errorf("open database %s: directory holds %s but no %s: not a gsql database", s.dir, n, manifestName)
+		}
+	}
+	return nil
+}
+
+func isSegmentName(n string) bool { return strings.HasPrefix(n, segPrefix) && strings.HasSuffix(n, segSuffix) }
+
+// readManifest reads and checks dir's manifest; found is false when there
+// is none.
+func readManifest(dir string) (m manifest, found bool, err error) {
+	path := filepath.Join(dir, manifestName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("open database: %w", err)
+	}
+	m, err = decodeManifest(b)
+	if err != nil {
+		return m, false, &CorruptError{File: path, Err: err}
+	}
+	return m, true, nil
+}
+
+// The manifest is JSON followed by a line "crc32 XXXXXXXX" over the JSON.
+const crcTag = "\ncrc32 "
+
+func encodeManifest(m *manifest) ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Appendf(b, "%s%08x\n", crcTag, crc32.ChecksumIEEE(b)), nil
+}
+
+func decodeManifest(b []byte) (manifest, error) {
+	var m manifest
+	i := bytes.LastIndex(b, []byte(crcTag))
+	if i < 0 {
+		return m, fmt.Errorf("no checksum line (truncated or not a gsql manifest)")
+	}
+	body, tail := b[:i], strings.TrimSpace(string(b[i+len(crcTag):]))
+	want, err := strconv.ParseUint(tail, 16, 32)
+	if err != nil {
+		return m, fmt.Errorf("bad checksum line %q", tail)
+	}
+	if got := crc32.ChecksumIEEE(body); got != uint32(want) {
+		return m, fmt.Errorf("checksum mismatch (file says %08x, contents give %08x)", want, got)
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return m, fmt.Errorf("bad JSON: %w", err)
+	}
+	if m.Format != formatName {
+		return m, fmt.Errorf("format %q is not %q", m.Format, formatName)
+	}
+	if m.Version != FormatVersion {
+		return m, fmt.Errorf("unsupported format version %d (this gsql reads version %d)", m.Version, FormatVersion)
+	}
+	return m, nil
+}
+
+// writeManifest commits m: temp file, fsync, rename, directory fsync.
+func (s *Store) writeManifest(m *manifest) error {
+	b, err := encodeManifest(m)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(s.dir, manifestTemp)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(s.dir, manifestName)); err != nil {
+		return err
+	}
+	if err := syncDir(s.dir); err != nil {
+		return &afterCommitError{err}
+	}
+	return nil
+}
+
+// afterCommitError is a failure after the manifest's rename: the commit
+// may or may not be on disk.
+type afterCommitError struct{ err error }
+
+func (e *afterCommitError) Error() string {
+	return fmt.Sprintf("syncing the directory after the commit: %v", e.err)
+}
+func (e *afterCommitError) Unwrap() error { return e.err }
+
+// load maps every segment and builds the tables.
+func (s *Store) load() error {
+	for _, te := range s.man.Tables {
+		cols, err := columnsOf(te)
+		if err != nil {
+			return &CorruptError{File: filepath.Join(s.dir, manifestName), Err: fmt.Errorf("table %s: %w", te.Name, err)}
+		}
+		schema := catalog.Schema(cols)
+		t := &catalog.Table{Name: te.Name, Columns: cols}
+		for _, se := range te.Segments {
+			rec, err := s.openSegment(se, schema)
+			if err != nil {
+				return err
+			}
+			t.Records = append(t.Records, rec)
+			t.Rows += se.Rows
+		}
+		s.loaded = append(s.loaded, t)
+	}
+	return nil
+}
+
+func columnsOf(te tableEntry) ([]catalog.Column, error) {
+	cols := make([]catalog.Column, len(te.Columns))
+	for i, c := range te.Columns {
+		t, ok := coldata.ParseType(c.Type)
+		if !ok || t == coldata.Null {
+			return nil, fmt.Errorf("column %s: unknown type %q", c.Name, c.Type)
+		}
+		cols[i] = catalog.Column{Name: c.Name, Type: t, NotNull: c.NotNull}
+	}
+	return cols, nil
+}
+
+func (s *Store) openSegment(se segmentEntry, schema *arrow.Schema) (arrow.Record, error) {
+	path := filepath.Join(s.dir, se.File)
+	if filepath.Base(se.File) != se.File || !isSegmentName(se.File) {
+		return nil, &CorruptError{File: filepath.Join(s.dir, manifestName), Err: fmt.Errorf("bad segment name %q", se.File)}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, &CorruptError{File: path, Err: err}
+	}
+	if fi.Size() != se.Bytes {
+		return nil, &CorruptError{File: path, Err: fmt.Errorf("segment is %d bytes, the manifest says %d (truncated or replaced)", fi.Size(), se.Bytes)}
+	}
+	data, err := mapFile(path)
+	if err != nil {
+		return nil, &CorruptError{File: path, Err: err}
+	}
+	s.maps = append(s.maps, data)
+	rec, err := decodeSegment(data, schema, se.Rows)
+	if err != nil {
+		return nil, &CorruptError{File: path, Err: err}
+	}
+	s.segs[rec] = se
+	return rec, nil
+}
+
+// clean removes files no manifest names: segments of an interrupted commit,
+// segments a commit replaced but had no time to remove, the temporary
+// manifest.
+func (s *Store) clean() error {
+	keep := s.referenced(&s.man)
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	removed := false
+	for _, e := range ents {
+		n := e.Name()
+		if n == manifestTemp || isSegmentName(n) && !keep[n] {
+			if err := os.Remove(filepath.Join(s.dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+			removed = true
+		}
+	}
+	if removed {
+		return syncDir(s.dir)
+	}
+	return nil
+}
+
+func (s *Store) referenced(m *manifest) map[string]bool {
+	keep := map[string]bool{}
+	for _, t := range m.Tables {
+		for _, se := range t.Segments {
+			keep[se.File] = true
+		}
+	}
+	return keep
+}
+
+// Tables returns the tables read at Open, for catalog.Create; their
+// records are memory-mapped.
+func (s *Store) Tables() []*catalog.Table { return s.loaded }
+
+// Dir returns the database's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Commit makes a catalog change durable (catalog.Persister): old is the
+// table's snapshot before the change (nil for CREATE), nt the one after
+// (nil for DROP). Records the store already holds are kept; the others are
+// written as new segments. The old state stays on disk until the new
+// manifest is renamed into place.
+func (s *Store) Commit(old, nt *catalog.Table) (err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("database is closed")
+	}
+	if s.broken != nil {
+		return fmt.Errorf("an earlier commit failed in an unknown state (%v); reopen the database", s.broken)
+	}
+	next := s.man
+	next.Generation++
+	next.Tables = nil
+	for _, t := range s.man.Tables {
+		if (old == nil || !strings.EqualFold(t.Name, old.Name)) && (nt == nil || !strings.EqualFold(t.Name, nt.Name)) {
+			next.Tables = append(next.Tables, t)
+		}
+	}
+	var written []string
+	added := map[arrow.Record]segmentEntry{}
+	defer func() {
+		if err != nil {
+			for _, f := range written {
+				os.Remove(filepath.Join(s.dir, f))
+			}
+		}
+	}()
+	if nt != nil {
+		te := tableEntry{Name: nt.Name}
+		for _, c := range nt.Columns {
+			if pt, ok := coldata.ParseType(c.Type.String()); !ok || pt != c.Type {
+				return fmt.Errorf("column %s: type %s cannot be stored", c.Name, c.Type)
+			}
+			te.Columns = append(te.Columns, columnEntry{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull})
+		}
+		for _, rec := range nt.Records {
+			if rec.NumRows() == 0 {
+				continue
+			}
+			if se, ok := s.segs[rec]; ok {
+				te.Segments = append(te.Segments, se)
+				continue
+			}
+			if se, ok := added[rec]; ok {
+				te.Segments = append(te.Segments, se)
+				continue
+			}
+			name := fmt.Sprintf("%s%012d%s", segPrefix, next.NextSegment, segSuffix)
+			next.NextSegment++
+			size, err := writeSegment(filepath.Join(s.dir, name), rec)
+			if err != nil {
+				return fmt.Errorf("writing segment %s: %w", name, err)
+			}
+			written = append(written, name)
+			se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, Zones: zones(rec)}
+			added[rec] = se
+			te.Segments = append(te.Segments, se)
+		}
+		next.Tables = append(next.Tables, te)
+	}
+	if len(written) > 0 {
+		// The segments' directory entries must be durable before the
+		// manifest that names them.
+		if err := syncDir(s.dir); err != nil {
+			return fmt.Errorf("syncing %s: %w", s.dir, err)
+		}
+	}
+	if err := s.writeManifest(&next); err != nil {
+		var ac *afterCommitError
+		if errors.As(err, &ac) {
+			s.broken = err
+			written = nil // the manifest that names them may be on disk
+		}
+		return fmt.Errorf("writing the manifest: %w", err)
+	}
+	for rec, se := range added {
+		s.segs[rec] = se
+	}
+	s.man = next
+	// Remove segments no table names any more. Readers of older snapshots
+	// keep their memory maps, which outlive the unlink.
+	keep := s.referenced(&next)
+	for rec, se := range s.segs {
+		if !keep[se.File] {
+			delete(s.segs, rec)
+			os.Remove(filepath.Join(s.dir, se.File))
+		}
+	}
+	return nil
+}
+
+// Close releases the write lock and unmaps the segments. Records read from
+// the database (and query results sharing their data) must not be used
+// after Close.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.release()
+}
+
+func (s *Store) release() error {
+	var err error
+	for _, m := range s.maps {
+		if e := unmap(m); e != nil && err == nil {
+			err = e
+		}
+	}
+	s.maps = nil
+	s.segs = nil
+	s.loaded = nil
+	if s.lock != nil {
+		if e := unlockFile(s.lock); e != nil && err == nil {
+			err = e
+		}
+		s.lock = nil
+	}
+	return err
+}
+
+// zones computes a record's zone maps: min/max of each column (strings
+// bytewise, as gsql compares them) and NULL counts.
+func zones(rec arrow.Record) []Zone {
+	b, err := coldata.RecordToBatch(rec)
+	if err != nil {
+		return nil
+	}
+	out := make([]Zone, len(b.Cols))
+	for i, v := range b.Cols {
+		z := &out[i]
+		if v.Nulls != nil {
+			for r := 0; r < v.Len; r++ {
+				if v.IsNull(r) {
+					z.Nulls++
+				}
+			}
+		}
+		if z.Nulls == int64(v.Len) {
+			continue
+		}
+		switch v.Type {
+		case coldata.Int64:
+			lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+			for r, x := range v.Ints[:v.Len] {
+				if v.Nulls == nil || !v.IsNull(r) {
+					lo, hi = min(lo, x), max(hi, x)
+				}
+			}
+			z.MinI, z.MaxI = &lo, &hi
+		case coldata.Float64:
+			lo, hi := math.Inf(1), math.Inf(-1)
+			nan := false
+			for r, x := range v.Floats[:v.Len] {
+				if v.Nulls == nil || !v.IsNull(r) {
+					nan = nan || math.IsNaN(x)
+					lo, hi = min(lo, x), max(hi, x)
+				}
+			}
+			if !nan {
+				z.MinF, z.MaxF = &lo, &hi
+			}
+		case coldata.String:
+			var lo, hi []byte
+			first := true
+			for r := 0; r < v.Len; r++ {
+				if v.Nulls != nil && v.IsNull(r) {
+					continue
+				}
+				x := v.Str(r)
+				if first || bytes.Compare(x, lo) < 0 {
+					lo = x
+				}
+				if first || bytes.Compare(x, hi) > 0 {
+					hi = x
+				}
+				first = false
+			}
+			if len(lo) <= maxZoneString && len(hi) <= maxZoneString {
+				ls, hs := string(lo), string(hi)
+				z.MinS, z.MaxS = &ls, &hs
+			}
+		}
+	}
+	return out
+}
