@@ -42,9 +42,9 @@ func TestDurableReopen(t *testing.T) {
 	}
 	want := map[string][]string{
 		"SELECT * FROM people WHERE id < 100 ORDER BY id": {"1|Ann Lee|1.5|true", "2|NULL|NULL|NULL", "3|Émile Zola|-2|false", "4||0|true"},
-		"SELECT * FROM copy ORDER BY id10": {"20|NULL", "30|ÉMILE ZOLA", "40|"},
-		"SELECT COUNT(*) FROM empty":       {"0"},
-		"SHOW TABLES":                      {"copy", "empty", "people"},
+		"SELECT * FROM copy ORDER BY id10":                {"20|NULL", "30|ÉMILE ZOLA", "40|"},
+		"SELECT COUNT(*) FROM empty":                      {"0"},
+		"SHOW TABLES":                                     {"copy", "empty", "people"},
 	}
 	check := func(db *gsql.DB) {
 		t.Helper()

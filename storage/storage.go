@@ -66,7 +66,9 @@ type CorruptError struct {
 	Err  error
 }
 
-func (e *CorruptError) Error() string { return fmt.Sprintf("corrupt database file %s: %v", e.File, e.Err) }
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("corrupt database file %s: %v", e.File, e.Err)
+}
 func (e *CorruptError) Unwrap() error { return e.Err }
 
 // manifest is the committed state of a database.
@@ -197,7 +199,9 @@ func (s *Store) checkNew() error {
 	return nil
 }
 
-func isSegmentName(n string) bool { return strings.HasPrefix(n, segPrefix) && strings.HasSuffix(n, segSuffix) }
+func isSegmentName(n string) bool {
+	return strings.HasPrefix(n, segPrefix) && strings.HasSuffix(n, segSuffix)
+}
 
 // readManifest reads and checks dir's manifest; found is false when there
 // is none.
