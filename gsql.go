@@ -334,7 +334,7 @@ func openStore(cat *catalog.Catalog, path string) (*storage.Store, error) {
 		return nil, err
 	}
 	for _, t := range st.Tables() {
-		if _, err := cat.Create(t.Name, t.Columns, t.Records, false); err != nil {
+		if err := cat.Restore(t); err != nil {
 			st.Close()
 			return nil, fmt.Errorf("open database %s: table %s: %w", path, t.Name, err)
 		}

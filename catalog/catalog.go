@@ -31,7 +31,11 @@ type Table struct {
 	Name    string
 	Columns []Column
 	Records []arrow.Record
-	Rows    int64
+	// Zones holds each record's zone maps (Zones[i][c] for record i,
+	// column c), or is nil when they are unknown; scans use them to skip
+	// records a filter excludes.
+	Zones [][]Zone
+	Rows  int64
 	// Version increases with every change; (Name, Version) identifies data.
 	Version uint64
 }
@@ -198,7 +202,7 @@ func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotE
 		}
 		return false, &ObjectError{Table: name, Exists: true}
 	}
-	nt := &Table{Name: name, Columns: cols, Records: recs, Rows: rows, Version: c.version + 1}
+	nt := &Table{Name: name, Columns: cols, Records: recs, Zones: zonesOf(recs), Rows: rows, Version: c.version + 1}
 	if err := c.commitLocked(nil, nt); err != nil {
 		c.mu.Unlock()
 		return false, err
@@ -211,6 +215,34 @@ func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotE
 	c.mu.Unlock()
 	c.notify(name)
 	return true, nil
+}
+
+// Restore adds a table read from storage, with its records and zone maps
+// as they are, without committing it to the persister. It is for loading a
+// database before SetPersister.
+func (c *Catalog) Restore(t *Table) error {
+	if err := checkColumns(t.Columns); err != nil {
+		return fmt.Errorf("table %s: %w", t.Name, err)
+	}
+	schema := t.Schema()
+	for _, r := range t.Records {
+		if !r.Schema().Equal(schema) {
+			return fmt.Errorf("table %s: record schema %s does not match %s", t.Name, r.Schema(), schema)
+		}
+	}
+	if t.Zones != nil && len(t.Zones) != len(t.Records) {
+		return fmt.Errorf("table %s: %d zone maps for %d records", t.Name, len(t.Zones), len(t.Records))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.tables[key(t.Name)]; ok {
+		return &ObjectError{Table: t.Name, Exists: true}
+	}
+	c.version++
+	nt := *t
+	nt.Version = c.version
+	c.tables[key(t.Name)] = &nt
+	return nil
 }
 
 func checkColumns(cols []Column) error {
@@ -284,6 +316,11 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 	}
 	schema := t.Schema()
 	recs := append([]arrow.Record(nil), t.Records...)
+	var zones [][]Zone
+	if t.Zones != nil && len(t.Zones) == len(t.Records) {
+		zones = make([][]Zone, len(t.Zones), len(t.Zones)+1)
+		copy(zones, t.Zones)
+	}
 	newRec := coldata.BatchToRecord(schema, b)
 	if n := len(recs); n > 0 && recs[n-1].NumRows() < smallRecord && int64(b.Len) < smallRecord {
 		merged, err := mergeRecords(schema, recs[n-1], newRec)
@@ -295,10 +332,16 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 		// The old last record stays referenced by older snapshots; the new
 		// snapshot owns merged instead.
 		recs[n-1] = merged
+		if zones != nil {
+			zones[n-1] = ComputeZones(merged)
+		}
 	} else {
 		recs = append(recs, newRec)
+		if zones != nil {
+			zones = append(zones, ComputeZones(newRec))
+		}
 	}
-	nt := &Table{Name: t.Name, Columns: t.Columns, Records: recs, Rows: t.Rows + int64(b.Len), Version: c.version + 1}
+	nt := &Table{Name: t.Name, Columns: t.Columns, Records: recs, Zones: zones, Rows: t.Rows + int64(b.Len), Version: c.version + 1}
 	if err := c.commitLocked(t, nt); err != nil {
 		c.mu.Unlock()
 		return fmt.Errorf("insert into %s: %w", name, err)

@@ -37,6 +37,9 @@ func ExplainAnalyze(n Node, b *Built) []string {
 				line += fmt.Sprintf(" warp_per_row_batches=%d", w)
 			}
 		}
+		if seg := b.Segments[n]; seg != nil {
+			line += fmt.Sprintf(" segments=%d segments_skipped=%d", seg.Total, seg.Skipped)
+		}
 		lines = append(lines, line)
 		for _, in := range n.Inputs() {
 			walk(in, depth+1)

@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -99,26 +98,8 @@ type segmentEntry struct {
 	Rows  int64  `json:"rows"`
 	Bytes int64  `json:"bytes"`
 	// Zones holds one zone map per column.
-	Zones []Zone `json:"zones,omitempty"`
+	Zones []catalog.Zone `json:"zones,omitempty"`
 }
-
-// Zone is a column's zone map within one segment: the smallest and largest
-// non-NULL value (by type: integers, floats or strings; absent when every
-// value is NULL, a float is NaN or a string is longer than maxZoneString)
-// and the NULL count.
-type Zone struct {
-	Nulls int64    `json:"nulls"`
-	MinI  *int64   `json:"min_i,omitempty"`
-	MaxI  *int64   `json:"max_i,omitempty"`
-	MinF  *float64 `json:"min_f,omitempty"`
-	MaxF  *float64 `json:"max_f,omitempty"`
-	MinS  *string  `json:"min_s,omitempty"`
-	MaxS  *string  `json:"max_s,omitempty"`
-}
-
-// maxZoneString bounds the strings kept in zone maps, which live in the
-// manifest.
-const maxZoneString = 256
 
 // Store is an open on-disk database.
 type Store struct {
@@ -306,7 +287,7 @@ func (s *Store) load() error {
 			return &CorruptError{File: filepath.Join(s.dir, manifestName), Err: fmt.Errorf("table %s: %w", te.Name, err)}
 		}
 		schema := catalog.Schema(cols)
-		t := &catalog.Table{Name: te.Name, Columns: cols}
+		t := &catalog.Table{Name: te.Name, Columns: cols, Zones: [][]catalog.Zone{}}
 		for _, se := range te.Segments {
 			rec, err := s.openSegment(se, schema)
 			if err != nil {
@@ -314,6 +295,11 @@ func (s *Store) load() error {
 			}
 			t.Records = append(t.Records, rec)
 			t.Rows += se.Rows
+			if t.Zones != nil && len(se.Zones) == len(cols) {
+				t.Zones = append(t.Zones, se.Zones)
+			} else {
+				t.Zones = nil
+			}
 		}
 		s.loaded = append(s.loaded, t)
 	}
@@ -392,7 +378,7 @@ func (s *Store) referenced(m *manifest) map[string]bool {
 	return keep
 }
 
-// Tables returns the tables read at Open, for catalog.Create; their
+// Tables returns the tables read at Open, for catalog.Restore; their
 // records are memory-mapped.
 func (s *Store) Tables() []*catalog.Table { return s.loaded }
 
@@ -438,7 +424,7 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			}
 			te.Columns = append(te.Columns, columnEntry{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull})
 		}
-		for _, rec := range nt.Records {
+		for i, rec := range nt.Records {
 			if rec.NumRows() == 0 {
 				continue
 			}
@@ -457,7 +443,13 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 				return fmt.Errorf("writing segment %s: %w", name, err)
 			}
 			written = append(written, name)
-			se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, Zones: zones(rec)}
+			var z []catalog.Zone
+			if len(nt.Zones) == len(nt.Records) {
+				z = nt.Zones[i]
+			} else {
+				z = catalog.ComputeZones(rec)
+			}
+			se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, Zones: z}
 			added[rec] = se
 			te.Segments = append(te.Segments, se)
 		}
@@ -524,70 +516,4 @@ func (s *Store) release() error {
 		s.lock = nil
 	}
 	return err
-}
-
-// zones computes a record's zone maps: min/max of each column (strings
-// bytewise, as gsql compares them) and NULL counts.
-func zones(rec arrow.Record) []Zone {
-	b, err := coldata.RecordToBatch(rec)
-	if err != nil {
-		return nil
-	}
-	out := make([]Zone, len(b.Cols))
-	for i, v := range b.Cols {
-		z := &out[i]
-		if v.Nulls != nil {
-			for r := 0; r < v.Len; r++ {
-				if v.IsNull(r) {
-					z.Nulls++
-				}
-			}
-		}
-		if z.Nulls == int64(v.Len) {
-			continue
-		}
-		switch v.Type {
-		case coldata.Int64:
-			lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-			for r, x := range v.Ints[:v.Len] {
-				if v.Nulls == nil || !v.IsNull(r) {
-					lo, hi = min(lo, x), max(hi, x)
-				}
-			}
-			z.MinI, z.MaxI = &lo, &hi
-		case coldata.Float64:
-			lo, hi := math.Inf(1), math.Inf(-1)
-			nan := false
-			for r, x := range v.Floats[:v.Len] {
-				if v.Nulls == nil || !v.IsNull(r) {
-					nan = nan || math.IsNaN(x)
-					lo, hi = min(lo, x), max(hi, x)
-				}
-			}
-			if !nan {
-				z.MinF, z.MaxF = &lo, &hi
-			}
-		case coldata.String:
-			var lo, hi []byte
-			first := true
-			for r := 0; r < v.Len; r++ {
-				if v.Nulls != nil && v.IsNull(r) {
-					continue
-				}
-				x := v.Str(r)
-				if first || bytes.Compare(x, lo) < 0 {
-					lo = x
-				}
-				if first || bytes.Compare(x, hi) > 0 {
-					hi = x
-				}
-				first = false
-			}
-			if len(lo) <= maxZoneString && len(hi) <= maxZoneString {
-				ls, hs := string(lo), string(hi)
-				z.MinS, z.MaxS = &ls, &hs
-			}
-		}
-	}
-	return out
 }
