@@ -267,3 +267,49 @@ func TestCrashRecovery(t *testing.T) {
 		t.Errorf("only %d statements committed in %d runs: the child barely ran", committed, kills)
 	}
 }
+
+// TestLockHeldByAnotherProcess: while a child process writes, opening the
+// database for writing fails naming the child's process id; a read-only
+// open works; after the child dies its lock is gone.
+func TestLockHeldByAnotherProcess(t *testing.T) {
+	if os.Getenv("GSQL_CRASH_DIR") != "" {
+		t.Skip("in the child")
+	}
+	dir := filepath.Join(t.TempDir(), "locked.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "GSQL_CRASH_DIR="+dir, "GSQL_CRASH_START=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "commit 1") {
+	}
+	_, err = gsql.Open(gsql.Options{Device: "cpu", Path: dir})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("process %d holds", cmd.Process.Pid)) {
+		t.Errorf("open while process %d writes: %v", cmd.Process.Pid, err)
+	}
+	ro, err := gsql.Open(gsql.Options{Device: "cpu", Path: dir, ReadOnly: true})
+	if err != nil {
+		t.Errorf("read-only open while another process writes: %v", err)
+	} else {
+		if tables := ro.Tables(); len(tables) == 0 || tables[0] != "log" {
+			t.Errorf("read-only handle sees tables %v", tables)
+		}
+		ro.Close()
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	cmd.Wait()
+	db, err := gsql.Open(gsql.Options{Device: "cpu", Path: dir})
+	if err != nil {
+		t.Fatalf("open after the writer died: %v", err)
+	}
+	db.Close()
+}

@@ -21,8 +21,9 @@ import (
 // "name?device=cpu&pool_limit=1073741824"; every sql.DB opened with the same
 // name shares one in-memory database for the life of the process, so that
 // all pooled connections see the same tables. A name "file:PATH" opens the
-// on-disk database at PATH instead (Options.Path); sql.DBs open on one path
-// share it, and the last one's Close closes it and releases its lock.
+// on-disk database at PATH instead (Options.Path; "&mode=ro": ReadOnly);
+// sql.DBs open on one path share it, and the last one's Close closes it and
+// releases its lock.
 // OpenDB wraps an existing *DB.
 func init() { sql.Register("gsql", &sqlDriver{}) }
 
@@ -71,7 +72,18 @@ func (d *sqlDriver) OpenConnector(dsn string) (driver.Connector, error) {
 		if abs, err := filepath.Abs(path); err == nil {
 			path = abs
 		}
-		f, ok := fileDBs[path]
+		switch vals.Get("mode") {
+		case "", "rw", "rwc":
+		case "ro":
+			opts.ReadOnly = true
+		default:
+			return nil, fmt.Errorf("gsql dsn %q: mode must be ro or rw", dsn)
+		}
+		key := path // read-only and writing handles are separate DBs
+		if opts.ReadOnly {
+			key += "?mode=ro"
+		}
+		f, ok := fileDBs[key]
 		if !ok {
 			opts.Path = path
 			db, err := Open(opts)
@@ -79,10 +91,10 @@ func (d *sqlDriver) OpenConnector(dsn string) (driver.Connector, error) {
 				return nil, err
 			}
 			f = &fileDB{db: db}
-			fileDBs[path] = f
+			fileDBs[key] = f
 		}
 		f.refs++
-		return &connector{db: f.db, drv: d, path: path}, nil
+		return &connector{db: f.db, drv: d, path: key}, nil
 	}
 	db, ok := namedDBs[name]
 	if !ok || db.closed.Load() {

@@ -261,3 +261,45 @@ func TestZoneMapsSkipSegments(t *testing.T) {
 	defer db.Close()
 	check(db)
 }
+
+// TestDurableReadOnly: a read-only handle opens while a writer holds the
+// lock, sees the committed state as of its open, and refuses changes.
+func TestDurableReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ro.db")
+	if _, err := gsql.Open(gsql.Options{Device: "cpu", Path: path, ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "not a gsql database") {
+		t.Errorf("read-only open of a missing database: %v", err)
+	}
+	w := openFile(t, path)
+	defer w.Close()
+	mustExec(t, w, `CREATE TABLE t (x BIGINT)`)
+	mustExec(t, w, `INSERT INTO t VALUES (1), (2)`)
+	r, err := gsql.Open(gsql.Options{Device: "cpu", Path: path, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	mustExec(t, w, `INSERT INTO t VALUES (3)`) // replaces the segment the reader maps
+	if got := rowsOf(t, r, "SELECT SUM(x) FROM t"); !reflect.DeepEqual(got, []string{"3"}) {
+		t.Errorf("reader: %q", got)
+	}
+	for _, q := range []string{`INSERT INTO t VALUES (9)`, `DROP TABLE t`, `CREATE TABLE u (y BIGINT)`} {
+		if _, err := r.Exec(context.Background(), q); !errors.Is(err, storage.ErrReadOnly) {
+			t.Errorf("%s on a read-only handle: %v", q, err)
+		}
+	}
+	if got := rowsOf(t, r, "SHOW TABLES"); !reflect.DeepEqual(got, []string{"t"}) {
+		t.Errorf("reader's tables after refused changes: %q", got)
+	}
+	if _, err := gsql.Open(gsql.Options{Device: "cpu", ReadOnly: true}); err == nil {
+		t.Error("ReadOnly without a Path opened")
+	}
+	sdb, err := sql.Open("gsql", "file:"+path+"?device=cpu&mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var sum int64
+	if err := sdb.QueryRow(`SELECT SUM(x) FROM t`).Scan(&sum); err != nil || sum != 6 {
+		t.Errorf("read-only driver handle: %d, %v", sum, err)
+	}
+}

@@ -56,6 +56,10 @@ type Options struct {
 	// path creates it, an existing one opens it, and every statement is
 	// committed durably before it returns. Empty means in memory.
 	Path string
+	// ReadOnly opens Path for reading only: without the write lock, so
+	// that it works while another process writes, and every statement that
+	// would change a table fails.
+	ReadOnly bool
 }
 
 // DB is a database, in memory or on disk (Options.Path). It is safe for
@@ -86,8 +90,11 @@ var ErrClosed = errors.New("gsql: database is closed")
 func Open(opts Options) (*DB, error) {
 	cat := catalog.New()
 	db := &DB{cat: cat, planner: &planner.Planner{Catalog: cat}, opts: opts}
+	if opts.ReadOnly && opts.Path == "" {
+		return nil, errors.New("gsql: ReadOnly needs a Path")
+	}
 	if opts.Path != "" {
-		st, err := openStore(cat, opts.Path)
+		st, err := openStore(cat, opts.Path, opts.ReadOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -328,8 +335,12 @@ func (db *DB) Stats() Stats {
 
 // openStore opens the on-disk database at path and loads its tables into
 // cat, which then commits every change to it.
-func openStore(cat *catalog.Catalog, path string) (*storage.Store, error) {
-	st, err := storage.Open(path)
+func openStore(cat *catalog.Catalog, path string, readOnly bool) (*storage.Store, error) {
+	open := storage.Open
+	if readOnly {
+		open = storage.OpenReadOnly
+	}
+	st, err := open(path)
 	if err != nil {
 		return nil, err
 	}

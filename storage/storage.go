@@ -101,10 +101,14 @@ type segmentEntry struct {
 	Zones []catalog.Zone `json:"zones,omitempty"`
 }
 
+// ErrReadOnly is returned by Commit on a store opened with OpenReadOnly.
+var ErrReadOnly = errors.New("database is open read-only")
+
 // Store is an open on-disk database.
 type Store struct {
-	dir  string
-	lock *os.File
+	dir      string
+	lock     *os.File // nil when read-only
+	readOnly bool
 
 	mu  sync.Mutex
 	man manifest
@@ -163,6 +167,36 @@ func Open(dir string) (st *Store, err error) {
 		return nil, fmt.Errorf("open database %s: removing leftovers: %w", dir, err)
 	}
 	return s, nil
+}
+
+// OpenReadOnly opens the database in dir for reading only, without the
+// write lock, so that it works while another process writes: it reads the
+// last committed manifest and maps its segments. A commit that lands in
+// between may remove a segment the manifest it read names; the open then
+// starts again from the new manifest. Commit returns ErrReadOnly.
+func OpenReadOnly(dir string) (*Store, error) {
+	var last error
+	for attempt := 0; attempt < 10; attempt++ {
+		s := &Store{dir: dir, readOnly: true, segs: map[arrow.Record]segmentEntry{}}
+		man, found, err := readManifest(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, fmt.Errorf("open database %s read-only: no %s (not a gsql database)", dir, manifestName)
+		}
+		s.man = man
+		err = s.load()
+		if err == nil {
+			return s, nil
+		}
+		s.release()
+		last = err
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("open database %s read-only: the writer kept replacing segments: %w", dir, last)
 }
 
 // checkNew refuses to create a database in a directory holding files that
@@ -395,6 +429,9 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 	defer s.mu.Unlock()
 	if s.closed {
 		return errors.New("database is closed")
+	}
+	if s.readOnly {
+		return ErrReadOnly
 	}
 	if s.broken != nil {
 		return fmt.Errorf("an earlier commit failed in an unknown state (%v); reopen the database", s.broken)

@@ -3,6 +3,7 @@
 //
 //	gsql                         interactive (stdin is a terminal)
 //	gsql my.db                   the same on the database in directory my.db
+//	gsql --readonly my.db        read it while another process writes it
 //	gsql -c "SELECT 1"           run statements and exit
 //	gsql -f script.sql           run a script and exit
 //	echo "SELECT 1;" | gsql      run piped statements
@@ -42,6 +43,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	history := fs.String("history", shell.DefaultHistoryFile(), "history `FILE` of the interactive shell")
 	noHistory := fs.Bool("no-history", false, "do not read or write a history file")
 	bail := fs.Bool("bail", true, "stop -f scripts and piped input at the first failing statement")
+	readOnly := fs.Bool("readonly", false, "open the database read-only (works while another process writes it)")
 	demo := fs.Int("demo", 0, "create the redact demo table people with `N` generated rows")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: gsql [flags] [DATABASE]\n\nRuns SQL interactively, from -c, from -f or from piped stdin, on the\ndatabase in directory DATABASE (created if new) or in memory.\n\nFlags:\n")
@@ -85,7 +87,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gsql: --demo: want a row count, got %d\n", *demo)
 		return 2
 	}
-	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, Path: path})
+	if *readOnly && path == "" {
+		fmt.Fprintf(stderr, "gsql: --readonly needs a database path\n")
+		return 2
+	}
+	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, Path: path, ReadOnly: *readOnly})
 	if err != nil {
 		fmt.Fprintf(stderr, "gsql: %v\n", err)
 		return 1
