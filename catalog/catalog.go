@@ -105,8 +105,11 @@ type Catalog struct {
 // it for on-disk databases). Commit is called with the catalog's write lock
 // held, before the change is published: old is the table's current snapshot
 // (nil when the table is created), new the snapshot about to be published
-// (nil when the table is dropped). When Commit returns an error the change
-// is not published and the statement fails.
+// (nil when the table is dropped). Commit may replace new's Records (and
+// Zones) by others holding the same rows in the same order, e.g. small
+// records merged or records read back from storage; the catalog publishes
+// new as Commit leaves it. When Commit returns an error the change is not
+// published and the statement fails.
 type Persister interface {
 	Commit(old, new *Table) error
 }
@@ -208,7 +211,7 @@ func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotE
 		return false, err
 	}
 	c.version++
-	for _, r := range recs {
+	for _, r := range nt.Records {
 		r.Retain()
 	}
 	c.tables[key(name)] = nt

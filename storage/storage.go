@@ -419,11 +419,17 @@ func (s *Store) Tables() []*catalog.Table { return s.loaded }
 // Dir returns the database's directory.
 func (s *Store) Dir() string { return s.dir }
 
+// targetSegment is the row count up to which consecutive new records are
+// merged into one segment (compaction on commit): a CTAS or a registered
+// table of many small batches becomes a few segments, not hundreds.
+const targetSegment = 1 << 20
+
 // Commit makes a catalog change durable (catalog.Persister): old is the
 // table's snapshot before the change (nil for CREATE), nt the one after
 // (nil for DROP). Records the store already holds are kept; the others are
-// written as new segments. The old state stays on disk until the new
-// manifest is renamed into place.
+// written as new segments, small consecutive ones merged, and replaced in
+// nt by records over the segments' memory maps. The old state stays on
+// disk until the new manifest is renamed into place.
 func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -461,34 +467,85 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			}
 			te.Columns = append(te.Columns, columnEntry{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull})
 		}
+		haveZones := len(nt.Zones) == len(nt.Records)
+		var recs []arrow.Record
+		var zones [][]catalog.Zone
+		// run holds consecutive records not stored yet; flush writes them
+		// as segments, merging small ones up to targetSegment rows.
+		var run []int
+		flush := func() error {
+			for len(run) > 0 {
+				n, rows := 1, nt.Records[run[0]].NumRows()
+				for n < len(run) && rows+nt.Records[run[n]].NumRows() <= targetSegment {
+					rows += nt.Records[run[n]].NumRows()
+					n++
+				}
+				group := run[:n]
+				run = run[n:]
+				var rec arrow.Record
+				var z []catalog.Zone
+				if len(group) == 1 {
+					rec = nt.Records[group[0]]
+					if haveZones {
+						z = nt.Zones[group[0]]
+					}
+				} else {
+					merged, err := mergeRecords(catalog.Schema(nt.Columns), nt.Records, group)
+					if err != nil {
+						return fmt.Errorf("merging records: %w", err)
+					}
+					rec = merged
+				}
+				if z == nil {
+					z = catalog.ComputeZones(rec)
+				}
+				name := fmt.Sprintf("%s%012d%s", segPrefix, next.NextSegment, segSuffix)
+				next.NextSegment++
+				size, err := writeSegment(filepath.Join(s.dir, name), rec)
+				if err != nil {
+					return fmt.Errorf("writing segment %s: %w", name, err)
+				}
+				written = append(written, name)
+				se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, Zones: z}
+				// The snapshot reads the segment back from its map: the
+				// statement's heap copy of the rows can go.
+				mapped, err := s.openSegment(se, catalog.Schema(nt.Columns))
+				if err != nil {
+					return fmt.Errorf("reading back segment %s: %w", name, err)
+				}
+				delete(s.segs, mapped) // registered once the commit succeeds
+				added[mapped] = se
+				recs = append(recs, mapped)
+				zones = append(zones, z)
+				te.Segments = append(te.Segments, se)
+			}
+			return nil
+		}
 		for i, rec := range nt.Records {
 			if rec.NumRows() == 0 {
 				continue
 			}
-			if se, ok := s.segs[rec]; ok {
-				te.Segments = append(te.Segments, se)
+			se, ok := s.segs[rec]
+			if !ok {
+				run = append(run, i)
 				continue
 			}
-			if se, ok := added[rec]; ok {
-				te.Segments = append(te.Segments, se)
-				continue
+			if err := flush(); err != nil {
+				return err
 			}
-			name := fmt.Sprintf("%s%012d%s", segPrefix, next.NextSegment, segSuffix)
-			next.NextSegment++
-			size, err := writeSegment(filepath.Join(s.dir, name), rec)
-			if err != nil {
-				return fmt.Errorf("writing segment %s: %w", name, err)
-			}
-			written = append(written, name)
-			var z []catalog.Zone
-			if len(nt.Zones) == len(nt.Records) {
-				z = nt.Zones[i]
-			} else {
-				z = catalog.ComputeZones(rec)
-			}
-			se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, Zones: z}
-			added[rec] = se
+			recs = append(recs, rec)
+			zones = append(zones, se.Zones)
 			te.Segments = append(te.Segments, se)
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		nt.Records = recs
+		nt.Zones = zones
+		for _, z := range zones {
+			if len(z) != len(nt.Columns) {
+				nt.Zones = nil
+			}
 		}
 		next.Tables = append(next.Tables, te)
 	}
@@ -553,4 +610,17 @@ func (s *Store) release() error {
 		s.lock = nil
 	}
 	return err
+}
+
+// mergeRecords concatenates recs[i] for i in idx into one record.
+func mergeRecords(schema *arrow.Schema, recs []arrow.Record, idx []int) (arrow.Record, error) {
+	batches := make([]*coldata.Batch, len(idx))
+	for k, i := range idx {
+		b, err := coldata.RecordToBatch(recs[i])
+		if err != nil {
+			return nil, err
+		}
+		batches[k] = b
+	}
+	return coldata.BatchToRecord(schema, coldata.Concat(batches, len(schema.Fields()))), nil
 }

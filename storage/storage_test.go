@@ -48,8 +48,13 @@ func makeDB(t *testing.T) (string, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl := &catalog.Table{Name: "t", Columns: testCols, Records: []arrow.Record{testRecord(100, 0), testRecord(50, 100)}, Rows: 150}
+	// Two commits: records of one commit would be merged into one segment.
+	tbl := &catalog.Table{Name: "t", Columns: testCols, Records: []arrow.Record{testRecord(100, 0)}, Rows: 100}
 	if err := s.Commit(nil, tbl); err != nil {
+		t.Fatal(err)
+	}
+	tbl2 := &catalog.Table{Name: "t", Columns: testCols, Records: []arrow.Record{tbl.Records[0], testRecord(50, 100)}, Rows: 150}
+	if err := s.Commit(tbl, tbl2); err != nil {
 		t.Fatal(err)
 	}
 	var segs []string
@@ -91,6 +96,43 @@ func TestRoundTrip(t *testing.T) {
 	z := s.man.Tables[0].Segments[1].Zones
 	if len(z) != 4 || *z[0].MinI != 100 || *z[0].MaxI != 149 || z[1].Nulls != 16 || *z[1].MinS != "n" || *z[2].MaxF != 24.5 {
 		t.Errorf("zone maps %+v", z)
+	}
+}
+
+// TestCommitMergesSmallRecords: consecutive new records are written as one
+// segment, and the committed snapshot reads it from the memory map.
+func TestCommitMergesSmallRecords(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := []arrow.Record{testRecord(100, 0), testRecord(50, 100), testRecord(7, 150)}
+	tbl := &catalog.Table{Name: "t", Columns: testCols, Records: append([]arrow.Record(nil), want...), Rows: 157}
+	if err := s.Commit(nil, tbl); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.man.Tables[0].Segments); n != 1 {
+		t.Fatalf("%d segments, want 1", n)
+	}
+	if len(tbl.Records) != 1 || tbl.Records[0].NumRows() != 157 || len(tbl.Zones) != 1 {
+		t.Fatalf("snapshot after commit: %d records, %d zone maps", len(tbl.Records), len(tbl.Zones))
+	}
+	if _, ok := s.segs[tbl.Records[0]]; !ok {
+		t.Error("the snapshot's record is not the stored segment's")
+	}
+	if z := tbl.Zones[0][0]; *z.MinI != 0 || *z.MaxI != 156 {
+		t.Errorf("merged zone map %+v", z)
+	}
+	got := tbl.Records[0].Column(1)
+	row := 0
+	for _, w := range want {
+		for i := 0; i < int(w.NumRows()); i++ {
+			if got.ValueStr(row) != w.Column(1).ValueStr(i) {
+				t.Fatalf("row %d: %s, want %s", row, got.ValueStr(row), w.Column(1).ValueStr(i))
+			}
+			row++
+		}
 	}
 }
 
