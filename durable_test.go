@@ -165,8 +165,10 @@ func TestDurableNotADatabase(t *testing.T) {
 	if _, err := gsql.Open(gsql.Options{Device: "cpu", Path: file}); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("open of a regular file: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err == nil {
-		t.Error("a refused open created a manifest")
+	for _, f := range []string{"MANIFEST", "LOCK"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("a refused open created %s", f)
+		}
 	}
 }
 

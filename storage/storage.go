@@ -136,6 +136,12 @@ func Open(dir string) (st *Store, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	// Refuse a directory of other files before leaving a LOCK file in it.
+	if _, err := os.Stat(filepath.Join(dir, manifestName)); errors.Is(err, os.ErrNotExist) {
+		if err := checkNew(dir); err != nil {
+			return nil, err
+		}
+	}
 	lock, err := lockFile(filepath.Join(dir, lockName))
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", dir, err)
@@ -151,7 +157,7 @@ func Open(dir string) (st *Store, err error) {
 		return nil, err
 	}
 	if !found {
-		if err := s.checkNew(); err != nil {
+		if err := checkNew(dir); err != nil {
 			return nil, err
 		}
 		man = manifest{Format: formatName, Version: FormatVersion, NextSegment: 1}
@@ -201,14 +207,14 @@ func OpenReadOnly(dir string) (*Store, error) {
 
 // checkNew refuses to create a database in a directory holding files that
 // are not a database's, so that a mistyped path never mixes with user data.
-func (s *Store) checkNew() error {
-	ents, err := os.ReadDir(s.dir)
+func checkNew(dir string) error {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("open database %s: %w", s.dir, err)
+		return fmt.Errorf("open database %s: %w", dir, err)
 	}
 	for _, e := range ents {
 		if n := e.Name(); n != lockName && n != manifestTemp && !isSegmentName(n) {
-			return fmt.Errorf("open database %s: directory holds %s but no %s: not a gsql database", s.dir, n, manifestName)
+			return fmt.Errorf("open database %s: directory holds %s but no %s: not a gsql database", dir, n, manifestName)
 		}
 	}
 	return nil
