@@ -325,7 +325,10 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 		copy(zones, t.Zones)
 	}
 	newRec := coldata.BatchToRecord(schema, b)
-	if n := len(recs); n > 0 && recs[n-1].NumRows() < smallRecord && int64(b.Len) < smallRecord {
+	// With a persister, the new rows stay a record of their own: storage
+	// compacts its segments itself, without rewriting the last one on
+	// every small INSERT.
+	if n := len(recs); n > 0 && c.persist == nil && recs[n-1].NumRows() < smallRecord && int64(b.Len) < smallRecord {
 		merged, err := mergeRecords(schema, recs[n-1], newRec)
 		newRec.Release()
 		if err != nil {

@@ -426,15 +426,22 @@ func (s *Store) Tables() []*catalog.Table { return s.loaded }
 func (s *Store) Dir() string { return s.dir }
 
 // targetSegment is the row count up to which consecutive new records are
-// merged into one segment (compaction on commit): a CTAS or a registered
-// table of many small batches becomes a few segments, not hundreds.
+// merged into one segment, and segments at the end of a table are merged
+// (compaction on commit): a CTAS or a registered table of many small
+// batches becomes a few segments, not hundreds, and so does a long run of
+// small INSERTs.
 const targetSegment = 1 << 20
+
+// smallSegment is the row count under which a table's last segment is
+// compacted with the ones before it.
+const smallSegment = 64 << 10
 
 // Commit makes a catalog change durable (catalog.Persister): old is the
 // table's snapshot before the change (nil for CREATE), nt the one after
-// (nil for DROP). Records the store already holds are kept; the others are
-// written as new segments, small consecutive ones merged, and replaced in
-// nt by records over the segments' memory maps. The old state stays on
+// (nil for DROP). Records the store already holds keep their segments; the
+// others are written as new segments, small consecutive ones merged, the
+// table's last segments compacted, and nt's records replaced by records
+// over the segments' memory maps. The old state stays on
 // disk until the new manifest is renamed into place.
 func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 	s.mu.Lock()
@@ -474,77 +481,89 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			te.Columns = append(te.Columns, columnEntry{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull})
 		}
 		haveZones := len(nt.Zones) == len(nt.Records)
+		schema := catalog.Schema(nt.Columns)
+		// The table's records as segments-to-be: stored ones keep their
+		// segment; new ones are grouped (consecutive, up to targetSegment
+		// rows) and written below.
+		type item struct {
+			srcs []int // indexes into nt.Records
+			se   *segmentEntry
+			rows int64
+		}
+		var items []item
+		for i, rec := range nt.Records {
+			n := rec.NumRows()
+			if n == 0 {
+				continue
+			}
+			if se, ok := s.segs[rec]; ok {
+				items = append(items, item{srcs: []int{i}, se: &se, rows: n})
+				continue
+			}
+			if k := len(items) - 1; k >= 0 && items[k].se == nil && items[k].rows+n <= targetSegment {
+				items[k].srcs = append(items[k].srcs, i)
+				items[k].rows += n
+				continue
+			}
+			items = append(items, item{srcs: []int{i}, rows: n})
+		}
+		// Compaction of the tail, as a binary counter: while the last
+		// segment is small and at least half the one before it, merge the
+		// two (up to targetSegment rows). A run of single-row INSERTs keeps
+		// O(log n) segments and writes each row O(log n) times; a large
+		// INSERT stays a segment of its own.
+		for len(items) >= 2 {
+			x, y := items[len(items)-2], items[len(items)-1]
+			if y.rows >= smallSegment || x.rows > 2*y.rows || x.rows+y.rows > targetSegment {
+				break
+			}
+			items = append(items[:len(items)-2], item{srcs: append(append([]int(nil), x.srcs...), y.srcs...), rows: x.rows + y.rows})
+		}
 		var recs []arrow.Record
 		var zones [][]catalog.Zone
-		// run holds consecutive records not stored yet; flush writes them
-		// as segments, merging small ones up to targetSegment rows.
-		var run []int
-		flush := func() error {
-			for len(run) > 0 {
-				n, rows := 1, nt.Records[run[0]].NumRows()
-				for n < len(run) && rows+nt.Records[run[n]].NumRows() <= targetSegment {
-					rows += nt.Records[run[n]].NumRows()
-					n++
-				}
-				group := run[:n]
-				run = run[n:]
-				var rec arrow.Record
-				var z []catalog.Zone
-				if len(group) == 1 {
-					rec = nt.Records[group[0]]
-					if haveZones {
-						z = nt.Zones[group[0]]
-					}
-				} else {
-					merged, err := mergeRecords(catalog.Schema(nt.Columns), nt.Records, group)
-					if err != nil {
-						return fmt.Errorf("merging records: %w", err)
-					}
-					rec = merged
-				}
-				if z == nil {
-					z = catalog.ComputeZones(rec)
-				}
-				name := fmt.Sprintf("%s%012d%s", segPrefix, next.NextSegment, segSuffix)
-				next.NextSegment++
-				size, err := writeSegment(filepath.Join(s.dir, name), rec)
-				if err != nil {
-					return fmt.Errorf("writing segment %s: %w", name, err)
-				}
-				written = append(written, name)
-				se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, Zones: z}
-				// The snapshot reads the segment back from its map: the
-				// statement's heap copy of the rows can go.
-				mapped, err := s.openSegment(se, catalog.Schema(nt.Columns))
-				if err != nil {
-					return fmt.Errorf("reading back segment %s: %w", name, err)
-				}
-				delete(s.segs, mapped) // registered once the commit succeeds
-				added[mapped] = se
-				recs = append(recs, mapped)
-				zones = append(zones, z)
-				te.Segments = append(te.Segments, se)
-			}
-			return nil
-		}
-		for i, rec := range nt.Records {
-			if rec.NumRows() == 0 {
+		for _, it := range items {
+			if it.se != nil {
+				recs = append(recs, nt.Records[it.srcs[0]])
+				zones = append(zones, it.se.Zones)
+				te.Segments = append(te.Segments, *it.se)
 				continue
 			}
-			se, ok := s.segs[rec]
-			if !ok {
-				run = append(run, i)
-				continue
+			var rec arrow.Record
+			var z []catalog.Zone
+			if len(it.srcs) == 1 {
+				rec = nt.Records[it.srcs[0]]
+				if haveZones {
+					z = nt.Zones[it.srcs[0]]
+				}
+			} else {
+				merged, err := mergeRecords(schema, nt.Records, it.srcs)
+				if err != nil {
+					return fmt.Errorf("merging records: %w", err)
+				}
+				rec = merged
 			}
-			if err := flush(); err != nil {
-				return err
+			if len(z) != len(nt.Columns) {
+				z = catalog.ComputeZones(rec)
 			}
-			recs = append(recs, rec)
-			zones = append(zones, se.Zones)
+			name := fmt.Sprintf("%s%012d%s", segPrefix, next.NextSegment, segSuffix)
+			next.NextSegment++
+			size, err := writeSegment(filepath.Join(s.dir, name), rec)
+			if err != nil {
+				return fmt.Errorf("writing segment %s: %w", name, err)
+			}
+			written = append(written, name)
+			se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, Zones: z}
+			// The snapshot reads the segment back from its map: the
+			// statement's heap copy of the rows can go.
+			mapped, err := s.openSegment(se, schema)
+			if err != nil {
+				return fmt.Errorf("reading back segment %s: %w", name, err)
+			}
+			delete(s.segs, mapped) // registered once the commit succeeds
+			added[mapped] = se
+			recs = append(recs, mapped)
+			zones = append(zones, z)
 			te.Segments = append(te.Segments, se)
-		}
-		if err := flush(); err != nil {
-			return err
 		}
 		nt.Records = recs
 		nt.Zones = zones

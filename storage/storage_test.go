@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -48,12 +49,14 @@ func makeDB(t *testing.T) (string, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two commits: records of one commit would be merged into one segment.
+	// Two commits (records of one commit would be merged into one segment),
+	// the second less than half the first (else the tail would be
+	// compacted into one segment).
 	tbl := &catalog.Table{Name: "t", Columns: testCols, Records: []arrow.Record{testRecord(100, 0)}, Rows: 100}
 	if err := s.Commit(nil, tbl); err != nil {
 		t.Fatal(err)
 	}
-	tbl2 := &catalog.Table{Name: "t", Columns: testCols, Records: []arrow.Record{tbl.Records[0], testRecord(50, 100)}, Rows: 150}
+	tbl2 := &catalog.Table{Name: "t", Columns: testCols, Records: []arrow.Record{tbl.Records[0], testRecord(40, 100)}, Rows: 140}
 	if err := s.Commit(tbl, tbl2); err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +81,10 @@ func TestRoundTrip(t *testing.T) {
 	}
 	defer s.Close()
 	tables := s.Tables()
-	if len(tables) != 1 || tables[0].Rows != 150 || len(tables[0].Records) != 2 {
+	if len(tables) != 1 || tables[0].Rows != 140 || len(tables[0].Records) != 2 {
 		t.Fatalf("loaded %+v", tables)
 	}
-	for i, want := range []arrow.Record{testRecord(100, 0), testRecord(50, 100)} {
+	for i, want := range []arrow.Record{testRecord(100, 0), testRecord(40, 100)} {
 		got := tables[0].Records[i]
 		if !got.Schema().Equal(want.Schema()) {
 			t.Fatalf("segment %d schema %s, want %s", i, got.Schema(), want.Schema())
@@ -94,7 +97,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	// Zone maps were stored with the segments.
 	z := s.man.Tables[0].Segments[1].Zones
-	if len(z) != 4 || *z[0].MinI != 100 || *z[0].MaxI != 149 || z[1].Nulls != 16 || *z[1].MinS != "n" || *z[2].MaxF != 24.5 {
+	if len(z) != 4 || *z[0].MinI != 100 || *z[0].MaxI != 139 || z[1].Nulls != 13 || *z[1].MinS != "n" || *z[2].MaxF != 19.5 {
 		t.Errorf("zone maps %+v", z)
 	}
 }
@@ -134,6 +137,61 @@ func TestCommitMergesSmallRecords(t *testing.T) {
 			row++
 		}
 	}
+}
+
+// TestTailCompaction: single-row commits leave O(log n) segments, each row
+// written O(log n) times, and every row still there in order.
+func TestTailCompaction(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var tbl *catalog.Table
+	var written int64
+	const n = 1000
+	for i := 0; i < n; i++ {
+		nt := &catalog.Table{Name: "t", Columns: testCols, Records: []arrow.Record{testRecord(1, int64(i))}}
+		if tbl != nil {
+			nt.Records = append(append([]arrow.Record(nil), tbl.Records...), nt.Records...)
+		}
+		before := map[string]bool{}
+		for _, se := range s.man.Tables {
+			for _, x := range se.Segments {
+				before[x.File] = true
+			}
+		}
+		if err := s.Commit(tbl, nt); err != nil {
+			t.Fatal(err)
+		}
+		for _, se := range s.man.Tables[0].Segments {
+			if !before[se.File] {
+				written += se.Rows
+			}
+		}
+		tbl = nt
+	}
+	segs := s.man.Tables[0].Segments
+	if len(segs) > 11 {
+		t.Errorf("%d segments after %d single-row commits, want at most 11", len(segs), n)
+	}
+	if written > 11*n {
+		t.Errorf("%d rows written for %d rows inserted", written, n)
+	}
+	row := int64(0)
+	for _, rec := range tbl.Records {
+		ids := rec.Column(0)
+		for i := 0; i < ids.Len(); i++ {
+			if got := ids.ValueStr(i); got != strconv.FormatInt(row, 10) {
+				t.Fatalf("row %d: id %s", row, got)
+			}
+			row++
+		}
+	}
+	if row != n {
+		t.Errorf("%d rows, want %d", row, n)
+	}
+	t.Logf("%d segments, %d rows written for %d inserted", len(segs), written, n)
 }
 
 // TestZeroCopy: a loaded record's buffers lie inside the segment's map.
@@ -277,7 +335,7 @@ func TestDamagedFiles(t *testing.T) {
 				t.Fatalf("repaired database: %v", err)
 			}
 			defer s.Close()
-			if n := s.Tables()[0].Rows; n != 150 {
+			if n := s.Tables()[0].Rows; n != 140 {
 				t.Errorf("repaired database has %d rows", n)
 			}
 		})
@@ -329,7 +387,7 @@ func TestCommitReplacesSegments(t *testing.T) {
 		t.Errorf("replaced segment %s not removed", segs[1])
 	}
 	// The replaced record is still readable: its map outlives the unlink.
-	if n := old.Records[1].Column(0).Len(); n != 50 {
+	if n := old.Records[1].Column(0).Len(); n != 40 {
 		t.Errorf("old snapshot's record has %d rows", n)
 	}
 	if err := s.Commit(nt, nil); err != nil {
@@ -403,7 +461,7 @@ func TestDecodeNeverPanics(t *testing.T) {
 						t.Fatalf("byte %d ^ %#x: panic %v", i, flip, r)
 					}
 				}()
-				if rec, err := decodeSegment(b, schema, 50); err != nil {
+				if rec, err := decodeSegment(b, schema, 40); err != nil {
 					failed++
 				} else {
 					rec.Release()
@@ -412,7 +470,7 @@ func TestDecodeNeverPanics(t *testing.T) {
 		}
 	}
 	for _, n := range []int{0, 9, 10, 100, len(orig) - 1} {
-		if _, err := decodeSegment(orig[:n], schema, 50); err == nil {
+		if _, err := decodeSegment(orig[:n], schema, 40); err == nil {
 			t.Errorf("segment cut to %d bytes decoded", n)
 		}
 	}
