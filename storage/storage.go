@@ -11,6 +11,12 @@
 // which names only complete files. Files a crash left behind (segments no
 // manifest names, the temporary manifest) are removed on the next open.
 //
+// Commits compact: new records are merged into segments of up to 1M rows,
+// a table's small last segments are merged as a binary counter, and the
+// committed snapshot reads its rows back from the segments' maps. The
+// manifest keeps each segment's zone maps (min/max per column), so scans
+// can skip segments without reading them.
+//
 // One process writes: Open takes an exclusive flock on the LOCK file, and a
 // second Open fails with a LockedError naming the holder's process id.
 //
