@@ -1,12 +1,16 @@
 package gsql
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/gpuexec/fuse"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/planner"
 )
@@ -36,6 +40,9 @@ func (db *DB) gpu() (*operators.GPURuntime, error) {
 		}
 		db.gpuState.rt = rt
 		db.cat.OnChange(func(name string) { rt.Cache.Invalidate(name) })
+		// The interpreter and the runtime module compile (or load from
+		// the disk cache) in the background, before the first query.
+		rt.Dev.WarmInterpreter()
 	})
 	return db.gpuState.rt, db.gpuState.err
 }
@@ -51,8 +58,78 @@ func (db *DB) place(n planner.Node) (planner.Node, error) {
 	if dev != "gpu" {
 		return n, nil
 	}
-	return planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: planner.GPUSupport,
+	supported := planner.GPUSupport
+	if !strict && !db.opts.NoFusion {
+		rt, err := db.gpu()
+		if err != nil {
+			return n, nil
+		}
+		if !rt.Dev.RuntimeReady() {
+			// Every GPU plan needs the runtime module: until it is
+			// compiled, auto mode runs queries on the CPU.
+			return n, nil
+		}
+		supported = func(inputs []planner.Column, pred expr.Expr, exprs []expr.Expr) (bool, error) {
+			fused, err := planner.GPUSupport(inputs, pred, exprs)
+			if err != nil || gpuReady(rt.Dev, inputs, pred, exprs, fused) {
+				return fused, err
+			}
+			return fused, planner.ErrNotReady
+		}
+	}
+	return planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: supported,
 		DeviceMemory: db.opts.PoolLimit})
+}
+
+// gpuReady reports whether a filter/projection can run on the GPU without
+// waiting for a compile: its fused kernels are in the kernel cache, or the
+// interpreter is ready and takes it. When neither holds, its fused kernels
+// start compiling in the background (auto mode never blocks on NVRTC).
+func gpuReady(d *gpuexec.Device, inputs []planner.Column, pred expr.Expr, exprs []expr.Expr, fused bool) bool {
+	types := make([]coldata.Type, len(inputs))
+	for i, c := range inputs {
+		types[i] = c.Type
+	}
+	outs := exprs
+	if outs == nil {
+		outs = planner.PassThrough(inputs)
+	}
+	if ok, _ := d.InterpreterReady(); ok {
+		if _, err := fuse.Interpreter().Lower(types, pred, outs); err == nil {
+			return true
+		}
+	}
+	if !fused {
+		return false
+	}
+	k, err := fuse.Generate(types, pred, outs)
+	return err == nil && d.FusedReady(k)
+}
+
+// WaitGPU blocks until the GPU's precompiled tier (the interpreter) and
+// runtime module are ready, so that no query waits for a compile; at once
+// on a database that does not use the GPU. They prepare themselves in the
+// background when the database opens: a compile the first time on a
+// machine (or after a driver change), a disk-cache load after that.
+func (db *DB) WaitGPU(ctx context.Context) error {
+	if db.Device() != "gpu" {
+		return nil
+	}
+	rt, err := db.gpu()
+	if err != nil {
+		return err
+	}
+	if err := rt.Dev.WaitInterpreter(ctx); err != nil {
+		return err
+	}
+	for !rt.Dev.RuntimeReady() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // closeGPU releases the GPU runtime.

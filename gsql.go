@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -310,8 +311,8 @@ func (s Stats) String() string {
 		m := s.GPU.Memory
 		out += fmt.Sprintf("pool: %d bytes in use, %d peak, %d reserved, %d allocations (%d from the pool, %d upstream), largest free %d\n",
 			m.InUse, m.Peak, m.Reserved, m.Allocs, m.PoolHits, m.UpstreamAllocs, m.LargestFree)
-		out += fmt.Sprintf("kernels: %d launches, %d compiles, %d memory-cache hits, %d disk-cache hits\n",
-			s.GPU.Launches, s.GPU.Compiles, s.GPU.MemoryCacheHits, s.GPU.DiskCacheHits)
+		out += fmt.Sprintf("kernels: %d launches, %d compiles (%s in NVRTC, %s loading modules), %d memory-cache hits, %d disk-cache hits\n",
+			s.GPU.Launches, s.GPU.Compiles, s.GPU.CompileTime.Round(time.Millisecond), s.GPU.LoadTime.Round(time.Millisecond), s.GPU.MemoryCacheHits, s.GPU.DiskCacheHits)
 		out += fmt.Sprintf("transfers: %d bytes to the device, %d bytes to the host\n", s.GPU.BytesToDevice, s.GPU.BytesToHost)
 	}
 	if s.Cache != nil {

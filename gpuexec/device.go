@@ -58,6 +58,7 @@ type Stats struct {
 	Compiles        uint64        // NVRTC compilations
 	CompileTime     time.Duration // time spent in NVRTC (all goroutines)
 	LoadTime        time.Duration // time spent loading modules (cuModuleLoadData)
+	CompilesQueued  int           // background compiles not finished yet
 	MemoryCacheHits uint64        // Compile answered from memory
 	DiskCacheHits   uint64        // Compile answered from the disk cache
 	BytesToDevice   uint64        // host-to-device bytes copied
@@ -80,11 +81,17 @@ type Device struct {
 	loaded   []moduleH
 	builtins *Module
 	flights  map[string]*flight // compiles in progress, by cache key
-	staging  []byte             // page-locked, reused by Upload/Download
-	closed   bool
+	// compilePool bounds background compiles (CompileAsync).
+	compilePool chan struct{}
+	asyncs      map[string]*Pending // background compiles, by source
+	byKernel    map[string]*Module  // fused kernel sets loaded, by fuse.Kernel.Key
+	staging     []byte              // page-locked, reused by Upload/Download
+	closed      bool
 
 	launches, compiles, memHits, diskHits, toDevice, toHost atomic.Uint64
 	compileNanos, loadNanos                                 atomic.Int64
+
+	interp interpState // the tier-0 interpreter
 }
 
 // NewDevice opens the GPU opts.Ordinal. A build without the cuda tag
@@ -192,6 +199,7 @@ func (d *Device) Stats() Stats {
 		MemoryCacheHits: d.memHits.Load(),
 		CompileTime:     time.Duration(d.compileNanos.Load()),
 		LoadTime:        time.Duration(d.loadNanos.Load()),
+		CompilesQueued:  d.CompilesQueued(),
 		DiskCacheHits:   d.diskHits.Load(),
 		BytesToDevice:   d.toDevice.Load(),
 		BytesToHost:     d.toHost.Load(),
@@ -219,6 +227,8 @@ func (d *Device) Close() error {
 		return nil
 	}
 	d.closed = true
+	tables, tablesSize := d.interp.tables, d.interp.tablesSize
+	d.interp.tables = 0
 	d.mu.Unlock()
 	var first error
 	keep := func(err error) {
@@ -228,6 +238,9 @@ func (d *Device) Close() error {
 	}
 	keep(d.drv.do(func() error {
 		keep(d.drv.syncDevice())
+		if tables != 0 {
+			keep(d.drv.memFree(tables, tablesSize))
+		}
 		for _, m := range d.loaded {
 			keep(d.drv.unloadModule(m))
 		}

@@ -108,24 +108,73 @@ func (p *KernelProfile) Finish() {
 // PrepareFused compiles (or finds in the kernel cache) the kernel set of k
 // and uploads its literals.
 func (d *Device) PrepareFused(k *fuse.Kernel) (*FusedKernel, error) {
-	set, from, err := d.compileSet(k, "gsql_"+k.Key+".cu", k.Source)
+	fk, _, err := d.prepareFused(k, false)
+	return fk, err
+}
+
+// PrepareFusedCached is PrepareFused when k's module is in the memory or
+// disk cache; ok is false (and nothing is compiled) otherwise.
+func (d *Device) PrepareFusedCached(k *fuse.Kernel) (fk *FusedKernel, ok bool, err error) {
+	return d.prepareFused(k, true)
+}
+
+// CompileFusedAsync starts compiling k's module on the compile pool; a
+// later PrepareFused or PrepareFusedCached finds it in the cache.
+func (d *Device) CompileFusedAsync(k *fuse.Kernel) *Pending {
+	return d.CompileAsync(fusedSource(k))
+}
+
+func fusedSource(k *fuse.Kernel) Source {
+	return Source{Name: "gsql_" + k.Key + ".cu", Code: k.Source}
+}
+
+func (d *Device) prepareFused(k *fuse.Kernel, cachedOnly bool) (*FusedKernel, bool, error) {
+	src := fusedSource(k)
+	var mod *Module
+	var err error
+	d.mu.Lock()
+	mod = d.byKernel[k.Key]
+	d.mu.Unlock()
+	if mod != nil {
+		d.memHits.Add(1)
+		mod = &Module{d: d, h: mod.h, name: mod.name, key: mod.key, FromCache: "memory"}
+	} else if cachedOnly {
+		var ok bool
+		if mod, ok, err = d.Cached(src); err != nil || !ok {
+			return nil, false, err
+		}
+	} else if mod, err = d.Compile(src); err != nil {
+		return nil, false, err
+	}
+	d.mu.Lock()
+	if d.byKernel == nil {
+		d.byKernel = map[string]*Module{}
+	}
+	d.byKernel[k.Key] = mod
+	d.mu.Unlock()
+	set, from, err := d.kernelSetOf(k, mod)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	fk := &FusedKernel{d: d, k: k, thread: set, FromCache: from, lits: map[int]DevicePtr{}}
 	if err := fk.uploadConsts(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return fk, nil
+	return fk, true, nil
 }
 
 // compileSet compiles one form of a generated kernel set.
 func (d *Device) compileSet(k *fuse.Kernel, name, code string) (kernelSet, string, error) {
-	var set kernelSet
 	mod, err := d.Compile(Source{Name: name, Code: code})
 	if err != nil {
-		return set, "", err
+		return kernelSet{}, "", err
 	}
+	return d.kernelSetOf(k, mod)
+}
+
+// kernelSetOf looks up a generated kernel set's entry points in mod.
+func (d *Device) kernelSetOf(k *fuse.Kernel, mod *Module) (kernelSet, string, error) {
+	var set kernelSet
 	names := []string{"gsql_map"}
 	if k.TwoPass() {
 		names = []string{"gsql_sizes", "gsql_scan", "gsql_fill"}

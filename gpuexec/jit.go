@@ -294,6 +294,7 @@ func writeFileAtomic(path string, data []byte) error {
 func (d *Device) DropMemoryCache() {
 	d.mu.Lock()
 	d.modules = map[string]*Module{}
+	d.byKernel = nil
 	d.builtins = nil
 	d.mu.Unlock()
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -276,15 +277,40 @@ type DeviceCompute struct {
 	Fused  bool
 	Stats  *Stats
 	Strict bool // fail instead of falling back from the fused path
+	// Tier pins the GPU tier (tests and benchmarks): TierAuto picks as
+	// described at Open.
+	Tier Tier
 
-	fk  *gpuexec.FusedKernel
-	lib *libraryPlan
+	// The tiers: fk is the fused kernel set (tier 1), compiled in the
+	// background (pending) when no cache holds it; prog is the same
+	// operator lowered for the precompiled interpreter (tier 0), which
+	// answers meanwhile; lib is the kernel library, built only when needed
+	// (NoFusion, or a value outgrowing a kernel's scratch).
+	fk      *gpuexec.FusedKernel
+	kernel  *fuse.Kernel
+	compile *gpuexec.Pending
+	prog    *gpuexec.ProgramKernel
+	lib     *libraryPlan
 	// pending are row ranges of an input batch that ran out of device
 	// memory, to be computed before the next input batch.
 	pending []*gpuexec.DeviceBatch
 	// Profile, when set before Open, times the fused kernel's passes.
 	Profile *gpuexec.KernelProfile
 }
+
+// Tier selects how a DeviceCompute evaluates on the GPU.
+type Tier uint8
+
+const (
+	// TierAuto runs the fused kernels when cached, else the interpreter
+	// while they compile in the background.
+	TierAuto Tier = iota
+	// TierFused waits for the fused kernels (the behaviour before the
+	// interpreter existed).
+	TierFused
+	// TierInterp runs the interpreter only.
+	TierInterp
+)
 
 // splitRows aligns the halves of a batch split under memory pressure.
 const splitRows = 64
@@ -300,29 +326,190 @@ func (c *DeviceCompute) outputs() []expr.Expr {
 	return out
 }
 
-// Open implements DeviceOperator.
+// Open implements DeviceOperator. It never waits for NVRTC when another
+// tier can answer: a fused kernel set found in the kernel cache runs at
+// once; otherwise it compiles in the background while the interpreter
+// runs the batches, and takes over when ready. Only when neither exists
+// (no interpreter yet, or an expression it cannot take) does Open wait.
 func (c *DeviceCompute) Open(ctx context.Context) error {
-	if c.Fused {
-		k, err := fuse.Generate(c.Types, c.Pred, c.outputs())
-		if err == nil {
-			c.fk, err = c.RT.Dev.PrepareFused(k)
+	outs := c.outputs()
+	if !c.Fused {
+		// The kernel library on purpose (the baseline of the fused path).
+		lib, err := newLibraryPlan(c.RT.Dev, c.Types, c.Pred, outs)
+		if err != nil {
+			return err
 		}
+		c.lib = lib
+		return c.Input.Open(ctx)
+	}
+	switch c.Tier {
+	case TierFused:
+		k, err := fuse.Generate(c.Types, c.Pred, outs)
 		if err == nil {
-			c.fk.Profile = c.Profile
+			var fk *gpuexec.FusedKernel
+			if fk, err = c.RT.Dev.PrepareFused(k); err == nil {
+				c.useFused(fk)
+			}
 		}
 		if err != nil {
-			if c.Strict {
-				return fmt.Errorf("fused kernel: %w", err)
-			}
-			c.fk = nil
+			return fmt.Errorf("fused kernel: %w", err)
+		}
+	case TierAuto:
+		if err := c.openAuto(outs); err != nil {
+			return err
 		}
 	}
+	if c.fk == nil && c.prog == nil {
+		if p, lerr := fuse.Interpreter().Lower(c.Types, c.Pred, outs); lerr == nil {
+			// Whichever is ready first: the interpreter (once per
+			// installation) or this operator's own kernels.
+			if ready, _ := c.RT.Dev.InterpreterReady(); !ready {
+				var compiled <-chan struct{}
+				if c.compile != nil {
+					compiled = c.compile.Done()
+				}
+				start := time.Now()
+				select {
+				case <-c.RT.Dev.InterpreterDone():
+				case <-compiled:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				c.waited(start)
+			}
+			c.adoptFused()
+			if ready, _ := c.RT.Dev.InterpreterReady(); ready && c.fk == nil {
+				prog, err := c.RT.Dev.PrepareProgram(p)
+				if err != nil {
+					return err
+				}
+				c.prog = prog
+			}
+		}
+	}
+	if c.fk == nil && c.prog == nil && c.compile != nil {
+		// Nothing else can run this operator: wait for its compile.
+		start := time.Now()
+		if _, err := c.compile.Wait(ctx); err != nil && c.Strict {
+			return fmt.Errorf("fused kernel: %w", err)
+		}
+		c.waited(start)
+		c.compile = nil
+		if fk, err := c.RT.Dev.PrepareFused(c.kernel); err == nil {
+			c.useFused(fk)
+		} else if c.Strict {
+			return fmt.Errorf("fused kernel: %w", err)
+		}
+	}
+	if c.fk == nil && c.prog == nil {
+		if err := c.buildLibrary(); err != nil {
+			return err
+		}
+	}
+	return c.Input.Open(ctx)
+}
+
+// openAuto picks the tier that answers at once: the fused kernels when
+// this shape ran before (loaded), else the interpreter with the fused
+// kernels generated and compiled in the background, else (no interpreter
+// yet) the fused kernels from the disk cache or compiling.
+func (c *DeviceCompute) openAuto(outs []expr.Expr) error {
+	d := c.RT.Dev
+	if k, ok := fuse.Generated(c.Types, c.Pred, outs); ok {
+		if fk, ok, err := d.PrepareFusedCached(k); err == nil && ok {
+			c.kernel = k
+			c.useFused(fk)
+			return nil
+		}
+	}
+	if ready, _ := d.InterpreterReady(); ready {
+		if p, err := fuse.Interpreter().Lower(c.Types, c.Pred, outs); err == nil {
+			prog, err := d.PrepareProgram(p)
+			if err != nil {
+				return err
+			}
+			c.prog = prog
+			types, pred := c.Types, c.Pred
+			// c.kernel is written before the Pending's channel closes and
+			// read only after (adoptFused).
+			c.compile = d.Background(func() error {
+				k, err := fuse.Generate(types, pred, outs)
+				if err != nil {
+					return err
+				}
+				c.kernel = k
+				_, err = d.CompileFusedAsync(k).Wait(context.Background())
+				return err
+			})
+			return nil
+		}
+	}
+	k, err := fuse.Generate(c.Types, c.Pred, outs)
+	if err != nil {
+		if c.Strict {
+			return fmt.Errorf("fused kernel: %w", err)
+		}
+		return nil
+	}
+	c.kernel = k
+	fk, ok, err := d.PrepareFusedCached(k)
+	switch {
+	case err != nil && c.Strict:
+		return fmt.Errorf("fused kernel: %w", err)
+	case ok:
+		c.useFused(fk)
+	case err == nil:
+		c.compile = d.CompileFusedAsync(k)
+	}
+	return nil
+}
+
+func (c *DeviceCompute) useFused(fk *gpuexec.FusedKernel) {
+	c.fk = fk
+	c.fk.Profile = c.Profile
+}
+
+func (c *DeviceCompute) waited(start time.Time) {
+	if c.Stats != nil {
+		c.Stats.CompileWaitNanos.Add(int64(time.Since(start)))
+	}
+}
+
+// adoptFused switches to the fused kernels once their background compile
+// has finished (a failed compile leaves the interpreter in charge).
+func (c *DeviceCompute) adoptFused() {
+	if c.compile == nil || !c.compile.Ready() {
+		return
+	}
+	p := c.compile
+	c.compile = nil
+	if c.Stats != nil {
+		c.Stats.CompileBackgroundNanos.Add(int64(p.Took))
+	}
+	if c.kernel == nil {
+		return
+	}
+	if fk, ok, err := c.RT.Dev.PrepareFusedCached(c.kernel); err == nil && ok {
+		c.useFused(fk)
+		if c.prog != nil {
+			c.prog.Release()
+			c.prog = nil
+		}
+	}
+}
+
+func (c *DeviceCompute) buildLibrary() error {
+	if c.lib != nil {
+		return nil
+	}
+	start := time.Now()
 	lib, err := newLibraryPlan(c.RT.Dev, c.Types, c.Pred, c.outputs())
 	if err != nil {
 		return err
 	}
+	c.waited(start)
 	c.lib = lib
-	return c.Input.Open(ctx)
+	return nil
 }
 
 // NextDevice implements DeviceOperator. A batch whose evaluation runs out
@@ -376,23 +563,40 @@ func (c *DeviceCompute) compute(ctx context.Context, in *gpuexec.DeviceBatch) (*
 	}
 	var out *gpuexec.DeviceBatch
 	var err error
-	if c.fk != nil {
+	c.adoptFused()
+	switch {
+	case c.fk != nil:
 		warp := c.fk.WarpBatches
 		out, err = c.fk.Run(ctx, in)
 		c.count(c.fk.Launches())
 		if c.fk.WarpBatches > warp && c.Stats != nil {
 			c.Stats.WarpBatches.Add(1)
 		}
-		if errors.Is(err, gpuexec.ErrScratch) {
-			// A value outgrew the fused kernel's scratch: the library
-			// path (still the GPU) materialises it instead.
-			out, err = nil, nil
+		if err == nil && c.Stats != nil {
+			c.Stats.Tier1Batches.Add(1)
+		}
+	case c.prog != nil:
+		out, err = c.prog.Run(ctx, in)
+		c.count(c.prog.Launches())
+		if err == nil && c.Stats != nil {
+			c.Stats.Tier0Batches.Add(1)
 		}
 	}
+	if errors.Is(err, gpuexec.ErrScratch) {
+		// A value outgrew the kernel's scratch: the library path (still
+		// the GPU) materialises it instead.
+		out, err = nil, nil
+	}
 	if out == nil && err == nil {
+		if err = c.buildLibrary(); err != nil {
+			return nil, err
+		}
 		var launches int
 		out, launches, err = c.lib.run(ctx, c.RT.Dev, in)
 		c.count(launches)
+		if err == nil && c.Stats != nil {
+			c.Stats.LibraryBatches.Add(1)
+		}
 	}
 	if errors.Is(err, gpuexec.ErrFallback) {
 		if c.Strict {
@@ -470,6 +674,11 @@ func (c *DeviceCompute) Close() error {
 		c.fk.Release()
 		c.fk = nil
 	}
+	if c.prog != nil {
+		c.prog.Release()
+		c.prog = nil
+	}
+	c.compile = nil // a background compile goes on and fills the cache
 	if c.lib != nil {
 		c.lib.release()
 		c.lib = nil
@@ -713,6 +922,53 @@ func (u *DeviceUnionAll) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 // Close implements DeviceOperator.
 func (u *DeviceUnionAll) Close() error { return closeAll(u.Inputs) }
 
+// gatherer reorders device batches by an index array: a generated gather
+// kernel set, or the interpreter passing the columns through.
+type gatherer interface {
+	RunGather(ctx context.Context, in *gpuexec.DeviceBatch, idx gpuexec.DevicePtr, n int) (*gpuexec.DeviceBatch, error)
+	Launches() int
+	Release() error
+}
+
+// prepareGather returns the gather of columns of the given types without
+// waiting for NVRTC when it can: the generated kernels when cached, else
+// the interpreter while they compile in the background; only before the
+// interpreter is ready does it compile and wait.
+func prepareGather(d *gpuexec.Device, types []coldata.Type, st *Stats) (gatherer, error) {
+	k, err := fuse.GenerateGather(types)
+	if err != nil {
+		return nil, err
+	}
+	if fk, ok, err := d.PrepareFusedCached(k); err != nil {
+		return nil, err
+	} else if ok {
+		return fk, nil
+	}
+	if ready, _ := d.InterpreterReady(); ready {
+		refs := make([]expr.Expr, len(types))
+		for i, t := range types {
+			refs[i] = &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: t}
+		}
+		if p, err := fuse.Interpreter().Lower(types, nil, refs); err == nil {
+			pk, err := d.PrepareProgram(p)
+			if err != nil {
+				return nil, err
+			}
+			d.CompileFusedAsync(k)
+			return pk, nil
+		}
+	}
+	start := time.Now()
+	fk, err := d.PrepareFused(k)
+	if st != nil {
+		st.CompileWaitNanos.Add(int64(time.Since(start)))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fk, nil
+}
+
 // DeviceSort orders device batches: it concatenates them on the device,
 // brings only the key columns to the host to compute the permutation there,
 // and gathers every column into sorted order with one generated kernel, so
@@ -724,18 +980,15 @@ type DeviceSort struct {
 	Types []coldata.Type
 	Stats *Stats
 
-	gather *gpuexec.FusedKernel
+	gather gatherer
 	done   bool
 }
 
 // Open implements DeviceOperator.
 func (s *DeviceSort) Open(ctx context.Context) error {
 	s.done = false
-	k, err := fuse.GenerateGather(s.Types)
-	if err != nil {
-		return err
-	}
-	if s.gather, err = s.RT.Dev.PrepareFused(k); err != nil {
+	var err error
+	if s.gather, err = prepareGather(s.RT.Dev, s.Types, s.Stats); err != nil {
 		return err
 	}
 	return s.Input.Open(ctx)

@@ -54,9 +54,19 @@ func (s *batchSource) Close() error { return nil }
 // the host result and the launches it made.
 func runCompute(t testing.TB, rt *operators.GPURuntime, in *gpuexec.DeviceBatch, types []coldata.Type, pred expr.Expr, outs []expr.Expr, fused bool) (*coldata.Batch, int64) {
 	t.Helper()
+	return runComputeTier(t, rt, in, types, pred, outs, fused, false)
+}
+
+// runComputeTier is runCompute with the interpreter alone (interpOnly).
+func runComputeTier(t testing.TB, rt *operators.GPURuntime, in *gpuexec.DeviceBatch, types []coldata.Type, pred expr.Expr, outs []expr.Expr, fused, interpOnly bool) (*coldata.Batch, int64) {
+	t.Helper()
 	ctx := context.Background()
 	st := &operators.Stats{}
-	c := &operators.DeviceCompute{Input: &batchSource{b: in}, RT: rt, Types: types, Pred: pred, Exprs: outs, Fused: fused, Strict: fused, Stats: st}
+	tier := operators.TierFused
+	if interpOnly {
+		tier, fused = operators.TierInterp, true
+	}
+	c := &operators.DeviceCompute{Input: &batchSource{b: in}, RT: rt, Types: types, Pred: pred, Exprs: outs, Fused: fused, Strict: fused, Stats: st, Tier: tier}
 	if err := c.Open(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +91,60 @@ func runCompute(t testing.TB, rt *operators.GPURuntime, in *gpuexec.DeviceBatch,
 		return &coldata.Batch{Cols: make([]*coldata.Vec, len(outs))}, st.Launches.Load()
 	}
 	return coldata.Concat(parts, len(parts[0].Cols)), st.Launches.Load()
+}
+
+// TestInterpreterDeviceMatchesCPU runs every fused-kernel test case through
+// the tier-0 interpreter on the GPU: each function over 2^20 rows, the
+// filters, long strings, the scan and UTF-8 edge batches.
+func TestInterpreterDeviceMatchesCPU(t *testing.T) {
+	rt := openRuntime(t, false)
+	ctx := context.Background()
+	start := time.Now()
+	if err := rt.Dev.WaitInterpreter(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := rt.Dev.Stats()
+	t.Logf("interpreter ready in %v (%d compiles, NVRTC %v, load %v, %d disk hits)", time.Since(start).Round(time.Millisecond), st.Compiles, st.CompileTime.Round(time.Millisecond), st.LoadTime.Round(time.Millisecond), st.DiskCacheHits)
+	var bld fusetest.Builder
+	cases, filters := bld.Cases(), bld.Filters()
+	scanCases := bld.ScanCases()
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	check := func(label string, host *coldata.Batch, pred expr.Expr, outs []expr.Expr) {
+		t.Helper()
+		in, err := rt.Dev.Upload(ctx, host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Release()
+		want, werr := fusetest.Reference(host, pred, outs)
+		if werr != nil {
+			t.Fatal(werr)
+		}
+		got, launches := runComputeTier(t, rt, in, fusetest.Types, pred, outs, true, true)
+		if err := fusetest.Compare(outs, got.Cols, want); err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		t.Logf("%s: %d outputs, %d rows, %d launches", label, len(outs), want[0].Len, launches)
+	}
+	host := fusetest.Batch(1<<20, 7)
+	for i, outs := range cases {
+		check(fmt.Sprintf("case %d", i), host, nil, outs)
+	}
+	for i, f := range filters {
+		check(fmt.Sprintf("filter %d", i), host, f, cases[0])
+	}
+	long := fusetest.LongBatch(1<<14, 11)
+	check("long", long, nil, cases[0])
+	scan := fusetest.ScanBatch(1<<18, 13)
+	for i, outs := range scanCases {
+		check(fmt.Sprintf("scan %d", i), scan, nil, outs)
+	}
+	edge := fusetest.EdgeBatch(1<<16, 5)
+	for i, outs := range cases {
+		check(fmt.Sprintf("edge %d", i), edge, nil, outs)
+	}
 }
 
 func TestDevicePathsMatchCPU(t *testing.T) {
@@ -215,9 +279,9 @@ func BenchmarkRedactDevice(b *testing.B) {
 		b.Fatal(bld.Err)
 	}
 	types := []coldata.Type{coldata.String, coldata.String}
-	for _, rows := range []int{600_000, 10_000_000, 100_000_000} {
+	for _, rows := range redactRows() {
 		host := peopleBatch(b, rows)
-		for _, mode := range []string{"fused", "library", "fused-nopool"} {
+		for _, mode := range []string{"fused", "library", "fused-nopool", "interp"} {
 			b.Run(fmt.Sprintf("rows=%d/%s", rows, mode), func(b *testing.B) {
 				rt := openRuntime(b, mode == "fused-nopool")
 				ctx := context.Background()
@@ -227,7 +291,11 @@ func BenchmarkRedactDevice(b *testing.B) {
 				}
 				defer in.Release()
 				prof := &gpuexec.KernelProfile{}
-				c := &operators.DeviceCompute{Input: &batchSource{b: in}, RT: rt, Types: types, Exprs: []expr.Expr{redact}, Fused: mode != "library", Strict: mode != "library", Stats: &operators.Stats{}, Profile: prof}
+				tier := operators.TierFused
+				if mode == "interp" {
+					tier = operators.TierInterp // tier 0: the precompiled interpreter
+				}
+				c := &operators.DeviceCompute{Input: &batchSource{b: in}, RT: rt, Types: types, Exprs: []expr.Expr{redact}, Fused: mode != "library", Strict: mode != "library", Stats: &operators.Stats{}, Profile: prof, Tier: tier}
 				if err := c.Open(ctx); err != nil {
 					b.Fatal(err)
 				}
@@ -263,7 +331,7 @@ func BenchmarkRedactDevice(b *testing.B) {
 					prof.Finish()
 					sizesT, fillT = append(sizesT, prof.Sizes), append(fillT, prof.Fill)
 				}
-				if mode != "library" {
+				if mode == "fused" || mode == "fused-nopool" {
 					sort.Slice(sizesT, func(i, j int) bool { return sizesT[i] < sizesT[j] })
 					sort.Slice(fillT, func(i, j int) bool { return fillT[i] < fillT[j] })
 					b.ReportMetric(sizesT[len(sizesT)/2].Seconds()*1e3, "sizes+scan-ms")

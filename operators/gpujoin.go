@@ -6,7 +6,6 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
-	"github.com/gsqlengine/gsql/gpuexec/fuse"
 )
 
 // DeviceHashJoin is an equi-join on the GPU: the right input is
@@ -32,7 +31,7 @@ type DeviceHashJoin struct {
 	build         *gpuexec.DeviceBatch
 	table         *gpuexec.JoinTable
 	nullRow       int64
-	gLeft, gRight *gpuexec.FusedKernel
+	gLeft, gRight gatherer
 	leftExhausted bool
 }
 
@@ -52,15 +51,11 @@ func (j *DeviceHashJoin) Open(ctx context.Context) error {
 	return j.Right.Open(ctx)
 }
 
-func (j *DeviceHashJoin) prepareGather(types []coldata.Type) (*gpuexec.FusedKernel, error) {
+func (j *DeviceHashJoin) prepareGather(types []coldata.Type) (gatherer, error) {
 	if len(types) == 0 {
 		return nil, nil
 	}
-	k, err := fuse.GenerateGather(types)
-	if err != nil {
-		return nil, err
-	}
-	return j.RT.Dev.PrepareFused(k)
+	return prepareGather(j.RT.Dev, types, j.Stats)
 }
 
 // buildSide concatenates the right input (plus the NULL row of a LEFT
@@ -181,7 +176,7 @@ func (j *DeviceHashJoin) probe(ctx context.Context, lb *gpuexec.DeviceBatch) (*g
 }
 
 // gather picks rows idx of the first ncols columns of b.
-func (j *DeviceHashJoin) gather(ctx context.Context, fk *gpuexec.FusedKernel, b *gpuexec.DeviceBatch, ncols int, idx gpuexec.DevicePtr, n int) (*gpuexec.DeviceBatch, error) {
+func (j *DeviceHashJoin) gather(ctx context.Context, fk gatherer, b *gpuexec.DeviceBatch, ncols int, idx gpuexec.DevicePtr, n int) (*gpuexec.DeviceBatch, error) {
 	if ncols == 0 {
 		return gpuexec.Combine(nil, n, b)
 	}
@@ -207,7 +202,7 @@ func (j *DeviceHashJoin) Close() error {
 		j.build.Release()
 		j.build = nil
 	}
-	for _, fk := range []*gpuexec.FusedKernel{j.gLeft, j.gRight} {
+	for _, fk := range []gatherer{j.gLeft, j.gRight} {
 		if fk != nil {
 			fk.Release()
 		}

@@ -600,7 +600,7 @@ func TestRedactProfileRun(t *testing.T) {
 				fk.Release()
 			}
 		case "fused", "library":
-			c := &operators.DeviceCompute{Input: &batchSource{b: in}, RT: rt, Types: types, Exprs: []expr.Expr{redact}, Fused: mode == "fused", Strict: mode == "fused", Stats: &operators.Stats{}}
+			c := &operators.DeviceCompute{Input: &batchSource{b: in}, RT: rt, Types: types, Exprs: []expr.Expr{redact}, Fused: mode == "fused", Strict: mode == "fused", Stats: &operators.Stats{}, Tier: operators.TierFused}
 			if err := c.Open(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -35,6 +35,14 @@ type Stats struct {
 	// WarpBatches counts batches a fused kernel evaluated one row per warp
 	// (long strings).
 	WarpBatches atomic.Int64
+	// Tier0Batches and Tier1Batches count the batches a GPU filter or
+	// projection ran through the precompiled interpreter and through its
+	// own fused kernels; LibraryBatches through the kernel library.
+	Tier0Batches, Tier1Batches, LibraryBatches atomic.Int64
+	// CompileWaitNanos is time the query waited for kernel compiles;
+	// CompileBackgroundNanos is compile time that ran beside the query
+	// while another tier answered.
+	CompileWaitNanos, CompileBackgroundNanos atomic.Int64
 }
 
 // Duration returns the time spent in Next.

@@ -12,7 +12,7 @@ func Explain(n Node) []string {
 	var lines []string
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
-		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), n.describe(), n.Placement()))
+		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), n.describe(), placement(n)))
 		for _, in := range n.Inputs() {
 			walk(in, depth+1)
 		}
@@ -26,7 +26,7 @@ func ExplainAnalyze(n Node, b *Built) []string {
 	var lines []string
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
-		line := fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), n.describe(), n.Placement())
+		line := fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), n.describe(), placement(n))
 		if st, ok := b.Stats[n]; ok {
 			line += fmt.Sprintf(" rows=%d batches=%d time=%s bytes=%d launches=%d",
 				st.Rows.Load(), st.Batches.Load(), st.Duration().Round(time.Microsecond), st.Bytes.Load(), st.Launches.Load())
@@ -35,6 +35,20 @@ func ExplainAnalyze(n Node, b *Built) []string {
 			}
 			if w := st.WarpBatches.Load(); w > 0 {
 				line += fmt.Sprintf(" warp_per_row_batches=%d", w)
+			}
+			for _, c := range []struct {
+				name string
+				n    int64
+			}{{"tier0_batches", st.Tier0Batches.Load()}, {"tier1_batches", st.Tier1Batches.Load()}, {"library_batches", st.LibraryBatches.Load()}} {
+				if c.n > 0 {
+					line += fmt.Sprintf(" %s=%d", c.name, c.n)
+				}
+			}
+			if w := st.CompileWaitNanos.Load(); w > 0 {
+				line += " compile_wait=" + time.Duration(w).Round(time.Microsecond).String()
+			}
+			if bg := st.CompileBackgroundNanos.Load(); bg > 0 {
+				line += " compile_background=" + time.Duration(bg).Round(time.Microsecond).String()
 			}
 		}
 		if seg := b.Segments[n]; seg != nil {
@@ -47,4 +61,13 @@ func ExplainAnalyze(n Node, b *Built) []string {
 	}
 	walk(n, 0)
 	return lines
+}
+
+// placement is a node's device, with the reason when a node that could run
+// on the GPU does not.
+func placement(n Node) string {
+	if w, ok := n.(interface{ why() string }); ok && w.why() != "" {
+		return fmt.Sprintf("%s: %s", n.Placement(), w.why())
+	}
+	return n.Placement().String()
 }

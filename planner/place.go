@@ -16,6 +16,10 @@ import (
 // EXPLAIN.
 var ErrHostOnly = errors.New("expression is evaluated on the host")
 
+// ErrNotReady marks GPU work whose kernels are still compiling: auto mode
+// runs it on the CPU meanwhile, and EXPLAIN says so.
+var ErrNotReady = errors.New("GPU kernels compiling")
+
 // Compute is a filter and/or projection on the GPU: with Fused, one
 // generated kernel set computes the whole operator (rows compacted in the
 // same passes); otherwise the kernel library runs one function at a time.
@@ -155,9 +159,14 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 				return &Project{Input: toSide(c, CPU), Exprs: x.Exprs, Out: x.Out}, nil
 			}
 			f := &Filter{Input: toSide(in, CPU), Pred: pred}
-			return &Project{Input: f, Exprs: x.Exprs, Out: x.Out}, nil
+			f.Why = whyCPU(serr)
+			p := &Project{Input: f, Exprs: x.Exprs, Out: x.Out}
+			p.Why = f.Why
+			return p, nil
 		}
-		return &Project{Input: toSide(in, CPU), Exprs: x.Exprs, Out: x.Out}, nil
+		p := &Project{Input: toSide(in, CPU), Exprs: x.Exprs, Out: x.Out}
+		p.Why = whyCPU(serr)
+		return p, nil
 	case *Filter:
 		in, err := place(x.Input, opts)
 		if err != nil {
@@ -172,7 +181,9 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		if opts.Strict && !errors.Is(serr, ErrHostOnly) {
 			return nil, fmt.Errorf("device gpu: %w (use device auto to run it on the CPU)", serr)
 		}
-		return &Filter{Input: toSide(in, CPU), Pred: x.Pred}, nil
+		f := &Filter{Input: toSide(in, CPU), Pred: x.Pred}
+		f.Why = whyCPU(serr)
+		return f, nil
 	case *Scan:
 		return x, nil
 	case *Sort:
@@ -340,7 +351,7 @@ func GPUSupport(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool,
 			return false, ErrHostOnly
 		}
 	}
-	if _, ferr := fuse.Generate(types, pred, outs); ferr == nil {
+	if ferr := fuse.Check(types, pred, outs); ferr == nil {
 		return true, nil
 	}
 	for _, e := range all {
@@ -361,7 +372,7 @@ func GPUSupport(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool,
 				nc.Args[i] = &expr.ColumnRef{Index: len(kin), Name: "arg", T: a.Type()}
 				kin = append(kin, a.Type())
 			}
-			if _, gerr := fuse.Generate(kin, nil, []expr.Expr{&nc}); gerr != nil {
+			if gerr := fuse.Check(kin, nil, []expr.Expr{&nc}); gerr != nil {
 				bad = fmt.Errorf("function %s has no GPU implementation", strings.ToUpper(c.Fn.Name))
 			}
 		})
@@ -370,6 +381,15 @@ func GPUSupport(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool,
 		}
 	}
 	return false, nil
+}
+
+// whyCPU is the EXPLAIN note of a node kept on the CPU while its GPU
+// kernels compile.
+func whyCPU(err error) string {
+	if errors.Is(err, ErrNotReady) {
+		return err.Error()
+	}
+	return ""
 }
 
 // PassThrough returns column references to every input column (the

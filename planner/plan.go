@@ -49,10 +49,17 @@ type Node interface {
 }
 
 // placed is embedded by nodes to carry their device.
-type placed struct{ Dev Device }
+type placed struct {
+	Dev Device
+	// Why says why a node that could run on the GPU runs on the CPU
+	// (auto mode while its kernels compile); EXPLAIN prints it.
+	Why string
+}
 
 // Placement implements Node.
 func (p *placed) Placement() Device { return p.Dev }
+
+func (p *placed) why() string { return p.Why }
 
 // Scan reads columns Cols of a table snapshot.
 type Scan struct {

@@ -576,6 +576,34 @@ func TestPlace(t *testing.T) {
 	}
 }
 
+// TestPlaceWhileCompiling: in auto mode a filter or projection whose GPU
+// kernels are not ready runs on the CPU, and EXPLAIN says why; strict mode
+// does not fall back.
+func TestPlaceWhileCompiling(t *testing.T) {
+	s := scanOf(tblT)
+	a, b := ref(s, 0), ref(s, 1)
+	gt := func() expr.Expr { return call(t, ">", a, lit(1)) }
+	compiling := func(_ []Column, _ expr.Expr, _ []expr.Expr) (bool, error) { return true, ErrNotReady }
+	n, err := Place(project(&Filter{Input: s, Pred: gt()}, call(t, "lower", b)), PlaceOptions{GPU: true, Fusion: true, Supported: compiling})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlan(t, "compiling", n,
+		"Project lower(b) AS lower(b) [cpu: GPU kernels compiling]",
+		"  Filter (a > 1) [cpu: GPU kernels compiling]",
+		"    Scan t [a b c d] (10 rows) [cpu]")
+	n, err = Place(&Filter{Input: s, Pred: gt()}, PlaceOptions{GPU: true, Fusion: true, Supported: compiling})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlan(t, "filter compiling", n,
+		"Filter (a > 1) [cpu: GPU kernels compiling]",
+		"  Scan t [a b c d] (10 rows) [cpu]")
+	if _, err := Place(&Filter{Input: s, Pred: gt()}, PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: compiling}); !errors.Is(err, ErrNotReady) {
+		t.Fatalf("strict placement while compiling: %v", err)
+	}
+}
+
 func TestExplain(t *testing.T) {
 	s := scanOf(tblT)
 	a := ref(s, 0)

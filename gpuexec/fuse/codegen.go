@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -182,12 +183,99 @@ type Options struct {
 	// correct, not only when a function measured faster that way (for the
 	// tests and the measurements of that form).
 	AlwaysWarp bool
+
+	// checkOnly stops after the per-row code: no source text, no key.
+	checkOnly bool
+}
+
+// Check reports whether Generate would succeed, without assembling the
+// source (placement asks this for every operator of every query; the
+// source costs ~0.2 ms).
+func Check(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) error {
+	_, err := generate(inputs, filter, outputs, false, Options{checkOnly: true})
+	return err
 }
 
 // Generate builds the kernels computing outputs over input columns of the
-// given types, keeping only rows where filter (may be nil) is TRUE.
+// given types, keeping only rows where filter (may be nil) is TRUE. The
+// result is remembered (a query run again generates nothing): callers must
+// not modify it.
 func Generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) (*Kernel, error) {
-	return generate(inputs, filter, outputs, false, Options{})
+	key := shapeKey(inputs, filter, outputs)
+	genMemo.Lock()
+	k, ok := genMemo.m[key]
+	genMemo.Unlock()
+	if ok {
+		return k, nil
+	}
+	k, err := generate(inputs, filter, outputs, false, Options{})
+	if err != nil {
+		return nil, err
+	}
+	genMemo.Lock()
+	if len(genMemo.m) >= genMemoSize {
+		genMemo.m = map[string]*Kernel{}
+	}
+	genMemo.m[key] = k
+	genMemo.Unlock()
+	return k, nil
+}
+
+const genMemoSize = 1024
+
+// Generated returns Generate's remembered result for this request, if it
+// was generated before in this process.
+func Generated(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) (*Kernel, bool) {
+	key := shapeKey(inputs, filter, outputs)
+	genMemo.Lock()
+	defer genMemo.Unlock()
+	k, ok := genMemo.m[key]
+	return k, ok
+}
+
+var genMemo = struct {
+	sync.Mutex
+	m map[string]*Kernel
+}{m: map[string]*Kernel{}}
+
+// shapeKey identifies a Generate request exactly: every node with its type
+// and every literal with its Go type and value.
+func shapeKey(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) string {
+	var b strings.Builder
+	for _, t := range inputs {
+		b.WriteString(t.String())
+		b.WriteByte(',')
+	}
+	var walk func(e expr.Expr)
+	walk = func(e expr.Expr) {
+		switch x := e.(type) {
+		case *expr.ColumnRef:
+			fmt.Fprintf(&b, "$%d", x.Index)
+		case *expr.Literal:
+			fmt.Fprintf(&b, "%T:%q", x.Value, fmt.Sprint(x.Value))
+		case *expr.Call:
+			b.WriteString(x.Fn.Name)
+			b.WriteByte('(')
+			for _, a := range x.Args {
+				walk(a)
+				b.WriteByte(',')
+			}
+			b.WriteByte(')')
+		default:
+			fmt.Fprintf(&b, "?%T", e)
+		}
+		b.WriteByte(':')
+		b.WriteString(e.Type().String())
+	}
+	b.WriteString("|")
+	if filter != nil {
+		walk(filter)
+	}
+	for _, o := range outputs {
+		b.WriteString("|")
+		walk(o)
+	}
+	return b.String()
 }
 
 // GenerateWith is Generate with code-generation options.
@@ -249,6 +337,9 @@ func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gath
 	}
 	if len(outputs) > 0 && len(g.fields(k)) > MaxFields {
 		return nil, fmt.Errorf("%w: %d kernel parameters (more than %d)", ErrNotFusable, len(g.fields(k)), MaxFields)
+	}
+	if opts.checkOnly {
+		return k, nil
 	}
 	k.Used = g.used
 	k.Params = g.params

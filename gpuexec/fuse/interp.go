@@ -235,7 +235,7 @@ func buildInterp() *Interp {
 			if store == "" {
 				continue
 			}
-			fmt.Fprintf(&ops, "// %s\nGSQL_INOINLINE void gsql_op%d(IReg* R, const int32_t* I, Scratch& sc, int32_t& err, const IArgs& a) {\n%s%s}\n\n",
+			fmt.Fprintf(&ops, "// %s\nGSQL_IOP void gsql_op%d(IReg* R, const int32_t* I, Scratch& sc, int32_t& err, const IArgs& a) {\n%s%s}\n\n",
 				sigKey(fn.Name, sig), code, body.String(), store)
 			fmt.Fprintf(&cases, "    case %d: gsql_op%d(R, I, sc, err, a); break;\n", code, code)
 			it.ops[sigKey(fn.Name, sig)] = opInfo{code: code, ret: ret}

@@ -306,3 +306,34 @@ func TestInterpreterLimits(t *testing.T) {
 		t.Fatalf("key %q", a)
 	}
 }
+
+// TestCheckAgreesWithGenerate: placement's cheap check says yes exactly
+// when Generate succeeds, and Generate's memory returns one kernel per
+// exact request (literal types and values included).
+func TestCheckAgreesWithGenerate(t *testing.T) {
+	var bld fusetest.Builder
+	cases := bld.Cases()
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	for i, outs := range cases {
+		_, gerr := fuse.Generate(fusetest.Types, nil, outs)
+		if cerr := fuse.Check(fusetest.Types, nil, outs); (gerr == nil) != (cerr == nil) {
+			t.Fatalf("case %d: Generate %v, Check %v", i, gerr, cerr)
+		}
+	}
+	x := fusetest.Col(fusetest.A)
+	k1, _ := fuse.Generate(fusetest.Types, nil, []expr.Expr{bld.Call("+", x, fusetest.Lit(1))})
+	k2, _ := fuse.Generate(fusetest.Types, nil, []expr.Expr{bld.Call("+", x, fusetest.Lit(1))})
+	k3, _ := fuse.Generate(fusetest.Types, nil, []expr.Expr{bld.Call("+", x, fusetest.Lit(2))})
+	k4, _ := fuse.Generate(fusetest.Types, nil, []expr.Expr{bld.Call("+", x, fusetest.Lit(1.0))})
+	if k1 == nil || k1 != k2 {
+		t.Fatal("the same request generated twice")
+	}
+	if k3 == k1 || k3.Params[0] != int64(2) || k4 == k1 || k4.Outputs[0] != coldata.Float64 {
+		t.Fatalf("requests differing in a literal share a kernel: %v %v", k3.Params, k4.Outputs)
+	}
+	if _, ok := fuse.Generated(fusetest.Types, nil, []expr.Expr{bld.Call("+", x, fusetest.Lit(3))}); ok {
+		t.Fatal("Generated reports a request never made")
+	}
+}

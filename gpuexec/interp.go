@@ -1,0 +1,531 @@
+package gpuexec
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/gpuexec/fuse"
+)
+
+// Pending is a compile running on the device's compile pool.
+type Pending struct {
+	done chan struct{}
+	m    *Module
+	err  error
+	// Took is the compile's duration (NVRTC, or a cache read, and the
+	// module load), known once Done is closed.
+	Took time.Duration
+}
+
+// Done is closed when the compile has finished.
+func (p *Pending) Done() <-chan struct{} { return p.done }
+
+// Ready reports whether the compile has finished.
+func (p *Pending) Ready() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Wait blocks until the compile has finished and returns its module.
+func (p *Pending) Wait(ctx context.Context) (*Module, error) {
+	select {
+	case <-p.done:
+		return p.m, p.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// compileWorkers bounds the NVRTC runs in the background: each takes a
+// core for up to seconds, and queries run beside them.
+func compileWorkers() int {
+	return max(1, min(4, runtime.NumCPU()/4))
+}
+
+// CompileAsync starts compiling src on the device's bounded compile pool
+// and returns at once; requests for a source already queued or compiling
+// get that compile's Pending.
+func (d *Device) CompileAsync(src Source) *Pending {
+	d.mu.Lock()
+	if d.compilePool == nil {
+		d.compilePool = make(chan struct{}, compileWorkers())
+	}
+	pool := d.compilePool
+	key := CacheKey(src, d.info.Arch(), "")
+	if p := d.asyncs[key]; p != nil {
+		d.mu.Unlock()
+		return p
+	}
+	p := &Pending{done: make(chan struct{})}
+	if d.asyncs == nil {
+		d.asyncs = map[string]*Pending{}
+	}
+	d.asyncs[key] = p
+	d.mu.Unlock()
+	go func() {
+		defer close(p.done)
+		defer func() {
+			d.mu.Lock()
+			delete(d.asyncs, key)
+			d.mu.Unlock()
+		}()
+		pool <- struct{}{}
+		defer func() { <-pool }()
+		start := time.Now()
+		p.m, p.err = d.Compile(src)
+		p.Took = time.Since(start)
+	}()
+	return p
+}
+
+// Background runs fn on a goroutine of its own and reports its end
+// through the returned Pending (work that leads to a compile, such as
+// generating a kernel's source, kept off a query's path).
+func (d *Device) Background(fn func() error) *Pending {
+	p := &Pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		start := time.Now()
+		p.err = fn()
+		p.Took = time.Since(start)
+	}()
+	return p
+}
+
+// interpState is the device's tier-0 interpreter: its module compiles once
+// (then from the disk cache) in the background when the device opens.
+type interpState struct {
+	once       sync.Once
+	pending    *Pending
+	runtime    *Pending // the runtime module's warm-up compile
+	set        kernelSet
+	tables     DevicePtr // case-mapping tables, uploaded once
+	tablesSize uint64
+	tabPtr     [4]DevicePtr
+	err        error
+	ready      chan struct{}
+}
+
+// WarmInterpreter starts preparing the interpreter (and the runtime
+// module) in the background; it returns at once.
+func (d *Device) WarmInterpreter() {
+	d.interp.once.Do(func() {
+		d.interp.ready = make(chan struct{})
+		// ptxas -O1: the interpreter's one-time compile measured 31 s
+		// against 45 s at the default level (H100 host, under load).
+		src := Source{Name: "gsql_interp_" + fuse.Interpreter().Key + ".cu", Code: fuse.Interpreter().Source, Options: []string{"--ptxas-options=-O1"}}
+		d.interp.pending = d.CompileAsync(src)
+		go func() {
+			defer close(d.interp.ready)
+			m, err := d.interp.pending.Wait(context.Background())
+			if err == nil {
+				err = d.interp.finish(d, m)
+			}
+			d.interp.err = err
+		}()
+		// The runtime module (packing, hash tables) is wanted by most
+		// queries too.
+		d.interp.runtime = d.CompileAsync(Source{Name: "gsql_runtime.cu", Code: runtimeSource})
+	})
+}
+
+// CompilesQueued is the number of background compiles not yet finished.
+func (d *Device) CompilesQueued() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.asyncs)
+}
+
+// RuntimeReady reports whether the package's own module (packing, hash
+// tables) is compiled, so that no query waits for it.
+func (d *Device) RuntimeReady() bool {
+	d.WarmInterpreter()
+	d.mu.Lock()
+	built := d.builtins != nil
+	d.mu.Unlock()
+	if built {
+		return true
+	}
+	select {
+	case <-d.interp.runtime.Done():
+		return d.interp.runtime.err == nil
+	default:
+		return false
+	}
+}
+
+// FusedReady reports whether k's kernels are in the kernel cache; when
+// they are not, it starts compiling them in the background (once per
+// kernel shape).
+func (d *Device) FusedReady(k *fuse.Kernel) bool {
+	if _, ok, err := d.Cached(fusedSource(k)); err == nil && ok {
+		return true
+	}
+	d.CompileFusedAsync(k)
+	return false
+}
+
+func (s *interpState) finish(d *Device, m *Module) error {
+	for _, name := range []string{"gsql_sizes", "gsql_scan", "gsql_fill"} {
+		k, err := m.Kernel(name)
+		if err != nil {
+			return err
+		}
+		switch name {
+		case "gsql_sizes":
+			s.set.sizes = k
+		case "gsql_scan":
+			s.set.scan = k
+		case "gsql_fill":
+			s.set.fill = k
+		}
+	}
+	var blob []byte
+	var at [4]int
+	uf, ut, lf, lt := fuse.CaseTables()
+	for i, tab := range [][]int32{uf, ut, lf, lt} {
+		for len(blob)%8 != 0 {
+			blob = append(blob, 0)
+		}
+		at[i] = len(blob)
+		for _, r := range tab {
+			blob = binary.LittleEndian.AppendUint32(blob, uint32(r))
+		}
+	}
+	// The tables live as long as the device, outside the pool, so that
+	// the pool's bytes in use stay the queries' and the resident tables'.
+	var ptr DevicePtr
+	err := d.Do(func() (err error) {
+		ptr, err = d.drv.memAlloc(uint64(len(blob)))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := d.CopyToDevice(ptr, blob, nil); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	closed := d.closed
+	if !closed {
+		s.tables, s.tablesSize = ptr, uint64(len(blob))
+	}
+	d.mu.Unlock()
+	if closed {
+		return ErrClosed // the driver has freed everything
+	}
+	for i := range at {
+		s.tabPtr[i] = ptr + DevicePtr(at[i])
+	}
+	return nil
+}
+
+// InterpreterReady reports whether the interpreter can run now (false
+// while it compiles; an error if it failed).
+func (d *Device) InterpreterReady() (bool, error) {
+	d.WarmInterpreter()
+	select {
+	case <-d.interp.ready:
+		return d.interp.err == nil, d.interp.err
+	default:
+		return false, nil
+	}
+}
+
+// InterpreterDone is closed when the interpreter's preparation has ended
+// (InterpreterReady then says how).
+func (d *Device) InterpreterDone() <-chan struct{} {
+	d.WarmInterpreter()
+	return d.interp.ready
+}
+
+// WaitInterpreter blocks until the interpreter is ready.
+func (d *Device) WaitInterpreter(ctx context.Context) error {
+	d.WarmInterpreter()
+	select {
+	case <-d.interp.ready:
+		return d.interp.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ProgramKernel is a lowered program ready for the interpreter: the
+// tier-0 counterpart of FusedKernel. The program travels with each batch's
+// column table (one host-to-device copy), so preparing it costs nothing on
+// the device.
+type ProgramKernel struct {
+	d *Device
+	p *fuse.Program
+}
+
+// PrepareProgram readies p for the interpreter, which must be ready.
+func (d *Device) PrepareProgram(p *fuse.Program) (*ProgramKernel, error) {
+	if ok, err := d.InterpreterReady(); !ok {
+		if err == nil {
+			err = fmt.Errorf("gpu: the interpreter is still compiling")
+		}
+		return nil, err
+	}
+	return &ProgramKernel{d: d, p: p}, nil
+}
+
+// Release frees the program (nothing stays on the device between batches).
+func (pk *ProgramKernel) Release() error { return nil }
+
+// Launches is the number of kernel launches Run makes per batch.
+func (pk *ProgramKernel) Launches() int { return 3 }
+
+// Run evaluates the program over the batch (the program's input types, in
+// order) and returns a new batch of its outputs, like FusedKernel.Run.
+func (pk *ProgramKernel) Run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out *DeviceBatch
+	err := pk.d.Do(func() (err error) {
+		out, err = pk.run(in, 0, in.Len)
+		return err
+	})
+	return out, err
+}
+
+// RunGather evaluates the program with output row i reading input row
+// idx[i], for the n int64 indexes at idx in device memory (a gather when
+// the program passes its columns through, as FusedKernel.RunGather).
+func (pk *ProgramKernel) RunGather(ctx context.Context, in *DeviceBatch, idx DevicePtr, n int) (*DeviceBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out *DeviceBatch
+	err := pk.d.Do(func() (err error) {
+		out, err = pk.run(in, idx, n)
+		return err
+	})
+	return out, err
+}
+
+func (pk *ProgramKernel) run(in *DeviceBatch, gather DevicePtr, rowsIn int) (*DeviceBatch, error) {
+	d, p, st := pk.d, pk.p, &pk.d.interp
+	if err := d.own(in); err != nil {
+		return nil, err
+	}
+	if len(in.Cols) != len(p.Inputs) {
+		return nil, invalidf("program over %d columns given %d", len(p.Inputs), len(in.Cols))
+	}
+	for i, c := range in.Cols {
+		if p.Used[i] && c.NullOffset != 0 {
+			return nil, invalidf("program input %d is a bit-shifted view", i)
+		}
+		if p.Used[i] && c.Type != p.Inputs[i] {
+			return nil, invalidf("program input %d is %s, want %s", i, c.Type, p.Inputs[i])
+		}
+	}
+	n := int64(rowsIn)
+	if n > 1<<31-1 {
+		return nil, invalidf("program over %d rows: batches are limited to 2^31-1 rows", n)
+	}
+	const nc = fuse.InterpCounters
+	blocks := (n + fuse.Block - 1) / fuse.Block
+	if maxBlocks := int64(max(d.info.SMs, 1) * interpBlocksPerSM()); blocks > maxBlocks {
+		blocks = maxBlocks
+	}
+	blocks = max(blocks, 1)
+	var bufs []*Buffer
+	fail := func(err error) (*DeviceBatch, error) {
+		for _, b := range bufs {
+			b.Release()
+		}
+		return nil, err
+	}
+	alloc := func(size uint64) (*Buffer, error) {
+		b, err := d.Alloc(size)
+		if err == nil {
+			bufs = append(bufs, b)
+		}
+		return b, err
+	}
+	const tableWords = 4 * (fuse.InterpMaxInputs + fuse.InterpMaxOutputs)
+	progWords := (int64(len(p.Blob)) + 7) / 8
+	// ctl: the column table, the program, the block sums, the totals, the
+	// error word.
+	ctl, err := alloc(uint64(8 * (tableWords + progWords + nc*blocks + nc + 1)))
+	if err != nil {
+		return fail(err)
+	}
+	table := ctl.Ptr()
+	prog := table + DevicePtr(8*tableWords)
+	sums := prog + DevicePtr(8*progWords)
+	totals := sums + DevicePtr(8*nc*blocks)
+	errWord := totals + DevicePtr(8*nc)
+	words := make([]byte, 8*(tableWords+progWords))
+	copy(words[8*tableWords:], p.Blob)
+	put := func(slot int, v DevicePtr) { binary.LittleEndian.PutUint64(words[8*slot:], uint64(v)) }
+	for c, col := range in.Cols {
+		if !p.Used[c] {
+			continue
+		}
+		put(4*c, col.Nulls)
+		if col.Type == coldata.String {
+			put(4*c+2, col.Offsets)
+			put(4*c+3, col.Data)
+		} else {
+			put(4*c+1, col.Data)
+		}
+	}
+	// One copy: the inputs' pointers, the (empty) output slots and the
+	// program.
+	if err := d.enqueueToDevice(table, words); err != nil {
+		return fail(err)
+	}
+	if err := d.Memset(errWord, 0, 8, nil); err != nil {
+		return fail(err)
+	}
+	uf, _, lf, _ := fuse.CaseTables()
+	args := func() []any {
+		out := make([]any, 0, 14)
+		for _, f := range fuse.InterpFields() {
+			var v any = DevicePtr(0)
+			switch f {
+			case fuse.IFieldRows:
+				v = n
+			case fuse.IFieldBlocks:
+				v = blocks
+			case fuse.IFieldProgram:
+				v = prog
+			case fuse.IFieldColumns:
+				v = table
+			case fuse.IFieldUpperFrom:
+				v = st.tabPtr[0]
+			case fuse.IFieldUpperTo:
+				v = st.tabPtr[1]
+			case fuse.IFieldUpperLen:
+				v = int64(len(uf))
+			case fuse.IFieldLowerFrom:
+				v = st.tabPtr[2]
+			case fuse.IFieldLowerTo:
+				v = st.tabPtr[3]
+			case fuse.IFieldLowerLen:
+				v = int64(len(lf))
+			case fuse.IFieldBlockSums:
+				v = sums
+			case fuse.IFieldTotals:
+				v = totals
+			case fuse.IFieldErr:
+				v = errWord
+			case fuse.IFieldGather:
+				v = gather
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	cfg := LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}
+	if n > 0 {
+		if err := st.set.sizes.Launch(cfg, args()...); err != nil {
+			return fail(err)
+		}
+		if err := st.set.scan.Launch(LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 1024}}, args()...); err != nil {
+			return fail(err)
+		}
+	} else if err := d.Memset(totals, 0, 8*nc, nil); err != nil {
+		return fail(err)
+	}
+	ctlHost := make([]byte, 8*(nc+1))
+	if err := d.CopyToHost(ctlHost, totals, nil); err != nil {
+		return fail(err)
+	}
+	if err := kernelError(binary.LittleEndian.Uint32(ctlHost[8*nc:])); err != nil {
+		return fail(err)
+	}
+	rows := int64(binary.LittleEndian.Uint64(ctlHost))
+	cols := make([]DeviceVec, len(p.Outputs))
+	s := 0
+	for j, t := range p.Outputs {
+		w := uint64((rows+31)/32) * 4
+		vb, err := alloc(max(w, 4))
+		if err != nil {
+			return fail(err)
+		}
+		if err := d.Memset(vb.Ptr(), 0xff, max(w, 4), nil); err != nil {
+			return fail(err)
+		}
+		slot := 4 * (fuse.InterpMaxInputs + j)
+		put(slot, vb.Ptr())
+		col := DeviceVec{Type: t, Len: int(rows), Nulls: vb.Ptr()}
+		if t == coldata.String {
+			bytes := int64(binary.LittleEndian.Uint64(ctlHost[8*(s+1):]))
+			s++
+			if bytes > 1<<31-1 {
+				return fail(fmt.Errorf("gpu: output column of %d bytes exceeds 32-bit offsets; use smaller batches", bytes))
+			}
+			ob, err := alloc(uint64(4 * (rows + 1)))
+			if err != nil {
+				return fail(err)
+			}
+			if err := d.Memset(ob.Ptr(), 0, 4, nil); err != nil {
+				return fail(err)
+			}
+			cb, err := alloc(uint64(max(bytes, 1)))
+			if err != nil {
+				return fail(err)
+			}
+			put(slot+2, ob.Ptr())
+			put(slot+3, cb.Ptr())
+			col.Offsets, col.Data, col.Chars = ob.Ptr(), cb.Ptr(), bytes
+		} else {
+			db, err := alloc(uint64(max(rows*elemSize(t), 8)))
+			if err != nil {
+				return fail(err)
+			}
+			put(slot+1, db.Ptr())
+			col.Data = db.Ptr()
+		}
+		cols[j] = col
+	}
+	if n > 0 && rows > 0 {
+		lo := 8 * 4 * fuse.InterpMaxInputs
+		if err := d.enqueueToDevice(table+DevicePtr(lo), words[lo:lo+8*4*len(p.Outputs)]); err != nil {
+			return fail(err)
+		}
+		if err := st.set.fill.Launch(cfg, args()...); err != nil {
+			return fail(err)
+		}
+	}
+	// The control block stays with the batch: the fill kernel reads it.
+	return &DeviceBatch{Cols: cols, Len: int(rows), d: d, bufs: bufs}, nil
+}
+
+// enqueueToDevice copies a small pageable host slice on the default stream
+// without waiting: the driver stages pageable memory before it returns, so
+// src may be reused, and stream order keeps later launches behind the copy.
+// Context thread only.
+func (d *Device) enqueueToDevice(dst DevicePtr, src []byte) error {
+	if err := d.drv.h2d(dst, src, d.streamOf(nil)); err != nil {
+		return err
+	}
+	d.toDevice.Add(uint64(len(src)))
+	return nil
+}
+
+// interpBlocksPerSM is the interpreter's grid in blocks per multiprocessor
+// (GSQL_INTERP_BLOCKS overrides it, for measurements): each thread keeps its
+// registers and scratch in local memory, so fewer resident threads keep
+// more of it in L1.
+func interpBlocksPerSM() int {
+	if n, err := strconv.Atoi(os.Getenv("GSQL_INTERP_BLOCKS")); err == nil && n > 0 {
+		return n
+	}
+	return DefaultBlocksPerSM
+}
