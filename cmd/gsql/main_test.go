@@ -90,11 +90,15 @@ func TestDatabaseFile(t *testing.T) {
 		// .open another database, write there, come back.
 		{[]string{path, "--mode", "csv"}, ".open " + other + "\nCREATE TABLE u AS SELECT a * 10 AS a FROM (SELECT 5 AS a) s;\n.tables\n.open " + path + "\n.tables\n.open\n.tables\n", "u\nt\n"},
 		{[]string{other, "--mode", "csv", "-c", "SELECT a FROM u"}, "", "a\n50\n"},
+		{[]string{"--readonly", path, "-c", ".check"}, "", "ok: 1 segments, …"},
 	}
 	for i, st := range steps {
 		var out, errb bytes.Buffer
 		if status := run(st.args, strings.NewReader(st.stdin), &out, &errb); status != 0 {
 			t.Fatalf("step %d: status %d, stderr %q", i, status, errb.String())
+		}
+		if p, ok := strings.CutSuffix(st.out, "…"); ok && strings.HasPrefix(out.String(), p) {
+			continue
 		}
 		if out.String() != st.out {
 			t.Fatalf("step %d: stdout %q, want %q", i, out.String(), st.out)
