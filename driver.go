@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,7 +20,11 @@ import (
 // The database/sql driver: sql.Open("gsql", dsn). The DSN is
 // "name?device=cpu&pool_limit=1073741824"; every sql.DB opened with the same
 // name shares one in-memory database for the life of the process, so that
-// all pooled connections see the same tables. OpenDB wraps an existing *DB.
+// all pooled connections see the same tables. A name "file:PATH" opens the
+// on-disk database at PATH instead (Options.Path; "&mode=ro": ReadOnly);
+// sql.DBs open on one path share it, and the last one's Close closes it and
+// releases its lock.
+// OpenDB wraps an existing *DB.
 func init() { sql.Register("gsql", &sqlDriver{}) }
 
 type sqlDriver struct{}
@@ -27,7 +32,14 @@ type sqlDriver struct{}
 var (
 	namedMu  sync.Mutex
 	namedDBs = map[string]*DB{}
+	// fileDBs are the on-disk databases open through the driver, by path.
+	fileDBs = map[string]*fileDB{}
 )
+
+type fileDB struct {
+	db   *DB
+	refs int
+}
 
 // Open implements driver.Driver.
 func (d *sqlDriver) Open(dsn string) (driver.Conn, error) {
@@ -53,6 +65,37 @@ func (d *sqlDriver) OpenConnector(dsn string) (driver.Connector, error) {
 	}
 	namedMu.Lock()
 	defer namedMu.Unlock()
+	if path, ok := strings.CutPrefix(name, "file:"); ok {
+		if path == "" {
+			return nil, fmt.Errorf("gsql dsn %q: file: needs a path", dsn)
+		}
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		switch vals.Get("mode") {
+		case "", "rw", "rwc":
+		case "ro":
+			opts.ReadOnly = true
+		default:
+			return nil, fmt.Errorf("gsql dsn %q: mode must be ro or rw", dsn)
+		}
+		key := path // read-only and writing handles are separate DBs
+		if opts.ReadOnly {
+			key += "?mode=ro"
+		}
+		f, ok := fileDBs[key]
+		if !ok {
+			opts.Path = path
+			db, err := Open(opts)
+			if err != nil {
+				return nil, err
+			}
+			f = &fileDB{db: db}
+			fileDBs[key] = f
+		}
+		f.refs++
+		return &connector{db: f.db, drv: d, path: key}, nil
+	}
 	db, ok := namedDBs[name]
 	if !ok || db.closed.Load() {
 		if db, err = Open(opts); err != nil {
@@ -67,8 +110,31 @@ func (d *sqlDriver) OpenConnector(dsn string) (driver.Connector, error) {
 func OpenDB(db *DB) *sql.DB { return sql.OpenDB(&connector{db: db, drv: &sqlDriver{}}) }
 
 type connector struct {
-	db  *DB
-	drv *sqlDriver
+	db   *DB
+	drv  *sqlDriver
+	path string // on-disk databases: the key in fileDBs
+	once sync.Once
+}
+
+// Close is called by sql.DB.Close: the last handle on a file closes it.
+func (c *connector) Close() error {
+	if c.path == "" {
+		return nil
+	}
+	var err error
+	c.once.Do(func() {
+		namedMu.Lock()
+		defer namedMu.Unlock()
+		f := fileDBs[c.path]
+		if f == nil || f.db != c.db {
+			return
+		}
+		if f.refs--; f.refs == 0 {
+			delete(fileDBs, c.path)
+			err = f.db.Close()
+		}
+	})
+	return err
 }
 
 func (c *connector) Connect(context.Context) (driver.Conn, error) { return &conn{db: c.db}, nil }

@@ -31,6 +31,7 @@ import (
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/planner"
 	"github.com/gsqlengine/gsql/sql"
+	"github.com/gsqlengine/gsql/storage"
 )
 
 // Options configure a database.
@@ -52,11 +53,21 @@ type Options struct {
 	// MemoryLimit caps the host memory of each GROUP BY's and join's state
 	// (0: no cap); a query past it fails with an error naming the limit.
 	MemoryLimit uint64
+	// Path, when set, keeps the database on disk in that directory: a new
+	// path creates it, an existing one opens it, and every statement is
+	// committed durably before it returns. Empty means in memory.
+	Path string
+	// ReadOnly opens Path for reading only: without the write lock, so
+	// that it works while another process writes, and every statement that
+	// would change a table fails.
+	ReadOnly bool
 }
 
-// DB is an in-memory database. It is safe for concurrent use.
+// DB is a database, in memory or on disk (Options.Path). It is safe for
+// concurrent use.
 type DB struct {
 	cat      *catalog.Catalog
+	store    *storage.Store // nil for an in-memory database
 	planner  *planner.Planner
 	opts     Options
 	gpuState gpuState
@@ -75,22 +86,44 @@ type Result struct {
 // ErrClosed is returned by every method of a closed DB.
 var ErrClosed = errors.New("gsql: database is closed")
 
-// Open creates an empty database.
+// Open creates an empty in-memory database, or opens (creating it if
+// needed) the on-disk database at opts.Path.
 func Open(opts Options) (*DB, error) {
 	cat := catalog.New()
 	db := &DB{cat: cat, planner: &planner.Planner{Catalog: cat}, opts: opts}
+	if opts.ReadOnly && opts.Path == "" {
+		return nil, errors.New("gsql: ReadOnly needs a Path")
+	}
+	if opts.Path != "" {
+		st, err := openStore(cat, opts.Path, opts.ReadOnly)
+		if err != nil {
+			return nil, err
+		}
+		db.store = st
+	}
 	if err := db.SetDevice(opts.Device); err != nil {
+		if db.store != nil {
+			db.store.Close()
+		}
 		return nil, err
 	}
 	return db, nil
 }
 
-// Close releases the database. Tables are dropped.
+// Close releases the database: an in-memory one's tables are dropped, an
+// on-disk one's write lock is released and its files unmapped (results
+// read from it must not be used after Close).
 func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
-	return db.closeGPU()
+	err := db.closeGPU()
+	if db.store != nil {
+		if serr := db.store.Close(); err == nil {
+			err = serr
+		}
+	}
+	return err
 }
 
 // Device returns the device queries run on now: "cpu" or "gpu".
@@ -299,4 +332,40 @@ func (db *DB) Stats() Stats {
 		}
 	}
 	return st
+}
+
+// Verify reads every file of an on-disk database in full and checks it
+// against the checksums its manifest recorded (opening checks only sizes
+// and structure, to stay independent of the data's size). It returns the
+// number of segments and bytes checked, and an error naming the first
+// damaged file. An in-memory database has nothing to check.
+func (db *DB) Verify(ctx context.Context) (segments int, bytes int64, err error) {
+	if db.closed.Load() {
+		return 0, 0, ErrClosed
+	}
+	if db.store == nil {
+		return 0, 0, nil
+	}
+	return db.store.Verify(ctx)
+}
+
+// openStore opens the on-disk database at path and loads its tables into
+// cat, which then commits every change to it.
+func openStore(cat *catalog.Catalog, path string, readOnly bool) (*storage.Store, error) {
+	open := storage.Open
+	if readOnly {
+		open = storage.OpenReadOnly
+	}
+	st, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range st.Tables() {
+		if err := cat.Restore(t); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("open database %s: table %s: %w", path, t.Name, err)
+		}
+	}
+	cat.SetPersister(st)
+	return st, nil
 }

@@ -31,7 +31,11 @@ type Table struct {
 	Name    string
 	Columns []Column
 	Records []arrow.Record
-	Rows    int64
+	// Zones holds each record's zone maps (Zones[i][c] for record i,
+	// column c), or is nil when they are unknown; scans use them to skip
+	// records a filter excludes.
+	Zones [][]Zone
+	Rows  int64
 	// Version increases with every change; (Name, Version) identifies data.
 	Version uint64
 }
@@ -93,6 +97,46 @@ type Catalog struct {
 	// onChange is called (outside the lock) with a table name whenever its
 	// data changes or it is dropped, e.g. to invalidate device copies.
 	onChange []func(name string)
+	// persist, when set, makes every change durable before it is published.
+	persist Persister
+}
+
+// Persister makes catalog changes durable (the storage package implements
+// it for on-disk databases). Commit is called with the catalog's write lock
+// held, before the change is published: old is the table's current snapshot
+// (nil when the table is created), new the snapshot about to be published
+// (nil when the table is dropped). Commit may replace new's Records (and
+// Zones) by others holding the same rows in the same order, e.g. small
+// records merged or records read back from storage; the catalog publishes
+// new as Commit leaves it. When Commit returns an error the change is not
+// published and the statement fails.
+type Persister interface {
+	Commit(old, new *Table) error
+}
+
+// SetPersister makes p commit every later change. Tables already in the
+// catalog (loaded from p's storage) are not committed again.
+func (c *Catalog) SetPersister(p Persister) {
+	c.mu.Lock()
+	c.persist = p
+	c.mu.Unlock()
+}
+
+// commitLocked hands a change to the persister; c.mu is held.
+func (c *Catalog) commitLocked(old, nt *Table) error {
+	if c.persist == nil {
+		return nil
+	}
+	if err := c.persist.Commit(old, nt); err != nil {
+		name := ""
+		if nt != nil {
+			name = nt.Name
+		} else if old != nil {
+			name = old.Name
+		}
+		return fmt.Errorf("commit %s: %w", name, err)
+	}
+	return nil
 }
 
 // New returns an empty catalog.
@@ -161,14 +205,47 @@ func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotE
 		}
 		return false, &ObjectError{Table: name, Exists: true}
 	}
+	nt := &Table{Name: name, Columns: cols, Records: recs, Zones: zonesOf(recs), Rows: rows, Version: c.version + 1}
+	if err := c.commitLocked(nil, nt); err != nil {
+		c.mu.Unlock()
+		return false, err
+	}
 	c.version++
-	for _, r := range recs {
+	for _, r := range nt.Records {
 		r.Retain()
 	}
-	c.tables[key(name)] = &Table{Name: name, Columns: cols, Records: recs, Rows: rows, Version: c.version}
+	c.tables[key(name)] = nt
 	c.mu.Unlock()
 	c.notify(name)
 	return true, nil
+}
+
+// Restore adds a table read from storage, with its records and zone maps
+// as they are, without committing it to the persister. It is for loading a
+// database before SetPersister.
+func (c *Catalog) Restore(t *Table) error {
+	if err := checkColumns(t.Columns); err != nil {
+		return fmt.Errorf("table %s: %w", t.Name, err)
+	}
+	schema := t.Schema()
+	for _, r := range t.Records {
+		if !r.Schema().Equal(schema) {
+			return fmt.Errorf("table %s: record schema %s does not match %s", t.Name, r.Schema(), schema)
+		}
+	}
+	if t.Zones != nil && len(t.Zones) != len(t.Records) {
+		return fmt.Errorf("table %s: %d zone maps for %d records", t.Name, len(t.Zones), len(t.Records))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.tables[key(t.Name)]; ok {
+		return &ObjectError{Table: t.Name, Exists: true}
+	}
+	c.version++
+	nt := *t
+	nt.Version = c.version
+	c.tables[key(t.Name)] = &nt
+	return nil
 }
 
 func checkColumns(cols []Column) error {
@@ -199,6 +276,10 @@ func (c *Catalog) Drop(name string, ifExists bool) (dropped bool, err error) {
 			return false, nil
 		}
 		return false, &ObjectError{Table: name}
+	}
+	if err := c.commitLocked(t, nil); err != nil {
+		c.mu.Unlock()
+		return false, err
 	}
 	delete(c.tables, key(name))
 	c.version++
@@ -238,8 +319,16 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 	}
 	schema := t.Schema()
 	recs := append([]arrow.Record(nil), t.Records...)
+	var zones [][]Zone
+	if t.Zones != nil && len(t.Zones) == len(t.Records) {
+		zones = make([][]Zone, len(t.Zones), len(t.Zones)+1)
+		copy(zones, t.Zones)
+	}
 	newRec := coldata.BatchToRecord(schema, b)
-	if n := len(recs); n > 0 && recs[n-1].NumRows() < smallRecord && int64(b.Len) < smallRecord {
+	// With a persister, the new rows stay a record of their own: storage
+	// compacts its segments itself, without rewriting the last one on
+	// every small INSERT.
+	if n := len(recs); n > 0 && c.persist == nil && recs[n-1].NumRows() < smallRecord && int64(b.Len) < smallRecord {
 		merged, err := mergeRecords(schema, recs[n-1], newRec)
 		newRec.Release()
 		if err != nil {
@@ -249,11 +338,21 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 		// The old last record stays referenced by older snapshots; the new
 		// snapshot owns merged instead.
 		recs[n-1] = merged
+		if zones != nil {
+			zones[n-1] = ComputeZones(merged)
+		}
 	} else {
 		recs = append(recs, newRec)
+		if zones != nil {
+			zones = append(zones, ComputeZones(newRec))
+		}
+	}
+	nt := &Table{Name: t.Name, Columns: t.Columns, Records: recs, Zones: zones, Rows: t.Rows + int64(b.Len), Version: c.version + 1}
+	if err := c.commitLocked(t, nt); err != nil {
+		c.mu.Unlock()
+		return fmt.Errorf("insert into %s: %w", name, err)
 	}
 	c.version++
-	nt := &Table{Name: t.Name, Columns: t.Columns, Records: recs, Rows: t.Rows + int64(b.Len), Version: c.version}
 	c.tables[key(name)] = nt
 	c.mu.Unlock()
 	c.notify(t.Name)

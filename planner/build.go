@@ -19,6 +19,11 @@ type Built struct {
 	Strict bool
 	// MemoryLimit caps the state of each GROUP BY and join (0: none).
 	MemoryLimit uint64
+	// Segments counts the records each CPU scan read and skipped by zone
+	// maps (EXPLAIN ANALYZE).
+	Segments map[Node]*ScanSegments
+	// prune holds the filter directly above each scan.
+	prune map[*Scan]expr.Expr
 }
 
 // BuildOptions configure Build.
@@ -35,7 +40,9 @@ func Build(n Node, rt *operators.GPURuntime, strict bool) (*Built, error) {
 
 // BuildWith is Build with every option.
 func BuildWith(n Node, o BuildOptions) (*Built, error) {
-	b := &Built{Stats: map[Node]*operators.Stats{}, GPU: o.GPU, Strict: o.Strict, MemoryLimit: o.MemoryLimit}
+	b := &Built{Stats: map[Node]*operators.Stats{}, GPU: o.GPU, Strict: o.Strict, MemoryLimit: o.MemoryLimit,
+		Segments: map[Node]*ScanSegments{}, prune: map[*Scan]expr.Expr{}}
+	filtersOverScans(n, b.prune)
 	root, err := b.build(n)
 	if err != nil {
 		return nil, err
@@ -51,7 +58,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 	var op operators.Operator
 	switch x := n.(type) {
 	case *Scan:
-		batches, err := x.Table.Batches()
+		batches, err := b.scanBatches(x)
 		if err != nil {
 			return nil, err
 		}
@@ -344,4 +351,29 @@ func volatile(e expr.Expr) bool {
 		}
 	})
 	return found
+}
+
+// scanBatches returns the batches of a scan's table, without the records
+// whose zone maps exclude the filter above the scan.
+func (b *Built) scanBatches(x *Scan) ([]*coldata.Batch, error) {
+	t := x.Table
+	pred := b.prune[x]
+	if pred == nil || len(t.Zones) != len(t.Records) {
+		return t.Batches()
+	}
+	seg := &ScanSegments{Total: len(t.Records)}
+	b.Segments[x] = seg
+	out := make([]*coldata.Batch, 0, len(t.Records))
+	for i, r := range t.Records {
+		if zoneExcludes(pred, x.Cols, t.Zones[i], r.NumRows()) {
+			seg.Skipped++
+			continue
+		}
+		bt, err := coldata.RecordToBatch(r)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", t.Name, err)
+		}
+		out = append(out, bt)
+	}
+	return out, nil
 }

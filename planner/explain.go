@@ -51,6 +51,9 @@ func ExplainAnalyze(n Node, b *Built) []string {
 				line += " compile_background=" + time.Duration(bg).Round(time.Microsecond).String()
 			}
 		}
+		if seg := b.Segments[n]; seg != nil {
+			line += fmt.Sprintf(" segments=%d segments_skipped=%d", seg.Total, seg.Skipped)
+		}
 		lines = append(lines, line)
 		for _, in := range n.Inputs() {
 			walk(in, depth+1)

@@ -51,6 +51,8 @@ func init() {
 		{name: "bail", args: "on|off", help: "stop scripts at the first error", min: 1, max: 1, run: (*Shell).cmdBail},
 		{name: "stats", args: "", help: "show memory pool and device cache statistics", max: 0, run: (*Shell).cmdStats},
 		{name: "kernels", args: "QUERY", help: "print the CUDA source of the fused kernels QUERY would run on the GPU", min: 1, max: -1, run: (*Shell).cmdKernels},
+		{name: "check", args: "", help: "read the whole on-disk database and check it against its checksums", max: 0, run: (*Shell).cmdCheck},
+		{name: "open", args: "[PATH]", help: "open the database at PATH, creating it if new (no PATH: a new in-memory database)", max: 1, run: (*Shell).cmdOpen},
 		{name: "demo", args: "N [SEED]", help: "create the redact demo table people with N rows", min: 1, max: 2, run: (*Shell).cmdDemo},
 		{name: "quit", args: "", help: "exit the shell", max: 0, run: (*Shell).cmdQuit, alias: []string{"exit", "q"}},
 	}
@@ -284,6 +286,40 @@ func (s *Shell) cmdDevice(_ context.Context, args []string) error {
 	if err := s.db.SetDevice(strings.ToLower(args[0])); err != nil {
 		return fmt.Errorf(".device: %w", err)
 	}
+	return nil
+}
+
+// verifier is implemented by engines that can check their files.
+type verifier interface {
+	Verify(ctx context.Context) (segments int, bytes int64, err error)
+}
+
+func (s *Shell) cmdCheck(ctx context.Context, _ []string) error {
+	v, ok := s.db.(verifier)
+	if !ok {
+		return errors.New(".check: not available for this engine")
+	}
+	n, b, err := v.Verify(ctx)
+	if err != nil {
+		return fmt.Errorf(".check: %w", err)
+	}
+	fmt.Fprintf(s.opts.Out, "ok: %d segments, %d bytes checked\n", n, b)
+	return nil
+}
+
+func (s *Shell) cmdOpen(_ context.Context, args []string) error {
+	if s.opts.Open == nil {
+		return errors.New(".open: not available in this shell")
+	}
+	path := ""
+	if len(args) > 0 {
+		path = args[0]
+	}
+	db, err := s.opts.Open(path)
+	if err != nil {
+		return fmt.Errorf(".open: %w", err)
+	}
+	s.db = db
 	return nil
 }
 

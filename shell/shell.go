@@ -39,6 +39,10 @@ type Options struct {
 	// ProgressMin is the file size from which .import draws a progress bar
 	// (0: 8 MiB; negative: never).
 	ProgressMin int64
+	// Open opens the database for .open PATH (empty PATH: a new in-memory
+	// database); the shell then runs on it and the caller closes the old
+	// one. Nil: .open is not available.
+	Open func(path string) (Engine, error)
 }
 
 // ErrFailed is returned by Run when statements failed and the script went on.

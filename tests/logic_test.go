@@ -83,3 +83,57 @@ func TestSQLLogic(t *testing.T) {
 		})
 	}
 }
+
+// diskEngine runs statements on an on-disk database and reopens it after
+// each one, so that every query reads tables from their memory-mapped
+// segments and every change must have survived a close.
+type diskEngine struct {
+	path string
+	db   **gsql.DB
+}
+
+func (e diskEngine) Exec(ctx context.Context, sql string) error {
+	_, err := (*e.db).Exec(ctx, sql)
+	if cerr := (*e.db).Close(); cerr != nil {
+		return cerr
+	}
+	db, oerr := gsql.Open(gsql.Options{Device: testDevice(), Path: e.path})
+	if oerr != nil {
+		return oerr
+	}
+	*e.db = db
+	return err
+}
+
+func (e diskEngine) Query(ctx context.Context, sql string) (array.RecordReader, error) {
+	return (*e.db).Query(ctx, sql)
+}
+
+// TestSQLLogicOnDisk runs every regression file against an on-disk
+// database reopened after each statement (skipped with -short).
+func TestSQLLogicOnDisk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("on-disk regression run skipped with -short")
+	}
+	device := testDevice()
+	for _, path := range testFiles(t) {
+		name := strings.TrimPrefix(filepath.ToSlash(path), "sql/")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dbPath := filepath.Join(t.TempDir(), "db")
+			db, err := gsql.Open(gsql.Options{Device: device, Path: dbPath})
+			if err != nil {
+				t.Fatalf("open database on device %q: %v", device, err)
+			}
+			defer func() { db.Close() }()
+			r := &Runner{Engine: diskEngine{path: dbPath, db: &db}}
+			sum, err := r.RunFile(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range sum.Failures {
+				t.Error(f.Error())
+			}
+		})
+	}
+}

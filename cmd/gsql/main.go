@@ -2,6 +2,8 @@
 // script runner for -c, -f and piped input.
 //
 //	gsql                         interactive (stdin is a terminal)
+//	gsql my.db                   the same on the database in directory my.db
+//	gsql --readonly my.db        read it while another process writes it
 //	gsql -c "SELECT 1"           run statements and exit
 //	gsql -f script.sql           run a script and exit
 //	echo "SELECT 1;" | gsql      run piped statements
@@ -41,20 +43,34 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	history := fs.String("history", shell.DefaultHistoryFile(), "history `FILE` of the interactive shell")
 	noHistory := fs.Bool("no-history", false, "do not read or write a history file")
 	bail := fs.Bool("bail", true, "stop -f scripts and piped input at the first failing statement")
+	readOnly := fs.Bool("readonly", false, "open the database read-only (works while another process writes it)")
 	demo := fs.Int("demo", 0, "create the redact demo table people with `N` generated rows")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: gsql [flags]\n\nRuns SQL interactively, from -c, from -f or from piped stdin.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: gsql [flags] [DATABASE]\n\nRuns SQL interactively, from -c, from -f or from piped stdin, on the\ndatabase in directory DATABASE (created if new) or in memory.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	// Flags may come before and after the database path.
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
 		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(positional) > 1 {
+		fmt.Fprintf(stderr, "gsql: unexpected argument %q (one database path at most; use -f FILE to run a script)\n", positional[1])
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "gsql: unexpected argument %q (use -f FILE to run a script)\n", fs.Arg(0))
-		return 2
+	path := ""
+	if len(positional) == 1 {
+		path = positional[0]
 	}
 	limit, err := shell.ParseSize(*poolLimit)
 	if err != nil {
@@ -71,12 +87,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gsql: --demo: want a row count, got %d\n", *demo)
 		return 2
 	}
-	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit})
+	if *readOnly && path == "" {
+		fmt.Fprintf(stderr, "gsql: --readonly needs a database path\n")
+		return 2
+	}
+	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, Path: path, ReadOnly: *readOnly})
 	if err != nil {
 		fmt.Fprintf(stderr, "gsql: %v\n", err)
 		return 1
 	}
-	defer db.Close()
+	defer func() { db.Close() }()
+	// .open replaces db; the shell's device choice carries over.
+	open := func(p string) (shell.Engine, error) {
+		if p != "" && path != "" && sameFile(p, path) {
+			return db, nil
+		}
+		ndb, err := gsql.Open(gsql.Options{Device: db.Device(), PoolLimit: limit, Path: p})
+		if err != nil {
+			return nil, err
+		}
+		db.Close()
+		db, path = ndb, p
+		return ndb, nil
+	}
 
 	progressMin := int64(0) // the shell's default
 	if w, ok := stderr.(*os.File); !ok || !readline.IsTerminal(int(w.Fd())) {
@@ -88,6 +121,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Format:      format,
 		Bail:        *bail,
 		Stats:       func() string { return fmt.Sprint(db.Stats()) },
+		Open:        open,
 		ProgressMin: progressMin,
 	})
 	defer sh.Close()
@@ -154,6 +188,13 @@ func validMode(m string) bool {
 		return true
 	}
 	return false
+}
+
+// sameFile reports whether two paths name the same file.
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // isTerminal reports whether r is a terminal.

@@ -47,7 +47,8 @@ func TestRun(t *testing.T) {
 		{"bad pool limit", []string{"--pool-limit", "lots"}, "", 2, "", "--pool-limit: invalid size"},
 		{"pool limit", []string{"--pool-limit", "2GiB", "-c", "SELECT 1 AS x", "--mode", "csv"}, "", 0, "x\n1\n", ""},
 		{"bad flag", []string{"--frob"}, "", 2, "", "flag provided but not defined: -frob"},
-		{"extra arg", []string{"x.db"}, "", 2, "", `unexpected argument "x.db"`},
+		{"extra arg", []string{"x.db", "y.db"}, "", 2, "", `unexpected argument "y.db"`},
+		{"not a database", []string{script}, "", 1, "", "not a directory"},
 		{"missing file", []string{"-f", filepath.Join(dir, "none.sql")}, "", 1, "", "no such file"},
 		{"stats", []string{"-c", ".stats"}, "", 0, "…", ""},
 		{"kernels", []string{"--demo", "10", "-c", ".kernels SELECT UPPER(name) FROM people WHERE visibility = 'public'"}, "", 0, "// Project upper(name) AS UPPER(name) Filter (visibility = 'public') (fused kernel) [gpu]\n// kernel …", ""},
@@ -71,6 +72,37 @@ func TestRun(t *testing.T) {
 				t.Fatalf("stderr %q, want %q", errb.String(), tc.err)
 			}
 		})
+	}
+}
+
+// TestDatabaseFile: `gsql PATH` opens the same tables in the next run,
+// and .open switches databases.
+func TestDatabaseFile(t *testing.T) {
+	dir := t.TempDir()
+	path, other := filepath.Join(dir, "my.db"), filepath.Join(dir, "other.db")
+	steps := []struct {
+		args  []string
+		stdin string
+		out   string
+	}{
+		{[]string{path, "-c", "CREATE TABLE t (a BIGINT, b VARCHAR); INSERT INTO t VALUES (1, 'x'), (2, NULL)"}, "", ""},
+		{[]string{path, "--mode", "csv", "-c", "SELECT * FROM t ORDER BY a"}, "", "a,b\n1,x\n2,\n"},
+		// .open another database, write there, come back.
+		{[]string{path, "--mode", "csv"}, ".open " + other + "\nCREATE TABLE u AS SELECT a * 10 AS a FROM (SELECT 5 AS a) s;\n.tables\n.open " + path + "\n.tables\n.open\n.tables\n", "u\nt\n"},
+		{[]string{other, "--mode", "csv", "-c", "SELECT a FROM u"}, "", "a\n50\n"},
+		{[]string{"--readonly", path, "-c", ".check"}, "", "ok: 1 segments, …"},
+	}
+	for i, st := range steps {
+		var out, errb bytes.Buffer
+		if status := run(st.args, strings.NewReader(st.stdin), &out, &errb); status != 0 {
+			t.Fatalf("step %d: status %d, stderr %q", i, status, errb.String())
+		}
+		if p, ok := strings.CutSuffix(st.out, "…"); ok && strings.HasPrefix(out.String(), p) {
+			continue
+		}
+		if out.String() != st.out {
+			t.Fatalf("step %d: stdout %q, want %q", i, out.String(), st.out)
+		}
 	}
 }
 

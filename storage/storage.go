@@ -1,0 +1,714 @@
+// Package storage keeps a gsql database on disk: a directory of immutable
+// Arrow IPC segment files, one record batch each, and a manifest naming
+// every table's columns and segments.
+//
+// Segments are opened by memory map and read without copying: a table's
+// records point straight into the page cache, so opening a database costs
+// the same whatever its size. A commit (one statement) writes and fsyncs its
+// new segments, then writes the new manifest to a temporary file, fsyncs it,
+// renames it over MANIFEST and fsyncs the directory: the rename is the
+// commit point, and a crash anywhere before it leaves the previous manifest,
+// which names only complete files. Files a crash left behind (segments no
+// manifest names, the temporary manifest) are removed on the next open.
+//
+// Commits compact: new records are merged into segments of up to 1M rows,
+// a table's small last segments are merged as a binary counter, and the
+// committed snapshot reads its rows back from the segments' maps. The
+// manifest keeps each segment's zone maps (min/max per column), so scans
+// can skip segments without reading them.
+//
+// One process writes: Open takes an exclusive flock on the LOCK file, and a
+// second Open fails with a LockedError naming the holder's process id.
+//
+// Store implements catalog.Persister: the catalog calls Commit before it
+// publishes a change, and a failed commit fails the statement.
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// FormatVersion is the version of the on-disk format this package writes
+// and the only one it reads.
+const FormatVersion = 1
+
+const (
+	manifestName = "MANIFEST"
+	manifestTemp = "MANIFEST.tmp"
+	lockName     = "LOCK"
+	segPrefix    = "seg-"
+	segSuffix    = ".arrow"
+	formatName   = "gsql"
+)
+
+// LockedError reports a database another handle is writing.
+type LockedError struct {
+	Path   string
+	Holder string // e.g. "process 1234"
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("database is locked: %s holds %s", e.Holder, e.Path)
+}
+
+// CorruptError reports a damaged or unreadable database file.
+type CorruptError struct {
+	File string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("corrupt database file %s: %v", e.File, e.Err)
+}
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// manifest is the committed state of a database.
+type manifest struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// Generation counts commits.
+	Generation uint64 `json:"generation"`
+	// NextSegment numbers the next segment file; names are never reused.
+	NextSegment uint64       `json:"next_segment"`
+	Tables      []tableEntry `json:"tables"`
+}
+
+type tableEntry struct {
+	Name     string         `json:"name"`
+	Columns  []columnEntry  `json:"columns"`
+	Segments []segmentEntry `json:"segments"`
+}
+
+type columnEntry struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	NotNull bool   `json:"not_null,omitempty"`
+}
+
+type segmentEntry struct {
+	File  string `json:"file"`
+	Rows  int64  `json:"rows"`
+	Bytes int64  `json:"bytes"`
+	// CRC32 (IEEE) of the whole file, checked by Verify, not by Open:
+	// opening must not read the data.
+	CRC32 uint32 `json:"crc32"`
+	// Zones holds one zone map per column.
+	Zones []catalog.Zone `json:"zones,omitempty"`
+}
+
+// ErrReadOnly is returned by Commit on a store opened with OpenReadOnly.
+var ErrReadOnly = errors.New("database is open read-only")
+
+// Store is an open on-disk database.
+type Store struct {
+	dir      string
+	lock     *os.File // nil when read-only
+	readOnly bool
+
+	mu  sync.Mutex
+	man manifest
+	// segs maps each record a table snapshot holds to the segment that
+	// stores it: a commit writes only records not found here.
+	segs map[arrow.Record]segmentEntry
+	// maps are the memory maps behind loaded records, unmapped on Close.
+	maps [][]byte
+	// loaded are the tables read at Open, for the catalog.
+	loaded []*catalog.Table
+	// broken is set when a commit failed after its rename: the disk may
+	// hold the new state while the catalog holds the old one.
+	broken error
+	closed bool
+}
+
+// Open opens the database in directory dir, creating it when dir does not
+// exist or is empty. It takes the write lock, reads the manifest, maps every
+// segment and removes the leftovers of an interrupted commit. An error
+// leaves nothing open: either every table loads or Open fails.
+func Open(dir string) (st *Store, err error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("open database %s: not a directory (a gsql database is a directory)", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	// Refuse a directory of other files before leaving a LOCK file in it.
+	if _, err := os.Stat(filepath.Join(dir, manifestName)); errors.Is(err, os.ErrNotExist) {
+		if err := checkNew(dir); err != nil {
+			return nil, err
+		}
+	}
+	lock, err := lockFile(filepath.Join(dir, lockName))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", dir, err)
+	}
+	s := &Store{dir: dir, lock: lock, segs: map[arrow.Record]segmentEntry{}}
+	defer func() {
+		if err != nil {
+			s.release()
+		}
+	}()
+	man, found, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		if err := checkNew(dir); err != nil {
+			return nil, err
+		}
+		man = manifest{Format: formatName, Version: FormatVersion, NextSegment: 1}
+		if err := s.writeManifest(&man); err != nil {
+			return nil, fmt.Errorf("create database %s: %w", dir, err)
+		}
+	}
+	s.man = man
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	if err := s.clean(); err != nil {
+		return nil, fmt.Errorf("open database %s: removing leftovers: %w", dir, err)
+	}
+	return s, nil
+}
+
+// OpenReadOnly opens the database in dir for reading only, without the
+// write lock, so that it works while another process writes: it reads the
+// last committed manifest and maps its segments. A commit that lands in
+// between may remove a segment the manifest it read names; the open then
+// starts again from the new manifest. Commit returns ErrReadOnly.
+func OpenReadOnly(dir string) (*Store, error) {
+	var last error
+	for attempt := 0; attempt < 10; attempt++ {
+		s := &Store{dir: dir, readOnly: true, segs: map[arrow.Record]segmentEntry{}}
+		man, found, err := readManifest(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, fmt.Errorf("open database %s read-only: no %s (not a gsql database)", dir, manifestName)
+		}
+		s.man = man
+		err = s.load()
+		if err == nil {
+			return s, nil
+		}
+		s.release()
+		last = err
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("open database %s read-only: the writer kept replacing segments: %w", dir, last)
+}
+
+// checkNew refuses to create a database in a directory holding files that
+// are not a database's, so that a mistyped path never mixes with user data.
+func checkNew(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		if n := e.Name(); n != lockName && n != manifestTemp && !isSegmentName(n) {
+			return fmt.Errorf("open database %s: directory holds %s but no %s: not a gsql database", dir, n, manifestName)
+		}
+	}
+	return nil
+}
+
+func isSegmentName(n string) bool {
+	return strings.HasPrefix(n, segPrefix) && strings.HasSuffix(n, segSuffix)
+}
+
+// readManifest reads and checks dir's manifest; found is false when there
+// is none.
+func readManifest(dir string) (m manifest, found bool, err error) {
+	path := filepath.Join(dir, manifestName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("open database: %w", err)
+	}
+	m, err = decodeManifest(b)
+	if err != nil {
+		return m, false, &CorruptError{File: path, Err: err}
+	}
+	return m, true, nil
+}
+
+// The manifest is JSON followed by a line "crc32 XXXXXXXX" over the JSON.
+const crcTag = "\ncrc32 "
+
+func encodeManifest(m *manifest) ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Appendf(b, "%s%08x\n", crcTag, crc32.ChecksumIEEE(b)), nil
+}
+
+func decodeManifest(b []byte) (manifest, error) {
+	var m manifest
+	i := bytes.LastIndex(b, []byte(crcTag))
+	if i < 0 {
+		return m, fmt.Errorf("no checksum line (truncated or not a gsql manifest)")
+	}
+	body, tail := b[:i], strings.TrimSpace(string(b[i+len(crcTag):]))
+	want, err := strconv.ParseUint(tail, 16, 32)
+	if err != nil {
+		return m, fmt.Errorf("bad checksum line %q", tail)
+	}
+	if got := crc32.ChecksumIEEE(body); got != uint32(want) {
+		return m, fmt.Errorf("checksum mismatch (file says %08x, contents give %08x)", want, got)
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return m, fmt.Errorf("bad JSON: %w", err)
+	}
+	if m.Format != formatName {
+		return m, fmt.Errorf("format %q is not %q", m.Format, formatName)
+	}
+	if m.Version != FormatVersion {
+		return m, fmt.Errorf("unsupported format version %d (this gsql reads version %d)", m.Version, FormatVersion)
+	}
+	return m, nil
+}
+
+// writeManifest commits m: temp file, fsync, rename, directory fsync.
+func (s *Store) writeManifest(m *manifest) error {
+	b, err := encodeManifest(m)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(s.dir, manifestTemp)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(s.dir, manifestName)); err != nil {
+		return err
+	}
+	if err := syncDir(s.dir); err != nil {
+		return &afterCommitError{err}
+	}
+	return nil
+}
+
+// afterCommitError is a failure after the manifest's rename: the commit
+// may or may not be on disk.
+type afterCommitError struct{ err error }
+
+func (e *afterCommitError) Error() string {
+	return fmt.Sprintf("syncing the directory after the commit: %v", e.err)
+}
+func (e *afterCommitError) Unwrap() error { return e.err }
+
+// load maps every segment and builds the tables.
+func (s *Store) load() error {
+	for _, te := range s.man.Tables {
+		cols, err := columnsOf(te)
+		if err != nil {
+			return &CorruptError{File: filepath.Join(s.dir, manifestName), Err: fmt.Errorf("table %s: %w", te.Name, err)}
+		}
+		schema := catalog.Schema(cols)
+		t := &catalog.Table{Name: te.Name, Columns: cols, Zones: [][]catalog.Zone{}}
+		for _, se := range te.Segments {
+			rec, err := s.openSegment(se, schema)
+			if err != nil {
+				return err
+			}
+			t.Records = append(t.Records, rec)
+			t.Rows += se.Rows
+			if t.Zones != nil && len(se.Zones) == len(cols) {
+				t.Zones = append(t.Zones, se.Zones)
+			} else {
+				t.Zones = nil
+			}
+		}
+		s.loaded = append(s.loaded, t)
+	}
+	return nil
+}
+
+func columnsOf(te tableEntry) ([]catalog.Column, error) {
+	cols := make([]catalog.Column, len(te.Columns))
+	for i, c := range te.Columns {
+		t, ok := coldata.ParseType(c.Type)
+		if !ok || t == coldata.Null {
+			return nil, fmt.Errorf("column %s: unknown type %q", c.Name, c.Type)
+		}
+		cols[i] = catalog.Column{Name: c.Name, Type: t, NotNull: c.NotNull}
+	}
+	return cols, nil
+}
+
+func (s *Store) openSegment(se segmentEntry, schema *arrow.Schema) (arrow.Record, error) {
+	path := filepath.Join(s.dir, se.File)
+	if filepath.Base(se.File) != se.File || !isSegmentName(se.File) {
+		return nil, &CorruptError{File: filepath.Join(s.dir, manifestName), Err: fmt.Errorf("bad segment name %q", se.File)}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, &CorruptError{File: path, Err: err}
+	}
+	if fi.Size() != se.Bytes {
+		return nil, &CorruptError{File: path, Err: fmt.Errorf("segment is %d bytes, the manifest says %d (truncated or replaced)", fi.Size(), se.Bytes)}
+	}
+	data, err := mapFile(path)
+	if err != nil {
+		return nil, &CorruptError{File: path, Err: err}
+	}
+	s.maps = append(s.maps, data)
+	rec, err := decodeSegment(data, schema, se.Rows)
+	if err != nil {
+		return nil, &CorruptError{File: path, Err: err}
+	}
+	s.segs[rec] = se
+	return rec, nil
+}
+
+// clean removes files no manifest names: segments of an interrupted commit,
+// segments a commit replaced but had no time to remove, the temporary
+// manifest.
+func (s *Store) clean() error {
+	keep := s.referenced(&s.man)
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	removed := false
+	for _, e := range ents {
+		n := e.Name()
+		if n == manifestTemp || isSegmentName(n) && !keep[n] {
+			if err := os.Remove(filepath.Join(s.dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+			removed = true
+		}
+	}
+	if removed {
+		return syncDir(s.dir)
+	}
+	return nil
+}
+
+func (s *Store) referenced(m *manifest) map[string]bool {
+	keep := map[string]bool{}
+	for _, t := range m.Tables {
+		for _, se := range t.Segments {
+			keep[se.File] = true
+		}
+	}
+	return keep
+}
+
+// Tables returns the tables read at Open, for catalog.Restore; their
+// records are memory-mapped.
+func (s *Store) Tables() []*catalog.Table { return s.loaded }
+
+// Dir returns the database's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// targetSegment is the row count up to which consecutive new records are
+// merged into one segment, and segments at the end of a table are merged
+// (compaction on commit): a CTAS or a registered table of many small
+// batches becomes a few segments, not hundreds, and so does a long run of
+// small INSERTs.
+const targetSegment = 1 << 20
+
+// smallSegment is the row count under which a table's last segment is
+// compacted with the ones before it.
+const smallSegment = 64 << 10
+
+// Commit makes a catalog change durable (catalog.Persister): old is the
+// table's snapshot before the change (nil for CREATE), nt the one after
+// (nil for DROP). Records the store already holds keep their segments; the
+// others are written as new segments, small consecutive ones merged, the
+// table's last segments compacted, and nt's records replaced by records
+// over the segments' memory maps. The old state stays on
+// disk until the new manifest is renamed into place.
+func (s *Store) Commit(old, nt *catalog.Table) (err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("database is closed")
+	}
+	if s.readOnly {
+		return ErrReadOnly
+	}
+	if s.broken != nil {
+		return fmt.Errorf("an earlier commit failed in an unknown state (%v); reopen the database", s.broken)
+	}
+	next := s.man
+	next.Generation++
+	next.Tables = nil
+	for _, t := range s.man.Tables {
+		if (old == nil || !strings.EqualFold(t.Name, old.Name)) && (nt == nil || !strings.EqualFold(t.Name, nt.Name)) {
+			next.Tables = append(next.Tables, t)
+		}
+	}
+	var written []string
+	added := map[arrow.Record]segmentEntry{}
+	defer func() {
+		if err != nil {
+			for _, f := range written {
+				os.Remove(filepath.Join(s.dir, f))
+			}
+		}
+	}()
+	if nt != nil {
+		te := tableEntry{Name: nt.Name}
+		for _, c := range nt.Columns {
+			if pt, ok := coldata.ParseType(c.Type.String()); !ok || pt != c.Type {
+				return fmt.Errorf("column %s: type %s cannot be stored", c.Name, c.Type)
+			}
+			te.Columns = append(te.Columns, columnEntry{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull})
+		}
+		haveZones := len(nt.Zones) == len(nt.Records)
+		schema := catalog.Schema(nt.Columns)
+		// The table's records as segments-to-be: stored ones keep their
+		// segment; new ones are grouped (consecutive, up to targetSegment
+		// rows) and written below.
+		type item struct {
+			srcs []int // indexes into nt.Records
+			se   *segmentEntry
+			rows int64
+		}
+		var items []item
+		for i, rec := range nt.Records {
+			n := rec.NumRows()
+			if n == 0 {
+				continue
+			}
+			if se, ok := s.segs[rec]; ok {
+				items = append(items, item{srcs: []int{i}, se: &se, rows: n})
+				continue
+			}
+			if k := len(items) - 1; k >= 0 && items[k].se == nil && items[k].rows+n <= targetSegment {
+				items[k].srcs = append(items[k].srcs, i)
+				items[k].rows += n
+				continue
+			}
+			items = append(items, item{srcs: []int{i}, rows: n})
+		}
+		// Compaction of the tail, as a binary counter: while the last
+		// segment is small and at least half the one before it, merge the
+		// two (up to targetSegment rows). A run of single-row INSERTs keeps
+		// O(log n) segments and writes each row O(log n) times; a large
+		// INSERT stays a segment of its own.
+		for len(items) >= 2 {
+			x, y := items[len(items)-2], items[len(items)-1]
+			if y.rows >= smallSegment || x.rows > 2*y.rows || x.rows+y.rows > targetSegment {
+				break
+			}
+			items = append(items[:len(items)-2], item{srcs: append(append([]int(nil), x.srcs...), y.srcs...), rows: x.rows + y.rows})
+		}
+		var recs []arrow.Record
+		var zones [][]catalog.Zone
+		for _, it := range items {
+			if it.se != nil {
+				recs = append(recs, nt.Records[it.srcs[0]])
+				zones = append(zones, it.se.Zones)
+				te.Segments = append(te.Segments, *it.se)
+				continue
+			}
+			var rec arrow.Record
+			var z []catalog.Zone
+			if len(it.srcs) == 1 {
+				rec = nt.Records[it.srcs[0]]
+				if haveZones {
+					z = nt.Zones[it.srcs[0]]
+				}
+			} else {
+				merged, err := mergeRecords(schema, nt.Records, it.srcs)
+				if err != nil {
+					return fmt.Errorf("merging records: %w", err)
+				}
+				rec = merged
+			}
+			if len(z) != len(nt.Columns) {
+				z = catalog.ComputeZones(rec)
+			}
+			name := fmt.Sprintf("%s%012d%s", segPrefix, next.NextSegment, segSuffix)
+			next.NextSegment++
+			size, err := writeSegment(filepath.Join(s.dir, name), rec)
+			if err != nil {
+				return fmt.Errorf("writing segment %s: %w", name, err)
+			}
+			written = append(written, name)
+			sum, err := fileCRC(filepath.Join(s.dir, name))
+			if err != nil {
+				return fmt.Errorf("reading back segment %s: %w", name, err)
+			}
+			se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, CRC32: sum, Zones: z}
+			// The snapshot reads the segment back from its map: the
+			// statement's heap copy of the rows can go.
+			mapped, err := s.openSegment(se, schema)
+			if err != nil {
+				return fmt.Errorf("reading back segment %s: %w", name, err)
+			}
+			delete(s.segs, mapped) // registered once the commit succeeds
+			added[mapped] = se
+			recs = append(recs, mapped)
+			zones = append(zones, z)
+			te.Segments = append(te.Segments, se)
+		}
+		nt.Records = recs
+		nt.Zones = zones
+		for _, z := range zones {
+			if len(z) != len(nt.Columns) {
+				nt.Zones = nil
+			}
+		}
+		next.Tables = append(next.Tables, te)
+	}
+	if len(written) > 0 {
+		// The segments' directory entries must be durable before the
+		// manifest that names them.
+		if err := syncDir(s.dir); err != nil {
+			return fmt.Errorf("syncing %s: %w", s.dir, err)
+		}
+	}
+	if err := s.writeManifest(&next); err != nil {
+		var ac *afterCommitError
+		if errors.As(err, &ac) {
+			s.broken = err
+			written = nil // the manifest that names them may be on disk
+		}
+		return fmt.Errorf("writing the manifest: %w", err)
+	}
+	for rec, se := range added {
+		s.segs[rec] = se
+	}
+	s.man = next
+	// Remove segments no table names any more. Readers of older snapshots
+	// keep their memory maps, which outlive the unlink.
+	keep := s.referenced(&next)
+	for rec, se := range s.segs {
+		if !keep[se.File] {
+			delete(s.segs, rec)
+			os.Remove(filepath.Join(s.dir, se.File))
+		}
+	}
+	return nil
+}
+
+// fileCRC returns the CRC32 (IEEE) of a file's contents.
+func fileCRC(path string) (uint32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	h := crc32.NewIEEE()
+	if _, err := io.Copy(h, f); err != nil {
+		return 0, err
+	}
+	return h.Sum32(), nil
+}
+
+// Verify reads every segment of the committed state in full and checks
+// its size and checksum against the manifest, reporting the first damaged
+// file as a CorruptError. It returns the number of segments and bytes read.
+func (s *Store) Verify(ctx context.Context) (segments int, bytes int64, err error) {
+	s.mu.Lock()
+	man := s.man
+	s.mu.Unlock()
+	for _, t := range man.Tables {
+		for _, se := range t.Segments {
+			if err := ctx.Err(); err != nil {
+				return segments, bytes, err
+			}
+			path := filepath.Join(s.dir, se.File)
+			fi, err := os.Stat(path)
+			if err != nil {
+				return segments, bytes, &CorruptError{File: path, Err: err}
+			}
+			if fi.Size() != se.Bytes {
+				return segments, bytes, &CorruptError{File: path, Err: fmt.Errorf("segment is %d bytes, the manifest says %d", fi.Size(), se.Bytes)}
+			}
+			sum, err := fileCRC(path)
+			if err != nil {
+				return segments, bytes, &CorruptError{File: path, Err: err}
+			}
+			if sum != se.CRC32 {
+				return segments, bytes, &CorruptError{File: path, Err: fmt.Errorf("checksum mismatch (manifest says %08x, contents give %08x): table %s", se.CRC32, sum, t.Name)}
+			}
+			segments++
+			bytes += se.Bytes
+		}
+	}
+	return segments, bytes, nil
+}
+
+// Close releases the write lock and unmaps the segments. Records read from
+// the database (and query results sharing their data) must not be used
+// after Close.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.release()
+}
+
+func (s *Store) release() error {
+	var err error
+	for _, m := range s.maps {
+		if e := unmap(m); e != nil && err == nil {
+			err = e
+		}
+	}
+	s.maps = nil
+	s.segs = nil
+	s.loaded = nil
+	if s.lock != nil {
+		if e := unlockFile(s.lock); e != nil && err == nil {
+			err = e
+		}
+		s.lock = nil
+	}
+	return err
+}
+
+// mergeRecords concatenates recs[i] for i in idx into one record.
+func mergeRecords(schema *arrow.Schema, recs []arrow.Record, idx []int) (arrow.Record, error) {
+	batches := make([]*coldata.Batch, len(idx))
+	for k, i := range idx {
+		b, err := coldata.RecordToBatch(recs[i])
+		if err != nil {
+			return nil, err
+		}
+		batches[k] = b
+	}
+	return coldata.BatchToRecord(schema, coldata.Concat(batches, len(schema.Fields()))), nil
+}
