@@ -125,8 +125,13 @@ func (d *Device) CompileFusedAsync(k *fuse.Kernel) *Pending {
 }
 
 func fusedSource(k *fuse.Kernel) Source {
-	return Source{Name: "gsql_" + k.Key + ".cu", Code: k.Source}
+	return Source{Name: "gsql_" + k.Key + ".cu", Code: k.Source, Options: kernelOptions}
 }
+
+// kernelOptions are the NVRTC options of generated kernels. No contraction
+// of a*b+c into one fused multiply-add: the CPU rounds twice, and DOUBLE
+// results must be the CPU's to the last bit.
+var kernelOptions = []string{"--fmad=false"}
 
 func (d *Device) prepareFused(k *fuse.Kernel, cachedOnly bool) (*FusedKernel, bool, error) {
 	src := fusedSource(k)
@@ -165,7 +170,7 @@ func (d *Device) prepareFused(k *fuse.Kernel, cachedOnly bool) (*FusedKernel, bo
 
 // compileSet compiles one form of a generated kernel set.
 func (d *Device) compileSet(k *fuse.Kernel, name, code string) (kernelSet, string, error) {
-	mod, err := d.Compile(Source{Name: name, Code: code})
+	mod, err := d.Compile(Source{Name: name, Code: code, Options: kernelOptions})
 	if err != nil {
 		return kernelSet{}, "", err
 	}

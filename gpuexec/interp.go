@@ -125,7 +125,7 @@ func (d *Device) WarmInterpreter() {
 		// ptxas -O1: the interpreter's one-time compile measured 31 s
 		// against 45 s at the default level (H100 host, under load).
 		src := Source{Name: "gsql_interp_" + fuse.Interpreter().Key + ".cu", Code: fuse.Interpreter().Source,
-			Options: []string{"--ptxas-options=-O1"}}
+			Options: append([]string{"--ptxas-options=-O1"}, kernelOptions...)}
 		d.interp.pending = d.CompileAsync(src)
 		go func() {
 			defer close(d.interp.ready)
