@@ -33,9 +33,9 @@ func init() {
 			}})
 	}
 	unaryFloat("sqrt", math.Sqrt, func(x float64) bool { return x >= 0 })
-	unaryFloat("exp", math.Exp, nil)
-	unaryFloat("ln", math.Log, func(x float64) bool { return x > 0 })
-	unaryFloat("log10", math.Log10, func(x float64) bool { return x > 0 })
+	unaryFloat("exp", portableExp, nil)
+	unaryFloat("ln", portableLog, func(x float64) bool { return x > 0 })
+	unaryFloat("log10", portableLog10, func(x float64) bool { return x > 0 })
 	Register(&Function{Name: "pi", MinArgs: 0, MaxArgs: 0, Check: Fixed(coldata.Float64),
 		Eval: func(_ []*coldata.Vec, n int) (*coldata.Vec, error) {
 			return coldata.NewConst(coldata.Float64, math.Pi, n), nil

@@ -9,10 +9,10 @@ import (
 
 // mathCall generates the numeric functions of expr/math.go, GREATEST and
 // LEAST, and DIV over DOUBLE. It returns (nil, nil) for a name it does not
-// know. Transcendental functions (EXP, LN, LOG10, POWER) are left to the
-// CPU: Go's implementations (assembly on amd64, with or without FMA by CPU)
-// and the GPU's differ in the last bit, and gsql's backends give identical
-// answers.
+// know. EXP, LN and LOG10 run the CPU's own portable algorithm
+// (expr/portmath.go) step for step; POWER is left to the CPU (Go's
+// math.Pow and the GPU's pow differ in the last bit, and gsql's backends
+// give identical answers).
 func (g *gen) mathCall(name string, c *expr.Call, args []*val) (*val, error) {
 	switch name {
 	case "abs":
@@ -40,6 +40,18 @@ func (g *gen) mathCall(name string, c *expr.Call, args []*val) (*val, error) {
 		null := g.tmp()
 		g.emit("bool %s = %s || !(%s >= 0.0);", null, nullFlag(x), asFloat(x))
 		return &val{kind: kFloat, c: g.declare(kFloat, 0, fmt.Sprintf("%s ? 0.0 : sqrt(%s)", null, asFloat(x))), null: null}, nil
+	case "exp":
+		return &val{kind: kFloat, c: g.declare(kFloat, 0, fmt.Sprintf("gsql_exp(%s)", asFloat(args[0]))), null: args[0].null}, nil
+	case "ln", "log10":
+		x := args[0]
+		null := g.tmp()
+		g.emit("bool %s = %s || !(%s > 0.0);", null, nullFlag(x), asFloat(x))
+		v := fmt.Sprintf("gsql_log(%s)", asFloat(x))
+		if name == "log10" {
+			// ln(x) * (1 / ln 10), the constant rounded once as in Go.
+			v += " * 0x1.bcb7b1526e50ep-2"
+		}
+		return &val{kind: kFloat, c: g.declare(kFloat, 0, fmt.Sprintf("%s ? 0.0 : %s", null, v)), null: null}, nil
 	case "pi":
 		return &val{kind: kFloat, c: "0x1.921fb54442d18p+1", null: "false"}, nil
 	case "round", "truncate":

@@ -1101,6 +1101,61 @@ GSQL_DEV int64_t double_to_int(double x) {
 
 #define GSQL_ERR_FALLBACK 4
 
+#ifdef GSQL_HOST
+GSQL_INL double gsql_inf() { return HUGE_VAL; }
+GSQL_INL double gsql_nan() { return NAN; }
+#else
+GSQL_INL double gsql_inf() { return __longlong_as_double(0x7ff0000000000000LL); }
+GSQL_INL double gsql_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+#endif
+
+// gsql_exp and gsql_log are expr.portableExp and expr.portableLog step for
+// step (kernels compile with --fmad=false, so every operation rounds once
+// as in the Go code): EXP, LN and LOG10 give the CPU's bits.
+GSQL_DEV double gsql_exp(double x) {
+  if (x != x || x > 7.09782712893383973096e+02) return x + gsql_inf();
+  if (x < -7.45133219101941108420e+02) return 0.0;
+  if (x > -0x1p-28 && x < 0x1p-28) return 1 + x;
+  int k = x < 0 ? (int)(1.44269504088896338700e+00 * x - 0.5) : (int)(1.44269504088896338700e+00 * x + 0.5);
+  double fk = (double)k;
+  double hi = x - fk * 6.93147180369123816490e-01;
+  double lo = fk * 1.90821492927058770002e-10;
+  double r = hi - lo;
+  double t = r * r;
+  double p = -1.65339022054652515390e-06 + t * 4.13813679705723846039e-08;
+  p = 6.61375632143793436117e-05 + t * p;
+  p = -2.77777777770155933842e-03 + t * p;
+  p = 1.66666666666666657415e-01 + t * p;
+  double c = r - t * p;
+  double y = 1 - ((lo - (r * c) / (2 - c)) - hi);
+  return ldexp(y, k);
+}
+
+GSQL_DEV double gsql_log(double x) {
+  if (x != x || x == gsql_inf()) return x;
+  if (x < 0) return gsql_nan();
+  if (x == 0) return -gsql_inf();
+  int ki;
+  double f1 = frexp(x, &ki);
+  if (f1 < 0x1.6a09e667f3bcdp-1) {
+    f1 *= 2;
+    ki--;
+  }
+  double f = f1 - 1;
+  double k = (double)ki;
+  double s = f / (2 + f);
+  double s2 = s * s;
+  double s4 = s2 * s2;
+  double t1 = 1.818357216161805012e-01 + s4 * 1.479819860511658591e-01;
+  t1 = 2.857142874366239149e-01 + s4 * t1;
+  t1 = s2 * (6.666666666666735130e-01 + s4 * t1);
+  double t2 = 2.222219843214978396e-01 + s4 * 1.531383769920937332e-01;
+  t2 = s4 * (3.999999999940941908e-01 + s4 * t2);
+  double R = t1 + t2;
+  double hfsq = 0.5 * f * f;
+  return k * 6.93147180369123816490e-01 - ((hfsq - (s * (hfsq + R) + k * 1.90821492927058770002e-10)) - f);
+}
+
 // round_int mirrors expr.roundInt: ROUND (or TRUNCATE) of a BIGINT at d
 // decimals; false when the result leaves BIGINT.
 GSQL_DEV bool round_int(int64_t x, int64_t d, bool tr, int64_t* out) {

@@ -106,7 +106,8 @@ func (b *Builder) Cases() [][]expr.Expr {
 		{c("abs", x), c("abs", f), c("sign", x), c("sign", f), c("floor", f), c("ceil", f), c("floor", x), c("ceil", x),
 			c("sqrt", f), c("pi"), c("div", f, Lit(0.75)), c("div", f, c("neg", f)),
 			// a*b+c rounds twice on the CPU: kernels must not fuse it.
-			c("+", c("*", f, Lit(0.1)), Lit(0.3)), c("-", c("*", f, f), c("/", f, Lit(3.0)))},
+			c("+", c("*", f, Lit(0.1)), Lit(0.3)), c("-", c("*", f, f), c("/", f, Lit(3.0))),
+			c("exp", f), c("exp", c("/", f, Lit(7.0))), c("ln", f), c("log10", f), c("ln", c("*", f, Lit(1e300))), c("exp", c("*", f, Lit(10.0)))},
 		{c("round", f), c("round", f, Lit(1)), c("round", f, Lit(2)), c("round", f, Lit(-1)), c("round", f, Lit(-3)), c("round", f, x),
 			c("truncate", f, Lit(1)), c("truncate", f, Lit(0)), c("truncate", f, Lit(-2)), c("truncate", f, x),
 			c("round", x, Lit(-1)), c("round", x, Lit(-19)), c("truncate", x, Lit(-1)), c("round", x, x), c("round", x)},
