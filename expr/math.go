@@ -151,7 +151,7 @@ func evalPower(a, b *coldata.Vec, n int) (*coldata.Vec, error) {
 	ma, mb := rowMask(a), rowMask(b)
 	var drop []byte
 	for i := range r {
-		f := math.Pow(a.Floats[i&ma], b.Floats[i&mb])
+		f := portablePow(a.Floats[i&ma], b.Floats[i&mb])
 		if f-f != 0 { // NaN or ±Inf
 			if drop == nil {
 				drop = make([]byte, n)

@@ -95,3 +95,101 @@ func portableLog(x float64) float64 {
 
 // portableLog10 is log10(x) = ln(x) / ln(10).
 func portableLog10(x float64) float64 { return float64(portableLog(x) * (1 / math.Ln10)) }
+
+// portablePow is x**y for finite, non-special operands; the caller (POWER)
+// makes non-finite results NULL. The integer part of y is applied by
+// repeated squaring of x's mantissa with the exponent kept apart (so large
+// powers neither overflow early nor lose bits), the fractional part, at
+// most one half, through exp(yf * ln x).
+func portablePow(x, y float64) float64 {
+	switch {
+	case y == 0 || x == 1:
+		return 1
+	case y == 1:
+		return x
+	case x != x || y != y:
+		return math.NaN()
+	case x == 0:
+		odd := isOddInt(y)
+		switch {
+		case y < 0 && math.Signbit(x) && odd:
+			return math.Inf(-1)
+		case y < 0:
+			return math.Inf(1)
+		case math.Signbit(x) && odd:
+			return x
+		}
+		return 0
+	case math.IsInf(y, 0):
+		switch {
+		case x == -1:
+			return 1
+		case (math.Abs(x) < 1) == (y > 0):
+			return 0
+		}
+		return math.Inf(1)
+	case math.IsInf(x, 0):
+		if x < 0 {
+			return portablePow(1/x, -y)
+		}
+		if y < 0 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	yi, yf := math.Modf(math.Abs(y))
+	if yf != 0 && x < 0 {
+		return math.NaN()
+	}
+	if yi >= 0x1p63 {
+		switch {
+		case x == -1:
+			return 1
+		case (math.Abs(x) < 1) == (y > 0):
+			return 0
+		}
+		return math.Inf(1)
+	}
+	a := 1.0
+	ae := 0
+	if yf != 0 {
+		if yf > 0.5 {
+			yf--
+			yi++
+		}
+		a = portableExp(float64(yf * portableLog(x)))
+	}
+	m, me := math.Frexp(x)
+	for i := int64(yi); i != 0; i >>= 1 {
+		if me < -1<<12 || 1<<12 < me {
+			// Far past the exponent range: only the sign of the
+			// overflow or underflow is left to settle.
+			ae += me
+			break
+		}
+		if i&1 == 1 {
+			a *= m
+			ae += me
+		}
+		m *= m
+		me <<= 1
+		if m < 0.5 {
+			m += m
+			me--
+		}
+	}
+	if y < 0 {
+		a = 1 / a
+		ae = -ae
+	}
+	return math.Ldexp(a, ae)
+}
+
+// isOddInt reports whether x is an odd integer.
+func isOddInt(x float64) bool {
+	if math.Abs(x) >= 0x1p53 {
+		return false // every such double is even
+	}
+	xi, xf := math.Modf(x)
+	return xf == 0 && int64(xi)&1 == 1
+}

@@ -341,10 +341,6 @@ func TestCheckAgreesWithGenerate(t *testing.T) {
 // cpuOnly lists the registry functions with no GPU code, and why. The walk
 // below fails for any other function or signature the generator rejects.
 var cpuOnly = map[string]string{
-	// Go's math.Pow and libdevice's pow differ in the last bit: the GPU
-	// would not give the CPU's answers (EXP, LN and LOG10 share a portable
-	// algorithm, expr/portmath.go).
-	"power": "last-bit agreement",
 	// DOUBLE -> VARCHAR prints the shortest round-tripping digits
 	// (strconv); the kernels have no shortest-digits formatter yet.
 	"cast_to_varchar(DOUBLE)": "shortest float formatting",

@@ -9,10 +9,8 @@ import (
 
 // mathCall generates the numeric functions of expr/math.go, GREATEST and
 // LEAST, and DIV over DOUBLE. It returns (nil, nil) for a name it does not
-// know. EXP, LN and LOG10 run the CPU's own portable algorithm
-// (expr/portmath.go) step for step; POWER is left to the CPU (Go's
-// math.Pow and the GPU's pow differ in the last bit, and gsql's backends
-// give identical answers).
+// know. EXP, LN, LOG10 and POWER run the CPU's own portable algorithms
+// (expr/portmath.go) step for step, so the backends agree to the bit.
 func (g *gen) mathCall(name string, c *expr.Call, args []*val) (*val, error) {
 	switch name {
 	case "abs":
@@ -52,6 +50,12 @@ func (g *gen) mathCall(name string, c *expr.Call, args []*val) (*val, error) {
 			v += " * 0x1.bcb7b1526e50ep-2"
 		}
 		return &val{kind: kFloat, c: g.declare(kFloat, 0, fmt.Sprintf("%s ? 0.0 : %s", null, v)), null: null}, nil
+	case "power":
+		// Non-finite results are NULL, as on the CPU.
+		r, null := g.tmp(), g.tmp()
+		g.emit("double %s = gsql_pow(%s, %s);", r, asFloat(args[0]), asFloat(args[1]))
+		g.emit("bool %s = %s || %s - %s != 0.0;", null, g.nullOf(args), r, r)
+		return &val{kind: kFloat, c: g.declare(kFloat, 0, fmt.Sprintf("%s ? 0.0 : %s", null, r)), null: null}, nil
 	case "pi":
 		return &val{kind: kFloat, c: "0x1.921fb54442d18p+1", null: "false"}, nil
 	case "round", "truncate":

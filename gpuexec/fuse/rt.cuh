@@ -1156,6 +1156,86 @@ GSQL_DEV double gsql_log(double x) {
   return k * 6.93147180369123816490e-01 - ((hfsq - (s * (hfsq + R) + k * 1.90821492927058770002e-10)) - f);
 }
 
+GSQL_DEV bool gsql_odd_int(double x) {
+  if (fabs(x) >= 0x1p53) return false;
+  double xi;
+  double xf = modf(x, &xi);
+  return xf == 0 && (((long long)xi) & 1) == 1;
+}
+
+// gsql_pow is expr.portablePow step for step.
+GSQL_DEV double gsql_pow(double x, double y) {
+  if (y == 0 || x == 1) return 1;
+  if (y == 1) return x;
+  if (x != x || y != y) return gsql_nan();
+  if (x == 0) {
+    bool odd = gsql_odd_int(y);
+    if (y < 0 && signbit(x) && odd) return -gsql_inf();
+    if (y < 0) return gsql_inf();
+    if (signbit(x) && odd) return x;
+    return 0;
+  }
+  if (y == gsql_inf() || y == -gsql_inf()) {
+    if (x == -1) return 1;
+    if ((fabs(x) < 1) == (y > 0)) return 0;
+    return gsql_inf();
+  }
+  if (x == gsql_inf() || x == -gsql_inf()) {
+    if (x < 0) {
+      // pow(-inf, y) = pow(-0, -y)
+      double z = 1 / x;
+      double ny = -y;
+      bool odd = gsql_odd_int(ny);
+      if (ny < 0 && odd) return -gsql_inf();
+      if (ny < 0) return gsql_inf();
+      if (odd) return z;
+      return 0;
+    }
+    if (y < 0) return 0;
+    return gsql_inf();
+  }
+  double yi;
+  double yf = modf(fabs(y), &yi);
+  if (yf != 0 && x < 0) return gsql_nan();
+  if (yi >= 0x1p63) {
+    if (x == -1) return 1;
+    if ((fabs(x) < 1) == (y > 0)) return 0;
+    return gsql_inf();
+  }
+  double a = 1.0;
+  int ae = 0;
+  if (yf != 0) {
+    if (yf > 0.5) {
+      yf -= 1;
+      yi += 1;
+    }
+    a = gsql_exp(yf * gsql_log(x));
+  }
+  int me;
+  double m = frexp(x, &me);
+  for (long long i = (long long)yi; i != 0; i >>= 1) {
+    if (me < -(1 << 12) || (1 << 12) < me) {
+      ae += me;
+      break;
+    }
+    if (i & 1) {
+      a *= m;
+      ae += me;
+    }
+    m *= m;
+    me <<= 1;
+    if (m < 0.5) {
+      m += m;
+      me--;
+    }
+  }
+  if (y < 0) {
+    a = 1 / a;
+    ae = -ae;
+  }
+  return ldexp(a, ae);
+}
+
 // round_int mirrors expr.roundInt: ROUND (or TRUNCATE) of a BIGINT at d
 // decimals; false when the result leaves BIGINT.
 GSQL_DEV bool round_int(int64_t x, int64_t d, bool tr, int64_t* out) {

@@ -107,7 +107,9 @@ func (b *Builder) Cases() [][]expr.Expr {
 			c("sqrt", f), c("pi"), c("div", f, Lit(0.75)), c("div", f, c("neg", f)),
 			// a*b+c rounds twice on the CPU: kernels must not fuse it.
 			c("+", c("*", f, Lit(0.1)), Lit(0.3)), c("-", c("*", f, f), c("/", f, Lit(3.0))),
-			c("exp", f), c("exp", c("/", f, Lit(7.0))), c("ln", f), c("log10", f), c("ln", c("*", f, Lit(1e300))), c("exp", c("*", f, Lit(10.0)))},
+			c("exp", f), c("exp", c("/", f, Lit(7.0))), c("ln", f), c("log10", f), c("ln", c("*", f, Lit(1e300))), c("exp", c("*", f, Lit(10.0))),
+			c("power", f, Lit(2.0)), c("power", f, Lit(0.5)), c("power", f, c("/", f, Lit(5.0))), c("power", f, c("cast_to_double", x)), c("power", Lit(10.0), c("cast_to_double", x)),
+			c("power", Lit(-2.0), c("cast_to_double", x)), c("power", c("*", f, Lit(1e100)), Lit(4.0))},
 		{c("round", f), c("round", f, Lit(1)), c("round", f, Lit(2)), c("round", f, Lit(-1)), c("round", f, Lit(-3)), c("round", f, x),
 			c("truncate", f, Lit(1)), c("truncate", f, Lit(0)), c("truncate", f, Lit(-2)), c("truncate", f, x),
 			c("round", x, Lit(-1)), c("round", x, Lit(-19)), c("truncate", x, Lit(-1)), c("round", x, x), c("round", x)},
