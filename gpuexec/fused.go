@@ -511,45 +511,18 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 			}
 		}
 	}
-	// Outputs.
-	cols := make([]DeviceVec, len(k.Outputs))
-	s := 0
-	for j, t := range k.Outputs {
-		words := uint64((rows+31)/32) * 4
-		vb, err := alloc(max(words, 4))
-		if err != nil {
-			return fail(err)
-		}
-		if err := d.Memset(vb.Ptr(), 0xff, max(words, 4), nil); err != nil {
-			return fail(err)
-		}
-		outPtrs[fmt.Sprintf("out%d_valid", j)] = vb.Ptr()
-		col := DeviceVec{Type: t, Len: int(rows), Nulls: vb.Ptr()}
-		if t == coldata.String {
-			ob, err := alloc(uint64(4 * (rows + 1)))
-			if err != nil {
-				return fail(err)
-			}
-			if err := d.Memset(ob.Ptr(), 0, 4, nil); err != nil {
-				return fail(err)
-			}
-			cb, err := alloc(uint64(max(outBytes[s], 1)))
-			if err != nil {
-				return fail(err)
-			}
-			outPtrs[fmt.Sprintf("out%d_off", j)] = ob.Ptr()
-			outPtrs[fmt.Sprintf("out%d_chars", j)] = cb.Ptr()
-			col.Offsets, col.Data, col.Chars = ob.Ptr(), cb.Ptr(), outBytes[s]
-			s++
+	cols, err := outputColumns(d, k.Outputs, rows, outBytes, alloc)
+	if err != nil {
+		return fail(err)
+	}
+	for j, col := range cols {
+		outPtrs[fmt.Sprintf("out%d_valid", j)] = col.Nulls
+		if col.Type == coldata.String {
+			outPtrs[fmt.Sprintf("out%d_off", j)] = col.Offsets
+			outPtrs[fmt.Sprintf("out%d_chars", j)] = col.Data
 		} else {
-			db, err := alloc(uint64(max(rows*elemSize(t), 8)))
-			if err != nil {
-				return fail(err)
-			}
-			outPtrs[fmt.Sprintf("out%d_data", j)] = db.Ptr()
-			col.Data = db.Ptr()
+			outPtrs[fmt.Sprintf("out%d_data", j)] = col.Data
 		}
-		cols[j] = col
 	}
 	if fk.Profile != nil {
 		fk.Profile.record(d, 1)
@@ -580,6 +553,52 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 	// The control block stays with the batch: the fill kernel may still be
 	// reading it.
 	return &DeviceBatch{Cols: cols, Len: int(rows), d: d, bufs: bufs}, nil
+}
+
+// outputColumns allocates a kernel's output columns of rows rows: each a
+// validity bitmap in 32-bit words preset to all valid, then int32 offsets
+// (the first set to 0) and bytes[s] chars for the s-th string column, or
+// fixed-width data.
+func outputColumns(d *Device, types []coldata.Type, rows int64, bytes []int64, alloc func(uint64) (*Buffer, error)) ([]DeviceVec, error) {
+	cols := make([]DeviceVec, len(types))
+	s := 0
+	for j, t := range types {
+		words := max(uint64((rows+31)/32)*4, 4)
+		vb, err := alloc(words)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.Memset(vb.Ptr(), 0xff, words, nil); err != nil {
+			return nil, err
+		}
+		col := DeviceVec{Type: t, Len: int(rows), Nulls: vb.Ptr()}
+		if t == coldata.String {
+			if bytes[s] > 1<<31-1 {
+				return nil, fmt.Errorf("gpu: output column of %d bytes exceeds 32-bit offsets; use smaller batches", bytes[s])
+			}
+			ob, err := alloc(uint64(4 * (rows + 1)))
+			if err != nil {
+				return nil, err
+			}
+			if err := d.Memset(ob.Ptr(), 0, 4, nil); err != nil {
+				return nil, err
+			}
+			cb, err := alloc(uint64(max(bytes[s], 1)))
+			if err != nil {
+				return nil, err
+			}
+			col.Offsets, col.Data, col.Chars = ob.Ptr(), cb.Ptr(), bytes[s]
+			s++
+		} else {
+			db, err := alloc(uint64(max(rows*elemSize(t), 8)))
+			if err != nil {
+				return nil, err
+			}
+			col.Data = db.Ptr()
+		}
+		cols[j] = col
+	}
+	return cols, nil
 }
 
 func kernelError(code uint32) error {

@@ -451,49 +451,23 @@ func (pk *ProgramKernel) run(in *DeviceBatch, gather DevicePtr, rowsIn int) (*De
 		return fail(err)
 	}
 	rows := int64(binary.LittleEndian.Uint64(ctlHost))
-	cols := make([]DeviceVec, len(p.Outputs))
-	s := 0
-	for j, t := range p.Outputs {
-		w := uint64((rows+31)/32) * 4
-		vb, err := alloc(max(w, 4))
-		if err != nil {
-			return fail(err)
-		}
-		if err := d.Memset(vb.Ptr(), 0xff, max(w, 4), nil); err != nil {
-			return fail(err)
-		}
+	outBytes := make([]int64, p.StringOutputs)
+	for i := range outBytes {
+		outBytes[i] = int64(binary.LittleEndian.Uint64(ctlHost[8*(i+1):]))
+	}
+	cols, err := outputColumns(d, p.Outputs, rows, outBytes, alloc)
+	if err != nil {
+		return fail(err)
+	}
+	for j, col := range cols {
 		slot := 4 * (fuse.InterpMaxInputs + j)
-		put(slot, vb.Ptr())
-		col := DeviceVec{Type: t, Len: int(rows), Nulls: vb.Ptr()}
-		if t == coldata.String {
-			bytes := int64(binary.LittleEndian.Uint64(ctlHost[8*(s+1):]))
-			s++
-			if bytes > 1<<31-1 {
-				return fail(fmt.Errorf("gpu: output column of %d bytes exceeds 32-bit offsets; use smaller batches", bytes))
-			}
-			ob, err := alloc(uint64(4 * (rows + 1)))
-			if err != nil {
-				return fail(err)
-			}
-			if err := d.Memset(ob.Ptr(), 0, 4, nil); err != nil {
-				return fail(err)
-			}
-			cb, err := alloc(uint64(max(bytes, 1)))
-			if err != nil {
-				return fail(err)
-			}
-			put(slot+2, ob.Ptr())
-			put(slot+3, cb.Ptr())
-			col.Offsets, col.Data, col.Chars = ob.Ptr(), cb.Ptr(), bytes
+		put(slot, col.Nulls)
+		if col.Type == coldata.String {
+			put(slot+2, col.Offsets)
+			put(slot+3, col.Data)
 		} else {
-			db, err := alloc(uint64(max(rows*elemSize(t), 8)))
-			if err != nil {
-				return fail(err)
-			}
-			put(slot+1, db.Ptr())
-			col.Data = db.Ptr()
+			put(slot+1, col.Data)
 		}
-		cols[j] = col
 	}
 	if n > 0 && rows > 0 {
 		lo := 8 * 4 * fuse.InterpMaxInputs

@@ -194,40 +194,7 @@ func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch, gather ...int64) ([
 	if err != nil {
 		t.Fatalf("running generated code: %v", err)
 	}
-	rd := bytes.NewReader(res)
-	var errCode int32
-	var rows int64
-	binary.Read(rd, binary.LittleEndian, &errCode)
-	binary.Read(rd, binary.LittleEndian, &rows)
-	outs := make([]*coldata.Vec, len(k.Outputs))
-	for j, ot := range k.Outputs {
-		words := make([]uint32, (rows+31)/32)
-		binary.Read(rd, binary.LittleEndian, words)
-		v := &coldata.Vec{Type: ot, Len: int(rows), Nulls: make([]byte, coldata.BitmapLen(int(rows)))}
-		for i := 0; i < int(rows); i++ {
-			if words[i/32]&(1<<(i%32)) != 0 {
-				coldata.SetBit(v.Nulls, i)
-			}
-		}
-		switch ot {
-		case coldata.String:
-			v.Offsets = make([]int32, rows+1)
-			binary.Read(rd, binary.LittleEndian, v.Offsets)
-			v.Bytes = make([]byte, v.Offsets[rows])
-			rd.Read(v.Bytes)
-		case coldata.Int64:
-			v.Ints = make([]int64, rows)
-			binary.Read(rd, binary.LittleEndian, v.Ints)
-		case coldata.Float64:
-			v.Floats = make([]float64, rows)
-			binary.Read(rd, binary.LittleEndian, v.Floats)
-		case coldata.Bool:
-			v.Bools = make([]byte, rows)
-			rd.Read(v.Bools)
-		}
-		outs[j] = v
-	}
-	return outs, errCode
+	return decodeHostOutputs(res, k.Outputs)
 }
 
 func checkKernel(t *testing.T, b *coldata.Batch, filter expr.Expr, outputs []expr.Expr) *fuse.Kernel {
