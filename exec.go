@@ -107,6 +107,9 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 	rdr := newOpReader(ctx, schemaOf(n.Columns()), built.Root)
 	if built.GPU != nil && hasDeviceNode(n) {
 		rdr.timeOnDevice(built.GPU.Dev)
+		for _, st := range built.Stats {
+			rdr.stats = append(rdr.stats, st)
+		}
 	}
 	if err := built.Root.Open(ctx); err != nil {
 		built.Root.Close()

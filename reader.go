@@ -18,6 +18,7 @@ type opReader struct {
 	// start and end bracket the query's device work (GPU queries only).
 	start, end *gpuexec.Event
 	devTime    time.Duration
+	stats      []*operators.Stats // the GPU plan's operators, for CompileTime
 	refs       atomic.Int64
 	ctx        context.Context
 	schema     *arrow.Schema
@@ -129,6 +130,17 @@ func (r *opReader) nextBatch() (b *coldata.Batch, err error) {
 // reader is exhausted or released).
 func (r *opReader) DeviceTime() (time.Duration, bool) {
 	return r.devTime, r.end != nil && r.done
+}
+
+// CompileTime is the time the query waited for kernel compiles and the
+// compile time that ran in the background while another tier answered
+// (the shell's .timer prints both apart from the run time).
+func (r *opReader) CompileTime() (wait, background time.Duration) {
+	for _, st := range r.stats {
+		wait += time.Duration(st.CompileWaitNanos.Load())
+		background += time.Duration(st.CompileBackgroundNanos.Load())
+	}
+	return wait, background
 }
 
 // timeOnDevice starts bracketing the reader's device work with events.

@@ -326,6 +326,12 @@ func (s *Shell) statement(parent context.Context, st string) error {
 	return nil
 }
 
+// compileTimer is implemented by results that know their kernel compile
+// time (waited for, and spent in the background).
+type compileTimer interface {
+	CompileTime() (wait, background time.Duration)
+}
+
 // deviceTimer is implemented by results that know their GPU time.
 type deviceTimer interface {
 	DeviceTime() (time.Duration, bool)
@@ -340,6 +346,11 @@ func (s *Shell) printTimer(d time.Duration, rdr array.RecordReader) {
 	if dt, ok := rdr.(deviceTimer); ok {
 		if t, ok := dt.DeviceTime(); ok {
 			line += fmt.Sprintf(", GPU %.3f ms", float64(t.Microseconds())/1000)
+		}
+	}
+	if ct, ok := rdr.(compileTimer); ok {
+		if wait, bg := ct.CompileTime(); wait > 0 || bg > 0 {
+			line += fmt.Sprintf(", compile %.3f ms waited, %.3f ms in the background", float64(wait.Microseconds())/1000, float64(bg.Microseconds())/1000)
 		}
 	}
 	fmt.Fprintln(s.opts.Out, line)

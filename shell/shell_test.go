@@ -497,3 +497,26 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// compiledReader is a result that reports GPU and compile times.
+type compiledReader struct{ array.RecordReader }
+
+func (compiledReader) DeviceTime() (time.Duration, bool) { return 2 * time.Millisecond, true }
+func (compiledReader) CompileTime() (wait, background time.Duration) {
+	return 1500 * time.Microsecond, 900 * time.Millisecond
+}
+
+// TestTimerShowsCompileTime: .timer prints the compile time apart from the
+// run time and the GPU time.
+func TestTimerShowsCompileTime(t *testing.T) {
+	var out bytes.Buffer
+	s := New(newFakeDB(t), Options{Out: &out})
+	s.timer = true
+	s.printTimer(5*time.Millisecond, compiledReader{})
+	got := out.String()
+	for _, want := range []string{"Run Time: 5.000 ms", "GPU 2.000 ms", "compile 1.500 ms waited, 900.000 ms in the background"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("timer line %q lacks %q", got, want)
+		}
+	}
+}
