@@ -289,6 +289,7 @@ type DeviceCompute struct {
 	fk      *gpuexec.FusedKernel
 	kernel  *fuse.Kernel
 	compile *gpuexec.Pending
+	bg      *bgKernel // the kernel the background compile generates
 	prog    *gpuexec.ProgramKernel
 	lib     *libraryPlan
 	// pending are row ranges of an input batch that ran out of device
@@ -297,6 +298,9 @@ type DeviceCompute struct {
 	// Profile, when set before Open, times the fused kernel's passes.
 	Profile *gpuexec.KernelProfile
 }
+
+// bgKernel receives the fused kernel set a background goroutine generates.
+type bgKernel struct{ k *fuse.Kernel }
 
 // Tier selects how a DeviceCompute evaluates on the GPU.
 type Tier uint8
@@ -430,14 +434,17 @@ func (c *DeviceCompute) openAuto(outs []expr.Expr) error {
 			}
 			c.prog = prog
 			types, pred := c.Types, c.Pred
-			// c.kernel is written before the Pending's channel closes and
-			// read only after (adoptFused).
+			// The goroutine writes only bg, before the Pending's channel
+			// closes; adoptFused reads it after (the operator may be
+			// closed and opened again meanwhile).
+			bg := &bgKernel{}
+			c.bg = bg
 			c.compile = d.Background(func() error {
 				k, err := fuse.Generate(types, pred, outs)
 				if err != nil {
 					return err
 				}
-				c.kernel = k
+				bg.k = k
 				_, err = d.CompileFusedAsync(k).Wait(context.Background())
 				return err
 			})
@@ -483,6 +490,9 @@ func (c *DeviceCompute) adoptFused() {
 	}
 	p := c.compile
 	c.compile = nil
+	if c.bg != nil {
+		c.kernel, c.bg = c.bg.k, nil
+	}
 	if c.Stats != nil {
 		c.Stats.CompileBackgroundNanos.Add(int64(p.Took))
 	}
@@ -678,7 +688,7 @@ func (c *DeviceCompute) Close() error {
 		c.prog.Release()
 		c.prog = nil
 	}
-	c.compile = nil // a background compile goes on and fills the cache
+	c.compile, c.bg = nil, nil // a background compile goes on and fills the cache
 	if c.lib != nil {
 		c.lib.release()
 		c.lib = nil
