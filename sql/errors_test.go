@@ -31,6 +31,9 @@ func TestErrors(t *testing.T) {
 		{"SELECT a FROM t WHERE a = :x", uns, 1, 27, "not supported: named parameter :x (use ?)"},
 		{"SELECT ?,\n :v1", uns, 2, 2, "not supported: named parameter :v1 (use ?)"},
 		{"INSERT INTO t VALUES (::list)", uns, 1, 23, "not supported: named parameter ::list (use ?)"},
+		// The :: cast: its type is checked where it is written.
+		{"SELECT a::foo FROM t", syn, 1, 11, "unknown type foo"},
+		{"SELECT (a +\n 1)::varchar(3 FROM t", syn, 2, 13, "near '('"},
 		// A byte order mark before the text is not a character.
 		{"\ufeffSELECT FROM t", syn, 1, 8, "near 'FROM'"},
 		// One schema: qualified table names are refused.

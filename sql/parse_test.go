@@ -179,6 +179,11 @@ func TestParseStatements(t *testing.T) {
 		{"insert into t(a) values (?), (?)", "INSERT t (a) (:v1) (:v2)"},
 		{"INSERT INTO t (a) VALUES (CAST(? AS DOUBLE))", "INSERT t (a) (cast_to_double(:v1))"},
 		{"INSERT INTO t SELECT * FROM u", "INSERT t select * from u"},
+		// PostgreSQL's :: cast operator.
+		{"SELECT a::BIGINT FROM t", "SELECT select cast_to_bigint(a) from t"},
+		{"SELECT (a + 1)::double, '12'::int + 1 FROM t", "SELECT select cast_to_double((a + 1)), cast_to_bigint('12') + 1 from t"},
+		{"SELECT upper(b)::varchar(3), t.a::text FROM t", "SELECT select cast_to_varchar(upper(b)), cast_to_varchar(t.a) from t"},
+		{"SELECT a::int::varchar FROM t WHERE b::signed > ?::int", "SELECT select cast_to_varchar(cast_to_bigint(a)) from t where cast_to_bigint(b) > cast_to_bigint(:v1)"},
 		{"INSERT INTO t (a, b) SELECT x, TRIM(y) FROM u", "INSERT t (a,b) select x, trim(y) from u"},
 		{"INSERT t SET a = 1, b = 'x'", "INSERT t (a,b) (1, 'x')"},
 	}

@@ -124,8 +124,20 @@ func splitTop(toks []token, sep func(token) bool) (parts [][]token, seps []token
 
 // rewrite emits toks, rewriting special forms.
 func (r *rewriter) rewrite(toks []token) *Error {
+	casts := r.castStarts(toks)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if op, ok := casts[i]; ok {
+			end := castEnd(toks, op)
+			if err := r.castOp(toks, i, op, end); err != nil {
+				return err
+			}
+			i = end - 1
+			continue
+		}
+		if r.isCastOp(t) {
+			return newError(ErrSyntax, r.src, t.start, "nothing to cast before '%s'", t.text(r.src))
+		}
 		if name, n, ok := tableFunction(r.src, toks, i); ok {
 			r.emitText(name, t.start)
 			i += n - 1
@@ -370,10 +382,12 @@ func skipCharset(src string, words []token, n int) int {
 // SELECT/INSERT statement.
 func parseRewritten(src string, toks []token) (sqlparser.Statement, *Error) {
 	r := &rewriter{src: src, args: map[int]int{}}
-	for _, t := range toks {
+	for i, t := range toks {
 		switch {
 		case t.typ == sqlparser.VALUE_ARG && t.text(src) == "?":
 			r.args[t.start] = len(r.args) + 1
+		case r.isCastOp(t) && r.castOperandStart(toks, i) >= 0:
+			// x::type, PostgreSQL's cast (pgcast.go).
 		case t.typ == sqlparser.VALUE_ARG || t.typ == sqlparser.LIST_ARG:
 			// Only ? binds an argument: the planner numbers arguments by
 			// the :vN names given to the ?s, which a named one (:x, or a
