@@ -1043,7 +1043,7 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 	hostKeys := make([]SortKey, len(s.Keys))
 	for i, k := range s.Keys {
 		keyCols[i] = all.Cols[k.Col]
-		hostKeys[i] = SortKey{Col: i, Desc: k.Desc}
+		hostKeys[i] = SortKey{Col: i, Desc: k.Desc, Nulls: k.Nulls}
 	}
 	kb, err := gpuexec.Combine(keyCols, all.Len, all)
 	if err != nil {

@@ -14,7 +14,19 @@ import (
 type SortKey struct {
 	Col  int
 	Desc bool
+	// Nulls places NULLs; the default is MySQL's (first ascending, last
+	// descending).
+	Nulls NullOrder
 }
+
+// NullOrder is ORDER BY's NULLS FIRST / NULLS LAST.
+type NullOrder uint8
+
+const (
+	NullsDefault NullOrder = iota
+	NullsFirst
+	NullsLast
+)
 
 // Sort materialises its input and produces it ordered by Keys. NULLs sort
 // first ascending and last descending (MySQL); the sort is stable.
@@ -117,7 +129,16 @@ func sortCancellable(ctx context.Context, perm []int, cmp func(i, j int) int) (e
 func rowComparator(b *coldata.Batch, keys []SortKey) func(i, j int) int {
 	return func(i, j int) int {
 		for _, k := range keys {
-			c := CompareValues(b.Cols[k.Col], i, b.Cols[k.Col], j)
+			v := b.Cols[k.Col]
+			if k.Nulls != NullsDefault {
+				if an, bn := v.IsNull(i), v.IsNull(j); an != bn {
+					if an == (k.Nulls == NullsFirst) {
+						return -1
+					}
+					return 1
+				}
+			}
+			c := CompareValues(v, i, v, j)
 			if c != 0 {
 				if k.Desc {
 					return -c

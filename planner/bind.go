@@ -10,6 +10,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/sql"
 )
 
 // binder holds the state of binding one statement.
@@ -226,11 +227,12 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 
 	var keys []operators.SortKey
 	for _, o := range s.OrderBy {
-		col, err := b.orderColumn(o.Expr, sc, &exprs, &out, visible)
+		e, nulls := nullsOrder(o.Expr)
+		col, err := b.orderColumn(e, sc, &exprs, &out, visible)
 		if err != nil {
 			return nil, err
 		}
-		keys = append(keys, operators.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr})
+		keys = append(keys, operators.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr, Nulls: nulls})
 	}
 	hidden := len(exprs) > visible
 	var node Node = &Project{Input: input, Exprs: exprs, Out: out}
@@ -316,4 +318,24 @@ func optimize(n Node) (Node, error) {
 		return nil, err
 	}
 	return PruneColumns(PushFilters(n)), nil
+}
+
+// nullsOrder unwraps the dialect layer's marker of ORDER BY's NULLS FIRST /
+// NULLS LAST (sql: `x NULLS LAST` reaches the parser as gsql_nulls_last(x)).
+func nullsOrder(e sqlparser.Expr) (sqlparser.Expr, operators.NullOrder) {
+	f, ok := e.(*sqlparser.FuncExpr)
+	if !ok || len(f.Exprs) != 1 {
+		return e, operators.NullsDefault
+	}
+	a, ok := f.Exprs[0].(*sqlparser.AliasedExpr)
+	if !ok {
+		return e, operators.NullsDefault
+	}
+	switch f.Name.Lowered() {
+	case sql.NullsFirstMarker:
+		return a.Expr, operators.NullsFirst
+	case sql.NullsLastMarker:
+		return a.Expr, operators.NullsLast
+	}
+	return e, operators.NullsDefault
 }

@@ -41,7 +41,8 @@ func (b *binder) planUnion(u *sqlparser.Union) (Node, error) {
 		s := &Sort{Input: node}
 		for _, o := range u.OrderBy {
 			col := -1
-			switch x := o.Expr.(type) {
+			oe, nulls := nullsOrder(o.Expr)
+			switch x := oe.(type) {
 			case *sqlparser.SQLVal:
 				if n, err := b.intLiteral(x, "ORDER BY position"); err == nil && n >= 1 && int(n) <= len(out) {
 					col = int(n) - 1
@@ -55,9 +56,9 @@ func (b *binder) planUnion(u *sqlparser.Union) (Node, error) {
 				}
 			}
 			if col < 0 {
-				return nil, errorf(UnknownColumn, sqlparser.String(o.Expr), "ORDER BY of a UNION must name a result column or position, not %s", sqlparser.String(o.Expr))
+				return nil, errorf(UnknownColumn, sqlparser.String(oe), "ORDER BY of a UNION must name a result column or position, not %s", sqlparser.String(oe))
 			}
-			s.Keys = append(s.Keys, operators.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr})
+			s.Keys = append(s.Keys, operators.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr, Nulls: nulls})
 		}
 		node = s
 	}

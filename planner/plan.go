@@ -171,6 +171,12 @@ func (s *Sort) describe() string {
 		if k.Desc {
 			d += " DESC"
 		}
+		switch k.Nulls {
+		case operators.NullsFirst:
+			d += " NULLS FIRST"
+		case operators.NullsLast:
+			d += " NULLS LAST"
+		}
 	}
 	return d
 }

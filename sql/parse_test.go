@@ -179,6 +179,8 @@ func TestParseStatements(t *testing.T) {
 		{"insert into t(a) values (?), (?)", "INSERT t (a) (:v1) (:v2)"},
 		{"INSERT INTO t (a) VALUES (CAST(? AS DOUBLE))", "INSERT t (a) (cast_to_double(:v1))"},
 		{"INSERT INTO t SELECT * FROM u", "INSERT t select * from u"},
+		// ORDER BY ... NULLS FIRST | LAST: a marker call the binder unwraps.
+		{"SELECT a FROM t ORDER BY a DESC NULLS FIRST, 2 nulls last", "SELECT select a from t order by gsql_nulls_first(a) desc, gsql_nulls_last(2) asc"},
 		// PostgreSQL's :: cast operator.
 		{"SELECT a::BIGINT FROM t", "SELECT select cast_to_bigint(a) from t"},
 		{"SELECT (a + 1)::double, '12'::int + 1 FROM t", "SELECT select cast_to_double((a + 1)), cast_to_bigint('12') + 1 from t"},

@@ -124,9 +124,17 @@ func splitTop(toks []token, sep func(token) bool) (parts [][]token, seps []token
 
 // rewrite emits toks, rewriting special forms.
 func (r *rewriter) rewrite(toks []token) *Error {
-	casts := r.castStarts(toks)
+	casts, nulls := r.castStarts(toks), r.nullsStarts(toks)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if it, ok := nulls[i]; ok {
+			last, err := r.nullsItemOut(toks, i, it)
+			if err != nil {
+				return err
+			}
+			i = last
+			continue
+		}
 		if op, ok := casts[i]; ok {
 			end := castEnd(toks, op)
 			if err := r.castOp(toks, i, op, end); err != nil {
