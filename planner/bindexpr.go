@@ -292,6 +292,12 @@ func (b *binder) bindComparison(x *sqlparser.ComparisonExpr, sc *scope) (expr.Ex
 			return in, err
 		}
 		return b.apply("not", in)
+	case sqlparser.RegexpStr, sqlparser.NotRegexpStr:
+		like, err := b.call("regexp_like", sc, x.Left, x.Right)
+		if err != nil || x.Operator == sqlparser.RegexpStr {
+			return like, err
+		}
+		return b.apply("not", like)
 	case sqlparser.LikeStr, sqlparser.NotLikeStr:
 		args := []sqlparser.Expr{x.Left, x.Right}
 		if x.Escape != nil {
