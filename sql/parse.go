@@ -142,8 +142,15 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 			return nil, newError(ErrUnsupported, src, rest[0].start, "not supported: EXPLAIN of %s (only of queries)", strings.ToUpper(rest[0].text(src)))
 		}
 		return &Explain{Analyze: analyze, Stmt: inner}, nil
-	case first.is(src, "with"):
-		return nil, newError(ErrUnsupported, src, first.start, "not supported: WITH (common table expressions)")
+	case first.is(src, "with") || first.typ == sqlparser.WITH:
+		rest, err := expandWith(src, toks)
+		if err != nil {
+			return nil, err
+		}
+		if rest[0].typ != sqlparser.SELECT && rest[0].typ != '(' {
+			return nil, newError(ErrUnsupported, src, rest[0].start, "not supported: WITH before %s (only before a query)", strings.ToUpper(rest[0].text(src)))
+		}
+		return parseQuery(src, rest)
 	}
 	switch kw := strings.ToUpper(first.text(src)); kw {
 	case "UPDATE", "DELETE", "ALTER", "TRUNCATE", "RENAME", "SET", "USE", "BEGIN", "START", "COMMIT",

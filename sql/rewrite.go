@@ -143,6 +143,22 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			i = end - 1
 			continue
 		}
+		if t.typ == '(' && i+1 < len(toks) && (toks[i+1].typ == sqlparser.WITH || toks[i+1].is(r.src, "with")) {
+			// A subquery with its own WITH (cte.go).
+			if j := matching(toks, i); j > 0 {
+				inner, err := expandWith(r.src, toks[i+1:j])
+				if err != nil {
+					return err
+				}
+				r.emitSrc(t)
+				if err := r.rewrite(inner); err != nil {
+					return err
+				}
+				r.emitSrc(toks[j])
+				i = j
+				continue
+			}
+		}
 		if r.isCastOp(t) {
 			return newError(ErrSyntax, r.src, t.start, "nothing to cast before '%s'", t.text(r.src))
 		}
