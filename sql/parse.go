@@ -163,6 +163,13 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 }
 
 func parseQuery(src string, toks []token) (Statement, *Error) {
+	if len(toks) > 0 && (toks[0].typ == sqlparser.WITH || toks[0].is(src, "with")) {
+		rest, err := expandWith(src, toks)
+		if err != nil {
+			return nil, err
+		}
+		toks = rest
+	}
 	// The stock grammar rejects a parenthesised query on its own
 	// ("(SELECT 1)"), which MySQL runs: drop parentheses around the whole.
 	for len(toks) > 2 && toks[0].typ == '(' && matching(toks, 0) == len(toks)-1 {
