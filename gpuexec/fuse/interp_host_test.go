@@ -347,6 +347,9 @@ var cpuOnly = map[string]string{
 	// Regular expressions have no GPU engine yet (issue 18 asks for one).
 	"regexp_like": "no GPU regex engine", "regexp_replace": "no GPU regex engine",
 	"regexp_substr": "no GPU regex engine", "regexp_instr": "no GPU regex engine",
+	// Hashes and encodings (CPU only for now).
+	"md5": "no GPU code yet", "sha1": "no GPU code yet", "sha2": "no GPU code yet", "hex": "no GPU code yet",
+	"unhex": "no GPU code yet", "to_base64": "no GPU code yet", "from_base64": "no GPU code yet",
 	// LIKE's escape must be a literal (a column of escape characters is
 	// accepted by the CPU only).
 	"like(VARCHAR,VARCHAR,VARCHAR)": "escape column",
