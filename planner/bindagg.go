@@ -21,7 +21,13 @@ type aggCtx struct {
 var aggKinds = map[string]operators.AggKind{
 	"count": operators.AggCount, "sum": operators.AggSum, "avg": operators.AggAvg,
 	"min": operators.AggMin, "max": operators.AggMax,
+	// BOOL_AND/BOOL_OR are MIN/MAX of a BOOLEAN (FALSE < TRUE, NULLs
+	// skipped); ANY_VALUE may pick any of the group's values: the least.
+	"bool_and": operators.AggMin, "bool_or": operators.AggMax, "any_value": operators.AggMin,
 }
+
+// boolAggs take a BOOLEAN argument (others are converted as by CAST).
+var boolAggs = map[string]bool{"bool_and": true, "bool_or": true}
 
 // hasAggregate reports whether a parsed expression calls an aggregate.
 func hasAggregate(nodes ...sqlparser.SQLNode) bool {
@@ -145,6 +151,11 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 		e, err := a.bindArg(b, arg.Expr)
 		if err != nil {
 			return nil, err
+		}
+		if boolAggs[strings.ToLower(name)] && e.Type() != coldata.Bool {
+			if e, err = expr.CastTo(e, coldata.Bool); err != nil {
+				return nil, errorf(TypeMismatch, name, "function %s: %v", name, err)
+			}
 		}
 		if (kind == operators.AggSum || kind == operators.AggAvg) && (e.Type() == coldata.String || e.Type() == coldata.Null) {
 			if e, err = expr.CastTo(e, coldata.Float64); err != nil {

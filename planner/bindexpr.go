@@ -59,6 +59,7 @@ func (s *scope) resolve(qual, name string) (*expr.ColumnRef, error) {
 var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"group_concat": true, "std": true, "stddev": true, "variance": true, "bit_and": true, "bit_or": true,
+	"bool_and": true, "bool_or": true, "any_value": true,
 }
 
 // bindExpr turns a parsed expression into a bound one over sc.
