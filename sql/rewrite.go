@@ -159,6 +159,13 @@ func (r *rewriter) rewrite(toks []token) *Error {
 				continue
 			}
 		}
+		if callEnd, filterEnd, ok := r.filterAt(toks, i); ok {
+			if err := r.filterOut(toks, i, callEnd, filterEnd); err != nil {
+				return err
+			}
+			i = filterEnd
+			continue
+		}
 		if r.isCastOp(t) {
 			return newError(ErrSyntax, r.src, t.start, "nothing to cast before '%s'", t.text(r.src))
 		}
