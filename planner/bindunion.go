@@ -7,6 +7,7 @@ import (
 
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/sql"
 )
 
 // planUnion plans UNION [ALL|DISTINCT]: inputs are converted to common
@@ -17,7 +18,8 @@ func (b *binder) planUnion(u *sqlparser.Union) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	right, err := b.planSelectStatement(u.Right)
+	rightStmt, setOp := setOpOperand(u.Right)
+	right, err := b.planSelectStatement(rightStmt)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +36,11 @@ func (b *binder) planUnion(u *sqlparser.Union) (Node, error) {
 	}
 	parts := []Node{castNode(left, out), castNode(right, out)}
 	var node Node = &Union{Parts: parts, Out: out}
-	if u.Type != sqlparser.UnionAllStr {
+	switch {
+	case setOp != "":
+		node = &SetOp{Left: parts[0], Right: parts[1], Out: out,
+			Except: strings.HasPrefix(setOp, "except"), All: strings.HasSuffix(setOp, "_all")}
+	case u.Type != sqlparser.UnionAllStr:
 		node = &Distinct{Input: node}
 	}
 	if len(u.OrderBy) > 0 {
@@ -99,4 +105,25 @@ func castNode(n Node, out []Column) Node {
 		p.Out[i] = Column{Name: c.Name, Type: out[i].Type}
 	}
 	return p
+}
+
+// setOpOperand recognises the dialect layer's spelling of INTERSECT and
+// EXCEPT (sql/setops.go): a right operand SELECT * FROM (q) AS
+// __gsql_<kind>. It returns q and the kind ("intersect", "except_all",
+// ...), or the operand itself and "".
+func setOpOperand(st sqlparser.SelectStatement) (sqlparser.SelectStatement, string) {
+	sel, ok := st.(*sqlparser.Select)
+	if !ok || len(sel.From) != 1 || sel.Where != nil || sel.GroupBy != nil {
+		return st, ""
+	}
+	ate, ok := sel.From[0].(*sqlparser.AliasedTableExpr)
+	if !ok {
+		return st, ""
+	}
+	sub, ok := ate.Expr.(*sqlparser.Subquery)
+	name := ate.As.String()
+	if !ok || !strings.HasPrefix(name, sql.SetOpMarker) {
+		return st, ""
+	}
+	return sub.Select, strings.TrimPrefix(name, sql.SetOpMarker)
 }

@@ -117,6 +117,16 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		}
 		op = &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt, MemoryLimit: b.MemoryLimit}
+	case *SetOp:
+		l, err := b.build(x.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.build(x.Right)
+		if err != nil {
+			return nil, err
+		}
+		op = &operators.SetOp{Left: l, Right: r, Except: x.Except, All: x.All}
 	case *Union:
 		u := &operators.UnionAll{}
 		for _, part := range x.Parts {

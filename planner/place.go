@@ -298,6 +298,10 @@ func withInputs(n Node, in []Node) Node {
 		c := *x
 		c.Parts = in
 		return &c
+	case *SetOp:
+		c := *x
+		c.Left, c.Right = in[0], in[1]
+		return &c
 	case *Compute:
 		c := *x
 		c.Input = in[0]

@@ -318,3 +318,29 @@ func (u *Union) Columns() []Column { return u.Out }
 func (u *Union) Inputs() []Node { return u.Parts }
 
 func (u *Union) describe() string { return "UnionAll" }
+
+// SetOp is INTERSECT or EXCEPT [ALL] of two queries (inputs converted to
+// the result's column types).
+type SetOp struct {
+	placed
+	Left, Right Node
+	Out         []Column
+	Except, All bool
+}
+
+// Columns implements Node.
+func (s *SetOp) Columns() []Column { return s.Out }
+
+// Inputs implements Node.
+func (s *SetOp) Inputs() []Node { return []Node{s.Left, s.Right} }
+
+func (s *SetOp) describe() string {
+	d := "Intersect"
+	if s.Except {
+		d = "Except"
+	}
+	if s.All {
+		d += " All"
+	}
+	return d
+}

@@ -159,6 +159,14 @@ func (r *rewriter) rewrite(toks []token) *Error {
 				continue
 			}
 		}
+		if isSetOp(r, t) && i > 0 {
+			last, err := r.setOpOut(toks, i)
+			if err != nil {
+				return err
+			}
+			i = last
+			continue
+		}
 		if callEnd, filterEnd, ok := r.filterAt(toks, i); ok {
 			if err := r.filterOut(toks, i, callEnd, filterEnd); err != nil {
 				return err
