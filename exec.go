@@ -46,6 +46,12 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 	case *sql.Insert:
 		n, err := db.insert(ctx, s, args)
 		return Result{RowsAffected: n}, nil, err
+	case *sql.Update:
+		n, err := db.update(ctx, s, args)
+		return Result{RowsAffected: n}, nil, err
+	case *sql.Delete:
+		n, err := db.delete(ctx, s, args)
+		return Result{RowsAffected: n}, nil, err
 	case *sql.ShowTables:
 		b := coldata.NewBuilder(coldata.String, 0)
 		for _, t := range db.cat.List() {

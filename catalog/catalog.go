@@ -8,6 +8,7 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -375,4 +376,39 @@ func mergeRecords(schema *arrow.Schema, a, b arrow.Record) (arrow.Record, error)
 // RecordsOf returns rows as a record reader over the table's schema.
 func RecordsOf(t *Table) (array.RecordReader, error) {
 	return array.NewRecordReader(t.Schema(), t.Records)
+}
+
+// ErrConflict reports a table changed by another statement between an
+// UPDATE's or DELETE's read and its commit; nothing was changed.
+var ErrConflict = errors.New("table changed while the statement ran; run it again")
+
+// Replace publishes recs (rows rows) as the whole content of table name,
+// atomically, provided the table is still at version: an UPDATE or DELETE
+// computes the new rows from that snapshot. Readers see the old or the new
+// rows, never a mix; a failed commit changes nothing.
+func (c *Catalog) Replace(name string, version uint64, recs []arrow.Record, rows int64) error {
+	c.mu.Lock()
+	t, ok := c.tables[key(name)]
+	if !ok {
+		c.mu.Unlock()
+		return &ObjectError{Table: name}
+	}
+	if t.Version != version {
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", name, ErrConflict)
+	}
+	zones := make([][]Zone, len(recs))
+	for i, r := range recs {
+		zones[i] = ComputeZones(r)
+	}
+	nt := &Table{Name: t.Name, Columns: t.Columns, Records: recs, Zones: zones, Rows: rows, Version: c.version + 1}
+	if err := c.commitLocked(t, nt); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.version++
+	c.tables[key(name)] = nt
+	c.mu.Unlock()
+	c.notify(t.Name)
+	return nil
 }

@@ -91,15 +91,16 @@ func TestErrors(t *testing.T) {
 		// Statements.
 		{"SELEC 1", syn, 1, 1, "near 'SELEC': expected a statement"},
 		{"FOO BAR", syn, 1, 1, "near 'FOO': expected a statement"},
-		{"UPDATE t SET a=1", uns, 1, 1, "not supported: UPDATE"},
-		{"delete FROM t", uns, 1, 1, "not supported: DELETE"},
+		{"UPDATE t SET a=1 LIMIT 3", uns, 1, 1, "not supported: UPDATE with ORDER BY or LIMIT"},
+		{"delete FROM t ORDER BY a", uns, 1, 1, "not supported: DELETE with ORDER BY, LIMIT or several tables"},
+		{"UPDATE t, u SET a=1", uns, 1, 1, "not supported: UPDATE of several tables"},
 		{"ALTER TABLE t ADD b INT", uns, 1, 1, "not supported: ALTER"},
 		{"TRUNCATE t", uns, 1, 1, "not supported: TRUNCATE"},
 		{"REPLACE INTO t VALUES (1)", uns, 1, 1, "not supported: REPLACE"},
 		{"INSERT IGNORE INTO t VALUES (1)", uns, 1, 1, "not supported: INSERT IGNORE"},
 		{"INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a=1", uns, 1, 1, "not supported: ON DUPLICATE KEY UPDATE"},
 		{"INSERT INTO d.t VALUES (1)", uns, 1, 1, "not supported: qualified table name d.t"},
-		{"SELECT 1;\n  update t set a = 1", uns, 2, 3, "not supported: UPDATE"},
+		{"SELECT 1;\n  alter table t add a int", uns, 2, 3, "not supported: ALTER"},
 		{"WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x", uns, 1, 6, "not supported: WITH RECURSIVE"},
 		{"WITH x (a) AS (SELECT 1) SELECT * FROM x", uns, 1, 8, "not supported: column names in WITH (alias the query's columns instead)"},
 		{"WITH x AS (SELECT 1), x AS (SELECT 2) SELECT * FROM x", syn, 1, 23, "duplicate WITH name x"},
@@ -197,9 +198,9 @@ func TestErrorText(t *testing.T) {
 			"syntax error at line 1, column 9: near 'FROM'\n" +
 				"  \tSELECT\tFROM\n" +
 				"  \t      \t^"},
-		{"UPDATE t SET a = 1",
-			"error at line 1, column 1: not supported: UPDATE\n" +
-				"  UPDATE t SET a = 1\n" +
+		{"ALTER TABLE t ADD a INT",
+			"error at line 1, column 1: not supported: ALTER\n" +
+				"  ALTER TABLE t ADD a INT\n" +
 				"  ^"},
 		{"SELECT 1 FROM",
 			"syntax error at line 1, column 14: unexpected end of statement\n" +

@@ -111,6 +111,10 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 		return parseQuery(src, toks)
 	case first.typ == sqlparser.INSERT:
 		return parseInsert(src, toks)
+	case first.typ == sqlparser.UPDATE:
+		return parseUpdate(src, toks)
+	case first.typ == sqlparser.DELETE:
+		return parseDelete(src, toks)
 	case first.typ == sqlparser.CREATE:
 		return p.createTable()
 	case first.typ == sqlparser.DROP:
@@ -153,7 +157,7 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 		return parseQuery(src, rest)
 	}
 	switch kw := strings.ToUpper(first.text(src)); kw {
-	case "UPDATE", "DELETE", "ALTER", "TRUNCATE", "RENAME", "SET", "USE", "BEGIN", "START", "COMMIT",
+	case "ALTER", "TRUNCATE", "RENAME", "SET", "USE", "BEGIN", "START", "COMMIT",
 		"ROLLBACK", "GRANT", "REVOKE", "REPLACE", "LOCK", "UNLOCK", "CALL", "DO", "HANDLER", "LOAD",
 		"ANALYZE", "OPTIMIZE", "REPAIR", "FLUSH", "KILL", "SAVEPOINT", "RELEASE", "PREPARE", "EXECUTE",
 		"DEALLOCATE", "MERGE", "VALUES", "TABLE", "COPY", "ATTACH", "DETACH", "PRAGMA", "VACUUM":

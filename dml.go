@@ -1,0 +1,181 @@
+package gsql
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/planner"
+	"github.com/gsqlengine/gsql/sql"
+)
+
+// UPDATE and DELETE compute the table's new rows with a query over the
+// snapshot they read (every row kept or rewritten, in order) and publish
+// them with one atomic catalog replace: a statement that fails changes
+// nothing, readers see the old or the new rows, and a table changed by
+// another statement meanwhile makes the statement fail (catalog.ErrConflict)
+// instead of losing that change.
+
+// isTrue is cond <=> TRUE: the rows a WHERE keeps (NULL is not TRUE).
+func isTrue(cond sqlparser.Expr) sqlparser.Expr {
+	return &sqlparser.ComparisonExpr{Operator: sqlparser.NullSafeEqualStr, Left: &sqlparser.ParenExpr{Expr: cond}, Right: sqlparser.BoolVal(true)}
+}
+
+func tableFrom(name string) sqlparser.TableExprs {
+	return sqlparser.TableExprs{&sqlparser.AliasedTableExpr{Expr: sqlparser.TableName{Name: sqlparser.NewTableIdent(name)}}}
+}
+
+func (db *DB) update(ctx context.Context, s *sql.Update, args []any) (int64, error) {
+	t, err := db.cat.Get(s.Table)
+	if err != nil {
+		return 0, err
+	}
+	set := map[int]sqlparser.Expr{}
+	for _, a := range s.Set {
+		ci := t.ColumnIndex(a.Column)
+		if ci < 0 {
+			return 0, &planner.Error{Kind: planner.UnknownColumn, Object: a.Column, Msg: fmt.Sprintf("unknown column %q in table %s", a.Column, t.Name)}
+		}
+		if _, dup := set[ci]; dup {
+			return 0, fmt.Errorf("column %q assigned twice", a.Column)
+		}
+		set[ci] = a.Expr
+	}
+	// The rows with whether each is updated, and the new values of the
+	// updated rows only (so a SET expression never runs on a row the WHERE
+	// leaves alone), both in table order; then merged.
+	var hit sqlparser.Expr = sqlparser.BoolVal(true)
+	if s.Where != nil {
+		hit = isTrue(s.Where)
+	}
+	all := &sqlparser.Select{From: tableFrom(t.Name), SelectExprs: sqlparser.SelectExprs{&sqlparser.StarExpr{}, &sqlparser.AliasedExpr{Expr: hit}}}
+	// The SET expressions' placeholders, so that this query takes the
+	// statement's arguments too (as constants it only tests).
+	for _, e := range set {
+		sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			if v, ok := node.(*sqlparser.SQLVal); ok && v.Type == sqlparser.ValArg {
+				all.SelectExprs = append(all.SelectExprs, &sqlparser.AliasedExpr{Expr: &sqlparser.IsExpr{Operator: sqlparser.IsNullStr, Expr: v}})
+			}
+			return true, nil
+		}, e)
+	}
+	allCols, allBatches, err := db.collect(ctx, all, args)
+	if err != nil {
+		return 0, fmt.Errorf("UPDATE %s: %w", t.Name, err)
+	}
+	vals := &sqlparser.Select{From: tableFrom(t.Name)}
+	if s.Where != nil {
+		vals.Where = sqlparser.NewWhere(sqlparser.WhereStr, hit)
+	}
+	var setCols []int
+	for ci := range t.Columns {
+		if e, ok := set[ci]; ok {
+			vals.SelectExprs = append(vals.SelectExprs, &sqlparser.AliasedExpr{Expr: e})
+			setCols = append(setCols, ci)
+		}
+	}
+	valCols, valBatches, err := db.collect(ctx, vals, args)
+	if err != nil {
+		return 0, fmt.Errorf("UPDATE %s: %w", t.Name, err)
+	}
+	targets := make([]catalog.Column, len(setCols))
+	for k, ci := range setCols {
+		targets[k] = t.Columns[ci]
+	}
+	newVals, err := convertVecs(valBatches, valCols, targets)
+	if err != nil {
+		return 0, fmt.Errorf("UPDATE %s: %w", t.Name, err)
+	}
+	n := len(t.Columns)
+	var rows, affected int64
+	var merged []*coldata.Batch
+	pos := 0 // next row of newVals
+	for _, b := range allBatches {
+		flag := b.Cols[n]
+		cols := make([]*coldata.Vec, n)
+		copy(cols, b.Cols[:n])
+		builders := make([]*coldata.Builder, len(setCols))
+		for k, ci := range setCols {
+			builders[k] = coldata.NewBuilder(t.Columns[ci].Type, b.Len)
+		}
+		for r := 0; r < b.Len; r++ {
+			upd := !flag.IsNull(r) && flag.Bool(r)
+			for k, ci := range setCols {
+				if upd {
+					builders[k].AppendFrom(newVals[k], pos)
+				} else {
+					builders[k].AppendFrom(b.Cols[ci], r)
+				}
+			}
+			if upd {
+				pos++
+				affected++
+			}
+		}
+		for k, ci := range setCols {
+			cols[ci] = builders[k].Finish()
+		}
+		merged = append(merged, &coldata.Batch{Cols: cols, Len: b.Len})
+		rows += int64(b.Len)
+	}
+	if int64(pos) != affected || (len(newVals) > 0 && pos != newVals[0].Len) {
+		return 0, fmt.Errorf("UPDATE %s: internal error: %d updated rows, %d new values", t.Name, affected, pos)
+	}
+	recs, rows, err := convertBatches(merged, allCols[:n], t.Columns)
+	if err != nil {
+		return 0, fmt.Errorf("UPDATE %s: %w", t.Name, err)
+	}
+	if err := db.cat.Replace(t.Name, t.Version, recs, rows); err != nil {
+		return 0, err
+	}
+	return affected, nil
+}
+
+func (db *DB) delete(ctx context.Context, s *sql.Delete, args []any) (int64, error) {
+	t, err := db.cat.Get(s.Table)
+	if err != nil {
+		return 0, err
+	}
+	sel := &sqlparser.Select{From: tableFrom(t.Name), SelectExprs: sqlparser.SelectExprs{&sqlparser.StarExpr{}}}
+	if s.Where == nil {
+		sel.Where = sqlparser.NewWhere(sqlparser.WhereStr, sqlparser.BoolVal(false))
+	} else {
+		sel.Where = sqlparser.NewWhere(sqlparser.WhereStr, &sqlparser.NotExpr{Expr: isTrue(s.Where)})
+	}
+	cols, batches, err := db.collect(ctx, sel, args)
+	if err != nil {
+		return 0, fmt.Errorf("DELETE FROM %s: %w", t.Name, err)
+	}
+	recs, rows, err := convertBatches(batches, cols, t.Columns)
+	if err != nil {
+		return 0, fmt.Errorf("DELETE FROM %s: %w", t.Name, err)
+	}
+	if err := db.cat.Replace(t.Name, t.Version, recs, rows); err != nil {
+		return 0, err
+	}
+	return t.Rows - rows, nil
+}
+
+// convertVecs concatenates query output and converts each column to its
+// target column's type, strictly (as an INSERT does).
+func convertVecs(batches []*coldata.Batch, from []planner.Column, to []catalog.Column) ([]*coldata.Vec, error) {
+	out := make([]*coldata.Vec, len(to))
+	if len(batches) == 0 {
+		for k, c := range to {
+			out[k] = coldata.NewBuilder(c.Type, 0).Finish()
+		}
+		return out, nil
+	}
+	all := coldata.Concat(batches, len(from))
+	for k := range to {
+		v, err := convertColumn(all.Cols[k], to[k], 0)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, nil
+}
