@@ -179,3 +179,38 @@ func convertVecs(batches []*coldata.Batch, from []planner.Column, to []catalog.C
 	}
 	return out, nil
 }
+
+// createView checks that the view's query plans now (unknown tables and
+// columns are reported at CREATE VIEW, as MySQL does) and records it.
+func (db *DB) createView(ctx context.Context, s *sql.CreateView) error {
+	st, err := sql.ParseOne(s.Query)
+	if err != nil {
+		return err
+	}
+	if _, err := db.plan(ctx, st.(*sql.Select).Stmt, nil); err != nil {
+		return fmt.Errorf("CREATE VIEW %s: %w", s.Name, err)
+	}
+	return db.cat.CreateView(s.Name, s.Query, s.OrReplace)
+}
+
+// describeTarget is a table's snapshot, or for a view a table-shaped
+// description of its query's columns.
+func (db *DB) describeTarget(ctx context.Context, name string) (*catalog.Table, error) {
+	vname, query, ok := db.cat.View(name)
+	if !ok {
+		return db.cat.Get(name)
+	}
+	st, err := sql.ParseOne(query)
+	if err != nil {
+		return nil, err
+	}
+	n, err := db.plan(ctx, st.(*sql.Select).Stmt, nil)
+	if err != nil {
+		return nil, fmt.Errorf("view %s: %w", vname, err)
+	}
+	t := &catalog.Table{Name: vname}
+	for _, c := range n.Columns() {
+		t.Columns = append(t.Columns, catalog.Column{Name: c.Name, Type: c.Type})
+	}
+	return t, nil
+}

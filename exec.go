@@ -3,6 +3,7 @@ package gsql
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,9 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		return Result{RowsAffected: n}, nil, err
 	case *sql.DropTable:
 		for _, name := range s.Names {
+			if _, _, isView := db.cat.View(name); isView {
+				return Result{}, nil, &catalog.ViewError{Name: name, Msg: "is a view (use DROP VIEW)"}
+			}
 			if _, err := db.cat.Get(name); err != nil && !s.IfExists {
 				return Result{}, nil, err
 			}
@@ -46,6 +50,10 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 	case *sql.Insert:
 		n, err := db.insert(ctx, s, args)
 		return Result{RowsAffected: n}, nil, err
+	case *sql.CreateView:
+		return Result{}, nil, db.createView(ctx, s)
+	case *sql.DropView:
+		return Result{}, nil, db.cat.DropView(s.Name, s.IfExists)
 	case *sql.Update:
 		n, err := db.update(ctx, s, args)
 		return Result{RowsAffected: n}, nil, err
@@ -54,12 +62,14 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		return Result{RowsAffected: n}, nil, err
 	case *sql.ShowTables:
 		b := coldata.NewBuilder(coldata.String, 0)
-		for _, t := range db.cat.List() {
+		names := append(db.cat.List(), db.cat.Views()...)
+		sort.Strings(names)
+		for _, t := range names {
 			b.AppendString(t)
 		}
 		return Result{}, rowsReader([]string{"name"}, []*coldata.Vec{b.Finish()}), nil
 	case *sql.Describe:
-		t, err := db.cat.Get(s.Table)
+		t, err := db.describeTarget(ctx, s.Table)
 		if err != nil {
 			return Result{}, nil, err
 		}

@@ -94,6 +94,7 @@ func (e *ObjectError) Error() string {
 type Catalog struct {
 	mu      sync.RWMutex
 	tables  map[string]*Table
+	views   map[string]view // views.go
 	version uint64
 	// onChange is called (outside the lock) with a table name whenever its
 	// data changes or it is dropped, e.g. to invalidate device copies.
@@ -199,6 +200,10 @@ func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotE
 		rows += r.NumRows()
 	}
 	c.mu.Lock()
+	if _, ok := c.views[key(name)]; ok {
+		c.mu.Unlock()
+		return false, &ViewError{Name: name, Msg: "is a view"}
+	}
 	if _, ok := c.tables[key(name)]; ok {
 		c.mu.Unlock()
 		if ifNotExists {
@@ -272,7 +277,11 @@ func (c *Catalog) Drop(name string, ifExists bool) (dropped bool, err error) {
 	c.mu.Lock()
 	t, ok := c.tables[key(name)]
 	if !ok {
+		_, isView := c.views[key(name)]
 		c.mu.Unlock()
+		if isView {
+			return false, &ViewError{Name: name, Msg: "is a view (use DROP VIEW)"}
+		}
 		if ifExists {
 			return false, nil
 		}

@@ -21,6 +21,8 @@ type binder struct {
 	usedArgs int
 	// agg is set while binding expressions above a GROUP BY.
 	agg *aggCtx
+	// viewDepth counts the views being expanded (planView).
+	viewDepth int
 	// outer holds the scopes of enclosing queries, innermost last.
 	outer []*scope
 	// corr collects outer columns when binding a subquery.

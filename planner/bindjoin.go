@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,8 @@ func (b *binder) planTable(name sqlparser.TableName, as sqlparser.TableIdent) (N
 		if as.IsEmpty() {
 			as = sqlparser.NewTableIdent(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 		}
+	} else if vname, query, ok := b.cat.View(name.Name.String()); ok {
+		return b.planView(vname, query, as)
 	} else {
 		t, err := b.cat.Get(name.Name.String())
 		if err != nil {
@@ -304,4 +307,42 @@ func (b *binder) fileTable(path string) (*catalog.Table, error) {
 	}
 	// The modification time versions the device-resident copy.
 	return &catalog.Table{Name: sql.FilePrefix + path, Columns: cols, Records: recs, Rows: rows, Version: uint64(info.ModTime().UnixNano())}, nil
+}
+
+// maxViewDepth bounds views defined through views (and a view that names
+// itself through OR REPLACE).
+const maxViewDepth = 32
+
+// planView plans a view's query where the view is used, as a derived table
+// named as the view (or its alias).
+func (b *binder) planView(name, query string, as sqlparser.TableIdent) (Node, *scope, error) {
+	if b.viewDepth >= maxViewDepth {
+		return nil, nil, errorf(Unsupported, name, "view %s: views nested more than %d deep (does it refer to itself?)", name, maxViewDepth)
+	}
+	st, err := sql.ParseOne(query)
+	if err != nil {
+		return nil, nil, fmt.Errorf("view %s: %w", name, err)
+	}
+	sel, ok := st.(*sql.Select)
+	if !ok {
+		return nil, nil, errorf(Unsupported, name, "view %s is not a query", name)
+	}
+	b.viewDepth++
+	saved := b.agg
+	b.agg = nil
+	n, err := b.planSelectStatement(sel.Stmt)
+	b.agg = saved
+	b.viewDepth--
+	if err != nil {
+		return nil, nil, fmt.Errorf("view %s: %w", name, err)
+	}
+	alias := name
+	if !as.IsEmpty() {
+		alias = as.String()
+	}
+	sc := &scope{}
+	for i, c := range n.Columns() {
+		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, Type: c.Type, Index: i})
+	}
+	return n, sc, nil
 }

@@ -330,6 +330,20 @@ func (p *ddl) done() *Error {
 
 func (p *ddl) createTable() (Statement, *Error) {
 	p.i = 1
+	if p.accept("or") {
+		if err := p.expect("replace"); err != nil {
+			return nil, err
+		}
+		if t, ok := p.peek(); !ok || !isViewKeyword(p.src, t) {
+			return nil, p.errHere("expected VIEW after CREATE OR REPLACE")
+		}
+		p.i++
+		return p.createView(true)
+	}
+	if t, ok := p.peek(); ok && isViewKeyword(p.src, t) {
+		p.i++
+		return p.createView(false)
+	}
 	if p.accept("temporary") {
 		// Every gsql table lives in memory; TEMPORARY changes nothing.
 	}
@@ -616,6 +630,10 @@ func typeText(src string, words []token) string {
 
 func (p *ddl) dropTable() (Statement, *Error) {
 	p.i = 1
+	if t, ok := p.peek(); ok && isViewKeyword(p.src, t) {
+		p.i++
+		return p.dropView()
+	}
 	if t, ok := p.peek(); !ok {
 		return nil, p.errHere("unexpected end of statement: expected TABLE")
 	} else if !t.is(p.src, "table") {
