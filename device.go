@@ -33,7 +33,7 @@ func (db *DB) gpu() (*operators.GPURuntime, error) {
 		if budget == 0 {
 			budget = defaultCacheBudget
 		}
-		rt, err := operators.NewDeviceRuntime(gpuexec.Options{PoolLimit: db.opts.PoolLimit, NoPool: db.opts.NoPool}, budget)
+		rt, err := operators.NewDeviceRuntime(gpuexec.Options{PoolLimit: db.opts.PoolLimit, NoPool: db.opts.NoPool, ResultMemory: db.opts.ResultMemory, NoResultPool: db.opts.NoResultPool}, budget)
 		if err != nil {
 			db.gpuState.err = err
 			return

@@ -256,7 +256,9 @@ func cellValue(col arrow.Array, i int) driver.Value {
 	case *array.Float64:
 		return a.Value(i)
 	case *array.String:
-		return a.Value(i)
+		// database/sql keeps the value past the next record, and the
+		// record's memory may be reused (page-locked result memory).
+		return strings.Clone(a.Value(i))
 	}
 	return col.ValueStr(i)
 }

@@ -121,6 +121,7 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 		return nil, err
 	}
 	rdr := newOpReader(ctx, schemaOf(n.Columns()), built.Root)
+	operators.UseResultMemory(built.Root) // the reader releases each batch's memory
 	if built.GPU != nil && hasDeviceNode(n) {
 		rdr.timeOnDevice(built.GPU.Dev)
 		for _, st := range built.Stats {

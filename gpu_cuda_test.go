@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,6 +116,9 @@ func requirePoolSettled(t *testing.T, db *gsql.DB) {
 	st := db.Stats()
 	if st.GPU == nil || st.Cache == nil {
 		t.Fatalf("no GPU statistics (device %s)", st.Device)
+	}
+	if r := st.GPU.Results; r.InUse != 0 || r.Lent != 0 {
+		t.Fatalf("result memory: %d bytes in %d blocks still lent after the queries finished", r.InUse, r.Lent)
 	}
 	inUse, resident := st.GPU.Memory.InUse, st.Cache.Bytes
 	if inUse < resident || inUse > resident+512*uint64(st.Cache.Batches) {
@@ -392,5 +396,94 @@ func TestGPUMemoryPressure(t *testing.T) {
 		t.Fatalf("the compute was not split:\n%s", strings.Join(lines, "\n"))
 	}
 	t.Logf("EXPLAIN ANALYZE:\n%s", strings.Join(lines, "\n"))
+	requirePoolSettled(t, db)
+}
+
+// TestGPUResultMemory runs a large query 1,000 times: every result comes
+// from the page-locked result pool, the pool returns to empty after each,
+// its page-locked bytes stop growing after the first, and the Go heap does
+// not grow. Records held across later queries keep their values.
+func TestGPUResultMemory(t *testing.T) {
+	ctx := context.Background()
+	schema, recs := datagen.People(1_000_000, 7)
+	db, err := gsql.Open(gsql.Options{Device: "gpu"})
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer db.Close()
+	if err := db.RegisterTable("people", schema, recs); err != nil {
+		t.Fatal(err)
+	}
+	want := checksum(t, db, redactQuery)
+	held, err := db.Query(ctx, redactQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []arrow.Record
+	for held.Next() {
+		rec := held.Record()
+		rec.Retain()
+		keep = append(keep, rec)
+	}
+	held.Release()
+	if db.Stats().GPU.Results.Lent == 0 {
+		t.Fatal("the held result is not in the result pool")
+	}
+	var reserved uint64
+	var heap runtime.MemStats
+	for i := 0; i < 1000; i++ {
+		rdr, err := db.Query(ctx, redactQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(0)
+		for rdr.Next() {
+			n += rdr.Record().NumRows()
+		}
+		if err := rdr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rdr.Release()
+		if n != 1_000_000 {
+			t.Fatalf("run %d: %d rows", i, n)
+		}
+		st := db.Stats().GPU.Results
+		if st.Lent != int64(len(keep)) {
+			t.Fatalf("run %d: %d blocks lent, %d held", i, st.Lent, len(keep))
+		}
+		switch i {
+		case 9:
+			reserved = st.Reserved
+			runtime.GC()
+			runtime.ReadMemStats(&heap)
+		case 999:
+			if st.Reserved != reserved {
+				t.Fatalf("page-locked bytes grew from %d to %d", reserved, st.Reserved)
+			}
+			var end runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&end)
+			if end.HeapAlloc > heap.HeapAlloc+64<<20 {
+				t.Fatalf("Go heap grew from %d to %d bytes over 990 queries", heap.HeapAlloc, end.HeapAlloc)
+			}
+			t.Logf("after 1,000 queries: %+v; heap %d -> %d bytes", st, heap.HeapAlloc, end.HeapAlloc)
+		}
+	}
+	var b strings.Builder
+	for _, rec := range keep {
+		col := rec.Column(0)
+		for i := 0; i < col.Len(); i++ {
+			if col.IsNull(i) {
+				b.WriteString("NULL")
+			} else {
+				b.WriteString(col.ValueStr(i))
+			}
+			b.WriteByte('\n')
+		}
+		rec.Release()
+	}
+	if b.String() != want {
+		t.Fatal("a record held across 1,000 later queries changed")
+	}
 	requirePoolSettled(t, db)
 }

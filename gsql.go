@@ -50,6 +50,14 @@ type Options struct {
 	// NoPool allocates device memory with cuMemAlloc directly, for
 	// comparison with the pool.
 	NoPool bool
+	// ResultMemory caps the page-locked host memory that GPU query results
+	// are downloaded into and Arrow records are built over (0: 4 GiB). A
+	// result that does not fit goes to ordinary Go memory. Strings read
+	// from a record (array.String.Value) point into that memory, which is
+	// reused once the record is released: copy them to keep them longer.
+	ResultMemory uint64
+	// NoResultPool downloads GPU results into Go memory (for comparisons).
+	NoResultPool bool
 	// MemoryLimit caps the host memory of each GROUP BY's and join's state
 	// (0: no cap); a query past it fails with an error naming the limit.
 	MemoryLimit uint64
@@ -314,6 +322,9 @@ func (s Stats) String() string {
 		out += fmt.Sprintf("kernels: %d launches, %d compiles (%s in NVRTC, %s loading modules), %d memory-cache hits, %d disk-cache hits\n",
 			s.GPU.Launches, s.GPU.Compiles, s.GPU.CompileTime.Round(time.Millisecond), s.GPU.LoadTime.Round(time.Millisecond), s.GPU.MemoryCacheHits, s.GPU.DiskCacheHits)
 		out += fmt.Sprintf("transfers: %d bytes to the device, %d bytes to the host\n", s.GPU.BytesToDevice, s.GPU.BytesToHost)
+		r := s.GPU.Results
+		out += fmt.Sprintf("result memory: %d bytes in use in %d blocks, %d peak, %d page-locked of %d, %d results from the pool, %d to Go memory\n",
+			r.InUse, r.Lent, r.Peak, r.Reserved, r.Limit, r.Lends, r.Fallbacks)
 	}
 	if s.Cache != nil {
 		out += fmt.Sprintf("resident tables: %d (%d of %d bytes), %d hits, %d misses, %d evictions\n",

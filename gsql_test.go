@@ -69,7 +69,7 @@ func rowsOf(t testing.TB, db *gsql.DB, q string, args ...any) []string {
 				if col.IsNull(i) {
 					parts[c] = "NULL"
 				} else {
-					parts[c] = col.ValueStr(i)
+					parts[c] = strings.Clone(col.ValueStr(i)) // the record's memory is reused once released
 				}
 			}
 			out = append(out, strings.Join(parts, "|"))

@@ -109,7 +109,7 @@ func floatRows(t *testing.T, db *gsql.DB, q string) []string {
 					if f, ok := col.(*array.Float64); ok {
 						parts[c] = strconv.FormatFloat(f.Value(i), 'g', -1, 64)
 					} else {
-						parts[c] = col.ValueStr(i)
+						parts[c] = strings.Clone(col.ValueStr(i)) // the record's memory is reused once released
 					}
 				}
 			}

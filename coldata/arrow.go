@@ -151,9 +151,21 @@ func validity(arr arrow.Array) []byte {
 
 // ToArrow builds an Arrow array holding v's rows. Fixed-width and string
 // data are shared, not copied; booleans are packed into a bitmap.
-func ToArrow(v *Vec) arrow.Array {
+func ToArrow(v *Vec) arrow.Array { return toArrow(v, nil) }
+
+// toArrow is ToArrow whose shared buffers, when owner is not nil, each hold
+// a reference to owner and drop it when Arrow releases them.
+func toArrow(v *Vec, owner Owner) arrow.Array {
 	if v.Const {
 		v = v.Materialize()
+		owner = nil
+	}
+	share := memory.NewBufferBytes
+	if owner != nil {
+		share = func(b []byte) *memory.Buffer {
+			owner.Retain()
+			return memory.NewBufferWithAllocator(b, ownedAllocator{owner})
+		}
 	}
 	n := v.Len
 	var nullBuf *memory.Buffer
@@ -161,7 +173,7 @@ func ToArrow(v *Vec) arrow.Array {
 	if v.Nulls != nil {
 		nullCount = n - bitutil.CountSetBits(v.Nulls, 0, n)
 		if nullCount > 0 {
-			nullBuf = memory.NewBufferBytes(v.Nulls)
+			nullBuf = share(v.Nulls)
 		}
 	}
 	var data arrow.ArrayData
@@ -175,28 +187,56 @@ func ToArrow(v *Vec) arrow.Array {
 		}
 		data = array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(bits)}, nil, nullCount, 0)
 	case Int64:
-		data = array.NewData(arrow.PrimitiveTypes.Int64, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(v.Ints[:n]))}, nil, nullCount, 0)
+		data = array.NewData(arrow.PrimitiveTypes.Int64, n, []*memory.Buffer{nullBuf, share(arrow.Int64Traits.CastToBytes(v.Ints[:n]))}, nil, nullCount, 0)
 	case Float64:
-		data = array.NewData(arrow.PrimitiveTypes.Float64, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(v.Floats[:n]))}, nil, nullCount, 0)
+		data = array.NewData(arrow.PrimitiveTypes.Float64, n, []*memory.Buffer{nullBuf, share(arrow.Float64Traits.CastToBytes(v.Floats[:n]))}, nil, nullCount, 0)
 	case String:
-		data = array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(v.Offsets[:n+1])), memory.NewBufferBytes(v.Bytes)}, nil, nullCount, 0)
+		data = array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{nullBuf, share(arrow.Int32Traits.CastToBytes(v.Offsets[:n+1])), share(v.Bytes)}, nil, nullCount, 0)
 	default:
+		if nullBuf != nil {
+			nullBuf.Release()
+		}
 		return array.NewNull(n)
+	}
+	// NewData took its own references to the buffers; drop the ones made here.
+	for _, b := range data.Buffers() {
+		if b != nil {
+			b.Release()
+		}
 	}
 	defer data.Release()
 	return array.MakeFromData(data)
 }
 
+// ownedAllocator is the allocator of Arrow buffers that share memory owned
+// elsewhere: freeing such a buffer drops its reference to the owner. Arrow
+// never grows the buffers of a built array; should anything ask, it gets
+// Go memory.
+type ownedAllocator struct{ owner Owner }
+
+func (a ownedAllocator) Allocate(size int) []byte { return make([]byte, size) }
+
+func (a ownedAllocator) Reallocate(size int, b []byte) []byte {
+	out := make([]byte, size)
+	copy(out, b)
+	return out
+}
+
+func (a ownedAllocator) Free(b []byte) { a.owner.Release() }
+
 // BatchToRecord converts a batch to an Arrow record with the given schema.
+// A batch with an Owner passes it on: the record's buffers hold references
+// to it, and the batch's own reference is released.
 func BatchToRecord(schema *arrow.Schema, b *Batch) arrow.Record {
 	cols := make([]arrow.Array, len(b.Cols))
 	for i, c := range b.Cols {
-		cols[i] = ToArrow(c)
+		cols[i] = toArrow(c, b.Owner)
 	}
 	rec := array.NewRecord(schema, cols, int64(b.Len))
 	for _, c := range cols {
 		c.Release()
 	}
+	b.ReleaseOwner()
 	return rec
 }
 

@@ -217,6 +217,27 @@ func (v *Vec) Materialize() *Vec {
 type Batch struct {
 	Cols []*Vec
 	Len  int
+	// Owner, when not nil, owns memory the vectors point into that is not
+	// Go's (page-locked result memory lent by the GPU backend). The batch
+	// holds one reference: whoever consumes the batch passes it on (Arrow
+	// records built by BatchToRecord take their own) or releases it.
+	Owner Owner
+}
+
+// Owner is reference-counted ownership of memory outside the Go heap; the
+// memory returns to its pool when the last reference is released.
+type Owner interface {
+	Retain()
+	Release()
+}
+
+// ReleaseOwner drops the batch's reference to its memory owner, if any.
+// The vectors must not be read afterwards.
+func (b *Batch) ReleaseOwner() {
+	if b != nil && b.Owner != nil {
+		b.Owner.Release()
+		b.Owner = nil
+	}
 }
 
 // NewBatch returns a batch over cols, all of which must have n rows.

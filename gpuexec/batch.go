@@ -334,6 +334,72 @@ func (d *Device) Download(ctx context.Context, b *DeviceBatch) (*coldata.Batch, 
 	return out, err
 }
 
+// DownloadResult copies a device batch into page-locked memory lent by the
+// result pool, with one device-to-host copy at PCIe speed and no host-side
+// copy or zeroing; the returned batch's Owner holds the block (see
+// coldata.Batch.Owner). When the pool is off or full it does what Download
+// does.
+func (d *Device) DownloadResult(ctx context.Context, b *DeviceBatch) (*coldata.Batch, error) {
+	if d.results == nil {
+		return d.Download(ctx, b)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := d.own(b); err != nil {
+		return nil, err
+	}
+	var out *coldata.Batch
+	err := d.Do(func() error {
+		src := b
+		var l PackLayout
+		if b.layout != nil {
+			l = *b.layout
+		} else {
+			p, err := d.packOn(b)
+			if err != nil {
+				return err
+			}
+			defer p.Release()
+			src, l = p.DeviceBatch, p.Layout
+		}
+		blk := d.results.Lend(int(l.Size))
+		var host []byte
+		if blk == nil {
+			host = make([]byte, l.Size)
+		} else {
+			host = blk.Bytes()
+		}
+		if l.Size > 0 {
+			var err error
+			if blk == nil {
+				err = d.copyOutOn(host, viewBase(src, l))
+			} else if err = d.drv.d2h(host, viewBase(src, l), d.stream.h); err == nil {
+				err = d.drv.syncStream(d.stream.h)
+				d.toHost.Add(uint64(l.Size))
+			}
+			if err != nil {
+				if blk != nil {
+					blk.Release()
+				}
+				return fmt.Errorf("gpu: download of %d bytes: %w", l.Size, err)
+			}
+		}
+		var err error
+		if out, err = unpackHostLayout(l, host, false); err != nil {
+			if blk != nil {
+				blk.Release()
+			}
+			return err
+		}
+		if blk != nil {
+			out.Owner = blk
+		}
+		return nil
+	})
+	return out, err
+}
+
 // downloadChunk is the piece size of pipelined downloads: two pieces of
 // page-locked staging take turns, one filling by DMA while the other is
 // copied into Go memory on all cores. The host copy (page faults of fresh

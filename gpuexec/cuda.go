@@ -55,6 +55,7 @@ static CUresult gsql_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 }
 
 static CUresult gsql_host_alloc(void** p, size_t n) { return cuMemHostAlloc(p, n, 0); }
+static CUresult gsql_host_register(void* p, size_t n) { return cuMemHostRegister(p, n, 0); }
 
 // NVRTC, loaded with dlopen so that no libnvrtc is needed at link time and
 // one binary runs against whichever CUDA the machine has.
@@ -388,6 +389,20 @@ func (c *cudaDriver) hostFree(b []byte) error {
 		return nil
 	}
 	return cuErr("cuMemFreeHost", C.cuMemFreeHost(unsafe.Pointer(&b[0])))
+}
+
+func (c *cudaDriver) hostRegister(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return cuErr("cuMemHostRegister", C.gsql_host_register(unsafe.Pointer(&b[0]), C.size_t(len(b))))
+}
+
+func (c *cudaDriver) hostUnregister(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return cuErr("cuMemHostUnregister", C.cuMemHostUnregister(unsafe.Pointer(&b[0])))
 }
 
 func (c *cudaDriver) stream(s streamH) C.CUstream { return c.streams[s] }

@@ -183,3 +183,36 @@ func TestCUDATableCache(t *testing.T) {
 	c.Clear()
 	requireNoLeak(t, d, "cache")
 }
+
+func TestCUDAResultPool(t *testing.T) {
+	runResultPool(t, cudaDevice(t))
+}
+
+// A device closed while a result block is lent: the block stays readable
+// (the slab is unpinned, not unmapped) and is unmapped on release.
+func TestCUDAResultPoolOutlivesDevice(t *testing.T) {
+	cudaDevice(t) // skips without a GPU
+	d, err := NewDevice(Options{NoDiskCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	hb := randBatch(rand.New(rand.NewSource(5)), 30000)
+	db, err := d.Upload(ctx, hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.DownloadResult(ctx, db)
+	if err != nil || got.Owner == nil {
+		t.Fatalf("download: %v, owner %v", err, got.Owner)
+	}
+	db.Release()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	requireEqualBatch(t, hb, got, "result read after the device closed")
+	got.ReleaseOwner()
+	if st := d.Stats().Results; st.Reserved != 0 || st.Lent != 0 {
+		t.Fatalf("after release: %+v", st)
+	}
+}

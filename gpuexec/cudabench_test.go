@@ -206,6 +206,21 @@ func benchTransfers(t *testing.T, d *Device, r *report) {
 	}
 	download("Download (pipelined: 32 MiB D2H pieces into pinned staging, copied out on all cores)", downloadChunk)
 	download("Download (one D2H into pinned staging, then copy out)", 1<<40)
+	down = down[:0]
+	for i := 0; i < reps+1; i++ {
+		t0 := time.Now()
+		got, err := d.DownloadResult(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 { // the first pins the pool's slab
+			down = append(down, time.Since(t0))
+		} else {
+			requireEqualBatch(t, hb, got, "bench result download")
+		}
+		got.ReleaseOwner()
+	}
+	row("DownloadResult (1 D2H into the page-locked result pool, no host copy)", down)
 	// The raw copies of the packed buffer alone (pinned <-> device), timed
 	// with events.
 	p, _ := d.Pack(db)

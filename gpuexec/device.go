@@ -1,6 +1,7 @@
 package gpuexec
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,11 @@ type Options struct {
 	// StagingLimit caps the page-locked host staging buffer Upload and
 	// Download reuse (0: 1 GiB). Larger transfers use pageable memory.
 	StagingLimit uint64
+	// ResultMemory caps the page-locked host memory lent to query results
+	// (0: DefaultResultMemory); results beyond it go to Go memory.
+	ResultMemory uint64
+	// NoResultPool downloads results into Go memory (for comparisons).
+	NoResultPool bool
 	// Debug synchronises after every kernel launch so that an asynchronous
 	// fault is reported against the kernel that caused it.
 	Debug bool
@@ -63,6 +69,7 @@ type Stats struct {
 	DiskCacheHits   uint64        // Compile answered from the disk cache
 	BytesToDevice   uint64        // host-to-device bytes copied
 	BytesToHost     uint64        // device-to-host bytes copied
+	Results         ResultStats   // the page-locked result pool
 }
 
 // Device is one GPU: its context thread, memory pool, default stream and
@@ -86,6 +93,7 @@ type Device struct {
 	asyncs      map[string]*Pending // background compiles, by source
 	byKernel    map[string]*Module  // fused kernel sets loaded, by fuse.Kernel.Key
 	staging     []byte              // page-locked, reused by Upload/Download
+	results     *ResultPool         // nil with Options.NoResultPool
 	closed      bool
 
 	launches, compiles, memHits, diskHits, toDevice, toHost atomic.Uint64
@@ -161,6 +169,9 @@ func newDevice(drv driver, opts Options) (*Device, error) {
 		d.pool = memory.NewPool(d.up, memory.Options{SlabSize: opts.SlabSize, Limit: opts.PoolLimit})
 		d.alloc = d.pool
 	}
+	if !opts.NoResultPool {
+		d.results = newResultPool(d, opts.ResultMemory)
+	}
 	err := drv.do(func() error {
 		h, err := drv.newStream()
 		d.stream = &Stream{d: d, h: h}
@@ -203,15 +214,21 @@ func (d *Device) Stats() Stats {
 		DiskCacheHits:   d.diskHits.Load(),
 		BytesToDevice:   d.toDevice.Load(),
 		BytesToHost:     d.toHost.Load(),
+		Results:         d.results.Stats(),
 	}
 }
 
-// Trim returns the pool's unused slabs to the driver.
+// Trim returns the pool's unused slabs to the driver, and unpins the
+// result pool's unused host slabs.
 func (d *Device) Trim() error {
-	if d.pool == nil {
-		return nil
-	}
-	return d.Do(func() error { _, err := d.pool.Trim(); return err })
+	return d.Do(func() error {
+		err := d.results.trim()
+		if d.pool != nil {
+			_, perr := d.pool.Trim()
+			err = errors.Join(err, perr)
+		}
+		return err
+	})
 }
 
 // Synchronize waits for all work on the device.
@@ -248,6 +265,7 @@ func (d *Device) Close() error {
 			keep(d.drv.hostFree(d.staging))
 			d.staging = nil
 		}
+		keep(d.results.close())
 		if d.pool != nil {
 			keep(d.pool.Release())
 		}

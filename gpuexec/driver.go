@@ -31,6 +31,10 @@ type driver interface {
 	memFree(p DevicePtr, size uint64) error
 	hostAlloc(n int) ([]byte, error) // page-locked host memory
 	hostFree(b []byte) error
+	// hostRegister page-locks memory the caller allocated (the result
+	// pool's slabs), hostUnregister undoes it; the memory itself stays.
+	hostRegister(b []byte) error
+	hostUnregister(b []byte) error
 
 	h2d(dst DevicePtr, src []byte, s streamH) error
 	d2h(dst []byte, src DevicePtr, s streamH) error

@@ -61,6 +61,8 @@ func (f *fakeDriver) memAlloc(size uint64) (DevicePtr, error) {
 func (f *fakeDriver) memFree(p DevicePtr, size uint64) error { return f.mem.Free(uint64(p), size) }
 func (f *fakeDriver) hostAlloc(n int) ([]byte, error)        { f.hostLive++; return make([]byte, n), nil }
 func (f *fakeDriver) hostFree(b []byte) error                { f.hostLive--; return nil }
+func (f *fakeDriver) hostRegister(b []byte) error            { f.hostLive++; return nil }
+func (f *fakeDriver) hostUnregister(b []byte) error          { f.hostLive--; return nil }
 
 func (f *fakeDriver) slice(p DevicePtr, n uint64) ([]byte, error) {
 	if n == 0 {

@@ -211,11 +211,14 @@ func (l *Limit) Next(ctx context.Context) (*coldata.Batch, error) {
 		lo, hi := l.cut(b.Len)
 		switch {
 		case hi == lo:
+			b.ReleaseOwner()
 			continue
 		case lo == 0 && hi == b.Len:
 			return b, nil
 		}
-		return coldata.SliceBatch(b, lo, hi), nil
+		out := coldata.SliceBatch(b, lo, hi)
+		out.Owner = b.Owner // the slice may share the owned memory
+		return out, nil
 	}
 	return nil, nil
 }

@@ -177,6 +177,10 @@ type DeviceToHost struct {
 	Input DeviceOperator
 	RT    *GPURuntime
 	Stats *Stats
+	// Results downloads into page-locked memory lent by the result pool:
+	// each batch's Owner holds it (set by UseResultMemory for the query's
+	// reader, which releases it).
+	Results bool
 
 	// pending are row ranges of a batch whose download ran out of memory.
 	pending []*gpuexec.DeviceBatch
@@ -205,7 +209,11 @@ func (d *DeviceToHost) Next(ctx context.Context) (*coldata.Batch, error) {
 		before := d.RT.Dev.Stats().BytesToHost
 		var hb *coldata.Batch
 		err = d.RT.Cache.RetryOOM(func() (err error) {
-			hb, err = d.RT.Dev.Download(ctx, db)
+			if d.Results {
+				hb, err = d.RT.Dev.DownloadResult(ctx, db)
+			} else {
+				hb, err = d.RT.Dev.Download(ctx, db)
+			}
 			return err
 		})
 		if d.Stats != nil {
@@ -227,6 +235,7 @@ func (d *DeviceToHost) Next(ctx context.Context) (*coldata.Batch, error) {
 		if hb.Len > 0 {
 			return hb, nil
 		}
+		hb.ReleaseOwner()
 	}
 }
 

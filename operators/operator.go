@@ -90,6 +90,27 @@ func (o *instrumentedDevice) NextDevice(ctx context.Context) (*gpuexec.DeviceBat
 	return b, err
 }
 
+// UseResultMemory lets the GPU download at the top of a query's plan hand
+// out batches backed by page-locked result memory (gpuexec.ResultPool),
+// looking through LIMIT; it reports whether there is such a download. The
+// caller must release every batch's Owner once it no longer reads it
+// (coldata.BatchToRecord passes it on to the Arrow record).
+func UseResultMemory(op Operator) bool {
+	for {
+		switch x := op.(type) {
+		case *instrumented:
+			op = x.Operator
+		case *Limit:
+			op = x.Input
+		case *DeviceToHost:
+			x.Results = true
+			return true
+		default:
+			return false
+		}
+	}
+}
+
 // Drain runs op to the end and returns all of its batches.
 func Drain(ctx context.Context, op Operator) ([]*coldata.Batch, error) {
 	if err := op.Open(ctx); err != nil {

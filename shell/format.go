@@ -53,7 +53,10 @@ func cell(a arrow.Array, i int) (string, bool) {
 	if a.IsNull(i) {
 		return "", false
 	}
-	return fileio.FormatValue(a, i), true
+	// A string points into the record's memory, which may be page-locked
+	// result memory reused once the record is released; table mode keeps
+	// cells past that.
+	return strings.Clone(fileio.FormatValue(a, i)), true
 }
 
 func numeric(t arrow.DataType) bool {

@@ -278,7 +278,9 @@ func FormatValue(col arrow.Array, i int, typ byte) (string, error) {
 	case *array.Float32:
 		return formatFloat(float64(a.Value(i)), typ, mismatch(strconv.FormatFloat(float64(a.Value(i)), 'g', -1, 32)))
 	case *array.String:
-		return formatText(a.Value(i), typ, mismatch(strconv.Quote(a.Value(i))))
+		// Value points into the record, which may be page-locked memory
+		// reused once the record is released: keep a copy.
+		return formatText(strings.Clone(a.Value(i)), typ, mismatch(strconv.Quote(a.Value(i))))
 	case *array.LargeString:
 		return formatText(a.Value(i), typ, mismatch(strconv.Quote(a.Value(i))))
 	}
