@@ -4,7 +4,9 @@ package gsql_test
 
 import (
 	"context"
+	"os"
 	"testing"
+	"time"
 
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/datagen"
@@ -53,6 +55,8 @@ func BenchmarkGPUOneRow(b *testing.B) {
 			for i := 0; i < 20; i++ { // compile, upload, settle
 				run()
 			}
+			waitCompiles(b, db)
+			run() // on the fused kernels now
 			b.Run(device+"/"+q.name, func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					run()
@@ -60,5 +64,85 @@ func BenchmarkGPUOneRow(b *testing.B) {
 			})
 		}
 		db.Close()
+	}
+}
+
+// TestWarmQueryReport (GSQL_WARM_REPORT=1) breaks the warm one-row
+// queries' time down: the whole statement through DB.Query, planning alone
+// (EXPLAIN), and the GPU time between the query's first and last device
+// work (events), with one EXPLAIN ANALYZE per query.
+func TestWarmQueryReport(t *testing.T) {
+	if os.Getenv("GSQL_WARM_REPORT") == "" {
+		t.Skip("GSQL_WARM_REPORT not set")
+	}
+	ctx := context.Background()
+	schema, recs := datagen.People(600_000, 42)
+	db, err := gsql.Open(gsql.Options{Device: "gpu"})
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer db.Close()
+	if err := db.RegisterTable("people", schema, recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.WaitGPU(ctx); err != nil {
+		t.Fatal(err)
+	}
+	type devTimed interface {
+		DeviceTime() (time.Duration, bool)
+	}
+	for _, q := range oneRowQueries {
+		rowsOf(t, db, q.sql)
+		waitCompiles(t, db) // time the fused kernels, not the interpreter
+		var whole, plan, dev []time.Duration
+		for i := 0; i < 120; i++ {
+			t0 := time.Now()
+			rdr, err := db.Query(ctx, q.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rdr.Next() {
+			}
+			rdr.Release()
+			d := time.Since(t0)
+			if dt, ok := rdr.(devTimed); ok {
+				if g, ok := dt.DeviceTime(); ok && i >= 20 {
+					dev = append(dev, g)
+				}
+			}
+			t1 := time.Now()
+			e, err := db.Query(ctx, "EXPLAIN "+q.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for e.Next() {
+			}
+			e.Release()
+			if i >= 20 {
+				whole = append(whole, d)
+				plan = append(plan, time.Since(t1))
+			}
+		}
+		t.Logf("%s: whole %v, EXPLAIN (parse+plan) %v, device span %v", q.name, median(whole), median(plan), median(dev))
+		for _, line := range rowsOf(t, db, "EXPLAIN ANALYZE "+q.sql) {
+			t.Logf("    %s", line)
+		}
+	}
+}
+
+// waitCompiles waits for the background kernel compiles to finish, so
+// that warm figures are those of the fused kernels.
+func waitCompiles(t testing.TB, db *gsql.DB) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		st := db.Stats().GPU
+		if st == nil || st.CompilesQueued == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d compiles still queued after 2 minutes", st.CompilesQueued)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

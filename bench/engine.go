@@ -35,6 +35,9 @@ type gpuEngine interface {
 	// Explain runs EXPLAIN ANALYZE and returns its text: the device, rows,
 	// time and launches of every operator.
 	Explain(ctx context.Context, query string) (string, error)
+	// Settle waits for kernels compiling in the background, so that timed
+	// runs measure the compiled tier.
+	Settle(ctx context.Context) error
 }
 
 // errUnavailable marks an engine that cannot run on this machine or build

@@ -86,6 +86,14 @@ func (e gsqlGPU) Launches() (uint64, error) {
 	return st.GPU.Launches, nil
 }
 
+// Settle waits for the kernels compiling in the background.
+func (e gsqlGPU) Settle(ctx context.Context) error {
+	if err := e.db.WaitCompiles(ctx); err != nil {
+		return fmt.Errorf("%s: %w", e.name, err)
+	}
+	return nil
+}
+
 // Explain runs EXPLAIN ANALYZE and returns the plan, one operator a line.
 func (e gsqlGPU) Explain(ctx context.Context, query string) (string, error) {
 	rdr, err := e.db.Query(ctx, "EXPLAIN ANALYZE "+query)

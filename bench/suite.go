@@ -198,6 +198,11 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 		sums[i] = c
 		r.OutRows, r.OutputBytes, r.Checksum = res.Rows, res.OutBytes, c.String()
 		if g, ok := e.(gpuEngine); ok {
+			// Warm means the fused kernels: the warm-up run may have been
+			// answered by the interpreter while they compiled.
+			if err := g.Settle(ctx); err != nil {
+				return nil, err
+			}
 			plan, err := g.Explain(ctx, text)
 			if err != nil {
 				r.Status, r.Error = statusError, fmt.Sprintf("placement: %v", err)

@@ -237,6 +237,9 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		res.Keys = &coldata.Batch{Cols: kb}
 		return res, nil
 	}
+	if len(keys) == 0 && globalAggFast {
+		return d.globalAggOn(ctx, in, aggs)
+	}
 	sc := &hashScratch{d: d}
 	defer sc.release()
 	var words []uint64

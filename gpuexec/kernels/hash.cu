@@ -312,6 +312,131 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
     }
 }
 
+// GPart is one aggregate's state over a range of rows, for aggregates
+// without GROUP BY: s0/s1/cnt as in GAgg's arrays (s0 starts at the kind's
+// initial value, the host's stateInit).
+struct GPart {
+    unsigned long long s0, s1, cnt;
+};
+
+// gsql_part_combine folds b into a with the update rules of gsql_agg_update,
+// so that both paths give the same answers (strict comparisons against the
+// initial value: a NaN never wins a MIN/MAX of DOUBLE).
+__device__ __forceinline__ void gsql_part_combine(long long kind, const GCol& arg, GPart& a, const GPart& b)
+{
+    switch (kind) {
+    case 2: {
+        unsigned long long lo = a.s0 + b.s0;
+        a.s1 += b.s1 + (lo < a.s0 ? 1ull : 0ull);
+        a.s0 = lo;
+        break;
+    }
+    case 3:
+        a.s0 = (unsigned long long)__double_as_longlong(__longlong_as_double((long long)a.s0) + __longlong_as_double((long long)b.s0));
+        break;
+    case 4:
+    case 10:
+        if ((long long)b.s0 < (long long)a.s0) a.s0 = b.s0;
+        break;
+    case 5:
+    case 11:
+        if ((long long)b.s0 > (long long)a.s0) a.s0 = b.s0;
+        break;
+    case 6:
+        if (__longlong_as_double((long long)b.s0) < __longlong_as_double((long long)a.s0)) a.s0 = b.s0;
+        break;
+    case 7:
+        if (__longlong_as_double((long long)b.s0) > __longlong_as_double((long long)a.s0)) a.s0 = b.s0;
+        break;
+    case 8:
+    case 9: {
+        long long x = (long long)a.s0, y = (long long)b.s0;
+        if (y >= 0 && (x < 0 || (kind == 8 ? gsql_str_less(arg, y, x) : gsql_str_less(arg, x, y)))) a.s0 = b.s0;
+        break;
+    }
+    }
+    a.cnt += b.cnt;
+}
+
+// gsql_part_reduce combines acc across the block (256 threads at most);
+// thread 0 returns the block's result. Every thread must call it.
+__device__ GPart gsql_part_reduce(long long kind, const GCol& arg, GPart acc)
+{
+    __shared__ GPart warps[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int off = 16; off > 0; off >>= 1) {
+        GPart o;
+        o.s0 = __shfl_xor_sync(GSQL_FULL, acc.s0, off);
+        o.s1 = __shfl_xor_sync(GSQL_FULL, acc.s1, off);
+        o.cnt = __shfl_xor_sync(GSQL_FULL, acc.cnt, off);
+        gsql_part_combine(kind, arg, acc, o);
+    }
+    if (lane == 0) warps[warp] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); w++) gsql_part_combine(kind, arg, acc, warps[w]);
+    __syncthreads();
+    return acc;
+}
+
+// gsql_agg_global folds every row of a batch into one group per aggregate
+// (aggregates without GROUP BY): each thread folds its rows, warps and then
+// the block combine with shuffles and shared memory, and each block writes
+// its partial to part[block * naggs + a]. No atomics: with one group every
+// atomic would land on the same address. init[a] is the kind's initial s0.
+extern "C" __global__ void __launch_bounds__(256) gsql_agg_global(const GAgg* aggs, const unsigned long long* init,
+                                                                  long long naggs, long long n, GPart* part)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (int a = 0; a < (int)naggs; a++) {
+        const GAgg& g = aggs[a];
+        const long long kind = g.kind;
+        GPart acc = {init[a], 0ull, 0ull};
+        for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+            if (kind != 0 && gcol_null(g.arg, i)) continue;
+            GPart one = {0ull, 0ull, 1ull};
+            switch (kind) {
+            case 0:
+            case 1:
+                break;
+            case 2: {
+                long long x = gsql_arg_int(g.arg, i);
+                one.s0 = (unsigned long long)x;
+                one.s1 = x < 0 ? ~0ull : 0ull;
+                break;
+            }
+            case 3:
+            case 6:
+            case 7:
+                one.s0 = ((const unsigned long long*)g.arg.data)[i];
+                break;
+            case 8:
+            case 9:
+                one.s0 = (unsigned long long)i;
+                break;
+            default:
+                one.s0 = (unsigned long long)gsql_arg_int(g.arg, i);
+            }
+            gsql_part_combine(kind, g.arg, acc, one);
+        }
+        acc = gsql_part_reduce(kind, g.arg, acc);
+        if (threadIdx.x == 0) part[(long long)blockIdx.x * naggs + a] = acc;
+    }
+}
+
+// gsql_agg_global_final combines the blocks' partials: block a reduces
+// aggregate a's into out[a].
+extern "C" __global__ void __launch_bounds__(256) gsql_agg_global_final(const GAgg* aggs, const unsigned long long* init,
+                                                                        long long naggs, const GPart* part, long long nparts, GPart* out)
+{
+    const long long a = blockIdx.x;
+    const GAgg& g = aggs[a];
+    GPart acc = {init[a], 0ull, 0ull};
+    for (long long b = threadIdx.x; b < nparts; b += blockDim.x) gsql_part_combine(g.kind, g.arg, acc, part[b * naggs + a]);
+    acc = gsql_part_reduce(g.kind, g.arg, acc);
+    if (threadIdx.x == 0) out[a] = acc;
+}
+
 // gsql_agg_compact lists the used slots: out[j] for j < *count.
 extern "C" __global__ void gsql_agg_compact(const int* slots, long long cap, int* out, unsigned int* count)
 {
