@@ -21,6 +21,7 @@ import (
 
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/datagen"
+	"github.com/gsqlengine/gsql/operators"
 )
 
 // TestGPUQueryLatency runs the redact query from SQL text on the GPU: cold
@@ -486,4 +487,52 @@ func TestGPUResultMemory(t *testing.T) {
 		t.Fatal("a record held across 1,000 later queries changed")
 	}
 	requirePoolSettled(t, db)
+}
+
+// TestGPUOverlappedResults runs a query over a table of ten device batches,
+// whose downloads overlap the next batch's kernels, and checks the rows
+// against the CPU backend; a reader released after its first record (the
+// next copy in flight) leaves no memory lent.
+func TestGPUOverlappedResults(t *testing.T) {
+	defer func(n int) { operators.DeviceBatchRows = n }(operators.DeviceBatchRows)
+	operators.DeviceBatchRows = 100_000
+	schema, recs := datagen.People(1_000_000, 9)
+	var pieces []arrow.Record
+	for _, r := range recs {
+		for lo := int64(0); lo < r.NumRows(); lo += 100_000 {
+			pieces = append(pieces, r.NewSlice(lo, min(lo+100_000, r.NumRows())))
+		}
+	}
+	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	db, err := gsql.Open(gsql.Options{Device: "gpu"})
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer db.Close()
+	for _, d := range []*gsql.DB{cpu, db} {
+		if err := d.RegisterTable("people", schema, pieces); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{redactQuery, redactQuery + " LIMIT 250000", "SELECT name, LENGTH(name) FROM people WHERE visibility = 'public'"} {
+		if got, want := checksum(t, db, q), checksum(t, cpu, q); got != want {
+			t.Fatalf("%s: GPU rows differ from the CPU backend's", q)
+		}
+		rdr, err := db.Query(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rdr.Next() {
+			t.Fatalf("%s: no record", q)
+		}
+		rdr.Release() // the next batch's copy is in flight
+		requirePoolSettled(t, db)
+	}
+	for _, line := range rowsOf(t, db, "EXPLAIN ANALYZE "+redactQuery) {
+		t.Log(line)
+	}
 }

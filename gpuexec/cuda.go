@@ -476,6 +476,10 @@ func (c *cudaDriver) syncEvent(e eventH) error {
 	return cuErr("cuEventSynchronize", C.cuEventSynchronize(c.events[e]))
 }
 
+func (c *cudaDriver) waitEvent(s streamH, e eventH) error {
+	return cuErr("cuStreamWaitEvent", C.cuStreamWaitEvent(c.stream(s), c.events[e], 0))
+}
+
 func (c *cudaDriver) elapsed(a, b eventH) (float32, error) {
 	var ms C.float
 	err := cuErr("cuEventElapsedTime", C.cuEventElapsedTime(&ms, c.events[a], c.events[b]))

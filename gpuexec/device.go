@@ -82,6 +82,7 @@ type Device struct {
 	pool   *memory.Pool // nil with Options.NoPool
 	up     *upstream
 	stream *Stream // the stream the batch operations run on
+	copies *Stream // result downloads that overlap the next batch's kernels
 
 	mu       sync.Mutex // guards the fields below
 	modules  map[string]*Module
@@ -175,6 +176,10 @@ func newDevice(drv driver, opts Options) (*Device, error) {
 	err := drv.do(func() error {
 		h, err := drv.newStream()
 		d.stream = &Stream{d: d, h: h}
+		if err == nil {
+			h, err = drv.newStream()
+			d.copies = &Stream{d: d, h: h}
+		}
 		return err
 	})
 	if err != nil {
@@ -270,6 +275,7 @@ func (d *Device) Close() error {
 			keep(d.pool.Release())
 		}
 		keep(d.up.drain())
+		keep(d.drv.destroyStream(d.copies.h))
 		keep(d.drv.destroyStream(d.stream.h))
 		return nil
 	}))

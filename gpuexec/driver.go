@@ -47,6 +47,8 @@ type driver interface {
 	newEvent() (eventH, error)
 	recordEvent(e eventH, s streamH) error
 	syncEvent(e eventH) error
+	// waitEvent makes stream s wait for e's work before what comes next.
+	waitEvent(s streamH, e eventH) error
 	elapsed(start, end eventH) (float32, error) // milliseconds
 	destroyEvent(e eventH) error
 	syncDevice() error

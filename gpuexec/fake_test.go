@@ -111,6 +111,7 @@ func (f *fakeDriver) newEvent() (eventH, error) {
 }
 func (f *fakeDriver) recordEvent(eventH, streamH) error { return nil }
 func (f *fakeDriver) syncEvent(eventH) error            { return nil }
+func (f *fakeDriver) waitEvent(streamH, eventH) error   { return nil }
 func (f *fakeDriver) elapsed(a, b eventH) (float32, error) {
 	return 0.5, nil
 }

@@ -76,6 +76,42 @@ func runResultPool(t *testing.T, d *Device) {
 		}
 		db.Release()
 	}
+	// Copies in flight together land in order; a cancelled one returns
+	// its memory.
+	var want []*coldata.Batch
+	var copies []*ResultCopy
+	for i := 0; i < 4; i++ {
+		hb := randBatch(r, 5000+i)
+		db, err := d.Upload(ctx, hb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := d.StartResult(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, copies = append(want, hb), append(copies, c)
+	}
+	copies[2].Cancel()
+	for i, c := range copies {
+		if i == 2 {
+			continue
+		}
+		got, err := c.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, want[i], got, "overlapped copy")
+		got.ReleaseOwner()
+		c.Cancel() // after Wait: a no-op
+	}
+	if _, err := copies[0].Wait(); err == nil {
+		t.Fatal("a second Wait succeeded")
+	}
+	if st := d.Stats().Results; st.InUse != base.InUse || st.Lent != base.Lent {
+		t.Fatalf("after overlapped copies: %+v", st)
+	}
+	requireNoLeak(t, d, "overlapped copies")
 	// Repeated results of one size reuse the slab they first pinned.
 	hb := randBatch(r, 50000)
 	db, err := d.Upload(ctx, hb)

@@ -28,12 +28,12 @@ type DeviceOperator interface {
 	Close() error
 }
 
-// deviceBatchRows bounds the rows of one device batch; string columns are
-// further limited so that 32-bit offsets never overflow.
-const (
-	deviceBatchRows  = 1 << 28
-	deviceBatchChars = 1 << 30
-)
+// DeviceBatchRows bounds the rows of one device batch (a variable so that
+// tests can make tables of many batches); string columns are further
+// limited by deviceBatchChars so that 32-bit offsets never overflow.
+var DeviceBatchRows = 1 << 28
+
+const deviceBatchChars = 1 << 30
 
 // CoalesceForDevice joins host batches into few large ones (the GPU wants
 // millions of rows per launch) within the device batch limits.
@@ -53,7 +53,7 @@ func CoalesceForDevice(batches []*coldata.Batch, ncols int) []*coldata.Batch {
 		}
 	}
 	for _, b := range batches {
-		over := rows+b.Len > deviceBatchRows
+		over := rows+b.Len > DeviceBatchRows
 		for c, v := range b.Cols {
 			if v.Type == coldata.String && !v.Const && chars[c]+int(v.Offsets[b.Len]-v.Offsets[0]) > deviceBatchChars {
 				over = true
@@ -179,56 +179,170 @@ type DeviceToHost struct {
 	Stats *Stats
 	// Results downloads into page-locked memory lent by the result pool:
 	// each batch's Owner holds it (set by UseResultMemory for the query's
-	// reader, which releases it).
+	// reader, which releases it). The download of one batch then overlaps
+	// the kernels of the next.
 	Results bool
 
 	// pending are row ranges of a batch whose download ran out of memory.
 	pending []*gpuexec.DeviceBatch
+	// inflight is the next batch's download, started before the current
+	// one is handed out; inputDone says the input has no more batches.
+	inflight  *gpuexec.ResultCopy
+	inputDone bool
+	ready     []*coldata.Batch // downloaded, to be handed out in order
 }
 
 // Open implements Operator.
-func (d *DeviceToHost) Open(ctx context.Context) error { return d.Input.Open(ctx) }
+func (d *DeviceToHost) Open(ctx context.Context) error {
+	d.inputDone = false
+	return d.Input.Open(ctx)
+}
 
 // Next implements Operator. Downloading a batch that is not packed packs it
 // on the device first, which takes as much memory again: when that runs out
 // even after evicting unused resident tables, the batch is downloaded in
 // halves.
 func (d *DeviceToHost) Next(ctx context.Context) (*coldata.Batch, error) {
+	if d.Results {
+		return d.nextOverlapped(ctx)
+	}
 	for {
-		var db *gpuexec.DeviceBatch
-		var err error
-		if len(d.pending) > 0 {
-			db, d.pending = d.pending[0], d.pending[1:]
-			if err = ctx.Err(); err != nil {
-				db.Release()
-				return nil, err
-			}
-		} else if db, err = d.Input.NextDevice(ctx); err != nil || db == nil {
+		db, err := d.pull(ctx)
+		if err != nil || db == nil {
 			return nil, err
 		}
-		before := d.RT.Dev.Stats().BytesToHost
-		var hb *coldata.Batch
-		err = d.RT.Cache.RetryOOM(func() (err error) {
-			if d.Results {
-				hb, err = d.RT.Dev.DownloadResult(ctx, db)
-			} else {
-				hb, err = d.RT.Dev.Download(ctx, db)
+		hb, err := d.download(ctx, db)
+		if err != nil || hb == nil {
+			if err == nil {
+				continue // split in halves
 			}
-			return err
-		})
+			return nil, err
+		}
+		if hb.Len > 0 {
+			return hb, nil
+		}
+	}
+}
+
+// pull returns the next device batch: a pending half, or the input's.
+func (d *DeviceToHost) pull(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	if len(d.pending) > 0 {
+		db := d.pending[0]
+		d.pending = d.pending[1:]
+		if err := ctx.Err(); err != nil {
+			db.Release()
+			return nil, err
+		}
+		return db, nil
+	}
+	return d.Input.NextDevice(ctx)
+}
+
+// download copies db to the host (and releases it); a nil batch and nil
+// error mean that db ran out of memory and was queued again in halves.
+func (d *DeviceToHost) download(ctx context.Context, db *gpuexec.DeviceBatch) (*coldata.Batch, error) {
+	before := d.RT.Dev.Stats().BytesToHost
+	var hb *coldata.Batch
+	err := d.RT.Cache.RetryOOM(func() (err error) {
+		if d.Results {
+			hb, err = d.RT.Dev.DownloadResult(ctx, db)
+		} else {
+			hb, err = d.RT.Dev.Download(ctx, db)
+		}
+		return err
+	})
+	if d.Stats != nil {
+		d.Stats.Bytes.Add(int64(d.RT.Dev.Stats().BytesToHost - before))
+	}
+	if gpuexec.IsOutOfMemory(err) && ctx.Err() == nil {
+		if lo, hi, ok := splitHalves(db); ok {
+			db.Release()
+			d.pending = append([]*gpuexec.DeviceBatch{lo, hi}, d.pending...)
+			return nil, nil
+		}
+	}
+	if rerr := db.Release(); err == nil {
+		err = rerr
+	}
+	return hb, err
+}
+
+// start begins the download of the next device batch without waiting for
+// it; d.inflight is nil when the input is exhausted. A batch whose download
+// cannot start for lack of device memory takes the synchronous path (which
+// evicts and splits): its result is returned as done.
+func (d *DeviceToHost) start(ctx context.Context) (done *coldata.Batch, err error) {
+	for d.inflight == nil && !d.inputDone {
+		db, err := d.pull(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if db == nil {
+			d.inputDone = true
+			return nil, nil
+		}
+		before := d.RT.Dev.Stats().BytesToHost
+		keep, rerr := db.Retain()
+		if rerr != nil {
+			db.Release()
+			return nil, rerr
+		}
+		c, err := d.RT.Dev.StartResult(ctx, keep)
 		if d.Stats != nil {
 			d.Stats.Bytes.Add(int64(d.RT.Dev.Stats().BytesToHost - before))
 		}
-		if gpuexec.IsOutOfMemory(err) && ctx.Err() == nil {
-			if lo, hi, ok := splitHalves(db); ok {
-				db.Release()
-				d.pending = append([]*gpuexec.DeviceBatch{lo, hi}, d.pending...)
-				continue
+		if err == nil {
+			db.Release()
+			d.inflight = c
+			return nil, nil
+		}
+		if !gpuexec.IsOutOfMemory(err) || ctx.Err() != nil {
+			db.Release()
+			return nil, err
+		}
+		hb, err := d.download(ctx, db)
+		if err != nil || (hb != nil && hb.Len > 0) {
+			return hb, err
+		}
+		hb.ReleaseOwner()
+	}
+	return nil, nil
+}
+
+// nextOverlapped hands out batch k once its copy has landed, after starting
+// batch k+1's kernels and copy: the main stream computes while the copy
+// stream downloads.
+func (d *DeviceToHost) nextOverlapped(ctx context.Context) (*coldata.Batch, error) {
+	for {
+		if len(d.ready) > 0 {
+			hb := d.ready[0]
+			d.ready = d.ready[1:]
+			if hb.Len > 0 {
+				return hb, nil
+			}
+			hb.ReleaseOwner()
+			continue
+		}
+		if d.inflight == nil {
+			hb, err := d.start(ctx)
+			if err != nil || hb != nil {
+				return hb, err
+			}
+			if d.inflight == nil {
+				return nil, nil
 			}
 		}
-		if rerr := db.Release(); err == nil {
-			err = rerr
+		cur := d.inflight
+		d.inflight = nil
+		next, err := d.start(ctx) // next batch: in flight, or done synchronously
+		if err != nil {
+			cur.Cancel()
+			return nil, err
 		}
+		if next != nil {
+			d.ready = append(d.ready, next)
+		}
+		hb, err := cur.Wait()
 		if err != nil {
 			return nil, err
 		}
@@ -241,6 +355,14 @@ func (d *DeviceToHost) Next(ctx context.Context) (*coldata.Batch, error) {
 
 // Close implements Operator.
 func (d *DeviceToHost) Close() error {
+	if d.inflight != nil {
+		d.inflight.Cancel()
+		d.inflight = nil
+	}
+	for _, hb := range d.ready {
+		hb.ReleaseOwner()
+	}
+	d.ready = nil
 	releasePending(&d.pending)
 	return d.Input.Close()
 }
