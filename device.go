@@ -52,33 +52,44 @@ func (db *DB) gpu() (*operators.GPURuntime, error) {
 // implementations. With device "gpu" (strict) a filter or projection that
 // cannot run there is an error, never a silent CPU fallback.
 func (db *DB) place(n planner.Node) (planner.Node, error) {
+	placed, _, err := db.placeFinal(n)
+	return placed, err
+}
+
+// placeFinal is place that also reports whether the placement is final:
+// false when some work went to the CPU only because its GPU kernels were
+// still compiling (auto mode), so that the plan is not worth keeping.
+func (db *DB) placeFinal(n planner.Node) (placed planner.Node, final bool, err error) {
 	db.mu.RLock()
 	dev, strict := db.device, db.requested == "gpu"
 	db.mu.RUnlock()
 	if dev != "gpu" {
-		return n, nil
+		return n, true, nil
 	}
 	supported := planner.GPUSupport
+	final = true
 	if !strict && !db.opts.NoFusion {
 		rt, err := db.gpu()
 		if err != nil {
-			return n, nil
+			return n, false, nil
 		}
 		if !rt.Dev.RuntimeReady() {
 			// Every GPU plan needs the runtime module: until it is
 			// compiled, auto mode runs queries on the CPU.
-			return n, nil
+			return n, false, nil
 		}
 		supported = func(inputs []planner.Column, pred expr.Expr, exprs []expr.Expr) (bool, error) {
 			fused, err := planner.GPUSupport(inputs, pred, exprs)
 			if err != nil || gpuReady(rt.Dev, inputs, pred, exprs, fused) {
 				return fused, err
 			}
+			final = false
 			return fused, planner.ErrNotReady
 		}
 	}
-	return planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: supported,
+	placed, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: supported,
 		DeviceMemory: db.opts.PoolLimit})
+	return placed, final, err
 }
 
 // gpuReady reports whether a filter/projection can run on the GPU without

@@ -116,6 +116,11 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 	if err != nil {
 		return nil, err
 	}
+	return db.execute(ctx, n)
+}
+
+// execute builds a placed plan's operators and opens its reader.
+func (db *DB) execute(ctx context.Context, n planner.Node) (array.RecordReader, error) {
 	built, err := db.build(n)
 	if err != nil {
 		return nil, err

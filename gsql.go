@@ -77,6 +77,7 @@ type DB struct {
 	cat      *catalog.Catalog
 	store    *storage.Store // nil for an in-memory database
 	planner  *planner.Planner
+	plans    planCache
 	opts     Options
 	gpuState gpuState
 
@@ -274,9 +275,17 @@ func (db *DB) Query(ctx context.Context, text string, args ...any) (array.Record
 	if db.closed.Load() {
 		return nil, ErrClosed
 	}
+	if len(args) == 0 {
+		if rdr, ok, err := db.queryCached(ctx, text); ok {
+			return rdr, err
+		}
+	}
 	st, err := sql.ParseOne(text)
 	if err != nil {
 		return nil, err
+	}
+	if sel, ok := st.(*sql.Select); ok && len(args) == 0 && cacheableText(text) {
+		return db.queryAndCache(ctx, text, sel)
 	}
 	_, rdr, err := db.run(ctx, st, args)
 	if err != nil {
@@ -310,11 +319,14 @@ type Stats struct {
 	GPU *gpuexec.Stats
 	// Cache is the device-resident table cache.
 	Cache *gpuexec.CacheStats
+	// Plans counts the plan cache's lookups (SELECTs run by Query without
+	// arguments).
+	Plans PlanCacheStats
 }
 
 // String renders the statistics for the shell's .stats.
 func (s Stats) String() string {
-	out := fmt.Sprintf("device: %s\ntables: %d\n", s.Device, s.Tables)
+	out := fmt.Sprintf("device: %s\ntables: %d\nplan cache: %d hits, %d misses\n", s.Device, s.Tables, s.Plans.Hits, s.Plans.Misses)
 	if s.GPU != nil {
 		m := s.GPU.Memory
 		out += fmt.Sprintf("pool: %d bytes in use, %d peak, %d reserved, %d allocations (%d from the pool, %d upstream), largest free %d\n",
@@ -335,7 +347,8 @@ func (s Stats) String() string {
 
 // Stats returns the database's statistics.
 func (db *DB) Stats() Stats {
-	st := Stats{Device: db.Device(), Tables: len(db.cat.List())}
+	st := Stats{Device: db.Device(), Tables: len(db.cat.List()),
+		Plans: PlanCacheStats{Hits: db.plans.hits.Load(), Misses: db.plans.misses.Load()}}
 	if db.Device() == "gpu" {
 		if rt, err := db.gpu(); err == nil {
 			g, c := rt.Dev.Stats(), rt.Cache.Stats()

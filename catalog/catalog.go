@@ -162,6 +162,14 @@ func (c *Catalog) notify(name string) {
 	}
 }
 
+// Version increases with every change to any table or view: a plan bound
+// while it held a value is still valid while it holds it.
+func (c *Catalog) Version() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.version
+}
+
 // Get returns the current snapshot of a table.
 func (c *Catalog) Get(name string) (*Table, error) {
 	c.mu.RLock()
