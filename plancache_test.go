@@ -8,7 +8,6 @@ import (
 	"testing"
 )
 
-
 func TestPlanCache(t *testing.T) {
 	db := openDB(t)
 	mustExec(t, db, "CREATE TABLE t (a BIGINT, b VARCHAR)")
