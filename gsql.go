@@ -275,8 +275,9 @@ func (db *DB) Query(ctx context.Context, text string, args ...any) (array.Record
 	if db.closed.Load() {
 		return nil, ErrClosed
 	}
-	if len(args) == 0 {
-		if rdr, ok, err := db.queryCached(ctx, text); ok {
+	key, cacheable := db.planKey(text, args)
+	if cacheable {
+		if rdr, ok, err := db.queryCached(ctx, key); ok {
 			return rdr, err
 		}
 	}
@@ -284,8 +285,8 @@ func (db *DB) Query(ctx context.Context, text string, args ...any) (array.Record
 	if err != nil {
 		return nil, err
 	}
-	if sel, ok := st.(*sql.Select); ok && len(args) == 0 && cacheableText(text) {
-		return db.queryAndCache(ctx, text, sel)
+	if sel, ok := st.(*sql.Select); ok && cacheable {
+		return db.queryAndCache(ctx, key, sel, args)
 	}
 	_, rdr, err := db.run(ctx, st, args)
 	if err != nil {
@@ -319,8 +320,7 @@ type Stats struct {
 	GPU *gpuexec.Stats
 	// Cache is the device-resident table cache.
 	Cache *gpuexec.CacheStats
-	// Plans counts the plan cache's lookups (SELECTs run by Query without
-	// arguments).
+	// Plans counts the plan cache's lookups (SELECTs run by Query).
 	Plans PlanCacheStats
 }
 

@@ -44,16 +44,22 @@ func TestPlanCache(t *testing.T) {
 	if _, err := db.Query(context.Background(), q); err == nil || !strings.Contains(err.Error(), "t") {
 		t.Fatalf("query of a dropped table: %v", err)
 	}
-	// Statements with arguments, volatile functions and other texts are
-	// not served from the cache.
+	// Statements with arguments are cached per argument values; those
+	// naming volatile functions are not cached.
 	mustExec(t, db, "CREATE TABLE t (a BIGINT, b VARCHAR)")
+	mustExec(t, db, "INSERT INTO t VALUES (1, 'x'), (2, 'y')")
 	before := hits()
 	for i := 0; i < 3; i++ {
-		rowsOf(t, db, "SELECT a FROM t WHERE a = ?", 1)
+		for _, arg := range []any{int64(1), "2", nil} {
+			want := map[any]string{int64(1): "x", "2": "y", nil: ""}[arg]
+			if got := strings.Join(rowsOf(t, db, "SELECT b FROM t WHERE a = ?", arg), " "); got != want {
+				t.Fatalf("argument %v: %q, want %q", arg, got, want)
+			}
+		}
 		rowsOf(t, db, "SELECT a AS nowhere FROM t") // names "now": conservatively not cached
 	}
-	if h := hits(); h != before {
-		t.Fatalf("%d hits from uncacheable statements", h-before)
+	if h := hits() - before; h != 6 {
+		t.Fatalf("%d hits, want 6 (3 argument values, run 3 times)", h)
 	}
 	// An error is not cached.
 	for i := 0; i < 2; i++ {
