@@ -14,6 +14,7 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/planner"
 	"github.com/gsqlengine/gsql/sql"
@@ -199,7 +200,8 @@ func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (
 		}
 		return 0, &catalog.ObjectError{Table: s.Name, Exists: true}
 	}
-	outCols, batches, err := db.collect(ctx, s.AsSelect, args)
+	outCols, batches, kept, err := db.collectKeep(ctx, s.AsSelect, args)
+	defer releaseDevice(&kept)
 	if err != nil {
 		return 0, err
 	}
@@ -226,7 +228,106 @@ func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (
 	if _, err := db.cat.Create(s.Name, cols, recs, s.IfNotExists); err != nil {
 		return 0, err
 	}
+	if sameTypes(outCols, cols) {
+		db.adoptResident(s.Name, recs, 0, nil, &kept)
+	}
 	return rows, nil
+}
+
+// collectKeep is collect that also keeps the device batches of a SELECT
+// whose rows come straight from the GPU (nil otherwise): the caller makes
+// them a table's resident copy or releases them (releaseDevice).
+func (db *DB) collectKeep(ctx context.Context, stmt sqlparser.SelectStatement, args []any) ([]planner.Column, []*coldata.Batch, []*gpuexec.DeviceBatch, error) {
+	n, err := db.plan(ctx, stmt, args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	built, err := db.build(n)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	keeper := operators.KeepDeviceResults(built.Root)
+	batches, err := operators.Drain(ctx, built.Root)
+	var kept []*gpuexec.DeviceBatch
+	if keeper != nil {
+		kept = keeper.Kept
+	}
+	if err != nil {
+		releaseDevice(&kept)
+		return nil, nil, nil, err
+	}
+	return n.Columns(), batches, kept, nil
+}
+
+func allColumnsInOrder(target []int, n int) bool {
+	if len(target) != n {
+		return false
+	}
+	for i, c := range target {
+		if c != i {
+			return false
+		}
+	}
+	return true
+}
+
+func releaseDevice(bs *[]*gpuexec.DeviceBatch) {
+	for _, b := range *bs {
+		b.Release()
+	}
+	*bs = nil
+}
+
+// sameTypes reports whether query output columns have the table's types
+// (no conversion, so the device rows are the table's rows).
+func sameTypes(out []planner.Column, cols []catalog.Column) bool {
+	if len(out) != len(cols) {
+		return false
+	}
+	for i, c := range out {
+		if c.Type != cols[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+// adoptResident makes the device batches a statement computed (*kept,
+// after the resident batches of the table before it, old) the resident
+// copy of table name, so that the next query scans it without an upload:
+// a chain of GPU statements never round-trips through the host. It checks
+// that the catalog's table is exactly what the statement left: the records
+// before, followed by the added records it appended (a concurrent change
+// makes it give up). It takes ownership of *kept and old.
+func (db *DB) adoptResident(name string, before []arrow.Record, added int, old []*gpuexec.DeviceBatch, kept *[]*gpuexec.DeviceBatch) {
+	batches := append(old, *kept...)
+	*kept = nil
+	defer releaseDevice(&batches)
+	if len(batches) == len(old) {
+		return
+	}
+	t, err := db.cat.Get(name)
+	if err != nil || len(t.Records) != len(before)+added {
+		return
+	}
+	for i, r := range before {
+		if t.Records[i] != r {
+			return
+		}
+	}
+	var rows int64
+	for _, b := range batches {
+		if len(b.Cols) != len(t.Columns) {
+			return
+		}
+		rows += int64(b.Len)
+	}
+	rt, err := db.gpu()
+	if err != nil || rows != t.Rows {
+		return
+	}
+	rt.Cache.Adopt(name, t.Version, batches)
+	batches = nil
 }
 
 // convertBatches casts query output to a table's column types (strictly, as
@@ -342,8 +443,10 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 	}
 	var src []*coldata.Batch
 	var srcCols []planner.Column
+	var kept []*gpuexec.DeviceBatch
+	defer releaseDevice(&kept)
 	if s.Select != nil {
-		srcCols, src, err = db.collect(ctx, s.Select, args)
+		srcCols, src, kept, err = db.collectKeep(ctx, s.Select, args)
 		if err != nil {
 			return 0, err
 		}
@@ -387,8 +490,20 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 		return 0, nil
 	}
 	all := coldata.Concat(out, len(t.Columns))
+	// The rows the GPU computed extend the table's resident copy when they
+	// are its rows unconverted, every column in order.
+	var old []*gpuexec.DeviceBatch
+	if len(kept) > 0 && allColumnsInOrder(target, len(t.Columns)) && sameTypes(srcCols, t.Columns) {
+		if rt, err := db.gpu(); err == nil {
+			old, _ = rt.Cache.Resident(t.Name, t.Version)
+		}
+	}
 	if err := db.cat.Append(t.Name, all); err != nil {
+		releaseDevice(&old)
 		return 0, err
+	}
+	if old != nil {
+		db.adoptResident(t.Name, t.Records, 1, old, &kept)
 	}
 	return total, nil
 }

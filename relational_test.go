@@ -45,6 +45,8 @@ var relationalQueries = []struct {
 	{"SELECT COUNT(DISTINCT region), COUNT(DISTINCT LOWER(region)), SUM(DISTINCT amount), MAX(DISTINCT express), COUNT(DISTINCT customer) FROM orders", true, false},
 	{"SELECT express, COUNT(DISTINCT ccode) FROM orders WHERE qty > 1000 GROUP BY express", true, true},
 	{"SELECT COUNT(DISTINCT customer), SUM(DISTINCT qty) FROM orders WHERE qty > 1000", true, false},
+	{"SELECT COUNT(DISTINCT region), COUNT(DISTINCT LOWER(region)), COUNT(DISTINCT customer), COUNT(*), SUM(qty), MIN(ccode) FROM orders", true, false},
+	{"SELECT COUNT(DISTINCT CASE WHEN qty > 500 THEN region END), COUNT(DISTINCT CASE WHEN express THEN amount END) FROM orders WHERE customer > 100", true, false},
 	{"SELECT c.city, COUNT(DISTINCT o.customer), COUNT(DISTINCT o.region) FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.city", true, false},
 }
 

@@ -36,9 +36,12 @@ type CacheStats struct {
 	// Streamed counts scans of tables too large to keep resident, uploaded
 	// chunk by chunk; Chunks the chunks they uploaded.
 	Streamed, Chunks uint64
-	Tables           int
-	Batches          int // device batches of the resident tables
-	Bytes, Budget    uint64
+	// Adopted counts tables made resident from statement results already
+	// on the device (no upload).
+	Adopted       uint64
+	Tables        int
+	Batches       int // device batches of the resident tables
+	Bytes, Budget uint64
 }
 
 type cacheEntry struct {
@@ -130,6 +133,50 @@ func (c *TableCache) keepLocked(ctx context.Context, name string, version uint64
 	c.entries[name] = c.lru.PushFront(e)
 	c.bytes += e.bytes
 	return out, nil
+}
+
+// Adopt makes batches, already on the device, the resident copy of table
+// name at version (replacing any other version), taking ownership of them:
+// a table written by a statement whose rows the GPU computed (CREATE TABLE
+// AS SELECT, INSERT ... SELECT) is scanned next without an upload. The
+// batches must hold the table's rows in order, every column. A table over
+// the whole budget is not kept. It reports whether the table is resident.
+func (c *TableCache) Adopt(name string, version uint64, batches []*DeviceBatch) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[name]; ok {
+		c.removeLocked(el)
+		c.stats.Invalidations++
+	}
+	e := &cacheEntry{name: name, version: version, batches: batches}
+	for _, b := range batches {
+		e.bytes += b.Bytes()
+	}
+	if e.bytes > c.budget {
+		releaseAll(batches)
+		return false
+	}
+	for c.bytes+e.bytes > c.budget && c.lru.Len() > 0 {
+		c.removeLocked(c.lru.Back())
+		c.stats.Evictions++
+	}
+	c.entries[name] = c.lru.PushFront(e)
+	c.bytes += e.bytes
+	c.stats.Adopted++
+	return true
+}
+
+// Resident returns retained handles on table name's device batches when
+// version is resident, without counting a hit or a miss.
+func (c *TableCache) Resident(name string, version uint64) ([]*DeviceBatch, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[name]
+	if !ok || el.Value.(*cacheEntry).version != version {
+		return nil, false
+	}
+	out, err := retainAll(el.Value.(*cacheEntry).batches)
+	return out, err == nil
 }
 
 // Invalidate drops every cached version of table name.

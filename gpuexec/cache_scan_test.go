@@ -3,6 +3,7 @@ package gpuexec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -379,4 +380,66 @@ func TestScanPreparedOnlyForResident(t *testing.T) {
 	if prepared != 1 {
 		t.Fatalf("the resident table was prepared %d times", prepared)
 	}
+}
+
+// Batches already on the device become a table's resident copy without an
+// upload; a newer version replaces them; one over the budget is released.
+func TestTableCacheAdopt(t *testing.T) {
+	d, _ := newFakeDevice(t, Options{})
+	defer d.Close()
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(31))
+	c := NewTableCache(d, 1<<30)
+	var host []*coldata.Batch
+	var dev []*DeviceBatch
+	for _, n := range []int{1000, 77} {
+		hb := randBatch(r, n)
+		db, err := d.Upload(ctx, hb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, dev = append(host, hb), append(dev, db)
+	}
+	if !c.Adopt("t", 7, dev) {
+		t.Fatal("not adopted")
+	}
+	uploads := d.Stats().BytesToDevice
+	noLoad := func() ([]*coldata.Batch, error) { return nil, fmt.Errorf("loaded: the adopted copy was not used") }
+	got, err := c.Get(ctx, "t", 7, noLoad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got {
+		hb, err := d.Download(ctx, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, host[i], hb, "adopted batch")
+		g.Release()
+	}
+	if d.Stats().BytesToDevice != uploads {
+		t.Fatal("an adopted table was uploaded")
+	}
+	if st := c.Stats(); st.Adopted != 1 || st.Hits != 1 || st.Tables != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	if bs, ok := c.Resident("t", 7); !ok || len(bs) != 2 {
+		t.Fatalf("resident: %v %d", ok, len(bs))
+	} else {
+		releaseAll(bs)
+	}
+	if _, ok := c.Resident("t", 8); ok {
+		t.Fatal("another version is resident")
+	}
+	// Over the budget: released, not kept.
+	small := NewTableCache(d, 16)
+	db, err := d.Upload(ctx, host[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Adopt("u", 1, []*DeviceBatch{db}) {
+		t.Fatal("a table over the budget was kept")
+	}
+	c.Clear()
+	requireNoLeak(t, d, "adopted tables")
 }

@@ -214,6 +214,93 @@ func (d *Device) GroupBy(ctx context.Context, in *DeviceBatch, keys []int, aggs 
 	return out, err
 }
 
+// groupTableOn builds the hash table of in's groups by keys, folding aggs,
+// and returns it with the number of groups: a first table small enough for
+// L2, and when it overflows, one of twice the rows. Context thread only.
+func (d *Device) groupTableOn(ctx context.Context, sc *hashScratch, in *DeviceBatch, keys []int, aggs []GroupAgg) (run *groupRun, groups int64, launches int, err error) {
+	n := int64(in.Len)
+	var words []uint64
+	for _, k := range keys {
+		c := colDesc(in.Cols[k])
+		words = append(words, c[:]...)
+	}
+	keyDesc, err := sc.upload(words)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	rowhash, err := sc.alloc(uint64(8 * n))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	slotOf, err := sc.alloc(uint64(4 * n))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	cap := nextPow2(2 * n)
+	if cap > groupTableStart {
+		cap = groupTableStart
+	}
+	for {
+		if run, err = d.groupPass(sc, in, keyDesc, int64(len(keys)), rowhash, slotOf, aggs, cap, n); err != nil {
+			return nil, 0, launches, err
+		}
+		launches += 3 + 2*len(aggs)
+		var c [12]byte
+		if err := d.CopyToHost(c[:], run.counters.ptr, nil); err != nil {
+			return nil, 0, launches, err
+		}
+		if binary.LittleEndian.Uint32(c[4:]) == 0 {
+			return run, int64(binary.LittleEndian.Uint32(c[8:])), launches, nil
+		}
+		if cap >= 2*n {
+			return nil, 0, launches, fmt.Errorf("gpu: group table of %d slots overflowed with %d rows", cap, n)
+		}
+		cap = nextPow2(2 * n)
+		if err := ctx.Err(); err != nil {
+			return nil, 0, launches, err
+		}
+	}
+}
+
+// CountDistinct counts the distinct non-NULL values of column col of a
+// batch on the device (COUNT(DISTINCT x) without GROUP BY): the groups of a
+// hash table keyed by the column, less the NULL group. Only the count
+// comes back: the values themselves never leave the device.
+func (d *Device) CountDistinct(ctx context.Context, in *DeviceBatch, col int) (count int64, launches int, err error) {
+	if err := d.own(in); err != nil {
+		return 0, 0, err
+	}
+	if col < 0 || col >= len(in.Cols) || !groupableType(in.Cols[col].Type) {
+		return 0, 0, invalidf("distinct column %d is not groupable", col)
+	}
+	if in.Len == 0 {
+		return 0, 0, nil
+	}
+	err = d.Do(func() error {
+		sc := &hashScratch{d: d}
+		defer sc.release()
+		_, groups, l, err := d.groupTableOn(ctx, sc, in, []int{col}, nil)
+		launches += l
+		if err != nil {
+			return err
+		}
+		count = groups
+		if in.Cols[col].Nulls == 0 {
+			return nil
+		}
+		nulls, err := d.globalAggOn(ctx, in, []GroupAgg{{Kind: GroupCount, Arg: col}, {Kind: GroupCountStar}})
+		if err != nil {
+			return err
+		}
+		launches += nulls.Launches
+		if nulls.Aggs[0].Count[0] < nulls.Aggs[1].Count[0] { // NULLs formed a group
+			count--
+		}
+		return nil
+	})
+	return count, launches, err
+}
+
 // groupRun is one attempt's hash table: slots, each slot's first row, the
 // counters (slots used, overflow flag, group count: uint32 each), the
 // aggregate states and the list of used slots.
@@ -242,49 +329,10 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 	}
 	sc := &hashScratch{d: d}
 	defer sc.release()
-	var words []uint64
-	for _, k := range keys {
-		c := colDesc(in.Cols[k])
-		words = append(words, c[:]...)
-	}
-	keyDesc, err := sc.upload(words)
+	run, groups, launches, err := d.groupTableOn(ctx, sc, in, keys, aggs)
+	res.Launches += launches
 	if err != nil {
 		return nil, err
-	}
-	rowhash, err := sc.alloc(uint64(8 * n))
-	if err != nil {
-		return nil, err
-	}
-	slotOf, err := sc.alloc(uint64(4 * n))
-	if err != nil {
-		return nil, err
-	}
-	cap := nextPow2(2 * n)
-	if cap > groupTableStart {
-		cap = groupTableStart
-	}
-	var run *groupRun
-	var groups int64
-	for {
-		if run, err = d.groupPass(sc, in, keyDesc, int64(len(keys)), rowhash, slotOf, aggs, cap, n); err != nil {
-			return nil, err
-		}
-		res.Launches += 3 + 2*len(aggs)
-		var c [12]byte
-		if err := d.CopyToHost(c[:], run.counters.ptr, nil); err != nil {
-			return nil, err
-		}
-		if binary.LittleEndian.Uint32(c[4:]) == 0 {
-			groups = int64(binary.LittleEndian.Uint32(c[8:]))
-			break
-		}
-		if cap >= 2*n {
-			return nil, fmt.Errorf("gpu: group table of %d slots overflowed with %d rows", cap, n)
-		}
-		cap = nextPow2(2 * n)
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 	}
 	// The used slots (any order), then per group its first row, the key
 	// values there and each state.

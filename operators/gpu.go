@@ -182,6 +182,11 @@ type DeviceToHost struct {
 	// reader, which releases it). The download of one batch then overlaps
 	// the kernels of the next.
 	Results bool
+	// Keep retains every device batch it downloads in Kept, in order, for
+	// a statement that makes them a table's resident copy (the caller then
+	// owns them). Set by KeepDeviceResults.
+	Keep bool
+	Kept []*gpuexec.DeviceBatch
 
 	// pending are row ranges of a batch whose download ran out of memory.
 	pending []*gpuexec.DeviceBatch
@@ -259,6 +264,13 @@ func (d *DeviceToHost) download(ctx context.Context, db *gpuexec.DeviceBatch) (*
 			db.Release()
 			d.pending = append([]*gpuexec.DeviceBatch{lo, hi}, d.pending...)
 			return nil, nil
+		}
+	}
+	if d.Keep && err == nil {
+		if k, kerr := db.Retain(); kerr == nil {
+			d.Kept = append(d.Kept, k)
+		} else {
+			err = kerr
 		}
 	}
 	if rerr := db.Release(); err == nil {

@@ -200,10 +200,35 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 		}
 	}
 	nk := len(h.Keys)
-	var parts []distinctParts
-	for {
+	// COUNT(DISTINCT x) without GROUP BY over one device batch (a resident
+	// table is one batch up to 256M rows): the device counts the groups of
+	// a hash table and only the counts come back. With more batches the
+	// values themselves are needed, to count each once across batches.
+	var ahead []*gpuexec.DeviceBatch
+	if nk == 0 && h.onlyDistinctCounts(distinct) {
 		b, err := h.Input.NextDevice(ctx)
 		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			b2, err := h.Input.NextDevice(ctx)
+			if err != nil {
+				b.Release()
+				return nil, err
+			}
+			if b2 == nil {
+				return h.countDistinctOne(ctx, b, kinds, plain, plainKinds, distinct)
+			}
+			ahead = []*gpuexec.DeviceBatch{b, b2}
+		}
+	}
+	var parts []distinctParts
+	for {
+		var b *gpuexec.DeviceBatch
+		var err error
+		if len(ahead) > 0 {
+			b, ahead = ahead[0], ahead[1:]
+		} else if b, err = h.Input.NextDevice(ctx); err != nil {
 			return nil, err
 		}
 		if b == nil {
@@ -324,6 +349,48 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 		keys[i] = kb.Finish()
 	}
 	return h.finish(keys, len(states), kinds, func(g, a int, m *mergedAgg) { *m = states[g][a] })
+}
+
+// onlyDistinctCounts reports whether every DISTINCT aggregate is a COUNT.
+func (h *DeviceHashAggregate) onlyDistinctCounts(distinct []int) bool {
+	for _, a := range distinct {
+		if h.Aggs[a].Kind != AggCount {
+			return false
+		}
+	}
+	return true
+}
+
+// countDistinctOne finishes aggregates without GROUP BY over one device
+// batch b (released here): plain aggregates by one reduction, each
+// COUNT(DISTINCT x) by gpuexec.CountDistinct.
+func (h *DeviceHashAggregate) countDistinctOne(ctx context.Context, b *gpuexec.DeviceBatch, kinds []gpuexec.GroupAgg,
+	plain []int, plainKinds []gpuexec.GroupAgg, distinct []int) (*coldata.Batch, error) {
+	defer b.Release()
+	states := make([]mergedAgg, len(h.Aggs))
+	launches := 0
+	if len(plain) > 0 && b.Len > 0 {
+		p, err := h.RT.Dev.GroupBy(ctx, b, nil, plainKinds)
+		if err != nil {
+			return nil, err
+		}
+		launches += p.Launches
+		for pi, a := range plain {
+			mergeAgg(&states[a], kinds[a].Kind, &p.Aggs[pi], 0)
+		}
+	}
+	for _, a := range distinct {
+		n, l, err := h.RT.Dev.CountDistinct(ctx, b, kinds[a].Arg)
+		if err != nil {
+			return nil, err
+		}
+		launches += l
+		states[a].count = n
+	}
+	if h.Stats != nil {
+		h.Stats.Launches.Add(int64(launches))
+	}
+	return h.finish([]*coldata.Vec{}, 1, kinds, func(_, a int, m *mergedAgg) { *m = states[a] })
 }
 
 // foldDistinct folds one distinct non-NULL value, row j of x, into an

@@ -111,6 +111,23 @@ func UseResultMemory(op Operator) bool {
 	}
 }
 
+// KeepDeviceResults makes the GPU download at the top of a plan keep its
+// device batches (DeviceToHost.Keep) and returns it, or nil when the plan's
+// rows do not come straight from the GPU. The caller releases what it kept.
+func KeepDeviceResults(op Operator) *DeviceToHost {
+	for {
+		switch x := op.(type) {
+		case *instrumented:
+			op = x.Operator
+		case *DeviceToHost:
+			x.Keep = true
+			return x
+		default:
+			return nil
+		}
+	}
+}
+
 // Drain runs op to the end and returns all of its batches.
 func Drain(ctx context.Context, op Operator) ([]*coldata.Batch, error) {
 	if err := op.Open(ctx); err != nil {
