@@ -113,20 +113,34 @@ func (db *DB) plan(ctx context.Context, stmt sqlparser.SelectStatement, args []a
 }
 
 func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (array.RecordReader, error) {
-	n, err := db.plan(ctx, stmt, args)
+	n, err := db.planner.PlanSelect(ctx, stmt, args)
 	if err != nil {
 		return nil, err
 	}
-	return db.execute(ctx, n)
+	placed, final, err := db.placeFinal(n)
+	if err != nil {
+		return nil, err
+	}
+	return db.execute(ctx, placed, final)
 }
 
-// execute builds a placed plan's operators and opens its reader.
-func (db *DB) execute(ctx context.Context, n planner.Node) (array.RecordReader, error) {
+// execute builds a placed plan's operators and opens its reader. final is
+// placeFinal's: false when work went to the CPU while GPU kernels compiled.
+func (db *DB) execute(ctx context.Context, n planner.Node, final bool) (array.RecordReader, error) {
 	built, err := db.build(n)
 	if err != nil {
 		return nil, err
 	}
 	rdr := newOpReader(ctx, schemaOf(n.Columns()), built.Root)
+	rdr.ranOn = "cpu"
+	switch {
+	case hasDeviceNode(n) && final:
+		rdr.ranOn = "gpu"
+	case hasDeviceNode(n):
+		rdr.ranOn = "gpu and cpu: some GPU kernels compiling"
+	case !final:
+		rdr.ranOn = "cpu: GPU kernels compiling"
+	}
 	operators.UseResultMemory(built.Root) // the reader releases each batch's memory
 	if built.GPU != nil && hasDeviceNode(n) {
 		rdr.timeOnDevice(built.GPU.Dev)

@@ -118,7 +118,7 @@ func (db *DB) queryCached(ctx context.Context, key planKey) (rdr array.RecordRea
 	if err := ctx.Err(); err != nil {
 		return nil, true, err
 	}
-	rdr, err = db.execute(ctx, n)
+	rdr, err = db.execute(ctx, n, true)
 	return rdr, true, err
 }
 
@@ -141,7 +141,7 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 	if final {
 		db.plans.put(key, version, placed)
 	}
-	return db.execute(ctx, placed)
+	return db.execute(ctx, placed, final)
 }
 
 // volatileWords are functions whose value changes between runs of one

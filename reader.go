@@ -20,6 +20,7 @@ type opReader struct {
 	devTime    time.Duration
 	stats      []*operators.Stats // the GPU plan's operators, for CompileTime
 	refs       atomic.Int64
+	ranOn      string // where the query ran: "gpu", "cpu", or why the CPU
 	ctx        context.Context
 	schema     *arrow.Schema
 	op         operators.Operator
@@ -124,6 +125,11 @@ func (r *opReader) nextBatch() (b *coldata.Batch, err error) {
 	defer recoverInternal(&err)
 	return r.op.Next(r.ctx)
 }
+
+// RanOn says where the query's operators ran: "gpu" (some or all on the
+// GPU), "cpu", or the CPU with the reason (auto mode while GPU kernels
+// compile).
+func (r *opReader) RanOn() string { return r.ranOn }
 
 // DeviceTime is the GPU time between the query's start and the end of its
 // results (ok false for queries that did not run on the GPU, or before the

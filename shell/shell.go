@@ -332,6 +332,11 @@ type compileTimer interface {
 	CompileTime() (wait, background time.Duration)
 }
 
+// placementReporter is implemented by results that know where they ran.
+type placementReporter interface {
+	RanOn() string
+}
+
 // deviceTimer is implemented by results that know their GPU time.
 type deviceTimer interface {
 	DeviceTime() (time.Duration, bool)
@@ -341,7 +346,11 @@ func (s *Shell) printTimer(d time.Duration, rdr array.RecordReader) {
 	if !s.timer {
 		return
 	}
-	line := fmt.Sprintf("Run Time: %.3f ms (%s)", float64(d.Microseconds())/1000, s.db.Device())
+	where := s.db.Device()
+	if p, ok := rdr.(placementReporter); ok && p.RanOn() != "" {
+		where = p.RanOn() // auto mode may answer on the CPU while kernels compile
+	}
+	line := fmt.Sprintf("Run Time: %.3f ms (%s)", float64(d.Microseconds())/1000, where)
 	// The result has been read to the end, so the query's device work is over.
 	if dt, ok := rdr.(deviceTimer); ok {
 		if t, ok := dt.DeviceTime(); ok {
