@@ -220,7 +220,23 @@ GSQL_INL void copy_bytes(char* dst, const char* src, int32_t n) {
   for (int32_t z = w_lane(); z < n; z += GSQL_WS) dst[z] = src[z];
   w_sync();
 #else
-  for (int32_t z = 0; z < n; z++) dst[z] = src[z];
+  int32_t z = 0;
+  if (n >= 16) {
+    // Whole aligned 8-byte words: a row's bytes in one store each instead
+    // of eight (the threads of a warp write 32 different rows, so every
+    // store is its own transaction). The head and tail stay bytes: the
+    // words around them belong to neighbouring rows.
+    for (; ((uint64_t)(dst + z) & 7) != 0; z++) dst[z] = src[z];
+    for (; z + 8 <= n; z += 8) {
+      uint64_t w = load_u8(src + z, 8);
+#ifdef GSQL_HOST
+      memcpy(dst + z, &w, 8);
+#else
+      *(uint64_t*)(dst + z) = w;
+#endif
+    }
+  }
+  for (; z < n; z++) dst[z] = src[z];
 #endif
 }
 
@@ -906,8 +922,34 @@ GSQL_DEV int32_t casemap_size_serial(SV s, const CaseMap& m) {
   return out;
 }
 
+// ascii_case8 maps eight ASCII bytes to upper or lower case: a byte is in
+// range exactly when adding (0x80 - first) sets its top bit and adding
+// (0x80 - last - 1) does not; flipping bit 5 changes the case.
+GSQL_INL uint64_t ascii_case8(uint64_t w, bool upper) {
+  uint64_t lo = upper ? 0x1F1F1F1F1F1F1F1Full : 0x3F3F3F3F3F3F3F3Full;
+  uint64_t hi = upper ? 0x0505050505050505ull : 0x2525252525252525ull;
+  uint64_t in = (w + lo) & ~(w + hi) & 0x8080808080808080ull;
+  return w ^ (in >> 2);
+}
+
 GSQL_DEV void casemap_write_serial(SV s, const CaseMap& m, bool upper, char* dst) {
   for (int32_t i = 0; i < s.n;) {
+    // Eight ASCII bytes to an aligned word of this row's output: one store
+    // instead of eight (see copy_bytes).
+    if (((uint64_t)dst & 7) == 0 && i + 8 <= s.n) {
+      uint64_t w = load_u8(s.p + i, 8);
+      if ((w & 0x8080808080808080ull) == 0) {
+        w = ascii_case8(w, upper);
+#ifdef GSQL_HOST
+        memcpy(dst, &w, 8);
+#else
+        *(uint64_t*)dst = w;
+#endif
+        dst += 8;
+        i += 8;
+        continue;
+      }
+    }
     uint8_t b = (uint8_t)s.p[i];
     if (b < 0x80) {
       if (upper && b >= 'a' && b <= 'z') b -= 32;
