@@ -21,6 +21,9 @@ type binder struct {
 	usedArgs int
 	// agg is set while binding expressions above a GROUP BY.
 	agg *aggCtx
+	// win collects the window functions of the select list and ORDER BY
+	// being bound (bindwindow.go).
+	win *winCtx
 	// viewDepth counts the views being expanded (planView).
 	viewDepth int
 	// outer holds the scopes of enclosing queries, innermost last.
@@ -168,6 +171,14 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 		return nil, errorf(TypeMismatch, "", "HAVING needs GROUP BY or an aggregate")
 	}
 
+	// Window functions may appear in the select list and ORDER BY.
+	savedWin := b.win
+	b.win = nil
+	if hasWindow(append([]sqlparser.SQLNode{s.SelectExprs}, orderNodes...)...) {
+		b.win = &winCtx{}
+	}
+	defer func() { b.win = savedWin }()
+
 	// The select list, then hidden columns for ORDER BY keys that are not in it.
 	var exprs []expr.Expr
 	var out []Column
@@ -216,7 +227,10 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 	}
 	visible := len(exprs)
 	if b.agg != nil && having != nil {
+		win := b.win
+		b.win = nil // not in HAVING
 		pred, err := b.bindExpr(having, sc)
+		b.win = win
 		if err != nil {
 			return nil, err
 		}
@@ -237,6 +251,7 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 		keys = append(keys, operators.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr, Nulls: nulls})
 	}
 	hidden := len(exprs) > visible
+	input = b.win.placeWindows(input)
 	var node Node = &Project{Input: input, Exprs: exprs, Out: out}
 	if s.Distinct != "" {
 		if hidden {

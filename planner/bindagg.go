@@ -56,6 +56,11 @@ func hasAggregate(nodes ...sqlparser.SQLNode) bool {
 // intercept binds e if it is a group key or an aggregate; ok is false when
 // e must be bound by the ordinary rules (whose parts are intercepted again).
 func (a *aggCtx) intercept(b *binder, e sqlparser.Expr) (expr.Expr, bool, error) {
+	if hasWindow(e) {
+		// Window functions run after grouping: their parts are
+		// intercepted one by one (bindwindow.go).
+		return nil, false, nil
+	}
 	switch x := e.(type) {
 	case *sqlparser.FuncExpr:
 		if kind, isAgg := aggKinds[strings.ToLower(x.Name.String())]; isAgg {
@@ -122,6 +127,9 @@ func (a *aggCtx) addAgg(name string, spec operators.AggSpec) expr.Expr {
 func (a *aggCtx) bindArg(b *binder, e sqlparser.Expr) (expr.Expr, error) {
 	if hasAggregate(e) {
 		return nil, errorf(TypeMismatch, "", "aggregate functions cannot be nested: %s", sqlparser.String(e))
+	}
+	if hasWindow(e) {
+		return nil, errorf(TypeMismatch, "", "window functions are not allowed in the argument of an aggregate")
 	}
 	saved := b.agg
 	b.agg = nil

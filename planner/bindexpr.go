@@ -9,6 +9,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/sql"
 )
 
 // scopeCol is a column visible to expressions: input column Index.
@@ -351,6 +352,9 @@ func (b *binder) bindRange(x *sqlparser.RangeCond, sc *scope) (expr.Expr, error)
 
 func (b *binder) bindFunc(x *sqlparser.FuncExpr, sc *scope) (expr.Expr, error) {
 	name := strings.ToLower(x.Name.String())
+	if name == sql.WindowMarker && x.Qualifier.IsEmpty() {
+		return b.bindWindow(x, sc)
+	}
 	if !x.Qualifier.IsEmpty() {
 		return nil, errorf(UnknownFunction, name, "unknown function %s.%s", x.Qualifier.String(), name)
 	}
@@ -450,6 +454,11 @@ func foldConstants(e expr.Expr) (expr.Expr, error) {
 func exprName(e sqlparser.Expr) string {
 	if c, ok := e.(*sqlparser.ColName); ok {
 		return c.Name.String()
+	}
+	if f, ok := e.(*sqlparser.FuncExpr); ok {
+		if name, ok := windowName(f); ok {
+			return name
+		}
 	}
 	return sqlparser.String(e)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/operators/window"
 )
 
 // Built is an executable operator tree with per-node statistics.
@@ -117,6 +118,12 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		}
 		op = &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt, MemoryLimit: b.MemoryLimit}
+	case *Window:
+		in, err := b.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		op = &window.Operator{Input: in, NCols: len(x.Input.Columns()), Funcs: x.Funcs}
 	case *SetOp:
 		l, err := b.build(x.Left)
 		if err != nil {

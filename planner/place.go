@@ -302,6 +302,10 @@ func withInputs(n Node, in []Node) Node {
 		c := *x
 		c.Left, c.Right = in[0], in[1]
 		return &c
+	case *Window:
+		c := *x
+		c.Input = in[0]
+		return &c
 	case *Compute:
 		c := *x
 		c.Input = in[0]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/operators/window"
 )
 
 // mapInputs rewrites every input of n with f.
@@ -151,6 +152,9 @@ func pruneBelow(n Node, uses []expr.Expr) (Node, map[int]int) {
 func pruneTo(n Node, used map[int]bool) (Node, map[int]int) {
 	if j, ok := n.(*Join); ok {
 		return pruneJoin(j, used)
+	}
+	if w, ok := n.(*Window); ok {
+		return pruneWindow(w, used)
 	}
 	scan, filter := scanBelow(n)
 	if scan == nil {
@@ -315,4 +319,62 @@ func PushFilters(n Node) Node {
 	}
 	out, _ := mapInputs(n, func(in Node) (Node, error) { return PushFilters(in), nil })
 	return out
+}
+
+// pruneWindow narrows a window's input to the columns used above it and by
+// its functions.
+func pruneWindow(w *Window, used map[int]bool) (Node, map[int]int) {
+	nin := len(w.Input.Columns())
+	in := map[int]bool{}
+	for c := range used {
+		if c < nin {
+			in[c] = true
+		}
+	}
+	for _, f := range w.Funcs {
+		for _, e := range windowExprs(&f) {
+			for c := range expr.Columns(e) {
+				in[c] = true
+			}
+		}
+	}
+	newIn, m := pruneTo(w.Input, in)
+	if m == nil {
+		return w, nil
+	}
+	c := *w
+	c.Input = newIn
+	c.Funcs = make([]window.Func, len(w.Funcs))
+	for i, f := range w.Funcs {
+		c.Funcs[i] = remapWindowFunc(f, m)
+	}
+	remap := maps.Clone(m)
+	newNin := len(newIn.Columns())
+	for i := range w.Funcs {
+		remap[nin+i] = newNin + i
+	}
+	return &c, remap
+}
+
+// windowExprs lists the expressions a window function reads.
+func windowExprs(f *window.Func) []expr.Expr {
+	out := append([]expr.Expr(nil), f.Args...)
+	out = append(out, f.Partition...)
+	for _, k := range f.Order {
+		out = append(out, k.Expr)
+	}
+	return out
+}
+
+// remapWindowFunc returns f reading columns renumbered by m.
+func remapWindowFunc(f window.Func, m map[int]int) window.Func {
+	f.Args = remapAll(f.Args, m)
+	f.Partition = remapAll(f.Partition, m)
+	order := make([]window.Key, len(f.Order))
+	for i, k := range f.Order {
+		k.Expr = expr.Remap(k.Expr, m)
+		order[i] = k
+	}
+	f.Order = order
+	return f
 }

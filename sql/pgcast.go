@@ -32,6 +32,12 @@ func (r *rewriter) castOperandStart(toks []token, c int) int {
 		if open < 0 {
 			return -1
 		}
+		// A window function call: f(...) OVER (...).
+		if open > 2 && toks[open-1].is(r.src, "over") && toks[open-2].typ == ')' {
+			if fo := matchingBack(toks, open-2); fo > 0 && toks[fo-1].typ == sqlparser.ID {
+				return fo - 1
+			}
+		}
 		// A function call: the name before the parenthesis.
 		if open > 0 && isCallName(toks[open-1]) {
 			return open - 1

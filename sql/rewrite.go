@@ -167,6 +167,14 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			i = last
 			continue
 		}
+		if end, ok := r.overAt(toks, i); ok {
+			// A window function call (window.go).
+			if err := r.overOut(toks, i, end); err != nil {
+				return err
+			}
+			i = end
+			continue
+		}
 		if callEnd, filterEnd, ok := r.filterAt(toks, i); ok {
 			if err := r.filterOut(toks, i, callEnd, filterEnd); err != nil {
 				return err
@@ -435,6 +443,13 @@ func parseRewritten(src string, toks []token) (sqlparser.Statement, *Error) {
 		}
 	}
 	if err := checkNesting(src, toks); err != nil {
+		return nil, err
+	}
+	toks, werr := expandWindows(src, toks)
+	if werr != nil {
+		return nil, werr
+	}
+	if err := r.checkWindows(toks); err != nil {
 		return nil, err
 	}
 	if err := r.rewrite(toks); err != nil {

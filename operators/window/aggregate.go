@@ -1,0 +1,230 @@
+package window
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// aggregate computes COUNT, SUM, AVG, MIN or MAX of v (sorted) over each
+// row's frame [lo, hi). Aggregates skip NULLs; an empty frame gives NULL
+// (0 for COUNT). Frames never move backwards within a partition, which
+// the running sums and the min/max deque rely on.
+func aggregate(k Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi []int) (*coldata.Vec, error) {
+	n := len(lo)
+	cnt := make([]int64, n+1) // prefix counts of non-NULL values
+	for i := 0; i < n; i++ {
+		cnt[i+1] = cnt[i]
+		if !v.IsNull(i) {
+			cnt[i+1]++
+		}
+	}
+	switch k {
+	case Count:
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = cnt[hi[i]] - cnt[lo[i]]
+		}
+		return &coldata.Vec{Type: coldata.Int64, Len: n, Ints: out}, nil
+	case Min, Max:
+		return minMax(k == Min, t, v, partStart, lo, hi), nil
+	case Sum, Avg:
+	default:
+		return nil, fmt.Errorf("internal error: %s is not an aggregate", k)
+	}
+	out := &coldata.Vec{Type: t, Len: n}
+	nulls := coldata.NewValidBitmap(n)
+	anyNull := false
+	for i := 0; i < n; i++ {
+		if cnt[hi[i]] == cnt[lo[i]] {
+			coldata.ClearBit(nulls, i)
+			anyNull = true
+		}
+	}
+	if anyNull {
+		out.Nulls = nulls
+	}
+	switch v.Type {
+	case coldata.Int64, coldata.Bool:
+		// Exact 128-bit prefix sums: a frame's sum is a difference of two.
+		pre := make([]int128, n+1)
+		for i := 0; i < n; i++ {
+			pre[i+1] = pre[i]
+			if !v.IsNull(i) {
+				x := int64(0)
+				if v.Type == coldata.Bool {
+					x = int64(v.Bools[i])
+				} else {
+					x = v.Ints[i]
+				}
+				pre[i+1] = pre[i+1].add(x)
+			}
+		}
+		if k == Sum && t == coldata.Int64 {
+			out.Ints = make([]int64, n)
+			for i := range out.Ints {
+				s := pre[hi[i]].sub(pre[lo[i]])
+				x, ok := s.int64()
+				if !ok {
+					return nil, fmt.Errorf("BIGINT value is out of range in SUM")
+				}
+				out.Ints[i] = x
+			}
+			return out, nil
+		}
+		out.Floats = make([]float64, n)
+		for i := range out.Floats {
+			s := pre[hi[i]].sub(pre[lo[i]]).float64()
+			if k == Avg {
+				if c := cnt[hi[i]] - cnt[lo[i]]; c > 0 {
+					s /= float64(c)
+				}
+			}
+			out.Floats[i] = s
+		}
+		return out, nil
+	case coldata.Float64:
+		out.Floats = floatSums(v, partStart, lo, hi)
+		if k == Avg {
+			for i := range out.Floats {
+				if c := cnt[hi[i]] - cnt[lo[i]]; c > 0 {
+					out.Floats[i] /= float64(c)
+				}
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s of %s is not supported", k, v.Type)
+}
+
+// floatSums sums v over each frame. Frames that all start at their
+// partition's start are running sums, added in row order as GROUP BY adds
+// them; short frames are summed row by row; long moving frames query a
+// tree of partial sums (never subtracting, which would lose precision).
+func floatSums(v *coldata.Vec, partStart, lo, hi []int) []float64 {
+	n := len(lo)
+	xs := make([]float64, n)
+	for i := 0; i < n; i++ {
+		if !v.IsNull(i) {
+			xs[i] = v.Floats[i]
+		}
+	}
+	out := make([]float64, n)
+	running, work := true, 0
+	for i := 0; i < n; i++ {
+		running = running && lo[i] == partStart[i]
+		work += hi[i] - lo[i]
+	}
+	switch {
+	case running:
+		acc, cur := 0.0, 0
+		for i := 0; i < n; i++ {
+			if i == partStart[i] {
+				acc, cur = 0, i
+			}
+			for ; cur < hi[i]; cur++ {
+				acc += xs[cur]
+			}
+			out[i] = acc
+		}
+	case work <= 32*n+1<<20:
+		for i := 0; i < n; i++ {
+			acc := 0.0
+			for _, x := range xs[lo[i]:hi[i]] {
+				acc += x
+			}
+			out[i] = acc
+		}
+	default:
+		tree := make([]float64, 2*n)
+		copy(tree[n:], xs)
+		for i := n - 1; i > 0; i-- {
+			tree[i] = tree[2*i] + tree[2*i+1]
+		}
+		for i := 0; i < n; i++ {
+			acc := 0.0
+			for l, r := lo[i]+n, hi[i]+n; l < r; l, r = l>>1, r>>1 {
+				if l&1 == 1 {
+					acc += tree[l]
+					l++
+				}
+				if r&1 == 1 {
+					r--
+					acc += tree[r]
+				}
+			}
+			out[i] = acc
+		}
+	}
+	return out
+}
+
+// minMax computes MIN or MAX over moving frames with a monotonic deque of
+// row positions: O(1) amortised per row for any frame.
+func minMax(isMin bool, t coldata.Type, v *coldata.Vec, partStart, lo, hi []int) *coldata.Vec {
+	n := len(lo)
+	// better reports whether row a should replace row b in the deque.
+	better := func(a, b int) bool {
+		c := operators.CompareValues(v, a, v, b)
+		if isMin {
+			return c <= 0
+		}
+		return c >= 0
+	}
+	dq := make([]int, 0, 64)
+	head, cur := 0, 0
+	bld := coldata.NewBuilder(t, n)
+	for i := 0; i < n; i++ {
+		if i == partStart[i] {
+			dq, head, cur = dq[:0], 0, i
+		}
+		for ; cur < hi[i]; cur++ {
+			if v.IsNull(cur) {
+				continue
+			}
+			for len(dq) > head && better(cur, dq[len(dq)-1]) {
+				dq = dq[:len(dq)-1]
+			}
+			dq = append(dq, cur)
+		}
+		for head < len(dq) && dq[head] < lo[i] {
+			head++
+		}
+		if head == len(dq) {
+			bld.AppendNull()
+			continue
+		}
+		bld.AppendFrom(v, dq[head])
+	}
+	return bld.Finish()
+}
+
+// int128 is a two's-complement 128-bit integer: exact sums of BIGINTs.
+type int128 struct {
+	hi int64
+	lo uint64
+}
+
+func (a int128) add(x int64) int128 {
+	lo, carry := bits.Add64(a.lo, uint64(x), 0)
+	return int128{hi: a.hi + x>>63 + int64(carry), lo: lo}
+}
+
+func (a int128) sub(b int128) int128 {
+	lo, borrow := bits.Sub64(a.lo, b.lo, 0)
+	return int128{hi: a.hi - b.hi - int64(borrow), lo: lo}
+}
+
+func (a int128) int64() (int64, bool) {
+	return int64(a.lo), a.hi == int64(a.lo)>>63
+}
+
+func (a int128) float64() float64 {
+	if x, ok := a.int64(); ok {
+		return float64(x)
+	}
+	return float64(a.hi)*math.Exp2(64) + float64(a.lo)
+}
