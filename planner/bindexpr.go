@@ -455,10 +455,20 @@ func exprName(e sqlparser.Expr) string {
 	if c, ok := e.(*sqlparser.ColName); ok {
 		return c.Name.String()
 	}
-	if f, ok := e.(*sqlparser.FuncExpr); ok {
-		if name, ok := windowName(f); ok {
-			return name
-		}
+	if hasWindow(e) {
+		// Window functions print as written, not as the dialect
+		// layer's marker calls.
+		buf := sqlparser.NewTrackedBuffer(func(buf *sqlparser.TrackedBuffer, n sqlparser.SQLNode) {
+			if f, ok := n.(*sqlparser.FuncExpr); ok {
+				if name, ok := windowName(f); ok {
+					buf.WriteString(name)
+					return
+				}
+			}
+			n.Format(buf)
+		})
+		buf.Myprintf("%v", e)
+		return buf.String()
 	}
 	return sqlparser.String(e)
 }

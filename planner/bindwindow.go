@@ -96,7 +96,7 @@ var windowKinds = map[string]window.Kind{
 	"lag": window.Lag, "lead": window.Lead, "first_value": window.FirstValue,
 	"last_value": window.LastValue, "nth_value": window.NthValue,
 	"count": window.Count, "sum": window.Sum, "avg": window.Avg, "min": window.Min, "max": window.Max,
-	"bool_and": window.Min, "bool_or": window.Max,
+	"bool_and": window.Min, "bool_or": window.Max, "any_value": window.Min,
 }
 
 // markerArgs returns the arguments of one of the window marker calls.
@@ -208,14 +208,14 @@ func (b *binder) bindWindow(x *sqlparser.FuncExpr, sc *scope) (expr.Expr, error)
 		return nil, err
 	}
 
-	key := f.String()
+	key := f.Identity()
 	for i, k := range win.keys {
 		if k == key {
 			return win.refs[i], nil
 		}
 	}
 	if text == "" {
-		text = key
+		text = f.String()
 	}
 	ref := &expr.ColumnRef{Name: text, T: f.Type}
 	win.funcs = append(win.funcs, f)

@@ -249,7 +249,14 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		}
 		placedIn[i] = toSide(p, CPU)
 	}
-	return withInputs(n, placedIn), nil
+	out := withInputs(n, placedIn)
+	if w, ok := out.(*Window); ok {
+		// No GPU window kernels yet: say so rather than just [cpu], even
+		// under device gpu (like sorting, it is host work around device
+		// inputs and outputs).
+		w.Why = "window functions run on the host"
+	}
+	return out, nil
 }
 
 // gpuInput makes n produce device batches: a scan reads the device-resident

@@ -82,15 +82,17 @@ func specParts(src string, spec []token) (windowParts, *Error) {
 		}
 		clause := -1
 		switch {
-		case k == 0 && t.typ == sqlparser.ID:
-			p.ref = 0
-			continue
 		case t.typ == sqlparser.PARTITION:
 			clause = 0
 		case t.typ == sqlparser.ORDER:
 			clause = 1
 		case last < 2 && (t.is(src, "rows") || t.is(src, "range") || t.is(src, "groups")):
 			clause = 2
+		case k == 0 && t.typ == sqlparser.ID:
+			// OVER (w ...): a window name (frame units are IDs too,
+			// hence after them).
+			p.ref = 0
+			continue
 		default:
 			if last < 0 {
 				return p, newError(ErrSyntax, src, t.start, "near '%s': expected PARTITION BY, ORDER BY, ROWS or RANGE in a window", t.text(src))
@@ -167,7 +169,7 @@ func expandWindows(src string, toks []token) ([]token, *Error) {
 	defs := map[int]map[string]*windowDef{}
 	skip := make([]bool, len(toks))
 	for i := 0; i+3 < len(toks); i++ {
-		if !toks[i].is(src, "window") || toks[i+1].typ != sqlparser.ID || toks[i+2].typ != sqlparser.AS || toks[i+3].typ != '(' {
+		if !toks[i].is(src, "window") || toks[i+1].typ != sqlparser.ID || (toks[i+2].typ != sqlparser.AS && toks[i+2].typ != '(') {
 			continue
 		}
 		owner := owners[i]
@@ -177,7 +179,11 @@ func expandWindows(src string, toks []token) ([]token, *Error) {
 		k := i + 1
 		for {
 			if k+2 >= len(toks) || toks[k].typ != sqlparser.ID || toks[k+1].typ != sqlparser.AS || toks[k+2].typ != '(' {
-				return nil, newError(ErrSyntax, src, endOf(src, toks, k), "expected name AS (window specification) in WINDOW")
+				at := k
+				for j := k; j < k+3 && j < len(toks) && toks[j].typ == []int{sqlparser.ID, sqlparser.AS, '('}[j-k]; j++ {
+					at = j + 1
+				}
+				return nil, newError(ErrSyntax, src, endOf(src, toks, at), "expected name AS (window specification) in WINDOW")
 			}
 			end := matching(toks, k+2)
 			if end < 0 {
@@ -304,8 +310,14 @@ func (r *rewriter) windowClause(toks []token, i int) string {
 		case '(':
 			if depth > 0 {
 				depth--
+				continue
 			}
-			// Leaving an enclosing group: keep walking in it.
+			// Leaving an enclosing group: keep walking in it, unless it
+			// is an aggregate's argument list (an aggregate that is a
+			// window function itself was reported as nesting).
+			if j > 0 && toks[j-1].typ == sqlparser.ID && aggregateWords[strings.ToLower(toks[j-1].text(r.src))] {
+				return "the argument of an aggregate"
+			}
 			continue
 		}
 		if depth > 0 {
@@ -335,6 +347,14 @@ func (r *rewriter) windowClause(toks []token, i int) string {
 		}
 	}
 	return ""
+}
+
+// aggregateWords are the aggregate functions, whose arguments cannot hold
+// window functions (they run before windows are computed).
+var aggregateWords = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true, "group_concat": true,
+	"bool_and": true, "bool_or": true, "any_value": true, "std": true, "stddev": true,
+	"variance": true, "bit_and": true, "bit_or": true,
 }
 
 // checkWindows reports a window function call outside the select list
@@ -408,6 +428,9 @@ func (r *rewriter) overOut(toks []token, i, end int) *Error {
 			if k > 0 {
 				r.emitFor(",", seps[k-1])
 			}
+			if err := r.checkItemEnd(it); err != nil {
+				return err
+			}
 			if err := r.rewrite(it); err != nil {
 				return err
 			}
@@ -454,9 +477,29 @@ func endOfItem(src string, spec []token, seps []token, k, at int) int {
 	return spec[at].end
 }
 
+// checkItemEnd reports a word after a complete PARTITION BY or ORDER BY
+// item (the marker call's arguments would take it for an alias).
+func (r *rewriter) checkItemEnd(it []token) *Error {
+	n := len(it)
+	if n < 2 || it[n-1].typ != sqlparser.ID {
+		return nil
+	}
+	switch it[n-2].typ {
+	case sqlparser.ID, sqlparser.INTEGRAL, sqlparser.FLOAT, sqlparser.STRING, ')':
+		if it[n-1].is(r.src, "nulls") {
+			return newError(ErrSyntax, r.src, it[n-1].end, "expected FIRST or LAST after NULLS")
+		}
+		return newError(ErrSyntax, r.src, it[n-1].start, "near '%s': expected ',' or the end of the clause", it[n-1].text(r.src))
+	}
+	return nil
+}
+
 // orderKeyOut emits one window ORDER BY item as gsql_win_key(e, desc, nulls).
 func (r *rewriter) orderKeyOut(it []token, spec, seps []token, k, at int) *Error {
 	nulls := "0"
+	if n := len(it); n >= 1 && it[n-1].is(r.src, "nulls") {
+		return newError(ErrSyntax, r.src, it[n-1].end, "expected FIRST or LAST after NULLS")
+	}
 	if n := len(it); n >= 2 && it[n-2].is(r.src, "nulls") {
 		switch {
 		case it[n-1].is(r.src, "first"):
@@ -477,6 +520,9 @@ func (r *rewriter) orderKeyOut(it []token, spec, seps []token, k, at int) *Error
 	}
 	if len(it) == 0 {
 		return newError(ErrSyntax, r.src, endOfItem(r.src, spec, seps, k, at), "expected an expression in ORDER BY")
+	}
+	if err := r.checkItemEnd(it); err != nil {
+		return err
 	}
 	r.emitText("`"+WindowKeyMarker+"` (", it[0].start)
 	if err := r.rewrite(it); err != nil {
@@ -546,6 +592,9 @@ func (r *rewriter) frameOut(frame []token, nOrder int) *Error {
 					kind := BoundPreceding
 					if t.is(r.src, "following") {
 						kind = BoundFollowing
+					}
+					if first.typ == '-' {
+						return newError(ErrSyntax, r.src, first.start, "a window frame offset must not be negative")
 					}
 					bounds = append(bounds, bound{kind: kind, off: rest[:k], at: first})
 					rest = rest[k+1:]

@@ -17,6 +17,7 @@ package window
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -303,9 +304,9 @@ func Compute(ctx context.Context, b *coldata.Batch, funcs []Func) ([]*coldata.Ve
 			continue
 		}
 		group := []int{i}
-		key := sortKeyString(&funcs[i])
+		key := orderIdentity(&funcs[i])
 		for j := i + 1; j < len(funcs); j++ {
-			if !done[j] && sortKeyString(&funcs[j]) == key {
+			if !done[j] && orderIdentity(&funcs[j]) == key {
 				group = append(group, j)
 			}
 		}
@@ -325,9 +326,56 @@ func Compute(ctx context.Context, b *coldata.Batch, funcs []Func) ([]*coldata.Ve
 	return out, nil
 }
 
-// sortKeyString identifies the row order a function needs.
-func sortKeyString(f *Func) string {
-	c := *f
-	c.Kind = RowNumber
-	return c.Spec()
+// Identity identifies the call by what it computes: like String, but
+// columns by index (two tables' columns may share a name), so that equal
+// calls can share one result.
+func (f *Func) Identity() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s|%d|%s|", f.Kind, f.N, f.Type)
+	for _, a := range f.Args {
+		writeIdentity(&sb, a)
+		sb.WriteByte(',')
+	}
+	sb.WriteString(orderIdentity(f))
+	if f.Kind.UsesFrame() {
+		sb.WriteString(f.Frame.String())
+	}
+	return sb.String()
+}
+
+// orderIdentity identifies the row order a function needs (its partition
+// and order keys): functions with equal ones share one sort.
+func orderIdentity(f *Func) string {
+	var sb strings.Builder
+	sb.WriteString("P")
+	for _, p := range f.Partition {
+		writeIdentity(&sb, p)
+		sb.WriteByte(',')
+	}
+	sb.WriteString("O")
+	for _, k := range f.Order {
+		writeIdentity(&sb, k.Expr)
+		fmt.Fprintf(&sb, " %t %d,", k.Desc, k.Nulls)
+	}
+	return sb.String()
+}
+
+func writeIdentity(sb *strings.Builder, e expr.Expr) {
+	switch x := e.(type) {
+	case *expr.ColumnRef:
+		fmt.Fprintf(sb, "#%d", x.Index)
+	case *expr.Literal:
+		fmt.Fprintf(sb, "%s:%s", x.T, expr.FormatLiteral(x.Value))
+	case *expr.Call:
+		fmt.Fprintf(sb, "%s@%p(", x.Fn.Name, x.Fn)
+		for i, a := range x.Args {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			writeIdentity(sb, a)
+		}
+		sb.WriteByte(')')
+	default:
+		fmt.Fprintf(sb, "%T@%p", e, e)
+	}
 }
