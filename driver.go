@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -259,6 +260,11 @@ func cellValue(col arrow.Array, i int) driver.Value {
 		// database/sql keeps the value past the next record, and the
 		// record's memory may be reused (page-locked result memory).
 		return strings.Clone(a.Value(i))
+	case *array.Date32:
+		return time.Unix(int64(a.Value(i))*86400, 0).UTC()
+	case *array.Timestamp:
+		us := int64(a.Value(i))
+		return time.UnixMicro(us).UTC()
 	}
 	return col.ValueStr(i)
 }

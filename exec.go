@@ -427,6 +427,19 @@ func convertColumn(v *coldata.Vec, col catalog.Column, firstRow int) (*coldata.V
 	if err != nil {
 		return nil, fmt.Errorf("column %q: %w", col.Name, err)
 	}
+	if col.Type.IsTemporal() {
+		// A value that is not a date converts to NULL in CAST; INSERT
+		// rejects it instead (MySQL's strict mode).
+		for i := 0; i < v.Len; i++ {
+			if out.IsNull(i) && !v.IsNull(i) {
+				bad := fmt.Sprint(v.Value(i))
+				if v.Type == coldata.String {
+					bad = string(v.Str(i))
+				}
+				return nil, fmt.Errorf("incorrect %s value %q for column %q at row %d", col.Type, bad, col.Name, firstRow+i+1)
+			}
+		}
+	}
 	return out.Materialize(), nil
 }
 

@@ -201,6 +201,38 @@ func TestDatabaseSQLDriver(t *testing.T) {
 	}
 }
 
+// Dates and timestamps reach database/sql as time.Time (UTC wall clock),
+// and time.Time arguments bind as TIMESTAMPs.
+func TestDriverTimes(t *testing.T) {
+	sdb, err := sql.Open("gsql", "drivertimes?device=cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	if _, err := sdb.Exec(`CREATE TABLE ev (d DATE, ts TIMESTAMP)`); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2024, 2, 29, 10, 30, 0, 250000000, time.UTC)
+	if _, err := sdb.Exec(`INSERT INTO ev VALUES (?, ?), ('1969-07-20', NULL)`, at, at); err != nil {
+		t.Fatal(err)
+	}
+	var d time.Time
+	var ts sql.NullTime
+	err = sdb.QueryRow(`SELECT d, ts FROM ev WHERE ts = ?`, at).Scan(&d, &ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Equal(time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)) || !ts.Valid || !ts.Time.Equal(at) {
+		t.Fatalf("got %s, %v", d, ts)
+	}
+	if err := sdb.QueryRow(`SELECT d, ts FROM ev WHERE ts IS NULL`).Scan(&d, &ts); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Equal(time.Date(1969, 7, 20, 0, 0, 0, 0, time.UTC)) || ts.Valid {
+		t.Fatalf("got %s, %v", d, ts)
+	}
+}
+
 func TestConcurrentQueriesAndInserts(t *testing.T) {
 	db := openDB(t)
 	mustExec(t, db, `CREATE TABLE c (i BIGINT, s VARCHAR)`)

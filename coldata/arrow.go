@@ -20,8 +20,30 @@ func ArrowType(t Type) arrow.DataType {
 		return arrow.PrimitiveTypes.Float64
 	case String:
 		return arrow.BinaryTypes.String
+	case Date:
+		return arrow.FixedWidthTypes.Date32
+	case Timestamp:
+		return timestampType
 	}
 	return arrow.Null
+}
+
+// timestampType is Arrow's timestamp[us] without a time zone: wall-clock
+// values, as gsql's TIMESTAMP.
+var timestampType = &arrow.TimestampType{Unit: arrow.Microsecond}
+
+// timestampScale is the number of microseconds per unit of an Arrow
+// timestamp or time unit (0 for nanoseconds, which divide instead).
+func timestampScale(u arrow.TimeUnit) int64 {
+	switch u {
+	case arrow.Second:
+		return 1_000_000
+	case arrow.Millisecond:
+		return 1_000
+	case arrow.Microsecond:
+		return 1
+	}
+	return 0
 }
 
 // FromArrowType maps an Arrow type to the gsql type that stores it.
@@ -37,6 +59,10 @@ func FromArrowType(dt arrow.DataType) (Type, error) {
 		return String, nil
 	case arrow.NULL:
 		return Null, nil
+	case arrow.DATE32, arrow.DATE64:
+		return Date, nil
+	case arrow.TIMESTAMP:
+		return Timestamp, nil
 	}
 	return Null, fmt.Errorf("unsupported arrow type %s", dt)
 }
@@ -81,6 +107,33 @@ func FromArrow(arr arrow.Array) (*Vec, error) {
 		}
 	case *array.Null:
 		v.Nulls = make([]byte, BitmapLen(n))
+	case *array.Timestamp:
+		unit := a.DataType().(*arrow.TimestampType).Unit
+		raw := arrow.Int64Traits.CastFromBytes(a.Data().Buffers()[1].Bytes())[a.Data().Offset():][:n]
+		if unit == arrow.Microsecond {
+			v.Ints = raw
+			break
+		}
+		v.Ints = make([]int64, n)
+		if scale := timestampScale(unit); scale != 0 {
+			for i, x := range raw {
+				v.Ints[i] = x * scale
+			}
+		} else {
+			for i, x := range raw {
+				v.Ints[i] = floorDiv(x, 1000)
+			}
+		}
+	case *array.Date32:
+		v.Ints = make([]int64, n)
+		for i := range v.Ints {
+			v.Ints[i] = int64(a.Value(i))
+		}
+	case *array.Date64:
+		v.Ints = make([]int64, n)
+		for i := range v.Ints {
+			v.Ints[i] = floorDiv(int64(a.Value(i)), 86_400_000)
+		}
 	default:
 		// Generic, slower path for the remaining widths.
 		b := NewBuilder(t, n)
@@ -178,6 +231,14 @@ func toArrow(v *Vec, owner Owner) arrow.Array {
 	}
 	var data arrow.ArrayData
 	switch v.Type {
+	case Date:
+		days := make([]int32, n)
+		for i, d := range v.Ints[:n] {
+			days[i] = int32(d)
+		}
+		data = array.NewData(arrow.FixedWidthTypes.Date32, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(days))}, nil, nullCount, 0)
+	case Timestamp:
+		data = array.NewData(timestampType, n, []*memory.Buffer{nullBuf, share(arrow.Int64Traits.CastToBytes(v.Ints[:n]))}, nil, nullCount, 0)
 	case Bool:
 		bits := make([]byte, BitmapLen(n))
 		for i := 0; i < n; i++ {
@@ -251,4 +312,13 @@ func RecordToBatch(rec arrow.Record) (*Batch, error) {
 		cols[i] = v
 	}
 	return &Batch{Cols: cols, Len: int(rec.NumRows())}, nil
+}
+
+// floorDiv is integer division rounding toward minus infinity.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }

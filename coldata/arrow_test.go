@@ -72,8 +72,20 @@ func TestArrowTypes(t *testing.T) {
 			t.Errorf("FromArrowType(%s) = %s, %v", tc.dt, got, err)
 		}
 	}
-	if _, err := coldata.FromArrowType(arrow.FixedWidthTypes.Date32); err == nil {
-		t.Errorf("FromArrowType(date32) succeeded")
+	for _, tc := range []struct {
+		dt   arrow.DataType
+		want coldata.Type
+	}{
+		{arrow.FixedWidthTypes.Date32, coldata.Date},
+		{arrow.FixedWidthTypes.Date64, coldata.Date},
+		{&arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, coldata.Timestamp},
+	} {
+		if got, err := coldata.FromArrowType(tc.dt); err != nil || got != tc.want {
+			t.Errorf("FromArrowType(%s) = %s, %v", tc.dt, got, err)
+		}
+	}
+	if _, err := coldata.FromArrowType(arrow.FixedWidthTypes.Time32s); err == nil {
+		t.Errorf("FromArrowType(time32) succeeded")
 	}
 }
 
@@ -279,12 +291,12 @@ func TestFromArrow(t *testing.T) {
 	}
 
 	// Unsupported arrays are errors, not panics.
-	db := array.NewDate32Builder(mem)
+	db := array.NewTime32Builder(mem, arrow.FixedWidthTypes.Time32s.(*arrow.Time32Type))
 	db.Append(1)
 	da := db.NewArray()
 	defer da.Release()
 	if _, err := coldata.FromArrow(da); err == nil || !strings.Contains(err.Error(), "unsupported") {
-		t.Errorf("FromArrow(date32) = %v", err)
+		t.Errorf("FromArrow(time32) = %v", err)
 	}
 }
 
@@ -411,13 +423,13 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 
 	// A column Arrow has but gsql does not is an error naming the column.
-	db := array.NewDate32Builder(memory.NewGoAllocator())
+	db := array.NewTime32Builder(memory.NewGoAllocator(), arrow.FixedWidthTypes.Time32s.(*arrow.Time32Type))
 	db.Append(1)
 	da := db.NewArray()
 	defer da.Release()
-	bad := array.NewRecord(arrow.NewSchema([]arrow.Field{{Name: "when", Type: arrow.FixedWidthTypes.Date32}}, nil), []arrow.Array{da}, 1)
+	bad := array.NewRecord(arrow.NewSchema([]arrow.Field{{Name: "when", Type: arrow.FixedWidthTypes.Time32s}}, nil), []arrow.Array{da}, 1)
 	defer bad.Release()
 	if _, err := coldata.RecordToBatch(bad); err == nil || !strings.Contains(err.Error(), `"when"`) {
-		t.Errorf("RecordToBatch(date32) = %v", err)
+		t.Errorf("RecordToBatch(time32) = %v", err)
 	}
 }

@@ -12,7 +12,7 @@ type Builder struct {
 // NewBuilder returns a builder for a vector of type t with room for capHint rows.
 func NewBuilder(t Type, capHint int) *Builder {
 	v := &Vec{Type: t}
-	switch t {
+	switch t.Physical() {
 	case Bool:
 		v.Bools = make([]byte, 0, capHint)
 	case Int64:
@@ -44,7 +44,7 @@ func (b *Builder) pushValid(valid bool) {
 // AppendNull appends a NULL row.
 func (b *Builder) AppendNull() {
 	v := b.v
-	switch v.Type {
+	switch v.Type.Physical() {
 	case Bool:
 		v.Bools = append(v.Bools, 0)
 	case Int64:
@@ -119,7 +119,7 @@ func (b *Builder) AppendFrom(src *Vec, i int) {
 		b.AppendNull()
 		return
 	}
-	switch b.v.Type {
+	switch b.v.Type.Physical() {
 	case Bool:
 		b.v.Bools = append(b.v.Bools, src.Bools[src.idx(i)])
 	case Int64:
@@ -163,7 +163,7 @@ func Gather(src *Vec, idx []int) *Vec {
 		}
 	}
 	c := src.Const
-	switch src.Type {
+	switch src.Type.Physical() {
 	case Bool:
 		out.Bools = make([]byte, n)
 		for k, i := range idx {
@@ -234,7 +234,7 @@ func Slice(v *Vec, lo, hi int) *Vec {
 	if v.Nulls != nil {
 		out.Nulls = v.Nulls[lo>>3 : BitmapLen(hi)]
 	}
-	switch v.Type {
+	switch v.Type.Physical() {
 	case Bool:
 		out.Bools = v.Bools[lo:hi]
 	case Int64:
@@ -328,7 +328,7 @@ func concatVecs(vecs []*Vec, total int, check func() error) (*Vec, error) {
 	if hasNulls {
 		out.Nulls = make([]byte, BitmapLen(total))
 	}
-	switch t {
+	switch t.Physical() {
 	case Bool:
 		out.Bools = make([]byte, 0, total)
 	case Int64:
@@ -364,7 +364,7 @@ func concatVecs(vecs []*Vec, total int, check func() error) (*Vec, error) {
 				}
 			}
 		}
-		switch t {
+		switch t.Physical() {
 		case Bool:
 			out.Bools = append(out.Bools, v.Bools[:v.Len]...)
 		case Int64:

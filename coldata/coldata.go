@@ -22,6 +22,12 @@ const (
 	Int64
 	Float64
 	String
+	// Date is a calendar date: days since 1970-01-01 in Ints (package
+	// datetime has the calendar).
+	Date
+	// Timestamp is a date and time of day without a time zone:
+	// microseconds since 1970-01-01 00:00:00 in Ints.
+	Timestamp
 )
 
 // String returns the SQL name of the type.
@@ -37,12 +43,29 @@ func (t Type) String() string {
 		return "DOUBLE"
 	case String:
 		return "VARCHAR"
+	case Date:
+		return "DATE"
+	case Timestamp:
+		return "TIMESTAMP"
 	}
 	return fmt.Sprintf("Type(%d)", uint8(t))
 }
 
 // IsNumeric reports whether values of t take part in arithmetic.
 func (t Type) IsNumeric() bool { return t == Int64 || t == Float64 || t == Bool }
+
+// IsTemporal reports whether t is DATE or TIMESTAMP.
+func (t Type) IsTemporal() bool { return t == Date || t == Timestamp }
+
+// Physical is the type whose storage t uses: BIGINT for DATE and
+// TIMESTAMP, t itself otherwise. Code that moves, compares, hashes or
+// sorts values without interpreting them switches on it.
+func (t Type) Physical() Type {
+	if t == Date || t == Timestamp {
+		return Int64
+	}
+	return t
+}
 
 // ParseType maps a SQL type name (any case, with or without a length such as
 // VARCHAR(20)) to a Type. ok is false for names gsql does not know.
@@ -61,6 +84,10 @@ func ParseType(name string) (t Type, ok bool) {
 		return Float64, true
 	case "VARCHAR", "TEXT", "CHAR", "STRING", "CHARACTER", "CHARACTER VARYING", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "NCHAR", "NVARCHAR":
 		return String, true
+	case "DATE":
+		return Date, true
+	case "TIMESTAMP", "DATETIME", "TIMESTAMP WITHOUT TIME ZONE":
+		return Timestamp, true
 	}
 	return Null, false
 }
@@ -86,7 +113,7 @@ type Vec struct {
 // NewVec allocates a non-constant vector of n rows with no NULLs.
 func NewVec(t Type, n int) *Vec {
 	v := &Vec{Type: t, Len: n}
-	switch t {
+	switch t.Physical() {
 	case Bool:
 		v.Bools = make([]byte, n)
 	case Int64:
@@ -108,7 +135,7 @@ func NewConst(t Type, val any, n int) *Vec {
 	switch x := val.(type) {
 	case nil:
 		v.Nulls = []byte{0}
-		switch t {
+		switch t.Physical() {
 		case Bool:
 			v.Bools = []byte{0}
 		case Int64:
@@ -188,7 +215,7 @@ func (v *Vec) Value(i int) any {
 	if v.IsNull(i) {
 		return nil
 	}
-	switch v.Type {
+	switch v.Type.Physical() {
 	case Bool:
 		return v.Bool(i)
 	case Int64:

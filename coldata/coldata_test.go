@@ -87,7 +87,10 @@ func TestParseType(t *testing.T) {
 		{"nvarchar(5)", coldata.String, true},
 		{"BLOBBY", coldata.Null, false},
 		{"", coldata.Null, false},
-		{"DATE", coldata.Null, false},
+		{"DATE", coldata.Date, true},
+		{"datetime(6)", coldata.Timestamp, true},
+		{"TIMESTAMP", coldata.Timestamp, true},
+		{"TIME", coldata.Null, false},
 	} {
 		got, ok := coldata.ParseType(tc.in)
 		if got != tc.want || ok != tc.ok {

@@ -53,6 +53,13 @@ func castVec(v *coldata.Vec, t coldata.Type, n int) (*coldata.Vec, error) {
 	if v.Const {
 		rows = 1
 	}
+	if v.Type.IsTemporal() || t.IsTemporal() {
+		out, err := castTemporal(v, t, rows)
+		if err != nil || !v.Const {
+			return out, err
+		}
+		return constOf(out, n), nil
+	}
 	var out *coldata.Vec
 	switch t {
 	case coldata.Int64:

@@ -115,7 +115,7 @@ func compareInto(op cmpOp, a, b *coldata.Vec, r []byte) {
 		a, b, op = b, a, op.flip()
 	}
 	n := len(r)
-	switch a.Type {
+	switch a.Type.Physical() {
 	case coldata.Int64:
 		if b.Const {
 			cmpOrderedVC(op, a.Ints[:n], b.Ints[0], r)

@@ -318,9 +318,9 @@ func evalExtreme(args []*coldata.Vec, n int, greater bool) (*coldata.Vec, error)
 		return constOf(out, n), nil
 	}
 	valid := CombineNulls(conv, n)
-	switch t {
+	switch t.Physical() {
 	case coldata.Int64:
-		out := coldata.NewVec(coldata.Int64, n)
+		out := coldata.NewVec(t, n)
 		extremeInto(out.Ints, conv, func(v *coldata.Vec) []int64 { return v.Ints }, greater)
 		out.Nulls = valid
 		return out, nil
@@ -474,7 +474,7 @@ func gatherPick(t coldata.Type, srcs []*coldata.Vec, pick []int32, n int) (*cold
 	bm := make([]byte, coldata.BitmapLen(n))
 	var out *coldata.Vec
 	var anyNull bool
-	switch t {
+	switch t.Physical() {
 	case coldata.Int64:
 		out = coldata.NewVec(t, n)
 		anyNull = gatherInto(out.Ints, bm, pick, gatherSources(conv, n, func(v *coldata.Vec) []int64 { return v.Ints }))

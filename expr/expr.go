@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/datetime"
 )
 
 // Expr is a bound expression with a known result type.
@@ -44,7 +45,17 @@ type Literal struct {
 func (l *Literal) Type() coldata.Type { return l.T }
 
 // String implements Expr.
-func (l *Literal) String() string { return FormatLiteral(l.Value) }
+func (l *Literal) String() string {
+	if x, ok := l.Value.(int64); ok {
+		switch l.T {
+		case coldata.Date:
+			return "DATE '" + datetime.FormatDate(x) + "'"
+		case coldata.Timestamp:
+			return "TIMESTAMP '" + datetime.FormatTimestamp(x) + "'"
+		}
+	}
+	return FormatLiteral(l.Value)
+}
 
 // FormatLiteral renders a literal value as SQL text.
 func FormatLiteral(v any) string {

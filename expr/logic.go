@@ -299,7 +299,7 @@ func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
 	}
 	out := coldata.NewVec(coldata.Bool, n)
 	r := out.Bools
-	switch x.Type {
+	switch x.Type.Physical() {
 	case coldata.Int64:
 		vals := make([]int64, len(items))
 		for i, v := range items {

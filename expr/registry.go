@@ -138,6 +138,10 @@ func CastFuncName(t coldata.Type) string {
 		return "cast_to_double"
 	case coldata.String:
 		return "cast_to_varchar"
+	case coldata.Date:
+		return "cast_to_date"
+	case coldata.Timestamp:
+		return "cast_to_timestamp"
 	}
 	return "cast_to_null"
 }
@@ -179,6 +183,17 @@ func Fixed(ret coldata.Type, params ...coldata.Type) func([]coldata.Type) (colda
 // COALESCE and UNION need it: any string makes a string, else any double a
 // double, else any integer an integer, else boolean. NULL types are ignored.
 func Unify(types ...coldata.Type) coldata.Type {
+	if t := temporalOf(types); t != coldata.Null {
+		// Dates and timestamps unify with each other (as TIMESTAMP);
+		// mixed with anything else, values become strings, as MySQL's
+		// CASE and UNION do.
+		for _, x := range types {
+			if x != coldata.Null && !x.IsTemporal() {
+				return coldata.String
+			}
+		}
+		return t
+	}
 	out := coldata.Null
 	for _, t := range types {
 		switch {

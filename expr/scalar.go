@@ -41,6 +41,11 @@ func numericType(args []coldata.Type) coldata.Type {
 // non-NULL argument is a string; anything numeric against a string or a
 // DOUBLE compares as DOUBLE; else as BIGINT — MySQL's rules.
 func compareType(args []coldata.Type) coldata.Type {
+	if t := temporalOf(args); t != coldata.Null {
+		// A date against a string or number compares as dates (MySQL
+		// converts the other side; '2024-01-05' = DATE '2024-01-05').
+		return t
+	}
 	str, other := false, false
 	for _, t := range args {
 		switch t {

@@ -2,6 +2,7 @@ package fileio
 
 import (
 	"fmt"
+	"github.com/gsqlengine/gsql/coldata"
 	"math"
 	"unicode/utf8"
 
@@ -23,8 +24,12 @@ func normalType(t arrow.DataType) (arrow.DataType, error) {
 		return arrow.PrimitiveTypes.Float64, nil
 	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW,
 		arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY,
-		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64, arrow.NULL:
+		arrow.TIME32, arrow.TIME64, arrow.NULL:
 		return arrow.BinaryTypes.String, nil
+	case arrow.DATE32, arrow.DATE64:
+		return arrow.FixedWidthTypes.Date32, nil
+	case arrow.TIMESTAMP:
+		return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
 	case arrow.DICTIONARY:
 		return normalType(t.(*arrow.DictionaryType).ValueType)
 	}
@@ -137,6 +142,17 @@ func normalArray(to arrow.DataType, a arrow.Array) (arrow.Array, error) {
 			}
 		}
 		return b.NewArray(), nil
+	case arrow.DATE32, arrow.TIMESTAMP:
+		// Dates in milliseconds and timestamps in other units (or with a
+		// time zone: their UTC wall clock) convert through gsql's vector.
+		v, err := coldata.FromArrow(a)
+		if err != nil {
+			return nil, err
+		}
+		if to.ID() == arrow.DATE32 {
+			v.Type = coldata.Date
+		}
+		return coldata.ToArrow(v), nil
 	case arrow.STRING:
 		b := array.NewStringBuilder(mem)
 		defer b.Release()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsqlengine/gsql/datetime"
 	"io"
 	"os"
 	"strconv"
@@ -63,10 +64,12 @@ const (
 	typeInt
 	typeFloat
 	typeString
+	typeDate
+	typeTimestamp
 )
 
 func (t colType) String() string {
-	return [...]string{"BOOLEAN", "BIGINT", "DOUBLE", "VARCHAR"}[t]
+	return [...]string{"BOOLEAN", "BIGINT", "DOUBLE", "VARCHAR", "DATE", "TIMESTAMP"}[t]
 }
 
 func (t colType) arrow() arrow.DataType {
@@ -77,6 +80,10 @@ func (t colType) arrow() arrow.DataType {
 		return arrow.PrimitiveTypes.Int64
 	case typeFloat:
 		return arrow.PrimitiveTypes.Float64
+	case typeDate:
+		return arrow.FixedWidthTypes.Date32
+	case typeTimestamp:
+		return &arrow.TimestampType{Unit: arrow.Microsecond}
 	}
 	return arrow.BinaryTypes.String
 }
@@ -463,11 +470,38 @@ func looksLikeHeader(r *record) bool {
 		if _, ok := parseBool(v); ok {
 			return false
 		}
-		if looksNumeric(v) {
+		if looksNumeric(v) || looksTemporal(v) {
 			return false
 		}
 	}
 	return true
+}
+
+// looksTemporal reports whether v reads as a timestamp with a separated
+// date part (2024-01-05, 2024/01/05 10:30:00); plain numbers do not count.
+func looksTemporal(v string) bool {
+	if len(v) < 8 {
+		return false
+	}
+	for i := 0; i < 4; i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	if !strings.ContainsAny(v[:min(len(v), 10)], "-/") {
+		return false
+	}
+	_, ok := datetime.ParseTimestamp(v)
+	return ok
+}
+
+// looksDate reports whether v is a date without a time of day.
+func looksDate(v string) bool {
+	if len(v) > 10 || !looksTemporal(v) {
+		return false
+	}
+	_, ok := datetime.ParseDate(v)
+	return ok
 }
 
 // infer picks each column's narrowest type that fits every non-NULL value.
@@ -478,7 +512,7 @@ func (cr *csvReader) infer(rows []*record) []colType {
 			types[c] = typeString
 			continue
 		}
-		canBool, canInt, canFloat, any := true, true, true, false
+		canBool, canInt, canFloat, canDate, canTime, any := true, true, true, true, true, false
 		for _, r := range rows {
 			if cr.isNull(r, c, typeInt) {
 				continue
@@ -495,7 +529,13 @@ func (cr *csvReader) infer(rows []*record) []colType {
 			if canFloat {
 				canFloat = looksNumeric(v)
 			}
-			if !canBool && !canInt && !canFloat {
+			if canTime {
+				canTime = looksTemporal(v)
+			}
+			if canDate {
+				canDate = canTime && looksDate(v)
+			}
+			if !canBool && !canInt && !canFloat && !canTime {
 				break
 			}
 		}
@@ -508,6 +548,10 @@ func (cr *csvReader) infer(rows []*record) []colType {
 			types[c] = typeInt
 		case canFloat:
 			types[c] = typeFloat
+		case canDate:
+			types[c] = typeDate
+		case canTime:
+			types[c] = typeTimestamp
 		default:
 			types[c] = typeString
 		}
@@ -587,6 +631,16 @@ func (cr *csvReader) append(r *record) error {
 			if ok = looksNumeric(v); ok {
 				x, _ := strconv.ParseFloat(v, 64)
 				fb.(*array.Float64Builder).Append(x)
+			}
+		case typeDate:
+			var d int64
+			if d, ok = datetime.ParseDate(v); ok {
+				fb.(*array.Date32Builder).Append(arrow.Date32(d))
+			}
+		case typeTimestamp:
+			var ts int64
+			if ts, ok = datetime.ParseTimestamp(v); ok {
+				fb.(*array.TimestampBuilder).Append(arrow.Timestamp(ts))
 			}
 		}
 		if !ok {

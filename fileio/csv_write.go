@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/gsqlengine/gsql/datetime"
 	"io"
 	"math"
 	"os"
@@ -105,6 +106,12 @@ func FormatValue(a arrow.Array, i int) string {
 		return FormatFloat(x.Value(i))
 	case *array.String:
 		return x.Value(i)
+	case *array.Date32:
+		return datetime.FormatDate(int64(x.Value(i)))
+	case *array.Timestamp:
+		if u := x.DataType().(*arrow.TimestampType).Unit; u == arrow.Microsecond {
+			return datetime.FormatTimestamp(int64(x.Value(i)))
+		}
 	}
 	return a.ValueStr(i)
 }

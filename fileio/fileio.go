@@ -1,10 +1,13 @@
 // Package fileio reads and writes tabular files — CSV/TSV, Parquet and Arrow
 // IPC (file and stream formats, including Feather v2) — as Arrow records.
 //
-// Every reader produces columns of gsql's four storage types only: Boolean,
-// Int64, Float64 and String. Other Arrow types found in Parquet or IPC files
-// are converted on read (integers to Int64, floats and decimals to Float64,
-// dates, times, binaries and dictionaries to String). Errors in malformed input
+// Every reader produces columns of gsql's storage types only: Boolean,
+// Int64, Float64, String, Date32 and Timestamp[us]. Other Arrow types found
+// in Parquet or IPC files are converted on read (integers to Int64, floats
+// and decimals to Float64, Date64 to Date32, other timestamp units to
+// microseconds, times, binaries and dictionaries to String). CSV columns
+// whose values all read as dates (2024-01-05) or timestamps
+// (2024-01-05 10:30:00) are inferred as such. Errors in malformed input
 // name the file and, for CSV, the line and column ("data.csv:17:5: ...").
 package fileio
 

@@ -88,6 +88,12 @@ func TestReadCSVInference(t *testing.T) {
 		{"no trailing newline", "a,b\n1,", CSVOptions{}, "a:int64,b:utf8", [][]string{{"1", "NULL"}}},
 		{"empty file", "", CSVOptions{}, "", nil},
 		{"special floats", "x\n1.5\nNaN\n-Infinity\n", CSVOptions{}, "x:float64", [][]string{{"1.5"}, {"NaN"}, {"-Infinity"}}},
+		{"dates and timestamps", "d,t,mixed,num\n2024-01-05,2024-01-05 10:30:00,2024-01-05,20240105\n2024/2/29,2024-02-29T00:00:00.5,2024-01-05 01:02:03,20240106\n,,,\n",
+			CSVOptions{}, "d:date32,t:timestamp[us],mixed:timestamp[us],num:int64",
+			[][]string{{"2024-01-05", "2024-01-05 10:30:00", "2024-01-05 00:00:00", "20240105"},
+				{"2024-02-29", "2024-02-29 00:00:00.5", "2024-01-05 01:02:03", "20240106"}, {"NULL", "NULL", "NULL", "NULL"}}},
+		{"not quite dates", "d\n2024-01-05\n2024-02-30\n", CSVOptions{}, "d:utf8", [][]string{{"2024-01-05"}, {"2024-02-30"}}},
+		{"header over dates", "when\n2024-01-05\n", CSVOptions{}, "when:date32", [][]string{{"2024-01-05"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,7 +253,7 @@ func TestArrowWritten(t *testing.T) {
 	bld.Release()
 	defer rec.Release()
 
-	wantSchema := "i32:int64,u8:int64,f32:float64,s:utf8,ls:utf8,b:bool,d:utf8"
+	wantSchema := "i32:int64,u8:int64,f32:float64,s:utf8,ls:utf8,b:bool,d:date32"
 	wantRows := [][]string{{"7", "255", "0.5", "héllo", "x", "true", "2024-02-29"},
 		{"NULL", "1", "2.0", "NULL", "y", "false", "NULL"},
 		{"-9", "NULL", "NULL", "中文", "NULL", "NULL", "NULL"}}

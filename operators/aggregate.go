@@ -434,7 +434,7 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	}
 	var ints []int64
 	var floats []float64
-	switch v.Type {
+	switch v.Type.Physical() {
 	case coldata.Int64:
 		ints = v.Ints[:n]
 	case coldata.Bool:
@@ -599,7 +599,7 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 					b.AppendNull()
 					continue
 				}
-				switch spec.Type {
+				switch spec.Type.Physical() {
 				case coldata.Bool:
 					b.AppendBool(st[w] != 0)
 				case coldata.Int64:

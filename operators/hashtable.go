@@ -115,7 +115,7 @@ func (kv *keyVec) prepare(v *coldata.Vec, n int) {
 		v = v.Materialize()
 	}
 	*kv = keyVec{t: v.Type, nulls: v.Nulls, scratch: kv.scratch, gfloats: kv.gfloats, gnulls: kv.gnulls, goffs: kv.goffs, gbytes: kv.gbytes}
-	switch v.Type {
+	switch v.Type.Physical() {
 	case coldata.Null:
 		kv.allNull = true
 	case coldata.Int64:
@@ -726,7 +726,7 @@ func (t *hashTable) grow() {
 func (t *hashTable) column(c int) (*coldata.Vec, error) {
 	tc, n := &t.cols[c], t.n
 	v := &coldata.Vec{Type: t.types[c], Len: n}
-	switch v.Type {
+	switch v.Type.Physical() {
 	case coldata.Null:
 		v.Nulls = make([]byte, coldata.BitmapLen(n))
 		return v, nil

@@ -162,7 +162,7 @@ func CompareValues(a *coldata.Vec, i int, b *coldata.Vec, j int) int {
 	case bn:
 		return 1
 	}
-	switch a.Type {
+	switch a.Type.Physical() {
 	case coldata.Bool:
 		return int(a.Bools[idx(a, i)]) - int(b.Bools[idx(b, j)])
 	case coldata.Int64:
@@ -245,7 +245,7 @@ func AppendRowKey(dst []byte, cols []*coldata.Vec, i int) []byte {
 			continue
 		}
 		dst = append(dst, 1)
-		switch c.Type {
+		switch c.Type.Physical() {
 		case coldata.Bool:
 			dst = append(dst, c.Bools[idx(c, i)])
 		case coldata.Int64:

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/xwb1989/sqlparser"
 
@@ -30,6 +31,8 @@ type binder struct {
 	outer []*scope
 	// corr collects outer columns when binding a subquery.
 	corr *correlation
+	// now is the statement's clock (NOW(), CURRENT_DATE; binddate.go).
+	now time.Time
 }
 
 // Planner plans statements against a catalog.
@@ -43,7 +46,7 @@ type Planner struct {
 // Uncorrelated subqueries are run once, here, and replaced by their values;
 // ctx bounds that work.
 func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (Node, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx)}
 	n, err := b.planSelectStatement(stmt)
 	if err != nil {
 		return nil, err
@@ -57,7 +60,7 @@ func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement
 // BindRows binds the rows of INSERT ... VALUES as constant expressions,
 // folded to literals; each row must have ncols values.
 func (p *Planner) BindRows(ctx context.Context, rows [][]sqlparser.Expr, ncols int, args []any) ([][]expr.Expr, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx)}
 	out := make([][]expr.Expr, len(rows))
 	for r, row := range rows {
 		if len(row) != ncols {

@@ -165,6 +165,9 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 				return nil, errorf(TypeMismatch, name, "function %s: %v", name, err)
 			}
 		}
+		if (kind == operators.AggSum || kind == operators.AggAvg) && e.Type().IsTemporal() {
+			return nil, errorf(TypeMismatch, name, "function %s: cannot add values of type %s", strings.ToUpper(name), e.Type())
+		}
 		if (kind == operators.AggSum || kind == operators.AggAvg) && (e.Type() == coldata.String || e.Type() == coldata.Null) {
 			if e, err = expr.CastTo(e, coldata.Float64); err != nil {
 				return nil, err

@@ -2,8 +2,10 @@ package planner
 
 import (
 	"errors"
+	"github.com/gsqlengine/gsql/datetime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/xwb1989/sqlparser"
 
@@ -109,7 +111,10 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 		return b.call(name, sc, x.Expr)
 	case *sqlparser.BinaryExpr:
 		switch x.Operator {
-		case sqlparser.PlusStr, sqlparser.MinusStr, sqlparser.MultStr, sqlparser.DivStr, sqlparser.IntDivStr, sqlparser.ModStr:
+		case sqlparser.PlusStr, sqlparser.MinusStr:
+			e, _, err := b.bindArith(x, sc)
+			return e, err
+		case sqlparser.MultStr, sqlparser.DivStr, sqlparser.IntDivStr, sqlparser.ModStr:
 			return b.call(x.Operator, sc, x.Left, x.Right)
 		}
 		return nil, errorf(Unsupported, "", "not supported: operator %s", x.Operator)
@@ -152,7 +157,7 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 	case *sqlparser.CollateExpr:
 		return nil, errorf(Unsupported, "", "not supported: COLLATE (strings compare bytewise)")
 	case *sqlparser.IntervalExpr:
-		return nil, errorf(Unsupported, "", "not supported: INTERVAL")
+		return nil, errorf(TypeMismatch, "", "INTERVAL is only allowed in date arithmetic (d + INTERVAL n unit, DATE_ADD, DATE_SUB)")
 	}
 	return nil, errorf(Unsupported, "", "not supported: expression %s", sqlparser.String(e))
 }
@@ -234,6 +239,12 @@ func argLiteral(a any) (expr.Expr, error) {
 		return &expr.Literal{Value: x, T: coldata.String}, nil
 	case []byte:
 		return &expr.Literal{Value: string(x), T: coldata.String}, nil
+	case time.Time:
+		// A time.Time is a TIMESTAMP of its wall clock in its location.
+		if x.Year() < datetime.MinYear || x.Year() > datetime.MaxYear {
+			return nil, errorf(TypeMismatch, "", "argument time %s is outside the years 1-9999", x)
+		}
+		return &expr.Literal{Value: wallMicros(x), T: coldata.Timestamp}, nil
 	}
 	return nil, errorf(TypeMismatch, "", "unsupported argument type %T", a)
 }
@@ -364,6 +375,19 @@ func (b *binder) bindFunc(x *sqlparser.FuncExpr, sc *scope) (expr.Expr, error) {
 	if x.Distinct {
 		return nil, errorf(TypeMismatch, name, "DISTINCT is only allowed in aggregate functions")
 	}
+	if len(x.Exprs) <= 3 {
+		raw := make([]sqlparser.Expr, 0, len(x.Exprs))
+		for _, se := range x.Exprs {
+			if ae, ok := se.(*sqlparser.AliasedExpr); ok {
+				raw = append(raw, ae.Expr)
+			}
+		}
+		if len(raw) == len(x.Exprs) {
+			if e, ok, err := b.bindDateFunc(name, raw, sc); ok {
+				return e, err
+			}
+		}
+	}
 	if _, ok := expr.Lookup(name); !ok {
 		return nil, errorf(UnknownFunction, name, "unknown function %s", strings.ToUpper(name))
 	}
@@ -455,22 +479,58 @@ func exprName(e sqlparser.Expr) string {
 	if c, ok := e.(*sqlparser.ColName); ok {
 		return c.Name.String()
 	}
-	if hasWindow(e) {
-		// Window functions print as written, not as the dialect
-		// layer's marker calls.
-		buf := sqlparser.NewTrackedBuffer(func(buf *sqlparser.TrackedBuffer, n sqlparser.SQLNode) {
-			if f, ok := n.(*sqlparser.FuncExpr); ok {
-				if name, ok := windowName(f); ok {
-					buf.WriteString(name)
-					return
-				}
+	// Window functions, casts and typed literals print as written, not as
+	// the dialect layer's marker and cast calls.
+	buf := sqlparser.NewTrackedBuffer(func(buf *sqlparser.TrackedBuffer, n sqlparser.SQLNode) {
+		if f, ok := n.(*sqlparser.FuncExpr); ok {
+			if name, ok := windowName(f); ok {
+				buf.WriteString(name)
+				return
 			}
-			n.Format(buf)
-		})
-		buf.Myprintf("%v", e)
-		return buf.String()
+			if writtenCall(buf, f) {
+				return
+			}
+		}
+		if iv, ok := n.(*sqlparser.IntervalExpr); ok {
+			buf.Myprintf("INTERVAL %v %s", iv.Expr, strings.ToUpper(iv.Unit))
+			return
+		}
+		n.Format(buf)
+	})
+	buf.Myprintf("%v", e)
+	return buf.String()
+}
+
+// writtenCall prints the dialect layer's calls for CAST, typed literals
+// and EXTRACT in their SQL form; false for other calls.
+func writtenCall(buf *sqlparser.TrackedBuffer, f *sqlparser.FuncExpr) bool {
+	name := f.Name.Lowered()
+	if !f.Qualifier.IsEmpty() || len(f.Exprs) == 0 {
+		return false
 	}
-	return sqlparser.String(e)
+	switch {
+	case name == sql.DateLiteral || name == sql.TimestampLiteral:
+		if len(f.Exprs) == 1 {
+			kw := "DATE"
+			if name == sql.TimestampLiteral {
+				kw = "TIMESTAMP"
+			}
+			buf.Myprintf("%s %v", kw, f.Exprs[0])
+			return true
+		}
+	case strings.HasPrefix(name, "cast_to_") && len(f.Exprs) == 1:
+		t := strings.ToUpper(strings.TrimPrefix(name, "cast_to_"))
+		buf.Myprintf("CAST(%v AS %s)", f.Exprs[0], t)
+		return true
+	case name == "extract" && len(f.Exprs) == 2:
+		if ae, ok := f.Exprs[0].(*sqlparser.AliasedExpr); ok {
+			if v, ok := ae.Expr.(*sqlparser.SQLVal); ok && v.Type == sqlparser.StrVal {
+				buf.Myprintf("EXTRACT(%s FROM %v)", strings.ToUpper(string(v.Val)), f.Exprs[1])
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // intLiteral reads a LIMIT/OFFSET value.

@@ -211,6 +211,27 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			i = j - 1
 			continue
 		}
+		if fn, ok := r.typedLiteralAt(toks, i); ok {
+			// DATE '2024-01-05' and friends (temporal.go).
+			r.emitFor("`"+fn+"`", t)
+			r.emitText("(", t.end)
+			r.emitSrc(toks[i+1])
+			r.emitText(")", toks[i+1].end)
+			i++
+			continue
+		}
+		if i+1 < len(toks) && toks[i+1].typ == '(' && (t.typ == sqlparser.ID || t.is(r.src, "extract")) {
+			if j := matching(toks, i+1); j > 0 {
+				done, err := r.temporalCall(t, toks[i+2:j], toks[j])
+				if err != nil {
+					return err
+				}
+				if done {
+					i = j
+					continue
+				}
+			}
+		}
 		if i+1 < len(toks) && toks[i+1].typ == '(' && r.isSpecial(t) {
 			j := matching(toks, i+1)
 			if j > 0 {
@@ -402,6 +423,10 @@ func (r *rewriter) castName(typ []token) (string, *Error) {
 		return "cast_to_bigint", nil
 	case coldata.Float64:
 		return "cast_to_double", nil
+	case coldata.Date:
+		return "cast_to_date", nil
+	case coldata.Timestamp:
+		return "cast_to_timestamp", nil
 	}
 	return "cast_to_varchar", nil
 }

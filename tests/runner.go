@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/gsqlengine/gsql/fileio"
 	"math"
 	"os"
 	"path/filepath"
@@ -283,6 +284,10 @@ func FormatValue(col arrow.Array, i int, typ byte) (string, error) {
 		return formatText(strings.Clone(a.Value(i)), typ, mismatch(strconv.Quote(a.Value(i))))
 	case *array.LargeString:
 		return formatText(a.Value(i), typ, mismatch(strconv.Quote(a.Value(i))))
+	case *array.Date32, *array.Timestamp:
+		// Dates and timestamps are text in sqllogictest (type letter T).
+		s := fileio.FormatValue(col, i)
+		return formatText(s, typ, mismatch(s))
 	}
 	return "", fmt.Errorf("unsupported result type %s", col.DataType())
 }

@@ -353,6 +353,9 @@ var cpuOnly = map[string]string{
 	// LIKE's escape must be a literal (a column of escape characters is
 	// accepted by the CPU only).
 	"like(VARCHAR,VARCHAR,VARCHAR)": "escape column",
+	// Dates and timestamps: GPU code pending (issue 18 part 3).
+	"cast_to_date": "dates", "cast_to_timestamp": "dates", "date_literal": "dates", "timestamp_literal": "dates",
+	"from_unixtime": "dates", "str_to_date": "dates",
 }
 
 // TestRegistryOnGPU walks the function registry: every registered function

@@ -47,7 +47,7 @@ func aggregate(k Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi []int) 
 	if anyNull {
 		out.Nulls = nulls
 	}
-	switch v.Type {
+	switch v.Type.Physical() {
 	case coldata.Int64, coldata.Bool:
 		// Exact 128-bit prefix sums: a frame's sum is a difference of two.
 		pre := make([]int128, n+1)

@@ -160,7 +160,7 @@ func markDiffs(v *coldata.Vec, diff []bool) {
 		}
 	}
 	valid := func(i int) bool { return v.Nulls == nil || !v.IsNull(i) && !v.IsNull(i-1) }
-	switch v.Type {
+	switch v.Type.Physical() {
 	case coldata.Int64:
 		xs := v.Ints[:n]
 		for i := 1; i < n; i++ {

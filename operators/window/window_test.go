@@ -320,7 +320,7 @@ func TestFramesAgainstDefinition(t *testing.T) {
 			if unit == Rows {
 				ob.AppendValue(int64(perm[i])) // unique: positions are defined
 			} else {
-				ob.AppendValue(int64(rng.Intn(n/2 + 1) * 2)) // ties
+				ob.AppendValue(int64(rng.Intn(n/2+1) * 2)) // ties
 			}
 			if rng.Intn(6) == 0 {
 				vb.AppendNull()

@@ -1,0 +1,365 @@
+// Package datetime is gsql's calendar: the proleptic Gregorian arithmetic,
+// parsing and formatting behind the DATE and TIMESTAMP types.
+//
+// A DATE is a count of days since 1970-01-01 and a TIMESTAMP a count of
+// microseconds since 1970-01-01 00:00:00, both without a time zone (wall
+// clock values, as MySQL's DATETIME and DuckDB's TIMESTAMP). Both are int64
+// so that every integer kernel (compare, hash, sort, min/max) works on them
+// unchanged, on the CPU and on the GPU; the conversions here are plain
+// integer arithmetic so that the GPU runtime can mirror them step for step.
+package datetime
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Microseconds per unit of time.
+const (
+	MicrosPerSecond = 1_000_000
+	MicrosPerMinute = 60 * MicrosPerSecond
+	MicrosPerHour   = 60 * MicrosPerMinute
+	MicrosPerDay    = 24 * MicrosPerHour
+)
+
+// The range of years gsql accepts, as MySQL's DATETIME and four-digit text.
+const (
+	MinYear = 1
+	MaxYear = 9999
+)
+
+// MinDays and MaxDays bound a valid DATE (0001-01-01 and 9999-12-31).
+var (
+	MinDays = DaysFromCivil(MinYear, 1, 1)
+	MaxDays = DaysFromCivil(MaxYear, 12, 31)
+)
+
+// DaysFromCivil returns the day number of y-m-d (any integers; months and
+// days out of range are not normalised, callers check ValidDate first).
+func DaysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := floorDiv(y, 400)
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+// CivilFromDays returns the year, month and day of day number z.
+func CivilFromDays(z int64) (y, m, d int64) {
+	z += 719468
+	era := floorDiv(z, 146097)
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = doy - (153*mp+2)/5 + 1
+	m = mp + 3
+	if m > 12 {
+		m -= 12
+	}
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// FloorDiv is integer division rounding toward minus infinity.
+func FloorDiv(a, b int64) int64 { return floorDiv(a, b) }
+
+// IsLeap reports whether y is a leap year.
+func IsLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
+
+// DaysInMonth returns the number of days of month m of year y.
+func DaysInMonth(y, m int64) int64 {
+	switch m {
+	case 2:
+		if IsLeap(y) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// ValidDate reports whether y-m-d is a real date in gsql's range.
+func ValidDate(y, m, d int64) bool {
+	return y >= MinYear && y <= MaxYear && m >= 1 && m <= 12 && d >= 1 && d <= DaysInMonth(y, m)
+}
+
+// DateInRange reports whether day number z lies in 0001-01-01..9999-12-31.
+func DateInRange(z int64) bool { return z >= MinDays && z <= MaxDays }
+
+// TimestampInRange reports whether microsecond count t lies in
+// 0001-01-01 00:00:00 .. 9999-12-31 23:59:59.999999.
+func TimestampInRange(t int64) bool {
+	return t >= MinDays*MicrosPerDay && t < (MaxDays+1)*MicrosPerDay
+}
+
+// SplitTimestamp returns the day number and the microseconds into that day.
+func SplitTimestamp(t int64) (days, micros int64) {
+	days = floorDiv(t, MicrosPerDay)
+	return days, t - days*MicrosPerDay
+}
+
+// AddMonths adds n months to day number z, clamping the day to the end of
+// the resulting month (2024-01-31 + 1 month = 2024-02-29), as MySQL and
+// DuckDB do. ok is false when the result leaves the valid range.
+func AddMonths(z, n int64) (int64, bool) {
+	y, m, d := CivilFromDays(z)
+	total := y*12 + (m - 1) + n
+	ny, nm := floorDiv(total, 12), total-floorDiv(total, 12)*12+1
+	if ny < MinYear || ny > MaxYear {
+		return 0, false
+	}
+	if dim := DaysInMonth(ny, nm); d > dim {
+		d = dim
+	}
+	return DaysFromCivil(ny, nm, d), true
+}
+
+// DayOfWeek returns 1 for Sunday .. 7 for Saturday (MySQL's DAYOFWEEK).
+func DayOfWeek(z int64) int64 {
+	// 1970-01-01 was a Thursday (5).
+	return (z + 4) - floorDiv(z+4, 7)*7 + 1
+}
+
+// DayOfYear returns 1..366.
+func DayOfYear(z int64) int64 {
+	y, _, _ := CivilFromDays(z)
+	return z - DaysFromCivil(y, 1, 1) + 1
+}
+
+// Week returns MySQL's WEEK(date, 0): weeks start on Sunday, and days
+// before the year's first Sunday are in week 0.
+func Week(z int64) int64 {
+	y, _, _ := CivilFromDays(z)
+	jan1 := DaysFromCivil(y, 1, 1)
+	// Days from Jan 1 to the first Sunday.
+	first := jan1 + (8-DayOfWeek(jan1))%7
+	if z < first {
+		return 0
+	}
+	return (z-first)/7 + 1
+}
+
+// ISOWeek returns the ISO 8601 week number (weeks start on Monday; week 1
+// holds the year's first Thursday), as MySQL's WEEK(date, 3).
+func ISOWeek(z int64) int64 {
+	// Monday-based weekday 0..6.
+	wd := (DayOfWeek(z) + 5) % 7
+	thursday := z - wd + 3
+	ty, _, _ := CivilFromDays(thursday)
+	return (thursday-DaysFromCivil(ty, 1, 1))/7 + 1
+}
+
+// ParseDate reads a date from text: YYYY-MM-DD (one or two digit month
+// and day; '/' or '.' also separate), optionally followed by a time of day
+// that is ignored ('2024-01-05 10:00:00' is 2024-01-05), or eight digits
+// YYYYMMDD. Surrounding blanks are allowed.
+func ParseDate(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	y, m, d, rest, ok := parseYMD(s)
+	if !ok || !ValidDate(y, m, d) {
+		return 0, false
+	}
+	if rest != "" {
+		if _, ok := parseTimeOfDay(rest); !ok {
+			return 0, false
+		}
+	}
+	return DaysFromCivil(y, m, d), true
+}
+
+// ParseTimestamp reads a timestamp: a date as ParseDate takes it, then
+// optionally ' ' or 'T' and HH:MM[:SS[.ffffff]] and an optional 'Z'.
+func ParseTimestamp(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	y, m, d, rest, ok := parseYMD(s)
+	if !ok || !ValidDate(y, m, d) {
+		return 0, false
+	}
+	var tod int64
+	if rest != "" {
+		if tod, ok = parseTimeOfDay(rest); !ok {
+			return 0, false
+		}
+	}
+	return DaysFromCivil(y, m, d)*MicrosPerDay + tod, true
+}
+
+// parseYMD reads the date part and returns what follows it.
+func parseYMD(s string) (y, m, d int64, rest string, ok bool) {
+	if len(s) >= 8 && allDigits(s[:8]) && (len(s) == 8 || !isDigit(s[8])) {
+		if len(s) == 8 || s[8] == ' ' || s[8] == 'T' {
+			y, _ = strconv.ParseInt(s[:4], 10, 64)
+			m, _ = strconv.ParseInt(s[4:6], 10, 64)
+			d, _ = strconv.ParseInt(s[6:8], 10, 64)
+			return y, m, d, s[8:], true
+		}
+	}
+	i := 0
+	num := func(maxDigits int) (int64, bool) {
+		start := i
+		var v int64
+		for i < len(s) && isDigit(s[i]) && i-start < maxDigits {
+			v = v*10 + int64(s[i]-'0')
+			i++
+		}
+		return v, i > start
+	}
+	sep := func() bool {
+		if i < len(s) && (s[i] == '-' || s[i] == '/' || s[i] == '.') {
+			i++
+			return true
+		}
+		return false
+	}
+	var ok1, ok2, ok3 bool
+	if y, ok1 = num(4); !ok1 || i < 4 || !sep() {
+		return 0, 0, 0, "", false
+	}
+	if m, ok2 = num(2); !ok2 || !sep() {
+		return 0, 0, 0, "", false
+	}
+	if d, ok3 = num(2); !ok3 {
+		return 0, 0, 0, "", false
+	}
+	return y, m, d, s[i:], true
+}
+
+// parseTimeOfDay reads " HH:MM[:SS[.ffffff]][Z]" (or with 'T') into
+// microseconds since midnight.
+func parseTimeOfDay(s string) (int64, bool) {
+	if s == "" {
+		return 0, true
+	}
+	if s[0] != ' ' && s[0] != 'T' {
+		return 0, false
+	}
+	s = strings.TrimLeft(s[1:], " ")
+	s = strings.TrimSuffix(s, "Z")
+	i := 0
+	num := func() (int64, bool) {
+		start := i
+		var v int64
+		for i < len(s) && isDigit(s[i]) && i-start < 2 {
+			v = v*10 + int64(s[i]-'0')
+			i++
+		}
+		return v, i > start
+	}
+	h, ok := num()
+	if !ok || i >= len(s) || s[i] != ':' {
+		return 0, false
+	}
+	i++
+	mi, ok := num()
+	if !ok {
+		return 0, false
+	}
+	var sec, frac int64
+	if i < len(s) && s[i] == ':' {
+		i++
+		if sec, ok = num(); !ok {
+			return 0, false
+		}
+		if i < len(s) && s[i] == '.' {
+			i++
+			start := i
+			for i < len(s) && isDigit(s[i]) {
+				if i-start < 6 {
+					frac = frac*10 + int64(s[i]-'0')
+				}
+				i++
+			}
+			if i == start {
+				return 0, false
+			}
+			for k := i - start; k < 6; k++ {
+				frac *= 10
+			}
+		}
+	}
+	if i != len(s) || h > 23 || mi > 59 || sec > 59 {
+		return 0, false
+	}
+	return h*MicrosPerHour + mi*MicrosPerMinute + sec*MicrosPerSecond + frac, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendDate appends YYYY-MM-DD.
+func AppendDate(b []byte, z int64) []byte {
+	y, m, d := CivilFromDays(z)
+	b = appendPadded(b, y, 4)
+	b = append(b, '-')
+	b = appendPadded(b, m, 2)
+	b = append(b, '-')
+	return appendPadded(b, d, 2)
+}
+
+// AppendTimestamp appends YYYY-MM-DD HH:MM:SS and, when the fraction is
+// not zero, '.' and its digits without trailing zeros (as DuckDB prints).
+func AppendTimestamp(b []byte, t int64) []byte {
+	days, us := SplitTimestamp(t)
+	b = AppendDate(b, days)
+	b = append(b, ' ')
+	b = appendPadded(b, us/MicrosPerHour, 2)
+	b = append(b, ':')
+	b = appendPadded(b, us/MicrosPerMinute%60, 2)
+	b = append(b, ':')
+	b = appendPadded(b, us/MicrosPerSecond%60, 2)
+	if frac := us % MicrosPerSecond; frac != 0 {
+		b = append(b, '.')
+		digits := 6
+		for frac%10 == 0 {
+			frac /= 10
+			digits--
+		}
+		b = appendPadded(b, frac, digits)
+	}
+	return b
+}
+
+// FormatDate returns YYYY-MM-DD.
+func FormatDate(z int64) string { return string(AppendDate(nil, z)) }
+
+// FormatTimestamp returns YYYY-MM-DD HH:MM:SS[.ffffff].
+func FormatTimestamp(t int64) string { return string(AppendTimestamp(nil, t)) }
+
+func appendPadded(b []byte, v int64, width int) []byte {
+	if v < 0 {
+		b = append(b, '-')
+		v = -v
+	}
+	var tmp [20]byte
+	s := strconv.AppendInt(tmp[:0], v, 10)
+	for k := len(s); k < width; k++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}

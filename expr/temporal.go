@@ -1,0 +1,1074 @@
+package expr
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/datetime"
+)
+
+// DATE and TIMESTAMP: conversions, field extraction and arithmetic.
+//
+//   - A DATE is days since 1970-01-01, a TIMESTAMP microseconds since
+//     1970-01-01 00:00:00, both wall-clock values without a time zone, in
+//     the years 0001..9999.
+//   - Text converts with datetime.ParseDate/ParseTimestamp ('2024-01-05',
+//     '2024-01-05 10:30:00.25', '2024-01-05T10:30:00', '20240105'); CAST of
+//     text that is not a date gives NULL (MySQL), INSERT rejects it.
+//   - Numbers convert as MySQL reads them: 20240105 is 2024-01-05 and
+//     20240105103000 is 2024-01-05 10:30:00; a DATE as a number is
+//     20240105, a TIMESTAMP 20240105103000.
+//   - Comparisons between a date or timestamp and a string (or number)
+//     convert the other side (compareType); DATE against TIMESTAMP compares
+//     as TIMESTAMP.
+//   - Arithmetic results that leave the valid range are NULL, as MySQL's
+//     DATE_ADD gives NULL.
+
+func init() {
+	for _, t := range []coldata.Type{coldata.Date, coldata.Timestamp} {
+		target := t
+		Register(&Function{Name: CastFuncName(target), MinArgs: 1, MaxArgs: 1,
+			Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+				return target, []coldata.Type{args[0]}, nil
+			},
+			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+				return castVec(args[0], target, n)
+			}})
+	}
+	for name, t := range map[string]coldata.Type{"date_literal": coldata.Date, "timestamp_literal": coldata.Timestamp} {
+		name, target := name, t
+		Register(&Function{Name: name, MinArgs: 1, MaxArgs: 1, Check: Fixed(target, coldata.String),
+			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+				out, err := castVec(args[0], target, n)
+				if err != nil {
+					return nil, err
+				}
+				for i := 0; i < n; i++ {
+					if out.IsNull(i) && !args[0].IsNull(i) {
+						return nil, fmt.Errorf("invalid %s literal '%s'", target, args[0].Str(i))
+					}
+				}
+				return out, nil
+			}})
+	}
+	Alias("date", "cast_to_date")
+	Alias("datetime", "cast_to_timestamp")
+	Alias("timestamp", "cast_to_timestamp")
+
+	for _, f := range fieldFuncs {
+		f := f
+		Register(&Function{Name: f.name, MinArgs: 1, MaxArgs: 1, Check: temporalCheck(coldata.Int64),
+			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+				return mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) { return f.fn(t), true })
+			}})
+	}
+	Alias("dayofmonth", "day")
+	Register(&Function{Name: "week", MinArgs: 1, MaxArgs: 2,
+		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			want, err := temporalArgs(args[:1])
+			if err != nil {
+				return 0, nil, err
+			}
+			if len(args) == 2 {
+				want = append(want, coldata.Int64)
+			}
+			return coldata.Int64, want, nil
+		},
+		Eval: evalWeek})
+	Register(&Function{Name: "extract", MinArgs: 2, MaxArgs: 2,
+		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			want, err := temporalArgs(args[1:])
+			if err != nil {
+				return 0, nil, err
+			}
+			return coldata.Int64, append([]coldata.Type{coldata.String}, want...), nil
+		},
+		Eval: evalExtract})
+	Register(&Function{Name: "date_trunc", MinArgs: 2, MaxArgs: 2,
+		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			want, err := temporalArgs(args[1:])
+			if err != nil {
+				return 0, nil, err
+			}
+			return want[0], append([]coldata.Type{coldata.String}, want...), nil
+		},
+		Eval: evalDateTrunc})
+	Register(&Function{Name: "last_day", MinArgs: 1, MaxArgs: 1, Check: Fixed(coldata.Date, coldata.Date),
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			return mapTemporal(args[0], n, coldata.Date, func(z int64) (int64, bool) {
+				y, m, _ := datetime.CivilFromDays(z)
+				return datetime.DaysFromCivil(y, m, datetime.DaysInMonth(y, m)), true
+			})
+		}})
+	Register(&Function{Name: "datediff", MinArgs: 2, MaxArgs: 2, Check: Fixed(coldata.Int64, coldata.Date, coldata.Date),
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			return zipInts(args[0], args[1], n, coldata.Int64, func(a, b int64) (int64, bool) { return a - b, true })
+		}})
+	// The binder's forms of date arithmetic (date + INTERVAL n unit,
+	// DATE_ADD, TIMESTAMPADD, date + n): n already scaled to the unit.
+	Register(&Function{Name: "date_add_days", MinArgs: 2, MaxArgs: 2, Check: shiftCheck(false),
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			t := args[0].Type
+			return zipInts(args[0], args[1], n, t, func(x, k int64) (int64, bool) {
+				if t == coldata.Date {
+					r, ok := addChecked(x, k)
+					return r, ok && datetime.DateInRange(r)
+				}
+				k, ok := mulChecked(k, datetime.MicrosPerDay)
+				if !ok {
+					return 0, false
+				}
+				r, ok := addChecked(x, k)
+				return r, ok && datetime.TimestampInRange(r)
+			})
+		}})
+	Register(&Function{Name: "date_add_months", MinArgs: 2, MaxArgs: 2, Check: shiftCheck(false),
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			t := args[0].Type
+			return zipInts(args[0], args[1], n, t, func(x, k int64) (int64, bool) { return addMonths(t, x, k) })
+		}})
+	Register(&Function{Name: "date_add_micros", MinArgs: 2, MaxArgs: 2, Check: shiftCheck(true),
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			return zipInts(args[0], args[1], n, coldata.Timestamp, func(x, k int64) (int64, bool) {
+				r, ok := addChecked(x, k)
+				return r, ok && datetime.TimestampInRange(r)
+			})
+		}})
+	Register(&Function{Name: "timestampdiff", MinArgs: 3, MaxArgs: 3,
+		Check: Fixed(coldata.Int64, coldata.String, coldata.Timestamp, coldata.Timestamp), Eval: evalTimestampDiff})
+	Register(&Function{Name: "date_format", MinArgs: 2, MaxArgs: 2,
+		Check: Fixed(coldata.String, coldata.Timestamp, coldata.String), Eval: evalDateFormat})
+	Register(&Function{Name: "str_to_date", MinArgs: 2, MaxArgs: 2,
+		Check: Fixed(coldata.Timestamp, coldata.String, coldata.String), Eval: evalStrToDate})
+	Register(&Function{Name: "unix_timestamp", MinArgs: 1, MaxArgs: 1, Check: Fixed(coldata.Int64, coldata.Timestamp),
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			return mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) {
+				return datetime.FloorDiv(t, datetime.MicrosPerSecond), true
+			})
+		}})
+	Register(&Function{Name: "from_unixtime", MinArgs: 1, MaxArgs: 1, Check: Fixed(coldata.Timestamp, coldata.Int64),
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			return mapInts(args[0], n, coldata.Timestamp, func(s int64) (int64, bool) {
+				t, ok := mulChecked(s, datetime.MicrosPerSecond)
+				return t, ok && datetime.TimestampInRange(t)
+			})
+		}})
+	for _, name := range []string{"dayname", "monthname"} {
+		name := name
+		Register(&Function{Name: name, MinArgs: 1, MaxArgs: 1, Check: Fixed(coldata.String, coldata.Date),
+			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return evalNames(name, args[0], n) }})
+	}
+}
+
+// temporalOf returns TIMESTAMP when any of types is one, else DATE when
+// any is one, else Null.
+func temporalOf(types []coldata.Type) coldata.Type {
+	out := coldata.Null
+	for _, t := range types {
+		switch t {
+		case coldata.Timestamp:
+			return coldata.Timestamp
+		case coldata.Date:
+			out = coldata.Date
+		}
+	}
+	return out
+}
+
+// temporalArgs maps argument types to what a field function takes: a DATE
+// or TIMESTAMP as it is, text and NULL as TIMESTAMP.
+func temporalArgs(args []coldata.Type) ([]coldata.Type, error) {
+	want := make([]coldata.Type, len(args))
+	for i, t := range args {
+		switch t {
+		case coldata.Date, coldata.Timestamp:
+			want[i] = t
+		case coldata.String, coldata.Null:
+			want[i] = coldata.Timestamp
+		default:
+			return nil, fmt.Errorf("expects a DATE or TIMESTAMP, got %s", t)
+		}
+	}
+	return want, nil
+}
+
+func temporalCheck(ret coldata.Type) func([]coldata.Type) (coldata.Type, []coldata.Type, error) {
+	return func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+		want, err := temporalArgs(args)
+		return ret, want, err
+	}
+}
+
+// shiftCheck is the type rule of date_add_*: (date or timestamp, BIGINT);
+// toTimestamp makes a DATE a TIMESTAMP first (adding hours to a date).
+func shiftCheck(toTimestamp bool) func([]coldata.Type) (coldata.Type, []coldata.Type, error) {
+	return func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+		t := args[0]
+		switch {
+		case t == coldata.String || t == coldata.Null:
+			// Text may hold a time of day; a date-only literal was
+			// made a DATE by the binder.
+			t = coldata.Timestamp
+		case !t.IsTemporal():
+			return 0, nil, fmt.Errorf("expects a DATE or TIMESTAMP, got %s", t)
+		}
+		if toTimestamp {
+			t = coldata.Timestamp
+		}
+		switch args[1] {
+		case coldata.Int64, coldata.Float64, coldata.String, coldata.Bool, coldata.Null:
+		default:
+			return 0, nil, fmt.Errorf("expects a number of units, got %s", args[1])
+		}
+		return t, []coldata.Type{t, coldata.Int64}, nil
+	}
+}
+
+// fieldFuncs are the one-argument field extractions; each takes the
+// timestamp value (a DATE reads as its midnight, asMicros) and returns the
+// field.
+var fieldFuncs = []struct {
+	name string
+	fn   func(t int64) int64
+}{
+	{"year", func(t int64) int64 { y, _, _ := civil(t); return y }},
+	{"month", func(t int64) int64 { _, m, _ := civil(t); return m }},
+	{"day", func(t int64) int64 { _, _, d := civil(t); return d }},
+	{"quarter", func(t int64) int64 { _, m, _ := civil(t); return (m + 2) / 3 }},
+	{"hour", func(t int64) int64 { _, us := datetime.SplitTimestamp(t); return us / datetime.MicrosPerHour }},
+	{"minute", func(t int64) int64 { _, us := datetime.SplitTimestamp(t); return us / datetime.MicrosPerMinute % 60 }},
+	{"second", func(t int64) int64 { _, us := datetime.SplitTimestamp(t); return us / datetime.MicrosPerSecond % 60 }},
+	{"microsecond", func(t int64) int64 { _, us := datetime.SplitTimestamp(t); return us % datetime.MicrosPerSecond }},
+	{"dayofweek", func(t int64) int64 { return datetime.DayOfWeek(days(t)) }},
+	{"weekday", func(t int64) int64 { return (datetime.DayOfWeek(days(t)) + 5) % 7 }},
+	{"dayofyear", func(t int64) int64 { return datetime.DayOfYear(days(t)) }},
+}
+
+func days(t int64) int64 { d, _ := datetime.SplitTimestamp(t); return d }
+
+func civil(t int64) (y, m, d int64) { return datetime.CivilFromDays(days(t)) }
+
+// asMicros returns the timestamp value of row i of a DATE or TIMESTAMP
+// vector (a date is its midnight).
+func asMicros(v *coldata.Vec, i int) int64 {
+	x := v.Ints[i]
+	if v.Type == coldata.Date {
+		return x * datetime.MicrosPerDay
+	}
+	return x
+}
+
+// mapTemporal applies fn to each non-NULL row of a DATE or TIMESTAMP
+// vector read as a timestamp (a DATE result type reads days instead, for
+// LAST_DAY whose argument is a DATE); ok false makes the row NULL.
+func mapTemporal(v *coldata.Vec, n int, ret coldata.Type, fn func(int64) (int64, bool)) (*coldata.Vec, error) {
+	if isConstNull(v) {
+		return coldata.NewConst(ret, nil, n), nil
+	}
+	rows := n
+	if v.Const {
+		rows = 1
+	}
+	out := coldata.NewVec(ret, rows)
+	var nulls []byte
+	if v.Nulls != nil {
+		nulls = append([]byte(nil), v.Nulls[:coldata.BitmapLen(rows)]...)
+	}
+	readDays := ret == coldata.Date && v.Type == coldata.Date
+	for i := 0; i < rows; i++ {
+		if !validAt(v.Nulls, i) {
+			continue
+		}
+		x := v.Ints[i]
+		if !readDays {
+			x = asMicros(v, i)
+		}
+		r, ok := fn(x)
+		if !ok {
+			if nulls == nil {
+				nulls = coldata.NewValidBitmap(rows)
+			}
+			coldata.ClearBit(nulls, i)
+			continue
+		}
+		out.Ints[i] = r
+	}
+	out.Nulls = nulls
+	if v.Const {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
+// mapInts is mapTemporal over the raw integers of a vector.
+func mapInts(v *coldata.Vec, n int, ret coldata.Type, fn func(int64) (int64, bool)) (*coldata.Vec, error) {
+	return zipInts(v, coldata.NewConst(coldata.Int64, int64(0), n), n, ret, func(a, _ int64) (int64, bool) { return fn(a) })
+}
+
+// zipInts applies fn to the raw integers of two vectors row by row; a
+// NULL on either side or ok false gives NULL.
+func zipInts(a, b *coldata.Vec, n int, ret coldata.Type, fn func(x, y int64) (int64, bool)) (*coldata.Vec, error) {
+	if isConstNull(a) || isConstNull(b) {
+		return coldata.NewConst(ret, nil, n), nil
+	}
+	rows := n
+	if a.Const && b.Const {
+		rows = 1
+	}
+	out := coldata.NewVec(ret, rows)
+	nulls := CombineNulls([]*coldata.Vec{a, b}, rows)
+	ma, mb := rowMask(a), rowMask(b)
+	for i := 0; i < rows; i++ {
+		if !validAt(nulls, i) {
+			continue
+		}
+		r, ok := fn(a.Ints[i&ma], b.Ints[i&mb])
+		if !ok {
+			if nulls == nil {
+				nulls = coldata.NewValidBitmap(rows)
+			}
+			coldata.ClearBit(nulls, i)
+			continue
+		}
+		out.Ints[i] = r
+	}
+	out.Nulls = nulls
+	if rows == 1 && n != 1 {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
+func addChecked(a, b int64) (int64, bool) {
+	r := a + b
+	return r, (r > a) == (b > 0)
+}
+
+func mulChecked(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	r := a * b
+	return r, r/b == a && !(a == -1 && b == -1<<63) && !(b == -1 && a == -1<<63)
+}
+
+// addMonths shifts a DATE (days) or TIMESTAMP (microseconds) by k months.
+func addMonths(t coldata.Type, x, k int64) (int64, bool) {
+	if k > 12*10000 || k < -12*10000 {
+		return 0, false
+	}
+	if t == coldata.Date {
+		return datetime.AddMonths(x, k)
+	}
+	d, us := datetime.SplitTimestamp(x)
+	nd, ok := datetime.AddMonths(d, k)
+	return nd*datetime.MicrosPerDay + us, ok
+}
+
+// Unit is a unit of EXTRACT, DATE_TRUNC, TIMESTAMPDIFF and INTERVAL.
+type Unit uint8
+
+// The units, smallest first.
+const (
+	UnitNone Unit = iota
+	UnitMicrosecond
+	UnitMillisecond
+	UnitSecond
+	UnitMinute
+	UnitHour
+	UnitDay
+	UnitWeek
+	UnitMonth
+	UnitQuarter
+	UnitYear
+	UnitDecade
+	UnitCentury
+	UnitMillennium
+	UnitDayOfWeek
+	UnitDayOfYear
+	UnitEpoch
+	UnitISODayOfWeek
+)
+
+var unitNames = map[string]Unit{
+	"microsecond": UnitMicrosecond, "microseconds": UnitMicrosecond, "us": UnitMicrosecond,
+	"millisecond": UnitMillisecond, "milliseconds": UnitMillisecond, "ms": UnitMillisecond,
+	"second": UnitSecond, "seconds": UnitSecond, "s": UnitSecond,
+	"minute": UnitMinute, "minutes": UnitMinute,
+	"hour": UnitHour, "hours": UnitHour, "h": UnitHour,
+	"day": UnitDay, "days": UnitDay, "d": UnitDay,
+	"week": UnitWeek, "weeks": UnitWeek,
+	"month": UnitMonth, "months": UnitMonth,
+	"quarter": UnitQuarter, "quarters": UnitQuarter,
+	"year": UnitYear, "years": UnitYear, "y": UnitYear,
+	"decade": UnitDecade, "decades": UnitDecade,
+	"century": UnitCentury, "centuries": UnitCentury,
+	"millennium": UnitMillennium, "millennia": UnitMillennium,
+	"dayofweek": UnitDayOfWeek, "dow": UnitDayOfWeek,
+	"dayofyear": UnitDayOfYear, "doy": UnitDayOfYear,
+	"epoch": UnitEpoch, "isodow": UnitISODayOfWeek,
+}
+
+// ParseUnit reads a unit name (any case, singular or plural).
+func ParseUnit(s string) (Unit, bool) {
+	u, ok := unitNames[strings.ToLower(strings.TrimSpace(s))]
+	return u, ok
+}
+
+// unitArg reads the constant unit argument of a call.
+func unitArg(fn string, v *coldata.Vec, allowed func(Unit) bool) (Unit, error) {
+	if !v.Const || v.IsNull(0) {
+		return 0, fmt.Errorf("the unit of %s must be a constant", strings.ToUpper(fn))
+	}
+	s := string(v.Str(0))
+	u, ok := ParseUnit(s)
+	if !ok || !allowed(u) {
+		return 0, fmt.Errorf("unknown unit %q for %s", s, strings.ToUpper(fn))
+	}
+	return u, nil
+}
+
+func evalExtract(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	u, err := unitArg("extract", args[0], func(u Unit) bool { return u != UnitNone })
+	if err != nil {
+		return nil, err
+	}
+	return mapTemporal(args[1], n, coldata.Int64, func(t int64) (int64, bool) { return ExtractField(u, t), true })
+}
+
+// ExtractField returns field u of timestamp t (microseconds).
+func ExtractField(u Unit, t int64) int64 {
+	d, us := datetime.SplitTimestamp(t)
+	y, m, day := datetime.CivilFromDays(d)
+	switch u {
+	case UnitMicrosecond:
+		return us % datetime.MicrosPerSecond
+	case UnitMillisecond:
+		return us % datetime.MicrosPerMinute / 1000
+	case UnitSecond:
+		return us / datetime.MicrosPerSecond % 60
+	case UnitMinute:
+		return us / datetime.MicrosPerMinute % 60
+	case UnitHour:
+		return us / datetime.MicrosPerHour
+	case UnitDay:
+		return day
+	case UnitWeek:
+		return datetime.ISOWeek(d)
+	case UnitMonth:
+		return m
+	case UnitQuarter:
+		return (m + 2) / 3
+	case UnitYear:
+		return y
+	case UnitDecade:
+		return datetime.FloorDiv(y, 10)
+	case UnitCentury:
+		return (y + 99) / 100
+	case UnitMillennium:
+		return (y + 999) / 1000
+	case UnitDayOfWeek:
+		return datetime.DayOfWeek(d) - 1
+	case UnitISODayOfWeek:
+		return (datetime.DayOfWeek(d)+5)%7 + 1
+	case UnitDayOfYear:
+		return datetime.DayOfYear(d)
+	case UnitEpoch:
+		return datetime.FloorDiv(t, datetime.MicrosPerSecond)
+	}
+	return 0
+}
+
+func evalWeek(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	mode := int64(0)
+	if len(args) == 2 {
+		if !args[1].Const || args[1].IsNull(0) {
+			return nil, fmt.Errorf("the mode of WEEK must be a constant")
+		}
+		mode = args[1].Int(0)
+	}
+	var fn func(int64) int64
+	switch mode {
+	case 0:
+		fn = datetime.Week
+	case 3:
+		fn = datetime.ISOWeek
+	default:
+		return nil, fmt.Errorf("WEEK mode %d is not supported (0: weeks from Sunday, 3: ISO weeks)", mode)
+	}
+	return mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) { return fn(days(t)), true })
+}
+
+func evalDateTrunc(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	u, err := unitArg("date_trunc", args[0], func(u Unit) bool { return u >= UnitMicrosecond && u <= UnitMillennium })
+	if err != nil {
+		return nil, err
+	}
+	v := args[1]
+	if v.Type == coldata.Date {
+		return mapInts(v, n, coldata.Date, func(z int64) (int64, bool) {
+			d, _ := datetime.SplitTimestamp(TruncTimestamp(u, z*datetime.MicrosPerDay))
+			return d, true
+		})
+	}
+	return mapInts(v, n, coldata.Timestamp, func(t int64) (int64, bool) { return TruncTimestamp(u, t), true })
+}
+
+// TruncTimestamp truncates timestamp t to unit u (weeks start on Monday,
+// as in DuckDB and PostgreSQL).
+func TruncTimestamp(u Unit, t int64) int64 {
+	d, _ := datetime.SplitTimestamp(t)
+	y, m, _ := datetime.CivilFromDays(d)
+	floor := func(step int64) int64 { return datetime.FloorDiv(t, step) * step }
+	var z int64
+	switch u {
+	case UnitMicrosecond:
+		return t
+	case UnitMillisecond:
+		return floor(1000)
+	case UnitSecond:
+		return floor(datetime.MicrosPerSecond)
+	case UnitMinute:
+		return floor(datetime.MicrosPerMinute)
+	case UnitHour:
+		return floor(datetime.MicrosPerHour)
+	case UnitDay:
+		return floor(datetime.MicrosPerDay)
+	case UnitWeek:
+		z = d - (datetime.DayOfWeek(d)+5)%7
+	case UnitMonth:
+		z = datetime.DaysFromCivil(y, m, 1)
+	case UnitQuarter:
+		z = datetime.DaysFromCivil(y, (m-1)/3*3+1, 1)
+	case UnitYear:
+		z = datetime.DaysFromCivil(y, 1, 1)
+	case UnitDecade:
+		z = datetime.DaysFromCivil(datetime.FloorDiv(y, 10)*10, 1, 1)
+	case UnitCentury:
+		z = datetime.DaysFromCivil((y-1)/100*100+1, 1, 1)
+	case UnitMillennium:
+		z = datetime.DaysFromCivil((y-1)/1000*1000+1, 1, 1)
+	}
+	return z * datetime.MicrosPerDay
+}
+
+func evalTimestampDiff(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	u, err := unitArg("timestampdiff", args[0], func(u Unit) bool { return u >= UnitMicrosecond && u <= UnitYear })
+	if err != nil {
+		return nil, err
+	}
+	return zipInts(args[1], args[2], n, coldata.Int64, func(a, b int64) (int64, bool) { return TimestampDiff(u, a, b), true })
+}
+
+// TimestampDiff is MySQL's TIMESTAMPDIFF(u, a, b): the whole number of
+// units from a to b, truncated toward zero; months count only when the day
+// and time of b reach those of a.
+func TimestampDiff(u Unit, a, b int64) int64 {
+	switch u {
+	case UnitMonth, UnitQuarter, UnitYear:
+		da, ua := datetime.SplitTimestamp(a)
+		db, ub := datetime.SplitTimestamp(b)
+		ya, ma, dda := datetime.CivilFromDays(da)
+		yb, mb, ddb := datetime.CivilFromDays(db)
+		months := (yb*12 + mb) - (ya*12 + ma)
+		restA, restB := dda*datetime.MicrosPerDay+ua, ddb*datetime.MicrosPerDay+ub
+		if months > 0 && restB < restA {
+			months--
+		} else if months < 0 && restB > restA {
+			months++
+		}
+		switch u {
+		case UnitQuarter:
+			return months / 3
+		case UnitYear:
+			return months / 12
+		}
+		return months
+	}
+	step := map[Unit]int64{UnitMicrosecond: 1, UnitMillisecond: 1000, UnitSecond: datetime.MicrosPerSecond,
+		UnitMinute: datetime.MicrosPerMinute, UnitHour: datetime.MicrosPerHour, UnitDay: datetime.MicrosPerDay,
+		UnitWeek: 7 * datetime.MicrosPerDay}[u]
+	return (b - a) / step
+}
+
+// IntervalScale returns how an INTERVAL of unit u applies: the function
+// (date_add_days, date_add_months or date_add_micros) and the factor its
+// count is multiplied by. ok is false for units an interval cannot have.
+func IntervalScale(u Unit) (fn string, factor int64, ok bool) {
+	switch u {
+	case UnitMicrosecond:
+		return "date_add_micros", 1, true
+	case UnitMillisecond:
+		return "date_add_micros", 1000, true
+	case UnitSecond:
+		return "date_add_micros", datetime.MicrosPerSecond, true
+	case UnitMinute:
+		return "date_add_micros", datetime.MicrosPerMinute, true
+	case UnitHour:
+		return "date_add_micros", datetime.MicrosPerHour, true
+	case UnitDay:
+		return "date_add_days", 1, true
+	case UnitWeek:
+		return "date_add_days", 7, true
+	case UnitMonth:
+		return "date_add_months", 1, true
+	case UnitQuarter:
+		return "date_add_months", 3, true
+	case UnitYear:
+		return "date_add_months", 12, true
+	}
+	return "", 0, false
+}
+
+var (
+	dayNames   = []string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+	monthNames = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+)
+
+func evalNames(name string, v *coldata.Vec, n int) (*coldata.Vec, error) {
+	return formatInts(v, n, func(z int64, buf []byte) []byte {
+		if name == "dayname" {
+			return append(buf, dayNames[datetime.DayOfWeek(z)-1]...)
+		}
+		_, m, _ := datetime.CivilFromDays(z)
+		return append(buf, monthNames[m-1]...)
+	})
+}
+
+// formatInts formats each non-NULL row of an integer-stored vector.
+func formatInts(v *coldata.Vec, n int, fn func(x int64, buf []byte) []byte) (*coldata.Vec, error) {
+	if isConstNull(v) {
+		return coldata.NewConst(coldata.String, nil, n), nil
+	}
+	rows := n
+	if v.Const {
+		rows = 1
+	}
+	out := &coldata.Vec{Type: coldata.String, Len: rows, Offsets: make([]int32, rows+1)}
+	var buf []byte
+	for i := 0; i < rows; i++ {
+		if validAt(v.Nulls, i) {
+			buf = fn(v.Ints[i], buf)
+			if err := checkStringSize(len(buf)); err != nil {
+				return nil, err
+			}
+		}
+		out.Offsets[i+1] = int32(len(buf))
+	}
+	out.Bytes = buf
+	if v.Nulls != nil {
+		out.Nulls = v.Nulls[:coldata.BitmapLen(rows)]
+	}
+	if v.Const {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
+// castTemporal converts between DATE/TIMESTAMP and the other types; v or t
+// is temporal, and v is not a NULL constant.
+func castTemporal(v *coldata.Vec, t coldata.Type, rows int) (*coldata.Vec, error) {
+	src := v.Type
+	switch {
+	case t == coldata.String:
+		return formatInts(v, rows, func(x int64, buf []byte) []byte {
+			if src == coldata.Date {
+				return datetime.AppendDate(buf, x)
+			}
+			return datetime.AppendTimestamp(buf, x)
+		})
+	case t == coldata.Int64 || t == coldata.Float64 || t == coldata.Bool:
+		ints, err := mapInts(v, rows, coldata.Int64, func(x int64) (int64, bool) { return temporalNumber(src, x), true })
+		if err != nil || t == coldata.Int64 {
+			return ints, err
+		}
+		return castVec(ints, t, rows)
+	}
+	// To DATE or TIMESTAMP.
+	out := coldata.NewVec(t, rows)
+	nulls := coldata.NewValidBitmap(rows)
+	for i := 0; i < rows; i++ {
+		if !validAt(v.Nulls, i) {
+			coldata.ClearBit(nulls, i)
+			continue
+		}
+		var x int64
+		ok := true
+		switch src {
+		case coldata.Date:
+			x = v.Ints[i] * datetime.MicrosPerDay
+		case coldata.Timestamp:
+			if t == coldata.Date {
+				x, _ = datetime.SplitTimestamp(v.Ints[i])
+			} else {
+				x = v.Ints[i]
+			}
+		case coldata.String:
+			s := string(v.Str(i))
+			if t == coldata.Date {
+				x, ok = datetime.ParseDate(s)
+			} else {
+				x, ok = datetime.ParseTimestamp(s)
+			}
+		case coldata.Int64:
+			x, ok = numberTemporal(t, v.Ints[i])
+		case coldata.Float64:
+			x, ok = numberTemporal(t, FloatToInt(v.Floats[i]))
+		default:
+			ok = false
+		}
+		if !ok {
+			coldata.ClearBit(nulls, i)
+			continue
+		}
+		out.Ints[i] = x
+	}
+	out.Nulls = nulls
+	return out, nil
+}
+
+// temporalNumber is a date as MySQL's number: 20240105 or 20240105103000.
+func temporalNumber(t coldata.Type, x int64) int64 {
+	if t == coldata.Date {
+		y, m, d := datetime.CivilFromDays(x)
+		return y*10000 + m*100 + d
+	}
+	d, us := datetime.SplitTimestamp(x)
+	y, m, dd := datetime.CivilFromDays(d)
+	secs := us / datetime.MicrosPerSecond
+	return ((y*10000+m*100+dd)*100+secs/3600)*10000 + secs/60%60*100 + secs%60
+}
+
+// numberTemporal reads YYYYMMDD (or YYYYMMDDhhmmss) as a DATE or TIMESTAMP.
+func numberTemporal(t coldata.Type, x int64) (int64, bool) {
+	var tod int64
+	if x > 99991231 {
+		hms := x % 1000000
+		x /= 1000000
+		h, mi, s := hms/10000, hms/100%100, hms%100
+		if h > 23 || mi > 59 || s > 59 {
+			return 0, false
+		}
+		tod = h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + s*datetime.MicrosPerSecond
+	}
+	y, m, d := x/10000, x/100%100, x%100
+	if !datetime.ValidDate(y, m, d) {
+		return 0, false
+	}
+	z := datetime.DaysFromCivil(y, m, d)
+	if t == coldata.Date {
+		return z, true
+	}
+	return z*datetime.MicrosPerDay + tod, true
+}
+
+// formatArg reads the constant format argument of DATE_FORMAT/STR_TO_DATE.
+func formatArg(fn string, v *coldata.Vec) (string, bool, error) {
+	if !v.Const {
+		return "", false, fmt.Errorf("the format of %s must be a constant", strings.ToUpper(fn))
+	}
+	if v.IsNull(0) {
+		return "", false, nil
+	}
+	return string(v.Str(0)), true, nil
+}
+
+func evalDateFormat(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	f, ok, err := formatArg("date_format", args[1])
+	if err != nil || !ok {
+		if err == nil {
+			return coldata.NewConst(coldata.String, nil, n), nil
+		}
+		return nil, err
+	}
+	return formatInts(args[0], n, func(t int64, buf []byte) []byte { return AppendDateFormat(buf, f, t) })
+}
+
+// AppendDateFormat formats timestamp t with MySQL's DATE_FORMAT specifiers.
+func AppendDateFormat(buf []byte, f string, t int64) []byte {
+	d, us := datetime.SplitTimestamp(t)
+	y, m, day := datetime.CivilFromDays(d)
+	h, mi, s := us/datetime.MicrosPerHour, us/datetime.MicrosPerMinute%60, us/datetime.MicrosPerSecond%60
+	pad := func(v int64, w int) {
+		str := strconv.FormatInt(v, 10)
+		for k := len(str); k < w; k++ {
+			buf = append(buf, '0')
+		}
+		buf = append(buf, str...)
+	}
+	h12 := (h+11)%12 + 1
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 == len(f) {
+			buf = append(buf, f[i])
+			continue
+		}
+		i++
+		switch f[i] {
+		case 'Y':
+			pad(y, 4)
+		case 'y':
+			pad(y%100, 2)
+		case 'm':
+			pad(m, 2)
+		case 'c':
+			pad(m, 1)
+		case 'd':
+			pad(day, 2)
+		case 'e':
+			pad(day, 1)
+		case 'H':
+			pad(h, 2)
+		case 'k':
+			pad(h, 1)
+		case 'h', 'I':
+			pad(h12, 2)
+		case 'l':
+			pad(h12, 1)
+		case 'i':
+			pad(mi, 2)
+		case 's', 'S':
+			pad(s, 2)
+		case 'f':
+			pad(us%datetime.MicrosPerSecond, 6)
+		case 'p':
+			if h < 12 {
+				buf = append(buf, "AM"...)
+			} else {
+				buf = append(buf, "PM"...)
+			}
+		case 'M':
+			buf = append(buf, monthNames[m-1]...)
+		case 'b':
+			buf = append(buf, monthNames[m-1][:3]...)
+		case 'W':
+			buf = append(buf, dayNames[datetime.DayOfWeek(d)-1]...)
+		case 'a':
+			buf = append(buf, dayNames[datetime.DayOfWeek(d)-1][:3]...)
+		case 'w':
+			pad(datetime.DayOfWeek(d)-1, 1)
+		case 'j':
+			pad(datetime.DayOfYear(d), 3)
+		case 'U':
+			pad(datetime.Week(d), 2)
+		case 'u', 'v':
+			pad(datetime.ISOWeek(d), 2)
+		case 'D':
+			pad(day, 1)
+			suffix := "th"
+			if day/10 != 1 {
+				switch day % 10 {
+				case 1:
+					suffix = "st"
+				case 2:
+					suffix = "nd"
+				case 3:
+					suffix = "rd"
+				}
+			}
+			buf = append(buf, suffix...)
+		case 'T':
+			pad(h, 2)
+			buf = append(buf, ':')
+			pad(mi, 2)
+			buf = append(buf, ':')
+			pad(s, 2)
+		case 'r':
+			pad(h12, 2)
+			buf = append(buf, ':')
+			pad(mi, 2)
+			buf = append(buf, ':')
+			pad(s, 2)
+			if h < 12 {
+				buf = append(buf, " AM"...)
+			} else {
+				buf = append(buf, " PM"...)
+			}
+		default:
+			// %% and unknown specifiers print the character itself.
+			buf = append(buf, f[i])
+		}
+	}
+	return buf
+}
+
+func evalStrToDate(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	f, ok, err := formatArg("str_to_date", args[1])
+	if err != nil || !ok {
+		if err == nil {
+			return coldata.NewConst(coldata.Timestamp, nil, n), nil
+		}
+		return nil, err
+	}
+	v := args[0]
+	if isConstNull(v) {
+		return coldata.NewConst(coldata.Timestamp, nil, n), nil
+	}
+	rows := n
+	if v.Const {
+		rows = 1
+	}
+	out := coldata.NewVec(coldata.Timestamp, rows)
+	nulls := coldata.NewValidBitmap(rows)
+	for i := 0; i < rows; i++ {
+		t, ok := validAt(v.Nulls, i), false
+		if t {
+			out.Ints[i], ok = ParseDateFormat(string(v.Str(i)), f)
+		}
+		if !ok {
+			coldata.ClearBit(nulls, i)
+		}
+	}
+	out.Nulls = nulls
+	if v.Const {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
+// ParseDateFormat reads s with MySQL's STR_TO_DATE specifiers (%Y %y %m
+// %c %d %e %H %k %h %I %l %i %s %S %f %p %M %b %j and literal text);
+// ok is false when s does not match or is not a valid date.
+func ParseDateFormat(s, f string) (int64, bool) {
+	y, m, d := int64(1970), int64(1), int64(1)
+	var h, mi, sec, frac, yday int64
+	pm, ampm := false, false
+	i := 0
+	num := func(maxDigits int) (int64, bool) {
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		start := i
+		var v int64
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' && i-start < maxDigits {
+			v = v*10 + int64(s[i]-'0')
+			i++
+		}
+		return v, i > start
+	}
+	name := func(names []string, abbrev bool) (int64, bool) {
+		for k, nm := range names {
+			if abbrev {
+				nm = nm[:3]
+			}
+			if len(s)-i >= len(nm) && strings.EqualFold(s[i:i+len(nm)], nm) {
+				i += len(nm)
+				return int64(k), true
+			}
+		}
+		return 0, false
+	}
+	for j := 0; j < len(f); j++ {
+		if f[j] != '%' || j+1 == len(f) {
+			if f[j] == ' ' {
+				for i < len(s) && s[i] == ' ' {
+					i++
+				}
+				continue
+			}
+			if i >= len(s) || s[i] != f[j] {
+				return 0, false
+			}
+			i++
+			continue
+		}
+		j++
+		var ok bool
+		switch f[j] {
+		case 'Y':
+			y, ok = num(4)
+		case 'y':
+			y, ok = num(2)
+			if y < 70 {
+				y += 2000
+			} else {
+				y += 1900
+			}
+		case 'm', 'c':
+			m, ok = num(2)
+		case 'd', 'e':
+			d, ok = num(2)
+		case 'H', 'k':
+			h, ok = num(2)
+		case 'h', 'I', 'l':
+			h, ok = num(2)
+			ampm = true
+		case 'i':
+			mi, ok = num(2)
+		case 's', 'S':
+			sec, ok = num(2)
+		case 'f':
+			start := i
+			frac, ok = num(6)
+			for k := i - start; k < 6; k++ {
+				frac *= 10
+			}
+		case 'j':
+			yday, ok = num(3)
+		case 'p':
+			if len(s)-i >= 2 {
+				switch strings.ToUpper(s[i : i+2]) {
+				case "AM":
+					ok = true
+				case "PM":
+					ok, pm = true, true
+				}
+				i += 2
+			}
+		case 'M':
+			m, ok = name(monthNames, false)
+			m++
+		case 'b':
+			m, ok = name(monthNames, true)
+			m++
+		case 'W':
+			_, ok = name(dayNames, false)
+		case 'a':
+			_, ok = name(dayNames, true)
+		case '%':
+			ok = i < len(s) && s[i] == '%'
+			i++
+		default:
+			return 0, false
+		}
+		if !ok {
+			return 0, false
+		}
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	if ampm {
+		if h < 1 || h > 12 {
+			return 0, false
+		}
+		h %= 12
+		if pm {
+			h += 12
+		}
+	}
+	if h > 23 || mi > 59 || sec > 59 {
+		return 0, false
+	}
+	var z int64
+	if yday > 0 {
+		if y < datetime.MinYear || y > datetime.MaxYear || yday > 365+b2i(datetime.IsLeap(y)) {
+			return 0, false
+		}
+		z = datetime.DaysFromCivil(y, 1, 1) + yday - 1
+	} else {
+		if !datetime.ValidDate(y, m, d) {
+			return 0, false
+		}
+		z = datetime.DaysFromCivil(y, m, d)
+	}
+	return z*datetime.MicrosPerDay + h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + sec*datetime.MicrosPerSecond + frac, true
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,255 @@
+package planner
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/xwb1989/sqlparser"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/datetime"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// Date arithmetic and the clock functions. The binder turns every form of
+// date arithmetic into the registry's date_add_days / date_add_months /
+// date_add_micros calls with the count scaled to the unit:
+//
+//	d + INTERVAL n unit, INTERVAL n unit + d, d - INTERVAL n unit
+//	DATE_ADD(d, INTERVAL n unit), DATE_SUB, ADDDATE, SUBDATE (n alone: days)
+//	TIMESTAMPADD(unit, n, d)
+//	d + n, n + d, d - n (days, as DuckDB)
+//
+// and DATE - DATE into DATEDIFF (days). NOW() and friends are one value per
+// statement: the statement's clock (WithStatementTime) read once.
+
+type clockKey struct{}
+
+// WithStatementTime fixes the time NOW(), CURRENT_DATE and the other clock
+// functions return for the statement run under ctx (every query of an
+// UPDATE sees the same NOW()).
+func WithStatementTime(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, clockKey{}, t)
+}
+
+// statementTime is the time fixed by WithStatementTime, or now.
+func statementTime(ctx context.Context) time.Time {
+	if ctx != nil {
+		if t, ok := ctx.Value(clockKey{}).(time.Time); ok {
+			return t
+		}
+	}
+	return time.Now()
+}
+
+// wallMicros is t's wall clock (in t's location) as a TIMESTAMP value.
+func wallMicros(t time.Time) int64 {
+	y, m, d := t.Date()
+	days := datetime.DaysFromCivil(int64(y), int64(m), int64(d))
+	tod := int64(t.Hour())*datetime.MicrosPerHour + int64(t.Minute())*datetime.MicrosPerMinute +
+		int64(t.Second())*datetime.MicrosPerSecond + int64(t.Nanosecond()/1000)
+	return days*datetime.MicrosPerDay + tod
+}
+
+// clockValue binds a clock function called with no arguments; ok is false
+// for other names.
+func (b *binder) clockValue(name string) (expr.Expr, bool) {
+	now := b.now
+	switch name {
+	case "now", "current_timestamp", "localtimestamp", "localtime", "sysdate":
+		return &expr.Literal{Value: wallMicros(now), T: coldata.Timestamp}, true
+	case "current_date", "curdate":
+		d, _ := datetime.SplitTimestamp(wallMicros(now))
+		return &expr.Literal{Value: d, T: coldata.Date}, true
+	case "utc_timestamp":
+		return &expr.Literal{Value: wallMicros(now.UTC()), T: coldata.Timestamp}, true
+	case "utc_date":
+		d, _ := datetime.SplitTimestamp(wallMicros(now.UTC()))
+		return &expr.Literal{Value: d, T: coldata.Date}, true
+	case "unix_timestamp":
+		return &expr.Literal{Value: now.Unix(), T: coldata.Int64}, true
+	}
+	return nil, false
+}
+
+// bindArith binds + and - where a date, timestamp or INTERVAL takes part;
+// ok is false when neither does (plain arithmetic).
+func (b *binder) bindArith(x *sqlparser.BinaryExpr, sc *scope) (expr.Expr, bool, error) {
+	minus := x.Operator == sqlparser.MinusStr
+	if iv, isIv := x.Right.(*sqlparser.IntervalExpr); isIv {
+		base, err := b.bindExpr(x.Left, sc)
+		if err != nil {
+			return nil, true, err
+		}
+		e, err := b.addInterval(base, iv.Expr, iv.Unit, minus, sc)
+		return e, true, err
+	}
+	if iv, isIv := x.Left.(*sqlparser.IntervalExpr); isIv {
+		if minus {
+			return nil, true, errorf(TypeMismatch, "", "cannot subtract a date from an INTERVAL")
+		}
+		base, err := b.bindExpr(x.Right, sc)
+		if err != nil {
+			return nil, true, err
+		}
+		e, err := b.addInterval(base, iv.Expr, iv.Unit, false, sc)
+		return e, true, err
+	}
+	l, err := b.bindExpr(x.Left, sc)
+	if err != nil {
+		return nil, true, err
+	}
+	r, err := b.bindExpr(x.Right, sc)
+	if err != nil {
+		return nil, true, err
+	}
+	lt, rt := l.Type().IsTemporal(), r.Type().IsTemporal()
+	switch {
+	case !lt && !rt:
+		e, err := b.apply(x.Operator, l, r)
+		return e, true, err
+	case lt && rt && minus:
+		if l.Type() == coldata.Date && r.Type() == coldata.Date {
+			e, err := b.apply("datediff", l, r)
+			return e, true, err
+		}
+		return nil, true, errorf(TypeMismatch, "", "cannot subtract %s from %s (use TIMESTAMPDIFF(unit, a, b))", r.Type(), l.Type())
+	case lt && !rt && (minus || x.Operator == sqlparser.PlusStr):
+		if minus {
+			if r, err = b.apply("neg", r); err != nil {
+				return nil, true, err
+			}
+		}
+		e, err := b.apply("date_add_days", l, r)
+		return e, true, err
+	case rt && !lt && x.Operator == sqlparser.PlusStr:
+		e, err := b.apply("date_add_days", r, l)
+		return e, true, err
+	}
+	return nil, true, errorf(TypeMismatch, "", "operator %s is not defined for %s and %s", x.Operator, l.Type(), r.Type())
+}
+
+// addInterval binds base + INTERVAL n unit (or minus it).
+func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName string, minus bool, sc *scope) (expr.Expr, error) {
+	u, ok := expr.ParseUnit(unitName)
+	fn, factor, ok2 := expr.IntervalScale(u)
+	if !ok || !ok2 {
+		return nil, errorf(Unsupported, "", "not supported: INTERVAL unit %s", strings.ToUpper(unitName))
+	}
+	n, err := b.bindExpr(count, sc)
+	if err != nil {
+		return nil, err
+	}
+	return b.scaledShift(fn, base, n, factor, minus)
+}
+
+// scaledShift applies fn(base, n * factor), negated for minus.
+func (b *binder) scaledShift(fn string, base, n expr.Expr, factor int64, minus bool) (expr.Expr, error) {
+	base = dateOnlyLiteral(base)
+	n, err := expr.CastTo(n, coldata.Int64)
+	if err != nil {
+		return nil, errorf(TypeMismatch, "", "INTERVAL: %v", err)
+	}
+	if factor != 1 {
+		if n, err = b.apply("*", n, &expr.Literal{Value: factor, T: coldata.Int64}); err != nil {
+			return nil, err
+		}
+	}
+	if minus {
+		if n, err = b.apply("neg", n); err != nil {
+			return nil, err
+		}
+	}
+	return b.apply(fn, base, n)
+}
+
+// dateOnlyLiteral makes a string literal that holds a date without a time
+// of day a DATE, so that DATE_ADD('2024-01-05', INTERVAL 1 DAY) is a date
+// as in MySQL; other strings convert to TIMESTAMP and keep their time.
+func dateOnlyLiteral(e expr.Expr) expr.Expr {
+	l, ok := e.(*expr.Literal)
+	if !ok || l.T != coldata.String {
+		return e
+	}
+	s, _ := l.Value.(string)
+	if d, ok := datetime.ParseDate(s); ok && len(strings.TrimSpace(s)) <= 10 {
+		return &expr.Literal{Value: d, T: coldata.Date}
+	}
+	return e
+}
+
+// timeSpecifiers are the STR_TO_DATE format specifiers of a time of day.
+const timeSpecifiers = "HkhIlisSfprT"
+
+// strToDate binds STR_TO_DATE: a DATE when its format is a literal without
+// time-of-day specifiers (as MySQL types it), else a TIMESTAMP.
+func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	e, err := b.call("str_to_date", sc, args...)
+	if err != nil || len(args) != 2 {
+		return e, err
+	}
+	f, ok := args[1].(*sqlparser.SQLVal)
+	if !ok || f.Type != sqlparser.StrVal {
+		return e, nil
+	}
+	fs := string(f.Val)
+	for i := 0; i+1 < len(fs); i++ {
+		if fs[i] == '%' {
+			if strings.IndexByte(timeSpecifiers, fs[i+1]) >= 0 {
+				return e, nil
+			}
+			i++
+		}
+	}
+	return b.apply("cast_to_date", e)
+}
+
+// bindDateFunc binds the date functions whose arguments the registry cannot
+// type alone (an INTERVAL argument, a unit); ok is false for other calls.
+func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (expr.Expr, bool, error) {
+	switch name {
+	case "date_add", "date_sub", "adddate", "subdate":
+		if len(args) != 2 {
+			return nil, true, errorf(TypeMismatch, name, "function %s: expects 2 arguments, got %d", strings.ToUpper(name), len(args))
+		}
+		base, err := b.bindExpr(args[0], sc)
+		if err != nil {
+			return nil, true, err
+		}
+		minus := name == "date_sub" || name == "subdate"
+		if iv, ok := args[1].(*sqlparser.IntervalExpr); ok {
+			e, err := b.addInterval(base, iv.Expr, iv.Unit, minus, sc)
+			return e, true, err
+		}
+		n, err := b.bindExpr(args[1], sc)
+		if err != nil {
+			return nil, true, err
+		}
+		e, err := b.scaledShift("date_add_days", base, n, 1, minus)
+		return e, true, err
+	case "str_to_date":
+		e, err := b.strToDate(args, sc)
+		return e, true, err
+	case "timestampadd":
+		if len(args) != 3 {
+			return nil, true, errorf(TypeMismatch, name, "function TIMESTAMPADD: expects 3 arguments, got %d", len(args))
+		}
+		unit, ok := args[0].(*sqlparser.SQLVal)
+		if !ok || unit.Type != sqlparser.StrVal {
+			return nil, true, errorf(TypeMismatch, name, "function TIMESTAMPADD: the unit must be a keyword such as DAY")
+		}
+		base, err := b.bindExpr(args[2], sc)
+		if err != nil {
+			return nil, true, err
+		}
+		e, err := b.addInterval(base, args[1], string(unit.Val), false, sc)
+		return e, true, err
+	}
+	if len(args) == 0 {
+		if e, ok := b.clockValue(name); ok {
+			return e, true, nil
+		}
+	}
+	return nil, false, nil
+}

@@ -1,0 +1,90 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/xwb1989/sqlparser"
+)
+
+// Date and time syntax the stock grammar lacks, rewritten into calls:
+//
+//	DATE 'lit', TIMESTAMP 'lit', DATETIME 'lit'       date_literal|timestamp_literal('lit')
+//	EXTRACT(unit FROM x)                               extract('unit', x)
+//	TIMESTAMPDIFF(unit, a, b), TIMESTAMPADD(unit, n, x),
+//	DATE_TRUNC(unit, x) with a bare unit               the unit as a string literal
+//
+// INTERVAL n unit is the stock grammar's own (an IntervalExpr the binder
+// turns into date arithmetic).
+
+// The calls typed literals become: strict conversions (a literal that is
+// not a date is an error, where CAST gives NULL).
+const (
+	DateLiteral      = "date_literal"
+	TimestampLiteral = "timestamp_literal"
+)
+
+// typedLiteralAt reports whether toks[i] starts a typed literal
+// (DATE '2024-01-05'), and the cast function it stands for.
+func (r *rewriter) typedLiteralAt(toks []token, i int) (string, bool) {
+	if i+1 >= len(toks) || toks[i+1].typ != sqlparser.STRING {
+		return "", false
+	}
+	if i > 0 && (toks[i-1].typ == '.' || toks[i-1].typ == sqlparser.AS) {
+		return "", false
+	}
+	t := toks[i]
+	switch {
+	case t.is(r.src, "date"):
+		return DateLiteral, true
+	case t.is(r.src, "timestamp"), t.is(r.src, "datetime"):
+		return TimestampLiteral, true
+	}
+	return "", false
+}
+
+// unitFirst lists the calls whose first argument is a unit keyword.
+var unitFirst = map[string]bool{"timestampdiff": true, "timestampadd": true, "date_trunc": true, "datetrunc": true}
+
+// temporalCall rewrites EXTRACT and the unit-first calls; done is false
+// for other calls.
+func (r *rewriter) temporalCall(t token, args []token, closing token) (bool, *Error) {
+	name := strings.ToLower(t.text(r.src))
+	switch {
+	case name == "extract":
+		parts, seps := splitTop(args, func(x token) bool { return x.typ == sqlparser.FROM })
+		if len(parts) != 2 || len(parts[0]) != 1 || len(parts[1]) == 0 {
+			return true, newError(ErrSyntax, r.src, t.start, "expected EXTRACT(unit FROM expression)")
+		}
+		return true, r.unitCall("extract", t, parts[0][0], seps, closing, parts[1:])
+	case unitFirst[name]:
+		parts, seps := splitTop(args, func(x token) bool { return x.typ == ',' })
+		if len(parts) < 2 || len(parts[0]) != 1 || parts[0][0].typ == sqlparser.STRING {
+			return false, nil
+		}
+		return true, r.unitCall(name, t, parts[0][0], seps, closing, parts[1:])
+	}
+	return false, nil
+}
+
+// unitCall emits name('unit', rest...) with the rest rewritten; seps[k]
+// is the source separator before rest[k].
+func (r *rewriter) unitCall(name string, at, unit token, seps []token, closing token, rest [][]token) *Error {
+	r.emitFor("`"+name+"`", at)
+	r.emitText("(", at.end)
+	r.emitFor("'"+strings.ToLower(unit.text(r.src))+"'", unit)
+	for k, a := range rest {
+		r.emitFor(",", seps[k])
+		if len(a) == 0 {
+			off := closing.start
+			if k+1 < len(seps) {
+				off = seps[k+1].start
+			}
+			return newError(ErrSyntax, r.src, off, "missing argument of %s", strings.ToUpper(name))
+		}
+		if err := r.rewrite(a); err != nil {
+			return err
+		}
+	}
+	r.emitSrc(closing)
+	return nil
+}
