@@ -172,7 +172,7 @@ func ISOWeek(z int64) int64 {
 // that is ignored ('2024-01-05 10:00:00' is 2024-01-05), or eight digits
 // YYYYMMDD. Surrounding blanks are allowed.
 func ParseDate(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
+	s = strings.Trim(s, asciiSpace)
 	y, m, d, rest, ok := parseYMD(s)
 	if !ok || !ValidDate(y, m, d) {
 		return 0, false
@@ -188,7 +188,7 @@ func ParseDate(s string) (int64, bool) {
 // ParseTimestamp reads a timestamp: a date as ParseDate takes it, then
 // optionally ' ' or 'T' and HH:MM[:SS[.ffffff]] and an optional 'Z'.
 func ParseTimestamp(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
+	s = strings.Trim(s, asciiSpace)
 	y, m, d, rest, ok := parseYMD(s)
 	if !ok || !ValidDate(y, m, d) {
 		return 0, false
@@ -201,6 +201,10 @@ func ParseTimestamp(s string) (int64, bool) {
 	}
 	return DaysFromCivil(y, m, d)*MicrosPerDay + tod, true
 }
+
+// asciiSpace is the blank text around a date may have (ASCII only, so that
+// the GPU runtime's parser agrees byte for byte).
+const asciiSpace = " \t\n\r\v\f"
 
 // parseYMD reads the date part and returns what follows it.
 func parseYMD(s string) (y, m, d int64, rest string, ok bool) {

@@ -43,7 +43,7 @@ func (v DeviceVec) slice(lo, hi int) DeviceVec {
 		out.Nulls = v.Nulls + DevicePtr(bit>>3)
 		out.NullOffset = bit & 7
 	}
-	switch v.Type {
+	switch v.Type.Physical() {
 	case coldata.Bool, coldata.Int64, coldata.Float64:
 		out.Data = v.Data + DevicePtr(int64(lo)*elemSize(v.Type))
 	case coldata.String:
@@ -524,7 +524,7 @@ func (d *Device) copyColumnOn(dst ColumnLayout, dstBase DevicePtr, dstRow int, c
 			return err
 		}
 	}
-	switch src.Type {
+	switch src.Type.Physical() {
 	case coldata.Bool, coldata.Int64, coldata.Float64:
 		w := elemSize(src.Type)
 		if n > 0 {

@@ -80,7 +80,7 @@ func rangeBytes(hb *coldata.Batch, lo, hi int) uint64 {
 		if v.Nulls != nil || v.Type == coldata.Null {
 			size += (n+7)/8 + pad
 		}
-		switch v.Type {
+		switch v.Type.Physical() {
 		case coldata.Bool:
 			size += n + pad
 		case coldata.Int64, coldata.Float64:

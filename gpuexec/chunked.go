@@ -67,7 +67,7 @@ func (d *Device) NewChunkedPacker(b *DeviceBatch, bounce *Buffer) (*ChunkedPacke
 			if cl.Nulls.Present() {
 				p.ops = append(p.ops, packOp{kind: 'b', dst: cl.Nulls, src: c.Nulls, srcBit: int64(c.NullOffset), rows: int64(c.Len)})
 			}
-			switch c.Type {
+			switch c.Type.Physical() {
 			case coldata.Bool, coldata.Int64, coldata.Float64:
 				p.ops = append(p.ops, packOp{kind: 'c', dst: cl.Data, src: c.Data})
 			case coldata.String:

@@ -55,7 +55,7 @@ func GroupAggFor(name string, t coldata.Type) (GroupAggKind, bool) {
 	case "min", "max":
 		k := map[coldata.Type]GroupAggKind{coldata.Int64: GroupMinInt, coldata.Float64: GroupMinFloat,
 			coldata.String: GroupMinString, coldata.Bool: GroupMinBool}
-		if base, ok := k[t]; ok {
+		if base, ok := k[t.Physical()]; ok {
 			if name == "max" {
 				base++
 			}
@@ -86,10 +86,11 @@ type AggPartial struct {
 // colDesc is a column's GCol record (kernels/hash.cu): type, validity
 // bitmap, its bit offset, offsets, data.
 func colDesc(v DeviceVec) [5]uint64 {
-	return [5]uint64{uint64(v.Type), uint64(v.Nulls), uint64(v.NullOffset), uint64(v.Offsets), uint64(v.Data)}
+	return [5]uint64{uint64(v.Type.Physical()), uint64(v.Nulls), uint64(v.NullOffset), uint64(v.Offsets), uint64(v.Data)}
 }
 
 func groupableType(t coldata.Type) bool {
+	t = t.Physical()
 	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String
 }
 

@@ -56,7 +56,7 @@ func hostColumns(b *coldata.Batch) ([]hostColumn, []ColumnSpec, error) {
 			}
 			c.nulls = v.Nulls[:bl]
 		}
-		switch v.Type {
+		switch v.Type.Physical() {
 		case coldata.Null:
 		case coldata.Bool:
 			if len(v.Bools) < n {
@@ -241,7 +241,7 @@ func unpackHostLayout(l PackLayout, data []byte, validate bool) (*coldata.Batch,
 			v.Nulls = region(c.Nulls)
 		}
 		n := c.Len
-		switch c.Type {
+		switch c.Type.Physical() {
 		case coldata.Bool:
 			v.Bools = region(c.Data)
 		case coldata.Int64:

@@ -54,7 +54,7 @@ type ColumnSpec struct {
 // elemSize is the width in bytes of one fixed-width value (0 for String and
 // Null).
 func elemSize(t coldata.Type) int64 {
-	switch t {
+	switch t.Physical() {
 	case coldata.Bool:
 		return 1
 	case coldata.Int64, coldata.Float64:
@@ -81,7 +81,7 @@ func NewPackLayout(rows int, cols []ColumnSpec) (PackLayout, error) {
 	}
 	for i, c := range cols {
 		cl := ColumnLayout{Type: c.Type, Len: rows, Nulls: absent, Offsets: absent, Data: absent}
-		switch c.Type {
+		switch c.Type.Physical() {
 		case coldata.Null:
 			cl.Nulls = place(int64(coldata.BitmapLen(rows)))
 		case coldata.Bool, coldata.Int64, coldata.Float64:
@@ -190,7 +190,7 @@ func (c ColumnLayout) validate(size int64) error {
 	if n < 0 {
 		return layoutError("negative length")
 	}
-	switch c.Type {
+	switch c.Type.Physical() {
 	case coldata.Null, coldata.Bool, coldata.Int64, coldata.Float64, coldata.String:
 	default:
 		return layoutError("unknown type")
@@ -202,7 +202,7 @@ func (c ColumnLayout) validate(size int64) error {
 	} else if c.Nulls != absent {
 		return layoutError("bad validity region")
 	}
-	switch c.Type {
+	switch c.Type.Physical() {
 	case coldata.Null:
 		if c.Offsets != absent || c.Data != absent {
 			return layoutError("NULL column with data")

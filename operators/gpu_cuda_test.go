@@ -106,7 +106,7 @@ func TestInterpreterDeviceMatchesCPU(t *testing.T) {
 	st := rt.Dev.Stats()
 	t.Logf("interpreter ready in %v (%d compiles, NVRTC %v, load %v, %d disk hits)", time.Since(start).Round(time.Millisecond), st.Compiles, st.CompileTime.Round(time.Millisecond), st.LoadTime.Round(time.Millisecond), st.DiskCacheHits)
 	var bld fusetest.Builder
-	cases, filters := bld.Cases(), bld.Filters()
+	cases, filters := append(bld.Cases(), bld.DateCases()...), bld.Filters()
 	scanCases := bld.ScanCases()
 	if bld.Err != nil {
 		t.Fatal(bld.Err)
@@ -151,7 +151,7 @@ func TestDevicePathsMatchCPU(t *testing.T) {
 	rt := openRuntime(t, false)
 	ctx := context.Background()
 	var bld fusetest.Builder
-	cases, filters := bld.Cases(), bld.Filters()
+	cases, filters := append(bld.Cases(), bld.DateCases()...), bld.Filters()
 	if bld.Err != nil {
 		t.Fatal(bld.Err)
 	}
@@ -258,7 +258,7 @@ func batchBytes(b *coldata.Batch) int64 {
 	var n int64
 	for _, c := range b.Cols {
 		n += int64(coldata.BitmapLen(c.Len))
-		switch c.Type {
+		switch c.Type.Physical() {
 		case coldata.String:
 			n += int64(4*(c.Len+1)) + int64(c.Offsets[c.Len]-c.Offsets[0])
 		case coldata.Int64, coldata.Float64:

@@ -173,6 +173,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 // distinctable reports whether DISTINCT values of type t can be found on
 // the device, as group keys.
 func distinctable(t coldata.Type) bool {
+	t = t.Physical()
 	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String
 }
 

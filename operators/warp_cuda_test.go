@@ -93,6 +93,7 @@ func TestWarpKernelsDeviceMatchCPU(t *testing.T) {
 		{"edges", fusetest.EdgeBatch(many, 13), specials},
 		{"scan", fusetest.ScanBatch(many, 31), bld.ScanCases()},
 		{"functions", fusetest.Batch(many, 4), bld.Cases()},
+		{"dates", fusetest.Batch(many, 5), bld.DateCases()},
 	}
 	if bld.Err != nil {
 		t.Fatal(bld.Err)

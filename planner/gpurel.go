@@ -58,6 +58,7 @@ func (j *GPUJoin) describe() string {
 
 // groupable reports whether the device hashes and compares values of t.
 func groupable(t coldata.Type) bool {
+	t = t.Physical()
 	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String
 }
 

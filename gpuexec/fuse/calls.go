@@ -22,6 +22,13 @@ func (g *gen) call(c *expr.Call) (*val, error) {
 		}
 		args[i] = v
 	}
+	if isDateCall(c) {
+		return g.dateCall(c, args)
+	}
+	if transparent[name] && c.T.IsTemporal() {
+		// Dates move and compare as their integers.
+		c = &expr.Call{Fn: c.Fn, Args: c.Args, T: c.T.Physical()}
+	}
 	rk := kindOf(c.T)
 	switch name {
 	case "+", "-", "*":

@@ -507,7 +507,7 @@ func (g *gen) column(c *expr.ColumnRef) (*val, error) {
 	i := c.Index
 	v := &val{kind: kindOf(c.T), c: g.tmp(), null: g.tmp()}
 	g.emit("bool %s = in_null(a.in%d_valid, GSQL_ROW(i));", v.null, i)
-	switch c.T {
+	switch c.T.Physical() {
 	case coldata.Int64:
 		g.emit("int64_t %s = ((const int64_t*)a.in%d_data)[GSQL_ROW(i)];", v.c, i)
 	case coldata.Float64:

@@ -54,7 +54,7 @@ func TestLiteralsShareKernels(t *testing.T) {
 
 func TestFunctionKernelsMatchCPU(t *testing.T) {
 	var bld fusetest.Builder
-	cases := bld.Cases()
+	cases := append(bld.Cases(), bld.DateCases()...)
 	if bld.Err != nil {
 		t.Fatal(bld.Err)
 	}

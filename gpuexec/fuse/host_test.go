@@ -52,7 +52,7 @@ func vecBytes(v *coldata.Vec) (valid, data, offs, chars []byte) {
 	if v.Nulls != nil {
 		valid = v.Nulls
 	}
-	switch v.Type {
+	switch v.Type.Physical() {
 	case coldata.Int64:
 		data = make([]byte, 8*v.Len)
 		for i, x := range v.Ints[:v.Len] {

@@ -65,7 +65,7 @@ const (
 
 // Type codes of columns and outputs in a program.
 func typeCode(t coldata.Type) (int32, bool) {
-	switch t {
+	switch t.Physical() {
 	case coldata.Int64:
 		return 0, true
 	case coldata.Float64:
@@ -79,6 +79,32 @@ func typeCode(t coldata.Type) (int32, bool) {
 }
 
 var interpTypes = []coldata.Type{coldata.Int64, coldata.Float64, coldata.Bool, coldata.String}
+
+// temporalSigTypes are interpTypes and DATE/TIMESTAMP, the argument types
+// enumerated for functions that read dates (not for the transparent ones).
+var temporalSigTypes = append(append([]coldata.Type(nil), interpTypes...), coldata.Date, coldata.Timestamp)
+
+// transparent functions move, compare or pick values without reading them
+// as dates: their operation for BIGINT serves DATE and TIMESTAMP (the
+// lowering looks them up by physical type), so the interpreter needs no
+// copies of them.
+var transparent = map[string]bool{
+	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true, "<=>": true, "in": true,
+	"case": true, "if": true, "ifnull": true, "coalesce": true, "nullif": true, "greatest": true, "least": true,
+	"is_null": true, "is_not_null": true,
+}
+
+// physicalKey is the operation key of a call of fn over types.
+func physicalKey(fn string, types []coldata.Type) string {
+	if !transparent[fn] {
+		return sigKey(fn, types)
+	}
+	phys := make([]coldata.Type, len(types))
+	for i, t := range types {
+		phys[i] = t.Physical()
+	}
+	return sigKey(fn, phys)
+}
 
 // Interp is the interpreter module's source and its operation table.
 type Interp struct {
@@ -119,7 +145,7 @@ func (r *regArg) String() string     { return fmt.Sprintf("$arg%d", r.k) }
 func regVal(k int, t coldata.Type) *val {
 	reg := fmt.Sprintf("R[I[%d]]", 4+k)
 	null := "(" + reg + ".null != 0)"
-	switch t {
+	switch t.Physical() {
 	case coldata.Int64:
 		return &val{kind: kInt, c: reg + ".i", null: null}
 	case coldata.Float64:
@@ -152,6 +178,10 @@ func Signatures(fn *expr.Function) [][]coldata.Type { return signatures(fn) }
 // (the binder casts arguments to exactly these).
 func signatures(fn *expr.Function) [][]coldata.Type {
 	var out [][]coldata.Type
+	types := temporalSigTypes
+	if transparent[fn.Name] {
+		types = interpTypes
+	}
 	maxA := fn.MaxArgs
 	if maxA < 0 {
 		maxA = interpMaxArgs
@@ -172,7 +202,7 @@ func signatures(fn *expr.Function) [][]coldata.Type {
 		if n > interpArity {
 			// Wide calls: homogeneous lists, and a BOOLEAN/value
 			// alternation is left to the nested rewrite.
-			for _, t := range interpTypes {
+			for _, t := range types {
 				ts := make([]coldata.Type, n)
 				for i := range ts {
 					ts[i] = t
@@ -188,7 +218,7 @@ func signatures(fn *expr.Function) [][]coldata.Type {
 				accept(ts)
 				return
 			}
-			for _, t := range interpTypes {
+			for _, t := range types {
 				ts[i] = t
 				rec(i + 1)
 			}
@@ -263,7 +293,7 @@ func storeResult(g *gen, v *val, t coldata.Type) string {
 	switch {
 	case t == coldata.String && v.kind == kSV:
 		fmt.Fprintf(&b, "  { SV r_ = %s; R[I[1]].p = r_.p; R[I[1]].n = r_.n; }\n", v.c)
-	case t == coldata.Int64 && (v.kind == kInt || v.kind == kBool):
+	case t.Physical() == coldata.Int64 && (v.kind == kInt || v.kind == kBool):
 		fmt.Fprintf(&b, "  R[I[1]].i = %s;\n", asInt(v))
 	case t == coldata.Float64:
 		fmt.Fprintf(&b, "  R[I[1]].f = %s;\n", asFloat(v))
@@ -519,7 +549,7 @@ func (lw *lowering) call(c *expr.Call) (int32, error) {
 	if c.Fn.Name == "like" && len(c.Args) == 3 {
 		return lw.likeEscape(c)
 	}
-	op, ok := lw.it.ops[sigKey(c.Fn.Name, types)]
+	op, ok := lw.it.ops[physicalKey(c.Fn.Name, types)]
 	if !ok {
 		if nested, ok := nestCall(c); ok {
 			return lw.expr(nested)

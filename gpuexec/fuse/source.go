@@ -131,7 +131,7 @@ func (o output) writeStmt(dst string) string {
 
 // fixedStore stores a fixed-width output at row r.
 func fixedStore(j int, o output, r string) string {
-	switch o.t {
+	switch o.t.Physical() {
 	case coldata.Int64:
 		return fmt.Sprintf("((int64_t*)a.out%d_data)[%s] = %s;", j, r, asInt(o.v))
 	case coldata.Float64:

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/datetime"
 	"github.com/gsqlengine/gsql/expr"
 )
 
@@ -22,10 +23,16 @@ const (
 	F
 	B
 	S
+	// D and TS are a DATE and a TIMESTAMP column (years 1 to 9999, most
+	// rows near today); DS holds text that may be a date.
+	D
+	TS
+	DS
 )
 
 // Types are the test table's column types.
-var Types = []coldata.Type{coldata.String, coldata.String, coldata.Int64, coldata.Float64, coldata.Bool, coldata.String}
+var Types = []coldata.Type{coldata.String, coldata.String, coldata.Int64, coldata.Float64, coldata.Bool, coldata.String,
+	coldata.Date, coldata.Timestamp, coldata.String}
 
 // Col references column i.
 func Col(i int) expr.Expr {
@@ -118,6 +125,50 @@ func (b *Builder) Cases() [][]expr.Expr {
 	}
 }
 
+// DateCases are output lists over the DATE, TIMESTAMP and date-text
+// columns: every date function, casts both ways, comparisons and the
+// transparent functions over dates.
+func (b *Builder) DateCases() [][]expr.Expr {
+	d, ts, ds, x := Col(D), Col(TS), Col(DS), Col(A)
+	c := b.Call
+	var fields []expr.Expr
+	for _, fn := range []string{"year", "month", "day", "quarter", "hour", "minute", "second", "microsecond", "dayofweek", "weekday", "dayofyear", "week"} {
+		fields = append(fields, c(fn, d), c(fn, ts))
+	}
+	var units []expr.Expr
+	for _, u := range []string{"year", "quarter", "month", "week", "day", "hour", "minute", "second", "millisecond", "microsecond", "dow", "isodow", "doy", "epoch", "decade", "century", "millennium"} {
+		units = append(units, c("extract", Lit(u), ts), c("extract", Lit(u), d))
+	}
+	var truncs []expr.Expr
+	for _, u := range []string{"microsecond", "millisecond", "second", "minute", "hour", "day", "week", "month", "quarter", "year", "decade", "century", "millennium"} {
+		truncs = append(truncs, c("date_trunc", Lit(u), ts), c("date_trunc", Lit(u), d))
+	}
+	var diffs []expr.Expr
+	for _, u := range []string{"microsecond", "second", "minute", "hour", "day", "week", "month", "quarter", "year"} {
+		diffs = append(diffs, c("timestampdiff", Lit(u), ts, c("cast_to_timestamp", d)), c("timestampdiff", Lit(u), c("cast_to_timestamp", d), ts))
+	}
+	return [][]expr.Expr{
+		fields,
+		units[:len(units)/2],
+		units[len(units)/2:],
+		truncs,
+		diffs,
+		{c("last_day", d), c("datediff", d, c("cast_to_date", ts)), c("week", d, Lit(3)), c("week", ts, Lit(0)),
+			c("dayname", d), c("monthname", d), c("unix_timestamp", ts), c("from_unixtime", c("*", x, Lit(100000000)))},
+		{c("date_add_days", d, x), c("date_add_days", ts, c("*", x, Lit(1000000))), c("date_add_months", d, c("*", x, Lit(7))),
+			c("date_add_months", ts, c("*", x, Lit(600))), c("date_add_micros", ts, c("*", x, Lit(3600000000))), c("date_add_micros", c("cast_to_timestamp", d), x)},
+		{c("cast_to_varchar", d), c("cast_to_varchar", ts), c("cast_to_bigint", d), c("cast_to_bigint", ts), c("cast_to_double", d), c("cast_to_boolean", ts),
+			c("cast_to_date", ts), c("cast_to_timestamp", d), c("cast_to_date", ds), c("cast_to_timestamp", ds),
+			c("cast_to_date", c("+", c("*", x, Lit(10000)), Lit(20240101))), c("cast_to_timestamp", c("cast_to_double", c("+", x, Lit(20240115)))),
+			c("concat", c("cast_to_varchar", d), Lit(" / "), c("cast_to_varchar", ts))},
+		{c("=", d, c("cast_to_date", ts)), c("<", d, ds), c(">=", ts, d), c("<=>", d, d), c("in", d, ds, Lit("2024-01-05")),
+			c("coalesce", d, c("cast_to_date", ds), c("cast_to_date", Lit("2000-01-01"))), c("greatest", ts, c("cast_to_timestamp", d)),
+			c("least", d, c("cast_to_date", ds)), c("nullif", d, c("cast_to_date", ts)), c("if", c(">", x, Lit(0)), d, c("cast_to_date", ds)),
+			c("case", c("is_null", d), ts, c("cast_to_timestamp", d)), c("is_null", ts), c("ifnull", ts, c("cast_to_timestamp", ds))},
+		{d, ts},
+	}
+}
+
 // Filters are predicates for compaction tests.
 func (b *Builder) Filters() []expr.Expr {
 	return []expr.Expr{
@@ -178,7 +229,55 @@ func Batch(n int, seed int64) *coldata.Batch {
 			s.AppendString([]string{"", "a", "%", "a%", "%b", "_", " ", ".", "ab", "é", "a.b.c", "--"}[r.Intn(12)])
 		}
 	}
-	return &coldata.Batch{Cols: []*coldata.Vec{name.Finish(), vis.Finish(), a.Finish(), f.Finish(), bo.Finish(), s.Finish()}, Len: n}
+	d, ts, ds := dateColumns(r, n)
+	return &coldata.Batch{Cols: []*coldata.Vec{name.Finish(), vis.Finish(), a.Finish(), f.Finish(), bo.Finish(), s.Finish(), d, ts, ds}, Len: n}
+}
+
+// dateColumns makes the D, TS and DS columns: dates and timestamps over
+// the whole range with most near 2024 (month ends, leap days, negative
+// day numbers, fractions of seconds), and date-like text.
+func dateColumns(r *rand.Rand, n int) (d, ts, ds *coldata.Vec) {
+	db, tb, sb := coldata.NewBuilder(coldata.Date, n), coldata.NewBuilder(coldata.Timestamp, n), coldata.NewBuilder(coldata.String, n)
+	lo, hi := datetime.MinDays, datetime.MaxDays
+	texts := []string{"2024-01-05", " 2024-2-29 ", "2023-02-29", "2024-13-01", "20240105", "2024/12/31 23:59:59.5",
+		"2024-01-05T10:30:00Z", "1969-12-31 23:59:59.999999", "abc", "", "0001-01-01", "9999-12-31 23:59:59",
+		"2024-01-05 24:00:00", "2024-01-05 10:30", "\t2024-03-01\v", "2024-01-05x", "2024-01-05 10:30:00."}
+	for i := 0; i < n; i++ {
+		var z int64
+		switch r.Intn(8) {
+		case 0:
+			z = lo + r.Int63n(hi-lo+1)
+		case 1:
+			// Month ends and leap days around today.
+			y := int64(1996 + r.Intn(40))
+			m := int64(1 + r.Intn(12))
+			z = datetime.DaysFromCivil(y, m, datetime.DaysInMonth(y, m))
+		case 2:
+			z = []int64{lo, hi, 0, -1, datetime.DaysFromCivil(1900, 2, 28), datetime.DaysFromCivil(2000, 2, 29)}[r.Intn(6)]
+		default:
+			z = datetime.DaysFromCivil(2024, 1, 1) + int64(r.Intn(1200)-600)
+		}
+		if r.Intn(10) == 0 {
+			db.AppendNull()
+		} else {
+			db.AppendInt(z)
+		}
+		us := r.Int63n(datetime.MicrosPerDay)
+		if r.Intn(3) == 0 {
+			us = us / datetime.MicrosPerSecond * datetime.MicrosPerSecond
+		}
+		if r.Intn(10) == 0 {
+			tb.AppendNull()
+		} else {
+			tb.AppendInt(z*datetime.MicrosPerDay + us)
+		}
+		if r.Intn(10) == 0 {
+			sb.AppendNull()
+		} else {
+			sb.AppendString(texts[r.Intn(len(texts))])
+		}
+	}
+	return db.Finish(), tb.Finish(), sb.Finish()
 }
 
 // Reference evaluates filter (may be nil) and outputs with the CPU kernels.
