@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"github.com/gsqlengine/gsql/fileio"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -260,6 +261,9 @@ func cellValue(col arrow.Array, i int) driver.Value {
 		// database/sql keeps the value past the next record, and the
 		// record's memory may be reused (page-locked result memory).
 		return strings.Clone(a.Value(i))
+	case *array.Decimal128:
+		// Exact text, as MySQL drivers return DECIMAL.
+		return fileio.FormatValue(col, i)
 	case *array.Date32:
 		return time.Unix(int64(a.Value(i))*86400, 0).UTC()
 	case *array.Timestamp:

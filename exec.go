@@ -13,6 +13,7 @@ import (
 
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
@@ -379,7 +380,7 @@ func convertColumn(v *coldata.Vec, col catalog.Column, firstRow int) (*coldata.V
 	if v.Type == col.Type {
 		return v.Materialize(), nil
 	}
-	if v.Type == coldata.String && (col.Type == coldata.Int64 || col.Type == coldata.Float64 || col.Type == coldata.Bool) {
+	if v.Type == coldata.String && (col.Type == coldata.Int64 || col.Type == coldata.Float64 || col.Type == coldata.Bool || col.Type.IsDecimal()) {
 		for i := 0; i < v.Len; i++ {
 			if v.IsNull(i) {
 				continue
@@ -391,6 +392,12 @@ func convertColumn(v *coldata.Vec, col catalog.Column, firstRow int) (*coldata.V
 				_, err = strconv.ParseInt(s, 10, 64)
 			case coldata.Float64:
 				_, err = strconv.ParseFloat(s, 64)
+			default:
+				if col.Type.IsDecimal() {
+					if _, ok := decimal.Parse(s, col.Type.Scale()); !ok {
+						err = fmt.Errorf("not a number")
+					}
+				}
 			case coldata.Bool:
 				switch strings.ToLower(s) {
 				case "true", "false", "1", "0":

@@ -2,6 +2,9 @@ package coldata
 
 import (
 	"fmt"
+	"unsafe"
+
+	"github.com/gsqlengine/gsql/decimal"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -24,6 +27,9 @@ func ArrowType(t Type) arrow.DataType {
 		return arrow.FixedWidthTypes.Date32
 	case Timestamp:
 		return timestampType
+	}
+	if t.IsDecimal() {
+		return &arrow.Decimal128Type{Precision: int32(t.Precision()), Scale: int32(t.Scale())}
 	}
 	return arrow.Null
 }
@@ -53,8 +59,14 @@ func FromArrowType(dt arrow.DataType) (Type, error) {
 		return Bool, nil
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
 		return Int64, nil
-	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.DECIMAL256:
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL256:
 		return Float64, nil
+	case arrow.DECIMAL128:
+		d := dt.(*arrow.Decimal128Type)
+		if d.Precision < 1 || d.Precision > 38 || d.Scale < 0 || d.Scale > d.Precision {
+			return Float64, nil
+		}
+		return DecimalOf(int(d.Precision), int(d.Scale)), nil
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		return String, nil
 	case arrow.NULL:
@@ -124,6 +136,17 @@ func FromArrow(arr arrow.Array) (*Vec, error) {
 				v.Ints[i] = floorDiv(x, 1000)
 			}
 		}
+	case *array.Decimal128:
+		if !t.IsDecimal() {
+			v.Floats = make([]float64, n)
+			sc := a.DataType().(*arrow.Decimal128Type).Scale
+			for i := range v.Floats {
+				v.Floats[i] = a.Value(i).ToFloat64(sc)
+			}
+			break
+		}
+		raw := a.Data().Buffers()[1].Bytes()
+		v.Decs = unsafe.Slice((*decimal.Int128)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/16)[a.Data().Offset():][:n]
 	case *array.Date32:
 		v.Ints = make([]int64, n)
 		for i := range v.Ints {
@@ -230,7 +253,7 @@ func toArrow(v *Vec, owner Owner) arrow.Array {
 		}
 	}
 	var data arrow.ArrayData
-	switch v.Type {
+	switch v.Type.Kind() {
 	case Date:
 		days := make([]int32, n)
 		for i, d := range v.Ints[:n] {
@@ -239,6 +262,13 @@ func toArrow(v *Vec, owner Owner) arrow.Array {
 		data = array.NewData(arrow.FixedWidthTypes.Date32, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(days))}, nil, nullCount, 0)
 	case Timestamp:
 		data = array.NewData(timestampType, n, []*memory.Buffer{nullBuf, share(arrow.Int64Traits.CastToBytes(v.Ints[:n]))}, nil, nullCount, 0)
+	case Decimal:
+		d := v.Decs[:n]
+		var raw []byte
+		if n > 0 {
+			raw = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(d))), 16*n)
+		}
+		data = array.NewData(ArrowType(v.Type), n, []*memory.Buffer{nullBuf, share(raw)}, nil, nullCount, 0)
 	case Bool:
 		bits := make([]byte, BitmapLen(n))
 		for i := 0; i < n; i++ {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // arrowValues reads every row of an Arrow array as Go values.
@@ -64,7 +65,8 @@ func TestArrowTypes(t *testing.T) {
 		{arrow.PrimitiveTypes.Uint64, coldata.Int64},
 		{arrow.PrimitiveTypes.Float32, coldata.Float64},
 		{arrow.FixedWidthTypes.Float16, coldata.Float64},
-		{&arrow.Decimal128Type{Precision: 10, Scale: 2}, coldata.Float64},
+		{&arrow.Decimal128Type{Precision: 10, Scale: 2}, coldata.DecimalOf(10, 2)},
+		{&arrow.Decimal128Type{Precision: 40, Scale: 2}, coldata.Float64},
 		{arrow.BinaryTypes.LargeString, coldata.String},
 		{arrow.BinaryTypes.Binary, coldata.String},
 	} {
@@ -264,7 +266,7 @@ func TestFromArrow(t *testing.T) {
 		b := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 10, Scale: 2})
 		b.Append(decimal128.FromI64(12345))
 		b.AppendNull()
-		add("decimal128", b.NewArray(), coldata.Float64, 123.45, nil)
+		add("decimal128", b.NewArray(), coldata.DecimalOf(10, 2), decimal.FromInt64(12345), nil)
 		b.Release()
 	}
 	add("null", array.NewNull(3), coldata.Null, nil, nil, nil)

@@ -1,5 +1,7 @@
 package coldata
 
+import "github.com/gsqlengine/gsql/decimal"
+
 // Builder appends rows to a new vector. It is for operators that produce rows
 // one at a time (gather, sort, values); expression kernels write vectors
 // directly in two passes instead.
@@ -21,6 +23,8 @@ func NewBuilder(t Type, capHint int) *Builder {
 		v.Floats = make([]float64, 0, capHint)
 	case String:
 		v.Offsets = make([]int32, 1, capHint+1)
+	case Decimal:
+		v.Decs = make([]decimal.Int128, 0, capHint)
 	}
 	v.Nulls = make([]byte, 0, BitmapLen(capHint))
 	return &Builder{v: v}
@@ -53,8 +57,16 @@ func (b *Builder) AppendNull() {
 		v.Floats = append(v.Floats, 0)
 	case String:
 		v.Offsets = append(v.Offsets, int32(len(v.Bytes)))
+	case Decimal:
+		v.Decs = append(v.Decs, decimal.Int128{})
 	}
 	b.pushValid(false)
+}
+
+// AppendDec appends a decimal (scaled by the vector's scale).
+func (b *Builder) AppendDec(x decimal.Int128) {
+	b.v.Decs = append(b.v.Decs, x)
+	b.pushValid(true)
 }
 
 // AppendBool appends a boolean.
@@ -108,6 +120,8 @@ func (b *Builder) AppendValue(x any) {
 		b.AppendString(y)
 	case []byte:
 		b.AppendBytes(y)
+	case decimal.Int128:
+		b.AppendDec(y)
 	default:
 		panic("coldata: AppendValue of unsupported type")
 	}
@@ -129,6 +143,8 @@ func (b *Builder) AppendFrom(src *Vec, i int) {
 	case String:
 		b.v.Bytes = append(b.v.Bytes, src.Str(i)...)
 		b.v.Offsets = append(b.v.Offsets, int32(len(b.v.Bytes)))
+	case Decimal:
+		b.v.Decs = append(b.v.Decs, src.Dec(i))
 	case Null:
 		b.pushValid(false)
 		return
@@ -207,6 +223,14 @@ func Gather(src *Vec, idx []int) *Vec {
 			}
 			copy(out.Bytes[out.Offsets[k]:], src.Bytes[src.Offsets[i]:src.Offsets[i+1]])
 		}
+	case Decimal:
+		out.Decs = make([]decimal.Int128, n)
+		for k, i := range idx {
+			if c {
+				i = 0
+			}
+			out.Decs[k] = src.Decs[i]
+		}
 	}
 	return out
 }
@@ -244,6 +268,8 @@ func Slice(v *Vec, lo, hi int) *Vec {
 	case String:
 		out.Offsets = v.Offsets[lo : hi+1]
 		out.Bytes = v.Bytes
+	case Decimal:
+		out.Decs = v.Decs[lo:hi]
 	case Null:
 		out.Nulls = make([]byte, BitmapLen(hi-lo))
 	}
@@ -335,6 +361,8 @@ func concatVecs(vecs []*Vec, total int, check func() error) (*Vec, error) {
 		out.Ints = make([]int64, 0, total)
 	case Float64:
 		out.Floats = make([]float64, 0, total)
+	case Decimal:
+		out.Decs = make([]decimal.Int128, 0, total)
 	case String:
 		out.Offsets = make([]int32, 1, total+1)
 		size := 0
@@ -371,6 +399,8 @@ func concatVecs(vecs []*Vec, total int, check func() error) (*Vec, error) {
 			out.Ints = append(out.Ints, v.Ints[:v.Len]...)
 		case Float64:
 			out.Floats = append(out.Floats, v.Floats[:v.Len]...)
+		case Decimal:
+			out.Decs = append(out.Decs, v.Decs[:v.Len]...)
 		case String:
 			base := int32(len(out.Bytes)) - v.Offsets[0]
 			out.Bytes = append(out.Bytes, v.Bytes[v.Offsets[0]:v.Offsets[v.Len]]...)

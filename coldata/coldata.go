@@ -9,11 +9,15 @@ package coldata
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/gsqlengine/gsql/decimal"
 )
 
-// Type is a SQL value type as gsql stores it.
-type Type uint8
+// Type is a SQL value type as gsql stores it: a kind in the low byte and,
+// for DECIMAL, the precision and scale above it (DecimalOf).
+type Type uint32
 
 const (
 	// Null is the type of an untyped NULL literal; it never reaches storage.
@@ -28,7 +32,26 @@ const (
 	// Timestamp is a date and time of day without a time zone:
 	// microseconds since 1970-01-01 00:00:00 in Ints.
 	Timestamp
+	// Decimal is the kind of DECIMAL(p,s) (DecimalOf): exact values scaled
+	// by 10^s, 128-bit integers in Decs. As a Type it stands for the
+	// storage of every precision and scale (Physical).
+	Decimal
 )
+
+// DecimalOf is DECIMAL(p,s); p in 1..38 and s in 0..p.
+func DecimalOf(p, s int) Type { return Decimal | Type(p)<<8 | Type(s)<<16 }
+
+// Kind is t without its precision and scale.
+func (t Type) Kind() Type { return t & 0xff }
+
+// IsDecimal reports whether t is a DECIMAL of any precision.
+func (t Type) IsDecimal() bool { return t.Kind() == Decimal }
+
+// Precision is a DECIMAL's number of digits.
+func (t Type) Precision() int { return int(t >> 8 & 0xff) }
+
+// Scale is a DECIMAL's number of digits after the point.
+func (t Type) Scale() int { return int(t >> 16 & 0xff) }
 
 // String returns the SQL name of the type.
 func (t Type) String() string {
@@ -48,11 +71,14 @@ func (t Type) String() string {
 	case Timestamp:
 		return "TIMESTAMP"
 	}
-	return fmt.Sprintf("Type(%d)", uint8(t))
+	if t.IsDecimal() {
+		return fmt.Sprintf("DECIMAL(%d,%d)", t.Precision(), t.Scale())
+	}
+	return fmt.Sprintf("Type(%d)", uint32(t))
 }
 
 // IsNumeric reports whether values of t take part in arithmetic.
-func (t Type) IsNumeric() bool { return t == Int64 || t == Float64 || t == Bool }
+func (t Type) IsNumeric() bool { return t == Int64 || t == Float64 || t == Bool || t.IsDecimal() }
 
 // IsTemporal reports whether t is DATE or TIMESTAMP.
 func (t Type) IsTemporal() bool { return t == Date || t == Timestamp }
@@ -61,8 +87,11 @@ func (t Type) IsTemporal() bool { return t == Date || t == Timestamp }
 // TIMESTAMP, t itself otherwise. Code that moves, compares, hashes or
 // sorts values without interpreting them switches on it.
 func (t Type) Physical() Type {
-	if t == Date || t == Timestamp {
+	switch {
+	case t == Date || t == Timestamp:
 		return Int64
+	case t.IsDecimal():
+		return Decimal
 	}
 	return t
 }
@@ -71,8 +100,14 @@ func (t Type) Physical() Type {
 // VARCHAR(20)) to a Type. ok is false for names gsql does not know.
 func ParseType(name string) (t Type, ok bool) {
 	n := strings.ToUpper(strings.TrimSpace(name))
+	args := ""
 	if i := strings.IndexByte(n, '('); i >= 0 {
+		args = n[i:]
 		n = strings.TrimSpace(n[:i])
+	}
+	switch n {
+	case "DECIMAL", "NUMERIC", "DEC", "FIXED":
+		return parseDecimalArgs(args)
 	}
 	n = strings.TrimSuffix(n, " UNSIGNED")
 	switch n {
@@ -80,7 +115,7 @@ func ParseType(name string) (t Type, ok bool) {
 		return Bool, true
 	case "BIGINT", "INT", "INTEGER", "SMALLINT", "TINYINT", "MEDIUMINT", "SIGNED", "UNSIGNED", "SIGNED INTEGER", "UNSIGNED INTEGER":
 		return Int64, true
-	case "DOUBLE", "FLOAT", "REAL", "DECIMAL", "NUMERIC", "DOUBLE PRECISION", "DEC", "FIXED":
+	case "DOUBLE", "FLOAT", "REAL", "DOUBLE PRECISION":
 		return Float64, true
 	case "VARCHAR", "TEXT", "CHAR", "STRING", "CHARACTER", "CHARACTER VARYING", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "NCHAR", "NVARCHAR":
 		return String, true
@@ -90,6 +125,34 @@ func ParseType(name string) (t Type, ok bool) {
 		return Timestamp, true
 	}
 	return Null, false
+}
+
+// parseDecimalArgs reads "(p,s)", "(p)" or "" (MySQL's DECIMAL(10,0)).
+func parseDecimalArgs(args string) (Type, bool) {
+	p, sc := 10, 0
+	a := strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(args), " UNSIGNED"), "UNSIGNED"))
+	if a != "" {
+		if !strings.HasPrefix(a, "(") || !strings.HasSuffix(a, ")") {
+			return Null, false
+		}
+		parts := strings.Split(a[1:len(a)-1], ",")
+		if len(parts) > 2 {
+			return Null, false
+		}
+		var err error
+		if p, err = strconv.Atoi(strings.TrimSpace(parts[0])); err != nil {
+			return Null, false
+		}
+		if len(parts) == 2 {
+			if sc, err = strconv.Atoi(strings.TrimSpace(parts[1])); err != nil {
+				return Null, false
+			}
+		}
+	}
+	if p < 1 || p > 38 || sc < 0 || sc > p {
+		return Null, false
+	}
+	return DecimalOf(p, sc), true
 }
 
 // Vec is one column of Len values in the Arrow layout.
@@ -108,6 +171,7 @@ type Vec struct {
 	Floats  []float64
 	Offsets []int32 // Len+1 entries for String
 	Bytes   []byte  // string data
+	Decs    []decimal.Int128
 }
 
 // NewVec allocates a non-constant vector of n rows with no NULLs.
@@ -122,6 +186,8 @@ func NewVec(t Type, n int) *Vec {
 		v.Floats = make([]float64, n)
 	case String:
 		v.Offsets = make([]int32, n+1)
+	case Decimal:
+		v.Decs = make([]decimal.Int128, n)
 	case Null:
 		v.Nulls = make([]byte, BitmapLen(n))
 	}
@@ -144,6 +210,8 @@ func NewConst(t Type, val any, n int) *Vec {
 			v.Floats = []float64{0}
 		case String:
 			v.Offsets = []int32{0, 0}
+		case Decimal:
+			v.Decs = []decimal.Int128{{}}
 		}
 	case bool:
 		b := byte(0)
@@ -161,6 +229,8 @@ func NewConst(t Type, val any, n int) *Vec {
 	case []byte:
 		v.Bytes = x
 		v.Offsets = []int32{0, int32(len(x))}
+	case decimal.Int128:
+		v.Decs = []decimal.Int128{x}
 	default:
 		panic(fmt.Sprintf("coldata.NewConst: unsupported value %T", val))
 	}
@@ -204,6 +274,9 @@ func (v *Vec) Int(i int) int64 { return v.Ints[v.idx(i)] }
 // Float returns row i of a Float64 vector.
 func (v *Vec) Float(i int) float64 { return v.Floats[v.idx(i)] }
 
+// Dec returns row i of a DECIMAL vector (scaled by 10^scale).
+func (v *Vec) Dec(i int) decimal.Int128 { return v.Decs[v.idx(i)] }
+
 // Str returns row i of a String vector; the slice aliases the vector's data.
 func (v *Vec) Str(i int) []byte {
 	j := v.idx(i)
@@ -224,6 +297,8 @@ func (v *Vec) Value(i int) any {
 		return v.Float(i)
 	case String:
 		return string(v.Str(i))
+	case Decimal:
+		return v.Dec(i)
 	}
 	return nil
 }

@@ -46,12 +46,12 @@ func init() {
 	}
 	for _, op := range []arithOp{opAdd, opSub, opMul, opMod} {
 		op := op
-		Register(&Function{Name: arithNames[op], Infix: true, MinArgs: 2, MaxArgs: 2, Check: numeric,
+		Register(&Function{Name: arithNames[op], Infix: true, MinArgs: 2, MaxArgs: 2, Check: decimalCheck(op, numeric),
 			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return arith(op, args[0], args[1], n) }})
 	}
 	Alias("mod", "%")
 	Register(&Function{Name: "/", Infix: true, MinArgs: 2, MaxArgs: 2,
-		Check: Fixed(coldata.Float64, coldata.Float64, coldata.Float64),
+		Check: decimalCheck(opDiv, Fixed(coldata.Float64, coldata.Float64, coldata.Float64)),
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			return arith(opDiv, args[0], args[1], n)
 		}})
@@ -62,7 +62,7 @@ func init() {
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			return arith(opIntDiv, args[0], args[1], n)
 		}})
-	Register(&Function{Name: "neg", MinArgs: 1, MaxArgs: 1, Check: numeric,
+	Register(&Function{Name: "neg", MinArgs: 1, MaxArgs: 1, Check: decimalCheck(opSub, numeric),
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return negate(args[0], n) }})
 }
 
@@ -79,6 +79,9 @@ func arithResultType(op arithOp, t coldata.Type) coldata.Type {
 
 // arith applies a binary operator to two vectors of one numeric type.
 func arith(op arithOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
+	if a.Type.IsDecimal() && b.Type.IsDecimal() && op != opIntDiv {
+		return decimalArith(op, a, b, n)
+	}
 	t := a.Type
 	if t != b.Type || (t != coldata.Int64 && t != coldata.Float64) {
 		// Only reached by direct calls that skipped Check: convert here.
@@ -450,6 +453,9 @@ func floatIntDiv(a, b *coldata.Vec, n int, valid []byte) (*coldata.Vec, error) {
 
 // negate is unary minus.
 func negate(a *coldata.Vec, n int) (*coldata.Vec, error) {
+	if a.Type.IsDecimal() {
+		return negateDecimal(a, n)
+	}
 	if a.Type != coldata.Int64 && a.Type != coldata.Float64 {
 		var err error
 		if a, err = castVec(a, numericType([]coldata.Type{a.Type}), n); err != nil {

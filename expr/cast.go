@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -52,6 +53,16 @@ func castVec(v *coldata.Vec, t coldata.Type, n int) (*coldata.Vec, error) {
 	rows := n
 	if v.Const {
 		rows = 1
+	}
+	if v.Type.IsDecimal() || t.IsDecimal() {
+		if v.Type.IsTemporal() || t.IsTemporal() {
+			return nil, fmt.Errorf("cannot convert %s to %s", v.Type, t)
+		}
+		out, err := castDecimal(v, t, rows)
+		if err != nil || !v.Const {
+			return out, err
+		}
+		return constOf(out, n), nil
 	}
 	if v.Type.IsTemporal() || t.IsTemporal() {
 		out, err := castTemporal(v, t, rows)

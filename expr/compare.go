@@ -128,6 +128,11 @@ func compareInto(op cmpOp, a, b *coldata.Vec, r []byte) {
 		} else {
 			cmpOrderedVV(op, a.Floats[:n], b.Floats[:n], r)
 		}
+	case coldata.Decimal:
+		mb := rowMask(b)
+		for i := range r {
+			r[i] = b2u8(op.holds(a.Decs[i].Cmp(b.Decs[i&mb])))
+		}
 	case coldata.String:
 		if b.Const {
 			cmpStringsVC(op, a.Offsets[:n+1], a.Bytes, b.Str(0), r)

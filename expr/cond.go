@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // Conditionals: CASE, IF, IFNULL, COALESCE, NULLIF, GREATEST, LEAST — the
@@ -342,7 +343,13 @@ func evalExtreme(args []*coldata.Vec, n int, greater bool) (*coldata.Vec, error)
 	for k := 1; k < len(conv); k++ {
 		v := conv[k]
 		for i, p := range pick {
-			if bytes.Compare(v.Str(i), conv[p-1].Str(i)) == want {
+			var c int
+			if t.IsDecimal() {
+				c = v.Dec(i).Cmp(conv[p-1].Dec(i))
+			} else {
+				c = bytes.Compare(v.Str(i), conv[p-1].Str(i))
+			}
+			if c == want {
 				pick[i] = int32(k + 1)
 			}
 		}
@@ -484,6 +491,9 @@ func gatherPick(t coldata.Type, srcs []*coldata.Vec, pick []int32, n int) (*cold
 	case coldata.Bool:
 		out = coldata.NewVec(t, n)
 		anyNull = gatherInto(out.Bools, bm, pick, gatherSources(conv, n, func(v *coldata.Vec) []byte { return v.Bools }))
+	case coldata.Decimal:
+		out = coldata.NewVec(t, n)
+		anyNull = gatherInto(out.Decs, bm, pick, gatherSources(conv, n, func(v *coldata.Vec) []decimal.Int128 { return v.Decs }))
 	case coldata.String:
 		var err error
 		if out, anyNull, err = gatherStrings(conv, pick, bm, n); err != nil {

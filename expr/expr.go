@@ -14,6 +14,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/datetime"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // Expr is a bound expression with a known result type.
@@ -46,6 +47,9 @@ func (l *Literal) Type() coldata.Type { return l.T }
 
 // String implements Expr.
 func (l *Literal) String() string {
+	if x, ok := l.Value.(decimal.Int128); ok {
+		return x.String(l.T.Scale())
+	}
 	if x, ok := l.Value.(int64); ok {
 		switch l.T {
 		case coldata.Date:

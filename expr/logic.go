@@ -312,6 +312,15 @@ func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
 			vals[i] = v.Floats[0]
 		}
 		inOrdered(x.Floats[:n], vals, r)
+	case coldata.Decimal:
+		for i := range r {
+			for _, v := range items {
+				if x.Decs[i].Cmp(v.Decs[0]) == 0 {
+					r[i] = 1
+					break
+				}
+			}
+		}
 	case coldata.String:
 		offs, data := x.Offsets[:n+1], x.Bytes
 		if len(items) <= inSetLinear {

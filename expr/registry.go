@@ -24,6 +24,10 @@ type Function struct {
 	// Eval computes the function for n rows. Arguments may be constant
 	// vectors. The result has n rows (or is constant).
 	Eval func(args []*coldata.Vec, n int) (*coldata.Vec, error)
+	// Bind, when set, refines the result type from the bound arguments
+	// (a literal argument that names a type, as CAST to DECIMAL(p,s)); it
+	// runs after Check and the implicit casts.
+	Bind func(args []Expr) (coldata.Type, error)
 	// Volatile functions are never folded into constants at plan time
 	// (their value depends on state, such as an outer row of a correlated
 	// subquery).
@@ -124,6 +128,11 @@ func NewCall(f *Function, args []Expr) (Expr, error) {
 			out[i] = c
 		}
 	}
+	if f.Bind != nil {
+		if ret, err = f.Bind(out); err != nil {
+			return nil, &ArgError{Func: f.Name, Msg: err.Error()}
+		}
+	}
 	return &Call{Fn: f, Args: out, T: ret}, nil
 }
 
@@ -143,6 +152,9 @@ func CastFuncName(t coldata.Type) string {
 	case coldata.Timestamp:
 		return "cast_to_timestamp"
 	}
+	if t.IsDecimal() {
+		return "cast_to_decimal"
+	}
 	return "cast_to_null"
 }
 
@@ -158,6 +170,9 @@ func CastTo(e Expr, t coldata.Type) (Expr, error) {
 	f, ok := Lookup(CastFuncName(t))
 	if !ok {
 		return nil, fmt.Errorf("cannot convert %s to %s", e.Type(), t)
+	}
+	if t.IsDecimal() {
+		return &Call{Fn: f, Args: DecimalCastArgs(e, t), T: t}, nil
 	}
 	return &Call{Fn: f, Args: []Expr{e}, T: t}, nil
 }
@@ -183,6 +198,9 @@ func Fixed(ret coldata.Type, params ...coldata.Type) func([]coldata.Type) (colda
 // COALESCE and UNION need it: any string makes a string, else any double a
 // double, else any integer an integer, else boolean. NULL types are ignored.
 func Unify(types ...coldata.Type) coldata.Type {
+	if t, ok := unifyDecimal(types); ok {
+		return t
+	}
 	if t := temporalOf(types); t != coldata.Null {
 		// Dates and timestamps unify with each other (as TIMESTAMP);
 		// mixed with anything else, values become strings, as MySQL's

@@ -29,7 +29,8 @@ var errStringTooLarge = errors.New("string result exceeds 2 GiB in one batch")
 // to DOUBLE, as in MySQL).
 func numericType(args []coldata.Type) coldata.Type {
 	for _, t := range args {
-		if t == coldata.Float64 || t == coldata.String {
+		if t == coldata.Float64 || t == coldata.String || t.IsDecimal() {
+			// Functions without a decimal form compute decimals as DOUBLE.
 			return coldata.Float64
 		}
 	}
@@ -41,6 +42,10 @@ func numericType(args []coldata.Type) coldata.Type {
 // non-NULL argument is a string; anything numeric against a string or a
 // DOUBLE compares as DOUBLE; else as BIGINT — MySQL's rules.
 func compareType(args []coldata.Type) coldata.Type {
+	if t, ok := decimalCompareType(args); ok {
+		// Decimals (and integers beside them) compare exactly.
+		return t
+	}
 	if t := temporalOf(args); t != coldata.Null {
 		// A date against a string or number compares as dates (MySQL
 		// converts the other side; '2024-01-05' = DATE '2024-01-05').

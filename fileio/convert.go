@@ -20,7 +20,12 @@ func normalType(t arrow.DataType) (arrow.DataType, error) {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
 		return arrow.PrimitiveTypes.Int64, nil
-	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.DECIMAL256:
+	case arrow.DECIMAL128:
+		if d := t.(*arrow.Decimal128Type); d.Precision >= 1 && d.Precision <= 38 && d.Scale >= 0 && d.Scale <= d.Precision {
+			return t, nil
+		}
+		return arrow.PrimitiveTypes.Float64, nil
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL256:
 		return arrow.PrimitiveTypes.Float64, nil
 	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW,
 		arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/gsqlengine/gsql/datetime"
+	"github.com/gsqlengine/gsql/decimal"
 	"io"
 	"math"
 	"os"
@@ -108,6 +109,9 @@ func FormatValue(a arrow.Array, i int) string {
 		return x.Value(i)
 	case *array.Date32:
 		return datetime.FormatDate(int64(x.Value(i)))
+	case *array.Decimal128:
+		v := x.Value(i)
+		return decimal.Int128{Lo: v.LowBits(), Hi: v.HighBits()}.String(int(x.DataType().(*arrow.Decimal128Type).Scale))
 	case *array.Timestamp:
 		if u := x.DataType().(*arrow.TimestampType).Unit; u == arrow.Microsecond {
 			return datetime.FormatTimestamp(int64(x.Value(i)))

@@ -2,9 +2,9 @@
 // IPC (file and stream formats, including Feather v2) — as Arrow records.
 //
 // Every reader produces columns of gsql's storage types only: Boolean,
-// Int64, Float64, String, Date32 and Timestamp[us]. Other Arrow types found
-// in Parquet or IPC files are converted on read (integers to Int64, floats
-// and decimals to Float64, Date64 to Date32, other timestamp units to
+// Int64, Float64, String, Date32, Timestamp[us] and Decimal128. Other Arrow
+// types found in Parquet or IPC files are converted on read (integers to
+// Int64, floats and 256-bit decimals to Float64, Date64 to Date32, other timestamp units to
 // microseconds, times, binaries and dictionaries to String). CSV columns
 // whose values all read as dates (2024-01-05) or timestamps
 // (2024-01-05 10:30:00) are inferred as such. Errors in malformed input

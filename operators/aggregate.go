@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/memory"
 )
@@ -51,11 +52,17 @@ func AggResultType(k AggKind, t coldata.Type) coldata.Type {
 	case AggCountStar, AggCount:
 		return coldata.Int64
 	case AggSum:
+		if t.IsDecimal() {
+			return expr.DecimalSumType(t)
+		}
 		if t == coldata.Int64 || t == coldata.Bool {
 			return coldata.Int64
 		}
 		return coldata.Float64
 	case AggAvg:
+		if t.IsDecimal() {
+			return expr.DecimalAvgType(t)
+		}
 		return coldata.Float64
 	case AggGroupConcat:
 		return coldata.String
@@ -92,6 +99,7 @@ type HashAggregate struct {
 	cg   []uint32
 	ci   []int64
 	cf   []float64
+	cd   []decimal.Int128
 	out  *Materialized
 
 	// Partitioned path (aggregate_part.go): parts own disjoint groups.
@@ -132,6 +140,16 @@ func aggWords(k AggKind) int {
 	return 2
 }
 
+// specWords is aggWords for one aggregate: SUM, AVG, MIN and MAX of a
+// DECIMAL keep a third word, the high half of the 128-bit value (words:
+// low, count, high).
+func specWords(spec AggSpec) int {
+	if spec.Arg != nil && spec.Arg.Type().IsDecimal() && spec.Kind != AggCount && spec.Kind != AggCountStar && spec.Kind != AggGroupConcat {
+		return 3
+	}
+	return aggWords(spec.Kind)
+}
+
 type concatPart struct {
 	val  []byte
 	keys []any // ORDER BY values
@@ -152,7 +170,7 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	h.stride = 0
 	for a, spec := range h.Aggs {
 		h.runs[a].off = h.stride
-		h.stride += aggWords(spec.Kind)
+		h.stride += specWords(spec)
 		if spec.Distinct && spec.Kind != AggCountStar {
 			types := []coldata.Type{spec.Arg.Type()}
 			if len(h.Keys) > 0 {
@@ -434,7 +452,10 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	}
 	var ints []int64
 	var floats []float64
+	var decs []decimal.Int128
 	switch v.Type.Physical() {
+	case coldata.Decimal:
+		decs = v.Decs[:n]
 	case coldata.Int64:
 		ints = v.Ints[:n]
 	case coldata.Bool:
@@ -460,6 +481,10 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 			h.cf = compact(h.cf, floats, rows)
 			floats = h.cf
 		}
+		if decs != nil {
+			h.cd = compact(h.cd, decs, rows)
+			decs = h.cd
+		}
 	} else if spec.Kind == AggGroupConcat || v.Type == coldata.String {
 		rows = h.allRows(n)
 	}
@@ -470,6 +495,16 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 		}
 	case AggSum, AggAvg:
 		switch {
+		case decs != nil:
+			for i, g := range gs {
+				w := int(g)*stride + off
+				sum, ok := decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}.Add(decs[i])
+				if !ok || !sum.Fits(decimal.MaxPrecision) {
+					return fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind])
+				}
+				st[w], st[w+2] = sum.Lo, uint64(sum.Hi)
+				st[w+1]++
+			}
 		case spec.Kind == AggSum && spec.Type == coldata.Int64 && ints != nil:
 			ar.intSum = true
 			for i, g := range gs {
@@ -503,6 +538,15 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	case AggMin, AggMax:
 		min := spec.Kind == AggMin
 		switch {
+		case decs != nil:
+			for i, g := range gs {
+				w := int(g)*stride + off
+				x := decs[i]
+				c := x.Cmp(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
+				if st[w+1] == 0 || (min && c < 0) || (!min && c > 0) {
+					st[w], st[w+2], st[w+1] = x.Lo, uint64(x.Hi), 1
+				}
+			}
 		case ints != nil:
 			for i, g := range gs {
 				w := int(g)*stride + off
@@ -579,6 +623,8 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 				switch {
 				case st[w+1] == 0:
 					b.AppendNull()
+				case spec.Type.IsDecimal():
+					b.AppendDec(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
 				case spec.Type == coldata.Int64:
 					if ar.intSum {
 						b.AppendInt(int64(st[w]))
@@ -591,6 +637,12 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 			case AggAvg:
 				if st[w+1] == 0 {
 					b.AppendNull()
+				} else if spec.Type.IsDecimal() {
+					avg, err := decimalAvg(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}, int64(st[w+1]), spec.Arg.Type().Scale(), spec.Type)
+					if err != nil {
+						return nil, err
+					}
+					b.AppendDec(avg)
 				} else {
 					b.AppendFloat(math.Float64frombits(st[w]) / float64(st[w+1]))
 				}
@@ -600,6 +652,8 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 					continue
 				}
 				switch spec.Type.Physical() {
+				case coldata.Decimal:
+					b.AppendDec(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
 				case coldata.Bool:
 					b.AppendBool(st[w] != 0)
 				case coldata.Int64:
@@ -676,4 +730,18 @@ func compareAny(a, b any) int {
 		return 1
 	}
 	return 0
+}
+
+// decimalAvg divides a decimal sum (at scale s) by a count, giving AVG's
+// type t (more digits after the point), rounded half away from zero.
+func decimalAvg(sum decimal.Int128, count int64, s int, t coldata.Type) (decimal.Int128, error) {
+	scaled, ok := sum.Rescale(s, t.Scale())
+	if !ok {
+		return decimal.Int128{}, fmt.Errorf("%w in AVG", expr.ErrDecimalRange)
+	}
+	avg, _ := scaled.DivRound(decimal.FromInt64(count))
+	if !avg.Fits(t.Precision()) {
+		return decimal.Int128{}, fmt.Errorf("%w in AVG", expr.ErrDecimalRange)
+	}
+	return avg, nil
 }

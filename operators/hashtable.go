@@ -3,12 +3,14 @@ package operators
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/gsqlengine/gsql/decimal"
 	"math"
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/gsqlengine/gsql/coldata"
 )
@@ -99,7 +101,7 @@ const (
 func newHashTable(types []coldata.Type) *hashTable {
 	t := &hashTable{types: types, cols: make([]tableCol, len(types)), seed: rand.Uint64()}
 	for i, ty := range types {
-		if ty == coldata.String {
+		if keyKind(ty) == coldata.String {
 			t.cols[i].offs = []int{0}
 		}
 	}
@@ -136,7 +138,30 @@ func (kv *keyVec) prepare(v *coldata.Vec, n int) {
 		}
 	case coldata.String:
 		kv.offs, kv.bytes = v.Offsets, v.Bytes
+	case coldata.Decimal:
+		// Decimal keys are their 16 bytes, hashed and compared as strings.
+		kv.t = coldata.String
+		if cap(kv.goffs) < n+1 {
+			kv.goffs = make([]int32, n+1)
+		}
+		kv.offs = kv.goffs[:n+1]
+		for i := range kv.offs {
+			kv.offs[i] = int32(16 * i)
+		}
+		if n > 0 {
+			kv.bytes = unsafe.Slice((*byte)(unsafe.Pointer(&v.Decs[0])), 16*n)
+		} else {
+			kv.bytes = nil
+		}
 	}
+}
+
+// keyKind is how keys of type t are stored: decimals as strings.
+func keyKind(t coldata.Type) coldata.Type {
+	if t.IsDecimal() {
+		return coldata.String
+	}
+	return t
 }
 
 // prepareAs is prepare for a table column of type t: a vector of the Null
@@ -754,6 +779,13 @@ func (t *hashTable) column(c int) (*coldata.Vec, error) {
 			v.Offsets[i] = int32(o)
 		}
 		v.Bytes = tc.arena
+	case coldata.Decimal:
+		v.Decs = make([]decimal.Int128, n)
+		for i := range v.Decs {
+			if o := tc.offs[i]; tc.offs[i+1]-o == 16 {
+				v.Decs[i] = decimal.Int128{Lo: binary.LittleEndian.Uint64(tc.arena[o:]), Hi: int64(binary.LittleEndian.Uint64(tc.arena[o+8:]))}
+			}
+		}
 	}
 	if tc.nulls != nil {
 		v.Nulls = coldata.NewValidBitmap(n)
@@ -832,7 +864,7 @@ func (t *hashTable) appendFrom(src *hashTable, g uint32, negZero []int) {
 		if tc.nulls != nil {
 			tc.nulls = append(tc.nulls, null)
 		}
-		switch t.types[c] {
+		switch keyKind(t.types[c]) {
 		case coldata.Null:
 		case coldata.String:
 			tc.arena = append(tc.arena, sc.arena[sc.offs[g]:sc.offs[g+1]]...)

@@ -181,6 +181,9 @@ func CompareValues(a *coldata.Vec, i int, b *coldata.Vec, j int) int {
 		}
 	case coldata.String:
 		return bytes.Compare(a.Str(i), b.Str(j))
+	case coldata.Decimal:
+		// Both sides have one type (the sort key's), so one scale.
+		return a.Dec(i).Cmp(b.Dec(j))
 	}
 	return 0
 }
@@ -260,6 +263,10 @@ func AppendRowKey(dst []byte, cols []*coldata.Vec, i int) []byte {
 			s := c.Str(i)
 			dst = binary.AppendUvarint(dst, uint64(len(s)))
 			dst = append(dst, s...)
+		case coldata.Decimal:
+			d := c.Dec(i)
+			dst = binary.LittleEndian.AppendUint64(dst, d.Lo)
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(d.Hi))
 		}
 	}
 	return dst

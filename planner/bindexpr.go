@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"github.com/gsqlengine/gsql/datetime"
+	"github.com/gsqlengine/gsql/decimal"
 	"strconv"
 	"strings"
 	"time"
@@ -264,6 +265,7 @@ func (b *binder) call(name string, sc *scope, args ...sqlparser.Expr) (expr.Expr
 
 // apply calls a registered function on bound arguments.
 func (b *binder) apply(name string, args ...expr.Expr) (expr.Expr, error) {
+	narrowDecimalLiterals(name, args)
 	f, ok := expr.Lookup(name)
 	if !ok {
 		return nil, errorf(UnknownFunction, name, "unknown function %s", strings.ToUpper(name))
@@ -518,6 +520,9 @@ func writtenCall(buf *sqlparser.TrackedBuffer, f *sqlparser.FuncExpr) bool {
 			buf.Myprintf("%s %v", kw, f.Exprs[0])
 			return true
 		}
+	case name == "cast_to_decimal" && len(f.Exprs) == 3:
+		buf.Myprintf("CAST(%v AS DECIMAL(%v,%v))", f.Exprs[0], f.Exprs[1], f.Exprs[2])
+		return true
 	case strings.HasPrefix(name, "cast_to_") && len(f.Exprs) == 1:
 		t := strings.ToUpper(strings.TrimPrefix(name, "cast_to_"))
 		buf.Myprintf("CAST(%v AS %s)", f.Exprs[0], t)
@@ -548,4 +553,37 @@ func (b *binder) intLiteral(e sqlparser.Expr, what string) (int64, error) {
 		return 0, errorf(TypeMismatch, what, "%s must be a non-negative integer, got %d", what, n)
 	}
 	return n, nil
+}
+
+// narrowDecimalLiterals types an integer literal in arithmetic with a
+// DECIMAL as a DECIMAL of its own digits (MySQL: DECIMAL(15,2) * 2 is
+// DECIMAL(16,2), not the DECIMAL(34,2) a BIGINT column would give).
+func narrowDecimalLiterals(name string, args []expr.Expr) {
+	switch name {
+	case "+", "-", "*", "/", "%":
+	default:
+		return
+	}
+	dec := false
+	for _, a := range args {
+		dec = dec || a.Type().IsDecimal()
+	}
+	if !dec {
+		return
+	}
+	for i, a := range args {
+		l, ok := a.(*expr.Literal)
+		if !ok {
+			continue
+		}
+		x, ok := l.Value.(int64)
+		if !ok || l.T != coldata.Int64 {
+			continue
+		}
+		digits := len(strconv.FormatInt(x, 10))
+		if x < 0 {
+			digits--
+		}
+		args[i] = &expr.Literal{Value: decimal.FromInt64(x), T: coldata.DecimalOf(digits, 0)}
+	}
 }

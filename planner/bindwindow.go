@@ -349,6 +349,8 @@ func (b *binder) windowArgs(f *window.Func, name string, args sqlparser.SelectEx
 			if v, err = expr.CastTo(v, coldata.Bool); err != nil {
 				return errorf(TypeMismatch, name, "function %s: %v", upper, err)
 			}
+		case (f.Kind == window.Sum || f.Kind == window.Avg) && v.Type().IsDecimal():
+			return errorf(Unsupported, name, "not supported yet: %s of DECIMAL over a window (cast the argument to DOUBLE)", upper)
 		case (f.Kind == window.Sum || f.Kind == window.Avg) && v.Type().IsTemporal():
 			return errorf(TypeMismatch, name, "function %s: cannot add values of type %s", upper, v.Type())
 		case (f.Kind == window.Sum || f.Kind == window.Avg) && (v.Type() == coldata.String || v.Type() == coldata.Null):

@@ -132,7 +132,7 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 		}
 	}
 	for _, c := range j.Columns() {
-		if c.Type == coldata.Null {
+		if c.Type == coldata.Null || c.Type.IsDecimal() {
 			return nil, false, nil
 		}
 	}

@@ -599,12 +599,20 @@ func parseTypeWords(src string, words []token) (coldata.Type, int) {
 	var name []string
 	for k, w := range words {
 		if w.typ == '(' {
-			// Arguments follow the name; they never change the type.
+			// Arguments follow the name; only a DECIMAL's precision and
+			// scale change the type.
 			if k == 0 {
 				break
 			}
 			if n == k {
 				n = k + 1
+				if best.IsDecimal() {
+					t, ok := coldata.ParseType(strings.Join(name, " ") + w.text(src))
+					if !ok {
+						return coldata.Null, 0
+					}
+					best = t
+				}
 			}
 			continue
 		}

@@ -141,7 +141,7 @@ func TestParseStatements(t *testing.T) {
 		{"create table if not exists t (a integer not null, b smallint, c tinyint, d bigint, e mediumint)",
 			"CREATE t ifnotexists (a BIGINT notnull, b BIGINT, c BIGINT, d BIGINT, e BIGINT)"},
 		{"CREATE TABLE t (b BOOLEAN, b2 BOOL, f FLOAT, r REAL, d DECIMAL(10,2), d2 DECIMAL(10, 2), x DOUBLE, p DOUBLE PRECISION, n NUMERIC)",
-			"CREATE t (b BOOLEAN, b2 BOOLEAN, f DOUBLE, r DOUBLE, d DOUBLE, d2 DOUBLE, x DOUBLE, p DOUBLE, n DOUBLE)"},
+			"CREATE t (b BOOLEAN, b2 BOOLEAN, f DOUBLE, r DOUBLE, d DECIMAL(10,2), d2 DECIMAL(10,2), x DOUBLE, p DOUBLE, n DECIMAL(10,0))"},
 		{"CREATE TABLE t (v VARCHAR(20), t TEXT, c CHAR, c3 CHAR(3), cv CHARACTER VARYING(5), ch CHARACTER(2))",
 			"CREATE t (v VARCHAR, t VARCHAR, c VARCHAR, c3 VARCHAR, cv VARCHAR, ch VARCHAR)"},
 		{"CREATE TABLE t (id INT PRIMARY KEY, u INT UNSIGNED NULL, s VARCHAR(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin COMMENT 'x')",
@@ -214,7 +214,7 @@ func TestParseStructs(t *testing.T) {
 			&CreateTable{Name: "t", IfNotExists: true, Columns: []ColumnDef{
 				{Name: "a", Type: coldata.String, NotNull: true},
 				{Name: "b", Type: coldata.Bool},
-				{Name: "c", Type: coldata.Float64},
+				{Name: "c", Type: coldata.DecimalOf(10, 2)},
 				{Name: "d", Type: coldata.Int64},
 			}}},
 	}

@@ -118,7 +118,7 @@ func castEnd(toks []token, op int) int {
 func (r *rewriter) castOp(toks []token, i, op, end int) *Error {
 	t := toks[op]
 	words := append([]token{{typ: sqlparser.ID, start: t.start + 2, end: t.end}}, toks[op+1:end]...)
-	name, err := r.castName(words)
+	name, suffix, err := r.castName(words)
 	if err != nil {
 		return err
 	}
@@ -127,6 +127,6 @@ func (r *rewriter) castOp(toks []token, i, op, end int) *Error {
 	if err := r.rewrite(toks[i:op]); err != nil {
 		return err
 	}
-	r.emitText(")", toks[end-1].end)
+	r.emitText(suffix+")", toks[end-1].end)
 	return nil
 }

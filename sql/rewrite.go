@@ -362,11 +362,11 @@ func (r *rewriter) special(t token, args []token, closing token) (bool, *Error) 
 		if len(parts) != 2 || len(parts[1]) == 0 {
 			return true, newError(ErrSyntax, r.src, closing.start, "expected CAST(expr AS type)")
 		}
-		name, err := r.castName(parts[1])
+		name, suffix, err := r.castName(parts[1])
 		if err != nil {
 			return true, err
 		}
-		return true, r.call(name, t, closing, nil, parts[0])
+		return true, r.castCall(name, suffix, t, closing, parts[0])
 	case t.typ == sqlparser.CONVERT:
 		parts, _ := splitTop(args, func(x token) bool { return x.typ == ',' })
 		_, using := splitTop(args, func(x token) bool { return x.typ == sqlparser.USING })
@@ -376,17 +376,37 @@ func (r *rewriter) special(t token, args []token, closing token) (bool, *Error) 
 		if len(parts) != 2 || len(parts[1]) == 0 {
 			return true, newError(ErrSyntax, r.src, closing.start, "expected CONVERT(expr, type)")
 		}
-		name, err := r.castName(parts[1])
+		name, suffix, err := r.castName(parts[1])
 		if err != nil {
 			return true, err
 		}
-		return true, r.call(name, t, closing, nil, parts[0])
+		return true, r.castCall(name, suffix, t, closing, parts[0])
 	}
 	return false, nil
 }
 
-// castName maps the type of CAST/CONVERT to the registry's cast function.
-func (r *rewriter) castName(typ []token) (string, *Error) {
+// castCall emits name(arg suffix) for CAST and CONVERT; suffix carries
+// the precision and scale of a DECIMAL target.
+func (r *rewriter) castCall(name, suffix string, at, closing token, arg []token) *Error {
+	if suffix == "" {
+		return r.call(name, at, closing, nil, arg)
+	}
+	if len(arg) == 0 {
+		return newError(ErrSyntax, r.src, closing.start, "missing argument of CAST")
+	}
+	r.emitFor("`"+name+"`", at)
+	r.emitText("(", at.end)
+	if err := r.rewrite(arg); err != nil {
+		return err
+	}
+	r.emitText(suffix, closing.start)
+	r.emitSrc(closing)
+	return nil
+}
+
+// castName maps the type of CAST/CONVERT to the registry's cast function
+// and, for DECIMAL(p,s), the arguments that follow the value (", p, s").
+func (r *rewriter) castName(typ []token) (string, string, *Error) {
 	var words []token
 	for k := 0; k < len(typ); k++ {
 		if typ[k].typ == '(' {
@@ -402,11 +422,11 @@ func (r *rewriter) castName(typ []token) (string, *Error) {
 	}
 	if len(words) == 2 && (words[0].is(r.src, "signed") || words[0].is(r.src, "unsigned")) && words[1].is(r.src, "int") {
 		// MySQL's cast grammar takes SIGNED INT as well as SIGNED INTEGER.
-		return "cast_to_bigint", nil
+		return "cast_to_bigint", "", nil
 	}
 	ct, n := parseTypeWords(r.src, words)
 	if n == 0 {
-		return "", newError(ErrSyntax, r.src, typ[0].start, "unknown type %s", typeText(r.src, words))
+		return "", "", newError(ErrSyntax, r.src, typ[0].start, "unknown type %s", typeText(r.src, words))
 	}
 	if n < len(words) && ct == coldata.String {
 		// CHAR CHARACTER SET x / CHARSET x [COLLATE y]: gsql strings are
@@ -414,21 +434,24 @@ func (r *rewriter) castName(typ []token) (string, *Error) {
 		n = skipCharset(r.src, words, n)
 	}
 	if n < len(words) {
-		return "", newError(ErrSyntax, r.src, words[n].start, "near '%s': expected ')'", words[n].text(r.src))
+		return "", "", newError(ErrSyntax, r.src, words[n].start, "near '%s': expected ')'", words[n].text(r.src))
+	}
+	if ct.IsDecimal() {
+		return "cast_to_decimal", fmt.Sprintf(", %d, %d", ct.Precision(), ct.Scale()), nil
 	}
 	switch ct {
 	case coldata.Bool:
-		return "cast_to_boolean", nil
+		return "cast_to_boolean", "", nil
 	case coldata.Int64:
-		return "cast_to_bigint", nil
+		return "cast_to_bigint", "", nil
 	case coldata.Float64:
-		return "cast_to_double", nil
+		return "cast_to_double", "", nil
 	case coldata.Date:
-		return "cast_to_date", nil
+		return "cast_to_date", "", nil
 	case coldata.Timestamp:
-		return "cast_to_timestamp", nil
+		return "cast_to_timestamp", "", nil
 	}
-	return "cast_to_varchar", nil
+	return "cast_to_varchar", "", nil
 }
 
 // skipCharset returns the index after the CHARACTER SET x, CHARSET x,

@@ -52,8 +52,8 @@ func TestRewrites(t *testing.T) {
 		// CAST and CONVERT.
 		{"CAST(x AS DOUBLE)", "cast_to_double(x)"},
 		{"CAST(x AS FLOAT)", "cast_to_double(x)"},
-		{"CAST(x AS DECIMAL(10,2))", "cast_to_double(x)"},
-		{"CAST(x AS DECIMAL)", "cast_to_double(x)"},
+		{"CAST(x AS DECIMAL(10,2))", "cast_to_decimal(x, 10, 2)"},
+		{"CAST(x AS DECIMAL)", "cast_to_decimal(x, 10, 0)"},
 		{"CAST(x AS SIGNED)", "cast_to_bigint(x)"},
 		{"CAST(x AS SIGNED INTEGER)", "cast_to_bigint(x)"},
 		{"CAST(x AS SIGNED INT)", "cast_to_bigint(x)"},
@@ -72,7 +72,7 @@ func TestRewrites(t *testing.T) {
 		{"CONVERT(x, SIGNED)", "cast_to_bigint(x)"},
 		{"CONVERT(x, DOUBLE)", "cast_to_double(x)"},
 		{"CONVERT(x, CHAR(5))", "cast_to_varchar(x)"},
-		{"CONVERT(x, DECIMAL(10, 2))", "cast_to_double(x)"},
+		{"CONVERT(x, DECIMAL(10, 2))", "cast_to_decimal(x, 10, 2)"},
 		{"convert(x, boolean)", "cast_to_boolean(x)"},
 		// Nested rewrites.
 		{"SUBSTRING(TRIM(x FROM CAST(y AS CHAR)), 2)", "substring(trim(cast_to_varchar(y), x), 2)"},

@@ -284,6 +284,13 @@ func FormatValue(col arrow.Array, i int, typ byte) (string, error) {
 		return formatText(strings.Clone(a.Value(i)), typ, mismatch(strconv.Quote(a.Value(i))))
 	case *array.LargeString:
 		return formatText(a.Value(i), typ, mismatch(strconv.Quote(a.Value(i))))
+	case *array.Decimal128:
+		// Decimals print exactly, whatever the type letter (R or T).
+		s := fileio.FormatValue(col, i)
+		if typ == 'I' {
+			return "", mismatch(s)
+		}
+		return s, nil
 	case *array.Date32, *array.Timestamp:
 		// Dates and timestamps are text in sqllogictest (type letter T).
 		s := fileio.FormatValue(col, i)

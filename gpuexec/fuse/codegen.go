@@ -295,6 +295,13 @@ func GenerateGather(inputs []coldata.Type) (*Kernel, error) {
 }
 
 func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gather bool, opts Options) (*Kernel, error) {
+	for _, t := range inputs {
+		if t.IsDecimal() {
+			// Device batches have no DECIMAL columns yet: the whole
+			// operator stays on the CPU.
+			return nil, fmt.Errorf("%w: column of type %s", ErrNotFusable, t)
+		}
+	}
 	g := &gen{
 		inputs: inputs,
 		used:   make([]bool, len(inputs)),

@@ -355,6 +355,9 @@ var cpuOnly = map[string]string{
 	"like(VARCHAR,VARCHAR,VARCHAR)": "escape column",
 	// MySQL's date format strings are parsed and printed on the CPU only.
 	"str_to_date": "date format strings", "date_format": "date format strings",
+	// DECIMAL columns and casts run on the CPU until device batches carry
+	// 128-bit columns.
+	"cast_to_decimal": "decimals",
 }
 
 // TestRegistryOnGPU walks the function registry: every registered function

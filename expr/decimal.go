@@ -1,0 +1,455 @@
+package expr
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
+)
+
+// DECIMAL(p,s), MySQL's rules:
+//
+//   - Arithmetic is exact when the operands are DECIMAL, BIGINT or BOOLEAN
+//     (a BIGINT is DECIMAL(19,0)); a DOUBLE or string operand makes it
+//     DOUBLE. + and -: scale max(s1,s2), max(p1-s1, p2-s2)+1 integer digits;
+//     *: scale s1+s2, precision p1+p2; /: scale s1+4 (MySQL's
+//     div_precision_increment), (p1-s1)+s2 integer digits, rounded half away
+//     from zero, NULL when dividing by zero; %: scale max(s1,s2). Precision
+//     is capped at 38; a result with more digits than its type holds is an
+//     error (ErrOutOfRange), never a wrapped or clamped value.
+//   - Comparisons between decimals (and integers) are exact.
+//   - CAST to DECIMAL(p,s) rounds half away from zero to s digits; a value
+//     with more than p-s integer digits is an error. Text that is not a
+//     number converts to 0, as CAST('abc' AS SIGNED) does.
+//   - SUM of DECIMAL(p,s) is DECIMAL(38,s), AVG DECIMAL(38,s+4).
+
+// ErrDecimalRange is a DECIMAL result with more digits than its type.
+var ErrDecimalRange = errors.New("DECIMAL value is out of range")
+
+// errDecimalRange reports a decimal result that does not fit its type.
+func errDecimalRange(t coldata.Type) error {
+	return fmt.Errorf("%w: the result does not fit %s", ErrDecimalRange, t)
+}
+
+// asDecimal is the decimal type a value of t takes part in decimal
+// arithmetic as; ok is false for types that make arithmetic DOUBLE.
+func asDecimal(t coldata.Type) (coldata.Type, bool) {
+	switch {
+	case t.IsDecimal():
+		return t, true
+	case t == coldata.Int64:
+		return coldata.DecimalOf(19, 0), true
+	case t == coldata.Bool:
+		return coldata.DecimalOf(1, 0), true
+	case t == coldata.Null:
+		return coldata.DecimalOf(1, 0), true
+	}
+	return 0, false
+}
+
+// decimalArgs reports whether arithmetic over args is decimal (some
+// argument is DECIMAL and none is DOUBLE or text), and their decimal types.
+func decimalArgs(args []coldata.Type) ([]coldata.Type, bool) {
+	any := false
+	out := make([]coldata.Type, len(args))
+	for i, t := range args {
+		d, ok := asDecimal(t)
+		if !ok {
+			return nil, false
+		}
+		out[i] = d
+		any = any || t.IsDecimal()
+	}
+	return out, any
+}
+
+func capDecimal(intDigits, scale int) coldata.Type {
+	if scale > decimal.MaxPrecision {
+		scale = decimal.MaxPrecision
+	}
+	p := intDigits + scale
+	if p > decimal.MaxPrecision {
+		p = decimal.MaxPrecision
+	}
+	if p < 1 {
+		p = 1
+	}
+	if scale > p {
+		scale = p
+	}
+	return coldata.DecimalOf(p, scale)
+}
+
+// decimalResult is the type of a decimal operator over decimal types a, b.
+func decimalResult(op arithOp, a, b coldata.Type) coldata.Type {
+	pa, sa, pb, sb := a.Precision(), a.Scale(), b.Precision(), b.Scale()
+	switch op {
+	case opAdd, opSub:
+		return capDecimal(max(pa-sa, pb-sb)+1, max(sa, sb))
+	case opMul:
+		return capDecimal(pa-sa+pb-sb, sa+sb)
+	case opDiv:
+		return capDecimal(pa-sa+sb, sa+4)
+	case opMod:
+		return capDecimal(max(pa-sa, pb-sb), max(sa, sb))
+	}
+	return coldata.Int64
+}
+
+// decimalCheck wraps the Check rule of an arithmetic operator: decimal
+// operands keep their own types and give decimalResult.
+func decimalCheck(op arithOp, next func([]coldata.Type) (coldata.Type, []coldata.Type, error)) func([]coldata.Type) (coldata.Type, []coldata.Type, error) {
+	return func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+		if want, ok := decimalArgs(args); ok {
+			if len(args) == 1 {
+				return want[0], want, nil
+			}
+			return decimalResult(op, want[0], want[1]), want, nil
+		}
+		return next(args)
+	}
+}
+
+// decimalArith evaluates a binary decimal operator.
+func decimalArith(op arithOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
+	rt := decimalResult(op, a.Type, b.Type)
+	if isConstNull(a) || isConstNull(b) {
+		return coldata.NewConst(rt, nil, n), nil
+	}
+	rows := n
+	if a.Const && b.Const {
+		rows = 1
+	}
+	out := coldata.NewVec(rt, rows)
+	nulls := CombineNulls([]*coldata.Vec{a, b}, rows)
+	ma, mb := rowMask(a), rowMask(b)
+	sa, sb, sr := a.Type.Scale(), b.Type.Scale(), rt.Scale()
+	p := rt.Precision()
+	for i := 0; i < rows; i++ {
+		if !validAt(nulls, i) {
+			continue
+		}
+		x, y := a.Decs[i&ma], b.Decs[i&mb]
+		var r decimal.Int128
+		ok := true
+		switch op {
+		case opAdd, opSub, opMod:
+			s := max(sa, sb)
+			if x, ok = x.Rescale(sa, s); ok {
+				y, ok = y.Rescale(sb, s)
+			}
+			if !ok {
+				break
+			}
+			switch op {
+			case opAdd:
+				r, ok = x.Add(y)
+			case opSub:
+				r, ok = x.Sub(y)
+			default:
+				if y.Sign() == 0 {
+					if nulls == nil {
+						nulls = coldata.NewValidBitmap(rows)
+					}
+					coldata.ClearBit(nulls, i)
+					continue
+				}
+				r, ok = decMod(x, y)
+			}
+			if ok {
+				r, ok = r.Rescale(s, sr)
+			}
+		case opMul:
+			if r, ok = x.Mul(y); ok {
+				r, ok = r.Rescale(sa+sb, sr)
+			}
+		case opDiv:
+			if y.Sign() == 0 {
+				if nulls == nil {
+					nulls = coldata.NewValidBitmap(rows)
+				}
+				coldata.ClearBit(nulls, i)
+				continue
+			}
+			// x/10^sa / (y/10^sb) * 10^sr = x * 10^(sr+sb-sa) / y
+			shift := sr + sb - sa
+			num := x
+			den := y
+			if shift >= 0 {
+				num, ok = x.Mul(decimal.Pow10(shift))
+			} else {
+				den, ok = y.Mul(decimal.Pow10(-shift))
+			}
+			if ok {
+				r, ok = num.DivRound(den)
+			}
+		}
+		if !ok || !r.Fits(p) {
+			return nil, errDecimalRange(rt)
+		}
+		out.Decs[i] = r
+	}
+	out.Nulls = nulls
+	if rows == 1 && n != 1 {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
+// decMod is x - trunc(x/y)*y (the sign of x), for x, y of one scale.
+func decMod(x, y decimal.Int128) (decimal.Int128, bool) {
+	q, ok := x.Quo(y)
+	if !ok {
+		return decimal.Int128{}, false
+	}
+	m, ok := q.Mul(y)
+	if !ok {
+		return decimal.Int128{}, false
+	}
+	return x.Sub(m)
+}
+
+func negateDecimal(a *coldata.Vec, n int) (*coldata.Vec, error) {
+	return mapDecimal(a, n, a.Type, func(x decimal.Int128) (decimal.Int128, bool) { return x.Neg() })
+}
+
+// mapDecimal applies fn to each non-NULL row; ok false is an overflow.
+func mapDecimal(a *coldata.Vec, n int, rt coldata.Type, fn func(decimal.Int128) (decimal.Int128, bool)) (*coldata.Vec, error) {
+	if isConstNull(a) {
+		return coldata.NewConst(rt, nil, n), nil
+	}
+	rows := n
+	if a.Const {
+		rows = 1
+	}
+	out := coldata.NewVec(rt, rows)
+	for i := 0; i < rows; i++ {
+		if !validAt(a.Nulls, i) {
+			continue
+		}
+		r, ok := fn(a.Decs[i])
+		if !ok || !r.Fits(rt.Precision()) {
+			return nil, errDecimalRange(rt)
+		}
+		out.Decs[i] = r
+	}
+	if a.Nulls != nil {
+		out.Nulls = a.Nulls[:coldata.BitmapLen(rows)]
+	}
+	if a.Const {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
+// castDecimal converts between DECIMAL and the other numeric and text
+// types (v or t is a decimal; v is not a NULL constant; rows rows).
+func castDecimal(v *coldata.Vec, t coldata.Type, rows int) (*coldata.Vec, error) {
+	src := v.Type
+	if src.IsDecimal() && !t.IsDecimal() {
+		sc := src.Scale()
+		switch t {
+		case coldata.String:
+			out := &coldata.Vec{Type: coldata.String, Len: rows, Offsets: make([]int32, rows+1)}
+			var buf []byte
+			for i := 0; i < rows; i++ {
+				if validAt(v.Nulls, i) {
+					buf = v.Decs[i].Append(buf, sc)
+					if err := checkStringSize(len(buf)); err != nil {
+						return nil, err
+					}
+				}
+				out.Offsets[i+1] = int32(len(buf))
+			}
+			out.Bytes = buf
+			return withNulls(out, v, rows), nil
+		case coldata.Float64:
+			out := coldata.NewVec(t, rows)
+			for i := 0; i < rows; i++ {
+				out.Floats[i] = v.Decs[i].Float64(sc)
+			}
+			return withNulls(out, v, rows), nil
+		case coldata.Int64, coldata.Bool:
+			out := coldata.NewVec(coldata.Int64, rows)
+			for i := 0; i < rows; i++ {
+				if !validAt(v.Nulls, i) {
+					continue
+				}
+				r, _ := v.Decs[i].Rescale(sc, 0)
+				x, ok := r.Int64()
+				if !ok {
+					return nil, fmt.Errorf("%w: %s does not fit BIGINT", ErrOutOfRange, v.Decs[i].String(sc))
+				}
+				out.Ints[i] = x
+			}
+			withNulls(out, v, rows)
+			if t == coldata.Bool {
+				return castVec(out, t, rows)
+			}
+			return out, nil
+		}
+		return nil, fmt.Errorf("cannot convert %s to %s", src, t)
+	}
+	// To DECIMAL(p,s).
+	p, s := t.Precision(), t.Scale()
+	out := coldata.NewVec(t, rows)
+	for i := 0; i < rows; i++ {
+		if !validAt(v.Nulls, i) {
+			continue
+		}
+		var r decimal.Int128
+		ok := true
+		switch {
+		case src.IsDecimal():
+			r, ok = v.Decs[i].Rescale(src.Scale(), s)
+		case src == coldata.Int64:
+			r, ok = decimal.FromInt64(v.Ints[i]).Rescale(0, s)
+		case src == coldata.Bool:
+			r, ok = decimal.FromInt64(int64(v.Bools[i])).Rescale(0, s)
+		case src == coldata.Float64:
+			r, ok = decimal.FromFloat64(v.Floats[i], s)
+		case src == coldata.String:
+			var parsed bool
+			if r, parsed = decimal.Parse(string(numericPrefix(v.Str(i))), s); !parsed {
+				r = decimal.Int128{}
+			}
+		default:
+			return nil, fmt.Errorf("cannot convert %s to %s", src, t)
+		}
+		if !ok || !r.Fits(p) {
+			return nil, errDecimalRange(t)
+		}
+		out.Decs[i] = r
+	}
+	return withNulls(out, v, rows), nil
+}
+
+// numericPrefix is the longest prefix of s that reads as a number (the
+// rule of CAST('1.5abc' AS DECIMAL) = 1.5).
+func numericPrefix(s []byte) []byte {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	start := i
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := false
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i, digits = i+1, true
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i, digits = i+1, true
+		}
+	}
+	if !digits {
+		return nil
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		if k > j {
+			if e, err := strconv.Atoi(string(s[j:k])); err == nil && e < 100 && e > -100 {
+				i = k
+			}
+		}
+	}
+	return s[start:i]
+}
+
+func withNulls(out, v *coldata.Vec, rows int) *coldata.Vec {
+	if v.Nulls != nil {
+		out.Nulls = v.Nulls[:coldata.BitmapLen(rows)]
+	}
+	return out
+}
+
+// decimalCompareType is the common type decimals (and integers) compare
+// as: the largest scale, 38 digits.
+func decimalCompareType(args []coldata.Type) (coldata.Type, bool) {
+	want, ok := decimalArgs(args)
+	if !ok {
+		return 0, false
+	}
+	s := 0
+	for _, t := range want {
+		s = max(s, t.Scale())
+	}
+	return coldata.DecimalOf(decimal.MaxPrecision, s), true
+}
+
+// unifyDecimal is the type CASE/COALESCE/UNION give decimals and integers:
+// enough integer digits and scale for every argument.
+func unifyDecimal(types []coldata.Type) (coldata.Type, bool) {
+	want, ok := decimalArgs(types)
+	if !ok {
+		return 0, false
+	}
+	intd, s := 0, 0
+	for i, t := range want {
+		if types[i] == coldata.Null {
+			continue
+		}
+		intd = max(intd, t.Precision()-t.Scale())
+		s = max(s, t.Scale())
+	}
+	return capDecimal(intd, s), true
+}
+
+// DecimalSumType and DecimalAvgType are the result types of SUM and AVG
+// over DECIMAL t.
+func DecimalSumType(t coldata.Type) coldata.Type {
+	return coldata.DecimalOf(decimal.MaxPrecision, t.Scale())
+}
+
+// DecimalAvgType is AVG's result type over DECIMAL t.
+func DecimalAvgType(t coldata.Type) coldata.Type {
+	return coldata.DecimalOf(decimal.MaxPrecision, min(decimal.MaxPrecision, t.Scale()+4))
+}
+
+func init() {
+	Register(&Function{Name: "cast_to_decimal", MinArgs: 3, MaxArgs: 3,
+		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			return coldata.DecimalOf(decimal.MaxPrecision, 0), []coldata.Type{args[0], coldata.Int64, coldata.Int64}, nil
+		},
+		Bind: func(args []Expr) (coldata.Type, error) {
+			p, okp := literalInt(args[1])
+			s, oks := literalInt(args[2])
+			if !okp || !oks {
+				return 0, fmt.Errorf("the precision and scale must be constants")
+			}
+			if p < 1 || p > decimal.MaxPrecision || s < 0 || s > p {
+				return 0, fmt.Errorf("DECIMAL(%d,%d) is not a valid type (precision 1 to 38, scale 0 to the precision)", p, s)
+			}
+			return coldata.DecimalOf(int(p), int(s)), nil
+		},
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			t := coldata.DecimalOf(int(args[1].Int(0)), int(args[2].Int(0)))
+			return castVec(args[0], t, n)
+		}})
+}
+
+// DecimalCastArgs are the arguments of cast_to_decimal converting e to t.
+func DecimalCastArgs(e Expr, t coldata.Type) []Expr {
+	return []Expr{e, &Literal{Value: int64(t.Precision()), T: coldata.Int64}, &Literal{Value: int64(t.Scale()), T: coldata.Int64}}
+}
+
+func literalInt(e Expr) (int64, bool) {
+	l, ok := e.(*Literal)
+	if !ok {
+		return 0, false
+	}
+	v, ok := l.Value.(int64)
+	return v, ok
+}
