@@ -26,6 +26,19 @@ const (
 	AggMin
 	AggMax
 	AggGroupConcat
+	// AggVarPop .. AggStddevSamp keep Welford's running mean and sum of
+	// squared deviations (DOUBLE results; the sample forms are NULL for
+	// fewer than two values).
+	AggVarPop
+	AggVarSamp
+	AggStddevPop
+	AggStddevSamp
+	// AggQuantileCont and AggQuantileDisc keep a group's values and pick
+	// the Quantile at the end: interpolated at position q*(n-1) (DOUBLE),
+	// or the first value whose cumulative share reaches q (the argument's
+	// type); Order[0].Desc sorts the values descending.
+	AggQuantileCont
+	AggQuantileDisc
 )
 
 // AggSpec is one aggregate computed per group.
@@ -38,7 +51,12 @@ type AggSpec struct {
 	Order     []AggOrder
 	// Type is the result type.
 	Type coldata.Type
+	// Quantile is the fraction of AggQuantileCont/Disc, in [0, 1].
+	Quantile float64
 }
+
+// isVariance reports whether k is one of the variance family.
+func isVariance(k AggKind) bool { return k >= AggVarPop && k <= AggStddevSamp }
 
 // AggOrder orders GROUP_CONCAT values by an expression.
 type AggOrder struct {
@@ -66,6 +84,8 @@ func AggResultType(k AggKind, t coldata.Type) coldata.Type {
 		return coldata.Float64
 	case AggGroupConcat:
 		return coldata.String
+	case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp, AggQuantileCont:
+		return coldata.Float64
 	}
 	return t
 }
@@ -123,9 +143,10 @@ type aggRun struct {
 	dgids   []int64
 	dids    []uint32
 	created []int32
-	ints    []int64        // Bool arguments as 0/1
-	strs    [][]byte       // MIN/MAX over strings, per group
-	parts   [][]concatPart // GROUP_CONCAT, per group
+	ints    []int64            // Bool arguments as 0/1
+	strs    [][]byte           // MIN/MAX over strings, per group
+	parts   [][]concatPart     // GROUP_CONCAT, per group
+	vals    []*coldata.Builder // quantiles: the group's values
 }
 
 // aggWords is the number of accumulator words an aggregate keeps per group:
@@ -134,8 +155,10 @@ func aggWords(k AggKind) int {
 	switch k {
 	case AggCountStar, AggCount:
 		return 1
-	case AggGroupConcat:
+	case AggGroupConcat, AggQuantileCont, AggQuantileDisc:
 		return 0
+	case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+		return 3
 	}
 	return 2
 }
@@ -144,7 +167,7 @@ func aggWords(k AggKind) int {
 // DECIMAL keep a third word, the high half of the 128-bit value (words:
 // low, count, high).
 func specWords(spec AggSpec) int {
-	if spec.Arg != nil && spec.Arg.Type().IsDecimal() && spec.Kind != AggCount && spec.Kind != AggCountStar && spec.Kind != AggGroupConcat {
+	if spec.Arg != nil && spec.Arg.Type().IsDecimal() && spec.Kind >= AggSum && spec.Kind <= AggMax {
 		return 3
 	}
 	return aggWords(spec.Kind)
@@ -321,6 +344,10 @@ func (h *HashAggregate) growStates() {
 					ar.strs = append(ar.strs, nil)
 				}
 			}
+		case AggQuantileCont, AggQuantileDisc:
+			for len(ar.vals) < h.ngroups {
+				ar.vals = append(ar.vals, coldata.NewBuilder(h.Aggs[a].Arg.Type(), 4))
+			}
 		}
 	}
 }
@@ -485,7 +512,7 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 			h.cd = compact(h.cd, decs, rows)
 			decs = h.cd
 		}
-	} else if spec.Kind == AggGroupConcat || v.Type == coldata.String {
+	} else if spec.Kind == AggGroupConcat || spec.Kind == AggQuantileCont || spec.Kind == AggQuantileDisc || v.Type == coldata.String {
 		rows = h.allRows(n)
 	}
 	switch spec.Kind {
@@ -579,6 +606,25 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 				}
 			}
 		}
+	case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+		if floats == nil {
+			return fmt.Errorf("internal error: variance over %s", v.Type)
+		}
+		for i, g := range gs {
+			// Welford: words are mean, count, sum of squared deviations.
+			w := int(g)*stride + off
+			x := floats[i]
+			cnt := st[w+1] + 1
+			mean := math.Float64frombits(st[w])
+			d := x - mean
+			mean += d / float64(cnt)
+			m2 := math.Float64frombits(st[w+2]) + d*(x-mean)
+			st[w], st[w+1], st[w+2] = math.Float64bits(mean), cnt, math.Float64bits(m2)
+		}
+	case AggQuantileCont, AggQuantileDisc:
+		for _, r := range rows {
+			ar.vals[gids[r]].AppendFrom(v, int(r))
+		}
 	case AggGroupConcat:
 		var orderVecs []*coldata.Vec
 		for _, o := range spec.Order {
@@ -663,6 +709,25 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 				case coldata.String:
 					b.AppendBytes(ar.strs[g])
 				}
+			case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+				cnt := st[w+1]
+				samp := spec.Kind == AggVarSamp || spec.Kind == AggStddevSamp
+				if cnt == 0 || (samp && cnt < 2) {
+					b.AppendNull()
+					continue
+				}
+				div := float64(cnt)
+				if samp {
+					div--
+				}
+				r := math.Float64frombits(st[w+2]) / div
+				if spec.Kind == AggStddevPop || spec.Kind == AggStddevSamp {
+					r = math.Sqrt(r)
+				}
+				b.AppendFloat(r)
+			case AggQuantileCont, AggQuantileDisc:
+				quantileInto(b, spec, ar.vals[g].Finish())
+				ar.vals[g] = nil
 			case AggGroupConcat:
 				parts := ar.parts[g]
 				if len(parts) == 0 {
@@ -744,4 +809,41 @@ func decimalAvg(sum decimal.Int128, count int64, s int, t coldata.Type) (decimal
 		return decimal.Int128{}, fmt.Errorf("%w in AVG", expr.ErrDecimalRange)
 	}
 	return avg, nil
+}
+
+// quantileInto appends the quantile of a group's values (no NULLs).
+func quantileInto(b *coldata.Builder, spec AggSpec, vals *coldata.Vec) {
+	n := vals.Len
+	if n == 0 {
+		b.AppendNull()
+		return
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	desc := len(spec.Order) > 0 && spec.Order[0].Desc
+	sort.Slice(idx, func(i, j int) bool {
+		c := CompareValues(vals, idx[i], vals, idx[j])
+		if desc {
+			return c > 0
+		}
+		return c < 0
+	})
+	if spec.Kind == AggQuantileDisc {
+		// The first value whose cumulative share reaches q (SQL's
+		// PERCENTILE_DISC).
+		k := int(math.Ceil(spec.Quantile*float64(n))) - 1
+		b.AppendFrom(vals, idx[max(k, 0)])
+		return
+	}
+	pos := spec.Quantile * float64(n-1)
+	lo := int(math.Floor(pos))
+	hi := int(math.Ceil(pos))
+	x, y := vals.Float(idx[lo]), vals.Float(idx[hi])
+	if lo == hi {
+		b.AppendFloat(x)
+		return
+	}
+	b.AppendFloat(x + (pos-float64(lo))*(y-x))
 }

@@ -70,7 +70,7 @@ func (h *HashAggregate) canPartition() bool {
 		return false
 	}
 	for _, spec := range h.Aggs {
-		if spec.Distinct || spec.Kind == AggGroupConcat {
+		if spec.Distinct || spec.Kind == AggGroupConcat || spec.Kind == AggQuantileCont || spec.Kind == AggQuantileDisc {
 			return false
 		}
 	}

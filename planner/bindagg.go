@@ -1,11 +1,13 @@
 package planner
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
 )
@@ -24,6 +26,14 @@ var aggKinds = map[string]operators.AggKind{
 	// BOOL_AND/BOOL_OR are MIN/MAX of a BOOLEAN (FALSE < TRUE, NULLs
 	// skipped); ANY_VALUE may pick any of the group's values: the least.
 	"bool_and": operators.AggMin, "bool_or": operators.AggMax, "any_value": operators.AggMin,
+	// MySQL: STD, STDDEV and VARIANCE are the population forms.
+	"std": operators.AggStddevPop, "stddev": operators.AggStddevPop, "stddev_pop": operators.AggStddevPop,
+	"stddev_samp": operators.AggStddevSamp, "variance": operators.AggVarPop, "var_pop": operators.AggVarPop,
+	"var_samp": operators.AggVarSamp,
+	// MEDIAN(x) is QUANTILE_CONT(x, 0.5); PERCENTILE_CONT(q) WITHIN GROUP
+	// (ORDER BY x) reaches here as QUANTILE_CONT(x, q) (sql/quantile.go).
+	"median": operators.AggQuantileCont, "quantile_cont": operators.AggQuantileCont, "quantile": operators.AggQuantileCont,
+	"quantile_disc": operators.AggQuantileDisc,
 }
 
 // boolAggs take a BOOLEAN argument (others are converted as by CAST).
@@ -139,10 +149,34 @@ func (a *aggCtx) bindArg(b *binder, e sqlparser.Expr) (expr.Expr, error) {
 
 func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.FuncExpr) (expr.Expr, error) {
 	name := strings.ToUpper(x.Name.String())
-	if len(x.Exprs) != 1 {
+	spec := operators.AggSpec{Kind: kind, Distinct: x.Distinct}
+	quantile := kind == operators.AggQuantileCont || kind == operators.AggQuantileDisc
+	switch {
+	case quantile && name == "MEDIAN":
+		if len(x.Exprs) != 1 {
+			return nil, errorf(TypeMismatch, name, "function MEDIAN: expects 1 argument, got %d", len(x.Exprs))
+		}
+		spec.Quantile = 0.5
+	case quantile:
+		if len(x.Exprs) == 3 {
+			// PERCENTILE_*(q) WITHIN GROUP (ORDER BY x DESC), from the
+			// dialect layer.
+			spec.Order = []operators.AggOrder{{Desc: true}}
+		} else if len(x.Exprs) != 2 {
+			return nil, errorf(TypeMismatch, name, "function %s: expects 2 arguments (value, fraction), got %d", name, len(x.Exprs))
+		}
+		q, err := quantileFraction(b, x.Exprs[1])
+		if err != nil {
+			return nil, errorf(TypeMismatch, name, "function %s: %v", name, err)
+		}
+		spec.Quantile = q
+		x = &sqlparser.FuncExpr{Name: x.Name, Distinct: x.Distinct, Exprs: x.Exprs[:1]}
+	case len(x.Exprs) != 1:
 		return nil, errorf(TypeMismatch, name, "function %s: expects 1 argument, got %d", name, len(x.Exprs))
 	}
-	spec := operators.AggSpec{Kind: kind, Distinct: x.Distinct}
+	if spec.Distinct && (quantile || kind >= operators.AggVarPop) {
+		return nil, errorf(Unsupported, name, "not supported: DISTINCT in %s", name)
+	}
 	label := strings.ToLower(name) + "("
 	if x.Distinct {
 		label += "DISTINCT "
@@ -165,6 +199,15 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 				return nil, errorf(TypeMismatch, name, "function %s: %v", name, err)
 			}
 		}
+		if kind >= operators.AggVarPop && kind <= operators.AggQuantileCont && kind != operators.AggQuantileDisc {
+			// Statistics are DOUBLE, as in MySQL and DuckDB.
+			if e.Type().IsTemporal() {
+				return nil, errorf(TypeMismatch, name, "function %s: cannot average values of type %s", name, e.Type())
+			}
+			if e, err = expr.CastTo(e, coldata.Float64); err != nil {
+				return nil, errorf(TypeMismatch, name, "function %s: %v", name, err)
+			}
+		}
 		if (kind == operators.AggSum || kind == operators.AggAvg) && e.Type().IsTemporal() {
 			return nil, errorf(TypeMismatch, name, "function %s: cannot add values of type %s", strings.ToUpper(name), e.Type())
 		}
@@ -181,7 +224,15 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 				return nil, err
 			}
 		}
-		return a.addAgg(label+e.String()+")", spec), nil
+		key := label + e.String()
+		if quantile {
+			// Quantiles with other fractions or orders are other aggregates.
+			key += fmt.Sprintf(", %v", spec.Quantile)
+			if len(spec.Order) > 0 {
+				key += ", desc"
+			}
+		}
+		return a.addAgg(key+")", spec), nil
 	}
 	return nil, errorf(TypeMismatch, name, "function %s: bad argument", name)
 }
@@ -258,4 +309,38 @@ func (b *binder) groupKey(g sqlparser.Expr, sc *scope, sel sqlparser.SelectExprs
 		}
 	}
 	return nil, err
+}
+
+// quantileFraction reads the constant fraction of a quantile aggregate.
+func quantileFraction(b *binder, e sqlparser.SelectExpr) (float64, error) {
+	ae, ok := e.(*sqlparser.AliasedExpr)
+	if !ok {
+		return 0, fmt.Errorf("the fraction must be a number")
+	}
+	bound, err := b.bindExpr(ae.Expr, &scope{})
+	if err != nil {
+		return 0, fmt.Errorf("the fraction must be a constant: %w", err)
+	}
+	if bound, err = foldConstants(bound); err != nil {
+		return 0, err
+	}
+	l, ok := bound.(*expr.Literal)
+	if !ok {
+		return 0, fmt.Errorf("the fraction must be a constant")
+	}
+	var q float64
+	switch v := l.Value.(type) {
+	case int64:
+		q = float64(v)
+	case float64:
+		q = v
+	case decimal.Int128:
+		q = v.Float64(l.T.Scale())
+	default:
+		return 0, fmt.Errorf("the fraction must be a number")
+	}
+	if q < 0 || q > 1 || q != q {
+		return 0, fmt.Errorf("the fraction must be between 0 and 1, got %v", q)
+	}
+	return q, nil
 }

@@ -64,6 +64,8 @@ var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"group_concat": true, "std": true, "stddev": true, "variance": true, "bit_and": true, "bit_or": true,
 	"bool_and": true, "bool_or": true, "any_value": true,
+	"stddev_pop": true, "stddev_samp": true, "var_pop": true, "var_samp": true,
+	"median": true, "quantile_cont": true, "quantile": true, "quantile_disc": true,
 }
 
 // bindExpr turns a parsed expression into a bound one over sc.

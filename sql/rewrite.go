@@ -167,6 +167,14 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			i = last
 			continue
 		}
+		if end, ok := r.withinGroupAt(toks, i); ok {
+			// PERCENTILE_CONT(q) WITHIN GROUP (ORDER BY x) (quantile.go).
+			if err := r.withinGroupOut(toks, i, end); err != nil {
+				return err
+			}
+			i = end
+			continue
+		}
 		if end, ok := r.overAt(toks, i); ok {
 			// A window function call (window.go).
 			if err := r.overOut(toks, i, end); err != nil {
