@@ -211,7 +211,7 @@ func TestPlanErrors(t *testing.T) {
 		{"SELECT a FROM t WHERE a = ?", nil, planner.TypeMismatch, ":v1"},
 		{"SELECT a FROM t", []any{1}, planner.TypeMismatch, ""},
 		{"SELECT a FROM t NATURAL JOIN u", nil, planner.Unsupported, ""},
-		{"SELECT std(a) FROM t", nil, planner.Unsupported, "std"},
+		{"SELECT bit_and(a) FROM t", nil, planner.Unsupported, "bit_and"},
 		{"SELECT a FROM t UNION SELECT a, b FROM t", nil, planner.TypeMismatch, ""},
 	} {
 		_, err := plan(t, cat, tc.q, tc.args...)
