@@ -453,3 +453,152 @@ func literalInt(e Expr) (int64, bool) {
 	v, ok := l.Value.(int64)
 	return v, ok
 }
+
+// roundedType is the type of ROUND (or TRUNCATE, which has no carry) of
+// DECIMAL t to d digits after the point: MySQL keeps the integer digits,
+// adds one for a carry, and takes max(d, 0) digits of scale.
+func roundedType(t coldata.Type, d int64, trunc bool) coldata.Type {
+	scale := int(max(min(d, int64(t.Scale())), 0))
+	intd := t.Precision() - t.Scale()
+	if !trunc {
+		intd++
+	}
+	return capDecimal(intd, scale)
+}
+
+// decimalRoundBind types ROUND/TRUNCATE of a decimal by its constant
+// digits argument (the argument's own type when it is not constant).
+func decimalRoundBind(trunc bool) func([]Expr) (coldata.Type, error) {
+	return func(args []Expr) (coldata.Type, error) {
+		t := args[0].Type()
+		if !t.IsDecimal() {
+			return t, nil
+		}
+		d := int64(0)
+		if len(args) == 2 {
+			var ok bool
+			if d, ok = literalInt(args[1]); !ok {
+				return t, nil
+			}
+		}
+		return roundedType(t, d, trunc), nil
+	}
+}
+
+// decimalFloorBind types FLOOR/CEIL of a decimal: scale 0.
+func decimalFloorBind(args []Expr) (coldata.Type, error) {
+	t := args[0].Type()
+	if !t.IsDecimal() {
+		return t, nil
+	}
+	return roundedType(t, 0, false), nil
+}
+
+// decimalRound is ROUND (half away from zero) or TRUNCATE (toward zero)
+// of a decimal to d digits, d from the second argument (0 without one);
+// a negative d rounds to tens, hundreds... .
+func decimalRound(args []*coldata.Vec, n int, trunc bool) (*coldata.Vec, error) {
+	v := args[0]
+	t, s := v.Type, v.Type.Scale()
+	var dv *coldata.Vec
+	if len(args) == 2 {
+		dv = args[1]
+		if isConstNull(dv) {
+			return coldata.NewConst(t, nil, n), nil
+		}
+	}
+	rt := t
+	if dv == nil {
+		rt = roundedType(t, 0, trunc)
+	} else if dv.Const {
+		rt = roundedType(t, dv.Int(0), trunc)
+	}
+	if isConstNull(v) {
+		return coldata.NewConst(rt, nil, n), nil
+	}
+	rows := n
+	if v.Const && (dv == nil || dv.Const) {
+		rows = 1
+	}
+	out := coldata.NewVec(rt, rows)
+	nulls := CombineNulls(append([]*coldata.Vec{v}, args[1:]...), rows)
+	mv := rowMask(v)
+	for i := 0; i < rows; i++ {
+		if !validAt(nulls, i) {
+			continue
+		}
+		d := int64(0)
+		if dv != nil {
+			d = dv.Int(i)
+		}
+		x := v.Decs[i&mv]
+		// Drop the digits below 10^-d, rounding or truncating, then
+		// come back to the result's scale.
+		drop := int64(s) - d
+		r := x
+		if drop > 0 {
+			if drop > decimal.MaxPrecision {
+				r = decimal.Int128{}
+			} else {
+				p := decimal.Pow10(int(drop))
+				if trunc {
+					r, _ = x.Quo(p)
+				} else {
+					r, _ = x.DivRound(p)
+				}
+				var ok bool
+				if r, ok = r.Mul(p); !ok {
+					return nil, errDecimalRange(rt)
+				}
+			}
+		}
+		r, ok := r.Rescale(s, rt.Scale())
+		if !ok || !r.Fits(rt.Precision()) {
+			return nil, errDecimalRange(rt)
+		}
+		out.Decs[i] = r
+	}
+	out.Nulls = nulls
+	if rows == 1 && n != 1 {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
+// decimalFloorCeil rounds a decimal down or up to an integer (scale 0).
+func decimalFloorCeil(v *coldata.Vec, n int, ceil bool) (*coldata.Vec, error) {
+	rt := roundedType(v.Type, 0, false)
+	p := decimal.Pow10(v.Type.Scale())
+	return mapDecimal(v, n, rt, func(x decimal.Int128) (decimal.Int128, bool) {
+		q, _ := x.Quo(p)
+		r, _ := q.Mul(p)
+		if c := x.Cmp(r); (ceil && c > 0) || (!ceil && c < 0) {
+			if ceil {
+				q, _ = q.Add(decimal.FromInt64(1))
+			} else {
+				q, _ = q.Sub(decimal.FromInt64(1))
+			}
+		}
+		return q, true
+	})
+}
+
+// decimalToInts maps each non-NULL decimal row to an integer.
+func decimalToInts(v *coldata.Vec, n int, fn func(decimal.Int128) int64) (*coldata.Vec, error) {
+	if isConstNull(v) {
+		return coldata.NewConst(coldata.Int64, nil, n), nil
+	}
+	rows := n
+	if v.Const {
+		rows = 1
+	}
+	out := coldata.NewVec(coldata.Int64, rows)
+	for i := 0; i < rows; i++ {
+		out.Ints[i] = fn(v.Decs[i])
+	}
+	withNulls(out, v, rows)
+	if v.Const {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}

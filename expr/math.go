@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // Numeric functions, MySQL semantics. gsql's DOUBLE also stands for MySQL's
@@ -45,6 +46,13 @@ func init() {
 	Alias("pow", "power")
 
 	sameNumeric := func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+		if args[0].IsDecimal() {
+			want := []coldata.Type{args[0]}
+			for range args[1:] {
+				want = append(want, coldata.Int64)
+			}
+			return args[0], want, nil
+		}
 		t := numericType(args[:1])
 		want := []coldata.Type{t}
 		for range args[1:] {
@@ -53,20 +61,58 @@ func init() {
 		return t, want, nil
 	}
 	Register(&Function{Name: "abs", MinArgs: 1, MaxArgs: 1, Check: sameNumeric,
-		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return evalAbs(args[0], n) }})
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			if args[0].Type.IsDecimal() {
+				return mapDecimal(args[0], n, args[0].Type, func(x decimal.Int128) (decimal.Int128, bool) {
+					if x.IsNeg() {
+						return x.Neg()
+					}
+					return x, true
+				})
+			}
+			return evalAbs(args[0], n)
+		}})
 	Register(&Function{Name: "sign", MinArgs: 1, MaxArgs: 1,
 		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			if args[0].IsDecimal() {
+				return coldata.Int64, []coldata.Type{args[0]}, nil
+			}
 			return coldata.Int64, []coldata.Type{numericType(args)}, nil
 		},
-		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return evalSign(args[0], n) }})
-	Register(&Function{Name: "round", MinArgs: 1, MaxArgs: 2, Check: sameNumeric,
-		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return evalRound(args, n, false) }})
-	Register(&Function{Name: "truncate", MinArgs: 2, MaxArgs: 2, Check: sameNumeric,
-		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return evalRound(args, n, true) }})
-	Register(&Function{Name: "floor", MinArgs: 1, MaxArgs: 1, Check: sameNumeric,
-		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return floorCeil(args[0], n, math.Floor) }})
-	Register(&Function{Name: "ceil", MinArgs: 1, MaxArgs: 1, Check: sameNumeric,
-		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return floorCeil(args[0], n, math.Ceil) }})
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			if args[0].Type.IsDecimal() {
+				return decimalToInts(args[0], n, func(x decimal.Int128) int64 { return int64(x.Sign()) })
+			}
+			return evalSign(args[0], n)
+		}})
+	Register(&Function{Name: "round", MinArgs: 1, MaxArgs: 2, Check: sameNumeric, Bind: decimalRoundBind(false),
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			if args[0].Type.IsDecimal() {
+				return decimalRound(args, n, false)
+			}
+			return evalRound(args, n, false)
+		}})
+	Register(&Function{Name: "truncate", MinArgs: 2, MaxArgs: 2, Check: sameNumeric, Bind: decimalRoundBind(true),
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			if args[0].Type.IsDecimal() {
+				return decimalRound(args, n, true)
+			}
+			return evalRound(args, n, true)
+		}})
+	Register(&Function{Name: "floor", MinArgs: 1, MaxArgs: 1, Check: sameNumeric, Bind: decimalFloorBind,
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			if args[0].Type.IsDecimal() {
+				return decimalFloorCeil(args[0], n, false)
+			}
+			return floorCeil(args[0], n, math.Floor)
+		}})
+	Register(&Function{Name: "ceil", MinArgs: 1, MaxArgs: 1, Check: sameNumeric, Bind: decimalFloorBind,
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			if args[0].Type.IsDecimal() {
+				return decimalFloorCeil(args[0], n, true)
+			}
+			return floorCeil(args[0], n, math.Ceil)
+		}})
 	Alias("ceiling", "ceil")
 }
 
