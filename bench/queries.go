@@ -111,6 +111,30 @@ var suite = []benchQuery{
 		SQL:  `SELECT COUNT(DISTINCT LOWER(SUBSTRING_INDEX(url, '?', 1))) AS pages, COUNT(DISTINCT CONCAT(host, '/', level)) AS host_levels FROM logs`,
 		Cols: []string{"url", "host", "level"},
 	},
+	{
+		// Dates on the device: ts is epoch milliseconds; FROM_UNIXTIME
+		// makes it a TIMESTAMP, truncated to the hour as the group key.
+		Name: "date_group", Table: "logs",
+		SQL: `SELECT UNIX_TIMESTAMP(DATE_TRUNC('hour', FROM_UNIXTIME(ts DIV 1000))) AS hour_start, COUNT(*) AS n, SUM(bytes) AS total
+	FROM logs GROUP BY UNIX_TIMESTAMP(DATE_TRUNC('hour', FROM_UNIXTIME(ts DIV 1000)))`,
+		Cols: []string{"ts", "bytes"},
+		Variants: map[string]string{
+			"duckdb": `SELECT CAST(epoch(date_trunc('hour', make_timestamp((ts // 1000) * 1000000))) AS BIGINT) AS hour_start, COUNT(*) AS n, SUM(bytes) AS total
+	FROM logs GROUP BY 1`,
+		},
+		VariantWhy: "DuckDB spells FROM_UNIXTIME and UNIX_TIMESTAMP make_timestamp(microseconds) and epoch()",
+	},
+	{
+		Name: "date_filter", Table: "logs",
+		SQL: `SELECT url, MINUTE(FROM_UNIXTIME(ts DIV 1000)) AS minute FROM logs
+	WHERE FROM_UNIXTIME(ts DIV 1000) >= TIMESTAMP '2024-06-01 00:30:00' AND DAYOFWEEK(FROM_UNIXTIME(ts DIV 1000)) = 7`,
+		Cols: []string{"ts", "url"},
+		Variants: map[string]string{
+			"duckdb": `SELECT url, minute(make_timestamp((ts // 1000) * 1000000)) AS minute FROM logs
+	WHERE make_timestamp((ts // 1000) * 1000000) >= TIMESTAMP '2024-06-01 00:30:00' AND dayofweek(make_timestamp((ts // 1000) * 1000000)) = 6`,
+		},
+		VariantWhy: "DuckDB spells FROM_UNIXTIME make_timestamp(microseconds), and its DAYOFWEEK counts Saturday as 6 where MySQL's counts it as 7",
+	},
 }
 
 // selectQueries picks queries by comma-separated names (empty: all).
