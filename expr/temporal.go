@@ -776,14 +776,31 @@ func formatArg(fn string, v *coldata.Vec) (string, bool, error) {
 }
 
 func evalDateFormat(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-	f, ok, err := formatArg("date_format", args[1])
-	if err != nil || !ok {
-		if err == nil {
-			return coldata.NewConst(coldata.String, nil, n), nil
-		}
-		return nil, err
+	v, fv := args[0], args[1]
+	if isConstNull(v) || isConstNull(fv) {
+		return coldata.NewConst(coldata.String, nil, n), nil
 	}
-	return formatInts(args[0], n, func(t int64, buf []byte) []byte { return AppendDateFormat(buf, f, t) })
+	rows := n
+	if v.Const && fv.Const {
+		rows = 1
+	}
+	out := &coldata.Vec{Type: coldata.String, Len: rows, Offsets: make([]int32, rows+1)}
+	nulls := CombineNulls(args, rows)
+	var buf []byte
+	for i := 0; i < rows; i++ {
+		if validAt(nulls, i) {
+			buf = AppendDateFormat(buf, string(fv.Str(i)), v.Int(i))
+			if err := checkStringSize(len(buf)); err != nil {
+				return nil, err
+			}
+		}
+		out.Offsets[i+1] = int32(len(buf))
+	}
+	out.Bytes, out.Nulls = buf, nulls
+	if rows == 1 && n != 1 {
+		return constOf(out, n), nil
+	}
+	return out, nil
 }
 
 // AppendDateFormat formats timestamp t with MySQL's DATE_FORMAT specifiers.

@@ -32,7 +32,7 @@ var dateFieldUnits = map[string]struct {
 func isDateCall(c *expr.Call) bool {
 	switch c.Fn.Name {
 	case "extract", "date_trunc", "last_day", "datediff", "date_add_days", "date_add_months", "date_add_micros",
-		"timestampdiff", "unix_timestamp", "from_unixtime", "dayname", "monthname", "week",
+		"timestampdiff", "unix_timestamp", "from_unixtime", "dayname", "monthname", "week", "date_format",
 		"cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal":
 		return true
 	case "cast_to_bigint", "cast_to_double", "cast_to_boolean", "cast_to_varchar":
@@ -168,6 +168,12 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 		r, ok := g.tmp(), g.tmp()
 		g.emit("int64_t %s = 0; bool %s = !mul_overflows(%s, DT_US_SEC, &%s) && dt_ts_in_range(%s);", r, ok, args[0].c, r, r)
 		return result(r, "!"+ok), nil
+	case "date_format":
+		// The format is read per row (a literal's is a kernel parameter).
+		ts, f := args[0].c, g.asSV(args[1]).c
+		null := g.nullOf(args)
+		return &val{kind: kGen, null: null, size: fmt.Sprintf("dt_format(%s, %s, (char*)0)", f, ts),
+			write: func(dst string) string { return fmt.Sprintf("dt_format(%s, %s, %s);", f, ts, dst) }}, nil
 	case "dayname", "monthname":
 		fn := map[string]string{"dayname": "dt_day_name", "monthname": "dt_month_name"}[name]
 		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s(%s)", fn, args[0].c)), null: args[0].null}, nil

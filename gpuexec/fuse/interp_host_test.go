@@ -354,7 +354,7 @@ var cpuOnly = map[string]string{
 	// accepted by the CPU only).
 	"like(VARCHAR,VARCHAR,VARCHAR)": "escape column",
 	// MySQL's date format strings are parsed and printed on the CPU only.
-	"str_to_date": "date format strings", "date_format": "date format strings",
+	"str_to_date": "date format strings",
 	// DECIMAL columns and casts run on the CPU until device batches carry
 	// 128-bit columns.
 	"cast_to_decimal": "decimals",

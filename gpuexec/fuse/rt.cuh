@@ -1871,6 +1871,93 @@ GSQL_DEV SV dt_month_name(int64_t z) {
   return sv_make(names + 10 * (m - 1), lens[m - 1]);
 }
 
+// DATE_FORMAT (expr.AppendDateFormat): dt_format writes timestamp t with
+// MySQL's specifiers into dst (when not null) and returns the length.
+GSQL_DEV int32_t dt_put_num(char* dst, int32_t at, int64_t v, int32_t w) {
+  int32_t n = 1;
+  for (int64_t x = v; x >= 10; x /= 10) n++;
+  if (n < w) n = w;
+  if (dst) dt_put(dst + at, v, n);
+  return at + n;
+}
+
+GSQL_DEV int32_t dt_put_sv(char* dst, int32_t at, SV s) {
+  if (dst) for (int32_t k = 0; k < s.n; k++) dst[at + k] = s.p[k];
+  return at + s.n;
+}
+
+GSQL_DEV int32_t dt_format(SV f, int64_t t, char* dst) {
+  int64_t d = dt_days(t), us = t - d * DT_US_DAY;
+  int64_t y, m, day;
+  dt_civil(d, &y, &m, &day);
+  int64_t h = us / DT_US_HOUR, mi = us / DT_US_MIN % 60, s = us / DT_US_SEC % 60;
+  int64_t h12 = (h + 11) % 12 + 1;
+  int32_t o = 0;
+  for (int32_t i = 0; i < f.n; i++) {
+    char c = f.p[i];
+    if (c != '%' || i + 1 == f.n) {
+      if (dst) dst[o] = c;
+      o++;
+      continue;
+    }
+    i++;
+    switch (f.p[i]) {
+      case 'Y': o = dt_put_num(dst, o, y, 4); break;
+      case 'y': o = dt_put_num(dst, o, y % 100, 2); break;
+      case 'm': o = dt_put_num(dst, o, m, 2); break;
+      case 'c': o = dt_put_num(dst, o, m, 1); break;
+      case 'd': o = dt_put_num(dst, o, day, 2); break;
+      case 'e': o = dt_put_num(dst, o, day, 1); break;
+      case 'H': o = dt_put_num(dst, o, h, 2); break;
+      case 'k': o = dt_put_num(dst, o, h, 1); break;
+      case 'h': case 'I': o = dt_put_num(dst, o, h12, 2); break;
+      case 'l': o = dt_put_num(dst, o, h12, 1); break;
+      case 'i': o = dt_put_num(dst, o, mi, 2); break;
+      case 's': case 'S': o = dt_put_num(dst, o, s, 2); break;
+      case 'f': o = dt_put_num(dst, o, us % DT_US_SEC, 6); break;
+      case 'p': o = dt_put_sv(dst, o, h < 12 ? sv_make("AM", 2) : sv_make("PM", 2)); break;
+      case 'M': o = dt_put_sv(dst, o, dt_month_name(d)); break;
+      case 'b': { SV n = dt_month_name(d); n.n = 3; o = dt_put_sv(dst, o, n); break; }
+      case 'W': o = dt_put_sv(dst, o, dt_day_name(d)); break;
+      case 'a': { SV n = dt_day_name(d); n.n = 3; o = dt_put_sv(dst, o, n); break; }
+      case 'w': o = dt_put_num(dst, o, dt_day_of_week(d) - 1, 1); break;
+      case 'j': o = dt_put_num(dst, o, dt_day_of_year(d), 3); break;
+      case 'U': o = dt_put_num(dst, o, dt_week0(d), 2); break;
+      case 'u': case 'v': o = dt_put_num(dst, o, dt_iso_week(d), 2); break;
+      case 'D': {
+        o = dt_put_num(dst, o, day, 1);
+        const char* suf = "th";
+        if (day / 10 != 1) {
+          if (day % 10 == 1) suf = "st";
+          else if (day % 10 == 2) suf = "nd";
+          else if (day % 10 == 3) suf = "rd";
+        }
+        o = dt_put_sv(dst, o, sv_make(suf, 2));
+        break;
+      }
+      case 'T':
+        o = dt_put_num(dst, o, h, 2);
+        o = dt_put_sv(dst, o, sv_make(":", 1));
+        o = dt_put_num(dst, o, mi, 2);
+        o = dt_put_sv(dst, o, sv_make(":", 1));
+        o = dt_put_num(dst, o, s, 2);
+        break;
+      case 'r':
+        o = dt_put_num(dst, o, h12, 2);
+        o = dt_put_sv(dst, o, sv_make(":", 1));
+        o = dt_put_num(dst, o, mi, 2);
+        o = dt_put_sv(dst, o, sv_make(":", 1));
+        o = dt_put_num(dst, o, s, 2);
+        o = dt_put_sv(dst, o, h < 12 ? sv_make(" AM", 3) : sv_make(" PM", 3));
+        break;
+      default:
+        if (dst) dst[o] = f.p[i];
+        o++;
+    }
+  }
+  return o;
+}
+
 // ---- warp-per-row mode: windowed string walks ----------------------------
 //
 // A window is 16 * GSQL_WS bytes from a 16-byte aligned address: lane l
