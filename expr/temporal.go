@@ -764,17 +764,6 @@ func numberTemporal(t coldata.Type, x int64) (int64, bool) {
 	return z*datetime.MicrosPerDay + tod, true
 }
 
-// formatArg reads the constant format argument of DATE_FORMAT/STR_TO_DATE.
-func formatArg(fn string, v *coldata.Vec) (string, bool, error) {
-	if !v.Const {
-		return "", false, fmt.Errorf("the format of %s must be a constant", strings.ToUpper(fn))
-	}
-	if v.IsNull(0) {
-		return "", false, nil
-	}
-	return string(v.Str(0)), true, nil
-}
-
 func evalDateFormat(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	v, fv := args[0], args[1]
 	if isConstNull(v) || isConstNull(fv) {
@@ -911,34 +900,30 @@ func AppendDateFormat(buf []byte, f string, t int64) []byte {
 }
 
 func evalStrToDate(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-	f, ok, err := formatArg("str_to_date", args[1])
-	if err != nil || !ok {
-		if err == nil {
-			return coldata.NewConst(coldata.Timestamp, nil, n), nil
-		}
-		return nil, err
-	}
-	v := args[0]
-	if isConstNull(v) {
+	v, fv := args[0], args[1]
+	if isConstNull(v) || isConstNull(fv) {
 		return coldata.NewConst(coldata.Timestamp, nil, n), nil
 	}
 	rows := n
-	if v.Const {
+	if v.Const && fv.Const {
 		rows = 1
 	}
 	out := coldata.NewVec(coldata.Timestamp, rows)
-	nulls := coldata.NewValidBitmap(rows)
+	nulls := CombineNulls(args, rows)
+	if nulls == nil {
+		nulls = coldata.NewValidBitmap(rows)
+	}
 	for i := 0; i < rows; i++ {
-		t, ok := validAt(v.Nulls, i), false
-		if t {
-			out.Ints[i], ok = ParseDateFormat(string(v.Str(i)), f)
+		if !validAt(nulls, i) {
+			continue
 		}
-		if !ok {
+		var ok bool
+		if out.Ints[i], ok = ParseDateFormat(string(v.Str(i)), string(fv.Str(i))); !ok {
 			coldata.ClearBit(nulls, i)
 		}
 	}
 	out.Nulls = nulls
-	if v.Const {
+	if rows == 1 && n != 1 {
 		return constOf(out, n), nil
 	}
 	return out, nil

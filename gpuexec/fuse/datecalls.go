@@ -32,7 +32,7 @@ var dateFieldUnits = map[string]struct {
 func isDateCall(c *expr.Call) bool {
 	switch c.Fn.Name {
 	case "extract", "date_trunc", "last_day", "datediff", "date_add_days", "date_add_months", "date_add_micros",
-		"timestampdiff", "unix_timestamp", "from_unixtime", "dayname", "monthname", "week", "date_format",
+		"timestampdiff", "unix_timestamp", "from_unixtime", "dayname", "monthname", "week", "date_format", "str_to_date",
 		"cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal":
 		return true
 	case "cast_to_bigint", "cast_to_double", "cast_to_boolean", "cast_to_varchar":
@@ -174,6 +174,10 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 		null := g.nullOf(args)
 		return &val{kind: kGen, null: null, size: fmt.Sprintf("dt_format(%s, %s, (char*)0)", f, ts),
 			write: func(dst string) string { return fmt.Sprintf("dt_format(%s, %s, %s);", f, ts, dst) }}, nil
+	case "str_to_date":
+		r, ok := g.tmp(), g.tmp()
+		g.emit("int64_t %s = 0; bool %s = dt_str_to_date(%s, %s, &%s);", r, ok, g.asSV(args[0]).c, g.asSV(args[1]).c, r)
+		return result(r, "!"+ok), nil
 	case "dayname", "monthname":
 		fn := map[string]string{"dayname": "dt_day_name", "monthname": "dt_month_name"}[name]
 		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s(%s)", fn, args[0].c)), null: args[0].null}, nil

@@ -353,8 +353,6 @@ var cpuOnly = map[string]string{
 	// LIKE's escape must be a literal (a column of escape characters is
 	// accepted by the CPU only).
 	"like(VARCHAR,VARCHAR,VARCHAR)": "escape column",
-	// MySQL's date format strings are parsed and printed on the CPU only.
-	"str_to_date": "date format strings",
 	// DECIMAL columns and casts run on the CPU until device batches carry
 	// 128-bit columns.
 	"cast_to_decimal": "decimals",

@@ -1958,6 +1958,113 @@ GSQL_DEV int32_t dt_format(SV f, int64_t t, char* dst) {
   return o;
 }
 
+// STR_TO_DATE (expr.ParseDateFormat): reads s with format f into a
+// TIMESTAMP; false when s does not match or is not a valid date.
+GSQL_DEV bool dt_num_sp(SV s, int32_t* i, int32_t max, int64_t* out) {
+  while (*i < s.n && s.p[*i] == ' ') (*i)++;
+  return dt_num(s, i, max, out);
+}
+
+// dt_name matches one of n names (or their first 3 letters) at s[*i],
+// case-insensitively; the index, or -1.
+GSQL_DEV int64_t dt_name(SV s, int32_t* i, bool months, bool abbrev) {
+  for (int64_t k = 0; k < (months ? 12 : 7); k++) {
+    SV nm = months ? dt_month_name(dt_days_from_civil(2001, k + 1, 1)) : dt_day_name(k + 3);
+    if (abbrev) nm.n = 3;
+    if (s.n - *i < nm.n) continue;
+    bool eq = true;
+    for (int32_t j = 0; j < nm.n && eq; j++) {
+      char a = s.p[*i + j], b = nm.p[j];
+      if (a >= 'A' && a <= 'Z') a += 32;
+      if (b >= 'A' && b <= 'Z') b += 32;
+      eq = a == b;
+    }
+    if (eq) {
+      *i += nm.n;
+      return k;
+    }
+  }
+  return -1;
+}
+
+GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
+  int64_t y = 1970, m = 1, d = 1, h = 0, mi = 0, sec = 0, frac = 0, yday = 0;
+  bool pm = false, ampm = false;
+  int32_t i = 0;
+  *out = 0;
+  for (int32_t j = 0; j < f.n; j++) {
+    if (f.p[j] != '%' || j + 1 == f.n) {
+      if (f.p[j] == ' ') {
+        while (i < s.n && s.p[i] == ' ') i++;
+        continue;
+      }
+      if (i >= s.n || s.p[i] != f.p[j]) return false;
+      i++;
+      continue;
+    }
+    j++;
+    bool ok = false;
+    switch (f.p[j]) {
+      case 'Y': ok = dt_num_sp(s, &i, 4, &y); break;
+      case 'y':
+        ok = dt_num_sp(s, &i, 2, &y);
+        y += y < 70 ? 2000 : 1900;
+        break;
+      case 'm': case 'c': ok = dt_num_sp(s, &i, 2, &m); break;
+      case 'd': case 'e': ok = dt_num_sp(s, &i, 2, &d); break;
+      case 'H': case 'k': ok = dt_num_sp(s, &i, 2, &h); break;
+      case 'h': case 'I': case 'l': ok = dt_num_sp(s, &i, 2, &h); ampm = true; break;
+      case 'i': ok = dt_num_sp(s, &i, 2, &mi); break;
+      case 's': case 'S': ok = dt_num_sp(s, &i, 2, &sec); break;
+      case 'f': {
+        while (i < s.n && s.p[i] == ' ') i++;
+        int32_t start = i;
+        ok = dt_num(s, &i, 6, &frac);
+        for (int32_t k = i - start; k < 6; k++) frac *= 10;
+        break;
+      }
+      case 'j': ok = dt_num_sp(s, &i, 3, &yday); break;
+      case 'p':
+        if (s.n - i >= 2) {
+          char a = s.p[i], b = s.p[i + 1];
+          if (a >= 'a' && a <= 'z') a -= 32;
+          if (b >= 'a' && b <= 'z') b -= 32;
+          if (a == 'A' && b == 'M') ok = true;
+          if (a == 'P' && b == 'M') ok = pm = true;
+          i += 2;
+        }
+        break;
+      case 'M': m = dt_name(s, &i, true, false) + 1; ok = m > 0; break;
+      case 'b': m = dt_name(s, &i, true, true) + 1; ok = m > 0; break;
+      case 'W': ok = dt_name(s, &i, false, false) >= 0; break;
+      case 'a': ok = dt_name(s, &i, false, true) >= 0; break;
+      case '%':
+        ok = i < s.n && s.p[i] == '%';
+        i++;
+        break;
+      default: return false;
+    }
+    if (!ok) return false;
+  }
+  if (i != s.n) return false;
+  if (ampm) {
+    if (h < 1 || h > 12) return false;
+    h %= 12;
+    if (pm) h += 12;
+  }
+  if (h > 23 || mi > 59 || sec > 59) return false;
+  int64_t z;
+  if (yday > 0) {
+    if (y < 1 || y > 9999 || yday > 365 + (dt_is_leap(y) ? 1 : 0)) return false;
+    z = dt_days_from_civil(y, 1, 1) + yday - 1;
+  } else {
+    if (!dt_valid_date(y, m, d)) return false;
+    z = dt_days_from_civil(y, m, d);
+  }
+  *out = z * DT_US_DAY + h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;
+  return true;
+}
+
 // ---- warp-per-row mode: windowed string walks ----------------------------
 //
 // A window is 16 * GSQL_WS bytes from a 16-byte aligned address: lane l
