@@ -219,6 +219,15 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			i = j - 1
 			continue
 		}
+		if text, ok := r.quotedIntervalAt(toks, i); ok {
+			// INTERVAL '3 days' (temporal.go).
+			if text == "" {
+				return newError(ErrSyntax, r.src, toks[i+1].start, "unknown INTERVAL unit in %s", toks[i+1].text(r.src))
+			}
+			r.emitFor(text, t)
+			i++
+			continue
+		}
 		if fn, ok := r.typedLiteralAt(toks, i); ok {
 			// DATE '2024-01-05' and friends (temporal.go).
 			r.emitFor("`"+fn+"`", t)

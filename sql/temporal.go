@@ -14,7 +14,8 @@ import (
 //	DATE_TRUNC(unit, x) with a bare unit               the unit as a string literal
 //
 // INTERVAL n unit is the stock grammar's own (an IntervalExpr the binder
-// turns into date arithmetic).
+// turns into date arithmetic); PostgreSQL's and DuckDB's INTERVAL '3 days'
+// is rewritten into it.
 
 // The calls typed literals become: strict conversions (a literal that is
 // not a date is an error, where CAST gives NULL).
@@ -87,4 +88,33 @@ func (r *rewriter) unitCall(name string, at, unit token, seps []token, closing t
 	}
 	r.emitSrc(closing)
 	return nil
+}
+
+// intervalUnits are the units INTERVAL '<n> <unit>' may name (singular).
+var intervalUnits = map[string]bool{"microsecond": true, "second": true, "minute": true, "hour": true,
+	"day": true, "week": true, "month": true, "quarter": true, "year": true}
+
+// quotedIntervalAt reports whether toks[i] is INTERVAL followed by a
+// string holding both the count and the unit ('3 days'), and the text the
+// stock grammar reads instead (interval 3 day).
+func (r *rewriter) quotedIntervalAt(toks []token, i int) (string, bool) {
+	if !toks[i].is(r.src, "interval") || i+1 >= len(toks) || toks[i+1].typ != sqlparser.STRING {
+		return "", false
+	}
+	f := strings.Fields(string(toks[i+1].val))
+	if len(f) != 2 {
+		return "", false
+	}
+	unit := strings.ToLower(f[1])
+	if !intervalUnits[unit] {
+		unit = strings.TrimSuffix(unit, "s")
+	}
+	if strings.Trim(f[0], "+-0123456789") != "" || strings.Trim(f[0], "+-") == "" {
+		return "", false
+	}
+	if !intervalUnits[unit] {
+		// Reported by the caller (badIntervalUnit).
+		return "", true
+	}
+	return "interval " + f[0] + " " + unit, true
 }
