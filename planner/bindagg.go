@@ -94,10 +94,16 @@ func (a *aggCtx) intercept(b *binder, e sqlparser.Expr) (expr.Expr, bool, error)
 	bound, err := b.bindExpr(e, a.from)
 	b.agg = saved
 	if err != nil {
-		if c, ok := e.(*sqlparser.ColName); ok && c.Qualifier.IsEmpty() {
+		c, isCol := e.(*sqlparser.ColName)
+		if isCol && c.Qualifier.IsEmpty() {
 			if al, ok := a.aliases[strings.ToLower(c.Name.String())]; ok {
 				return al, true, nil
 			}
+		}
+		if !isCol {
+			// Bind the parts one by one: one may be a select-list alias
+			// (HAVING total > 3), intercepted on its own.
+			return nil, false, nil
 		}
 		return nil, true, err
 	}
