@@ -71,6 +71,9 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		}
 		return Result{}, rowsReader([]string{"name"}, []*coldata.Vec{b.Finish()}), nil
 	case *sql.Describe:
+		if s.Query != nil {
+			return db.describeQuery(ctx, s.Query, args)
+		}
 		t, err := db.describeTarget(ctx, s.Table)
 		if err != nil {
 			return Result{}, nil, err
@@ -596,4 +599,24 @@ func hasDeviceNode(n planner.Node) bool {
 		}
 	}
 	return false
+}
+
+// describeQuery lists the columns a query returns, as DESCRIBE of a table
+// does (DuckDB's DESCRIBE SELECT ...); the query is planned, not run.
+func (db *DB) describeQuery(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (Result, array.RecordReader, error) {
+	n, err := db.plan(ctx, stmt, args)
+	if err != nil {
+		return Result{}, nil, err
+	}
+	names, types, nulls := coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0)
+	for _, c := range n.Columns() {
+		names.AppendString(c.Name)
+		t := c.Type
+		if t == coldata.Null {
+			t = coldata.String
+		}
+		types.AppendString(t.String())
+		nulls.AppendString("YES")
+	}
+	return Result{}, rowsReader([]string{"Field", "Type", "Null"}, []*coldata.Vec{names.Finish(), types.Finish(), nulls.Finish()}), nil
 }

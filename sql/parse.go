@@ -48,7 +48,11 @@ type Insert struct {
 type ShowTables struct{}
 
 // Describe is DESCRIBE t, DESC t or SHOW COLUMNS FROM t.
-type Describe struct{ Table string }
+type Describe struct {
+	Table string
+	// Query, when not nil, is DESCRIBE SELECT ...: the query's columns.
+	Query sqlparser.SelectStatement
+}
 
 // Explain is EXPLAIN [ANALYZE] <statement>.
 type Explain struct {
@@ -122,6 +126,14 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 	case first.typ == sqlparser.SHOW:
 		return p.show()
 	case first.is(src, "describe") || first.is(src, "desc"):
+		if len(toks) > 1 && (toks[1].typ == sqlparser.SELECT || toks[1].typ == sqlparser.WITH || toks[1].is(src, "with") || toks[1].typ == '(') {
+			// DESCRIBE SELECT ...: the columns a query returns (DuckDB).
+			q, err := parseQuery(src, toks[1:])
+			if err != nil {
+				return nil, err
+			}
+			return &Describe{Query: q.(*Select).Stmt}, nil
+		}
 		return p.describe(1)
 	case first.is(src, "explain"):
 		rest := toks[1:]
