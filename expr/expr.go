@@ -112,6 +112,9 @@ func Eval(e Expr, b *coldata.Batch) (*coldata.Vec, error) {
 	case *Literal:
 		return coldata.NewConst(x.T, x.Value, b.Len), nil
 	case *Call:
+		if x.Fn.Name == TryName {
+			return evalTry(x, b)
+		}
 		args := make([]*coldata.Vec, len(x.Args))
 		for i, a := range x.Args {
 			v, err := Eval(a, b)
@@ -197,4 +200,93 @@ func evalCall(f *Function, args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	c.Const = true
 	c.Len = n
 	return &c, nil
+}
+
+// TryName is the registry name of TRY(expr) (and TRY_CAST): the
+// expression, NULL on the rows where it fails instead of an error.
+const TryName = "try"
+
+func init() {
+	Register(&Function{Name: TryName, MinArgs: 1, MaxArgs: 1,
+		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			return args[0], []coldata.Type{args[0]}, nil
+		},
+		// Eval sees evaluated arguments: the error already happened.
+		// expr.Eval calls evalTry instead; this serves direct calls.
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return args[0], nil }})
+}
+
+// evalTry evaluates a TRY: the whole batch at once, and when that fails,
+// row by row, each failing row NULL.
+func evalTry(c *Call, b *coldata.Batch) (*coldata.Vec, error) {
+	arg := c.Args[0]
+	if v, err := Eval(arg, b); err == nil {
+		return strictCast(arg, b, v)
+	}
+	out := coldata.NewBuilder(c.T, b.Len)
+	idx := []int{0}
+	for i := 0; i < b.Len; i++ {
+		idx[0] = i
+		row := coldata.GatherBatch(b, idx)
+		v, err := Eval(arg, row)
+		if err == nil {
+			v, err = strictCast(arg, row, v)
+		}
+		if err != nil || v.IsNull(0) {
+			out.AppendNull()
+			continue
+		}
+		out.AppendFrom(v, 0)
+	}
+	return out.Finish(), nil
+}
+
+// strictCast makes TRY_CAST of text to a number NULL where the text is not
+// a number (CAST itself converts it leniently, MySQL's '12abc' = 12).
+func strictCast(arg Expr, b *coldata.Batch, v *coldata.Vec) (*coldata.Vec, error) {
+	call, ok := arg.(*Call)
+	if !ok || call.Args[0].Type() != coldata.String {
+		return v, nil
+	}
+	switch call.Fn.Name {
+	case "cast_to_bigint", "cast_to_double", "cast_to_decimal":
+	default:
+		return v, nil
+	}
+	in, err := Eval(call.Args[0], b)
+	if err != nil {
+		return nil, err
+	}
+	out := v
+	for i := 0; i < b.Len; i++ {
+		if in.IsNull(i) || v.IsNull(i) {
+			continue
+		}
+		s := strings.TrimSpace(string(in.Str(i)))
+		var bad bool
+		switch call.Fn.Name {
+		case "cast_to_bigint":
+			_, err := strconv.ParseInt(s, 10, 64)
+			bad = err != nil
+		default:
+			_, err := strconv.ParseFloat(s, 64)
+			bad = err != nil || strings.ContainsAny(s, "xXpP_")
+		}
+		if bad {
+			if out == v {
+				out = v.Materialize()
+				if out == v {
+					cp := *v
+					out = &cp
+				}
+				if out.Nulls == nil {
+					out.Nulls = coldata.NewValidBitmap(out.Len)
+				} else {
+					out.Nulls = append([]byte(nil), out.Nulls...)
+				}
+			}
+			coldata.ClearBit(out.Nulls, i)
+		}
+	}
+	return out, nil
 }

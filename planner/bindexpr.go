@@ -455,6 +455,9 @@ func foldConstants(e expr.Expr) (expr.Expr, error) {
 	if !ok {
 		return e, nil
 	}
+	if c.Fn.Name == expr.TryName {
+		return foldTry(c)
+	}
 	args := make([]expr.Expr, len(c.Args))
 	allLit := true
 	for i, a := range c.Args {
@@ -588,4 +591,34 @@ func narrowDecimalLiterals(name string, args []expr.Expr) {
 		}
 		args[i] = &expr.Literal{Value: decimal.FromInt64(x), T: coldata.DecimalOf(digits, 0)}
 	}
+}
+
+// foldTry folds TRY(f(args)): the arguments of f are folded, and when all
+// are constants the whole TRY is evaluated (a failure is NULL, not a
+// planning error); f itself stays a call so that TRY sees what it wraps.
+func foldTry(c *expr.Call) (expr.Expr, error) {
+	inner, ok := c.Args[0].(*expr.Call)
+	if !ok {
+		return c, nil
+	}
+	args := make([]expr.Expr, len(inner.Args))
+	allLit := true
+	for i, a := range inner.Args {
+		f, err := foldConstants(a)
+		if err != nil {
+			return &expr.Literal{Value: nil, T: c.T}, nil
+		}
+		args[i] = f
+		_, lit := f.(*expr.Literal)
+		allLit = allLit && lit
+	}
+	nc := &expr.Call{Fn: c.Fn, Args: []expr.Expr{&expr.Call{Fn: inner.Fn, Args: args, T: inner.T}}, T: c.T}
+	if !allLit || inner.Fn.Volatile {
+		return nc, nil
+	}
+	v, err := expr.Eval(nc, &coldata.Batch{Len: 1})
+	if err != nil {
+		return &expr.Literal{Value: nil, T: c.T}, nil
+	}
+	return &expr.Literal{Value: v.Value(0), T: c.T}, nil
 }

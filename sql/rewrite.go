@@ -274,7 +274,7 @@ func (r *rewriter) isSpecial(t token) bool {
 	case sqlparser.SUBSTRING, sqlparser.SUBSTR, sqlparser.CAST, sqlparser.CONVERT:
 		return true
 	}
-	return t.is(r.src, "mid") || t.is(r.src, "substring") || t.is(r.src, "substr") || t.is(r.src, "position") || t.is(r.src, "trim")
+	return t.is(r.src, "mid") || t.is(r.src, "substring") || t.is(r.src, "substr") || t.is(r.src, "position") || t.is(r.src, "trim") || t.is(r.src, "try_cast")
 }
 
 // maxNesting is the parser's limit on nested parentheses; deeper text is
@@ -374,6 +374,23 @@ func (r *rewriter) special(t token, args []token, closing token) (bool, *Error) 
 			return true, r.call(name, t, closing, seps, parts[1], parts[0])
 		}
 		return true, newError(ErrSyntax, r.src, t.start, "malformed TRIM")
+	case t.is(r.src, "try_cast"):
+		// TRY_CAST(x AS t) is TRY(CAST(x AS t)): NULL where the cast fails.
+		parts, _ := splitTop(args, func(x token) bool { return x.typ == sqlparser.AS })
+		if len(parts) != 2 || len(parts[1]) == 0 {
+			return true, newError(ErrSyntax, r.src, closing.start, "expected TRY_CAST(expr AS type)")
+		}
+		name, suffix, err := r.castName(parts[1])
+		if err != nil {
+			return true, err
+		}
+		r.emitFor("`try`", t)
+		r.emitText("(", t.end)
+		if err := r.castCall(name, suffix, t, closing, parts[0]); err != nil {
+			return true, err
+		}
+		r.emitText(")", closing.end)
+		return true, nil
 	case t.typ == sqlparser.CAST:
 		parts, _ := splitTop(args, func(x token) bool { return x.typ == sqlparser.AS })
 		if len(parts) != 2 || len(parts[1]) == 0 {

@@ -356,6 +356,8 @@ var cpuOnly = map[string]string{
 	// DECIMAL columns and casts run on the CPU until device batches carry
 	// 128-bit columns.
 	"cast_to_decimal": "decimals",
+	// TRY re-evaluates failing batches row by row on the CPU.
+	"try": "row-by-row retry",
 }
 
 // TestRegistryOnGPU walks the function registry: every registered function
