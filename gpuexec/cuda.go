@@ -332,6 +332,25 @@ func (c *cudaDriver) info() DeviceInfo { return c.inf }
 
 func (c *cudaDriver) onThread() bool { return syscall.Gettid() == c.tid }
 
+func (c *cudaDriver) await(done <-chan struct{}) {
+	if !c.onThread() {
+		<-done
+		return
+	}
+	for {
+		select {
+		case <-done:
+			return
+		case fn, ok := <-c.work:
+			if !ok {
+				<-done
+				return
+			}
+			fn()
+		}
+	}
+}
+
 func (c *cudaDriver) do(fn func() error) error {
 	if c.onThread() {
 		// A goroutine locked to a thread is the only one that runs on it:

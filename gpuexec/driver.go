@@ -25,6 +25,11 @@ type driver interface {
 	do(fn func() error) error
 	// onThread reports whether the caller runs on the context thread.
 	onThread() bool
+	// await blocks until done is closed. On the context thread it keeps
+	// running the closures submitted meanwhile, so that a goroutine the
+	// caller waits for may still hop to the thread (a compile's module
+	// load) instead of deadlocking.
+	await(done <-chan struct{})
 	close() error
 
 	memAlloc(size uint64) (DevicePtr, error)

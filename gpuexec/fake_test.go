@@ -50,9 +50,10 @@ func (f *fakeDriver) id() uintptr { f.mu.Lock(); defer f.mu.Unlock(); f.next++; 
 func (f *fakeDriver) info() DeviceInfo {
 	return DeviceInfo{Name: "fake", Major: 9, Minor: 0, TotalMemory: 4 << 30, SMs: 4, DriverVersion: 13000}
 }
-func (f *fakeDriver) do(fn func() error) error { return fn() }
-func (f *fakeDriver) close() error             { return nil }
-func (f *fakeDriver) onThread() bool           { return true }
+func (f *fakeDriver) do(fn func() error) error   { return fn() }
+func (f *fakeDriver) close() error               { return nil }
+func (f *fakeDriver) onThread() bool             { return true }
+func (f *fakeDriver) await(done <-chan struct{}) { <-done }
 
 func (f *fakeDriver) memAlloc(size uint64) (DevicePtr, error) {
 	a, err := f.mem.Alloc(size)

@@ -177,7 +177,9 @@ func (d *Device) compile(src Source, cachedOnly bool) (*Module, error) {
 			if cachedOnly {
 				return nil, errNotCached
 			}
-			<-f.done
+			// From the context thread (compileOn), keep serving it: the
+			// flight's own module load hops there.
+			d.drv.await(f.done)
 			if f.err != nil {
 				return nil, f.err
 			}
