@@ -337,7 +337,7 @@ func optimize(n Node) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return PruneColumns(PushFilters(n)), nil
+	return PruneColumns(PushFilters(ReorderJoins(n))), nil
 }
 
 // nullsOrder unwraps the dialect layer's marker of ORDER BY's NULLS FIRST /

@@ -156,6 +156,9 @@ func pruneTo(n Node, used map[int]bool) (Node, map[int]int) {
 	if w, ok := n.(*Window); ok {
 		return pruneWindow(w, used)
 	}
+	if p, ok := n.(*Project); ok && isPermutation(p) {
+		return prunePermutation(p, used)
+	}
 	scan, filter := scanBelow(n)
 	if scan == nil {
 		return n, nil

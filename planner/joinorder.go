@@ -1,0 +1,526 @@
+package planner
+
+import (
+	"math"
+	"math/bits"
+	"sort"
+
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// Join ordering. ReorderJoins takes each maximal tree of inner joins (comma
+// lists and JOIN ... ON alike, with the WHERE filter directly above them),
+// flattens it into leaves and predicates, and rebuilds it in the order that
+// minimises the sum of estimated intermediate result sizes (C_out): dynamic
+// programming over connected subsets (DPsub) up to dpLimit leaves, greedy
+// operator ordering above that. Two subtrees are joined only when a
+// predicate connects them, so no cross product appears while a connected
+// order exists; disconnected components are crossed last, smallest first.
+// Outer joins, aggregates and derived tables are leaves (barriers); their
+// insides are reordered on their own. A Project on top restores the column
+// order the binder gave the tree, so nothing above notices.
+
+// dpLimit is the most leaves ordered by dynamic programming (3^n pairs).
+const dpLimit = 12
+
+// Default selectivities where no statistics say better.
+const (
+	selEqConst  = 0.1
+	selRange    = 1.0 / 3
+	selDefault  = 0.5
+	defaultRows = 1000
+)
+
+// joinLeaf is one input of a flattened join tree.
+type joinLeaf struct {
+	node   Node
+	offset int // first column in the flattened column space
+	ncols  int
+	base   float64 // estimated rows it produces
+	rows   float64 // estimated rows after the WHERE conjuncts over it alone
+}
+
+// joinPred is a conjunct over the flattened column space and the leaves it
+// reads.
+type joinPred struct {
+	e      expr.Expr
+	leaves uint64
+	sel    float64
+}
+
+// joinGraph is a flattened inner-join tree.
+type joinGraph struct {
+	leaves []joinLeaf
+	preds  []joinPred
+	ncols  int
+}
+
+// joinPlan is a (sub)tree of the chosen order.
+type joinPlan struct {
+	set         uint64
+	leaf        int // leaf index when left and right are nil
+	left, right *joinPlan
+	rows, cost  float64
+}
+
+// ReorderJoins rewrites every inner-join tree of three or more inputs into
+// its cheapest estimated order.
+func ReorderJoins(n Node) Node {
+	if root, ok := innerJoinRoot(n); ok {
+		g := &joinGraph{}
+		g.flatten(root, 0)
+		if len(g.leaves) >= 3 && len(g.leaves) <= 64 {
+			return g.rebuild()
+		}
+	}
+	out, _ := mapInputs(n, func(in Node) (Node, error) { return ReorderJoins(in), nil })
+	return out
+}
+
+// innerJoinRoot reports whether n is an inner join or a filter over one.
+func innerJoinRoot(n Node) (Node, bool) {
+	switch x := n.(type) {
+	case *Join:
+		return n, x.Kind == operators.InnerJoin
+	case *Filter:
+		_, ok := innerJoinRoot(x.Input)
+		return n, ok
+	}
+	return nil, false
+}
+
+// shifted returns e with every column moved by off.
+func shifted(e expr.Expr, off int) expr.Expr {
+	if off == 0 || e == nil {
+		return e
+	}
+	m := map[int]int{}
+	for c := range expr.Columns(e) {
+		m[c] = c + off
+	}
+	return expr.Remap(e, m)
+}
+
+// flatten adds n's leaves and predicates, n's columns starting at off.
+func (g *joinGraph) flatten(n Node, off int) {
+	if _, ok := innerJoinRoot(n); ok {
+		switch x := n.(type) {
+		case *Filter:
+			g.flatten(x.Input, off)
+			for _, p := range conjuncts(x.Pred) {
+				g.addPred(shifted(p, off))
+			}
+			return
+		case *Join:
+			nl := len(x.Left.Columns())
+			g.flatten(x.Left, off)
+			g.flatten(x.Right, off+nl)
+			eq, _ := expr.Lookup("=")
+			for i := range x.LeftKeys {
+				l := shifted(x.LeftKeys[i], off)
+				r := shifted(x.RightKeys[i], off+nl)
+				g.addPred(&expr.Call{Fn: eq, Args: []expr.Expr{l, r}, T: boolType})
+			}
+			for _, p := range conjuncts(x.Cond) {
+				g.addPred(shifted(p, off))
+			}
+			return
+		}
+	}
+	leaf := ReorderJoins(n)
+	nc := len(leaf.Columns())
+	r := math.Max(1, estimateRows(leaf))
+	g.leaves = append(g.leaves, joinLeaf{node: leaf, offset: off, ncols: nc, base: r, rows: r})
+	g.ncols = max(g.ncols, off+nc)
+}
+
+// addPred records a conjunct; leaves are known by then (flatten visits
+// inputs before the predicates above them).
+func (g *joinGraph) addPred(e expr.Expr) {
+	g.preds = append(g.preds, joinPred{e: e})
+}
+
+// leafOf returns the leaf holding flattened column c.
+func (g *joinGraph) leafOf(c int) int {
+	i := sort.Search(len(g.leaves), func(i int) bool { return g.leaves[i].offset+g.leaves[i].ncols > c })
+	return i
+}
+
+// analyse computes each predicate's leaves and selectivity.
+func (g *joinGraph) analyse() {
+	for i := range g.preds {
+		p := &g.preds[i]
+		p.leaves = 0
+		for c := range expr.Columns(p.e) {
+			p.leaves |= 1 << g.leafOf(c)
+		}
+		if bits.OnesCount64(p.leaves) == 1 {
+			p.sel = predSelectivity(p.e)
+			l := &g.leaves[bits.TrailingZeros64(p.leaves)]
+			l.rows = math.Max(1, l.rows*p.sel)
+		}
+	}
+	for i := range g.preds {
+		if p := &g.preds[i]; bits.OnesCount64(p.leaves) >= 2 {
+			p.sel = g.selectivity(p)
+		}
+	}
+}
+
+// selectivity estimates the fraction of rows a predicate keeps. An
+// equality between two leaves keeps 1/max(rows) of the pairs (the larger
+// side's values taken as distinct: the foreign-key case).
+func (g *joinGraph) selectivity(p *joinPred) float64 {
+	if bits.OnesCount64(p.leaves) == 2 {
+		if c, ok := p.e.(*expr.Call); ok && c.Fn.Name == "=" && len(c.Args) == 2 {
+			la, oka := g.singleLeaf(c.Args[0])
+			lb, okb := g.singleLeaf(c.Args[1])
+			if oka && okb && la != lb {
+				return 1 / math.Max(g.leaves[la].base, g.leaves[lb].base)
+			}
+		}
+	}
+	return predSelectivity(p.e)
+}
+
+// singleLeaf returns the one leaf e reads, if it reads exactly one.
+func (g *joinGraph) singleLeaf(e expr.Expr) (int, bool) {
+	leaf := -1
+	for c := range expr.Columns(e) {
+		l := g.leafOf(c)
+		if leaf >= 0 && l != leaf {
+			return 0, false
+		}
+		leaf = l
+	}
+	return leaf, leaf >= 0
+}
+
+// predSelectivity is the textbook guess for a predicate's selectivity.
+func predSelectivity(e expr.Expr) float64 {
+	c, ok := e.(*expr.Call)
+	if !ok {
+		return selDefault
+	}
+	switch c.Fn.Name {
+	case "and":
+		s := 1.0
+		for _, a := range c.Args {
+			s *= predSelectivity(a)
+		}
+		return s
+	case "or":
+		s := 0.0
+		for _, a := range c.Args {
+			s += predSelectivity(a)
+		}
+		return math.Min(1, s)
+	case "=":
+		return selEqConst
+	case "<", "<=", ">", ">=":
+		return selRange
+	}
+	return selDefault
+}
+
+// estimateRows guesses how many rows n produces.
+func estimateRows(n Node) float64 {
+	switch x := n.(type) {
+	case *Scan:
+		return float64(x.Table.Rows)
+	case *Values:
+		return float64(len(x.Rows))
+	case *Filter:
+		return estimateRows(x.Input) * predSelectivity(x.Pred)
+	case *Limit:
+		return math.Min(float64(x.Count), estimateRows(x.Input))
+	case *Aggregate:
+		if len(x.Keys) == 0 {
+			return 1
+		}
+		return math.Max(1, estimateRows(x.Input)/10)
+	case *Join:
+		l, r := estimateRows(x.Left), estimateRows(x.Right)
+		if len(x.LeftKeys) > 0 {
+			out := l * r / math.Max(1, math.Max(l, r))
+			if x.Kind == operators.LeftJoin {
+				out = math.Max(out, l)
+			}
+			return out
+		}
+		return l * r
+	}
+	ins := n.Inputs()
+	if len(ins) == 0 {
+		return defaultRows
+	}
+	s := 0.0
+	for _, in := range ins {
+		s += estimateRows(in)
+	}
+	return s
+}
+
+// rows estimates the size of the join of the leaves in set.
+func (g *joinGraph) rows(set uint64) float64 {
+	r := 1.0
+	for s := set; s != 0; s &= s - 1 {
+		r *= g.leaves[bits.TrailingZeros64(s)].rows
+	}
+	for _, p := range g.preds {
+		if p.leaves&set == p.leaves && bits.OnesCount64(p.leaves) >= 2 {
+			r *= p.sel
+		}
+	}
+	return math.Max(1, r)
+}
+
+// connects reports whether a predicate joins a to b.
+func (g *joinGraph) connects(a, b uint64) bool {
+	for _, p := range g.preds {
+		if p.leaves&a != 0 && p.leaves&b != 0 && p.leaves&^(a|b) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// order chooses the join tree.
+func (g *joinGraph) order() *joinPlan {
+	var comps []*joinPlan
+	for _, c := range g.components() {
+		if bits.OnesCount64(c) <= dpLimit {
+			comps = append(comps, g.dp(c))
+		} else {
+			comps = append(comps, g.greedy(c))
+		}
+	}
+	// Cross products between components last, smallest results first.
+	sort.SliceStable(comps, func(i, j int) bool { return comps[i].rows < comps[j].rows })
+	out := comps[0]
+	for _, c := range comps[1:] {
+		out = g.join(out, c)
+	}
+	return out
+}
+
+// components splits the leaves into the connected parts of the graph.
+func (g *joinGraph) components() []uint64 {
+	n := len(g.leaves)
+	var out []uint64
+	var seen uint64
+	for i := 0; i < n; i++ {
+		if seen&(1<<i) != 0 {
+			continue
+		}
+		comp := uint64(1) << i
+		for grown := true; grown; {
+			grown = false
+			for _, p := range g.preds {
+				if p.leaves&comp != 0 && p.leaves&^comp != 0 && bits.OnesCount64(p.leaves) >= 2 {
+					comp |= p.leaves
+					grown = true
+				}
+			}
+		}
+		seen |= comp
+		out = append(out, comp)
+	}
+	return out
+}
+
+// leafPlan is the plan of one leaf.
+func (g *joinGraph) leafPlan(i int) *joinPlan {
+	return &joinPlan{set: 1 << i, leaf: i, rows: g.leaves[i].rows}
+}
+
+// join combines two plans.
+func (g *joinGraph) join(a, b *joinPlan) *joinPlan {
+	set := a.set | b.set
+	r := g.rows(set)
+	return &joinPlan{set: set, left: a, right: b, rows: r, cost: a.cost + b.cost + r}
+}
+
+// dp finds the cheapest tree for the connected leaf set all by dynamic
+// programming over its connected subsets.
+func (g *joinGraph) dp(all uint64) *joinPlan {
+	best := map[uint64]*joinPlan{}
+	for s := all; s != 0; s &= s - 1 {
+		i := bits.TrailingZeros64(s)
+		best[1<<i] = g.leafPlan(i)
+	}
+	// Subsets of all in increasing numeric order: every proper subset of s
+	// comes before s.
+	for s := (0 - all) & all; s != 0; s = (s - all) & all {
+		if bits.OnesCount64(s) < 2 {
+			continue
+		}
+		var b *joinPlan
+		// Each split once: s1 holds s's lowest leaf.
+		low := s & -s
+		for s1 := (s - 1) & s; s1 != 0; s1 = (s1 - 1) & s {
+			if s1&low == 0 {
+				continue
+			}
+			s2 := s &^ s1
+			p1, p2 := best[s1], best[s2]
+			if p1 == nil || p2 == nil || !g.connects(s1, s2) {
+				continue
+			}
+			if c := p1.cost + p2.cost; b == nil || c < b.cost-b.rows {
+				b = g.join(p1, p2)
+			}
+		}
+		if b != nil {
+			best[s] = b
+		}
+	}
+	return best[all]
+}
+
+// greedy joins, step by step, the connected pair of subtrees with the
+// smallest result (greedy operator ordering).
+func (g *joinGraph) greedy(all uint64) *joinPlan {
+	var trees []*joinPlan
+	for s := all; s != 0; s &= s - 1 {
+		trees = append(trees, g.leafPlan(bits.TrailingZeros64(s)))
+	}
+	for len(trees) > 1 {
+		bi, bj, br := -1, -1, 0.0
+		for i := range trees {
+			for j := i + 1; j < len(trees); j++ {
+				if !g.connects(trees[i].set, trees[j].set) {
+					continue
+				}
+				r := g.rows(trees[i].set | trees[j].set)
+				if bi < 0 || r < br {
+					bi, bj, br = i, j, r
+				}
+			}
+		}
+		if bi < 0 {
+			break // not connected: the caller's components prevent this
+		}
+		trees[bi] = g.join(trees[bi], trees[bj])
+		trees = append(trees[:bj], trees[bj+1:]...)
+	}
+	out := trees[0]
+	for _, t := range trees[1:] {
+		out = g.join(out, t)
+	}
+	return out
+}
+
+// rebuild orders the graph and builds the plan, with a Project restoring
+// the original column order when it changed.
+func (g *joinGraph) rebuild() Node {
+	g.analyse()
+	p := g.order()
+	var top []expr.Expr // predicates over no leaf
+	for _, pr := range g.preds {
+		if pr.leaves == 0 {
+			top = append(top, pr.e)
+		}
+	}
+	node, layout := g.build(p, top)
+	identity := true
+	for c, pos := range layout {
+		if c != pos {
+			identity = false
+		}
+	}
+	if identity {
+		return node
+	}
+	cols := node.Columns()
+	proj := &Project{Input: node}
+	for c := 0; c < g.ncols; c++ {
+		pos := layout[c]
+		proj.Exprs = append(proj.Exprs, &expr.ColumnRef{Index: pos, Name: cols[pos].Name, T: cols[pos].Type})
+		proj.Out = append(proj.Out, cols[pos])
+	}
+	return proj
+}
+
+// build turns a plan into nodes. It returns the node and, for each
+// flattened column it produces, its position in the node's columns.
+func (g *joinGraph) build(p *joinPlan, extra []expr.Expr) (Node, map[int]int) {
+	if p.left == nil {
+		l := g.leaves[p.leaf]
+		layout := map[int]int{}
+		for i := 0; i < l.ncols; i++ {
+			layout[l.offset+i] = i
+		}
+		var own []expr.Expr
+		for _, pr := range g.preds {
+			if pr.leaves == p.set {
+				own = append(own, expr.Remap(pr.e, layout))
+			}
+		}
+		own = append(own, remapAll(extra, layout)...)
+		if len(own) == 0 {
+			return l.node, layout
+		}
+		return &Filter{Input: l.node, Pred: conjoin(own)}, layout
+	}
+	// The smaller input is the hash join's build (right) side.
+	a, b := p.left, p.right
+	if b.rows > a.rows {
+		a, b = b, a
+	}
+	ln, ll := g.build(a, nil)
+	rn, rl := g.build(b, nil)
+	nl := len(ln.Columns())
+	layout := ll
+	for c, pos := range rl {
+		layout[c] = nl + pos
+	}
+	var conds []expr.Expr
+	for _, pr := range g.preds {
+		if pr.leaves&a.set != 0 && pr.leaves&b.set != 0 && pr.leaves&^p.set == 0 {
+			conds = append(conds, expr.Remap(pr.e, layout))
+		}
+	}
+	conds = append(conds, remapAll(extra, layout)...)
+	j := &Join{Kind: operators.InnerJoin, Left: ln, Right: rn}
+	j.setCondition(conjoin(conds), nl)
+	return j, layout
+}
+
+// isPermutation reports whether p only reorders or selects its input's
+// columns (the Project ReorderJoins puts above a reordered tree).
+func isPermutation(p *Project) bool {
+	for _, e := range p.Exprs {
+		if _, ok := e.(*expr.ColumnRef); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// prunePermutation narrows a column-selecting Project, and its input, to
+// the columns used above it.
+func prunePermutation(p *Project, used map[int]bool) (Node, map[int]int) {
+	in := map[int]bool{}
+	for c := range used {
+		in[p.Exprs[c].(*expr.ColumnRef).Index] = true
+	}
+	newIn, m := pruneTo(p.Input, in)
+	if m == nil {
+		return p, nil
+	}
+	keep := make([]int, 0, len(used))
+	for c := range used {
+		keep = append(keep, c)
+	}
+	sort.Ints(keep)
+	remap := map[int]int{}
+	np := &Project{placed: p.placed, Input: newIn}
+	for i, c := range keep {
+		remap[c] = i
+		np.Exprs = append(np.Exprs, expr.Remap(p.Exprs[c], m))
+		np.Out = append(np.Out, p.Out[c])
+	}
+	return np, remap
+}
