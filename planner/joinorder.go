@@ -524,3 +524,15 @@ func prunePermutation(p *Project, used map[int]bool) (Node, map[int]int) {
 	}
 	return np, remap
 }
+
+// pushThroughPermutation moves filter f below the column-selecting Project
+// p (so that PushFilters carries it on into the join below).
+func pushThroughPermutation(f *Filter, p *Project) Node {
+	m := map[int]int{}
+	for c := range expr.Columns(f.Pred) {
+		m[c] = p.Exprs[c].(*expr.ColumnRef).Index
+	}
+	c := *p
+	c.Input = PushFilters(&Filter{placed: f.placed, Input: p.Input, Pred: expr.Remap(f.Pred, m)})
+	return &c
+}

@@ -274,6 +274,9 @@ func PushFilters(n Node) Node {
 	switch x := n.(type) {
 	case *Filter:
 		in := PushFilters(x.Input)
+		if p, ok := in.(*Project); ok && isPermutation(p) {
+			return pushThroughPermutation(x, p)
+		}
 		j, ok := in.(*Join)
 		if !ok {
 			return &Filter{placed: x.placed, Input: in, Pred: x.Pred}

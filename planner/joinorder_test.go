@@ -1,0 +1,97 @@
+package planner
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// randomGraph builds a join graph of n one-column leaves with random row
+// counts: a random spanning tree of equalities (so it is connected) plus
+// extra edges.
+func randomGraph(t *testing.T, r *rand.Rand, n, extra int) *joinGraph {
+	g := &joinGraph{ncols: n}
+	for i := 0; i < n; i++ {
+		rows := float64(1 + r.Intn(10000))
+		g.leaves = append(g.leaves, joinLeaf{node: &Values{}, offset: i, ncols: 1, base: rows, rows: rows})
+	}
+	col := func(i int) expr.Expr { return &expr.ColumnRef{Index: i, T: coldata.Int64} }
+	for i := 1; i < n; i++ {
+		g.addPred(call(t, "=", col(r.Intn(i)), col(i)))
+	}
+	for k := 0; k < extra; k++ {
+		a, b := r.Intn(n), r.Intn(n)
+		if a != b {
+			g.addPred(call(t, "=", col(a), col(b)))
+		}
+	}
+	g.analyse()
+	return g
+}
+
+// checkConnected fails when a join of p combines two subtrees that no
+// predicate links (a cross product), and returns the leaves p covers.
+func checkConnected(t *testing.T, g *joinGraph, p *joinPlan) {
+	t.Helper()
+	if p.left == nil {
+		return
+	}
+	if !g.connects(p.left.set, p.right.set) {
+		t.Fatalf("cross product between %b and %b", p.left.set, p.right.set)
+	}
+	if p.left.set&p.right.set != 0 || p.left.set|p.right.set != p.set {
+		t.Fatalf("bad split of %b: %b %b", p.set, p.left.set, p.right.set)
+	}
+	checkConnected(t, g, p.left)
+	checkConnected(t, g, p.right)
+}
+
+func TestJoinOrderSearch(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for _, tc := range []struct{ n, extra int }{{3, 0}, {5, 2}, {8, 0}, {10, 5}, {12, 3}} {
+		for trial := 0; trial < 5; trial++ {
+			g := randomGraph(t, r, tc.n, tc.extra)
+			all := uint64(1)<<tc.n - 1
+			dp, gr := g.dp(all), g.greedy(all)
+			if dp == nil || dp.set != all || gr.set != all {
+				t.Fatalf("n=%d: plans do not cover every leaf", tc.n)
+			}
+			checkConnected(t, g, dp)
+			checkConnected(t, g, gr)
+			// Dynamic programming is exact over connected orders; greedy
+			// can only match it.
+			if dp.cost > gr.cost*(1+1e-9) {
+				t.Errorf("n=%d: dp cost %g above greedy's %g", tc.n, dp.cost, gr.cost)
+			}
+		}
+	}
+}
+
+func TestJoinOrderComponents(t *testing.T) {
+	g := &joinGraph{ncols: 4}
+	for i, rows := range []float64{100, 10, 1000, 5} {
+		g.leaves = append(g.leaves, joinLeaf{node: &Values{}, offset: i, ncols: 1, base: rows, rows: rows})
+	}
+	col := func(i int) expr.Expr { return &expr.ColumnRef{Index: i, T: coldata.Int64} }
+	g.addPred(call(t, "=", col(0), col(2)))
+	g.addPred(call(t, "=", col(1), col(3)))
+	g.addPred(call(t, ">", col(3), lit(1)))
+	g.analyse()
+	comps := g.components()
+	if len(comps) != 2 || comps[0] != 0b0101 || comps[1] != 0b1010 {
+		t.Fatalf("components %b", comps)
+	}
+	if math.Abs(g.leaves[3].rows-5.0/3) > 1e-9 {
+		t.Errorf("filtered leaf rows %g", g.leaves[3].rows)
+	}
+	p := g.order()
+	// The two connected parts join inside, and are crossed once at the top.
+	if p.left.set|p.right.set != 0b1111 || g.connects(p.left.set, p.right.set) {
+		t.Fatalf("top join %b x %b", p.left.set, p.right.set)
+	}
+	checkConnected(t, g, p.left)
+	checkConnected(t, g, p.right)
+}
