@@ -33,6 +33,8 @@ type binder struct {
 	corr *correlation
 	// now is the statement's clock (NOW(), CURRENT_DATE; binddate.go).
 	now time.Time
+	// ctes holds the statement's shared CTEs (cte.go).
+	ctes cteSet
 }
 
 // Planner plans statements against a catalog.
@@ -46,7 +48,7 @@ type Planner struct {
 // Uncorrelated subqueries are run once, here, and replaced by their values;
 // ctx bounds that work.
 func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (Node, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx)}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}}
 	n, err := b.planSelectStatement(stmt)
 	if err != nil {
 		return nil, err
@@ -60,7 +62,7 @@ func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement
 // BindRows binds the rows of INSERT ... VALUES as constant expressions,
 // folded to literals; each row must have ncols values.
 func (p *Planner) BindRows(ctx context.Context, rows [][]sqlparser.Expr, ncols int, args []any) ([][]expr.Expr, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx)}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}}
 	out := make([][]expr.Expr, len(rows))
 	for r, row := range rows {
 		if len(row) != ncols {

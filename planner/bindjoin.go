@@ -30,7 +30,13 @@ func (b *binder) planTableExpr(te sqlparser.TableExpr) (Node, *scope, error) {
 			}
 			saved := b.agg
 			b.agg = nil
-			n, err := b.planSelectStatement(src.Select)
+			var n Node
+			var err error
+			if alias := t.As.String(); isSharedCTE(alias) {
+				n, err = b.sharedCTE(alias, func() (Node, error) { return b.planSelectStatement(src.Select) })
+			} else {
+				n, err = b.planSelectStatement(src.Select)
+			}
 			b.agg = saved
 			if err != nil {
 				return nil, nil, err
@@ -328,10 +334,10 @@ func (b *binder) planView(name, query string, as sqlparser.TableIdent) (Node, *s
 		return nil, nil, errorf(Unsupported, name, "view %s is not a query", name)
 	}
 	b.viewDepth++
-	saved := b.agg
-	b.agg = nil
+	saved, savedCTEs := b.agg, b.ctes
+	b.agg, b.ctes = nil, cteSet{} // the view's text numbers its own CTEs
 	n, err := b.planSelectStatement(sel.Stmt)
-	b.agg = saved
+	b.agg, b.ctes = saved, savedCTEs
 	b.viewDepth--
 	if err != nil {
 		return nil, nil, fmt.Errorf("view %s: %w", name, err)

@@ -25,6 +25,8 @@ type Built struct {
 	Segments map[Node]*ScanSegments
 	// prune holds the filter directly above each scan.
 	prune map[*Scan]expr.Expr
+	// shared holds each shared CTE's operator (cte.go).
+	shared map[*cteDef]*operators.SharedResult
 }
 
 // BuildOptions configure Build.
@@ -118,6 +120,12 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		}
 		op = &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt, MemoryLimit: b.MemoryLimit}
+	case *CTERef:
+		sh, err := b.sharedResult(x)
+		if err != nil {
+			return nil, err
+		}
+		op = &operators.SharedScan{Src: sh}
 	case *Window:
 		in, err := b.build(x.Input)
 		if err != nil {

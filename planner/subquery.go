@@ -81,7 +81,7 @@ type subquery struct {
 
 func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, error) {
 	corr := &correlation{outer: sc}
-	sub := &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, now: b.now,
+	sub := &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, now: b.now, ctes: b.ctes,
 		outer: append(append([]*scope(nil), b.outer...), sc), corr: corr}
 	n, err := sub.planSelectStatement(q.Select)
 	if err != nil {

@@ -15,6 +15,9 @@ type token struct {
 	typ        int
 	val        []byte
 	start, end int
+	// synth is text the dialect layer adds (cte.go); start == end then
+	// anchors it in the user's text.
+	synth string
 }
 
 // text returns the token's source text.

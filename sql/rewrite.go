@@ -35,6 +35,10 @@ type segment struct {
 }
 
 func (r *rewriter) emitSrc(t token) {
+	if t.synth != "" {
+		r.emitText(t.synth, t.start)
+		return
+	}
 	if n, ok := r.args[t.start]; ok && t.typ == sqlparser.VALUE_ARG {
 		r.emitFor(fmt.Sprintf(":v%d", n), t)
 		return
