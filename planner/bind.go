@@ -35,6 +35,8 @@ type binder struct {
 	now time.Time
 	// ctes holds the statement's shared CTEs (cte.go).
 	ctes cteSet
+	// work holds the working tables of the recursive CTEs being bound.
+	work map[string]*workDef
 }
 
 // Planner plans statements against a catalog.

@@ -33,7 +33,7 @@ func (b *binder) planTableExpr(te sqlparser.TableExpr) (Node, *scope, error) {
 			var n Node
 			var err error
 			if alias := t.As.String(); isSharedCTE(alias) {
-				n, err = b.sharedCTE(alias, func() (Node, error) { return b.planSelectStatement(src.Select) })
+				n, err = b.sharedCTE(alias, src.Select)
 			} else {
 				n, err = b.planSelectStatement(src.Select)
 			}
@@ -62,6 +62,9 @@ func (b *binder) planTable(name sqlparser.TableName, as sqlparser.TableIdent) (N
 	}
 	if strings.EqualFold(name.Name.String(), "dual") {
 		return &Values{Rows: [][]expr.Expr{{}}}, &scope{}, nil
+	}
+	if strings.HasPrefix(name.Name.String(), sql.WorkMarker) {
+		return b.planWorkTable(name.Name.String(), as)
 	}
 	var tbl *catalog.Table
 	if path, ok := strings.CutPrefix(name.Name.String(), sql.FilePrefix); ok {

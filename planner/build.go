@@ -27,6 +27,8 @@ type Built struct {
 	prune map[*Scan]expr.Expr
 	// shared holds each shared CTE's operator (cte.go).
 	shared map[*cteDef]*operators.SharedResult
+	// work holds the working table of each recursive CTE (cte.go).
+	work map[*workDef]*operators.WorkTable
 }
 
 // BuildOptions configure Build.
@@ -126,6 +128,18 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			return nil, err
 		}
 		op = &operators.SharedScan{Src: sh}
+	case *Recursive:
+		r, err := b.buildRecursive(x)
+		if err != nil {
+			return nil, err
+		}
+		op = r
+	case *WorkScan:
+		wt, ok := b.work[x.def]
+		if !ok {
+			return nil, fmt.Errorf("internal error: working table of %s read outside its recursion", x.Name)
+		}
+		op = &operators.WorkScan{Table: wt}
 	case *Window:
 		in, err := b.build(x.Input)
 		if err != nil {

@@ -333,6 +333,10 @@ func withInputs(n Node, in []Node) Node {
 		c := *x
 		c.Body = in[0]
 		return &c
+	case *Recursive:
+		c := *x
+		c.Base, c.Step = in[0], in[1]
+		return &c
 	}
 	return n
 }

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -28,15 +29,19 @@ type cte struct {
 	raw         []token // the query, as written
 	body        []token // the query, expanded
 	open, close token
-	shared      bool // referenced more than once
+	shared      bool     // referenced more than once
+	cols        []string // the column list, if given
+	recursive   bool     // WITH RECURSIVE and the query names the CTE
 }
 
 // expandWith returns the statement after a WITH clause with its CTEs
 // inlined.
 func expandWith(src string, toks []token) ([]token, *Error) {
 	k := 1
+	recursive := false
 	if k < len(toks) && toks[k].is(src, "recursive") {
-		return nil, newError(ErrUnsupported, src, toks[k].start, "not supported: WITH RECURSIVE")
+		recursive = true
+		k++
 	}
 	var ctes []cte
 	for {
@@ -51,7 +56,11 @@ func expandWith(src string, toks []token) ([]token, *Error) {
 		}
 		k++
 		if k < len(toks) && toks[k].typ == '(' {
-			return nil, newError(ErrUnsupported, src, toks[k].start, "not supported: column names in WITH (alias the query's columns instead)")
+			end, err := cteColumns(src, toks, k, &c)
+			if err != nil {
+				return nil, err
+			}
+			k = end + 1
 		}
 		if k >= len(toks) || toks[k].typ != sqlparser.AS {
 			return nil, newError(ErrSyntax, src, endOf(src, toks, k), "expected AS in WITH")
@@ -88,11 +97,140 @@ func expandWith(src string, toks []token) ([]token, *Error) {
 	}
 	scanCTERefs(src, toks[k:], ctes, count)
 	for i := range ctes {
-		ctes[i].shared = uses[i] > 1
-		ctes[i].body = inlineCTEs(src, ctes[i].raw, ctes[:i])
+		c := &ctes[i]
+		if recursive {
+			if err := checkRecursive(src, c, ctes[i:i+1]); err != nil {
+				return nil, err
+			}
+		}
+		c.shared = uses[i] > 1
+		if c.recursive {
+			c.body = inlineCTEs(src, c.raw, ctes[:i+1])
+		} else {
+			c.body = inlineCTEs(src, c.raw, ctes[:i])
+		}
 	}
 	return inlineCTEs(src, toks[k:], ctes), nil
 }
+
+// checkRecursive marks c recursive when its query names it, and checks the
+// shape the planner runs: initial SELECT UNION [ALL] recursive SELECT, the
+// CTE named only after the last UNION.
+func checkRecursive(src string, c *cte, self []cte) *Error {
+	var refs []int
+	scanCTERefs(src, c.raw, self, func(i, _ int) { refs = append(refs, i) })
+	if len(refs) == 0 {
+		return nil
+	}
+	c.recursive = true
+	last, depth := -1, 0
+	for i, t := range c.raw {
+		switch t.typ {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case sqlparser.UNION:
+			if depth == 0 {
+				last = i
+			}
+		}
+	}
+	if last < 0 {
+		return newError(ErrSyntax, src, c.nameTok.start, "recursive WITH %s: expected an initial SELECT, UNION [ALL], then a SELECT that names %s", c.nameTok.text(src), c.nameTok.text(src))
+	}
+	if refs[0] < last {
+		return newError(ErrUnsupported, src, c.raw[refs[0]].start, "not supported: recursive WITH %s names itself before its last UNION (only the SELECT after it may)", c.nameTok.text(src))
+	}
+	return nil
+}
+
+// cteColumns reads the column list of c, WITH c(a, b), from the '(' at
+// toks[k], and returns the index of its ')'.
+func cteColumns(src string, toks []token, k int, c *cte) (int, *Error) {
+	end := matching(toks, k)
+	if end < 0 {
+		return 0, newError(ErrSyntax, src, toks[k].start, "unbalanced parenthesis")
+	}
+	for j := k + 1; j < end; j++ {
+		t := toks[j]
+		if t.typ != sqlparser.ID {
+			return 0, newError(ErrSyntax, src, t.start, "expected a column name in the column list of %s", c.nameTok.text(src))
+		}
+		name := string(t.val)
+		for _, d := range c.cols {
+			if strings.EqualFold(d, name) {
+				return 0, newError(ErrSyntax, src, t.start, "duplicate column name %s in the column list of %s", name, c.nameTok.text(src))
+			}
+		}
+		c.cols = append(c.cols, name)
+		j++
+		if j < end && toks[j].typ != ',' {
+			return 0, newError(ErrSyntax, src, toks[j].start, "expected , or ) in the column list of %s", c.nameTok.text(src))
+		}
+		if j == end-1 {
+			return 0, newError(ErrSyntax, src, toks[end].start, "expected a column name in the column list of %s", c.nameTok.text(src))
+		}
+	}
+	if len(c.cols) == 0 {
+		return 0, newError(ErrSyntax, src, toks[end].start, "expected a column name in the column list of %s", c.nameTok.text(src))
+	}
+	return end, nil
+}
+
+// WorkMarker starts the table name that stands, inside a recursive CTE's
+// query, for the rows of the previous iteration (the working table).
+const WorkMarker = "gsql_work_"
+
+// markerName is the derived-table alias for CTE c: the marker, then its
+// offset, flags ("r": recursive, "n": not), name and column names (those
+// two hex-encoded), separated by '_'. ParseMarker reads it.
+func (c *cte) markerName() string {
+	flags := "n"
+	if c.recursive {
+		flags = "r"
+	}
+	parts := []string{fmt.Sprint(c.nameTok.start), flags, hex.EncodeToString([]byte(c.name))}
+	for _, col := range c.cols {
+		parts = append(parts, hex.EncodeToString([]byte(col)))
+	}
+	return quoteIdent(CTEMarker + strings.Join(parts, "_"))
+}
+
+// CTEInfo is what a CTE marker says about its CTE.
+type CTEInfo struct {
+	Key       string // identifies the CTE within the statement
+	Name      string
+	Recursive bool
+	Columns   []string // the column list, if any
+}
+
+// ParseMarker reads a derived-table alias written by markerName.
+func ParseMarker(alias string) (CTEInfo, bool) {
+	rest, ok := strings.CutPrefix(alias, CTEMarker)
+	if !ok {
+		return CTEInfo{}, false
+	}
+	f := strings.Split(rest, "_")
+	if len(f) < 3 {
+		return CTEInfo{}, false
+	}
+	info := CTEInfo{Key: f[0], Recursive: f[1] == "r"}
+	for i, h := range f[2:] {
+		b, err := hex.DecodeString(h)
+		if err != nil {
+			return CTEInfo{}, false
+		}
+		if i == 0 {
+			info.Name = string(b)
+		} else {
+			info.Columns = append(info.Columns, string(b))
+		}
+	}
+	return info, true
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // scanCTERefs calls fn with the index in toks and the CTE of each table
 // reference to one of ctes (a name after FROM, JOIN or a comma of a FROM
@@ -156,12 +294,20 @@ func inlineCTEs(src string, toks []token, ctes []cte) []token {
 			continue
 		}
 		c := ctes[k]
+		if c.recursive && c.body == nil {
+			// The CTE's own query names it: the working table.
+			out = append(out, synth(sqlparser.ID, quoteIdent(WorkMarker+fmt.Sprint(c.nameTok.start)), t.start))
+			if i+1 >= len(toks) || (toks[i+1].typ != sqlparser.AS && toks[i+1].typ != sqlparser.ID) {
+				out = append(out, c.as, t)
+			}
+			continue
+		}
 		out = append(out, c.open)
-		if c.shared {
+		if c.shared || c.recursive || c.cols != nil {
 			at := t.start
 			out = append(out, synth(sqlparser.SELECT, "select", at), synth('*', "*", at), synth(sqlparser.FROM, "from", at), synth('(', "(", at))
 			out = append(out, c.body...)
-			out = append(out, synth(')', ")", at), synth(sqlparser.AS, "as", at), synth(sqlparser.ID, fmt.Sprintf("`%s%d_%s`", CTEMarker, c.nameTok.start, strings.ReplaceAll(c.name, "`", "``")), at))
+			out = append(out, synth(')', ")", at), synth(sqlparser.AS, "as", at), synth(sqlparser.ID, c.markerName(), at))
 		} else {
 			out = append(out, c.body...)
 		}
