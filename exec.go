@@ -56,6 +56,10 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		return Result{}, nil, db.createView(ctx, s)
 	case *sql.DropView:
 		return Result{}, nil, db.cat.DropView(s.Name, s.IfExists)
+	case *sql.CreateIndex:
+		return Result{}, nil, db.cat.CreateIndex(s.Name, s.Table, s.Columns, s.IfNotExists)
+	case *sql.DropIndex:
+		return Result{}, nil, db.cat.DropIndex(s.Name, s.IfExists)
 	case *sql.Update:
 		n, err := db.update(ctx, s, args)
 		return Result{RowsAffected: n}, nil, err

@@ -94,7 +94,8 @@ func (e *ObjectError) Error() string {
 type Catalog struct {
 	mu      sync.RWMutex
 	tables  map[string]*Table
-	views   map[string]view // views.go
+	views   map[string]view   // views.go
+	indexes map[string]*Index // index.go
 	version uint64
 	// onChange is called (outside the lock) with a table name whenever its
 	// data changes or it is dropped, e.g. to invalidate device copies.
@@ -300,6 +301,7 @@ func (c *Catalog) Drop(name string, ifExists bool) (dropped bool, err error) {
 		return false, err
 	}
 	delete(c.tables, key(name))
+	c.dropIndexesLocked(name)
 	c.version++
 	c.mu.Unlock()
 	// Records are not released: snapshots held by running queries may still

@@ -41,12 +41,21 @@ func zonesOf(recs []arrow.Record) [][]Zone {
 func ComputeZones(rec arrow.Record) []Zone {
 	out := make([]Zone, rec.NumCols())
 	for i := range out {
-		v, err := coldata.FromArrow(rec.Column(i))
+		out[i] = ColumnZone(rec.Column(i))
+	}
+	return out
+}
+
+// ColumnZone computes one column's zone map (see ComputeZones).
+func ColumnZone(col arrow.Array) Zone {
+	var out [1]Zone
+	for i := range out {
+		v, err := coldata.FromArrow(col)
 		if err != nil {
 			continue
 		}
 		z := &out[i]
-		z.Nulls = int64(rec.Column(i).NullN())
+		z.Nulls = int64(col.NullN())
 		if z.Nulls == int64(v.Len) {
 			continue
 		}
@@ -94,5 +103,5 @@ func ComputeZones(rec arrow.Record) []Zone {
 			}
 		}
 	}
-	return out
+	return out[0]
 }

@@ -89,7 +89,7 @@ func (b *binder) planTable(name sqlparser.TableName, as sqlparser.TableIdent) (N
 	if !as.IsEmpty() {
 		alias = as.String()
 	}
-	scan := &Scan{Table: tbl, Alias: alias}
+	scan := &Scan{Table: tbl, Alias: alias, Indexes: b.cat.Indexes(tbl.Name)}
 	sc := &scope{}
 	for i, c := range tbl.Columns {
 		scan.Cols = append(scan.Cols, i)

@@ -392,27 +392,3 @@ func volatile(e expr.Expr) bool {
 	return found
 }
 
-// scanBatches returns the batches of a scan's table, without the records
-// whose zone maps exclude the filter above the scan.
-func (b *Built) scanBatches(x *Scan) ([]*coldata.Batch, error) {
-	t := x.Table
-	pred := b.prune[x]
-	if pred == nil || len(t.Zones) != len(t.Records) {
-		return t.Batches()
-	}
-	seg := &ScanSegments{Total: len(t.Records)}
-	b.Segments[x] = seg
-	out := make([]*coldata.Batch, 0, len(t.Records))
-	for i, r := range t.Records {
-		if zoneExcludes(pred, x.Cols, t.Zones[i], r.NumRows()) {
-			seg.Skipped++
-			continue
-		}
-		bt, err := coldata.RecordToBatch(r)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", t.Name, err)
-		}
-		out = append(out, bt)
-	}
-	return out, nil
-}

@@ -53,6 +53,9 @@ func ExplainAnalyze(n Node, b *Built) []string {
 		}
 		if seg := b.Segments[n]; seg != nil {
 			line += fmt.Sprintf(" segments=%d segments_skipped=%d", seg.Total, seg.Skipped)
+			if seg.Index != "" {
+				line += fmt.Sprintf(" batches=%d batches_skipped=%d index=%s", seg.Batches, seg.BatchesSkipped, seg.Index)
+			}
 		}
 		lines = append(lines, line)
 		for _, in := range n.Inputs() {

@@ -67,6 +67,8 @@ type Scan struct {
 	Table *catalog.Table
 	Alias string
 	Cols  []int
+	// Indexes are the table's indexes (index.go).
+	Indexes []*catalog.Index
 }
 
 // Columns implements Node.

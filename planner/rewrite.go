@@ -180,7 +180,7 @@ func pruneTo(n Node, used map[int]bool) (Node, map[int]int) {
 		remap[c] = i
 		cols[i] = scan.Cols[c]
 	}
-	ns := &Scan{placed: scan.placed, Table: scan.Table, Alias: scan.Alias, Cols: cols}
+	ns := &Scan{placed: scan.placed, Table: scan.Table, Alias: scan.Alias, Cols: cols, Indexes: scan.Indexes}
 	if filter != nil {
 		return &Filter{placed: filter.placed, Input: ns, Pred: expr.Remap(filter.Pred, remap)}, remap
 	}

@@ -17,6 +17,10 @@ import (
 // ScanSegments counts a scan's records: read and skipped by zone maps.
 type ScanSegments struct {
 	Total, Skipped int
+	// Batches and BatchesSkipped count scan batches when an index's chunk
+	// zone maps were used (Index names it).
+	Batches, BatchesSkipped int
+	Index                   string
 }
 
 // filtersOverScans maps each Scan directly under a Filter to its

@@ -356,6 +356,13 @@ func (p *ddl) createTable() (Statement, *Error) {
 		p.i++
 		return p.createView(false)
 	}
+	if t, ok := p.peek(); ok && isIndexKeyword(p.src, t) {
+		p.i++
+		return p.createIndex()
+	}
+	if t, ok := p.peek(); ok && t.is(p.src, "unique") {
+		return nil, newError(ErrUnsupported, p.src, t.start, "not supported: UNIQUE indexes (gsql does not enforce uniqueness; use CREATE INDEX)")
+	}
 	if p.accept("temporary") {
 		// Every gsql table lives in memory; TEMPORARY changes nothing.
 	}
@@ -653,6 +660,10 @@ func (p *ddl) dropTable() (Statement, *Error) {
 	if t, ok := p.peek(); ok && isViewKeyword(p.src, t) {
 		p.i++
 		return p.dropView()
+	}
+	if t, ok := p.peek(); ok && isIndexKeyword(p.src, t) {
+		p.i++
+		return p.dropIndex()
 	}
 	if t, ok := p.peek(); !ok {
 		return nil, p.errHere("unexpected end of statement: expected TABLE")

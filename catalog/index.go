@@ -1,0 +1,163 @@
+package catalog
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+)
+
+// Indexes: CREATE INDEX name ON t (cols) keeps zone maps of the indexed
+// columns for every ZoneChunkRows rows of each record (the record-level
+// zones cover a whole record or on-disk segment, up to 1M rows), so that a
+// scan under a filter on those columns skips the chunks no row of which
+// can pass. They are computed when a scan first needs them for a record
+// and kept while the record is part of the table. Index definitions live
+// in memory only, like views.
+
+// ZoneChunkRows is the granularity of index zone maps: the operators'
+// batch size, so a chunk is one scan batch.
+const ZoneChunkRows = 1 << 16
+
+// Index is one index definition and its chunk zone maps.
+type Index struct {
+	Name, Table string
+	// Columns are the indexed columns' names, Cols their positions.
+	Columns []string
+	Cols    []int
+
+	mu sync.Mutex
+	// zones maps each record of the table to its chunks' zone maps (one
+	// slice per chunk, indexed by table column).
+	zones map[arrow.Record][][]Zone
+}
+
+// IndexError reports a bad CREATE or DROP INDEX.
+type IndexError struct{ Msg string }
+
+func (e *IndexError) Error() string { return e.Msg }
+
+// CreateIndex adds index name on table's columns. Index names are unique
+// in the database (as in SQLite and PostgreSQL).
+func (c *Catalog) CreateIndex(name, table string, cols []string, ifNotExists bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.indexes[key(name)]; ok {
+		if ifNotExists {
+			return nil
+		}
+		return &IndexError{Msg: fmt.Sprintf("index %s already exists", name)}
+	}
+	t, ok := c.tables[key(table)]
+	if !ok {
+		if _, isView := c.views[key(table)]; isView {
+			return &IndexError{Msg: fmt.Sprintf("cannot index view %s", table)}
+		}
+		return &ObjectError{Table: table}
+	}
+	ix := &Index{Name: name, Table: t.Name}
+	seen := map[int]bool{}
+	for _, col := range cols {
+		i := t.ColumnIndex(col)
+		if i < 0 {
+			return &IndexError{Msg: fmt.Sprintf("unknown column %q in table %s", col, t.Name)}
+		}
+		if seen[i] {
+			return &IndexError{Msg: fmt.Sprintf("column %s appears twice in index %s", col, name)}
+		}
+		seen[i] = true
+		ix.Columns = append(ix.Columns, t.Columns[i].Name)
+		ix.Cols = append(ix.Cols, i)
+	}
+	if c.indexes == nil {
+		c.indexes = map[string]*Index{}
+	}
+	c.indexes[key(name)] = ix
+	c.version++
+	return nil
+}
+
+// DropIndex removes an index.
+func (c *Catalog) DropIndex(name string, ifExists bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.indexes[key(name)]; !ok {
+		if ifExists {
+			return nil
+		}
+		return &IndexError{Msg: fmt.Sprintf("unknown index %s", name)}
+	}
+	delete(c.indexes, key(name))
+	c.version++
+	return nil
+}
+
+// dropIndexesLocked removes the indexes of a dropped table.
+func (c *Catalog) dropIndexesLocked(table string) {
+	for k, ix := range c.indexes {
+		if key(ix.Table) == key(table) {
+			delete(c.indexes, k)
+		}
+	}
+}
+
+// Indexes returns the indexes on table, by name.
+func (c *Catalog) Indexes(table string) []*Index {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var out []*Index
+	for _, ix := range c.indexes {
+		if key(ix.Table) == key(table) {
+			out = append(out, ix)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ChunkZones returns, for record i of snapshot t, the zone maps of each
+// ZoneChunkRows-row chunk: the indexed columns' own, the record's zone for
+// every other column (true of the chunk too). Records no longer in the
+// table leave the cache.
+func (ix *Index) ChunkZones(t *Table, i int) [][]Zone {
+	rec := t.Records[i]
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if z, ok := ix.zones[rec]; ok {
+		return z
+	}
+	live := make(map[arrow.Record][][]Zone, len(t.Records))
+	for _, r := range t.Records {
+		if z, ok := ix.zones[r]; ok {
+			live[r] = z
+		}
+	}
+	ix.zones = live
+	var whole []Zone
+	if len(t.Zones) == len(t.Records) {
+		whole = t.Zones[i]
+	} else {
+		whole = make([]Zone, rec.NumCols()) // unknown: never excludes
+	}
+	n := rec.NumRows()
+	var chunks [][]Zone
+	for lo := int64(0); lo < n; lo += ZoneChunkRows {
+		hi := min(lo+ZoneChunkRows, n)
+		z := append([]Zone(nil), whole...)
+		for c := range z {
+			// The record's NULL count says nothing of the chunk's; its
+			// min and max bound the chunk's values.
+			z[c].Nulls = -1
+		}
+		for _, c := range ix.Cols {
+			col := array.NewSlice(rec.Column(c), lo, hi)
+			z[c] = ColumnZone(col)
+			col.Release()
+		}
+		chunks = append(chunks, z)
+	}
+	ix.zones[rec] = chunks
+	return chunks
+}
