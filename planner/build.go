@@ -391,4 +391,3 @@ func volatile(e expr.Expr) bool {
 	})
 	return found
 }
-
