@@ -210,6 +210,10 @@ func TestParseStructs(t *testing.T) {
 		{"DESC t1", &Describe{Table: "t1"}},
 		{"DROP TABLE IF EXISTS a, b", &DropTable{Names: []string{"a", "b"}, IfExists: true}},
 		{"DROP TABLE a", &DropTable{Names: []string{"a"}}},
+		{"CREATE INDEX ia ON t (a)", &CreateIndex{Name: "ia", Table: "t", Columns: []string{"a"}}},
+		{"create index if not exists `i b` on t (a DESC, `b c` ASC)", &CreateIndex{Name: "i b", Table: "t", Columns: []string{"a", "b c"}, IfNotExists: true}},
+		{"DROP INDEX ia", &DropIndex{Name: "ia"}},
+		{"DROP INDEX IF EXISTS ia ON t", &DropIndex{Name: "ia", Table: "t", IfExists: true}},
 		{"CREATE TABLE IF NOT EXISTS t (a VARCHAR(20) NOT NULL, b BOOLEAN, c DECIMAL(10,2), d INT)",
 			&CreateTable{Name: "t", IfNotExists: true, Columns: []ColumnDef{
 				{Name: "a", Type: coldata.String, NotNull: true},
