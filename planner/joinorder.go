@@ -290,11 +290,14 @@ func (g *joinGraph) connects(a, b uint64) bool {
 func (g *joinGraph) order() *joinPlan {
 	var comps []*joinPlan
 	for _, c := range g.components() {
+		var p *joinPlan
 		if bits.OnesCount64(c) <= dpLimit {
-			comps = append(comps, g.dp(c))
-		} else {
-			comps = append(comps, g.greedy(c))
+			p = g.dp(c)
 		}
+		if p == nil {
+			p = g.greedy(c)
+		}
+		comps = append(comps, p)
 	}
 	// Cross products between components last, smallest results first.
 	sort.SliceStable(comps, func(i, j int) bool { return comps[i].rows < comps[j].rows })
@@ -305,7 +308,9 @@ func (g *joinGraph) order() *joinPlan {
 	return out
 }
 
-// components splits the leaves into the connected parts of the graph.
+// components splits the leaves into the parts that predicates between two
+// leaves connect. (A predicate over three or more leaves is applied where
+// its leaves meet; it does not make them joinable pairwise.)
 func (g *joinGraph) components() []uint64 {
 	n := len(g.leaves)
 	var out []uint64
@@ -318,7 +323,7 @@ func (g *joinGraph) components() []uint64 {
 		for grown := true; grown; {
 			grown = false
 			for _, p := range g.preds {
-				if p.leaves&comp != 0 && p.leaves&^comp != 0 && bits.OnesCount64(p.leaves) >= 2 {
+				if p.leaves&comp != 0 && p.leaves&^comp != 0 && bits.OnesCount64(p.leaves) == 2 {
 					comp |= p.leaves
 					grown = true
 				}
