@@ -24,6 +24,9 @@ func FuzzExecute(f *testing.F) {
 		`SELECT TRIM(LEADING 'x' FROM name), CAST(n AS DOUBLE) / 0, n DIV 2, n % 2 FROM people`,
 		`SELECT REPLACE(name, 'o', '0'), LPAD(name, 10, '*'), REVERSE(name), REPEAT(name, 2) FROM people`,
 		`SELECT 1 +`, `SELECT 'unterminated`, `DROP TABLE people; SELECT 1`,
+		`WITH RECURSIVE t(k) AS (SELECT n FROM people UNION SELECT k + 1 FROM t WHERE k < 4) SELECT * FROM t, t AS u WHERE t.k = u.k`,
+		`SELECT a.name FROM people a, people b, people c WHERE a.n = b.n AND b.n = c.n + 1`,
+		`CREATE INDEX i ON people (n); SELECT name FROM people WHERE n > 1`,
 	}
 	for _, s := range seeds {
 		f.Add(s)

@@ -12,6 +12,8 @@ import (
 // The seed corpus is in testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
 	f.Add("SELECT a, SUBSTRING(b FROM 2 FOR 3) FROM t WHERE c = ? ORDER BY 1 DESC LIMIT 2")
+	f.Add("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5), u AS (SELECT * FROM t) SELECT * FROM t, u, u AS w")
+	f.Add("CREATE INDEX IF NOT EXISTS i ON t (a DESC, b); DROP INDEX IF EXISTS i ON t")
 	f.Fuzz(func(t *testing.T, text string) {
 		checkParse(t, text)
 	})
