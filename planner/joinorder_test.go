@@ -95,3 +95,17 @@ func TestJoinOrderComponents(t *testing.T) {
 	checkConnected(t, g, p.left)
 	checkConnected(t, g, p.right)
 }
+
+// BenchmarkJoinOrderDP12 orders twelve leaves with many predicates (the
+// dynamic programming's worst size).
+func BenchmarkJoinOrderDP12(b *testing.B) {
+	t := &testing.T{}
+	g := randomGraph(t, rand.New(rand.NewSource(3)), 12, 60)
+	all := uint64(1)<<12 - 1
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if g.dp(all) == nil {
+			b.Fatal("no plan")
+		}
+	}
+}
