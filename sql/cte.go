@@ -232,6 +232,28 @@ func ParseMarker(alias string) (CTEInfo, bool) {
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
+// expandInsertWith expands MySQL's INSERT INTO t [(cols)] WITH ... SELECT:
+// the WITH clause at the top level of an INSERT.
+func expandInsertWith(src string, toks []token) ([]token, *Error) {
+	depth := 0
+	for i, t := range toks {
+		switch t.typ {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+		if depth == 0 && i > 0 && (t.typ == sqlparser.WITH || t.is(src, "with")) {
+			rest, err := expandWith(src, toks[i:])
+			if err != nil {
+				return nil, err
+			}
+			return append(append([]token(nil), toks[:i]...), rest...), nil
+		}
+	}
+	return toks, nil
+}
+
 // scanCTERefs calls fn with the index in toks and the CTE of each table
 // reference to one of ctes (a name after FROM, JOIN or a comma of a FROM
 // list).

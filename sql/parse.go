@@ -203,6 +203,10 @@ func parseQuery(src string, toks []token) (Statement, *Error) {
 }
 
 func parseInsert(src string, toks []token) (Statement, *Error) {
+	toks, werr := expandInsertWith(src, toks)
+	if werr != nil {
+		return nil, werr
+	}
 	st, err := parseRewritten(src, toks)
 	if err != nil {
 		return nil, err
