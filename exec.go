@@ -59,7 +59,7 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 	case *sql.CreateIndex:
 		return Result{}, nil, db.cat.CreateIndex(s.Name, s.Table, s.Columns, s.IfNotExists)
 	case *sql.DropIndex:
-		return Result{}, nil, db.cat.DropIndex(s.Name, s.IfExists)
+		return Result{}, nil, db.cat.DropIndex(s.Name, s.Table, s.IfExists)
 	case *sql.Update:
 		n, err := db.update(ctx, s, args)
 		return Result{RowsAffected: n}, nil, err

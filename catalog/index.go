@@ -79,15 +79,20 @@ func (c *Catalog) CreateIndex(name, table string, cols []string, ifNotExists boo
 	return nil
 }
 
-// DropIndex removes an index.
-func (c *Catalog) DropIndex(name string, ifExists bool) error {
+// DropIndex removes an index; table, when not empty, must be its table
+// (MySQL's DROP INDEX name ON table).
+func (c *Catalog) DropIndex(name, table string, ifExists bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.indexes[key(name)]; !ok {
+	ix, ok := c.indexes[key(name)]
+	if !ok {
 		if ifExists {
 			return nil
 		}
 		return &IndexError{Msg: fmt.Sprintf("unknown index %s", name)}
+	}
+	if table != "" && key(table) != key(ix.Table) {
+		return &IndexError{Msg: fmt.Sprintf("index %s is on table %s, not %s", name, ix.Table, table)}
 	}
 	delete(c.indexes, key(name))
 	c.version++

@@ -62,11 +62,14 @@ func TestIndexChunkZones(t *testing.T) {
 			t.Errorf("CreateIndex(%s, %s, %v): %v", tc.name, tc.table, tc.cols, err)
 		}
 	}
-	if err := c.DropIndex("nope", false); err == nil {
+	if err := c.DropIndex("nope", "", false); err == nil {
 		t.Error("DropIndex of an unknown index succeeded")
 	}
-	if err := c.DropIndex("nope", true); err != nil {
+	if err := c.DropIndex("nope", "", true); err != nil {
 		t.Error(err)
+	}
+	if err := c.DropIndex("pi", "other", false); err == nil {
+		t.Error("DropIndex ON the wrong table succeeded")
 	}
 	if _, err := c.Drop("p", false); err != nil {
 		t.Fatal(err)
@@ -74,7 +77,7 @@ func TestIndexChunkZones(t *testing.T) {
 	if len(c.Indexes("p")) != 0 {
 		t.Error("DROP TABLE kept its index")
 	}
-	if err := c.DropIndex("pi", false); err == nil {
+	if err := c.DropIndex("pi", "", false); err == nil {
 		t.Error("the dropped table's index is still there")
 	}
 }
