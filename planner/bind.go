@@ -341,7 +341,9 @@ func optimize(n Node) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return PruneColumns(PushFilters(ReorderJoins(n))), nil
+	// Filters go down first so that join ordering sees them on the leaves
+	// (also those above an outer join), and again over the new order.
+	return PruneColumns(PushFilters(ReorderJoins(PushFilters(n)))), nil
 }
 
 // nullsOrder unwraps the dialect layer's marker of ORDER BY's NULLS FIRST /

@@ -169,19 +169,65 @@ func (g *joinGraph) analyse() {
 }
 
 // selectivity estimates the fraction of rows a predicate keeps. An
-// equality between two leaves keeps 1/max(rows) of the pairs (the larger
-// side's values taken as distinct: the foreign-key case).
+// equality between two leaves keeps 1/max(distinct values) of the pairs;
+// a side's distinct values are its rows (the foreign-key case), fewer when
+// the column is an integer column of a table whose zone maps bound its
+// range.
 func (g *joinGraph) selectivity(p *joinPred) float64 {
 	if bits.OnesCount64(p.leaves) == 2 {
 		if c, ok := p.e.(*expr.Call); ok && c.Fn.Name == "=" && len(c.Args) == 2 {
 			la, oka := g.singleLeaf(c.Args[0])
 			lb, okb := g.singleLeaf(c.Args[1])
 			if oka && okb && la != lb {
-				return 1 / math.Max(g.leaves[la].base, g.leaves[lb].base)
+				return 1 / math.Max(g.distinct(la, c.Args[0]), g.distinct(lb, c.Args[1]))
 			}
 		}
 	}
 	return predSelectivity(p.e)
+}
+
+// distinct estimates the distinct values of e over leaf l's base rows.
+func (g *joinGraph) distinct(l int, e expr.Expr) float64 {
+	leaf := g.leaves[l]
+	n := leaf.base
+	ref, ok := e.(*expr.ColumnRef)
+	if !ok {
+		return n
+	}
+	node, col := leaf.node, ref.Index-leaf.offset
+	for {
+		f, ok := node.(*Filter)
+		if !ok {
+			break
+		}
+		node = f.Input
+	}
+	s, ok := node.(*Scan)
+	if !ok || col < 0 || col >= len(s.Cols) || len(s.Table.Zones) == 0 {
+		return n
+	}
+	tc := s.Cols[col]
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, zs := range s.Table.Zones {
+		if tc >= len(zs) {
+			return n
+		}
+		z := zs[tc]
+		if z.MinI == nil || z.MaxI == nil {
+			if z.Nulls >= 0 && z.MinF == nil && z.MinS == nil && z.MaxI == nil {
+				continue // an all-NULL record adds no value
+			}
+			return n
+		}
+		lo, hi = min(lo, *z.MinI), max(hi, *z.MaxI)
+	}
+	if lo > hi {
+		return n
+	}
+	if span := float64(hi) - float64(lo) + 1; span < n {
+		return math.Max(1, span)
+	}
+	return n
 }
 
 // singleLeaf returns the one leaf e reads, if it reads exactly one.

@@ -124,7 +124,10 @@ func TestReorderJoinsDifferential(t *testing.T) {
 			t.Fatal(err)
 		}
 		plain := runPlan(t, PruneColumns(PushFilters(n)))
-		reordered := runPlan(t, PruneColumns(PushFilters(ReorderJoins(n))))
+		reordered := runPlan(t, PruneColumns(PushFilters(ReorderJoins(PushFilters(n)))))
+		if again := runPlan(t, PruneColumns(PushFilters(ReorderJoins(n)))); strings.Join(again, "\n") != strings.Join(reordered, "\n") {
+			t.Fatalf("%s: reordering before and after PushFilters disagree", text)
+		}
 		if strings.Join(plain, "\n") != strings.Join(reordered, "\n") {
 			t.Fatalf("%s:\nFROM order (%d rows):\n%s\nreordered (%d rows):\n%s\nplan:\n%s", text, len(plain), strings.Join(plain, "\n"),
 				len(reordered), strings.Join(reordered, "\n"), strings.Join(Explain(PruneColumns(PushFilters(ReorderJoins(n)))), "\n"))
