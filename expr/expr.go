@@ -290,3 +290,35 @@ func strictCast(arg Expr, b *coldata.Batch, v *coldata.Vec) (*coldata.Vec, error
 	}
 	return out, nil
 }
+
+// Key identifies an expression by its structure: columns by index and name
+// (two inputs of a join may both be named "v"), literals by value and type,
+// calls by function and arguments. Equal keys compute the same values.
+func Key(e Expr) string {
+	var b strings.Builder
+	writeKey(&b, e)
+	return b.String()
+}
+
+func writeKey(b *strings.Builder, e Expr) {
+	switch x := e.(type) {
+	case *ColumnRef:
+		// The name too: references bound before their index is known
+		// (window results) must not match column 0.
+		fmt.Fprintf(b, "$%d/%q", x.Index, x.Name)
+	case *Literal:
+		fmt.Fprintf(b, "%T:%q", x.Value, fmt.Sprint(x.Value))
+	case *Call:
+		b.WriteString(x.Fn.Name)
+		b.WriteByte('(')
+		for _, a := range x.Args {
+			writeKey(b, a)
+			b.WriteByte(',')
+		}
+		b.WriteByte(')')
+	default:
+		fmt.Fprintf(b, "?%T:%s", e, e.String())
+	}
+	b.WriteByte(':')
+	b.WriteString(e.Type().String())
+}

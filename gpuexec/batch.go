@@ -44,7 +44,7 @@ func (v DeviceVec) slice(lo, hi int) DeviceVec {
 		out.NullOffset = bit & 7
 	}
 	switch v.Type.Physical() {
-	case coldata.Bool, coldata.Int64, coldata.Float64:
+	case coldata.Bool, coldata.Int64, coldata.Float64, coldata.Decimal:
 		out.Data = v.Data + DevicePtr(int64(lo)*elemSize(v.Type))
 	case coldata.String:
 		out.Offsets = v.Offsets + DevicePtr(4*lo)
@@ -525,7 +525,7 @@ func (d *Device) copyColumnOn(dst ColumnLayout, dstBase DevicePtr, dstRow int, c
 		}
 	}
 	switch src.Type.Physical() {
-	case coldata.Bool, coldata.Int64, coldata.Float64:
+	case coldata.Bool, coldata.Int64, coldata.Float64, coldata.Decimal:
 		w := elemSize(src.Type)
 		if n > 0 {
 			return d.drv.d2d(dstBase+DevicePtr(dst.Data.Off+int64(dstRow)*w), src.Data+DevicePtr(int64(lo)*w), uint64(int64(n)*w), s)

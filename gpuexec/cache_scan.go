@@ -85,6 +85,8 @@ func rangeBytes(hb *coldata.Batch, lo, hi int) uint64 {
 			size += n + pad
 		case coldata.Int64, coldata.Float64:
 			size += 8*n + pad
+		case coldata.Decimal:
+			size += 16*n + pad
 		case coldata.String:
 			size += 4*(n+1) + pad + uint64(v.Offsets[hi]-v.Offsets[lo]) + pad
 		}

@@ -68,7 +68,7 @@ func (d *Device) NewChunkedPacker(b *DeviceBatch, bounce *Buffer) (*ChunkedPacke
 				p.ops = append(p.ops, packOp{kind: 'b', dst: cl.Nulls, src: c.Nulls, srcBit: int64(c.NullOffset), rows: int64(c.Len)})
 			}
 			switch c.Type.Physical() {
-			case coldata.Bool, coldata.Int64, coldata.Float64:
+			case coldata.Bool, coldata.Int64, coldata.Float64, coldata.Decimal:
 				p.ops = append(p.ops, packOp{kind: 'c', dst: cl.Data, src: c.Data})
 			case coldata.String:
 				base := bounds[i][0]

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // hostColumn is a host vector checked and reduced to the byte ranges a pack
@@ -18,7 +19,7 @@ type hostColumn struct {
 	base  int32 // first offset (String)
 }
 
-func bytesOf[T int64 | float64 | int32](s []T) []byte {
+func bytesOf[T int64 | float64 | int32 | decimal.Int128](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
@@ -73,6 +74,11 @@ func hostColumns(b *coldata.Batch) ([]hostColumn, []ColumnSpec, error) {
 				return nil, nil, invalidf("column %d: %d floats for %d rows", i, len(v.Floats), n)
 			}
 			c.data = bytesOf(v.Floats[:n])
+		case coldata.Decimal:
+			if len(v.Decs) < n {
+				return nil, nil, invalidf("column %d: %d decimals for %d rows", i, len(v.Decs), n)
+			}
+			c.data = bytesOf(v.Decs[:n])
 		case coldata.String:
 			offs := v.Offsets
 			if n == 0 && len(offs) == 0 {
@@ -253,6 +259,11 @@ func unpackHostLayout(l PackLayout, data []byte, validate bool) (*coldata.Batch,
 			v.Floats = make([]float64, 0)
 			if n > 0 {
 				v.Floats = unsafe.Slice((*float64)(unsafe.Pointer(&data[c.Data.Off])), n)
+			}
+		case coldata.Decimal:
+			v.Decs = make([]decimal.Int128, 0)
+			if n > 0 {
+				v.Decs = unsafe.Slice((*decimal.Int128)(unsafe.Pointer(&data[c.Data.Off])), n)
 			}
 		case coldata.String:
 			v.Offsets = unsafe.Slice((*int32)(unsafe.Pointer(&data[c.Offsets.Off])), n+1)

@@ -59,6 +59,8 @@ func elemSize(t coldata.Type) int64 {
 		return 1
 	case coldata.Int64, coldata.Float64:
 		return 8
+	case coldata.Decimal:
+		return 16
 	}
 	return 0
 }
@@ -84,7 +86,7 @@ func NewPackLayout(rows int, cols []ColumnSpec) (PackLayout, error) {
 		switch c.Type.Physical() {
 		case coldata.Null:
 			cl.Nulls = place(int64(coldata.BitmapLen(rows)))
-		case coldata.Bool, coldata.Int64, coldata.Float64:
+		case coldata.Bool, coldata.Int64, coldata.Float64, coldata.Decimal:
 			if c.HasNulls {
 				cl.Nulls = place(int64(coldata.BitmapLen(rows)))
 			}
@@ -191,7 +193,7 @@ func (c ColumnLayout) validate(size int64) error {
 		return layoutError("negative length")
 	}
 	switch c.Type.Physical() {
-	case coldata.Null, coldata.Bool, coldata.Int64, coldata.Float64, coldata.String:
+	case coldata.Null, coldata.Bool, coldata.Int64, coldata.Float64, coldata.String, coldata.Decimal:
 	default:
 		return layoutError("unknown type")
 	}

@@ -324,9 +324,9 @@ func (b *binder) orderColumn(e sqlparser.Expr, sc *scope, exprs *[]expr.Expr, ou
 	if err != nil {
 		return 0, err
 	}
-	s := be.String()
+	s, key := be.String(), expr.Key(be)
 	for i, x := range *exprs {
-		if x.String() == s {
+		if expr.Key(x) == key {
 			return i, nil
 		}
 	}

@@ -107,9 +107,9 @@ func (a *aggCtx) intercept(b *binder, e sqlparser.Expr) (expr.Expr, bool, error)
 		}
 		return nil, true, err
 	}
-	s := bound.String()
+	s, key := bound.String(), expr.Key(bound)
 	for i, k := range a.node.Keys {
-		if k.String() == s {
+		if expr.Key(k) == key {
 			return &expr.ColumnRef{Index: i, Name: s, T: k.Type()}, true, nil
 		}
 	}
@@ -130,9 +130,9 @@ func (a *aggCtx) intercept(b *binder, e sqlparser.Expr) (expr.Expr, bool, error)
 // addAgg registers an aggregate (once per distinct spelling) and returns a
 // reference to its output column.
 func (a *aggCtx) addAgg(name string, spec operators.AggSpec) expr.Expr {
-	for i, n := range a.node.AggNames {
-		if n == name {
-			return &expr.ColumnRef{Index: len(a.node.Keys) + i, Name: name, T: a.node.Aggs[i].Type}
+	for i, s := range a.node.Aggs {
+		if sameAgg(s, spec) {
+			return &expr.ColumnRef{Index: len(a.node.Keys) + i, Name: a.node.AggNames[i], T: s.Type}
 		}
 	}
 	a.node.Aggs = append(a.node.Aggs, spec)
@@ -349,4 +349,26 @@ func quantileFraction(b *binder, e sqlparser.SelectExpr) (float64, error) {
 		return 0, fmt.Errorf("the fraction must be between 0 and 1, got %v", q)
 	}
 	return q, nil
+}
+
+// sameAgg reports whether two aggregates compute the same values (their
+// arguments compared by structure, not by name: SUM(c1.v) and SUM(c3.v)
+// differ).
+func sameAgg(a, b operators.AggSpec) bool {
+	if a.Kind != b.Kind || a.Distinct != b.Distinct || a.Quantile != b.Quantile || a.Separator != b.Separator ||
+		a.Type != b.Type || len(a.Order) != len(b.Order) || (a.Arg == nil) != (b.Arg == nil) {
+		return false
+	}
+	if a.Arg != nil && expr.Key(a.Arg) != expr.Key(b.Arg) {
+		return false
+	}
+	for i := range a.Order {
+		if a.Order[i].Desc != b.Order[i].Desc || (a.Order[i].Expr == nil) != (b.Order[i].Expr == nil) {
+			return false
+		}
+		if a.Order[i].Expr != nil && expr.Key(a.Order[i].Expr) != expr.Key(b.Order[i].Expr) {
+			return false
+		}
+	}
+	return true
 }

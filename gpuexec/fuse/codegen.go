@@ -246,36 +246,43 @@ func shapeKey(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) stri
 		b.WriteString(t.String())
 		b.WriteByte(',')
 	}
-	var walk func(e expr.Expr)
-	walk = func(e expr.Expr) {
-		switch x := e.(type) {
-		case *expr.ColumnRef:
-			fmt.Fprintf(&b, "$%d", x.Index)
-		case *expr.Literal:
-			fmt.Fprintf(&b, "%T:%q", x.Value, fmt.Sprint(x.Value))
-		case *expr.Call:
-			b.WriteString(x.Fn.Name)
-			b.WriteByte('(')
-			for _, a := range x.Args {
-				walk(a)
-				b.WriteByte(',')
-			}
-			b.WriteByte(')')
-		default:
-			fmt.Fprintf(&b, "?%T", e)
-		}
-		b.WriteByte(':')
-		b.WriteString(e.Type().String())
-	}
 	b.WriteString("|")
 	if filter != nil {
-		walk(filter)
+		writeExprKey(&b, filter)
 	}
 	for _, o := range outputs {
 		b.WriteString("|")
-		walk(o)
+		writeExprKey(&b, o)
 	}
 	return b.String()
+}
+
+// exprKey identifies an expression by its structure (expr.Key; the
+// interpreter's register arguments by their position).
+func exprKey(e expr.Expr) string {
+	var b strings.Builder
+	writeExprKey(&b, e)
+	return b.String()
+}
+
+func writeExprKey(b *strings.Builder, e expr.Expr) {
+	if r, ok := e.(*regArg); ok {
+		fmt.Fprintf(b, "$arg%d:%s", r.k, r.t)
+		return
+	}
+	if c, ok := e.(*expr.Call); ok {
+		// Calls may hold register arguments: walk them here.
+		b.WriteString(c.Fn.Name)
+		b.WriteByte('(')
+		for _, a := range c.Args {
+			writeExprKey(b, a)
+			b.WriteByte(',')
+		}
+		b.WriteString("):")
+		b.WriteString(c.Type().String())
+		return
+	}
+	b.WriteString(expr.Key(e))
 }
 
 // GenerateWith is Generate with code-generation options.
@@ -472,7 +479,7 @@ func kindOf(t coldata.Type) kind {
 
 // expr generates code for e (once per distinct sub-expression).
 func (g *gen) expr(e expr.Expr) (*val, error) {
-	key := e.String() + "::" + e.Type().String()
+	key := exprKey(e)
 	if _, isLit := e.(*expr.Literal); !isLit {
 		if v, ok := g.memo[key]; ok {
 			return v, nil

@@ -458,7 +458,7 @@ func (lw *lowering) null() (int32, error) {
 }
 
 func (lw *lowering) expr(e expr.Expr) (int32, error) {
-	key := e.String() + "::" + e.Type().String()
+	key := exprKey(e)
 	if r, ok := lw.memo[key]; ok {
 		return r, nil
 	}
