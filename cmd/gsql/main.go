@@ -8,6 +8,7 @@
 //	gsql -f script.sql           run a script and exit
 //	echo "SELECT 1;" | gsql      run piped statements
 //	gsql --demo 100000 -c "SELECT ... FROM people LIMIT 10"
+//	gsql serve --mysql 127.0.0.1:3307   serve MySQL clients (serve.go)
 //
 // The exit status is 1 when a statement fails and 2 for bad flags.
 package main
@@ -33,6 +34,9 @@ func main() {
 
 // run is the whole program, with its streams injected for tests.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "serve" {
+		return runServe(args[1:], stderr)
+	}
 	fs := flag.NewFlagSet("gsql", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	command := fs.String("c", "", "run `SQL` (statements and dot-commands) and exit")

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/server/mysql"
+	"github.com/gsqlengine/gsql/server/mysql/wire"
+	"github.com/gsqlengine/gsql/shell"
+)
+
+const serveUsage = `Usage: gsql serve --mysql ADDR [flags]
+
+Serves one database (in memory, or the on-disk one in --data DIR) over the
+MySQL protocol until SIGINT or SIGTERM; then it stops accepting, lets
+running statements finish for --shutdown-timeout and cancels the rest.
+
+  gsql serve --mysql 127.0.0.1:3307
+  mariadb -h 127.0.0.1 -P 3307
+
+Flags:
+`
+
+// runServe is `gsql serve`: it returns when a signal arrives.
+func runServe(args []string, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, args, stderr, nil)
+}
+
+// serve runs the server until ctx ends; ready, when set, is told the
+// listening address.
+func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr string)) int {
+	fs := flag.NewFlagSet("gsql serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("mysql", "", "listen for MySQL clients on `ADDR` (host:port)")
+	device := fs.String("device", "auto", "device to run queries on: auto, gpu or cpu")
+	data := fs.String("data", "", "serve the on-disk database in `DIR` (created if new; default: in memory)")
+	poolLimit := fs.String("pool-limit", "", "GPU memory pool limit, e.g. 2GiB (default: no limit)")
+	user := fs.String("user", "", "the one user `NAME` allowed to log in (default: any user, no password)")
+	passwordFile := fs.String("password-file", "", "read --user's password from the first line of `FILE`")
+	authPlugin := fs.String("auth-plugin", wire.CachingSHA2, "authentication: caching_sha2_password or mysql_native_password")
+	tlsCert := fs.String("tls-cert", "", "TLS certificate `FILE` (PEM); with --tls-key enables TLS")
+	tlsKey := fs.String("tls-key", "", "TLS private key `FILE` (PEM)")
+	requireTLS := fs.Bool("require-tls", false, "refuse clients that do not use TLS")
+	maxPacket := fs.String("max-packet", "64MiB", "largest client packet; a larger one closes the connection")
+	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long running statements may finish after a signal")
+	database := fs.String("database", "gsql", "database `NAME` clients see (SHOW DATABASES, USE)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), serveUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "gsql serve: "+format+"\n", args...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q (the database directory is --data DIR)", fs.Arg(0))
+	}
+	if *addr == "" {
+		return fail("--mysql ADDR is required")
+	}
+	if *authPlugin != wire.CachingSHA2 && *authPlugin != wire.NativePassword {
+		return fail("--auth-plugin: want caching_sha2_password or mysql_native_password, got %q", *authPlugin)
+	}
+	if (*user == "") != (*passwordFile == "") {
+		return fail("--user and --password-file go together")
+	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return fail("--tls-cert and --tls-key go together")
+	}
+	if *requireTLS && *tlsCert == "" {
+		return fail("--require-tls needs --tls-cert and --tls-key")
+	}
+	limit, err := shell.ParseSize(*poolLimit)
+	if err != nil {
+		return fail("--pool-limit: %v", err)
+	}
+	maxPkt, err := shell.ParseSize(*maxPacket)
+	if err != nil || maxPkt < 1024 || maxPkt > 1<<30 {
+		return fail("--max-packet: want a size from 1KiB to 1GiB, got %q", *maxPacket)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	cfg := mysql.Config{Database: *database}
+	cfg.AuthPlugin = *authPlugin
+	cfg.MaxPacket = int(maxPkt)
+	cfg.Logger = log
+	cfg.RequireTLS = *requireTLS
+	if *user != "" {
+		pw, err := os.ReadFile(*passwordFile)
+		if err != nil {
+			return fail("--password-file: %v", err)
+		}
+		line, _, _ := strings.Cut(string(pw), "\n")
+		cfg.Users = map[string]string{*user: strings.TrimRight(line, "\r")}
+	}
+	if *tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fail("TLS: %v", err)
+		}
+		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+
+	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, Path: *data})
+	if err != nil {
+		fmt.Fprintf(stderr, "gsql serve: %v\n", err)
+		return 1
+	}
+	defer db.Close()
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "gsql serve: %v\n", err)
+		return 1
+	}
+	srv := mysql.NewServer(db, cfg)
+	if cfg.Users == nil {
+		log.Warn("no --user: every client may log in without a password")
+	}
+	log.Info("serving MySQL protocol", "addr", l.Addr().String(), "device", db.Device(), "data", *data, "tls", cfg.TLS != nil)
+	if ready != nil {
+		ready(l.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(stderr, "gsql serve: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", grace.String(), "connections", srv.Conns())
+	sctx, cancel := context.WithTimeout(context.Background(), *grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("shutdown deadline passed: running statements were cancelled", "err", err)
+	}
+	<-errc
+	log.Info("stopped")
+	return 0
+}
