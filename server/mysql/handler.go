@@ -376,4 +376,3 @@ func countPlaceholders(s string) int {
 	}
 	return n
 }
-

@@ -168,7 +168,7 @@ var reAssign = regexp.MustCompile("(?is)^(?:(SESSION|LOCAL|GLOBAL)\\s+|@@(?:(ses
 // (@name) and GLOBAL scope are not supported.
 func (h *Handler) set(s *wire.Session, body string) error {
 	if m := reSetNames.FindStringSubmatch(body); m != nil {
-		cs := strings.Trim(strings.Fields(m[2]+" x")[0], "'\"`")
+		cs := strings.Trim(strings.Fields(m[2] + " x")[0], "'\"`")
 		if !strings.HasPrefix(strings.ToLower(cs), "utf8") && !strings.EqualFold(cs, "ascii") && !strings.EqualFold(cs, "latin1") && !strings.EqualFold(cs, "binary") {
 			return wire.Errorf(1115, "42000", "Unknown character set: '%s' (gsql speaks utf8mb4)", cs)
 		}
