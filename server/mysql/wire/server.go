@@ -209,12 +209,25 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 	}
+	// Cancel what runs; each connection sends its client the error and
+	// closes. Those that cannot (a client not reading) are closed after a
+	// second.
 	s.mu.Lock()
 	for _, c := range s.conns {
-		c.kill(false)
+		c.kill(true)
+		c.closeIfIdle()
 	}
 	s.mu.Unlock()
-	<-done
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		s.mu.Lock()
+		for _, c := range s.conns {
+			c.kill(false)
+		}
+		s.mu.Unlock()
+		<-done
+	}
 	return ctx.Err()
 }
 
