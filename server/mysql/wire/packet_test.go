@@ -37,7 +37,7 @@ func roundTrip(t *testing.T, payloads ...[]byte) [][]byte {
 
 func TestPacketFraming(t *testing.T) {
 	big := bytes.Repeat([]byte("abcdefg"), maxPayload/7+3) // longer than one packet
-	exact := bytes.Repeat([]byte{7}, maxPayload)             // needs an empty trailer
+	exact := bytes.Repeat([]byte{7}, maxPayload)           // needs an empty trailer
 	cases := [][]byte{{}, []byte("x"), big, exact, []byte("after")}
 	got := roundTrip(t, cases...)
 	for i := range cases {

@@ -19,7 +19,7 @@ import (
 // statement with one row holding its text.
 type echoHandler struct{ cancelled chan struct{} }
 
-func (h *echoHandler) Split(text string) ([]string, error) { return strings.Split(text, ";"), nil }
+func (h *echoHandler) Split(text string) ([]string, error)  { return strings.Split(text, ";"), nil }
 func (h *echoHandler) Params(*Session, string) (int, error) { return 0, nil }
 func (h *echoHandler) UseDB(*Session, string) error         { return nil }
 func (h *echoHandler) Run(ctx context.Context, s *Session, stmt string, args []any) (Result, error) {
