@@ -143,15 +143,35 @@ func (c *Conn) handshake() error {
 }
 
 func (c *Conn) startTLS() error {
-	tc := tls.Server(c.nc, c.srv.cfg.TLS)
+	// The client may have sent its ClientHello right behind the
+	// SSLRequest: bytes the packet reader buffered belong to TLS.
+	ahead, _ := c.br.Peek(c.br.Buffered())
+	under := &prefixConn{Conn: c.nc, prefix: append([]byte(nil), ahead...)}
+	tc := tls.Server(under, c.srv.cfg.TLS)
 	if err := tc.Handshake(); err != nil {
 		return fmt.Errorf("tls handshake: %w", err)
 	}
 	c.nc = tc
 	c.tls = true
 	c.raw.c = tc
+	c.br.Reset(&c.raw)
 	c.pw.w.Reset(tc)
 	return nil
+}
+
+// prefixConn reads prefix before the connection's own bytes.
+type prefixConn struct {
+	net.Conn
+	prefix []byte
+}
+
+func (p *prefixConn) Read(b []byte) (int, error) {
+	if len(p.prefix) > 0 {
+		n := copy(b, p.prefix)
+		p.prefix = p.prefix[n:]
+		return n, nil
+	}
+	return p.Conn.Read(b)
 }
 
 func (c *Conn) denied() *Error {
