@@ -1,0 +1,161 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/server/mysql/wire"
+)
+
+func TestCountPlaceholders(t *testing.T) {
+	cases := map[string]int{
+		`SELECT 1`: 0,
+		`SELECT ?`: 1,
+		`SELECT * FROM t WHERE a = ? AND b IN (?, ?)`: 3,
+		`SELECT '?', "?", ` + "`?`" + `, ?`:           1,
+		`SELECT 'it''s ?' , ?`:                        1,
+		`SELECT 'a\'?' , ?`:                           1,
+		"SELECT ? -- ?\n, ?":                          2,
+		"SELECT ? # ?\n":                              1,
+		`SELECT /* ? */ ?`:                            1,
+		`SELECT ? /* unterminated ?`:                  1,
+		`SELECT 5--?`:                                 1, // "--" without a space is two minus signs
+	}
+	for s, want := range cases {
+		if got := countPlaceholders(s); got != want {
+			t.Errorf("%q: %d placeholders, want %d", s, got, want)
+		}
+	}
+}
+
+func TestStripLeadingComments(t *testing.T) {
+	cases := map[string]string{
+		"/* mysql-connector-j */ SELECT 1": "SELECT 1",
+		"-- x\n  # y\nSHOW TABLES":         "SHOW TABLES",
+		"/*!40101 SET NAMES utf8 */":       "/*!40101 SET NAMES utf8 */",
+		"/* open":                          "/* open",
+	}
+	for in, want := range cases {
+		if got := stripLeadingComments(in); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLikeMatch(t *testing.T) {
+	cases := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"peo%", "people", true}, {"PEO%", "people", true}, {"p_ople", "people", true},
+		{"p_ople", "pple", false}, {`a\_b`, "a_b", true}, {`a\_b`, "axb", false}, {"a.b", "axb", false},
+	}
+	for _, c := range cases {
+		if got := likeMatch(c.pattern, c.s); got != c.want {
+			t.Errorf("%q LIKE %q = %v", c.s, c.pattern, got)
+		}
+	}
+}
+
+func newHandler(t *testing.T) (*Handler, *wire.Session) {
+	t.Helper()
+	db, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	h := &Handler{DB: db, Database: "gsql", Version: "8.0.36-gsql"}
+	return h, &wire.Session{ID: 7, User: "u", Addr: "127.0.0.1:5", Vars: map[string]string{}}
+}
+
+// cells runs stmt and returns its first row as text.
+func cells(t *testing.T, h *Handler, s *wire.Session, stmt string) []string {
+	t.Helper()
+	res, err := h.Run(context.Background(), s, stmt, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	if res.Rows == nil {
+		t.Fatalf("%s: no rows", stmt)
+	}
+	defer res.Rows.Release()
+	if !res.Rows.Next() {
+		t.Fatalf("%s: empty", stmt)
+	}
+	rec := res.Rows.Record()
+	var out []string
+	for _, c := range rec.Columns() {
+		if c.IsNull(0) {
+			out = append(out, "NULL")
+		} else {
+			out = append(out, c.ValueStr(0))
+		}
+	}
+	return out
+}
+
+func TestSessionVariables(t *testing.T) {
+	h, s := newHandler(t)
+	for _, stmt := range []string{"SET NAMES utf8mb4 COLLATE utf8mb4_bin", "SET autocommit=0, @@session.wait_timeout = 60", "SET SESSION sql_mode = 'ANSI_QUOTES'", "set transaction isolation level read committed"} {
+		if _, err := h.Run(context.Background(), s, stmt, nil); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	got := cells(t, h, s, "SELECT @@autocommit, @@wait_timeout AS w, @@session.sql_mode, @@character_set_client, CONNECTION_ID(), DATABASE(), USER()")
+	want := []string{"0", "60", "ANSI_QUOTES", "utf8mb4", "7", "NULL", "u@127.0.0.1"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("column %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+	errs := []struct {
+		stmt string
+		code uint16
+	}{
+		{"SET NAMES koi8r", 1115},
+		{"SET @x = 1", 1235},
+		{"SET GLOBAL max_connections = 5", 1227},
+		{"SELECT @@nope", 1193},
+		{"USE other", 1049},
+	}
+	for _, e := range errs {
+		_, err := h.Run(context.Background(), s, e.stmt, nil)
+		var me *wire.Error
+		if !errors.As(err, &me) || me.Code != e.code {
+			t.Errorf("%s: got %v, want code %d", e.stmt, err, e.code)
+		}
+	}
+	// A SELECT that only looks like one of variables goes to gsql.
+	if got := cells(t, h, s, "SELECT LENGTH('@@x') AS n"); got[0] != "3" {
+		t.Errorf("LENGTH('@@x') = %v", got)
+	}
+}
+
+func TestRunRowsAndCounts(t *testing.T) {
+	h, s := newHandler(t)
+	ctx := context.Background()
+	if _, err := h.Run(ctx, s, "CREATE TABLE t (a BIGINT)", nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Run(ctx, s, "INSERT INTO t VALUES (?), (?)", []any{int64(1), int64(2)})
+	if err != nil || res.AffectedRows != 2 || res.Rows != nil {
+		t.Fatalf("insert: %+v %v", res, err)
+	}
+	if got := cells(t, h, s, "SELECT SUM(a) FROM t"); got[0] != "3" {
+		t.Fatalf("sum %v", got)
+	}
+	// A reader's late error keeps its MySQL code.
+	res, err = h.Run(ctx, s, "SELECT * FROM t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Rows.Release()
+	if _, ok := res.Rows.(errMapped); !ok {
+		t.Fatalf("rows are %T", res.Rows)
+	}
+	var _ array.RecordReader = res.Rows
+}
