@@ -57,6 +57,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	requireTLS := fs.Bool("require-tls", false, "refuse clients that do not use TLS")
 	maxPacket := fs.String("max-packet", "64MiB", "largest client packet; a larger one closes the connection")
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long running statements may finish after a signal")
+	maxConns := fs.Int("max-connections", 0, "refuse clients past `N` open connections (0: no limit)")
+	maxQueries := fs.Int("max-queries", 0, "run at most `N` statements at once over all connections; more wait (0: no limit)")
+	maxTime := fs.Duration("max-statement-time", 0, "cancel statements running longer (0: no limit)")
 	database := fs.String("database", "gsql", "database `NAME` clients see (SHOW DATABASES, USE)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), serveUsage)
@@ -98,8 +101,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	if err != nil || maxPkt < 1024 || maxPkt > 1<<30 {
 		return fail("--max-packet: want a size from 1KiB to 1GiB, got %q", *maxPacket)
 	}
+	if *maxConns < 0 || *maxQueries < 0 || *maxTime < 0 {
+		return fail("--max-connections, --max-queries and --max-statement-time cannot be negative")
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg := mysql.Config{Database: *database}
+	cfg := mysql.Config{Database: *database, MaxQueries: *maxQueries, MaxStatementTime: *maxTime}
+	cfg.MaxConnections = *maxConns
 	cfg.AuthPlugin = *authPlugin
 	cfg.MaxPacket = int(maxPkt)
 	cfg.Logger = log

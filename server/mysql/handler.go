@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -28,6 +29,12 @@ type Config struct {
 	// Database is the one database name clients see (SHOW DATABASES, USE);
 	// empty means "gsql".
 	Database string
+	// MaxStatementTime cancels a statement running longer (0: no limit);
+	// a session lowers it with SET max_execution_time = ms, as in MySQL.
+	MaxStatementTime time.Duration
+	// MaxQueries caps the statements the database runs at once, over all
+	// connections (0: no cap); more wait for a slot.
+	MaxQueries int
 }
 
 // NewServer returns a MySQL protocol server over db.
@@ -38,7 +45,11 @@ func NewServer(db *gsql.DB, cfg Config) *wire.Server {
 	if cfg.Version == "" {
 		cfg.Version = "8.0.36-gsql"
 	}
-	return wire.NewServer(cfg.Config, &Handler{DB: db, Database: cfg.Database, Version: cfg.Version, Logger: cfg.Logger})
+	h := &Handler{DB: db, Database: cfg.Database, Version: cfg.Version, Logger: cfg.Logger, MaxStatementTime: cfg.MaxStatementTime}
+	if cfg.MaxQueries > 0 {
+		h.slots = make(chan struct{}, cfg.MaxQueries)
+	}
+	return wire.NewServer(cfg.Config, h)
 }
 
 // Handler runs MySQL clients' statements on a gsql database.
@@ -47,6 +58,9 @@ type Handler struct {
 	Database string
 	Version  string
 	Logger   *slog.Logger
+	// MaxStatementTime: see Config.
+	MaxStatementTime time.Duration
+	slots            chan struct{} // Config.MaxQueries; nil: no cap
 }
 
 // Split splits a COM_QUERY into statements (gsql's splitter: ';' outside
@@ -83,14 +97,22 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 	if err != nil {
 		return wire.Result{}, mysqlError(err)
 	}
+	ctx, done, err := h.begin(ctx, s)
+	if err != nil {
+		return wire.Result{}, mysqlError(err)
+	}
 	switch st.(type) {
 	case *sql.Select, *sql.ShowTables, *sql.Describe, *sql.Explain:
 		rdr, err := h.DB.Query(ctx, stmt, args...)
 		if err != nil {
+			done()
 			return wire.Result{}, mysqlError(err)
 		}
-		return wire.Result{Rows: errMapped{rdr}}, nil
+		// The statement runs while its rows are read: the limits hold
+		// until the protocol layer releases the reader.
+		return wire.Result{Rows: &errMapped{RecordReader: rdr, done: done}}, nil
 	}
+	defer done()
 	res, err := h.DB.Exec(ctx, stmt, args...)
 	if err != nil {
 		return wire.Result{}, mysqlError(err)
@@ -98,10 +120,53 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 	return wire.Result{AffectedRows: uint64(res.RowsAffected)}, nil
 }
 
-// errMapped maps the errors a reader reports midway to MySQL codes.
-type errMapped struct{ array.RecordReader }
+// begin applies the statement limits: a slot among MaxQueries (waiting
+// for one while ctx allows) and the statement time. done releases them.
+func (h *Handler) begin(ctx context.Context, s *wire.Session) (context.Context, func(), error) {
+	if h.slots != nil {
+		select {
+		case h.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+	release := func() {
+		if h.slots != nil {
+			<-h.slots
+		}
+	}
+	limit := h.MaxStatementTime
+	if v, ok := s.Vars["max_execution_time"]; ok {
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
+			if d := time.Duration(ms) * time.Millisecond; limit == 0 || d < limit {
+				limit = d
+			}
+		}
+	}
+	if limit <= 0 {
+		return ctx, release, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	return ctx, func() { cancel(); release() }, nil
+}
 
-func (r errMapped) Err() error { return mysqlError(r.RecordReader.Err()) }
+// errMapped maps the errors a reader reports midway to MySQL codes and
+// releases the statement's limits with the reader.
+type errMapped struct {
+	array.RecordReader
+	done     func()
+	released bool
+}
+
+func (r *errMapped) Err() error { return mysqlError(r.RecordReader.Err()) }
+
+func (r *errMapped) Release() {
+	r.RecordReader.Release()
+	if !r.released {
+		r.released = true
+		r.done()
+	}
+}
 
 var (
 	reSetNames = regexp.MustCompile(`(?is)^SET\s+(NAMES|CHARACTER\s+SET|CHARSET)\s+(.*)$`)

@@ -154,7 +154,7 @@ func TestRunRowsAndCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer res.Rows.Release()
-	if _, ok := res.Rows.(errMapped); !ok {
+	if _, ok := res.Rows.(*errMapped); !ok {
 		t.Fatalf("rows are %T", res.Rows)
 	}
 	var _ array.RecordReader = res.Rows

@@ -31,6 +31,7 @@ var defaultVars = map[string]string{
 	"interactive_timeout":      "28800",
 	"license":                  "Apache-2.0",
 	"lower_case_table_names":   "2",
+	"max_execution_time":       "0",
 	"max_allowed_packet":       "67108864",
 	"net_buffer_length":        "16384",
 	"net_write_timeout":        "60",

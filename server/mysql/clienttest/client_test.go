@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -407,14 +408,14 @@ const slowQuery = `SELECT COUNT(*), SUM(x.a * y.a) FROM big x, big y WHERE (x.a 
 func makeBig(t *testing.T, db *sql.DB) {
 	t.Helper()
 	mustExec(t, db, `CREATE TABLE big (a BIGINT)`)
-	vals := ""
+	var vals strings.Builder
 	for i := 0; i < 20000; i++ {
 		if i > 0 {
-			vals += ","
+			vals.WriteByte(',')
 		}
-		vals += fmt.Sprintf("(%d)", i)
+		fmt.Fprintf(&vals, "(%d)", i)
 	}
-	mustExec(t, db, `INSERT INTO big VALUES `+vals)
+	mustExec(t, db, `INSERT INTO big VALUES `+vals.String())
 }
 
 func TestCancellation(t *testing.T) {

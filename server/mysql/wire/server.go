@@ -72,6 +72,9 @@ type Config struct {
 	// MaxPacket caps one client packet (0: 64 MiB); a longer one closes
 	// the connection.
 	MaxPacket int
+	// MaxConnections refuses clients past this many open connections
+	// with error 1040 (0: no limit).
+	MaxConnections int
 	// Logger receives connection and error logs (nil: discarded).
 	Logger *slog.Logger
 }
@@ -159,7 +162,12 @@ func (s *Server) Serve(l net.Listener) error {
 			return err
 		}
 		delay = 0
-		c := s.newConn(nc)
+		c, full := s.newConn(nc)
+		if full {
+			s.log.Warn("refused connection: too many connections", "remote", nc.RemoteAddr().String(), "max", s.cfg.MaxConnections)
+			go refuse(nc, errPacket(Errorf(1040, "08004", "Too many connections")))
+			continue
+		}
 		if c == nil {
 			nc.Close()
 			continue
@@ -168,17 +176,27 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 }
 
-func (s *Server) newConn(nc net.Conn) *Conn {
+func (s *Server) newConn(nc net.Conn) (c *Conn, full bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return nil
+		return nil, false
+	}
+	if s.cfg.MaxConnections > 0 && len(s.conns) >= s.cfg.MaxConnections {
+		return nil, true
 	}
 	s.nextID++
-	c := newConn(s, nc, s.nextID)
+	c = newConn(s, nc, s.nextID)
 	s.conns[c.id] = c
 	s.wg.Add(1)
-	return c
+	return c, false
+}
+
+// refuse sends one error packet in place of the greeting and closes.
+func refuse(nc net.Conn, p []byte) {
+	defer nc.Close()
+	nc.SetWriteDeadline(time.Now().Add(time.Second))
+	nc.Write(append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...))
 }
 
 func (s *Server) remove(c *Conn) {
