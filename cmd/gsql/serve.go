@@ -15,19 +15,24 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
 	gsql "github.com/gsqlengine/gsql"
+	flightsrv "github.com/gsqlengine/gsql/server/flight"
 	"github.com/gsqlengine/gsql/server/mysql"
 	"github.com/gsqlengine/gsql/server/mysql/wire"
 	"github.com/gsqlengine/gsql/shell"
 )
 
-const serveUsage = `Usage: gsql serve --mysql ADDR [flags]
+const serveUsage = `Usage: gsql serve [--mysql ADDR] [--flight ADDR] [flags]
 
 Serves one database (in memory, or the on-disk one in --data DIR) over the
-MySQL protocol until SIGINT or SIGTERM; then it stops accepting, lets
-running statements finish for --shutdown-timeout and cancels the rest.
+MySQL protocol and/or Arrow Flight SQL until SIGINT or SIGTERM; then it
+stops accepting, lets running statements finish for --shutdown-timeout and
+cancels the rest.
 
-  gsql serve --mysql 127.0.0.1:3307
+  gsql serve --mysql 127.0.0.1:3307 --flight 127.0.0.1:31337
   mariadb -h 127.0.0.1 -P 3307
 
 Flags:
@@ -46,6 +51,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	fs := flag.NewFlagSet("gsql serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("mysql", "", "listen for MySQL clients on `ADDR` (host:port)")
+	flightAddr := fs.String("flight", "", "listen for Arrow Flight SQL clients on `ADDR` (host:port; no authentication yet)")
 	device := fs.String("device", "auto", "device to run queries on: auto, gpu or cpu")
 	data := fs.String("data", "", "serve the on-disk database in `DIR` (created if new; default: in memory)")
 	poolLimit := fs.String("pool-limit", "", "GPU memory pool limit, e.g. 2GiB (default: no limit)")
@@ -78,8 +84,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	if fs.NArg() > 0 {
 		return fail("unexpected argument %q (the database directory is --data DIR)", fs.Arg(0))
 	}
-	if *addr == "" {
-		return fail("--mysql ADDR is required")
+	if *addr == "" && *flightAddr == "" {
+		return fail("--mysql ADDR or --flight ADDR is required")
+	}
+	if *flightAddr != "" && *user != "" {
+		return fail("--flight: authentication over Flight SQL is not implemented yet (serve it without --user, on loopback)")
 	}
 	if *authPlugin != wire.CachingSHA2 && *authPlugin != wire.NativePassword {
 		return fail("--auth-plugin: want caching_sha2_password or mysql_native_password, got %q", *authPlugin)
@@ -133,21 +142,49 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 		return 1
 	}
 	defer db.Close()
-	l, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "gsql serve: %v\n", err)
-		return 1
-	}
 	srv := mysql.NewServer(db, cfg)
-	if cfg.Users == nil {
-		log.Warn("no --user: every client may log in without a password")
+	if cfg.Users == nil && *addr != "" {
+		log.Warn("no --user: every MySQL client may log in without a password")
 	}
-	log.Info("serving MySQL protocol", "addr", l.Addr().String(), "device", db.Device(), "data", *data, "tls", cfg.TLS != nil)
-	if ready != nil {
-		ready(l.Addr().String())
+	errc := make(chan error, 2)
+	listening := 0
+	if *addr != "" {
+		l, err := net.Listen("tcp", *addr)
+		if err != nil {
+			fmt.Fprintf(stderr, "gsql serve: %v\n", err)
+			return 1
+		}
+		log.Info("serving MySQL protocol", "addr", l.Addr().String(), "device", db.Device(), "data", *data, "tls", cfg.TLS != nil)
+		if ready != nil {
+			ready(l.Addr().String())
+		}
+		go func() { errc <- srv.Serve(l) }()
+		listening++
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
+	var gs *grpc.Server
+	if *flightAddr != "" {
+		var opts []grpc.ServerOption
+		if cfg.TLS != nil {
+			opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
+		}
+		gs, err = flightsrv.NewGRPCServer(db, *database, opts...)
+		if err != nil {
+			fmt.Fprintf(stderr, "gsql serve: %v\n", err)
+			return 1
+		}
+		fl, err := net.Listen("tcp", *flightAddr)
+		if err != nil {
+			fmt.Fprintf(stderr, "gsql serve: %v\n", err)
+			return 1
+		}
+		log.Warn("Arrow Flight SQL has no authentication yet: keep it on a trusted network", "addr", fl.Addr().String())
+		log.Info("serving Arrow Flight SQL", "addr", fl.Addr().String(), "device", db.Device(), "tls", cfg.TLS != nil)
+		if ready != nil {
+			ready(fl.Addr().String())
+		}
+		go func() { errc <- gs.Serve(fl) }()
+		listening++
+	}
 	select {
 	case err := <-errc:
 		fmt.Fprintf(stderr, "gsql serve: %v\n", err)
@@ -157,10 +194,19 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	log.Info("shutting down", "timeout", grace.String(), "connections", srv.Conns())
 	sctx, cancel := context.WithTimeout(context.Background(), *grace)
 	defer cancel()
+	if gs != nil {
+		go func() {
+			<-sctx.Done()
+			gs.Stop() // past the deadline: cancel the running streams
+		}()
+		go gs.GracefulStop()
+	}
 	if err := srv.Shutdown(sctx); err != nil {
 		log.Warn("shutdown deadline passed: running statements were cancelled", "err", err)
 	}
-	<-errc
+	for ; listening > 0; listening-- {
+		<-errc
+	}
 	log.Info("stopped")
 	return 0
 }

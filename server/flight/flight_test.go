@@ -1,0 +1,219 @@
+package flight
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/flight"
+	"github.com/apache/arrow/go/v17/arrow/flight/flightsql"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	gsql "github.com/gsqlengine/gsql"
+)
+
+func startFlight(t *testing.T) *flightsql.Client {
+	t.Helper()
+	db, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := NewGRPCServer(db, "gsql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	cl, err := flightsql.NewClient(l.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cl.Close()
+		srv.Stop()
+		db.Close()
+	})
+	return cl
+}
+
+// fetch reads every record of a FlightInfo's endpoints as text rows.
+func fetch(t *testing.T, ctx context.Context, cl *flightsql.Client, info *flight.FlightInfo, err error) []string {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, ep := range info.Endpoint {
+		rdr, err := cl.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rdr.Next() {
+			rec := rdr.Record()
+			for r := 0; r < int(rec.NumRows()); r++ {
+				var cells []string
+				for _, c := range rec.Columns() {
+					cells = append(cells, c.ValueStr(r))
+				}
+				rows = append(rows, strings.Join(cells, "|"))
+			}
+		}
+		if err := rdr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rdr.Release()
+	}
+	return rows
+}
+
+func TestFlightSQL(t *testing.T) {
+	cl := startFlight(t)
+	ctx := context.Background()
+	if _, err := cl.ExecuteUpdate(ctx, `CREATE TABLE t (id BIGINT, name VARCHAR, f DOUBLE, d DATE, ts TIMESTAMP, b BOOLEAN)`); err != nil {
+		t.Fatal(err)
+	}
+	n, err := cl.ExecuteUpdate(ctx, `INSERT INTO t VALUES (1, 'a', 1.5, '2024-01-02', '2024-01-02 03:04:05', TRUE), (2, NULL, NULL, NULL, NULL, NULL)`)
+	if err != nil || n != 2 {
+		t.Fatalf("insert: %d, %v", n, err)
+	}
+	info, err := cl.Execute(ctx, `SELECT * FROM t ORDER BY id`)
+	got := fetch(t, ctx, cl, info, err)
+	want := []string{"1|a|1.5|2024-01-02|2024-01-02 03:04:05Z|true", "2|(null)|(null)|(null)|(null)|(null)"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+
+	// Prepared statements with parameters.
+	ins, err := cl.Prepare(ctx, `INSERT INTO t (id, name) VALUES (?, ?)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "0", Type: arrow.PrimitiveTypes.Int64}, {Name: "1", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{10, 11, 12}, nil)
+	b.Field(1).(*array.StringBuilder).AppendValues([]string{"x", "y", ""}, []bool{true, true, false})
+	params := b.NewRecord()
+	ins.SetParameters(params)
+	if n, err := ins.ExecuteUpdate(ctx); err != nil || n != 3 {
+		t.Fatalf("prepared insert: %d, %v", n, err)
+	}
+	ins.Close(ctx)
+	params.Release()
+	b.Release()
+
+	sel, err := cl.Prepare(ctx, `SELECT COUNT(*) FROM t WHERE id > ?`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := arrow.NewSchema([]arrow.Field{{Name: "0", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	pb := array.NewRecordBuilder(memory.DefaultAllocator, ps)
+	pb.Field(0).(*array.Int64Builder).Append(10)
+	prec := pb.NewRecord()
+	sel.SetParameters(prec)
+	info, err = sel.Execute(ctx)
+	if got := fetch(t, ctx, cl, info, err); fmt.Sprint(got) != "[2]" {
+		t.Fatalf("prepared count: %v", got)
+	}
+	sel.Close(ctx)
+	prec.Release()
+	pb.Release()
+
+	// Catalog calls.
+	info, err = cl.GetTables(ctx, &flightsql.GetTablesOpts{})
+	if got := fetch(t, ctx, cl, info, err); fmt.Sprint(got) != "[gsql|(null)|t|TABLE]" {
+		t.Fatalf("GetTables: %v", got)
+	}
+	pat := "no%"
+	info, err = cl.GetTables(ctx, &flightsql.GetTablesOpts{TableNameFilterPattern: &pat})
+	if got := fetch(t, ctx, cl, info, err); len(got) != 0 {
+		t.Fatalf("GetTables no%%: %v", got)
+	}
+	info, err = cl.GetTableTypes(ctx)
+	if got := fetch(t, ctx, cl, info, err); fmt.Sprint(got) != "[TABLE]" {
+		t.Fatalf("GetTableTypes: %v", got)
+	}
+	info, err = cl.GetSqlInfo(ctx, []flightsql.SqlInfo{flightsql.SqlInfoFlightSqlServerName})
+	if got := fetch(t, ctx, cl, info, err); len(got) != 1 || !strings.Contains(got[0], "gsql") {
+		t.Fatalf("GetSqlInfo: %v", got)
+	}
+}
+
+func TestFlightSQLErrors(t *testing.T) {
+	cl := startFlight(t)
+	ctx := context.Background()
+	cases := []struct {
+		query string
+		code  codes.Code
+	}{
+		{`SELEC 1`, codes.InvalidArgument},
+		{`SELECT * FROM missing`, codes.NotFound},
+	}
+	for _, c := range cases {
+		info, err := cl.Execute(ctx, c.query)
+		if err == nil {
+			var rdr *flight.Reader
+			rdr, err = cl.DoGet(ctx, info.Endpoint[0].Ticket)
+			if err == nil {
+				for rdr.Next() {
+				}
+				err = rdr.Err()
+				rdr.Release()
+			}
+		}
+		if status.Code(err) != c.code {
+			t.Errorf("%s: got %v, want %v", c.query, err, c.code)
+		}
+	}
+	if _, err := cl.ExecuteUpdate(ctx, `DROP TABLE missing`); status.Code(err) != codes.NotFound {
+		t.Errorf("DROP TABLE missing: %v", err)
+	}
+}
+
+func TestFlightSQLCancel(t *testing.T) {
+	cl := startFlight(t)
+	ctx := context.Background()
+	var vals strings.Builder
+	for i := 0; i < 20000; i++ {
+		if i > 0 {
+			vals.WriteByte(',')
+		}
+		fmt.Fprintf(&vals, "(%d)", i)
+	}
+	for _, q := range []string{`CREATE TABLE big (a BIGINT)`, `INSERT INTO big VALUES ` + vals.String()} {
+		if _, err := cl.ExecuteUpdate(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := cl.Execute(ctx, `SELECT COUNT(*) FROM big x, big y WHERE (x.a + y.a) % 7 = 3`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	rdr, err := cl.DoGet(qctx, info.Endpoint[0].Ticket)
+	if err == nil {
+		for rdr.Next() {
+		}
+		err = rdr.Err()
+		rdr.Release()
+	}
+	if c := status.Code(err); c != codes.DeadlineExceeded && c != codes.Canceled {
+		t.Fatalf("got %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("cancel took %v", d)
+	}
+}
