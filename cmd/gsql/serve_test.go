@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow/go/v17/arrow/flight/flightsql"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
 	gsql "github.com/gsqlengine/gsql"
 )
 
@@ -76,25 +80,29 @@ func writePacket(t *testing.T, c net.Conn, seq byte, p []byte) {
 	}
 }
 
-// TestServe starts `gsql serve` on an on-disk database, creates a table
-// over the protocol, stops it as a signal would, and finds the table on
-// disk.
+// TestServe starts `gsql serve` on an on-disk database with both
+// listeners, creates a table over the MySQL protocol, inserts into it over
+// Flight SQL, stops it as a signal would, and finds the rows on disk.
 func TestServe(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	addrc := make(chan string, 1)
+	addrc := make(chan string, 2)
 	done := make(chan int, 1)
 	var logs syncBuffer
 	go func() {
-		done <- serve(ctx, []string{"--mysql", "127.0.0.1:0", "--device", "cpu", "--data", dir}, &logs, func(a string) { addrc <- a })
+		done <- serve(ctx, []string{"--mysql", "127.0.0.1:0", "--flight", "127.0.0.1:0", "--device", "cpu", "--data", dir}, &logs, func(a string) { addrc <- a })
 	}()
-	var addr string
-	select {
-	case addr = <-addrc:
-	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, logs.String())
+	var addrs []string
+	for len(addrs) < 2 {
+		select {
+		case a := <-addrc:
+			addrs = append(addrs, a)
+		case code := <-done:
+			t.Fatalf("serve exited %d: %s", code, logs.String())
+		}
 	}
+	addr := addrs[0]
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +126,15 @@ func TestServe(t *testing.T) {
 	if p := mysqlPacket(t, r); p[0] != 0 {
 		t.Fatalf("CREATE TABLE: %q", p)
 	}
+	// The Flight SQL listener serves the same database.
+	fc, err := flightsql.NewClient(addrs[1], nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := fc.ExecuteUpdate(context.Background(), "INSERT INTO served VALUES (1), (2)"); err != nil || n != 2 {
+		t.Fatalf("Flight SQL insert: %d, %v", n, err)
+	}
+	fc.Close()
 	cancel() // as SIGTERM does
 	select {
 	case code := <-done:
@@ -137,7 +154,12 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.TableSchema("served"); err != nil {
+	rdr, err := db.Query(context.Background(), "SELECT COUNT(*) FROM served")
+	if err != nil {
 		t.Fatalf("table made over the protocol is not on disk: %v", err)
+	}
+	defer rdr.Release()
+	if !rdr.Next() || rdr.Record().Column(0).ValueStr(0) != "2" {
+		t.Fatalf("rows inserted over Flight SQL are not on disk")
 	}
 }
