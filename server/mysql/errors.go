@@ -22,6 +22,9 @@ func mysqlError(err error) error {
 	if err == nil {
 		return nil
 	}
+	if _, ok := err.(*wire.Error); ok {
+		return err // already chosen
+	}
 	code, state := codeOf(err)
 	if code == 0 {
 		return err

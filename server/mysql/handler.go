@@ -7,6 +7,8 @@ package mysql
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"sort"
@@ -19,6 +21,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/server/mysql/wire"
 	"github.com/gsqlengine/gsql/sql"
 )
@@ -169,12 +172,13 @@ func (r *errMapped) Release() {
 }
 
 var (
-	reSetNames = regexp.MustCompile(`(?is)^SET\s+(NAMES|CHARACTER\s+SET|CHARSET)\s+(.*)$`)
-	reKill     = regexp.MustCompile(`(?is)^KILL\s+(?:(QUERY|CONNECTION)\s+)?(\d+)\s*$`)
-	reUse      = regexp.MustCompile("(?is)^USE\\s+`?([^`\\s]+)`?\\s*$")
-	reShowTbl  = regexp.MustCompile("(?is)^SHOW\\s+(FULL\\s+)?TABLES(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?(?:\\s+LIKE\\s+'([^']*)')?\\s*$")
-	reShowCols = regexp.MustCompile("(?is)^(?:SHOW\\s+(?:FULL\\s+)?(?:COLUMNS|FIELDS)\\s+(?:FROM|IN)|DESCRIBE|DESC)\\s+`?(\\w+)`?(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?\\s*$")
-	reShowVars = regexp.MustCompile(`(?is)^SHOW\s+(?:SESSION\s+|GLOBAL\s+)?VARIABLES(?:\s+LIKE\s+'([^']*)')?\s*$`)
+	reSetNames   = regexp.MustCompile(`(?is)^SET\s+(NAMES|CHARACTER\s+SET|CHARSET)\s+(.*)$`)
+	reKill       = regexp.MustCompile(`(?is)^KILL\s+(?:(QUERY|CONNECTION)\s+)?(\d+)\s*$`)
+	reUse        = regexp.MustCompile("(?is)^USE\\s+`?([^`\\s]+)`?\\s*$")
+	reShowTbl    = regexp.MustCompile("(?is)^SHOW\\s+(FULL\\s+)?TABLES(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?(?:\\s+LIKE\\s+'([^']*)')?\\s*$")
+	reShowCols   = regexp.MustCompile("(?is)^(?:SHOW\\s+(?:FULL\\s+)?(?:COLUMNS|FIELDS)\\s+(?:FROM|IN)|DESCRIBE|DESC)\\s+`?(\\w+)`?(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?\\s*$")
+	reShowCreate = regexp.MustCompile("(?is)^SHOW\\s+CREATE\\s+TABLE\\s+(?:`?\\w+`?\\.)?`?(\\w+)`?\\s*$")
+	reShowVars   = regexp.MustCompile(`(?is)^SHOW\s+(?:SESSION\s+|GLOBAL\s+)?VARIABLES(?:\s+LIKE\s+'([^']*)')?\s*$`)
 )
 
 // session answers the statements about the session and the server that
@@ -263,6 +267,8 @@ func (h *Handler) show(ctx context.Context, s *wire.Session, body string, words 
 	case reShowCols.MatchString(body):
 		m := reShowCols.FindStringSubmatch(body)
 		return h.columns(ctx, m[1])
+	case reShowCreate.MatchString(body):
+		return h.showCreate(ctx, reShowCreate.FindStringSubmatch(body)[1])
 	case reShowVars.MatchString(body):
 		m := reShowVars.FindStringSubmatch(body)
 		var rows [][]string
@@ -302,6 +308,11 @@ func (h *Handler) tables(ctx context.Context) ([]string, error) {
 // columns is SHOW COLUMNS / DESCRIBE with MySQL's six columns.
 func (h *Handler) columns(ctx context.Context, table string) (wire.Result, bool, error) {
 	rdr, err := h.DB.Query(ctx, "DESCRIBE "+quoteIdent(table))
+	var oe *catalog.ObjectError
+	if errors.As(err, &oe) {
+		// MySQL says 1146 here (1051 is DROP's "unknown table").
+		return wire.Result{}, true, &wire.Error{Code: 1146, State: "42S02", Msg: err.Error(), Err: err}
+	}
 	if err != nil {
 		return wire.Result{}, true, err
 	}
@@ -318,6 +329,34 @@ func (h *Handler) columns(ctx context.Context, table string) (wire.Result, bool,
 		return wire.Result{}, true, err
 	}
 	return wire.Result{Rows: textRows([]string{"Field", "Type", "Null", "Key", "Default", "Extra"}, rows)}, true, nil
+}
+
+// showCreate is SHOW CREATE TABLE, rebuilt from DESCRIBE.
+func (h *Handler) showCreate(ctx context.Context, table string) (wire.Result, bool, error) {
+	res, _, err := h.columns(ctx, table)
+	if err != nil {
+		return res, true, err
+	}
+	defer res.Rows.Release()
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (", quoteIdent(table))
+	n := 0
+	for res.Rows.Next() {
+		rec := res.Rows.Record()
+		f, t, null := rec.Column(0).(*array.String), rec.Column(1).(*array.String), rec.Column(2).(*array.String)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			fmt.Fprintf(&b, "\n  %s %s", quoteIdent(f.Value(i)), strings.ToUpper(t.Value(i)))
+			if null.Value(i) == "NO" {
+				b.WriteString(" NOT NULL")
+			}
+		}
+	}
+	b.WriteString("\n)")
+	return wire.Result{Rows: textRows([]string{"Table", "Create Table"}, [][]string{{table, b.String()}})}, true, nil
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -158,4 +159,25 @@ func TestRunRowsAndCounts(t *testing.T) {
 		t.Fatalf("rows are %T", res.Rows)
 	}
 	var _ array.RecordReader = res.Rows
+}
+
+func TestShowCreateTable(t *testing.T) {
+	h, s := newHandler(t)
+	if _, err := h.Run(context.Background(), s, "CREATE TABLE p (id BIGINT NOT NULL, name VARCHAR)", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := cells(t, h, s, "SHOW CREATE TABLE gsql.p")
+	want := "CREATE TABLE `p` (\n  `id` BIGINT NOT NULL,\n  `name` VARCHAR\n)"
+	if got[0] != "p" || got[1] != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	// The result is valid gsql DDL.
+	if _, err := h.Run(context.Background(), s, strings.Replace(got[1], "`p`", "p2", 1), nil); err != nil {
+		t.Fatalf("re-running SHOW CREATE TABLE's DDL: %v", err)
+	}
+	_, err := h.Run(context.Background(), s, "SHOW CREATE TABLE missing", nil)
+	var me *wire.Error
+	if !errors.As(err, &me) || me.Code != 1146 {
+		t.Fatalf("missing table: %v", err)
+	}
 }
