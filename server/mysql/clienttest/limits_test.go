@@ -72,7 +72,8 @@ func TestConnectionAndQueryLimits(t *testing.T) {
 	}
 	errc := make(chan error, 1)
 	go func() { _, err := a.ExecContext(ctx, slowQuery); errc <- err }()
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // a holds the slot by then
+
 	waitCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	_, err = b.ExecContext(waitCtx, `SELECT 1`)
 	cancel()
