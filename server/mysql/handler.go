@@ -96,6 +96,9 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 			return res, mysqlError(err)
 		}
 	}
+	if isInfoSchema(body) {
+		return h.infoSchema(ctx, stmt, args)
+	}
 	st, err := sql.ParseOne(stmt)
 	if err != nil {
 		return wire.Result{}, mysqlError(err)

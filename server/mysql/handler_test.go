@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -179,5 +180,58 @@ func TestShowCreateTable(t *testing.T) {
 	var me *wire.Error
 	if !errors.As(err, &me) || me.Code != 1146 {
 		t.Fatalf("missing table: %v", err)
+	}
+}
+
+func TestInformationSchema(t *testing.T) {
+	h, s := newHandler(t)
+	ctx := context.Background()
+	for _, q := range []string{"CREATE TABLE a (x BIGINT NOT NULL, y VARCHAR)", "CREATE TABLE b (d DATE)"} {
+		if _, err := h.Run(ctx, s, q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := func(q string, args ...any) []string {
+		t.Helper()
+		res, err := h.Run(ctx, s, q, args)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer res.Rows.Release()
+		var out []string
+		for res.Rows.Next() {
+			rec := res.Rows.Record()
+			for r := 0; r < int(rec.NumRows()); r++ {
+				var cells []string
+				for _, c := range rec.Columns() {
+					cells = append(cells, c.ValueStr(r))
+				}
+				out = append(out, strings.Join(cells, "|"))
+			}
+		}
+		if err := res.Rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	cases := []struct {
+		q    string
+		args []any
+		want string
+	}{
+		{"SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'gsql' ORDER BY TABLE_NAME", nil, "[a|BASE TABLE b|BASE TABLE]"},
+		{"select column_name, ordinal_position, is_nullable, data_type from INFORMATION_SCHEMA.COLUMNS where table_name = ? order by ordinal_position", []any{"a"}, "[x|1|NO|bigint y|2|YES|varchar]"},
+		{"SELECT COUNT(*) FROM `information_schema`.`columns`", nil, "[3]"},
+		{"SELECT SCHEMA_NAME FROM information_schema.schemata", nil, "[gsql]"},
+	}
+	for _, c := range cases {
+		if got := fmt.Sprint(rows(c.q, c.args...)); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.q, got, c.want)
+		}
+	}
+	_, err := h.Run(ctx, s, "SELECT nope FROM information_schema.tables", nil)
+	var me *wire.Error
+	if !errors.As(err, &me) || me.Code != 1054 {
+		t.Fatalf("unknown column: %v", err)
 	}
 }

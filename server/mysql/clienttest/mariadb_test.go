@@ -56,6 +56,8 @@ func TestMariaDBClient(t *testing.T) {
 			"name\tage\tscore\tborn\tseen\tok\nAda\t36\t9.5\t1815-12-10\t2024-01-02 03:04:05\t1\nBob\tNULL\tNULL\tNULL\tNULL\t0\n", ""},
 		{"show", `SHOW TABLES; DESCRIBE people`,
 			"Tables_in_gsql\npeople\nField\tType\tNull\tKey\tDefault\tExtra\nname\tvarchar\tYES\t\tNULL\t\nage\tbigint\tYES\t\tNULL\t\nscore\tdouble\tYES\t\tNULL\t\nborn\tdate\tYES\t\tNULL\t\nseen\ttimestamp\tYES\t\tNULL\t\nok\tboolean\tYES\t\tNULL\t\n", ""},
+		{"information_schema", `SELECT TABLE_NAME, COUNT(*) AS n FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'gsql' GROUP BY TABLE_NAME`,
+			"TABLE_NAME\tn\npeople\t6\n", ""},
 		{"functions", `SELECT UPPER(name) AS u, LENGTH(name) AS n FROM people WHERE age > 30`, "u\tn\nADA\t3\n", ""},
 		{"unknown table", `SELECT * FROM nope`, "", "ERROR 1146 (42S02)"},
 		{"syntax error", `SELECT FROM WHERE`, "", "ERROR 1064 (42000)"},

@@ -1,0 +1,113 @@
+package mysql
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/server/mysql/wire"
+)
+
+// A minimal information_schema: SCHEMATA, TABLES and COLUMNS, which
+// GUI clients and connectors read for their metadata. A statement naming
+// information_schema.X runs on a small in-memory gsql database built for
+// it from the catalog, so every WHERE, ORDER BY and join gsql supports
+// works on these tables.
+
+var reInfoSchema = regexp.MustCompile("(?i)`?\\binformation_schema`?\\s*\\.\\s*`?(schemata|tables|columns)\\b`?")
+
+// isInfoSchema reports whether stmt reads information_schema tables.
+func isInfoSchema(stmt string) bool { return reInfoSchema.MatchString(stmt) }
+
+func (h *Handler) infoSchema(ctx context.Context, stmt string, args []any) (wire.Result, error) {
+	idb, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
+		return wire.Result{}, err
+	}
+	if err := h.fillInfoSchema(ctx, idb); err != nil {
+		idb.Close()
+		return wire.Result{}, err
+	}
+	// `tables` and `columns` are keywords of the dialect: quote them.
+	text := reInfoSchema.ReplaceAllStringFunc(stmt, func(m string) string {
+		return "`" + strings.ToLower(reInfoSchema.FindStringSubmatch(m)[1]) + "`"
+	})
+	rdr, err := idb.Query(ctx, text, args...)
+	if err != nil {
+		idb.Close()
+		return wire.Result{}, mysqlError(err)
+	}
+	return wire.Result{Rows: &errMapped{RecordReader: rdr, done: func() { idb.Close() }}}, nil
+}
+
+// fillInfoSchema registers schemata, tables and columns in idb.
+func (h *Handler) fillInfoSchema(ctx context.Context, idb *gsql.DB) error {
+	str := func(names ...string) *arrow.Schema {
+		fs := make([]arrow.Field, len(names))
+		for i, n := range names {
+			fs[i] = arrow.Field{Name: n, Type: arrow.BinaryTypes.String, Nullable: true}
+		}
+		return arrow.NewSchema(fs, nil)
+	}
+	schemata := str("CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME", "DEFAULT_COLLATION_NAME")
+	tables := str("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE", "TABLE_COMMENT")
+	colFields := str("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION", "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE", "COLUMN_TYPE", "COLUMN_KEY", "EXTRA").Fields()
+	colFields[4].Type = arrow.PrimitiveTypes.Int64
+	columns := arrow.NewSchema(colFields, nil)
+
+	sb := array.NewRecordBuilder(memory.DefaultAllocator, schemata)
+	defer sb.Release()
+	appendStrings(sb, 0, "def", h.Database, "utf8mb4", "utf8mb4_general_ci")
+	tb := array.NewRecordBuilder(memory.DefaultAllocator, tables)
+	defer tb.Release()
+	cb := array.NewRecordBuilder(memory.DefaultAllocator, columns)
+	defer cb.Release()
+	names, err := h.tables(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range names {
+		appendStrings(tb, 0, "def", h.Database, t, "BASE TABLE", "gsql", "")
+		res, _, err := h.columns(ctx, t)
+		if err != nil {
+			continue // a view that no longer binds: listed without columns
+		}
+		pos := int64(0)
+		for res.Rows.Next() {
+			rec := res.Rows.Record()
+			f, ty, null := rec.Column(0).(*array.String), rec.Column(1).(*array.String), rec.Column(2).(*array.String)
+			for i := 0; i < int(rec.NumRows()); i++ {
+				pos++
+				appendStrings(cb, 0, "def", h.Database, t, f.Value(i))
+				cb.Field(4).(*array.Int64Builder).Append(pos)
+				cb.Field(5).(*array.StringBuilder).AppendNull()
+				appendStrings(cb, 6, null.Value(i), ty.Value(i), ty.Value(i), "", "")
+			}
+		}
+		res.Rows.Release()
+	}
+	for _, r := range []struct {
+		name string
+		b    *array.RecordBuilder
+	}{{"schemata", sb}, {"tables", tb}, {"columns", cb}} {
+		rec := r.b.NewRecord()
+		err := idb.RegisterTable(r.name, rec.Schema(), []arrow.Record{rec})
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendStrings appends values to the string columns from index at on.
+func appendStrings(b *array.RecordBuilder, at int, values ...string) {
+	for i, v := range values {
+		b.Field(at + i).(*array.StringBuilder).Append(v)
+	}
+}
