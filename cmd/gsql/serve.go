@@ -51,7 +51,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	fs := flag.NewFlagSet("gsql serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("mysql", "", "listen for MySQL clients on `ADDR` (host:port)")
-	flightAddr := fs.String("flight", "", "listen for Arrow Flight SQL clients on `ADDR` (host:port; no authentication yet)")
+	flightAddr := fs.String("flight", "", "listen for Arrow Flight SQL clients on `ADDR` (host:port)")
 	device := fs.String("device", "auto", "device to run queries on: auto, gpu or cpu")
 	data := fs.String("data", "", "serve the on-disk database in `DIR` (created if new; default: in memory)")
 	poolLimit := fs.String("pool-limit", "", "GPU memory pool limit, e.g. 2GiB (default: no limit)")
@@ -86,9 +86,6 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	}
 	if *addr == "" && *flightAddr == "" {
 		return fail("--mysql ADDR or --flight ADDR is required")
-	}
-	if *flightAddr != "" && *user != "" {
-		return fail("--flight: authentication over Flight SQL is not implemented yet (serve it without --user, on loopback)")
 	}
 	if *authPlugin != wire.CachingSHA2 && *authPlugin != wire.NativePassword {
 		return fail("--auth-plugin: want caching_sha2_password or mysql_native_password, got %q", *authPlugin)
@@ -167,7 +164,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 		if cfg.TLS != nil {
 			opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 		}
-		gs, err = flightsrv.NewGRPCServer(db, *database, opts...)
+		gs, err = flightsrv.NewGRPCServer(db, *database, cfg.Users, opts...)
 		if err != nil {
 			fmt.Fprintf(stderr, "gsql serve: %v\n", err)
 			return 1
@@ -177,7 +174,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 			fmt.Fprintf(stderr, "gsql serve: %v\n", err)
 			return 1
 		}
-		log.Warn("Arrow Flight SQL has no authentication yet: keep it on a trusted network", "addr", fl.Addr().String())
+		if cfg.Users == nil {
+			log.Warn("no --user: every Flight SQL client may run statements without logging in")
+		}
 		log.Info("serving Arrow Flight SQL", "addr", fl.Addr().String(), "device", db.Device(), "tls", cfg.TLS != nil)
 		if ready != nil {
 			ready(fl.Addr().String())

@@ -42,7 +42,6 @@ func TestServeFlags(t *testing.T) {
 		want string
 	}{
 		{nil, "--mysql ADDR or --flight ADDR is required"},
-		{[]string{"--flight", ":0", "--user", "u", "--password-file", "f"}, "not implemented yet"},
 		{[]string{"--mysql", ":0", "--user", "u"}, "--user and --password-file go together"},
 		{[]string{"--mysql", ":0", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
 		{[]string{"--mysql", ":0", "--auth-plugin", "pam"}, "--auth-plugin"},

@@ -74,11 +74,17 @@ func New(db *gsql.DB, catalogName string) (*Server, error) {
 
 // NewGRPCServer returns a gRPC server carrying the Flight SQL service for
 // db; Serve it on a listener, stop it with GracefulStop (Stop cancels
-// running streams, whose queries then stop).
-func NewGRPCServer(db *gsql.DB, catalogName string, opts ...grpc.ServerOption) (*grpc.Server, error) {
+// running streams, whose queries then stop). users, when not nil, maps
+// user names to passwords: clients then log in with Basic auth in the
+// Handshake and use the bearer token it returns.
+func NewGRPCServer(db *gsql.DB, catalogName string, users map[string]string, opts ...grpc.ServerOption) (*grpc.Server, error) {
 	svc, err := New(db, catalogName)
 	if err != nil {
 		return nil, err
+	}
+	if users != nil {
+		a := &basicAuth{users: users}
+		opts = append(opts, grpc.ChainUnaryInterceptor(a.unary), grpc.ChainStreamInterceptor(a.stream))
 	}
 	gs := grpc.NewServer(opts...)
 	flight.RegisterFlightServiceServer(gs, flightsql.NewFlightServer(svc))

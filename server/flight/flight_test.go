@@ -16,18 +16,23 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	gsql "github.com/gsqlengine/gsql"
 )
 
 func startFlight(t *testing.T) *flightsql.Client {
+	return startFlightUsers(t, nil)
+}
+
+func startFlightUsers(t *testing.T, users map[string]string) *flightsql.Client {
 	t.Helper()
 	db, err := gsql.Open(gsql.Options{Device: "cpu"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := NewGRPCServer(db, "gsql")
+	srv, err := NewGRPCServer(db, "gsql", users)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,5 +220,39 @@ func TestFlightSQLCancel(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("cancel took %v", d)
+	}
+}
+
+func TestFlightSQLAuth(t *testing.T) {
+	cl := startFlightUsers(t, map[string]string{"alice": "s3cret"})
+	ctx := context.Background()
+	if _, err := cl.ExecuteUpdate(ctx, `CREATE TABLE t (a BIGINT)`); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("without login: %v", err)
+	}
+	for _, bad := range [][2]string{{"alice", "wrong"}, {"bob", "s3cret"}, {"alice", ""}} {
+		if _, err := cl.Client.AuthenticateBasicToken(ctx, bad[0], bad[1]); status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("%v: %v", bad, err)
+		}
+	}
+	bad := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer nonsense")
+	if _, err := cl.ExecuteUpdate(bad, `CREATE TABLE t (a BIGINT)`); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("forged token: %v", err)
+	}
+	for _, header := range []string{"Basic", "Basic !!!", "Basic " + "bm9jb2xvbg", "Bearer"} { // malformed: no crash
+		hctx := metadata.AppendToOutgoingContext(ctx, "authorization", header)
+		if _, err := cl.ExecuteUpdate(hctx, `SELECT 1`); status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("%q: %v", header, err)
+		}
+	}
+	actx, err := cl.Client.AuthenticateBasicToken(ctx, "alice", "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.ExecuteUpdate(actx, `CREATE TABLE t (a BIGINT)`); err != nil {
+		t.Fatal(err)
+	}
+	info, err := cl.Execute(actx, `SELECT COUNT(*) FROM t`)
+	if got := fetch(t, actx, cl, info, err); fmt.Sprint(got) != "[0]" {
+		t.Fatalf("got %v", got)
 	}
 }
