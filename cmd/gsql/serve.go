@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/server/files"
 	flightsrv "github.com/gsqlengine/gsql/server/flight"
 	"github.com/gsqlengine/gsql/server/mysql"
 	"github.com/gsqlengine/gsql/server/mysql/wire"
@@ -66,6 +67,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	maxConns := fs.Int("max-connections", 0, "refuse clients past `N` open connections (0: no limit)")
 	maxQueries := fs.Int("max-queries", 0, "run at most `N` statements at once over all connections; more wait (0: no limit)")
 	maxTime := fs.Duration("max-statement-time", 0, "cancel statements running longer (0: no limit)")
+	filesDir := fs.String("files", "", "let statements read files (read_csv, read_parquet, ...) inside `DIR` (default: no file access)")
 	database := fs.String("database", "gsql", "database `NAME` clients see (SHOW DATABASES, USE)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), serveUsage)
@@ -113,6 +115,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := mysql.Config{Database: *database, MaxQueries: *maxQueries, MaxStatementTime: *maxTime}
 	cfg.MaxConnections = *maxConns
+	cfg.Files = files.Policy{Dir: *filesDir}
+	if *filesDir != "" {
+		if st, err := os.Stat(*filesDir); err != nil || !st.IsDir() {
+			return fail("--files: %q is not a directory", *filesDir)
+		}
+	}
 	cfg.AuthPlugin = *authPlugin
 	cfg.MaxPacket = int(maxPkt)
 	cfg.Logger = log
@@ -164,7 +172,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 		if cfg.TLS != nil {
 			opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 		}
-		gs, err = flightsrv.NewGRPCServer(db, *database, cfg.Users, opts...)
+		gs, err = flightsrv.NewGRPCServer(db, *database, cfg.Users, cfg.Files, opts...)
 		if err != nil {
 			fmt.Fprintf(stderr, "gsql serve: %v\n", err)
 			return 1

@@ -49,6 +49,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--mysql", ":0", "--max-packet", "12"}, "--max-packet"},
 		{[]string{"--mysql", ":0", "extra"}, "unexpected argument"},
 		{[]string{"--mysql", ":0", "--max-queries", "-1"}, "cannot be negative"},
+		{[]string{"--mysql", ":0", "--files", "/no/such/dir"}, "--files"},
 	}
 	for _, c := range cases {
 		var errb syncBuffer

@@ -29,12 +29,15 @@ import (
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/planner"
+	"github.com/gsqlengine/gsql/server/files"
 	"github.com/gsqlengine/gsql/sql"
 )
 
 // Server is the Flight SQL service over one database.
 type Server struct {
 	flightsql.BaseServer
+	// Files says which files statements may read (the zero value: none).
+	Files    files.Policy
 	db       *gsql.DB
 	catalog  string
 	nextID   atomic.Uint64
@@ -73,15 +76,16 @@ func New(db *gsql.DB, catalogName string) (*Server, error) {
 }
 
 // NewGRPCServer returns a gRPC server carrying the Flight SQL service for
-// db; Serve it on a listener, stop it with GracefulStop (Stop cancels
+// db, whose statements may read the files policy allows; Serve it on a listener, stop it with GracefulStop (Stop cancels
 // running streams, whose queries then stop). users, when not nil, maps
 // user names to passwords: clients then log in with Basic auth in the
 // Handshake and use the bearer token it returns.
-func NewGRPCServer(db *gsql.DB, catalogName string, users map[string]string, opts ...grpc.ServerOption) (*grpc.Server, error) {
+func NewGRPCServer(db *gsql.DB, catalogName string, users map[string]string, policy files.Policy, opts ...grpc.ServerOption) (*grpc.Server, error) {
 	svc, err := New(db, catalogName)
 	if err != nil {
 		return nil, err
 	}
+	svc.Files = policy
 	if users != nil {
 		a := &basicAuth{users: users}
 		opts = append(opts, grpc.ChainUnaryInterceptor(a.unary), grpc.ChainStreamInterceptor(a.stream))
@@ -89,6 +93,14 @@ func NewGRPCServer(db *gsql.DB, catalogName string, users map[string]string, opt
 	gs := grpc.NewServer(opts...)
 	flight.RegisterFlightServiceServer(gs, flightsql.NewFlightServer(svc))
 	return gs, nil
+}
+
+// check applies the file policy.
+func (s *Server) check(query string) error {
+	if err := s.Files.Check(query); err != nil {
+		return status.Error(codes.PermissionDenied, err.Error())
+	}
+	return nil
 }
 
 // grpcError gives a gsql error the gRPC status a Flight client expects.
@@ -172,6 +184,9 @@ func (s *Server) stream(ctx context.Context, query string, args []any) (*arrow.S
 
 // GetFlightInfoStatement hands back the query itself as the ticket.
 func (s *Server) GetFlightInfoStatement(_ context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	if err := s.check(cmd.GetQuery()); err != nil {
+		return nil, err
+	}
 	if _, err := sql.ParseOne(cmd.GetQuery()); err != nil {
 		return nil, grpcError(err)
 	}
@@ -184,11 +199,18 @@ func (s *Server) GetFlightInfoStatement(_ context.Context, cmd flightsql.Stateme
 
 // DoGetStatement runs the ticket's query.
 func (s *Server) DoGetStatement(ctx context.Context, tkt flightsql.StatementQueryTicket) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	// The ticket is the query: a client may forge one.
+	if err := s.check(string(tkt.GetStatementHandle())); err != nil {
+		return nil, nil, err
+	}
 	return s.stream(ctx, string(tkt.GetStatementHandle()), nil)
 }
 
 // DoPutCommandStatementUpdate runs a statement without rows.
 func (s *Server) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.StatementUpdate) (int64, error) {
+	if err := s.check(cmd.GetQuery()); err != nil {
+		return 0, err
+	}
 	res, err := s.db.Exec(ctx, cmd.GetQuery())
 	if err != nil {
 		return 0, grpcError(err)
@@ -199,6 +221,9 @@ func (s *Server) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.
 // CreatePreparedStatement parses the query and keeps it under a handle.
 func (s *Server) CreatePreparedStatement(_ context.Context, req flightsql.ActionCreatePreparedStatementRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
 	var res flightsql.ActionCreatePreparedStatementResult
+	if err := s.check(req.GetQuery()); err != nil {
+		return res, err
+	}
 	if _, err := sql.ParseOne(req.GetQuery()); err != nil {
 		return res, grpcError(err)
 	}

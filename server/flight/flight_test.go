@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/server/files"
 )
 
 func startFlight(t *testing.T) *flightsql.Client {
@@ -32,7 +33,7 @@ func startFlightUsers(t *testing.T, users map[string]string) *flightsql.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := NewGRPCServer(db, "gsql", users)
+	srv, err := NewGRPCServer(db, "gsql", users, files.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,6 +184,21 @@ func TestFlightSQLErrors(t *testing.T) {
 	}
 	if _, err := cl.ExecuteUpdate(ctx, `DROP TABLE missing`); status.Code(err) != codes.NotFound {
 		t.Errorf("DROP TABLE missing: %v", err)
+	}
+	// Files are off by default, also through a forged ticket.
+	if _, err := cl.Execute(ctx, `SELECT * FROM read_csv('/etc/passwd')`); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("read_csv: %v", err)
+	}
+	tkt, _ := flightsql.CreateStatementQueryTicket([]byte("SELECT * FROM `__file__:/etc/passwd`"))
+	rdr, err := cl.DoGet(ctx, &flight.Ticket{Ticket: tkt})
+	if err == nil {
+		for rdr.Next() {
+		}
+		err = rdr.Err()
+		rdr.Release()
+	}
+	if status.Code(err) != codes.PermissionDenied {
+		t.Errorf("forged ticket: %v", err)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/server/files"
 	"github.com/gsqlengine/gsql/server/mysql/wire"
 	"github.com/gsqlengine/gsql/sql"
 )
@@ -38,6 +39,8 @@ type Config struct {
 	// MaxQueries caps the statements the database runs at once, over all
 	// connections (0: no cap); more wait for a slot.
 	MaxQueries int
+	// Files says which files statements may read (the zero value: none).
+	Files files.Policy
 }
 
 // NewServer returns a MySQL protocol server over db.
@@ -48,7 +51,7 @@ func NewServer(db *gsql.DB, cfg Config) *wire.Server {
 	if cfg.Version == "" {
 		cfg.Version = "8.0.36-gsql"
 	}
-	h := &Handler{DB: db, Database: cfg.Database, Version: cfg.Version, Logger: cfg.Logger, MaxStatementTime: cfg.MaxStatementTime}
+	h := &Handler{DB: db, Database: cfg.Database, Version: cfg.Version, Logger: cfg.Logger, MaxStatementTime: cfg.MaxStatementTime, Files: cfg.Files}
 	if cfg.MaxQueries > 0 {
 		h.slots = make(chan struct{}, cfg.MaxQueries)
 	}
@@ -61,8 +64,9 @@ type Handler struct {
 	Database string
 	Version  string
 	Logger   *slog.Logger
-	// MaxStatementTime: see Config.
+	// MaxStatementTime and Files: see Config.
 	MaxStatementTime time.Duration
+	Files            files.Policy
 	slots            chan struct{} // Config.MaxQueries; nil: no cap
 }
 
@@ -95,6 +99,9 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 		if res, handled, err := h.session(ctx, s, body, words); handled {
 			return res, mysqlError(err)
 		}
+	}
+	if err := h.Files.Check(stmt); err != nil {
+		return wire.Result{}, &wire.Error{Code: 1227, State: "42000", Msg: err.Error(), Err: err} // ER_SPECIFIC_ACCESS_DENIED_ERROR
 	}
 	if isInfoSchema(body) {
 		return h.infoSchema(ctx, stmt, args)
