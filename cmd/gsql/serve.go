@@ -56,6 +56,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	device := fs.String("device", "auto", "device to run queries on: auto, gpu or cpu")
 	data := fs.String("data", "", "serve the on-disk database in `DIR` (created if new; default: in memory)")
 	poolLimit := fs.String("pool-limit", "", "GPU memory pool limit, e.g. 2GiB (default: no limit)")
+	memLimit := fs.String("memory-limit", "", "cap each GROUP BY's and join's host memory, e.g. 1GiB; a statement past it fails (default: no cap)")
 	user := fs.String("user", "", "the one user `NAME` allowed to log in (default: any user, no password)")
 	passwordFile := fs.String("password-file", "", "read --user's password from the first line of `FILE`")
 	authPlugin := fs.String("auth-plugin", wire.CachingSHA2, "authentication: caching_sha2_password or mysql_native_password")
@@ -105,6 +106,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	if err != nil {
 		return fail("--pool-limit: %v", err)
 	}
+	memCap, err := shell.ParseSize(*memLimit)
+	if err != nil {
+		return fail("--memory-limit: %v", err)
+	}
 	maxPkt, err := shell.ParseSize(*maxPacket)
 	if err != nil || maxPkt < 1024 || maxPkt > 1<<30 {
 		return fail("--max-packet: want a size from 1KiB to 1GiB, got %q", *maxPacket)
@@ -141,7 +146,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
-	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, Path: *data})
+	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, MemoryLimit: memCap, Path: *data})
 	if err != nil {
 		fmt.Fprintf(stderr, "gsql serve: %v\n", err)
 		return 1

@@ -50,6 +50,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--mysql", ":0", "extra"}, "unexpected argument"},
 		{[]string{"--mysql", ":0", "--max-queries", "-1"}, "cannot be negative"},
 		{[]string{"--mysql", ":0", "--files", "/no/such/dir"}, "--files"},
+		{[]string{"--mysql", ":0", "--memory-limit", "lots"}, "--memory-limit"},
 	}
 	for _, c := range cases {
 		var errb syncBuffer
