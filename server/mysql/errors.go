@@ -76,6 +76,8 @@ func codeOf(err error) (uint16, string) {
 		return 1290, "HY000" // ER_OPTION_PREVENTS_STATEMENT
 	case errors.As(err, &ie):
 		return 1105, "HY000"
+	case strings.Contains(err.Error(), "exceeds the memory limit"): // operators' plain errors
+		return 1037, "HY001"
 	case strings.Contains(err.Error(), "cannot be NULL"), strings.Contains(err.Error(), "cannot be null"):
 		return 1048, "23000" // ER_BAD_NULL_ERROR
 	}

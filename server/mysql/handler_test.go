@@ -235,3 +235,37 @@ func TestInformationSchema(t *testing.T) {
 		t.Fatalf("unknown column: %v", err)
 	}
 }
+
+func TestMemoryLimitCode(t *testing.T) {
+	db, err := gsql.Open(gsql.Options{Device: "cpu", MemoryLimit: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	h := &Handler{DB: db, Database: "gsql"}
+	s := &wire.Session{Vars: map[string]string{}}
+	ctx := context.Background()
+	var vals strings.Builder
+	for i := 0; i < 5000; i++ {
+		if i > 0 {
+			vals.WriteByte(',')
+		}
+		fmt.Fprintf(&vals, "(%d)", i)
+	}
+	for _, q := range []string{"CREATE TABLE g (a BIGINT)", "INSERT INTO g VALUES " + vals.String()} {
+		if _, err := h.Run(ctx, s, q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := h.Run(ctx, s, "SELECT a, COUNT(*) FROM g GROUP BY a", nil)
+	if err == nil {
+		for res.Rows.Next() {
+		}
+		err = res.Rows.Err()
+		res.Rows.Release()
+	}
+	var me *wire.Error
+	if !errors.As(err, &me) || me.Code != 1037 {
+		t.Fatalf("got %v, want 1037", err)
+	}
+}
