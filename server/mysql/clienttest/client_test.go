@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,15 @@ import (
 	"github.com/gsqlengine/gsql/server/mysql/wire"
 )
 
+// testDevice is the server's device: GSQL_TEST_DEVICE (gpu on a GPU
+// machine with a cuda-tagged test binary), else cpu.
+func testDevice() string {
+	if d := os.Getenv("GSQL_TEST_DEVICE"); d != "" {
+		return d
+	}
+	return "cpu"
+}
+
 // server is a gsql MySQL server on loopback for one test.
 type server struct {
 	srv  *wire.Server
@@ -26,7 +36,7 @@ type server struct {
 
 func start(t *testing.T, cfg mysql.Config) *server {
 	t.Helper()
-	db, err := gsql.Open(gsql.Options{Device: "cpu"})
+	db, err := gsql.Open(gsql.Options{Device: testDevice()})
 	if err != nil {
 		t.Fatal(err)
 	}
