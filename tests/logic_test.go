@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow/array"
 
@@ -77,7 +78,7 @@ func TestSQLLogic(t *testing.T) {
 				t.Fatalf("open database on device %q: %v", device, err)
 			}
 			defer db.Close()
-			r := &Runner{Engine: gsqlEngine{db}, Names: engineNames(device)}
+			r := &Runner{Engine: gsqlEngine{db}, Names: engineNames(device), Timeout: recordTimeout(device)}
 			sum, err := r.RunFile(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)
@@ -136,7 +137,7 @@ func TestSQLLogicOnDisk(t *testing.T) {
 				t.Fatalf("open database on device %q: %v", device, err)
 			}
 			defer func() { db.Close() }()
-			r := &Runner{Engine: diskEngine{path: dbPath, db: &db}, Names: engineNames(device)}
+			r := &Runner{Engine: diskEngine{path: dbPath, db: &db}, Names: engineNames(device), Timeout: recordTimeout(device)}
 			sum, err := r.RunFile(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)
@@ -146,4 +147,14 @@ func TestSQLLogicOnDisk(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordTimeout bounds each record: strict GPU runs wait for the kernel
+// compiles of every new query shape, dozens of them at once when the files
+// run in parallel on an empty kernel cache.
+func recordTimeout(device string) time.Duration {
+	if device == "gpu" {
+		return 2 * time.Minute
+	}
+	return 0
 }
