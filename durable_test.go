@@ -365,3 +365,55 @@ func TestDurableConcurrentReaders(t *testing.T) {
 		t.Errorf("after reopen: %q, want %s", got, want)
 	}
 }
+
+// Views and index definitions are stored with the tables: they survive a
+// reopen, DROP TABLE removes the table's indexes from the stored schema,
+// and a read-only database refuses new ones, changing nothing.
+func TestDurableViewsAndIndexes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	db, err := gsql.Open(gsql.Options{Device: "cpu", Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, `CREATE TABLE t (a BIGINT, b VARCHAR)`)
+	mustExec(t, db, `CREATE TABLE u (x BIGINT)`)
+	mustExec(t, db, `INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'x')`)
+	mustExec(t, db, `CREATE VIEW xs AS SELECT a FROM t WHERE b = 'x'`)
+	mustExec(t, db, `CREATE INDEX ta ON t (a)`)
+	mustExec(t, db, `CREATE INDEX ux ON u (x)`)
+	mustExec(t, db, `DROP TABLE u`)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = gsql.Open(gsql.Options{Device: "cpu", Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rowsOf(t, db, `SELECT a FROM xs ORDER BY a`), ","); got != "1,3" {
+		t.Fatalf("view after reopen: %s", got)
+	}
+	if _, err := db.Exec(context.Background(), `CREATE INDEX ta ON t (b)`); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("index ta after reopen: %v", err)
+	}
+	if _, err := db.Exec(context.Background(), `DROP INDEX ux`); err == nil {
+		t.Fatalf("index ux survived DROP TABLE u")
+	}
+	mustExec(t, db, `DROP INDEX ta`)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := gsql.Open(gsql.Options{Device: "cpu", Path: path, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if _, err := ro.Exec(context.Background(), `CREATE VIEW v2 AS SELECT 1`); err == nil {
+		t.Fatalf("CREATE VIEW on a read-only database succeeded")
+	}
+	if got := rowsOf(t, ro, `SHOW TABLES`); strings.Contains(strings.Join(got, ","), "v2") {
+		t.Fatalf("failed CREATE VIEW left %v", got)
+	}
+	if _, err := ro.Exec(context.Background(), `DROP INDEX ta`); err == nil {
+		t.Fatalf("index ta survived DROP INDEX")
+	}
+}

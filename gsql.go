@@ -390,6 +390,10 @@ func openStore(cat *catalog.Catalog, path string, readOnly bool) (*storage.Store
 			return nil, fmt.Errorf("open database %s: table %s: %w", path, t.Name, err)
 		}
 	}
+	if err := cat.RestoreSchema(st.Schema()); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	cat.SetPersister(st)
 	return st, nil
 }

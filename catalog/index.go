@@ -14,8 +14,9 @@ import (
 // zones cover a whole record or on-disk segment, up to 1M rows), so that a
 // scan under a filter on those columns skips the chunks no row of which
 // can pass. They are computed when a scan first needs them for a record
-// and kept while the record is part of the table. Index definitions live
-// in memory only, like views.
+// and kept while the record is part of the table. Index definitions (not
+// their zone maps, which are rebuilt) are stored with the tables of an
+// on-disk database, like views (SchemaPersister).
 
 // ZoneChunkRows is the granularity of index zone maps: the operators'
 // batch size, so a chunk is one scan batch.
@@ -75,6 +76,10 @@ func (c *Catalog) CreateIndex(name, table string, cols []string, ifNotExists boo
 		c.indexes = map[string]*Index{}
 	}
 	c.indexes[key(name)] = ix
+	if err := c.commitSchemaLocked(); err != nil {
+		delete(c.indexes, key(name))
+		return err
+	}
 	c.version++
 	return nil
 }
@@ -95,16 +100,28 @@ func (c *Catalog) DropIndex(name, table string, ifExists bool) error {
 		return &IndexError{Msg: fmt.Sprintf("index %s is on table %s, not %s", name, ix.Table, table)}
 	}
 	delete(c.indexes, key(name))
+	if err := c.commitSchemaLocked(); err != nil {
+		c.indexes[key(name)] = ix
+		return err
+	}
 	c.version++
 	return nil
 }
 
 // dropIndexesLocked removes the indexes of a dropped table.
 func (c *Catalog) dropIndexesLocked(table string) {
+	dropped := false
 	for k, ix := range c.indexes {
 		if key(ix.Table) == key(table) {
 			delete(c.indexes, k)
+			dropped = true
 		}
+	}
+	if dropped {
+		// The table is gone already; an index left in the stored
+		// definitions names a missing table and is skipped when the
+		// database opens (Catalog.RestoreSchema).
+		_ = c.commitSchemaLocked()
 	}
 }
 

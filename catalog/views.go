@@ -1,14 +1,54 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 )
 
 // Views: named queries kept as SQL text and planned where they are used
 // (the binder expands them as derived tables). They share the tables'
-// namespace. Views live in memory only: an on-disk database does not keep
-// them across a reopen yet.
+// namespace. A persister that is also a SchemaPersister keeps them (and
+// the index definitions) with the tables.
+
+// ViewDef and IndexDef are what a SchemaPersister stores of views and
+// indexes.
+type ViewDef struct{ Name, Query string }
+
+// IndexDef is an index's definition.
+type IndexDef struct {
+	Name, Table string
+	Columns     []string
+}
+
+// SchemaPersister is a Persister that also keeps views and indexes: it is
+// handed the complete set after every change to them.
+type SchemaPersister interface {
+	CommitSchema(views []ViewDef, indexes []IndexDef) error
+}
+
+// commitSchemaLocked hands the views and indexes to the persister; c.mu
+// is held.
+func (c *Catalog) commitSchemaLocked() error {
+	sp, ok := c.persist.(SchemaPersister)
+	if !ok {
+		return nil
+	}
+	views := make([]ViewDef, 0, len(c.views))
+	for _, v := range c.views {
+		views = append(views, ViewDef{Name: v.name, Query: v.query})
+	}
+	sort.Slice(views, func(i, j int) bool { return views[i].Name < views[j].Name })
+	indexes := make([]IndexDef, 0, len(c.indexes))
+	for _, ix := range c.indexes {
+		indexes = append(indexes, IndexDef{Name: ix.Name, Table: ix.Table, Columns: append([]string(nil), ix.Columns...)})
+	}
+	sort.Slice(indexes, func(i, j int) bool { return indexes[i].Name < indexes[j].Name })
+	if err := sp.CommitSchema(views, indexes); err != nil {
+		return fmt.Errorf("commit views and indexes: %w", err)
+	}
+	return nil
+}
 
 // ViewError reports a name used as the wrong kind of object.
 type ViewError struct{ Name, Msg string }
@@ -28,7 +68,16 @@ func (c *Catalog) CreateView(name, query string, orReplace bool) error {
 	if c.views == nil {
 		c.views = map[string]view{}
 	}
+	old, had := c.views[key(name)]
 	c.views[key(name)] = view{name: name, query: query}
+	if err := c.commitSchemaLocked(); err != nil {
+		if had {
+			c.views[key(name)] = old
+		} else {
+			delete(c.views, key(name))
+		}
+		return err
+	}
 	c.version++
 	return nil
 }
@@ -46,7 +95,12 @@ func (c *Catalog) DropView(name string, ifExists bool) error {
 		}
 		return &ViewError{Name: name, Msg: "is not a view"}
 	}
+	old := c.views[key(name)]
 	delete(c.views, key(name))
+	if err := c.commitSchemaLocked(); err != nil {
+		c.views[key(name)] = old
+		return err
+	}
 	c.version++
 	return nil
 }
@@ -72,3 +126,25 @@ func (c *Catalog) Views() []string {
 }
 
 type view struct{ name, query string }
+
+// RestoreSchema recreates stored views and indexes when a database opens,
+// before SetPersister (nothing is committed again); an index whose table or
+// columns are gone is dropped.
+func (c *Catalog) RestoreSchema(views []ViewDef, indexes []IndexDef) error {
+	for _, v := range views {
+		if err := c.CreateView(v.Name, v.Query, true); err != nil {
+			return fmt.Errorf("view %s: %w", v.Name, err)
+		}
+	}
+	for _, ix := range indexes {
+		if err := c.CreateIndex(ix.Name, ix.Table, ix.Columns, true); err != nil {
+			var oe *ObjectError
+			var ie *IndexError
+			if errors.As(err, &oe) || errors.As(err, &ie) {
+				continue
+			}
+			return fmt.Errorf("index %s: %w", ix.Name, err)
+		}
+	}
+	return nil
+}

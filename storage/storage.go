@@ -87,6 +87,10 @@ type manifest struct {
 	// NextSegment numbers the next segment file; names are never reused.
 	NextSegment uint64       `json:"next_segment"`
 	Tables      []tableEntry `json:"tables"`
+	// Views and Indexes are the catalog's other objects (absent in
+	// databases written before they were kept).
+	Views   []catalog.ViewDef  `json:"views,omitempty"`
+	Indexes []catalog.IndexDef `json:"indexes,omitempty"`
 }
 
 type tableEntry struct {
@@ -632,6 +636,41 @@ func fileCRC(path string) (uint32, error) {
 		return 0, err
 	}
 	return h.Sum32(), nil
+}
+
+// CommitSchema implements catalog.SchemaPersister: a new manifest with the
+// given views and indexes and the same tables, committed as Commit does.
+func (s *Store) CommitSchema(views []catalog.ViewDef, indexes []catalog.IndexDef) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("database is closed")
+	}
+	if s.readOnly {
+		return ErrReadOnly
+	}
+	if s.broken != nil {
+		return fmt.Errorf("an earlier commit failed in an unknown state (%v); reopen the database", s.broken)
+	}
+	next := s.man
+	next.Generation++
+	next.Views, next.Indexes = views, indexes
+	if err := s.writeManifest(&next); err != nil {
+		var ac *afterCommitError
+		if errors.As(err, &ac) {
+			s.broken = err
+		}
+		return fmt.Errorf("writing the manifest: %w", err)
+	}
+	s.man = next
+	return nil
+}
+
+// Schema returns the views and indexes the database was opened with.
+func (s *Store) Schema() ([]catalog.ViewDef, []catalog.IndexDef) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.man.Views, s.man.Indexes
 }
 
 // Verify reads every segment of the committed state in full and checks

@@ -128,9 +128,6 @@ func TestSQLLogicOnDisk(t *testing.T) {
 		name := strings.TrimPrefix(filepath.ToSlash(path), "sql/")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if name == "views.test" || name == "index.test" {
-				t.Skip("views and indexes are kept in memory only: an on-disk database does not store them yet")
-			}
 			dbPath := filepath.Join(t.TempDir(), "db")
 			db, err := gsql.Open(gsql.Options{Device: device, Path: dbPath})
 			if err != nil {
