@@ -169,6 +169,60 @@ func TestColumnTypes(t *testing.T) {
 	}
 }
 
+// TestDecimalColumns reads DECIMAL values through both protocols: exact
+// text with every digit of the scale, typed DECIMAL in the metadata.
+func TestDecimalColumns(t *testing.T) {
+	s := start(t, mysql.Config{})
+	db := s.open(t, "root", "")
+	mustExec(t, db, `CREATE TABLE m (id BIGINT, amt DECIMAL(12,2), big DECIMAL(38,10))`)
+	mustExec(t, db, `INSERT INTO m VALUES (1, 12.5, '1234567890123456789012345678.0123456789'), (2, -0.01, -1), (3, NULL, NULL)`)
+	want := []string{"1 12.50 1234567890123456789012345678.0123456789", "2 -0.01 -1.0000000000", "3 NULL NULL"}
+	for _, q := range []struct {
+		name string
+		args []any
+		sql  string
+	}{{"text", nil, `SELECT id, amt, big FROM m ORDER BY id`}, {"binary", []any{0}, `SELECT id, amt, big FROM m WHERE id > ? ORDER BY id`}} {
+		rows, err := db.Query(q.sql, q.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var id int64
+			var amt, big sql.NullString
+			if err := rows.Scan(&id, &amt, &big); err != nil {
+				t.Fatal(err)
+			}
+			str := func(v sql.NullString) string {
+				if !v.Valid {
+					return "NULL"
+				}
+				return v.String
+			}
+			got = append(got, fmt.Sprintf("%d %s %s", id, str(amt), str(big)))
+		}
+		rows.Close()
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s protocol: %q, want %q", q.name, got, want)
+		}
+	}
+	rows, err := db.Query(`SELECT amt FROM m LIMIT 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cts, err := rows.ColumnTypes()
+	rows.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cts[0].DatabaseTypeName() != "DECIMAL" {
+		t.Errorf("DECIMAL column typed %s", cts[0].DatabaseTypeName())
+	}
+	if p, s, ok := cts[0].DecimalSize(); !ok || s != 2 || p < 12 {
+		t.Errorf("DECIMAL(12,2) column size %d,%d,%v", p, s, ok)
+	}
+}
+
 func TestPreparedStatements(t *testing.T) {
 	s := start(t, mysql.Config{})
 	db := s.open(t, "root", "")

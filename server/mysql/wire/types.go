@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/gsqlengine/gsql/datetime"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // MySQL column types (protocol values).
@@ -66,7 +67,7 @@ var colTypes = map[arrow.Type]colType{
 	arrow.STRING:     {mysql: typeVarString, length: 1 << 24, text: stringText, bin: stringBin},
 	arrow.DATE32:     {mysql: typeDate, flags: flagBinary, length: 10, text: date32Text, bin: date32Bin},
 	arrow.TIMESTAMP:  {mysql: typeDateTime, flags: flagBinary, length: 26, decimals: 6, text: timestampText, bin: timestampBin},
-	arrow.DECIMAL128: {mysql: typeNewDecimal, flags: flagNum, length: 65, decimals: 30, text: valueStrText, bin: valueStrBin},
+	arrow.DECIMAL128: {mysql: typeNewDecimal, flags: flagNum, length: 65, decimals: 30, text: decimalText, bin: decimalText},
 	arrow.NULL:       {mysql: typeNull, flags: flagBinary, text: valueStrText, bin: valueStrBin},
 }
 
@@ -205,3 +206,12 @@ func valueStrText(b []byte, a arrow.Array, i int) []byte {
 }
 
 func valueStrBin(b []byte, a arrow.Array, i int) []byte { return valueStrText(b, a, i) }
+
+// decimalText writes a DECIMAL with all its scale digits (12.50, not
+// 12.5), as MySQL sends NEWDECIMAL in both protocols.
+func decimalText(b []byte, a arrow.Array, i int) []byte {
+	d := a.(*array.Decimal128)
+	v := d.Value(i)
+	x := decimal.Int128{Lo: v.LowBits(), Hi: v.HighBits()}
+	return appendLenEncString(b, x.String(int(d.DataType().(*arrow.Decimal128Type).Scale)))
+}
