@@ -235,9 +235,7 @@ func mapDecimal(a *coldata.Vec, n int, rt coldata.Type, fn func(decimal.Int128) 
 		}
 		out.Decs[i] = r
 	}
-	if a.Nulls != nil {
-		out.Nulls = a.Nulls[:coldata.BitmapLen(rows)]
-	}
+	withNulls(out, a, rows)
 	if a.Const {
 		return constOf(out, n), nil
 	}

@@ -658,9 +658,7 @@ func formatInts(v *coldata.Vec, n int, fn func(x int64, buf []byte) []byte) (*co
 		out.Offsets[i+1] = int32(len(buf))
 	}
 	out.Bytes = buf
-	if v.Nulls != nil {
-		out.Nulls = v.Nulls[:coldata.BitmapLen(rows)]
-	}
+	withNulls(out, v, rows)
 	if v.Const {
 		return constOf(out, n), nil
 	}

@@ -461,14 +461,8 @@ const smallSegment = 64 << 10
 func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return errors.New("database is closed")
-	}
-	if s.readOnly {
-		return ErrReadOnly
-	}
-	if s.broken != nil {
-		return fmt.Errorf("an earlier commit failed in an unknown state (%v); reopen the database", s.broken)
+	if err := s.writableLocked(); err != nil {
+		return err
 	}
 	next := s.man
 	next.Generation++
@@ -638,19 +632,27 @@ func fileCRC(path string) (uint32, error) {
 	return h.Sum32(), nil
 }
 
+// writableLocked reports why the store cannot commit, if it cannot; s.mu
+// is held.
+func (s *Store) writableLocked() error {
+	switch {
+	case s.closed:
+		return errors.New("database is closed")
+	case s.readOnly:
+		return ErrReadOnly
+	case s.broken != nil:
+		return fmt.Errorf("an earlier commit failed in an unknown state (%v); reopen the database", s.broken)
+	}
+	return nil
+}
+
 // CommitSchema implements catalog.SchemaPersister: a new manifest with the
 // given views and indexes and the same tables, committed as Commit does.
 func (s *Store) CommitSchema(views []catalog.ViewDef, indexes []catalog.IndexDef) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return errors.New("database is closed")
-	}
-	if s.readOnly {
-		return ErrReadOnly
-	}
-	if s.broken != nil {
-		return fmt.Errorf("an earlier commit failed in an unknown state (%v); reopen the database", s.broken)
+	if err := s.writableLocked(); err != nil {
+		return err
 	}
 	next := s.man
 	next.Generation++
