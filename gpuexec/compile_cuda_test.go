@@ -3,8 +3,10 @@
 package gpuexec
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -81,5 +83,52 @@ func TestCompileOptionsReport(t *testing.T) {
 	wg.Wait()
 	for i, j := range jobs {
 		t.Logf("%-15s %-28v %s (%d source bytes)", j.label, j.opts, res[i], len(j.code))
+	}
+}
+
+// TestInterpLinkedReport measures the interpreter's one-time compile split
+// into parts compiled in parallel and linked (CompileLinked), for each
+// part count in GSQL_LINK_PARTS (default 4,8,12,16), without the disk
+// cache. GSQL_COMPILE_REPORT=1 runs it.
+func TestInterpLinkedReport(t *testing.T) {
+	if os.Getenv("GSQL_COMPILE_REPORT") == "" {
+		t.Skip("set GSQL_COMPILE_REPORT=1")
+	}
+	counts := []int{4, 8, 12, 16}
+	if s := os.Getenv("GSQL_LINK_PARTS"); s != "" {
+		counts = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts = append(counts, n)
+		}
+	}
+	for _, n := range counts {
+		d, err := NewDevice(Options{NoDiskCache: true})
+		if err != nil {
+			t.Skipf("no GPU: %v", err)
+		}
+		it := fuse.InterpreterSplit(n)
+		opts := []string{fmt.Sprintf("--maxrregcount=%d", fuse.InterpRegisterCap()), "--ptxas-options=-O1", "--fmad=false"}
+		parts := make([]Source, len(it.Parts))
+		size := 0
+		for i, code := range it.Parts {
+			parts[i] = Source{Name: fmt.Sprintf("p%d.cu", i), Code: code, Options: opts}
+			size += len(code)
+		}
+		start := time.Now()
+		m, err := d.CompileLinked("interp", parts)
+		took := time.Since(start)
+		if err != nil {
+			d.Close()
+			t.Fatalf("%d parts: %v", n, err)
+		}
+		if _, err := m.Kernel("gsql_fill"); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("interpreter in %2d parts (%d ops, %d source bytes in all): %v", len(it.Parts)-1, it.Ops, size, took.Round(time.Millisecond))
+		d.Close()
 	}
 }

@@ -54,6 +54,35 @@ static CUresult gsql_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 	return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s, n ? ptrs : NULL, NULL);
 }
 
+// gsql_link links relocatable images (CUBIN, or PTX where kinds[i] is 0)
+// into one CUBIN; *out is malloc'd. The linker's error log lands in log.
+static CUresult gsql_link(int n, void** imgs, size_t* sizes, int* kinds, void** out, size_t* outSize,
+		char* log, size_t logCap, int* step) {
+	CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+	void* vals[2] = {log, (void*)logCap};
+	CUlinkState st;
+	*step = 0;
+	CUresult r = cuLinkCreate(2, opts, vals, &st);
+	if (r != CUDA_SUCCESS) return r;
+	for (int i = 0; i < n && r == CUDA_SUCCESS; i++) {
+		*step = 1;
+		r = cuLinkAddData(st, kinds[i] ? CU_JIT_INPUT_CUBIN : CU_JIT_INPUT_PTX, imgs[i], sizes[i], "part", 0, NULL, NULL);
+	}
+	if (r == CUDA_SUCCESS) {
+		void* img = NULL;
+		size_t sz = 0;
+		*step = 2;
+		r = cuLinkComplete(st, &img, &sz);
+		if (r == CUDA_SUCCESS) {
+			*out = malloc(sz);
+			if (*out == NULL) r = CUDA_ERROR_OUT_OF_MEMORY;
+			else { memcpy(*out, img, sz); *outSize = sz; }
+		}
+	}
+	cuLinkDestroy(st);
+	return r;
+}
+
 static CUresult gsql_host_alloc(void** p, size_t n) { return cuMemHostAlloc(p, n, 0); }
 static CUresult gsql_host_register(void* p, size_t n) { return cuMemHostRegister(p, n, 0); }
 
@@ -533,6 +562,52 @@ func (c *cudaDriver) loadModule(image []byte) (moduleH, error) {
 }
 
 func isELF(b []byte) bool { return len(b) >= 4 && string(b[:4]) == "\x7fELF" }
+
+func (c *cudaDriver) link(images [][]byte, cubin []bool) ([]byte, error) {
+	if len(images) == 0 {
+		return nil, invalidf("nothing to link")
+	}
+	n := len(images)
+	// The images are copied to C memory: cgo forbids passing Go memory that
+	// holds Go pointers, and the array of image pointers would.
+	imgs := (*[1 << 20]unsafe.Pointer)(C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(unsafe.Pointer(nil)))))[:n:n]
+	sizes := make([]C.size_t, n)
+	kinds := make([]C.int, n)
+	defer func() {
+		for _, p := range imgs {
+			C.free(p)
+		}
+		C.free(unsafe.Pointer(&imgs[0]))
+	}()
+	for i, img := range images {
+		if !cubin[i] && (len(img) == 0 || img[len(img)-1] != 0) {
+			img = append(img[:len(img):len(img)], 0) // PTX must be NUL-terminated
+		}
+		imgs[i] = C.CBytes(img)
+		sizes[i] = C.size_t(len(img))
+		if cubin[i] {
+			kinds[i] = 1
+		}
+	}
+	const logCap = 16 << 10
+	log := (*C.char)(C.calloc(logCap, 1))
+	defer C.free(unsafe.Pointer(log))
+	var out unsafe.Pointer
+	var size C.size_t
+	var step C.int
+	r := C.gsql_link(C.int(n), &imgs[0], &sizes[0], &kinds[0], &out, &size, log, logCap, &step)
+	if r != C.CUDA_SUCCESS {
+		err := cuErr([...]string{"cuLinkCreate", "cuLinkAddData", "cuLinkComplete"}[int(step)%3], r)
+		if ce, ok := err.(*CUDAError); ok {
+			if msg := strings.TrimSpace(C.GoString(log)); msg != "" {
+				ce.Detail = msg
+			}
+		}
+		return nil, err
+	}
+	defer C.free(out)
+	return C.GoBytes(out, C.int(size)), nil
+}
 
 func (c *cudaDriver) unloadModule(m moduleH) error {
 	mod, ok := c.modules[m]

@@ -64,6 +64,9 @@ type driver interface {
 	// compile turns CUDA C source into a CUBIN (cubin true) or PTX image for
 	// compute capability arch (e.g. 90).
 	compile(name, src string, opts []string, arch int) (image []byte, cubin bool, err error)
+	// link links relocatable images (CUBIN where cubin[i], else PTX) into
+	// one CUBIN; it runs on the context thread.
+	link(images [][]byte, cubin []bool) ([]byte, error)
 	loadModule(image []byte) (moduleH, error)
 	unloadModule(m moduleH) error
 	function(m moduleH, name string) (functionH, error)

@@ -24,6 +24,7 @@ type fakeDriver struct {
 	events   map[eventH]bool
 	hostLive int
 	compiles int
+	opts     [][]string // each compile's options
 	launches map[string]int
 }
 
@@ -125,11 +126,25 @@ func (f *fakeDriver) nvrtcVersion() (string, error) {
 const fakeImagePrefix = "FAKE-CUBIN\n"
 
 func (f *fakeDriver) compile(name, src string, opts []string, arch int) ([]byte, bool, error) {
+	f.mu.Lock()
 	f.compiles++
+	f.opts = append(f.opts, opts)
+	f.mu.Unlock()
 	if strings.Contains(src, "#error") {
 		return nil, false, &CUDAError{Call: "nvrtcCompileProgram", Code: 6, Name: "NVRTC_ERROR_COMPILATION", Detail: name + ": #error"}
 	}
 	return []byte(fakeImagePrefix + src), true, nil
+}
+func (f *fakeDriver) link(images [][]byte, cubin []bool) ([]byte, error) {
+	out := []byte(fakeImagePrefix)
+	for _, img := range images {
+		if !bytes.HasPrefix(img, []byte(fakeImagePrefix)) {
+			return nil, &CUDAError{Call: "cuLinkAddData", Code: 200, Name: "CUDA_ERROR_INVALID_IMAGE"}
+		}
+		out = append(out, img[len(fakeImagePrefix):]...)
+		out = append(out, '\n')
+	}
+	return out, nil
 }
 func (f *fakeDriver) loadModule(image []byte) (moduleH, error) {
 	if !bytes.HasPrefix(image, []byte(fakeImagePrefix)) {

@@ -124,9 +124,29 @@ func (d *Device) WarmInterpreter() {
 		d.interp.ready = make(chan struct{})
 		// ptxas -O1: the interpreter's one-time compile measured 31 s
 		// against 45 s at the default level (H100 host, under load).
-		src := Source{Name: "gsql_interp_" + fuse.Interpreter().Key + ".cu", Code: fuse.Interpreter().Source,
-			Options: append([]string{"--ptxas-options=-O1"}, kernelOptions...)}
-		d.interp.pending = d.CompileAsync(src)
+		opts := append([]string{"--ptxas-options=-O1"}, kernelOptions...)
+		it := fuse.Interpreter()
+		if os.Getenv("GSQL_INTERP_LINK") == "0" {
+			// One translation unit (an experiment's switch: the compile
+			// runs on one core).
+			d.interp.pending = d.CompileAsync(Source{Name: "gsql_interp_" + it.Key + ".cu", Code: it.Source, Options: opts})
+		} else {
+			// The parts compile in parallel, outside the background pool:
+			// the interpreter is what the first queries wait for.
+			partOpts := append([]string{fmt.Sprintf("--maxrregcount=%d", fuse.InterpRegisterCap())}, opts...)
+			parts := make([]Source, len(it.Parts))
+			for i, code := range it.Parts {
+				parts[i] = Source{Name: fmt.Sprintf("gsql_interp_%s_%d.cu", it.Key, i), Code: code, Options: partOpts}
+			}
+			p := &Pending{done: make(chan struct{})}
+			go func() {
+				defer close(p.done)
+				start := time.Now()
+				p.m, p.err = d.CompileLinked("gsql_interp_"+it.Key, parts)
+				p.Took = time.Since(start)
+			}()
+			d.interp.pending = p
+		}
 		go func() {
 			defer close(d.interp.ready)
 			m, err := d.interp.pending.Wait(context.Background())

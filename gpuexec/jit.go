@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -150,6 +151,72 @@ func (d *Device) compile(src Source, cachedOnly bool) (*Module, error) {
 	}
 	arch := d.info.Arch()
 	key := CacheKey(src, arch, ver)
+	return d.compileKeyed(src.Name, key, cachedOnly, func() ([]byte, bool, error) {
+		return d.drv.compile(src.Name, src.Code, src.Options, arch)
+	})
+}
+
+// CompileLinked compiles parts as relocatable device code, each part by
+// its own NVRTC run and all of them at once, and links them into one
+// module (cached in memory and on disk like Compile's, under a key of
+// every part). A part calls another's functions through extern "C"
+// declarations. One large source compiles on one core; its parts compile
+// on as many as there are.
+func (d *Device) CompileLinked(name string, parts []Source) (*Module, error) {
+	ver, err := d.drv.nvrtcVersion()
+	if err != nil {
+		return nil, err
+	}
+	arch := d.info.Arch()
+	key := LinkedCacheKey(parts, arch, ver)
+	return d.compileKeyed(name, key, false, func() ([]byte, bool, error) {
+		images := make([][]byte, len(parts))
+		cubin := make([]bool, len(parts))
+		errs := make([]error, len(parts))
+		var wg sync.WaitGroup
+		for i, p := range parts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				opts := append([]string{"--relocatable-device-code=true"}, p.Options...)
+				images[i], cubin[i], errs[i] = d.drv.compile(p.Name, p.Code, opts, arch)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, false, err
+		}
+		var out []byte
+		err := d.Do(func() (err error) {
+			out, err = d.drv.link(images, cubin)
+			return err
+		})
+		if err != nil {
+			return nil, false, fmt.Errorf("gpu: linking %s: %w", name, err)
+		}
+		return out, true, nil
+	})
+}
+
+// LinkedCacheKey is CompileLinked's cache key: CacheKey's form over every
+// part's source and options, in order.
+func LinkedCacheKey(parts []Source, arch int, nvrtc string) string {
+	h := sha256.New()
+	h.Write([]byte("linked\x00"))
+	for _, p := range parts {
+		h.Write([]byte(p.Code))
+		for _, o := range p.Options {
+			h.Write([]byte{0})
+			h.Write([]byte(o))
+		}
+		h.Write([]byte{1})
+	}
+	return fmt.Sprintf("%s-sm%d-nvrtc%s", hex.EncodeToString(h.Sum(nil)[:16]), arch, nvrtc)
+}
+
+// compileKeyed finds key's module in memory, on disk, or makes its image
+// with produce (one producer per key at a time), then loads it.
+func (d *Device) compileKeyed(name, key string, cachedOnly bool, produce func() ([]byte, bool, error)) (*Module, error) {
 	for {
 		d.mu.Lock()
 		m := d.modules[key]
@@ -161,7 +228,7 @@ func (d *Device) compile(src Source, cachedOnly bool) (*Module, error) {
 			}
 			d.flights[key] = f
 			d.mu.Unlock()
-			f.m, f.err = d.build(src, key, arch, false)
+			f.m, f.err = d.build(name, key, produce, false)
 			d.mu.Lock()
 			delete(d.flights, key)
 			d.mu.Unlock()
@@ -186,13 +253,13 @@ func (d *Device) compile(src Source, cachedOnly bool) (*Module, error) {
 			continue // now in the memory cache
 		}
 		// cachedOnly with nothing in memory: the disk, without NVRTC.
-		return d.build(src, key, arch, true)
+		return d.build(name, key, produce, true)
 	}
 }
 
-// build finds src's image on disk or compiles it, loads it on the context
-// thread and enters it in the memory cache.
-func (d *Device) build(src Source, key string, arch int, diskOnly bool) (*Module, error) {
+// build finds key's image on disk or makes it with produce, loads it on
+// the context thread and enters it in the memory cache.
+func (d *Device) build(name, key string, produce func() ([]byte, bool, error), diskOnly bool) (*Module, error) {
 	from := ""
 	var image []byte
 	dir, derr := d.cacheDir()
@@ -210,7 +277,7 @@ func (d *Device) build(src Source, key string, arch int, diskOnly bool) (*Module
 	}
 	nvrtc := func() error {
 		start := time.Now()
-		img, cubin, err := d.drv.compile(src.Name, src.Code, src.Options, arch)
+		img, cubin, err := produce()
 		d.compileNanos.Add(int64(time.Since(start)))
 		if err != nil {
 			return err
@@ -256,12 +323,12 @@ func (d *Device) build(src Source, key string, arch int, diskOnly bool) (*Module
 		h, err = load()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("gpu: loading module %s: %w", src.Name, err)
+		return nil, fmt.Errorf("gpu: loading module %s: %w", name, err)
 	}
 	if from == "disk" {
 		d.diskHits.Add(1)
 	}
-	m := &Module{d: d, h: h, name: src.Name, key: key, FromCache: from}
+	m := &Module{d: d, h: h, name: name, key: key, FromCache: from}
 	d.mu.Lock()
 	d.modules[key] = m
 	d.loaded = append(d.loaded, h)

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -108,9 +110,14 @@ func physicalKey(fn string, types []coldata.Type) string {
 
 // Interp is the interpreter module's source and its operation table.
 type Interp struct {
-	// Source is the CUDA C++ source of the kernel set (gsql_isizes,
-	// gsql_iscan, gsql_ifill); Key is a hash of it.
-	Source, Key string
+	// Source is the CUDA C++ source of the kernel set (gsql_sizes,
+	// gsql_scan, gsql_fill) as one translation unit.
+	Source string
+	// Parts is the same kernel set as separately compiled translation
+	// units to link: the kernels first, then the operations in chunks.
+	// Key is a hash of the parts.
+	Parts []string
+	Key   string
 	// Ops is the number of function operations.
 	Ops int
 	ops map[string]opInfo
@@ -128,9 +135,13 @@ var (
 
 // Interpreter returns the interpreter (generated once per process).
 func Interpreter() *Interp {
-	interpOnce.Do(func() { interp = buildInterp() })
+	interpOnce.Do(func() { interp = buildInterp(interpPartCount()) })
 	return interp
 }
+
+// InterpreterSplit builds the interpreter afresh with its operations in
+// n parts (for measurements of the split).
+func InterpreterSplit(n int) *Interp { return buildInterp(n) }
 
 // regArg is an interpreter operation's argument k: a register named by the
 // instruction.
@@ -228,7 +239,7 @@ func signatures(fn *expr.Function) [][]coldata.Type {
 	return out
 }
 
-func buildInterp() *Interp {
+func buildInterp(parts int) *Interp {
 	it := &Interp{ops: map[string]opInfo{}}
 	// Registry functions in a fixed order, so the source (and its cache
 	// key) is the same in every process.
@@ -246,6 +257,11 @@ func buildInterp() *Interp {
 
 	var ops strings.Builder
 	var cases strings.Builder
+	type opText struct {
+		code       int32
+		body, call string
+	}
+	var texts []opText
 	g := &gen{memo: map[string]*val{}, lits: map[string]int{}, finds: map[string]string{}}
 	code := int32(opFirstFunc)
 	for _, fn := range fns {
@@ -265,18 +281,51 @@ func buildInterp() *Interp {
 			if store == "" {
 				continue
 			}
-			fmt.Fprintf(&ops, "// %s\nGSQL_IOP void gsql_op%d(IReg* R, const int32_t* I, Scratch& sc, int32_t& err, const IArgs& a) {\n%s%s}\n\n",
-				sigKey(fn.Name, sig), code, body.String(), store)
-			fmt.Fprintf(&cases, "    case %d: gsql_op%d(R, I, sc, err, a); break;\n", code, code)
+			t := opText{code: code,
+				body: fmt.Sprintf("// %s\nGSQL_IOP void gsql_op%d(IReg* R, const int32_t* I, Scratch& sc, int32_t& err, const IArgs& a) {\n%s%s}\n\n",
+					sigKey(fn.Name, sig), code, body.String(), store),
+				call: fmt.Sprintf("    case %d: gsql_op%d(R, I, sc, err, a); break;\n", code, code)}
+			texts = append(texts, t)
+			ops.WriteString(t.body)
+			cases.WriteString(t.call)
 			it.ops[sigKey(fn.Name, sig)] = opInfo{code: code, ret: ret}
 			code++
 		}
 	}
 	it.Ops = int(code - opFirstFunc)
 	it.Source = interpSource(ops.String(), cases.String())
-	sum := sha256.Sum256([]byte(it.Source))
-	it.Key = hex.EncodeToString(sum[:16])
+	// Chunks of about equal source size, so that the parallel compiles
+	// end at about the same time.
+	per := (ops.Len() + parts - 1) / max(1, parts)
+	var chunks []*interpChunk
+	for _, t := range texts {
+		if len(chunks) == 0 || chunks[len(chunks)-1].ops.Len() >= per {
+			chunks = append(chunks, &interpChunk{first: t.code})
+		}
+		c := chunks[len(chunks)-1]
+		c.ops.WriteString(t.body)
+		c.cases.WriteString(t.call)
+		c.end = t.code + 1
+	}
+	it.Parts = interpParts(chunks)
+	h := sha256.New()
+	for _, p := range it.Parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	it.Key = hex.EncodeToString(h.Sum(nil)[:16])
 	return it
+}
+
+// interpPartCount is the number of operation parts the interpreter is
+// split into (GSQL_INTERP_PARTS overrides it): enough to keep the cores
+// of a GPU host busy, few enough that each part's fixed cost (the runtime
+// header's front end) stays small.
+func interpPartCount() int {
+	if n, err := strconv.Atoi(os.Getenv("GSQL_INTERP_PARTS")); err == nil && n > 0 {
+		return n
+	}
+	return 16
 }
 
 // storeResult is the C code that writes an operation's value to the

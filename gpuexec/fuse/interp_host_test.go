@@ -83,15 +83,39 @@ func interpBinary(t *testing.T) string {
 			interpBinErr = err
 			return
 		}
-		src := filepath.Join(dir, "interp.cpp")
-		if err := os.WriteFile(src, []byte(fuse.Interpreter().Source+interpMain), 0o644); err != nil {
-			interpBinErr = err
+		// The parts are compiled and linked separately, as on the device,
+		// so that the split itself (exports, static helpers) is tested.
+		parts := fuse.Interpreter().Parts
+		objs := make([]string, len(parts))
+		errs := make([]error, len(parts))
+		var wg sync.WaitGroup
+		for k, code := range parts {
+			if k == 0 {
+				code += interpMain
+			}
+			src := filepath.Join(dir, fmt.Sprintf("interp%d.cpp", k))
+			objs[k] = filepath.Join(dir, fmt.Sprintf("interp%d.o", k))
+			if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+				interpBinErr = err
+				return
+			}
+			wg.Add(1)
+			go func(k int, src string) {
+				defer wg.Done()
+				out, err := exec.Command(c, "-std=c++17", "-O1", "-DGSQL_HOST", "-w", "-c", "-o", objs[k], src).CombinedOutput()
+				if err != nil {
+					errs[k] = fmt.Errorf("compiling interpreter part %d: %v\n%s", k, err, out)
+				}
+			}(k, src)
+		}
+		wg.Wait()
+		if interpBinErr = errors.Join(errs...); interpBinErr != nil {
 			return
 		}
 		interpBin = filepath.Join(dir, "interp")
-		out, err := exec.Command(c, "-std=c++17", "-O1", "-DGSQL_HOST", "-w", "-o", interpBin, src).CombinedOutput()
+		out, err := exec.Command(c, append([]string{"-o", interpBin}, append(objs, "-lm")...)...).CombinedOutput()
 		if err != nil {
-			interpBinErr = fmt.Errorf("compiling the interpreter: %v\n%s", err, out)
+			interpBinErr = fmt.Errorf("linking the interpreter: %v\n%s", err, out)
 		}
 	})
 	if interpBinErr != nil {

@@ -69,12 +69,67 @@ func InterpFields() []InterpField {
 const InterpCounters = 1 + InterpMaxStrings
 
 // interpSource assembles the interpreter's kernel set around the generated
-// operations.
+// operations, as one translation unit.
 func interpSource(ops, cases string) string {
+	return interpPrelude(false) + ops + interpRow(cases) + interpKernels
+}
+
+// interpChunk is a contiguous range of operation codes compiled as a
+// translation unit of its own.
+type interpChunk struct {
+	first, end int32 // codes [first, end)
+	ops, cases strings.Builder
+}
+
+// interpParts assembles the interpreter as separately compiled parts: the
+// kernels and the dispatch loop, then the operations in chunks, each
+// operation exported (extern "C") for the dispatch loop to call. The
+// device compiles the parts in parallel and links them
+// (gpuexec.Device.CompileLinked): as one unit the compile took 78 s on
+// the H100 host, nearly all of it ptxas on one core.
+func interpParts(chunks []*interpChunk) []string {
+	var decls, cases strings.Builder
+	for _, c := range chunks {
+		for code := c.first; code < c.end; code++ {
+			fmt.Fprintf(&decls, "GSQL_IOP void gsql_op%d(IReg* R, const int32_t* I, Scratch& sc, int32_t& err, const IArgs& a);\n", code)
+		}
+		cases.WriteString(c.cases.String())
+	}
+	parts := []string{interpPrelude(true) + decls.String() + interpRow(cases.String()) + interpKernels}
+	for _, c := range chunks {
+		parts = append(parts, interpPrelude(true)+c.ops.String())
+	}
+	return parts
+}
+
+// interpMinBlocks is the number of blocks per multiprocessor the
+// interpreter's kernels must fit.
+func interpMinBlocks() int {
+	if n, err := strconv.Atoi(os.Getenv("GSQL_INTERP_MINB")); err == nil && n > 0 {
+		return n
+	}
+	return 2
+}
+
+// InterpRegisterCap is the registers per thread that fit the
+// interpreter's blocks per multiprocessor: the separately compiled parts
+// are held to it (--maxrregcount), as __launch_bounds__ holds the kernels.
+func InterpRegisterCap() int {
+	return min(255, 65536/(Block*interpMinBlocks())/8*8)
+}
+
+// interpPrelude is what every part of the interpreter starts with: the
+// runtime, the argument block and the register type. Split parts make
+// every runtime helper static, so that each part keeps its own copies and
+// the link sees no duplicate symbols.
+func interpPrelude(split bool) string {
 	var b strings.Builder
 	// The runtime's helpers as functions of their own (see rt.cuh): the
 	// compile takes 28 s instead of 69 on the H100 host.
 	b.WriteString("#define GSQL_INTERP 1\n")
+	if split {
+		b.WriteString("#define GSQL_INTERP_SPLIT 1\n")
+	}
 	b.WriteString(runtimeSource)
 	b.WriteString("\nstruct IArgs {\n")
 	var params, assign []string
@@ -89,25 +144,27 @@ func interpSource(ops, cases string) string {
 	// occupancy), latency bound (ncu, H100). Redact at 10M rows: 10.3 ms
 	// uncapped, 7.7 ms at 2 blocks, 9.5 at 4, 14.2 at 8 (spills).
 	// GSQL_INTERP_MINB overrides it.
-	minb := 2
-	if n, err := strconv.Atoi(os.Getenv("GSQL_INTERP_MINB")); err == nil && n > 0 {
-		minb = n
-	}
-	fmt.Fprintf(&b, "#define GSQL_IMINB %d\n", minb)
+	fmt.Fprintf(&b, "#define GSQL_IMINB %d\n", interpMinBlocks())
 	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_SCRATCH %d\n#define GSQL_NREG %d\n#define GSQL_IHDR %d\n#define GSQL_INS %d\n#define GSQL_IMAXIN %d\n#define GSQL_IMAXOUT %d\n",
 		InterpCounters, Block, InterpScratch, interpRegs, hdrWords, insWords, InterpMaxInputs, InterpMaxOutputs)
 	fmt.Fprintf(&b, "#define GSQL_PARAMS %s\n#define GSQL_ARGS IArgs a; %s\n\n", strings.Join(params, ", "), strings.Join(assign, " "))
 	// Operations are functions of their own by default; GSQL_INTERP_OPS=inline
-	// (an experiment's switch) inlines them into the dispatch loop.
+	// (an experiment's switch) inlines them into the dispatch loop of the
+	// interpreter compiled as one unit (GSQL_INTERP_LINK=0).
 	iop := "__device__ __noinline__"
 	if os.Getenv("GSQL_INTERP_OPS") == "inline" {
 		iop = "__device__ __forceinline__"
 	}
-	fmt.Fprintf(&b, "#ifdef GSQL_HOST\n#define GSQL_IOP static\n#else\n#define GSQL_IOP %s\n#endif\n", iop)
+	hostIOP := "static"
+	if split {
+		// Operations are called from the dispatch loop's part.
+		iop, hostIOP = `extern "C" __device__ __noinline__`, `extern "C"`
+	}
+	fmt.Fprintf(&b, "#ifdef GSQL_HOST\n#define GSQL_IOP %s\n#else\n#define GSQL_IOP %s\n#endif\n", hostIOP, iop)
 	b.WriteString(`#ifdef GSQL_HOST
 #define GSQL_INOINLINE static
 #else
-#define GSQL_INOINLINE __device__ __noinline__
+#define GSQL_INOINLINE static __device__ __noinline__
 #endif
 
 // A register: a BIGINT, DOUBLE, BOOLEAN (in i) or string view, and a NULL flag.
@@ -121,7 +178,13 @@ GSQL_DEV CaseMap upper_map(const IArgs& a) { CaseMap m; m.from = a.up_from; m.to
 GSQL_DEV CaseMap lower_map(const IArgs& a) { CaseMap m; m.from = a.lo_from; m.to = a.lo_to; m.n = (int32_t)a.lo_n; return m; }
 
 `)
-	b.WriteString(ops)
+	return b.String()
+}
+
+// interpRow is the dispatch loop: the fixed operations, then cases (the
+// function operations').
+func interpRow(cases string) string {
+	var b strings.Builder
 	b.WriteString(`// interp_row runs the program over row i.
 GSQL_INOINLINE void interp_row(const IArgs& a, IReg* R, Scratch& sc, int64_t i, int32_t& err) {
   const int32_t* P = a.prog;
@@ -165,6 +228,12 @@ GSQL_INOINLINE void interp_row(const IArgs& a, IReg* R, Scratch& sc, int64_t i, 
   }
 }
 
+`)
+	return b.String()
+}
+
+// interpKernels are the interpreter's kernels around interp_row.
+const interpKernels = `
 // interp_counts: cnt[0] is 1 when the row is kept, cnt[1..] the bytes of
 // each string output.
 GSQL_DEV void interp_counts(const IArgs& a, const IReg* R, bool active, int64_t* cnt) {
@@ -260,9 +329,7 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_IMINB) gsql_sizes(
   }
 }
 
-`)
-	b.WriteString(scanKernel)
-	b.WriteString(`// Pass 2: run the program again, scan the tile's counters, write outputs.
+` + scanKernel + `// Pass 2: run the program again, scan the tile's counters, write outputs.
 extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_IMINB) gsql_fill(GSQL_PARAMS) {
   GSQL_ARGS
   __shared__ int64_t wsum[GSQL_NC][GSQL_BLOCK / 32];
@@ -314,6 +381,4 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_IMINB) gsql_fill(G
   }
 }
 #endif
-`)
-	return b.String()
-}
+`

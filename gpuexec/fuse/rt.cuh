@@ -24,12 +24,18 @@ typedef unsigned long long uint64_t;
 // (gpuexec/fuse/interp.go) compiles them as functions of their own, which
 // cuts its one-time compile by more than half. GSQL_INL marks the small
 // ones that are inlined everywhere.
-#ifdef GSQL_INTERP
+// The interpreter's separately compiled parts (GSQL_INTERP_SPLIT) make them
+// static: each part keeps its own copies and the link sees no duplicates.
+#if defined(GSQL_INTERP_SPLIT)
+#define GSQL_DEV static __device__ __noinline__
+#define GSQL_INL static __device__ __forceinline__
+#elif defined(GSQL_INTERP)
 #define GSQL_DEV __device__ __noinline__
+#define GSQL_INL __device__ __forceinline__
 #else
 #define GSQL_DEV __device__ __forceinline__
-#endif
 #define GSQL_INL __device__ __forceinline__
+#endif
 #endif
 
 // ---- 16-byte loads -------------------------------------------------------
