@@ -6,6 +6,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"runtime/trace"
 	"sort"
 	"strconv"
 	"strings"
@@ -202,6 +205,12 @@ func TestCorpusReport(t *testing.T) {
 		if err := db.WaitGPU(ctx); err != nil {
 			t.Fatal(err)
 		}
+		// GSQL_CORPUS_PROF=dir writes a CPU profile and an execution trace
+		// of the GPU run there.
+		if dir := os.Getenv("GSQL_CORPUS_PROF"); dir != "" && device == "gpu" {
+			stop := profileTo(t, dir)
+			defer stop()
+		}
 		start := time.Now()
 		out := make([]string, len(uniq))
 		for i, q := range uniq {
@@ -221,4 +230,30 @@ func TestCorpusReport(t *testing.T) {
 		}
 	}
 	t.Logf("%d distinct queries over %d rows: gpu (strict) %v, cpu %v, ratio %.2f", len(uniq), rows, gpuT.Round(time.Millisecond), cpuT.Round(time.Millisecond), float64(gpuT)/float64(cpuT))
+}
+
+// profileTo starts a CPU profile and an execution trace in dir; the
+// returned function stops both.
+func profileTo(t *testing.T, dir string) func() {
+	t.Helper()
+	cpu, err := os.Create(filepath.Join(dir, "cpu.pprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := os.Create(filepath.Join(dir, "trace.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.Start(tr); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		trace.Stop()
+		pprof.StopCPUProfile()
+		cpu.Close()
+		tr.Close()
+	}
 }

@@ -151,7 +151,9 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool) (array.Re
 	}
 	operators.UseResultMemory(built.Root) // the reader releases each batch's memory
 	if built.GPU != nil && hasDeviceNode(n) {
-		rdr.timeOnDevice(built.GPU.Dev)
+		if deviceTimingOn(ctx) {
+			rdr.timeOnDevice(built.GPU.Dev)
+		}
 		for _, st := range built.Stats {
 			rdr.stats = append(rdr.stats, st)
 		}

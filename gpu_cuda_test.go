@@ -67,7 +67,7 @@ func TestGPUQueryLatency(t *testing.T) {
 				t.Fatalf("warm query compiled %d kernels", after.Compiles-before.Compiles)
 			}
 		}
-		q, err := db.Query(ctx, redactQuery)
+		q, err := db.Query(db.WithDeviceTiming(ctx), redactQuery)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,18 +15,19 @@ import (
 
 // opReader streams an operator tree's batches as Arrow records.
 type opReader struct {
-	// start and end bracket the query's device work (GPU queries only).
-	start, end *gpuexec.Event
-	devTime    time.Duration
-	stats      []*operators.Stats // the GPU plan's operators, for CompileTime
-	refs       atomic.Int64
-	ranOn      string // where the query ran: "gpu", "cpu", or why the CPU
-	ctx        context.Context
-	schema     *arrow.Schema
-	op         operators.Operator
-	cur        arrow.Record
-	err        error
-	done       bool
+	// timer brackets the query's device work (GPU queries only).
+	timer   *gpuexec.Timer
+	devTime time.Duration
+	timed   bool
+	stats   []*operators.Stats // the GPU plan's operators, for CompileTime
+	refs    atomic.Int64
+	ranOn   string // where the query ran: "gpu", "cpu", or why the CPU
+	ctx     context.Context
+	schema  *arrow.Schema
+	op      operators.Operator
+	cur     arrow.Record
+	err     error
+	done    bool
 }
 
 var _ array.RecordReader = (*opReader)(nil)
@@ -55,14 +56,10 @@ func (r *opReader) finish() {
 		if err := r.op.Close(); err != nil && r.err == nil {
 			r.err = err
 		}
-		if r.end != nil && r.end.Record(nil) == nil && r.end.Synchronize() == nil {
-			r.devTime, _ = r.start.Elapsed(r.end)
-		}
-		if r.start != nil {
-			r.start.Close()
-		}
-		if r.end != nil {
-			r.end.Close()
+		if r.timer != nil {
+			if t, err := r.timer.Stop(); err == nil {
+				r.devTime, r.timed = t, true
+			}
 		}
 	}
 }
@@ -132,10 +129,11 @@ func (r *opReader) nextBatch() (b *coldata.Batch, err error) {
 func (r *opReader) RanOn() string { return r.ranOn }
 
 // DeviceTime is the GPU time between the query's start and the end of its
-// results (ok false for queries that did not run on the GPU, or before the
-// reader is exhausted or released).
+// results (ok false for queries that did not run on the GPU or did not run
+// under DB.WithDeviceTiming, or before the reader is exhausted or
+// released).
 func (r *opReader) DeviceTime() (time.Duration, bool) {
-	return r.devTime, r.end != nil && r.done
+	return r.devTime, r.timed && r.done
 }
 
 // CompileTime is the time the query waited for kernel compiles and the
@@ -149,21 +147,24 @@ func (r *opReader) CompileTime() (wait, background time.Duration) {
 	return wait, background
 }
 
+type deviceTimingKey struct{}
+
+// WithDeviceTiming returns a context under which queries measure their GPU
+// time (the results' DeviceTime, the shell's .timer). It is off by
+// default: the measurement costs two trips to the device's context thread,
+// a tenth of a small query's time.
+func (db *DB) WithDeviceTiming(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deviceTimingKey{}, true)
+}
+
+func deviceTimingOn(ctx context.Context) bool {
+	on, _ := ctx.Value(deviceTimingKey{}).(bool)
+	return on
+}
+
 // timeOnDevice starts bracketing the reader's device work with events.
 func (r *opReader) timeOnDevice(d *gpuexec.Device) {
-	start, err := d.NewEvent()
-	if err != nil {
-		return
+	if t, err := d.StartTimer(); err == nil {
+		r.timer = t
 	}
-	end, err := d.NewEvent()
-	if err != nil {
-		start.Close()
-		return
-	}
-	if start.Record(nil) != nil {
-		start.Close()
-		end.Close()
-		return
-	}
-	r.start, r.end = start, end
 }

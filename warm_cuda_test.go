@@ -97,7 +97,7 @@ func TestWarmQueryReport(t *testing.T) {
 		var whole, plan, dev []time.Duration
 		for i := 0; i < 120; i++ {
 			t0 := time.Now()
-			rdr, err := db.Query(ctx, q.sql)
+			rdr, err := db.Query(db.WithDeviceTiming(ctx), q.sql)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -92,10 +92,11 @@ type Device struct {
 	// compilePool bounds background compiles (CompileAsync).
 	compilePool chan struct{}
 	asyncs      map[string]*Pending // background compiles, by source
+	later       atomic.Int64        // CompileFusedLater compiles not finished
 	byKernel    map[string]*Module  // fused kernel sets loaded, by fuse.Kernel.Key
 	staging     []byte              // page-locked, reused by Upload/Download
 	results     *ResultPool         // nil with Options.NoResultPool
-	closed      bool
+	closed      atomic.Bool
 
 	launches, compiles, memHits, diskHits, toDevice, toHost atomic.Uint64
 	compileNanos, loadNanos                                 atomic.Int64
@@ -200,11 +201,9 @@ func (d *Device) Do(fn func() error) error {
 	return d.drv.do(fn)
 }
 
-func (d *Device) isClosed() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.closed
-}
+// isClosed reads the flag without the device's lock, which background
+// compiles hold often: every trip to the context thread asks.
+func (d *Device) isClosed() bool { return d.closed.Load() }
 
 // Stats returns the device's counters.
 func (d *Device) Stats() Stats {
@@ -244,11 +243,11 @@ func (d *Device) Synchronize() error { return d.Do(d.drv.syncDevice) }
 // held become invalid.
 func (d *Device) Close() error {
 	d.mu.Lock()
-	if d.closed {
+	if d.closed.Load() {
 		d.mu.Unlock()
 		return nil
 	}
-	d.closed = true
+	d.closed.Store(true) // under the lock too: readers that hold it see a stable flag
 	tables, tablesSize := d.interp.tables, d.interp.tablesSize
 	d.interp.tables = 0
 	d.mu.Unlock()
@@ -427,6 +426,59 @@ func (e *Event) Elapsed(end *Event) (time.Duration, error) {
 
 // Close destroys the event.
 func (e *Event) Close() error { return e.d.Do(func() error { return e.d.drv.destroyEvent(e.h) }) }
+
+// Timer measures the device time of the work submitted to the default
+// stream between StartTimer and Stop: an event pair made, recorded, read
+// and destroyed in two trips to the context thread instead of eight (a
+// query pays for each trip; see docs/BENCHMARKS.md, the corpus).
+type Timer struct {
+	d          *Device
+	start, end eventH
+}
+
+// StartTimer creates the timer's events and records the first.
+func (d *Device) StartTimer() (*Timer, error) {
+	t := &Timer{d: d}
+	err := d.Do(func() error {
+		var err error
+		if t.start, err = d.drv.newEvent(); err != nil {
+			return err
+		}
+		if t.end, err = d.drv.newEvent(); err != nil {
+			d.drv.destroyEvent(t.start)
+			return err
+		}
+		if err = d.drv.recordEvent(t.start, d.streamOf(nil)); err != nil {
+			d.drv.destroyEvent(t.start)
+			d.drv.destroyEvent(t.end)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Stop records the end, waits for it and returns the device time between
+// the two; the events are destroyed whatever happens.
+func (t *Timer) Stop() (time.Duration, error) {
+	var ms float32
+	err := t.d.Do(func() error {
+		defer t.d.drv.destroyEvent(t.start)
+		defer t.d.drv.destroyEvent(t.end)
+		if err := t.d.drv.recordEvent(t.end, t.d.streamOf(nil)); err != nil {
+			return err
+		}
+		if err := t.d.drv.syncEvent(t.end); err != nil {
+			return err
+		}
+		var err error
+		ms, err = t.d.drv.elapsed(t.start, t.end)
+		return err
+	})
+	return time.Duration(float64(ms) * float64(time.Millisecond)), err
+}
 
 // CopyToDevice copies src to device address dst on stream s (nil: the
 // default stream) and waits for it, so src may be reused at once.

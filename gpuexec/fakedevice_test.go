@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -201,4 +202,66 @@ func TestSplitDoesNotCopy(t *testing.T) {
 	}
 	releaseAll(views)
 	requireNoLeak(t, d, "views")
+}
+
+func TestFakeCompileLinked(t *testing.T) {
+	dir := t.TempDir()
+	d, f := newFakeDevice(t, Options{CacheDir: dir})
+	defer d.Close()
+	parts := []Source{
+		{Name: "main.cu", Code: `extern "C" __device__ long long part_add(long long); extern "C" __global__ void k_main(long long* x) { x[0] = part_add(x[0]); }`},
+		{Name: "p1.cu", Code: `extern "C" __device__ long long part_add(long long v) { return v + 1; }`, Options: []string{"--maxrregcount=128"}},
+	}
+	m, err := d.CompileLinked("linked", parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Kernel("k_main"); err != nil {
+		t.Fatalf("the linked module lacks the main part's kernel: %v", err)
+	}
+	if f.compiles != 2 {
+		t.Fatalf("%d compiles, want one per part", f.compiles)
+	}
+	for _, o := range f.opts {
+		if len(o) == 0 || o[0] != "--relocatable-device-code=true" {
+			t.Fatalf("a part compiled without relocatable device code: %v", o)
+		}
+	}
+	// Memory, then disk, then a change of one part compiles again.
+	if m2, err := d.CompileLinked("linked", parts); err != nil || m2.FromCache != "memory" {
+		t.Fatalf("second compile: %v from %q", err, m2.FromCache)
+	}
+	d2, f2 := newFakeDevice(t, Options{CacheDir: dir})
+	defer d2.Close()
+	if m3, err := d2.CompileLinked("linked", parts); err != nil || m3.FromCache != "disk" || f2.compiles != 0 {
+		t.Fatalf("fresh device: %v from %q after %d compiles", err, m3.FromCache, f2.compiles)
+	}
+	parts[1].Code += "\n// changed\n"
+	if m4, err := d2.CompileLinked("linked", parts); err != nil || m4.FromCache != "" || f2.compiles != 2 {
+		t.Fatalf("changed part: %v from %q after %d compiles", err, m4.FromCache, f2.compiles)
+	}
+	// A part that fails to compile fails the whole, naming the part.
+	bad := append([]Source(nil), parts...)
+	bad[1] = Source{Name: "broken.cu", Code: "#error no"}
+	if _, err := d2.CompileLinked("linked", bad); err == nil || !strings.Contains(err.Error(), "broken.cu") {
+		t.Fatalf("broken part: %v", err)
+	}
+}
+
+func TestFakeTimer(t *testing.T) {
+	d, f := newFakeDevice(t, Options{})
+	defer d.Close()
+	tm, err := d.StartTimer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.events) != 2 {
+		t.Fatalf("%d events after StartTimer, want 2", len(f.events))
+	}
+	if _, err := tm.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.events) != 0 {
+		t.Fatalf("%d events left after Stop", len(f.events))
+	}
 }

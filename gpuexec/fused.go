@@ -124,6 +124,34 @@ func (d *Device) CompileFusedAsync(k *fuse.Kernel) *Pending {
 	return d.CompileAsync(fusedSource(k))
 }
 
+// CompileFusedLater generates a kernel set with gen and compiles it on the
+// compile pool. gen runs only once a worker is free, so that compiles
+// waiting their turn hold no source: a corpus of new query shapes queues
+// hundreds, and each source is hundreds of kilobytes.
+func (d *Device) CompileFusedLater(gen func() (*fuse.Kernel, error)) *Pending {
+	d.mu.Lock()
+	if d.compilePool == nil {
+		d.compilePool = make(chan struct{}, compileWorkers())
+	}
+	pool := d.compilePool
+	d.mu.Unlock()
+	d.later.Add(1)
+	p := &Pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		defer d.later.Add(-1)
+		pool <- struct{}{}
+		defer func() { <-pool }()
+		start := time.Now()
+		k, err := gen()
+		if err == nil {
+			p.m, err = d.Compile(fusedSource(k))
+		}
+		p.err, p.Took = err, time.Since(start)
+	}()
+	return p
+}
+
 func fusedSource(k *fuse.Kernel) Source {
 	return Source{Name: "gsql_" + k.Key + ".cu", Code: k.Source, Options: kernelOptions}
 }
@@ -511,7 +539,7 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 			}
 		}
 	}
-	cols, err := outputColumns(d, k.Outputs, rows, outBytes, alloc)
+	cols, layout, err := outputColumns(d, k.Outputs, rows, outBytes, alloc)
 	if err != nil {
 		return fail(err)
 	}
@@ -552,53 +580,66 @@ func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePt
 	}
 	// The control block stays with the batch: the fill kernel may still be
 	// reading it.
-	return &DeviceBatch{Cols: cols, Len: int(rows), d: d, bufs: bufs}, nil
+	return outputBatch(d, cols, layout, bufs), nil
 }
 
 // outputColumns allocates a kernel's output columns of rows rows: each a
 // validity bitmap in 32-bit words preset to all valid, then int32 offsets
 // (the first set to 0) and bytes[s] chars for the s-th string column, or
 // fixed-width data.
-func outputColumns(d *Device, types []coldata.Type, rows int64, bytes []int64, alloc func(uint64) (*Buffer, error)) ([]DeviceVec, error) {
-	cols := make([]DeviceVec, len(types))
+func outputColumns(d *Device, types []coldata.Type, rows int64, bytes []int64, alloc func(uint64) (*Buffer, error)) ([]DeviceVec, *PackLayout, error) {
+	// The outputs are laid out as a packed batch in one buffer, so that a
+	// result's download needs no packing pass (launches and a wait on the
+	// string offsets) and a query makes one allocation for them.
+	specs := make([]ColumnSpec, len(types))
 	s := 0
 	for j, t := range types {
-		words := max(uint64((rows+31)/32)*4, 4)
-		vb, err := alloc(words)
-		if err != nil {
-			return nil, err
-		}
-		if err := d.Memset(vb.Ptr(), 0xff, words, nil); err != nil {
-			return nil, err
-		}
-		col := DeviceVec{Type: t, Len: int(rows), Nulls: vb.Ptr()}
+		specs[j] = ColumnSpec{Type: t, HasNulls: true}
 		if t == coldata.String {
 			if bytes[s] > 1<<31-1 {
-				return nil, fmt.Errorf("gpu: output column of %d bytes exceeds 32-bit offsets; use smaller batches", bytes[s])
+				return nil, nil, fmt.Errorf("gpu: output column of %d bytes exceeds 32-bit offsets; use smaller batches", bytes[s])
 			}
-			ob, err := alloc(uint64(4 * (rows + 1)))
-			if err != nil {
-				return nil, err
-			}
-			if err := d.Memset(ob.Ptr(), 0, 4, nil); err != nil {
-				return nil, err
-			}
-			cb, err := alloc(uint64(max(bytes[s], 1)))
-			if err != nil {
-				return nil, err
-			}
-			col.Offsets, col.Data, col.Chars = ob.Ptr(), cb.Ptr(), bytes[s]
+			specs[j].Chars = bytes[s]
 			s++
-		} else {
-			db, err := alloc(uint64(max(rows*elemSize(t), 8)))
-			if err != nil {
-				return nil, err
-			}
-			col.Data = db.Ptr()
 		}
-		cols[j] = col
 	}
-	return cols, nil
+	l, err := NewPackLayout(int(rows), specs)
+	if err != nil {
+		return nil, nil, err
+	}
+	buf, err := alloc(allocSize(l))
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := viewsOf(l, buf.Ptr())
+	for j, c := range l.Cols {
+		// Kernels clear the bits of NULL rows a 32-bit word at a time; the
+		// word-rounded bitmap stays inside the region's alignment padding.
+		if words := uint64((rows+31)/32) * 4; words > 0 {
+			if err := d.Memset(cols[j].Nulls, 0xff, words, nil); err != nil {
+				return nil, nil, err
+			}
+		}
+		if c.Offsets.Present() {
+			if err := d.Memset(cols[j].Offsets, 0, 4, nil); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return cols, &l, nil
+}
+
+// outputBatch is a kernel's output batch: the packed outputs' buffer
+// first (a packed batch's data is its first buffer), then the rest.
+func outputBatch(d *Device, cols []DeviceVec, l *PackLayout, bufs []*Buffer) *DeviceBatch {
+	base := viewBase(&DeviceBatch{Cols: cols}, *l)
+	for i, b := range bufs {
+		if b.Ptr() == base {
+			bufs[0], bufs[i] = bufs[i], bufs[0]
+			break
+		}
+	}
+	return &DeviceBatch{Cols: cols, Len: l.Rows, d: d, bufs: bufs, layout: l}
 }
 
 func kernelError(code uint32) error {

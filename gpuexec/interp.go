@@ -89,20 +89,6 @@ func (d *Device) CompileAsync(src Source) *Pending {
 	return p
 }
 
-// Background runs fn on a goroutine of its own and reports its end
-// through the returned Pending (work that leads to a compile, such as
-// generating a kernel's source, kept off a query's path).
-func (d *Device) Background(fn func() error) *Pending {
-	p := &Pending{done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		start := time.Now()
-		p.err = fn()
-		p.Took = time.Since(start)
-	}()
-	return p
-}
-
 // interpState is the device's tier-0 interpreter: its module compiles once
 // (then from the disk cache) in the background when the device opens.
 type interpState struct {
@@ -165,7 +151,7 @@ func (d *Device) WarmInterpreter() {
 func (d *Device) CompilesQueued() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.asyncs)
+	return len(d.asyncs) + int(d.later.Load())
 }
 
 // RuntimeReady reports whether the package's own module (packing, hash
@@ -238,7 +224,7 @@ func (s *interpState) finish(d *Device, m *Module) error {
 		return err
 	}
 	d.mu.Lock()
-	closed := d.closed
+	closed := d.closed.Load()
 	if !closed {
 		s.tables, s.tablesSize = ptr, uint64(len(blob))
 	}
@@ -475,7 +461,7 @@ func (pk *ProgramKernel) run(in *DeviceBatch, gather DevicePtr, rowsIn int) (*De
 	for i := range outBytes {
 		outBytes[i] = int64(binary.LittleEndian.Uint64(ctlHost[8*(i+1):]))
 	}
-	cols, err := outputColumns(d, p.Outputs, rows, outBytes, alloc)
+	cols, layout, err := outputColumns(d, p.Outputs, rows, outBytes, alloc)
 	if err != nil {
 		return fail(err)
 	}
@@ -499,7 +485,7 @@ func (pk *ProgramKernel) run(in *DeviceBatch, gather DevicePtr, rowsIn int) (*De
 		}
 	}
 	// The control block stays with the batch: the fill kernel reads it.
-	return &DeviceBatch{Cols: cols, Len: int(rows), d: d, bufs: bufs}, nil
+	return outputBatch(d, cols, layout, bufs), nil
 }
 
 // enqueueToDevice copies a small pageable host slice on the default stream

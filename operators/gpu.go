@@ -582,14 +582,10 @@ func (c *DeviceCompute) openAuto(outs []expr.Expr) error {
 			// closed and opened again meanwhile).
 			bg := &bgKernel{}
 			c.bg = bg
-			c.compile = d.Background(func() error {
+			c.compile = d.CompileFusedLater(func() (*fuse.Kernel, error) {
 				k, err := fuse.Generate(types, pred, outs)
-				if err != nil {
-					return err
-				}
 				bg.k = k
-				_, err = d.CompileFusedAsync(k).Wait(context.Background())
-				return err
+				return k, err
 			})
 			return nil
 		}

@@ -299,6 +299,9 @@ func (s *Shell) statement(parent context.Context, st string) error {
 	ctx, done := s.begin(parent)
 	defer done()
 	defer func() { s.once = "" }() // .once applies to this statement only
+	if t, ok := s.db.(deviceTiming); ok && s.timer {
+		ctx = t.WithDeviceTiming(ctx)
+	}
 	start := time.Now()
 	rdr, err := s.db.Query(ctx, st)
 	if err != nil {
@@ -335,6 +338,12 @@ type compileTimer interface {
 // placementReporter is implemented by results that know where they ran.
 type placementReporter interface {
 	RanOn() string
+}
+
+// deviceTiming is implemented by engines whose queries measure their GPU
+// time when asked (*gsql.DB).
+type deviceTiming interface {
+	WithDeviceTiming(ctx context.Context) context.Context
 }
 
 // deviceTimer is implemented by results that know their GPU time.

@@ -31,6 +31,7 @@ type fakeDB struct {
 	tables  map[string]fakeTable
 	device  string
 	queries []string
+	timed   []bool // whether each query asked for its GPU time
 	started chan struct{}
 }
 
@@ -49,9 +50,17 @@ func newFakeDB(t *testing.T) *fakeDB {
 	return db
 }
 
+type timingKey struct{}
+
+func (db *fakeDB) WithDeviceTiming(ctx context.Context) context.Context {
+	return context.WithValue(ctx, timingKey{}, true)
+}
+
 func (db *fakeDB) Query(ctx context.Context, text string, args ...any) (array.RecordReader, error) {
 	db.mu.Lock()
 	db.queries = append(db.queries, text)
+	timed, _ := ctx.Value(timingKey{}).(bool)
+	db.timed = append(db.timed, timed)
 	db.mu.Unlock()
 	text = strings.Join(strings.Fields(text), " ")
 	up := strings.ToUpper(text)
@@ -518,5 +527,20 @@ func TestTimerShowsCompileTime(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("timer line %q lacks %q", got, want)
 		}
+	}
+}
+
+// TestTimerAsksForDeviceTime: the shell's queries measure their GPU time
+// only while .timer is on (the measurement costs a small query time).
+func TestTimerAsksForDeviceTime(t *testing.T) {
+	db := newFakeDB(t)
+	var out bytes.Buffer
+	s := New(db, Options{Out: &out})
+	script := "SELECT 1;\n.timer on\nSELECT 1;\n.timer off\nSELECT 1;\n"
+	if err := s.Run(context.Background(), strings.NewReader(script), "script"); err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{false, true, false}; !reflect.DeepEqual(db.timed, want) {
+		t.Fatalf("timed queries %v, want %v", db.timed, want)
 	}
 }
