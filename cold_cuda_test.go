@@ -257,3 +257,69 @@ func profileTo(t *testing.T, dir string) func() {
 		tr.Close()
 	}
 }
+
+// TestFirstQueryReport looks into the first query of a process over a
+// resident table (GSQL_FIRST=1 runs it; GSQL_CORPUS_PROF=dir traces the
+// first query): two new shapes in a row, then the first again, with the
+// device's pools before and after.
+func TestFirstQueryReport(t *testing.T) {
+	if os.Getenv("GSQL_FIRST") == "" {
+		t.Skip("set GSQL_FIRST=1")
+	}
+	ctx := context.Background()
+	schema, recs := datagen.People(1_000_000, 42)
+	db, err := gsql.Open(gsql.Options{Device: "gpu"})
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer db.Close()
+	if err := db.RegisterTable("people", schema, recs); err != nil {
+		t.Fatal(err)
+	}
+	rowsOf(t, db, "SELECT COUNT(*) FROM people WHERE name IS NULL AND visibility IS NULL") // resident
+	if err := db.WaitGPU(ctx); err != nil {
+		t.Fatal(err)
+	}
+	show := func(label string) {
+		st := db.Stats().GPU
+		t.Logf("%s: device pool %d MB reserved, result pool %d MB reserved, %d compiles", label, st.Memory.Reserved>>20, st.Results.Reserved>>20, st.Compiles)
+	}
+	show("before")
+	qs := []string{
+		"SELECT UPPER(name), visibility FROM people WHERE name LIKE '%an%'",
+		"SELECT LOWER(name), LENGTH(visibility) FROM people WHERE visibility <> 'x'",
+		"SELECT UPPER(name), visibility FROM people WHERE name LIKE '%an%'",
+	}
+	if s := os.Getenv("GSQL_FIRST_QUERIES"); s != "" {
+		qs = strings.Split(s, ";")
+	}
+	for i, q := range qs {
+		if dir := os.Getenv("GSQL_CORPUS_PROF"); dir != "" && i == 0 {
+			stop := profileTo(t, dir)
+			start := time.Now()
+			drain(t, db, q)
+			stop()
+			t.Logf("query %d: %v (traced)", i, time.Since(start).Round(time.Microsecond))
+		} else {
+			start := time.Now()
+			drain(t, db, q)
+			t.Logf("query %d: %v", i, time.Since(start).Round(time.Microsecond))
+		}
+		show(fmt.Sprintf("after query %d", i))
+	}
+}
+
+// drain reads a query's whole result without converting it.
+func drain(t *testing.T, db *gsql.DB, q string) {
+	t.Helper()
+	rdr, err := db.Query(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Release()
+	for rdr.Next() {
+	}
+	if err := rdr.Err(); err != nil {
+		t.Fatal(err)
+	}
+}

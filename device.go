@@ -41,8 +41,10 @@ func (db *DB) gpu() (*operators.GPURuntime, error) {
 		db.gpuState.rt = rt
 		db.cat.OnChange(func(name string) { rt.Cache.Invalidate(name) })
 		// The interpreter and the runtime module compile (or load from
-		// the disk cache) in the background, before the first query.
+		// the disk cache) in the background, before the first query, and
+		// the memory pools reserve their first slabs.
 		rt.Dev.WarmInterpreter()
+		rt.Dev.WarmPools()
 	})
 	return db.gpuState.rt, db.gpuState.err
 }
@@ -118,7 +120,8 @@ func gpuReady(d *gpuexec.Device, inputs []planner.Column, pred expr.Expr, exprs 
 }
 
 // WaitGPU blocks until the GPU's precompiled tier (the interpreter) and
-// runtime module are ready, so that no query waits for a compile; at once
+// runtime module are ready, so that no query waits for a compile, and the
+// memory pools hold their first slabs; at once
 // on a database that does not use the GPU. They prepare themselves in the
 // background when the database opens: a compile the first time on a
 // machine (or after a driver change), a disk-cache load after that.
@@ -132,6 +135,11 @@ func (db *DB) WaitGPU(ctx context.Context) error {
 	}
 	if err := rt.Dev.WaitInterpreter(ctx); err != nil {
 		return err
+	}
+	select {
+	case <-rt.Dev.PoolsWarm():
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	for !rt.Dev.RuntimeReady() {
 		select {

@@ -93,9 +93,11 @@ type Device struct {
 	compilePool chan struct{}
 	asyncs      map[string]*Pending // background compiles, by source
 	later       atomic.Int64        // CompileFusedLater compiles not finished
-	byKernel    map[string]*Module  // fused kernel sets loaded, by fuse.Kernel.Key
-	staging     []byte              // page-locked, reused by Upload/Download
-	results     *ResultPool         // nil with Options.NoResultPool
+	poolsOnce   sync.Once
+	poolsWarm   chan struct{}      // closed when WarmPools is done
+	byKernel    map[string]*Module // fused kernel sets loaded, by fuse.Kernel.Key
+	staging     []byte             // page-locked, reused by Upload/Download
+	results     *ResultPool        // nil with Options.NoResultPool
 	closed      atomic.Bool
 
 	launches, compiles, memHits, diskHits, toDevice, toHost atomic.Uint64

@@ -563,22 +563,44 @@ func (d *Device) gatherRows(ctx context.Context, cols []DeviceVec, owner *Device
 	if err != nil {
 		return nil, err
 	}
-	fk, err := d.PrepareFused(k)
-	if err != nil {
-		return nil, err
-	}
-	defer fk.Release()
 	src, err := Combine(cols, owner.Len, owner)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Release()
-	g, err := fk.run(ctx, src, idx, n)
+	g, err := d.gather(ctx, k, src, idx, n)
 	if err != nil {
 		return nil, err
 	}
 	defer g.Release()
 	return d.Download(ctx, g)
+}
+
+// gather runs gather kernel set k over src: its fused kernels when they
+// are compiled; else the interpreter, while they compile in the
+// background (this runs on the context thread, where a compile would stall
+// every query); a compile here only when neither is ready.
+func (d *Device) gather(ctx context.Context, k *fuse.Kernel, src *DeviceBatch, idx DevicePtr, n int) (*DeviceBatch, error) {
+	if fk, ok, err := d.prepareFused(k, true); err == nil && ok {
+		defer fk.Release()
+		return fk.run(ctx, src, idx, n)
+	}
+	if ready, _ := d.InterpreterReady(); ready {
+		types := make([]coldata.Type, len(src.Cols))
+		for i, c := range src.Cols {
+			types[i] = c.Type
+		}
+		if p, err := fuse.Interpreter().Lower(types, nil, fuse.GatherOutputs(types)); err == nil {
+			d.CompileFusedAsync(k)
+			return (&ProgramKernel{d: d, p: p}).run(src, idx, n)
+		}
+	}
+	fk, err := d.PrepareFused(k)
+	if err != nil {
+		return nil, err
+	}
+	defer fk.Release()
+	return fk.run(ctx, src, idx, n)
 }
 
 // JoinTable is a join's build side hashed on the device: every row whose

@@ -294,11 +294,17 @@ func GenerateWith(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, 
 // output row i is input row gather[i] of every column (the GPU side of
 // ORDER BY: the permutation comes from the sort).
 func GenerateGather(inputs []coldata.Type) (*Kernel, error) {
+	return generate(inputs, nil, GatherOutputs(inputs), true, Options{})
+}
+
+// GatherOutputs are the outputs of a gather over inputs: every column as
+// it is (the interpreter's program for the same gather).
+func GatherOutputs(inputs []coldata.Type) []expr.Expr {
 	outs := make([]expr.Expr, len(inputs))
 	for i, t := range inputs {
 		outs[i] = &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: t}
 	}
-	return generate(inputs, nil, outs, true, Options{})
+	return outs
 }
 
 func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gather bool, opts Options) (*Kernel, error) {
