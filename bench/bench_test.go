@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/big"
@@ -22,6 +23,19 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 )
+
+// TestMain lets the test binary serve as the suite's cold children (the
+// suite starts its own executable for them).
+func TestMain(m *testing.M) {
+	if ok, err := runChild(context.Background(), os.Args[1:], os.Stdout); ok {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 func TestCanonicalValues(t *testing.T) {
 	cases := []struct {
@@ -338,6 +352,10 @@ func TestSuiteEndToEnd(t *testing.T) {
 		}
 		if r.Engine == "gsql-cpu" && r.Reference != "duckdb" {
 			t.Errorf("%s: compared with %q, not duckdb", r.Query, r.Reference)
+		}
+		// Every query's first run in a fresh process (one size per table).
+		if r.ColdMs == nil || *r.ColdMs <= 0 {
+			t.Errorf("%s on %s: no cold run (%s)", r.Query, r.Engine, r.ColdError)
 		}
 	}
 	for _, q := range suite {

@@ -32,6 +32,10 @@ type config struct {
 	seed       int64
 	keepRows   int
 	command    string
+	// cold: also time each query's first run in a fresh process, at the
+	// coldRows sizes (nil: the smallest of each table).
+	cold     bool
+	coldRows []int
 }
 
 func main() {
@@ -43,6 +47,9 @@ func main() {
 
 // run is main without the process exit, for tests.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if ok, err := runChild(ctx, args, stdout); ok {
+		return err
+	}
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -65,13 +72,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	queries := fs.String("queries", "", "comma-separated query names (default all): "+strings.Join(queryNames(), ", "))
 	seed := fs.Int64("seed", 42, "data generator seed")
 	keep := fs.Int("keep-rows", 1<<20, "results of at most this many rows are kept to show the first differing row on a mismatch")
+	cold := fs.Bool("cold", true, "also time each query's first run in a fresh process (the cold column)")
+	coldRows := fs.String("cold-rows", "", "table sizes at which cold runs are timed (default: the smallest size of each table)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	cfg := &config{runs: *runs, out: *out, seed: *seed, keepRows: *keep,
+	cfg := &config{runs: *runs, out: *out, seed: *seed, keepRows: *keep, cold: *cold,
 		command: "bench " + strings.Join(args, " ")}
 	if cfg.runs < 1 {
 		return nil, fmt.Errorf("--runs must be at least 1, got %d", cfg.runs)
@@ -100,6 +109,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if *redact != "" {
 		if cfg.redactRows, err = parseCounts(*redact); err != nil {
 			return nil, fmt.Errorf("--redact-rows: %w", err)
+		}
+	}
+	if *coldRows != "" {
+		if cfg.coldRows, err = parseCounts(*coldRows); err != nil {
+			return nil, fmt.Errorf("--cold-rows: %w", err)
 		}
 	}
 	if cfg.queries, err = selectQueries(*queries); err != nil {

@@ -74,6 +74,10 @@ type resultRow struct {
 	LaunchesPerRun  *float64 `json:"launches_per_run,omitempty"`
 	GPUOps          *int     `json:"gpu_operators,omitempty"`
 	CPUOps          *int     `json:"cpu_operators,omitempty"`
+	// ColdMs is the query's first run in a fresh process (see cold.go);
+	// ColdError says why there is none where the cold run failed.
+	ColdMs    *float64 `json:"cold_ms,omitempty"`
+	ColdError string   `json:"cold_error,omitempty"`
 	// Plan is EXPLAIN ANALYZE of the query on a GPU engine (per-operator
 	// device, rows, time and launches), run once after the warm-up run.
 	Plan string `json:"plan,omitempty"`
@@ -164,9 +168,9 @@ func writeTable(w io.Writer, rep *report) error {
 	if rep.CopyBandwidth != "" {
 		fmt.Fprintln(w, rep.CopyBandwidth)
 	}
-	fmt.Fprintf(w, "median of %d warm runs (min..max); GB/s = (input column bytes + output bytes) / median; placement = operators on [gpu]/[cpu] from EXPLAIN ANALYZE\n\n", rep.RunsPerQuery)
+	fmt.Fprintf(w, "median of %d warm runs (min..max); cold = the first run in a fresh process (table loaded and resident, no kernel of the query compiled); GB/s = (input column bytes + output bytes) / median; placement = operators on [gpu]/[cpu] from EXPLAIN ANALYZE\n\n", rep.RunsPerQuery)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "query\trows\tengine\tmedian ms\tmin..max ms\trows/s\tGB/s\tof copy\tvs duckdb\tlaunches\tplacement\tcheck\t\n")
+	fmt.Fprint(tw, "query\trows\tengine\tmedian ms\tmin..max ms\tcold ms\trows/s\tGB/s\tof copy\tvs duckdb\tlaunches\tplacement\tcheck\t\n")
 	for _, r := range rep.Results {
 		check := r.Status
 		if r.Status == statusOK && r.Reference != "" && r.Reference != r.Engine {
@@ -178,7 +182,7 @@ func writeTable(w io.Writer, rep *report) error {
 			check += " *"
 		}
 		if r.Status == statusError {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t%s\t%s\t\n", r.Query, human(float64(r.Rows)), r.Engine, placement(r), check)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t-\t%s\t-\t-\t-\t-\t-\t%s\t%s\t\n", r.Query, human(float64(r.Rows)), r.Engine, coldCell(r), placement(r), check)
 			continue
 		}
 		speed := "-"
@@ -193,8 +197,8 @@ func writeTable(w io.Writer, rep *report) error {
 		if r.LaunchesPerRun != nil && rep.CopyGBps > 0 {
 			pct = fmt.Sprintf("%.1f%%", 100*r.GBPerSec/rep.CopyGBps)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s..%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n",
-			r.Query, human(float64(r.Rows)), r.Engine, fmtMs(r.MedianMs), fmtMs(r.MinMs), fmtMs(r.MaxMs),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s..%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.Query, human(float64(r.Rows)), r.Engine, fmtMs(r.MedianMs), fmtMs(r.MinMs), fmtMs(r.MaxMs), coldCell(r),
 			human(r.RowsPerSec), r.GBPerSec, pct, speed, launches, placement(r), check)
 	}
 	if err := tw.Flush(); err != nil {
@@ -215,6 +219,9 @@ func writeTable(w io.Writer, rep *report) error {
 		case statusFail:
 			problems = append(problems, fmt.Sprintf("FAIL %s @ %d rows on %s differs from %s: %s", r.Query, r.Rows, r.Engine, r.Reference, r.Diff))
 		}
+		if r.ColdError != "" {
+			problems = append(problems, fmt.Sprintf("COLD %s @ %d rows on %s: %s", r.Query, r.Rows, r.Engine, r.ColdError))
+		}
 	}
 	if len(problems) > 0 {
 		fmt.Fprintf(w, "\n%d problem(s):\n", len(problems))
@@ -225,6 +232,17 @@ func writeTable(w io.Writer, rep *report) error {
 		fmt.Fprintln(w, "\nall engines agree on every query")
 	}
 	return nil
+}
+
+// coldCell renders the cold run: its time, "error", or "-" where none ran.
+func coldCell(r resultRow) string {
+	switch {
+	case r.ColdMs != nil:
+		return fmtMs(*r.ColdMs)
+	case r.ColdError != "":
+		return "error"
+	}
+	return "-"
 }
 
 // placement renders the operator placement of a GPU engine's query.

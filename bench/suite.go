@@ -97,6 +97,26 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 			sets = append(sets, dataset{table, n})
 		}
 	}
+	var cold *coldRunner
+	if cfg.cold {
+		var err error
+		if cold, err = newColdRunner(ctx, rep.Engines, stderr); err != nil {
+			return nil, err
+		}
+		defer cold.Close()
+	}
+	coldAt := func(table string, rows int) bool {
+		if cfg.coldRows != nil {
+			return slices.Contains(cfg.coldRows, rows)
+		}
+		smallest := -1
+		for _, ds := range sets {
+			if ds.table == table && (smallest < 0 || ds.rows < smallest) {
+				smallest = ds.rows
+			}
+		}
+		return rows == smallest
+	}
 	for _, ds := range sets {
 		t0 := time.Now()
 		schema, recs := generate(ds.table, ds.rows, cfg.seed)
@@ -115,6 +135,18 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 			rows, err := measureQuery(ctx, cfg, q, ds.rows, schema, recs, engines, stderr)
 			if err != nil {
 				return nil, err
+			}
+			if cold != nil && coldAt(ds.table, ds.rows) {
+				for i := range rows {
+					r := &rows[i]
+					fmt.Fprintf(stderr, "%s @ %d rows on %s, cold ...\n", q.Name, ds.rows, r.Engine)
+					v, err := cold.run(ctx, coldSpec{Engine: r.Engine, Query: q.Name, Rows: ds.rows, Seed: cfg.seed})
+					if err != nil {
+						r.ColdError = err.Error()
+						continue
+					}
+					r.ColdMs = &v
+				}
 			}
 			rep.Results = append(rep.Results, rows...)
 		}
