@@ -7,49 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
 )
-
-// tblLines formats records the way dbgen writes its .tbl files: fields
-// separated and ended by '|', money with two decimals, dates ISO.
-func tblLines(rec arrow.Record) []string {
-	out := make([]string, rec.NumRows())
-	var sb strings.Builder
-	for r := 0; r < int(rec.NumRows()); r++ {
-		sb.Reset()
-		for c := 0; c < int(rec.NumCols()); c++ {
-			switch a := rec.Column(c).(type) {
-			case *array.Int64:
-				sb.WriteString(strconv.FormatInt(a.Value(r), 10))
-			case *array.String:
-				sb.WriteString(a.Value(r))
-			case *array.Decimal128:
-				v := a.Value(r).LowBits()
-				cents := int64(v)
-				if cents < 0 {
-					sb.WriteByte('-')
-					cents = -cents
-				}
-				if rec.ColumnName(c) == "l_quantity" { // dbgen prints the integer
-					fmt.Fprintf(&sb, "%d", cents/100)
-				} else {
-					fmt.Fprintf(&sb, "%d.%02d", cents/100, cents%100)
-				}
-			case *array.Date32:
-				sb.WriteString(a.Value(r).FormattedString())
-			default:
-				panic(fmt.Sprintf("column type %T", a))
-			}
-			sb.WriteByte('|')
-		}
-		out[r] = sb.String()
-	}
-	return out
-}
 
 // compareTbl generates table t at sf and compares it, row by row, with
 // the lines of a dbgen .tbl file; limit < 0 compares every row and
