@@ -331,3 +331,38 @@ func TestPlanRun(t *testing.T) {
 		}
 	}
 }
+
+// A conjunct common to every branch of an OR is factored out, so the join
+// it relates gets hash keys (TPC-H Q19) instead of a nested loop.
+func TestPlanFactorsCommonOrConjuncts(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"SELECT t.b FROM t, u WHERE (t.a = u.a AND t.c > 1) OR (t.a = u.a AND u.x = 'q')", []string{
+			"Project b [cpu]",
+			"  Inner HashJoin on a = a filter ((c > 1) or (x = 'q')) [cpu]",
+			"    Scan t [a b c] (4 rows) [cpu]",
+			"    Scan u [a x] (3 rows) [cpu]"}},
+		{"SELECT t.b FROM t, u WHERE (t.a = u.a AND t.c > 1) OR t.a = u.a", []string{
+			"Project b [cpu]",
+			"  Inner HashJoin on a = a [cpu]",
+			"    Scan t [a b] (4 rows) [cpu]",
+			"    Scan u [a] (3 rows) [cpu]"}},
+		{"SELECT t.b FROM t, u WHERE (t.a = u.a AND t.c > 1) OR (t.c > 1 AND u.x = 'q')", []string{
+			"Project b [cpu]",
+			"  Inner NestedLoopJoin filter ((a = a) or (x = 'q')) [cpu]",
+			"    Filter (c > 1) [cpu]",
+			"      Scan t [a b c] (4 rows) [cpu]",
+			"    Scan u [a x] (3 rows) [cpu]"}},
+	} {
+		n, err := plan(t, cat, tc.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		if got := strings.Join(planner.Explain(n), "\n"); got != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\ngot:\n%s\nwant:\n%s", tc.q, got, strings.Join(tc.want, "\n"))
+		}
+	}
+}
