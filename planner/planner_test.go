@@ -366,3 +366,34 @@ func TestPlanFactorsCommonOrConjuncts(t *testing.T) {
 		}
 	}
 }
+
+// A correlated [NOT] EXISTS in WHERE becomes a semi (anti) hash join on its
+// correlation equalities; the subquery's own conditions filter its side.
+func TestPlanExistsAsSemiJoin(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"SELECT b FROM t WHERE EXISTS (SELECT * FROM u WHERE u.a = t.a AND u.x = 'q')", []string{
+			"Project b [cpu]",
+			"  Semi HashJoin on a = a [cpu]",
+			"    Scan t [a b] (4 rows) [cpu]",
+			"    Filter (x = 'q') [cpu]",
+			"      Scan u [a x] (3 rows) [cpu]"}},
+		{"SELECT b FROM t WHERE c > 1 AND NOT EXISTS (SELECT * FROM u WHERE u.a = t.a AND u.x <> t.b)", []string{
+			"Project b [cpu]",
+			"  Anti HashJoin on a = a filter (x <> b) [cpu]",
+			"    Filter (c > 1) [cpu]",
+			"      Scan t [a b c] (4 rows) [cpu]",
+			"    Scan u [a x] (3 rows) [cpu]"}},
+	} {
+		n, err := plan(t, cat, tc.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		if got := strings.Join(planner.Explain(n), "\n"); got != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\ngot:\n%s\nwant:\n%s", tc.q, got, strings.Join(tc.want, "\n"))
+		}
+	}
+}
