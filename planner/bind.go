@@ -146,6 +146,11 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 		if where, input, err = b.planExistsJoins(s.Where.Expr, input, sc); err != nil {
 			return nil, err
 		}
+		if where != nil {
+			if where, input, sc, err = b.planScalarJoins(where, input, sc); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if where != nil {
 		pred, err := b.bindExpr(where, sc)

@@ -397,3 +397,25 @@ func TestPlanExistsAsSemiJoin(t *testing.T) {
 		}
 	}
 }
+
+// A correlated scalar aggregate compared in WHERE becomes a LEFT JOIN with
+// the subquery grouped by its correlation keys.
+func TestPlanScalarSubqueryAsJoin(t *testing.T) {
+	cat := testCatalog(t)
+	n, err := plan(t, cat, "SELECT b FROM t WHERE c > (SELECT MAX(a) FROM u WHERE u.a = t.a AND u.x <> 'q')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Project b [cpu]",
+		"  Filter (c > cast_to_double(gsql_value)) [cpu]",
+		"    Left HashJoin on a = gsql_key0 [cpu]",
+		"      Scan t [a b c d] (4 rows) [cpu]",
+		"      Project max(a) AS gsql_value, a AS gsql_key0 [cpu]",
+		"        HashAggregate keys: a aggs: max(a) [cpu]",
+		"          Filter (x <> 'q') [cpu]",
+		"            Scan u [a x] (3 rows) [cpu]"}
+	if got := strings.Join(planner.Explain(n), "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
