@@ -9,7 +9,7 @@ import (
 )
 
 func TestNewRejectsBadScale(t *testing.T) {
-	for _, sf := range []float64{0, -1, 0.0001, 1e9} {
+	for _, sf := range []float64{0, -1, 0.0001, 30000, 1e9} {
 		if _, err := New(sf); err == nil {
 			t.Errorf("New(%v) = nil error", sf)
 		}
