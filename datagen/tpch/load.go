@@ -3,6 +3,8 @@ package tpch
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
 )
@@ -35,14 +37,58 @@ func Load(ctx context.Context, db Registrar, sf float64) error {
 	return nil
 }
 
-// Records generates all of t's rows and returns them as records the
-// caller releases.
+// Records generates all of t's rows, in order, and returns them as
+// records the caller releases. Ranges of rows are generated in parallel,
+// one goroutine per CPU.
 func (g *Generator) Records(ctx context.Context, t Table) ([]arrow.Record, error) {
+	driving := t
+	switch t {
+	case PartSupp:
+		driving = Part
+	case LineItem:
+		driving = Orders
+	}
+	total := g.Rows(driving)
+	workers := runtime.GOMAXPROCS(0)
+	chunk := max(total/int64(4*workers), 8192)
+	var starts []int64
+	for s := int64(1); s <= total; s += chunk {
+		starts = append(starts, s)
+	}
+	parts := make([][]arrow.Record, len(starts))
+	errs := make([]error, len(starts))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(workers, len(starts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = g.GenerateRange(ctx, t, starts[i], chunk, 0, func(r arrow.Record) error {
+					parts[i] = append(parts[i], r)
+					return nil
+				})
+				if errs[i] != nil {
+					cancel()
+				}
+			}
+		}()
+	}
+	for i := range starts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	var recs []arrow.Record
-	err := g.Generate(ctx, t, 0, func(r arrow.Record) error {
-		recs = append(recs, r)
-		return nil
-	})
+	var err error
+	for i, p := range parts {
+		recs = append(recs, p...)
+		if err == nil && errs[i] != nil {
+			err = errs[i]
+		}
+	}
 	if err != nil {
 		for _, r := range recs {
 			r.Release()
