@@ -238,3 +238,78 @@ func sameValue(got, want string) bool {
 	d := math.Abs(g - w)
 	return d <= tpchAbsTol || d <= tpchRelTol*math.Max(math.Abs(g), math.Abs(w))
 }
+
+// TestTPCHPublishedSF1 loads scale factor 1 (8.7 million rows) and checks
+// the 22 answers against the answer sets published with the TPC-H kit
+// (testdata/tpch/sf1-published). It runs only with TPCH_SF1=1: it takes
+// about a minute and a few GB. The published files round numbers to two
+// decimals and cut long strings, so numbers match within 0.01 or 1e-6
+// relative and a published string may be a prefix of gsql's. Q17's
+// published 348406.02 is 0.03 from the exact 348406.054 (DuckDB's answer
+// too), within the specification's validation tolerance (clause 2.1.3.5:
+// averages within 1%), hence the relative bound.
+func TestTPCHPublishedSF1(t *testing.T) {
+	if os.Getenv("TPCH_SF1") == "" {
+		t.Skip("set TPCH_SF1=1 to run the queries at scale factor 1")
+	}
+	db := tpchDatabase(t, 1)
+	for n := 1; n <= queries.Count; n++ {
+		t.Run(fmt.Sprintf("q%02d", n), func(t *testing.T) {
+			want, err := readPublished(filepath.Join("testdata", "tpch", "sf1-published", fmt.Sprintf("q%02d.out", n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := runTPCH(context.Background(), db, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = got[1:] // the published header names differ in form
+			if len(got) != len(want) {
+				t.Fatalf("%d rows, want %d", len(got), len(want))
+			}
+			for r := range want {
+				if len(got[r]) != len(want[r]) {
+					t.Fatalf("row %d: %d columns, want %d", r+1, len(got[r]), len(want[r]))
+				}
+				for c := range want[r] {
+					g, w := strings.TrimSpace(got[r][c]), want[r][c]
+					wf, err := strconv.ParseFloat(w, 64)
+					if err != nil {
+						if strings.HasPrefix(g, w) {
+							continue
+						}
+					} else if gf, err := strconv.ParseFloat(g, 64); err == nil &&
+						(math.Abs(gf-wf) <= 0.01+1e-9 || math.Abs(gf-wf) <= 1e-6*math.Abs(wf)) {
+						continue
+					}
+					t.Errorf("row %d column %d: got %q, published %q", r+1, c+1, g, w)
+				}
+			}
+		})
+	}
+}
+
+// readPublished reads a published answer file: '|'-separated padded
+// fields after a header line.
+func readPublished(path string) ([][]string, error) {
+	rows, err := readAnswer(path)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]string
+	for _, r := range rows[1:] {
+		line := strings.Join(r, "\t")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.Split(line, "|")
+		if len(f) > 1 && strings.TrimSpace(f[len(f)-1]) == "" {
+			f = f[:len(f)-1]
+		}
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
