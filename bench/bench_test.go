@@ -420,3 +420,49 @@ func TestDuckDBSubstringIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestTPCHSuiteEndToEnd runs the 22 TPC-H queries at scale factor 0.01 on
+// gsql's CPU backend and DuckDB and requires every answer to agree.
+func TestTPCHSuiteEndToEnd(t *testing.T) {
+	if _, err := parseFlags([]string{"--suite", "tpch", "--queries", "q23"}, io.Discard); err == nil {
+		t.Error("--queries q23: no error")
+	}
+	if _, err := parseFlags([]string{"--suite", "tpch", "--sf", "0"}, io.Discard); err == nil {
+		t.Error("--sf 0: no error")
+	}
+	if _, err := parseFlags([]string{"--suite", "nope"}, io.Discard); err == nil {
+		t.Error("--suite nope: no error")
+	}
+	cfg, err := parseFlags([]string{"--suite", "tpch", "--queries", "q1,Q15", "--sf", "0.01,1"}, io.Discard)
+	if err != nil || len(cfg.queries) != 2 || cfg.queries[1].Name != "q15" || len(cfg.sfs) != 2 {
+		t.Fatalf("parseFlags: %+v %v", cfg, err)
+	}
+	if !duckdbAvailable {
+		t.Skip("DuckDB is not in this build (needs cgo and no noduckdb tag): skipping the end-to-end comparison")
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"--suite", "tpch", "--sf", "0.01", "--engines", "gsql-cpu,duckdb", "--runs", "1", "--out", dir}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 44 {
+		t.Errorf("%d results, want 44", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.Status != statusOK {
+			t.Errorf("%s on %s: %s %s%s", r.Query, r.Engine, r.Status, r.Error, r.Diff)
+		}
+	}
+	if floatDigits != 6 {
+		t.Errorf("floatDigits left at %d", floatDigits)
+	}
+}

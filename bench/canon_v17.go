@@ -49,6 +49,8 @@ func cellsV17(arr arrow.Array) (cellFunc, error) {
 		f = func(dst []byte, i int) []byte { return appendFloat(dst, float64(a.Value(i))) }
 	case *array.Float64:
 		f = func(dst []byte, i int) []byte { return appendFloat(dst, a.Value(i)) }
+	case *array.Date32:
+		f = func(dst []byte, i int) []byte { return appendDate(dst, a.Value(i).FormattedString()) }
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
 		f = func(dst []byte, i int) []byte { return appendDecimal(dst, a.Value(i).BigInt(), scale) }

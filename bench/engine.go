@@ -17,6 +17,8 @@ type engine interface {
 	// Run executes a query and reads its whole result. With c != nil, every
 	// output row is added to c in canonical form (not part of timed runs).
 	Run(ctx context.Context, query string, c *Checksum) (result, error)
+	// Exec runs a statement that returns no rows (CREATE VIEW ...).
+	Exec(ctx context.Context, stmt string) error
 	// Close releases the database.
 	Close() error
 }

@@ -129,6 +129,12 @@ func (e *duckEngine) Load(ctx context.Context, table string, schema *arrow17.Sch
 	return nil
 }
 
+// Exec runs a statement that returns no rows.
+func (e *duckEngine) Exec(ctx context.Context, stmt string) error {
+	_, err := e.conn.ExecContext(ctx, stmt)
+	return err
+}
+
 func (e *duckEngine) Run(ctx context.Context, query string, c *Checksum) (result, error) {
 	rdr, err := e.arrow.QueryContext(ctx, query)
 	if err != nil {
@@ -162,7 +168,8 @@ func (e *duckEngine) Close() error {
 	return errors.Join(errs...)
 }
 
-// schemaToV18 maps the generated tables' schema (strings and int64s) to
+// schemaToV18 maps the generated tables' schema (strings, int64s, doubles,
+// dates and decimals) to
 // arrow-go v18.
 func schemaToV18(s *arrow17.Schema) (*arrow.Schema, error) {
 	fields := make([]arrow.Field, len(s.Fields()))
@@ -175,6 +182,11 @@ func schemaToV18(s *arrow17.Schema) (*arrow.Schema, error) {
 			t = arrow.PrimitiveTypes.Int64
 		case arrow17.FLOAT64:
 			t = arrow.PrimitiveTypes.Float64
+		case arrow17.DATE32:
+			t = arrow.FixedWidthTypes.Date32
+		case arrow17.DECIMAL128:
+			d := f.Type.(*arrow17.Decimal128Type)
+			t = &arrow.Decimal128Type{Precision: d.Precision, Scale: d.Scale}
 		default:
 			return nil, fmt.Errorf("column %s: type %s not supported by the loader", f.Name, f.Type)
 		}

@@ -51,6 +51,12 @@ func (e *gsqlEngine) Load(_ context.Context, table string, schema *arrow.Schema,
 	return nil
 }
 
+// Exec runs a statement that returns no rows.
+func (e *gsqlEngine) Exec(ctx context.Context, stmt string) error {
+	_, err := e.db.Exec(ctx, stmt)
+	return err
+}
+
 func (e *gsqlEngine) Run(ctx context.Context, query string, c *Checksum) (result, error) {
 	rdr, err := e.db.Query(ctx, query)
 	if err != nil {

@@ -36,6 +36,8 @@ type config struct {
 	// coldRows sizes (nil: the smallest of each table).
 	cold     bool
 	coldRows []int
+	suite    string    // "micro" (the queries of queries.go) or "tpch"
+	sfs      []float64 // TPC-H scale factors
 }
 
 func main() {
@@ -71,6 +73,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	out := fs.String("out", "out", "directory for results.json and speedup.svg")
 	queries := fs.String("queries", "", "comma-separated query names (default all): "+strings.Join(queryNames(), ", "))
 	seed := fs.Int64("seed", 42, "data generator seed")
+	suite := fs.String("suite", "micro", "micro (gsql's own queries over generated logs and people tables) or tpch (the 22 TPC-H queries)")
+	sf := fs.String("sf", "1", "TPC-H scale factors, comma-separated (--suite tpch)")
 	keep := fs.Int("keep-rows", 1<<20, "results of at most this many rows are kept to show the first differing row on a mismatch")
 	cold := fs.Bool("cold", true, "also time each query's first run in a fresh process (the cold column)")
 	coldRows := fs.String("cold-rows", "", "table sizes at which cold runs are timed (default: the smallest size of each table)")
@@ -116,8 +120,21 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, fmt.Errorf("--cold-rows: %w", err)
 		}
 	}
-	if cfg.queries, err = selectQueries(*queries); err != nil {
-		return nil, fmt.Errorf("--queries: %w", err)
+	cfg.suite = *suite
+	switch cfg.suite {
+	case "micro":
+		if cfg.queries, err = selectQueries(*queries); err != nil {
+			return nil, fmt.Errorf("--queries: %w", err)
+		}
+	case "tpch":
+		if cfg.queries, err = tpchQueries(*queries); err != nil {
+			return nil, fmt.Errorf("--queries: %w", err)
+		}
+		if cfg.sfs, err = parseScaleFactors(*sf); err != nil {
+			return nil, fmt.Errorf("--sf: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("--suite: unknown suite %q (micro or tpch)", cfg.suite)
 	}
 	return cfg, nil
 }

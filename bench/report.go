@@ -29,6 +29,7 @@ type report struct {
 	Seed          int64       `json:"seed"`
 	RunsPerQuery  int         `json:"runs_per_query"`
 	Rows          []int       `json:"rows"`
+	ScaleFactors  []float64   `json:"scale_factors,omitempty"`
 	RedactRows    []int       `json:"redact_rows"`
 	Engines       []string    `json:"engines"`
 	Skipped       []skipped   `json:"skipped_engines,omitempty"`

@@ -25,48 +25,17 @@ const (
 // every engine and measures the queries that read it.
 func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*report, error) {
 	rep := newReport(cfg)
-	var engines []engine
+	engines, hasGPU, err := openEngines(ctx, cfg, rep, stderr)
 	defer func() {
 		for _, e := range engines {
 			e.Close()
 		}
 	}()
-	for _, name := range cfg.engines {
-		e, err := openEngine(name)
-		if errors.Is(err, errUnavailable) {
-			fmt.Fprintf(stderr, "skipping %s: %v\n", name, err)
-			rep.Skipped = append(rep.Skipped, skipped{Engine: name, Reason: err.Error()})
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		engines = append(engines, e)
-		rep.Engines = append(rep.Engines, name)
-		if d, ok := e.(*duckEngine); ok {
-			rep.DuckDBVersion = d.Version(ctx)
-		}
+	if err != nil {
+		return nil, err
 	}
-	if len(engines) == 0 {
-		return nil, errors.New("none of the selected engines can run here")
-	}
-	hasGPU := false
-	for _, e := range engines {
-		if _, ok := e.(gpuEngine); ok {
-			hasGPU = true
-		}
-	}
-	if hasGPU {
-		rep.CopyBandwidth = "device copy bandwidth: not measured"
-		for _, e := range engines {
-			if g, ok := e.(*gsqlEngine); ok {
-				if bw, err := g.db.CopyBandwidth(); err == nil {
-					rep.CopyGBps = bw / 1e9
-					rep.CopyBandwidth = fmt.Sprintf("device copy bandwidth: %.0f GB/s (1 GiB device-to-device, read + write, median of 5); 'of copy' = GB/s / that", rep.CopyGBps)
-					break
-				}
-			}
-		}
+	if cfg.suite == "tpch" {
+		return rep, runTPCH(ctx, cfg, rep, engines, stderr)
 	}
 	redactRows := cfg.redactRows
 	if redactRows == nil {
@@ -350,3 +319,48 @@ func median(sorted []time.Duration) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// openEngines opens the selected engines (skipping, with the reason, those
+// that cannot run here) and measures the device copy bandwidth when a GPU
+// engine is among them.
+func openEngines(ctx context.Context, cfg *config, rep *report, stderr io.Writer) ([]engine, bool, error) {
+	var engines []engine
+	for _, name := range cfg.engines {
+		e, err := openEngine(name)
+		if errors.Is(err, errUnavailable) {
+			fmt.Fprintf(stderr, "skipping %s: %v\n", name, err)
+			rep.Skipped = append(rep.Skipped, skipped{Engine: name, Reason: err.Error()})
+			continue
+		}
+		if err != nil {
+			return engines, false, err
+		}
+		engines = append(engines, e)
+		rep.Engines = append(rep.Engines, name)
+		if d, ok := e.(*duckEngine); ok {
+			rep.DuckDBVersion = d.Version(ctx)
+		}
+	}
+	if len(engines) == 0 {
+		return nil, false, errors.New("none of the selected engines can run here")
+	}
+	hasGPU := false
+	for _, e := range engines {
+		if _, ok := e.(gpuEngine); ok {
+			hasGPU = true
+		}
+	}
+	if hasGPU {
+		rep.CopyBandwidth = "device copy bandwidth: not measured"
+		for _, e := range engines {
+			if g, ok := e.(*gsqlEngine); ok {
+				if bw, err := g.db.CopyBandwidth(); err == nil {
+					rep.CopyGBps = bw / 1e9
+					rep.CopyBandwidth = fmt.Sprintf("device copy bandwidth: %.0f GB/s (1 GiB device-to-device, read + write, median of 5); 'of copy' = GB/s / that", rep.CopyGBps)
+					break
+				}
+			}
+		}
+	}
+	return engines, hasGPU, nil
+}

@@ -18,6 +18,12 @@ const (
 	InnerJoin JoinKind = iota
 	// LeftJoin also keeps unmatched left rows, with NULL right columns.
 	LeftJoin
+	// SemiJoin keeps, once each, the left rows that match some right row
+	// (EXISTS); the output has the left columns only.
+	SemiJoin
+	// AntiJoin keeps the left rows that match no right row (NOT EXISTS),
+	// a NULL key matching nothing; the output has the left columns only.
+	AntiJoin
 )
 
 // HashJoin joins Left and Right. Rows pair up when their equi-keys are equal
@@ -277,7 +283,8 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 			}
 		}
 	}
-	left := j.Kind == LeftJoin
+	left := j.Kind != InnerJoin // unmatched rows matter
+	semi := j.Kind == SemiJoin || j.Kind == AntiJoin
 	if left {
 		if cap(j.matched) < n {
 			j.matched = make([]bool, n)
@@ -307,7 +314,7 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 				j.matched[li[s]] = true
 			}
 		}
-		if out != nil && out.Len > 0 {
+		if out != nil && out.Len > 0 && !semi {
 			j.pending = append(j.pending, out)
 		}
 		li, ri = li[:0], ri[:0]
@@ -355,6 +362,18 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		return err
 	}
 	j.li, j.ri = li, ri
+	if semi {
+		var keep []int
+		for r, m := range j.matched {
+			if m == (j.Kind == SemiJoin) {
+				keep = append(keep, r)
+			}
+		}
+		if len(keep) > 0 {
+			j.pending = append(j.pending, coldata.GatherBatch(lb, keep))
+		}
+		return nil
+	}
 	if left {
 		var un []int
 		for r, m := range j.matched {

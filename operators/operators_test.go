@@ -809,3 +809,54 @@ func TestCoalesceForDevice(t *testing.T) {
 		t.Errorf("no batches gave output")
 	}
 }
+
+// Semi and anti joins keep left rows, once each, by whether some right row
+// matches (keys equal, residual TRUE); a NULL key matches nothing.
+func TestSemiAntiJoin(t *testing.T) {
+	left := func() operators.Operator {
+		return src(
+			mkBatch(mkVec(tInt, 1, 2, nil, 3), mkVec(tStr, "one", "two", "null", "three")),
+			mkBatch(mkVec(tInt, 4, 2), mkVec(tStr, "four", "two again")),
+		)
+	}
+	right := func() operators.Operator {
+		return src(
+			mkBatch(mkVec(tInt, 2, 3, nil), mkVec(tInt, 20, 30, 99)),
+			mkBatch(mkVec(tInt, 2, 5), mkVec(tInt, 21, 50)),
+		)
+	}
+	lkey, rkey := []expr.Expr{colRef(0, tInt)}, []expr.Expr{colRef(0, tInt)}
+	for _, tc := range []struct {
+		name         string
+		kind         operators.JoinKind
+		lkeys, rkeys []expr.Expr
+		cond         func(t *testing.T) expr.Expr
+		right        func() operators.Operator
+		want         [][]any
+	}{
+		{"semi", operators.SemiJoin, lkey, rkey, nil, right,
+			[][]any{r(2, "two"), r(3, "three"), r(2, "two again")}},
+		{"anti", operators.AntiJoin, lkey, rkey, nil, right,
+			[][]any{r(1, "one"), r(nil, "null"), r(4, "four")}},
+		{"semi with residual", operators.SemiJoin, lkey, rkey,
+			func(t *testing.T) expr.Expr { return fn(t, ">", colRef(3, tInt), lit(25, tInt)) }, right,
+			[][]any{r(3, "three")}},
+		{"anti with residual", operators.AntiJoin, lkey, rkey,
+			func(t *testing.T) expr.Expr { return fn(t, ">", colRef(3, tInt), lit(25, tInt)) }, right,
+			[][]any{r(1, "one"), r(2, "two"), r(nil, "null"), r(4, "four"), r(2, "two again")}},
+		{"semi nested loop", operators.SemiJoin, nil, nil,
+			func(t *testing.T) expr.Expr { return fn(t, "<", colRef(0, tInt), colRef(2, tInt)) }, right,
+			[][]any{r(1, "one"), r(2, "two"), r(3, "three"), r(4, "four"), r(2, "two again")}},
+		{"anti empty build", operators.AntiJoin, lkey, rkey, nil, func() operators.Operator { return src() },
+			[][]any{r(1, "one"), r(2, "two"), r(nil, "null"), r(3, "three"), r(4, "four"), r(2, "two again")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := &operators.HashJoin{Left: left(), Right: tc.right(), LeftKeys: tc.lkeys, RightKeys: tc.rkeys, Kind: tc.kind,
+				LeftCols: 2, RightTypes: []coldata.Type{tInt, tInt}}
+			if tc.cond != nil {
+				j.Cond = tc.cond(t)
+			}
+			checkRows(t, tc.name, rowsSorted(run(t, j)), rowsSorted(tc.want))
+		})
+	}
+}

@@ -141,8 +141,19 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	where := sqlparser.Expr(nil)
 	if s.Where != nil {
-		pred, err := b.bindExpr(s.Where.Expr, sc)
+		if where, input, err = b.planExistsJoins(s.Where.Expr, input, sc); err != nil {
+			return nil, err
+		}
+		if where != nil {
+			if where, input, sc, err = b.planScalarJoins(where, input, sc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if where != nil {
+		pred, err := b.bindExpr(where, sc)
 		if err != nil {
 			return nil, err
 		}

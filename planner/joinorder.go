@@ -288,6 +288,9 @@ func estimateRows(n Node) float64 {
 		return math.Max(1, estimateRows(x.Input)/10)
 	case *Join:
 		l, r := estimateRows(x.Left), estimateRows(x.Right)
+		if x.Kind == operators.SemiJoin || x.Kind == operators.AntiJoin {
+			return l / 2 // at most the left rows, once each
+		}
 		if len(x.LeftKeys) > 0 {
 			out := l * r / math.Max(1, math.Max(l, r))
 			if x.Kind == operators.LeftJoin {

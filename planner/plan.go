@@ -279,6 +279,9 @@ type Join struct {
 
 // Columns implements Node.
 func (j *Join) Columns() []Column {
+	if j.Kind == operators.SemiJoin || j.Kind == operators.AntiJoin {
+		return j.Left.Columns()
+	}
 	return append(append([]Column(nil), j.Left.Columns()...), j.Right.Columns()...)
 }
 
@@ -287,8 +290,13 @@ func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }
 
 func (j *Join) describe() string {
 	kind := "Inner"
-	if j.Kind == operators.LeftJoin {
+	switch j.Kind {
+	case operators.LeftJoin:
 		kind = "Left"
+	case operators.SemiJoin:
+		kind = "Semi"
+	case operators.AntiJoin:
+		kind = "Anti"
 	}
 	d := kind + " NestedLoopJoin"
 	if len(j.LeftKeys) > 0 {

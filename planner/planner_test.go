@@ -331,3 +331,91 @@ func TestPlanRun(t *testing.T) {
 		}
 	}
 }
+
+// A conjunct common to every branch of an OR is factored out, so the join
+// it relates gets hash keys (TPC-H Q19) instead of a nested loop.
+func TestPlanFactorsCommonOrConjuncts(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"SELECT t.b FROM t, u WHERE (t.a = u.a AND t.c > 1) OR (t.a = u.a AND u.x = 'q')", []string{
+			"Project b [cpu]",
+			"  Inner HashJoin on a = a filter ((c > 1) or (x = 'q')) [cpu]",
+			"    Scan t [a b c] (4 rows) [cpu]",
+			"    Scan u [a x] (3 rows) [cpu]"}},
+		{"SELECT t.b FROM t, u WHERE (t.a = u.a AND t.c > 1) OR t.a = u.a", []string{
+			"Project b [cpu]",
+			"  Inner HashJoin on a = a [cpu]",
+			"    Scan t [a b] (4 rows) [cpu]",
+			"    Scan u [a] (3 rows) [cpu]"}},
+		{"SELECT t.b FROM t, u WHERE (t.a = u.a AND t.c > 1) OR (t.c > 1 AND u.x = 'q')", []string{
+			"Project b [cpu]",
+			"  Inner NestedLoopJoin filter ((a = a) or (x = 'q')) [cpu]",
+			"    Filter (c > 1) [cpu]",
+			"      Scan t [a b c] (4 rows) [cpu]",
+			"    Scan u [a x] (3 rows) [cpu]"}},
+	} {
+		n, err := plan(t, cat, tc.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		if got := strings.Join(planner.Explain(n), "\n"); got != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\ngot:\n%s\nwant:\n%s", tc.q, got, strings.Join(tc.want, "\n"))
+		}
+	}
+}
+
+// A correlated [NOT] EXISTS in WHERE becomes a semi (anti) hash join on its
+// correlation equalities; the subquery's own conditions filter its side.
+func TestPlanExistsAsSemiJoin(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"SELECT b FROM t WHERE EXISTS (SELECT * FROM u WHERE u.a = t.a AND u.x = 'q')", []string{
+			"Project b [cpu]",
+			"  Semi HashJoin on a = a [cpu]",
+			"    Scan t [a b] (4 rows) [cpu]",
+			"    Filter (x = 'q') [cpu]",
+			"      Scan u [a x] (3 rows) [cpu]"}},
+		{"SELECT b FROM t WHERE c > 1 AND NOT EXISTS (SELECT * FROM u WHERE u.a = t.a AND u.x <> t.b)", []string{
+			"Project b [cpu]",
+			"  Anti HashJoin on a = a filter (x <> b) [cpu]",
+			"    Filter (c > 1) [cpu]",
+			"      Scan t [a b c] (4 rows) [cpu]",
+			"    Scan u [a x] (3 rows) [cpu]"}},
+	} {
+		n, err := plan(t, cat, tc.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		if got := strings.Join(planner.Explain(n), "\n"); got != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\ngot:\n%s\nwant:\n%s", tc.q, got, strings.Join(tc.want, "\n"))
+		}
+	}
+}
+
+// A correlated scalar aggregate compared in WHERE becomes a LEFT JOIN with
+// the subquery grouped by its correlation keys.
+func TestPlanScalarSubqueryAsJoin(t *testing.T) {
+	cat := testCatalog(t)
+	n, err := plan(t, cat, "SELECT b FROM t WHERE c > (SELECT MAX(a) FROM u WHERE u.a = t.a AND u.x <> 'q')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Project b [cpu]",
+		"  Filter (c > cast_to_double(gsql_value)) [cpu]",
+		"    Left HashJoin on a = gsql_key0 [cpu]",
+		"      Scan t [a b c d] (4 rows) [cpu]",
+		"      Project max(a) AS gsql_value, a AS gsql_key0 [cpu]",
+		"        HashAggregate keys: a aggs: max(a) [cpu]",
+		"          Filter (x <> 'q') [cpu]",
+		"            Scan u [a x] (3 rows) [cpu]"}
+	if got := strings.Join(planner.Explain(n), "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}

@@ -284,7 +284,7 @@ func PushFilters(n Node) Node {
 		c := *j
 		nl := len(j.Left.Columns())
 		var keep, toLeft, toRight, toJoin []expr.Expr
-		for _, p := range conjuncts(x.Pred) {
+		for _, p := range conjuncts(factorOrs(x.Pred)) {
 			switch s := side(p, nl); {
 			case s == 0:
 				toLeft = append(toLeft, p)

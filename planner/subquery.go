@@ -23,6 +23,7 @@ type correlation struct {
 	outer *scope
 	refs  []*expr.ColumnRef // in the outer scope
 	slots []*outerSlot
+	fns   []*expr.Function // the functions reading the slots
 }
 
 // outerSlot holds the current value of one outer column while the
@@ -61,15 +62,15 @@ func (b *binder) outerRef(x *sqlparser.ColName) (expr.Expr, bool, error) {
 	if k < 0 {
 		k = len(b.corr.refs)
 		b.corr.refs = append(b.corr.refs, ref)
-		b.corr.slots = append(b.corr.slots, &outerSlot{t: ref.T})
+		slot := &outerSlot{t: ref.T}
+		b.corr.slots = append(b.corr.slots, slot)
+		b.corr.fns = append(b.corr.fns, &expr.Function{Name: "outer." + ref.Name, MaxArgs: 0, Volatile: true,
+			Check: func([]coldata.Type) (coldata.Type, []coldata.Type, error) { return slot.t, nil, nil },
+			Eval: func(_ []*coldata.Vec, n int) (*coldata.Vec, error) {
+				return coldata.NewConst(slot.t, slot.val, n), nil
+			}})
 	}
-	slot := b.corr.slots[k]
-	fn := &expr.Function{Name: "outer." + ref.Name, MaxArgs: 0, Volatile: true,
-		Check: func([]coldata.Type) (coldata.Type, []coldata.Type, error) { return slot.t, nil, nil },
-		Eval: func(_ []*coldata.Vec, n int) (*coldata.Vec, error) {
-			return coldata.NewConst(slot.t, slot.val, n), nil
-		}}
-	return &expr.Call{Fn: fn, T: ref.T}, true, nil
+	return &expr.Call{Fn: b.corr.fns[k], T: ref.T}, true, nil
 }
 
 // subquery is a planned subquery: run once (corr nil) or per outer row.

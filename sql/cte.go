@@ -190,9 +190,9 @@ func (c *cte) markerName() string {
 	if c.recursive {
 		flags = "r"
 	}
-	parts := []string{fmt.Sprint(c.nameTok.start), flags, hex.EncodeToString([]byte(c.name))}
+	parts := []string{fmt.Sprint(c.nameTok.start), flags, hexName(c.name)}
 	for _, col := range c.cols {
-		parts = append(parts, hex.EncodeToString([]byte(col)))
+		parts = append(parts, hexName(col))
 	}
 	return quoteIdent(CTEMarker + strings.Join(parts, "_"))
 }
@@ -229,6 +229,9 @@ func ParseMarker(alias string) (CTEInfo, bool) {
 	}
 	return info, true
 }
+
+// hexName encodes a name for a marker.
+func hexName(s string) string { return hex.EncodeToString([]byte(s)) }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 

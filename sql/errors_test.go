@@ -119,7 +119,7 @@ func TestErrors(t *testing.T) {
 		{"WITH x AS SELECT 1", syn, 1, 11, "expected ( query ) in WITH"},
 		{"WITH x AS (SELECT 1)", syn, 1, 21, "expected a query after WITH"},
 		{"WITH x AS (SELECT 1) DROP TABLE x", uns, 1, 22, "not supported: WITH before DROP (only before a query)"},
-		{"CREATE VIEW v (a) AS SELECT 1", uns, 1, 15, "not supported: column names in CREATE VIEW (alias the query's columns instead)"},
+		{"CREATE VIEW v (a, a) AS SELECT 1, 2", syn, 1, 19, "duplicate column name a in the column list of v"},
 		{"CREATE OR REPLACE TABLE v (a INT)", syn, 1, 19, "expected VIEW after CREATE OR REPLACE"},
 		{"CREATE VIEW v AS SELECT FROM", syn, 1, 25, "near 'FROM'"},
 		{"SHOW DATABASES", uns, 1, 1, "not supported: SHOW DATABASES"},

@@ -535,6 +535,9 @@ func parseRewritten(src string, toks []token) (sqlparser.Statement, *Error) {
 	if werr != nil {
 		return nil, werr
 	}
+	if toks, werr = expandDerivedColumns(src, toks); werr != nil {
+		return nil, werr
+	}
 	if err := r.checkWindows(toks); err != nil {
 		return nil, err
 	}

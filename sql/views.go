@@ -1,6 +1,9 @@
 package sql
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // CreateView is CREATE [OR REPLACE] VIEW name AS query.
 type CreateView struct {
@@ -26,8 +29,18 @@ func (p *ddl) createView(orReplace bool) (Statement, *Error) {
 	if err != nil {
 		return nil, err
 	}
+	// A column list, CREATE VIEW v (a, b) AS query (TPC-H Q15), names the
+	// query's columns: the view is stored as the derived table
+	// SELECT * FROM (query) AS v (a, b), which renames them.
+	var cols []string
 	if t, ok := p.peek(); ok && t.typ == '(' {
-		return nil, newError(ErrUnsupported, p.src, t.start, "not supported: column names in CREATE VIEW (alias the query's columns instead)")
+		c := cte{name: name, nameTok: p.toks[p.i-1]}
+		end, err := cteColumns(p.src, p.toks, p.i, &c)
+		if err != nil {
+			return nil, err
+		}
+		cols = c.cols
+		p.i = end + 1
 	}
 	if err := p.expect("as"); err != nil {
 		return nil, err
@@ -40,7 +53,15 @@ func (p *ddl) createView(orReplace bool) (Statement, *Error) {
 	if _, err := parseQuery(p.src, rest); err != nil {
 		return nil, err
 	}
-	return &CreateView{Name: name, OrReplace: orReplace, Query: p.src[rest[0].start:rest[len(rest)-1].end]}, nil
+	query := p.src[rest[0].start:rest[len(rest)-1].end]
+	if cols != nil {
+		quoted := make([]string, len(cols))
+		for i, c := range cols {
+			quoted[i] = quoteIdent(c)
+		}
+		query = fmt.Sprintf("SELECT * FROM (%s) AS %s (%s)", query, quoteIdent(name), strings.Join(quoted, ", "))
+	}
+	return &CreateView{Name: name, OrReplace: orReplace, Query: query}, nil
 }
 
 // dropView parses what follows DROP VIEW.

@@ -1,0 +1,99 @@
+package tpch
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/apache/arrow/go/v17/arrow"
+)
+
+// Registrar is where Load puts the tables: *gsql.DB satisfies it.
+type Registrar interface {
+	RegisterTable(name string, schema *arrow.Schema, recs []arrow.Record) error
+}
+
+// Load generates every table of scale factor sf and registers it in db
+// under its TPC-H name.
+func Load(ctx context.Context, db Registrar, sf float64) error {
+	g, err := New(sf)
+	if err != nil {
+		return err
+	}
+	for _, t := range Tables {
+		recs, err := g.Records(ctx, t)
+		if err != nil {
+			return err
+		}
+		err = db.RegisterTable(t.String(), Schema(t), recs)
+		for _, r := range recs {
+			r.Release()
+		}
+		if err != nil {
+			return fmt.Errorf("tpch: load %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// Records generates all of t's rows, in order, and returns them as
+// records the caller releases. Ranges of rows are generated in parallel,
+// one goroutine per CPU.
+func (g *Generator) Records(ctx context.Context, t Table) ([]arrow.Record, error) {
+	driving := t
+	switch t {
+	case PartSupp:
+		driving = Part
+	case LineItem:
+		driving = Orders
+	}
+	total := g.Rows(driving)
+	workers := runtime.GOMAXPROCS(0)
+	chunk := max(total/int64(4*workers), 8192)
+	var starts []int64
+	for s := int64(1); s <= total; s += chunk {
+		starts = append(starts, s)
+	}
+	parts := make([][]arrow.Record, len(starts))
+	errs := make([]error, len(starts))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(workers, len(starts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = g.GenerateRange(ctx, t, starts[i], chunk, 0, func(r arrow.Record) error {
+					parts[i] = append(parts[i], r)
+					return nil
+				})
+				if errs[i] != nil {
+					cancel()
+				}
+			}
+		}()
+	}
+	for i := range starts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var recs []arrow.Record
+	var err error
+	for i, p := range parts {
+		recs = append(recs, p...)
+		if err == nil && errs[i] != nil {
+			err = errs[i]
+		}
+	}
+	if err != nil {
+		for _, r := range recs {
+			r.Release()
+		}
+		return nil, fmt.Errorf("tpch: generate %s: %w", t, err)
+	}
+	return recs, nil
+}
