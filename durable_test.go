@@ -417,3 +417,51 @@ func TestDurableViewsAndIndexes(t *testing.T) {
 		t.Fatalf("index ta survived DROP INDEX")
 	}
 }
+
+// TestDurableDropSeveralTables: DROP TABLE of several tables (one commit,
+// TestDropTablesOneCommit in catalog) leaves them all gone after a reopen,
+// with their indexes and segment files; on a read-only database none goes.
+func TestDurableDropSeveralTables(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	db := openFile(t, path)
+	for _, name := range []string{"a", "b", "keep"} {
+		mustExec(t, db, `CREATE TABLE `+name+` (x BIGINT)`)
+		mustExec(t, db, `INSERT INTO `+name+` VALUES (1), (2)`)
+	}
+	mustExec(t, db, `CREATE INDEX ia ON a (x)`)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := gsql.Open(gsql.Options{Device: "cpu", Path: path, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ro.Exec(context.Background(), `DROP TABLE a, b`); err == nil {
+		t.Fatal("DROP TABLE on a read-only database succeeded")
+	}
+	if got := strings.Join(rowsOf(t, ro, `SHOW TABLES`), ","); got != "a,b,keep" {
+		t.Fatalf("tables after a failed DROP: %s", got)
+	}
+	ro.Close()
+	segs := func() int {
+		m, _ := filepath.Glob(filepath.Join(path, "seg-*"))
+		return len(m)
+	}
+	db = openFile(t, path)
+	before := segs()
+	mustExec(t, db, `DROP TABLE a, b`)
+	if n := segs(); n != before-2 {
+		t.Errorf("%d segment files after the drop, want %d", n, before-2)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openFile(t, path)
+	defer db.Close()
+	if got := strings.Join(rowsOf(t, db, `SHOW TABLES`), ","); got != "keep" {
+		t.Fatalf("tables after reopen: %s", got)
+	}
+	if _, err := db.Exec(context.Background(), `DROP INDEX ia`); err == nil {
+		t.Fatal("index ia survived DROP TABLE a, b")
+	}
+}

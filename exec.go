@@ -35,20 +35,9 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		n, err := db.createTable(ctx, s, args)
 		return Result{RowsAffected: n}, nil, err
 	case *sql.DropTable:
-		for _, name := range s.Names {
-			if _, _, isView := db.cat.View(name); isView {
-				return Result{}, nil, &catalog.ViewError{Name: name, Msg: "is a view (use DROP VIEW)"}
-			}
-			if _, err := db.cat.Get(name); err != nil && !s.IfExists {
-				return Result{}, nil, err
-			}
-		}
-		for _, name := range s.Names {
-			if _, err := db.cat.Drop(name, s.IfExists); err != nil {
-				return Result{}, nil, err
-			}
-		}
-		return Result{}, nil, nil
+		// One change, one commit: every table or, on any error, none.
+		_, err := db.cat.DropTables(s.Names, s.IfExists)
+		return Result{}, nil, err
 	case *sql.Insert:
 		n, err := db.insert(ctx, s, args)
 		return Result{RowsAffected: n}, nil, err

@@ -281,33 +281,95 @@ func checkColumns(cols []Column) error {
 	return nil
 }
 
-// Drop removes a table.
+// Drop removes a table (DropTables of one name).
 func (c *Catalog) Drop(name string, ifExists bool) (dropped bool, err error) {
+	d, err := c.DropTables([]string{name}, ifExists)
+	return len(d) > 0, err
+}
+
+// DropPersister is a Persister that drops several tables in one commit,
+// with the views and indexes left after the drop.
+type DropPersister interface {
+	CommitDrop(tables []*Table, views []ViewDef, indexes []IndexDef) error
+}
+
+// DropTables removes tables in one change: all of them or, on any error
+// (a missing table without ifExists, a view, a failed commit), none.
+// Names that do not exist are skipped with ifExists; it returns the
+// tables dropped.
+func (c *Catalog) DropTables(names []string, ifExists bool) ([]string, error) {
 	c.mu.Lock()
-	t, ok := c.tables[key(name)]
-	if !ok {
-		_, isView := c.views[key(name)]
-		c.mu.Unlock()
-		if isView {
-			return false, &ViewError{Name: name, Msg: "is a view (use DROP VIEW)"}
+	var drop []*Table
+	seen := map[string]bool{}
+	for _, name := range names {
+		k := key(name)
+		t, ok := c.tables[k]
+		if !ok {
+			if _, isView := c.views[k]; isView {
+				c.mu.Unlock()
+				return nil, &ViewError{Name: name, Msg: "is a view (use DROP VIEW)"}
+			}
+			if ifExists {
+				continue
+			}
+			c.mu.Unlock()
+			return nil, &ObjectError{Table: name}
 		}
-		if ifExists {
-			return false, nil
+		if !seen[k] {
+			seen[k] = true
+			drop = append(drop, t)
 		}
-		return false, &ObjectError{Table: name}
 	}
-	if err := c.commitLocked(t, nil); err != nil {
+	if len(drop) == 0 {
 		c.mu.Unlock()
-		return false, err
+		return nil, nil
 	}
-	delete(c.tables, key(name))
-	c.dropIndexesLocked(name)
+	// The schema after the drop: the dropped tables' indexes go with them.
+	indexes := map[string]*Index{}
+	for k, ix := range c.indexes {
+		if !seen[key(ix.Table)] {
+			indexes[k] = ix
+		}
+	}
+	if err := c.commitDropLocked(drop, indexes); err != nil {
+		c.mu.Unlock()
+		return nil, err
+	}
+	dropped := make([]string, len(drop))
+	for i, t := range drop {
+		delete(c.tables, key(t.Name))
+		dropped[i] = t.Name
+	}
+	c.indexes = indexes
 	c.version++
 	c.mu.Unlock()
 	// Records are not released: snapshots held by running queries may still
 	// read them, and the garbage collector owns their memory.
-	c.notify(t.Name)
-	return true, nil
+	for _, name := range dropped {
+		c.notify(name)
+	}
+	return dropped, nil
+}
+
+// commitDropLocked commits a drop of tables leaving indexes: in one commit
+// where the persister can, else table by table; c.mu is held.
+func (c *Catalog) commitDropLocked(drop []*Table, indexes map[string]*Index) error {
+	if c.persist == nil {
+		return nil
+	}
+	if dp, ok := c.persist.(DropPersister); ok {
+		views, defs := c.schemaDefsLocked(indexes)
+		if err := dp.CommitDrop(drop, views, defs); err != nil {
+			return fmt.Errorf("commit drop of %d tables: %w", len(drop), err)
+		}
+		return nil
+	}
+	for _, t := range drop {
+		if err := c.commitLocked(t, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // smallRecord is the row count under which appended rows are merged into the

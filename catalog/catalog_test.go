@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -488,5 +489,78 @@ func TestConcurrentAppendGet(t *testing.T) {
 	}
 	if _, ok := notified.Load("t"); !ok {
 		t.Errorf("no notification")
+	}
+}
+
+// dropRecorder is a persister that records drops and can fail them.
+type dropRecorder struct {
+	commits int
+	drops   [][]string
+	indexes [][]catalog.IndexDef
+	fail    error
+}
+
+func (r *dropRecorder) Commit(old, nt *catalog.Table) error { r.commits++; return r.fail }
+func (r *dropRecorder) CommitDrop(tables []*catalog.Table, views []catalog.ViewDef, indexes []catalog.IndexDef) error {
+	if r.fail != nil {
+		return r.fail
+	}
+	var names []string
+	for _, t := range tables {
+		names = append(names, t.Name)
+	}
+	r.drops = append(r.drops, names)
+	r.indexes = append(r.indexes, indexes)
+	return nil
+}
+
+// TestDropTablesOneCommit: a DROP of several tables is one commit with
+// the schema left after it, and a failed commit drops nothing.
+func TestDropTablesOneCommit(t *testing.T) {
+	c := catalog.New()
+	for _, name := range []string{"a", "b", "keep"} {
+		if _, err := c.Create(name, cols, nil, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.CreateIndex("ia", "a", []string{cols[0].Name}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateIndex("ik", "keep", []string{cols[0].Name}, false); err != nil {
+		t.Fatal(err)
+	}
+	r := &dropRecorder{fail: errors.New("disk full")}
+	c.SetPersister(r)
+	if _, err := c.DropTables([]string{"a", "b"}, false); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("failed commit: %v", err)
+	}
+	for _, name := range []string{"a", "b"} {
+		if _, err := c.Get(name); err != nil {
+			t.Fatalf("%s gone after a failed drop: %v", name, err)
+		}
+	}
+	if len(c.Indexes("a")) != 1 {
+		t.Fatal("index of a gone after a failed drop")
+	}
+	// A missing name fails the whole statement before any commit.
+	r.fail = nil
+	if _, err := c.DropTables([]string{"a", "nope"}, false); err == nil {
+		t.Fatal("drop of a missing table succeeded")
+	}
+	if _, err := c.Get("a"); err != nil || len(r.drops) != 0 {
+		t.Fatalf("a dropped by a failed statement (%v, %v)", err, r.drops)
+	}
+	dropped, err := c.DropTables([]string{"A", "b", "nope", "a"}, true)
+	if err != nil || len(dropped) != 2 {
+		t.Fatalf("DropTables = %v, %v", dropped, err)
+	}
+	if len(r.drops) != 1 || len(r.drops[0]) != 2 || r.commits != 0 {
+		t.Fatalf("drops %v and %d single commits, want one drop of two tables", r.drops, r.commits)
+	}
+	if len(r.indexes[0]) != 1 || r.indexes[0][0].Name != "ik" {
+		t.Fatalf("schema after the drop: %v", r.indexes[0])
+	}
+	if _, err := c.Get("keep"); err != nil {
+		t.Fatal(err)
 	}
 }

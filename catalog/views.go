@@ -34,20 +34,27 @@ func (c *Catalog) commitSchemaLocked() error {
 	if !ok {
 		return nil
 	}
+	views, indexes := c.schemaDefsLocked(c.indexes)
+	if err := sp.CommitSchema(views, indexes); err != nil {
+		return fmt.Errorf("commit views and indexes: %w", err)
+	}
+	return nil
+}
+
+// schemaDefsLocked lists the views and the given indexes as stored, in
+// name order; c.mu is held.
+func (c *Catalog) schemaDefsLocked(idx map[string]*Index) ([]ViewDef, []IndexDef) {
 	views := make([]ViewDef, 0, len(c.views))
 	for _, v := range c.views {
 		views = append(views, ViewDef{Name: v.name, Query: v.query})
 	}
 	sort.Slice(views, func(i, j int) bool { return views[i].Name < views[j].Name })
-	indexes := make([]IndexDef, 0, len(c.indexes))
-	for _, ix := range c.indexes {
+	indexes := make([]IndexDef, 0, len(idx))
+	for _, ix := range idx {
 		indexes = append(indexes, IndexDef{Name: ix.Name, Table: ix.Table, Columns: append([]string(nil), ix.Columns...)})
 	}
 	sort.Slice(indexes, func(i, j int) bool { return indexes[i].Name < indexes[j].Name })
-	if err := sp.CommitSchema(views, indexes); err != nil {
-		return fmt.Errorf("commit views and indexes: %w", err)
-	}
-	return nil
+	return views, indexes
 }
 
 // ViewError reports a name used as the wrong kind of object.

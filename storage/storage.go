@@ -668,6 +668,46 @@ func (s *Store) CommitSchema(views []catalog.ViewDef, indexes []catalog.IndexDef
 	return nil
 }
 
+// CommitDrop implements catalog.DropPersister: one new manifest without
+// the given tables, with the given views and indexes (the schema after the
+// drop), so that a DROP of several tables commits all of them or none.
+func (s *Store) CommitDrop(tables []*catalog.Table, views []catalog.ViewDef, indexes []catalog.IndexDef) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writableLocked(); err != nil {
+		return err
+	}
+	gone := map[string]bool{}
+	for _, t := range tables {
+		gone[strings.ToLower(t.Name)] = true
+	}
+	next := s.man
+	next.Generation++
+	next.Tables = nil
+	for _, t := range s.man.Tables {
+		if !gone[strings.ToLower(t.Name)] {
+			next.Tables = append(next.Tables, t)
+		}
+	}
+	next.Views, next.Indexes = views, indexes
+	if err := s.writeManifest(&next); err != nil {
+		var ac *afterCommitError
+		if errors.As(err, &ac) {
+			s.broken = err
+		}
+		return fmt.Errorf("writing the manifest: %w", err)
+	}
+	s.man = next
+	keep := s.referenced(&next)
+	for rec, se := range s.segs {
+		if !keep[se.File] {
+			delete(s.segs, rec)
+			os.Remove(filepath.Join(s.dir, se.File))
+		}
+	}
+	return nil
+}
+
 // Schema returns the views and indexes the database was opened with.
 func (s *Store) Schema() ([]catalog.ViewDef, []catalog.IndexDef) {
 	s.mu.Lock()
