@@ -1,0 +1,176 @@
+package difftest
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	seedFlag    = flag.Int64("seed", 1, "first data seed (env DIFFTEST_SEED)")
+	queriesFlag = flag.Int("queries", 3000, "queries to run (env DIFFTEST_N)")
+	perDataset  = flag.Int("per-dataset", 50, "queries per generated dataset")
+	maxFailures = flag.Int("max-failures", 5, "stop after this many mismatches")
+)
+
+// settings reads the flags, and the environment where a flag was left at
+// its default (go test's own -n flag takes the short name).
+func settings(t *testing.T) (seed int64, n int) {
+	seed, n = *seedFlag, *queriesFlag
+	if v := os.Getenv("DIFFTEST_SEED"); v != "" {
+		s, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("DIFFTEST_SEED=%q: %v", v, err)
+		}
+		seed = s
+	}
+	if v := os.Getenv("DIFFTEST_N"); v != "" {
+		q, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("DIFFTEST_N=%q: %v", v, err)
+		}
+		n = q
+	}
+	if testing.Short() && n > 500 {
+		n = 500
+	}
+	return seed, n
+}
+
+// TestDifferential runs generated queries on gsql and SQLite over
+// generated data and fails on every difference in their results.
+func TestDifferential(t *testing.T) {
+	seed, n := settings(t)
+	ctx := context.Background()
+	var stats struct{ run, rows, ordered, bothErr, failed int }
+	start := time.Now()
+	for ds := int64(0); stats.run < n; ds++ {
+		dseed := seed*1_000_003 + ds
+		d := genDataset(dseed)
+		e, err := load(ctx, d)
+		if err != nil {
+			t.Fatalf("data seed %d: %v", dseed, err)
+		}
+		g := newGen(d, dseed, allShapes())
+		for i := 0; i < *perDataset && stats.run < n; i++ {
+			q := g.genQuery()
+			stats.run++
+			gr, sr := runBoth(ctx, e, q)
+			if gr.err != nil && sr.err != nil {
+				stats.bothErr++
+			}
+			if len(gr.rows) > 0 {
+				stats.rows++
+			}
+			if q.ordered {
+				stats.ordered++
+			}
+			why := diff(gr, sr, q.ordered)
+			if why == "" {
+				continue
+			}
+			stats.failed++
+			t.Error(report(ctx, d, i, q, why))
+			if stats.failed >= *maxFailures {
+				e.close()
+				t.Fatalf("stopping after %d mismatches", stats.failed)
+			}
+		}
+		e.close()
+	}
+	t.Logf("seed %d: %d queries in %v (%d with rows, %d ordered, %d failed in both engines, %d mismatches)",
+		seed, stats.run, time.Since(start).Round(time.Millisecond), stats.rows, stats.ordered, stats.bothErr, stats.failed)
+	// An error in both engines is a generator bug: the generator is meant
+	// to make only valid queries.
+	if stats.bothErr > 0 {
+		t.Errorf("%d queries failed in both engines", stats.bothErr)
+	}
+}
+
+func runBoth(ctx context.Context, e *engines, q query) (result, result) {
+	qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	return e.queryGSQL(qctx, render(q.n, dGSQL)), e.querySQLite(qctx, render(q.n, dSQLite))
+}
+
+// report describes a mismatch after shrinking its data: the rows of every
+// table that can go while the mismatch stays are dropped.
+func report(ctx context.Context, d *dataset, i int, q query, why string) string {
+	small := reduce(ctx, d, q)
+	e, err := load(ctx, small)
+	gr, sr := result{}, result{}
+	if err == nil {
+		gr, sr = runBoth(ctx, e, q)
+		e.close()
+		if w := diff(gr, sr, q.ordered); w != "" {
+			why = w
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "mismatch: data seed %d, query %d: %s\n", d.seed, i, why)
+	b.WriteString("-- data (reduced):\n")
+	for _, st := range small.statements(dGSQL) {
+		b.WriteString(st + ";\n")
+	}
+	fmt.Fprintf(&b, "-- gsql query:\n%s;\n", render(q.n, dGSQL))
+	if s := render(q.n, dSQLite); s != render(q.n, dGSQL) {
+		fmt.Fprintf(&b, "-- SQLite query:\n%s;\n", s)
+	}
+	fmt.Fprintf(&b, "-- gsql:\n%s-- SQLite:\n%s", formatRows(gr, 20), formatRows(sr, 20))
+	return b.String()
+}
+
+// reduce drops rows one at a time while q still gives a mismatch.
+func reduce(ctx context.Context, d *dataset, q query) *dataset {
+	cur := d.clone()
+	for ti := range cur.tables {
+		for ri := len(cur.tables[ti].rows) - 1; ri >= 0; ri-- {
+			try := cur.clone()
+			rows := try.tables[ti].rows
+			try.tables[ti].rows = append(rows[:ri:ri], rows[ri+1:]...)
+			if mismatches(ctx, try, q) {
+				cur = try
+			}
+		}
+	}
+	return cur
+}
+
+func mismatches(ctx context.Context, d *dataset, q query) bool {
+	e, err := load(ctx, d)
+	if err != nil {
+		return false
+	}
+	defer e.close()
+	gr, sr := runBoth(ctx, e, q)
+	return diff(gr, sr, q.ordered) != ""
+}
+
+// TestOne runs one query, given in DIFFTEST_QUERY, over the data of seed
+// DIFFTEST_SEED, on both engines, and prints both results: for narrowing
+// down a reported mismatch by hand. The query is sent to both engines as
+// written.
+func TestOne(t *testing.T) {
+	q := os.Getenv("DIFFTEST_QUERY")
+	if q == "" {
+		t.Skip("DIFFTEST_QUERY not set")
+	}
+	seed, _ := settings(t)
+	ctx := context.Background()
+	d := genDataset(seed)
+	e, err := load(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	gr, sr := runBoth(ctx, e, query{n: lit(q)})
+	t.Logf("gsql:\n%sSQLite:\n%s", formatRows(gr, 50), formatRows(sr, 50))
+	if why := diff(gr, sr, false); why != "" {
+		t.Error(why)
+	}
+}
