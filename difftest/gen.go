@@ -4,32 +4,42 @@ import (
 	"fmt"
 	"math/rand"
 	"strconv"
+	"strings"
 )
 
 // shapes switches query shapes on and off. A shape that exposes a gsql bug
 // too large to fix in place is switched off here, by name, and listed in
 // the package comment, so the rest keeps running without mismatches.
 type shapes struct {
-	rightJoin     bool // RIGHT JOIN
-	derived       bool // derived tables in FROM
-	ctes          bool // WITH (and WITH RECURSIVE)
-	recursive     bool // WITH RECURSIVE counters
-	setOps        bool // UNION [ALL] / INTERSECT / EXCEPT
-	nestedSetOps  bool // parenthesised set operations inside set operations
-	windows       bool // window functions
-	namedWindows  bool // WINDOW w AS (...)
-	subqueries    bool // IN / EXISTS / scalar subqueries
-	correlated    bool // subqueries that reference the outer query
-	selectSubq    bool // scalar subqueries in the select list
-	grouped       bool // GROUP BY / HAVING / aggregates
-	divide        bool // `/` at the top of a select item
-	intDiv        bool // DIV (integer division)
-	setOpInSubq   bool // IN (SELECT ... UNION SELECT ...)
-	limitComma    bool // LIMIT offset, count
-	defaultNulls  bool // ORDER BY without NULLS FIRST/LAST (both engines put NULLs low)
-	distinctAggs  bool // COUNT(DISTINCT ...)
-	stringFuncs   bool // UPPER, LOWER, LENGTH, CONCAT
-	greatestLeast bool // GREATEST / LEAST (SQLite's multi-argument MAX/MIN)
+	rightJoin      bool // RIGHT JOIN
+	derived        bool // derived tables in FROM
+	ctes           bool // WITH (and WITH RECURSIVE)
+	recursive      bool // WITH RECURSIVE counters
+	setOps         bool // UNION [ALL] / INTERSECT / EXCEPT
+	nestedSetOps   bool // parenthesised set operations inside set operations
+	windows        bool // window functions
+	namedWindows   bool // WINDOW w AS (...)
+	subqueries     bool // IN / EXISTS / scalar subqueries
+	correlated     bool // subqueries that reference the outer query
+	selectSubq     bool // scalar subqueries in the select list
+	grouped        bool // GROUP BY / HAVING / aggregates
+	divide         bool // `/` at the top of a select item
+	intDiv         bool // DIV (integer division)
+	setOpInSubq    bool // IN (SELECT ... UNION SELECT ...)
+	limitComma     bool // LIMIT offset, count
+	defaultNulls   bool // ORDER BY without NULLS FIRST/LAST (both engines put NULLs low)
+	distinctAggs   bool // COUNT(DISTINCT ...)
+	stringFuncs    bool // UPPER, LOWER, LENGTH, CONCAT
+	greatestLeast  bool // GREATEST / LEAST (SQLite's multi-argument MAX/MIN)
+	nullSafeEq     bool // <=> (SQLite's IS)
+	limitedDerived bool // derived tables and set operation operands with ORDER BY ... LIMIT
+	onSubqueries   bool // subqueries in ON conditions
+	nestedSubq     bool // subqueries inside subqueries
+	// deepCorrelation lets a subquery inside a subquery read the outermost
+	// query's columns. Off: gsql answers "not supported yet: subqueries
+	// referring to columns two levels out".
+	deepCorrelation bool
+	recursiveData   bool // WITH RECURSIVE walking the tables' rows
 }
 
 // allShapes is every shape on.
@@ -40,7 +50,8 @@ func allShapes() shapes {
 		subqueries: true, correlated: true, selectSubq: true, grouped: true,
 		divide: true, intDiv: true, setOpInSubq: true, limitComma: true,
 		defaultNulls: true, distinctAggs: true, stringFuncs: true,
-		greatestLeast: true,
+		greatestLeast: true, nullSafeEq: true, limitedDerived: true,
+		onSubqueries: true, nestedSubq: true, recursiveData: true,
 	}
 }
 
@@ -81,6 +92,9 @@ type ectx struct {
 	// function one would make an untyped NULL argument, whose MIN/MAX
 	// MySQL (and gsql) type as a string (BINARY(0)), not as a number.
 	noNull bool
+	// near, when set, is the columns a subquery made here may correlate
+	// with (the immediately enclosing query's); else cols.
+	near []scopeCol
 }
 
 type gen struct {
@@ -147,6 +161,17 @@ func (g *gen) genQuery() query {
 	return q
 }
 
+// totalOrder is an ORDER BY of every one of n output columns by ordinal,
+// which fixes the order (rows equal in every column are
+// indistinguishable) and so makes a LIMIT deterministic.
+func (g *gen) totalOrder(n int) node {
+	var keys []node
+	for _, i := range g.rng.Perm(n) {
+		keys = append(keys, g.orderKey(strconv.Itoa(i+1), true))
+	}
+	return cat(" ORDER BY ", join(keys, ", "))
+}
+
 // outRef names output column i: by alias or by ordinal.
 func (g *gen) outRef(i int) string {
 	if g.chance(0.5) {
@@ -194,6 +219,24 @@ func (g *gen) genWith() node {
 	n := 1 + g.intn(3)
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("w%d", i+1)
+		if g.sh.recursive && g.sh.recursiveData && g.chance(0.1) {
+			recursive = true
+			t := g.ds.tables[g.intn(len(g.ds.tables))]
+			if g.chance(0.5) {
+				// Walk the ids up from a start: UNION ALL, ends at a gap.
+				start := 1 + g.intn(3)
+				def := "%[1]s(c0, c1, c2) AS (SELECT q.id, q.a, q.s FROM %[2]s AS q WHERE q.id = %[3]d UNION ALL SELECT p.id, p.a, %[4]s FROM %[2]s AS p JOIN %[1]s AS r ON p.id = r.c0 + 1)"
+				defs = append(defs, alt{
+					lit(fmt.Sprintf(def, name, t.name, start, "CONCAT(r.c2, p.s)")),
+					lit(fmt.Sprintf(def, name, t.name, start, "(r.c2 || p.s)"))})
+				g.ctes = append(g.ctes, rel{name: name, cols: []column{{"c0", kInt}, {"c1", kInt}, {"c2", kText}}})
+			} else {
+				// Follow a -> id edges: UNION ends when no new value comes.
+				defs = append(defs, lit(fmt.Sprintf("%[1]s(c0) AS (SELECT q.a FROM %[2]s AS q WHERE q.id <= %[3]d UNION SELECT p.a FROM %[2]s AS p JOIN %[1]s AS r ON p.id = r.c0)", name, t.name, 1+g.intn(3))))
+				g.ctes = append(g.ctes, rel{name: name, cols: []column{{"c0", kInt}}})
+			}
+			continue
+		}
 		if g.sh.recursive && g.chance(0.15) {
 			recursive = true
 			lim := 1 + g.intn(6)
@@ -267,7 +310,13 @@ func (g *gen) setOpTerm(kinds []kind, depth int) (node, []kind) {
 		}
 		return wrapped, k
 	}
-	return g.genCore(nil, kinds, depth, true)
+	core, k := g.genCore(nil, kinds, depth, true)
+	if g.sh.limitedDerived && g.chance(0.1) {
+		// A parenthesised operand with its own ORDER BY and LIMIT.
+		inner := cat(core, g.totalOrder(len(k)), g.limit())
+		return alt{cat("(", inner, ")"), cat("SELECT * FROM (", inner, ") AS ", g.newAlias("s"))}, k
+	}
+	return core, k
 }
 
 // genFrom makes a FROM clause of one to three relations and the WHERE
@@ -329,7 +378,11 @@ func (g *gen) genFrom(depth int) (node, scope, []node) {
 				if g.chance(0.3) {
 					op = " OR "
 				}
-				on = cat("(", on, op, g.genBool(ectx{cols: sc.cols[seg:]}, 1), ")")
+				oec := ectx{cols: sc.cols[seg:]}
+				if g.sh.onSubqueries && g.sh.subqueries && depth > 0 {
+					oec.sub = 1
+				}
+				on = cat("(", on, op, g.genBool(oec, 1), ")")
 			}
 			parts = append(parts, jt, item, " ON ", on)
 		}
@@ -382,6 +435,9 @@ func (g *gen) fromItem(depth int) (node, []scopeCol, string) {
 		for j, k := range kinds {
 			cols = append(cols, column{fmt.Sprintf("c%d", j), k})
 		}
+		if g.sh.limitedDerived && g.chance(0.15) {
+			body = cat(body, g.totalOrder(len(kinds)), g.limit())
+		}
 		return cat("(", body, ") AS ", a), qualify(a, cols), ""
 	}
 	t := g.ds.tables[g.intn(len(g.ds.tables))]
@@ -433,6 +489,9 @@ func (g *gen) genCore(outer []scopeCol, kinds []kind, depth int, allowWin bool) 
 	ec := ectx{cols: append(append([]scopeCol(nil), sc.cols...), outer...)}
 	if g.sh.subqueries && depth > 0 {
 		ec.sub = 1
+		if g.sh.nestedSubq && g.chance(0.3) {
+			ec.sub = 2
+		}
 	}
 	if g.chance(0.5) {
 		where = append(where, g.genBool(ec, 2))
@@ -459,7 +518,7 @@ func (g *gen) genCore(outer []scopeCol, kinds []kind, depth int, allowWin bool) 
 	distinct := false
 	switch mode {
 	case modeGrouped:
-		items, groupBy, having = g.groupedItems(ec, kinds)
+		items, groupBy, having, window = g.groupedItems(ec, kinds)
 	case modeWindow:
 		items, window = g.windowItems(ec, sc, kinds)
 	default:
@@ -485,9 +544,9 @@ func (g *gen) genCore(outer []scopeCol, kinds []kind, depth int, allowWin bool) 
 	}
 	if groupBy != nil {
 		parts = append(parts, " GROUP BY ", groupBy)
-		if having != nil {
-			parts = append(parts, " HAVING ", having)
-		}
+	}
+	if having != nil {
+		parts = append(parts, " HAVING ", having)
 	}
 	if window != nil {
 		parts = append(parts, " WINDOW ", window)
@@ -506,25 +565,88 @@ func (g *gen) selectItem(ec ectx, k kind) node {
 	return g.genExpr(ec, k, 2)
 }
 
-// groupedItems makes GROUP BY keys, items of the given kinds that are keys
-// or aggregates, and sometimes a HAVING.
-func (g *gen) groupedItems(ec ectx, kinds []kind) ([]node, node, node) {
+// groupedItems makes GROUP BY keys (columns, simple expressions of them,
+// sometimes named by ordinal), items of the given kinds that are keys,
+// aggregates, window functions over the groups or scalar subqueries
+// correlated with the keys, and sometimes a HAVING (with or without GROUP
+// BY, with or without a subquery). It returns the items, the GROUP BY
+// list (nil for none), the HAVING and a named window (nil for none).
+func (g *gen) groupedItems(ec ectx, kinds []kind) ([]node, node, node, node) {
 	nk := g.intn(3) // 0: aggregates over the whole input
 	var keys []scopeCol
 	for i := 0; i < nk && len(ec.cols) > 0; i++ {
-		keys = append(keys, ec.cols[g.intn(len(ec.cols))])
+		c := ec.cols[g.intn(len(ec.cols))]
+		if g.chance(0.2) {
+			switch c.kind {
+			case kInt:
+				c.ref = []string{"(" + c.ref + " % 3)", "COALESCE(" + c.ref + ", 0)", "ABS(" + c.ref + ")"}[g.intn(3)]
+			case kReal:
+				c.ref = "(" + c.ref + " * 2.0)"
+			case kText:
+				c.ref = "UPPER(" + c.ref + ")"
+			}
+		}
+		keys = append(keys, c)
 	}
 	aec := ectx{cols: ec.cols, noNull: true} // no subqueries inside aggregates
+	// What a window function or subquery over the groups may use: the keys
+	// and aggregates. The keys identify a group, so they make the order of
+	// groups total.
+	gcols := append([]scopeCol(nil), keys...)
+	for _, c := range ec.cols {
+		if g.chance(0.3) {
+			switch c.kind {
+			case kInt:
+				gcols = append(gcols, scopeCol{[]string{"SUM(", "MIN(", "MAX("}[g.intn(3)] + c.ref + ")", kInt})
+			case kReal:
+				gcols = append(gcols, scopeCol{[]string{"SUM(", "AVG(", "MAX("}[g.intn(3)] + c.ref + ")", kReal})
+			case kText:
+				gcols = append(gcols, scopeCol{[]string{"MIN(", "MAX("}[g.intn(2)] + c.ref + ")", kText})
+			}
+		}
+	}
+	gcols = append(gcols, scopeCol{"COUNT(*)", kInt})
+	gkeys := []string{}
+	// A subquery may read the key columns, not columns under a key
+	// expression (MySQL's ONLY_FULL_GROUP_BY and gsql refuse those).
+	var colKeys []scopeCol
+	for _, k := range keys {
+		gkeys = append(gkeys, k.ref)
+		if !strings.Contains(k.ref, "(") {
+			colKeys = append(colKeys, k)
+		}
+	}
 	var items []node
-	for _, k := range kinds {
+	var named node
+	itemOf := map[string]int{}
+	windows, subqs := 0, 0
+	for i, k := range kinds {
 		var cands []string
 		for _, key := range keys {
 			if key.kind == k {
 				cands = append(cands, key.ref)
 			}
 		}
-		if len(cands) > 0 && g.chance(0.6) {
-			items = append(items, lit(cands[g.intn(len(cands))]))
+		switch {
+		case len(cands) > 0 && g.chance(0.6):
+			ref := cands[g.intn(len(cands))]
+			if _, ok := itemOf[ref]; !ok {
+				itemOf[ref] = i
+			}
+			items = append(items, lit(ref))
+			continue
+		case k != kBool && g.sh.windows && len(keys) > 0 && g.chance(0.15):
+			// With keys only: SQLite (3.45, 3.54) fails queries that read a
+			// window over an aggregate without GROUP BY from a derived
+			// table ("HAVING clause on a non-aggregate query").
+			if w, ok := g.windowFunc(ectx{cols: gcols, noNull: true}, scope{keys: gkeys}, k, &named); ok {
+				items = append(items, w)
+				windows++
+				continue
+			}
+		case k != kBool && ec.sub > 0 && g.sh.selectSubq && g.chance(0.1):
+			items = append(items, g.scalarSubquery(ectx{cols: colKeys, sub: ec.sub}, k))
+			subqs++
 			continue
 		}
 		items = append(items, g.aggExpr(aec, k))
@@ -533,22 +655,31 @@ func (g *gen) groupedItems(ec ectx, kinds []kind) ([]node, node, node) {
 	if len(keys) > 0 {
 		var ks []node
 		for _, key := range keys {
-			ks = append(ks, lit(key.ref))
+			if i, ok := itemOf[key.ref]; ok && g.chance(0.3) {
+				ks = append(ks, lit(strconv.Itoa(i+1)))
+			} else {
+				ks = append(ks, lit(key.ref))
+			}
 		}
 		groupBy = join(ks, ", ")
 	}
 	var having node
-	if groupBy != nil && g.chance(0.4) {
-		switch g.intn(3) {
-		case 0:
+	// SQLite takes HAVING without GROUP BY only where the select list is
+	// aggregates (not windows over them, not subqueries).
+	if g.chance(0.4) && (groupBy != nil || windows+subqs == 0) {
+		switch r := g.intn(4); {
+		case r == 0:
 			having = lit(fmt.Sprintf("COUNT(*) > %d", g.intn(3)))
-		case 1:
+		case r == 1:
 			having = cat(g.aggExpr(aec, kInt), []string{" > ", " < ", " >= ", " <> "}[g.intn(4)], strconv.Itoa(g.intn(5)-1))
+		case r == 2 && ec.sub > 0:
+			k := []kind{kInt, kReal, kText}[g.intn(3)]
+			having = cat(g.aggExpr(aec, k), []string{" = ", " < ", " >= ", " <> "}[g.intn(4)], g.scalarSubquery(ectx{cols: colKeys, sub: ec.sub}, k))
 		default:
 			having = cat(g.aggExpr(aec, kText), " IS NOT NULL")
 		}
 	}
-	return items, groupBy, having
+	return items, groupBy, having, named
 }
 
 // aggExpr is an aggregate of kind k (bool: a comparison of one).
@@ -566,6 +697,9 @@ func (g *gen) aggExpr(ec ectx, k kind) node {
 			}
 			return cat("COUNT(", g.genExpr(ec, []kind{kInt, kReal, kText}[g.intn(3)], 1), ")")
 		case 2, 3:
+			if g.sh.distinctAggs && g.chance(0.2) {
+				return cat("SUM(DISTINCT ", g.genExpr(ec, kInt, 1), ")")
+			}
 			return cat("SUM(", g.genExpr(ec, kInt, 1), ")")
 		case 4:
 			return cat("MIN(", g.genExpr(ec, kInt, 1), ")")
@@ -575,6 +709,9 @@ func (g *gen) aggExpr(ec ectx, k kind) node {
 	case kReal:
 		switch g.intn(4) {
 		case 0:
+			if g.sh.distinctAggs && g.chance(0.2) {
+				return cat("AVG(DISTINCT ", g.genExpr(ec, []kind{kInt, kReal}[g.intn(2)], 1), ")")
+			}
 			return cat("AVG(", g.genExpr(ec, []kind{kInt, kReal}[g.intn(2)], 1), ")")
 		case 1:
 			return cat("SUM(", g.genExpr(ec, kReal, 1), ")")
@@ -981,7 +1118,11 @@ func (g *gen) genBool(ec ectx, depth int) node {
 }
 
 func (g *gen) comparison(ec ectx, depth int) node {
-	op := []string{" = ", " <> ", " < ", " <= ", " > ", " >= "}[g.intn(6)]
+	var op node = lit([]string{" = ", " <> ", " < ", " <= ", " > ", " >= "}[g.intn(6)])
+	if g.sh.nullSafeEq && g.chance(0.1) {
+		// MySQL's NULL-safe equality is SQLite's IS.
+		op = alt{lit(" <=> "), lit(" IS ")}
+	}
 	if g.chance(0.3) {
 		return cat(g.genExpr(ec, kText, depth), op, g.genExpr(ec, kText, depth))
 	}
@@ -1022,10 +1163,14 @@ func (g *gen) subTable() (string, []scopeCol, string) {
 // (an equality) and/or filtering its own.
 func (g *gen) subWhere(ec ectx, local []scopeCol) node {
 	var conds []node
-	if g.sh.correlated && len(ec.cols) > 0 && g.chance(0.6) {
+	outer := ec.cols
+	if ec.near != nil {
+		outer = ec.near
+	}
+	if g.sh.correlated && len(outer) > 0 && g.chance(0.6) {
 		k := []kind{kInt, kInt, kText, kReal}[g.intn(4)]
 		l, okL := g.pickCol(local, k)
-		o, okO := g.pickCol(ec.cols, k)
+		o, okO := g.pickCol(outer, k)
 		if okL && okO {
 			op := " = "
 			if g.chance(0.2) {
@@ -1037,7 +1182,10 @@ func (g *gen) subWhere(ec ectx, local []scopeCol) node {
 	if g.chance(0.5) {
 		inner := ectx{cols: local, sub: ec.sub - 1}
 		if g.sh.correlated && g.chance(0.2) {
-			inner.cols = append(append([]scopeCol(nil), local...), ec.cols...)
+			inner.cols = append(append([]scopeCol(nil), local...), outer...)
+			if !g.sh.deepCorrelation {
+				inner.near = local
+			}
 		}
 		conds = append(conds, g.genBool(inner, 1))
 	}
