@@ -136,3 +136,35 @@ func formatRows(r result, max int) string {
 	}
 	return b.String()
 }
+
+// unsorted says where rows break the ORDER BY keys, "" if nowhere. NULLs
+// go where each key says; other values compare as cellCompare does
+// (numbers by value, text bytewise, as both engines order them).
+func unsorted(rows [][]cell, keys []sortKey) string {
+	for i := 1; i < len(rows); i++ {
+		for _, k := range keys {
+			a, b := rows[i-1][k.col], rows[i][k.col]
+			c := 0
+			switch {
+			case a.null && b.null:
+			case a.null || b.null:
+				c = 1
+				if a.null == k.nullsFirst {
+					c = -1
+				}
+			default:
+				c = cellCompare(a, b)
+				if k.desc {
+					c = -c
+				}
+			}
+			if c < 0 {
+				break
+			}
+			if c > 0 {
+				return fmt.Sprintf("rows %d and %d are out of order in column %d", i, i+1, k.col+1)
+			}
+		}
+	}
+	return ""
+}

@@ -103,3 +103,34 @@ func TestGeneratorCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsorted checks the ORDER BY check on gsql's rows.
+func TestUnsorted(t *testing.T) {
+	r := func(cs ...cell) []cell { return cs }
+	asc := []sortKey{{col: 0, nullsFirst: true}}
+	for _, tc := range []struct {
+		name string
+		rows [][]cell
+		keys []sortKey
+		bad  bool
+	}{
+		{"ascending, NULLs first", [][]cell{r(null), r(num(1)), r(num(2))}, asc, false},
+		{"ascending, NULL late", [][]cell{r(num(1)), r(null)}, asc, true},
+		{"ascending, NULLs last", [][]cell{r(num(1)), r(null)}, []sortKey{{col: 0}}, false},
+		{"descending", [][]cell{r(num(2)), r(num(1)), r(null)}, []sortKey{{col: 0, desc: true}}, false},
+		{"descending, wrong", [][]cell{r(num(1)), r(num(2))}, []sortKey{{col: 0, desc: true}}, true},
+		{"text bytewise", [][]cell{r(str("B")), r(str("a")), r(str("ab"))}, asc, false},
+		{"text wrong", [][]cell{r(str("a")), r(str("B"))}, asc, true},
+		{"ties broken by the next key", [][]cell{r(num(1), str("b")), r(num(1), str("a"))},
+			[]sortKey{{col: 0}, {col: 1, desc: true}}, false},
+		{"ties broken wrongly", [][]cell{r(num(1), str("a")), r(num(1), str("b"))},
+			[]sortKey{{col: 0}, {col: 1, desc: true}}, true},
+		{"ties left open", [][]cell{r(num(1), str("a")), r(num(1), str("b")), r(num(1), str("a"))}, asc, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := unsorted(tc.rows, tc.keys); (got != "") != tc.bad {
+				t.Fatalf("unsorted = %q, want a complaint: %v", got, tc.bad)
+			}
+		})
+	}
+}

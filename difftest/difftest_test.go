@@ -71,6 +71,9 @@ func TestDifferential(t *testing.T) {
 				stats.ordered++
 			}
 			why := diff(gr, sr, q.ordered)
+			if why == "" && gr.err == nil {
+				why = unsorted(gr.rows, q.order)
+			}
 			if why == "" {
 				continue
 			}
@@ -109,6 +112,10 @@ func report(ctx context.Context, d *dataset, i int, q query, why string) string 
 		e.close()
 		if w := diff(gr, sr, q.ordered); w != "" {
 			why = w
+		} else if gr.err == nil {
+			if w := unsorted(gr.rows, q.order); w != "" {
+				why = w
+			}
 		}
 	}
 	var b strings.Builder
@@ -148,6 +155,9 @@ func mismatches(ctx context.Context, d *dataset, q query) bool {
 	}
 	defer e.close()
 	gr, sr := runBoth(ctx, e, q)
+	if gr.err == nil && unsorted(gr.rows, q.order) != "" {
+		return true
+	}
 	return diff(gr, sr, q.ordered) != ""
 }
 

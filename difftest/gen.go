@@ -60,6 +60,17 @@ func allShapes() shapes {
 type query struct {
 	n       node
 	ordered bool
+	// order is the top-level ORDER BY by output column: gsql's rows must
+	// be sorted by it even where it leaves ties (and the comparison with
+	// SQLite is of multisets).
+	order []sortKey
+}
+
+// sortKey is one ORDER BY term of a query's output.
+type sortKey struct {
+	col        int
+	desc       bool
+	nullsFirst bool
 }
 
 // rel is a relation a FROM clause can name: a table or a CTE.
@@ -141,7 +152,7 @@ func (g *gen) genQuery() query {
 		perm := g.rng.Perm(len(kinds))
 		var keys []node
 		for _, i := range perm {
-			keys = append(keys, g.orderKey(g.outRef(i), true))
+			keys = append(keys, g.outKey(&q, i))
 		}
 		parts = append(parts, " ORDER BY ", join(keys, ", "))
 		q.ordered = true
@@ -153,7 +164,7 @@ func (g *gen) genQuery() query {
 		// multisets.
 		var keys []node
 		for _, i := range g.rng.Perm(len(kinds))[:1+g.intn(len(kinds))] {
-			keys = append(keys, g.orderKey(g.outRef(i), false))
+			keys = append(keys, g.outKey(&q, i))
 		}
 		parts = append(parts, " ORDER BY ", join(keys, ", "))
 	}
@@ -192,23 +203,42 @@ func (g *gen) limit() node {
 	}
 }
 
+// outKey is an ORDER BY term for output column i, recorded in q.order.
+func (g *gen) outKey(q *query, i int) node {
+	n, desc, nullsFirst := g.orderTerm(g.outRef(i))
+	q.order = append(q.order, sortKey{col: i, desc: desc, nullsFirst: nullsFirst})
+	return n
+}
+
 // orderKey is one ORDER BY term with a direction and, unless the shape
 // allows the default and the dice say so, an explicit NULLS FIRST/LAST.
-func (g *gen) orderKey(ref string, explicitOK bool) node {
+func (g *gen) orderKey(ref string, _ bool) node {
+	n, _, _ := g.orderTerm(ref)
+	return n
+}
+
+// orderTerm is orderKey with the order it asks for: descending or not,
+// NULLs first or not (by default first ascending, last descending, in
+// MySQL, gsql and SQLite alike).
+func (g *gen) orderTerm(ref string) (n node, desc, nullsFirst bool) {
 	s := ref
 	if g.chance(0.5) {
 		s += " DESC"
+		desc = true
 	} else if g.chance(0.3) {
 		s += " ASC"
 	}
-	if !g.sh.defaultNulls || g.chance(0.8) || !explicitOK {
+	nullsFirst = !desc
+	if !g.sh.defaultNulls || g.chance(0.8) {
 		if g.chance(0.5) {
 			s += " NULLS FIRST"
+			nullsFirst = true
 		} else {
 			s += " NULLS LAST"
+			nullsFirst = false
 		}
 	}
-	return lit(s)
+	return lit(s), desc, nullsFirst
 }
 
 // genWith makes a WITH clause of one to three CTEs; later ones may read
