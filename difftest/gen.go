@@ -40,6 +40,9 @@ type shapes struct {
 	// referring to columns two levels out".
 	deepCorrelation bool
 	recursiveData   bool // WITH RECURSIVE walking the tables' rows
+	// singleFrom keeps FROM clauses to one relation (for large tables,
+	// whose joins over the small value ranges would be huge).
+	singleFrom bool
 }
 
 // allShapes is every shape on.
@@ -53,6 +56,17 @@ func allShapes() shapes {
 		greatestLeast: true, nullSafeEq: true, limitedDerived: true,
 		onSubqueries: true, nestedSubq: true, recursiveData: true,
 	}
+}
+
+// largeShapes is the shapes for tables of more than one batch: no joins,
+// no subqueries (SQLite runs a correlated one per row), no recursion over
+// the rows.
+func largeShapes() shapes {
+	sh := allShapes()
+	sh.singleFrom = true
+	sh.subqueries = false
+	sh.recursiveData = false
+	return sh
 }
 
 // query is one generated query: its tree, and whether its ORDER BY fixes
@@ -354,6 +368,7 @@ func (g *gen) setOpTerm(kinds []kind, depth int) (node, []kind) {
 func (g *gen) genFrom(depth int) (node, scope, []node) {
 	n := 1
 	switch r := g.intn(20); {
+	case g.sh.singleFrom:
 	case r >= 17:
 		n = 3
 	case r >= 7:

@@ -60,10 +60,19 @@ var (
 )
 
 // genDataset makes 2 to 4 tables of 0 to 12 rows each from seed.
-func genDataset(seed int64) *dataset {
+func genDataset(seed int64) *dataset { return genSized(seed, false) }
+
+// genLarge makes 2 tables of 65,537 to 70,000 rows: more than one CPU
+// batch (operators.BatchSize, 65,536 rows) each.
+func genLarge(seed int64) *dataset { return genSized(seed, true) }
+
+func genSized(seed int64, large bool) *dataset {
 	rng := rand.New(rand.NewSource(seed))
 	d := &dataset{seed: seed}
 	nt := 2 + rng.Intn(3)
+	if large {
+		nt = 2
+	}
 	for ti := 0; ti < nt; ti++ {
 		t := &table{name: fmt.Sprintf("t%d", ti+1), cols: []column{{"id", kInt}}}
 		// Every table has a and s, so every table can join on an integer
@@ -77,6 +86,9 @@ func genDataset(seed int64) *dataset {
 		nrows := rng.Intn(13)
 		if rng.Intn(8) == 0 {
 			nrows = 0
+		}
+		if large {
+			nrows = 65537 + rng.Intn(70000-65537)
 		}
 		for r := 0; r < nrows; r++ {
 			row := []value{{i: int64(r + 1)}}
