@@ -43,6 +43,7 @@ type shapes struct {
 	// singleFrom keeps FROM clauses to one relation (for large tables,
 	// whose joins over the small value ranges would be huge).
 	singleFrom bool
+	using      bool // JOIN ... USING (...)
 }
 
 // allShapes is every shape on.
@@ -54,7 +55,7 @@ func allShapes() shapes {
 		divide: true, intDiv: true, setOpInSubq: true, limitComma: true,
 		defaultNulls: true, distinctAggs: true, stringFuncs: true,
 		greatestLeast: true, nullSafeEq: true, limitedDerived: true,
-		onSubqueries: true, nestedSubq: true, recursiveData: true,
+		onSubqueries: true, nestedSubq: true, recursiveData: true, using: true,
 	}
 }
 
@@ -417,6 +418,14 @@ func (g *gen) genFrom(depth int) (node, scope, []node) {
 				// for inner and left joins the two readings agree.
 				jt = " RIGHT JOIN "
 			}
+			if g.sh.using && i == 1 && g.chance(0.2) {
+				// USING only with one relation on the left: MySQL calls a
+				// column that two of them have ambiguous.
+				if u := g.usingCols(prev, cols); u != "" {
+					parts = append(parts, jt, item, " USING ("+u+")")
+					continue
+				}
+			}
 			on := g.joinEq(prev[seg:], cols)
 			if g.chance(0.3) {
 				op := " AND "
@@ -436,6 +445,25 @@ func (g *gen) genFrom(depth int) (node, scope, []node) {
 		sc.keys = nil
 	}
 	return cat(parts...), sc, where
+}
+
+// usingCols picks one or two column names both sides have with the same
+// kind; "" if none.
+func (g *gen) usingCols(l, r []scopeCol) string {
+	name := func(c scopeCol) string { return c.ref[strings.IndexByte(c.ref, '.')+1:] }
+	var common []string
+	for _, a := range l {
+		for _, b := range r {
+			if name(a) == name(b) && a.kind == b.kind && a.kind != kBool {
+				common = append(common, name(a))
+			}
+		}
+	}
+	if len(common) == 0 {
+		return ""
+	}
+	g.rng.Shuffle(len(common), func(i, j int) { common[i], common[j] = common[j], common[i] })
+	return strings.Join(common[:1+g.intn(min(2, len(common)))], ", ")
 }
 
 // joinEq equates a column of the new relation with one of those before it,
@@ -857,12 +885,14 @@ func (g *gen) windowFunc(ec ectx, sc scope, k kind, named *node) (node, bool) {
 		return nil, false
 	}
 	var spec []any
+	var part node // the PARTITION BY, for a named window to carry alone
 	if g.chance(0.6) && len(ec.cols) > 0 {
 		var ps []node
 		for i := 0; i < 1+g.intn(2); i++ {
 			ps = append(ps, lit(ec.cols[g.intn(len(ec.cols))].ref))
 		}
-		spec = append(spec, "PARTITION BY ", join(ps, ", "))
+		part = cat("PARTITION BY ", join(ps, ", "))
+		spec = append(spec, part)
 	}
 	var frame string
 	if f.framed && g.chance(0.5) {
@@ -892,7 +922,7 @@ func (g *gen) windowFunc(ec ectx, sc scope, k kind, named *node) (node, bool) {
 				spec = append(spec, " ")
 			}
 			spec = append(spec, "ORDER BY ", g.orderKey(c.ref, true), " ", g.frame("RANGE", c.kind == kInt))
-			return g.over(f.text, spec, named), true
+			return g.over(f.text, spec, part, named), true
 		}
 	}
 	var order []node
@@ -921,12 +951,17 @@ func (g *gen) windowFunc(ec ectx, sc scope, k kind, named *node) (node, bool) {
 	} else if frame != "" && frame != "RANGE" {
 		return nil, false
 	}
-	return g.over(f.text, spec, named), true
+	return g.over(f.text, spec, part, named), true
 }
 
 // over attaches a window spec to a function, sometimes through a named
-// window (one per core).
-func (g *gen) over(fn node, spec []any, named *node) node {
+// window (one per core): the whole spec, or its PARTITION BY that the
+// function's OVER (w ORDER BY ...) refines.
+func (g *gen) over(fn node, spec []any, part node, named *node) node {
+	if g.sh.namedWindows && *named == nil && part != nil && len(spec) > 1 && g.chance(0.15) {
+		*named = cat("w AS (", part, ")")
+		return cat(fn, " OVER (w", cat(spec[1:]...), ")")
+	}
 	if g.sh.namedWindows && *named == nil && len(spec) > 0 && g.chance(0.2) {
 		*named = cat("w AS (", cat(spec...), ")")
 		return cat(fn, " OVER w")
