@@ -220,7 +220,7 @@ func (g *gen) limit() node {
 
 // outKey is an ORDER BY term for output column i, recorded in q.order.
 func (g *gen) outKey(q *query, i int) node {
-	n, desc, nullsFirst := g.orderTerm(g.outRef(i))
+	n, desc, nullsFirst := g.orderTerm(lit(g.outRef(i)))
 	q.order = append(q.order, sortKey{col: i, desc: desc, nullsFirst: nullsFirst})
 	return n
 }
@@ -228,15 +228,15 @@ func (g *gen) outKey(q *query, i int) node {
 // orderKey is one ORDER BY term with a direction and, unless the shape
 // allows the default and the dice say so, an explicit NULLS FIRST/LAST.
 func (g *gen) orderKey(ref string, _ bool) node {
-	n, _, _ := g.orderTerm(ref)
+	n, _, _ := g.orderTerm(lit(ref))
 	return n
 }
 
 // orderTerm is orderKey with the order it asks for: descending or not,
 // NULLs first or not (by default first ascending, last descending, in
 // MySQL, gsql and SQLite alike).
-func (g *gen) orderTerm(ref string) (n node, desc, nullsFirst bool) {
-	s := ref
+func (g *gen) orderTerm(ref node) (n node, desc, nullsFirst bool) {
+	s := ""
 	if g.chance(0.5) {
 		s += " DESC"
 		desc = true
@@ -253,7 +253,7 @@ func (g *gen) orderTerm(ref string) (n node, desc, nullsFirst bool) {
 			nullsFirst = false
 		}
 	}
-	return lit(s), desc, nullsFirst
+	return cat(ref, s), desc, nullsFirst
 }
 
 // genWith makes a WITH clause of one to three CTEs; later ones may read
@@ -889,7 +889,7 @@ func (g *gen) windowFunc(ec ectx, sc scope, k kind, named *node) (node, bool) {
 	if g.chance(0.6) && len(ec.cols) > 0 {
 		var ps []node
 		for i := 0; i < 1+g.intn(2); i++ {
-			ps = append(ps, lit(ec.cols[g.intn(len(ec.cols))].ref))
+			ps = append(ps, g.winKey(ec))
 		}
 		part = cat("PARTITION BY ", join(ps, ", "))
 		spec = append(spec, part)
@@ -928,7 +928,8 @@ func (g *gen) windowFunc(ec ectx, sc scope, k kind, named *node) (node, bool) {
 	var order []node
 	if f.total || f.needOrder || g.chance(0.6) {
 		for i := 0; i < 1+g.intn(2) && len(ec.cols) > 0; i++ {
-			order = append(order, g.orderKey(ec.cols[g.intn(len(ec.cols))].ref, true))
+			n, _, _ := g.orderTerm(g.winKey(ec))
+			order = append(order, n)
 		}
 	}
 	if f.total {
@@ -1018,6 +1019,15 @@ func (g *gen) frame(unit string, intOffsets bool) string {
 		return fmt.Sprintf("%s BETWEEN %d PRECEDING AND %d PRECEDING", unit, 1+g.intn(2), g.intn(2))
 	}
 	return unit + " BETWEEN " + bound(s) + " AND " + bound(e)
+}
+
+// winKey is a PARTITION BY or ORDER BY key of a window: a column, or now
+// and then an expression.
+func (g *gen) winKey(ec ectx) node {
+	if g.chance(0.25) {
+		return g.genExpr(ectx{cols: ec.cols, noNull: true}, []kind{kInt, kReal, kText}[g.intn(3)], 1)
+	}
+	return lit(ec.cols[g.intn(len(ec.cols))].ref)
 }
 
 func (g *gen) lagLead(ec ectx, k kind) node {
@@ -1279,18 +1289,31 @@ func (g *gen) subWhere(ec ectx, local []scopeCol) node {
 func (g *gen) subSelect(ec ectx, k kind, exists bool) node {
 	from, local, _ := g.subTable()
 	where := g.subWhere(ec, local)
+	agg := g.chance(0.15) // one row (an aggregate) or a group per key
 	var item node
-	if exists {
+	switch {
+	case agg:
+		item = g.aggExpr(ectx{cols: local, noNull: true}, k)
+	case exists:
 		item = lit("1")
 		if g.chance(0.5) && len(local) > 0 {
 			item = lit(local[g.intn(len(local))].ref)
 		}
-	} else {
+	default:
 		item = g.genExpr(ectx{cols: local}, k, 1)
 	}
 	parts := []any{"SELECT ", item, " FROM ", from}
 	if where != nil {
 		parts = append(parts, where)
+	}
+	if agg && g.chance(0.5) && len(local) > 0 {
+		// EXISTS of an aggregate without GROUP BY is always true; with
+		// one, only where some group passes.
+		parts = append(parts, " GROUP BY ", local[g.intn(len(local))].ref)
+		if g.chance(0.5) {
+			parts = append(parts, fmt.Sprintf(" HAVING COUNT(*) > %d", g.intn(3)))
+		}
+		return cat(parts...)
 	}
 	if !exists && g.sh.setOpInSubq && g.chance(0.15) {
 		from2, local2, _ := g.subTable()

@@ -52,10 +52,12 @@ type dataset struct {
 
 // The value pools are small so that joins, IN lists and GROUP BY keys
 // match often; reals are multiples of 0.25 so that every sum of them is
-// exact in float64 whatever order an engine adds them in.
+// exact in float64 whatever order an engine adds them in. Texts include a
+// trailing space (significant in both engines' binary comparison) and
+// LIKE's wildcards as data.
 var (
 	realPool = []float64{-1, -0.5, 0, 0.25, 0.5, 1, 1.5, 2, 3}
-	textPool = []string{"a", "b", "c", "ab", "B", "", "ba"}
+	textPool = []string{"a", "b", "c", "ab", "B", "", "ba", "a ", "_%"}
 	colPool  = []column{{"a", kInt}, {"b", kInt}, {"c", kInt}, {"r", kReal}, {"x", kReal}, {"s", kText}, {"u", kText}}
 )
 
