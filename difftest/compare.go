@@ -138,8 +138,8 @@ func formatRows(r result, max int) string {
 }
 
 // unsorted says where rows break the ORDER BY keys, "" if nowhere. NULLs
-// go where each key says; other values compare as cellCompare does
-// (numbers by value, text bytewise, as both engines order them).
+// go where each key says, numbers compare exactly by value, text bytewise,
+// as both engines order them.
 func unsorted(rows [][]cell, keys []sortKey) string {
 	for i := 1; i < len(rows); i++ {
 		for _, k := range keys {
@@ -151,6 +151,18 @@ func unsorted(rows [][]cell, keys []sortKey) string {
 				c = 1
 				if a.null == k.nullsFirst {
 					c = -1
+				}
+			case a.num && b.num:
+				// Exactly: the engine sorted the values it computed, and
+				// two of them may differ in the last bit only.
+				switch {
+				case a.f < b.f:
+					c = -1
+				case a.f > b.f:
+					c = 1
+				}
+				if k.desc {
+					c = -c
 				}
 			default:
 				c = cellCompare(a, b)

@@ -31,7 +31,7 @@ func TestDiff(t *testing.T) {
 		{"null vs empty text", rows(r(null)), rows(r(str(""))), false, "column 1"},
 		{"text vs number", rows(r(str("1"))), rows(r(num(1))), false, "column 1"},
 		{"text case", rows(r(str("a"))), rows(r(str("A"))), false, "column 1"},
-		{"double rounding", rows(r(num(0.1 + 0.2))), rows(r(num(0.3))), false, ""},
+		{"double rounding", rows(r(num(tenth + 0.2))), rows(r(num(0.3))), false, ""},
 		{"double difference", rows(r(num(0.3001))), rows(r(num(0.3))), false, "column 1"},
 		{"decimal scale", rows(r(cell{num: true, f: 0.3333, tol: 0.00005})), rows(r(num(1.0 / 3))), false, ""},
 		{"decimal off", rows(r(cell{num: true, f: 0.3334, tol: 0.00005})), rows(r(num(1.0 / 3))), false, "column 1"},
@@ -105,6 +105,10 @@ func TestGeneratorCoverage(t *testing.T) {
 	}
 }
 
+// tenth is a variable so that tenth+0.2 is computed in float64 (as a
+// constant expression it would be exactly 0.3).
+var tenth = 0.1
+
 // TestUnsorted checks the ORDER BY check on gsql's rows.
 func TestUnsorted(t *testing.T) {
 	r := func(cs ...cell) []cell { return cs }
@@ -127,6 +131,8 @@ func TestUnsorted(t *testing.T) {
 		{"ties broken wrongly", [][]cell{r(num(1), str("a")), r(num(1), str("b"))},
 			[]sortKey{{col: 0}, {col: 1, desc: true}}, true},
 		{"ties left open", [][]cell{r(num(1), str("a")), r(num(1), str("b")), r(num(1), str("a"))}, asc, false},
+		{"doubles a bit apart are not ties", [][]cell{r(num(tenth+0.2), num(2)), r(num(0.3), num(1))},
+			[]sortKey{{col: 0, desc: true}, {col: 1}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := unsorted(tc.rows, tc.keys); (got != "") != tc.bad {

@@ -469,6 +469,17 @@ func (g *gen) usingCols(l, r []scopeCol) string {
 // joinEq equates a column of the new relation with one of those before it,
 // integers with integers mostly, so that joins match often.
 func (g *gen) joinEq(prev, cols []scopeCol) node {
+	eq := g.joinEq1(prev, cols)
+	if g.chance(0.15) {
+		// Two equalities: a two-column join key.
+		eq = cat(eq, " AND ", g.joinEq1(prev, cols))
+	}
+	return eq
+}
+
+// joinEq1 is one equality, of columns or now and then of expressions of
+// them (a computed join key).
+func (g *gen) joinEq1(prev, cols []scopeCol) node {
 	k := kInt
 	if g.chance(0.15) {
 		k = kText
@@ -478,11 +489,25 @@ func (g *gen) joinEq(prev, cols []scopeCol) node {
 	l, okL := g.pickCol(prev, k)
 	r, okR := g.pickCol(cols, k)
 	if !okL || !okR {
+		k = kInt
 		l, _ = g.pickCol(prev, kInt)
 		r, _ = g.pickCol(cols, kInt)
 		if l == "" || r == "" {
 			return lit("1 = 1")
 		}
+	}
+	if g.chance(0.15) {
+		switch k {
+		case kInt:
+			l = []string{"(" + l + " + 1)", "COALESCE(" + l + ", 0)", "ABS(" + l + ")", "(" + l + " % 3)"}[g.intn(4)]
+		case kReal:
+			l = "(" + l + " * 2.0)"
+		case kText:
+			l = []string{"UPPER(" + l + ")", "COALESCE(" + l + ", 'a')"}[g.intn(2)]
+		}
+	}
+	if g.chance(0.5) {
+		l, r = r, l
 	}
 	return lit(l + " = " + r)
 }
