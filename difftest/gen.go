@@ -1225,7 +1225,16 @@ func (g *gen) genBool(ec ectx, depth int) node {
 		not := []string{" ", " NOT "}[g.intn(2)]
 		return cat(g.genExpr(ec, k, d), not, "IN (", join(vals, ", "), ")")
 	case r < 11:
-		pat := []string{"'a%'", "'%b'", "'_'", "'a_'", "'%'", "'%a%'", "''"}[g.intn(7)]
+		var pat node = lit([]string{"'a%'", "'%b'", "'_'", "'a_'", "'%'", "'%a%'", "''", "'a _'"}[g.intn(8)])
+		switch r := g.intn(8); {
+		case r == 0:
+			// MySQL's default escape is the backslash (and a literal keeps
+			// \_ and \%); SQLite has none unless told.
+			p := []string{`'%\_%'`, `'\_\%'`, `'_\%'`, `'a\_'`}[g.intn(4)]
+			pat = alt{lit(p), lit(p + ` ESCAPE '\'`)}
+		case r == 1:
+			pat = lit([]string{"'%!_%'", "'!_!%'", "'a!%'"}[g.intn(3)] + " ESCAPE '!'")
+		}
 		not := []string{" ", " NOT "}[g.intn(2)]
 		return cat(g.genExpr(ec, kText, d), not, "LIKE ", pat)
 	}
