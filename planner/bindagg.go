@@ -127,6 +127,17 @@ func (a *aggCtx) intercept(b *binder, e sqlparser.Expr) (expr.Expr, bool, error)
 	return nil, false, nil
 }
 
+// keyRef maps a column of the FROM scope that a correlated subquery reads
+// to the group key holding it in the Aggregate's output.
+func (a *aggCtx) keyRef(r *expr.ColumnRef) (expr.Expr, error) {
+	for i, k := range a.node.Keys {
+		if c, ok := k.(*expr.ColumnRef); ok && c.Index == r.Index {
+			return &expr.ColumnRef{Index: i, Name: r.Name, T: k.Type()}, nil
+		}
+	}
+	return nil, errorf(TypeMismatch, r.Name, "column %q must appear in the GROUP BY clause or be used in an aggregate function (it is read by a subquery)", r.Name)
+}
+
 // addAgg registers an aggregate (once per distinct spelling) and returns a
 // reference to its output column.
 func (a *aggCtx) addAgg(name string, spec operators.AggSpec) expr.Expr {

@@ -169,8 +169,10 @@ func (sq *subquery) result(kind subqueryKind, batches []*coldata.Batch, needle *
 }
 
 // correlatedCall makes the expression evaluating a correlated subquery per
-// row: its arguments are the outer columns (after the needle for IN).
-func (b *binder) correlatedCall(sq *subquery, kind subqueryKind, needle expr.Expr) expr.Expr {
+// row: its arguments are the outer columns (after the needle for IN). Above
+// a GROUP BY (the select list, HAVING) the outer columns must be group
+// keys, and the arguments read them from the Aggregate's output.
+func (b *binder) correlatedCall(sq *subquery, kind subqueryKind, needle expr.Expr) (expr.Expr, error) {
 	t := coldata.Bool
 	if kind == scalarSub {
 		t = sq.cols[0].Type
@@ -219,9 +221,17 @@ func (b *binder) correlatedCall(sq *subquery, kind subqueryKind, needle expr.Exp
 		args = append(args, needle)
 	}
 	for _, r := range sq.corr.refs {
-		args = append(args, r)
+		var arg expr.Expr = r
+		if b.agg != nil {
+			k, err := b.agg.keyRef(r)
+			if err != nil {
+				return nil, err
+			}
+			arg = k
+		}
+		args = append(args, arg)
 	}
-	return &expr.Call{Fn: fn, Args: args, T: t}
+	return &expr.Call{Fn: fn, Args: args, T: t}, nil
 }
 
 func (b *binder) scalarSubquery(q *sqlparser.Subquery, sc *scope) (expr.Expr, error) {
@@ -233,7 +243,7 @@ func (b *binder) scalarSubquery(q *sqlparser.Subquery, sc *scope) (expr.Expr, er
 		return nil, errorf(TypeMismatch, "", "operand should contain 1 column, the subquery returns %d", len(sq.cols))
 	}
 	if sq.corr != nil {
-		return b.correlatedCall(sq, scalarSub, nil), nil
+		return b.correlatedCall(sq, scalarSub, nil)
 	}
 	batches, err := sq.run(b.ctx)
 	if err != nil {
@@ -252,7 +262,7 @@ func (b *binder) existsSubquery(q *sqlparser.Subquery, sc *scope) (expr.Expr, er
 		return nil, err
 	}
 	if sq.corr != nil {
-		return b.correlatedCall(sq, existsSub, nil), nil
+		return b.correlatedCall(sq, existsSub, nil)
 	}
 	batches, err := sq.run(b.ctx)
 	if err != nil {
@@ -289,7 +299,7 @@ func (b *binder) inSubquery(left sqlparser.Expr, q *sqlparser.Subquery, sc *scop
 			sq.plan = castNode(sq.plan, []Column{{Name: sq.cols[0].Name, Type: t}})
 			sq.cols = sq.plan.Columns()
 		}
-		return b.correlatedCall(sq, inSub, l), nil
+		return b.correlatedCall(sq, inSub, l)
 	}
 	batches, err := sq.run(b.ctx)
 	if err != nil {

@@ -278,7 +278,10 @@ func scanCTERefs(src string, toks []token, ctes []cte, fn func(i, c int)) {
 		case sqlparser.FROM:
 			inFrom[d] = true
 		case sqlparser.WHERE, sqlparser.GROUP, sqlparser.HAVING, sqlparser.ORDER, sqlparser.LIMIT,
-			sqlparser.UNION, sqlparser.ON, sqlparser.USING, sqlparser.SELECT:
+			sqlparser.UNION, sqlparser.SELECT:
+			// ON and USING do not end the FROM list: in "a JOIN b ON
+			// a.x = b.x, c" the comma is still one of its commas (an ON
+			// condition has none outside parentheses).
 			inFrom[d] = false
 		}
 		if t.typ == sqlparser.ID && i > 0 && (i+1 >= len(toks) || (toks[i+1].typ != '(' && toks[i+1].typ != '.')) {

@@ -43,9 +43,46 @@ func (r *rewriter) emitSrc(t token) {
 		r.emitFor(fmt.Sprintf(":v%d", n), t)
 		return
 	}
+	if t.typ == sqlparser.STRING {
+		if s, changed := keepPatternEscapes(r.src[t.start:t.end]); changed {
+			r.emitFor(s, t)
+			return
+		}
+	}
 	r.space()
 	r.segs = append(r.segs, segment{out: r.out.Len(), src: t.start, n: t.end - t.start, exact: true})
 	r.out.WriteString(r.src[t.start:t.end])
+}
+
+// keepPatternEscapes doubles the backslash of \% and \_ in a quoted string
+// literal's text. MySQL keeps those two sequences as written (backslash
+// included), so that LIKE, whose default escape character is the
+// backslash, sees a literal % or _; the stock parser would decode them to
+// a bare % or _, a wildcard. Other escapes (\n, \', \\, ...) are left to
+// the parser.
+func keepPatternEscapes(lit string) (string, bool) {
+	if !strings.Contains(lit, `\%`) && !strings.Contains(lit, `\_`) {
+		return lit, false
+	}
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(lit); i++ {
+		c := lit[i]
+		if c != '\\' || i+1 >= len(lit) {
+			b.WriteByte(c)
+			continue
+		}
+		next := lit[i+1]
+		if next == '%' || next == '_' {
+			b.WriteString(`\\`)
+			changed = true
+		} else {
+			b.WriteByte(c)
+		}
+		b.WriteByte(next)
+		i++
+	}
+	return b.String(), changed
 }
 
 // emitFor emits s in place of source token t.

@@ -148,3 +148,21 @@ func TestRewriteFuncExpr(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepPatternEscapes checks which backslash sequences of a string
+// literal's text are kept for LIKE.
+func TestKeepPatternEscapes(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`'a\_b'`, `'a\\_b'`},
+		{`'10\%'`, `'10\\%'`},
+		{`'a\\_b'`, `'a\\_b'`}, // an escaped backslash, then a wildcard
+		{`'a\nb'`, `'a\nb'`},
+		{`'it\'s'`, `'it\'s'`},
+		{`'\\\_'`, `'\\\\_'`},
+		{`'plain'`, `'plain'`},
+	} {
+		if got, _ := keepPatternEscapes(tc.in); got != tc.want {
+			t.Errorf("keepPatternEscapes(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
