@@ -37,6 +37,15 @@ func expandOneDerived(src string, toks []token) ([]token, bool, *Error) {
 		if toks[i].typ != '(' || (toks[i+1].typ != sqlparser.SELECT && toks[i+1].typ != '(') {
 			continue
 		}
+		// A derived table follows FROM, a join or a comma (or opens a
+		// parenthesised one); SUM((x)) OVER (...) is a call, not one.
+		if i > 0 {
+			switch toks[i-1].typ {
+			case sqlparser.FROM, sqlparser.JOIN, sqlparser.STRAIGHT_JOIN, ',', '(':
+			default:
+				continue
+			}
+		}
 		j := matching(toks, i)
 		if j < 0 {
 			return nil, false, nil
