@@ -65,10 +65,14 @@ func Schema(cols []Column) *arrow.Schema {
 
 // Batches returns the table's rows as column batches; data is shared with
 // the stored records, not copied.
-func (t *Table) Batches() ([]*coldata.Batch, error) {
+func (t *Table) Batches() ([]*coldata.Batch, error) { return t.ColumnBatches(nil) }
+
+// ColumnBatches is Batches with only the given columns converted (nil:
+// all); the others are nil in every batch.
+func (t *Table) ColumnBatches(cols []int) ([]*coldata.Batch, error) {
 	out := make([]*coldata.Batch, 0, len(t.Records))
 	for _, r := range t.Records {
-		b, err := coldata.RecordToBatch(r)
+		b, err := coldata.RecordColumnsToBatch(r, cols)
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", t.Name, err)
 		}

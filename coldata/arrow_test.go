@@ -435,3 +435,32 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Errorf("RecordToBatch(time32) = %v", err)
 	}
 }
+
+func TestRecordColumnsToBatch(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "a", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32},
+		{Name: "s", Type: arrow.BinaryTypes.String},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2}, nil)
+	b.Field(1).(*array.Date32Builder).AppendValues([]arrow.Date32{10, 20}, nil)
+	b.Field(2).(*array.StringBuilder).AppendValues([]string{"x", "y"}, nil)
+	rec := b.NewRecord()
+	defer rec.Release()
+	bt, err := coldata.RecordColumnsToBatch(rec, []int{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bt.Len != 2 || bt.Cols[0] != nil || bt.Cols[2] != nil || bt.Cols[1] == nil || bt.Cols[1].Ints[1] != 20 {
+		t.Fatalf("only column 1 should be converted: %+v", bt.Cols)
+	}
+	all, err := coldata.RecordColumnsToBatch(rec, nil)
+	if err != nil || all.Cols[0] == nil || all.Cols[2] == nil || string(all.Cols[2].Bytes[all.Cols[2].Offsets[1]:all.Cols[2].Offsets[2]]) != "y" {
+		t.Fatalf("all columns: %+v, %v", all, err)
+	}
+	if _, err := coldata.RecordColumnsToBatch(rec, []int{3}); err == nil {
+		t.Fatal("a column past the record's end gave no error")
+	}
+}

@@ -18,7 +18,7 @@ func (b *Built) scanBatches(x *Scan) ([]*coldata.Batch, error) {
 	ix := indexFor(x, pred)
 	haveZones := len(t.Zones) == len(t.Records)
 	if pred == nil || (!haveZones && ix == nil) {
-		return t.Batches()
+		return t.ColumnBatches(x.Cols)
 	}
 	seg := &ScanSegments{Total: len(t.Records)}
 	if ix != nil {
@@ -34,7 +34,7 @@ func (b *Built) scanBatches(x *Scan) ([]*coldata.Batch, error) {
 			seg.BatchesSkipped += nchunks
 			continue
 		}
-		bt, err := coldata.RecordToBatch(r)
+		bt, err := coldata.RecordColumnsToBatch(r, x.Cols)
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", t.Name, err)
 		}
@@ -55,7 +55,9 @@ func (b *Built) scanBatches(x *Scan) ([]*coldata.Batch, error) {
 			}
 			cols := make([]*coldata.Vec, len(bt.Cols))
 			for c, v := range bt.Cols {
-				cols[c] = coldata.Slice(v, lo, hi)
+				if v != nil { // a column the scan does not read
+					cols[c] = coldata.Slice(v, lo, hi)
+				}
 			}
 			out = append(out, &coldata.Batch{Cols: cols, Len: hi - lo})
 		}
