@@ -292,6 +292,13 @@ func castDecimal(v *coldata.Vec, t coldata.Type, rows int) (*coldata.Vec, error)
 	}
 	// To DECIMAL(p,s).
 	p, s := t.Precision(), t.Scale()
+	if src.IsDecimal() && src.Scale() == s && src.Precision() <= p {
+		// Only the precision widens (comparisons and arithmetic unify to
+		// DECIMAL(38,s)): every value fits as it is, so the data is shared.
+		out := *v
+		out.Type = t
+		return &out, nil
+	}
 	out := coldata.NewVec(t, rows)
 	for i := 0; i < rows; i++ {
 		if !validAt(v.Nulls, i) {
