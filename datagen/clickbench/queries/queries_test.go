@@ -1,0 +1,51 @@
+package queries
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEveryQueryIsThere(t *testing.T) {
+	if len(lines) != Count {
+		t.Fatalf("queries.sql has %d queries, want %d", len(lines), Count)
+	}
+	for n := 1; n <= Count; n++ {
+		q, err := Query(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(q, "SELECT ") || !strings.Contains(q, "FROM hits") {
+			t.Errorf("q%d is not a SELECT from hits: %.60s", n, q)
+		}
+	}
+	for _, n := range []int{0, Count + 1} {
+		if _, err := Query(n); err == nil {
+			t.Errorf("Query(%d) did not fail", n)
+		}
+	}
+}
+
+func TestScaled(t *testing.T) {
+	var changed []int
+	for n := 1; n <= Count; n++ {
+		s, ok, err := Scaled(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			changed = append(changed, n)
+		}
+		if strings.Contains(s, "100000") || strings.Contains(s, "OFFSET 1000") {
+			t.Errorf("q%d still has a large threshold: %s", n, s)
+		}
+	}
+	want := []int{28, 29, 39, 40, 41, 42, 43}
+	if len(changed) != len(want) {
+		t.Fatalf("scaled queries %v, want %v", changed, want)
+	}
+	for i := range want {
+		if changed[i] != want[i] {
+			t.Fatalf("scaled queries %v, want %v", changed, want)
+		}
+	}
+}
