@@ -1,7 +1,7 @@
-// Package queries holds the 43 ClickBench queries, one a line in
-// queries.sql, as published in ClickBench's postgresql/queries.sql;
-// README.md names the source commit and lists what differs from that
-// text and why.
+// Package queries holds the 43 ClickBench queries: queries.sql is
+// ClickBench's postgresql/queries.sql verbatim, one query a line
+// (Published), and Query gives them in gsql's dialect, which differs only
+// where README.md says and why (dialect holds those changes).
 package queries
 
 import (
@@ -26,12 +26,41 @@ var lines = func() []string {
 	return out
 }()
 
-// Query returns query n (1..43) without its terminating semicolon.
-func Query(n int) (string, error) {
+// Published returns query n (1..43) as published, without its
+// terminating semicolon.
+func Published(n int) (string, error) {
 	if n < 1 || n > Count || n > len(lines) {
 		return "", fmt.Errorf("queries: no ClickBench query %d (1..%d)", n, Count)
 	}
 	return lines[n-1], nil
+}
+
+// dialect are the changes gsql's dialect requires, by query: each
+// replaces old with new in the published text.
+var dialect = map[int][]struct{ old, new string }{
+	// gsql's string literals take MySQL's backslash escapes, where '\1'
+	// is just "1" and '\.' is "."; the backslashes are doubled to keep
+	// them (a regular-expression escape and a group reference).
+	29: {
+		{`(?:www\.)?`, `(?:www\\.)?`},
+		{`'\1'`, `'\\1'`},
+	},
+}
+
+// Query returns query n (1..43) in gsql's dialect, without its
+// terminating semicolon.
+func Query(n int) (string, error) {
+	q, err := Published(n)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range dialect[n] {
+		if !strings.Contains(q, c.old) {
+			return "", fmt.Errorf("queries: query %d lacks %q", n, c.old)
+		}
+		q = strings.Replace(q, c.old, c.new, 1)
+	}
+	return q, nil
 }
 
 // scaled are the substitutions Scaled makes: the thresholds and offsets
@@ -43,15 +72,9 @@ var scaled = strings.NewReplacer(
 	"OFFSET 100", "OFFSET 5",
 )
 
-// Scaled returns query n with its HAVING thresholds and OFFSETs made
-// small (HAVING COUNT(*) > 20, OFFSET 5 or 10), so that on a table of a
-// few thousand rows the queries that would otherwise answer nothing have
-// rows to answer; it reports whether anything changed.
-func Scaled(n int) (string, bool, error) {
-	q, err := Query(n)
-	if err != nil {
-		return "", false, err
-	}
-	s := scaled.Replace(q)
-	return s, s != q, nil
-}
+// Scale returns a query (published or in gsql's dialect) with its HAVING
+// thresholds and OFFSETs made small (HAVING COUNT(*) > 20, OFFSET 5 or
+// 10), so that on a table of a few thousand rows the queries that would
+// otherwise answer nothing have rows to answer. It returns q itself when
+// q has none.
+func Scale(q string) string { return scaled.Replace(q) }

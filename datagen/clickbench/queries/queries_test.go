@@ -18,6 +18,13 @@ func TestEveryQueryIsThere(t *testing.T) {
 			t.Errorf("q%d is not a SELECT from hits: %.60s", n, q)
 		}
 	}
+	for n := range dialect {
+		p, _ := Published(n)
+		q, err := Query(n)
+		if err != nil || p == q {
+			t.Errorf("q%d: dialect changes did not apply: %v", n, err)
+		}
+	}
 	for _, n := range []int{0, Count + 1} {
 		if _, err := Query(n); err == nil {
 			t.Errorf("Query(%d) did not fail", n)
@@ -28,11 +35,12 @@ func TestEveryQueryIsThere(t *testing.T) {
 func TestScaled(t *testing.T) {
 	var changed []int
 	for n := 1; n <= Count; n++ {
-		s, ok, err := Scaled(n)
+		q, err := Query(n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok {
+		s := Scale(q)
+		if s != q {
 			changed = append(changed, n)
 		}
 		if strings.Contains(s, "100000") || strings.Contains(s, "OFFSET 1000") {
