@@ -22,6 +22,10 @@ var (
 	monthSeconds = int64(31 * 86400)
 )
 
+// refererWeights weigh the kinds of Referer: none, a search engine's,
+// the same site's, another site's.
+var refererWeights = []int{30, 15, 30, 25}
+
 // timeStride walks the month's seconds in an order that looks random: it
 // is prime and does not divide monthSeconds, so the first monthSeconds
 // rows all have different EventTimes (which keeps ORDER BY EventTime
@@ -34,6 +38,9 @@ type Generator struct {
 	seed uint64
 
 	users, counters, regions, paths, phrases int
+
+	zUser, zCounter, zRegion, zPath, zPhrase, zOuterPath zipf
+	zAdv, zModel, zSearchEngine                          zipf
 }
 
 // ErrRows is returned by New for a negative row count.
@@ -47,7 +54,7 @@ func New(rows int64, seed uint64) (*Generator, error) {
 		return nil, fmt.Errorf("%w: %d", ErrRows, rows)
 	}
 	clamp := func(v int64, lo, hi int) int { return int(max(min(v, int64(hi)), int64(lo))) }
-	return &Generator{
+	g := &Generator{
 		rows:     rows,
 		seed:     seed,
 		users:    clamp(rows/6, 20, 1<<30),
@@ -55,7 +62,17 @@ func New(rows int64, seed uint64) (*Generator, error) {
 		regions:  clamp(rows/200, 30, 9000),
 		paths:    clamp(rows/8, 50, 1<<26),
 		phrases:  clamp(rows/40, 50, 1<<24),
-	}, nil
+	}
+	g.zUser = newZipf(g.users, 0.9)
+	g.zCounter = newZipf(g.counters, 1.15)
+	g.zRegion = newZipf(g.regions, 1.1)
+	g.zPath = newZipf(g.paths, 0.8)
+	g.zPhrase = newZipf(g.phrases, 0.9)
+	g.zOuterPath = newZipf(100, 1.1)
+	g.zAdv = newZipf(len(advEngines), 1.3)
+	g.zModel = newZipf(len(phoneModels), 1.2)
+	g.zSearchEngine = newZipf(len(searchEngines), 1.2)
+	return g, nil
 }
 
 // Rows is the number of rows the generator makes.
@@ -77,6 +94,7 @@ func (g *Generator) GenerateRange(ctx context.Context, first, count int64, batch
 	end := min(first+count, g.rows)
 	b := newBuilder()
 	defer b.release()
+	b.reserve(int(min(int64(batchRows), end-first)))
 	for row := max(first, 0); row < end; row++ {
 		g.row(b, row)
 		if b.rows >= batchRows {
@@ -86,6 +104,7 @@ func (g *Generator) GenerateRange(ctx context.Context, first, count int64, batch
 			if err := emit(b.record()); err != nil {
 				return err
 			}
+			b.reserve(int(min(int64(batchRows), end-row-1)))
 		}
 	}
 	if b.rows > 0 {
@@ -130,6 +149,18 @@ func (b *builder) record() arrow.Record {
 }
 
 func (b *builder) release() { b.rb.Release() }
+
+// reserve makes room for n more rows, so that the builders do not grow
+// (and copy) as rows come.
+func (b *builder) reserve(n int) {
+	if n <= 0 {
+		return
+	}
+	b.rb.Reserve(n)
+	for c, bytes := range map[int]int{cURL: 40, cReferer: 32, cTitle: 48} {
+		b.strs[c].ReserveData(n * bytes)
+	}
+}
 
 func (b *builder) int(c int, v int64)    { b.ints[c].Append(v) }
 func (b *builder) str(c int, v string)   { b.strs[c].Append(v) }
@@ -240,27 +271,27 @@ func (g *Generator) row(b *builder, row int64) {
 	r := rowRNG(g.seed, row)
 	b.rows++
 
-	counter := r.zipf(g.counters, 1.15)
-	user := r.zipf(g.users, 0.9)
+	counter := r.zipf(g.zCounter)
+	user := r.zipf(g.zUser)
 	uid := g.userID(user)
 	uh := mix(uint64(uid))
 	page := 0
 	if !r.chance(0.08) {
-		page = 1 + r.zipf(g.paths, 0.8)
+		page = 1 + r.zipf(g.zPath)
 	}
 	t := monthStart + (row*timeStride+int64(g.seed%uint64(monthSeconds)))%monthSeconds
 	search := r.chance(0.12)
 	phrase := -1
 	if search {
-		phrase = r.zipf(g.phrases, 0.9)
+		phrase = r.zipf(g.zPhrase)
 	}
 	adv := int64(0)
 	if r.chance(0.03) {
-		adv = int64(advEngines[r.zipf(len(advEngines), 1.3)])
+		adv = int64(advEngines[r.zipf(g.zAdv)])
 	}
 	model := -1
 	if r.chance(0.08) {
-		model = r.zipf(len(phoneModels), 1.2)
+		model = r.zipf(g.zModel)
 	}
 	res := resolutions[r.weighted(resolutionWeights)]
 	if model >= 0 {
@@ -281,7 +312,7 @@ func (g *Generator) row(b *builder, row int64) {
 	// Referer: none, a search engine's result page, another page of the
 	// same site, or a page of another site.
 	b.ref = b.ref[:0]
-	refKind := r.weighted([]int{30, 15, 30, 25})
+	refKind := r.weighted(refererWeights)
 	if search {
 		refKind = 1
 	}
@@ -302,9 +333,9 @@ func (g *Generator) row(b *builder, row int64) {
 			}
 		}
 	case 2:
-		b.ref = appendPage(b.ref, counter, r.zipf(g.paths, 0.8))
+		b.ref = appendPage(b.ref, counter, r.zipf(g.zPath))
 	case 3:
-		b.ref = appendPage(b.ref, r.zipf(g.counters, 1.15), r.zipf(100, 1.1))
+		b.ref = appendPage(b.ref, r.zipf(g.zCounter), r.zipf(g.zOuterPath))
 	}
 	if len(b.ref) > 0 {
 		refHash = fnv64(b.ref)
@@ -317,7 +348,7 @@ func (g *Generator) row(b *builder, row int64) {
 	searchEngine := int64(0)
 	if search {
 		traffic = 2
-		searchEngine = int64(searchEngines[r.zipf(len(searchEngines), 1.2)])
+		searchEngine = int64(searchEngines[r.zipf(g.zSearchEngine)])
 	} else if adv != 0 {
 		traffic = 3
 	}
@@ -334,7 +365,7 @@ func (g *Generator) row(b *builder, row int64) {
 		clientIP = int64(int32(r.next()))
 	}
 	b.int(cClientIP, clientIP)
-	b.int(cRegionID, regionID(r.zipf(g.regions, 1.1)))
+	b.int(cRegionID, regionID(r.zipf(g.zRegion)))
 	b.int(cUserID, uid)
 	b.int(cCounterClass, int64(r.intn(3)))
 	b.int(cOS, int64(uh>>8%60))
@@ -343,9 +374,9 @@ func (g *Generator) row(b *builder, row int64) {
 	b.bytes(cReferer, b.ref)
 	b.bit(cIsRefresh, &r, 0.1)
 	b.int(cRefererCategoryID, int64(r.intn(20)))
-	b.int(cRefererRegionID, regionID(r.zipf(g.regions, 1.1)))
+	b.int(cRefererRegionID, regionID(r.zipf(g.zRegion)))
 	b.int(cURLCategoryID, int64(r.intn(20)))
-	b.int(cURLRegionID, regionID(r.zipf(g.regions, 1.1)))
+	b.int(cURLRegionID, regionID(r.zipf(g.zRegion)))
 	b.int(cResolutionWidth, int64(res[0]))
 	b.int(cResolutionHeight, int64(res[1]))
 	b.int(cResolutionDepth, int64(res[2]))

@@ -33,24 +33,27 @@ func (r *rng) float() float64 { return float64(r.next()>>11) / (1 << 53) }
 // chance is true with probability p.
 func (r *rng) chance(p float64) bool { return r.float() < p }
 
-// zipf draws a rank in [0, n) with probability falling like 1/(rank+1)^s
-// (the continuous inverse of that density on [1, n+1]): rank 0 is the
-// most frequent. s must not be 1.
-func (r *rng) zipf(n int, s float64) int {
-	if n <= 1 {
+// zipf draws ranks in [0, n) with probability falling like
+// 1/(rank+1)^s (the continuous inverse of that density on [1, n+1]):
+// rank 0 is the most frequent.
+type zipf struct {
+	n    int
+	a    float64 // (n+1)^(1-s) - 1
+	invE float64 // 1/(1-s)
+}
+
+// newZipf returns the distribution of n ranks with exponent s (s != 1).
+func newZipf(n int, s float64) zipf {
+	e := 1 - s
+	return zipf{n: n, a: math.Pow(float64(n+1), e) - 1, invE: 1 / e}
+}
+
+func (r *rng) zipf(z zipf) int {
+	if z.n <= 1 {
 		return 0
 	}
-	u := r.float()
-	e := 1 - s
-	x := math.Pow(1+u*(math.Pow(float64(n+1), e)-1), 1/e)
-	k := int(x) - 1
-	if k < 0 {
-		k = 0
-	}
-	if k >= n {
-		k = n - 1
-	}
-	return k
+	x := math.Exp(math.Log1p(r.float()*z.a) * z.invE)
+	return min(max(int(x)-1, 0), z.n-1)
 }
 
 // weighted draws an index of w with probability proportional to w[i].
