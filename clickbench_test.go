@@ -40,7 +40,7 @@ import (
 // Ties: most queries order by a count and cut with LIMIT, and rows with
 // equal counts may come in any order, and at the cut either engine may
 // keep any of them. So the answers compare as runs of rows with equal
-// ORDER BY keys (clickbenchOrder names the key columns of each query):
+// ORDER BY keys (queries.OrderKeys names the key columns of each query):
 // the keys must be equal row by row; inside a run the rows must be the
 // same multiset, except for a run the LIMIT cuts (the last) or the
 // OFFSET starts in (the first), where only the keys are compared. Where
@@ -49,16 +49,6 @@ import (
 // EventTime, so those answers compare row by row. Q18 has no ORDER BY at
 // all: any ten groups are right, so its rows are checked one by one
 // against a COUNT(*) of the group they name.
-
-// clickbenchOrder gives, per query, the output columns (0-based) of its
-// ORDER BY keys. Queries not listed compare row by row: one-row answers,
-// and those ordered by a unique key (EventTime, DATE_TRUNC of it).
-var clickbenchOrder = map[int][]int{
-	8: {1}, 9: {1}, 10: {2}, 11: {1}, 12: {2}, 13: {1}, 14: {1}, 15: {2}, 16: {1},
-	17: {2}, 18: {}, 19: {3}, 20: {}, 22: {2}, 23: {3}, 26: {0}, 28: {1}, 29: {1},
-	31: {2}, 32: {2}, 33: {2}, 34: {1}, 35: {2}, 36: {4}, 37: {1}, 38: {1}, 39: {1},
-	40: {5}, 41: {2}, 42: {2},
-}
 
 var clickbenchDB struct {
 	once sync.Once
@@ -145,7 +135,7 @@ func TestClickBench(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%v\n%s", err, q)
 				}
-				keys, ordered := clickbenchOrder[n]
+				keys, ordered := queries.OrderKeys(n)
 				msg := compareClickBench(got, want, keys, ordered, strings.Contains(q, " LIMIT "), strings.Contains(q, " OFFSET "))
 				if msg != "" {
 					t.Error(msg)

@@ -57,3 +57,22 @@ func TestScaled(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderKeys: every ORDER BY ... LIMIT query whose order may tie is
+// listed, and its key columns exist in its select list.
+func TestOrderKeys(t *testing.T) {
+	for n := 1; n <= Count; n++ {
+		q, _ := Published(n)
+		keys, ok := OrderKeys(n)
+		unique := n == 24 || n == 25 || n == 27 || n == 43
+		if strings.Contains(q, " LIMIT ") && !ok && !unique {
+			t.Errorf("q%d has a LIMIT but no ORDER BY keys", n)
+		}
+		cols := strings.Count(q[:strings.Index(q, " FROM hits")], ",") + 1
+		for _, k := range keys {
+			if k < 0 || k >= cols {
+				t.Errorf("q%d: key column %d outside its %d columns", n, k, cols)
+			}
+		}
+	}
+}
