@@ -490,7 +490,11 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 		if err != nil {
 			return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
 		}
-		b, err := valuesBatch(rows, len(target))
+		types := make([]coldata.Type, len(target))
+		for i, ci := range target {
+			types[i] = t.Columns[ci].Type
+		}
+		b, err := valuesBatch(rows, len(target), types)
 		if err != nil {
 			return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
 		}
@@ -541,16 +545,27 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 }
 
 // valuesBatch turns constant rows into a batch, each column of the common
-// type of its values (the target column's type is applied later, strictly).
-func valuesBatch(rows [][]expr.Expr, ncols int) (*coldata.Batch, error) {
+// type of its values (the target column's type is applied later, strictly),
+// except that numbers bound for a DECIMAL column convert to it directly,
+// from their text: 100000000000000000.01 has no DOUBLE of its own.
+func valuesBatch(rows [][]expr.Expr, ncols int, target []coldata.Type) (*coldata.Batch, error) {
 	cols := make([]*coldata.Vec, ncols)
 	one := &coldata.Batch{Len: 1}
 	for c := 0; c < ncols; c++ {
 		types := make([]coldata.Type, len(rows))
+		numeric := true
 		for r, row := range rows {
 			types[r] = row[c].Type()
+			switch p := types[r].Physical(); {
+			case p == coldata.Int64 && types[r] == coldata.Int64, p == coldata.Float64, p == coldata.Decimal, p == coldata.Null:
+			default:
+				numeric = false
+			}
 		}
 		t := expr.Unify(types...)
+		if c < len(target) && target[c].IsDecimal() && numeric {
+			t = target[c]
+		}
 		if t == coldata.Null {
 			t = coldata.String
 		}

@@ -40,6 +40,10 @@ func (c *ColumnRef) String() string { return c.Name }
 type Literal struct {
 	Value any
 	T     coldata.Type
+	// Text is the source text of a number written with a decimal point
+	// ("100000000000000000.01"), so that a conversion to DECIMAL is exact
+	// where the DOUBLE in Value is not (MySQL's exact-value literals).
+	Text string
 }
 
 // Type implements Expr.

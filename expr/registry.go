@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // Function is one entry of the registry: a type rule and a CPU kernel. The
@@ -166,6 +167,12 @@ func CastTo(e Expr, t coldata.Type) (Expr, error) {
 	}
 	if l, ok := e.(*Literal); ok && l.Value == nil {
 		return &Literal{Value: nil, T: t}, nil
+	}
+	if l, ok := e.(*Literal); ok && l.Text != "" && t.IsDecimal() {
+		// From the literal's text, not its DOUBLE: every digit counts.
+		if v, ok := decimal.Parse(l.Text, t.Scale()); ok && v.Fits(t.Precision()) {
+			return &Literal{Value: v, T: t}, nil
+		}
 	}
 	f, ok := Lookup(CastFuncName(t))
 	if !ok {

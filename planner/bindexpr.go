@@ -189,7 +189,11 @@ func (b *binder) bindVal(v *sqlparser.SQLVal) (expr.Expr, error) {
 		if err != nil {
 			return nil, errorf(TypeMismatch, s, "bad number %s", s)
 		}
-		return &expr.Literal{Value: f, T: coldata.Float64}, nil
+		lit := &expr.Literal{Value: f, T: coldata.Float64}
+		if !strings.ContainsAny(s, "eE") {
+			lit.Text = s // exact when converted to DECIMAL
+		}
+		return lit, nil
 	case sqlparser.HexNum:
 		u, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
 		if err != nil {
@@ -627,7 +631,11 @@ func exactDecimalComparands(name string, args []expr.Expr) {
 		if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
 			continue
 		}
-		text := strconv.FormatFloat(f, 'f', -1, 64)
+		text := l.Text
+		if text == "" {
+			text = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		text = strings.TrimPrefix(text, "+")
 		scale := 0
 		if dot := strings.IndexByte(text, '.'); dot >= 0 {
 			scale = len(text) - dot - 1
