@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/gsqlengine/gsql/datagen"
 )
 
 // TableName is the name ClickBench's queries give the table.
@@ -48,44 +49,10 @@ func (g *Generator) Records(ctx context.Context) ([]arrow.Record, error) {
 	for s := int64(0); s < g.rows; s += chunk {
 		starts = append(starts, s)
 	}
-	parts := make([][]arrow.Record, len(starts))
-	errs := make([]error, len(starts))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(workers, len(starts)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = g.GenerateRange(ctx, starts[i], chunk, 0, func(r arrow.Record) error {
-					parts[i] = append(parts[i], r)
-					return nil
-				})
-				if errs[i] != nil {
-					cancel()
-				}
-			}
-		}()
-	}
-	for i := range starts {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	var recs []arrow.Record
-	var err error
-	for i, p := range parts {
-		recs = append(recs, p...)
-		if err == nil && errs[i] != nil {
-			err = errs[i]
-		}
-	}
+	recs, err := datagen.Parallel(ctx, starts, chunk, workers, func(ctx context.Context, start, n int64, emit func(arrow.Record) error) error {
+		return g.GenerateRange(ctx, start, n, 0, emit)
+	})
 	if err != nil {
-		for _, r := range recs {
-			r.Release()
-		}
 		return nil, fmt.Errorf("clickbench: generate %s: %w", TableName, err)
 	}
 	return recs, nil
