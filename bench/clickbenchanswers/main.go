@@ -23,15 +23,14 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"math/big"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/gsqlengine/gsql/bench/internal/duckrows"
 	"github.com/gsqlengine/gsql/datagen/clickbench"
 	"github.com/gsqlengine/gsql/datagen/clickbench/queries"
 	"github.com/marcboeker/go-duckdb"
@@ -77,7 +76,7 @@ func run(ctx context.Context, nrows int64, seed uint64, out string) error {
 			texts[fmt.Sprintf("q%02d-scaled.tsv", n)] = s
 		}
 		for name, q := range texts {
-			rows, err := answer(ctx, db, q)
+			rows, err := duckrows.Query(ctx, db, q)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -159,54 +158,3 @@ func load(ctx context.Context, connector *duckdb.Connector, nrows int64, seed ui
 }
 
 // answer runs q and renders its rows, the column names first.
-func answer(ctx context.Context, db *sql.DB, q string) ([][]string, error) {
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	types, err := rows.ColumnTypes()
-	if err != nil {
-		return nil, err
-	}
-	out := [][]string{cols}
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for j := range vals {
-			ptrs[j] = &vals[j]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		line := make([]string, len(cols))
-		for j, v := range vals {
-			line[j] = text(v, types[j].DatabaseTypeName())
-		}
-		out = append(out, line)
-	}
-	return out, rows.Err()
-}
-
-func text(v any, typ string) string {
-	switch v := v.(type) {
-	case nil:
-		return "NULL"
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	case time.Time:
-		if typ == "DATE" {
-			return v.Format("2006-01-02")
-		}
-		return v.Format("2006-01-02 15:04:05")
-	case *big.Int:
-		return v.String()
-	case []byte:
-		return string(v)
-	}
-	return fmt.Sprint(v)
-}

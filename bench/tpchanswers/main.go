@@ -19,17 +19,14 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"math/big"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/gsqlengine/gsql/bench/internal/duckrows"
 	"github.com/gsqlengine/gsql/datagen/tpch"
 	"github.com/gsqlengine/gsql/datagen/tpch/queries"
-	"github.com/marcboeker/go-duckdb"
 )
 
 func main() {
@@ -138,68 +135,11 @@ func answer(ctx context.Context, db *sql.DB, n int) ([][]string, error) {
 			}
 			continue
 		}
-		rows, err := db.QueryContext(ctx, s)
+		rows, err := duckrows.Query(ctx, db, s)
 		if err != nil {
 			return nil, err
 		}
-		cols, err := rows.Columns()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, cols)
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for j := range vals {
-				ptrs[j] = &vals[j]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				return nil, err
-			}
-			line := make([]string, len(cols))
-			for j, v := range vals {
-				line[j] = text(v)
-			}
-			out = append(out, line)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
+		out = append(out, rows...)
 	}
 	return out, nil
-}
-
-func text(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "NULL"
-	case duckdb.Decimal:
-		return decimalText(v.Value, int(v.Scale))
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	case float32:
-		return strconv.FormatFloat(float64(v), 'g', -1, 32)
-	case time.Time:
-		return v.Format("2006-01-02")
-	case *big.Int:
-		return v.String()
-	case []byte:
-		return string(v)
-	}
-	return fmt.Sprint(v)
-}
-
-// decimalText renders an unscaled integer with scale digits after the point.
-func decimalText(v *big.Int, scale int) string {
-	s := new(big.Int).Abs(v).String()
-	if scale > 0 {
-		if len(s) <= scale {
-			s = strings.Repeat("0", scale-len(s)+1) + s
-		}
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	}
-	if v.Sign() < 0 {
-		s = "-" + s
-	}
-	return s
 }
