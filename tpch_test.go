@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/datagen/tpch"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/datagen/tpch/queries"
 )
 
@@ -152,7 +152,8 @@ func tpchValue(a arrow.Array, i int) string {
 		return strconv.FormatFloat(a.Value(i), 'g', -1, 64)
 	case *array.Decimal128:
 		sc := a.DataType().(*arrow.Decimal128Type).Scale
-		return decimalText(a.Value(i).BigInt(), int(sc))
+		n := a.Value(i)
+		return decimal.Int128{Lo: n.LowBits(), Hi: n.HighBits()}.String(int(sc))
 	case *array.Date32:
 		return a.Value(i).FormattedString()
 	case *array.String:
@@ -163,20 +164,6 @@ func tpchValue(a arrow.Array, i int) string {
 	return a.ValueStr(i)
 }
 
-// decimalText renders an unscaled integer with scale digits after the point.
-func decimalText(v *big.Int, scale int) string {
-	s := new(big.Int).Abs(v).String()
-	if scale > 0 {
-		if len(s) <= scale {
-			s = strings.Repeat("0", scale-len(s)+1) + s
-		}
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	}
-	if v.Sign() < 0 {
-		s = "-" + s
-	}
-	return s
-}
 
 // readAnswer reads an answer file: tab-separated lines, the first the
 // column names.
