@@ -17,8 +17,8 @@ import (
 
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/datagen/tpch"
-	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/datagen/tpch/queries"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // The TPC-H test loads scale factor 0.01 (about 87,000 rows, made by
@@ -163,7 +163,6 @@ func tpchValue(a arrow.Array, i int) string {
 	}
 	return a.ValueStr(i)
 }
-
 
 // readAnswer reads an answer file: tab-separated lines, the first the
 // column names.
