@@ -267,15 +267,8 @@ func TestFirstQueryReport(t *testing.T) {
 		t.Skip("set GSQL_FIRST=1")
 	}
 	ctx := context.Background()
-	schema, recs := datagen.People(1_000_000, 42)
-	db, err := gsql.Open(gsql.Options{Device: "gpu"})
-	if err != nil {
-		t.Skipf("no GPU: %v", err)
-	}
+	db := openGPUPeople(t, 1_000_000)
 	defer db.Close()
-	if err := db.RegisterTable("people", schema, recs); err != nil {
-		t.Fatal(err)
-	}
 	rowsOf(t, db, "SELECT COUNT(*) FROM people WHERE name IS NULL AND visibility IS NULL") // resident
 	if err := db.WaitGPU(ctx); err != nil {
 		t.Fatal(err)
@@ -322,4 +315,20 @@ func drain(t *testing.T, db *gsql.DB, q string) {
 	if err := rdr.Err(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// openGPUPeople opens a strict GPU database holding people (rows rows,
+// seed 42), skipping the test where no GPU can be opened.
+func openGPUPeople(t testing.TB, rows int) *gsql.DB {
+	t.Helper()
+	schema, recs := datagen.People(rows, 42)
+	db, err := gsql.Open(gsql.Options{Device: "gpu"})
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	if err := db.RegisterTable("people", schema, recs); err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	return db
 }

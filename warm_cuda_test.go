@@ -76,15 +76,8 @@ func TestWarmQueryReport(t *testing.T) {
 		t.Skip("GSQL_WARM_REPORT not set")
 	}
 	ctx := context.Background()
-	schema, recs := datagen.People(600_000, 42)
-	db, err := gsql.Open(gsql.Options{Device: "gpu"})
-	if err != nil {
-		t.Skipf("no GPU: %v", err)
-	}
+	db := openGPUPeople(t, 600_000)
 	defer db.Close()
-	if err := db.RegisterTable("people", schema, recs); err != nil {
-		t.Fatal(err)
-	}
 	if err := db.WaitGPU(ctx); err != nil {
 		t.Fatal(err)
 	}
