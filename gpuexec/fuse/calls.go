@@ -25,6 +25,9 @@ func (g *gen) call(c *expr.Call) (*val, error) {
 	if isDateCall(c) {
 		return g.dateCall(c, args)
 	}
+	if v, err := g.decCall(name, c, args); v != nil || err != nil {
+		return v, err
+	}
 	if transparent[name] && c.T.IsTemporal() {
 		// Dates move and compare as their integers.
 		c = &expr.Call{Fn: c.Fn, Args: c.Args, T: c.T.Physical()}
@@ -144,6 +147,12 @@ func (g *gen) compare(op string, args []*val) (*val, error) {
 			b = g.parseDouble(b)
 		}
 	}
+	if a.kind == kDec || b.kind == kDec {
+		var err error
+		if a, b, err = g.decComparands(a, b); err != nil {
+			return nil, err
+		}
+	}
 	var cexpr string
 	switch {
 	case isStr(a) && isStr(b):
@@ -153,6 +162,8 @@ func (g *gen) compare(op string, args []*val) (*val, error) {
 		} else {
 			cexpr = fmt.Sprintf("sv_cmp(%s, %s) %s 0", sa.c, sb.c, op)
 		}
+	case a.kind == kDec && b.kind == kDec:
+		cexpr = fmt.Sprintf("%s %s %s", a.c, op, b.c)
 	case a.kind == kFloat || b.kind == kFloat:
 		cexpr = fmt.Sprintf("%s %s %s", asFloat(a), op, asFloat(b))
 	case (a.kind == kInt || a.kind == kBool) && (b.kind == kInt || b.kind == kBool):
@@ -189,7 +200,7 @@ func (g *gen) in(args []*val) (*val, error) {
 	res, anyNull := g.tmp(), g.tmp()
 	g.emit("bool %s = false, %s = false;", res, anyNull)
 	for _, v := range args[1:] {
-		eq, err := g.compare("==", []*val{x, {kind: v.kind, c: v.c, null: "false", n: v.n, size: v.size, write: v.write}})
+		eq, err := g.compare("==", []*val{x, {kind: v.kind, c: v.c, null: "false", n: v.n, size: v.size, write: v.write, t: v.t}})
 		if err != nil {
 			return nil, err
 		}
@@ -235,7 +246,7 @@ func (g *gen) conditional(name string, t coldata.Type, args []*val) (*val, error
 		if err != nil {
 			return nil, err
 		}
-		bs = []branch{{cond: fmt.Sprintf("(!%s && %s)", nullFlag(eq), eq.c), v: &val{kind: args[0].kind, null: "true", c: zeroOf(args[0].kind), n: args[0].n}}, {v: args[0]}}
+		bs = []branch{{cond: fmt.Sprintf("(!%s && %s)", nullFlag(eq), eq.c), v: &val{kind: args[0].kind, null: "true", c: zeroOf(args[0].kind), n: args[0].n, t: args[0].t}}, {v: args[0]}}
 	}
 	rk := kindOf(t)
 	res, null := g.tmp(), g.tmp()
@@ -290,6 +301,14 @@ func (g *gen) conditional(name string, t coldata.Type, args []*val) (*val, error
 		}
 		g.emit("%s{ %s = %s; %s = %s; }", branchPrefix(i, b.cond), res, c, null, nullFlag(b.v))
 	}
+	if rk == kDec {
+		for _, b := range bs {
+			if b.v.kind != kDec || b.v.t.Scale() != t.Scale() {
+				return nil, fmt.Errorf("%w: %s over values of another type than %s", ErrNotFusable, name, t)
+			}
+		}
+		return decVal(res, null, t), nil
+	}
 	return &val{kind: rk, c: res, null: null}, nil
 }
 
@@ -320,6 +339,8 @@ func zeroOf(k kind) string {
 		return "0.0"
 	case kBool:
 		return "false"
+	case kDec:
+		return "(dec_t)0"
 	}
 	return "sv_make(\"\", 0)"
 }

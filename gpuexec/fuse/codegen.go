@@ -29,6 +29,7 @@ import (
 	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 )
 
@@ -308,13 +309,6 @@ func GatherOutputs(inputs []coldata.Type) []expr.Expr {
 }
 
 func generate(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr, gather bool, opts Options) (*Kernel, error) {
-	for _, t := range inputs {
-		if t.IsDecimal() {
-			// Device batches have no DECIMAL columns yet: the whole
-			// operator stays on the CPU.
-			return nil, fmt.Errorf("%w: column of type %s", ErrNotFusable, t)
-		}
-	}
 	g := &gen{
 		inputs: inputs,
 		used:   make([]bool, len(inputs)),
@@ -396,6 +390,7 @@ const (
 	kSV                // SV view
 	kRope              // Rope<n>
 	kGen               // new bytes: size expression and write statement
+	kDec               // dec_t: a DECIMAL of type val.t
 )
 
 // val is a generated value: C expressions for the value and its NULL flag.
@@ -413,6 +408,8 @@ type val struct {
 	slot int
 	// flat caches the contiguous copy of a rope or generated string.
 	flat *val
+	// t is a kDec value's DECIMAL type (its scale and precision).
+	t coldata.Type
 }
 
 type gen struct {
@@ -465,6 +462,8 @@ func ctype(k kind, n int) string {
 		return "SV"
 	case kRope:
 		return fmt.Sprintf("Rope<%d>", n)
+	case kDec:
+		return "dec_t"
 	}
 	return "void"
 }
@@ -479,6 +478,9 @@ func kindOf(t coldata.Type) kind {
 		return kBool
 	case coldata.String:
 		return kSV
+	}
+	if t.IsDecimal() {
+		return kDec
 	}
 	return kInt
 }
@@ -536,6 +538,9 @@ func (g *gen) column(c *expr.ColumnRef) (*val, error) {
 		g.emit("bool %s = ((const uint8_t*)a.in%d_data)[GSQL_ROW(i)] != 0;", v.c, i)
 	case coldata.String:
 		g.emit("SV %s = in_str(a.in%d_off, a.in%d_chars, GSQL_ROW(i));", v.c, i, i)
+	case coldata.Decimal:
+		v.t = c.T
+		g.emit("dec_t %s = dec_load(a.in%d_data, GSQL_ROW(i));", v.c, i)
 	default:
 		return nil, fmt.Errorf("%w: column of type %s", ErrNotFusable, c.T)
 	}
@@ -557,6 +562,8 @@ func (g *gen) literal(l *expr.Literal) (*val, error) {
 			v.c = "false"
 		case kSV:
 			v.c = "sv_make(\"\", 0)"
+		case kDec:
+			v.c, v.t = "(dec_t)0", l.T
 		}
 		return v, nil
 	}
@@ -584,6 +591,15 @@ func (g *gen) literal(l *expr.Literal) (*val, error) {
 	case string:
 		g.litKinds = append(g.litKinds, kSV)
 		return &val{kind: kSV, c: fmt.Sprintf("sv_make(a.lit%d, (int32_t)a.lit%d_n)", slot, slot), null: "false", lit: l, slot: slot}, nil
+	case decimal.Int128:
+		if !l.T.IsDecimal() {
+			break
+		}
+		// Two integer slots: the low and the high word.
+		g.params[slot] = int64(x.Lo)
+		g.params = append(g.params, x.Hi)
+		g.litKinds = append(g.litKinds, kInt, kInt)
+		return g.slotVal(l, slot), nil
 	}
 	return nil, fmt.Errorf("%w: literal %T", ErrNotFusable, l.Value)
 }
@@ -601,6 +617,10 @@ func (g *gen) slotVal(l *expr.Literal, slot int) *val {
 		v.kind = kFloat
 	case kSV:
 		v.kind, v.c = kSV, fmt.Sprintf("sv_make(a.lit%d, (int32_t)a.lit%d_n)", slot, slot)
+	}
+	if _, ok := l.Value.(decimal.Int128); ok {
+		v.kind, v.t = kDec, l.T
+		v.c = fmt.Sprintf("dec_make((uint64_t)a.lit%d, (uint64_t)a.lit%d)", slot, slot+1)
 	}
 	return v
 }

@@ -65,6 +65,12 @@ func vecBytes(v *coldata.Vec) (valid, data, offs, chars []byte) {
 		}
 	case coldata.Bool:
 		data = append([]byte(nil), v.Bools[:v.Len]...)
+	case coldata.Decimal:
+		data = make([]byte, 16*v.Len)
+		for i, x := range v.Decs[:v.Len] {
+			binary.LittleEndian.PutUint64(data[16*i:], x.Lo)
+			binary.LittleEndian.PutUint64(data[16*i+8:], uint64(x.Hi))
+		}
 	case coldata.String:
 		offs = make([]byte, 4*(v.Len+1))
 		for i, x := range v.Offsets[:v.Len+1] {
@@ -149,7 +155,7 @@ func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch, gather ...int64) ([
 		case fuse.FieldOutValid:
 			fmt.Fprintf(&main, "  a.%s = (uint32_t*)malloc(((n + 31) / 32 + 1) * 4); memset(a.%s, 0xff, ((n + 31) / 32 + 1) * 4);\n", f.Name, f.Name)
 		case fuse.FieldOutData:
-			fmt.Fprintf(&main, "  a.%s = calloc(n + 1, 8);\n", f.Name)
+			fmt.Fprintf(&main, "  a.%s = calloc(n + 1, 16);\n", f.Name)
 		case fuse.FieldOutOffsets:
 			fmt.Fprintf(&main, "  a.%s = (int32_t*)calloc(n + 1, 4);\n", f.Name)
 		case fuse.FieldOutChars:
@@ -170,8 +176,11 @@ func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch, gather ...int64) ([
 			fmt.Fprintf(&main, "  fwrite(a.out%d_off, 4, rows + 1, stdout); fwrite(a.out%d_chars, 1, rows ? a.out%d_off[rows] : 0, stdout);\n", j, j, j)
 		} else {
 			w := 8
-			if ot == coldata.Bool {
+			switch {
+			case ot == coldata.Bool:
 				w = 1
+			case ot.IsDecimal():
+				w = 16
 			}
 			fmt.Fprintf(&main, "  fwrite(a.out%d_data, %d, rows, stdout);\n", j, w)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
 	"github.com/gsqlengine/gsql/gpuexec/fuse/fusetest"
@@ -198,6 +199,13 @@ func decodeHostOutputs(res []byte, types []coldata.Type) ([]*coldata.Vec, int32)
 		case coldata.Bool:
 			v.Bools = make([]byte, rows)
 			rd.Read(v.Bools)
+		case coldata.Decimal:
+			words := make([]uint64, 2*rows)
+			binary.Read(rd, binary.LittleEndian, words)
+			v.Decs = make([]decimal.Int128, rows)
+			for i := range v.Decs {
+				v.Decs[i] = decimal.Int128{Lo: words[2*i], Hi: int64(words[2*i+1])}
+			}
 		}
 		outs[j] = v
 	}
@@ -297,6 +305,11 @@ func TestInterpreterCoversGenerator(t *testing.T) {
 			if _, err := fuse.Generate(sig, nil, []expr.Expr{call}); err != nil {
 				continue
 			}
+			if ret.IsDecimal() {
+				// The interpreter has no DECIMAL registers: a DECIMAL
+				// expression waits for its fused kernels (docs/GPU.md).
+				continue
+			}
 			if _, err := it.Lower(sig, nil, []expr.Expr{call}); err != nil {
 				missing = append(missing, err.Error())
 			}
@@ -377,9 +390,9 @@ var cpuOnly = map[string]string{
 	// LIKE's escape must be a literal (a column of escape characters is
 	// accepted by the CPU only).
 	"like(VARCHAR,VARCHAR,VARCHAR)": "escape column",
-	// DECIMAL columns and casts run on the CPU until device batches carry
-	// 128-bit columns.
-	"cast_to_decimal": "decimals",
+	// DATE and TIMESTAMP do not convert to DECIMAL (the CPU raises the
+	// error).
+	"cast_to_decimal(DATE,BIGINT,BIGINT)": "no conversion", "cast_to_decimal(TIMESTAMP,BIGINT,BIGINT)": "no conversion",
 	// TRY re-evaluates failing batches row by row on the CPU.
 	"try": "row-by-row retry",
 }

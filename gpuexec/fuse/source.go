@@ -138,6 +138,10 @@ func fixedStore(j int, o output, r string) string {
 		return fmt.Sprintf("((double*)a.out%d_data)[%s] = %s;", j, r, asFloat(o.v))
 	case coldata.Bool:
 		return fmt.Sprintf("((uint8_t*)a.out%d_data)[%s] = %s ? 1 : 0;", j, r, o.v.c)
+	case coldata.Decimal:
+		if o.v.kind == kDec {
+			return fmt.Sprintf("dec_store(a.out%d_data, %s, %s);", j, r, o.v.c)
+		}
 	}
 	return ""
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/datetime"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 )
 
@@ -28,11 +29,22 @@ const (
 	D
 	TS
 	DS
+	// DEC is a DECIMAL(12,2) column (values up to its 10 integer digits,
+	// ties for rounding to fewer digits); BIG a DECIMAL(38,6) one (values
+	// beyond 64 bits, near 10^31).
+	DEC
+	BIG
+)
+
+// DecType and BigType are the types of the DEC and BIG columns.
+var (
+	DecType = coldata.DecimalOf(12, 2)
+	BigType = coldata.DecimalOf(38, 6)
 )
 
 // Types are the test table's column types.
 var Types = []coldata.Type{coldata.String, coldata.String, coldata.Int64, coldata.Float64, coldata.Bool, coldata.String,
-	coldata.Date, coldata.Timestamp, coldata.String}
+	coldata.Date, coldata.Timestamp, coldata.String, DecType, BigType}
 
 // Col references column i.
 func Col(i int) expr.Expr {
@@ -52,6 +64,21 @@ func Lit(v any) expr.Expr {
 		return &expr.Literal{Value: x, T: coldata.String}
 	}
 	return &expr.Literal{T: coldata.Null}
+}
+
+// DecLit makes a DECIMAL literal from its text ("12.50" is DECIMAL(4,2)).
+func DecLit(text string) expr.Expr {
+	scale := 0
+	if i := strings.IndexByte(text, '.'); i >= 0 {
+		scale = len(text) - i - 1
+	}
+	digits := strings.Count(text, "") - 1 - strings.Count(text, ".") - strings.Count(text, "-")
+	t := coldata.DecimalOf(max(digits, 1), scale)
+	v, ok := decimal.Parse(text, scale)
+	if !ok {
+		panic("fusetest: bad decimal literal " + text)
+	}
+	return &expr.Literal{Value: v, T: t, Text: text}
 }
 
 // Builder binds calls, remembering the first error.
@@ -237,7 +264,80 @@ func Batch(n int, seed int64) *coldata.Batch {
 		}
 	}
 	d, ts, ds := dateColumns(r, n)
-	return &coldata.Batch{Cols: []*coldata.Vec{name.Finish(), vis.Finish(), a.Finish(), f.Finish(), bo.Finish(), s.Finish(), d, ts, ds}, Len: n}
+	dec, big := decimalColumns(r, n)
+	return &coldata.Batch{Cols: []*coldata.Vec{name.Finish(), vis.Finish(), a.Finish(), f.Finish(), bo.Finish(), s.Finish(), d, ts, ds, dec, big}, Len: n}
+}
+
+// decimalColumns makes the DEC and BIG columns: small values with ties at
+// every rounding digit, values at the edge of DECIMAL(12,2), zero, NULLs,
+// and for BIG values over 64 bits.
+func decimalColumns(r *rand.Rand, n int) (dec, big *coldata.Vec) {
+	db, bb := coldata.NewBuilder(DecType, n), coldata.NewBuilder(BigType, n)
+	for i := 0; i < n; i++ {
+		var x int64
+		switch r.Intn(6) {
+		case 0:
+			x = []int64{0, 1, -1, 5, -5, 15, 25, -25, 99999999999, -99999999999, 50, 150}[r.Intn(12)]
+		case 1:
+			x = r.Int63n(199999999999) - 99999999999
+		default:
+			x = r.Int63n(200001) - 100000
+		}
+		if r.Intn(10) == 0 {
+			db.AppendNull()
+		} else {
+			db.AppendDec(decimal.FromInt64(x))
+		}
+		if r.Intn(10) == 0 {
+			bb.AppendNull()
+			continue
+		}
+		y := decimal.FromInt64(r.Int63n(2000001) - 1000000)
+		if r.Intn(3) == 0 {
+			// Up to about 10^31 (25 integer digits beside the 6 of scale).
+			y, _ = y.Mul(decimal.Pow10(19 + r.Intn(12)))
+			y, _ = y.Add(decimal.FromInt64(r.Int63()))
+		}
+		bb.AppendDec(y)
+	}
+	return db.Finish(), bb.Finish()
+}
+
+// DecimalCases are output lists over the DEC and BIG columns: arithmetic
+// with MySQL's result types, comparisons, conversions both ways and the
+// rounding functions.
+func (b *Builder) DecimalCases() [][]expr.Expr {
+	d, big, x, f, s, ds := Col(DEC), Col(BIG), Col(A), Col(F), Col(S), Col(DS)
+	c := b.Call
+	return [][]expr.Expr{
+		{d, big, c("+", d, d), c("-", d, Lit(1)), c("*", d, d), c("/", d, Lit(3)), c("%", d, Lit(7)), c("neg", d), c("/", d, x), c("%", d, x),
+			c("*", d, DecLit("0.05")), c("-", DecLit("1"), c("*", d, DecLit("0.01")))},
+		{c("+", big, big), c("-", big, d), c("*", big, Lit(3)), c("/", d, DecLit("7.5")), c("%", big, d), c("neg", big), c("/", Lit(1), big)},
+		{c(">", d, Lit(150)), c("=", d, DecLit("1.50")), c("<", big, d), c(">=", d, x), c("in", d, DecLit("0.05"), DecLit("0.25"), Lit(1)),
+			c("<=>", d, big), c("and", c(">=", d, DecLit("-0.05")), c("<=", d, DecLit("0.25"))), c("<", d, f)},
+		{c("cast_to_double", d), c("cast_to_bigint", d), c("cast_to_boolean", d), c("cast_to_varchar", d), c("cast_to_varchar", big),
+			c("concat", d, Lit(" | "), big), c("length", d)},
+		{b.Cast(x, coldata.DecimalOf(5, 1)), b.Cast(f, coldata.DecimalOf(10, 3)), b.Cast(d, coldata.DecimalOf(14, 1)), b.Cast(d, coldata.DecimalOf(20, 4)),
+			b.Cast(s, coldata.DecimalOf(6, 2)), b.Cast(ds, coldata.DecimalOf(10, 2)), b.Cast(Col(B), coldata.DecimalOf(3, 0)),
+			b.Cast(Lit(" -12.345x"), coldata.DecimalOf(6, 2)), b.Cast(Lit("+.5"), coldata.DecimalOf(3, 1))},
+		{c("abs", d), c("abs", big), c("sign", d), c("sign", big), c("round", d), c("round", d, Lit(1)), c("round", d, Lit(-2)), c("round", big, Lit(3)),
+			c("truncate", d, Lit(1)), c("truncate", big, Lit(-3)), c("floor", d), c("ceil", d), c("floor", big), c("ceil", big), c("round", d, x)},
+		{c("greatest", d, Lit(1), DecLit("0.5")), c("least", d, big), c("coalesce", d, Lit(0)), c("ifnull", big, d), c("if", Col(B), d, big),
+			c("nullif", d, Lit(0)), c("nullif", d, big), c("nullif", d, Lit(2.5)), c("case", c(">", d, Lit(0)), d, c("neg", d))},
+	}
+}
+
+// Cast binds CAST(e AS t).
+func (b *Builder) Cast(e expr.Expr, t coldata.Type) expr.Expr {
+	if b.Err != nil {
+		return &expr.Literal{T: coldata.Null}
+	}
+	out, err := expr.CastTo(e, t)
+	if err != nil {
+		b.Err = err
+		return &expr.Literal{T: coldata.Null}
+	}
+	return out
 }
 
 // dateColumns makes the D, TS and DS columns: dates and timestamps over
