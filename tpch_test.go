@@ -53,7 +53,13 @@ func tpchDatabase(t *testing.T, sf float64) *gsql.DB {
 	if db := tpchDBs.dbs[sf]; db != nil {
 		return db
 	}
-	db, err := gsql.Open(gsql.Options{Device: "cpu"})
+	// GSQL_TPCH_DEVICE runs the suite on another device (gpu or auto, on
+	// a GPU machine with -tags cuda); the answers are the same files.
+	device := os.Getenv("GSQL_TPCH_DEVICE")
+	if device == "" {
+		device = "cpu"
+	}
+	db, err := gsql.Open(gsql.Options{Device: device})
 	if err != nil {
 		t.Fatal(err)
 	}

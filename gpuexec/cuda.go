@@ -745,7 +745,8 @@ func (c *cudaDriver) compile(name, src string, opts []string, arch int) ([]byte,
 		return nil, false, err
 	}
 	try := func(archOpt string, cubin bool) ([]byte, int, error) {
-		all := append([]string{archOpt}, opts...)
+		// --device-int128: DECIMAL values are __int128 in device code.
+		all := append([]string{archOpt, "--device-int128"}, opts...)
 		cOpts := make([]*C.char, len(all))
 		for i, o := range all {
 			cOpts[i] = C.CString(o)

@@ -27,6 +27,11 @@ const MaxKernelArgs = 512
 // that batch on the CPU.
 var ErrFallback = errors.New("gpu: batch needs the CPU")
 
+// ErrDecimalRange reports a DECIMAL result beyond its type's precision in
+// a batch: the caller evaluates the batch on the CPU, which raises the
+// error with the type in its message (expr.ErrDecimalRange).
+var ErrDecimalRange = errors.New("gpu: DECIMAL value is out of range")
+
 // ErrTooLong is a string result over 1 GiB, as on the CPU.
 var ErrTooLong = errors.New("string result too large")
 
@@ -654,6 +659,8 @@ func kernelError(code uint32) error {
 		return ErrTooLong
 	case 4:
 		return ErrFallback
+	case 5:
+		return ErrDecimalRange
 	}
 	return fmt.Errorf("gpu: fused kernel reported error %d", code)
 }

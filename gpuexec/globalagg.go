@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // globalAggFast sends aggregates without GROUP BY through globalAggOn; the
@@ -94,9 +95,19 @@ func (d *Device) globalAggOn(ctx context.Context, in *DeviceBatch, aggs []GroupA
 			b := coldata.NewBuilder(coldata.String, 1)
 			b.AppendString(string(str))
 			p.Str = b.Finish()
+		case GroupMinDec, GroupMaxDec:
+			row := max(int64(word(a, 0)), 0) // no value: row 0 stands in
+			arg := in.Cols[spec.Arg]
+			var w [16]byte
+			if err := d.CopyToHost(w[:], arg.Data+DevicePtr(16*row), nil); err != nil {
+				return nil, err
+			}
+			b := coldata.NewBuilder(arg.Type, 1)
+			b.AppendDec(decimal.Int128{Lo: binary.LittleEndian.Uint64(w[:]), Hi: int64(binary.LittleEndian.Uint64(w[8:]))})
+			p.Dec = b.Finish()
 		default:
 			p.Lo = []uint64{word(a, 0)}
-			if spec.Kind == GroupSumInt {
+			if spec.Kind == GroupSumInt || spec.Kind == GroupSumDec {
 				p.Hi = []int64{int64(word(a, 1))}
 			}
 		}

@@ -29,7 +29,18 @@ const (
 	GroupMaxString
 	GroupMinBool
 	GroupMaxBool
+	// GroupSumDec is SUM (and AVG's sum) of a DECIMAL of at most
+	// MaxDeviceSumPrecision digits: an exact 128-bit sum.
+	GroupSumDec
+	GroupMinDec
+	GroupMaxDec
 )
+
+// MaxDeviceSumPrecision is the largest DECIMAL precision the device sums:
+// a batch holds fewer than 2^31 rows, and 2^31 values below 10^28 cannot
+// leave 128 bits, so no batch's sum can wrap unseen. Wider DECIMALs are
+// summed on the CPU.
+const MaxDeviceSumPrecision = 28
 
 // GroupAgg is one aggregate of a GroupBy: its kind and argument column
 // (ignored for COUNT(*)).
@@ -52,7 +63,16 @@ func GroupAggFor(name string, t coldata.Type) (GroupAggKind, bool) {
 		case coldata.Float64:
 			return GroupSumFloat, true
 		}
+		if t.IsDecimal() && t.Precision() <= MaxDeviceSumPrecision {
+			return GroupSumDec, true
+		}
 	case "min", "max":
+		if t.IsDecimal() {
+			if name == "max" {
+				return GroupMaxDec, true
+			}
+			return GroupMinDec, true
+		}
 		k := map[coldata.Type]GroupAggKind{coldata.Int64: GroupMinInt, coldata.Float64: GroupMinFloat,
 			coldata.String: GroupMinString, coldata.Bool: GroupMinBool}
 		if base, ok := k[t.Physical()]; ok {
@@ -81,6 +101,7 @@ type AggPartial struct {
 	Hi    []int64      // SUM of BIGINT/BOOL: high word of the 128-bit sum
 	Float []float64    // SUM, MIN, MAX of DOUBLE
 	Str   *coldata.Vec // MIN/MAX of VARCHAR (any value where Count is 0)
+	Dec   *coldata.Vec // MIN/MAX of DECIMAL (likewise)
 }
 
 // colDesc is a column's GCol record (kernels/hash.cu): type, validity
@@ -91,7 +112,7 @@ func colDesc(v DeviceVec) [5]uint64 {
 
 func groupableType(t coldata.Type) bool {
 	t = t.Physical()
-	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String
+	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String || t == coldata.Decimal
 }
 
 // hashScratch tracks the buffers of one hash operation, released together.
@@ -408,7 +429,7 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 			for j, x := range w {
 				p.Float[j] = math.Float64frombits(x)
 			}
-		case GroupMinString, GroupMaxString:
+		case GroupMinString, GroupMaxString, GroupMinDec, GroupMaxDec:
 			// The winning rows, gathered from the argument column; a group
 			// without a value points at row 0 (its Count is 0).
 			rows, err := fetch(st[0])
@@ -425,17 +446,22 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 			if err := d.CopyToDevice(gathered.ptr, raw, nil); err != nil {
 				return nil, err
 			}
-			sb, err := d.gatherRows(ctx, []DeviceVec{in.Cols[spec.Arg]}, in, []coldata.Type{coldata.String}, gathered.ptr, int(groups))
+			arg := in.Cols[spec.Arg]
+			sb, err := d.gatherRows(ctx, []DeviceVec{arg}, in, []coldata.Type{arg.Type}, gathered.ptr, int(groups))
 			if err != nil {
 				return nil, err
 			}
 			res.Launches += 2
-			p.Str = sb.Cols[0]
+			if arg.Type.IsDecimal() {
+				p.Dec = sb.Cols[0]
+			} else {
+				p.Str = sb.Cols[0]
+			}
 		default:
 			if p.Lo, err = fetch(st[0]); err != nil {
 				return nil, err
 			}
-			if spec.Kind == GroupSumInt {
+			if spec.Kind == GroupSumInt || spec.Kind == GroupSumDec {
 				hi, err := fetch(st[1])
 				if err != nil {
 					return nil, err
@@ -478,7 +504,7 @@ func (d *Device) groupPass(sc *hashScratch, in *DeviceBatch, keyDesc *Buffer, nk
 	var words []uint64
 	for _, a := range aggs {
 		var st [3]*Buffer
-		need := [3]bool{a.Kind >= GroupSumInt, a.Kind == GroupSumInt, true}
+		need := [3]bool{a.Kind >= GroupSumInt, a.Kind == GroupSumInt || a.Kind == GroupSumDec, true}
 		for i := range st {
 			if !need[i] {
 				continue
@@ -548,7 +574,7 @@ func stateInit(k GroupAggKind) (uint64, bool) {
 		return math.Float64bits(math.Inf(1)), true
 	case GroupMaxFloat:
 		return math.Float64bits(math.Inf(-1)), true
-	case GroupMinString, GroupMaxString, GroupMaxBool:
+	case GroupMinString, GroupMaxString, GroupMaxBool, GroupMinDec, GroupMaxDec:
 		return math.MaxUint64, true // -1: no row yet / below FALSE
 	case GroupMinBool:
 		return 2, true

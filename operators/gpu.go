@@ -747,6 +747,10 @@ func (c *DeviceCompute) compute(ctx context.Context, in *gpuexec.DeviceBatch) (*
 			c.Stats.LibraryBatches.Add(1)
 		}
 	}
+	if errors.Is(err, gpuexec.ErrDecimalRange) {
+		// The CPU raises the error, with the result type in its message.
+		return c.cpuBatch(ctx, in)
+	}
 	if errors.Is(err, gpuexec.ErrFallback) {
 		if c.Strict {
 			return nil, fmt.Errorf("device gpu: a value in this batch cannot be converted exactly on the GPU (use device auto): %w", err)

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/memory"
@@ -93,6 +94,7 @@ type mergedAgg struct {
 	hi    int64
 	f     float64
 	s     []byte
+	d     decimal.Int128 // MIN/MAX of DECIMAL
 }
 
 func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, error) {
@@ -174,7 +176,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 // the device, as group keys.
 func distinctable(t coldata.Type) bool {
 	t = t.Physical()
-	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String
+	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String || t == coldata.Decimal
 }
 
 // distinctParts are one device batch's results when DISTINCT aggregates
@@ -436,6 +438,25 @@ func foldDistinct(m *mergedAgg, k gpuexec.GroupAggKind, x *coldata.Vec, j int) {
 		if first || (k == gpuexec.GroupMinString && c < 0) || (k == gpuexec.GroupMaxString && c > 0) {
 			m.s = append(m.s[:0], v...)
 		}
+	case gpuexec.GroupSumDec:
+		addDec(m, x.Dec(j))
+	case gpuexec.GroupMinDec, gpuexec.GroupMaxDec:
+		foldDecExtreme(m, k, x.Dec(j), first)
+	}
+}
+
+// addDec adds v to a DECIMAL sum kept as hi:lo (two's complement).
+func addDec(m *mergedAgg, v decimal.Int128) {
+	var carry uint64
+	m.lo, carry = bits.Add64(m.lo, v.Lo, 0)
+	m.hi += v.Hi + int64(carry)
+}
+
+// foldDecExtreme keeps the smaller (GroupMinDec) or larger DECIMAL.
+func foldDecExtreme(m *mergedAgg, k gpuexec.GroupAggKind, v decimal.Int128, first bool) {
+	c := v.Cmp(m.d)
+	if first || (k == gpuexec.GroupMinDec && c < 0) || (k == gpuexec.GroupMaxDec && c > 0) {
+		m.d = v
 	}
 }
 
@@ -460,6 +481,8 @@ func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpu
 				b.AppendNull()
 			case k == gpuexec.GroupMinString || k == gpuexec.GroupMaxString:
 				b.AppendBytes(st.Str.Str(g))
+			case k == gpuexec.GroupMinDec || k == gpuexec.GroupMaxDec:
+				b.AppendDec(st.Dec.Dec(g))
 			case k == gpuexec.GroupSumFloat || k == gpuexec.GroupMinFloat || k == gpuexec.GroupMaxFloat:
 				if spec.Kind == AggAvg {
 					b.AppendFloat(st.Float[g] / float64(c))
@@ -559,6 +582,10 @@ func mergeAgg(m *mergedAgg, k gpuexec.GroupAggKind, p *gpuexec.AggPartial, g int
 		if first || (k == gpuexec.GroupMinString && c < 0) || (k == gpuexec.GroupMaxString && c > 0) {
 			m.s = append(m.s[:0], x...)
 		}
+	case gpuexec.GroupSumDec:
+		addDec(m, decimal.Int128{Lo: p.Lo[g], Hi: p.Hi[g]})
+	case gpuexec.GroupMinDec, gpuexec.GroupMaxDec:
+		foldDecExtreme(m, k, p.Dec.Dec(g), first)
 	}
 }
 
@@ -602,6 +629,25 @@ func finishAgg(b *coldata.Builder, spec AggSpec, k gpuexec.GroupAggKind, m *merg
 		b.AppendFloat(m.f)
 	case gpuexec.GroupMinString, gpuexec.GroupMaxString:
 		b.AppendBytes(m.s)
+	case gpuexec.GroupMinDec, gpuexec.GroupMaxDec:
+		b.AppendDec(m.d)
+	case gpuexec.GroupSumDec:
+		// The CPU's HashAggregate rules: the sum must fit 38 digits; AVG
+		// divides at its own scale.
+		sum := decimal.Int128{Lo: m.lo, Hi: m.hi}
+		name := map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind]
+		if !sum.Fits(decimal.MaxPrecision) {
+			return fmt.Errorf("%w in %s", expr.ErrDecimalRange, name)
+		}
+		if spec.Kind == AggAvg {
+			avg, err := decimalAvg(sum, m.count, spec.Arg.Type().Scale(), spec.Type)
+			if err != nil {
+				return err
+			}
+			b.AppendDec(avg)
+			return nil
+		}
+		b.AppendDec(sum)
 	default:
 		return fmt.Errorf("internal error: device aggregate kind %d", k)
 	}

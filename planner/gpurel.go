@@ -59,7 +59,7 @@ func (j *GPUJoin) describe() string {
 // groupable reports whether the device hashes and compares values of t.
 func groupable(t coldata.Type) bool {
 	t = t.Physical()
-	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String
+	return t == coldata.Bool || t == coldata.Int64 || t == coldata.Float64 || t == coldata.String || t == coldata.Decimal
 }
 
 // placeAggregate puts a GROUP BY on the GPU when every aggregate has a
@@ -132,7 +132,7 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 		}
 	}
 	for _, c := range j.Columns() {
-		if c.Type == coldata.Null || c.Type.IsDecimal() {
+		if c.Type == coldata.Null {
 			return nil, false, nil
 		}
 	}

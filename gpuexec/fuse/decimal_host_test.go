@@ -123,3 +123,20 @@ func TestDecimalLiteralsShareKernels(t *testing.T) {
 		t.Fatalf("params %v / %v, want the literal's low word first", ka.Params, kb.Params)
 	}
 }
+
+// The interpreter moves DECIMAL columns (filters and gathers beside
+// them) though it computes nothing over them.
+func TestInterpreterMovesDecimals(t *testing.T) {
+	var bld fusetest.Builder
+	filter := bld.Call(">", fusetest.Col(fusetest.A), fusetest.Lit(0))
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	outs := []expr.Expr{fusetest.Col(fusetest.DEC), fusetest.Col(fusetest.BIG), fusetest.Col(fusetest.Name), &expr.Literal{T: fusetest.DecType}}
+	checkInterp(t, fusetest.Batch(3000, 13), filter, outs)
+	// Arithmetic is not the interpreter's: the program is refused, never
+	// wrong.
+	if _, err := fuse.Interpreter().Lower(fusetest.Types, nil, []expr.Expr{bld.Call("+", fusetest.Col(fusetest.DEC), fusetest.Col(fusetest.DEC))}); !errors.Is(err, fuse.ErrNotFusable) {
+		t.Fatalf("DECIMAL arithmetic lowered for the interpreter: %v", err)
+	}
+}

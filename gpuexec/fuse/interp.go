@@ -76,6 +76,11 @@ func typeCode(t coldata.Type) (int32, bool) {
 		return 2, true
 	case coldata.String:
 		return 3, true
+	case coldata.Decimal:
+		// Moved, not computed: the interpreter has no DECIMAL operations
+		// (those wait for the fused kernels), but it gathers and compacts
+		// DECIMAL columns, the work of joins and filters beside them.
+		return 4, true
 	}
 	return 0, false
 }

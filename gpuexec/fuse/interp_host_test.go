@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   for (int j = 0; j < nout; j++) {
     int64_t* T = cols + 4 * (GSQL_IMAXIN + j);
     T[0] = (int64_t)malloc(((n + 31) / 32 + 1) * 4); memset((void*)T[0], 0xff, ((n + 31) / 32 + 1) * 4);
-    T[1] = (int64_t)calloc(n + 1, 8);
+    T[1] = (int64_t)calloc(n + 1, 16);
     T[2] = (int64_t)calloc(n + 1, 4);
     T[3] = (int64_t)malloc(64 << 20);
   }
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     int t = P[4 + GSQL_IMAXOUT + j];
     fwrite((void*)T[0], 4, (rows + 31) / 32, stdout);
     if (t == 3) { int32_t* o = (int32_t*)T[2]; fwrite(o, 4, rows + 1, stdout); fwrite((void*)T[3], 1, rows ? o[rows] : 0, stdout); }
-    else fwrite((void*)T[1], t == 2 ? 1 : 8, rows, stdout);
+    else fwrite((void*)T[1], t == 2 ? 1 : (t == 4 ? 16 : 8), rows, stdout);
   }
   return 0;
 }

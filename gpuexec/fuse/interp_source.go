@@ -202,6 +202,7 @@ GSQL_INOINLINE void interp_row(const IArgs& a, IReg* R, Scratch& sc, int64_t i, 
       case 0: r.i = ((const int64_t*)t[1])[gi]; break;
       case 1: r.f = ((const double*)t[1])[gi]; break;
       case 2: r.i = ((const uint8_t*)t[1])[gi] != 0 ? 1 : 0; break;
+      case 4: r.p = (const char*)t[1] + 16 * gi; break; // DECIMAL: a view of the value
       default: { SV s = in_str((const int32_t*)t[2], (const char*)t[3], gi); r.p = s.p; r.n = s.n; }
       }
       break;
@@ -263,6 +264,7 @@ GSQL_DEV void interp_write(const IArgs& a, const IReg* R, int64_t r, bool last, 
     else if (t == 0) ((int64_t*)T[1])[r] = v.i;
     else if (t == 1) ((double*)T[1])[r] = v.f;
     else if (t == 2) ((uint8_t*)T[1])[r] = v.i != 0 ? 1 : 0;
+    else if (t == 4) copy_bytes((char*)T[1] + 16 * r, v.p, 16);
     if (t == 3) {
       int32_t* offs = (int32_t*)T[2];
       offs[r] = (int32_t)off[s];

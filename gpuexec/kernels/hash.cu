@@ -1,7 +1,8 @@
 // Hash aggregation and hash join kernels of gsql's GPU runtime (package
 // gpuexec, hash.go). Key and argument columns are described by GCol records
 // the host uploads, so one compiled module serves every key shape; the
-// column type codes are coldata's (1 BOOL, 2 BIGINT, 3 DOUBLE, 4 VARCHAR).
+// column type codes are coldata's (1 BOOL, 2 BIGINT, 3 DOUBLE, 4 VARCHAR,
+// 7 DECIMAL: two little-endian 64-bit words per value).
 // Row indices are 32-bit (a device batch holds fewer than 2^31 rows).
 // Grouping equality is the CPU's (operators.AppendRowKey): NULL equals NULL,
 // -0.0 equals 0.0, strings compare bytes.
@@ -49,6 +50,9 @@ __device__ unsigned long long gsql_row_hash(const GCol* cols, int nc, long long 
         unsigned long long v;
         if (gcol_null(k, r)) {
             v = 0x2545f4914f6cdd1dULL;
+        } else if (k.type == 7) {
+            const unsigned long long* w = (const unsigned long long*)k.data + 2 * r;
+            v = w[0] ^ gsql_mix64(w[1] + 0x632be59bd9b4e019ULL);
         } else if (k.type == 4) {
             int lo = k.offs[r], hi = k.offs[r + 1];
             v = 0xcbf29ce484222325ULL ^ (unsigned long long)(hi - lo);
@@ -76,6 +80,10 @@ __device__ bool gsql_rows_equal(const GCol* a, long long ra, const GCol* b, long
             const unsigned char* q = b[c].data + blo;
             for (int j = 0; j < ahi - alo; j++)
                 if (p[j] != q[j]) return false;
+        } else if (a[c].type == 7) {
+            const unsigned long long* p = (const unsigned long long*)a[c].data + 2 * ra;
+            const unsigned long long* q = (const unsigned long long*)b[c].data + 2 * rb;
+            if (p[0] != q[0] || p[1] != q[1]) return false;
         } else if (gcol_bits(a[c], ra) != gcol_bits(b[c], rb)) {
             return false;
         }
@@ -102,6 +110,27 @@ __device__ bool gsql_str_less(const GCol& c, long long x, long long y)
     }
     return xh - xl < yh - yl;
 }
+
+// gsql_dec_less reports whether DECIMAL row x of c is less than row y.
+__device__ bool gsql_dec_less(const GCol& c, long long x, long long y)
+{
+    const long long* w = (const long long*)c.data;
+    long long xh = w[2 * x + 1], yh = w[2 * y + 1];
+    if (xh != yh) return xh < yh;
+    return (unsigned long long)w[2 * x] < (unsigned long long)w[2 * y];
+}
+
+// gsql_row_less orders rows of a VARCHAR or DECIMAL argument (the MIN/MAX
+// kinds that keep the winning row).
+__device__ __forceinline__ bool gsql_row_less(const GCol& c, long long x, long long y)
+{
+    return c.type == 7 ? gsql_dec_less(c, x, y) : gsql_str_less(c, x, y);
+}
+
+// gsql_is_row_kind: MIN/MAX of VARCHAR (8/9) and of DECIMAL (13/14) keep
+// the winning row in s0.
+__device__ __forceinline__ bool gsql_is_row_kind(long long k) { return k == 8 || k == 9 || k == 13 || k == 14; }
+__device__ __forceinline__ bool gsql_is_min_row(long long k) { return k == 8 || k == 13; }
 
 // gsql_fill_u64: dst[i] = v for i in [0, n).
 extern "C" __global__ void gsql_fill_u64(unsigned long long* dst, unsigned long long v, long long n)
@@ -177,8 +206,10 @@ extern "C" __global__ void gsql_agg_insert(const GCol* keys, long long nkeys, lo
 // (indexed by slot). Kinds: 0 COUNT(*), 1 COUNT(x), 2 SUM of BIGINT/BOOL
 // (s0 low, s1 high word of an exact 128-bit sum), 3 SUM of DOUBLE (s0),
 // 4/5 MIN/MAX of BIGINT, 6/7 MIN/MAX of DOUBLE, 8/9 MIN/MAX of VARCHAR
-// (s0 holds the winning row, -1 none), 10/11 MIN/MAX of BOOL. cnt counts
-// the non-NULL values (rows for COUNT(*)).
+// (s0 holds the winning row, -1 none), 10/11 MIN/MAX of BOOL, 12 SUM of
+// DECIMAL (s0/s1 the 128-bit sum; the host admits precisions whose batch
+// sums cannot leave 128 bits), 13/14 MIN/MAX of DECIMAL (the winning row,
+// as for VARCHAR). cnt counts the non-NULL values (rows for COUNT(*)).
 struct GAgg {
     long long kind;
     GCol arg;
@@ -219,14 +250,38 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
             unsigned int with = __ballot_sync(GSQL_FULL, has) & peers;
             if (leader && with != 0) atomicAdd(&g.cnt[slot], (unsigned long long)__popc(with));
             if (g.kind == 0 || g.kind == 1) continue;
-            if (g.kind == 8 || g.kind == 9) {
-                // MIN/MAX of VARCHAR: compare-and-swap on the winning row.
+            if (g.kind == 12) {
+                // SUM of DECIMAL: both words of every lane's value.
+                unsigned long long xl = 0, xh = 0;
+                if (has) {
+                    xl = ((const unsigned long long*)g.arg.data)[2 * i];
+                    xh = ((const unsigned long long*)g.arg.data)[2 * i + 1];
+                }
+                unsigned long long lo = 0, hi = 0;
+                for (int k = 0; k < 32; k++) {
+                    unsigned long long yl = (unsigned long long)gsql_shfl_ll((long long)xl, k);
+                    unsigned long long yh = (unsigned long long)gsql_shfl_ll((long long)xh, k);
+                    if (!((with >> k) & 1)) continue;
+                    unsigned long long nlo = lo + yl;
+                    hi += yh + (nlo < lo ? 1 : 0);
+                    lo = nlo;
+                }
+                if (leader && with != 0) {
+                    unsigned long long old = atomicAdd(&g.s0[slot], lo);
+                    unsigned long long carry = old + lo < old ? 1 : 0;
+                    if (hi + carry != 0) atomicAdd(&g.s1[slot], hi + carry);
+                }
+                continue;
+            }
+            if (gsql_is_row_kind(g.kind)) {
+                // MIN/MAX of VARCHAR or DECIMAL: compare-and-swap on the
+                // winning row.
                 if (!has) continue;
                 unsigned long long* p = &g.s0[slot];
                 long long cur = *(volatile long long*)p;
                 for (;;) {
                     if (cur >= 0) {
-                        bool better = g.kind == 8 ? gsql_str_less(g.arg, i, cur) : gsql_str_less(g.arg, cur, i);
+                        bool better = gsql_is_min_row(g.kind) ? gsql_row_less(g.arg, i, cur) : gsql_row_less(g.arg, cur, i);
                         if (!better) break;
                     }
                     long long prev = (long long)atomicCAS(p, (unsigned long long)cur, (unsigned long long)i);
@@ -325,7 +380,8 @@ struct GPart {
 __device__ __forceinline__ void gsql_part_combine(long long kind, const GCol& arg, GPart& a, const GPart& b)
 {
     switch (kind) {
-    case 2: {
+    case 2:
+    case 12: {
         unsigned long long lo = a.s0 + b.s0;
         a.s1 += b.s1 + (lo < a.s0 ? 1ull : 0ull);
         a.s0 = lo;
@@ -349,9 +405,11 @@ __device__ __forceinline__ void gsql_part_combine(long long kind, const GCol& ar
         if (__longlong_as_double((long long)b.s0) > __longlong_as_double((long long)a.s0)) a.s0 = b.s0;
         break;
     case 8:
-    case 9: {
+    case 9:
+    case 13:
+    case 14: {
         long long x = (long long)a.s0, y = (long long)b.s0;
-        if (y >= 0 && (x < 0 || (kind == 8 ? gsql_str_less(arg, y, x) : gsql_str_less(arg, x, y)))) a.s0 = b.s0;
+        if (y >= 0 && (x < 0 || (gsql_is_min_row(kind) ? gsql_row_less(arg, y, x) : gsql_row_less(arg, x, y)))) a.s0 = b.s0;
         break;
     }
     }
@@ -412,7 +470,13 @@ extern "C" __global__ void __launch_bounds__(256) gsql_agg_global(const GAgg* ag
                 break;
             case 8:
             case 9:
+            case 13:
+            case 14:
                 one.s0 = (unsigned long long)i;
+                break;
+            case 12:
+                one.s0 = ((const unsigned long long*)g.arg.data)[2 * i];
+                one.s1 = ((const unsigned long long*)g.arg.data)[2 * i + 1];
                 break;
             default:
                 one.s0 = (unsigned long long)gsql_arg_int(g.arg, i);
