@@ -9,6 +9,10 @@ import (
 	"github.com/gsqlengine/gsql/decimal"
 )
 
+// gaggWords is the size of hash.cu's GAgg record in 8-byte words: kind,
+// the argument's GCol (5), then the s0, s1, cnt and s2 state pointers.
+const gaggWords = 10
+
 // globalAggFast sends aggregates without GROUP BY through globalAggOn; the
 // device tests turn it off to compare with the hash-table path.
 var globalAggFast = true
@@ -30,7 +34,7 @@ func (d *Device) globalAggOn(ctx context.Context, in *DeviceBatch, aggs []GroupA
 	res := &GroupPartial{Aggs: make([]AggPartial, len(aggs)), Keys: &coldata.Batch{Len: 1}}
 	sc := &hashScratch{d: d}
 	defer sc.release()
-	words := make([]uint64, 0, 9*len(aggs)+len(aggs))
+	words := make([]uint64, 0, gaggWords*len(aggs)+len(aggs))
 	for _, a := range aggs {
 		var arg [5]uint64
 		if a.Kind != GroupCountStar {
@@ -39,7 +43,7 @@ func (d *Device) globalAggOn(ctx context.Context, in *DeviceBatch, aggs []GroupA
 		// The GAgg record; its state pointers are unused on this path.
 		words = append(words, uint64(a.Kind))
 		words = append(words, arg[:]...)
-		words = append(words, 0, 0, 0)
+		words = append(words, 0, 0, 0, 0)
 	}
 	for _, a := range aggs {
 		v, _ := stateInit(a.Kind)
@@ -49,13 +53,13 @@ func (d *Device) globalAggOn(ctx context.Context, in *DeviceBatch, aggs []GroupA
 	if err != nil {
 		return nil, err
 	}
-	descs, inits := desc.ptr, desc.ptr+DevicePtr(8*9*len(aggs))
+	descs, inits := desc.ptr, desc.ptr+DevicePtr(8*gaggWords*len(aggs))
 	cfg := Grid1D(n, 256)
 	if max := int(d.info.SMs) * globalAggBlocks; max > 0 && cfg.Grid.X > max {
 		cfg.Grid.X = max
 	}
 	nparts := int64(cfg.Grid.X)
-	const partWords = 3 // GPart
+	const partWords = 4 // GPart
 	parts, err := sc.alloc(uint64(8 * partWords * nparts * int64(len(aggs))))
 	if err != nil {
 		return nil, err
@@ -109,6 +113,9 @@ func (d *Device) globalAggOn(ctx context.Context, in *DeviceBatch, aggs []GroupA
 			p.Lo = []uint64{word(a, 0)}
 			if spec.Kind == GroupSumInt || spec.Kind == GroupSumDec {
 				p.Hi = []int64{int64(word(a, 1))}
+			}
+			if spec.Kind == GroupSumDec {
+				p.Top = []int64{int64(word(a, 3))}
 			}
 		}
 	}

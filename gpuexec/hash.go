@@ -29,18 +29,13 @@ const (
 	GroupMaxString
 	GroupMinBool
 	GroupMaxBool
-	// GroupSumDec is SUM (and AVG's sum) of a DECIMAL of at most
-	// MaxDeviceSumPrecision digits: an exact 128-bit sum.
+	// GroupSumDec is SUM (and AVG's sum) of a DECIMAL: an exact 192-bit
+	// sum (AggPartial's Lo, Hi and Top words).
 	GroupSumDec
 	GroupMinDec
 	GroupMaxDec
 )
 
-// MaxDeviceSumPrecision is the largest DECIMAL precision the device sums:
-// a batch holds fewer than 2^31 rows, and 2^31 values below 10^28 cannot
-// leave 128 bits, so no batch's sum can wrap unseen. Wider DECIMALs are
-// summed on the CPU.
-const MaxDeviceSumPrecision = 28
 
 // GroupAgg is one aggregate of a GroupBy: its kind and argument column
 // (ignored for COUNT(*)).
@@ -63,7 +58,7 @@ func GroupAggFor(name string, t coldata.Type) (GroupAggKind, bool) {
 		case coldata.Float64:
 			return GroupSumFloat, true
 		}
-		if t.IsDecimal() && t.Precision() <= MaxDeviceSumPrecision {
+		if t.IsDecimal() {
 			return GroupSumDec, true
 		}
 	case "min", "max":
@@ -99,6 +94,7 @@ type AggPartial struct {
 	Count []int64      // non-NULL values seen (rows, for COUNT(*))
 	Lo    []uint64     // SUM: low word; MIN/MAX of BIGINT and BOOL: the value
 	Hi    []int64      // SUM of BIGINT/BOOL: high word of the 128-bit sum
+	Top   []int64      // SUM of DECIMAL: top word of the 192-bit sum (Lo, Hi below it)
 	Float []float64    // SUM, MIN, MAX of DOUBLE
 	Str   *coldata.Vec // MIN/MAX of VARCHAR (any value where Count is 0)
 	Dec   *coldata.Vec // MIN/MAX of DECIMAL (likewise)
@@ -331,7 +327,7 @@ type groupRun struct {
 	slots    *Buffer
 	first    *Buffer
 	counters *Buffer
-	states   [][3]*Buffer
+	states   [][4]*Buffer
 	occ      *Buffer
 }
 
@@ -470,6 +466,16 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 				for j, h := range hi {
 					p.Hi[j] = int64(h)
 				}
+				if spec.Kind == GroupSumDec {
+					top, err := fetch(st[3])
+					if err != nil {
+						return nil, err
+					}
+					p.Top = make([]int64, groups)
+					for j, w := range top {
+						p.Top[j] = int64(w)
+					}
+				}
 			}
 		}
 	}
@@ -503,8 +509,8 @@ func (d *Device) groupPass(sc *hashScratch, in *DeviceBatch, keyDesc *Buffer, nk
 	}
 	var words []uint64
 	for _, a := range aggs {
-		var st [3]*Buffer
-		need := [3]bool{a.Kind >= GroupSumInt, a.Kind == GroupSumInt || a.Kind == GroupSumDec, true}
+		var st [4]*Buffer
+		need := [4]bool{a.Kind >= GroupSumInt, a.Kind == GroupSumInt || a.Kind == GroupSumDec, true, a.Kind == GroupSumDec}
 		for i := range st {
 			if !need[i] {
 				continue
@@ -534,7 +540,7 @@ func (d *Device) groupPass(sc *hashScratch, in *DeviceBatch, keyDesc *Buffer, nk
 		}
 		words = append(words, uint64(a.Kind))
 		words = append(words, arg[:]...)
-		words = append(words, ptr(st[0]), ptr(st[1]), ptr(st[2]))
+		words = append(words, ptr(st[0]), ptr(st[1]), ptr(st[2]), ptr(st[3]))
 	}
 	aggDesc, err := sc.upload(words)
 	if err != nil {

@@ -92,6 +92,7 @@ type mergedAgg struct {
 	count int64
 	lo    uint64 // 128-bit BIGINT sum, low word; MIN/MAX of BIGINT/BOOL
 	hi    int64
+	top   int64 // DECIMAL sum: the top word of 192 bits (lo, hi below)
 	f     float64
 	s     []byte
 	d     decimal.Int128 // MIN/MAX of DECIMAL
@@ -445,11 +446,21 @@ func foldDistinct(m *mergedAgg, k gpuexec.GroupAggKind, x *coldata.Vec, j int) {
 	}
 }
 
-// addDec adds v to a DECIMAL sum kept as hi:lo (two's complement).
+// addDec adds v to a DECIMAL sum kept as top:hi:lo (192-bit two's
+// complement).
 func addDec(m *mergedAgg, v decimal.Int128) {
-	var carry uint64
-	m.lo, carry = bits.Add64(m.lo, v.Lo, 0)
-	m.hi += v.Hi + int64(carry)
+	add192(m, v.Lo, uint64(v.Hi), uint64(v.Hi>>63))
+}
+
+// add192 adds the 192-bit value t:h:l to m's DECIMAL sum.
+func add192(m *mergedAgg, l, h, t uint64) {
+	var c uint64
+	m.lo, c = bits.Add64(m.lo, l, 0)
+	var hi uint64
+	hi, c = bits.Add64(uint64(m.hi), h, c)
+	m.hi = int64(hi)
+	top, _ := bits.Add64(uint64(m.top), t, c)
+	m.top = int64(top)
 }
 
 // foldDecExtreme keeps the smaller (GroupMinDec) or larger DECIMAL.
@@ -493,6 +504,9 @@ func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpu
 				m := mergedAgg{count: c, lo: st.Lo[g]}
 				if st.Hi != nil {
 					m.hi = st.Hi[g]
+				}
+				if st.Top != nil {
+					m.top = st.Top[g]
 				}
 				if err := finishAgg(b, spec, k, &m); err != nil {
 					return nil, err
@@ -583,7 +597,7 @@ func mergeAgg(m *mergedAgg, k gpuexec.GroupAggKind, p *gpuexec.AggPartial, g int
 			m.s = append(m.s[:0], x...)
 		}
 	case gpuexec.GroupSumDec:
-		addDec(m, decimal.Int128{Lo: p.Lo[g], Hi: p.Hi[g]})
+		add192(m, p.Lo[g], uint64(p.Hi[g]), uint64(p.Top[g]))
 	case gpuexec.GroupMinDec, gpuexec.GroupMaxDec:
 		foldDecExtreme(m, k, p.Dec.Dec(g), first)
 	}
@@ -636,7 +650,7 @@ func finishAgg(b *coldata.Builder, spec AggSpec, k gpuexec.GroupAggKind, m *merg
 		// divides at its own scale.
 		sum := decimal.Int128{Lo: m.lo, Hi: m.hi}
 		name := map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind]
-		if !sum.Fits(decimal.MaxPrecision) {
+		if m.top != m.hi>>63 || !sum.Fits(decimal.MaxPrecision) {
 			return fmt.Errorf("%w in %s", expr.ErrDecimalRange, name)
 		}
 		if spec.Kind == AggAvg {

@@ -1,7 +1,9 @@
 package fuse
 
 import (
+	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -14,6 +16,11 @@ var cmpOps = map[string]string{"=": "==", "<>": "!=", "!=": "!=", "<": "<", "<="
 // as the CPU evaluator does, so errors and results agree.
 func (g *gen) call(c *expr.Call) (*val, error) {
 	name := c.Fn.Name
+	if name == "in" {
+		if v, err := g.inSorted(c); v != nil || err != nil {
+			return v, err
+		}
+	}
 	args := make([]*val, len(c.Args))
 	for i, a := range c.Args {
 		v, err := g.expr(a)
@@ -397,4 +404,57 @@ func (g *gen) parseDouble(a *val) *val {
 	v := g.declare(kFloat, 0, fmt.Sprintf("parse_double_prefix(%s, &%s)", s, inexact))
 	g.emit("if (%s && !%s && err == 0) err = GSQL_ERR_FALLBACK;", inexact, nullFlag(a))
 	return &val{kind: kFloat, c: v, null: a.null}
+}
+
+// inSortedMin is the number of integer literals from which IN searches a
+// sorted array instead of comparing one literal at a time: a list bound
+// from a subquery (TPC-H Q20's thousands of keys) would otherwise need a
+// kernel parameter per item.
+const inSortedMin = 16
+
+// inSorted generates x IN (integer literals...) with many literals as a
+// binary search over one sorted parameter array (the kernel's source does
+// not depend on the list, so lists of any length share it). It returns
+// (nil, nil) for other IN lists.
+func (g *gen) inSorted(c *expr.Call) (*val, error) {
+	if len(c.Args)-1 < inSortedMin || c.Args[0].Type().Physical() != coldata.Int64 {
+		return nil, nil
+	}
+	var keys []int64
+	anyNull := false
+	for _, a := range c.Args[1:] {
+		l, ok := a.(*expr.Literal)
+		if !ok || l.T.Physical() != coldata.Int64 && l.T != coldata.Null {
+			return nil, nil
+		}
+		if l.Value == nil {
+			anyNull = true
+			continue
+		}
+		k, ok := l.Value.(int64)
+		if !ok {
+			return nil, nil
+		}
+		keys = append(keys, k)
+	}
+	x, err := g.expr(c.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if x.kind != kInt {
+		return nil, nil
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	buf := make([]byte, 8*len(keys))
+	for i, k := range keys {
+		binary.LittleEndian.PutUint64(buf[8*i:], uint64(k))
+	}
+	arr := g.newStringSlot(string(buf))
+	res, null := g.tmp(), g.tmp()
+	g.emit("SV %s_a = %s;", res, arr)
+	g.emit("bool %s = !%s && in_sorted_i64((const int64_t*)%s_a.p, %s_a.n / 8, %s);", res, nullFlag(x), res, res, x.c)
+	// No match: NULL when x is NULL or the list holds a NULL.
+	g.emit("bool %s = !%s && (%s || %v);", null, res, nullFlag(x), anyNull)
+	return &val{kind: kBool, c: res, null: null}, nil
 }

@@ -140,3 +140,36 @@ func TestInterpreterMovesDecimals(t *testing.T) {
 		t.Fatalf("DECIMAL arithmetic lowered for the interpreter: %v", err)
 	}
 }
+
+// A long IN list of integer literals is one sorted parameter array: the
+// kernel's parameters do not grow with the list, and lists of other
+// lengths share its source.
+func TestLongInListMatchesCPU(t *testing.T) {
+	var bld fusetest.Builder
+	x := fusetest.Col(fusetest.A)
+	list := func(n int, withNull bool) expr.Expr {
+		args := []expr.Expr{x}
+		for i := 0; i < n; i++ {
+			args = append(args, fusetest.Lit((i*7)%41-20))
+		}
+		if withNull {
+			args = append(args, fusetest.Lit(nil))
+		}
+		return bld.Call("in", args...)
+	}
+	outs := []expr.Expr{list(20, false), list(30, true), bld.Call("not", list(2000, false))}
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	k := checkKernel(t, fusetest.Batch(3000, 17), nil, outs)
+	if len(k.Fields) > 40 {
+		t.Fatalf("%d kernel parameters for three IN lists", len(k.Fields))
+	}
+	other, err := fuse.Generate(fusetest.Types, nil, []expr.Expr{list(25, false), list(31, true), bld.Call("not", list(999, false))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Key != k.Key {
+		t.Fatal("IN lists of other lengths compile another kernel")
+	}
+}

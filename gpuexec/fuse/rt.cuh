@@ -1457,6 +1457,18 @@ GSQL_DEV void int_text_write(int64_t v, char* dst) {
   }
 }
 
+// in_sorted_i64 reports whether x is among the n sorted values at keys
+// (IN over a long list of integer literals).
+GSQL_DEV bool in_sorted_i64(const int64_t* keys, int32_t n, int64_t x) {
+  int32_t lo = 0, hi = n;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && keys[lo] == x;
+}
+
 // ---- DECIMAL ------------------------------------------------------------
 //
 // Mirrors package decimal and expr/decimal.go: a DECIMAL(p,s) value is a

@@ -207,16 +207,33 @@ extern "C" __global__ void gsql_agg_insert(const GCol* keys, long long nkeys, lo
 // (s0 low, s1 high word of an exact 128-bit sum), 3 SUM of DOUBLE (s0),
 // 4/5 MIN/MAX of BIGINT, 6/7 MIN/MAX of DOUBLE, 8/9 MIN/MAX of VARCHAR
 // (s0 holds the winning row, -1 none), 10/11 MIN/MAX of BOOL, 12 SUM of
-// DECIMAL (s0/s1 the 128-bit sum; the host admits precisions whose batch
-// sums cannot leave 128 bits), 13/14 MIN/MAX of DECIMAL (the winning row,
-// as for VARCHAR). cnt counts the non-NULL values (rows for COUNT(*)).
+// DECIMAL (s0/s1/s2 the low, middle and top words of an exact 192-bit
+// sum: 2^31 values below 2^127 cannot leave it, so the host sees any
+// overflow), 13/14 MIN/MAX of DECIMAL (the winning row, as for VARCHAR).
+// cnt counts the non-NULL values (rows for COUNT(*)).
 struct GAgg {
     long long kind;
     GCol arg;
     unsigned long long* s0;
     unsigned long long* s1;
     unsigned long long* cnt;
+    unsigned long long* s2;
 };
+
+// gsql_add192 adds the 192-bit value (l, m, t) to (*lo, *mid, *top).
+__device__ __forceinline__ void gsql_add192(unsigned long long* lo, unsigned long long* mid, unsigned long long* top,
+                                            unsigned long long l, unsigned long long m, unsigned long long t)
+{
+    unsigned long long a = *lo + l;
+    unsigned long long c = a < *lo ? 1ull : 0ull;
+    unsigned long long b = *mid + m;
+    unsigned long long c2 = b < *mid ? 1ull : 0ull;
+    unsigned long long b2 = b + c;
+    c2 += b2 < b ? 1ull : 0ull;
+    *lo = a;
+    *mid = b2;
+    *top += t + c2;
+}
 
 __device__ __forceinline__ long long gsql_arg_int(const GCol& c, long long i)
 {
@@ -257,19 +274,24 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
                     xl = ((const unsigned long long*)g.arg.data)[2 * i];
                     xh = ((const unsigned long long*)g.arg.data)[2 * i + 1];
                 }
-                unsigned long long lo = 0, hi = 0;
+                unsigned long long lo = 0, mid = 0, top = 0;
                 for (int k = 0; k < 32; k++) {
                     unsigned long long yl = (unsigned long long)gsql_shfl_ll((long long)xl, k);
                     unsigned long long yh = (unsigned long long)gsql_shfl_ll((long long)xh, k);
                     if (!((with >> k) & 1)) continue;
-                    unsigned long long nlo = lo + yl;
-                    hi += yh + (nlo < lo ? 1 : 0);
-                    lo = nlo;
+                    gsql_add192(&lo, &mid, &top, yl, yh, (long long)yh < 0 ? ~0ull : 0ull);
                 }
                 if (leader && with != 0) {
+                    // Word by word, each carry into the next word: the
+                    // total is exact whatever the order of the atomics.
                     unsigned long long old = atomicAdd(&g.s0[slot], lo);
-                    unsigned long long carry = old + lo < old ? 1 : 0;
-                    if (hi + carry != 0) atomicAdd(&g.s1[slot], hi + carry);
+                    unsigned long long c0 = old + lo < old ? 1ull : 0ull;
+                    unsigned long long m = mid + c0;
+                    unsigned long long cm = m < mid ? 1ull : 0ull;
+                    unsigned long long old1 = atomicAdd(&g.s1[slot], m);
+                    unsigned long long c1 = old1 + m < old1 ? 1ull : 0ull;
+                    unsigned long long t = top + cm + c1;
+                    if (t != 0) atomicAdd(&g.s2[slot], t);
                 }
                 continue;
             }
@@ -371,7 +393,7 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
 // without GROUP BY: s0/s1/cnt as in GAgg's arrays (s0 starts at the kind's
 // initial value, the host's stateInit).
 struct GPart {
-    unsigned long long s0, s1, cnt;
+    unsigned long long s0, s1, cnt, s2;
 };
 
 // gsql_part_combine folds b into a with the update rules of gsql_agg_update,
@@ -380,8 +402,10 @@ struct GPart {
 __device__ __forceinline__ void gsql_part_combine(long long kind, const GCol& arg, GPart& a, const GPart& b)
 {
     switch (kind) {
-    case 2:
-    case 12: {
+    case 12:
+        gsql_add192(&a.s0, &a.s1, &a.s2, b.s0, b.s1, b.s2);
+        break;
+    case 2: {
         unsigned long long lo = a.s0 + b.s0;
         a.s1 += b.s1 + (lo < a.s0 ? 1ull : 0ull);
         a.s0 = lo;
@@ -426,6 +450,7 @@ __device__ GPart gsql_part_reduce(long long kind, const GCol& arg, GPart acc)
         GPart o;
         o.s0 = __shfl_xor_sync(GSQL_FULL, acc.s0, off);
         o.s1 = __shfl_xor_sync(GSQL_FULL, acc.s1, off);
+        o.s2 = __shfl_xor_sync(GSQL_FULL, acc.s2, off);
         o.cnt = __shfl_xor_sync(GSQL_FULL, acc.cnt, off);
         gsql_part_combine(kind, arg, acc, o);
     }
@@ -477,6 +502,7 @@ extern "C" __global__ void __launch_bounds__(256) gsql_agg_global(const GAgg* ag
             case 12:
                 one.s0 = ((const unsigned long long*)g.arg.data)[2 * i];
                 one.s1 = ((const unsigned long long*)g.arg.data)[2 * i + 1];
+                one.s2 = (long long)one.s1 < 0 ? ~0ull : 0ull;
                 break;
             default:
                 one.s0 = (unsigned long long)gsql_arg_int(g.arg, i);
