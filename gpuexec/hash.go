@@ -36,7 +36,6 @@ const (
 	GroupMaxDec
 )
 
-
 // GroupAgg is one aggregate of a GroupBy: its kind and argument column
 // (ignored for COUNT(*)).
 type GroupAgg struct {
