@@ -108,9 +108,18 @@ func TestPlanShapes(t *testing.T) {
 			"    Scan t [] (4 rows) [cpu]"}},
 		{"SELECT t.b, u.x FROM t JOIN u ON t.a = u.a AND t.c > 1 WHERE u.x = 'k' AND t.b < u.x", nil, []string{
 			"Project b, x [cpu]",
-			"  Inner HashJoin on a = a filter ((c > 1) and (b < x)) [cpu]",
-			"    Scan t [a b c] (4 rows) [cpu]",
+			"  Inner HashJoin on a = a filter (b < x) [cpu]",
+			"    Filter (c > 1) [cpu]",
+			"      Scan t [a b c] (4 rows) [cpu]",
 			"    Filter (x = 'k') [cpu]",
+			"      Scan u [a x] (3 rows) [cpu]"}},
+		// PushJoinConditions: a LEFT join's right-only ON conjunct filters
+		// the right input; its left-only one stays in the join.
+		{"SELECT t.b, u.x FROM t LEFT JOIN u ON t.a = u.a AND u.x <> 'k' AND t.c > 1", nil, []string{
+			"Project b, x [cpu]",
+			"  Left HashJoin on a = a filter (c > 1) [cpu]",
+			"    Scan t [a b c] (4 rows) [cpu]",
+			"    Filter (x <> 'k') [cpu]",
 			"      Scan u [a x] (3 rows) [cpu]"}},
 		{"SELECT t.b, u.x FROM t LEFT JOIN u ON t.a = u.a WHERE u.x = 'k' AND t.c > 2", nil, []string{
 			"Project b, x [cpu]",
