@@ -744,6 +744,33 @@ const joinTile = 256
 // keys never match. Three launches and one host synchronisation (the
 // pair count) per call.
 func (t *JoinTable) Probe(ctx context.Context, probe *DeviceBatch, keys []int, left bool, nullRow int64) (*JoinPairs, error) {
+	mode := probeInner
+	if left {
+		mode = probeLeft
+	}
+	return t.probe(ctx, probe, keys, mode, nullRow)
+}
+
+// ProbeRows lists the probe rows a semi join keeps (those with a match) or,
+// with anti, an anti join keeps (those without one, NULL keys included),
+// once each and in probe-row order: the pairs' Probe side (Build holds 0).
+func (t *JoinTable) ProbeRows(ctx context.Context, probe *DeviceBatch, keys []int, anti bool) (*JoinPairs, error) {
+	mode := probeSemi
+	if anti {
+		mode = probeAnti
+	}
+	return t.probe(ctx, probe, keys, mode, 0)
+}
+
+// Probe modes: gsql_join_count's `left` argument.
+const (
+	probeInner int64 = iota
+	probeLeft
+	probeSemi
+	probeAnti
+)
+
+func (t *JoinTable) probe(ctx context.Context, probe *DeviceBatch, keys []int, mode int64, nullRow int64) (*JoinPairs, error) {
 	d := t.d
 	if err := d.own(probe); err != nil {
 		return nil, err
@@ -790,10 +817,7 @@ func (t *JoinTable) Probe(ctx context.Context, probe *DeviceBatch, keys []int, l
 		if err != nil {
 			return err
 		}
-		flag := int64(0)
-		if left {
-			flag = 1
-		}
+		flag := mode
 		nk := int64(len(keys))
 		if n > 0 {
 			tiles := LaunchConfig{Grid: Dim3{int(blocks), 1, 1}, Block: Dim3{joinTile, 1, 1}}

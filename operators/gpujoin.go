@@ -15,7 +15,8 @@ import (
 // Output order is HashJoin's within a batch: matched pairs in left-row
 // order, a row's matches in build-row order, then (LEFT) the unmatched
 // left rows, whose right columns come from one all-NULL row appended to
-// the build side.
+// the build side. A semi (anti) join keeps, in order, the left rows with
+// (without) a match: one gather of the left columns.
 type DeviceHashJoin struct {
 	Left, Right DeviceOperator
 	RT          *GPURuntime
@@ -133,6 +134,9 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 			j.leftExhausted = true
 			break
 		}
+		if j.table == nil && j.Kind == AntiJoin && lb.Len > 0 {
+			return lb, nil // nothing to match: every row is kept
+		}
 		if j.table == nil || lb.Len == 0 {
 			lb.Release()
 			continue
@@ -150,7 +154,13 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 }
 
 func (j *DeviceHashJoin) probe(ctx context.Context, lb *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, error) {
-	pairs, err := j.table.Probe(ctx, lb, j.LeftKeys, j.Kind == LeftJoin, j.nullRow)
+	var pairs *gpuexec.JoinPairs
+	var err error
+	if j.Kind == SemiJoin || j.Kind == AntiJoin {
+		pairs, err = j.table.ProbeRows(ctx, lb, j.LeftKeys, j.Kind == AntiJoin)
+	} else {
+		pairs, err = j.table.Probe(ctx, lb, j.LeftKeys, j.Kind == LeftJoin, j.nullRow)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +174,9 @@ func (j *DeviceHashJoin) probe(ctx context.Context, lb *gpuexec.DeviceBatch) (*g
 	left, err := j.gather(ctx, j.gLeft, lb, len(j.LeftTypes), pairs.Probe.Ptr(), pairs.Len)
 	if err != nil {
 		return nil, err
+	}
+	if j.Kind == SemiJoin || j.Kind == AntiJoin {
+		return left, nil
 	}
 	defer left.Release()
 	right, err := j.gather(ctx, j.gRight, j.build, len(j.RightTypes), pairs.Build.Ptr(), pairs.Len)

@@ -115,14 +115,12 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 	return g, true, nil
 }
 
-// placeJoin puts an INNER or LEFT equi-join on the GPU when its keys have
-// one device-hashable type per pair and compute on the device; an INNER
-// join's residual condition becomes a GPU filter above it.
+// placeJoin puts an INNER, LEFT, semi or anti equi-join on the GPU when
+// its keys have one device-hashable type per pair and compute on the
+// device; an INNER join's residual condition becomes a GPU filter above
+// it (the other kinds stay on the CPU with one).
 func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 	if len(j.LeftKeys) == 0 || (j.Cond != nil && j.Kind != operators.InnerJoin) {
-		return nil, false, nil
-	}
-	if j.Kind != operators.InnerJoin && j.Kind != operators.LeftJoin {
 		return nil, false, nil
 	}
 	for i := range j.LeftKeys {
@@ -238,8 +236,12 @@ func (b *Built) buildGPUJoin(x *GPUJoin, st *operators.Stats) (operators.DeviceO
 	if len(x.Orig.Right.Columns()) > len(x.Right.Columns()) {
 		return nil, fmt.Errorf("internal error: GPU join right side lost columns")
 	}
+	rightOut := types(x.Orig.Right.Columns())
+	if x.Orig.Kind == operators.SemiJoin || x.Orig.Kind == operators.AntiJoin {
+		rightOut = nil // the left rows alone come out
+	}
 	return &operators.DeviceHashJoin{Left: l, Right: r, RT: b.GPU, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
-		Kind: x.Orig.Kind, LeftTypes: types(x.Orig.Left.Columns()), RightTypes: types(x.Orig.Right.Columns()),
+		Kind: x.Orig.Kind, LeftTypes: types(x.Orig.Left.Columns()), RightTypes: rightOut,
 		RightInTypes: types(x.Right.Columns()), Stats: st}, nil
 }
 

@@ -556,7 +556,9 @@ extern "C" __global__ void gsql_join_build(const GCol* keys, long long nkeys, lo
 
 // gsql_join_count counts each probe row's matches (cm) and, for a LEFT
 // join, whether it is unmatched (cu); one tile of rows per block, the
-// block's sums in block_sums[2*b], [2*b+1].
+// block's sums in block_sums[2*b], [2*b+1]. Mode (`left`): 0 INNER, 1
+// LEFT, 2 semi (cu marks rows with a match, cm is 0: the fill lists each
+// kept row once), 3 anti (cu marks rows without one, NULL keys included).
 extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE) gsql_join_count(
     const GCol* pk, const GCol* bk, long long nkeys, long long n, const int* slots,
     const unsigned long long* rowhash, long long mask, long long left, int* cm, int* cu, long long* block_sums)
@@ -571,11 +573,19 @@ extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE) gsql_join_count(
             long long p = (long long)(h & (unsigned long long)mask);
             int s;
             while ((s = slots[p]) != -1) {
-                if (rowhash[s] == h && gsql_rows_equal(pk, i, bk, s, nk)) m++;
+                if (rowhash[s] == h && gsql_rows_equal(pk, i, bk, s, nk)) {
+                    m++;
+                    if (left >= 2) break; // semi and anti need one match
+                }
                 p = (p + 1) & mask;
             }
         }
-        u = (left && m == 0) ? 1 : 0;
+        if (left >= 2) {
+            u = (left == 2) == (m > 0) ? 1 : 0;
+            m = 0;
+        } else {
+            u = (left && m == 0) ? 1 : 0;
+        }
         cm[i] = m;
         cu[i] = u;
     }
