@@ -895,3 +895,36 @@ func firstAppearance(firstRows []byte, n int64) []int {
 	}
 	return order
 }
+
+// MarkRows returns a BOOLEAN column of rows values, TRUE at row rows[k]
+// for each k < n where flags (a BOOLEAN device column of n values) is TRUE
+// and FALSE elsewhere: the rows a semi or anti join's residual condition
+// holds for at some pair. The column owns its buffer.
+func (d *Device) MarkRows(ctx context.Context, rowIdx DevicePtr, flags DeviceVec, n, rows int) (*DeviceBatch, error) {
+	if flags.Type != coldata.Bool || flags.Len < n {
+		return nil, invalidf("mark rows: flags of type %s and %d rows for %d pairs", flags.Type, flags.Len, n)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out *DeviceBatch
+	err := d.Do(func() error {
+		mark, err := d.allocOn(uint64(max(rows, 1)))
+		if err != nil {
+			return err
+		}
+		if err := d.drv.memset8(mark.ptr, 0, uint64(max(rows, 1)), d.stream.h); err != nil {
+			mark.Release()
+			return err
+		}
+		if n > 0 {
+			if err := d.launchGrid("gsql_mark_rows", d.strided(int64(n)), rowIdx, flags.Nulls, int64(flags.NullOffset), flags.Data, int64(n), mark.ptr); err != nil {
+				mark.Release()
+				return err
+			}
+		}
+		out = &DeviceBatch{Cols: []DeviceVec{{Type: coldata.Bool, Len: rows, Data: mark.ptr}}, Len: rows, d: d, bufs: []*Buffer{mark}}
+		return nil
+	})
+	return out, err
+}

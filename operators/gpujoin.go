@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 )
 
@@ -26,13 +27,17 @@ type DeviceHashJoin struct {
 	// LeftTypes and RightTypes are the output columns, a prefix of each
 	// side's batches; RightInTypes are all of the right batches' columns.
 	LeftTypes, RightTypes, RightInTypes []coldata.Type
-	Stats                               *Stats
+	// Cond is a semi or anti join's residual condition over the left
+	// output columns followed by the right batches' columns (nil: none).
+	Cond  expr.Expr
+	Stats *Stats
 
 	built         bool
 	build         *gpuexec.DeviceBatch
 	table         *gpuexec.JoinTable
 	nullRow       int64
 	gLeft, gRight gatherer
+	res           *residual
 	leftExhausted bool
 }
 
@@ -45,6 +50,14 @@ func (j *DeviceHashJoin) Open(ctx context.Context) error {
 	}
 	if j.gRight, err = j.prepareGather(j.RightTypes); err != nil {
 		return err
+	}
+	if j.Cond != nil {
+		if j.Kind != SemiJoin && j.Kind != AntiJoin {
+			return fmt.Errorf("internal error: device join of kind %d with a residual condition", j.Kind)
+		}
+		if j.res, err = j.prepareResidual(); err != nil {
+			return err
+		}
 	}
 	if err := j.Left.Open(ctx); err != nil {
 		return err
@@ -135,7 +148,10 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 			break
 		}
 		if j.table == nil && j.Kind == AntiJoin && lb.Len > 0 {
-			return lb, nil // nothing to match: every row is kept
+			// Nothing to match: every row is kept (its output columns).
+			out, err := gpuexec.Combine(lb.Cols[:len(j.LeftTypes)], lb.Len, lb)
+			lb.Release()
+			return out, err
 		}
 		if j.table == nil || lb.Len == 0 {
 			lb.Release()
@@ -154,6 +170,9 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 }
 
 func (j *DeviceHashJoin) probe(ctx context.Context, lb *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, error) {
+	if j.res != nil {
+		return j.probeResidual(ctx, lb)
+	}
 	var pairs *gpuexec.JoinPairs
 	var err error
 	if j.Kind == SemiJoin || j.Kind == AntiJoin {
@@ -221,6 +240,10 @@ func (j *DeviceHashJoin) Close() error {
 		}
 	}
 	j.gLeft, j.gRight = nil, nil
+	if j.res != nil {
+		j.res.release()
+		j.res = nil
+	}
 	err := j.Left.Close()
 	if err2 := j.Right.Close(); err == nil {
 		err = err2

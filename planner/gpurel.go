@@ -34,14 +34,17 @@ func (g *GPUAggregate) describe() string {
 	return g.Orig.describe() + " (hash table on the gpu, groups merged on the host)"
 }
 
-// GPUJoin is an equi-join on the GPU (INNER or LEFT, no residual
-// condition): the right side is hashed on the device and left batches
-// probe it; output batches stay on the device.
+// GPUJoin is an equi-join on the GPU (INNER or LEFT without a residual
+// condition, semi or anti with or without one): the right side is hashed
+// on the device and left batches probe it; output batches stay on the
+// device.
 type GPUJoin struct {
 	placed
 	Orig                *Join
 	Left, Right         Node
 	LeftKeys, RightKeys []int
+	// Cond is a semi or anti join's residual condition (Orig.Cond).
+	Cond expr.Expr
 }
 
 // Columns implements Node.
@@ -52,7 +55,7 @@ func (j *GPUJoin) Inputs() []Node { return []Node{j.Left, j.Right} }
 
 func (j *GPUJoin) describe() string {
 	o := *j.Orig
-	o.Cond = nil
+	o.Cond = j.Cond
 	return o.describe() + " (gpu hash table)"
 }
 
@@ -120,7 +123,8 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 // device; an INNER join's residual condition becomes a GPU filter above
 // it (the other kinds stay on the CPU with one).
 func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
-	if len(j.LeftKeys) == 0 || (j.Cond != nil && j.Kind != operators.InnerJoin) {
+	semi := j.Kind == operators.SemiJoin || j.Kind == operators.AntiJoin
+	if len(j.LeftKeys) == 0 || (j.Cond != nil && j.Kind == operators.LeftJoin) {
 		return nil, false, nil
 	}
 	for i := range j.LeftKeys {
@@ -135,7 +139,8 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 		}
 	}
 	if j.Cond != nil {
-		if _, err := opts.Supported(j.Columns(), j.Cond, nil); err != nil {
+		all := append(append([]Column(nil), j.Left.Columns()...), j.Right.Columns()...)
+		if _, err := opts.Supported(all, j.Cond, nil); err != nil {
 			return nil, false, nil
 		}
 	}
@@ -191,6 +196,10 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 	if j.Cond == nil {
 		return g, true, nil
 	}
+	if semi {
+		g.Cond = j.Cond // evaluated over the probe's pairs
+		return g, true, nil
+	}
 	fused, _ := opts.Supported(j.Columns(), j.Cond, nil)
 	c := &Compute{Input: g, Pred: j.Cond, Fused: fused && opts.Fusion}
 	c.Dev = GPU
@@ -242,7 +251,7 @@ func (b *Built) buildGPUJoin(x *GPUJoin, st *operators.Stats) (operators.DeviceO
 	}
 	return &operators.DeviceHashJoin{Left: l, Right: r, RT: b.GPU, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 		Kind: x.Orig.Kind, LeftTypes: types(x.Orig.Left.Columns()), RightTypes: rightOut,
-		RightInTypes: types(x.Right.Columns()), Stats: st}, nil
+		RightInTypes: types(x.Right.Columns()), Cond: x.Cond, Stats: st}, nil
 }
 
 // scannedBytes is the Arrow size of the columns that the scans below n

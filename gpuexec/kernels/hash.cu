@@ -715,3 +715,19 @@ extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE) gsql_join_fill(
         ri[ou] = nullrow;
     }
 }
+
+// gsql_mark_rows sets mark[rows[k]] = 1 for every pair k whose BOOLEAN
+// flag is TRUE (not NULL): a semi or anti join's residual condition,
+// evaluated over its probe's pairs, marks the probe rows it holds for.
+extern "C" __global__ void gsql_mark_rows(const long long* rows, const unsigned char* valid, long long nulloff,
+                                          const unsigned char* flags, long long n, unsigned char* mark)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
+        if (valid) {
+            long long b = nulloff + k;
+            if (((valid[b >> 3] >> (b & 7)) & 1) == 0) continue;
+        }
+        if (flags[k]) mark[rows[k]] = 1;
+    }
+}
