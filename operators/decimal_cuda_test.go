@@ -13,8 +13,8 @@ import (
 
 // TestDecimalDeviceMatchesCPU is the differential test of DECIMAL on the
 // GPU: every DECIMAL case of the generator over 2^20 rows (values over 64
-// bits, at the edges of DECIMAL(12,2), rounding ties, NULLs), a DECIMAL
-// filter, and the interpreter moving DECIMAL columns.
+// bits, at the edges of DECIMAL(12,2), rounding ties, NULLs) and a DECIMAL
+// filter, through the fused kernels and through the interpreter.
 func TestDecimalDeviceMatchesCPU(t *testing.T) {
 	rt := openRuntime(t, false)
 	ctx := context.Background()
@@ -52,4 +52,8 @@ func TestDecimalDeviceMatchesCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("interpreter moves", bld.Call(">", fusetest.Col(fusetest.A), fusetest.Lit(0)), moved, true)
+	for i, outs := range cases {
+		check(fmt.Sprintf("interpreter case %d", i), nil, outs, true)
+	}
+	check("interpreter decimal filter", filter, moved, true)
 }

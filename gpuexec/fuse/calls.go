@@ -207,7 +207,7 @@ func (g *gen) in(args []*val) (*val, error) {
 	res, anyNull := g.tmp(), g.tmp()
 	g.emit("bool %s = false, %s = false;", res, anyNull)
 	for _, v := range args[1:] {
-		eq, err := g.compare("==", []*val{x, {kind: v.kind, c: v.c, null: "false", n: v.n, size: v.size, write: v.write, t: v.t}})
+		eq, err := g.compare("==", []*val{x, {kind: v.kind, c: v.c, null: "false", n: v.n, size: v.size, write: v.write, t: v.t, sc: v.sc}})
 		if err != nil {
 			return nil, err
 		}
@@ -253,7 +253,7 @@ func (g *gen) conditional(name string, t coldata.Type, args []*val) (*val, error
 		if err != nil {
 			return nil, err
 		}
-		bs = []branch{{cond: fmt.Sprintf("(!%s && %s)", nullFlag(eq), eq.c), v: &val{kind: args[0].kind, null: "true", c: zeroOf(args[0].kind), n: args[0].n, t: args[0].t}}, {v: args[0]}}
+		bs = []branch{{cond: fmt.Sprintf("(!%s && %s)", nullFlag(eq), eq.c), v: &val{kind: args[0].kind, null: "true", c: zeroOf(args[0].kind), n: args[0].n, t: args[0].t, sc: args[0].sc}}, {v: args[0]}}
 	}
 	rk := kindOf(t)
 	res, null := g.tmp(), g.tmp()
@@ -310,11 +310,11 @@ func (g *gen) conditional(name string, t coldata.Type, args []*val) (*val, error
 	}
 	if rk == kDec {
 		for _, b := range bs {
-			if b.v.kind != kDec || b.v.t.Scale() != t.Scale() {
+			if b.v.kind != kDec || (!g.interp && b.v.t.Scale() != t.Scale()) {
 				return nil, fmt.Errorf("%w: %s over values of another type than %s", ErrNotFusable, name, t)
 			}
 		}
-		return decVal(res, null, t), nil
+		return g.decVal(res, null, t), nil
 	}
 	return &val{kind: rk, c: res, null: null}, nil
 }

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -408,8 +409,10 @@ type val struct {
 	slot int
 	// flat caches the contiguous copy of a rope or generated string.
 	flat *val
-	// t is a kDec value's DECIMAL type (its scale and precision).
-	t coldata.Type
+	// t is a kDec value's DECIMAL type (its scale and precision), sc the
+	// C expression of its scale.
+	t  coldata.Type
+	sc string
 }
 
 type gen struct {
@@ -438,6 +441,9 @@ type gen struct {
 	// finds maps "string|delimiter" C expressions to the row's FindCache.
 	finds map[string]string
 	opts  Options
+	// interp is set while the interpreter's operations are generated:
+	// DECIMAL scales are then read from the instruction (decimalImm).
+	interp bool
 }
 
 func (g *gen) tmp() string {
@@ -539,7 +545,7 @@ func (g *gen) column(c *expr.ColumnRef) (*val, error) {
 	case coldata.String:
 		g.emit("SV %s = in_str(a.in%d_off, a.in%d_chars, GSQL_ROW(i));", v.c, i, i)
 	case coldata.Decimal:
-		v.t = c.T
+		v.t, v.sc = c.T, strconv.Itoa(c.T.Scale())
 		g.emit("dec_t %s = dec_load(a.in%d_data, GSQL_ROW(i));", v.c, i)
 	default:
 		return nil, fmt.Errorf("%w: column of type %s", ErrNotFusable, c.T)
@@ -563,7 +569,7 @@ func (g *gen) literal(l *expr.Literal) (*val, error) {
 		case kSV:
 			v.c = "sv_make(\"\", 0)"
 		case kDec:
-			v.c, v.t = "(dec_t)0", l.T
+			v.c, v.t, v.sc = "(dec_t)0", l.T, strconv.Itoa(l.T.Scale())
 		}
 		return v, nil
 	}
@@ -619,7 +625,7 @@ func (g *gen) slotVal(l *expr.Literal, slot int) *val {
 		v.kind, v.c = kSV, fmt.Sprintf("sv_make(a.lit%d, (int32_t)a.lit%d_n)", slot, slot)
 	}
 	if _, ok := l.Value.(decimal.Int128); ok {
-		v.kind, v.t = kDec, l.T
+		v.kind, v.t, v.sc = kDec, l.T, strconv.Itoa(l.T.Scale())
 		v.c = fmt.Sprintf("dec_make((uint64_t)a.lit%d, (uint64_t)a.lit%d)", slot, slot+1)
 	}
 	return v

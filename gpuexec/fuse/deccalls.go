@@ -2,6 +2,7 @@ package fuse
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -32,9 +33,36 @@ func isDecimalCall(c *expr.Call) bool {
 	return false
 }
 
-// decVal is a DECIMAL value of type t held in C variable c.
-func decVal(c, null string, t coldata.Type) *val {
-	return &val{kind: kDec, c: c, null: null, t: t}
+// decVal is a DECIMAL value of type t held in C variable c; its scale
+// expression is the type's scale (fused kernels) or the result scale of
+// the instruction (interpreter, decimalImm).
+func (g *gen) decVal(c, null string, t coldata.Type) *val {
+	v := &val{kind: kDec, c: c, null: null, t: t, sc: strconv.Itoa(t.Scale())}
+	if g.interp {
+		v.sc = immResultScale
+	}
+	return v
+}
+
+// The interpreter's DECIMAL operations read their scales from the
+// instruction's immediate (decimalImm packs them at lowering): six bits
+// each for the scales of arguments 0 and 1 (later arguments share
+// argument 1's type), the result's scale and its precision.
+const (
+	immResultScale     = "((I[2] >> 12) & 63)"
+	immResultPrecision = "((I[2] >> 18) & 63)"
+)
+
+func immArgScale(k int) string {
+	return fmt.Sprintf("((I[2] >> %d) & 63)", 6*min(k, 1))
+}
+
+// resultPS are the C expressions of a DECIMAL result's precision and scale.
+func (g *gen) resultPS(t coldata.Type) (p, s string) {
+	if g.interp {
+		return immResultPrecision, immResultScale
+	}
+	return strconv.Itoa(t.Precision()), strconv.Itoa(t.Scale())
 }
 
 // decResult declares a dec_t result computed by a runtime call that
@@ -43,7 +71,7 @@ func (g *gen) decResult(t coldata.Type, null, call string) *val {
 	r := g.tmp()
 	g.emit("dec_t %s = 0;", r)
 	g.emit("if (!%s && !%s && err == 0) err = GSQL_ERR_DECIMAL;", null, fmt.Sprintf(call, "&"+r))
-	return decVal(r, null, t)
+	return g.decVal(r, null, t)
 }
 
 // decCall generates a call that involves DECIMAL; it returns (nil, nil)
@@ -53,12 +81,12 @@ func (g *gen) decCall(name string, c *expr.Call, args []*val) (*val, error) {
 		return nil, nil
 	}
 	for _, a := range args {
-		if a.kind == kDec && !a.t.IsDecimal() {
+		if a.kind == kDec && (!a.t.IsDecimal() || a.sc == "") {
 			return nil, fmt.Errorf("%w: DECIMAL value without its type", ErrNotFusable)
 		}
 	}
 	rt := c.T
-	p, s := rt.Precision(), rt.Scale()
+	p, s := g.resultPS(rt)
 	bothDec := len(args) == 2 && args[0].kind == kDec && args[1].kind == kDec
 	switch name {
 	case "+", "-":
@@ -66,13 +94,13 @@ func (g *gen) decCall(name string, c *expr.Call, args []*val) (*val, error) {
 			break
 		}
 		a, b := args[0], args[1]
-		return g.decResult(rt, g.nullOf(args), fmt.Sprintf("dec_addsub(%s, %d, %s, %d, %v, %d, %d, %%s)", a.c, a.t.Scale(), b.c, b.t.Scale(), name == "-", s, p)), nil
+		return g.decResult(rt, g.nullOf(args), fmt.Sprintf("dec_addsub(%s, %s, %s, %s, %v, %s, %s, %%s)", a.c, a.sc, b.c, b.sc, name == "-", s, p)), nil
 	case "*":
 		if !bothDec || !rt.IsDecimal() {
 			break
 		}
 		a, b := args[0], args[1]
-		return g.decResult(rt, g.nullOf(args), fmt.Sprintf("dec_mulr(%s, %s, %d, %d, %d, %%s)", a.c, b.c, a.t.Scale()+b.t.Scale(), s, p)), nil
+		return g.decResult(rt, g.nullOf(args), fmt.Sprintf("dec_mulr(%s, %s, %s + %s, %s, %s, %%s)", a.c, b.c, a.sc, b.sc, s, p)), nil
 	case "/", "%":
 		if !bothDec || !rt.IsDecimal() {
 			break
@@ -81,19 +109,19 @@ func (g *gen) decCall(name string, c *expr.Call, args []*val) (*val, error) {
 		null := g.tmp()
 		g.emit("bool %s = %s || %s == 0;", null, g.nullOf(args), b.c)
 		fn := map[string]string{"/": "dec_div", "%": "dec_mod"}[name]
-		return g.decResult(rt, null, fmt.Sprintf("%s(%s, %d, %s, %d, %d, %d, %%s)", fn, a.c, a.t.Scale(), b.c, b.t.Scale(), s, p)), nil
+		return g.decResult(rt, null, fmt.Sprintf("%s(%s, %s, %s, %s, %s, %s, %%s)", fn, a.c, a.sc, b.c, b.sc, s, p)), nil
 	case "neg":
 		if args[0].kind != kDec || !rt.IsDecimal() {
 			break
 		}
 		// |x| < 10^38 < 2^127: the negation always fits.
-		return decVal(g.declare(kDec, 0, "-"+args[0].c), args[0].null, rt), nil
+		return g.decVal(g.declare(kDec, 0, "-"+args[0].c), args[0].null, rt), nil
 	case "abs":
 		if args[0].kind != kDec || !rt.IsDecimal() {
 			break
 		}
 		x := args[0].c
-		return decVal(g.declare(kDec, 0, fmt.Sprintf("%s < 0 ? -%s : %s", x, x, x)), args[0].null, rt), nil
+		return g.decVal(g.declare(kDec, 0, fmt.Sprintf("%s < 0 ? -%s : %s", x, x, x)), args[0].null, rt), nil
 	case "sign":
 		if args[0].kind != kDec {
 			break
@@ -109,20 +137,20 @@ func (g *gen) decCall(name string, c *expr.Call, args []*val) (*val, error) {
 			d = asInt(args[1])
 		}
 		x := args[0]
-		return g.decResult(rt, g.nullOf(args), fmt.Sprintf("dec_round(%s, %d, %s, %v, %d, %d, %%s)", x.c, x.t.Scale(), d, name == "truncate", s, p)), nil
+		return g.decResult(rt, g.nullOf(args), fmt.Sprintf("dec_round(%s, %s, %s, %v, %s, %s, %%s)", x.c, x.sc, d, name == "truncate", s, p)), nil
 	case "floor", "ceil":
 		if args[0].kind != kDec || !rt.IsDecimal() {
 			break
 		}
 		x := args[0]
-		return g.decResult(rt, x.null, fmt.Sprintf("dec_floor_ceil(%s, %d, %v, %d, %%s)", x.c, x.t.Scale(), name == "ceil", p)), nil
+		return g.decResult(rt, x.null, fmt.Sprintf("dec_floor_ceil(%s, %s, %v, %s, %%s)", x.c, x.sc, name == "ceil", p)), nil
 	case "greatest", "least":
 		if !rt.IsDecimal() {
 			break
 		}
 		op := map[string]string{"greatest": ">", "least": "<"}[name]
 		for _, a := range args {
-			if a.kind != kDec || a.t.Scale() != s {
+			if a.kind != kDec || (!g.interp && a.t.Scale() != rt.Scale()) {
 				return nil, fmt.Errorf("%w: %s over DECIMALs of different scales", ErrNotFusable, name)
 			}
 		}
@@ -130,12 +158,12 @@ func (g *gen) decCall(name string, c *expr.Call, args []*val) (*val, error) {
 		for _, a := range args[1:] {
 			g.emit("if (%s %s %s) %s = %s;", a.c, op, res, res, a.c)
 		}
-		return decVal(res, g.nullOf(args), rt), nil
+		return g.decVal(res, g.nullOf(args), rt), nil
 	case "cast_to_decimal":
 		if c.Args[0].Type().IsTemporal() {
 			break // the CPU raises "cannot convert"
 		}
-		return g.castToDecimal(rt, args[0])
+		return g.castToDecimal(rt, p, s, args[0])
 	case "cast_to_double", "cast_to_bigint", "cast_to_boolean", "cast_to_varchar":
 		if args[0].kind != kDec {
 			break
@@ -149,28 +177,28 @@ func (g *gen) decCall(name string, c *expr.Call, args []*val) (*val, error) {
 	return nil, fmt.Errorf("%w: function %s over DECIMAL", ErrNotFusable, name)
 }
 
-// castToDecimal converts a value to DECIMAL(p,s) as expr.castDecimal does.
-func (g *gen) castToDecimal(t coldata.Type, a *val) (*val, error) {
-	p, s := t.Precision(), t.Scale()
+// castToDecimal converts a value to DECIMAL(p,s) (t; p and s its C
+// expressions) as expr.castDecimal does.
+func (g *gen) castToDecimal(t coldata.Type, p, s string, a *val) (*val, error) {
 	switch a.kind {
 	case kDec:
-		if a.t.Scale() == s && a.t.Precision() <= p {
-			return decVal(a.c, a.null, t), nil // only the precision widens
+		if !g.interp && a.t.Scale() == t.Scale() && a.t.Precision() <= t.Precision() {
+			return g.decVal(a.c, a.null, t), nil // only the precision widens
 		}
-		return g.decResult(t, nullFlag(a), fmt.Sprintf("dec_cast(%s, %d, %d, %d, %%s)", a.c, a.t.Scale(), s, p)), nil
+		return g.decResult(t, nullFlag(a), fmt.Sprintf("dec_cast(%s, %s, %s, %s, %%s)", a.c, a.sc, s, p)), nil
 	case kInt, kBool:
-		return g.decResult(t, nullFlag(a), fmt.Sprintf("dec_cast((dec_t)%s, 0, %d, %d, %%s)", asInt(a), s, p)), nil
+		return g.decResult(t, nullFlag(a), fmt.Sprintf("dec_cast((dec_t)%s, 0, %s, %s, %%s)", asInt(a), s, p)), nil
 	case kFloat:
 		fb := g.tmp()
 		g.emit("bool %s = false;", fb)
-		v := g.decResult(t, nullFlag(a), fmt.Sprintf("dec_from_double(%s, %d, %d, %%s, &%s)", a.c, s, p, fb))
+		v := g.decResult(t, nullFlag(a), fmt.Sprintf("dec_from_double(%s, %s, %s, %%s, &%s)", a.c, s, p, fb))
 		g.emit("if (%s && !%s) err = GSQL_ERR_FALLBACK;", fb, nullFlag(a))
 		return v, nil
 	case kSV, kRope, kGen:
 		sv := g.asSV(a)
 		fb := g.tmp()
 		g.emit("bool %s = false;", fb)
-		v := g.decResult(t, nullFlag(a), fmt.Sprintf("dec_parse(%s, %d, %d, %%s, &%s)", sv.c, s, p, fb))
+		v := g.decResult(t, nullFlag(a), fmt.Sprintf("dec_parse(%s, %s, %s, %%s, &%s)", sv.c, s, p, fb))
 		g.emit("if (%s && !%s) err = GSQL_ERR_FALLBACK;", fb, nullFlag(a))
 		return v, nil
 	}
@@ -179,26 +207,26 @@ func (g *gen) castToDecimal(t coldata.Type, a *val) (*val, error) {
 
 // castFromDecimal converts a DECIMAL to DOUBLE, BIGINT, BOOLEAN or text.
 func (g *gen) castFromDecimal(name string, a *val) (*val, error) {
-	sc := a.t.Scale()
+	sc := a.sc
 	switch name {
 	case "cast_to_double":
 		fb := g.tmp()
 		g.emit("bool %s = false;", fb)
-		v := g.declare(kFloat, 0, fmt.Sprintf("dec_to_double(%s, %d, &%s)", a.c, sc, fb))
+		v := g.declare(kFloat, 0, fmt.Sprintf("dec_to_double(%s, %s, &%s)", a.c, sc, fb))
 		g.emit("if (%s && !%s && err == 0) err = GSQL_ERR_FALLBACK;", fb, nullFlag(a))
 		return &val{kind: kFloat, c: v, null: a.null}, nil
 	case "cast_to_bigint", "cast_to_boolean":
 		r := g.tmp()
 		g.emit("int64_t %s = 0;", r)
-		g.emit("if (!%s && !dec_to_int(%s, %d, &%s) && err == 0) err = GSQL_ERR_DECIMAL;", nullFlag(a), a.c, sc, r)
+		g.emit("if (!%s && !dec_to_int(%s, %s, &%s) && err == 0) err = GSQL_ERR_DECIMAL;", nullFlag(a), a.c, sc, r)
 		if name == "cast_to_boolean" {
 			return &val{kind: kBool, c: g.declare(kBool, 0, r+" != 0"), null: a.null}, nil
 		}
 		return &val{kind: kInt, c: r, null: a.null}, nil
 	}
 	v := a.c
-	return &val{kind: kGen, null: a.null, size: fmt.Sprintf("dec_text_len(%s, %d)", v, sc),
-		write: func(dst string) string { return fmt.Sprintf("dec_text_write(%s, %d, %s);", v, sc, dst) }}, nil
+	return &val{kind: kGen, null: a.null, size: fmt.Sprintf("dec_text_len(%s, %s)", v, sc),
+		write: func(dst string) string { return fmt.Sprintf("dec_text_write(%s, %s, %s);", v, sc, dst) }}, nil
 }
 
 // decComparands brings the operands of a comparison with a DECIMAL to one
@@ -215,21 +243,46 @@ func (g *gen) decComparands(a, b *val) (*val, *val, error) {
 		}
 		return a, b, err
 	}
-	s := 0
 	for _, v := range []*val{a, b} {
-		switch v.kind {
-		case kDec:
-			s = max(s, v.t.Scale())
-		case kInt, kBool:
-		default:
+		if v.kind != kDec && v.kind != kInt && v.kind != kBool {
 			return nil, nil, fmt.Errorf("%w: comparison of DECIMAL with a string", ErrNotFusable)
 		}
 	}
-	t := coldata.DecimalOf(38, s)
-	ca, err := g.castToDecimal(t, a)
+	if a.kind == kDec && b.kind == kDec && a.sc == b.sc {
+		return a, b, nil
+	}
+	var t coldata.Type
+	var s string
+	switch {
+	case g.interp:
+		t = coldata.DecimalOf(38, 0)
+		sa, sb := "0", "0"
+		if a.kind == kDec {
+			sa = a.sc
+		}
+		if b.kind == kDec {
+			sb = b.sc
+		}
+		s = fmt.Sprintf("(%s > %s ? %s : %s)", sa, sb, sa, sb)
+	default:
+		sc := 0
+		for _, v := range []*val{a, b} {
+			if v.kind == kDec {
+				sc = max(sc, v.t.Scale())
+			}
+		}
+		t = coldata.DecimalOf(38, sc)
+		s = strconv.Itoa(sc)
+	}
+	ca, err := g.castToDecimal(t, "38", s, a)
 	if err != nil {
 		return nil, nil, err
 	}
-	cb, err := g.castToDecimal(t, b)
-	return ca, cb, err
+	ca.sc = s
+	cb, err := g.castToDecimal(t, "38", s, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	cb.sc = s
+	return ca, cb, nil
 }

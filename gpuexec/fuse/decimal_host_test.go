@@ -134,11 +134,23 @@ func TestInterpreterMovesDecimals(t *testing.T) {
 	}
 	outs := []expr.Expr{fusetest.Col(fusetest.DEC), fusetest.Col(fusetest.BIG), fusetest.Col(fusetest.Name), &expr.Literal{T: fusetest.DecType}}
 	checkInterp(t, fusetest.Batch(3000, 13), filter, outs)
-	// Arithmetic is not the interpreter's: the program is refused, never
-	// wrong.
-	if _, err := fuse.Interpreter().Lower(fusetest.Types, nil, []expr.Expr{bld.Call("+", fusetest.Col(fusetest.DEC), fusetest.Col(fusetest.DEC))}); !errors.Is(err, fuse.ErrNotFusable) {
-		t.Fatalf("DECIMAL arithmetic lowered for the interpreter: %v", err)
+}
+
+// The interpreter computes DECIMAL too: one operation per function serves
+// every precision and scale, read from the instruction.
+func TestInterpreterDecimalsMatchCPU(t *testing.T) {
+	var bld fusetest.Builder
+	cases := bld.DecimalCases()
+	d := fusetest.Col(fusetest.DEC)
+	filter := bld.Call(">", bld.Call("*", d, fusetest.DecLit("1.5")), fusetest.Lit(20))
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
 	}
+	b := fusetest.Batch(3000, 19)
+	for _, c := range cases {
+		checkInterp(t, b, nil, c)
+	}
+	checkInterp(t, b, filter, []expr.Expr{d, fusetest.Col(fusetest.BIG)})
 }
 
 // A long IN list of integer literals is one sorted parameter array: the

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 )
 
@@ -85,7 +86,13 @@ func typeCode(t coldata.Type) (int32, bool) {
 	return 0, false
 }
 
-var interpTypes = []coldata.Type{coldata.Int64, coldata.Float64, coldata.Bool, coldata.String}
+var interpTypes = []coldata.Type{coldata.Int64, coldata.Float64, coldata.Bool, coldata.String, decGeneric}
+
+// decGeneric stands for every DECIMAL type in the interpreter's operation
+// signatures: one operation serves all precisions and scales, which the
+// lowering packs into the instruction (decimalImm). DECIMAL(38,0) is the
+// type the binder's comparison and CASE rules accept unchanged.
+var decGeneric = coldata.DecimalOf(38, 0)
 
 // temporalSigTypes are interpTypes and DATE/TIMESTAMP, the argument types
 // enumerated for functions that read dates (not for the transparent ones).
@@ -109,6 +116,9 @@ func physicalKey(fn string, types []coldata.Type) string {
 	phys := make([]coldata.Type, len(types))
 	for i, t := range types {
 		phys[i] = t.Physical()
+		if t.IsDecimal() {
+			phys[i] = decGeneric
+		}
 	}
 	return sigKey(fn, phys)
 }
@@ -168,6 +178,9 @@ func regVal(k int, t coldata.Type) *val {
 		return &val{kind: kFloat, c: reg + ".f", null: null}
 	case coldata.Bool:
 		return &val{kind: kBool, c: "(" + reg + ".i != 0)", null: null}
+	case coldata.Decimal:
+		// A view of the 16-byte value (column, constants or scratch).
+		return &val{kind: kDec, c: fmt.Sprintf("dec_reg(%s.p)", reg), null: null, t: t, sc: immArgScale(k)}
 	}
 	return &val{kind: kSV, c: fmt.Sprintf("sv_make(%s.p, %s.n)", reg, reg), null: null}
 }
@@ -267,7 +280,7 @@ func buildInterp(parts int) *Interp {
 		body, call string
 	}
 	var texts []opText
-	g := &gen{memo: map[string]*val{}, lits: map[string]int{}, finds: map[string]string{}}
+	g := &gen{memo: map[string]*val{}, lits: map[string]int{}, finds: map[string]string{}, interp: true}
 	code := int32(opFirstFunc)
 	for _, fn := range fns {
 		for _, sig := range signatures(fn) {
@@ -353,6 +366,8 @@ func storeResult(g *gen, v *val, t coldata.Type) string {
 		fmt.Fprintf(&b, "  R[I[1]].f = %s;\n", asFloat(v))
 	case t == coldata.Bool && v.kind == kBool:
 		fmt.Fprintf(&b, "  R[I[1]].i = %s ? 1 : 0;\n", v.c)
+	case t.IsDecimal() && v.kind == kDec:
+		fmt.Fprintf(&b, "  R[I[1]].p = dec_scratch(sc, %s);\n", v.c)
 	default:
 		return ""
 	}
@@ -578,6 +593,15 @@ func (lw *lowering) literal(l *expr.Literal) (int32, error) {
 		binary.LittleEndian.PutUint64(rec[:], uint64(bytesAt))
 		binary.LittleEndian.PutUint64(rec[8:], uint64(len(x)))
 		lw.emit(opConstStr, r, lw.constant(rec[:]))
+	case decimal.Int128:
+		// A view of the value's 16 bytes, as a column register holds.
+		var v [16]byte
+		binary.LittleEndian.PutUint64(v[:], x.Lo)
+		binary.LittleEndian.PutUint64(v[8:], uint64(x.Hi))
+		bytesAt := lw.constant(v[:])
+		binary.LittleEndian.PutUint64(rec[:], uint64(bytesAt))
+		binary.LittleEndian.PutUint64(rec[8:], 16)
+		lw.emit(opConstStr, r, lw.constant(rec[:]))
 	default:
 		return 0, fmt.Errorf("%w: literal %T", ErrNotFusable, l.Value)
 	}
@@ -603,7 +627,8 @@ func (lw *lowering) call(c *expr.Call) (int32, error) {
 	if c.Fn.Name == "like" && len(c.Args) == 3 {
 		return lw.likeEscape(c)
 	}
-	op, ok := lw.it.ops[physicalKey(c.Fn.Name, types)]
+	keyTypes, imm := decimalImm(c, types)
+	op, ok := lw.it.ops[physicalKey(c.Fn.Name, keyTypes)]
 	if !ok {
 		if nested, ok := nestCall(c); ok {
 			return lw.expr(nested)
@@ -628,8 +653,36 @@ func (lw *lowering) call(c *expr.Call) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	lw.emit(op.code, r, 0, args...)
+	lw.emit(op.code, r, imm, args...)
 	return r, nil
+}
+
+// decimalImm maps a call's DECIMAL argument types to decGeneric (its
+// operation's signature) and packs what the operation reads at run time
+// into the instruction's immediate: the scales of arguments 0 and 1, the
+// result's scale and precision, six bits each.
+func decimalImm(c *expr.Call, types []coldata.Type) ([]coldata.Type, int32) {
+	var imm int32
+	var key []coldata.Type
+	for i, t := range types {
+		if !t.IsDecimal() {
+			continue
+		}
+		if key == nil {
+			key = append([]coldata.Type(nil), types...)
+		}
+		key[i] = decGeneric
+		if i < 2 {
+			imm |= int32(t.Scale()) << (6 * i)
+		}
+	}
+	if c.T.IsDecimal() {
+		imm |= int32(c.T.Scale())<<12 | int32(c.T.Precision())<<18
+	}
+	if key == nil {
+		return types, imm
+	}
+	return key, imm
 }
 
 // likeEscape lowers LIKE with an escape character (a one-byte literal, as

@@ -305,11 +305,6 @@ func TestInterpreterCoversGenerator(t *testing.T) {
 			if _, err := fuse.Generate(sig, nil, []expr.Expr{call}); err != nil {
 				continue
 			}
-			if ret.IsDecimal() {
-				// The interpreter has no DECIMAL registers: a DECIMAL
-				// expression waits for its fused kernels (docs/GPU.md).
-				continue
-			}
 			if _, err := it.Lower(sig, nil, []expr.Expr{call}); err != nil {
 				missing = append(missing, err.Error())
 			}

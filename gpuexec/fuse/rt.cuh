@@ -1847,6 +1847,19 @@ GSQL_DEV void dec_text_write(dec_t x, int32_t s, char* dst) {
   }
 }
 
+// dec_reg reads an interpreter register's DECIMAL (a view of 16 bytes;
+// none after a scratch overflow, which fails the batch anyway).
+GSQL_INL dec_t dec_reg(const char* p) { return p ? dec_load(p, 0) : (dec_t)0; }
+
+// dec_scratch stores an interpreter operation's DECIMAL result in the
+// row's scratch, 8-byte aligned, and returns its address (0 on overflow).
+GSQL_DEV const char* dec_scratch(Scratch& s, dec_t v) {
+  s.used = (s.used + 7) & ~7;
+  char* p = scratch_take(s, 16);
+  if (p) dec_store(p, 0, v);
+  return p;
+}
+
 // dec_cmp is -1, 0 or 1 as x < y, x == y, x > y.
 GSQL_INL int32_t dec_cmp(dec_t x, dec_t y) { return x < y ? -1 : (x > y ? 1 : 0); }
 
