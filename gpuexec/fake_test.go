@@ -24,6 +24,9 @@ type fakeDriver struct {
 	events   map[eventH]bool
 	hostLive int
 	compiles int
+	// hold, when set, blocks the compile of any source holding "// hold"
+	// until it is closed.
+	hold     chan struct{}
 	opts     [][]string // each compile's options
 	launches map[string]int
 }
@@ -129,7 +132,11 @@ func (f *fakeDriver) compile(name, src string, opts []string, arch int) ([]byte,
 	f.mu.Lock()
 	f.compiles++
 	f.opts = append(f.opts, opts)
+	hold := f.hold
 	f.mu.Unlock()
+	if hold != nil && strings.Contains(src, "// hold") {
+		<-hold
+	}
 	if strings.Contains(src, "#error") {
 		return nil, false, &CUDAError{Call: "nvrtcCompileProgram", Code: 6, Name: "NVRTC_ERROR_COMPILATION", Detail: name + ": #error"}
 	}

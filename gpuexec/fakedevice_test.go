@@ -3,11 +3,13 @@ package gpuexec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
 )
@@ -263,5 +265,44 @@ func TestFakeTimer(t *testing.T) {
 	}
 	if len(f.events) != 0 {
 		t.Fatalf("%d events left after Stop", len(f.events))
+	}
+}
+
+// A compile a query waits on does not queue behind the pool's background
+// compiles (CompileFusedNow).
+func TestFakeCompileNowSkipsThePool(t *testing.T) {
+	d, f := newFakeDevice(t, Options{CacheDir: t.TempDir()})
+	defer d.Close()
+	f.mu.Lock()
+	f.hold = make(chan struct{})
+	f.mu.Unlock()
+	kernel := func(name string, hold bool) Source {
+		code := fmt.Sprintf(`extern "C" __global__ void %s(long long* x) { x[0] = 1; }`, name)
+		if hold {
+			code += "\n// hold\n"
+		}
+		return Source{Name: name + ".cu", Code: code}
+	}
+	var queued []*Pending
+	for i := 0; i < compileWorkers()+2; i++ {
+		queued = append(queued, d.CompileAsync(kernel(fmt.Sprintf("bg%d", i), true)))
+	}
+	now := d.compileNow(kernel("urgent", false))
+	select {
+	case <-now.done:
+		if now.err != nil {
+			t.Fatal(now.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the urgent compile waited for the pool")
+	}
+	for _, p := range queued {
+		if p.Ready() {
+			t.Fatal("a held background compile finished")
+		}
+	}
+	close(f.hold)
+	for _, p := range queued {
+		<-p.done
 	}
 }

@@ -605,7 +605,13 @@ func (c *DeviceCompute) openAuto(outs []expr.Expr) error {
 	case ok:
 		c.useFused(fk)
 	case err == nil:
-		c.compile = d.CompileFusedAsync(k)
+		if _, lerr := fuse.Interpreter().Lower(c.Types, c.Pred, outs); lerr != nil {
+			// Only these kernels can run the operator: compile them at
+			// once, not behind the background compiles of other shapes.
+			c.compile = d.CompileFusedNow(k)
+		} else {
+			c.compile = d.CompileFusedAsync(k)
+		}
 	}
 	return nil
 }
