@@ -453,9 +453,13 @@ func (it *Interp) Lower(inputs []coldata.Type, filter expr.Expr, outputs []expr.
 	}
 	p.Used = lw.used
 	p.Instructions = len(lw.ins)
+	nreg, err := lw.allocate(&keep, outRegs)
+	if err != nil {
+		return nil, err
+	}
 	// Blob: header, instructions, constants.
 	hdr := make([]int32, hdrWords)
-	hdr[0], hdr[1], hdr[2], hdr[3] = int32(len(lw.ins)), lw.nreg, keep, int32(len(outputs))
+	hdr[0], hdr[1], hdr[2], hdr[3] = int32(len(lw.ins)), nreg, keep, int32(len(outputs))
 	copy(hdr[4:], outRegs)
 	copy(hdr[4+InterpMaxOutputs:], outTypes)
 	base := 4 * (hdrWords + insWords*len(lw.ins))
@@ -489,12 +493,94 @@ func (it *Interp) Lower(inputs []coldata.Type, filter expr.Expr, outputs []expr.
 	return p, nil
 }
 
+// reg is a new virtual register; allocate maps them to the interpreter's
+// registers once the program is complete.
 func (lw *lowering) reg() (int32, error) {
-	if lw.nreg >= interpRegs {
-		return 0, fmt.Errorf("%w: more than %d values per row for the interpreter", ErrNotFusable, interpRegs)
+	if lw.nreg >= maxVirtualRegs {
+		return 0, fmt.Errorf("%w: more than %d values per row for the interpreter", ErrNotFusable, maxVirtualRegs)
 	}
 	lw.nreg++
 	return lw.nreg - 1, nil
+}
+
+// maxVirtualRegs bounds a program's values before register allocation.
+const maxVirtualRegs = 1 << 14
+
+// regOperands reports whether an instruction's arguments are registers
+// (a column load's argument is a column number).
+func regOperands(op int32) bool { return op >= opFirstFunc || op == opLikeEscape }
+
+// allocate maps the program's virtual registers to at most interpRegs
+// registers, reusing a register once the value in it has had its last
+// read (a linear scan: values are written once, in program order). The
+// filter's and the outputs' registers stay live to the end. An
+// instruction's result never shares a register with its own arguments.
+// It rewrites the instructions, *keep and outs, and returns the register
+// count.
+func (lw *lowering) allocate(keep *int32, outs []int32) (int32, error) {
+	n := len(lw.ins)
+	last := make([]int, lw.nreg)
+	for i := range last {
+		last[i] = -1
+	}
+	for i, in := range lw.ins {
+		if regOperands(in[0]) {
+			for k := int32(0); k < in[3]; k++ {
+				last[in[4+k]] = i
+			}
+		}
+	}
+	pin := func(r int32) {
+		if r >= 0 {
+			last[r] = n
+		}
+	}
+	pin(*keep)
+	for _, r := range outs {
+		pin(r)
+	}
+	phys := make([]int32, lw.nreg)
+	var free []int32
+	var used int32
+	take := func() int32 {
+		if k := len(free); k > 0 {
+			r := free[k-1]
+			free = free[:k-1]
+			return r
+		}
+		used++
+		return used - 1
+	}
+	for i := range lw.ins {
+		in := &lw.ins[i]
+		v := in[1]
+		phys[v] = take()
+		in[1] = phys[v]
+		if regOperands(in[0]) {
+			released := map[int32]bool{}
+			for k := int32(0); k < in[3]; k++ {
+				a := in[4+k]
+				in[4+k] = phys[a]
+				if last[a] == i && !released[a] {
+					released[a] = true
+					free = append(free, phys[a])
+				}
+			}
+		}
+		if last[v] < 0 {
+			free = append(free, phys[v]) // never read
+		}
+	}
+	if used > interpRegs {
+		return 0, fmt.Errorf("%w: more than %d values live at once for the interpreter", ErrNotFusable, interpRegs)
+	}
+	if *keep >= 0 {
+		*keep = phys[*keep]
+	}
+	for j, r := range outs {
+		outs[j] = phys[r]
+	}
+	return used, nil
 }
 
 func (lw *lowering) emit(op, dst, imm int32, args ...int32) {

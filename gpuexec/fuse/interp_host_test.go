@@ -327,13 +327,27 @@ func TestInterpreterLimits(t *testing.T) {
 		t.Fatalf("too many outputs: %v", err)
 	}
 	var bld fusetest.Builder
-	deep := fusetest.Col(fusetest.A)
+	x := fusetest.Col(fusetest.A)
+	// A CASE of 40 branches keeps every condition and value live until
+	// the outermost choice: more than the interpreter's registers.
+	var arms []expr.Expr
+	for i := 0; i < 40; i++ {
+		arms = append(arms, bld.Call(">", x, fusetest.Lit(i-20)), bld.Call("+", x, fusetest.Lit(100+i)))
+	}
+	wide := bld.Call("case", arms...)
+	// A chain of 80 additions has two values live at a time: its registers
+	// are reused, and it runs.
+	deep := x
 	for i := 0; i < 80; i++ {
 		deep = bld.Call("+", deep, fusetest.Lit(i))
 	}
-	if _, err := it.Lower(fusetest.Types, nil, []expr.Expr{deep}); !errors.Is(err, fuse.ErrNotFusable) {
-		t.Fatalf("too many registers: %v", err)
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
 	}
+	if _, err := it.Lower(fusetest.Types, nil, []expr.Expr{wide}); !errors.Is(err, fuse.ErrNotFusable) {
+		t.Fatalf("too many live values: %v", err)
+	}
+	checkInterp(t, fusetest.Batch(500, 23), bld.Call(">", deep, fusetest.Lit(3000)), []expr.Expr{deep, x, fusetest.Col(fusetest.Name)})
 	if a, b := fuse.Interpreter().Key, fuse.Interpreter().Key; a != b || len(a) != 32 {
 		t.Fatalf("key %q", a)
 	}
