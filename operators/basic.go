@@ -93,6 +93,13 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 // filterBatch keeps the rows of b where pred is TRUE, or returns nil when
 // none is; sel is scratch for the selection.
 func filterBatch(pred expr.Expr, b *coldata.Batch, sel []int) (*coldata.Batch, []int, error) {
+	return filterColumns(pred, b, sel, nil)
+}
+
+// filterColumns is filterBatch gathering only the columns need marks (nil:
+// all of them); the others become constant NULLs of their type, for a
+// consumer that reads only the marked columns.
+func filterColumns(pred expr.Expr, b *coldata.Batch, sel []int, need []bool) (*coldata.Batch, []int, error) {
 	mask, err := expr.Eval(pred, b)
 	if err != nil {
 		return nil, sel, err
@@ -102,6 +109,9 @@ func filterBatch(pred expr.Expr, b *coldata.Batch, sel []int) (*coldata.Batch, [
 			return b, sel, nil
 		}
 		return nil, sel, nil
+	}
+	if cap(sel) < b.Len {
+		sel = make([]int, 0, b.Len)
 	}
 	sel = sel[:0]
 	for i := 0; i < b.Len; i++ {
@@ -115,7 +125,18 @@ func filterBatch(pred expr.Expr, b *coldata.Batch, sel []int) (*coldata.Batch, [
 	case b.Len:
 		return b, sel, nil
 	}
-	return coldata.GatherBatch(b, sel), sel, nil
+	if need == nil {
+		return coldata.GatherBatch(b, sel), sel, nil
+	}
+	cols := make([]*coldata.Vec, len(b.Cols))
+	for i, c := range b.Cols {
+		if i < len(need) && need[i] {
+			cols[i] = coldata.Gather(c, sel)
+		} else {
+			cols[i] = coldata.NewConst(c.Type, nil, len(sel))
+		}
+	}
+	return &coldata.Batch{Cols: cols, Len: len(sel)}, sel, nil
 }
 
 // Close implements Operator.

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -364,6 +365,27 @@ func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr,
 	}
 	if len(pre) == passed {
 		return nil, x.Keys, x.Aggs
+	}
+	// A scan column that no key or aggregate reads directly (only the
+	// filter or a computed expression does) passes through as a constant
+	// NULL, so that the filter does not gather it (TPC-H Q1's l_shipdate
+	// and, once computed, its prices).
+	used := map[int]bool{}
+	for _, k := range keys {
+		maps.Copy(used, expr.Columns(k))
+	}
+	for _, a := range aggs {
+		if a.Arg != nil {
+			maps.Copy(used, expr.Columns(a.Arg))
+		}
+		for _, o := range a.Order {
+			maps.Copy(used, expr.Columns(o.Expr))
+		}
+	}
+	for i := 0; i < passed; i++ {
+		if !used[i] {
+			pre[i] = &expr.Literal{T: pre[i].Type()}
+		}
 	}
 	var pred expr.Expr
 	if filter != nil {
