@@ -856,7 +856,15 @@ func TestSemiAntiJoin(t *testing.T) {
 			if tc.cond != nil {
 				j.Cond = tc.cond(t)
 			}
+			got := run(t, j)
 			checkRows(t, tc.name, rowsSorted(run(t, j)), rowsSorted(tc.want))
+			// With many more right rows than left ones the join hashes the
+			// left side instead: the same rows in the same order.
+			big := &operators.HashJoin{Left: left(), Right: &operators.UnionAll{Inputs: []operators.Operator{tc.right(), src(
+				mkBatch(seqInts(1000, 100), seqInts(0, 100)), mkBatch(mkVec(tInt, nil, 2000), mkVec(tInt, 7, 8)))}},
+				LeftKeys: tc.lkeys, RightKeys: tc.rkeys, Kind: tc.kind, LeftCols: 2, RightTypes: []coldata.Type{tInt, tInt}, Cond: j.Cond}
+			checkRows(t, tc.name+" (left hashed)", run(t, big), got)
+			checkRows(t, tc.name+" (left hashed, reopened)", run(t, big), got)
 		})
 	}
 }
