@@ -70,7 +70,11 @@ func (v *Values) Close() error { return nil }
 type Filter struct {
 	Input Operator
 	Pred  expr.Expr
-	sel   []int
+	// Cols, when set, are the input columns the output keeps, in order:
+	// only those are gathered.
+	Cols []int
+	sel  []int
+	need []bool
 }
 
 // Open implements Operator.
@@ -84,9 +88,29 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 			return nil, err
 		}
 		var out *coldata.Batch
-		if out, f.sel, err = filterBatch(f.Pred, b, f.sel); err != nil || out != nil {
-			return out, err
+		if f.Cols == nil {
+			if out, f.sel, err = filterBatch(f.Pred, b, f.sel); err != nil || out != nil {
+				return out, err
+			}
+			continue
 		}
+		if f.need == nil {
+			f.need = make([]bool, len(b.Cols))
+			for _, c := range f.Cols {
+				f.need[c] = true
+			}
+		}
+		if out, f.sel, err = filterColumns(f.Pred, b, f.sel, f.need); err != nil || out == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		cols := make([]*coldata.Vec, len(f.Cols))
+		for i, c := range f.Cols {
+			cols[i] = out.Cols[c]
+		}
+		return &coldata.Batch{Cols: cols, Len: out.Len}, nil
 	}
 }
 

@@ -62,6 +62,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		return nil, fmt.Errorf("internal error: %T on the GPU without a DeviceToHost above it", n)
 	}
 	var op operators.Operator
+	var fused Node // a node op computes besides n
 	switch x := n.(type) {
 	case *Scan:
 		batches, err := b.scanBatches(x)
@@ -84,6 +85,14 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 	case *Project:
 		if par := b.parallel(x); par != nil {
 			return par, nil
+		}
+		if f, cols := columnsOfFilter(x); f != nil {
+			in, err := b.build(f.Input)
+			if err != nil {
+				return nil, err
+			}
+			op, fused = &operators.Filter{Input: in, Pred: f.Pred, Cols: cols}, f
+			break
 		}
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -194,6 +203,9 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 	}
 	st := &operators.Stats{}
 	b.Stats[n] = st
+	if fused != nil {
+		b.Stats[fused] = st
+	}
 	return operators.Instrument(op, st), nil
 }
 
@@ -268,6 +280,21 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 		return nil, fmt.Errorf("internal error: cannot build %T on the GPU", n)
 	}
 	return operators.InstrumentDevice(op, st), nil
+}
+
+// columnsOfFilter matches a Project that only selects columns of a CPU
+// Filter (pruneJoinInput's), which one Filter that gathers only those
+// columns computes; it returns the filter and the columns.
+func columnsOfFilter(p *Project) (*Filter, []int) {
+	f, ok := p.Input.(*Filter)
+	if !ok || p.Placement() != CPU || f.Placement() != CPU || !isPermutation(p) {
+		return nil, nil
+	}
+	cols := make([]int, len(p.Exprs))
+	for i, e := range p.Exprs {
+		cols[i] = e.(*expr.ColumnRef).Index
+	}
+	return f, cols
 }
 
 // valuesBatch evaluates constant rows into one batch.
