@@ -88,7 +88,7 @@ func PruneColumns(n Node) Node {
 	switch x := n.(type) {
 	case *Project:
 		if in, remap := pruneBelow(x.Input, x.Exprs); remap != nil {
-			return &Project{placed: x.placed, Input: in, Exprs: remapAll(x.Exprs, remap), Out: x.Out}
+			return &Project{placed: x.placed, Input: pruneInputs(in), Exprs: remapAll(x.Exprs, remap), Out: x.Out}
 		}
 	case *Aggregate:
 		var uses []expr.Expr
@@ -103,7 +103,7 @@ func PruneColumns(n Node) Node {
 		}
 		if in, remap := pruneBelow(x.Input, uses); remap != nil {
 			c := *x
-			c.Input = in
+			c.Input = pruneInputs(in)
 			c.Keys = remapAll(x.Keys, remap)
 			c.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
 			for i := range c.Aggs {
@@ -119,6 +119,14 @@ func PruneColumns(n Node) Node {
 			return &c
 		}
 	}
+	out, _ := mapInputs(n, func(in Node) (Node, error) { return PruneColumns(in), nil })
+	return out
+}
+
+// pruneInputs applies PruneColumns below n, a node pruneBelow made: the
+// inputs of its joins and filters may hold projections and aggregates of
+// their own (a grouped join's aggregate, a derived table).
+func pruneInputs(n Node) Node {
 	out, _ := mapInputs(n, func(in Node) (Node, error) { return PruneColumns(in), nil })
 	return out
 }
@@ -161,6 +169,9 @@ func pruneTo(n Node, used map[int]bool) (Node, map[int]int) {
 	}
 	scan, filter := scanBelow(n)
 	if scan == nil {
+		if f, ok := n.(*Filter); ok {
+			return pruneFilter(f, used)
+		}
 		return n, nil
 	}
 	used = maps.Clone(used)
@@ -185,6 +196,21 @@ func pruneTo(n Node, used map[int]bool) (Node, map[int]int) {
 		return &Filter{placed: filter.placed, Input: ns, Pred: expr.Remap(filter.Pred, remap)}, remap
 	}
 	return ns, remap
+}
+
+// pruneFilter narrows the input of a filter over something other than a
+// scan (a join: TPC-H Q17's comparison with the joined average) to the
+// columns used above it and by its predicate.
+func pruneFilter(f *Filter, used map[int]bool) (Node, map[int]int) {
+	used = maps.Clone(used)
+	for c := range expr.Columns(f.Pred) {
+		used[c] = true
+	}
+	in, m := pruneTo(f.Input, used)
+	if m == nil {
+		return f, nil
+	}
+	return &Filter{placed: f.placed, Input: in, Pred: expr.Remap(f.Pred, m)}, m
 }
 
 // pruneJoin narrows both sides of a join to the columns used above it,
