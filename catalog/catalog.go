@@ -113,34 +113,42 @@ func (t *Table) Batches() ([]*coldata.Batch, error) { return t.ColumnBatches(nil
 // all); the others are nil in every batch.
 func (t *Table) ColumnBatches(cols []int) ([]*coldata.Batch, error) {
 	out := make([]*coldata.Batch, 0, len(t.Records))
-	if t.conv != nil && cols != nil {
-		for _, r := range t.Records {
-			b := &coldata.Batch{Cols: make([]*coldata.Vec, r.NumCols()), Len: int(r.NumRows())}
-			for _, c := range cols {
-				if c < 0 || c >= len(b.Cols) {
-					return nil, fmt.Errorf("table %s: column %d of a record of %d", t.Name, c, len(b.Cols))
-				}
-				if b.Cols[c] != nil {
-					continue
-				}
-				v, err := t.conv.vec(r, c)
-				if err != nil {
-					return nil, fmt.Errorf("table %s: %w", t.Name, err)
-				}
-				b.Cols[c] = v
-			}
-			out = append(out, b)
-		}
-		return out, nil
-	}
-	for _, r := range t.Records {
-		b, err := coldata.RecordColumnsToBatch(r, cols)
+	for i := range t.Records {
+		b, err := t.RecordColumns(i, cols)
 		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", t.Name, err)
+			return nil, err
 		}
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// RecordColumns is ColumnBatches for record i alone. Converted columns are
+// kept (see convCache) and shared with later scans.
+func (t *Table) RecordColumns(i int, cols []int) (*coldata.Batch, error) {
+	r := t.Records[i]
+	if t.conv == nil || cols == nil {
+		b, err := coldata.RecordColumnsToBatch(r, cols)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", t.Name, err)
+		}
+		return b, nil
+	}
+	b := &coldata.Batch{Cols: make([]*coldata.Vec, r.NumCols()), Len: int(r.NumRows())}
+	for _, c := range cols {
+		if c < 0 || c >= len(b.Cols) {
+			return nil, fmt.Errorf("table %s: column %d of a record of %d", t.Name, c, len(b.Cols))
+		}
+		if b.Cols[c] != nil {
+			continue
+		}
+		v, err := t.conv.vec(r, c)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", t.Name, err)
+		}
+		b.Cols[c] = v
+	}
+	return b, nil
 }
 
 // ObjectError reports a missing or duplicate table.
