@@ -192,3 +192,28 @@ func BenchmarkDecimalArith(b *testing.B) {
 		}
 	}
 }
+
+// TestDecimalCompareConst checks the column-with-constant comparison loops
+// against Int128.Cmp, around zero, the int64 limits and 38 digits.
+func TestDecimalCompareConst(t *testing.T) {
+	var vals []decimal.Int128
+	for _, e := range []int64{0, 1, -1, 5, -5, 7, math.MaxInt64, math.MinInt64, math.MinInt64 + 1} {
+		vals = append(vals, decimal.FromInt64(e))
+	}
+	big, _ := decimal.FromInt64(math.MaxInt64).Add(decimal.FromInt64(1))
+	negBig, _ := big.Neg()
+	max38, _ := decimal.Pow10(38).Sub(decimal.FromInt64(1))
+	min38, _ := max38.Neg()
+	vals = append(vals, big, negBig, max38, min38, decimal.Pow10(20))
+	for op := cmpEQ; op <= cmpGE; op++ {
+		for _, k := range vals {
+			r := make([]byte, len(vals))
+			cmpDecimalsVC(op, vals, k, r)
+			for i, v := range vals {
+				if want := b2u8(op.holds(v.Cmp(k))); r[i] != want {
+					t.Errorf("%s %s %s: got %d, want %d", v.String(0), cmpNames[op], k.String(0), r[i], want)
+				}
+			}
+		}
+	}
+}
