@@ -51,6 +51,12 @@ func (j *HashJoin) begin(ctx context.Context) error {
 // times the left's lrows (then hashes the left side) or ends (then builds
 // it as usual).
 func (j *HashJoin) decide(ctx context.Context, lrows int) error {
+	if lrows == 0 {
+		// No left row: nothing to emit, and the right input need not be
+		// read at all.
+		j.build, j.buildLeft, j.done = &coldata.Batch{}, true, true
+		return nil
+	}
 	rrows := 0
 	for rrows <= buildLeftRatio*lrows {
 		b, err := j.Right.Next(ctx)
