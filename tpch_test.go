@@ -46,7 +46,7 @@ var tpchDBs struct {
 }
 
 // tpchDatabase returns the shared database of scale factor sf.
-func tpchDatabase(t *testing.T, sf float64) *gsql.DB {
+func tpchDatabase(t testing.TB, sf float64) *gsql.DB {
 	t.Helper()
 	tpchDBs.mu.Lock()
 	defer tpchDBs.mu.Unlock()

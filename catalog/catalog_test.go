@@ -564,3 +564,63 @@ func TestDropTablesOneCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestColumnBatchesCache checks that a second scan of the same columns
+// reuses the first one's converted data (a DATE column is widened once),
+// with a Vec header of its own, and that an append is seen by the next
+// snapshot's scans.
+func TestColumnBatchesCache(t *testing.T) {
+	c := catalog.New()
+	dcols := []catalog.Column{{Name: "d", Type: coldata.Date}, {Name: "id", Type: coldata.Int64}}
+	db := coldata.NewBuilder(coldata.Date, 3)
+	for _, d := range []int64{19000, 19001, 19002} {
+		db.AppendInt(d)
+	}
+	b := coldata.NewBatch([]*coldata.Vec{db.Finish(), coldata.NewVec(coldata.Int64, 3)}, 3)
+	if _, err := c.Create("d", dcols, []arrow.Record{coldata.BatchToRecord(catalog.Schema(dcols), b)}, false); err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := c.Get("d")
+	first, err := tbl.ColumnBatches([]int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := tbl.ColumnBatches([]int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, v2 := first[0].Cols[0], second[0].Cols[0]
+	if v1 == v2 {
+		t.Fatal("two scans share one Vec header")
+	}
+	if &v1.Ints[0] != &v2.Ints[0] {
+		t.Error("the second scan converted the DATE column again")
+	}
+	if got := v2.Ints; !reflect.DeepEqual(got, []int64{19000, 19001, 19002}) {
+		t.Errorf("dates %v", got)
+	}
+	if first[0].Cols[1] != nil {
+		t.Error("a column not asked for was converted")
+	}
+	v1.Len = 0 // a header change stays in its own scan
+	if third, _ := tbl.ColumnBatches([]int{0}); third[0].Cols[0].Len != 3 {
+		t.Errorf("a scan's header change reached the cache: Len %d", third[0].Cols[0].Len)
+	}
+	ab := coldata.NewBuilder(coldata.Date, 1)
+	ab.AppendInt(19003)
+	if err := c.Append("d", coldata.NewBatch([]*coldata.Vec{ab.Finish(), coldata.NewVec(coldata.Int64, 1)}, 1)); err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ = c.Get("d")
+	var got []int64
+	bs, err := tbl.ColumnBatches([]int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bs {
+		got = append(got, b.Cols[0].Ints[:b.Len]...)
+	}
+	if !reflect.DeepEqual(got, []int64{19000, 19001, 19002, 19003}) {
+		t.Errorf("after the append: %v", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // Comparisons =, <> (alias !=), <, <=, >, >= and the NULL-safe <=>, MySQL
@@ -129,15 +130,52 @@ func compareInto(op cmpOp, a, b *coldata.Vec, r []byte) {
 			cmpOrderedVV(op, a.Floats[:n], b.Floats[:n], r)
 		}
 	case coldata.Decimal:
-		mb := rowMask(b)
+		if b.Const {
+			cmpDecimalsVC(op, a.Decs[:n], b.Decs[0], r)
+			break
+		}
 		for i := range r {
-			r[i] = b2u8(op.holds(a.Decs[i].Cmp(b.Decs[i&mb])))
+			r[i] = b2u8(op.holds(a.Decs[i].Cmp(b.Decs[i])))
 		}
 	case coldata.String:
 		if b.Const {
 			cmpStringsVC(op, a.Offsets[:n+1], a.Bytes, b.Str(0), r)
 		} else {
 			cmpStringsVV(op, a, b, r)
+		}
+	}
+}
+
+// cmpDecimalsVC compares a DECIMAL column with a constant of the same
+// scale (TPC-H Q6's discount and quantity ranges), one loop per operator:
+// a 128-bit value orders by its signed high word, then its unsigned low
+// word.
+func cmpDecimalsVC(op cmpOp, x []decimal.Int128, k decimal.Int128, r []byte) {
+	r = r[:len(x)]
+	switch op {
+	case cmpEQ:
+		for i, v := range x {
+			r[i] = b2u8(v == k)
+		}
+	case cmpNE:
+		for i, v := range x {
+			r[i] = b2u8(v != k)
+		}
+	case cmpLT:
+		for i, v := range x {
+			r[i] = b2u8(v.Hi < k.Hi || (v.Hi == k.Hi && v.Lo < k.Lo))
+		}
+	case cmpLE:
+		for i, v := range x {
+			r[i] = b2u8(v.Hi < k.Hi || (v.Hi == k.Hi && v.Lo <= k.Lo))
+		}
+	case cmpGT:
+		for i, v := range x {
+			r[i] = b2u8(v.Hi > k.Hi || (v.Hi == k.Hi && v.Lo > k.Lo))
+		}
+	case cmpGE:
+		for i, v := range x {
+			r[i] = b2u8(v.Hi > k.Hi || (v.Hi == k.Hi && v.Lo >= k.Lo))
 		}
 	}
 }

@@ -3,6 +3,8 @@ package expr
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -112,7 +114,10 @@ func decimalCheck(op arithOp, next func([]coldata.Type) (coldata.Type, []coldata
 	}
 }
 
-// decimalArith evaluates a binary decimal operator.
+// decimalArith evaluates a binary decimal operator. Rows whose operands
+// and result fit in 64 bits take decFast's int64 path; the rest, and any
+// row where that path would overflow, take decRow's 128-bit path. Both
+// give the same value, so the fast path changes speed only.
 func decimalArith(op arithOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
 	rt := decimalResult(op, a.Type, b.Type)
 	if isConstNull(a) || isConstNull(b) {
@@ -127,64 +132,23 @@ func decimalArith(op arithOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
 	ma, mb := rowMask(a), rowMask(b)
 	sa, sb, sr := a.Type.Scale(), b.Type.Scale(), rt.Scale()
 	p := rt.Precision()
+	f := newDecFast(op, sa, sb, sr, p)
 	for i := 0; i < rows; i++ {
 		if !validAt(nulls, i) {
 			continue
 		}
 		x, y := a.Decs[i&ma], b.Decs[i&mb]
-		var r decimal.Int128
-		ok := true
-		switch op {
-		case opAdd, opSub, opMod:
-			s := max(sa, sb)
-			if x, ok = x.Rescale(sa, s); ok {
-				y, ok = y.Rescale(sb, s)
+		if r, ok := f.eval(x, y); ok {
+			out.Decs[i] = r
+			continue
+		}
+		r, null, ok := decRow(op, x, y, sa, sb, sr)
+		if null {
+			if nulls == nil {
+				nulls = coldata.NewValidBitmap(rows)
 			}
-			if !ok {
-				break
-			}
-			switch op {
-			case opAdd:
-				r, ok = x.Add(y)
-			case opSub:
-				r, ok = x.Sub(y)
-			default:
-				if y.Sign() == 0 {
-					if nulls == nil {
-						nulls = coldata.NewValidBitmap(rows)
-					}
-					coldata.ClearBit(nulls, i)
-					continue
-				}
-				r, ok = decMod(x, y)
-			}
-			if ok {
-				r, ok = r.Rescale(s, sr)
-			}
-		case opMul:
-			if r, ok = x.Mul(y); ok {
-				r, ok = r.Rescale(sa+sb, sr)
-			}
-		case opDiv:
-			if y.Sign() == 0 {
-				if nulls == nil {
-					nulls = coldata.NewValidBitmap(rows)
-				}
-				coldata.ClearBit(nulls, i)
-				continue
-			}
-			// x/10^sa / (y/10^sb) * 10^sr = x * 10^(sr+sb-sa) / y
-			shift := sr + sb - sa
-			num := x
-			den := y
-			if shift >= 0 {
-				num, ok = x.Mul(decimal.Pow10(shift))
-			} else {
-				den, ok = y.Mul(decimal.Pow10(-shift))
-			}
-			if ok {
-				r, ok = num.DivRound(den)
-			}
+			coldata.ClearBit(nulls, i)
+			continue
 		}
 		if !ok || !r.Fits(p) {
 			return nil, errDecimalRange(rt)
@@ -196,6 +160,168 @@ func decimalArith(op arithOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
 		return constOf(out, n), nil
 	}
 	return out, nil
+}
+
+// decRow computes one row of a binary decimal operator in 128 bits: x of
+// scale sa with y of scale sb, the result at scale sr. null is true for a
+// division or modulo by zero; ok is false when an intermediate overflows.
+// The caller checks the result's precision.
+func decRow(op arithOp, x, y decimal.Int128, sa, sb, sr int) (r decimal.Int128, null, ok bool) {
+	ok = true
+	switch op {
+	case opAdd, opSub, opMod:
+		s := max(sa, sb)
+		if x, ok = x.Rescale(sa, s); ok {
+			y, ok = y.Rescale(sb, s)
+		}
+		if !ok {
+			break
+		}
+		switch op {
+		case opAdd:
+			r, ok = x.Add(y)
+		case opSub:
+			r, ok = x.Sub(y)
+		default:
+			if y.Sign() == 0 {
+				return r, true, true
+			}
+			r, ok = decMod(x, y)
+		}
+		if ok {
+			r, ok = r.Rescale(s, sr)
+		}
+	case opMul:
+		if r, ok = x.Mul(y); ok {
+			r, ok = r.Rescale(sa+sb, sr)
+		}
+	case opDiv:
+		if y.Sign() == 0 {
+			return r, true, true
+		}
+		// x/10^sa / (y/10^sb) * 10^sr = x * 10^(sr+sb-sa) / y
+		shift := sr + sb - sa
+		num := x
+		den := y
+		if shift >= 0 {
+			num, ok = x.Mul(decimal.Pow10(shift))
+		} else {
+			den, ok = y.Mul(decimal.Pow10(-shift))
+		}
+		if ok {
+			r, ok = num.DivRound(den)
+		}
+	}
+	return r, false, ok
+}
+
+// decFast is the int64 path of +, - and * for one operator and operand
+// scales, its scale factors worked out once. eval answers ok only when
+// both operands fit in an int64 and no step overflows one; the value is
+// then exact, so equal to decRow's.
+type decFast struct {
+	op     arithOp
+	on     bool  // the operator and scales have a fast path
+	fa, fb int64 // + and -: factors bringing x and y to the result scale
+	lim    int64 // the result's bound 10^p; 0: any int64 fits (p >= 19)
+}
+
+func newDecFast(op arithOp, sa, sb, sr, p int) decFast {
+	f := decFast{op: op}
+	if p <= maxInt64Digits {
+		f.lim = pow10Int64[p]
+	}
+	switch op {
+	case opAdd, opSub:
+		s := max(sa, sb)
+		if s != sr || s-sa > maxInt64Digits || s-sb > maxInt64Digits {
+			return f
+		}
+		f.fa, f.fb = pow10Int64[s-sa], pow10Int64[s-sb]
+		f.on = true
+	case opMul:
+		f.on = sa+sb == sr
+	}
+	return f
+}
+
+// maxInt64Digits is the most decimal digits every int64 of that many
+// digits holds: 10^18 < 2^63 < 10^19.
+const maxInt64Digits = 18
+
+// pow10Int64[n] is 10^n.
+var pow10Int64 = func() (t [maxInt64Digits + 1]int64) {
+	t[0] = 1
+	for i := 1; i < len(t); i++ {
+		t[i] = t[i-1] * 10
+	}
+	return t
+}()
+
+// eval computes x op y when the int64 path can.
+func (f *decFast) eval(x, y decimal.Int128) (decimal.Int128, bool) {
+	if !f.on {
+		return decimal.Int128{}, false
+	}
+	xs, xok := smallDec(x)
+	ys, yok := smallDec(y)
+	if !xok || !yok {
+		return decimal.Int128{}, false
+	}
+	var r int64
+	ok := true
+	switch f.op {
+	case opAdd, opSub:
+		if f.fa != 1 {
+			xs, ok = mulInt64(xs, f.fa)
+		}
+		if ok && f.fb != 1 {
+			ys, ok = mulInt64(ys, f.fb)
+		}
+		if !ok {
+			return decimal.Int128{}, false
+		}
+		if f.op == opSub {
+			r = xs - ys
+			ok = (xs^ys)&(xs^r) >= 0 // no overflow: the operands' signs agree or r keeps x's
+		} else {
+			r = xs + ys
+			ok = (xs^r)&(ys^r) >= 0 // no overflow: r has the sign of an operand
+		}
+	default:
+		r, ok = mulInt64(xs, ys)
+	}
+	if !ok || (f.lim != 0 && (r >= f.lim || r <= -f.lim)) {
+		return decimal.Int128{}, false
+	}
+	return decimal.FromInt64(r), true
+}
+
+// smallDec returns x as an int64 when it is one (its high word only
+// extends the low word's sign).
+func smallDec(x decimal.Int128) (int64, bool) {
+	return int64(x.Lo), x.Hi == int64(x.Lo)>>63
+}
+
+// mulInt64 returns x*y; ok is false when the product is not an int64
+// greater than math.MinInt64.
+func mulInt64(x, y int64) (int64, bool) {
+	hi, lo := bits.Mul64(absUint64(x), absUint64(y))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	if (x < 0) != (y < 0) {
+		return -int64(lo), true
+	}
+	return int64(lo), true
+}
+
+// absUint64 is |x| (exact for math.MinInt64).
+func absUint64(x int64) uint64 {
+	if x < 0 {
+		return uint64(-x)
+	}
+	return uint64(x)
 }
 
 // decMod is x - trunc(x/y)*y (the sign of x), for x, y of one scale.

@@ -70,7 +70,11 @@ func (v *Values) Close() error { return nil }
 type Filter struct {
 	Input Operator
 	Pred  expr.Expr
-	sel   []int
+	// Cols, when set, are the input columns the output keeps, in order:
+	// only those are gathered.
+	Cols []int
+	sel  []int
+	need []bool
 }
 
 // Open implements Operator.
@@ -84,15 +88,42 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 			return nil, err
 		}
 		var out *coldata.Batch
-		if out, f.sel, err = filterBatch(f.Pred, b, f.sel); err != nil || out != nil {
-			return out, err
+		if f.Cols == nil {
+			if out, f.sel, err = filterBatch(f.Pred, b, f.sel); err != nil || out != nil {
+				return out, err
+			}
+			continue
 		}
+		if f.need == nil {
+			f.need = make([]bool, len(b.Cols))
+			for _, c := range f.Cols {
+				f.need[c] = true
+			}
+		}
+		if out, f.sel, err = filterColumns(f.Pred, b, f.sel, f.need); err != nil || out == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		cols := make([]*coldata.Vec, len(f.Cols))
+		for i, c := range f.Cols {
+			cols[i] = out.Cols[c]
+		}
+		return &coldata.Batch{Cols: cols, Len: out.Len}, nil
 	}
 }
 
 // filterBatch keeps the rows of b where pred is TRUE, or returns nil when
 // none is; sel is scratch for the selection.
 func filterBatch(pred expr.Expr, b *coldata.Batch, sel []int) (*coldata.Batch, []int, error) {
+	return filterColumns(pred, b, sel, nil)
+}
+
+// filterColumns is filterBatch gathering only the columns need marks (nil:
+// all of them); the others become constant NULLs of their type, for a
+// consumer that reads only the marked columns.
+func filterColumns(pred expr.Expr, b *coldata.Batch, sel []int, need []bool) (*coldata.Batch, []int, error) {
 	mask, err := expr.Eval(pred, b)
 	if err != nil {
 		return nil, sel, err
@@ -102,6 +133,9 @@ func filterBatch(pred expr.Expr, b *coldata.Batch, sel []int) (*coldata.Batch, [
 			return b, sel, nil
 		}
 		return nil, sel, nil
+	}
+	if cap(sel) < b.Len {
+		sel = make([]int, 0, b.Len)
 	}
 	sel = sel[:0]
 	for i := 0; i < b.Len; i++ {
@@ -115,7 +149,18 @@ func filterBatch(pred expr.Expr, b *coldata.Batch, sel []int) (*coldata.Batch, [
 	case b.Len:
 		return b, sel, nil
 	}
-	return coldata.GatherBatch(b, sel), sel, nil
+	if need == nil {
+		return coldata.GatherBatch(b, sel), sel, nil
+	}
+	cols := make([]*coldata.Vec, len(b.Cols))
+	for i, c := range b.Cols {
+		if i < len(need) && need[i] {
+			cols[i] = coldata.Gather(c, sel)
+		} else {
+			cols[i] = coldata.NewConst(c.Type, nil, len(sel))
+		}
+	}
+	return &coldata.Batch{Cols: cols, Len: len(sel)}, sel, nil
 }
 
 // Close implements Operator.

@@ -62,6 +62,20 @@ type HashJoin struct {
 	ids         []uint32
 	li, ri      []int
 	matched     []bool
+
+	// Semi and anti joins first read some of both inputs (see start):
+	// leftBuf holds left batches read ahead, rightBuf right batches read
+	// ahead and not yet built.
+	leftBuf, rightBuf []*coldata.Batch
+	rightDone         bool
+	// buildLeft: the left input was small and is hashed instead (build is
+	// then the left rows, in order; order lists them grouped by key), the
+	// right input streams and marks lmatched; done is set once the left
+	// rows are emitted.
+	buildLeft bool
+	order     []int
+	lmatched  []bool
+	done      bool
 }
 
 // maxPairs bounds the candidate pairs formed at once, so that a nested loop
@@ -71,6 +85,8 @@ const maxPairs = 1 << 16
 // Open implements Operator.
 func (j *HashJoin) Open(ctx context.Context) error {
 	j.build, j.table, j.start, j.pending, j.keyFromLeft = nil, nil, nil, nil, nil
+	j.leftBuf, j.rightBuf, j.rightDone = nil, nil, false
+	j.buildLeft, j.order, j.lmatched, j.done = false, nil, nil, false
 	if err := j.Left.Open(ctx); err != nil {
 		return err
 	}
@@ -81,10 +97,17 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 	var batches []*coldata.Batch
 	rows := 0
 	var bytes uint64
+	pre := j.rightBuf
+	j.rightBuf = nil
 	for {
-		b, err := j.Right.Next(ctx)
-		if err != nil {
-			return err
+		var b *coldata.Batch
+		if len(pre) > 0 {
+			b, pre = pre[0], pre[1:]
+		} else if !j.rightDone {
+			var err error
+			if b, err = j.Right.Next(ctx); err != nil {
+				return err
+			}
 		}
 		if b == nil {
 			break
@@ -170,7 +193,12 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 	}
 	// Matches then gather from consecutive rows per key, and for unique
 	// keys need no lookup besides the hash table.
-	j.build = coldata.GatherBatch(j.build, order)
+	// Unique keys without NULLs get ids in row order: the rows are in
+	// place already, and copying them would only cost (a primary key's
+	// build side, most of TPC-H's joins).
+	if !isIdentity(order, j.build.Len) {
+		j.build = coldata.GatherBatch(j.build, order)
+	}
 	j.setKeyFromLeft()
 	return nil
 }
@@ -219,9 +247,12 @@ func anyNull(vs []*coldata.Vec, r int) bool {
 // Next implements Operator.
 func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 	if j.build == nil {
-		if err := j.buildSide(ctx); err != nil {
+		if err := j.begin(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if j.buildLeft {
+		return j.nextBuildLeft(ctx)
 	}
 	for {
 		if len(j.pending) > 0 {
@@ -232,9 +263,14 @@ func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		lb, err := j.Left.Next(ctx)
-		if err != nil || lb == nil {
-			return nil, err
+		var lb *coldata.Batch
+		if len(j.leftBuf) > 0 {
+			lb, j.leftBuf = j.leftBuf[0], j.leftBuf[1:]
+		} else {
+			var err error
+			if lb, err = j.Left.Next(ctx); err != nil || lb == nil {
+				return nil, err
+			}
 		}
 		if err := j.probe(ctx, lb); err != nil {
 			return nil, err
@@ -478,6 +514,7 @@ func (j *HashJoin) setKeyFromLeft() {
 func (j *HashJoin) Close() error {
 	j.build, j.table, j.start, j.pending = nil, nil, nil, nil
 	j.keys, j.leftKeys, j.ids, j.li, j.ri, j.matched = nil, nil, nil, nil, nil, nil
+	j.leftBuf, j.rightBuf, j.order, j.lmatched = nil, nil, nil, nil
 	err := j.Left.Close()
 	if err2 := j.Right.Close(); err == nil {
 		err = err2
@@ -495,4 +532,17 @@ func batchBytes(b *coldata.Batch) uint64 {
 		}
 	}
 	return n
+}
+
+// isIdentity reports whether order lists 0 to n-1 in order.
+func isIdentity(order []int, n int) bool {
+	if len(order) != n {
+		return false
+	}
+	for i, r := range order {
+		if r != i {
+			return false
+		}
+	}
+	return true
 }

@@ -615,6 +615,14 @@ func TestHashJoin(t *testing.T) {
 			r(1, "one", nil, nil), r(2, "two", nil, nil), r(nil, "null", nil, nil), r(3, "three", nil, nil), r(4, "four", nil, nil), r(2, "two again", nil, nil)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.right == nil {
+				// No left rows: the right input is never read.
+				fail := &failOp{nextErr: errors.New("right input read")}
+				j := &operators.HashJoin{Left: src(), Right: fail, LeftKeys: tc.lkeys, RightKeys: tc.rkeys, Kind: tc.kind,
+					LeftCols: 2, RightTypes: []coldata.Type{tInt, tInt}}
+				checkRows(t, tc.name, run(t, j), nil)
+				return
+			}
 			j := &operators.HashJoin{Left: left(), Right: tc.right(), LeftKeys: tc.lkeys, RightKeys: tc.rkeys, Kind: tc.kind, LeftCols: 2, RightTypes: rtypes}
 			if tc.cond != nil {
 				j.Cond = tc.cond(t)
@@ -847,16 +855,33 @@ func TestSemiAntiJoin(t *testing.T) {
 		{"semi nested loop", operators.SemiJoin, nil, nil,
 			func(t *testing.T) expr.Expr { return fn(t, "<", colRef(0, tInt), colRef(2, tInt)) }, right,
 			[][]any{r(1, "one"), r(2, "two"), r(3, "three"), r(4, "four"), r(2, "two again")}},
+		{"semi empty probe", operators.SemiJoin, lkey, rkey, nil, nil, nil},
 		{"anti empty build", operators.AntiJoin, lkey, rkey, nil, func() operators.Operator { return src() },
 			[][]any{r(1, "one"), r(2, "two"), r(nil, "null"), r(3, "three"), r(4, "four"), r(2, "two again")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.right == nil {
+				// No left rows: the right input is never read.
+				fail := &failOp{nextErr: errors.New("right input read")}
+				j := &operators.HashJoin{Left: src(), Right: fail, LeftKeys: tc.lkeys, RightKeys: tc.rkeys, Kind: tc.kind,
+					LeftCols: 2, RightTypes: []coldata.Type{tInt, tInt}}
+				checkRows(t, tc.name, run(t, j), nil)
+				return
+			}
 			j := &operators.HashJoin{Left: left(), Right: tc.right(), LeftKeys: tc.lkeys, RightKeys: tc.rkeys, Kind: tc.kind,
 				LeftCols: 2, RightTypes: []coldata.Type{tInt, tInt}}
 			if tc.cond != nil {
 				j.Cond = tc.cond(t)
 			}
+			got := run(t, j)
 			checkRows(t, tc.name, rowsSorted(run(t, j)), rowsSorted(tc.want))
+			// With many more right rows than left ones the join hashes the
+			// left side instead: the same rows in the same order.
+			big := &operators.HashJoin{Left: left(), Right: &operators.UnionAll{Inputs: []operators.Operator{tc.right(), src(
+				mkBatch(seqInts(1000, 100), seqInts(0, 100)), mkBatch(mkVec(tInt, nil, 2000), mkVec(tInt, 7, 8)))}},
+				LeftKeys: tc.lkeys, RightKeys: tc.rkeys, Kind: tc.kind, LeftCols: 2, RightTypes: []coldata.Type{tInt, tInt}, Cond: j.Cond}
+			checkRows(t, tc.name+" (left hashed)", run(t, big), got)
+			checkRows(t, tc.name+" (left hashed, reopened)", run(t, big), got)
 		})
 	}
 }

@@ -18,6 +18,7 @@ type ParallelCompute struct {
 	Exprs   []expr.Expr
 	Workers int
 
+	need   []bool // the input columns Exprs read
 	cancel context.CancelFunc
 	order  chan chan parallelResult
 	wg     sync.WaitGroup
@@ -34,6 +35,16 @@ func (p *ParallelCompute) Open(ctx context.Context) error {
 		return err
 	}
 	workers := max(p.Workers, 1)
+	// A filtered batch gathers only the columns the projection reads.
+	p.need = []bool{}
+	for _, e := range p.Exprs {
+		for c := range expr.Columns(e) {
+			for len(p.need) <= c {
+				p.need = append(p.need, false)
+			}
+			p.need[c] = true
+		}
+	}
 	ctx, p.cancel = context.WithCancel(ctx)
 	// Up to two batches per worker are in flight; the order channel keeps
 	// their futures in input order.
@@ -80,7 +91,7 @@ func (p *ParallelCompute) Open(ctx context.Context) error {
 
 func (p *ParallelCompute) compute(b *coldata.Batch) parallelResult {
 	if p.Pred != nil {
-		f, _, err := filterBatch(p.Pred, b, nil)
+		f, _, err := filterColumns(p.Pred, b, nil, p.need)
 		if err != nil || f == nil {
 			return parallelResult{err: err}
 		}

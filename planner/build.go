@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -61,6 +62,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		return nil, fmt.Errorf("internal error: %T on the GPU without a DeviceToHost above it", n)
 	}
 	var op operators.Operator
+	var fused Node // a node op computes besides n
 	switch x := n.(type) {
 	case *Scan:
 		batches, err := b.scanBatches(x)
@@ -83,6 +85,14 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 	case *Project:
 		if par := b.parallel(x); par != nil {
 			return par, nil
+		}
+		if f, cols := columnsOfFilter(x); f != nil {
+			in, err := b.build(f.Input)
+			if err != nil {
+				return nil, err
+			}
+			op, fused = &operators.Filter{Input: in, Pred: f.Pred, Cols: cols}, f
+			break
 		}
 		in, err := b.build(x.Input)
 		if err != nil {
@@ -193,6 +203,9 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 	}
 	st := &operators.Stats{}
 	b.Stats[n] = st
+	if fused != nil {
+		b.Stats[fused] = st
+	}
 	return operators.Instrument(op, st), nil
 }
 
@@ -267,6 +280,21 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 		return nil, fmt.Errorf("internal error: cannot build %T on the GPU", n)
 	}
 	return operators.InstrumentDevice(op, st), nil
+}
+
+// columnsOfFilter matches a Project that only selects columns of a CPU
+// Filter (pruneJoinInput's), which one Filter that gathers only those
+// columns computes; it returns the filter and the columns.
+func columnsOfFilter(p *Project) (*Filter, []int) {
+	f, ok := p.Input.(*Filter)
+	if !ok || p.Placement() != CPU || f.Placement() != CPU || !isPermutation(p) {
+		return nil, nil
+	}
+	cols := make([]int, len(p.Exprs))
+	for i, e := range p.Exprs {
+		cols[i] = e.(*expr.ColumnRef).Index
+	}
+	return f, cols
 }
 
 // valuesBatch evaluates constant rows into one batch.
@@ -364,6 +392,27 @@ func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr,
 	}
 	if len(pre) == passed {
 		return nil, x.Keys, x.Aggs
+	}
+	// A scan column that no key or aggregate reads directly (only the
+	// filter or a computed expression does) passes through as a constant
+	// NULL, so that the filter does not gather it (TPC-H Q1's l_shipdate
+	// and, once computed, its prices).
+	used := map[int]bool{}
+	for _, k := range keys {
+		maps.Copy(used, expr.Columns(k))
+	}
+	for _, a := range aggs {
+		if a.Arg != nil {
+			maps.Copy(used, expr.Columns(a.Arg))
+		}
+		for _, o := range a.Order {
+			maps.Copy(used, expr.Columns(o.Expr))
+		}
+	}
+	for i := 0; i < passed; i++ {
+		if !used[i] {
+			pre[i] = &expr.Literal{T: pre[i].Type()}
+		}
 	}
 	var pred expr.Expr
 	if filter != nil {

@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"fmt"
-
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -34,9 +32,9 @@ func (b *Built) scanBatches(x *Scan) ([]*coldata.Batch, error) {
 			seg.BatchesSkipped += nchunks
 			continue
 		}
-		bt, err := coldata.RecordColumnsToBatch(r, x.Cols)
+		bt, err := t.RecordColumns(i, x.Cols)
 		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", t.Name, err)
+			return nil, err
 		}
 		if ix == nil {
 			out = append(out, bt)

@@ -126,7 +126,7 @@ func TestPlanShapes(t *testing.T) {
 			"  Filter (x = 'k') [cpu]",
 			"    Left HashJoin on a = a [cpu]",
 			"      Filter (c > 2) [cpu]",
-			"        Scan t [a b c d] (4 rows) [cpu]",
+			"        Scan t [a b c] (4 rows) [cpu]",
 			"      Scan u [a x] (3 rows) [cpu]"}},
 		{"SELECT t.b FROM t, u WHERE t.a = u.a", nil, []string{
 			"Project b [cpu]",
@@ -419,7 +419,7 @@ func TestPlanScalarSubqueryAsJoin(t *testing.T) {
 		"Project b [cpu]",
 		"  Filter (c > cast_to_double(gsql_value)) [cpu]",
 		"    Left HashJoin on a = gsql_key0 [cpu]",
-		"      Scan t [a b c d] (4 rows) [cpu]",
+		"      Scan t [a b c] (4 rows) [cpu]",
 		"      Project max(a) AS gsql_value, a AS gsql_key0 [cpu]",
 		"        HashAggregate keys: a aggs: max(a) [cpu]",
 		"          Filter (x <> 'q') [cpu]",

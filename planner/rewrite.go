@@ -88,7 +88,7 @@ func PruneColumns(n Node) Node {
 	switch x := n.(type) {
 	case *Project:
 		if in, remap := pruneBelow(x.Input, x.Exprs); remap != nil {
-			return &Project{placed: x.placed, Input: in, Exprs: remapAll(x.Exprs, remap), Out: x.Out}
+			return &Project{placed: x.placed, Input: pruneInputs(in), Exprs: remapAll(x.Exprs, remap), Out: x.Out}
 		}
 	case *Aggregate:
 		var uses []expr.Expr
@@ -103,7 +103,7 @@ func PruneColumns(n Node) Node {
 		}
 		if in, remap := pruneBelow(x.Input, uses); remap != nil {
 			c := *x
-			c.Input = in
+			c.Input = pruneInputs(in)
 			c.Keys = remapAll(x.Keys, remap)
 			c.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
 			for i := range c.Aggs {
@@ -119,6 +119,14 @@ func PruneColumns(n Node) Node {
 			return &c
 		}
 	}
+	out, _ := mapInputs(n, func(in Node) (Node, error) { return PruneColumns(in), nil })
+	return out
+}
+
+// pruneInputs applies PruneColumns below n, a node pruneBelow made: the
+// inputs of its joins and filters may hold projections and aggregates of
+// their own (a grouped join's aggregate, a derived table).
+func pruneInputs(n Node) Node {
 	out, _ := mapInputs(n, func(in Node) (Node, error) { return PruneColumns(in), nil })
 	return out
 }
@@ -161,6 +169,9 @@ func pruneTo(n Node, used map[int]bool) (Node, map[int]int) {
 	}
 	scan, filter := scanBelow(n)
 	if scan == nil {
+		if f, ok := n.(*Filter); ok {
+			return pruneFilter(f, used)
+		}
 		return n, nil
 	}
 	used = maps.Clone(used)
@@ -185,6 +196,21 @@ func pruneTo(n Node, used map[int]bool) (Node, map[int]int) {
 		return &Filter{placed: filter.placed, Input: ns, Pred: expr.Remap(filter.Pred, remap)}, remap
 	}
 	return ns, remap
+}
+
+// pruneFilter narrows the input of a filter over something other than a
+// scan (a join: TPC-H Q17's comparison with the joined average) to the
+// columns used above it and by its predicate.
+func pruneFilter(f *Filter, used map[int]bool) (Node, map[int]int) {
+	used = maps.Clone(used)
+	for c := range expr.Columns(f.Pred) {
+		used[c] = true
+	}
+	in, m := pruneTo(f.Input, used)
+	if m == nil {
+		return f, nil
+	}
+	return &Filter{placed: f.placed, Input: in, Pred: expr.Remap(f.Pred, m)}, m
 }
 
 // pruneJoin narrows both sides of a join to the columns used above it,
@@ -217,8 +243,8 @@ func pruneJoin(j *Join, used map[int]bool) (Node, map[int]int) {
 			right[c] = true
 		}
 	}
-	nlNode, lmap := pruneTo(j.Left, left)
-	nrNode, rmap := pruneTo(j.Right, right)
+	nlNode, lmap := pruneJoinInput(j.Left, left)
+	nrNode, rmap := pruneJoinInput(j.Right, right)
 	if lmap == nil && rmap == nil {
 		return j, nil
 	}
@@ -243,6 +269,41 @@ func pruneJoin(j *Join, used map[int]bool) (Node, map[int]int) {
 		c.Cond = expr.Remap(j.Cond, remap)
 	}
 	return &c, remap
+}
+
+// pruneJoinInput is pruneTo for a join's input. A filtered scan whose
+// filter reads columns that the join does not (TPC-H Q13's o_comment, Q4's
+// and Q21's l_commitdate and l_receiptdate) gets a Project above the
+// filter that drops them, so that the join does not materialise them (the
+// Filter, or the ParallelCompute over a large table, then gathers only the
+// columns kept; see columnsOfFilter). Tables of one batch are left alone.
+func pruneJoinInput(n Node, used map[int]bool) (Node, map[int]int) {
+	out, m := pruneTo(n, used)
+	if m == nil || len(used) == 0 {
+		return out, m
+	}
+	f, ok := out.(*Filter)
+	if !ok {
+		return out, m
+	}
+	if s, ok := f.Input.(*Scan); !ok || s.Table.Rows <= operators.BatchSize || len(used) == len(f.Columns()) {
+		return out, m
+	}
+	keep := make([]int, 0, len(used))
+	for c := range used {
+		keep = append(keep, c)
+	}
+	sort.Ints(keep)
+	cols := f.Columns()
+	p := &Project{Input: f}
+	remap := make(map[int]int, len(keep))
+	for i, c := range keep {
+		pos := m[c]
+		p.Exprs = append(p.Exprs, &expr.ColumnRef{Index: pos, Name: cols[pos].Name, T: cols[pos].Type})
+		p.Out = append(p.Out, cols[pos])
+		remap[c] = i
+	}
+	return p, remap
 }
 
 func identity(n int) map[int]int {
@@ -322,9 +383,46 @@ func PushFilters(n Node) Node {
 			return &c
 		}
 		return &Filter{placed: x.placed, Input: &c, Pred: conjoin(keep)}
+	case *Join:
+		if j := pushRightConds(x); j != x {
+			return PushFilters(j)
+		}
 	}
 	out, _ := mapInputs(n, func(in Node) (Node, error) { return PushFilters(in), nil })
 	return out
+}
+
+// pushRightConds moves the conjuncts of a join's residual condition that
+// read only the right input into a filter on that input: a right row
+// failing one matches no left row, whatever the join kind (an outer
+// join's unmatched left rows do not depend on it). TPC-H Q13's LEFT JOIN
+// ... ON c_custkey = o_custkey AND o_comment NOT LIKE '...' then hashes
+// only the orders kept, without their comments. It returns j itself when
+// nothing moves.
+func pushRightConds(j *Join) *Join {
+	if j.Cond == nil {
+		return j
+	}
+	nl := len(j.Left.Columns())
+	var keep, right []expr.Expr
+	for _, p := range conjuncts(j.Cond) {
+		if side(p, nl) == 1 && !volatile(p) {
+			right = append(right, p)
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	if len(right) == 0 {
+		return j
+	}
+	shift := map[int]int{}
+	for i := range j.Right.Columns() {
+		shift[nl+i] = i
+	}
+	c := *j
+	c.Right = &Filter{Input: j.Right, Pred: expr.Remap(conjoin(right), shift)}
+	c.Cond = conjoin(keep)
+	return &c
 }
 
 // pruneWindow narrows a window's input to the columns used above it and by

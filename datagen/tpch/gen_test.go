@@ -2,10 +2,12 @@ package tpch
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 )
 
 func TestNewRejectsBadScale(t *testing.T) {
@@ -114,5 +116,41 @@ func TestRecordsMatchesSequentialRun(t *testing.T) {
 		if strings.Join(par, "\n") != strings.Join(seq, "\n") || len(seq) == 0 {
 			t.Errorf("%s: Records differs from a sequential run (%d vs %d rows)", tbl, len(par), len(seq))
 		}
+	}
+}
+
+// TestReleaseTextPool checks that comments generated after the text pool
+// is released (and rebuilt) are the same as before.
+func TestReleaseTextPool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("rebuilding the text pool takes seconds")
+	}
+	comments := func() []string {
+		g, err := New(0.01)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := g.Records(context.Background(), Supplier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range recs {
+			col := r.Column(r.Schema().FieldIndices("s_comment")[0]).(*array.String)
+			for i := 0; i < col.Len(); i++ {
+				out = append(out, col.Value(i))
+			}
+			r.Release()
+		}
+		return out
+	}
+	before := comments()
+	ReleaseTextPool()
+	if p := pool.Load(); p != nil {
+		t.Fatal("the pool is still held")
+	}
+	after := comments()
+	if len(before) != 100 || !slices.Equal(before, after) {
+		t.Errorf("%d comments before, %d after; equal: %v", len(before), len(after), slices.Equal(before, after))
 	}
 }

@@ -1,0 +1,268 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/memory"
+)
+
+// A semi or anti join hashes its right input and streams its left one,
+// like every HashJoin. When the left input turns out small and the right
+// one large (TPC-H Q4 and Q21: a few thousand orders against every
+// lineitem), it hashes the left rows instead and streams the right input,
+// marking each left row once some right row matches it (and passes Cond);
+// at the end it emits the left rows marked (semi) or not (anti), in their
+// input order, so the output is the same either way.
+const (
+	// buildLeftMaxRows bounds the left rows read ahead to decide.
+	buildLeftMaxRows = 1 << 18
+	// buildLeftRatio: the left side is hashed when the right one has more
+	// than this many times its rows.
+	buildLeftRatio = 4
+)
+
+// begin prepares the join before the first output: an inner or left
+// join builds its right side; a semi or anti join first reads ahead to
+// choose which side to hash.
+func (j *HashJoin) begin(ctx context.Context) error {
+	if (j.Kind != SemiJoin && j.Kind != AntiJoin) || len(j.LeftKeys) == 0 {
+		return j.buildSide(ctx)
+	}
+	lrows := 0
+	for lrows <= buildLeftMaxRows {
+		b, err := j.Left.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return j.decide(ctx, lrows)
+		}
+		j.leftBuf = append(j.leftBuf, b)
+		lrows += b.Len
+	}
+	return j.buildSide(ctx)
+}
+
+// decide reads the right input until it has more than buildLeftRatio
+// times the left's lrows (then hashes the left side) or ends (then builds
+// it as usual).
+func (j *HashJoin) decide(ctx context.Context, lrows int) error {
+	if lrows == 0 {
+		// No left row: nothing to emit, and the right input need not be
+		// read at all.
+		j.build, j.buildLeft, j.done = &coldata.Batch{}, true, true
+		return nil
+	}
+	rrows := 0
+	for rrows <= buildLeftRatio*lrows {
+		b, err := j.Right.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			j.rightDone = true
+			return j.buildSide(ctx)
+		}
+		j.rightBuf = append(j.rightBuf, b)
+		rrows += b.Len
+	}
+	return j.hashLeft(ctx)
+}
+
+// hashLeft makes the read-ahead left rows the hashed side.
+func (j *HashJoin) hashLeft(ctx context.Context) error {
+	build, err := coldata.ConcatCheck(j.leftBuf, j.LeftCols, ctx.Err)
+	if err != nil {
+		return err
+	}
+	j.leftBuf = nil
+	if j.MemoryLimit > 0 {
+		if bytes := batchBytes(build) + 48*uint64(build.Len); bytes > j.MemoryLimit {
+			return fmt.Errorf("join build side exceeds the memory limit of %s (%d rows so far)", memory.FormatBytes(j.MemoryLimit), build.Len)
+		}
+	}
+	keys, err := evalAll(j.LeftKeys, build)
+	if err != nil {
+		return err
+	}
+	types := make([]coldata.Type, len(keys))
+	for i, k := range keys {
+		types[i] = k.Type
+	}
+	n := build.Len
+	kvs := make([]keyVec, len(keys))
+	for i, k := range keys {
+		kvs[i].prepare(k, n)
+	}
+	j.table = newHashTable(types)
+	ids := make([]uint32, n)
+	const chunk = 1 << 16
+	for lo := 0; lo < n; lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := j.table.findOrInsert(kvs, lo, min(lo+chunk, n), ids, nil, nil); err != nil {
+			return fmt.Errorf("join build side: %w", err)
+		}
+	}
+	// Group the left rows by id; a row with a NULL key matches nothing.
+	null := nullRows(kvs, n)
+	ng := j.table.n
+	j.start = make([]int32, ng+1)
+	for r, g := range ids {
+		if null == nil || !null[r] {
+			j.start[g+1]++
+		}
+	}
+	for g := 0; g < ng; g++ {
+		j.start[g+1] += j.start[g]
+	}
+	j.order = make([]int, j.start[ng])
+	fill := slices.Clone(j.start[:ng])
+	for r, g := range ids {
+		if null == nil || !null[r] {
+			j.order[fill[g]] = r
+			fill[g]++
+		}
+	}
+	j.build = build
+	j.lmatched = make([]bool, n)
+	j.buildLeft = true
+	return nil
+}
+
+// nextBuildLeft streams the right input through the hashed left rows,
+// then returns the left rows kept.
+func (j *HashJoin) nextBuildLeft(ctx context.Context) (*coldata.Batch, error) {
+	if j.done {
+		return nil, nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var rb *coldata.Batch
+		if len(j.rightBuf) > 0 {
+			rb, j.rightBuf = j.rightBuf[0], j.rightBuf[1:]
+		} else {
+			var err error
+			if rb, err = j.Right.Next(ctx); err != nil {
+				return nil, err
+			}
+			if rb == nil {
+				break
+			}
+		}
+		if err := j.markLeft(ctx, rb); err != nil {
+			return nil, err
+		}
+	}
+	j.done = true
+	want := j.Kind == SemiJoin
+	var keep []int
+	for r, m := range j.lmatched {
+		if m == want {
+			keep = append(keep, r)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, nil
+	}
+	if len(keep) == j.build.Len {
+		return j.build, nil
+	}
+	return coldata.GatherBatch(j.build, keep), nil
+}
+
+// markLeft marks the hashed left rows that a row of the right batch rb
+// matches.
+func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
+	n := rb.Len
+	keys, err := evalAll(j.RightKeys, rb)
+	if err != nil {
+		return err
+	}
+	if len(j.keys) != len(keys) {
+		j.keys = make([]keyVec, len(keys))
+	}
+	for i, k := range keys {
+		if j.table.types[i] == coldata.Null || k.Type == coldata.Null {
+			return nil // one side's key is all NULL: nothing matches
+		}
+		if k.Type != j.table.types[i] {
+			return fmt.Errorf("internal error: join key %d compares %s with %s", i, j.table.types[i], k.Type)
+		}
+		j.keys[i].prepare(k, n)
+	}
+	if cap(j.ids) < n {
+		j.ids = make([]uint32, n)
+	}
+	ids := j.ids[:n]
+	j.table.find(j.keys, 0, n, ids)
+	for i := range j.keys {
+		if kv := &j.keys[i]; kv.allNull || kv.nulls != nil {
+			for r := range ids {
+				if kv.isNull(r) {
+					ids[r] = noID
+				}
+			}
+		}
+	}
+	li, ri := j.li[:0], j.ri[:0]
+	flush := func() error {
+		if len(li) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cols := make([]*coldata.Vec, 0, len(j.build.Cols)+len(rb.Cols))
+		for _, c := range j.build.Cols {
+			cols = append(cols, coldata.Gather(c, li))
+		}
+		for _, c := range rb.Cols {
+			cols = append(cols, coldata.Gather(c, ri))
+		}
+		mask, err := expr.Eval(j.Cond, &coldata.Batch{Cols: cols, Len: len(li)})
+		if err != nil {
+			return err
+		}
+		for k, l := range li {
+			if !mask.IsNull(k) && mask.Bool(k) {
+				j.lmatched[l] = true
+			}
+		}
+		li, ri = li[:0], ri[:0]
+		return nil
+	}
+	for r, g := range ids {
+		if g == noID {
+			continue
+		}
+		for _, l := range j.order[j.start[g]:j.start[g+1]] {
+			if j.lmatched[l] {
+				continue
+			}
+			if j.Cond == nil {
+				j.lmatched[l] = true
+				continue
+			}
+			li = append(li, l)
+			ri = append(ri, r)
+		}
+		if len(li) >= maxPairs {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	j.li, j.ri = li, ri
+	return nil
+}

@@ -1,0 +1,142 @@
+package planner
+
+import (
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// Grouped joins reduced by the other side's keys. scalarjoin.go plans a
+// correlated scalar aggregate as a join with the aggregate grouped by the
+// correlation keys (TPC-H Q17: AVG(l_quantity) GROUP BY l_partkey, joined
+// on p_partkey = l_partkey). Only the groups whose keys the other side
+// holds can join, and a group's rows all share its key, so the
+// aggregate's input may keep just the rows whose key some row of the
+// other side's key source has: a semi join with that source (a filtered
+// scan, a superset of the keys that reach the join). Q17 then averages
+// the lineitems of the 0.1% of parts that pass its filter, not all of
+// them.
+
+// reduceRatio: the aggregate's input is reduced when the key source is
+// estimated to have fewer than 1/reduceRatio of its rows.
+const reduceRatio = 4
+
+// ReduceGroupedJoins adds those semi joins below the aggregates of left
+// and inner joins on their grouping keys.
+func ReduceGroupedJoins(n Node) Node {
+	out, _ := mapInputs(n, func(in Node) (Node, error) { return ReduceGroupedJoins(in), nil })
+	j, ok := out.(*Join)
+	if !ok || (j.Kind != operators.LeftJoin && j.Kind != operators.InnerJoin) {
+		return out
+	}
+	for i := range j.LeftKeys {
+		if r := reduceRight(j, i); r != nil {
+			c := *j
+			c.Right = r
+			return &c
+		}
+	}
+	return out
+}
+
+// reduceRight returns j's right input with its aggregate reduced by key i,
+// or nil when key i does not qualify.
+func reduceRight(j *Join, i int) Node {
+	lref, ok := j.LeftKeys[i].(*expr.ColumnRef)
+	if !ok {
+		return nil
+	}
+	rref, ok := j.RightKeys[i].(*expr.ColumnRef)
+	if !ok {
+		return nil
+	}
+	// The right input: an Aggregate, or a Project over one that passes
+	// the key column through.
+	var proj *Project
+	agg, ok := j.Right.(*Aggregate)
+	col := rref.Index
+	if !ok {
+		if proj, ok = j.Right.(*Project); !ok {
+			return nil
+		}
+		if agg, ok = proj.Input.(*Aggregate); !ok || col >= len(proj.Exprs) {
+			return nil
+		}
+		ref, ok := proj.Exprs[col].(*expr.ColumnRef)
+		if !ok {
+			return nil
+		}
+		col = ref.Index
+	}
+	if col >= len(agg.Keys) {
+		return nil // an aggregate value, not a grouping key
+	}
+	src, scol := keySource(j.Left, lref.Index)
+	if src == nil {
+		return nil
+	}
+	key := agg.Keys[col]
+	st := src.Columns()[scol].Type
+	if key.Type() != st || volatile(key) || estimateRows(src)*reduceRatio >= estimateRows(agg.Input) {
+		return nil
+	}
+	semi := &Join{Kind: operators.SemiJoin, Left: agg.Input, Right: copyLeaf(src),
+		LeftKeys: []expr.Expr{key}, RightKeys: []expr.Expr{&expr.ColumnRef{Index: scol, Name: src.Columns()[scol].Name, T: st}}}
+	na := *agg
+	na.Input = semi
+	if proj == nil {
+		return &na
+	}
+	np := *proj
+	np.Input = &na
+	return &np
+}
+
+// keySource follows column c of n down to the scan (or filtered scan)
+// that produces it, through filters, column-selecting projections and the
+// preserved sides of joins. It returns nil when c is computed or comes
+// from anything else.
+func keySource(n Node, c int) (Node, int) {
+	for {
+		if s, f := scanBelow(n); s != nil {
+			if f != nil {
+				return f, c
+			}
+			return s, c
+		}
+		switch x := n.(type) {
+		case *Filter:
+			n = x.Input
+		case *Project:
+			ref, ok := x.Exprs[c].(*expr.ColumnRef)
+			if !ok {
+				return nil, 0
+			}
+			n, c = x.Input, ref.Index
+		case *Join:
+			nl := len(x.Left.Columns())
+			switch {
+			case c < nl:
+				n = x.Left
+			case x.Kind == operators.InnerJoin:
+				n, c = x.Right, c-nl
+			default:
+				return nil, 0 // an outer join's right side may be NULL
+			}
+		default:
+			return nil, 0
+		}
+	}
+}
+
+// copyLeaf copies a Scan or Filter(Scan), so that the plan holds no node
+// twice.
+func copyLeaf(n Node) Node {
+	s, f := scanBelow(n)
+	ns := *s
+	if f == nil {
+		return &ns
+	}
+	nf := *f
+	nf.Input = &ns
+	return &nf
+}
