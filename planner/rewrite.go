@@ -397,30 +397,42 @@ func PushFilters(n Node) Node {
 // failing one matches no left row, whatever the join kind (an outer
 // join's unmatched left rows do not depend on it). TPC-H Q13's LEFT JOIN
 // ... ON c_custkey = o_custkey AND o_comment NOT LIKE '...' then hashes
-// only the orders kept, without their comments. It returns j itself when
-// nothing moves.
+// only the orders kept, without their comments, and the join has no
+// residual left: a plain hash join, which the GPU runs. An INNER join's
+// left-only conjuncts likewise move to its left input. It returns j
+// itself when nothing moves.
 func pushRightConds(j *Join) *Join {
 	if j.Cond == nil {
 		return j
 	}
 	nl := len(j.Left.Columns())
-	var keep, right []expr.Expr
+	var keep, left, right []expr.Expr
 	for _, p := range conjuncts(j.Cond) {
-		if side(p, nl) == 1 && !volatile(p) {
+		switch s := side(p, nl); {
+		case volatile(p):
+			keep = append(keep, p)
+		case s == 1:
 			right = append(right, p)
-		} else {
+		case s == 0 && j.Kind == operators.InnerJoin:
+			left = append(left, p)
+		default:
 			keep = append(keep, p)
 		}
 	}
-	if len(right) == 0 {
+	if len(left) == 0 && len(right) == 0 {
 		return j
 	}
-	shift := map[int]int{}
-	for i := range j.Right.Columns() {
-		shift[nl+i] = i
-	}
 	c := *j
-	c.Right = &Filter{Input: j.Right, Pred: expr.Remap(conjoin(right), shift)}
+	if len(left) > 0 {
+		c.Left = &Filter{Input: j.Left, Pred: conjoin(left)}
+	}
+	if len(right) > 0 {
+		shift := map[int]int{}
+		for i := range j.Right.Columns() {
+			shift[nl+i] = i
+		}
+		c.Right = &Filter{Input: j.Right, Pred: expr.Remap(conjoin(right), shift)}
+	}
 	c.Cond = conjoin(keep)
 	return &c
 }

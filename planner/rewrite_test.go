@@ -299,8 +299,10 @@ func TestPushFilters(t *testing.T) {
 			j.setCondition(and(call(t, "=", a, k), call(t, ">", c, lit(0.5))), 4)
 			return &Filter{Input: j, Pred: call(t, "=", b, x)}
 		}, []string{
-			"Inner HashJoin on b = x AND a = k filter (c > 0.5) [cpu]",
-			"  Scan t [a b c d] (10 rows) [cpu]",
+			// The condition's left-only conjunct filters the left input.
+			"Inner HashJoin on b = x AND a = k [cpu]",
+			"  Filter (c > 0.5) [cpu]",
+			"    Scan t [a b c d] (10 rows) [cpu]",
 			"  Scan u [k x] (3 rows) [cpu]",
 		}},
 		{"left: only left predicates move", func() Node {
