@@ -99,7 +99,13 @@ func loadClickBench(rows int64) (*gsql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := gsql.Open(gsql.Options{Device: "cpu"})
+	// GSQL_CLICKBENCH_DEVICE runs the suite on another device (gpu or
+	// auto, on a GPU machine with -tags cuda) against the same answers.
+	device := os.Getenv("GSQL_CLICKBENCH_DEVICE")
+	if device == "" {
+		device = "cpu"
+	}
+	db, err := gsql.Open(gsql.Options{Device: device})
 	if err != nil {
 		return nil, err
 	}
