@@ -21,6 +21,7 @@ import (
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/server/files"
 	flightsrv "github.com/gsqlengine/gsql/server/flight"
+	"github.com/gsqlengine/gsql/server/limits"
 	"github.com/gsqlengine/gsql/server/mysql"
 	"github.com/gsqlengine/gsql/server/mysql/wire"
 	"github.com/gsqlengine/gsql/shell"
@@ -68,6 +69,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	maxConns := fs.Int("max-connections", 0, "refuse clients past `N` open connections (0: no limit)")
 	maxQueries := fs.Int("max-queries", 0, "run at most `N` statements at once over all connections; more wait (0: no limit)")
 	maxTime := fs.Duration("max-statement-time", 0, "cancel statements running longer (0: no limit)")
+	tokenTTL := fs.Duration("token-ttl", flightsrv.DefaultTokenTTL, "how long a Flight SQL login token stays valid")
 	filesDir := fs.String("files", "", "let statements read files (read_csv, read_parquet, ...) inside `DIR` (default: no file access)")
 	database := fs.String("database", "gsql", "database `NAME` clients see (SHOW DATABASES, USE)")
 	fs.Usage = func() {
@@ -118,7 +120,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 		return fail("--max-connections, --max-queries and --max-statement-time cannot be negative")
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg := mysql.Config{Database: *database, MaxQueries: *maxQueries, MaxStatementTime: *maxTime}
+	// One set of limits for both listeners: --max-queries counts the
+	// statements of MySQL and Flight SQL clients together.
+	shared := limits.New(*maxQueries, *maxTime)
+	cfg := mysql.Config{Database: *database, Limits: shared}
 	cfg.MaxConnections = *maxConns
 	cfg.Files = files.Policy{Dir: *filesDir}
 	if *filesDir != "" {
@@ -177,7 +182,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 		if cfg.TLS != nil {
 			opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 		}
-		gs, err = flightsrv.NewGRPCServer(db, *database, cfg.Users, cfg.Files, opts...)
+		gs, err = flightsrv.NewGRPCServerWith(db, flightsrv.Options{Catalog: *database, Users: cfg.Users, TokenTTL: *tokenTTL,
+			Files: cfg.Files, Limits: shared}, opts...)
 		if err != nil {
 			fmt.Fprintf(stderr, "gsql serve: %v\n", err)
 			return 1

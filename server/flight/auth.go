@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -21,8 +22,20 @@ import (
 // from arrow/go, whose helper panics on malformed headers.
 type basicAuth struct {
 	users  map[string]string
-	tokens sync.Map // token -> user
+	ttl    time.Duration // a token's lifetime
+	tokens sync.Map      // token -> session
+	now    func() time.Time
 }
+
+// session is a token's user and the end of its lifetime.
+type session struct {
+	user    string
+	expires time.Time
+}
+
+// DefaultTokenTTL is how long a Flight token lasts when the server's
+// options give no lifetime.
+const DefaultTokenTTL = 12 * time.Hour
 
 var errUnauthenticated = status.Error(codes.Unauthenticated, "authenticate first (Basic auth in the Handshake, then the bearer token)")
 
@@ -40,10 +53,22 @@ func (a *basicAuth) bearer(ctx context.Context) error {
 	if !ok {
 		return errUnauthenticated
 	}
-	if _, ok := a.tokens.Load(tok); !ok {
+	v, ok := a.tokens.Load(tok)
+	if !ok {
 		return status.Error(codes.Unauthenticated, "unknown or expired token")
 	}
+	if a.clock().After(v.(session).expires) {
+		a.tokens.Delete(tok)
+		return status.Error(codes.Unauthenticated, "expired token: authenticate again")
+	}
 	return nil
+}
+
+func (a *basicAuth) clock() time.Time {
+	if a.now != nil {
+		return a.now()
+	}
+	return time.Now()
 }
 
 // login checks Basic credentials and returns a new token.
@@ -66,7 +91,20 @@ func (a *basicAuth) login(ctx context.Context) (string, error) {
 		return "", status.Error(codes.Internal, "no randomness for a token")
 	}
 	tok := hex.EncodeToString(b)
-	a.tokens.Store(tok, user)
+	now := a.clock()
+	// Expired tokens go at each login, so that clients that log in again
+	// and again do not grow the table.
+	a.tokens.Range(func(k, v any) bool {
+		if now.After(v.(session).expires) {
+			a.tokens.Delete(k)
+		}
+		return true
+	})
+	ttl := a.ttl
+	if ttl <= 0 {
+		ttl = DefaultTokenTTL
+	}
+	a.tokens.Store(tok, session{user: user, expires: now.Add(ttl)})
 	return tok, nil
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/planner"
 	"github.com/gsqlengine/gsql/server/files"
+	"github.com/gsqlengine/gsql/server/limits"
 	"github.com/gsqlengine/gsql/sql"
 )
 
@@ -38,6 +39,7 @@ type Server struct {
 	flightsql.BaseServer
 	// Files says which files statements may read (the zero value: none).
 	Files    files.Policy
+	Limits   *limits.Limits // nil: none
 	db       *gsql.DB
 	catalog  string
 	nextID   atomic.Uint64
@@ -81,18 +83,50 @@ func New(db *gsql.DB, catalogName string) (*Server, error) {
 // user names to passwords: clients then log in with Basic auth in the
 // Handshake and use the bearer token it returns.
 func NewGRPCServer(db *gsql.DB, catalogName string, users map[string]string, policy files.Policy, opts ...grpc.ServerOption) (*grpc.Server, error) {
-	svc, err := New(db, catalogName)
+	return NewGRPCServerWith(db, Options{Catalog: catalogName, Users: users, Files: policy}, opts...)
+}
+
+// Options configure NewGRPCServerWith.
+type Options struct {
+	// Catalog is the catalog name clients see.
+	Catalog string
+	// Users, when not nil, maps user names to passwords (Basic auth in
+	// the Handshake, then a bearer token).
+	Users map[string]string
+	// TokenTTL is how long a token stays valid (0: DefaultTokenTTL).
+	TokenTTL time.Duration
+	// Files says which files statements may read.
+	Files files.Policy
+	// Limits caps the statements running at once and their time; gsql
+	// serve shares one with its MySQL listener (nil: no limits).
+	Limits *limits.Limits
+}
+
+// NewGRPCServerWith is NewGRPCServer with every option.
+func NewGRPCServerWith(db *gsql.DB, o Options, opts ...grpc.ServerOption) (*grpc.Server, error) {
+	svc, err := New(db, o.Catalog)
 	if err != nil {
 		return nil, err
 	}
-	svc.Files = policy
-	if users != nil {
-		a := &basicAuth{users: users}
+	svc.Files = o.Files
+	svc.Limits = o.Limits
+	if o.Users != nil {
+		a := &basicAuth{users: o.Users, ttl: o.TokenTTL}
 		opts = append(opts, grpc.ChainUnaryInterceptor(a.unary), grpc.ChainStreamInterceptor(a.stream))
 	}
 	gs := grpc.NewServer(opts...)
 	flight.RegisterFlightServiceServer(gs, flightsql.NewFlightServer(svc))
 	return gs, nil
+}
+
+// exec runs a statement without rows under the server's limits.
+func (s *Server) exec(ctx context.Context, query string, args ...any) (gsql.Result, error) {
+	ctx, done, err := s.Limits.Begin(ctx, 0)
+	if err != nil {
+		return gsql.Result{}, err
+	}
+	defer done()
+	return s.db.Exec(ctx, query, args...)
 }
 
 // check applies the file policy.
@@ -157,13 +191,19 @@ func (s *Server) info(desc *flight.FlightDescriptor, ticket []byte, schema *arro
 // retained for the sender, which releases it once written, so results
 // in pooled (GPU result) memory stay valid while in flight.
 func (s *Server) stream(ctx context.Context, query string, args []any) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	ctx, done, err := s.Limits.Begin(ctx, 0)
+	if err != nil {
+		return nil, nil, grpcError(err)
+	}
 	rdr, err := s.db.Query(ctx, query, args...)
 	if err != nil {
+		done()
 		return nil, nil, grpcError(err)
 	}
 	ch := make(chan flight.StreamChunk, 2)
 	go func() {
 		defer close(ch)
+		defer done()
 		defer rdr.Release()
 		for rdr.Next() {
 			rec := rdr.Record()
@@ -211,7 +251,7 @@ func (s *Server) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.
 	if err := s.check(cmd.GetQuery()); err != nil {
 		return 0, err
 	}
-	res, err := s.db.Exec(ctx, cmd.GetQuery())
+	res, err := s.exec(ctx, cmd.GetQuery())
 	if err != nil {
 		return 0, grpcError(err)
 	}
@@ -305,7 +345,7 @@ func (s *Server) DoPutPreparedStatementUpdate(ctx context.Context, cmd flightsql
 	}
 	var n int64
 	for _, args := range rows {
-		res, err := s.db.Exec(ctx, p.query, args...)
+		res, err := s.exec(ctx, p.query, args...)
 		if err != nil {
 			return n, grpcError(err)
 		}

@@ -2,6 +2,7 @@ package flight
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/server/files"
+	"github.com/gsqlengine/gsql/server/limits"
 )
 
 func startFlight(t *testing.T) *flightsql.Client {
@@ -242,7 +244,10 @@ func TestFlightSQLCancel(t *testing.T) {
 func TestFlightSQLAuth(t *testing.T) {
 	cl := startFlightUsers(t, map[string]string{"alice": "s3cret"})
 	ctx := context.Background()
-	if _, err := cl.ExecuteUpdate(ctx, `CREATE TABLE t (a BIGINT)`); status.Code(err) != codes.Unauthenticated {
+	// Refusals are checked with unary calls (GetFlightInfo): on a DoPut
+	// stream the client may report the server's closing as a bare EOF from
+	// its send before it reads the status.
+	if _, err := cl.Execute(ctx, `CREATE TABLE t (a BIGINT)`); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("without login: %v", err)
 	}
 	for _, bad := range [][2]string{{"alice", "wrong"}, {"bob", "s3cret"}, {"alice", ""}} {
@@ -251,12 +256,12 @@ func TestFlightSQLAuth(t *testing.T) {
 		}
 	}
 	bad := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer nonsense")
-	if _, err := cl.ExecuteUpdate(bad, `CREATE TABLE t (a BIGINT)`); status.Code(err) != codes.Unauthenticated {
+	if _, err := cl.Execute(bad, `CREATE TABLE t (a BIGINT)`); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("forged token: %v", err)
 	}
 	for _, header := range []string{"Basic", "Basic !!!", "Basic " + "bm9jb2xvbg", "Bearer"} { // malformed: no crash
 		hctx := metadata.AppendToOutgoingContext(ctx, "authorization", header)
-		if _, err := cl.ExecuteUpdate(hctx, `SELECT 1`); status.Code(err) != codes.Unauthenticated {
+		if _, err := cl.Execute(hctx, `SELECT 1`); status.Code(err) != codes.Unauthenticated {
 			t.Fatalf("%q: %v", header, err)
 		}
 	}
@@ -270,5 +275,98 @@ func TestFlightSQLAuth(t *testing.T) {
 	info, err := cl.Execute(actx, `SELECT COUNT(*) FROM t`)
 	if got := fetch(t, actx, cl, info, err); fmt.Sprint(got) != "[0]" {
 		t.Fatalf("got %v", got)
+	}
+}
+
+// A token stops working after its lifetime, and expired tokens leave the
+// table at the next login.
+func TestFlightSQLTokenExpiry(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	a := &basicAuth{users: map[string]string{"alice": "s3cret"}, ttl: time.Minute, now: func() time.Time { return now }}
+	login := func() string {
+		md := metadata.Pairs("authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("alice:s3cret")))
+		tok, err := a.login(metadata.NewIncomingContext(context.Background(), md))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	bearer := func(tok string) error {
+		md := metadata.Pairs("authorization", "Bearer "+tok)
+		return a.bearer(metadata.NewIncomingContext(context.Background(), md))
+	}
+	first := login()
+	if err := bearer(first); err != nil {
+		t.Fatalf("fresh token: %v", err)
+	}
+	now = now.Add(59 * time.Second)
+	if err := bearer(first); err != nil {
+		t.Fatalf("token within its lifetime: %v", err)
+	}
+	now = now.Add(2 * time.Second)
+	if err := bearer(first); status.Code(err) != codes.Unauthenticated || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("expired token: %v", err)
+	}
+	second := login()
+	now = now.Add(2 * time.Minute)
+	third := login() // sweeps the second, expired by now
+	count := 0
+	a.tokens.Range(func(k, v any) bool { count++; return true })
+	if count != 1 || bearer(second) == nil || bearer(third) != nil {
+		t.Fatalf("%d tokens kept after the sweep; second %v, third %v", count, bearer(second), bearer(third))
+	}
+}
+
+// The server's limits apply to Flight statements: a statement time limit
+// cancels a query (DeadlineExceeded) and an update alike.
+func TestFlightSQLLimits(t *testing.T) {
+	db, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(context.Background(), `CREATE TABLE big (v BIGINT); INSERT INTO big VALUES (1), (2), (3)`); err != nil {
+		t.Fatal(err)
+	}
+	// A nanosecond: every statement is past it before it starts.
+	srv, err := NewGRPCServerWith(db, Options{Catalog: "gsql", Limits: limits.New(1, time.Nanosecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	defer srv.Stop()
+	cl, err := flightsql.NewClient(l.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	info, err := cl.Execute(ctx, `SELECT COUNT(*) FROM big WHERE v > 1`)
+	if err == nil {
+		var rdr interface {
+			Next() bool
+			Err() error
+			Release()
+		}
+		r, derr := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+		if derr == nil {
+			rdr = r
+			for rdr.Next() {
+			}
+			err = rdr.Err()
+			rdr.Release()
+		} else {
+			err = derr
+		}
+	}
+	if status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("query past the statement time: %v", err)
+	}
+	if _, err := cl.ExecuteUpdate(ctx, `INSERT INTO big SELECT v FROM big`); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("update past the statement time: %v", err)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/server/files"
+	"github.com/gsqlengine/gsql/server/limits"
 	"github.com/gsqlengine/gsql/server/mysql/wire"
 	"github.com/gsqlengine/gsql/sql"
 )
@@ -39,6 +40,9 @@ type Config struct {
 	// MaxQueries caps the statements the database runs at once, over all
 	// connections (0: no cap); more wait for a slot.
 	MaxQueries int
+	// Limits, when set, replaces MaxQueries and MaxStatementTime: limits
+	// shared with the server's other listeners (gsql serve's Flight SQL).
+	Limits *limits.Limits
 	// Files says which files statements may read (the zero value: none).
 	Files files.Policy
 }
@@ -51,9 +55,9 @@ func NewServer(db *gsql.DB, cfg Config) *wire.Server {
 	if cfg.Version == "" {
 		cfg.Version = "8.0.36-gsql"
 	}
-	h := &Handler{DB: db, Database: cfg.Database, Version: cfg.Version, Logger: cfg.Logger, MaxStatementTime: cfg.MaxStatementTime, Files: cfg.Files}
-	if cfg.MaxQueries > 0 {
-		h.slots = make(chan struct{}, cfg.MaxQueries)
+	h := &Handler{DB: db, Database: cfg.Database, Version: cfg.Version, Logger: cfg.Logger, Files: cfg.Files, Limits: cfg.Limits}
+	if h.Limits == nil {
+		h.Limits = limits.New(cfg.MaxQueries, cfg.MaxStatementTime)
 	}
 	return wire.NewServer(cfg.Config, h)
 }
@@ -64,10 +68,9 @@ type Handler struct {
 	Database string
 	Version  string
 	Logger   *slog.Logger
-	// MaxStatementTime and Files: see Config.
-	MaxStatementTime time.Duration
-	Files            files.Policy
-	slots            chan struct{} // Config.MaxQueries; nil: no cap
+	// Limits and Files: see Config (nil Limits: none).
+	Limits *limits.Limits
+	Files  files.Policy
 }
 
 // Split splits a COM_QUERY into statements (gsql's splitter: ';' outside
@@ -136,31 +139,13 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 // begin applies the statement limits: a slot among MaxQueries (waiting
 // for one while ctx allows) and the statement time. done releases them.
 func (h *Handler) begin(ctx context.Context, s *wire.Session) (context.Context, func(), error) {
-	if h.slots != nil {
-		select {
-		case h.slots <- struct{}{}:
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		}
-	}
-	release := func() {
-		if h.slots != nil {
-			<-h.slots
-		}
-	}
-	limit := h.MaxStatementTime
+	var session time.Duration
 	if v, ok := s.Vars["max_execution_time"]; ok {
 		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
-			if d := time.Duration(ms) * time.Millisecond; limit == 0 || d < limit {
-				limit = d
-			}
+			session = time.Duration(ms) * time.Millisecond
 		}
 	}
-	if limit <= 0 {
-		return ctx, release, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	return ctx, func() { cancel(); release() }, nil
+	return h.Limits.Begin(ctx, session)
 }
 
 // errMapped maps the errors a reader reports midway to MySQL codes and
