@@ -74,25 +74,47 @@ func strConcatWS(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 
 // strReplace is REPLACE(s, from, to): every non-overlapping occurrence of
 // from, found left to right bytewise, becomes to; an empty from leaves s.
+// strReplace is MySQL's REPLACE, which reads the replacement only when it
+// has something to replace: REPLACE('abc', '', NULL) and REPLACE('abc',
+// 'x', NULL) are 'abc', REPLACE('abc', 'b', NULL) is NULL.
 func strReplace(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-	if r, err := strPrologue(coldata.String, args, n, coldata.String); r != nil || err != nil {
+	if r, err := strPrologue(coldata.String, args[:2], n, coldata.String); r != nil || err != nil {
 		return r, err
 	}
+	if err := strCheckArgs(args[2:], n, coldata.String); err != nil {
+		return nil, err
+	}
 	src, from, to := args[0], args[1], args[2]
+	toNull := func(i int) bool { return to.Type == coldata.Null || to.IsNull(i) }
+	valid := CombineNulls(args[:2], n)
+	if to.Type == coldata.Null || to.Nulls != nil {
+		for i := 0; i < n; i++ {
+			if !validAt(valid, i) || !toNull(i) {
+				continue
+			}
+			if f := from.Str(i); len(f) > 0 && bytes.Contains(src.Str(i), f) {
+				if valid == nil {
+					valid = coldata.NewValidBitmap(n)
+				}
+				coldata.ClearBit(valid, i)
+			}
+		}
+	}
 	size := func(i int) int {
 		s, f := src.Str(i), from.Str(i)
-		if len(f) == 0 {
-			return len(s)
+		if len(f) == 0 || toNull(i) {
+			return len(s) // nothing to replace (a NULL replacement with a match is a NULL row)
 		}
 		c := bytes.Count(s, f)
 		return len(s) + c*(len(to.Str(i))-len(f))
 	}
 	fill := func(i int, dst []byte) {
-		s, f, t := src.Str(i), from.Str(i), to.Str(i)
-		if len(f) == 0 {
+		s, f := src.Str(i), from.Str(i)
+		if len(f) == 0 || toNull(i) {
 			copy(dst, s)
 			return
 		}
+		t := to.Str(i)
 		d := 0
 		for {
 			k := bytes.Index(s, f)
@@ -105,7 +127,7 @@ func strReplace(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			s = s[k+len(f):]
 		}
 	}
-	return strBuild(n, CombineNulls(args, n), strMaxGrowBytes, size, fill)
+	return strBuild(n, valid, strMaxGrowBytes, size, fill)
 }
 
 const (

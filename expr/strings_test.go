@@ -291,6 +291,10 @@ func TestStrReplace(t *testing.T) {
 		{[]any{nil, "a", "b"}, nil},
 		{[]any{"a", nil, "b"}, nil},
 		{[]any{"a", "a", nil}, nil},
+		// MySQL reads the replacement only when there is a match.
+		{[]any{"abc", "", nil}, "abc"},
+		{[]any{"abc", "x", nil}, "abc"},
+		{[]any{"abc", "b", nil}, nil},
 	})
 }
 

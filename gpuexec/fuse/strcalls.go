@@ -112,7 +112,15 @@ func (g *gen) stringCall(name string, c *expr.Call, args []*val) (*val, error) {
 			write: func(dst string) string { return fmt.Sprintf("casemap_write(%s, %s, %v, %s);", s, m, upper, dst) }}, nil
 	case "replace":
 		s, from, to := sv(0), sv(1), sv(2)
-		return &val{kind: kGen, null: null(),
+		// MySQL reads the replacement only when there is a match: a NULL
+		// one makes the row NULL only then (expr.strReplace).
+		rnull := g.nullOf(args[:2])
+		if args[2].null != "false" {
+			n := g.tmp()
+			g.emit("bool %s = %s || (%s && %s.n > 0 && contains(%s, %s));", n, rnull, nullFlag(args[2]), from, s, from)
+			rnull = n
+		}
+		return &val{kind: kGen, null: rnull,
 			size:  fmt.Sprintf("replace_size(%s, %s, %s)", s, from, to),
 			write: func(dst string) string { return fmt.Sprintf("replace_write(%s, %s, %s, %s);", s, from, to, dst) }}, nil
 	case "reverse":
