@@ -74,9 +74,9 @@ func strConcatWS(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 
 // strReplace is REPLACE(s, from, to): every non-overlapping occurrence of
 // from, found left to right bytewise, becomes to; an empty from leaves s.
-// strReplace is MySQL's REPLACE, which reads the replacement only when it
-// has something to replace: REPLACE('abc', ”, NULL) and REPLACE('abc',
-// 'x', NULL) are 'abc', REPLACE('abc', 'b', NULL) is NULL.
+// As in MySQL, the replacement is read only when there is a match: with an
+// empty or absent from a NULL to leaves s, and only a row with a match
+// and a NULL to is NULL.
 func strReplace(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	if r, err := strPrologue(coldata.String, args[:2], n, coldata.String); r != nil || err != nil {
 		return r, err
