@@ -109,18 +109,31 @@ func strSubstringIndexSpan(s, d []byte, count int64) (lo, hi int) {
 			off += len(d)
 		}
 	}
-	for end := len(s); end > 0; {
-		k := bytes.LastIndex(s[:end], d)
+	// A negative count counts from the end, but MySQL finds the
+	// occurrences left to right without overlaps ('aa' in 'aaaaa' is at 0
+	// and 2, not at 3) and keeps the text after the one -count from the
+	// end; fewer occurrences than that keep the whole string.
+	occ := int64(0)
+	for off := 0; ; {
+		k := bytes.Index(s[off:], d)
 		if k < 0 {
-			return 0, len(s)
+			break
 		}
-		count++
-		if count == 0 {
-			return k + len(d), len(s)
-		}
-		end = k
+		occ++
+		off += k + len(d)
 	}
-	return 0, len(s)
+	want := occ + count + 1 // the occurrence to cut after, from the left
+	if want <= 0 {
+		return 0, len(s)
+	}
+	off := 0
+	for j := int64(1); ; j++ {
+		off += bytes.Index(s[off:], d)
+		if j == want {
+			return off + len(d), len(s)
+		}
+		off += len(d)
+	}
 }
 
 func strSubstringIndex(args []*coldata.Vec, n int) (*coldata.Vec, error) {

@@ -181,8 +181,13 @@ func TestStrSubstringIndex(t *testing.T) {
 		{[]any{"a.", ".", -2}, "a."},
 		{[]any{".a", ".", -2}, ".a"},
 		{[]any{"aaa", "aa", 1}, ""},
-		{[]any{"aaa", "aa", -1}, ""},
+		// MySQL (utf8mb4) finds a self-overlapping delimiter left to right
+		// also for a negative count: 'aa' in 'aaaaa' is at 0 and 2.
+		{[]any{"aaa", "aa", -1}, "a"},
 		{[]any{"aaaa", "aa", -2}, "aa"},
+		{[]any{"aaaaa", "aa", -1}, "a"},
+		{[]any{"aaaaa", "aa", -2}, "aaa"},
+		{[]any{"aaaaa", "aa", -3}, "aaaaa"},
 		{[]any{"a::b::c", "::", 2}, "a::b"},
 		{[]any{"a::b::c", "::", -2}, "b::c"},
 		{[]any{"日本語日本", "本", 1}, "日"},

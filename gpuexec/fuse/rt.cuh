@@ -778,6 +778,19 @@ GSQL_DEV SV substring_index(SV s, SV d, int64_t count, FindCache* fc) {
       start = f + d.n;
     }
   }
+  if (d.n > 1) {
+    // A longer delimiter may overlap itself: MySQL finds the occurrences
+    // left to right ('aa' in 'aaaaa' at 0 and 2) and cuts after the one
+    // -count from the end, as the CPU kernel does.
+    int64_t want = count_parts(s, d) + count;
+    if (want <= 0) return s;
+    int32_t start = 0, f = 0;
+    for (int64_t k = 1; k <= want; k++) {
+      f = find_from(s, d, start, fc);
+      start = f + d.n;
+    }
+    return sv_make(s.p + start, s.n - start);
+  }
   int32_t end = s.n;
   for (int64_t k = -1;; k--) {
     int32_t f = rfind_before(s, d, end, fc);

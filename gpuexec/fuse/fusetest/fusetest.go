@@ -121,7 +121,9 @@ func (b *Builder) Cases() [][]expr.Expr {
 		{b.Redact(s, v)},
 		{c("length", s), c("char_length", s), c("upper", s), c("lower", s), c("ascii", s), c("strcmp", s, n)},
 		{c("substring", s, x), c("substring", s, x, Lit(3)), c("substring", s, Lit(-3), x), c("left", s, x), c("right", s, x)},
-		{c("split_part", s, n, x), c("split_part", s, Lit(" "), Lit(-1)), c("substring_index", s, n, x), c("substring_index", s, Lit(" "), Lit(-1))},
+		{c("split_part", s, n, x), c("split_part", s, Lit(" "), Lit(-1)), c("substring_index", s, n, x), c("substring_index", s, Lit(" "), Lit(-1)),
+			// A self-overlapping delimiter, counted from either end.
+			c("substring_index", c("repeat", Lit("a"), c("abs", x)), Lit("aa"), Lit(-1)), c("substring_index", c("repeat", Lit("a"), c("abs", x)), Lit("aa"), c("%", x, Lit(5)))},
 		{c("locate", n, s), c("locate", n, s, x), c("instr", s, n), c("replace", s, n, Lit("<>")), c("replace", s, Lit(" "), Lit("")),
 			c("replace", s, n, Lit(nil)), c("replace", s, Lit("o"), c("nullif", n, Lit("a")))},
 		{c("trim", s), c("ltrim", s, n), c("rtrim", s, n), c("trim", c("concat", Lit("  "), s, Lit("  ")))},
