@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/zeebo/xxh3"
 )
@@ -34,6 +35,37 @@ var floatDigits = 6
 func appendDate(dst []byte, s string) []byte { return append(dst, s...) }
 
 func appendNull(dst []byte) []byte { return append(dst, "NULL"...) }
+
+// microsPer is a timestamp unit's scale against microseconds: how many
+// units make one (ns: 1000) or, negated, how many microseconds one unit is
+// (s: -1000000).
+func microsPer(unit string) int64 {
+	switch unit {
+	case "s":
+		return -1_000_000
+	case "ms":
+		return -1_000
+	case "ns":
+		return 1_000
+	}
+	return 1
+}
+
+// appendTimestamp renders a timestamp of v units (microsPer) as UTC date
+// and time with six fraction digits.
+func appendTimestamp(dst []byte, v, per int64) []byte {
+	us := v
+	switch {
+	case per > 1:
+		us = v / per
+		if v%per < 0 {
+			us--
+		}
+	case per < 0:
+		us = v * -per
+	}
+	return time.UnixMicro(us).UTC().AppendFormat(dst, "2006-01-02 15:04:05.000000")
+}
 
 func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }
 

@@ -51,6 +51,9 @@ func cellsV18(arr arrow.Array) (cellFunc, error) {
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
 		f = func(dst []byte, i int) []byte { return appendDecimal(dst, a.Value(i).BigInt(), scale) }
+	case *array.Timestamp:
+		per := microsPer(a.DataType().(*arrow.TimestampType).Unit.String())
+		f = func(dst []byte, i int) []byte { return appendTimestamp(dst, int64(a.Value(i)), per) }
 	default:
 		return nil, fmt.Errorf("canonical rendering: unsupported column type %s", arr.DataType())
 	}
