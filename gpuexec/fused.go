@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
 )
 
@@ -26,6 +27,15 @@ const MaxKernelArgs = 512
 // exactly (a decimal string with many digits, say); the caller evaluates
 // that batch on the CPU.
 var ErrFallback = errors.New("gpu: batch needs the CPU")
+
+// ErrRegexpPattern, ErrRegexpFlag and ErrRegexpPosition are the REGEXP
+// functions' errors, as on the CPU (expr.ErrRegexp, expr.ErrOutOfRange): a
+// pattern that does not compile, an unknown match flag, a position below 1.
+var (
+	ErrRegexpPattern  = fmt.Errorf("%w: the pattern does not compile", expr.ErrRegexp)
+	ErrRegexpFlag     = fmt.Errorf("%w: unknown match flag", expr.ErrRegexp)
+	ErrRegexpPosition = fmt.Errorf("%w in a REGEXP function: position is out of range", expr.ErrOutOfRange)
+)
 
 // ErrTooLong is a string result over 1 GiB, as on the CPU.
 var ErrTooLong = errors.New("string result too large")
@@ -654,6 +664,12 @@ func kernelError(code uint32) error {
 		return ErrTooLong
 	case 4:
 		return ErrFallback
+	case 16:
+		return ErrRegexpPattern
+	case 17:
+		return ErrRegexpFlag
+	case 18:
+		return ErrRegexpPosition
 	}
 	return fmt.Errorf("gpu: fused kernel reported error %d", code)
 }
