@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
 )
 
@@ -31,6 +32,15 @@ var ErrFallback = errors.New("gpu: batch needs the CPU")
 // a batch: the caller evaluates the batch on the CPU, which raises the
 // error with the type in its message (expr.ErrDecimalRange).
 var ErrDecimalRange = errors.New("gpu: DECIMAL value is out of range")
+
+// ErrRegexpPattern, ErrRegexpFlag and ErrRegexpPosition are the REGEXP
+// functions' errors, as on the CPU (expr.ErrRegexp, expr.ErrOutOfRange): a
+// pattern that does not compile, an unknown match flag, a position below 1.
+var (
+	ErrRegexpPattern  = fmt.Errorf("%w: the pattern does not compile", expr.ErrRegexp)
+	ErrRegexpFlag     = fmt.Errorf("%w: unknown match flag", expr.ErrRegexp)
+	ErrRegexpPosition = fmt.Errorf("%w in a REGEXP function: position is out of range", expr.ErrOutOfRange)
+)
 
 // ErrTooLong is a string result over 1 GiB, as on the CPU.
 var ErrTooLong = errors.New("string result too large")
@@ -683,6 +693,12 @@ func kernelError(code uint32) error {
 		return ErrFallback
 	case 5:
 		return ErrDecimalRange
+	case 16:
+		return ErrRegexpPattern
+	case 17:
+		return ErrRegexpFlag
+	case 18:
+		return ErrRegexpPosition
 	}
 	return fmt.Errorf("gpu: fused kernel reported error %d", code)
 }

@@ -112,6 +112,12 @@ func (g *gen) call(c *expr.Call) (*val, error) {
 	case "cast_to_double", "cast_to_bigint", "cast_to_boolean", "cast_to_varchar":
 		return g.cast(name, args[0])
 	}
+	if v, err := g.regexCall(name, c, args); v != nil || err != nil {
+		return v, err
+	}
+	if v, err := g.encodeCall(name, c, args); v != nil || err != nil {
+		return v, err
+	}
 	if v, err := g.mathCall(name, c, args); v != nil || err != nil {
 		return v, err
 	}

@@ -161,7 +161,7 @@ func runHost(t *testing.T, k *fuse.Kernel, b *coldata.Batch, gather ...int64) ([
 		case fuse.FieldOutChars:
 			fmt.Fprintf(&main, "  a.%s = (char*)malloc(%d);\n", f.Name, charCap)
 		case fuse.FieldBlockSums, fuse.FieldTotals:
-			fmt.Fprintf(&main, "  a.%s = (int64_t*)calloc(16, 8);\n", f.Name)
+			fmt.Fprintf(&main, "  a.%s = (int64_t*)calloc(%d, 8);\n", f.Name, 16+len(k.Outputs))
 		case fuse.FieldErr:
 			fmt.Fprintf(&main, "  a.%s = (int32_t*)calloc(1, 4);\n", f.Name)
 		case fuse.FieldRowSizes:

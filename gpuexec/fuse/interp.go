@@ -228,6 +228,10 @@ func signatures(fn *expr.Function) [][]coldata.Type {
 		out = append(out, append([]coldata.Type(nil), ts...))
 	}
 	for n := fn.MinArgs; n <= maxA && n <= interpMaxArgs; n++ {
+		if n > interpArity && wideSignature(fn.Name, n) != nil {
+			accept(wideSignature(fn.Name, n))
+			continue
+		}
 		if n > interpArity {
 			// Wide calls: homogeneous lists, and a BOOLEAN/value
 			// alternation is left to the nested rewrite.
@@ -709,6 +713,10 @@ func (lw *lowering) call(c *expr.Call) (int32, error) {
 				}
 			}
 		}
+	}
+	c, err := interpRegexCall(c)
+	if err != nil {
+		return 0, err
 	}
 	if c.Fn.Name == "like" && len(c.Args) == 3 {
 		return lw.likeEscape(c)

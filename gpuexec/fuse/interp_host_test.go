@@ -390,12 +390,12 @@ var cpuOnly = map[string]string{
 	// DOUBLE -> VARCHAR prints the shortest round-tripping digits
 	// (strconv); the kernels have no shortest-digits formatter yet.
 	"cast_to_varchar(DOUBLE)": "shortest float formatting",
-	// Regular expressions have no GPU engine yet (issue 18 asks for one).
-	"regexp_like": "no GPU regex engine", "regexp_replace": "no GPU regex engine",
-	"regexp_substr": "no GPU regex engine", "regexp_instr": "no GPU regex engine",
-	// Hashes and encodings (CPU only for now).
-	"md5": "no GPU code yet", "sha1": "no GPU code yet", "sha2": "no GPU code yet", "hex": "no GPU code yet",
-	"unhex": "no GPU code yet", "to_base64": "no GPU code yet", "from_base64": "no GPU code yet",
+	// The GPU compiles a regular expression when the kernel is generated:
+	// a pattern, match flags or replacement read from a column (what this
+	// walk passes) runs on the CPU. Literal ones run on the GPU
+	// (regex_host_test.go).
+	"regexp_like": "column pattern", "regexp_replace": "column pattern",
+	"regexp_substr": "column pattern", "regexp_instr": "column pattern",
 	// LIKE's escape must be a literal (a column of escape characters is
 	// accepted by the CPU only).
 	"like(VARCHAR,VARCHAR,VARCHAR)": "escape column",
