@@ -30,7 +30,7 @@ func TestRegexDeviceMatchesCPU(t *testing.T) {
 	for _, b := range []struct {
 		name string
 		host *coldata.Batch
-	}{{"names", fusetest.Batch(1<<18, 29)}, {"edge", fusetest.EdgeBatch(1<<16, 31)}} {
+	}{{"names", fusetest.Batch(1<<14, 29)}, {"edge", fusetest.EdgeBatch(1<<12, 31)}} {
 		in, err := rt.Dev.Upload(ctx, b.host)
 		if err != nil {
 			t.Fatal(err)
