@@ -3,6 +3,9 @@ package fuse_test
 import (
 	"errors"
 	"fmt"
+	"math/rand"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -212,4 +215,89 @@ func TestRegexLimits(t *testing.T) {
 	if err1 != nil || err2 != nil || k1.Key != k2.Key {
 		t.Fatalf("two small patterns: %v %v, keys differ: %v", err1, err2, k1 != nil && k2 != nil && k1.Key != k2.Key)
 	}
+}
+
+// randomPattern builds a pattern from pieces of every kind: literals
+// (multibyte ones too), classes, anchors, groups, alternation and
+// repetition, so that the combinations differ from the table's.
+func randomPattern(r *rand.Rand, depth int) string {
+	atoms := []string{"a", "e", "o", "n", " ", "é", "日", "[a-m]", "[^aeiou ]", `\w`, `\W`, `\s`, ".", `\pL`, `[[:upper:]]`, `\x{FFFD}`, "(?i:s)", "[😀-😂]"}
+	var b strings.Builder
+	for k := r.Intn(3) + 1; k > 0; k-- {
+		var atom string
+		switch x := r.Intn(10); {
+		case x < 6 || depth > 1:
+			atom = atoms[r.Intn(len(atoms))]
+		case x < 8:
+			atom = "(" + randomPattern(r, depth+1) + ")"
+		default:
+			atom = "(?:" + randomPattern(r, depth+1) + "|" + randomPattern(r, depth+1) + ")"
+		}
+		b.WriteString(atom)
+		switch r.Intn(9) {
+		case 0:
+			b.WriteString("*")
+		case 1:
+			b.WriteString("+")
+		case 2:
+			b.WriteString("?")
+		case 3:
+			fmt.Fprintf(&b, "{%d,%d}", r.Intn(2), 1+r.Intn(3))
+		case 4:
+			b.WriteString("*?")
+		}
+	}
+	switch r.Intn(8) {
+	case 0:
+		return "^" + b.String()
+	case 1:
+		return b.String() + "$"
+	case 2:
+		return `\b` + b.String()
+	}
+	return b.String()
+}
+
+// TestRegexRandomPatterns: generated patterns through the interpreter and
+// one fused kernel, against the CPU.
+func TestRegexRandomPatterns(t *testing.T) {
+	var bld fusetest.Builder
+	s := fusetest.Col(fusetest.Name)
+	r := rand.New(rand.NewSource(77))
+	var lists [][]expr.Expr
+	var all []expr.Expr
+	for i := 0; i < 60; i++ {
+		p := randomPattern(r, 0)
+		if _, err := regexp.Compile(p); err != nil {
+			continue
+		}
+		outs := []expr.Expr{
+			bld.Call("regexp_instr", s, fusetest.Lit(p), fusetest.Lit(1), fusetest.Lit(1+i%3), fusetest.Lit(i%2)),
+			bld.Call("regexp_replace", s, fusetest.Lit(p), fusetest.Lit("<$1>")),
+		}
+		if len(lists) == 0 || len(lists[len(lists)-1]) >= 8 {
+			lists = append(lists, nil)
+		}
+		lists[len(lists)-1] = append(lists[len(lists)-1], outs...)
+		if len(all) < 40 {
+			all = append(all, outs...)
+		}
+	}
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	// The interpreter over names (REPLACE's results of edge rows can
+	// outgrow its scratch, which sends a batch to the library path), the
+	// fused kernel over the edge cases too.
+	names, edges := fusetest.Batch(700, 79), fusetest.EdgeBatch(700, 78)
+	for i, outs := range lists {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if _, err := fuse.Interpreter().Lower(testTypes, nil, outs); errors.Is(err, fuse.ErrNotFusable) {
+				t.Skip(err)
+			}
+			checkInterp(t, names, nil, outs)
+		})
+	}
+	checkKernel(t, edges, nil, all)
+	checkKernel(t, names, nil, all)
 }

@@ -2780,6 +2780,17 @@ GSQL_DEV void w_replace1_write(SV s, uint8_t c, SV to, char* dst) {
 // first matches exactly: the same thread order, the same empty-width
 // context, the same treatment of invalid UTF-8 (U+FFFD, one byte).
 
+// The VM's two functions stay out of line on the device: their thread
+// lists then take one stack frame per thread however many REGEXP calls a
+// kernel makes (inlined, every call site would reserve its own).
+#if defined(GSQL_HOST)
+#define GSQL_RE_FN static inline
+#elif defined(GSQL_INTERP_SPLIT)
+#define GSQL_RE_FN static __device__ __noinline__
+#else
+#define GSQL_RE_FN __device__ __noinline__
+#endif
+
 #define GSQL_ERR_REGEXP 16
 #define GSQL_ERR_REGEXP_FLAG 17
 #define GSQL_ERR_REGEXP_POS 18
@@ -2873,7 +2884,7 @@ GSQL_INL void re_clear(ReList<MAXI, NCAP>& q) {
 // instruction that consumes a character or matches. wc holds the capture
 // slots of the path; captures are undone when their branch is done.
 template <int MAXI, int NCAP>
-GSQL_DEV void re_add(const int32_t* P, ReList<MAXI, NCAP>& q, int32_t pc0, int32_t pos, int32_t* wc, int32_t flag) {
+GSQL_RE_FN void re_add(const int32_t* P, ReList<MAXI, NCAP>& q, int32_t pc0, int32_t pos, int32_t* wc, int32_t flag) {
   int32_t sx[MAXI + 2], sy[MAXI + 2];
   int32_t sp = 0;
   sx[sp] = pc0;
@@ -2930,7 +2941,7 @@ GSQL_DEV void re_add(const int32_t* P, ReList<MAXI, NCAP>& q, int32_t pc0, int32
 // starting the search at byte pos (the text before pos is context only).
 // On a match, m receives the NCAP capture slots.
 template <int MAXI, int NCAP>
-GSQL_DEV bool re_exec(const int32_t* P, SV s, int32_t pos, int32_t* m) {
+GSQL_RE_FN bool re_exec(const int32_t* P, SV s, int32_t pos, int32_t* m) {
   ReList<MAXI, NCAP> qa, qb;
   ReList<MAXI, NCAP>* runq = &qa;
   ReList<MAXI, NCAP>* nextq = &qb;
@@ -3293,6 +3304,54 @@ GSQL_DEV int32_t unb64(SV s, char* dst) {
 
 // ---- MD5, SHA-1, SHA-2 (lower-case hex digests) ----
 
+// The round constants live in constant memory on the device (every thread
+// of a warp reads the same one at a time).
+#ifdef GSQL_HOST
+#define GSQL_CTABLE static const
+#else
+#define GSQL_CTABLE static __constant__ const
+#endif
+
+GSQL_CTABLE uint32_t md5_k[64] = {
+  0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
+  0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
+  0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
+  0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
+  0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
+  0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
+  0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+  0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391};
+
+GSQL_CTABLE int32_t md5_r[16] = {7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21};
+
+GSQL_CTABLE uint32_t sha256_k[64] = {
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+GSQL_CTABLE uint64_t sha512_k[80] = {
+  0x428a2f98d728ae22ULL, 0x7137449123ef65cdULL, 0xb5c0fbcfec4d3b2fULL, 0xe9b5dba58189dbbcULL, 0x3956c25bf348b538ULL,
+  0x59f111f1b605d019ULL, 0x923f82a4af194f9bULL, 0xab1c5ed5da6d8118ULL, 0xd807aa98a3030242ULL, 0x12835b0145706fbeULL,
+  0x243185be4ee4b28cULL, 0x550c7dc3d5ffb4e2ULL, 0x72be5d74f27b896fULL, 0x80deb1fe3b1696b1ULL, 0x9bdc06a725c71235ULL,
+  0xc19bf174cf692694ULL, 0xe49b69c19ef14ad2ULL, 0xefbe4786384f25e3ULL, 0x0fc19dc68b8cd5b5ULL, 0x240ca1cc77ac9c65ULL,
+  0x2de92c6f592b0275ULL, 0x4a7484aa6ea6e483ULL, 0x5cb0a9dcbd41fbd4ULL, 0x76f988da831153b5ULL, 0x983e5152ee66dfabULL,
+  0xa831c66d2db43210ULL, 0xb00327c898fb213fULL, 0xbf597fc7beef0ee4ULL, 0xc6e00bf33da88fc2ULL, 0xd5a79147930aa725ULL,
+  0x06ca6351e003826fULL, 0x142929670a0e6e70ULL, 0x27b70a8546d22ffcULL, 0x2e1b21385c26c926ULL, 0x4d2c6dfc5ac42aedULL,
+  0x53380d139d95b3dfULL, 0x650a73548baf63deULL, 0x766a0abb3c77b2a8ULL, 0x81c2c92e47edaee6ULL, 0x92722c851482353bULL,
+  0xa2bfe8a14cf10364ULL, 0xa81a664bbc423001ULL, 0xc24b8b70d0f89791ULL, 0xc76c51a30654be30ULL, 0xd192e819d6ef5218ULL,
+  0xd69906245565a910ULL, 0xf40e35855771202aULL, 0x106aa07032bbd1b8ULL, 0x19a4c116b8d2d0c8ULL, 0x1e376c085141ab53ULL,
+  0x2748774cdf8eeb99ULL, 0x34b0bcb5e19b48a8ULL, 0x391c0cb3c5c95a63ULL, 0x4ed8aa4ae3418acbULL, 0x5b9cca4f7763e373ULL,
+  0x682e6ff3d6b2b8a3ULL, 0x748f82ee5defb2fcULL, 0x78a5636f43172f60ULL, 0x84c87814a1f0ab72ULL, 0x8cc702081a6439ecULL,
+  0x90befffa23631e28ULL, 0xa4506cebde82bde9ULL, 0xbef9a3f7b2c67915ULL, 0xc67178f2e372532bULL, 0xca273eceea26619cULL,
+  0xd186b8c721c0c207ULL, 0xeada7dd6cde0eb1eULL, 0xf57d4f7fee6ed178ULL, 0x06f067aa72176fbaULL, 0x0a637dc5a2c898a6ULL,
+  0x113f9804bef90daeULL, 0x1b710b35131c471bULL, 0x28db77f523047d84ULL, 0x32caab7b40c72493ULL, 0x3c9ebe0a15c9bebcULL,
+  0x431d67c49c100d4cULL, 0x4cc5d4becb3e42b6ULL, 0x597f299cfc657e2aULL, 0x5fcb6fab3ad6faecULL, 0x6c44198c4a475817ULL};
+
 GSQL_INL uint32_t rotl32(uint32_t x, int32_t n) { return (x << n) | (x >> (32 - n)); }
 GSQL_INL uint32_t rotr32(uint32_t x, int32_t n) { return (x >> n) | (x << (32 - n)); }
 GSQL_INL uint64_t rotr64(uint64_t x, int32_t n) { return (x >> n) | (x << (64 - n)); }
@@ -3328,17 +3387,7 @@ GSQL_DEV void dg_hex(const uint8_t* d, int32_t n, char* dst) {
   }
 }
 
-GSQL_DEV void md5_write(SV s, char* dst) {
-  const uint32_t K[64] = {
-      0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
-      0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
-      0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-      0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
-      0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
-      0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-      0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
-      0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391};
-  const int32_t R[16] = {7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21};
+GSQL_RE_FN void md5_write(SV s, char* dst) {
   uint32_t h[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
   uint8_t blk[64];
   int64_t nb = dg_blocks(s, 64);
@@ -3367,7 +3416,7 @@ GSQL_DEV void md5_write(SV s, char* dst) {
       uint32_t t = d;
       d = c;
       c = b;
-      b = b + rotl32(a + f + K[i] + x[g], R[(i >> 4) * 4 + (i & 3)]);
+      b = b + rotl32(a + f + md5_k[i] + x[g], md5_r[(i >> 4) * 4 + (i & 3)]);
       a = t;
     }
     h[0] += a;
@@ -3381,7 +3430,7 @@ GSQL_DEV void md5_write(SV s, char* dst) {
   dg_hex(out, 16, dst);
 }
 
-GSQL_DEV void sha1_write(SV s, char* dst) {
+GSQL_RE_FN void sha1_write(SV s, char* dst) {
   uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
   uint8_t blk[64];
   int64_t nb = dg_blocks(s, 64);
@@ -3428,16 +3477,7 @@ GSQL_DEV void sha1_write(SV s, char* dst) {
 
 // sha256_write is SHA-256 (SHA-224 when small: other initial values, the
 // digest cut to 28 bytes).
-GSQL_DEV void sha256_write(SV s, bool small, char* dst) {
-  const uint32_t K[64] = {
-      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-      0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-      0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-      0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-      0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-      0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+GSQL_RE_FN void sha256_write(SV s, bool small, char* dst) {
   uint32_t h[8];
   if (small) {
     const uint32_t h0[8] = {0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7, 0xbefa4fa4};
@@ -3462,7 +3502,7 @@ GSQL_DEV void sha256_write(SV s, bool small, char* dst) {
     for (int32_t i = 0; i < 64; i++) {
       uint32_t S1 = rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25);
       uint32_t ch = (e & f) ^ (~e & g);
-      uint32_t t1 = hh + S1 + ch + K[i] + w[i];
+      uint32_t t1 = hh + S1 + ch + sha256_k[i] + w[i];
       uint32_t S0 = rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22);
       uint32_t mj = (a & b) ^ (a & c) ^ (b & c);
       uint32_t t2 = S0 + mj;
@@ -3491,24 +3531,7 @@ GSQL_DEV void sha256_write(SV s, bool small, char* dst) {
 }
 
 // sha512_write is SHA-512 (SHA-384 when small).
-GSQL_DEV void sha512_write(SV s, bool small, char* dst) {
-  const uint64_t K[80] = {
-      0x428a2f98d728ae22ULL, 0x7137449123ef65cdULL, 0xb5c0fbcfec4d3b2fULL, 0xe9b5dba58189dbbcULL, 0x3956c25bf348b538ULL,
-      0x59f111f1b605d019ULL, 0x923f82a4af194f9bULL, 0xab1c5ed5da6d8118ULL, 0xd807aa98a3030242ULL, 0x12835b0145706fbeULL,
-      0x243185be4ee4b28cULL, 0x550c7dc3d5ffb4e2ULL, 0x72be5d74f27b896fULL, 0x80deb1fe3b1696b1ULL, 0x9bdc06a725c71235ULL,
-      0xc19bf174cf692694ULL, 0xe49b69c19ef14ad2ULL, 0xefbe4786384f25e3ULL, 0x0fc19dc68b8cd5b5ULL, 0x240ca1cc77ac9c65ULL,
-      0x2de92c6f592b0275ULL, 0x4a7484aa6ea6e483ULL, 0x5cb0a9dcbd41fbd4ULL, 0x76f988da831153b5ULL, 0x983e5152ee66dfabULL,
-      0xa831c66d2db43210ULL, 0xb00327c898fb213fULL, 0xbf597fc7beef0ee4ULL, 0xc6e00bf33da88fc2ULL, 0xd5a79147930aa725ULL,
-      0x06ca6351e003826fULL, 0x142929670a0e6e70ULL, 0x27b70a8546d22ffcULL, 0x2e1b21385c26c926ULL, 0x4d2c6dfc5ac42aedULL,
-      0x53380d139d95b3dfULL, 0x650a73548baf63deULL, 0x766a0abb3c77b2a8ULL, 0x81c2c92e47edaee6ULL, 0x92722c851482353bULL,
-      0xa2bfe8a14cf10364ULL, 0xa81a664bbc423001ULL, 0xc24b8b70d0f89791ULL, 0xc76c51a30654be30ULL, 0xd192e819d6ef5218ULL,
-      0xd69906245565a910ULL, 0xf40e35855771202aULL, 0x106aa07032bbd1b8ULL, 0x19a4c116b8d2d0c8ULL, 0x1e376c085141ab53ULL,
-      0x2748774cdf8eeb99ULL, 0x34b0bcb5e19b48a8ULL, 0x391c0cb3c5c95a63ULL, 0x4ed8aa4ae3418acbULL, 0x5b9cca4f7763e373ULL,
-      0x682e6ff3d6b2b8a3ULL, 0x748f82ee5defb2fcULL, 0x78a5636f43172f60ULL, 0x84c87814a1f0ab72ULL, 0x8cc702081a6439ecULL,
-      0x90befffa23631e28ULL, 0xa4506cebde82bde9ULL, 0xbef9a3f7b2c67915ULL, 0xc67178f2e372532bULL, 0xca273eceea26619cULL,
-      0xd186b8c721c0c207ULL, 0xeada7dd6cde0eb1eULL, 0xf57d4f7fee6ed178ULL, 0x06f067aa72176fbaULL, 0x0a637dc5a2c898a6ULL,
-      0x113f9804bef90daeULL, 0x1b710b35131c471bULL, 0x28db77f523047d84ULL, 0x32caab7b40c72493ULL, 0x3c9ebe0a15c9bebcULL,
-      0x431d67c49c100d4cULL, 0x4cc5d4becb3e42b6ULL, 0x597f299cfc657e2aULL, 0x5fcb6fab3ad6faecULL, 0x6c44198c4a475817ULL};
+GSQL_RE_FN void sha512_write(SV s, bool small, char* dst) {
   uint64_t h[8];
   if (small) {
     const uint64_t h0[8] = {0xcbbb9d5dc1059ed8ULL, 0x629a292a367cd507ULL, 0x9159015a3070dd17ULL, 0x152fecd8f70e5939ULL,
@@ -3538,7 +3561,7 @@ GSQL_DEV void sha512_write(SV s, bool small, char* dst) {
     for (int32_t i = 0; i < 80; i++) {
       uint64_t S1 = rotr64(e, 14) ^ rotr64(e, 18) ^ rotr64(e, 41);
       uint64_t ch = (e & f) ^ (~e & g);
-      uint64_t t1 = hh + S1 + ch + K[i] + w[i];
+      uint64_t t1 = hh + S1 + ch + sha512_k[i] + w[i];
       uint64_t S0 = rotr64(a, 28) ^ rotr64(a, 34) ^ rotr64(a, 39);
       uint64_t mj = (a & b) ^ (a & c) ^ (b & c);
       uint64_t t2 = S0 + mj;
