@@ -27,7 +27,7 @@ func TestDeviceRegexMatchesCPU(t *testing.T) {
 	for _, b := range []struct {
 		name string
 		host *coldata.Batch
-	}{{"names", fusetest.Batch(1<<16, 61)}, {"edges", fusetest.EdgeBatch(1<<14, 62)}} {
+	}{{"names", fusetest.Batch(1<<14, 61)}, {"edges", fusetest.EdgeBatch(1<<12, 62)}} {
 		in, err := rt.Dev.Upload(ctx, b.host)
 		if err != nil {
 			t.Fatal(err)
