@@ -40,7 +40,7 @@ func (r *rewriter) quantifierAt(toks []token, i int) (string, bool) {
 
 func isComparisonOp(s string) bool {
 	switch s {
-	case "=", "<", ">", "<=", ">=", "<>", "!=":
+	case "=", "<", ">", "<=", ">=", "<>", "!=", "<=>":
 		return true
 	}
 	return false
@@ -52,6 +52,9 @@ func isComparisonOp(s string) bool {
 func (r *rewriter) quantifiedOut(toks []token, i int, marker string) (int, *Error) {
 	q := toks[i]
 	kw := strings.ToUpper(q.text(r.src))
+	if op := toks[i-1].text(r.src); op == "<=>" {
+		return 0, newError(ErrUnsupported, r.src, toks[i-1].start, "not supported: <=> %s (subquery)", kw)
+	}
 	if i+1 >= len(toks) || toks[i+1].typ != '(' {
 		return 0, newError(ErrSyntax, r.src, endOf(r.src, toks, i+1), "expected a parenthesized subquery after %s", kw)
 	}

@@ -577,6 +577,9 @@ func parseRewritten(src string, toks []token) (sqlparser.Statement, *Error) {
 	if err := checkNesting(src, toks); err != nil {
 		return nil, err
 	}
+	if err := checkRowWidths(src, toks); err != nil {
+		return nil, err
+	}
 	toks, werr := expandWindows(src, toks)
 	if werr != nil {
 		return nil, werr
