@@ -44,6 +44,12 @@ type shapes struct {
 	// whose joins over the small value ranges would be huge).
 	singleFrom bool
 	using      bool // JOIN ... USING (...)
+	// rowValues generates (x, y) [NOT] IN (SELECT a, b ...) and (x, y)
+	// [NOT] IN ((1, 2), ...). Quantified comparisons (x > ALL (SELECT
+	// ...), = ANY, < SOME) are never generated: SQLite has no ANY, SOME or
+	// ALL before a subquery, so there is nothing to compare with
+	// (tests/sql/quantified.test covers them against hand-worked answers).
+	rowValues bool
 }
 
 // allShapes is every shape on.
@@ -56,6 +62,7 @@ func allShapes() shapes {
 		defaultNulls: true, distinctAggs: true, stringFuncs: true,
 		greatestLeast: true, nullSafeEq: true, limitedDerived: true,
 		onSubqueries: true, nestedSubq: true, recursiveData: true, using: true,
+		rowValues: true,
 	}
 }
 
@@ -1223,6 +1230,9 @@ func (g *gen) genBool(ec ectx, depth int) node {
 			}
 		}
 		not := []string{" ", " NOT "}[g.intn(2)]
+		if g.sh.rowValues && g.chance(0.2) {
+			return g.rowInList(ec, d, not)
+		}
 		return cat(g.genExpr(ec, k, d), not, "IN (", join(vals, ", "), ")")
 	case r < 11:
 		var pat node = lit([]string{"'a%'", "'%b'", "'_'", "'a_'", "'%'", "'%a%'", "''", "'a _'"}[g.intn(8)])
@@ -1258,6 +1268,9 @@ func (g *gen) comparison(ec ectx, depth int) node {
 // subqueryPred is IN / NOT IN / EXISTS / NOT EXISTS or a comparison with
 // a scalar subquery.
 func (g *gen) subqueryPred(ec ectx) node {
+	if g.sh.rowValues && g.chance(0.15) {
+		return g.rowInSubquery(ec)
+	}
 	switch g.intn(4) {
 	case 0, 1:
 		k := []kind{kInt, kInt, kReal, kText}[g.intn(4)]
@@ -1379,4 +1392,50 @@ func (g *gen) scalarSubquery(ec ectx, k kind) node {
 	}
 	parts = append(parts, ")")
 	return cat(parts...)
+}
+
+// rowKinds picks the kinds of a two-column row value: each component is
+// compared with one of its own kind.
+func (g *gen) rowKinds() [2]kind {
+	ks := []kind{kInt, kInt, kReal, kText}
+	return [2]kind{ks[g.intn(len(ks))], ks[g.intn(len(ks))]}
+}
+
+// rowValue is (x, y) of the given kinds.
+func (g *gen) rowValue(ec ectx, ks [2]kind, depth int) node {
+	return cat("(", g.genExpr(ec, ks[0], depth), ", ", g.genExpr(ec, ks[1], depth), ")")
+}
+
+// rowInList is (x, y) [NOT] IN ((l1, l2), ...), some components NULL.
+func (g *gen) rowInList(ec ectx, depth int, not string) node {
+	ks := g.rowKinds()
+	var rows []node
+	for i := 0; i < 1+g.intn(3); i++ {
+		var comps [2]node
+		for c, k := range ks {
+			if g.chance(0.15) {
+				comps[c] = lit("NULL")
+			} else {
+				comps[c] = g.literal(k)
+			}
+		}
+		rows = append(rows, cat("(", comps[0], ", ", comps[1], ")"))
+	}
+	return cat(g.rowValue(ec, ks, depth), not, "IN (", join(rows, ", "), ")")
+}
+
+// rowInSubquery is (x, y) [NOT] IN (SELECT a, b FROM ...), correlated or
+// not.
+func (g *gen) rowInSubquery(ec ectx) node {
+	ks := g.rowKinds()
+	left := g.rowValue(ectx{cols: ec.cols}, ks, 1)
+	from, local, _ := g.subTable()
+	where := g.subWhere(ec, local)
+	lec := ectx{cols: local}
+	parts := []any{"SELECT ", g.genExpr(lec, ks[0], 1), ", ", g.genExpr(lec, ks[1], 1), " FROM ", from}
+	if where != nil {
+		parts = append(parts, where)
+	}
+	not := []string{" ", " NOT "}[g.intn(2)]
+	return cat(left, not, "IN (", cat(parts...), ")")
 }

@@ -118,14 +118,25 @@ func leftWidth(src string, toks []token, last int) (int, bool) {
 
 // rowValueFollows reports whether a parenthesis after prev starts an
 // operand (a row value or a parenthesized expression) rather than the
-// arguments of a call.
+// arguments of a call: it does after punctuation and operators and after
+// the keywords that an operand follows; any other word names a function.
 func rowValueFollows(src string, prev token) bool {
-	switch prev.typ {
-	case '(', ',', sqlparser.SELECT, sqlparser.WHERE, sqlparser.HAVING, sqlparser.ON, sqlparser.AND, sqlparser.OR,
-		sqlparser.NOT, sqlparser.WHEN, sqlparser.THEN, sqlparser.ELSE, sqlparser.CASE, sqlparser.IN:
+	text := prev.text(src)
+	if text == "" {
 		return true
 	}
-	return isComparisonOp(prev.text(src))
+	if c := text[0]; c != '_' && c != '`' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') {
+		return true
+	}
+	return operandKeywords[strings.ToLower(text)]
+}
+
+// operandKeywords are the words after which a parenthesis is an operand.
+var operandKeywords = map[string]bool{
+	"select": true, "distinct": true, "distinctrow": true, "all": true, "where": true, "having": true,
+	"on": true, "and": true, "or": true, "xor": true, "not": true, "when": true, "then": true,
+	"else": true, "case": true, "in": true, "by": true, "between": true, "like": true, "regexp": true,
+	"is": true, "div": true, "set": true, "return": true,
 }
 
 // groupWidth is the number of top-level items between toks[open] '(' and
