@@ -482,6 +482,25 @@ func (b *binder) quantCall(sq *subquery, l []expr.Expr, fn string, all bool) (ex
 			return nil, err
 		}
 	}
+	// An uncorrelated = ANY (IN) looks a NULL-free left row up in a set of
+	// S's NULL-free rows: found is TRUE, and not found is FALSE unless S
+	// has a row with a NULL, which leaves the definition to decide.
+	var set map[string]bool
+	sNull := false
+	if sq.corr == nil && fn == "=" && !all {
+		set = map[string]bool{}
+		var key []byte
+		for _, bt := range once {
+			for r := 0; r < bt.Len; r++ {
+				if anyNull(bt.Cols, r) {
+					sNull = true
+					continue
+				}
+				key = operators.AppendRowKey(key[:0], bt.Cols, r)
+				set[string(key)] = true
+			}
+		}
+	}
 	var nrefs int
 	if sq.corr != nil {
 		nrefs = len(sq.corr.refs)
@@ -502,6 +521,16 @@ func (b *binder) quantCall(sq *subquery, l []expr.Expr, fn string, all bool) (ex
 			for i := 0; i < n; i++ {
 				okey = operators.AppendRowKey(okey[:0], outer, i)
 				key = operators.AppendRowKey(append(key[:0], okey...), needles, i)
+				if set != nil && !anyNull(needles, i) {
+					if set[string(key)] { // key is the left row's alone: no outer values
+						out.AppendValue(true)
+						continue
+					}
+					if !sNull {
+						out.AppendValue(false)
+						continue
+					}
+				}
 				v, ok := cache[string(key)]
 				if !ok {
 					batches := once
@@ -540,6 +569,16 @@ func (b *binder) quantCall(sq *subquery, l []expr.Expr, fn string, all bool) (ex
 		}
 	}
 	return &expr.Call{Fn: f, Args: args, T: coldata.Bool}, nil
+}
+
+// anyNull reports whether row i of cols has a NULL.
+func anyNull(cols []*coldata.Vec, i int) bool {
+	for _, c := range cols {
+		if c.IsNull(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // quantEval is needles[.][row] fn ANY|ALL (the rows of batches) as SQL
