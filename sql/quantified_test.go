@@ -52,6 +52,8 @@ func TestRowWidths(t *testing.T) {
 		{sql: "SELECT a FROM t WHERE (SELECT c, d FROM u) = (1, 2)"}, // the binder refuses it
 		{sql: "SELECT x > ALL (SELECT v FROM u), x < ANY (SELECT COUNT(*) FROM u) FROM t"},
 		{sql: "SELECT a FROM t WHERE a IN (SELECT v FROM u UNION SELECT w FROM u)"},
+		{sql: "SELECT a FROM t WHERE (EXISTS (SELECT c, d FROM u)) = TRUE"},
+		{sql: "SELECT SUM(a) OVER (PARTITION BY a, b) > 1 FROM t"},
 		{"SELECT (a, b) IN (SELECT c FROM u) FROM t", ErrOperand, 19, "operand should contain 2 column(s), got 1"},
 		{"SELECT a IN (SELECT c, d FROM u) FROM t", ErrOperand, 14, "operand should contain 1 column(s), got 2"},
 		{"SELECT (a, b) NOT IN ((1, 2), (3)) FROM t", ErrOperand, 31, "operand should contain 2 column(s), got 1"},

@@ -106,12 +106,12 @@ func leftWidth(src string, toks []token, last int) (int, bool) {
 	if open < 0 {
 		return 0, false
 	}
+	if open > 0 && !rowValueFollows(src, toks[open-1]) {
+		return 1, true // a call's arguments, EXISTS (SELECT ...)
+	}
 	inner := toks[open+1 : last]
 	if isQueryStart(src, inner) {
 		return selectWidth(src, inner)
-	}
-	if open > 0 && !rowValueFollows(src, toks[open-1]) {
-		return 1, true // a call's arguments
 	}
 	return groupWidth(src, toks, open, last), true
 }
