@@ -128,7 +128,9 @@
 //     ANY/SOME/ALL (subquery), so they are not generated (gsql's answers
 //     for those are checked by hand in tests/sql/quantified.test). Row
 //     values are: (x, y) [NOT] IN (SELECT a, b ...), correlated or not,
-//     and (x, y) [NOT] IN ((1, 2), ...), NULL components included.
+//     (x, y) [NOT] IN ((1, 2), ...), NULL components included, row
+//     comparisons (x, y) op (u, v) with =, <>, <, <=, >, >=, <=> (SQLite's
+//     IS), and (x, y) op (SELECT a, b ... ORDER BY id LIMIT 1).
 //
 // # SQLite bugs avoided
 //

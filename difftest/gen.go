@@ -44,8 +44,9 @@ type shapes struct {
 	// whose joins over the small value ranges would be huge).
 	singleFrom bool
 	using      bool // JOIN ... USING (...)
-	// rowValues generates (x, y) [NOT] IN (SELECT a, b ...) and (x, y)
-	// [NOT] IN ((1, 2), ...). Quantified comparisons (x > ALL (SELECT
+	// rowValues generates (x, y) [NOT] IN (SELECT a, b ...), (x, y)
+	// [NOT] IN ((1, 2), ...), (x, y) op (u, v) and (x, y) op (SELECT a,
+	// b ... LIMIT 1). Quantified comparisons (x > ALL (SELECT
 	// ...), = ANY, < SOME) are never generated: SQLite has no ANY, SOME or
 	// ALL before a subquery, so there is nothing to compare with
 	// (tests/sql/quantified.test covers them against hand-worked answers).
@@ -1257,6 +1258,12 @@ func (g *gen) comparison(ec ectx, depth int) node {
 		// MySQL's NULL-safe equality is SQLite's IS.
 		op = alt{lit(" <=> "), lit(" IS ")}
 	}
+	if g.sh.rowValues && g.chance(0.08) {
+		// Rows compare component by component, lexicographically for
+		// the orderings.
+		ks := g.rowKinds()
+		return cat(g.rowValue(ec, ks, depth), op, g.rowValue(ec, ks, depth))
+	}
 	if g.chance(0.3) {
 		return cat(g.genExpr(ec, kText, depth), op, g.genExpr(ec, kText, depth))
 	}
@@ -1282,6 +1289,9 @@ func (g *gen) subqueryPred(ec ectx) node {
 	}
 	k := []kind{kInt, kReal, kText}[g.intn(3)]
 	op := []string{" = ", " <> ", " < ", " >= "}[g.intn(4)]
+	if g.sh.rowValues && g.chance(0.15) {
+		return g.rowSubqueryCompare(ec, op)
+	}
 	return cat(g.genExpr(ectx{cols: ec.cols}, k, 1), op, g.scalarSubquery(ec, k))
 }
 
@@ -1438,4 +1448,24 @@ func (g *gen) rowInSubquery(ec ectx) node {
 	}
 	not := []string{" ", " NOT "}[g.intn(2)]
 	return cat(left, not, "IN (", cat(parts...), ")")
+}
+
+// rowSubqueryCompare is (x, y) op (SELECT a, b FROM ... ORDER BY id LIMIT
+// 1): one row or none (SQLite would take the first of several rows where
+// gsql and MySQL fail).
+func (g *gen) rowSubqueryCompare(ec ectx, op string) node {
+	ks := g.rowKinds()
+	left := g.rowValue(ectx{cols: ec.cols}, ks, 1)
+	from, local, key := g.subTable()
+	if key == "" {
+		return cat(left, op, g.rowValue(ectx{cols: ec.cols}, ks, 1))
+	}
+	where := g.subWhere(ec, local)
+	lec := ectx{cols: local}
+	parts := []any{"(SELECT ", g.genExpr(lec, ks[0], 1), ", ", g.genExpr(lec, ks[1], 1), " FROM ", from}
+	if where != nil {
+		parts = append(parts, where)
+	}
+	parts = append(parts, " ORDER BY ", g.orderKey(key, true), " LIMIT 1)")
+	return cat(left, op, cat(parts...))
 }

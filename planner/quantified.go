@@ -33,7 +33,9 @@ import (
 // a = c AND b = d, and <> is its negation, so a row comparison is NULL when
 // no component decides it and some component is NULL. <, <=, > and >=
 // order rows lexicographically. (a, b) IN (r1, r2, ...) is (a, b) = r1 OR
-// (a, b) = r2 ..., and IN (subquery) is = ANY (subquery).
+// (a, b) = r2 ..., and IN (subquery) is = ANY (subquery). A row subquery
+// compared with a row gives its one row (all NULL when it has none; more
+// than one is an error).
 
 // quantifiedOperand returns the subquery of the dialect layer's marker
 // call for ANY/SOME (all false) or ALL (all true).
@@ -135,14 +137,21 @@ func (b *binder) bindQuantifiedOrRow(x *sqlparser.ComparisonExpr, sc *scope) (ex
 		return not, true, err
 	}
 	fn, ok := comparisonFuncs[x.Operator]
-	if !ok || fn == "<=>" {
+	if !ok {
 		return nil, true, errorf(Unsupported, "", "not supported: operator %s on row values", strings.ToUpper(x.Operator))
 	}
-	if _, ok := x.Right.(*sqlparser.Subquery); ok {
-		return nil, true, errorf(Unsupported, "", "not supported: a row value compared with a subquery (write IN or EXISTS)")
+	_, rq := x.Right.(*sqlparser.Subquery)
+	_, lq := x.Left.(*sqlparser.Subquery)
+	if fn == "<=>" && (rq || lq) {
+		return nil, true, errorf(Unsupported, "", "not supported: <=> between a row value and a subquery")
 	}
-	if _, ok := x.Left.(*sqlparser.Subquery); ok {
-		return nil, true, errorf(Unsupported, "", "not supported: a row value compared with a subquery (write IN or EXISTS)")
+	if q, ok := x.Right.(*sqlparser.Subquery); ok {
+		e, err := b.rowSubqueryCompare(fn, x.Left, q, sc)
+		return e, true, err
+	}
+	if q, ok := x.Left.(*sqlparser.Subquery); ok {
+		e, err := b.rowSubqueryCompare(flipComparison(fn), x.Right, q, sc)
+		return e, true, err
 	}
 	l, r := rowItems(x.Left), rowItems(x.Right)
 	if len(l) != len(r) {
@@ -181,12 +190,12 @@ func (b *binder) rowCompare(fn string, l, r []sqlparser.Expr, sc *scope) (expr.E
 	return b.rowCompareBound(fn, le, re)
 }
 
-// rowCompareBound combines the component comparisons: = is their AND, <>
-// their OR, and an ordering is lexicographic, (a, b) < (c, d) being a < c
-// OR (a = c AND b < d).
+// rowCompareBound combines the component comparisons: = and <=> are their
+// AND, <> their OR, and an ordering is lexicographic, (a, b) < (c, d)
+// being a < c OR (a = c AND b < d).
 func (b *binder) rowCompareBound(fn string, l, r []expr.Expr) (expr.Expr, error) {
 	switch fn {
-	case "=", "<>":
+	case "=", "<>", "<=>":
 		join := "and"
 		if fn == "<>" {
 			join = "or"
@@ -229,6 +238,81 @@ func (b *binder) rowCompareBound(fn string, l, r []expr.Expr) (expr.Expr, error)
 		}
 	}
 	return out, nil
+}
+
+// flipComparison is the operator with its operands swapped: a < b is
+// b > a.
+func flipComparison(fn string) string {
+	switch fn {
+	case "<":
+		return ">"
+	case "<=":
+		return ">="
+	case ">":
+		return "<"
+	case ">=":
+		return "<="
+	}
+	return fn
+}
+
+// rowSubqueryCompare binds (a, b) fn (SELECT c, d ...): the subquery is a
+// row, NULL in every column when it has no rows, and an error when it has
+// more than one.
+func (b *binder) rowSubqueryCompare(fn string, left sqlparser.Expr, q *sqlparser.Subquery, sc *scope) (expr.Expr, error) {
+	l, err := b.bindItems(rowItems(left), sc)
+	if err != nil {
+		return nil, err
+	}
+	sq, l, err := b.quantSubquery(l, q, sc)
+	if err != nil {
+		return nil, err
+	}
+	if sq.corr != nil {
+		return b.subqueryCall(sq, l, func(batches []*coldata.Batch, needles []*coldata.Vec, row int) (any, error) {
+			return rowSubqueryEval(fn, batches, needles, row)
+		})
+	}
+	batches, err := sq.run(b.ctx)
+	if err != nil {
+		return nil, err
+	}
+	lits := make([]expr.Expr, len(l))
+	rows := 0
+	for _, bt := range batches {
+		for r := 0; r < bt.Len; r++ {
+			if rows++; rows > 1 {
+				return nil, errorf(TypeMismatch, "", "subquery returns more than 1 row")
+			}
+			for k, c := range bt.Cols {
+				lits[k] = &expr.Literal{Value: c.Value(r), T: sq.cols[k].Type}
+			}
+		}
+	}
+	if rows == 0 {
+		return &expr.Literal{Value: nil, T: coldata.Bool}, nil
+	}
+	return b.rowCompareBound(fn, l, lits)
+}
+
+// rowSubqueryEval is needles[.][row] fn the single row of batches.
+func rowSubqueryEval(fn string, batches []*coldata.Batch, needles []*coldata.Vec, row int) (any, error) {
+	var res any
+	rows := 0
+	for _, bt := range batches {
+		for r := 0; r < bt.Len; r++ {
+			if rows++; rows > 1 {
+				return nil, errorf(TypeMismatch, "", "subquery returns more than 1 row")
+			}
+			switch rowCompareValues(fn, needles, row, bt.Cols, r) {
+			case 1:
+				res = true
+			case 0:
+				res = false
+			}
+		}
+	}
+	return res, nil
 }
 
 // rowInList binds (a, b) IN ((1, 2), (3, 4)) as the OR of row equalities.
@@ -470,6 +554,22 @@ func (b *binder) quantLiterals(fn string, all bool, l expr.Expr, s summary) (exp
 // outer and left-hand values. Rows of more than one column compare with =
 // only.
 func (b *binder) quantCall(sq *subquery, l []expr.Expr, fn string, all bool) (expr.Expr, error) {
+	return b.subqueryCallSet(sq, l, fn == "=" && !all, func(batches []*coldata.Batch, needles []*coldata.Vec, row int) (any, error) {
+		return quantEval(fn, all, batches, needles, row), nil
+	})
+}
+
+// subqueryEval computes a row's answer from the subquery's rows.
+type subqueryEval func(batches []*coldata.Batch, needles []*coldata.Vec, row int) (any, error)
+
+// subqueryCall evaluates eval per row over S as quantCall does.
+func (b *binder) subqueryCall(sq *subquery, l []expr.Expr, eval subqueryEval) (expr.Expr, error) {
+	return b.subqueryCallSet(sq, l, false, eval)
+}
+
+// subqueryCallSet is subqueryCall; in, for = ANY, adds the set lookup of
+// an uncorrelated S.
+func (b *binder) subqueryCallSet(sq *subquery, l []expr.Expr, in bool, eval subqueryEval) (expr.Expr, error) {
 	var mu sync.Mutex
 	ctx := b.ctx
 	if ctx == nil {
@@ -487,7 +587,7 @@ func (b *binder) quantCall(sq *subquery, l []expr.Expr, fn string, all bool) (ex
 	// has a row with a NULL, which leaves the definition to decide.
 	var set map[string]bool
 	sNull := false
-	if sq.corr == nil && fn == "=" && !all {
+	if sq.corr == nil && in {
 		set = map[string]bool{}
 		var key []byte
 		for _, bt := range once {
@@ -547,7 +647,10 @@ func (b *binder) quantCall(sq *subquery, l []expr.Expr, fn string, all bool) (ex
 						}
 						batches = lastBatches
 					}
-					v = quantEval(fn, all, batches, needles, i)
+					var err error
+					if v, err = eval(batches, needles, i); err != nil {
+						return nil, err
+					}
 					cache[string(key)] = v
 				}
 				out.AppendValue(v)
@@ -612,9 +715,12 @@ func quantEval(fn string, all bool, batches []*coldata.Batch, needles []*coldata
 }
 
 // rowCompareValues compares row a[.][i] with b[.][j] under fn: 1 TRUE, 0
-// FALSE, -1 NULL. Rows of several columns compare with = and <> only.
+// FALSE, -1 NULL. = is TRUE when every component is equal and FALSE when
+// one differs; <> is its negation; an ordering is decided by the first
+// unequal component, and is NULL when a NULL comes first.
 func rowCompareValues(fn string, a []*coldata.Vec, i int, b []*coldata.Vec, j int) int {
-	if fn == "<>" {
+	switch fn {
+	case "<>":
 		switch rowCompareValues("=", a, i, b, j) {
 		case 1:
 			return 0
@@ -622,32 +728,34 @@ func rowCompareValues(fn string, a []*coldata.Vec, i int, b []*coldata.Vec, j in
 			return 1
 		}
 		return -1
+	case "=":
+		res := 1
+		for k := range a {
+			if a[k].IsNull(i) || b[k].IsNull(j) {
+				res = -1
+				continue
+			}
+			if operators.CompareValues(a[k], i, b[k], j) != 0 {
+				return 0
+			}
+		}
+		return res
 	}
-	res := 1
 	for k := range a {
 		if a[k].IsNull(i) || b[k].IsNull(j) {
-			res = -1
-			continue
+			return -1
 		}
 		c := operators.CompareValues(a[k], i, b[k], j)
-		var ok bool
-		switch fn {
-		case "=":
-			ok = c == 0
-		case "<":
-			ok = c < 0
-		case "<=":
-			ok = c <= 0
-		case ">":
-			ok = c > 0
-		case ">=":
-			ok = c >= 0
-		default:
-			return -1 // not reached: the binder admits only the operators above
+		if c == 0 {
+			continue
 		}
-		if !ok {
-			return 0
+		if (c < 0) == (fn == "<" || fn == "<=") {
+			return 1
 		}
+		return 0
 	}
-	return res
+	if fn == "<=" || fn == ">=" {
+		return 1
+	}
+	return 0
 }

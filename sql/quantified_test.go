@@ -49,7 +49,7 @@ func TestRowWidths(t *testing.T) {
 		{sql: "SELECT (a, b) IN (SELECT * FROM u) FROM t"},           // left to the binder
 		{sql: "SELECT COALESCE(a, b) IN (1, 2) FROM t"},              // a call, not a row
 		{sql: "SELECT IF(a, b, c) = (SELECT MAX(v) FROM u) FROM t"},  // a call, not a row
-		{sql: "SELECT a FROM t WHERE (SELECT c, d FROM u) = (1, 2)"}, // the binder refuses it
+		{sql: "SELECT a FROM t WHERE (SELECT c, d FROM u) = (1, 2)"},
 		{sql: "SELECT x > ALL (SELECT v FROM u), x < ANY (SELECT COUNT(*) FROM u) FROM t"},
 		{sql: "SELECT a FROM t WHERE a IN (SELECT v FROM u UNION SELECT w FROM u)"},
 		{sql: "SELECT a FROM t WHERE (EXISTS (SELECT c, d FROM u)) = TRUE"},
