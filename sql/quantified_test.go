@@ -45,10 +45,10 @@ func TestRowWidths(t *testing.T) {
 		{sql: "SELECT (a, b) IN ((1, 2), (3, 4)) FROM t"},
 		{sql: "SELECT DISTINCT (a, b) NOT IN ((1, 2)) FROM t"},
 		{sql: "SELECT (a, b) = (1, 2), (a, b) <> (1, 2) FROM t"},
-		{sql: "SELECT a IN (SELECT * FROM u) FROM t"},                // * hides the width
-		{sql: "SELECT (a, b) IN (SELECT * FROM u) FROM t"},           // left to the binder
-		{sql: "SELECT COALESCE(a, b) IN (1, 2) FROM t"},              // a call, not a row
-		{sql: "SELECT IF(a, b, c) = (SELECT MAX(v) FROM u) FROM t"},  // a call, not a row
+		{sql: "SELECT a IN (SELECT * FROM u) FROM t"},               // * hides the width
+		{sql: "SELECT (a, b) IN (SELECT * FROM u) FROM t"},          // left to the binder
+		{sql: "SELECT COALESCE(a, b) IN (1, 2) FROM t"},             // a call, not a row
+		{sql: "SELECT IF(a, b, c) = (SELECT MAX(v) FROM u) FROM t"}, // a call, not a row
 		{sql: "SELECT a FROM t WHERE (SELECT c, d FROM u) = (1, 2)"},
 		{sql: "SELECT x > ALL (SELECT v FROM u), x < ANY (SELECT COUNT(*) FROM u) FROM t"},
 		{sql: "SELECT a FROM t WHERE a IN (SELECT v FROM u UNION SELECT w FROM u)"},
