@@ -46,11 +46,12 @@ type shapes struct {
 	using      bool // JOIN ... USING (...)
 	// rowValues generates (x, y) [NOT] IN (SELECT a, b ...), (x, y)
 	// [NOT] IN ((1, 2), ...), (x, y) op (u, v) and (x, y) op (SELECT a,
-	// b ... LIMIT 1). Quantified comparisons (x > ALL (SELECT
-	// ...), = ANY, < SOME) are never generated: SQLite has no ANY, SOME or
-	// ALL before a subquery, so there is nothing to compare with
-	// (tests/sql/quantified.test covers them against hand-worked answers).
+	// b ... LIMIT 1).
 	rowValues bool
+	// quantified generates x op ANY|SOME|ALL (SELECT e ...). SQLite has no
+	// ANY, SOME or ALL before a subquery, so it runs the definition
+	// spelled with EXISTS instead (quantifiedPred).
+	quantified bool
 }
 
 // allShapes is every shape on.
@@ -63,7 +64,7 @@ func allShapes() shapes {
 		defaultNulls: true, distinctAggs: true, stringFuncs: true,
 		greatestLeast: true, nullSafeEq: true, limitedDerived: true,
 		onSubqueries: true, nestedSubq: true, recursiveData: true, using: true,
-		rowValues: true,
+		rowValues: true, quantified: true,
 	}
 }
 
@@ -1278,6 +1279,9 @@ func (g *gen) subqueryPred(ec ectx) node {
 	if g.sh.rowValues && g.chance(0.15) {
 		return g.rowInSubquery(ec)
 	}
+	if g.sh.quantified && g.chance(0.15) {
+		return g.quantifiedPred(ec)
+	}
 	switch g.intn(4) {
 	case 0, 1:
 		k := []kind{kInt, kInt, kReal, kText}[g.intn(4)]
@@ -1468,4 +1472,44 @@ func (g *gen) rowSubqueryCompare(ec ectx, op string) node {
 	}
 	parts = append(parts, " ORDER BY ", g.orderKey(key, true), " LIMIT 1)")
 	return cat(left, op, cat(parts...))
+}
+
+// quantifiedPred is x op ANY|SOME|ALL (SELECT e FROM ... WHERE w) for
+// gsql and, for SQLite, its definition (SQL-92 8.7, 8.8) with EXISTS:
+//
+//	ANY: CASE WHEN EXISTS (... WHERE w AND x op e) THEN 1
+//	          WHEN NOT EXISTS (... WHERE w) THEN 0
+//	          WHEN EXISTS (... WHERE w AND (x op e) IS NULL) THEN NULL ELSE 0 END
+//	ALL: CASE WHEN EXISTS (... WHERE w AND NOT (x op e)) THEN 0
+//	          WHEN NOT EXISTS (... WHERE w) THEN 1
+//	          WHEN EXISTS (... WHERE w AND (x op e) IS NULL) THEN NULL ELSE 1 END
+func (g *gen) quantifiedPred(ec ectx) node {
+	k := []kind{kInt, kInt, kReal, kText}[g.intn(4)]
+	x := g.genExpr(ectx{cols: ec.cols}, k, 1)
+	from, local, _ := g.subTable()
+	where := g.subWhere(ec, local)
+	e := g.genExpr(ectx{cols: local}, k, 1)
+	op := []string{" = ", " <> ", " < ", " <= ", " > ", " >= "}[g.intn(6)]
+	q := []string{"ANY", "SOME", "ALL"}[g.intn(3)]
+	sub := cat("(SELECT ", e, " FROM ", from)
+	if where != nil {
+		sub = cat(sub, where)
+	}
+	gs := cat(x, op, q, " ", sub, ")")
+	exists := func(cond node) node {
+		if where != nil {
+			return cat("EXISTS (SELECT 1 FROM ", from, where, " AND ", cond, ")")
+		}
+		return cat("EXISTS (SELECT 1 FROM ", from, " WHERE ", cond, ")")
+	}
+	cmp := cat("(", x, op, e, ")")
+	var ss node
+	if q == "ALL" {
+		ss = cat("(CASE WHEN ", exists(cat("NOT ", cmp)), " THEN 0 WHEN NOT ", exists(lit("1 = 1")),
+			" THEN 1 WHEN ", exists(cat(cmp, " IS NULL")), " THEN NULL ELSE 1 END)")
+	} else {
+		ss = cat("(CASE WHEN ", exists(cmp), " THEN 1 WHEN NOT ", exists(lit("1 = 1")),
+			" THEN 0 WHEN ", exists(cat(cmp, " IS NULL")), " THEN NULL ELSE 0 END)")
+	}
+	return alt{g: cat("(", gs, ")"), s: ss}
 }
