@@ -413,9 +413,6 @@ func (b *binder) bindQuantified(op string, left sqlparser.Expr, q *sqlparser.Sub
 		}
 		return nil, errorf(Unsupported, "", "not supported: a row value with %s %s (only = ANY and <> ALL)", fn, quantifierName(all))
 	}
-	if _, ok := left.(*sqlparser.Subquery); ok && !all && fn == "=" {
-		return nil, errorf(Unsupported, "", "not supported: a subquery left of = ANY")
-	}
 	if fn == "=" && !all {
 		return b.inSubquery(left, q, sc)
 	}
