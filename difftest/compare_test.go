@@ -84,6 +84,7 @@ func TestGeneratorCoverage(t *testing.T) {
 		" OVER (PARTITION BY", " ROWS BETWEEN", " RANGE BETWEEN", " PRECEDING AND ", " FOLLOWING)", " OVER w",
 		"WITH w1 AS", "WITH RECURSIVE", " DIV ", " / ", "DISTINCT ", " USING (", " OVER (w ", " <=> ",
 		"SUM(DISTINCT", "AVG(DISTINCT", "ESCAPE '!'", `LIKE '%\_%'`, "GROUP BY 1", ") OVER (PARTITION BY MIN(", "ON p.id = r.c0)", "ON p.id = r.c0 + 1)",
+		") IN (SELECT", ") NOT IN (SELECT", ") IN ((", ") NOT IN ((", " ALL (SELECT", " ANY (SELECT", " SOME (SELECT",
 	}
 	seen := map[string]int{}
 	for seed := int64(0); seed < 60; seed++ {

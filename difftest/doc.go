@@ -124,9 +124,17 @@
 //     that two of them have ambiguous; SQLite takes the first), and a
 //     subquery over a grouped query reads key columns only (MySQL's
 //     ONLY_FULL_GROUP_BY refuses columns under a key expression).
-//   - SQLite lacks INTERSECT ALL, EXCEPT ALL and comparisons with ALL/ANY
-//     (subquery), so they are not generated; row values ((a, b) IN
-//     (SELECT ...)) are not either (gsql: not supported).
+//   - SQLite lacks INTERSECT ALL and EXCEPT ALL, so they are not
+//     generated. It lacks comparisons with ANY/SOME/ALL (subquery) too:
+//     gsql gets x op ANY|SOME|ALL (SELECT e ...), correlated or not, and
+//     SQLite the definition spelled with EXISTS (CASE WHEN EXISTS (...
+//     AND x op e) THEN 1 WHEN NOT EXISTS (...) THEN 0 WHEN EXISTS (... AND
+//     (x op e) IS NULL) THEN NULL ELSE 0 END for ANY, and the dual for
+//     ALL; gen.go's quantifiedPred). Row values are generated: (x, y)
+//     [NOT] IN (SELECT a, b ...), correlated or not,
+//     (x, y) [NOT] IN ((1, 2), ...), NULL components included, row
+//     comparisons (x, y) op (u, v) with =, <>, <, <=, >, >=, <=> (SQLite's
+//     IS), and (x, y) op (SELECT a, b ... ORDER BY id LIMIT 1).
 //
 // # SQLite bugs avoided
 //

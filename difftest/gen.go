@@ -44,6 +44,14 @@ type shapes struct {
 	// whose joins over the small value ranges would be huge).
 	singleFrom bool
 	using      bool // JOIN ... USING (...)
+	// rowValues generates (x, y) [NOT] IN (SELECT a, b ...), (x, y)
+	// [NOT] IN ((1, 2), ...), (x, y) op (u, v) and (x, y) op (SELECT a,
+	// b ... LIMIT 1).
+	rowValues bool
+	// quantified generates x op ANY|SOME|ALL (SELECT e ...). SQLite has no
+	// ANY, SOME or ALL before a subquery, so it runs the definition
+	// spelled with EXISTS instead (quantifiedPred).
+	quantified bool
 }
 
 // allShapes is every shape on.
@@ -56,6 +64,7 @@ func allShapes() shapes {
 		defaultNulls: true, distinctAggs: true, stringFuncs: true,
 		greatestLeast: true, nullSafeEq: true, limitedDerived: true,
 		onSubqueries: true, nestedSubq: true, recursiveData: true, using: true,
+		rowValues: true, quantified: true,
 	}
 }
 
@@ -1223,6 +1232,9 @@ func (g *gen) genBool(ec ectx, depth int) node {
 			}
 		}
 		not := []string{" ", " NOT "}[g.intn(2)]
+		if g.sh.rowValues && g.chance(0.2) {
+			return g.rowInList(ec, d, not)
+		}
 		return cat(g.genExpr(ec, k, d), not, "IN (", join(vals, ", "), ")")
 	case r < 11:
 		var pat node = lit([]string{"'a%'", "'%b'", "'_'", "'a_'", "'%'", "'%a%'", "''", "'a _'"}[g.intn(8)])
@@ -1247,6 +1259,12 @@ func (g *gen) comparison(ec ectx, depth int) node {
 		// MySQL's NULL-safe equality is SQLite's IS.
 		op = alt{lit(" <=> "), lit(" IS ")}
 	}
+	if g.sh.rowValues && g.chance(0.08) {
+		// Rows compare component by component, lexicographically for
+		// the orderings.
+		ks := g.rowKinds()
+		return cat(g.rowValue(ec, ks, depth), op, g.rowValue(ec, ks, depth))
+	}
 	if g.chance(0.3) {
 		return cat(g.genExpr(ec, kText, depth), op, g.genExpr(ec, kText, depth))
 	}
@@ -1258,6 +1276,12 @@ func (g *gen) comparison(ec ectx, depth int) node {
 // subqueryPred is IN / NOT IN / EXISTS / NOT EXISTS or a comparison with
 // a scalar subquery.
 func (g *gen) subqueryPred(ec ectx) node {
+	if g.sh.rowValues && g.chance(0.15) {
+		return g.rowInSubquery(ec)
+	}
+	if g.sh.quantified && g.chance(0.15) {
+		return g.quantifiedPred(ec)
+	}
 	switch g.intn(4) {
 	case 0, 1:
 		k := []kind{kInt, kInt, kReal, kText}[g.intn(4)]
@@ -1269,6 +1293,9 @@ func (g *gen) subqueryPred(ec ectx) node {
 	}
 	k := []kind{kInt, kReal, kText}[g.intn(3)]
 	op := []string{" = ", " <> ", " < ", " >= "}[g.intn(4)]
+	if g.sh.rowValues && g.chance(0.15) {
+		return g.rowSubqueryCompare(ec, op)
+	}
 	return cat(g.genExpr(ectx{cols: ec.cols}, k, 1), op, g.scalarSubquery(ec, k))
 }
 
@@ -1379,4 +1406,110 @@ func (g *gen) scalarSubquery(ec ectx, k kind) node {
 	}
 	parts = append(parts, ")")
 	return cat(parts...)
+}
+
+// rowKinds picks the kinds of a two-column row value: each component is
+// compared with one of its own kind.
+func (g *gen) rowKinds() [2]kind {
+	ks := []kind{kInt, kInt, kReal, kText}
+	return [2]kind{ks[g.intn(len(ks))], ks[g.intn(len(ks))]}
+}
+
+// rowValue is (x, y) of the given kinds.
+func (g *gen) rowValue(ec ectx, ks [2]kind, depth int) node {
+	return cat("(", g.genExpr(ec, ks[0], depth), ", ", g.genExpr(ec, ks[1], depth), ")")
+}
+
+// rowInList is (x, y) [NOT] IN ((l1, l2), ...), some components NULL.
+func (g *gen) rowInList(ec ectx, depth int, not string) node {
+	ks := g.rowKinds()
+	var rows []node
+	for i := 0; i < 1+g.intn(3); i++ {
+		var comps [2]node
+		for c, k := range ks {
+			if g.chance(0.15) {
+				comps[c] = lit("NULL")
+			} else {
+				comps[c] = g.literal(k)
+			}
+		}
+		rows = append(rows, cat("(", comps[0], ", ", comps[1], ")"))
+	}
+	return cat(g.rowValue(ec, ks, depth), not, "IN (", join(rows, ", "), ")")
+}
+
+// rowInSubquery is (x, y) [NOT] IN (SELECT a, b FROM ...), correlated or
+// not.
+func (g *gen) rowInSubquery(ec ectx) node {
+	ks := g.rowKinds()
+	left := g.rowValue(ectx{cols: ec.cols}, ks, 1)
+	from, local, _ := g.subTable()
+	where := g.subWhere(ec, local)
+	lec := ectx{cols: local}
+	parts := []any{"SELECT ", g.genExpr(lec, ks[0], 1), ", ", g.genExpr(lec, ks[1], 1), " FROM ", from}
+	if where != nil {
+		parts = append(parts, where)
+	}
+	not := []string{" ", " NOT "}[g.intn(2)]
+	return cat(left, not, "IN (", cat(parts...), ")")
+}
+
+// rowSubqueryCompare is (x, y) op (SELECT a, b FROM ... ORDER BY id LIMIT
+// 1): one row or none (SQLite would take the first of several rows where
+// gsql and MySQL fail).
+func (g *gen) rowSubqueryCompare(ec ectx, op string) node {
+	ks := g.rowKinds()
+	left := g.rowValue(ectx{cols: ec.cols}, ks, 1)
+	from, local, key := g.subTable()
+	if key == "" {
+		return cat(left, op, g.rowValue(ectx{cols: ec.cols}, ks, 1))
+	}
+	where := g.subWhere(ec, local)
+	lec := ectx{cols: local}
+	parts := []any{"(SELECT ", g.genExpr(lec, ks[0], 1), ", ", g.genExpr(lec, ks[1], 1), " FROM ", from}
+	if where != nil {
+		parts = append(parts, where)
+	}
+	parts = append(parts, " ORDER BY ", g.orderKey(key, true), " LIMIT 1)")
+	return cat(left, op, cat(parts...))
+}
+
+// quantifiedPred is x op ANY|SOME|ALL (SELECT e FROM ... WHERE w) for
+// gsql and, for SQLite, its definition (SQL-92 8.7, 8.8) with EXISTS:
+//
+//	ANY: CASE WHEN EXISTS (... WHERE w AND x op e) THEN 1
+//	          WHEN NOT EXISTS (... WHERE w) THEN 0
+//	          WHEN EXISTS (... WHERE w AND (x op e) IS NULL) THEN NULL ELSE 0 END
+//	ALL: CASE WHEN EXISTS (... WHERE w AND NOT (x op e)) THEN 0
+//	          WHEN NOT EXISTS (... WHERE w) THEN 1
+//	          WHEN EXISTS (... WHERE w AND (x op e) IS NULL) THEN NULL ELSE 1 END
+func (g *gen) quantifiedPred(ec ectx) node {
+	k := []kind{kInt, kInt, kReal, kText}[g.intn(4)]
+	x := g.genExpr(ectx{cols: ec.cols}, k, 1)
+	from, local, _ := g.subTable()
+	where := g.subWhere(ec, local)
+	e := g.genExpr(ectx{cols: local}, k, 1)
+	op := []string{" = ", " <> ", " < ", " <= ", " > ", " >= "}[g.intn(6)]
+	q := []string{"ANY", "SOME", "ALL"}[g.intn(3)]
+	sub := cat("(SELECT ", e, " FROM ", from)
+	if where != nil {
+		sub = cat(sub, where)
+	}
+	gs := cat(x, op, q, " ", sub, ")")
+	exists := func(cond node) node {
+		if where != nil {
+			return cat("EXISTS (SELECT 1 FROM ", from, where, " AND ", cond, ")")
+		}
+		return cat("EXISTS (SELECT 1 FROM ", from, " WHERE ", cond, ")")
+	}
+	cmp := cat("(", x, op, e, ")")
+	var ss node
+	if q == "ALL" {
+		ss = cat("(CASE WHEN ", exists(cat("NOT ", cmp)), " THEN 0 WHEN NOT ", exists(lit("1 = 1")),
+			" THEN 1 WHEN ", exists(cat(cmp, " IS NULL")), " THEN NULL ELSE 1 END)")
+	} else {
+		ss = cat("(CASE WHEN ", exists(cmp), " THEN 1 WHEN NOT ", exists(lit("1 = 1")),
+			" THEN 0 WHEN ", exists(cat(cmp, " IS NULL")), " THEN NULL ELSE 0 END)")
+	}
+	return alt{g: cat("(", gs, ")"), s: ss}
 }

@@ -150,6 +150,7 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 			if where, input, sc, err = b.planScalarJoins(where, input, sc); err != nil {
 				return nil, err
 			}
+			where, input, sc = b.planQuantifiedJoins(where, input, sc) // quantifiedjoin.go
 		}
 	}
 	if where != nil {

@@ -300,6 +300,9 @@ var comparisonFuncs = map[string]string{
 }
 
 func (b *binder) bindComparison(x *sqlparser.ComparisonExpr, sc *scope) (expr.Expr, error) {
+	if e, ok, err := b.bindQuantifiedOrRow(x, sc); ok {
+		return e, err // quantified.go
+	}
 	if fn, ok := comparisonFuncs[x.Operator]; ok {
 		return b.call(fn, sc, x.Left, x.Right)
 	}
@@ -535,6 +538,9 @@ func writtenCall(buf *sqlparser.TrackedBuffer, f *sqlparser.FuncExpr) bool {
 			buf.Myprintf("%s %v", kw, f.Exprs[0])
 			return true
 		}
+	case (name == sql.QuantifiedAny || name == sql.QuantifiedAll) && len(f.Exprs) == 1:
+		buf.Myprintf("%s %v", quantifierName(name == sql.QuantifiedAll), f.Exprs[0])
+		return true
 	case name == "cast_to_decimal" && len(f.Exprs) == 3:
 		buf.Myprintf("CAST(%v AS DECIMAL(%v,%v))", f.Exprs[0], f.Exprs[1], f.Exprs[2])
 		return true

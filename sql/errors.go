@@ -13,6 +13,10 @@ const (
 	ErrSyntax ErrorKind = iota + 1
 	// ErrUnsupported is valid SQL that gsql does not run.
 	ErrUnsupported
+	// ErrOperand is an operand of the wrong width: a row value or
+	// subquery with another number of columns than the operand it is
+	// compared with (MySQL's error 1241).
+	ErrOperand
 )
 
 // Error is a syntax error or an unsupported statement, with the 1-based line
@@ -27,7 +31,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	what := "syntax error"
-	if e.Kind == ErrUnsupported {
+	if e.Kind == ErrUnsupported || e.Kind == ErrOperand {
 		what = "error"
 	}
 	s := fmt.Sprintf("%s at line %d, column %d: %s", what, e.Line, e.Col, e.Msg)

@@ -200,6 +200,15 @@ func (r *rewriter) rewrite(toks []token) *Error {
 				continue
 			}
 		}
+		if marker, ok := r.quantifierAt(toks, i); ok {
+			// x op ANY|SOME|ALL (subquery) (quantified.go).
+			end, err := r.quantifiedOut(toks, i, marker)
+			if err != nil {
+				return err
+			}
+			i = end
+			continue
+		}
 		if isSetOp(r, t) && i > 0 {
 			last, err := r.setOpOut(toks, i)
 			if err != nil {
@@ -566,6 +575,9 @@ func parseRewritten(src string, toks []token) (sqlparser.Statement, *Error) {
 		}
 	}
 	if err := checkNesting(src, toks); err != nil {
+		return nil, err
+	}
+	if err := checkRowWidths(src, toks); err != nil {
 		return nil, err
 	}
 	toks, werr := expandWindows(src, toks)

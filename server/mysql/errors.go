@@ -46,6 +46,9 @@ func codeOf(err error) (uint16, string) {
 		if se.Kind == sql.ErrUnsupported {
 			return 1235, "42000" // ER_NOT_SUPPORTED_YET
 		}
+		if se.Kind == sql.ErrOperand {
+			return 1241, "21000" // ER_OPERAND_COLUMNS
+		}
 		return 1064, "42000" // ER_PARSE_ERROR
 	case errors.As(err, &pe):
 		switch pe.Kind {

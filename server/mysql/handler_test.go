@@ -123,6 +123,7 @@ func TestSessionVariables(t *testing.T) {
 		{"SET GLOBAL max_connections = 5", 1227},
 		{"SELECT @@nope", 1193},
 		{"USE other", 1049},
+		{"SELECT (1, 2) IN (SELECT 1)", 1241}, // sql.ErrOperand
 	}
 	for _, e := range errs {
 		_, err := h.Run(context.Background(), s, e.stmt, nil)
