@@ -630,3 +630,27 @@ func (db *DB) describeQuery(ctx context.Context, stmt sqlparser.SelectStatement,
 	}
 	return Result{}, rowsReader([]string{"Field", "Type", "Null"}, []*coldata.Vec{names.Finish(), types.Finish(), nulls.Finish()}), nil
 }
+
+// ResultSchema returns the Arrow schema of a query's result without
+// running it: the bound plan's output columns (what Flight SQL's
+// GetFlightInfo announces before the client fetches the rows). It is nil,
+// with no error, for a statement that is not a plain query (EXPLAIN, SHOW,
+// DML): those have a schema only once run.
+func (db *DB) ResultSchema(ctx context.Context, text string, args ...any) (*arrow.Schema, error) {
+	if db.closed.Load() {
+		return nil, ErrClosed
+	}
+	st, err := sql.ParseOne(text)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := st.(*sql.Select)
+	if !ok {
+		return nil, nil
+	}
+	n, err := db.planner.PlanSelect(ctx, sel.Stmt, args)
+	if err != nil {
+		return nil, err
+	}
+	return schemaOf(n.Columns()), nil
+}

@@ -223,18 +223,21 @@ func (s *Server) stream(ctx context.Context, query string, args []any) (*arrow.S
 }
 
 // GetFlightInfoStatement hands back the query itself as the ticket.
-func (s *Server) GetFlightInfoStatement(_ context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	if err := s.check(cmd.GetQuery()); err != nil {
 		return nil, err
 	}
-	if _, err := sql.ParseOne(cmd.GetQuery()); err != nil {
+	// The result's schema, from the bound plan (the query is not run
+	// here); it also reports syntax and binding errors before DoGet.
+	schema, err := s.db.ResultSchema(ctx, cmd.GetQuery())
+	if err != nil {
 		return nil, grpcError(err)
 	}
 	tkt, err := flightsql.CreateStatementQueryTicket([]byte(cmd.GetQuery()))
 	if err != nil {
 		return nil, err
 	}
-	return s.info(desc, tkt, nil), nil
+	return s.info(desc, tkt, schema), nil
 }
 
 // DoGetStatement runs the ticket's query.

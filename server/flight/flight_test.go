@@ -370,3 +370,45 @@ func TestFlightSQLLimits(t *testing.T) {
 		t.Fatalf("update past the statement time: %v", err)
 	}
 }
+
+// GetFlightInfo announces the result's schema (from the bound plan, before
+// the query runs), the same schema the stream then carries.
+func TestFlightSQLInfoSchema(t *testing.T) {
+	cl := startFlight(t)
+	ctx := context.Background()
+	if _, err := cl.ExecuteUpdate(ctx, `CREATE TABLE s (a BIGINT, b VARCHAR, d DECIMAL(10,2), t DATE); INSERT INTO s VALUES (1, 'x', 1.25, DATE '2024-01-05')`); err != nil {
+		t.Fatal(err)
+	}
+	info, err := cl.Execute(ctx, `SELECT a + 1 AS n, b, d * 2 AS dd, t FROM s WHERE a > 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	announced, err := flight.DeserializeSchema(info.Schema, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatalf("GetFlightInfo's schema: %v", err)
+	}
+	rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Release()
+	for rdr.Next() {
+	}
+	if err := rdr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !announced.Equal(rdr.Schema()) {
+		t.Fatalf("announced %v, streamed %v", announced, rdr.Schema())
+	}
+	if got := fmt.Sprint(announced.Field(2).Type); got != "decimal(22, 2)" && !strings.HasPrefix(got, "decimal") {
+		t.Fatalf("DECIMAL column announced as %s", got)
+	}
+	// A statement that is not a query announces no schema; a bad one is
+	// refused at GetFlightInfo.
+	if info, err := cl.Execute(ctx, `EXPLAIN SELECT a FROM s`); err != nil || len(info.Schema) != 0 {
+		t.Fatalf("EXPLAIN: schema %d bytes, %v", len(info.Schema), err)
+	}
+	if _, err := cl.Execute(ctx, `SELECT nope FROM s`); status.Code(err) != codes.NotFound {
+		t.Fatalf("unknown column: %v", err)
+	}
+}
