@@ -151,9 +151,10 @@
 // The test prints the data seed, the query for each engine, the data after
 // dropping every row that the mismatch does not need, and both results.
 // Shapes that expose a gsql bug too large to fix at once are switched off
-// in shapes (gen.go) by name. One is off: deepCorrelation, a subquery
-// inside a subquery reading the outermost query's columns (gsql: "not
-// supported yet: subqueries referring to columns two levels out").
+// in shapes (gen.go) by name. None is off now: deepCorrelation (a
+// subquery inside a subquery reading the outermost query's columns) was
+// until 2026-11-26, when gsql learned to bind such columns through the
+// enclosing subquery.
 //
 // # Bugs found so far (fixed, with regression tests)
 //

@@ -36,8 +36,7 @@ type shapes struct {
 	onSubqueries   bool // subqueries in ON conditions
 	nestedSubq     bool // subqueries inside subqueries
 	// deepCorrelation lets a subquery inside a subquery read the outermost
-	// query's columns. Off: gsql answers "not supported yet: subqueries
-	// referring to columns two levels out".
+	// query's columns.
 	deepCorrelation bool
 	recursiveData   bool // WITH RECURSIVE walking the tables' rows
 	// singleFrom keeps FROM clauses to one relation (for large tables,
@@ -64,7 +63,7 @@ func allShapes() shapes {
 		defaultNulls: true, distinctAggs: true, stringFuncs: true,
 		greatestLeast: true, nullSafeEq: true, limitedDerived: true,
 		onSubqueries: true, nestedSubq: true, recursiveData: true, using: true,
-		rowValues: true, quantified: true,
+		rowValues: true, quantified: true, deepCorrelation: true,
 	}
 }
 

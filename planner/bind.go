@@ -29,8 +29,11 @@ type binder struct {
 	viewDepth int
 	// outer holds the scopes of enclosing queries, innermost last.
 	outer []*scope
-	// corr collects outer columns when binding a subquery.
-	corr *correlation
+	// corr collects outer columns when binding a subquery; parent is the
+	// binder of the enclosing query (columns from further out are bound
+	// through it).
+	corr   *correlation
+	parent *binder
 	// now is the statement's clock (NOW(), CURRENT_DATE; binddate.go).
 	now time.Time
 	// ctes holds the statement's shared CTEs (cte.go).

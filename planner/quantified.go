@@ -600,7 +600,7 @@ func (b *binder) subqueryCallSet(sq *subquery, l []expr.Expr, in bool, eval subq
 	}
 	var nrefs int
 	if sq.corr != nil {
-		nrefs = len(sq.corr.refs)
+		nrefs = sq.corr.width()
 	}
 	width := len(l)
 	cache := map[string]any{}
@@ -633,9 +633,7 @@ func (b *binder) subqueryCallSet(sq *subquery, l []expr.Expr, in bool, eval subq
 					batches := once
 					if sq.corr != nil {
 						if lastBatches == nil || lastOuter != string(okey) {
-							for k, slot := range sq.corr.slots {
-								slot.val = outer[k].Value(i)
-							}
+							sq.corr.set(outer, i)
 							var err error
 							if lastBatches, err = sq.run(ctx); err != nil {
 								return nil, err
@@ -667,6 +665,7 @@ func (b *binder) subqueryCallSet(sq *subquery, l []expr.Expr, in bool, eval subq
 			}
 			args = append(args, arg)
 		}
+		args = append(args, sq.corr.deep...)
 	}
 	return &expr.Call{Fn: f, Args: args, T: coldata.Bool}, nil
 }

@@ -81,7 +81,7 @@ func unparen(e sqlparser.Expr) sqlparser.Expr {
 func (b *binder) subBinder(sc *scope) (*binder, *correlation) {
 	corr := &correlation{outer: sc}
 	return &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, now: b.now, ctes: b.ctes,
-		outer: append(append([]*scope(nil), b.outer...), sc), corr: corr}, corr
+		outer: append(append([]*scope(nil), b.outer...), sc), corr: corr, parent: b}, corr
 }
 
 // scalarJoin plans the scalar subquery q as a LEFT JOIN of input with its
@@ -172,7 +172,7 @@ func (b *binder) scalarJoin(q *sqlparser.Subquery, input Node, sc *scope) (Node,
 	}
 	gb, gcorr := b.subBinder(sc)
 	grouped, err := gb.planSelectStatement(g)
-	if err != nil || len(gcorr.refs) > 0 {
+	if err != nil || gcorr.width() > 0 || len(corr.deep) > 0 {
 		return nil, nil, nil, false
 	}
 	gcols := grouped.Columns()

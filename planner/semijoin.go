@@ -98,9 +98,7 @@ func (b *binder) existsJoin(q *sqlparser.Subquery, anti bool, input Node, sc *sc
 			return nil, false, nil
 		}
 	}
-	corr := &correlation{outer: sc}
-	sub := &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, now: b.now, ctes: b.ctes,
-		outer: append(append([]*scope(nil), b.outer...), sc), corr: corr}
+	sub, corr := b.subBinder(sc)
 	inner, isc, err := sub.planFrom(sel.From)
 	if err != nil {
 		return nil, false, nil // the per-row path reports it
@@ -112,8 +110,8 @@ func (b *binder) existsJoin(q *sqlparser.Subquery, anti bool, input Node, sc *sc
 	if pred, err = expr.CastTo(pred, coldata.Bool); err != nil {
 		return nil, false, nil
 	}
-	if len(corr.refs) == 0 {
-		return nil, false, nil // uncorrelated: runs once
+	if len(corr.refs) == 0 || len(corr.deep) > 0 {
+		return nil, false, nil // uncorrelated: runs once; deep columns: per row
 	}
 	b.usedArgs = max(b.usedArgs, sub.usedArgs)
 	outer := map[*expr.Function]*expr.ColumnRef{}

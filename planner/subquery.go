@@ -24,6 +24,53 @@ type correlation struct {
 	refs  []*expr.ColumnRef // in the outer scope
 	slots []*outerSlot
 	fns   []*expr.Function // the functions reading the slots
+	// deep are columns from further out than outer (a subquery inside a
+	// subquery reading the outermost query): each is the enclosing
+	// subquery's own expression for the column (the slot it reads), which
+	// the enclosing query evaluates like a ref and passes in; deepSlots
+	// and deepFns are their slots and functions, deepKeys their names.
+	// Subqueries with deep columns run per row: the decorrelating
+	// rewrites, which replace slots with joined columns, leave them alone.
+	deep      []expr.Expr
+	deepSlots []*outerSlot
+	deepFns   []*expr.Function
+	deepKeys  []string
+}
+
+// width is the number of outer values a correlated evaluation receives:
+// the refs, then the deep columns.
+func (c *correlation) width() int { return len(c.refs) + len(c.deep) }
+
+// set loads one evaluation's outer values (refs first, then the deep
+// columns) into the slots.
+func (c *correlation) set(outer []*coldata.Vec, i int) {
+	for k, slot := range c.slots {
+		slot.val = outer[k].Value(i)
+	}
+	for k, slot := range c.deepSlots {
+		slot.val = outer[len(c.slots)+k].Value(i)
+	}
+}
+
+// deepRef binds a column from further out than the correlation's outer
+// scope: src is the enclosing subquery's expression for it.
+func (c *correlation) deepRef(name string, src expr.Expr) expr.Expr {
+	for k, key := range c.deepKeys {
+		if key == name {
+			return &expr.Call{Fn: c.deepFns[k], T: src.Type()}
+		}
+	}
+	slot := &outerSlot{t: src.Type()}
+	fn := &expr.Function{Name: "outer." + name, MaxArgs: 0, Volatile: true,
+		Check: func([]coldata.Type) (coldata.Type, []coldata.Type, error) { return slot.t, nil, nil },
+		Eval: func(_ []*coldata.Vec, n int) (*coldata.Vec, error) {
+			return coldata.NewConst(slot.t, slot.val, n), nil
+		}}
+	c.deep = append(c.deep, src)
+	c.deepSlots = append(c.deepSlots, slot)
+	c.deepFns = append(c.deepFns, fn)
+	c.deepKeys = append(c.deepKeys, name)
+	return &expr.Call{Fn: fn, T: src.Type()}
 }
 
 // outerSlot holds the current value of one outer column while the
@@ -46,6 +93,16 @@ func (b *binder) outerRef(x *sqlparser.ColName) (expr.Expr, bool, error) {
 	}
 	ref, err := b.corr.outer.resolve(x.Qualifier.Name.String(), x.Name.String())
 	if err != nil {
+		// Further out: the enclosing subquery binds the column as its own
+		// outer column, and its value reaches this subquery as an
+		// argument of each evaluation.
+		if b.parent != nil {
+			src, ok, err := b.parent.outerRef(x)
+			if err != nil || !ok {
+				return nil, ok, err
+			}
+			return b.corr.deepRef(sqlparser.String(x), src), true, nil
+		}
 		for _, o := range b.outer[:max(len(b.outer)-1, 0)] {
 			if _, err := o.resolve(x.Qualifier.Name.String(), x.Name.String()); err == nil {
 				return nil, true, notYet("subqueries referring to columns two levels out (" + sqlparser.String(x) + ")")
@@ -81,9 +138,7 @@ type subquery struct {
 }
 
 func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, error) {
-	corr := &correlation{outer: sc}
-	sub := &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, now: b.now, ctes: b.ctes,
-		outer: append(append([]*scope(nil), b.outer...), sc), corr: corr}
+	sub, corr := b.subBinder(sc)
 	n, err := sub.planSelectStatement(q.Select)
 	if err != nil {
 		return nil, err
@@ -93,7 +148,7 @@ func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, erro
 		return nil, err
 	}
 	sq := &subquery{plan: n, cols: n.Columns()}
-	if len(corr.refs) > 0 {
+	if corr.width() > 0 {
 		sq.corr = corr
 	}
 	return sq, nil
@@ -180,7 +235,7 @@ func (b *binder) correlatedCall(sq *subquery, kind subqueryKind, needle expr.Exp
 	var mu sync.Mutex
 	ctx := b.ctx
 	cache := map[string]any{}
-	nrefs := len(sq.corr.refs)
+	nrefs := sq.corr.width()
 	fn := &expr.Function{Name: "correlated_subquery", MinArgs: nrefs, MaxArgs: -1, Volatile: true,
 		Check: func([]coldata.Type) (coldata.Type, []coldata.Type, error) { return t, nil, nil },
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
@@ -200,9 +255,7 @@ func (b *binder) correlatedCall(sq *subquery, kind subqueryKind, needle expr.Exp
 				}
 				v, ok := cache[string(key)]
 				if !ok {
-					for k, slot := range sq.corr.slots {
-						slot.val = outer[k].Value(i)
-					}
+					sq.corr.set(outer, i)
 					batches, err := sq.run(ctx)
 					if err != nil {
 						return nil, err
@@ -231,6 +284,7 @@ func (b *binder) correlatedCall(sq *subquery, kind subqueryKind, needle expr.Exp
 		}
 		args = append(args, arg)
 	}
+	args = append(args, sq.corr.deep...)
 	return &expr.Call{Fn: fn, Args: args, T: t}, nil
 }
 
