@@ -68,6 +68,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "how long running statements may finish after a signal")
 	maxConns := fs.Int("max-connections", 0, "refuse clients past `N` open connections (0: no limit)")
 	maxQueries := fs.Int("max-queries", 0, "run at most `N` statements at once over all connections; more wait (0: no limit)")
+	perConn := fs.Int("max-queries-per-connection", 0, "refuse a Flight SQL connection's statements past `N` running at once (0: no limit; a MySQL connection runs one at a time)")
 	maxTime := fs.Duration("max-statement-time", 0, "cancel statements running longer (0: no limit)")
 	tokenTTL := fs.Duration("token-ttl", flightsrv.DefaultTokenTTL, "how long a Flight SQL login token stays valid")
 	filesDir := fs.String("files", "", "let statements read files (read_csv, read_parquet, ...) inside `DIR` (default: no file access)")
@@ -122,7 +123,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	// One set of limits for both listeners: --max-queries counts the
 	// statements of MySQL and Flight SQL clients together.
-	shared := limits.New(*maxQueries, *maxTime)
+	shared := limits.New(*maxQueries, *maxTime).WithPerConnection(*perConn)
 	cfg := mysql.Config{Database: *database, Limits: shared}
 	cfg.MaxConnections = *maxConns
 	cfg.Files = files.Policy{Dir: *filesDir}

@@ -24,6 +24,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	gsql "github.com/gsqlengine/gsql"
@@ -119,9 +120,23 @@ func NewGRPCServerWith(db *gsql.DB, o Options, opts ...grpc.ServerOption) (*grpc
 	return gs, nil
 }
 
+// begin applies the server's limits to a statement; the gRPC connection
+// (the client's address) is what the per-connection cap counts.
+func (s *Server) begin(ctx context.Context) (context.Context, func(), error) {
+	conn := ""
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		conn = p.Addr.String()
+	}
+	ctx, done, err := s.Limits.BeginFor(ctx, conn, 0)
+	if errors.Is(err, limits.ErrConnectionBusy) {
+		return nil, nil, status.Error(codes.ResourceExhausted, err.Error())
+	}
+	return ctx, done, err
+}
+
 // exec runs a statement without rows under the server's limits.
 func (s *Server) exec(ctx context.Context, query string, args ...any) (gsql.Result, error) {
-	ctx, done, err := s.Limits.Begin(ctx, 0)
+	ctx, done, err := s.begin(ctx)
 	if err != nil {
 		return gsql.Result{}, err
 	}
@@ -141,6 +156,9 @@ func (s *Server) check(query string) error {
 func grpcError(err error) error {
 	if err == nil {
 		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err // already a gRPC status (a limit, the file policy)
 	}
 	var se *sql.Error
 	var pe *planner.Error
@@ -191,7 +209,7 @@ func (s *Server) info(desc *flight.FlightDescriptor, ticket []byte, schema *arro
 // retained for the sender, which releases it once written, so results
 // in pooled (GPU result) memory stay valid while in flight.
 func (s *Server) stream(ctx context.Context, query string, args []any) (*arrow.Schema, <-chan flight.StreamChunk, error) {
-	ctx, done, err := s.Limits.Begin(ctx, 0)
+	ctx, done, err := s.begin(ctx)
 	if err != nil {
 		return nil, nil, grpcError(err)
 	}

@@ -412,3 +412,81 @@ func TestFlightSQLInfoSchema(t *testing.T) {
 		t.Fatalf("unknown column: %v", err)
 	}
 }
+
+// --max-queries-per-connection: a client whose connection already runs a
+// statement (a stream it has not read) is refused another at once;
+// other connections are not.
+func TestFlightSQLPerConnectionLimit(t *testing.T) {
+	db, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// 4 MB of rows in 20 records: more than gRPC's flow-control windows
+	// hold, so an unread stream keeps its statement running.
+	sch := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	var recs []arrow.Record
+	for r := 0; r < 20; r++ {
+		b := array.NewStringBuilder(memory.DefaultAllocator)
+		for i := 0; i < 1000; i++ {
+			b.Append(strings.Repeat("x", 200))
+		}
+		col := b.NewArray()
+		recs = append(recs, array.NewRecord(sch, []arrow.Array{col}, 1000))
+		col.Release()
+		b.Release()
+	}
+	if err := db.RegisterTable("big", sch, recs); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := NewGRPCServerWith(db, Options{Catalog: "gsql", Limits: limits.New(0, 0).WithPerConnection(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	defer srv.Stop()
+	dial := func() *flightsql.Client {
+		cl, err := flightsql.NewClient(l.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	one := dial()
+	defer one.Close()
+	info, err := one.Execute(ctx, `SELECT s FROM big`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := one.DoGet(ctx, info.Endpoint[0].Ticket) // not read
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	var refused error
+	for try := 0; try < 50 && status.Code(refused) != codes.ResourceExhausted; try++ {
+		var rdr *flight.Reader
+		if rdr, refused = one.DoGet(ctx, info.Endpoint[0].Ticket); refused == nil {
+			for rdr.Next() {
+			}
+			refused = rdr.Err()
+			rdr.Release()
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if status.Code(refused) != codes.ResourceExhausted {
+		t.Fatalf("second statement on a busy connection: %v", refused)
+	}
+	other := dial()
+	defer other.Close()
+	info2, err := other.Execute(ctx, `SELECT COUNT(*) FROM big`)
+	if rows := fetch(t, ctx, other, info2, err); fmt.Sprint(rows) != "[20000]" {
+		t.Fatalf("another connection: %v", rows)
+	}
+}

@@ -6,6 +6,8 @@ package limits
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"time"
 )
 
@@ -14,6 +16,58 @@ import (
 type Limits struct {
 	slots   chan struct{}
 	maxTime time.Duration
+	// perConn caps the statements one connection runs at once (0: none);
+	// running counts them per connection.
+	perConn int
+	mu      sync.Mutex
+	running map[string]int
+}
+
+// ErrConnectionBusy refuses a statement of a connection already running
+// the most statements a connection may (WithPerConnection).
+var ErrConnectionBusy = errors.New("this connection already runs the most statements at once it may")
+
+// WithPerConnection caps the statements one connection runs at once (0:
+// no cap) and returns l. A statement past the cap is refused at once
+// (ErrConnectionBusy) rather than queued: the connection's own running
+// statements would otherwise have to finish first, which a client
+// holding their streams open never lets happen. A MySQL connection runs
+// one statement at a time anyway; a Flight SQL client multiplexes many
+// calls over one gRPC connection.
+func (l *Limits) WithPerConnection(n int) *Limits {
+	l.perConn = n
+	return l
+}
+
+// BeginFor is Begin for a statement of connection conn (any key naming
+// it, such as its remote address): it also applies the per-connection cap.
+func (l *Limits) BeginFor(ctx context.Context, conn string, session time.Duration) (context.Context, func(), error) {
+	if l == nil || l.perConn <= 0 {
+		return l.Begin(ctx, session)
+	}
+	l.mu.Lock()
+	if l.running[conn] >= l.perConn {
+		l.mu.Unlock()
+		return nil, nil, ErrConnectionBusy
+	}
+	if l.running == nil {
+		l.running = map[string]int{}
+	}
+	l.running[conn]++
+	l.mu.Unlock()
+	leave := func() {
+		l.mu.Lock()
+		if l.running[conn]--; l.running[conn] == 0 {
+			delete(l.running, conn)
+		}
+		l.mu.Unlock()
+	}
+	ctx, done, err := l.Begin(ctx, session)
+	if err != nil {
+		leave()
+		return nil, nil, err
+	}
+	return ctx, func() { done(); leave() }, nil
 }
 
 // New returns limits of at most maxQueries statements at once (0: no cap)

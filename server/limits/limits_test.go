@@ -91,3 +91,41 @@ func TestDoneCancels(t *testing.T) {
 		t.Fatal("the statement's context outlives done")
 	}
 }
+
+func TestPerConnection(t *testing.T) {
+	l := New(0, 0).WithPerConnection(2)
+	ctx := context.Background()
+	_, a1, err := l.BeginFor(ctx, "a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, a2, err := l.BeginFor(ctx, "a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := l.BeginFor(ctx, "a", 0); !errors.Is(err, ErrConnectionBusy) {
+		t.Fatalf("third statement of one connection: %v", err)
+	}
+	// Another connection is not held back.
+	_, b1, err := l.BeginFor(ctx, "b", 0)
+	if err != nil {
+		t.Fatalf("another connection: %v", err)
+	}
+	a1()
+	_, a3, err := l.BeginFor(ctx, "a", 0)
+	if err != nil {
+		t.Fatalf("after a release: %v", err)
+	}
+	a2()
+	a3()
+	b1()
+	if len(l.running) != 0 {
+		t.Fatalf("connections left counted: %v", l.running)
+	}
+	// Without a per-connection cap BeginFor is Begin.
+	if _, done, err := New(0, 0).BeginFor(ctx, "a", 0); err != nil {
+		t.Fatal(err)
+	} else {
+		done()
+	}
+}
