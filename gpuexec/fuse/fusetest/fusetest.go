@@ -72,7 +72,7 @@ func DecLit(text string) expr.Expr {
 	if i := strings.IndexByte(text, '.'); i >= 0 {
 		scale = len(text) - i - 1
 	}
-	digits := strings.Count(text, "") - 1 - strings.Count(text, ".") - strings.Count(text, "-")
+	digits := len(strings.TrimLeft(strings.ReplaceAll(text, ".", ""), "-"))
 	t := coldata.DecimalOf(max(digits, 1), scale)
 	v, ok := decimal.Parse(text, scale)
 	if !ok {
