@@ -142,51 +142,16 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	types := make([]coldata.Type, len(keys))
 	for i, k := range keys {
-		types[i] = k.Type
 		if lt := j.LeftKeys[i].Type(); lt != k.Type && lt != coldata.Null && k.Type != coldata.Null {
 			return fmt.Errorf("internal error: join key %d compares %s with %s", i, lt, k.Type)
 		}
 	}
-	n := j.build.Len
-	kvs := make([]keyVec, len(keys))
-	for i, k := range keys {
-		kvs[i].prepare(k, n)
+	var order []int
+	if j.table, j.start, order, err = groupKeys(ctx, keys, j.build.Len); err != nil {
+		return err
 	}
-	j.table = newHashTable(types)
-	ids := make([]uint32, n)
-	const chunk = 1 << 16
-	for lo := 0; lo < n; lo += chunk {
-		// Building a big table takes a while: stay cancellable.
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := j.table.findOrInsert(kvs, lo, min(lo+chunk, n), ids, nil, nil); err != nil {
-			return fmt.Errorf("join build side: %w", err)
-		}
-	}
-	// Group the rows by id (a counting sort keeps build order within a
-	// key); rows with a NULL key never match and are left out.
-	null := nullRows(kvs, n)
 	ng := j.table.n
-	j.start = make([]int32, ng+1)
-	for r, g := range ids {
-		if null == nil || !null[r] {
-			j.start[g+1]++
-		}
-	}
-	for g := 0; g < ng; g++ {
-		j.start[g+1] += j.start[g]
-	}
-	order := make([]int, j.start[ng])
-	fill := slices.Clone(j.start[:ng])
-	for r, g := range ids {
-		if null == nil || !null[r] {
-			order[fill[g]] = r
-			fill[g]++
-		}
-	}
 	j.unique = true
 	for g := 0; g < ng && j.unique; g++ {
 		j.unique = j.start[g+1] == int32(g+1)
@@ -201,6 +166,52 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 	}
 	j.setKeyFromLeft()
 	return nil
+}
+
+// groupKeys hashes the rows' keys and groups the rows by key: group g's
+// rows are order[start[g]:start[g+1]], in row order (a counting sort);
+// rows with a NULL key never match and are left out.
+func groupKeys(ctx context.Context, keys []*coldata.Vec, n int) (*hashTable, []int32, []int, error) {
+	types := make([]coldata.Type, len(keys))
+	for i, k := range keys {
+		types[i] = k.Type
+	}
+	kvs := make([]keyVec, len(keys))
+	for i, k := range keys {
+		kvs[i].prepare(k, n)
+	}
+	table := newHashTable(types)
+	ids := make([]uint32, n)
+	const chunk = 1 << 16
+	for lo := 0; lo < n; lo += chunk {
+		// Building a big table takes a while: stay cancellable.
+		if err := ctx.Err(); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := table.findOrInsert(kvs, lo, min(lo+chunk, n), ids, nil, nil); err != nil {
+			return nil, nil, nil, fmt.Errorf("join build side: %w", err)
+		}
+	}
+	null := nullRows(kvs, n)
+	ng := table.n
+	start := make([]int32, ng+1)
+	for r, g := range ids {
+		if null == nil || !null[r] {
+			start[g+1]++
+		}
+	}
+	for g := 0; g < ng; g++ {
+		start[g+1] += start[g]
+	}
+	order := make([]int, start[ng])
+	fill := slices.Clone(start[:ng])
+	for r, g := range ids {
+		if null == nil || !null[r] {
+			order[fill[g]] = r
+			fill[g]++
+		}
+	}
+	return table, start, order, nil
 }
 
 // nullRows flags the rows where some key is NULL; nil when there are none.

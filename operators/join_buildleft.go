@@ -3,7 +3,6 @@ package operators
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -89,45 +88,9 @@ func (j *HashJoin) hashLeft(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	types := make([]coldata.Type, len(keys))
-	for i, k := range keys {
-		types[i] = k.Type
-	}
 	n := build.Len
-	kvs := make([]keyVec, len(keys))
-	for i, k := range keys {
-		kvs[i].prepare(k, n)
-	}
-	j.table = newHashTable(types)
-	ids := make([]uint32, n)
-	const chunk = 1 << 16
-	for lo := 0; lo < n; lo += chunk {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := j.table.findOrInsert(kvs, lo, min(lo+chunk, n), ids, nil, nil); err != nil {
-			return fmt.Errorf("join build side: %w", err)
-		}
-	}
-	// Group the left rows by id; a row with a NULL key matches nothing.
-	null := nullRows(kvs, n)
-	ng := j.table.n
-	j.start = make([]int32, ng+1)
-	for r, g := range ids {
-		if null == nil || !null[r] {
-			j.start[g+1]++
-		}
-	}
-	for g := 0; g < ng; g++ {
-		j.start[g+1] += j.start[g]
-	}
-	j.order = make([]int, j.start[ng])
-	fill := slices.Clone(j.start[:ng])
-	for r, g := range ids {
-		if null == nil || !null[r] {
-			j.order[fill[g]] = r
-			fill[g]++
-		}
+	if j.table, j.start, j.order, err = groupKeys(ctx, keys, n); err != nil {
+		return err
 	}
 	j.build = build
 	j.lmatched = make([]bool, n)
