@@ -1089,26 +1089,28 @@ type gatherer interface {
 	Release() error
 }
 
-// prepareGather returns the gather of columns of the given types without
-// waiting for NVRTC when it can: the generated kernels when cached, else
-// the interpreter while they compile in the background; only before the
-// interpreter is ready does it compile and wait.
-func prepareGather(d *gpuexec.Device, types []coldata.Type, st *Stats) (gatherer, error) {
-	k, err := fuse.GenerateGather(types)
-	if err != nil {
-		return nil, err
-	}
+// tiered is a prepared kernel set of either tier: generated (fused)
+// kernels or the interpreter's program.
+type tiered interface {
+	Run(ctx context.Context, in *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, error)
+	RunGather(ctx context.Context, in *gpuexec.DeviceBatch, idx gpuexec.DevicePtr, n int) (*gpuexec.DeviceBatch, error)
+	Launches() int
+	Release() error
+}
+
+// prepareTiered readies k (generated for the filter pred and outputs outs
+// over columns of the given types) without waiting for NVRTC when it can:
+// the generated kernels when cached, else the interpreter while they
+// compile in the background; only before the interpreter is ready does it
+// compile and wait.
+func prepareTiered(d *gpuexec.Device, k *fuse.Kernel, types []coldata.Type, pred expr.Expr, outs []expr.Expr, st *Stats) (tiered, error) {
 	if fk, ok, err := d.PrepareFusedCached(k); err != nil {
 		return nil, err
 	} else if ok {
 		return fk, nil
 	}
 	if ready, _ := d.InterpreterReady(); ready {
-		refs := make([]expr.Expr, len(types))
-		for i, t := range types {
-			refs[i] = &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: t}
-		}
-		if p, err := fuse.Interpreter().Lower(types, nil, refs); err == nil {
+		if p, err := fuse.Interpreter().Lower(types, pred, outs); err == nil {
 			pk, err := d.PrepareProgram(p)
 			if err != nil {
 				return nil, err
@@ -1126,6 +1128,16 @@ func prepareGather(d *gpuexec.Device, types []coldata.Type, st *Stats) (gatherer
 		return nil, err
 	}
 	return fk, nil
+}
+
+// prepareGather returns the gather of columns of the given types, as
+// prepareTiered readies it.
+func prepareGather(d *gpuexec.Device, types []coldata.Type, st *Stats) (gatherer, error) {
+	k, err := fuse.GenerateGather(types)
+	if err != nil {
+		return nil, err
+	}
+	return prepareTiered(d, k, types, nil, fuse.GatherOutputs(types), st)
 }
 
 // DeviceSort orders device batches: it concatenates them on the device,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -36,34 +35,13 @@ type computer interface {
 }
 
 // prepareCompute readies a filter and projection over columns of the
-// given types the way prepareGather readies a gather: cached kernels, else
-// the interpreter while they compile, else a compile.
+// given types (prepareTiered).
 func prepareCompute(d *gpuexec.Device, types []coldata.Type, pred expr.Expr, outs []expr.Expr, st *Stats) (computer, error) {
 	k, err := fuse.Generate(types, pred, outs)
 	if err != nil {
 		return nil, err
 	}
-	if fk, ok, err := d.PrepareFusedCached(k); err != nil {
-		return nil, err
-	} else if ok {
-		return fk, nil
-	}
-	if ready, _ := d.InterpreterReady(); ready {
-		if p, err := fuse.Interpreter().Lower(types, pred, outs); err == nil {
-			pk, err := d.PrepareProgram(p)
-			if err != nil {
-				return nil, err
-			}
-			d.CompileFusedAsync(k)
-			return pk, nil
-		}
-	}
-	start := time.Now()
-	fk, err := d.PrepareFused(k)
-	if st != nil {
-		st.CompileWaitNanos.Add(int64(time.Since(start)))
-	}
-	return fk, err
+	return prepareTiered(d, k, types, pred, outs, st)
 }
 
 // prepareResidual readies the kernels of j.Cond.
