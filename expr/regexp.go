@@ -40,14 +40,11 @@ func init() {
 	Alias("rlike", "regexp_like")
 }
 
-// regexCache compiles each distinct (pattern, flags) of a batch once.
-type regexCache map[string]*regexp.Regexp
-
-func (c regexCache) get(p, flags string) (*regexp.Regexp, error) {
-	key := flags + "\x00" + p
-	if re, ok := c[key]; ok {
-		return re, nil
-	}
+// RegexpSource is the RE2 source of pattern p under MySQL's match flags
+// (c case-sensitive, i case-insensitive, the last of the two winning; m
+// multi-line; n '.' matches newlines), as Go's regexp and the GPU engine
+// compile it; an unknown flag is an ErrRegexp.
+func RegexpSource(p, flags string) (string, error) {
 	prefix := ""
 	ci := false
 	for _, f := range flags {
@@ -61,15 +58,29 @@ func (c regexCache) get(p, flags string) (*regexp.Regexp, error) {
 		case 'n':
 			prefix += "s"
 		default:
-			return nil, fmt.Errorf("%w: unknown match flag %q", ErrRegexp, f)
+			return "", fmt.Errorf("%w: unknown match flag %q", ErrRegexp, f)
 		}
 	}
 	if ci {
 		prefix += "i"
 	}
-	src := p
-	if prefix != "" {
-		src = "(?" + prefix + ")" + p
+	if prefix == "" {
+		return p, nil
+	}
+	return "(?" + prefix + ")" + p, nil
+}
+
+// regexCache compiles each distinct (pattern, flags) of a batch once.
+type regexCache map[string]*regexp.Regexp
+
+func (c regexCache) get(p, flags string) (*regexp.Regexp, error) {
+	key := flags + "\x00" + p
+	if re, ok := c[key]; ok {
+		return re, nil
+	}
+	src, err := RegexpSource(p, flags)
+	if err != nil {
+		return nil, err
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {

@@ -156,28 +156,10 @@ func wordsBlob(w []int32, tail []byte) string {
 }
 
 func buildRegex(name, p, flags string, repl *string) (*reProg, error) {
-	// The match flags, exactly as expr's regexCache reads them.
-	prefix, ci := "", false
-	for _, f := range flags {
-		switch f {
-		case 'c':
-			ci = false
-		case 'i':
-			ci = true
-		case 'm':
-			prefix += "m"
-		case 'n':
-			prefix += "s"
-		default:
-			return statusProg(2), nil
-		}
-	}
-	if ci {
-		prefix += "i"
-	}
-	src := p
-	if prefix != "" {
-		src = "(?" + prefix + ")" + p
+	// The match flags, as the CPU reads them.
+	src, err := expr.RegexpSource(p, flags)
+	if err != nil {
+		return statusProg(2), nil
 	}
 	// regexp.Compile's steps (its compile(expr, syntax.Perl, false)).
 	re, err := syntax.Parse(src, syntax.Perl)
