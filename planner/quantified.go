@@ -654,18 +654,10 @@ func (b *binder) subqueryCallSet(sq *subquery, l []expr.Expr, in bool, eval subq
 		}}
 	args := append([]expr.Expr(nil), l...)
 	if sq.corr != nil {
-		for _, r := range sq.corr.refs {
-			var arg expr.Expr = r
-			if b.agg != nil {
-				k, err := b.agg.keyRef(r)
-				if err != nil {
-					return nil, err
-				}
-				arg = k
-			}
-			args = append(args, arg)
+		var err error
+		if args, err = b.outerArgs(args, sq.corr); err != nil {
+			return nil, err
 		}
-		args = append(args, sq.corr.deep...)
 	}
 	return &expr.Call{Fn: f, Args: args, T: coldata.Bool}, nil
 }

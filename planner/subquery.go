@@ -273,7 +273,18 @@ func (b *binder) correlatedCall(sq *subquery, kind subqueryKind, needle expr.Exp
 	if needle != nil {
 		args = append(args, needle)
 	}
-	for _, r := range sq.corr.refs {
+	args, err := b.outerArgs(args, sq.corr)
+	if err != nil {
+		return nil, err
+	}
+	return &expr.Call{Fn: fn, Args: args, T: t}, nil
+}
+
+// outerArgs appends a correlated evaluation's outer values to args: the
+// refs (above a GROUP BY, read from the Aggregate's output, so they must be
+// group keys), then the deep columns (correlation.set's order).
+func (b *binder) outerArgs(args []expr.Expr, corr *correlation) ([]expr.Expr, error) {
+	for _, r := range corr.refs {
 		var arg expr.Expr = r
 		if b.agg != nil {
 			k, err := b.agg.keyRef(r)
@@ -284,8 +295,7 @@ func (b *binder) correlatedCall(sq *subquery, kind subqueryKind, needle expr.Exp
 		}
 		args = append(args, arg)
 	}
-	args = append(args, sq.corr.deep...)
-	return &expr.Call{Fn: fn, Args: args, T: t}, nil
+	return append(args, corr.deep...), nil
 }
 
 func (b *binder) scalarSubquery(q *sqlparser.Subquery, sc *scope) (expr.Expr, error) {
