@@ -576,6 +576,16 @@ func (b *binder) intLiteral(e sqlparser.Expr, what string) (int64, error) {
 	return n, nil
 }
 
+// anyDecimal reports whether some argument is a DECIMAL.
+func anyDecimal(args []expr.Expr) bool {
+	for _, a := range args {
+		if a.Type().IsDecimal() {
+			return true
+		}
+	}
+	return false
+}
+
 // narrowDecimalLiterals types an integer literal in arithmetic with a
 // DECIMAL as a DECIMAL of its own digits (MySQL: DECIMAL(15,2) * 2 is
 // DECIMAL(16,2), not the DECIMAL(34,2) a BIGINT column would give).
@@ -585,11 +595,7 @@ func narrowDecimalLiterals(name string, args []expr.Expr) {
 	default:
 		return
 	}
-	dec := false
-	for _, a := range args {
-		dec = dec || a.Type().IsDecimal()
-	}
-	if !dec {
+	if !anyDecimal(args) {
 		return
 	}
 	for i, a := range args {
@@ -621,11 +627,7 @@ func exactDecimalComparands(name string, args []expr.Expr) {
 	default:
 		return
 	}
-	dec := false
-	for _, a := range args {
-		dec = dec || a.Type().IsDecimal()
-	}
-	if !dec {
+	if !anyDecimal(args) {
 		return
 	}
 	for i, a := range args {
