@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -561,14 +562,15 @@ func (lw *lowering) allocate(keep *int32, outs []int32) (int32, error) {
 		phys[v] = take()
 		in[1] = phys[v]
 		if regOperands(in[0]) {
-			released := map[int32]bool{}
-			for k := int32(0); k < in[3]; k++ {
-				a := in[4+k]
-				in[4+k] = phys[a]
-				if last[a] == i && !released[a] {
-					released[a] = true
+			args := in[4 : 4+in[3]]
+			for k, a := range args {
+				// A value read twice by this instruction is freed once.
+				if last[a] == i && !slices.Contains(args[:k], a) {
 					free = append(free, phys[a])
 				}
+			}
+			for k, a := range args {
+				args[k] = phys[a]
 			}
 		}
 		if last[v] < 0 {
