@@ -19,9 +19,12 @@ var runtimeKernels string
 //go:embed kernels/hash.cu
 var hashKernels string
 
-// runtimeSource is the package's own module: the batch utilities and the
-// hash aggregation and join kernels.
-var runtimeSource = runtimeKernels + "\n" + hashKernels
+//go:embed kernels/window.cu
+var windowKernels string
+
+// runtimeSource is the package's own module: the batch utilities, the
+// hash aggregation and join kernels and the window function kernels.
+var runtimeSource = runtimeKernels + "\n" + hashKernels + "\n" + windowKernels
 
 // RuntimeSource is the CUDA C source of the package's own kernels.
 func RuntimeSource() string { return runtimeSource }

@@ -1089,6 +1089,16 @@ type gatherer interface {
 	Release() error
 }
 
+// Gatherer is a prepared gather, for device operators outside this
+// package (PrepareGather).
+type Gatherer = gatherer
+
+// PrepareGather readies a gather of columns of the given types on d: its
+// fused kernels when cached, else the interpreter while they compile.
+func PrepareGather(d *gpuexec.Device, types []coldata.Type, st *Stats) (Gatherer, error) {
+	return prepareGather(d, types, st)
+}
+
 // tiered is a prepared kernel set of either tier: generated (fused)
 // kernels or the interpreter's program.
 type tiered interface {

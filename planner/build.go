@@ -261,6 +261,12 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 			u.Inputs = append(u.Inputs, in)
 		}
 		op = u
+	case *GPUWindow:
+		in, err := b.buildDevice(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		op = &window.DeviceOperator{Input: in, RT: b.GPU, NCols: x.NCols, Funcs: x.Funcs, Stats: st}
 	case *GPUJoin:
 		j, err := b.buildGPUJoin(x, st)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/operators/window"
 )
 
 // GPUAggregate is a GROUP BY whose hash table lives on the GPU: its input
@@ -278,4 +279,90 @@ func scannedBytes(n Node) uint64 {
 		}
 	}
 	return total
+}
+
+// GPUWindow computes window functions over device-resident rows: Input
+// (the window's input on the device, followed by the key and argument
+// expressions that are not plain columns) stays there; only the partition
+// and ORDER BY keys travel to the host to be sorted.
+type GPUWindow struct {
+	placed
+	Orig  *Window
+	Input Node
+	// Funcs are Orig's functions over Input's columns (ColumnRefs only).
+	Funcs []window.Func
+	// NCols is the number of Orig.Input's columns, which Input starts with.
+	NCols int
+}
+
+// Columns implements Node.
+func (w *GPUWindow) Columns() []Column { return w.Orig.Columns() }
+
+// Inputs implements Node.
+func (w *GPUWindow) Inputs() []Node { return []Node{w.Input} }
+
+func (w *GPUWindow) describe() string {
+	return w.Orig.describe() + " (gpu: keys sorted on the host)"
+}
+
+// placeWindow puts window functions on the GPU when their keys and
+// arguments compute there; ok false leaves them to the CPU.
+func placeWindow(w *Window, opts PlaceOptions) (Node, bool, error) {
+	inCols := w.Input.Columns()
+	outs := PassThrough(inCols)
+	cols := append([]Column(nil), inCols...)
+	extra := map[string]int{}
+	toRef := func(e expr.Expr) expr.Expr {
+		if c, ok := e.(*expr.ColumnRef); ok {
+			return c
+		}
+		key := e.String() + "|" + e.Type().String()
+		i, ok := extra[key]
+		if !ok {
+			i = len(outs)
+			extra[key] = i
+			outs = append(outs, e)
+			cols = append(cols, Column{Name: e.String(), Type: e.Type()})
+		}
+		return &expr.ColumnRef{Index: i, Name: e.String(), T: e.Type()}
+	}
+	funcs := make([]window.Func, len(w.Funcs))
+	for i, f := range w.Funcs {
+		g := f
+		g.Args = make([]expr.Expr, len(f.Args))
+		for j, a := range f.Args {
+			g.Args[j] = toRef(a)
+		}
+		g.Partition = make([]expr.Expr, len(f.Partition))
+		for j, p := range f.Partition {
+			g.Partition[j] = toRef(p)
+		}
+		g.Order = make([]window.Key, len(f.Order))
+		for j, k := range f.Order {
+			g.Order[j] = window.Key{Expr: toRef(k.Expr), Desc: k.Desc, Nulls: k.Nulls}
+		}
+		funcs[i] = g
+	}
+	for _, c := range cols {
+		if c.Type == coldata.Null {
+			return nil, false, nil
+		}
+	}
+	in, err := place(w.Input, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	input := gpuInput(in)
+	if len(outs) > len(inCols) {
+		fused, err := opts.Supported(inCols, nil, outs)
+		if err != nil {
+			return nil, false, nil
+		}
+		c := &Compute{Input: input, Exprs: outs, Out: cols, Fused: fused && opts.Fusion}
+		c.Dev = GPU
+		input = c
+	}
+	g := &GPUWindow{Orig: w, Input: input, Funcs: funcs, NCols: len(inCols)}
+	g.Dev = GPU
+	return g, true, nil
 }

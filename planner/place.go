@@ -238,6 +238,10 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		if g, ok, err := placeJoin(x, opts); err != nil || ok {
 			return g, err
 		}
+	case *Window:
+		if g, ok, err := placeWindow(x, opts); err != nil || ok {
+			return g, err
+		}
 	}
 	// Every other operator runs on the CPU; its inputs come to the host.
 	inputs := n.Inputs()
@@ -251,10 +255,9 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 	}
 	out := withInputs(n, placedIn)
 	if w, ok := out.(*Window); ok {
-		// No GPU window kernels yet: say so rather than just [cpu], even
-		// under device gpu (like sorting, it is host work around device
-		// inputs and outputs).
-		w.Why = "window functions run on the host"
+		// Keys or arguments the device cannot compute: say so rather
+		// than just [cpu], even under device gpu.
+		w.Why = "window expressions run on the host"
 	}
 	return out, nil
 }
@@ -322,6 +325,10 @@ func withInputs(n Node, in []Node) Node {
 		c.Input = in[0]
 		return &c
 	case *GPUAggregate:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *GPUWindow:
 		c := *x
 		c.Input = in[0]
 		return &c
