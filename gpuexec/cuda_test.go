@@ -242,7 +242,7 @@ func TestCUDAGlobalAggregates(t *testing.T) {
 			case coldata.Int64:
 				aggs = append(aggs, GroupAgg{GroupSumInt, c}, GroupAgg{GroupMinInt, c}, GroupAgg{GroupMaxInt, c})
 			case coldata.Float64:
-				aggs = append(aggs, GroupAgg{GroupSumFloat, c}, GroupAgg{GroupMinFloat, c}, GroupAgg{GroupMaxFloat, c})
+				aggs = append(aggs, GroupAgg{GroupSumFloat, c}, GroupAgg{GroupMinFloat, c}, GroupAgg{GroupMaxFloat, c}, GroupAgg{GroupVariance, c})
 			case coldata.String:
 				aggs = append(aggs, GroupAgg{GroupMinString, c}, GroupAgg{GroupMaxString, c})
 			}
@@ -272,6 +272,13 @@ func TestCUDAGlobalAggregates(t *testing.T) {
 				continue
 			}
 			switch {
+			case a.Kind == GroupVariance:
+				// Pairwise merges against shifted sums: equal to rounding;
+				// NaN (a NaN or infinite value) on both paths alike.
+				x, y := f.M2[0], s.M2[0]
+				if math.IsNaN(x) != math.IsNaN(y) || math.Abs(x-y) > 1e-9*math.Max(1, math.Abs(y)) {
+					t.Fatalf("%s: M2 %v, hash path %v", what, x, y)
+				}
 			case f.Str != nil:
 				if string(f.Str.Str(0)) != string(s.Str.Str(0)) {
 					t.Fatalf("%s: %q, hash path %q", what, f.Str.Str(0), s.Str.Str(0))
@@ -291,5 +298,76 @@ func TestCUDAGlobalAggregates(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCUDAGroupVariance checks the device's VAR/STDDEV state (kernels/
+// hash.cu kind 15) against exact arithmetic: 2^20 rows around a mean of
+// 1e9 with deviations of a few units and NULLs, grouped into 5 groups and
+// into about 100,000, and without GROUP BY; each group's count, mean and
+// M2 (the sum of squared deviations) must match to a relative 1e-12 and
+// 1e-9 (a sum of squares without a shift would keep no digit of M2 here).
+func TestCUDAGroupVariance(t *testing.T) {
+	d := cudaDevice(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(31))
+	const n = 1 << 20
+	few := coldata.NewBuilder(coldata.Int64, n)
+	many := coldata.NewBuilder(coldata.Int64, n)
+	xb := coldata.NewBuilder(coldata.Float64, n)
+	fewK, manyK, xs := make([]int64, n), make([]int64, n), make([]float64, n)
+	for i := 0; i < n; i++ {
+		fewK[i], manyK[i] = int64(r.Intn(5)), int64(r.Intn(100_000))
+		few.AppendInt(fewK[i])
+		many.AppendInt(manyK[i])
+		if r.Intn(10) == 0 {
+			xs[i] = math.NaN() // NULL
+			xb.AppendNull()
+			continue
+		}
+		xs[i] = 1e9 + 4*r.Float64()
+		xb.AppendFloat(xs[i])
+	}
+	hb := coldata.NewBatch([]*coldata.Vec{few.Finish(), many.Finish(), xb.Finish()}, n)
+	db, err := d.Upload(ctx, hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Release()
+	aggs := []GroupAgg{{Kind: GroupVariance, Arg: 2}}
+	for _, c := range []struct {
+		name string
+		keys []int
+		of   []int64
+	}{{"5 groups", []int{0}, fewK}, {"100000 groups", []int{1}, manyK}, {"no GROUP BY", nil, make([]int64, n)}} {
+		p, err := d.GroupBy(ctx, db, c.keys, aggs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := map[int64][]float64{}
+		for i, k := range c.of {
+			if !math.IsNaN(xs[i]) {
+				vals[k] = append(vals[k], xs[i])
+			}
+		}
+		st := p.Aggs[0]
+		for g := 0; g < p.Keys.Len; g++ {
+			k := int64(0)
+			if len(c.keys) > 0 {
+				k = p.Keys.Cols[0].Int(g)
+			}
+			v := vals[k]
+			if st.Count[g] != int64(len(v)) {
+				t.Fatalf("%s, group %d: count %d, want %d", c.name, k, st.Count[g], len(v))
+			}
+			if len(v) == 0 {
+				continue
+			}
+			mean, m2 := exactMoments(v)
+			if math.Abs(st.Mean[g]-mean) > 1e-12*math.Abs(mean) || math.Abs(st.M2[g]-m2) > 1e-9*m2+1e-9 {
+				t.Fatalf("%s, group %d of %d values: mean %v, M2 %v; want %v, %v", c.name, k, len(v), st.Mean[g], st.M2[g], mean, m2)
+			}
+		}
+		t.Logf("%s: %d groups, %d launches", c.name, p.Keys.Len, p.Launches)
 	}
 }

@@ -87,6 +87,13 @@ func (d *Device) globalAggOn(ctx context.Context, in *DeviceBatch, aggs []GroupA
 		case GroupCountStar, GroupCount:
 		case GroupSumFloat, GroupMinFloat, GroupMaxFloat:
 			p.Float = []float64{math.Float64frombits(word(a, 0))}
+		case GroupVariance:
+			// Merged pairwise on the device: the mean and M2 themselves.
+			p.Mean = []float64{math.Float64frombits(word(a, 0))}
+			p.M2 = []float64{math.Float64frombits(word(a, 1))}
+			if p.Count[0] == 0 {
+				p.Mean[0], p.M2[0] = 0, 0
+			}
 		case GroupMinString, GroupMaxString:
 			row := int64(word(a, 0))
 			if row < 0 { // no value: any row stands in (Count is 0)

@@ -34,7 +34,16 @@ const (
 	GroupSumDec
 	GroupMinDec
 	GroupMaxDec
+	// GroupVariance is the VAR/STDDEV family of a DOUBLE: per group the
+	// count, mean and sum of squared deviations from it (AggPartial's
+	// Count, Mean and M2), from which every variance and standard
+	// deviation follows.
+	GroupVariance
 )
+
+// varUnset is kernels/hash.cu's GSQL_VAR_UNSET: a GroupVariance shift not
+// yet set.
+const varUnset = 0x7ff4d1ce0000f00d
 
 // GroupAgg is one aggregate of a GroupBy: its kind and argument column
 // (ignored for COUNT(*)).
@@ -44,7 +53,8 @@ type GroupAgg struct {
 }
 
 // GroupAggFor picks the device aggregate for a SQL aggregate ("count",
-// "sum", "avg", "min", "max") over an argument of type t, or reports that
+// "sum", "avg", "min", "max", or "var" for any variance or standard
+// deviation) over an argument of type t, or reports that
 // the device has none.
 func GroupAggFor(name string, t coldata.Type) (GroupAggKind, bool) {
 	switch name {
@@ -60,6 +70,9 @@ func GroupAggFor(name string, t coldata.Type) (GroupAggKind, bool) {
 		if t.IsDecimal() {
 			return GroupSumDec, true
 		}
+	case "var":
+		// The binder casts the argument of every variance to DOUBLE.
+		return GroupVariance, t == coldata.Float64
 	case "min", "max":
 		if t.IsDecimal() {
 			if name == "max" {
@@ -97,6 +110,10 @@ type AggPartial struct {
 	Float []float64    // SUM, MIN, MAX of DOUBLE
 	Str   *coldata.Vec // MIN/MAX of VARCHAR (any value where Count is 0)
 	Dec   *coldata.Vec // MIN/MAX of DECIMAL (likewise)
+	// Mean and M2 are a GroupVariance's mean and sum of squared
+	// deviations from it (0 where Count is 0).
+	Mean []float64
+	M2   []float64
 }
 
 // colDesc is a column's GCol record (kernels/hash.cu): type, validity
@@ -424,6 +441,18 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 			for j, x := range w {
 				p.Float[j] = math.Float64frombits(x)
 			}
+		case GroupVariance:
+			// Shifted sums: the shift K, the sum of x-K and of (x-K)^2.
+			var w [3][]uint64
+			for i, b := range []*Buffer{st[0], st[1], st[3]} {
+				if w[i], err = fetch(b); err != nil {
+					return nil, err
+				}
+			}
+			p.Mean, p.M2 = make([]float64, groups), make([]float64, groups)
+			for j, c := range p.Count {
+				p.Mean[j], p.M2[j] = shiftedMoments(c, w[0][j], math.Float64frombits(w[1][j]), math.Float64frombits(w[2][j]))
+			}
 		case GroupMinString, GroupMaxString, GroupMinDec, GroupMaxDec:
 			// The winning rows, gathered from the argument column; a group
 			// without a value points at row 0 (its Count is 0).
@@ -509,7 +538,8 @@ func (d *Device) groupPass(sc *hashScratch, in *DeviceBatch, keyDesc *Buffer, nk
 	var words []uint64
 	for _, a := range aggs {
 		var st [4]*Buffer
-		need := [4]bool{a.Kind >= GroupSumInt, a.Kind == GroupSumInt || a.Kind == GroupSumDec, true, a.Kind == GroupSumDec}
+		wide := a.Kind == GroupSumDec || a.Kind == GroupVariance
+		need := [4]bool{a.Kind >= GroupSumInt, a.Kind == GroupSumInt || wide, true, wide}
 		for i := range st {
 			if !need[i] {
 				continue
@@ -583,8 +613,28 @@ func stateInit(k GroupAggKind) (uint64, bool) {
 		return math.MaxUint64, true // -1: no row yet / below FALSE
 	case GroupMinBool:
 		return 2, true
+	case GroupVariance:
+		return varUnset, true
 	}
 	return 0, false
+}
+
+// shiftedMoments turns a GroupVariance's device state (n values, shift
+// bits k, s1 the sum of x-K, s2 the sum of (x-K)^2) into the mean and the
+// sum of squared deviations from it. Rounding can leave the latter a hair
+// below zero when every value is equal: it is then 0.
+func shiftedMoments(n int64, k uint64, s1, s2 float64) (mean, m2 float64) {
+	if n == 0 {
+		return 0, 0
+	}
+	shift := math.Float64frombits(k)
+	c := float64(n)
+	mean = shift + s1/c
+	m2 = s2 - s1*s1/c
+	if m2 < 0 {
+		m2 = 0
+	}
+	return mean, m2
 }
 
 // gatherRows gathers rows idx[0..n) (int64 row numbers) of cols and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"math/big"
 	"math/bits"
 
@@ -53,10 +54,14 @@ func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
 		if !ok {
 			return nil, fmt.Errorf("aggregate %d: argument is not a column", i)
 		}
-		name := map[AggKind]string{AggCount: "count", AggSum: "sum", AggAvg: "avg", AggMin: "min", AggMax: "max"}[s.Kind]
+		name := map[AggKind]string{AggCount: "count", AggSum: "sum", AggAvg: "avg", AggMin: "min", AggMax: "max",
+			AggVarPop: "var", AggVarSamp: "var", AggStddevPop: "var", AggStddevSamp: "var"}[s.Kind]
 		k, ok := gpuexec.GroupAggFor(name, ref.T)
-		if s.Distinct && !distinctable(ref.T) {
-			ok = false // the argument becomes a hash key
+		if s.Distinct && (!distinctable(ref.T) || isVariance(s.Kind)) {
+			ok = false // the argument becomes a hash key; no DISTINCT variance
+		}
+		if name == "" {
+			name = fmt.Sprintf("aggregate kind %d", s.Kind)
 		}
 		if !ok {
 			return nil, fmt.Errorf("aggregate %s over %s has no GPU implementation", name, ref.T)
@@ -96,6 +101,9 @@ type mergedAgg struct {
 	f     float64
 	s     []byte
 	d     decimal.Int128 // MIN/MAX of DECIMAL
+	// mean and m2: VAR/STDDEV's mean and sum of squared deviations from
+	// it (count holds n), merged pairwise.
+	mean, m2 float64
 }
 
 func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, error) {
@@ -127,6 +135,13 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		}
 		parts = append(parts, p)
 	}
+	return h.mergeParts(parts, kinds)
+}
+
+// mergeParts merges the device batches' groups into the output: one
+// batch's groups are final; more batches' partial states merge per group
+// on the host.
+func (h *DeviceHashAggregate) mergeParts(parts []*gpuexec.GroupPartial, kinds []gpuexec.GroupAgg) (*coldata.Batch, error) {
 	if len(parts) == 1 {
 		// One device batch (the usual case: a batch holds a whole table):
 		// its groups are final.
@@ -494,6 +509,8 @@ func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpu
 				b.AppendBytes(st.Str.Str(g))
 			case k == gpuexec.GroupMinDec || k == gpuexec.GroupMaxDec:
 				b.AppendDec(st.Dec.Dec(g))
+			case k == gpuexec.GroupVariance:
+				appendVariance(b, spec.Kind, c, st.M2[g])
 			case k == gpuexec.GroupSumFloat || k == gpuexec.GroupMinFloat || k == gpuexec.GroupMaxFloat:
 				if spec.Kind == AggAvg {
 					b.AppendFloat(st.Float[g] / float64(c))
@@ -600,7 +617,46 @@ func mergeAgg(m *mergedAgg, k gpuexec.GroupAggKind, p *gpuexec.AggPartial, g int
 		add192(m, p.Lo[g], uint64(p.Hi[g]), uint64(p.Top[g]))
 	case gpuexec.GroupMinDec, gpuexec.GroupMaxDec:
 		foldDecExtreme(m, k, p.Dec.Dec(g), first)
+	case gpuexec.GroupVariance:
+		mergeMoments(m, c, p.Mean[g], p.M2[g], first)
 	}
+}
+
+// mergeMoments merges c values of mean and sum of squared deviations m2
+// into m, whose count already includes them (first: m held none): the
+// pairwise update of Chan, Golub and LeVeque, as the device merges its
+// partials, exact in exact arithmetic whatever the split.
+func mergeMoments(m *mergedAgg, c int64, mean, m2 float64, first bool) {
+	if first {
+		m.mean, m.m2 = mean, m2
+		return
+	}
+	nb := float64(c)
+	na := float64(m.count - c)
+	n := float64(m.count)
+	delta := mean - m.mean
+	m.mean += delta * (nb / n)
+	m.m2 += m2 + delta*delta*(na*nb/n)
+}
+
+// appendVariance appends the variance or standard deviation kind of n
+// values with sum of squared deviations m2, as HashAggregate finishes
+// them: NULL for no values, and for a sample form with fewer than two.
+func appendVariance(b *coldata.Builder, kind AggKind, n int64, m2 float64) {
+	samp := kind == AggVarSamp || kind == AggStddevSamp
+	if n == 0 || (samp && n < 2) {
+		b.AppendNull()
+		return
+	}
+	div := float64(n)
+	if samp {
+		div--
+	}
+	r := m2 / div
+	if kind == AggStddevPop || kind == AggStddevSamp {
+		r = math.Sqrt(r)
+	}
+	b.AppendFloat(r)
 }
 
 // finishAgg appends an aggregate's final value.
@@ -608,6 +664,10 @@ func finishAgg(b *coldata.Builder, spec AggSpec, k gpuexec.GroupAggKind, m *merg
 	switch spec.Kind {
 	case AggCountStar, AggCount:
 		b.AppendInt(m.count)
+		return nil
+	}
+	if k == gpuexec.GroupVariance {
+		appendVariance(b, spec.Kind, m.count, m.m2)
 		return nil
 	}
 	if m.count == 0 {

@@ -1,6 +1,9 @@
 package operators
 
 import (
+	"context"
+	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -160,6 +163,164 @@ func TestFoldDistinct(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%v(DISTINCT) over %v: got %v (%T), want %v", c.spec.Kind, c.x.Type, got, got, c.want)
+		}
+	}
+}
+
+// varianceParts splits rows (key, x; x NaN for NULL) into batches and
+// returns each batch's groups as the device reports them: in order of
+// first appearance, each with the count, mean and sum of squared
+// deviations of its non-NULL values (the same state for every aggregate).
+func varianceParts(keys []int64, xs []float64, batches, naggs int) []*gpuexec.GroupPartial {
+	var parts []*gpuexec.GroupPartial
+	per := (len(keys) + batches - 1) / batches
+	for lo := 0; lo < len(keys); lo += per {
+		hi := min(lo+per, len(keys))
+		index := map[int64]int{}
+		var order []int64
+		vals := map[int64][]float64{}
+		for i := lo; i < hi; i++ {
+			if _, ok := index[keys[i]]; !ok {
+				index[keys[i]] = len(order)
+				order = append(order, keys[i])
+			}
+			if !math.IsNaN(xs[i]) {
+				vals[keys[i]] = append(vals[keys[i]], xs[i])
+			}
+		}
+		kb := coldata.NewBuilder(coldata.Int64, len(order))
+		st := gpuexec.AggPartial{Count: make([]int64, len(order)), Mean: make([]float64, len(order)), M2: make([]float64, len(order))}
+		for g, k := range order {
+			kb.AppendInt(k)
+			v := vals[k]
+			st.Count[g] = int64(len(v))
+			if len(v) == 0 {
+				continue
+			}
+			var sum float64
+			for _, x := range v {
+				sum += x
+			}
+			mean := sum / float64(len(v))
+			for _, x := range v {
+				st.M2[g] += (x - mean) * (x - mean)
+			}
+			st.Mean[g] = mean
+		}
+		p := &gpuexec.GroupPartial{Keys: &coldata.Batch{Cols: []*coldata.Vec{kb.Finish()}, Len: len(order)}}
+		for a := 0; a < naggs; a++ {
+			p.Aggs = append(p.Aggs, st)
+		}
+		parts = append(parts, p)
+	}
+	return parts
+}
+
+// TestDeviceVarianceMerge checks the host side of the device VAR/STDDEV
+// family: batches' (count, mean, M2) states merged pairwise, and one
+// batch's finished directly, give HashAggregate's answers (NULL for no
+// values and for a sample form of one value), to a relative 1e-9, also
+// around a large mean.
+func TestDeviceVarianceMerge(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	const n = 30000
+	keys := make([]int64, n)
+	xs := make([]float64, n)
+	kb := coldata.NewBuilder(coldata.Int64, n)
+	xb := coldata.NewBuilder(coldata.Float64, n)
+	for i := range keys {
+		keys[i] = int64(r.Intn(40))
+		switch {
+		case keys[i] == 0 || r.Intn(10) == 0: // group 0 has no values
+			xs[i] = math.NaN()
+		case keys[i] == 1:
+			xs[i] = 4.5
+		case keys[i]%2 == 0:
+			xs[i] = 1e7 + r.Float64()*3
+		default:
+			xs[i] = r.NormFloat64() * float64(keys[i])
+		}
+	}
+	keys = append(keys, 99) // a group with one value
+	xs = append(xs, 2.5)
+	for i, k := range keys {
+		kb.AppendInt(k)
+		if math.IsNaN(xs[i]) {
+			xb.AppendNull()
+		} else {
+			xb.AppendFloat(xs[i])
+		}
+	}
+	in := &coldata.Batch{Cols: []*coldata.Vec{kb.Finish(), xb.Finish()}, Len: len(keys)}
+	x := &expr.ColumnRef{Index: 1, Name: "x", T: coldata.Float64}
+	var aggs []AggSpec
+	for _, k := range []AggKind{AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp} {
+		aggs = append(aggs, AggSpec{Kind: k, Arg: x, Type: coldata.Float64})
+	}
+	cpu := &HashAggregate{Input: &Materialized{Batches: []*coldata.Batch{in}}, Keys: []expr.Expr{&expr.ColumnRef{Index: 0, Name: "k", T: coldata.Int64}}, Aggs: aggs}
+	want, err := Drain(context.Background(), cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows := map[int64][]any{}
+	for _, b := range want {
+		for i := 0; i < b.Len; i++ {
+			row := make([]any, len(aggs))
+			for a := range aggs {
+				row[a] = b.Cols[1+a].Value(i)
+			}
+			wantRows[b.Cols[0].Int(i)] = row
+		}
+	}
+	h := &DeviceHashAggregate{Keys: []int{0}, KeyTypes: []coldata.Type{coldata.Int64}, Aggs: aggs}
+	kinds, err := DeviceAggKinds(aggs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, batches := range []int{1, 3, 7} {
+		got, err := h.mergeParts(varianceParts(keys, xs, batches, len(aggs)), kinds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Len != len(wantRows) {
+			t.Fatalf("%d batches: %d groups, want %d", batches, got.Len, len(wantRows))
+		}
+		for i := 0; i < got.Len; i++ {
+			k := got.Cols[0].Int(i)
+			for a := range aggs {
+				g, w := got.Cols[1+a].Value(i), wantRows[k][a]
+				if (g == nil) != (w == nil) {
+					t.Fatalf("%d batches, group %d, %v: got %v, want %v", batches, k, aggs[a].Kind, g, w)
+				}
+				if g == nil {
+					continue
+				}
+				gf, wf := g.(float64), w.(float64)
+				if math.Abs(gf-wf) > 1e-9*math.Max(1, math.Abs(wf)) {
+					t.Fatalf("%d batches, group %d, %v: got %v, want %v", batches, k, aggs[a].Kind, gf, wf)
+				}
+			}
+		}
+	}
+}
+
+// TestDeviceAggKindsVariance: every variance maps onto the device's one
+// kind over a DOUBLE; DISTINCT and quantiles have no device form.
+func TestDeviceAggKindsVariance(t *testing.T) {
+	x := &expr.ColumnRef{Index: 0, Name: "x", T: coldata.Float64}
+	for _, k := range []AggKind{AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp} {
+		kinds, err := DeviceAggKinds([]AggSpec{{Kind: k, Arg: x, Type: coldata.Float64}})
+		if err != nil || kinds[0].Kind != gpuexec.GroupVariance {
+			t.Errorf("%v: %v, %v", k, kinds, err)
+		}
+	}
+	for _, s := range []AggSpec{
+		{Kind: AggVarSamp, Arg: x, Distinct: true, Type: coldata.Float64},
+		{Kind: AggQuantileCont, Arg: x, Quantile: 0.5, Type: coldata.Float64},
+		{Kind: AggVarPop, Arg: &expr.ColumnRef{Index: 0, Name: "i", T: coldata.Int64}, Type: coldata.Float64},
+	} {
+		if _, err := DeviceAggKinds([]AggSpec{s}); err == nil {
+			t.Errorf("%+v has a device form", s)
 		}
 	}
 }

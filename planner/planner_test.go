@@ -428,3 +428,39 @@ func TestPlanScalarSubqueryAsJoin(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 }
+
+// TestPlaceNewerAggregatesOnGPU: a GROUP BY with the variance family,
+// BOOL_AND/BOOL_OR, ANY_VALUE and FILTER places its hash table on the GPU
+// with the real device-support check (the binder turns FILTER into CASE
+// and the BOOL and ANY_VALUE aggregates into MIN/MAX); quantiles and
+// DISTINCT variances stay on the CPU.
+func TestPlaceNewerAggregatesOnGPU(t *testing.T) {
+	cat := testCatalog(t)
+	opts := planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: planner.GPUSupport}
+	for _, tc := range []struct {
+		q   string
+		gpu bool
+	}{
+		{"SELECT b, VAR_POP(c), VAR_SAMP(a), STDDEV_POP(c), STDDEV_SAMP(a), VARIANCE(c), STDDEV(a), STD(c) FROM t GROUP BY b", true},
+		{"SELECT VAR_SAMP(c), STDDEV_POP(a) FROM t", true},
+		{"SELECT b, BOOL_AND(d), BOOL_OR(d), BOOL_AND(a > 1), ANY_VALUE(a), ANY_VALUE(b) FROM t GROUP BY b", true},
+		{"SELECT d, SUM(c) FILTER (WHERE a > 1), COUNT(*) FILTER (WHERE d), MIN(b) FILTER (WHERE c < 2), STDDEV_SAMP(c) FILTER (WHERE a > 0) FROM t GROUP BY d", true},
+		{"SELECT b, MEDIAN(c) FROM t GROUP BY b", false},
+		{"SELECT b, VAR_POP(DISTINCT c) FROM t GROUP BY b", false},
+	} {
+		n, err := plan(t, cat, tc.q)
+		if err != nil {
+			if !tc.gpu && strings.Contains(err.Error(), "DISTINCT") {
+				continue // DISTINCT variances are refused by the binder
+			}
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		if n, err = planner.Place(n, opts); err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		got := strings.Join(planner.Explain(n), "\n")
+		if on := strings.Contains(got, "hash table on the gpu"); on != tc.gpu {
+			t.Errorf("%s: aggregate on the GPU %v, want %v:\n%s", tc.q, on, tc.gpu, got)
+		}
+	}
+}

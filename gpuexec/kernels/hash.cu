@@ -132,6 +132,12 @@ __device__ __forceinline__ bool gsql_row_less(const GCol& c, long long x, long l
 __device__ __forceinline__ bool gsql_is_row_kind(long long k) { return k == 8 || k == 9 || k == 13 || k == 14; }
 __device__ __forceinline__ bool gsql_is_min_row(long long k) { return k == 8 || k == 13; }
 
+// GSQL_VAR_UNSET marks a kind-15 shift not yet set: a NaN whose payload
+// no arithmetic produces (a value with these very bits becomes the
+// canonical NaN before it can be a shift).
+#define GSQL_VAR_UNSET 0x7ff4d1ce0000f00dLL
+#define GSQL_NAN_BITS 0x7ff8000000000000LL
+
 // gsql_fill_u64: dst[i] = v for i in [0, n).
 extern "C" __global__ void gsql_fill_u64(unsigned long long* dst, unsigned long long v, long long n)
 {
@@ -209,7 +215,16 @@ extern "C" __global__ void gsql_agg_insert(const GCol* keys, long long nkeys, lo
 // (s0 holds the winning row, -1 none), 10/11 MIN/MAX of BOOL, 12 SUM of
 // DECIMAL (s0/s1/s2 the low, middle and top words of an exact 192-bit
 // sum: 2^31 values below 2^127 cannot leave it, so the host sees any
-// overflow), 13/14 MIN/MAX of DECIMAL (the winning row, as for VARCHAR).
+// overflow), 13/14 MIN/MAX of DECIMAL (the winning row, as for VARCHAR),
+// 15 the VAR/STDDEV family of a DOUBLE (every variance and standard
+// deviation: the host finishes each from the same state). Kind 15 keeps
+// shifted sums: s0 the group's shift K, one of its own values, set once
+// by the first warp that brings one (GSQL_VAR_UNSET until then, the
+// host's stateInit), s1 the DOUBLE sum of (x - K) and s2 the DOUBLE sum of
+// (x - K)^2; the host turns them into the mean K + s1/n and the sum of
+// squared deviations s2 - s1^2/n. With K inside the group's range the
+// differences are of the spread's size, not the mean's, so a large mean
+// loses no precision to cancellation.
 // cnt counts the non-NULL values (rows for COUNT(*)).
 struct GAgg {
     long long kind;
@@ -292,6 +307,39 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
                     unsigned long long c1 = old1 + m < old1 ? 1ull : 0ull;
                     unsigned long long t = top + cm + c1;
                     if (t != 0) atomicAdd(&g.s2[slot], t);
+                }
+                continue;
+            }
+            if (g.kind == 15) {
+                // VAR/STDDEV: the group's leader makes sure the group has a
+                // shift (the value of the group's first lane with one, when
+                // none is set yet), every lane takes it from its leader,
+                // and the leader adds the lanes' (x - K) and (x - K)^2.
+                long long xb = has ? ((const long long*)g.arg.data)[i] : 0;
+                int src = with != 0 ? __ffs(with) - 1 : lane;
+                long long cand = gsql_shfl_ll(xb, src);
+                long long k = 0;
+                if (leader && with != 0) {
+                    if (cand == GSQL_VAR_UNSET) cand = GSQL_NAN_BITS;
+                    k = *(volatile long long*)&g.s0[slot];
+                    if (k == GSQL_VAR_UNSET) {
+                        long long prev = (long long)atomicCAS(&g.s0[slot], (unsigned long long)GSQL_VAR_UNSET,
+                                                              (unsigned long long)cand);
+                        k = prev == GSQL_VAR_UNSET ? cand : prev;
+                    }
+                }
+                k = gsql_shfl_ll(k, __ffs(peers) - 1);
+                double dx = has ? __longlong_as_double(xb) - __longlong_as_double(k) : 0.0;
+                double s1 = 0.0, s2 = 0.0;
+                for (int j = 0; j < 32; j++) {
+                    double y = __longlong_as_double(gsql_shfl_ll(__double_as_longlong(dx), j));
+                    if (!((with >> j) & 1)) continue;
+                    s1 += y;
+                    s2 += y * y;
+                }
+                if (leader && with != 0) {
+                    atomicAdd((double*)&g.s1[slot], s1);
+                    atomicAdd((double*)&g.s2[slot], s2);
                 }
                 continue;
             }
@@ -391,7 +439,10 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
 
 // GPart is one aggregate's state over a range of rows, for aggregates
 // without GROUP BY: s0/s1/cnt as in GAgg's arrays (s0 starts at the kind's
-// initial value, the host's stateInit).
+// initial value, the host's stateInit), except kind 15 (VAR/STDDEV): here
+// partials merge pairwise (Chan, Golub and LeVeque's update), so s0 is the
+// DOUBLE mean of the cnt values and s1 the DOUBLE sum of their squared
+// deviations from it (an empty partial's s0 and s1 are not read).
 struct GPart {
     unsigned long long s0, s1, cnt, s2;
 };
@@ -401,6 +452,23 @@ struct GPart {
 // initial value: a NaN never wins a MIN/MAX of DOUBLE).
 __device__ __forceinline__ void gsql_part_combine(long long kind, const GCol& arg, GPart& a, const GPart& b)
 {
+    if (kind == 15) {
+        // VAR/STDDEV: merge (n, mean, M2) pairs.
+        if (b.cnt == 0) return;
+        if (a.cnt == 0) {
+            a = b;
+            return;
+        }
+        double na = (double)a.cnt, nb = (double)b.cnt, n = na + nb;
+        double ma = __longlong_as_double((long long)a.s0), mb = __longlong_as_double((long long)b.s0);
+        double delta = mb - ma;
+        double mean = ma + delta * (nb / n);
+        double m2 = __longlong_as_double((long long)a.s1) + __longlong_as_double((long long)b.s1) + delta * delta * (na * nb / n);
+        a.s0 = (unsigned long long)__double_as_longlong(mean);
+        a.s1 = (unsigned long long)__double_as_longlong(m2);
+        a.cnt += b.cnt;
+        return;
+    }
     switch (kind) {
     case 12:
         gsql_add192(&a.s0, &a.s1, &a.s2, b.s0, b.s1, b.s2);
@@ -499,6 +567,14 @@ extern "C" __global__ void __launch_bounds__(256) gsql_agg_global(const GAgg* ag
             case 14:
                 one.s0 = (unsigned long long)i;
                 break;
+            case 15: {
+                // One value: its mean is itself, its M2 0 (NaN for an
+                // infinite or NaN value, as the CPU's Welford update gives).
+                double x = ((const double*)g.arg.data)[i];
+                one.s0 = (unsigned long long)__double_as_longlong(x);
+                one.s1 = (unsigned long long)__double_as_longlong(x - x);
+                break;
+            }
             case 12:
                 one.s0 = ((const unsigned long long*)g.arg.data)[2 * i];
                 one.s1 = ((const unsigned long long*)g.arg.data)[2 * i + 1];
