@@ -583,3 +583,38 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("at 20 rows: %+v", s[2:])
 	}
 }
+
+// TestClickBenchCold times ClickBench's cold runs where --cold-rows asks
+// for them, and only there.
+func TestClickBenchCold(t *testing.T) {
+	if !duckdbAvailable {
+		t.Skip("DuckDB is not in this build (needs cgo and no noduckdb tag)")
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"--suite", "clickbench", "--rows", "5000,20000", "--cold-rows", "5000", "--queries", "q01,q29",
+		"--engines", "gsql-cpu,duckdb", "--runs", "1", "--out", dir}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 8 {
+		t.Fatalf("%d results, want 8", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.Status != statusOK {
+			t.Errorf("%s @ %d on %s: %s %s%s", r.Query, r.Rows, r.Engine, r.Status, r.Error, r.Diff)
+		}
+		cold := r.ColdMs != nil && *r.ColdMs > 0
+		if cold != (r.Rows == 5000) || r.ColdError != "" {
+			t.Errorf("%s @ %d on %s: cold %v (%s)", r.Query, r.Rows, r.Engine, r.ColdMs, r.ColdError)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,7 +95,10 @@ func hitsColumns(q string) []string {
 // when generated, ~0.9 KB a row: every integer column is a BIGINT) plus
 // DuckDB's table. The previous size's tables are dropped before the next
 // is generated.
-func runClickBench(ctx context.Context, cfg *config, rep *report, engines []engine, stderr io.Writer) error {
+//
+// With cold != nil, each query's first run in a fresh process is timed at
+// the --cold-rows sizes (the child generates and loads hits itself).
+func runClickBench(ctx context.Context, cfg *config, rep *report, engines []engine, cold *coldRunner, stderr io.Writer) error {
 	rep.Rows = cfg.rows
 	for si, rows := range cfg.rows {
 		if si > 0 {
@@ -134,6 +138,9 @@ func runClickBench(ctx context.Context, cfg *config, rep *report, engines []engi
 			res, err := measureQuery(ctx, cfg, q, rows, schema, recs, engines, stderr)
 			if err != nil {
 				return err
+			}
+			if cold != nil && slices.Contains(cfg.coldRows, rows) {
+				cold.measure(ctx, "clickbench", q, rows, cfg.seed, res, stderr)
 			}
 			rep.Results = append(rep.Results, res...)
 		}

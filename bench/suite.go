@@ -42,7 +42,16 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 		rep.finish()
 		return rep, err
 	case "clickbench":
-		err := runClickBench(ctx, cfg, rep, engines, stderr)
+		// Cold runs regenerate and reload hits for every query and
+		// engine: only at the sizes --cold-rows names.
+		var cold *coldRunner
+		if cfg.cold && cfg.coldRows != nil {
+			if cold, err = newColdRunner(ctx, rep.Engines, stderr); err != nil {
+				return nil, err
+			}
+			defer cold.Close()
+		}
+		err := runClickBench(ctx, cfg, rep, engines, cold, stderr)
 		rep.finish()
 		return rep, err
 	}
@@ -115,16 +124,7 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 				return nil, err
 			}
 			if cold != nil && coldAt(ds.table, ds.rows) {
-				for i := range rows {
-					r := &rows[i]
-					fmt.Fprintf(stderr, "%s @ %d rows on %s, cold ...\n", q.Name, ds.rows, r.Engine)
-					v, err := cold.run(ctx, coldSpec{Engine: r.Engine, Query: q.Name, Rows: ds.rows, Seed: cfg.seed})
-					if err != nil {
-						r.ColdError = err.Error()
-						continue
-					}
-					r.ColdMs = &v
-				}
+				cold.measure(ctx, "", q, ds.rows, cfg.seed, rows, stderr)
 			}
 			rep.Results = append(rep.Results, rows...)
 		}
