@@ -22,6 +22,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/gsqlengine/gsql/datagen/clickbench/answers"
 )
 
 // TestMain lets the test binary serve as the suite's cold children (the
@@ -464,5 +466,155 @@ func TestTPCHSuiteEndToEnd(t *testing.T) {
 	}
 	if floatDigits != 6 {
 		t.Errorf("floatDigits left at %d", floatDigits)
+	}
+}
+
+// TestClickBenchSuiteEndToEnd runs the 43 ClickBench queries at 20,000
+// rows on gsql's CPU backend and DuckDB and requires every answer to
+// agree under datagen/clickbench/answers's rules.
+func TestClickBenchSuiteEndToEnd(t *testing.T) {
+	cfg, err := parseFlags([]string{"--suite", "clickbench"}, io.Discard)
+	if err != nil || len(cfg.queries) != 43 || len(cfg.rows) != 1 || cfg.rows[0] != 1_000_000 {
+		t.Fatalf("parseFlags --suite clickbench: %+v %v", cfg, err)
+	}
+	cfg, err = parseFlags([]string{"--suite", "clickbench", "--queries", "Q29,q3", "--rows", "10M,100M"}, io.Discard)
+	if err != nil || len(cfg.queries) != 2 || cfg.queries[0].Name != "q29" || cfg.queries[0].sqlFor("gsql-gpu") == cfg.queries[0].SQL ||
+		cfg.queries[0].sqlFor("duckdb") != cfg.queries[0].SQL || cfg.rows[1] != 100_000_000 {
+		t.Fatalf("parseFlags: %+v %v", cfg, err)
+	}
+	for _, bad := range []string{"q44", "q0", "x"} {
+		if _, err := parseFlags([]string{"--suite", "clickbench", "--queries", bad}, io.Discard); err == nil {
+			t.Errorf("--queries %s: no error", bad)
+		}
+	}
+	if !duckdbAvailable {
+		t.Skip("DuckDB is not in this build (needs cgo and no noduckdb tag): skipping the end-to-end comparison")
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"--suite", "clickbench", "--rows", "20000", "--engines", "gsql-cpu,duckdb", "--runs", "1", "--out", dir}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 86 {
+		t.Errorf("%d results, want 86", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.Status != statusOK {
+			t.Errorf("%s on %s: %s %s%s", r.Query, r.Engine, r.Status, r.Error, r.Diff)
+		}
+		if r.Reference != "duckdb" {
+			t.Errorf("%s on %s: compared with %q, not duckdb", r.Query, r.Engine, r.Reference)
+		}
+		if (r.Variant != "") != (r.Query == "q29" && r.Engine == "gsql-cpu") {
+			t.Errorf("%s on %s: variant %q", r.Query, r.Engine, r.Variant)
+		}
+	}
+	if len(rep.Summary) != 2 || rep.Summary[0].Queries != 43 || rep.Summary[0].OK != 43 || rep.Summary[0].SpeedupVsDuckDB <= 0 {
+		t.Errorf("summary %+v", rep.Summary)
+	}
+	if !strings.Contains(stdout.String(), "all engines agree on every query") {
+		t.Errorf("table:\n%s", stdout.String())
+	}
+}
+
+// TestCompareAnswers checks that the ClickBench suite marks an answer
+// that differs from DuckDB's, keeps errors, and accepts ties in any order.
+func TestCompareAnswers(t *testing.T) {
+	// Q13: SearchPhrase, COUNT(*) AS c ... ORDER BY c DESC LIMIT 10.
+	q := benchQuery{Name: "q13", SQL: "SELECT SearchPhrase, COUNT(*) AS c FROM hits GROUP BY SearchPhrase ORDER BY c DESC LIMIT 10", clickbench: 13}
+	cols := []string{"SearchPhrase", "c"}
+	duck := answers.Answer{Columns: cols, Rows: [][]string{{"a", "3"}, {"b", "2"}, {"c", "2"}, {"d", "1"}}}
+	cases := []struct {
+		name string
+		got  *answers.Answer
+		want string
+	}{
+		{"same", &answers.Answer{Columns: cols, Rows: [][]string{{"a", "3"}, {"c", "2"}, {"b", "2"}, {"x", "1"}}}, statusOK},
+		{"differs", &answers.Answer{Columns: cols, Rows: [][]string{{"a", "3"}, {"b", "2"}, {"x", "2"}, {"d", "1"}}}, statusFail},
+		{"error", nil, statusError},
+	}
+	for _, c := range cases {
+		out := []resultRow{{Engine: "gsql-cpu", Status: statusOK}, {Engine: "duckdb", Status: statusOK}}
+		if c.got == nil {
+			out[0].Status = statusError
+		}
+		compareAnswers(context.Background(), q, 20000, out, []*answers.Answer{c.got, &duck}, []engine{nil, nil})
+		if out[0].Status != c.want || out[1].Status != statusOK {
+			t.Errorf("%s: statuses %s/%s, want %s/ok (%s)", c.name, out[0].Status, out[1].Status, c.want, out[0].Diff)
+		}
+		if c.got != nil && out[0].Reference != "duckdb" {
+			t.Errorf("%s: reference %q", c.name, out[0].Reference)
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	rs := []resultRow{
+		{Query: "q1", Rows: 10, Engine: "gsql-cpu", Status: statusOK, MedianMs: 2},
+		{Query: "q1", Rows: 10, Engine: "duckdb", Status: statusOK, MedianMs: 8},
+		{Query: "q2", Rows: 10, Engine: "gsql-cpu", Status: statusOK, MedianMs: 8},
+		{Query: "q2", Rows: 10, Engine: "duckdb", Status: statusOK, MedianMs: 2},
+		{Query: "q3", Rows: 10, Engine: "gsql-cpu", Status: statusFail, MedianMs: 1},
+		{Query: "q3", Rows: 10, Engine: "duckdb", Status: statusOK, MedianMs: 100},
+		{Query: "q1", Rows: 20, Engine: "gsql-cpu", Status: statusError},
+		{Query: "q1", Rows: 20, Engine: "duckdb", Status: statusOK, MedianMs: 5},
+	}
+	s := summarize(rs, []string{"gsql-cpu", "duckdb"})
+	if len(s) != 4 {
+		t.Fatalf("%d summary rows: %+v", len(s), s)
+	}
+	g, d := s[0], s[1]
+	if g.Engine != "gsql-cpu" || g.Queries != 2 || g.TotalMs != 10 || math.Abs(g.GeomeanMs-4) > 1e-9 || g.OK != 2 || g.Failed != 1 {
+		t.Errorf("gsql-cpu at 10 rows: %+v", g)
+	}
+	if d.TotalMs != 10 || math.Abs(d.GeomeanMs-4) > 1e-9 || math.Abs(g.SpeedupVsDuckDB-1) > 1e-9 {
+		t.Errorf("duckdb at 10 rows: %+v (gsql-cpu %+v)", d, g)
+	}
+	if s[2].Rows != 20 || s[2].Queries != 0 || s[2].Errors != 1 || s[2].GeomeanMs != 0 || s[3].OK != 1 {
+		t.Errorf("at 20 rows: %+v", s[2:])
+	}
+}
+
+// TestClickBenchCold times ClickBench's cold runs where --cold-rows asks
+// for them, and only there.
+func TestClickBenchCold(t *testing.T) {
+	if !duckdbAvailable {
+		t.Skip("DuckDB is not in this build (needs cgo and no noduckdb tag)")
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"--suite", "clickbench", "--rows", "5000,20000", "--cold-rows", "5000", "--queries", "q01,q29",
+		"--engines", "gsql-cpu,duckdb", "--runs", "1", "--out", dir}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 8 {
+		t.Fatalf("%d results, want 8", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.Status != statusOK {
+			t.Errorf("%s @ %d on %s: %s %s%s", r.Query, r.Rows, r.Engine, r.Status, r.Error, r.Diff)
+		}
+		cold := r.ColdMs != nil && *r.ColdMs > 0
+		if cold != (r.Rows == 5000) || r.ColdError != "" {
+			t.Errorf("%s @ %d on %s: cold %v (%s)", r.Query, r.Rows, r.Engine, r.ColdMs, r.ColdError)
+		}
 	}
 }

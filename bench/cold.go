@@ -12,6 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/gsqlengine/gsql/datagen/clickbench"
 )
 
 // Cold runs: the first run of a query in a fresh process, what a person
@@ -25,6 +29,7 @@ import (
 
 // coldSpec is what a cold child runs.
 type coldSpec struct {
+	Suite  string `json:"suite,omitempty"` // "" (micro) or "clickbench"
 	Engine string `json:"engine"`
 	Query  string `json:"query"`
 	Rows   int    `json:"rows"`
@@ -77,12 +82,36 @@ func runChild(ctx context.Context, args []string, stdout io.Writer) (ok bool, er
 // coldOne loads spec's table into a new engine and times the query's
 // first run.
 func coldOne(ctx context.Context, spec coldSpec) (float64, error) {
-	qs, err := selectQueries(spec.Query)
-	if err != nil {
-		return 0, err
+	var (
+		q      benchQuery
+		schema *arrow.Schema
+		recs   []arrow.Record
+	)
+	switch spec.Suite {
+	case "":
+		qs, err := selectQueries(spec.Query)
+		if err != nil {
+			return 0, err
+		}
+		q = qs[0]
+		schema, recs = generate(q.Table, spec.Rows, spec.Seed)
+	case "clickbench":
+		qs, err := clickbenchQueries(spec.Query)
+		if err != nil {
+			return 0, err
+		}
+		q = qs[0]
+		g, err := clickbench.New(int64(spec.Rows), uint64(spec.Seed))
+		if err != nil {
+			return 0, err
+		}
+		if recs, err = g.Records(ctx); err != nil {
+			return 0, err
+		}
+		schema = clickbench.Schema()
+	default:
+		return 0, fmt.Errorf("%s: no cold runs for suite %q", coldOneCmd, spec.Suite)
 	}
-	q := qs[0]
-	schema, recs := generate(q.Table, spec.Rows, spec.Seed)
 	defer func() {
 		for _, r := range recs {
 			r.Release()
@@ -217,4 +246,19 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(to, data, 0o644)
 	})
+}
+
+// measure times the cold run of q at rows rows on the engine of each
+// result row, recording its time or why there is none.
+func (c *coldRunner) measure(ctx context.Context, suite string, q benchQuery, rows int, seed int64, out []resultRow, stderr io.Writer) {
+	for i := range out {
+		r := &out[i]
+		fmt.Fprintf(stderr, "%s @ %d rows on %s, cold ...\n", q.Name, rows, r.Engine)
+		v, err := c.run(ctx, coldSpec{Suite: suite, Engine: r.Engine, Query: q.Name, Rows: rows, Seed: seed})
+		if err != nil {
+			r.ColdError = err.Error()
+			continue
+		}
+		r.ColdMs = &v
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/gsqlengine/gsql/datagen/clickbench/answers"
 )
 
 // engine is one column of the benchmark: a database that holds the
@@ -17,6 +19,10 @@ type engine interface {
 	// Run executes a query and reads its whole result. With c != nil, every
 	// output row is added to c in canonical form (not part of timed runs).
 	Run(ctx context.Context, query string, c *Checksum) (result, error)
+	// Answer executes a query and renders its whole result as text rows
+	// (datagen/clickbench/answers's form), for answers compared under
+	// that package's rules rather than by checksum.
+	Answer(ctx context.Context, query string) (answers.Answer, result, error)
 	// Exec runs a statement that returns no rows (CREATE VIEW ...).
 	Exec(ctx context.Context, stmt string) error
 	// Close releases the database.

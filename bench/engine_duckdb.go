@@ -14,6 +14,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	arrow17 "github.com/apache/arrow/go/v17/arrow"
 	"github.com/marcboeker/go-duckdb"
+
+	"github.com/gsqlengine/gsql/bench/internal/duckrows"
+	"github.com/gsqlengine/gsql/datagen/clickbench/answers"
 )
 
 // duckdbAvailable tells whether this build includes DuckDB.
@@ -129,6 +132,14 @@ func (e *duckEngine) Load(ctx context.Context, table string, schema *arrow17.Sch
 	return nil
 }
 
+// MemoryBytes is the memory DuckDB's buffer manager holds (its tables
+// among it).
+func (e *duckEngine) MemoryBytes(ctx context.Context) (int64, error) {
+	var b int64
+	err := e.conn.QueryRowContext(ctx, "SELECT CAST(SUM(memory_usage_bytes) AS BIGINT) FROM duckdb_memory()").Scan(&b)
+	return b, err
+}
+
 // Exec runs a statement that returns no rows.
 func (e *duckEngine) Exec(ctx context.Context, stmt string) error {
 	_, err := e.conn.ExecContext(ctx, stmt)
@@ -159,6 +170,19 @@ func (e *duckEngine) Run(ctx context.Context, query string, c *Checksum) (result
 	return res, nil
 }
 
+// Answer runs a query through database/sql and renders its rows as the
+// answer files do (bench/internal/duckrows), so that DuckDB's answers here
+// are those gsql's ClickBench test is checked against. OutBytes is not
+// known on this path (the suite takes output sizes from gsql).
+func (e *duckEngine) Answer(ctx context.Context, query string) (answers.Answer, result, error) {
+	lines, err := duckrows.Query(ctx, e.conn, query)
+	if err != nil {
+		return answers.Answer{}, result{}, err
+	}
+	a := answers.Answer{Columns: lines[0], Rows: lines[1:]}
+	return a, result{Rows: int64(len(a.Rows))}, nil
+}
+
 func (e *duckEngine) Close() error {
 	var errs []error
 	if e.conn != nil {
@@ -169,8 +193,7 @@ func (e *duckEngine) Close() error {
 }
 
 // schemaToV18 maps the generated tables' schema (strings, int64s, doubles,
-// dates and decimals) to
-// arrow-go v18.
+// dates, timestamps and decimals) to arrow-go v18.
 func schemaToV18(s *arrow17.Schema) (*arrow.Schema, error) {
 	fields := make([]arrow.Field, len(s.Fields()))
 	for i, f := range s.Fields() {
@@ -184,6 +207,9 @@ func schemaToV18(s *arrow17.Schema) (*arrow.Schema, error) {
 			t = arrow.PrimitiveTypes.Float64
 		case arrow17.DATE32:
 			t = arrow.FixedWidthTypes.Date32
+		case arrow17.TIMESTAMP:
+			ts := f.Type.(*arrow17.TimestampType)
+			t = &arrow.TimestampType{Unit: arrow.TimeUnit(ts.Unit), TimeZone: ts.TimeZone}
 		case arrow17.DECIMAL128:
 			d := f.Type.(*arrow17.Decimal128Type)
 			t = &arrow.Decimal128Type{Precision: d.Precision, Scale: d.Scale}

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 
 	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/datagen/clickbench/answers"
 )
 
 // gsqlEngine runs the suite on gsql through its embedded API.
@@ -79,6 +80,29 @@ func (e *gsqlEngine) Run(ctx context.Context, query string, c *Checksum) (result
 		return res, err
 	}
 	return res, nil
+}
+
+// Answer runs a query and renders its rows as text.
+func (e *gsqlEngine) Answer(ctx context.Context, query string) (answers.Answer, result, error) {
+	rdr, err := e.db.Query(ctx, query)
+	if err != nil {
+		return answers.Answer{}, result{}, err
+	}
+	defer rdr.Release()
+	var res result
+	a := answers.Answer{}
+	for rdr.Next() {
+		rec := rdr.Record()
+		res.Rows += rec.NumRows()
+		res.OutBytes += recordBytesV17(rec)
+		a.AppendRecord(rec)
+	}
+	if a.Columns == nil {
+		for _, f := range rdr.Schema().Fields() {
+			a.Columns = append(a.Columns, f.Name)
+		}
+	}
+	return a, res, rdr.Err()
 }
 
 func (e *gsqlEngine) Close() error { return e.db.Close() }

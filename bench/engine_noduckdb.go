@@ -20,3 +20,6 @@ func openDuckDB() (*duckEngine, error) {
 
 // Version is unknown without DuckDB.
 func (e *duckEngine) Version(context.Context) string { return "unavailable" }
+
+// MemoryBytes is unknown without DuckDB.
+func (e *duckEngine) MemoryBytes(context.Context) (int64, error) { return 0, errUnavailable }

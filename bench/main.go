@@ -21,6 +21,10 @@ import (
 	"strings"
 )
 
+// clickbenchDefaultRows is --rows for --suite clickbench when not given:
+// small enough for a CPU run of every query on every engine.
+const clickbenchDefaultRows = "1000000"
+
 // config holds the parsed command line.
 type config struct {
 	engines    []string
@@ -36,7 +40,7 @@ type config struct {
 	// coldRows sizes (nil: the smallest of each table).
 	cold     bool
 	coldRows []int
-	suite    string    // "micro" (the queries of queries.go) or "tpch"
+	suite    string    // "micro" (the queries of queries.go), "tpch" or "clickbench"
 	sfs      []float64 // TPC-H scale factors
 }
 
@@ -67,13 +71,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	engines := fs.String("engines", strings.Join(engineNames, ","), "comma-separated engines: "+strings.Join(engineNames, ", ")+" (GPU engines are skipped, with the reason, where no GPU can be opened)")
-	rows := fs.String("rows", "1000000,10000000", "row counts of the logs table")
+	rows := fs.String("rows", "1000000,10000000", "row counts of the logs table (--suite micro) or of hits (--suite clickbench, default "+clickbenchDefaultRows+")")
 	redact := fs.String("redact-rows", "", "row counts of the people table for the redact query (default: 600000,10000000,100000000 when a GPU engine runs, else 600000 plus the --rows counts)")
 	runs := fs.Int("runs", 5, "timed runs per query and engine (after one untimed warm-up run)")
 	out := fs.String("out", "out", "directory for results.json and speedup.svg")
 	queries := fs.String("queries", "", "comma-separated query names (default all): "+strings.Join(queryNames(), ", "))
 	seed := fs.Int64("seed", 42, "data generator seed")
-	suite := fs.String("suite", "micro", "micro (gsql's own queries over generated logs and people tables) or tpch (the 22 TPC-H queries)")
+	suite := fs.String("suite", "micro", "micro (gsql's own queries over generated logs and people tables), tpch (the 22 TPC-H queries) or clickbench (the 43 ClickBench queries)")
 	sf := fs.String("sf", "1", "TPC-H scale factors, comma-separated (--suite tpch)")
 	keep := fs.Int("keep-rows", 1<<20, "results of at most this many rows are kept to show the first differing row on a mismatch")
 	cold := fs.Bool("cold", true, "also time each query's first run in a fresh process (the cold column)")
@@ -106,6 +110,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if len(cfg.engines) == 0 {
 		return nil, errors.New("no engines selected")
 	}
+	rowsSet := false
+	fs.Visit(func(f *flag.Flag) { rowsSet = rowsSet || f.Name == "rows" })
+	if *suite == "clickbench" && !rowsSet {
+		*rows = clickbenchDefaultRows
+	}
 	var err error
 	if cfg.rows, err = parseCounts(*rows); err != nil {
 		return nil, fmt.Errorf("--rows: %w", err)
@@ -133,8 +142,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if cfg.sfs, err = parseScaleFactors(*sf); err != nil {
 			return nil, fmt.Errorf("--sf: %w", err)
 		}
+	case "clickbench":
+		if cfg.queries, err = clickbenchQueries(*queries); err != nil {
+			return nil, fmt.Errorf("--queries: %w", err)
+		}
 	default:
-		return nil, fmt.Errorf("--suite: unknown suite %q (micro or tpch)", cfg.suite)
+		return nil, fmt.Errorf("--suite: unknown suite %q (micro, tpch or clickbench)", cfg.suite)
 	}
 	return cfg, nil
 }

@@ -15,6 +15,10 @@ type benchQuery struct {
 	// in VariantWhy; both texts compute the same result.
 	Variants   map[string]string
 	VariantWhy string
+	// clickbench is the ClickBench query number (1..43), whose answers
+	// compare under datagen/clickbench/answers's rules; 0 for the other
+	// suites, whose answers compare by checksum.
+	clickbench int
 }
 
 // sqlFor returns the query text for an engine.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -35,6 +36,25 @@ type report struct {
 	Skipped       []skipped   `json:"skipped_engines,omitempty"`
 	Queries       []queryInfo `json:"queries"`
 	Results       []resultRow `json:"results"`
+	// Summary is each engine's total and geometric mean at each size.
+	Summary []summaryRow `json:"summary,omitempty"`
+}
+
+// summaryRow is one engine's totals at one size, over the queries every
+// engine answered correctly at that size (so that the engines' totals add
+// up the same queries); OK, Failed and Errors count all its queries.
+type summaryRow struct {
+	Rows      int     `json:"rows"`
+	Engine    string  `json:"engine"`
+	Queries   int     `json:"queries"` // in the totals
+	TotalMs   float64 `json:"total_ms"`
+	GeomeanMs float64 `json:"geomean_ms"`
+	// SpeedupVsDuckDB is DuckDB's geometric mean over the engine's: the
+	// geometric mean of the per-query speedups.
+	SpeedupVsDuckDB float64 `json:"geomean_speedup_vs_duckdb,omitempty"`
+	OK              int     `json:"ok"`
+	Failed          int     `json:"failed"`
+	Errors          int     `json:"errors"`
 }
 
 type skipped struct {
@@ -102,6 +122,102 @@ func newReport(cfg *config) *report {
 		rep.Queries = append(rep.Queries, queryInfo{Name: q.Name, Table: q.Table, SQL: q.SQL, Variants: q.Variants, Why: q.VariantWhy})
 	}
 	return rep
+}
+
+// finish records the load average after the run and the summary.
+func (rep *report) finish() {
+	rep.LoadAfter = loadAverage()
+	rep.Summary = summarize(rep.Results, rep.Engines)
+}
+
+// summarize computes the summary rows of results, by size then engine
+// (in engines' order).
+func summarize(results []resultRow, engines []string) []summaryRow {
+	type key struct {
+		rows   int
+		engine string
+	}
+	var sizes []int
+	byKey := map[key][]resultRow{}
+	// allOK[rows][query]: every engine answered the query correctly.
+	allOK := map[int]map[string]bool{}
+	for _, r := range results {
+		if allOK[r.Rows] == nil {
+			allOK[r.Rows] = map[string]bool{}
+			sizes = append(sizes, r.Rows)
+		}
+		if _, seen := allOK[r.Rows][r.Query]; !seen {
+			allOK[r.Rows][r.Query] = true
+		}
+		if r.Status != statusOK || r.MedianMs <= 0 {
+			allOK[r.Rows][r.Query] = false
+		}
+		k := key{r.Rows, r.Engine}
+		byKey[k] = append(byKey[k], r)
+	}
+	var out []summaryRow
+	for _, rows := range sizes {
+		geo := map[string]float64{}
+		start := len(out)
+		for _, e := range engines {
+			rs := byKey[key{rows, e}]
+			if len(rs) == 0 {
+				continue
+			}
+			s := summaryRow{Rows: rows, Engine: e}
+			logSum := 0.0
+			for _, r := range rs {
+				switch r.Status {
+				case statusOK:
+					s.OK++
+				case statusFail:
+					s.Failed++
+				case statusError:
+					s.Errors++
+				}
+				if allOK[rows][r.Query] {
+					s.Queries++
+					s.TotalMs += r.MedianMs
+					logSum += math.Log(r.MedianMs)
+				}
+			}
+			if s.Queries > 0 {
+				s.GeomeanMs = math.Exp(logSum / float64(s.Queries))
+				geo[e] = s.GeomeanMs
+			}
+			out = append(out, s)
+		}
+		if d := geo["duckdb"]; d > 0 {
+			for i := start; i < len(out); i++ {
+				if out[i].GeomeanMs > 0 {
+					out[i].SpeedupVsDuckDB = d / out[i].GeomeanMs
+				}
+			}
+		}
+	}
+	return out
+}
+
+// writeSummary prints the summary table.
+func writeSummary(w io.Writer, rep *report) error {
+	if len(rep.Summary) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\ntotals over the queries every engine answered correctly at each size (sum and geometric mean of the medians)\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "rows\tengine\tqueries\ttotal ms\tgeomean ms\tvs duckdb\tok\tFAIL\tERROR\t\n")
+	for _, s := range rep.Summary {
+		speed := "-"
+		if s.SpeedupVsDuckDB > 0 && s.Engine != "duckdb" {
+			speed = fmt.Sprintf("%.2fx", s.SpeedupVsDuckDB)
+		}
+		geo := "-"
+		if s.GeomeanMs > 0 {
+			geo = fmtMs(s.GeomeanMs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t\n", human(float64(s.Rows)), s.Engine, s.Queries, fmtMs(s.TotalMs), geo, speed, s.OK, s.Failed, s.Errors)
+	}
+	return tw.Flush()
 }
 
 // cpuModel reads the CPU model name from /proc/cpuinfo (Linux), else GOARCH.
@@ -203,6 +319,9 @@ func writeTable(w io.Writer, rep *report) error {
 			human(r.RowsPerSec), r.GBPerSec, pct, speed, launches, placement(r), check)
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := writeSummary(w, rep); err != nil {
 		return err
 	}
 	variants := map[string]bool{}

@@ -7,11 +7,13 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 
 	"github.com/gsqlengine/gsql/datagen"
+	"github.com/gsqlengine/gsql/datagen/clickbench/answers"
 )
 
 // Result statuses.
@@ -34,8 +36,24 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 	if err != nil {
 		return nil, err
 	}
-	if cfg.suite == "tpch" {
-		return rep, runTPCH(ctx, cfg, rep, engines, stderr)
+	switch cfg.suite {
+	case "tpch":
+		err := runTPCH(ctx, cfg, rep, engines, stderr)
+		rep.finish()
+		return rep, err
+	case "clickbench":
+		// Cold runs regenerate and reload hits for every query and
+		// engine: only at the sizes --cold-rows names.
+		var cold *coldRunner
+		if cfg.cold && cfg.coldRows != nil {
+			if cold, err = newColdRunner(ctx, rep.Engines, stderr); err != nil {
+				return nil, err
+			}
+			defer cold.Close()
+		}
+		err := runClickBench(ctx, cfg, rep, engines, cold, stderr)
+		rep.finish()
+		return rep, err
 	}
 	redactRows := cfg.redactRows
 	if redactRows == nil {
@@ -106,16 +124,7 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 				return nil, err
 			}
 			if cold != nil && coldAt(ds.table, ds.rows) {
-				for i := range rows {
-					r := &rows[i]
-					fmt.Fprintf(stderr, "%s @ %d rows on %s, cold ...\n", q.Name, ds.rows, r.Engine)
-					v, err := cold.run(ctx, coldSpec{Engine: r.Engine, Query: q.Name, Rows: ds.rows, Seed: cfg.seed})
-					if err != nil {
-						r.ColdError = err.Error()
-						continue
-					}
-					r.ColdMs = &v
-				}
+				cold.measure(ctx, "", q, ds.rows, cfg.seed, rows, stderr)
 			}
 			rep.Results = append(rep.Results, rows...)
 		}
@@ -124,7 +133,7 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 		}
 	}
 	sortResults(rep.Results, cfg.queries, cfg.engines)
-	rep.LoadAfter = loadAverage()
+	rep.finish()
 	return rep, nil
 }
 
@@ -182,6 +191,7 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 	in := inputBytes(schema, recs, q.Cols)
 	out := make([]resultRow, 0, len(engines))
 	sums := make([]*Checksum, len(engines))
+	ans := make([]*answers.Answer, len(engines))
 	for i, e := range engines {
 		r := resultRow{Query: q.Name, Table: q.Table, Rows: rows, Engine: e.Name(), InputBytes: in, Runs: cfg.runs}
 		text := q.sqlFor(e.Name())
@@ -190,7 +200,19 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 		}
 		fmt.Fprintf(stderr, "%s @ %d rows on %s ...\n", q.Name, rows, e.Name())
 		c := newChecksum(cfg.keepRows)
-		res, err := e.Run(ctx, text, c)
+		var res result
+		var err error
+		if q.clickbench > 0 {
+			var a answers.Answer
+			if a, res, err = e.Answer(ctx, text); err == nil {
+				ans[i] = &a
+				for _, row := range a.Rows {
+					c.AddRow([]byte(strings.Join(row, "\t")))
+				}
+			}
+		} else {
+			res, err = e.Run(ctx, text, c)
+		}
 		if err != nil {
 			r.Status, r.Error = statusError, err.Error()
 			out = append(out, r)
@@ -244,7 +266,11 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 		r.Status = statusOK
 		out = append(out, r)
 	}
-	compareResults(out, sums)
+	if q.clickbench > 0 {
+		compareAnswers(ctx, q, rows, out, ans, engines)
+	} else {
+		compareResults(out, sums)
+	}
 	// One output size for every engine: the first gsql engine's (DuckDB's
 	// Arrow types can be wider, e.g. SUM as a 128-bit decimal).
 	outBytes := int64(-1)
@@ -308,6 +334,78 @@ func compareResults(out []resultRow, sums []*Checksum) {
 			out[i].Diff += "; " + firstDifference(a, b)
 		}
 	}
+}
+
+// compareAnswers marks engines whose ClickBench answers differ from the
+// reference's (DuckDB when it answered, else the first engine that did)
+// under datagen/clickbench/answers's rules. The checks that need the data
+// (Q25's witness above TieFreeRows, Q18's group counts) run on the
+// reference engine, for every engine's answer, the reference's included.
+func compareAnswers(ctx context.Context, q benchQuery, rows int, out []resultRow, ans []*answers.Answer, engines []engine) {
+	ref := -1
+	for i := range out {
+		if ans[i] != nil && (ref < 0 || out[i].Engine == "duckdb") {
+			ref = i
+			if out[i].Engine == "duckdb" {
+				break
+			}
+		}
+	}
+	if ref < 0 {
+		return
+	}
+	check := answers.For(q.clickbench, q.SQL, int64(rows))
+	var witness *answers.Answer
+	if w := check.Witness; w != nil {
+		a, _, err := engines[ref].Answer(ctx, w.SQL)
+		if err != nil {
+			for i := range out {
+				if ans[i] != nil {
+					out[i].Status, out[i].Diff = statusFail, fmt.Sprintf("not checked: the witness query failed on %s: %v", out[ref].Engine, err)
+				}
+			}
+			return
+		}
+		witness = &a
+	}
+	for i := range out {
+		if ans[i] == nil {
+			continue
+		}
+		out[i].Reference = out[ref].Engine
+		if err := checkAnswer(ctx, q, check, *ans[i], *ans[ref], witness, i == ref, engines[ref]); err != nil {
+			out[i].Status, out[i].Diff = statusFail, err.Error()
+		}
+	}
+}
+
+// checkAnswer checks one engine's answer: against the reference's (unless
+// it is the reference), the witness's rows and the probes' counts.
+func checkAnswer(ctx context.Context, q benchQuery, check answers.Check, got, want answers.Answer, witness *answers.Answer, isRef bool, ref engine) error {
+	if !isRef {
+		if err := answers.Compare(got, want, check); err != nil {
+			return err
+		}
+	}
+	if witness != nil {
+		if err := check.Witness.Check(got, *witness); err != nil {
+			return fmt.Errorf("against the witness on %s: %w", ref.Name(), err)
+		}
+	}
+	probes, err := answers.Probes(q.clickbench, got)
+	if err != nil {
+		return err
+	}
+	for _, p := range probes {
+		a, _, err := ref.Answer(ctx, p.SQL)
+		if err != nil {
+			return fmt.Errorf("probe on %s: %w", ref.Name(), err)
+		}
+		if err := p.Check(a); err != nil {
+			return fmt.Errorf("probe on %s: %w", ref.Name(), err)
+		}
+	}
+	return nil
 }
 
 func median(sorted []time.Duration) time.Duration {

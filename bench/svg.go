@@ -62,6 +62,22 @@ func chartFromReport(rep *report) chart {
 		}
 		c.Groups[g].Bars = append(c.Groups[g].Bars, b)
 	}
+	// One more group per size: the geometric mean of the speedups over
+	// the queries every engine answered correctly.
+	index = map[string]int{}
+	for _, s := range rep.Summary {
+		if s.Engine == "duckdb" || s.SpeedupVsDuckDB <= 0 {
+			continue
+		}
+		label := fmt.Sprintf("geomean (%d queries) @ %s", s.Queries, human(float64(s.Rows)))
+		g, ok := index[label]
+		if !ok {
+			g = len(c.Groups)
+			index[label] = g
+			c.Groups = append(c.Groups, chartGroup{Label: label})
+		}
+		c.Groups[g].Bars = append(c.Groups[g].Bars, chartBar{Series: s.Engine, Value: s.SpeedupVsDuckDB})
+	}
 	return c
 }
 

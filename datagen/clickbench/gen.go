@@ -26,6 +26,12 @@ var (
 // the same site's, another site's.
 var refererWeights = []int{30, 15, 30, 25}
 
+// TieFreeRows is the largest number of rows whose EventTimes are all
+// different: EventTime walks the month's seconds with timeStride, so the
+// first monthSeconds rows meet every second once. Larger tables have rows
+// of equal EventTime, which ORDER BY EventTime may return in any order.
+const TieFreeRows = 31 * 86400
+
 // timeStride walks the month's seconds in an order that looks random: it
 // is prime and does not divide monthSeconds, so the first monthSeconds
 // rows all have different EventTimes (which keeps ORDER BY EventTime

@@ -152,3 +152,34 @@ func BenchmarkGenerate(b *testing.B) {
 		}
 	}
 }
+
+// TestTieFreeRows checks TieFreeRows: the first TieFreeRows rows have
+// different EventTimes (the stride is coprime to the month's seconds), and
+// the next row repeats the first row's.
+func TestTieFreeRows(t *testing.T) {
+	if TieFreeRows != monthSeconds {
+		t.Fatalf("TieFreeRows %d, month has %d seconds", TieFreeRows, monthSeconds)
+	}
+	a, b := int64(timeStride), monthSeconds
+	for b != 0 {
+		a, b = b, a%b
+	}
+	if a != 1 {
+		t.Fatalf("timeStride %d shares the factor %d with %d", timeStride, a, monthSeconds)
+	}
+	g, err := New(TieFreeRows+1, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventTime := func(row int64) arrow.Timestamp {
+		recs := collect(t, g, row, 1, 0)
+		defer recs[0].Release()
+		return recs[0].Column(cEventTime).(*array.Timestamp).Value(0)
+	}
+	if x, y := eventTime(0), eventTime(TieFreeRows); x != y {
+		t.Errorf("row %d's EventTime %d differs from row 0's %d", TieFreeRows, y, x)
+	}
+	if x, y := eventTime(0), eventTime(TieFreeRows-1); x == y {
+		t.Errorf("rows 0 and %d share EventTime %d", TieFreeRows-1, x)
+	}
+}

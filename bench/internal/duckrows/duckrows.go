@@ -15,8 +15,13 @@ import (
 	"github.com/marcboeker/go-duckdb"
 )
 
+// Querier runs a query: *sql.DB and *sql.Conn.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // Query runs q and returns its column names, then one line per row.
-func Query(ctx context.Context, db *sql.DB, q string) ([][]string, error) {
+func Query(ctx context.Context, db Querier, q string) ([][]string, error) {
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
