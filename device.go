@@ -22,18 +22,10 @@ type gpuState struct {
 	err  error
 }
 
-// defaultCacheBudget is the device memory the resident-table cache may use
-// when Options.CacheBudget is zero.
-const defaultCacheBudget = 8 << 30
-
 // gpu opens the GPU runtime (once) or says why it cannot.
 func (db *DB) gpu() (*operators.GPURuntime, error) {
 	db.gpuState.once.Do(func() {
-		budget := db.opts.CacheBudget
-		if budget == 0 {
-			budget = defaultCacheBudget
-		}
-		rt, err := operators.NewDeviceRuntime(gpuexec.Options{PoolLimit: db.opts.PoolLimit, NoPool: db.opts.NoPool, ResultMemory: db.opts.ResultMemory, NoResultPool: db.opts.NoResultPool}, budget)
+		rt, err := operators.NewDeviceRuntime(gpuexec.Options{PoolLimit: db.opts.PoolLimit, NoPool: db.opts.NoPool, ResultMemory: db.opts.ResultMemory, NoResultPool: db.opts.NoResultPool}, db.opts.CacheBudget)
 		if err != nil {
 			db.gpuState.err = err
 			return

@@ -202,6 +202,7 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 		c := newChecksum(cfg.keepRows)
 		var res result
 		var err error
+		warmStart := time.Now()
 		if q.clickbench > 0 {
 			var a answers.Answer
 			if a, res, err = e.Answer(ctx, text); err == nil {
@@ -241,12 +242,16 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 				return nil, err
 			}
 		}
+		warmUp := time.Since(warmStart)
 		times := make([]time.Duration, 0, cfg.runs)
 		for k := 0; k < cfg.runs && err == nil; k++ {
 			t0 := time.Now()
 			_, err = e.Run(ctx, text, nil)
 			times = append(times, time.Since(t0))
 		}
+		// Progress with times, so that a run cut short still tells where
+		// its time went.
+		fmt.Fprintf(stderr, "  %s on %s: checked run and placement %v, timed %v\n", q.Name, e.Name(), warmUp.Round(time.Microsecond), times)
 		if err != nil {
 			r.Status, r.Error = statusError, fmt.Sprintf("timed run: %v", err)
 			out = append(out, r)

@@ -1008,13 +1008,25 @@ func (p *libraryPlan) release() {
 	}
 }
 
-// NewDeviceRuntime opens the GPU with a table cache of cacheBudget bytes.
+// NewDeviceRuntime opens the GPU with a table cache of cacheBudget bytes
+// (0: DefaultCacheBudget of the device).
 func NewDeviceRuntime(opts gpuexec.Options, cacheBudget uint64) (*GPURuntime, error) {
 	d, err := gpuexec.NewDevice(opts)
 	if err != nil {
 		return nil, err
 	}
+	if cacheBudget == 0 {
+		cacheBudget = DefaultCacheBudget(d.MemoryLimit())
+	}
 	return &GPURuntime{Dev: d, Cache: gpuexec.NewTableCache(d, cacheBudget)}, nil
+}
+
+// DefaultCacheBudget is the resident tables' share of a device with limit
+// bytes of memory: half of it, and at least 8 GiB. A fixed 8 GiB is less
+// than a TPC-H SF10 database, whose tables would then take turns on an
+// 80 GB card, uploaded again by every query.
+func DefaultCacheBudget(limit uint64) uint64 {
+	return max(8<<30, limit/2)
 }
 
 // DeviceLimit skips Offset rows and passes at most Count (Count < 0: all)
