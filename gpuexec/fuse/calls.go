@@ -242,7 +242,9 @@ func (g *gen) conditional(name string, t coldata.Type, args []*val) (*val, error
 		if n%2 == 1 {
 			bs = append(bs, branch{v: args[n-1]})
 		} else {
-			bs = append(bs, branch{v: &val{kind: kindOf(t), null: "true", c: zeroOf(kindOf(t))}})
+			// The implicit ELSE NULL, of the result type (a DECIMAL's
+			// scale included).
+			bs = append(bs, branch{v: &val{kind: kindOf(t), null: "true", c: zeroOf(kindOf(t)), t: t}})
 		}
 	case "if":
 		bs = []branch{{cond: fmt.Sprintf("(!%s && %s)", nullFlag(args[0]), args[0].c), v: args[1]}, {v: args[2]}}

@@ -326,7 +326,8 @@ func (b *Builder) DecimalCases() [][]expr.Expr {
 		{c("abs", d), c("abs", big), c("sign", d), c("sign", big), c("round", d), c("round", d, Lit(1)), c("round", d, Lit(-2)), c("round", big, Lit(3)),
 			c("truncate", d, Lit(1)), c("truncate", big, Lit(-3)), c("floor", d), c("ceil", d), c("floor", big), c("ceil", big), c("round", d, x)},
 		{c("greatest", d, Lit(1), DecLit("0.5")), c("least", d, big), c("coalesce", d, Lit(0)), c("ifnull", big, d), c("if", Col(B), d, big),
-			c("nullif", d, Lit(0)), c("nullif", d, big), c("nullif", d, Lit(2.5)), c("case", c(">", d, Lit(0)), d, c("neg", d))},
+			c("nullif", d, Lit(0)), c("nullif", d, big), c("nullif", d, Lit(2.5)), c("case", c(">", d, Lit(0)), d, c("neg", d)),
+			c("case", c(">", d, Lit(0)), d), c("case", Col(B), big)},
 	}
 }
 
