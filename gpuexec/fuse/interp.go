@@ -809,6 +809,10 @@ func (lw *lowering) likeEscape(c *expr.Call) (int32, error) {
 // signatures into nested calls with the same result (each step's NULL rule
 // composes: CONCAT, COALESCE, GREATEST and LEAST are associative; CASE
 // chains into its ELSE; IN splits into an OR of INs).
+// interpMaxIn is the longest IN list the interpreter takes: longer ones
+// wait for the fused kernels, which search a sorted parameter array.
+const interpMaxIn = 1024
+
 func nestCall(c *expr.Call) (expr.Expr, bool) {
 	n := len(c.Args)
 	if n <= interpArity {
@@ -833,12 +837,16 @@ func nestCall(c *expr.Call) (expr.Expr, bool) {
 		return sub([]expr.Expr{c.Args[0], c.Args[1], inner}), true
 	case "in":
 		or, ok := expr.Lookup("or")
-		if !ok {
+		if !ok || n-1 > interpMaxIn {
 			return nil, false
 		}
+		// Halves, so that the tree is log n deep: a chain made the
+		// lowering's keys quadratic (TPC-H Q20 at SF10 has an IN list of
+		// 21,000 keys, which stalled its first run for minutes).
 		x := c.Args[0]
-		a := sub(append([]expr.Expr{x}, c.Args[1:interpArity]...))
-		b := sub(append([]expr.Expr{x}, c.Args[interpArity:]...))
+		mid := 1 + (n-1)/2
+		a := sub(append([]expr.Expr{x}, c.Args[1:mid]...))
+		b := sub(append([]expr.Expr{x}, c.Args[mid:]...))
 		a.T, b.T = coldata.Bool, coldata.Bool
 		return &expr.Call{Fn: or, Args: []expr.Expr{a, b}, T: coldata.Bool}, true
 	}

@@ -348,6 +348,24 @@ func TestInterpreterLimits(t *testing.T) {
 		t.Fatalf("too many live values: %v", err)
 	}
 	checkInterp(t, fusetest.Batch(500, 23), bld.Call(">", deep, fusetest.Lit(3000)), []expr.Expr{deep, x, fusetest.Col(fusetest.Name)})
+	// IN lists nest as a balanced tree: 300 values run; past the
+	// interpreter's limit they wait for the fused kernel (which searches
+	// a sorted array), and saying so takes no time.
+	in := func(n int) expr.Expr {
+		args := []expr.Expr{x}
+		for i := 0; i < n; i++ {
+			args = append(args, fusetest.Lit(i*7-1000))
+		}
+		return bld.Call("in", args...)
+	}
+	mid, huge := in(300), in(50_000)
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	checkInterp(t, fusetest.Batch(500, 29), nil, []expr.Expr{mid})
+	if _, err := it.Lower(fusetest.Types, nil, []expr.Expr{huge}); !errors.Is(err, fuse.ErrNotFusable) {
+		t.Fatalf("IN of 50,000 values: %v", err)
+	}
 	if a, b := fuse.Interpreter().Key, fuse.Interpreter().Key; a != b || len(a) != 32 {
 		t.Fatalf("key %q", a)
 	}
