@@ -978,3 +978,70 @@ func (d *Device) MarkRows(ctx context.Context, rowIdx DevicePtr, flags DeviceVec
 	})
 	return out, err
 }
+
+// DistinctRows returns, as a new device batch, one row of in's columns
+// cols for each distinct combination of their values (NULLs equal, as
+// GROUP BY keys), in no particular order: a GROUP BY's (keys, argument)
+// tuples, grouped again on the device to count DISTINCT values per group
+// without bringing the tuples to the host.
+func (d *Device) DistinctRows(ctx context.Context, in *DeviceBatch, cols []int) (*DeviceBatch, error) {
+	if err := d.own(in); err != nil {
+		return nil, err
+	}
+	for _, c := range cols {
+		if c < 0 || c >= len(in.Cols) || !groupableType(in.Cols[c].Type) {
+			return nil, invalidf("distinct rows: column %d of %d cannot be grouped", c, len(in.Cols))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	vecs := make([]DeviceVec, len(cols))
+	types := make([]coldata.Type, len(cols))
+	for i, c := range cols {
+		vecs[i], types[i] = in.Cols[c], in.Cols[c].Type
+	}
+	k, err := fuse.GenerateGather(types)
+	if err != nil {
+		return nil, err
+	}
+	var out *DeviceBatch
+	err = d.Do(func() error {
+		if in.Len == 0 {
+			src, err := Combine(vecs, 0, in)
+			if err != nil {
+				return err
+			}
+			out = src
+			return nil
+		}
+		sc := &hashScratch{d: d}
+		defer func() {
+			// The gather reads the scratch in flight.
+			d.drv.syncStream(d.stream.h)
+			sc.release()
+		}()
+		run, groups, _, err := d.groupTableOn(ctx, sc, in, cols, nil)
+		if err != nil {
+			return err
+		}
+		firsts, err := sc.alloc(uint64(8 * groups))
+		if err != nil {
+			return err
+		}
+		if err := d.launchGrid("gsql_gather_u64", d.strided(groups), firsts.ptr, run.first.ptr, run.occ.ptr, groups); err != nil {
+			return err
+		}
+		src, err := Combine(vecs, in.Len, in)
+		if err != nil {
+			return err
+		}
+		defer src.Release()
+		out, err = d.gather(ctx, k, src, firsts.ptr, int(groups))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("distinct rows: %w", err)
+	}
+	return out, nil
+}

@@ -117,6 +117,50 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		}
 	}
 	var parts []*gpuexec.GroupPartial
+	group := func(b *gpuexec.DeviceBatch) error {
+		p, err := h.RT.Dev.GroupBy(ctx, b, h.Keys, kinds)
+		if err != nil {
+			return err
+		}
+		if h.Stats != nil {
+			h.Stats.Launches.Add(int64(p.Launches))
+		}
+		parts = append(parts, p)
+		return nil
+	}
+	// Batches are concatenated on the device, up to aggConcatBytes, and
+	// grouped together: their groups are then final, where grouping each
+	// batch left the host to merge every group of every batch by its key
+	// (706 ms of TPC-H Q10's 1,079 at SF10, 381,000 groups of seven keys).
+	limit := min(uint64(aggConcatBytes), h.RT.Dev.MemoryLimit()/8)
+	var pending []*gpuexec.DeviceBatch
+	var pendingBytes uint64
+	defer func() {
+		for _, b := range pending {
+			b.Release()
+		}
+	}()
+	flush := func() error {
+		defer func() {
+			for _, b := range pending {
+				b.Release()
+			}
+			pending, pendingBytes = nil, 0
+		}()
+		if len(pending) > 1 {
+			if c, err := h.RT.Dev.Concatenate(pending); err == nil {
+				defer c.Release()
+				return group(c)
+			}
+			// Too many rows or characters for one batch: group each.
+		}
+		for _, b := range pending {
+			if err := group(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for {
 		b, err := h.Input.NextDevice(ctx)
 		if err != nil {
@@ -125,18 +169,24 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		if b == nil {
 			break
 		}
-		p, err := h.RT.Dev.GroupBy(ctx, b, h.Keys, kinds)
-		b.Release()
-		if err != nil {
-			return nil, err
+		if len(pending) > 0 && pendingBytes+b.Bytes() > limit {
+			if err := flush(); err != nil {
+				b.Release()
+				return nil, err
+			}
 		}
-		if h.Stats != nil {
-			h.Stats.Launches.Add(int64(p.Launches))
-		}
-		parts = append(parts, p)
+		pending = append(pending, b)
+		pendingBytes += b.Bytes()
+	}
+	if err := flush(); err != nil {
+		return nil, err
 	}
 	return h.mergeParts(parts, kinds)
 }
+
+// aggConcatBytes bounds the device batches a GROUP BY concatenates to
+// group at once.
+const aggConcatBytes = 2 << 30
 
 // mergeParts merges the device batches' groups into the output: one
 // batch's groups are final; more batches' partial states merge per group
@@ -239,6 +289,14 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 				return h.countDistinctOne(ctx, b, kinds, plain, plainKinds, distinct)
 			}
 			ahead = []*gpuexec.DeviceBatch{b, b2}
+		}
+	}
+	if nk > 0 && len(plain) == 0 && len(distinct) == 1 && h.onlyDistinctCounts(distinct) {
+		var done bool
+		var out *coldata.Batch
+		var err error
+		if out, ahead, done, err = h.countDistinctGroups(ctx, kinds[distinct[0]]); err != nil || done {
+			return out, err
 		}
 	}
 	var parts []distinctParts
@@ -368,6 +426,67 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 		keys[i] = kb.Finish()
 	}
 	return h.finish(keys, len(states), kinds, func(g, a int, m *mergedAgg) { *m = states[g][a] })
+}
+
+// countDistinctGroups computes a GROUP BY whose only aggregate is
+// COUNT(DISTINCT x) on the device: the input (concatenated into one
+// batch) gives its distinct (keys, x) rows, and grouping those by the keys
+// counts each group's values. Only the groups come to the host, where
+// folding the tuples took 356 ms of TPC-H Q16 at SF10 (1.2M tuples). done
+// is false when the input does not fit one batch: ahead then holds the
+// batches read, for the general path.
+func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, count gpuexec.GroupAgg) (out *coldata.Batch, ahead []*gpuexec.DeviceBatch, done bool, err error) {
+	for {
+		b, err := h.Input.NextDevice(ctx)
+		if err != nil {
+			releaseBatches(ahead)
+			return nil, nil, false, err
+		}
+		if b == nil {
+			break
+		}
+		ahead = append(ahead, b)
+	}
+	var in *gpuexec.DeviceBatch
+	switch len(ahead) {
+	case 0:
+		return nil, nil, false, nil
+	case 1:
+		in = ahead[0]
+	default:
+		c, cerr := h.RT.Dev.Concatenate(ahead)
+		if cerr != nil {
+			return nil, ahead, false, nil
+		}
+		releaseBatches(ahead)
+		in = c
+	}
+	defer in.Release()
+	cols := append(append(make([]int, 0, len(h.Keys)+1), h.Keys...), count.Arg)
+	rows, err := h.RT.Dev.DistinctRows(ctx, in, cols)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer rows.Release()
+	keys := make([]int, len(h.Keys))
+	for i := range keys {
+		keys[i] = i
+	}
+	p, err := h.RT.Dev.GroupBy(ctx, rows, keys, []gpuexec.GroupAgg{{Kind: count.Kind, Arg: len(h.Keys)}})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if h.Stats != nil {
+		h.Stats.Launches.Add(int64(p.Launches) + 4)
+	}
+	out, err = h.finishPartial(p, []gpuexec.GroupAgg{count})
+	return out, nil, true, err
+}
+
+func releaseBatches(bs []*gpuexec.DeviceBatch) {
+	for _, b := range bs {
+		b.Release()
+	}
 }
 
 // onlyDistinctCounts reports whether every DISTINCT aggregate is a COUNT.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand"
 	"reflect"
 	"sort"
 	"strings"
@@ -375,6 +376,38 @@ func TestSort(t *testing.T) {
 	for i, row := range rowsOf(out) {
 		if row[0] != int64(i) {
 			t.Fatalf("row %d = %v", i, row[0])
+		}
+	}
+}
+
+// TestSortLimit: a sort told how many rows its LIMIT reads returns exactly
+// the first rows of the full stable sort, ties and NULLs included.
+func TestSortLimit(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	n := 5000
+	kb, sb := coldata.NewBuilder(tInt, n), coldata.NewBuilder(tStr, n)
+	for i := 0; i < n; i++ {
+		if rng.Intn(20) == 0 {
+			kb.AppendNull()
+		} else {
+			kb.AppendInt(int64(rng.Intn(50)))
+		}
+		sb.AppendBytes([]byte(fmt.Sprintf("s%d", rng.Intn(7))))
+	}
+	batch := mkBatch(kb.Finish(), sb.Finish(), seqInts(0, n))
+	for _, keys := range [][]operators.SortKey{
+		{{Col: 0}},
+		{{Col: 0, Desc: true}},
+		{{Col: 1}, {Col: 0, Desc: true, Nulls: operators.NullsFirst}},
+	} {
+		full := run(t, &operators.Sort{Input: src(batch), Keys: keys, NCols: 3})
+		for _, limit := range []int64{1, 7, 100, 2499, 2500, 4999, 6000} {
+			got := run(t, &operators.Sort{Input: src(batch), Keys: keys, NCols: 3, Limit: limit})
+			want := full[:min(int(limit), len(full))]
+			if limit >= int64(n)/2 {
+				want = full // no selection: the whole input is sorted
+			}
+			checkRows(t, fmt.Sprintf("keys %v limit %d", keys, limit), got[:len(want)], want)
 		}
 	}
 }

@@ -34,6 +34,10 @@ type Sort struct {
 	Input Operator
 	Keys  []SortKey
 	NCols int
+	// Limit, when positive, is how many of the first rows are read (a
+	// LIMIT above, its OFFSET included): only those are ordered, picked
+	// with a heap, as the stable sort would order them.
+	Limit int64
 
 	sorted bool
 	all    *coldata.Batch // the whole input
@@ -70,11 +74,22 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 		if err != nil {
 			return nil, err
 		}
-		perm := make([]int, all.Len)
-		for i := range perm {
-			perm[i] = i
+		cmp := rowComparator(all, s.Keys)
+		var perm []int
+		if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
+			perm, err = topRows(ctx, all.Len, int(s.Limit), cmp)
+			if err != nil {
+				return nil, err
+			}
+			sort.Ints(perm) // row order, which the stable sort keeps for ties
+
+		} else {
+			perm = make([]int, all.Len)
+			for i := range perm {
+				perm[i] = i
+			}
 		}
-		if err := sortCancellable(ctx, perm, rowComparator(all, s.Keys)); err != nil {
+		if err := sortCancellable(ctx, perm, cmp); err != nil {
 			return nil, err
 		}
 		s.sorted, s.all, s.perm = true, all, perm
@@ -96,6 +111,59 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 
 // Close implements Operator.
 func (s *Sort) Close() error { return s.Input.Close() }
+
+// topRows returns the k rows of n that a stable sort by cmp puts first
+// (ties by row number), in no particular order: a max-heap of the best k
+// so far, whose root is the worst of them.
+func topRows(ctx context.Context, n, k int, cmp func(i, j int) int) ([]int, error) {
+	worse := func(a, b int) bool { // a sorts after b
+		if c := cmp(a, b); c != 0 {
+			return c > 0
+		}
+		return a > b
+	}
+	h := make([]int, 0, k)
+	down := func(i int) {
+		for {
+			l, w := 2*i+1, i
+			if l < len(h) && worse(h[l], h[w]) {
+				w = l
+			}
+			if r := l + 1; r < len(h) && worse(h[r], h[w]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for row := 0; row < n; row++ {
+		if row&(1<<16-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if len(h) < k {
+			h = append(h, row)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !worse(h[i], h[p]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if worse(h[0], row) {
+			h[0] = row
+			down(0)
+		}
+	}
+	return h, nil
+}
 
 // sortCancelled unwinds a sort whose context ended.
 type sortCancelled struct{ err error }

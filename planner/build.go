@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"maps"
+	"math"
 	"runtime"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -26,6 +27,8 @@ type Built struct {
 	Segments map[Node]*ScanSegments
 	// prune holds the filter directly above each scan.
 	prune map[*Scan]expr.Expr
+	// sortLimit holds the rows a LIMIT reads of the sort below it.
+	sortLimit map[*Sort]int64
 	// shared holds each shared CTE's operator (cte.go).
 	shared map[*cteDef]*operators.SharedResult
 	// work holds the working table of each recursive CTE (cte.go).
@@ -104,8 +107,15 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		op = &operators.Sort{Input: in, Keys: x.Keys, NCols: len(x.Columns())}
+		op = &operators.Sort{Input: in, Keys: x.Keys, NCols: len(x.Columns()), Limit: b.sortLimit[x]}
 	case *Limit:
+		if s, ok := x.Input.(*Sort); ok && x.Count >= 0 && x.Count <= math.MaxInt32 && x.Offset <= math.MaxInt32 {
+			// ORDER BY ... LIMIT: the sort orders only the rows read.
+			if b.sortLimit == nil {
+				b.sortLimit = map[*Sort]int64{}
+			}
+			b.sortLimit[s] = x.Count + x.Offset
+		}
 		in, err := b.build(x.Input)
 		if err != nil {
 			return nil, err
