@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
 )
@@ -369,5 +370,61 @@ func TestCUDAGroupVariance(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d groups, %d launches", c.name, p.Keys.Len, p.Launches)
+	}
+}
+
+// TestCUDAGroupByPhases logs where a GROUP BY with many groups spends its
+// time (host clock, after a warm-up): TPC-H Q13's shape at SF10 (15M rows,
+// 1.5M BIGINT groups, one COUNT) and Q10's (1.1M rows, 380K groups with
+// text keys, one SUM).
+func TestCUDAGroupByPhases(t *testing.T) {
+	d := cudaDevice(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(5))
+	mk := func(n, groups int, text bool) *coldata.Batch {
+		kb, vb := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Int64, n)
+		sb := coldata.NewBuilder(coldata.String, n)
+		for i := 0; i < n; i++ {
+			g := r.Intn(groups)
+			kb.AppendInt(int64(g))
+			vb.AppendInt(int64(r.Intn(1000)))
+			if text {
+				sb.AppendBytes([]byte(fmt.Sprintf("customer comment %d with some padding text, %d", g, g*7)))
+			} else {
+				sb.AppendBytes(nil)
+			}
+		}
+		return &coldata.Batch{Cols: []*coldata.Vec{kb.Finish(), vb.Finish(), sb.Finish()}, Len: n}
+	}
+	for _, tc := range []struct {
+		name      string
+		n, groups int
+		keys      []int
+		text      bool
+	}{
+		{"q13 shape", 15_000_000, 1_500_000, []int{0}, false},
+		{"q10 shape", 1_100_000, 380_000, []int{0, 2}, true},
+	} {
+		db, err := d.Upload(ctx, mk(tc.n, tc.groups, tc.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		aggs := []GroupAgg{{Kind: GroupSumInt, Arg: 1}}
+		for run := 0; run < 3; run++ {
+			var phases []string
+			groupTrace = func(p string, took time.Duration) {
+				phases = append(phases, fmt.Sprintf("%s %.2fms", p, float64(took.Microseconds())/1000))
+			}
+			start := time.Now()
+			p, err := d.GroupBy(ctx, db, tc.keys, aggs)
+			groupTrace = nil
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run == 2 {
+				t.Logf("%s: %d groups in %v: %s", tc.name, p.Keys.Len, time.Since(start), strings.Join(phases, ", "))
+			}
+		}
+		db.Release()
 	}
 }

@@ -152,6 +152,37 @@ extern "C" __global__ void gsql_gather_u64(unsigned long long* dst, const unsign
     for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) dst[j] = src[idx[j]];
 }
 
+// gsql_gather_i32_idx: dst[j] = src[idx[j]] for j in [0, n).
+extern "C" __global__ void gsql_gather_i32_idx(int* dst, const int* src, const int* idx, long long n)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) dst[j] = src[idx[j]];
+}
+
+// Groups in order of first appearance, on the device: gsql_first_mark
+// writes group j + 1 at its first row, gsql_first_flags turns the marks
+// into 0/1 words for a scan (window.cu's), and gsql_first_order puts each
+// marked group at its rank among the marked rows.
+extern "C" __global__ void gsql_first_mark(const unsigned long long* firsts, long long groups, int* mark)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < groups; j += stride) mark[firsts[j]] = (int)(j + 1);
+}
+
+extern "C" __global__ void gsql_first_flags(const int* mark, long long n, long long* flags)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) flags[i] = mark[i] != 0;
+}
+
+extern "C" __global__ void gsql_first_order(const int* mark, const long long* pos, long long n, int* order)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        if (mark[i] != 0) order[pos[i] - 1] = mark[i] - 1;
+    }
+}
+
 // gsql_agg_insert finds or claims the hash-table slot of every row's group:
 // slots[p] holds the row that claimed p (-1: empty), rowhash the rows'
 // hashes, slot_of_row[i] the slot of row i's group and first[p] the
