@@ -828,8 +828,11 @@ func finishAgg(b *coldata.Builder, spec AggSpec, k gpuexec.GroupAggKind, m *merg
 		// The CPU's HashAggregate rules: the sum must fit 38 digits; AVG
 		// divides at its own scale.
 		sum := decimal.Int128{Lo: m.lo, Hi: m.hi}
-		name := map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind]
 		if m.top != m.hi>>63 || !sum.Fits(decimal.MaxPrecision) {
+			name := "SUM"
+			if spec.Kind == AggAvg {
+				name = "AVG"
+			}
 			return fmt.Errorf("%w in %s", expr.ErrDecimalRange, name)
 		}
 		if spec.Kind == AggAvg {

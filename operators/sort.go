@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -168,8 +169,11 @@ func topRows(ctx context.Context, n, k int, cmp func(i, j int) int) ([]int, erro
 // sortCancelled unwinds a sort whose context ended.
 type sortCancelled struct{ err error }
 
-// sortCancellable sorts perm stably, checking ctx every 64K comparisons so
-// that a large sort stops promptly when its query is cancelled.
+// sortCancellable sorts perm stably (ties by row number: perm holds row
+// numbers in ascending order when called), checking ctx every 64K
+// comparisons so that a large sort stops promptly when its query is
+// cancelled. pdqsort with the row number as the last key gives the stable
+// order with fewer comparisons than a stable sort makes.
 func sortCancellable(ctx context.Context, perm []int, cmp func(i, j int) int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -181,14 +185,17 @@ func sortCancellable(ctx context.Context, perm []int, cmp func(i, j int) int) (e
 		}
 	}()
 	calls := 0
-	sort.SliceStable(perm, func(a, b int) bool {
+	slices.SortFunc(perm, func(a, b int) int {
 		calls++
 		if calls&(1<<16-1) == 0 {
 			if err := ctx.Err(); err != nil {
 				panic(sortCancelled{err})
 			}
 		}
-		return cmp(perm[a], perm[b]) < 0
+		if c := cmp(a, b); c != 0 {
+			return c
+		}
+		return a - b
 	})
 	return ctx.Err()
 }
