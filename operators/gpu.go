@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"sort"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -1172,6 +1173,9 @@ type DeviceSort struct {
 	Keys  []SortKey
 	Types []coldata.Type
 	Stats *Stats
+	// Limit, when positive, is how many of the first rows a LIMIT above
+	// reads: only those are ordered and gathered (Sort.Limit).
+	Limit int64
 
 	gather gatherer
 	done   bool
@@ -1237,11 +1241,20 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 	if err != nil {
 		return nil, err
 	}
-	perm := make([]int, all.Len)
-	for i := range perm {
-		perm[i] = i
+	cmp := rowComparator(hk, hostKeys)
+	var perm []int
+	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
+		if perm, err = topRows(ctx, all.Len, int(s.Limit), cmp); err != nil {
+			return nil, err
+		}
+		sort.Ints(perm)
+	} else {
+		perm = make([]int, all.Len)
+		for i := range perm {
+			perm[i] = i
+		}
 	}
-	if err := sortCancellable(ctx, perm, rowComparator(hk, hostKeys)); err != nil {
+	if err := sortCancellable(ctx, perm, cmp); err != nil {
 		return nil, err
 	}
 	idx := make([]byte, 8*len(perm))

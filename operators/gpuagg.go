@@ -615,8 +615,12 @@ func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpu
 	cols := append(make([]*coldata.Vec, 0, len(p.Keys.Cols)+len(h.Aggs)), p.Keys.Cols...)
 	for a, spec := range h.Aggs {
 		st := &p.Aggs[a]
-		b := coldata.NewBuilder(spec.Type, n)
 		k := kinds[a].Kind
+		if v := directColumn(spec, k, st, n); v != nil {
+			cols = append(cols, v)
+			continue
+		}
+		b := coldata.NewBuilder(spec.Type, n)
 		for g := 0; g < n; g++ {
 			c := st.Count[g]
 			switch {
@@ -652,6 +656,66 @@ func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpu
 		cols = append(cols, b.Finish())
 	}
 	return &coldata.Batch{Cols: cols, Len: n}, nil
+}
+
+// directColumn builds the output column of the commonest aggregates
+// straight from the device's state arrays, without a builder's per-value
+// calls (10M groups of COUNT, SUM and AVG took hundreds of milliseconds
+// that way); nil for the others, and for an integer sum that needs the
+// overflow error.
+func directColumn(spec AggSpec, k gpuexec.GroupAggKind, st *gpuexec.AggPartial, n int) *coldata.Vec {
+	if spec.Kind == AggCountStar || spec.Kind == AggCount {
+		return &coldata.Vec{Type: coldata.Int64, Len: n, Ints: st.Count[:n:n]}
+	}
+	var nulls []byte
+	for g := 0; g < n; g++ {
+		if st.Count[g] == 0 {
+			if nulls == nil {
+				nulls = coldata.NewValidBitmap(n)
+			}
+			coldata.ClearBit(nulls, g)
+		}
+	}
+	switch {
+	case k == gpuexec.GroupSumInt && spec.Kind == AggSum && spec.Type == coldata.Int64:
+		out := make([]int64, n)
+		for g := 0; g < n; g++ {
+			lo, hi := st.Lo[g], st.Hi[g]
+			if !((hi == 0 && lo < 1<<63) || (hi == -1 && lo >= 1<<63)) {
+				return nil // the builder path raises the error
+			}
+			out[g] = int64(lo)
+		}
+		return &coldata.Vec{Type: coldata.Int64, Len: n, Ints: out, Nulls: nulls}
+	case k == gpuexec.GroupSumInt && spec.Kind == AggAvg:
+		out := make([]float64, n)
+		for g := 0; g < n; g++ {
+			if c := st.Count[g]; c > 0 {
+				lo, hi := st.Lo[g], st.Hi[g]
+				fits := (hi == 0 && lo < 1<<63) || (hi == -1 && lo >= 1<<63)
+				out[g] = int128Float(hi, lo, fits) / float64(c)
+			}
+		}
+		return &coldata.Vec{Type: coldata.Float64, Len: n, Floats: out, Nulls: nulls}
+	case (k == gpuexec.GroupSumFloat || k == gpuexec.GroupMinFloat || k == gpuexec.GroupMaxFloat) && spec.Type == coldata.Float64:
+		out := make([]float64, n)
+		copy(out, st.Float[:n])
+		if spec.Kind == AggAvg {
+			for g := 0; g < n; g++ {
+				if c := st.Count[g]; c > 0 {
+					out[g] /= float64(c)
+				}
+			}
+		}
+		return &coldata.Vec{Type: coldata.Float64, Len: n, Floats: out, Nulls: nulls}
+	case (k == gpuexec.GroupMinInt || k == gpuexec.GroupMaxInt) && spec.Type.Physical() == coldata.Int64:
+		out := make([]int64, n)
+		for g := 0; g < n; g++ {
+			out[g] = int64(st.Lo[g])
+		}
+		return &coldata.Vec{Type: spec.Type, Len: n, Ints: out, Nulls: nulls}
+	}
+	return nil
 }
 
 // finish assembles the output: the key columns, then each aggregate's

@@ -109,13 +109,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		}
 		op = &operators.Sort{Input: in, Keys: x.Keys, NCols: len(x.Columns()), Limit: b.sortLimit[x]}
 	case *Limit:
-		if s, ok := x.Input.(*Sort); ok && x.Count >= 0 && x.Count <= math.MaxInt32 && x.Offset <= math.MaxInt32 {
-			// ORDER BY ... LIMIT: the sort orders only the rows read.
-			if b.sortLimit == nil {
-				b.sortLimit = map[*Sort]int64{}
-			}
-			b.sortLimit[s] = x.Count + x.Offset
-		}
+		b.noteSortLimit(x)
 		in, err := b.build(x.Input)
 		if err != nil {
 			return nil, err
@@ -219,6 +213,19 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 	return operators.Instrument(op, st), nil
 }
 
+// noteSortLimit tells the sort directly below a LIMIT (ORDER BY ...
+// LIMIT) how many rows it reads, so that it orders only those.
+func (b *Built) noteSortLimit(l *Limit) {
+	s, ok := l.Input.(*Sort)
+	if !ok || l.Count < 0 || l.Count > math.MaxInt32 || l.Offset > math.MaxInt32 {
+		return
+	}
+	if b.sortLimit == nil {
+		b.sortLimit = map[*Sort]int64{}
+	}
+	b.sortLimit[s] = l.Count + l.Offset
+}
+
 // buildDevice builds the GPU operators of a plan subtree.
 func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 	if b.GPU == nil {
@@ -246,6 +253,7 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 		}
 		op = &operators.DeviceCompute{Input: in, RT: b.GPU, Types: types, Pred: x.Pred, Exprs: x.Exprs, Fused: x.Fused, Stats: st, Strict: b.Strict}
 	case *Limit:
+		b.noteSortLimit(x)
 		in, err := b.buildDevice(x.Input)
 		if err != nil {
 			return nil, err
@@ -260,7 +268,7 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 		for _, c := range x.Columns() {
 			types = append(types, c.Type)
 		}
-		op = &operators.DeviceSort{Input: in, RT: b.GPU, Keys: x.Keys, Types: types, Stats: st}
+		op = &operators.DeviceSort{Input: in, RT: b.GPU, Keys: x.Keys, Types: types, Stats: st, Limit: b.sortLimit[x]}
 	case *Union:
 		u := &operators.DeviceUnionAll{}
 		for _, p := range x.Parts {
