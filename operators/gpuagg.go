@@ -291,11 +291,11 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 			ahead = []*gpuexec.DeviceBatch{b, b2}
 		}
 	}
-	if nk > 0 && len(plain) == 0 && len(distinct) == 1 && h.onlyDistinctCounts(distinct) {
+	if nk > 0 && h.onlyDistinctCounts(distinct) {
 		var done bool
 		var out *coldata.Batch
 		var err error
-		if out, ahead, done, err = h.countDistinctGroups(ctx, kinds[distinct[0]]); err != nil || done {
+		if out, ahead, done, err = h.countDistinctGroups(ctx, kinds, plain, plainKinds, distinct); err != nil || done {
 			return out, err
 		}
 	}
@@ -428,14 +428,16 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 	return h.finish(keys, len(states), kinds, func(g, a int, m *mergedAgg) { *m = states[g][a] })
 }
 
-// countDistinctGroups computes a GROUP BY whose only aggregate is
-// COUNT(DISTINCT x) on the device: the input (concatenated into one
-// batch) gives its distinct (keys, x) rows, and grouping those by the keys
-// counts each group's values. Only the groups come to the host, where
-// folding the tuples took 356 ms of TPC-H Q16 at SF10 (1.2M tuples). done
-// is false when the input does not fit one batch: ahead then holds the
-// batches read, for the general path.
-func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, count gpuexec.GroupAgg) (out *coldata.Batch, ahead []*gpuexec.DeviceBatch, done bool, err error) {
+// countDistinctGroups computes a GROUP BY with COUNT(DISTINCT x)
+// aggregates on the device: the input (concatenated into one batch) gives
+// each aggregate's distinct (keys, x) rows, and grouping those by the keys
+// counts each group's values; the other aggregates group the input as
+// usual. Only the groups come to the host, where folding every tuple took
+// 356 ms of TPC-H Q16 at SF10 (1.2M tuples). done is false when the input
+// does not fit one batch: ahead then holds the batches read, for the
+// general path.
+func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []gpuexec.GroupAgg, plain []int,
+	plainKinds []gpuexec.GroupAgg, distinct []int) (out *coldata.Batch, ahead []*gpuexec.DeviceBatch, done bool, err error) {
 	for {
 		b, err := h.Input.NextDevice(ctx)
 		if err != nil {
@@ -462,24 +464,80 @@ func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, count gpu
 		in = c
 	}
 	defer in.Release()
-	cols := append(append(make([]int, 0, len(h.Keys)+1), h.Keys...), count.Arg)
-	rows, err := h.RT.Dev.DistinctRows(ctx, in, cols)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	defer rows.Release()
-	keys := make([]int, len(h.Keys))
+	launches := 0
+	defer func() {
+		if h.Stats != nil {
+			h.Stats.Launches.Add(int64(launches))
+		}
+	}()
+	nk := len(h.Keys)
+	counts := make([]*gpuexec.GroupPartial, len(distinct))
+	keys := make([]int, nk)
 	for i := range keys {
 		keys[i] = i
 	}
-	p, err := h.RT.Dev.GroupBy(ctx, rows, keys, []gpuexec.GroupAgg{{Kind: count.Kind, Arg: len(h.Keys)}})
-	if err != nil {
-		return nil, nil, false, err
+	for di, a := range distinct {
+		cols := append(append(make([]int, 0, nk+1), h.Keys...), kinds[a].Arg)
+		rows, err := h.RT.Dev.DistinctRows(ctx, in, cols)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		p, err := h.RT.Dev.GroupBy(ctx, rows, keys, []gpuexec.GroupAgg{{Kind: kinds[a].Kind, Arg: nk}})
+		rows.Release()
+		if err != nil {
+			return nil, nil, false, err
+		}
+		launches += p.Launches + 4
+		counts[di] = p
 	}
-	if h.Stats != nil {
-		h.Stats.Launches.Add(int64(p.Launches) + 4)
+	if len(plain) == 0 && len(distinct) == 1 {
+		out, err = h.finishPartial(counts[0], kinds)
+		return out, nil, true, err
 	}
-	out, err = h.finishPartial(p, []gpuexec.GroupAgg{count})
+	// The groups of the plain aggregates (or of the first count) in order;
+	// each count's groups found by key.
+	base := counts[0]
+	if len(plain) > 0 {
+		if base, err = h.RT.Dev.GroupBy(ctx, in, h.Keys, plainKinds); err != nil {
+			return nil, nil, false, err
+		}
+		launches += base.Launches
+	}
+	n := base.Keys.Len
+	at := make([][]int, len(distinct)) // [distinct][base group] -> its group in counts
+	var key []byte
+	for di, p := range counts {
+		index := make(map[string]int, p.Keys.Len)
+		for g := 0; g < p.Keys.Len; g++ {
+			key = AppendRowKey(key[:0], p.Keys.Cols, g)
+			index[string(key)] = g
+		}
+		at[di] = make([]int, n)
+		for g := 0; g < n; g++ {
+			key = AppendRowKey(key[:0], base.Keys.Cols, g)
+			j, ok := index[string(key)]
+			if !ok {
+				return nil, nil, false, fmt.Errorf("internal error: group %d of the DISTINCT count missing", g)
+			}
+			at[di][g] = j
+		}
+	}
+	pi := map[int]int{}
+	for i, a := range plain {
+		pi[a] = i
+	}
+	di := map[int]int{}
+	for i, a := range distinct {
+		di[a] = i
+	}
+	out, err = h.finish(base.Keys.Cols, n, kinds, func(g, a int, m *mergedAgg) {
+		if i, ok := pi[a]; ok {
+			mergeAgg(m, kinds[a].Kind, &base.Aggs[i], g)
+			return
+		}
+		i := di[a]
+		m.count = counts[i].Aggs[0].Count[at[i][g]]
+	})
 	return out, nil, true, err
 }
 
