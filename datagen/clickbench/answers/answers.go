@@ -89,7 +89,9 @@ func Value(a arrow.Array, i int) string {
 		unit := a.DataType().(*arrow.TimestampType).Unit
 		return a.Value(i).ToTime(unit).UTC().Format(time.DateTime)
 	case *array.String:
-		return a.Value(i)
+		// A copy: Value aliases the record's buffer, which a GPU result
+		// lends from a pool and reuses once the record is released.
+		return strings.Clone(a.Value(i))
 	case *array.Boolean:
 		return strconv.FormatBool(a.Value(i))
 	}
