@@ -116,6 +116,37 @@ var suite = []benchQuery{
 		Cols: []string{"url", "host", "level"},
 	},
 	{
+		// Regular expressions (issue 18): a filter, an all-occurrences
+		// replace and an extraction, on the device through the fused
+		// regex engine. [.] rather than \. keeps one pattern text valid
+		// in both dialects (gsql's literals take MySQL's backslash escapes).
+		Name: "regex_filter", Table: "logs",
+		SQL:  `SELECT host, url FROM logs WHERE url REGEXP '^https://(api|www)[.]example[.][a-z]+/api/v[0-9]+/'`,
+		Cols: []string{"host", "url"},
+		Variants: map[string]string{
+			"duckdb": `SELECT host, url FROM logs WHERE regexp_matches(url, '^https://(api|www)[.]example[.][a-z]+/api/v[0-9]+/')`,
+		},
+		VariantWhy: "DuckDB spells REGEXP regexp_matches",
+	},
+	{
+		Name: "regex_replace", Table: "logs",
+		SQL:  `SELECT REGEXP_REPLACE(url, '[0-9]+', '#') AS shape FROM logs`,
+		Cols: []string{"url"},
+		Variants: map[string]string{
+			"duckdb": `SELECT regexp_replace(url, '[0-9]+', '#', 'g') AS shape FROM logs`,
+		},
+		VariantWhy: "DuckDB's regexp_replace replaces the first match unless given 'g'; MySQL's replaces every match",
+	},
+	{
+		Name: "regex_substr", Table: "logs",
+		SQL:  `SELECT REGEXP_SUBSTR(url, '[a-z_]+=[a-z0-9+]+') AS first_param FROM logs`,
+		Cols: []string{"url"},
+		Variants: map[string]string{
+			"duckdb": `SELECT NULLIF(regexp_extract(url, '[a-z_]+=[a-z0-9+]+'), '') AS first_param FROM logs`,
+		},
+		VariantWhy: "DuckDB's regexp_extract returns '' where MySQL's REGEXP_SUBSTR returns NULL",
+	},
+	{
 		// Dates on the device: ts is epoch milliseconds; FROM_UNIXTIME
 		// makes it a TIMESTAMP, truncated to the hour as the group key.
 		Name: "date_group", Table: "logs",
