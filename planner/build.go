@@ -414,7 +414,10 @@ func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr,
 			aggs[i].Arg = computed(aggs[i].Arg)
 		}
 	}
-	if len(pre) == passed {
+	if len(pre) == passed && filter == nil {
+		// Nothing to compute or filter: the aggregate reads the scan.
+		// (A filter alone still runs on every core, and gathers only the
+		// columns the aggregate reads: none for COUNT(*).)
 		return nil, x.Keys, x.Aggs
 	}
 	// A scan column that no key or aggregate reads directly (only the
