@@ -1,11 +1,11 @@
 package operators
 
 import (
-	"sort"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
