@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -175,4 +176,56 @@ func runClickBench(ctx context.Context, db *gsql.DB, q string) (answers.Answer, 
 	}
 	defer r.Release()
 	return answers.Read(r)
+}
+
+// BenchmarkClickBench runs ClickBench queries on the CPU database of the
+// test (CLICKBENCH_ROWS rows, 20,000 by default), one sub-benchmark per
+// query; CLICKBENCH_QUERIES (comma-separated numbers, e.g. "5,10,29")
+// picks some. With -cpuprofile it shows what bounds a query, e.g.
+// CLICKBENCH_ROWS=1000000 CLICKBENCH_QUERIES=29 go test -run XXX
+// -bench ClickBench -cpuprofile cpu.out .
+func BenchmarkClickBench(b *testing.B) {
+	pick := map[int]bool{}
+	if v := os.Getenv("CLICKBENCH_QUERIES"); v != "" {
+		for _, s := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "q"))
+			if err != nil {
+				b.Fatalf("CLICKBENCH_QUERIES: %v", err)
+			}
+			pick[n] = true
+		}
+	}
+	clickbenchDB.once.Do(func() {
+		rows := int64(20000)
+		if v := os.Getenv("CLICKBENCH_ROWS"); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				clickbenchDB.err = fmt.Errorf("CLICKBENCH_ROWS: %w", err)
+				return
+			}
+			rows = n
+		}
+		clickbenchDB.db, clickbenchDB.err = loadClickBench(rows)
+	})
+	if clickbenchDB.err != nil {
+		b.Fatal(clickbenchDB.err)
+	}
+	db := clickbenchDB.db
+	ctx := context.Background()
+	for n := 1; n <= queries.Count; n++ {
+		if len(pick) > 0 && !pick[n] {
+			continue
+		}
+		q, err := queries.Query(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("q%02d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := runClickBench(ctx, db, q); err != nil {
+					b.Fatalf("%v\n%s", err, q)
+				}
+			}
+		})
+	}
 }
