@@ -133,8 +133,10 @@ type aggRun struct {
 	// intSum: SUM into BIGINT over BIGINT/BOOLEAN (word off is an int64);
 	// otherwise SUM and AVG accumulate a float64.
 	intSum bool
-	// distinct holds (group, value) pairs seen, for DISTINCT aggregates.
+	// distinct holds (group, value) pairs seen, for DISTINCT aggregates;
+	// pairs replaces it for an argument stored as one int64.
 	distinct *hashTable
+	pairs    *pairSet
 	// dparts replaces distinct for a large COUNT(DISTINCT) without keys
 	// (aggregate_part.go); dseen counts the rows fed to distinct.
 	dparts  *keyParts
@@ -194,7 +196,9 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	for a, spec := range h.Aggs {
 		h.runs[a].off = h.stride
 		h.stride += specWords(spec)
-		if spec.Distinct && spec.Kind != AggCountStar {
+		if spec.Distinct && spec.Kind != AggCountStar && distinctPairs(spec.Arg.Type()) {
+			h.runs[a].pairs = newPairSet()
+		} else if spec.Distinct && spec.Kind != AggCountStar {
 			types := []coldata.Type{spec.Arg.Type()}
 			if len(h.Keys) > 0 {
 				types = []coldata.Type{coldata.Int64, spec.Arg.Type()}
@@ -352,6 +356,13 @@ func (h *HashAggregate) growStates() {
 	}
 }
 
+// distinctPairs reports whether a DISTINCT argument of type t keeps its
+// values in a pairSet: types stored as one int64 whose equality is the
+// int64's (not Float64, Bool, DECIMAL or strings).
+func distinctPairs(t coldata.Type) bool {
+	return t.Physical() == coldata.Int64 && !t.IsDecimal()
+}
+
 // selectRows returns the rows of the batch to feed aggregate a: those with
 // a non-NULL argument and, for DISTINCT, a (group, value) not seen before.
 // all reports that every row is selected (rows is then nil). base, when
@@ -360,7 +371,16 @@ func (h *HashAggregate) growStates() {
 func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int, base []int32) (rows []int32, all bool, err error) {
 	ar := &h.runs[a]
 	rows = h.rows[:0]
-	if ar.distinct != nil {
+	if ar.pairs != nil {
+		if v.Type.Physical() != coldata.Int64 {
+			return nil, false, fmt.Errorf("internal error: a DISTINCT %s argument evaluated to %s values", h.Aggs[a].Arg.Type(), v.Type)
+		}
+		var gids []uint32
+		if h.table != nil {
+			gids = h.gids[:n]
+		}
+		rows = ar.pairs.insert(gids, v.Ints[:n], v.Nulls, rows)
+	} else if ar.distinct != nil {
 		k := 0
 		if h.table != nil {
 			if cap(ar.dgids) < n {

@@ -131,3 +131,19 @@ func BenchmarkCountDistinct(b *testing.B) {
 		{Kind: operators.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt},
 	}, 1)
 }
+
+// BenchmarkCountDistinctInt64: COUNT(DISTINCT wide BIGINT) without GROUP
+// BY (ClickBench Q5's shape).
+func BenchmarkCountDistinctInt64(b *testing.B) {
+	benchAggregate(b, nil, []operators.AggSpec{
+		{Kind: operators.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt},
+	}, 1)
+}
+
+// BenchmarkGroupByCountDistinctInt64: GROUP BY a BIGINT key of 1000
+// values with SUM, COUNT(*), AVG and COUNT(DISTINCT wide BIGINT)
+// (ClickBench Q10's shape).
+func BenchmarkGroupByCountDistinctInt64(b *testing.B) {
+	aggs := append(sumCountAvg(), operators.AggSpec{Kind: operators.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt})
+	benchAggregate(b, []expr.Expr{colRef(1, tInt)}, aggs, 1000)
+}

@@ -1,0 +1,89 @@
+package operators
+
+import "math/rand/v2"
+
+// pairSet is the set of (group, value) pairs a DISTINCT aggregate over a
+// 64-bit integer argument (BIGINT, and the types stored as one: DATE,
+// TIMESTAMP, ...) has seen. It replaces the generic hashTable, whose
+// column-wise key storage, ids and string-capable probing a pair of
+// integers does not need: slots hold the pair itself, probed linearly,
+// so that a batch is one allocation-free loop of a hash, a load and a
+// compare per row (cf. the typed hash tables of vectorised engines).
+// Without GROUP BY every group is 0.
+type pairSet struct {
+	slots []pairSlot
+	mask  uint64
+	n     int
+	seed  uint64
+}
+
+// pairSlot is one slot: the value and its group plus one (0: empty).
+type pairSlot struct {
+	v int64
+	g uint32
+}
+
+func newPairSet() *pairSet {
+	return &pairSet{slots: make([]pairSlot, 1024), mask: 1023, seed: rand.Uint64() | 1}
+}
+
+// hash mixes a pair into a slot hash.
+func (s *pairSet) hash(g uint32, v int64) uint64 {
+	return fmix64(uint64(v)*0x9e3779b97f4a7c15 ^ (uint64(g)<<32 | uint64(g)) ^ s.seed)
+}
+
+// insert adds the pairs (gids[i], vals[i]) for rows i in [0, len(vals))
+// that are not NULL (nulls is the values' validity bitmap, nil when none
+// is NULL; gids nil means group 0) and appends to created, in row order,
+// the rows whose pair was not in the set.
+func (s *pairSet) insert(gids []uint32, vals []int64, nulls []byte, created []int32) []int32 {
+	for i, v := range vals {
+		if nulls != nil && nulls[i>>3]&(1<<(i&7)) == 0 {
+			continue
+		}
+		var g uint32
+		if gids != nil {
+			g = gids[i]
+		}
+		if s.add(g, v) {
+			created = append(created, int32(i))
+		}
+	}
+	return created
+}
+
+// add inserts one pair and reports whether it was new.
+func (s *pairSet) add(g uint32, v int64) bool {
+	tag := g + 1
+	for j := s.hash(g, v) & s.mask; ; j = (j + 1) & s.mask {
+		sl := &s.slots[j]
+		if sl.g == 0 {
+			sl.v, sl.g = v, tag
+			s.n++
+			if uint64(s.n)*4 > uint64(len(s.slots))*3 {
+				s.grow()
+			}
+			return true
+		}
+		if sl.g == tag && sl.v == v {
+			return false
+		}
+	}
+}
+
+// grow doubles the slots and reinserts every pair.
+func (s *pairSet) grow() {
+	old := s.slots
+	s.slots = make([]pairSlot, 2*len(old))
+	s.mask = uint64(len(s.slots) - 1)
+	for _, sl := range old {
+		if sl.g == 0 {
+			continue
+		}
+		j := s.hash(sl.g-1, sl.v) & s.mask
+		for s.slots[j].g != 0 {
+			j = (j + 1) & s.mask
+		}
+		s.slots[j] = sl
+	}
+}
