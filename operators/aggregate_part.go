@@ -286,6 +286,11 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	}
 	t := newHashTable(h.table.types)
 	h.table = t
+	srcs := make([]*hashTable, len(h.parts))
+	for p, c := range h.parts {
+		srcs[p] = c.table
+	}
+	t.reserveKeys(srcs)
 	h.st = make([]uint64, total*h.stride)
 	for a := range h.runs {
 		for _, c := range h.parts {

@@ -734,6 +734,31 @@ func (t *hashTable) appendKey(keys []keyVec, r int, g uint32) {
 	}
 }
 
+// reserveKeys makes room in t's key columns for the keys of srcs, which
+// appendFrom is about to copy.
+func (t *hashTable) reserveKeys(srcs []*hashTable) {
+	for c := range t.cols {
+		tc := &t.cols[c]
+		n, arena, nulls := 0, 0, false
+		for _, src := range srcs {
+			n += src.n
+			arena += len(src.cols[c].arena)
+			nulls = nulls || src.cols[c].nulls != nil
+		}
+		if nulls {
+			tc.nulls = reserve(tc.nulls, n)
+		}
+		switch keyKind(t.types[c]) {
+		case coldata.Null:
+		case coldata.String:
+			tc.arena = reserve(tc.arena, arena)
+			tc.offs = reserve(tc.offs, n)
+		default:
+			tc.fixed = reserve(tc.fixed, n)
+		}
+	}
+}
+
 // reserve returns s with room for extra more elements, doubling its
 // capacity when it must grow: append grows large slices by a quarter,
 // which copies a table's key arena and columns about four times over
