@@ -103,6 +103,13 @@ type HashAggregate struct {
 	// MemoryLimit bounds the estimated bytes of the grouping state (0:
 	// unbounded).
 	MemoryLimit uint64
+	// FirstGroups, when above 0, is how many groups a LIMIT without ORDER
+	// BY reads of the output: any groups will do, so once the table holds
+	// that many (a few more: keys insert in short runs of rows), later
+	// keys are only looked up, and rows of groups not in the table are
+	// dropped. The groups kept still see all of their rows. (ClickBench
+	// Q18: GROUP BY UserID, SearchPhrase LIMIT 10.)
+	FirstGroups int
 	stateBytes  uint64
 
 	table   *hashTable // nil without keys
@@ -116,11 +123,13 @@ type HashAggregate struct {
 	stride int
 	// Scratch for selected rows and their compacted groups and values.
 	rows []int32
-	cg   []uint32
-	ci   []int64
-	cf   []float64
-	cd   []decimal.Int128
-	out  *Materialized
+	// keepRows serves FirstGroups.
+	keepRows []int
+	cg       []uint32
+	ci       []int64
+	cf       []float64
+	cd       []decimal.Int128
+	out      *Materialized
 
 	// Partitioned path (aggregate_part.go): parts own disjoint groups.
 	parts []*HashAggregate
@@ -307,7 +316,14 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 				}
 				continue
 			}
-			if err := h.table.findOrInsert(h.keys, 0, n, h.gids, h.admitRow, nil); err != nil {
+			if h.FirstGroups > 0 {
+				if b, err = h.firstGroups(b, n); err != nil {
+					return err
+				} else if b == nil {
+					continue
+				}
+				n = b.Len
+			} else if err := h.table.findOrInsert(h.keys, 0, n, h.gids, h.admitRow, nil); err != nil {
 				return err
 			}
 		}
@@ -326,6 +342,47 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 		return h.mergeParts(ctx)
 	}
 	return nil
+}
+
+// firstGroupsRun is how many rows firstGroups inserts at a time while the
+// table holds fewer than FirstGroups groups.
+const firstGroupsRun = 64
+
+// firstGroups sets h.gids for batch b (n rows, keys prepared) under
+// FirstGroups: rows insert their keys while the table holds fewer groups,
+// the rest only look theirs up. It returns b, or the rows of b whose
+// group is in the table (h.gids compacted to match), or nil when none is.
+func (h *HashAggregate) firstGroups(b *coldata.Batch, n int) (*coldata.Batch, error) {
+	lo := 0
+	for lo < n && h.table.n < h.FirstGroups {
+		hi := min(lo+firstGroupsRun, n)
+		if err := h.table.findOrInsert(h.keys, lo, hi, h.gids, h.admitRow, nil); err != nil {
+			return nil, err
+		}
+		lo = hi
+	}
+	if lo == n {
+		return b, nil
+	}
+	h.table.find(h.keys, lo, n, h.gids)
+	keep := h.keepRows[:0]
+	for r := 0; r < n; r++ {
+		if r < lo || h.gids[r] != noID {
+			keep = append(keep, r)
+		}
+	}
+	h.keepRows = keep
+	if len(keep) == n {
+		return b, nil
+	}
+	if len(keep) == 0 {
+		return nil, nil
+	}
+	for i, r := range keep {
+		h.gids[i] = h.gids[r]
+	}
+	h.gids = h.gids[:len(keep)]
+	return coldata.GatherBatch(b, keep), nil
 }
 
 // growStates extends the accumulators to h.ngroups groups.

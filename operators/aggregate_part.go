@@ -66,7 +66,7 @@ func (h *HashAggregate) wantParts(n int) bool {
 // than one CPU, and aggregates whose state lives per group in st or strs
 // (DISTINCT and GROUP_CONCAT keep row-level state outside them).
 func (h *HashAggregate) canPartition() bool {
-	if h.table == nil || runtime.GOMAXPROCS(0) < 2 {
+	if h.table == nil || runtime.GOMAXPROCS(0) < 2 || h.FirstGroups > 0 {
 		return false
 	}
 	for _, spec := range h.Aggs {
