@@ -71,10 +71,17 @@ func (s *pairSet) add(g uint32, v int64) bool {
 	}
 }
 
-// grow doubles the slots and reinserts every pair.
+// grow doubles the slots (quadruples them past 64K: each growth
+// rewrites every pair into fresh memory, which costs as much as the
+// inserts themselves for sets of a million pairs) and reinserts every
+// pair.
 func (s *pairSet) grow() {
 	old := s.slots
-	s.slots = make([]pairSlot, 2*len(old))
+	factor := 2
+	if len(old) >= 1<<16 {
+		factor = 4
+	}
+	s.slots = make([]pairSlot, factor*len(old))
 	s.mask = uint64(len(s.slots) - 1)
 	for _, sl := range old {
 		if sl.g == 0 {
