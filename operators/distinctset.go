@@ -1,6 +1,10 @@
 package operators
 
-import "math/rand/v2"
+import (
+	"math/bits"
+	"math/rand/v2"
+	"sync"
+)
 
 // pairSet is the set of (group, value) pairs a DISTINCT aggregate over a
 // 64-bit integer argument (BIGINT, and the types stored as one: DATE,
@@ -53,9 +57,12 @@ func (s *pairSet) insert(gids []uint32, vals []int64, nulls []byte, created []in
 }
 
 // add inserts one pair and reports whether it was new.
-func (s *pairSet) add(g uint32, v int64) bool {
+func (s *pairSet) add(g uint32, v int64) bool { return s.addHashed(g, v, s.hash(g, v)) }
+
+// addHashed is add with the pair's hash h.
+func (s *pairSet) addHashed(g uint32, v int64, h uint64) bool {
 	tag := g + 1
-	for j := s.hash(g, v) & s.mask; ; j = (j + 1) & s.mask {
+	for j := h & s.mask; ; j = (j + 1) & s.mask {
 		sl := &s.slots[j]
 		if sl.g == 0 {
 			sl.v, sl.g = v, tag
@@ -93,4 +100,94 @@ func (s *pairSet) grow() {
 		}
 		s.slots[j] = sl
 	}
+}
+
+// pairParts is a pairSet split by the top bit(s) of the pairs' hashes,
+// so that a batch's pairs insert on several goroutines, one set each. It
+// serves COUNT(DISTINCT), which only counts the new pairs: their order
+// does not matter, so the new rows come part by part, not in row order.
+type pairParts struct {
+	sets  []*pairSet
+	shift uint
+	sel   [][]int32
+	news  [][]int32
+}
+
+// pairPartsMinRows is the smallest batch pairParts splits; smaller ones
+// insert on one goroutine.
+const pairPartsMinRows = 16 << 10
+
+func newPairParts(parts int) *pairParts {
+	np := 1
+	for np < parts {
+		np *= 2
+	}
+	seed := newPairSet().seed
+	pp := &pairParts{shift: uint(64 - bits.TrailingZeros(uint(np))), sel: make([][]int32, np), news: make([][]int32, np)}
+	for p := 0; p < np; p++ {
+		s := newPairSet()
+		s.seed = seed // routing uses the sets' common hash
+		pp.sets = append(pp.sets, s)
+	}
+	return pp
+}
+
+// insert is pairSet.insert over the parts; created gets the new rows
+// grouped by part (each part's in row order).
+func (pp *pairParts) insert(gids []uint32, vals []int64, nulls []byte, created []int32) []int32 {
+	if len(pp.sets) == 1 || len(vals) < pairPartsMinRows {
+		// One goroutine, still routed: a pair must always go to its part.
+		for i, v := range vals {
+			if nulls != nil && nulls[i>>3]&(1<<(i&7)) == 0 {
+				continue
+			}
+			var g uint32
+			if gids != nil {
+				g = gids[i]
+			}
+			h := pp.sets[0].hash(g, v)
+			if pp.sets[h>>pp.shift&uint64(len(pp.sets)-1)].addHashed(g, v, h) {
+				created = append(created, int32(i))
+			}
+		}
+		return created
+	}
+	s0 := pp.sets[0]
+	for p := range pp.sel {
+		pp.sel[p] = pp.sel[p][:0]
+	}
+	for i, v := range vals {
+		if nulls != nil && nulls[i>>3]&(1<<(i&7)) == 0 {
+			continue
+		}
+		var g uint32
+		if gids != nil {
+			g = gids[i]
+		}
+		p := s0.hash(g, v) >> pp.shift & uint64(len(pp.sets)-1)
+		pp.sel[p] = append(pp.sel[p], int32(i))
+	}
+	var wg sync.WaitGroup
+	for p := range pp.sets {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			s, news := pp.sets[p], pp.news[p][:0]
+			for _, i := range pp.sel[p] {
+				var g uint32
+				if gids != nil {
+					g = gids[i]
+				}
+				if s.add(g, vals[i]) {
+					news = append(news, i)
+				}
+			}
+			pp.news[p] = news
+		}(p)
+	}
+	wg.Wait()
+	for _, news := range pp.news {
+		created = append(created, news...)
+	}
+	return created
 }

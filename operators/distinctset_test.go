@@ -81,3 +81,41 @@ func TestPairSet(t *testing.T) {
 		})
 	}
 }
+
+// TestPairParts checks that pairParts finds the same new rows as one
+// pairSet (as sets: its parts may return them out of row order), on
+// batches above and below pairPartsMinRows.
+func TestPairParts(t *testing.T) {
+	for _, parts := range []int{1, 2, 3, 4} {
+		rng := rand.New(rand.NewPCG(uint64(parts), 9))
+		one, pp := newPairSet(), newPairParts(parts)
+		for batch := 0; batch < 6; batch++ {
+			n := []int{100, pairPartsMinRows + 5, 50000}[batch%3]
+			vals, gids := make([]int64, n), make([]uint32, n)
+			nulls := make([]byte, (n+7)/8)
+			for i := range vals {
+				vals[i], gids[i] = rng.Int64N(20000), rng.Uint32N(5)
+				if rng.IntN(10) != 0 {
+					nulls[i>>3] |= 1 << (i & 7)
+				}
+			}
+			want := one.insert(gids, vals, nulls, nil)
+			got := pp.insert(gids, vals, nulls, nil)
+			seen := map[int32]bool{}
+			for _, r := range got {
+				if seen[r] {
+					t.Fatalf("parts %d batch %d: row %d new twice", parts, batch, r)
+				}
+				seen[r] = true
+			}
+			if len(got) != len(want) {
+				t.Fatalf("parts %d batch %d: %d new rows, want %d", parts, batch, len(got), len(want))
+			}
+			for _, r := range want {
+				if !seen[r] {
+					t.Fatalf("parts %d batch %d: row %d not new", parts, batch, r)
+				}
+			}
+		}
+	}
+}
