@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -175,4 +176,70 @@ func runClickBench(ctx context.Context, db *gsql.DB, q string) (answers.Answer, 
 	}
 	defer r.Release()
 	return answers.Read(r)
+}
+
+// BenchmarkClickBench runs ClickBench queries over CLICKBENCH_ROWS rows
+// (20,000 by default) of hits made as the bench program makes them
+// (seed 42, clickbench.Generator.Records' record sizes), one
+// sub-benchmark per query; CLICKBENCH_QUERIES (comma-separated numbers,
+// e.g. "5,10,29") picks some. With -cpuprofile it shows what bounds a
+// query, e.g. CLICKBENCH_ROWS=1000000 CLICKBENCH_QUERIES=29 go test -run
+// XXX -bench ClickBench -cpuprofile cpu.out .
+func BenchmarkClickBench(b *testing.B) {
+	pick := map[int]bool{}
+	if v := os.Getenv("CLICKBENCH_QUERIES"); v != "" {
+		for _, s := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "q"))
+			if err != nil {
+				b.Fatalf("CLICKBENCH_QUERIES: %v", err)
+			}
+			pick[n] = true
+		}
+	}
+	rows := int64(20000)
+	if v := os.Getenv("CLICKBENCH_ROWS"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			b.Fatalf("CLICKBENCH_ROWS: %v", err)
+		}
+		rows = n
+	}
+	ctx := context.Background()
+	g, err := clickbench.New(rows, 42)
+	if err != nil {
+		b.Fatal(err)
+	}
+	recs, err := g.Records(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	db, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.RegisterTable(clickbench.TableName, clickbench.Schema(), recs); err != nil {
+		b.Fatal(err)
+	}
+	for n := 1; n <= queries.Count; n++ {
+		if len(pick) > 0 && !pick[n] {
+			continue
+		}
+		q, err := queries.Query(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("q%02d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := runClickBench(ctx, db, q); err != nil {
+					b.Fatalf("%v\n%s", err, q)
+				}
+			}
+		})
+	}
 }

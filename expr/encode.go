@@ -126,3 +126,28 @@ func mapStrings(f func(string) (string, bool)) func([]*coldata.Vec, int) (*colda
 		return out.Finish(), nil
 	}
 }
+
+// regexArgs reads row i's arguments as Go values (int64 or string); ok is
+// false when one is NULL.
+func regexArgs(args []*coldata.Vec, i int) (vals []any, ok bool) {
+	vals = make([]any, len(args))
+	for k, a := range args {
+		if a.Type == coldata.Null || a.IsNull(i) {
+			return nil, false
+		}
+		if a.Type == coldata.Int64 {
+			vals[k] = a.Int(i)
+		} else {
+			vals[k] = string(a.Str(i))
+		}
+	}
+	return vals, true
+}
+
+// optInt is optional integer argument k of vals (def when absent).
+func optInt(v []any, k int, def int64) int64 {
+	if k < len(v) {
+		return v[k].(int64)
+	}
+	return def
+}

@@ -1,9 +1,10 @@
 package expr
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
-	"strings"
+	"regexp/syntax"
 	"unicode/utf8"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -73,12 +74,12 @@ func RegexpSource(p, flags string) (string, error) {
 // regexCache compiles each distinct (pattern, flags) of a batch once.
 type regexCache map[string]*regexp.Regexp
 
-func (c regexCache) get(p, flags string) (*regexp.Regexp, error) {
-	key := flags + "\x00" + p
+func (c regexCache) get(p, flags []byte) (*regexp.Regexp, error) {
+	key := string(flags) + "\x00" + string(p)
 	if re, ok := c[key]; ok {
 		return re, nil
 	}
-	src, err := RegexpSource(p, flags)
+	src, err := RegexpSource(string(p), string(flags))
 	if err != nil {
 		return nil, err
 	}
@@ -90,42 +91,79 @@ func (c regexCache) get(p, flags string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// regexArgs reads row i's arguments; ok is false when one is NULL.
-func regexArgs(args []*coldata.Vec, i int) (vals []any, ok bool) {
-	vals = make([]any, len(args))
+// maxRegexArgs is the most arguments a regexp function takes.
+const maxRegexArgs = 7
+
+// regexRow is one row's arguments, read without allocating: strs[k] is
+// string argument k as a view of its vector (valid while the vector is),
+// ints[k] integer argument k; n is how many arguments there are.
+type regexRow struct {
+	strs [maxRegexArgs][]byte
+	ints [maxRegexArgs]int64
+	n    int
+}
+
+// str is string argument k.
+func (r *regexRow) str(k int) []byte { return r.strs[k] }
+
+// optInt is optional integer argument k (def when absent).
+func (r *regexRow) optInt(k int, def int64) int64 {
+	if k < r.n {
+		return r.ints[k]
+	}
+	return def
+}
+
+// read fills r with row i's arguments; false when one is NULL.
+func (r *regexRow) read(args []*coldata.Vec, i int) bool {
+	r.n = len(args)
 	for k, a := range args {
 		if a.Type == coldata.Null || a.IsNull(i) {
-			return nil, false
+			return false
 		}
 		if a.Type == coldata.Int64 {
-			vals[k] = a.Int(i)
+			r.ints[k] = a.Int(i)
 		} else {
-			vals[k] = string(a.Str(i))
+			r.strs[k] = a.Str(i)
 		}
 	}
-	return vals, true
+	return true
 }
 
 // regexEach runs fn over the rows whose arguments are all non-NULL, giving
 // the compiled pattern (args 1, with the flags argument at flagsAt when
-// present) and the row's values; NULL rows get null().
-func regexEach(args []*coldata.Vec, n, flagsAt int, null func(), fn func(re *regexp.Regexp, vals []any) error) error {
+// present) and the row's values; NULL rows get null(). A pattern (and
+// flags) equal to the previous row's is not looked up again, so a
+// constant pattern costs one comparison a row, and nothing is allocated
+// per row.
+func regexEach(args []*coldata.Vec, n, flagsAt int, null func(), fn func(re *regexp.Regexp, row *regexRow) error) error {
+	if len(args) > maxRegexArgs {
+		return fmt.Errorf("%w: %d arguments (at most %d)", ErrRegexp, len(args), maxRegexArgs)
+	}
 	cache := regexCache{}
+	var (
+		row                regexRow
+		re                 *regexp.Regexp
+		lastPat, lastFlags []byte
+	)
 	for i := 0; i < n; i++ {
-		vals, ok := regexArgs(args, i)
-		if !ok {
+		if !row.read(args, i) {
 			null()
 			continue
 		}
-		flags := ""
-		if flagsAt < len(vals) {
-			flags = vals[flagsAt].(string)
+		var flags []byte
+		if flagsAt < row.n {
+			flags = row.strs[flagsAt]
 		}
-		re, err := cache.get(vals[1].(string), flags)
-		if err != nil {
-			return err
+		pat := row.strs[1]
+		if re == nil || !bytes.Equal(pat, lastPat) || !bytes.Equal(flags, lastFlags) {
+			var err error
+			if re, err = cache.get(pat, flags); err != nil {
+				return err
+			}
+			lastPat, lastFlags = pat, flags
 		}
-		if err := fn(re, vals); err != nil {
+		if err := fn(re, &row); err != nil {
 			return err
 		}
 	}
@@ -134,8 +172,8 @@ func regexEach(args []*coldata.Vec, n, flagsAt int, null func(), fn func(re *reg
 
 func regexpLike(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	out := coldata.NewBuilder(coldata.Bool, n)
-	err := regexEach(args, n, 2, out.AppendNull, func(re *regexp.Regexp, v []any) error {
-		out.AppendBool(re.MatchString(v[0].(string)))
+	err := regexEach(args, n, 2, out.AppendNull, func(re *regexp.Regexp, row *regexRow) error {
+		out.AppendBool(re.Match(row.str(0)))
 		return nil
 	})
 	if err != nil {
@@ -146,33 +184,25 @@ func regexpLike(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 
 // startByte is the byte offset of 1-based character position pos in s
 // (len(s) when past the end); positions below 1 are an error.
-func startByte(fn string, s string, pos int64) (int, error) {
+func startByte(fn string, s []byte, pos int64) (int, error) {
 	if pos < 1 {
 		return 0, fmt.Errorf("%w in %s: position %d is out of range", ErrOutOfRange, fn, pos)
 	}
 	off := 0
 	for k := int64(1); k < pos && off < len(s); k++ {
-		_, w := utf8.DecodeRuneInString(s[off:])
+		_, w := utf8.DecodeRune(s[off:])
 		off += w
 	}
 	return off, nil
 }
 
-// optInt is optional integer argument k (def when absent).
-func optInt(v []any, k int, def int64) int64 {
-	if k < len(v) {
-		return v[k].(int64)
-	}
-	return def
-}
-
 // nthMatch returns the submatch indexes (relative to s) of the
 // occurrence-th (1-based) match of re in s at or after byte from, or nil.
-func nthMatch(re *regexp.Regexp, s string, from int, occurrence int64) []int {
+func nthMatch(re *regexp.Regexp, s []byte, from int, occurrence int64) []int {
 	if occurrence < 1 {
 		occurrence = 1
 	}
-	ms := re.FindAllStringSubmatchIndex(s[from:], int(min(occurrence, 1<<20)))
+	ms := re.FindAllSubmatchIndex(s[from:], int(min(occurrence, 1<<20)))
 	if int64(len(ms)) < occurrence {
 		return nil
 	}
@@ -187,31 +217,69 @@ func nthMatch(re *regexp.Regexp, s string, from int, occurrence int64) []int {
 
 var backref = regexp.MustCompile(`\\([0-9])`)
 
+// anchoredAtStart reports whether every match of re starts at the
+// beginning of the text (\A or ^ without the m flag), so that it matches
+// at most once and ReplaceAll is one search and one expansion.
+func anchoredAtStart(re *regexp.Regexp) bool {
+	p, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return false
+	}
+	for p.Op == syntax.OpConcat || p.Op == syntax.OpCapture {
+		if len(p.Sub) == 0 {
+			return false
+		}
+		p = p.Sub[0]
+	}
+	return p.Op == syntax.OpBeginText
+}
+
 func regexpReplace(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	out := coldata.NewBuilder(coldata.String, n)
-	err := regexEach(args, n, 5, out.AppendNull, func(re *regexp.Regexp, v []any) error {
-		s, repl := v[0].(string), backref.ReplaceAllString(v[2].(string), "$${$1}")
-		from, err := startByte("regexp_replace", s, optInt(v, 3, 1))
+	var (
+		lastRepl, tmpl []byte
+		haveRepl       bool
+		anchored       = map[*regexp.Regexp]bool{}
+		buf            []byte
+	)
+	err := regexEach(args, n, 5, out.AppendNull, func(re *regexp.Regexp, row *regexRow) error {
+		s := row.str(0)
+		if r := row.str(2); !haveRepl || !bytes.Equal(r, lastRepl) {
+			tmpl = backref.ReplaceAll(r, []byte("$${$1}"))
+			lastRepl, haveRepl = r, true
+		}
+		from, err := startByte("regexp_replace", s, row.optInt(3, 1))
 		if err != nil {
 			return err
 		}
-		occurrence := optInt(v, 4, 0)
+		occurrence := row.optInt(4, 0)
 		head, tail := s[:from], s[from:]
+		buf = append(buf[:0], head...)
+		var m []int
 		if occurrence <= 0 {
-			out.AppendString(head + re.ReplaceAllString(tail, repl))
-			return nil
+			a, ok := anchored[re]
+			if !ok {
+				a = anchoredAtStart(re)
+				anchored[re] = a
+			}
+			if !a {
+				buf = append(buf, re.ReplaceAll(tail, tmpl)...)
+				out.AppendBytes(buf)
+				return nil
+			}
+			// At most one match: one search and one expansion.
+			m = re.FindSubmatchIndex(tail)
+		} else {
+			m = nthMatch(re, tail, 0, occurrence)
 		}
-		m := nthMatch(re, tail, 0, occurrence)
 		if m == nil {
-			out.AppendString(s)
+			out.AppendBytes(s)
 			return nil
 		}
-		var b strings.Builder
-		b.WriteString(head)
-		b.WriteString(tail[:m[0]])
-		b.Write(re.ExpandString(nil, repl, tail, m))
-		b.WriteString(tail[m[1]:])
-		out.AppendString(b.String())
+		buf = append(buf, tail[:m[0]]...)
+		buf = re.Expand(buf, tmpl, tail, m)
+		buf = append(buf, tail[m[1]:]...)
+		out.AppendBytes(buf)
 		return nil
 	})
 	if err != nil {
@@ -222,14 +290,14 @@ func regexpReplace(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 
 func regexpSubstr(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	out := coldata.NewBuilder(coldata.String, n)
-	err := regexEach(args, n, 4, out.AppendNull, func(re *regexp.Regexp, v []any) error {
-		s := v[0].(string)
-		from, err := startByte("regexp_substr", s, optInt(v, 2, 1))
+	err := regexEach(args, n, 4, out.AppendNull, func(re *regexp.Regexp, row *regexRow) error {
+		s := row.str(0)
+		from, err := startByte("regexp_substr", s, row.optInt(2, 1))
 		if err != nil {
 			return err
 		}
-		if m := nthMatch(re, s, from, optInt(v, 3, 1)); m != nil {
-			out.AppendString(s[m[0]:m[1]])
+		if m := nthMatch(re, s, from, row.optInt(3, 1)); m != nil {
+			out.AppendBytes(s[m[0]:m[1]])
 		} else {
 			out.AppendNull()
 		}
@@ -243,20 +311,20 @@ func regexpSubstr(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 
 func regexpInstr(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	out := coldata.NewBuilder(coldata.Int64, n)
-	err := regexEach(args, n, 5, out.AppendNull, func(re *regexp.Regexp, v []any) error {
-		s := v[0].(string)
-		from, err := startByte("regexp_instr", s, optInt(v, 2, 1))
+	err := regexEach(args, n, 5, out.AppendNull, func(re *regexp.Regexp, row *regexRow) error {
+		s := row.str(0)
+		from, err := startByte("regexp_instr", s, row.optInt(2, 1))
 		if err != nil {
 			return err
 		}
-		m := nthMatch(re, s, from, optInt(v, 3, 1))
+		m := nthMatch(re, s, from, row.optInt(3, 1))
 		switch {
 		case m == nil:
 			out.AppendInt(0)
-		case optInt(v, 4, 0) == 1:
-			out.AppendInt(int64(utf8.RuneCountInString(s[:m[1]])) + 1)
+		case row.optInt(4, 0) == 1:
+			out.AppendInt(int64(utf8.RuneCount(s[:m[1]])) + 1)
 		default:
-			out.AppendInt(int64(utf8.RuneCountInString(s[:m[0]])) + 1)
+			out.AppendInt(int64(utf8.RuneCount(s[:m[0]])) + 1)
 		}
 		return nil
 	})

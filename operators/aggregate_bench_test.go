@@ -131,3 +131,51 @@ func BenchmarkCountDistinct(b *testing.B) {
 		{Kind: operators.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt},
 	}, 1)
 }
+
+// BenchmarkCountDistinctInt64: COUNT(DISTINCT wide BIGINT) without GROUP
+// BY (ClickBench Q5's shape).
+func BenchmarkCountDistinctInt64(b *testing.B) {
+	benchAggregate(b, nil, []operators.AggSpec{
+		{Kind: operators.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt},
+	}, 1)
+}
+
+// BenchmarkGroupByCountDistinctInt64: GROUP BY a BIGINT key of 1000
+// values with SUM, COUNT(*), AVG and COUNT(DISTINCT wide BIGINT)
+// (ClickBench Q10's shape).
+func BenchmarkGroupByCountDistinctInt64(b *testing.B) {
+	aggs := append(sumCountAvg(), operators.AggSpec{Kind: operators.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt})
+	benchAggregate(b, []expr.Expr{colRef(1, tInt)}, aggs, 1000)
+}
+
+// urlData is a table of 2M rows with one string column of ~500K distinct
+// URL-like values of 40-90 bytes (ClickBench's GROUP BY URL).
+var urlData = sync.OnceValue(func() *coldata.Batch {
+	rng := rand.New(rand.NewSource(11))
+	pool := benchStrings(rng, 500_000, "https://www.example.com/catalog/section/page?id=")
+	const rows = 2_000_000
+	return coldata.NewBatch([]*coldata.Vec{stringVec(rng, rows, pool, 0)}, rows)
+})
+
+// BenchmarkGroupByStringWide: GROUP BY a string key of ~500K long values
+// with COUNT(*) (ClickBench Q34's shape): the table's key arena grows to
+// tens of megabytes.
+func BenchmarkGroupByStringWide(b *testing.B) {
+	data := urlData()
+	aggs := []operators.AggSpec{{Kind: operators.AggCountStar, Type: tInt}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		agg := &operators.HashAggregate{Input: &operators.Scan{Batches: []*coldata.Batch{data}, Cols: []int{0}}, Keys: []expr.Expr{colRef(0, tStr)}, Aggs: aggs}
+		bs, err := operators.Drain(context.Background(), agg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, x := range bs {
+			n += x.Len
+		}
+		if n < 450_000 || n > 500_000 {
+			b.Fatalf("%d groups, want about 500,000", n)
+		}
+	}
+}

@@ -66,7 +66,7 @@ func (h *HashAggregate) wantParts(n int) bool {
 // than one CPU, and aggregates whose state lives per group in st or strs
 // (DISTINCT and GROUP_CONCAT keep row-level state outside them).
 func (h *HashAggregate) canPartition() bool {
-	if h.table == nil || runtime.GOMAXPROCS(0) < 2 {
+	if h.table == nil || runtime.GOMAXPROCS(0) < 2 || h.FirstGroups > 0 {
 		return false
 	}
 	for _, spec := range h.Aggs {
@@ -286,6 +286,11 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	}
 	t := newHashTable(h.table.types)
 	h.table = t
+	srcs := make([]*hashTable, len(h.parts))
+	for p, c := range h.parts {
+		srcs[p] = c.table
+	}
+	t.reserveKeys(srcs)
 	h.st = make([]uint64, total*h.stride)
 	for a := range h.runs {
 		for _, c := range h.parts {

@@ -692,7 +692,7 @@ func (t *hashTable) insertRow(keys []keyVec, r int, h uint64, admit func(r int) 
 	}
 	g := uint32(t.n)
 	t.appendKey(keys, r, g)
-	t.hashes = append(t.hashes, h)
+	t.hashes = append(reserve(t.hashes, 1), h)
 	t.n++
 	t.slots[pos] = tag | uint64(g+1)
 	// Small tables stay at most a quarter full (short walks, few
@@ -711,15 +711,16 @@ func (t *hashTable) appendKey(keys []keyVec, r int, g uint32) {
 			tc.nulls = make([]bool, g, max(int(g)+1, 16))
 		}
 		if tc.nulls != nil {
-			tc.nulls = append(tc.nulls, null)
+			tc.nulls = append(reserve(tc.nulls, 1), null)
 		}
 		switch kv.t {
 		case coldata.Null:
 		case coldata.String:
 			if !null {
-				tc.arena = append(tc.arena, kv.bytes[kv.offs[r]:kv.offs[r+1]]...)
+				key := kv.bytes[kv.offs[r]:kv.offs[r+1]]
+				tc.arena = append(reserve(tc.arena, len(key)), key...)
 			}
-			tc.offs = append(tc.offs, len(tc.arena))
+			tc.offs = append(reserve(tc.offs, 1), len(tc.arena))
 		default:
 			x := int64(0)
 			if !null {
@@ -728,9 +729,47 @@ func (t *hashTable) appendKey(keys []keyVec, r int, g uint32) {
 					tc.negZero = append(tc.negZero, g)
 				}
 			}
-			tc.fixed = append(tc.fixed, x)
+			tc.fixed = append(reserve(tc.fixed, 1), x)
 		}
 	}
+}
+
+// reserveKeys makes room in t's key columns for the keys of srcs, which
+// appendFrom is about to copy.
+func (t *hashTable) reserveKeys(srcs []*hashTable) {
+	for c := range t.cols {
+		tc := &t.cols[c]
+		n, arena, nulls := 0, 0, false
+		for _, src := range srcs {
+			n += src.n
+			arena += len(src.cols[c].arena)
+			nulls = nulls || src.cols[c].nulls != nil
+		}
+		if nulls {
+			tc.nulls = reserve(tc.nulls, n)
+		}
+		switch keyKind(t.types[c]) {
+		case coldata.Null:
+		case coldata.String:
+			tc.arena = reserve(tc.arena, arena)
+			tc.offs = reserve(tc.offs, n)
+		default:
+			tc.fixed = reserve(tc.fixed, n)
+		}
+	}
+}
+
+// reserve returns s with room for extra more elements, doubling its
+// capacity when it must grow: append grows large slices by a quarter,
+// which copies a table's key arena and columns about four times over
+// as they fill (GROUP BY URL), doubling about once.
+func reserve[T any](s []T, extra int) []T {
+	if len(s)+extra <= cap(s) {
+		return s
+	}
+	ns := make([]T, len(s), max(2*cap(s), len(s)+extra, 16))
+	copy(ns, s)
+	return ns
 }
 
 // grow doubles the slot array and reinserts every id.
@@ -862,15 +901,16 @@ func (t *hashTable) appendFrom(src *hashTable, g uint32, negZero []int) {
 			tc.nulls = make([]bool, id, max(id+1, 16))
 		}
 		if tc.nulls != nil {
-			tc.nulls = append(tc.nulls, null)
+			tc.nulls = append(reserve(tc.nulls, 1), null)
 		}
 		switch keyKind(t.types[c]) {
 		case coldata.Null:
 		case coldata.String:
-			tc.arena = append(tc.arena, sc.arena[sc.offs[g]:sc.offs[g+1]]...)
-			tc.offs = append(tc.offs, len(tc.arena))
+			key := sc.arena[sc.offs[g]:sc.offs[g+1]]
+			tc.arena = append(reserve(tc.arena, len(key)), key...)
+			tc.offs = append(reserve(tc.offs, 1), len(tc.arena))
 		default:
-			tc.fixed = append(tc.fixed, sc.fixed[g])
+			tc.fixed = append(reserve(tc.fixed, 1), sc.fixed[g])
 			if k := negZero[c]; k < len(sc.negZero) && sc.negZero[k] == g {
 				tc.negZero = append(tc.negZero, uint32(id))
 				negZero[c]++

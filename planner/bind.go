@@ -186,6 +186,9 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 			}
 			agg.Keys = append(agg.Keys, k)
 		}
+		if len(agg.Keys) > 1 {
+			agg.Keys = dependentKeys(agg.Keys)
+		}
 		b.agg = &aggCtx{from: sc, node: agg, aliases: map[string]expr.Expr{}}
 		defer func() { b.agg = nil }()
 		input = agg

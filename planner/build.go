@@ -29,6 +29,9 @@ type Built struct {
 	prune map[*Scan]expr.Expr
 	// sortLimit holds the rows a LIMIT reads of the sort below it.
 	sortLimit map[*Sort]int64
+	// aggLimit holds the groups a LIMIT without ORDER BY reads of the
+	// aggregate below it (through projections).
+	aggLimit map[*Aggregate]int64
 	// shared holds each shared CTE's operator (cte.go).
 	shared map[*cteDef]*operators.SharedResult
 	// work holds the working table of each recursive CTE (cte.go).
@@ -188,7 +191,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 				return nil, err
 			}
 		}
-		op = &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs, MemoryLimit: b.MemoryLimit}
+		op = &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs, MemoryLimit: b.MemoryLimit, FirstGroups: int(b.aggLimit[x])}
 	case *GPUAggregate:
 		return b.buildGPUAggregate(x)
 	case *Transfer:
@@ -216,14 +219,41 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 // noteSortLimit tells the sort directly below a LIMIT (ORDER BY ...
 // LIMIT) how many rows it reads, so that it orders only those.
 func (b *Built) noteSortLimit(l *Limit) {
+	if l.Count < 0 || l.Count > math.MaxInt32 || l.Offset > math.MaxInt32 {
+		return
+	}
+	b.noteAggLimit(l)
 	s, ok := l.Input.(*Sort)
-	if !ok || l.Count < 0 || l.Count > math.MaxInt32 || l.Offset > math.MaxInt32 {
+	if !ok {
 		return
 	}
 	if b.sortLimit == nil {
 		b.sortLimit = map[*Sort]int64{}
 	}
 	b.sortLimit[s] = l.Count + l.Offset
+}
+
+// noteAggLimit tells a grouped aggregate below a LIMIT without ORDER BY
+// (only projections between them) how many groups the LIMIT reads: any
+// that many groups, each with all of its rows, are a right answer
+// (operators.HashAggregate.FirstGroups).
+func (b *Built) noteAggLimit(l *Limit) {
+	n := l.Input
+	for {
+		p, ok := n.(*Project)
+		if !ok {
+			break
+		}
+		n = p.Input
+	}
+	a, ok := n.(*Aggregate)
+	if !ok || len(a.Keys) == 0 || l.Count+l.Offset == 0 {
+		return
+	}
+	if b.aggLimit == nil {
+		b.aggLimit = map[*Aggregate]int64{}
+	}
+	b.aggLimit[a] = l.Count + l.Offset
 }
 
 // buildDevice builds the GPU operators of a plan subtree.
