@@ -12,13 +12,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
-
 	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/datagen/clickbench/answers"
 	"github.com/gsqlengine/gsql/datagen/tpch"
 	"github.com/gsqlengine/gsql/datagen/tpch/queries"
-	"github.com/gsqlengine/gsql/decimal"
 )
 
 // The TPC-H test loads scale factor 0.01 (about 87,000 rows, made by
@@ -131,7 +128,7 @@ func runTPCH(ctx context.Context, db *gsql.DB, n int) ([][]string, error) {
 			for row := 0; row < int(rec.NumRows()); row++ {
 				line := make([]string, rec.NumCols())
 				for c := range line {
-					line[c] = tpchValue(rec.Column(c), row)
+					line[c] = answers.Value(rec.Column(c), row) // as the answer files render values
 				}
 				out = append(out, line)
 			}
@@ -143,31 +140,6 @@ func runTPCH(ctx context.Context, db *gsql.DB, n int) ([][]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// tpchValue renders one value as the answer files do: NULL, integers,
-// decimals with all their digits, floats shortest, dates ISO.
-func tpchValue(a arrow.Array, i int) string {
-	if a.IsNull(i) {
-		return "NULL"
-	}
-	switch a := a.(type) {
-	case *array.Int64:
-		return strconv.FormatInt(a.Value(i), 10)
-	case *array.Float64:
-		return strconv.FormatFloat(a.Value(i), 'g', -1, 64)
-	case *array.Decimal128:
-		sc := a.DataType().(*arrow.Decimal128Type).Scale
-		n := a.Value(i)
-		return decimal.Int128{Lo: n.LowBits(), Hi: n.HighBits()}.String(int(sc))
-	case *array.Date32:
-		return a.Value(i).FormattedString()
-	case *array.String:
-		return a.Value(i)
-	case *array.Boolean:
-		return strconv.FormatBool(a.Value(i))
-	}
-	return a.ValueStr(i)
 }
 
 // readAnswer reads an answer file: tab-separated lines, the first the
