@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -56,22 +55,7 @@ func clickbenchQueries(names string) ([]benchQuery, error) {
 		}
 		all = append(all, q)
 	}
-	if strings.TrimSpace(names) == "" {
-		return all, nil
-	}
-	var out []benchQuery
-	for _, name := range strings.Split(names, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimPrefix(strings.ToLower(name), "q"))
-		if err != nil || n < 1 || n > queries.Count {
-			return nil, fmt.Errorf("unknown ClickBench query %q (q01 ... q43)", name)
-		}
-		out = append(out, all[n-1])
-	}
-	return out, nil
+	return pickNumbered(all, names, "ClickBench")
 }
 
 // hitsColumns are the columns of hits that q names (all of them for

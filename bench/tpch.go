@@ -31,22 +31,7 @@ func tpchQueries(names string) ([]benchQuery, error) {
 		}
 		all = append(all, benchQuery{Name: fmt.Sprintf("q%02d", n), Table: "tpch", SQL: st[queries.Answer(n)]})
 	}
-	if strings.TrimSpace(names) == "" {
-		return all, nil
-	}
-	var out []benchQuery
-	for _, name := range strings.Split(names, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimPrefix(strings.ToLower(name), "q"))
-		if err != nil || n < 1 || n > queries.Count {
-			return nil, fmt.Errorf("unknown TPC-H query %q (q01 ... q22)", name)
-		}
-		out = append(out, all[n-1])
-	}
-	return out, nil
+	return pickNumbered(all, names, "TPC-H")
 }
 
 // parseScaleFactors parses "0.1,1,10".
@@ -145,4 +130,25 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 		}
 	}
 	return nil
+}
+
+// pickNumbered picks queries q01, q02, ... of a numbered suite by
+// comma-separated names (empty: all of them, in order).
+func pickNumbered(all []benchQuery, names, suite string) ([]benchQuery, error) {
+	if strings.TrimSpace(names) == "" {
+		return all, nil
+	}
+	var out []benchQuery
+	for _, name := range strings.Split(names, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(strings.ToLower(name), "q"))
+		if err != nil || n < 1 || n > len(all) {
+			return nil, fmt.Errorf("unknown %s query %q (q01 ... q%02d)", suite, name, len(all))
+		}
+		out = append(out, all[n-1])
+	}
+	return out, nil
 }
