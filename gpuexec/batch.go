@@ -254,14 +254,29 @@ func (d *Device) own(b *DeviceBatch) error {
 // one page-locked staging buffer and sent with one host-to-device copy.
 // Constant vectors are materialised; string offsets are rebased to 0.
 func (d *Device) Upload(ctx context.Context, hb *coldata.Batch) (*DeviceBatch, error) {
+	if hb == nil {
+		return nil, invalidf("nil batch")
+	}
+	return d.UploadBatches(ctx, []*coldata.Batch{hb})
+}
+
+// UploadBatches copies host batches with the same columns to the device as
+// one device batch, their rows in order, as Upload does one: each part is
+// packed straight into the staging buffer (by several goroutines), with no
+// host copy of their concatenation.
+func (d *Device) UploadBatches(ctx context.Context, hbs []*coldata.Batch) (*DeviceBatch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cols, specs, err := hostColumns(hb)
+	parts, specs, err := hostParts(hbs)
 	if err != nil {
 		return nil, err
 	}
-	l, err := NewPackLayout(hb.Len, specs)
+	rows := 0
+	for _, hb := range hbs {
+		rows += hb.Len
+	}
+	l, err := NewPackLayout(rows, specs)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +292,7 @@ func (d *Device) Upload(ctx context.Context, hb *coldata.Batch) (*DeviceBatch, e
 				stage = make([]byte, l.Size)
 			}
 			if err == nil {
-				packHost(l, cols, stage)
+				packHost(l, parts, stage)
 				if err = d.drv.h2d(buf.ptr, stage, d.stream.h); err == nil {
 					d.toDevice.Add(uint64(l.Size))
 					err = d.drv.syncStream(d.stream.h)

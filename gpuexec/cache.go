@@ -74,7 +74,11 @@ func (c *TableCache) Get(ctx context.Context, name string, version uint64, load 
 	if err != nil {
 		return nil, err
 	}
-	return c.keepLocked(ctx, name, version, hosts)
+	groups := make([][]*coldata.Batch, len(hosts))
+	for i, hb := range hosts {
+		groups[i] = []*coldata.Batch{hb}
+	}
+	return c.keepLocked(ctx, name, version, groups)
 }
 
 // hitLocked returns retained handles on table name at version when it is
@@ -98,16 +102,17 @@ func (c *TableCache) hitLocked(name string, version uint64) (out []*DeviceBatch,
 	return nil, false, nil
 }
 
-// keepLocked uploads a table's host batches and keeps them under the budget
+// keepLocked uploads a table's host batches, each group as one device
+// batch, and keeps them under the budget
 // (a table over the whole budget is returned, not kept). An upload that
 // runs out of device memory evicts tables no query holds and is tried once
 // more. c.mu is held.
-func (c *TableCache) keepLocked(ctx context.Context, name string, version uint64, hosts []*coldata.Batch) ([]*DeviceBatch, error) {
+func (c *TableCache) keepLocked(ctx context.Context, name string, version uint64, groups [][]*coldata.Batch) ([]*DeviceBatch, error) {
 	e := &cacheEntry{name: name, version: version}
-	for _, hb := range hosts {
+	for _, group := range groups {
 		var db *DeviceBatch
 		err := c.retryLocked(func() (err error) {
-			db, err = c.d.Upload(ctx, hb)
+			db, err = c.d.UploadBatches(ctx, group)
 			return err
 		})
 		if err != nil {

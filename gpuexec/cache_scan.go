@@ -144,12 +144,12 @@ func (c *TableCache) Scan(ctx context.Context, name string, version uint64, load
 	return c.ScanPrepared(ctx, name, version, load, nil, cols)
 }
 
-// ScanPrepared is Scan where a table that becomes resident is first passed
-// through prepare (e.g. merging small host batches into device-sized
-// ones); a streamed table is read as load returns it, so a table too big
-// to keep is never copied on the host first.
+// ScanPrepared is Scan where the batches of a table that becomes resident
+// are first grouped by prepare, each group uploaded as one device batch
+// (e.g. small host batches into device-sized ones, packed straight into
+// the staging buffer); a streamed table is read as load returns it.
 func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint64, load func() ([]*coldata.Batch, error),
-	prepare func([]*coldata.Batch) []*coldata.Batch, cols []int) (*TableScan, error) {
+	prepare func([]*coldata.Batch) [][]*coldata.Batch, cols []int) (*TableScan, error) {
 	if c.d == nil {
 		return nil, ErrNoCUDA
 	}
@@ -177,9 +177,13 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 		total += n
 	}
 	if total <= c.d.residentLimit() {
-		kept := hosts
+		var kept [][]*coldata.Batch
 		if prepare != nil {
 			kept = prepare(hosts)
+		} else {
+			for _, hb := range hosts {
+				kept = append(kept, []*coldata.Batch{hb})
+			}
 		}
 		out, err := c.keepLocked(ctx, name, version, kept)
 		if err == nil {

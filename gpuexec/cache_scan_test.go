@@ -347,9 +347,9 @@ func TestScanPreparedOnlyForResident(t *testing.T) {
 	small := []*coldata.Batch{randBatch(r, 60), randBatch(r, 40)}
 	c := NewTableCache(d, 1<<30)
 	prepared := 0
-	merge := func(bs []*coldata.Batch) []*coldata.Batch {
+	merge := func(bs []*coldata.Batch) [][]*coldata.Batch {
 		prepared++
-		return []*coldata.Batch{coldata.Concat(bs, len(bs[0].Cols))}
+		return [][]*coldata.Batch{bs}
 	}
 	s, err := c.ScanPrepared(ctx, "big", 1, func() ([]*coldata.Batch, error) { return big, nil }, merge, []int{0})
 	if err != nil || !s.Streamed() {

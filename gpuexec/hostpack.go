@@ -1,6 +1,8 @@
 package gpuexec
 
 import (
+	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -105,60 +107,130 @@ func hostColumns(b *coldata.Batch) ([]hostColumn, []ColumnSpec, error) {
 	return cols, specs, nil
 }
 
-// copyTask is one host memcpy of a pack; rebase marks string offsets that
-// need their first value subtracted.
+// hostPart is one host batch of a pack: its checked columns, its row
+// count, and where its rows and (per string column) characters start in
+// the packed batch.
+type hostPart struct {
+	cols      []hostColumn
+	rows      int
+	rowStart  int
+	charStart []int64
+}
+
+// hostParts checks host batches that are packed together: the same number
+// of columns of the same types. It returns their parts and the column
+// specs of the concatenation.
+func hostParts(hbs []*coldata.Batch) ([]hostPart, []ColumnSpec, error) {
+	if len(hbs) == 0 {
+		return nil, nil, invalidf("no batches")
+	}
+	parts := make([]hostPart, len(hbs))
+	var specs []ColumnSpec
+	rows := 0
+	for k, hb := range hbs {
+		cols, sp, err := hostColumns(hb)
+		if err != nil {
+			if len(hbs) > 1 {
+				return nil, nil, fmt.Errorf("batch %d: %w", k, err)
+			}
+			return nil, nil, err
+		}
+		p := hostPart{cols: cols, rows: hb.Len, rowStart: rows, charStart: make([]int64, len(cols))}
+		if k == 0 {
+			specs = sp
+		} else if len(sp) != len(specs) {
+			return nil, nil, invalidf("batch %d has %d columns, batch 0 %d", k, len(sp), len(specs))
+		}
+		for i := range sp {
+			if sp[i].Type != specs[i].Type {
+				return nil, nil, invalidf("batch %d: column %d is %v, in batch 0 %v", k, i, sp[i].Type, specs[i].Type)
+			}
+			if k > 0 {
+				p.charStart[i] = specs[i].Chars
+				specs[i].Chars += sp[i].Chars
+				// An empty part's bitmap adds nothing (as in coldata.Concat).
+				specs[i].HasNulls = specs[i].HasNulls || (sp[i].HasNulls && hb.Len > 0)
+			} else {
+				specs[i].HasNulls = sp[i].HasNulls && (hb.Len > 0 || len(hbs) == 1)
+			}
+		}
+		parts[k] = p
+		rows += hb.Len
+		if rows < 0 || rows > math.MaxInt32 {
+			return nil, nil, invalidf("%d rows do not fit one device batch", rows)
+		}
+	}
+	return parts, specs, nil
+}
+
+// copyTask is one piece of a pack: a memcpy, string offsets shifted by
+// delta, or a column's validity bitmap assembled from its parts.
 type copyTask struct {
 	dst, src []byte
 	offs     []int32
-	base     int32
-	maskBits int // for a bitmap: rows, to clear trailing bits of the last byte
+	delta    int32
+	bitmap   []hostPart // with col: assemble column col's validity
+	col      int
 }
 
-// packHost writes the host columns into dst (layout.Size bytes) as layout
-// places them. Large batches are copied by several goroutines.
-func packHost(l PackLayout, cols []hostColumn, dst []byte) {
-	var tasks []copyTask
-	for i, c := range cols {
-		cl := l.Cols[i]
-		if cl.Nulls.Present() {
-			tasks = append(tasks, copyTask{dst: dst[cl.Nulls.Off : cl.Nulls.Off+cl.Nulls.Size], src: c.nulls, maskBits: cl.Len})
-		}
-		if cl.Offsets.Present() {
-			out := dst[cl.Offsets.Off : cl.Offsets.Off+cl.Offsets.Size]
-			if c.base == 0 {
-				tasks = append(tasks, copyTask{dst: out, src: bytesOf(c.offs)})
-			} else {
-				tasks = append(tasks, copyTask{dst: out, offs: c.offs, base: c.base})
-			}
-		}
-		if cl.Data.Present() {
-			tasks = append(tasks, copyTask{dst: dst[cl.Data.Off : cl.Data.Off+cl.Data.Size], src: c.data})
-		}
-	}
+// packHost writes host batches (parts, in row order) into dst (l.Size
+// bytes) as layout l places their concatenation. Large packs are copied by
+// several goroutines.
+func packHost(l PackLayout, parts []hostPart, dst []byte) {
 	// Split big copies into pieces so that all cores share the work.
 	const piece = 4 << 20
-	var pieces []copyTask
+	var tasks []copyTask
 	total := 0
-	for _, t := range tasks {
-		if t.src != nil && t.maskBits == 0 && len(t.src) > piece {
-			for o := 0; o < len(t.src); o += piece {
-				e := min(o+piece, len(t.src))
-				pieces = append(pieces, copyTask{dst: t.dst[o:e], src: t.src[o:e]})
-			}
-		} else {
-			pieces = append(pieces, t)
+	addCopy := func(dst, src []byte) {
+		for o := 0; o < len(src); o += piece {
+			e := min(o+piece, len(src))
+			tasks = append(tasks, copyTask{dst: dst[o:e], src: src[o:e]})
 		}
-		total += len(t.dst)
+		total += len(src)
+	}
+	for i, cl := range l.Cols {
+		if cl.Nulls.Present() {
+			tasks = append(tasks, copyTask{dst: dst[cl.Nulls.Off : cl.Nulls.Off+cl.Nulls.Size], bitmap: parts, col: i})
+			total += int(cl.Nulls.Size)
+		}
+		if cl.Offsets.Present() && cl.Len == 0 {
+			tasks = append(tasks, copyTask{dst: dst[cl.Offsets.Off : cl.Offsets.Off+4], offs: []int32{0}})
+		}
+		w := elemSize(cl.Type)
+		for _, p := range parts {
+			c := p.cols[i]
+			if p.rows == 0 {
+				continue
+			}
+			if cl.Offsets.Present() {
+				out := dst[cl.Offsets.Off : cl.Offsets.Off+cl.Offsets.Size]
+				offs := c.offs[:p.rows]
+				if p.rowStart+p.rows == cl.Len {
+					offs = c.offs[:p.rows+1] // the last part writes the end offset
+				}
+				delta := int32(p.charStart[i]) - c.base
+				const rowsPiece = piece / 4
+				for o := 0; o < len(offs); o += rowsPiece {
+					e := min(o+rowsPiece, len(offs))
+					at := 4 * int64(p.rowStart+o)
+					tasks = append(tasks, copyTask{dst: out[at : at+4*int64(e-o)], offs: offs[o:e], delta: delta})
+				}
+				total += 4 * len(offs)
+				addCopy(dst[cl.Data.Off+p.charStart[i]:], c.data)
+			} else if cl.Data.Present() {
+				addCopy(dst[cl.Data.Off+w*int64(p.rowStart):], c.data)
+			}
+		}
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if total < 16<<20 || workers < 2 {
-		for _, t := range pieces {
+		for _, t := range tasks {
 			t.run()
 		}
 		return
 	}
-	ch := make(chan copyTask, len(pieces))
-	for _, t := range pieces {
+	ch := make(chan copyTask, len(tasks))
+	for _, t := range tasks {
 		ch <- t
 	}
 	close(ch)
@@ -177,16 +249,60 @@ func packHost(l PackLayout, cols []hostColumn, dst []byte) {
 
 func (t copyTask) run() {
 	switch {
+	case t.bitmap != nil:
+		clear(t.dst) // bits past the last row stay 0
+		for _, p := range t.bitmap {
+			if nulls := p.cols[t.col].nulls; nulls != nil {
+				copyBits(t.dst, p.rowStart, nulls, p.rows)
+			} else {
+				setBits(t.dst, p.rowStart, p.rows)
+			}
+		}
 	case t.offs != nil:
 		out := unsafe.Slice((*int32)(unsafe.Pointer(&t.dst[0])), len(t.offs))
+		if t.delta == 0 {
+			copy(out, t.offs)
+			return
+		}
 		for i, o := range t.offs {
-			out[i] = o - t.base
+			out[i] = o + t.delta
 		}
 	default:
 		copy(t.dst, t.src)
-		if t.maskBits&7 != 0 && len(t.dst) > 0 {
-			t.dst[len(t.dst)-1] &= byte(1)<<uint(t.maskBits&7) - 1
+	}
+}
+
+// copyBits ORs bits [0, n) of src into dst starting at bit at (dst's bits
+// there are 0).
+func copyBits(dst []byte, at int, src []byte, n int) {
+	base, shift, full := at>>3, uint(at&7), n>>3
+	if shift == 0 {
+		copy(dst[base:], src[:full])
+	} else {
+		for k, b := range src[:full] {
+			dst[base+k] |= b << shift
+			dst[base+k+1] |= b >> (8 - shift)
 		}
+	}
+	for i := full << 3; i < n; i++ {
+		if src[i>>3]&(1<<(i&7)) != 0 {
+			j := at + i
+			dst[j>>3] |= 1 << (j & 7)
+		}
+	}
+}
+
+// setBits sets bits [at, at+n) of dst.
+func setBits(dst []byte, at, n int) {
+	i, end := at, at+n
+	for ; i < end && i&7 != 0; i++ {
+		dst[i>>3] |= 1 << (i & 7)
+	}
+	for ; i+8 <= end; i += 8 {
+		dst[i>>3] = 0xff
+	}
+	for ; i < end; i++ {
+		dst[i>>3] |= 1 << (i & 7)
 	}
 }
 

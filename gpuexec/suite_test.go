@@ -416,3 +416,53 @@ func runCompileCache(t *testing.T, d *Device, reopen func() *Device) {
 		t.Fatal("bad source compiled")
 	}
 }
+
+// UploadBatches packs several host batches as one device batch: rows in
+// order, each column's bitmap assembled across parts that start at any bit
+// (some with NULLs, some without), string offsets shifted past the earlier
+// parts' characters (sliced parents included), constants materialised.
+func TestUploadBatchesConcatenates(t *testing.T) {
+	d, _ := newFakeDevice(t, Options{})
+	defer d.Close()
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(21))
+	cases := []struct {
+		name string
+		rows []int
+		make func(*rand.Rand, int) *coldata.Batch
+	}{
+		{"one", []int{100}, randBatch},
+		{"unaligned", []int{13, 0, 8, 1, 3000, 7}, randBatch},
+		{"empty parts", []int{0, 0}, randBatch},
+		// Over the 16 MB at which packing goes parallel.
+		{"parallel", []int{700_001, 5, 600_000}, randBatchLight},
+	}
+	for _, c := range cases {
+		var parts []*coldata.Batch
+		for _, n := range c.rows {
+			parts = append(parts, c.make(r, n))
+		}
+		db, err := d.UploadBatches(ctx, parts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got, err := d.Download(ctx, db)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		db.Release()
+		requireEqualBatch(t, coldata.Concat(parts, len(parts[0].Cols)), got, c.name)
+	}
+	// Parts whose columns differ are refused, not packed.
+	a, b := randBatchLight(r, 10), randBatchLight(r, 10)
+	b.Cols[0], b.Cols[1] = b.Cols[1], b.Cols[0]
+	if _, err := d.UploadBatches(ctx, []*coldata.Batch{a, b}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("mismatched column types: %v", err)
+	}
+	if _, err := d.UploadBatches(ctx, []*coldata.Batch{a, {Cols: a.Cols[:2], Len: 10}}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("mismatched column counts: %v", err)
+	}
+	if _, err := d.UploadBatches(ctx, nil); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("no batches: %v", err)
+	}
+}

@@ -36,24 +36,18 @@ var DeviceBatchRows = 1 << 28
 
 const deviceBatchChars = 1 << 30
 
-// CoalesceForDevice joins host batches into few large ones (the GPU wants
-// millions of rows per launch) within the device batch limits.
-func CoalesceForDevice(batches []*coldata.Batch, ncols int) []*coldata.Batch {
-	var out, group []*coldata.Batch
+// GroupForDevice groups host batches into few large device batches (the
+// GPU wants millions of rows per launch) within the device batch limits;
+// each group is uploaded as one batch, packed without a host copy.
+func GroupForDevice(batches []*coldata.Batch) [][]*coldata.Batch {
+	var out [][]*coldata.Batch
+	var group []*coldata.Batch
 	rows := 0
-	chars := make([]int, ncols)
-	flush := func() {
-		if len(group) == 1 {
-			out = append(out, group[0])
-		} else if len(group) > 1 {
-			out = append(out, coldata.Concat(group, ncols))
-		}
-		group, rows = nil, 0
-		for i := range chars {
-			chars[i] = 0
-		}
-	}
+	var chars []int
 	for _, b := range batches {
+		if chars == nil {
+			chars = make([]int, len(b.Cols))
+		}
 		over := rows+b.Len > DeviceBatchRows
 		for c, v := range b.Cols {
 			if v.Type == coldata.String && !v.Const && chars[c]+int(v.Offsets[b.Len]-v.Offsets[0]) > deviceBatchChars {
@@ -61,7 +55,9 @@ func CoalesceForDevice(batches []*coldata.Batch, ncols int) []*coldata.Batch {
 			}
 		}
 		if over && len(group) > 0 {
-			flush()
+			out = append(out, group)
+			group, rows = nil, 0
+			clear(chars)
 		}
 		group = append(group, b)
 		rows += b.Len
@@ -71,7 +67,9 @@ func CoalesceForDevice(batches []*coldata.Batch, ncols int) []*coldata.Batch {
 			}
 		}
 	}
-	flush()
+	if len(group) > 0 {
+		out = append(out, group)
+	}
 	return out
 }
 
@@ -85,9 +83,10 @@ type DeviceScan struct {
 	Table   string
 	Version uint64
 	Load    func() ([]*coldata.Batch, error)
-	// Prepare, if set, reshapes the loaded batches of a table that becomes
-	// resident (streamed tables are read as loaded).
-	Prepare func([]*coldata.Batch) []*coldata.Batch
+	// Prepare, if set, groups the loaded batches of a table that becomes
+	// resident, each group one device batch (streamed tables are read as
+	// loaded).
+	Prepare func([]*coldata.Batch) [][]*coldata.Batch
 	Cols    []int
 	Stats   *Stats
 

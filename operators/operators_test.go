@@ -835,19 +835,20 @@ func TestMaterialized(t *testing.T) {
 	checkRows(t, "materialized skips empty batches", run(t, m), [][]any{r(1)})
 }
 
-func TestCoalesceForDevice(t *testing.T) {
+func TestGroupForDevice(t *testing.T) {
 	bs := []*coldata.Batch{mkBatch(mkVec(tInt, 1, 2), mkVec(tStr, "a", nil)), mkBatch(mkVec(tInt, 3), mkVec(tStr, "c"))}
-	out := operators.CoalesceForDevice(bs, 2)
-	if len(out) != 1 || out[0].Len != 3 {
-		t.Fatalf("coalesced into %d batches", len(out))
+	out := operators.GroupForDevice(bs)
+	if len(out) != 1 || len(out[0]) != 2 || out[0][0] != bs[0] || out[0][1] != bs[1] {
+		t.Fatalf("grouped into %v", out)
 	}
-	checkRows(t, "coalesced", rowsOf(out), [][]any{r(1, "a"), r(2, nil), r(3, "c")})
-	one := operators.CoalesceForDevice(bs[:1], 2)
-	if len(one) != 1 || one[0] != bs[0] {
-		t.Errorf("a single batch was copied")
-	}
-	if len(operators.CoalesceForDevice(nil, 2)) != 0 {
+	if len(operators.GroupForDevice(nil)) != 0 {
 		t.Errorf("no batches gave output")
+	}
+	defer func(n int) { operators.DeviceBatchRows = n }(operators.DeviceBatchRows)
+	operators.DeviceBatchRows = 3
+	split := operators.GroupForDevice([]*coldata.Batch{bs[0], bs[1], bs[0]})
+	if len(split) != 2 || len(split[0]) != 2 || len(split[1]) != 1 {
+		t.Errorf("groups over DeviceBatchRows rows: %v", split)
 	}
 }
 

@@ -268,10 +268,7 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 	case *Scan:
 		t := x.Table
 		op = &operators.DeviceScan{RT: b.GPU, Table: t.Name, Version: t.Version, Cols: x.Cols, Stats: st,
-			Load: t.Batches,
-			Prepare: func(bs []*coldata.Batch) []*coldata.Batch {
-				return operators.CoalesceForDevice(bs, len(t.Columns))
-			}}
+			Load: t.Batches, Prepare: operators.GroupForDevice}
 	case *Compute:
 		in, err := b.buildDevice(x.Input)
 		if err != nil {
