@@ -225,6 +225,34 @@ const groupTableStart = 1 << 16
 // host synchronisation reads the group count, then the results are
 // downloaded.
 func (d *Device) GroupBy(ctx context.Context, in *DeviceBatch, keys []int, aggs []GroupAgg) (*GroupPartial, error) {
+	return d.GroupByTop(ctx, in, keys, aggs, nil)
+}
+
+// GroupTop asks a GROUP BY for only the groups that an ORDER BY on one
+// COUNT aggregate followed by a LIMIT reads: the first K groups of a
+// stable sort of the groups (in first-appearance order) by aggregate
+// Agg's count, descending when Desc.
+type GroupTop struct {
+	Agg  int
+	Desc bool
+	K    int
+}
+
+// GroupByTop is GroupBy bringing to the host only the groups top selects,
+// still in first-appearance order (all of them when top is nil or the
+// groups are at most K): only the counts of every group are downloaded, so
+// a GROUP BY with millions of groups under ORDER BY COUNT(*) LIMIT moves a
+// few rows instead of every group's keys and states. Sorting its result
+// stably by the count gives the LIMIT's rows, as over all groups.
+func (d *Device) GroupByTop(ctx context.Context, in *DeviceBatch, keys []int, aggs []GroupAgg, top *GroupTop) (*GroupPartial, error) {
+	if top != nil {
+		if top.Agg < 0 || top.Agg >= len(aggs) || (aggs[top.Agg].Kind != GroupCountStar && aggs[top.Agg].Kind != GroupCount) {
+			return nil, invalidf("top groups by aggregate %d: not a COUNT", top.Agg)
+		}
+		if top.K < 1 {
+			return nil, invalidf("top groups: K %d", top.K)
+		}
+	}
 	if err := d.own(in); err != nil {
 		return nil, err
 	}
@@ -244,7 +272,7 @@ func (d *Device) GroupBy(ctx context.Context, in *DeviceBatch, keys []int, aggs 
 	var out *GroupPartial
 	err := d.Do(func() error {
 		var err error
-		out, err = d.groupByOn(ctx, in, keys, aggs)
+		out, err = d.groupByOn(ctx, in, keys, aggs, top)
 		return err
 	})
 	return out, err
@@ -349,7 +377,7 @@ type groupRun struct {
 	occ      *Buffer
 }
 
-func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, aggs []GroupAgg) (*GroupPartial, error) {
+func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, aggs []GroupAgg, top *GroupTop) (*GroupPartial, error) {
 	n := int64(in.Len)
 	res := &GroupPartial{Aggs: make([]AggPartial, len(aggs))}
 	if n == 0 {
@@ -414,6 +442,18 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		res.Launches += 2
 	}
 	phase("order")
+	if top != nil && len(keys) > 0 && int64(top.K) < groups {
+		idx, err := d.topGroupsOn(sc, run.states[top.Agg][2], occ, groups, top)
+		if err != nil {
+			return nil, err
+		}
+		groups = int64(top.K)
+		if firsts, occ, err = d.permuteGroupsOn(sc, firsts, occ, idx, groups); err != nil {
+			return nil, err
+		}
+		res.Launches += 3
+		phase("top")
+	}
 	if len(keys) > 0 {
 		cols := make([]DeviceVec, len(keys))
 		types := make([]coldata.Type, len(keys))
@@ -541,6 +581,110 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 	}
 	phase("states")
 	return res, nil
+}
+
+// topGroupsOn downloads every group's count (counts is the state array
+// by slot, occ the slots in group order) and returns, on the device, the
+// group numbers top selects, ascending. Context thread only.
+func (d *Device) topGroupsOn(sc *hashScratch, counts, occ *Buffer, groups int64, top *GroupTop) (*Buffer, error) {
+	ordered, err := sc.alloc(uint64(8 * groups))
+	if err != nil {
+		return nil, err
+	}
+	if err := d.launchGrid("gsql_gather_u64", d.strided(groups), ordered.ptr, counts.ptr, occ.ptr, groups); err != nil {
+		return nil, err
+	}
+	vals := make([]int64, groups)
+	if err := d.CopyToHost(unsafe.Slice((*byte)(unsafe.Pointer(&vals[0])), 8*groups), ordered.ptr, nil); err != nil {
+		return nil, err
+	}
+	picked := topPositions(vals, top.K, top.Desc)
+	raw := make([]byte, 4*len(picked))
+	for j, g := range picked {
+		binary.LittleEndian.PutUint32(raw[4*j:], uint32(g))
+	}
+	idx, err := sc.alloc(uint64(len(raw)))
+	if err != nil {
+		return nil, err
+	}
+	if err := d.CopyToDevice(idx.ptr, raw, nil); err != nil {
+		return nil, err
+	}
+	return idx, nil
+}
+
+// topPositions returns the positions of the first k values of a stable
+// sort of vals (descending when desc), in ascending order of position. A
+// heap keeps the k best; a later value equal to the worst kept one sorts
+// after it, so only a strictly better value replaces it.
+func topPositions(vals []int64, k int, desc bool) []int {
+	if k >= len(vals) {
+		out := make([]int, len(vals))
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	// better reports whether position i sorts before position j.
+	better := func(i, j int) bool {
+		if vals[i] != vals[j] {
+			return (vals[i] > vals[j]) == desc
+		}
+		return i < j
+	}
+	// heap[0] is the worst kept position.
+	heap := make([]int, 0, k)
+	down := func(at int) {
+		for {
+			worst, l, r := at, 2*at+1, 2*at+2
+			if l < len(heap) && better(heap[worst], heap[l]) {
+				worst = l
+			}
+			if r < len(heap) && better(heap[worst], heap[r]) {
+				worst = r
+			}
+			if worst == at {
+				return
+			}
+			heap[at], heap[worst] = heap[worst], heap[at]
+			at = worst
+		}
+	}
+	i := 0
+	for ; len(heap) < k; i++ {
+		heap = append(heap, i)
+		for at := len(heap) - 1; at > 0; {
+			up := (at - 1) / 2
+			if !better(heap[up], heap[at]) {
+				break
+			}
+			heap[up], heap[at] = heap[at], heap[up]
+			at = up
+		}
+	}
+	// One comparison per value, true only for a value that enters the
+	// heap (rare), so the branch predicts well.
+	worst := vals[heap[0]]
+	replace := func(i int) {
+		heap[0] = i
+		down(0)
+		worst = vals[heap[0]]
+	}
+	if desc {
+		for ; i < len(vals); i++ {
+			if vals[i] > worst {
+				replace(i)
+			}
+		}
+	} else {
+		for ; i < len(vals); i++ {
+			if vals[i] < worst {
+				replace(i)
+			}
+		}
+	}
+	slices.Sort(heap)
+	return heap
 }
 
 // firstOrderOnHost is the most groups ordered on the host (a sort of

@@ -34,8 +34,20 @@ type DeviceHashAggregate struct {
 	Aggs        []AggSpec
 	MemoryLimit uint64
 	Stats       *Stats
+	// Top, when set, says an ORDER BY on one COUNT aggregate and a LIMIT
+	// read this aggregate's output: when the device groups the whole
+	// input at once, only the groups they can read come out.
+	Top *TopGroups
 
 	out *Materialized
+}
+
+// TopGroups is an ORDER BY on aggregate Agg (a COUNT) with a LIMIT of
+// Limit rows (its offset included) over a grouped aggregate's output.
+type TopGroups struct {
+	Agg   int
+	Desc  bool
+	Limit int
 }
 
 // DeviceAggKinds maps the aggregates of specs onto device aggregates, or
@@ -117,8 +129,14 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		}
 	}
 	var parts []*gpuexec.GroupPartial
-	group := func(b *gpuexec.DeviceBatch) error {
-		p, err := h.RT.Dev.GroupBy(ctx, b, h.Keys, kinds)
+	// group groups b; last says no batch follows it, so with no partials
+	// before it its groups are the final ones and a Top may cut them.
+	group := func(b *gpuexec.DeviceBatch, last bool) error {
+		var top *gpuexec.GroupTop
+		if h.Top != nil && last && len(parts) == 0 && len(h.Keys) > 0 {
+			top = &gpuexec.GroupTop{Agg: h.Top.Agg, Desc: h.Top.Desc, K: h.Top.Limit}
+		}
+		p, err := h.RT.Dev.GroupByTop(ctx, b, h.Keys, kinds, top)
 		if err != nil {
 			return err
 		}
@@ -140,7 +158,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 			b.Release()
 		}
 	}()
-	flush := func() error {
+	flush := func(last bool) error {
 		defer func() {
 			for _, b := range pending {
 				b.Release()
@@ -150,12 +168,12 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		if len(pending) > 1 {
 			if c, err := h.RT.Dev.Concatenate(pending); err == nil {
 				defer c.Release()
-				return group(c)
+				return group(c, last)
 			}
 			// Too many rows or characters for one batch: group each.
 		}
-		for _, b := range pending {
-			if err := group(b); err != nil {
+		for i, b := range pending {
+			if err := group(b, last && i == len(pending)-1); err != nil {
 				return err
 			}
 		}
@@ -170,7 +188,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 			break
 		}
 		if len(pending) > 0 && pendingBytes+b.Bytes() > limit {
-			if err := flush(); err != nil {
+			if err := flush(false); err != nil {
 				b.Release()
 				return nil, err
 			}
@@ -178,7 +196,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		pending = append(pending, b)
 		pendingBytes += b.Bytes()
 	}
-	if err := flush(); err != nil {
+	if err := flush(true); err != nil {
 		return nil, err
 	}
 	return h.mergeParts(parts, kinds)

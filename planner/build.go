@@ -32,6 +32,9 @@ type Built struct {
 	// aggLimit holds the groups a LIMIT without ORDER BY reads of the
 	// aggregate below it (through projections).
 	aggLimit map[*Aggregate]int64
+	// aggTop holds the groups an ORDER BY ... LIMIT reads of the device
+	// GROUP BY below it.
+	aggTop map[*GPUAggregate]*operators.TopGroups
 	// shared holds each shared CTE's operator (cte.go).
 	shared map[*cteDef]*operators.SharedResult
 	// work holds the working table of each recursive CTE (cte.go).
@@ -231,6 +234,41 @@ func (b *Built) noteSortLimit(l *Limit) {
 		b.sortLimit = map[*Sort]int64{}
 	}
 	b.sortLimit[s] = l.Count + l.Offset
+	b.noteAggTop(s, l.Count+l.Offset)
+}
+
+// noteAggTop tells a device GROUP BY under an ORDER BY on one of its
+// COUNT aggregates and a LIMIT (only projections of columns between them)
+// how many groups the sort reads, so that only those leave the device
+// (operators.DeviceHashAggregate.Top).
+func (b *Built) noteAggTop(s *Sort, limit int64) {
+	if len(s.Keys) != 1 || limit < 1 {
+		return
+	}
+	col, n := s.Keys[0].Col, s.Input
+	for {
+		p, ok := n.(*Project)
+		if !ok {
+			break
+		}
+		ref, ok := p.Exprs[col].(*expr.ColumnRef)
+		if !ok {
+			return
+		}
+		col, n = ref.Index, p.Input
+	}
+	a, ok := n.(*GPUAggregate)
+	if !ok || a.NKeys == 0 || col < a.NKeys {
+		return
+	}
+	spec := a.Aggs[col-a.NKeys]
+	if (spec.Kind != operators.AggCount && spec.Kind != operators.AggCountStar) || spec.Distinct {
+		return
+	}
+	if b.aggTop == nil {
+		b.aggTop = map[*GPUAggregate]*operators.TopGroups{}
+	}
+	b.aggTop[a] = &operators.TopGroups{Agg: col - a.NKeys, Desc: s.Keys[0].Desc, Limit: int(limit)}
 }
 
 // noteAggLimit tells a grouped aggregate below a LIMIT without ORDER BY

@@ -222,7 +222,7 @@ func (b *Built) buildGPUAggregate(x *GPUAggregate) (operators.Operator, error) {
 	st := &operators.Stats{}
 	b.Stats[x] = st
 	op := &operators.DeviceHashAggregate{Input: in, RT: b.GPU, Keys: keys, KeyTypes: types, Aggs: x.Aggs,
-		MemoryLimit: b.MemoryLimit, Stats: st}
+		MemoryLimit: b.MemoryLimit, Stats: st, Top: b.aggTop[x]}
 	return operators.Instrument(op, st), nil
 }
 
