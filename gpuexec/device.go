@@ -227,14 +227,16 @@ func (d *Device) Stats() Stats {
 // Trim returns the pool's unused slabs to the driver, and unpins the
 // result pool's unused host slabs.
 func (d *Device) Trim() error {
-	return d.Do(func() error {
-		err := d.results.trim()
+	// The result pool is trimmed off the context thread: it holds its lock
+	// while it unpins a slab there (and while it grows, for a lender).
+	err := d.results.trim()
+	return errors.Join(err, d.Do(func() error {
 		if d.pool != nil {
 			_, perr := d.pool.Trim()
-			err = errors.Join(err, perr)
+			return perr
 		}
-		return err
-	})
+		return nil
+	}))
 }
 
 // Synchronize waits for all work on the device.

@@ -38,19 +38,26 @@ func (d *Device) StartResult(ctx context.Context, b *DeviceBatch) (*ResultCopy, 
 		return nil, err
 	}
 	c := &ResultCopy{d: d, src: b}
-	err := d.Do(func() error {
-		src := b
-		if b.layout != nil {
-			c.layout = *b.layout
-		} else {
+	src := b
+	if b.layout != nil {
+		c.layout = *b.layout
+	} else {
+		err := d.Do(func() error {
 			p, err := d.packOn(b)
-			if err != nil {
-				return err
-			}
 			c.packed = p
-			src, c.layout = p.DeviceBatch, p.Layout
+			return err
+		})
+		if err != nil {
+			c.Cancel()
+			return nil, err
 		}
-		c.blk = d.results.Lend(int(c.layout.Size))
+		src, c.layout = c.packed.DeviceBatch, c.packed.Layout
+	}
+	// Lent here, never on the context thread: the pool holds its lock
+	// while it grows, and growing page-locks a slab on the context thread
+	// (a lend there waited for a grower that waited for it).
+	c.blk = d.results.Lend(int(c.layout.Size))
+	err := d.Do(func() error {
 		if c.blk == nil { // no pool memory: copy now, through the staging buffer
 			host := make([]byte, c.layout.Size)
 			if c.layout.Size > 0 {
