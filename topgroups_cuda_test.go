@@ -47,19 +47,23 @@ func TestGPUTopGroupsMatchCPU(t *testing.T) {
 		{"SELECT s, SUM(v) AS t FROM w GROUP BY s ORDER BY t DESC LIMIT 10", false},
 		{"SELECT s, COUNT(*) AS c FROM w GROUP BY s HAVING COUNT(*) > 1 ORDER BY c DESC LIMIT 10", false},
 	}
-	for _, q := range queries {
+	moved := func(q string) uint64 {
 		before := gpu.Stats().GPU.BytesToHost
-		got := rowsOf(t, gpu, q.sql)
-		moved := gpu.Stats().GPU.BytesToHost - before
-		want := rowsOf(t, cpu, q.sql)
+		rowsOf(t, gpu, q)
+		return gpu.Stats().GPU.BytesToHost - before
+	}
+	for _, q := range queries {
+		got, want := rowsOf(t, gpu, q.sql), rowsOf(t, cpu, q.sql)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s:\nGPU %s\nCPU %s", q.sql, fmt.Sprint(got), fmt.Sprint(want))
 		}
-		// ~600K groups: their counts alone are ~4.8 MB; keys and states
-		// of every group would be several times that.
-		if q.cut && moved > 12<<20 {
-			t.Errorf("%s: %d bytes came to the host", q.sql, moved)
+		// The twin adds a second sort key, which keeps every group: the
+		// cut query moves the counts alone, not keys and states too.
+		twin := strings.Replace(q.sql, " LIMIT", ", 1 LIMIT", 1)
+		cut, all := moved(q.sql), moved(twin)
+		if q.cut && float64(cut) > 0.7*float64(all) {
+			t.Errorf("%s: %d bytes came to the host, %d without the cut", q.sql, cut, all)
 		}
-		t.Logf("%s: %d bytes to the host", q.sql, moved)
+		t.Logf("%s: %d bytes to the host, %d without the cut", q.sql, cut, all)
 	}
 }

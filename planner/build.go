@@ -238,24 +238,44 @@ func (b *Built) noteSortLimit(l *Limit) {
 }
 
 // noteAggTop tells a device GROUP BY under an ORDER BY on one of its
-// COUNT aggregates and a LIMIT (only projections of columns between them)
-// how many groups the sort reads, so that only those leave the device
+// COUNT aggregates and a LIMIT (only projections, with the sort key a
+// plain column, and transfers between them) how many groups the sort
+// reads, so that only those leave the device
 // (operators.DeviceHashAggregate.Top).
 func (b *Built) noteAggTop(s *Sort, limit int64) {
 	if len(s.Keys) != 1 || limit < 1 {
 		return
 	}
 	col, n := s.Keys[0].Col, s.Input
+	// through maps col through a projection's expressions.
+	through := func(exprs []expr.Expr, in Node) bool {
+		ref, ok := exprs[col].(*expr.ColumnRef)
+		if ok {
+			col, n = ref.Index, in
+		}
+		return ok
+	}
+walk:
 	for {
-		p, ok := n.(*Project)
-		if !ok {
-			break
+		switch x := n.(type) {
+		case *Project:
+			if !through(x.Exprs, x.Input) {
+				return
+			}
+		case *Compute:
+			if x.Pred != nil {
+				return
+			}
+			if x.Exprs == nil {
+				n = x.Input
+			} else if !through(x.Exprs, x.Input) {
+				return
+			}
+		case *Transfer:
+			n = x.Input
+		default:
+			break walk
 		}
-		ref, ok := p.Exprs[col].(*expr.ColumnRef)
-		if !ok {
-			return
-		}
-		col, n = ref.Index, p.Input
 	}
 	a, ok := n.(*GPUAggregate)
 	if !ok || a.NKeys == 0 || col < a.NKeys {

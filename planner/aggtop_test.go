@@ -1,0 +1,69 @@
+package planner
+
+import (
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+)
+
+// noteAggTop finds the device GROUP BY under ORDER BY <one COUNT> LIMIT
+// through projections of plain columns and transfers, and nothing else.
+func TestNoteAggTop(t *testing.T) {
+	ref := func(i int) expr.Expr { return &expr.ColumnRef{Index: i, T: coldata.Int64} }
+	lit := &expr.Literal{T: coldata.Int64, Value: int64(1)}
+	agg := func(kinds ...operators.AggKind) *GPUAggregate {
+		a := &GPUAggregate{NKeys: 1}
+		for _, k := range kinds {
+			a.Aggs = append(a.Aggs, operators.AggSpec{Kind: k})
+		}
+		return a
+	}
+	cases := []struct {
+		name string
+		make func(a *GPUAggregate) (*Sort, bool)
+		aggs []operators.AggKind
+		want *operators.TopGroups
+	}{
+		{"sort on the count", func(a *GPUAggregate) (*Sort, bool) {
+			return &Sort{Input: a, Keys: []operators.SortKey{{Col: 2, Desc: true}}}, true
+		}, []operators.AggKind{operators.AggSum, operators.AggCountStar}, &operators.TopGroups{Agg: 1, Desc: true, Limit: 15}},
+		{"through a projection and transfers", func(a *GPUAggregate) (*Sort, bool) {
+			p := &Compute{Input: &Transfer{Input: a, ToDevice: true}, Exprs: []expr.Expr{lit, ref(0), ref(1)}}
+			return &Sort{Input: &Project{Input: p, Exprs: []expr.Expr{ref(2), ref(1)}}, Keys: []operators.SortKey{{Col: 0}}}, true
+		}, []operators.AggKind{operators.AggCount}, &operators.TopGroups{Agg: 0, Limit: 15}},
+		{"sort on a key", func(a *GPUAggregate) (*Sort, bool) {
+			return &Sort{Input: a, Keys: []operators.SortKey{{Col: 0}}}, false
+		}, []operators.AggKind{operators.AggCountStar}, nil},
+		{"sort on a SUM", func(a *GPUAggregate) (*Sort, bool) {
+			return &Sort{Input: a, Keys: []operators.SortKey{{Col: 1}}}, false
+		}, []operators.AggKind{operators.AggSum}, nil},
+		{"two sort keys", func(a *GPUAggregate) (*Sort, bool) {
+			return &Sort{Input: a, Keys: []operators.SortKey{{Col: 1}, {Col: 0}}}, false
+		}, []operators.AggKind{operators.AggCountStar}, nil},
+		{"a filter between (HAVING)", func(a *GPUAggregate) (*Sort, bool) {
+			return &Sort{Input: &Compute{Input: a, Pred: lit}, Keys: []operators.SortKey{{Col: 1}}}, false
+		}, []operators.AggKind{operators.AggCountStar}, nil},
+		{"a computed sort key", func(a *GPUAggregate) (*Sort, bool) {
+			return &Sort{Input: &Project{Input: a, Exprs: []expr.Expr{lit}}, Keys: []operators.SortKey{{Col: 0}}}, false
+		}, []operators.AggKind{operators.AggCountStar}, nil},
+	}
+	for _, c := range cases {
+		a := agg(c.aggs...)
+		s, _ := c.make(a)
+		b := &Built{}
+		b.noteSortLimit(&Limit{Input: s, Count: 10, Offset: 5})
+		got := b.aggTop[a]
+		if (got == nil) != (c.want == nil) || (got != nil && *got != *c.want) {
+			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
+		}
+	}
+	distinct := agg(operators.AggCount)
+	distinct.Aggs[0].Distinct = true
+	b := &Built{}
+	b.noteSortLimit(&Limit{Input: &Sort{Input: distinct, Keys: []operators.SortKey{{Col: 1}}}, Count: 3})
+	if b.aggTop[distinct] != nil {
+		t.Errorf("COUNT(DISTINCT) got a top")
+	}
+}
