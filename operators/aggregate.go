@@ -117,7 +117,10 @@ type HashAggregate struct {
 	ngroups int
 	keys    []keyVec
 	gids    []uint32
-	runs    []aggRun
+	// zeroGids is how many leading gids are known to be 0 (no GROUP BY:
+	// nothing writes them after the first clear).
+	zeroGids int
+	runs     []aggRun
 	// st holds the fixed-size accumulators of all aggregates, stride words
 	// per group, so that one group's states share cache lines.
 	st     []uint64
@@ -194,7 +197,7 @@ type concatPart struct {
 
 // Open implements Operator.
 func (h *HashAggregate) Open(ctx context.Context) error {
-	h.stateBytes, h.ngroups, h.table = 0, 0, nil
+	h.stateBytes, h.ngroups, h.table, h.zeroGids = 0, 0, nil, 0
 	if len(h.Keys) > 0 {
 		types := make([]coldata.Type, len(h.Keys))
 		for i, k := range h.Keys {
@@ -293,11 +296,14 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 			continue
 		}
 		if cap(h.gids) < n {
-			h.gids = make([]uint32, n)
+			h.gids, h.zeroGids = make([]uint32, n), 0
 		}
 		h.gids = h.gids[:n]
 		if h.table == nil {
-			clear(h.gids)
+			if n > h.zeroGids {
+				clear(h.gids[h.zeroGids:])
+				h.zeroGids = n
+			}
 			if h.ngroups == 0 {
 				if err := h.admit(0); err != nil {
 					return err
@@ -544,6 +550,13 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	spec, ar := &h.Aggs[a], &h.runs[a]
 	st, stride, off, gids := h.st, h.stride, ar.off, h.gids
 	if spec.Kind == AggCountStar {
+		if h.table == nil { // no GROUP BY: every row is group 0's
+			if base != nil {
+				n = len(base)
+			}
+			st[off] += uint64(n)
+			return nil
+		}
 		if base != nil {
 			for _, r := range base {
 				st[int(gids[r])*stride+off]++

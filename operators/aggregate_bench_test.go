@@ -179,3 +179,25 @@ func BenchmarkGroupByStringWide(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCountStarNoGroups is SELECT COUNT(*) over 10M rows in 192
+// batches (ClickBench Q1): the count adds batch lengths, not rows.
+func BenchmarkCountStarNoGroups(b *testing.B) {
+	const rows, batches = 10_000_000, 192
+	var in []*coldata.Batch
+	for i := 0; i < batches; i++ {
+		in = append(in, &coldata.Batch{Len: rows / batches})
+	}
+	b.SetBytes(rows)
+	for i := 0; i < b.N; i++ {
+		h := &operators.HashAggregate{Input: &operators.Materialized{Batches: in}, Aggs: []operators.AggSpec{{Kind: operators.AggCountStar, Type: coldata.Int64}}}
+		if err := h.Open(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		out, err := h.Next(context.Background())
+		if err != nil || out.Cols[0].Ints[0] != rows/batches*batches {
+			b.Fatalf("%v %v", err, out)
+		}
+		h.Close()
+	}
+}
