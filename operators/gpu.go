@@ -1243,7 +1243,7 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 	cmp := rowComparator(hk, hostKeys)
 	var perm []int
 	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
-		if perm, err = topRows(ctx, all.Len, int(s.Limit), cmp); err != nil {
+		if perm, err = topRowsOf(ctx, hk, hostKeys, int(s.Limit), cmp); err != nil {
 			return nil, err
 		}
 		sort.Ints(perm)

@@ -78,7 +78,7 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 		cmp := rowComparator(all, s.Keys)
 		var perm []int
 		if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
-			perm, err = topRows(ctx, all.Len, int(s.Limit), cmp)
+			perm, err = topRowsOf(ctx, all, s.Keys, int(s.Limit), cmp)
 			if err != nil {
 				return nil, err
 			}
@@ -112,6 +112,93 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 
 // Close implements Operator.
 func (s *Sort) Close() error { return s.Input.Close() }
+
+// topRowsOf is topRows over a batch's sort keys: when the first key is a
+// 64-bit integer column without NULLs (dates, timestamps and BIGINT
+// included), the k-th best of its values is found first with typed
+// comparisons, and only rows at least that good go to the general
+// comparator (ClickBench Q25-Q27: 1.2M rows, 27-40 ms with the general
+// comparator alone).
+func topRowsOf(ctx context.Context, b *coldata.Batch, keys []SortKey, k int, cmp func(i, j int) int) ([]int, error) {
+	n := b.Len
+	if len(keys) == 0 || k <= 0 || k >= n {
+		return topRows(ctx, n, k, cmp)
+	}
+	v := b.Cols[keys[0].Col]
+	if v.Const || v.Type.Physical() != coldata.Int64 || v.HasNulls() || len(v.Ints) < n {
+		return topRows(ctx, n, k, cmp)
+	}
+	vals := v.Ints[:n]
+	bound := kthBest(vals, k, keys[0].Desc)
+	var cand []int
+	for i, x := range vals {
+		if (x < bound) != keys[0].Desc || x == bound {
+			cand = append(cand, i)
+		}
+	}
+	if len(cand) >= n/2 {
+		return topRows(ctx, n, k, cmp)
+	}
+	top, err := topRows(ctx, len(cand), k, func(i, j int) int { return cmp(cand[i], cand[j]) })
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range top {
+		top[i] = cand[c]
+	}
+	return top, nil
+}
+
+// kthBest returns the k-th smallest of vals (largest when desc), counting
+// repeats, for 0 < k <= len(vals): a heap of the best k values, whose
+// root is the worst of them.
+func kthBest(vals []int64, k int, desc bool) int64 {
+	worse := func(a, b int64) bool { return (a > b) != desc && a != b }
+	h := make([]int64, 0, k)
+	for _, x := range vals[:k] {
+		h = append(h, x)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !worse(h[i], h[p]) {
+				break
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+	}
+	replace := func(x int64) {
+		h[0] = x
+		for i := 0; ; {
+			l, w := 2*i+1, i
+			if l < len(h) && worse(h[l], h[w]) {
+				w = l
+			}
+			if r := l + 1; r < len(h) && worse(h[r], h[w]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	// One predictable comparison per value: a value enters rarely.
+	if desc {
+		for _, x := range vals[k:] {
+			if x > h[0] {
+				replace(x)
+			}
+		}
+	} else {
+		for _, x := range vals[k:] {
+			if x < h[0] {
+				replace(x)
+			}
+		}
+	}
+	return h[0]
+}
 
 // topRows returns the k rows of n that a stable sort by cmp puts first
 // (ties by row number), in no particular order: a max-heap of the best k

@@ -1,0 +1,85 @@
+package operators
+
+import (
+	"context"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// topRowsOf, with its typed first-key bound, picks the rows topRows picks
+// with the general comparator alone: ties on the first key (few distinct
+// values), a second key, both directions, NULLs (no bound), constants.
+func TestTopRowsOfMatchesTopRows(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(9))
+	for _, n := range []int{1, 5, 100, 20000} {
+		for _, spread := range []int64{2, 50, 1 << 50} {
+			a, b := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.String, n)
+			withNulls := coldata.NewBuilder(coldata.Int64, n)
+			for i := 0; i < n; i++ {
+				a.AppendInt(r.Int63n(spread) - spread/2)
+				b.AppendString(string(rune('a' + r.Intn(5))))
+				if r.Intn(7) == 0 {
+					withNulls.AppendNull()
+				} else {
+					withNulls.AppendInt(r.Int63n(spread))
+				}
+			}
+			batch := coldata.NewBatch([]*coldata.Vec{a.Finish(), b.Finish(), withNulls.Finish(), coldata.NewConst(coldata.Int64, int64(3), n)}, n)
+			for _, keys := range [][]SortKey{
+				{{Col: 0}}, {{Col: 0, Desc: true}}, {{Col: 0}, {Col: 1, Desc: true}}, {{Col: 0, Desc: true}, {Col: 1}},
+				{{Col: 2}}, {{Col: 2, Desc: true}}, {{Col: 3}, {Col: 0}},
+			} {
+				cmp := rowComparator(batch, keys)
+				for _, k := range []int{1, 3, 10, n / 3, n - 1} {
+					if k < 1 {
+						continue
+					}
+					want, err := topRows(ctx, n, k, cmp)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := topRowsOf(ctx, batch, keys, k, cmp)
+					if err != nil {
+						t.Fatal(err)
+					}
+					slices.Sort(want)
+					slices.Sort(got)
+					if !slices.Equal(got, want) {
+						t.Fatalf("n=%d spread=%d keys=%v k=%d: got %v, want %v", n, spread, keys, k, got[:min(len(got), 10)], want[:min(len(want), 10)])
+					}
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkTopRowsOfInt(b *testing.B) {
+	const n = 1_200_000
+	r := rand.New(rand.NewSource(1))
+	v := coldata.NewBuilder(coldata.Int64, n)
+	for i := 0; i < n; i++ {
+		v.AppendInt(1_700_000_000_000_000 + r.Int63n(30*86400*1_000_000))
+	}
+	batch := coldata.NewBatch([]*coldata.Vec{v.Finish()}, n)
+	keys := []SortKey{{Col: 0}}
+	cmp := rowComparator(batch, keys)
+	for _, c := range []struct {
+		name string
+		top  func() ([]int, error)
+	}{
+		{"general", func() ([]int, error) { return topRows(context.Background(), n, 10, cmp) }},
+		{"bounded", func() ([]int, error) { return topRowsOf(context.Background(), batch, keys, 10, cmp) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := c.top(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
