@@ -231,7 +231,8 @@ func (d *Device) GroupBy(ctx context.Context, in *DeviceBatch, keys []int, aggs 
 // GroupTop asks a GROUP BY for only the groups that an ORDER BY on one
 // COUNT aggregate followed by a LIMIT reads: the first K groups of a
 // stable sort of the groups (in first-appearance order) by aggregate
-// Agg's count, descending when Desc.
+// Agg's count, descending when Desc. Agg -1 asks for the first K groups in
+// first-appearance order (a LIMIT without ORDER BY).
 type GroupTop struct {
 	Agg  int
 	Desc bool
@@ -246,7 +247,7 @@ type GroupTop struct {
 // stably by the count gives the LIMIT's rows, as over all groups.
 func (d *Device) GroupByTop(ctx context.Context, in *DeviceBatch, keys []int, aggs []GroupAgg, top *GroupTop) (*GroupPartial, error) {
 	if top != nil {
-		if top.Agg < 0 || top.Agg >= len(aggs) || (aggs[top.Agg].Kind != GroupCountStar && aggs[top.Agg].Kind != GroupCount) {
+		if top.Agg < -1 || top.Agg >= len(aggs) || (top.Agg >= 0 && aggs[top.Agg].Kind != GroupCountStar && aggs[top.Agg].Kind != GroupCount) {
 			return nil, invalidf("top groups by aggregate %d: not a COUNT", top.Agg)
 		}
 		if top.K < 1 {
@@ -442,7 +443,9 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		res.Launches += 2
 	}
 	phase("order")
-	if top != nil && len(keys) > 0 && int64(top.K) < groups {
+	if top != nil && len(keys) > 0 && int64(top.K) < groups && top.Agg < 0 {
+		groups = int64(top.K) // the first K of the ordered groups
+	} else if top != nil && len(keys) > 0 && int64(top.K) < groups {
 		idx, err := d.topGroupsOn(sc, run.states[top.Agg][2], occ, groups, top)
 		if err != nil {
 			return nil, err

@@ -43,7 +43,8 @@ type DeviceHashAggregate struct {
 }
 
 // TopGroups is an ORDER BY on aggregate Agg (a COUNT) with a LIMIT of
-// Limit rows (its offset included) over a grouped aggregate's output.
+// Limit rows (its offset included) over a grouped aggregate's output; Agg
+// -1 is a LIMIT without ORDER BY, which any Limit groups answer.
 type TopGroups struct {
 	Agg   int
 	Desc  bool

@@ -59,6 +59,28 @@ func TestNoteAggTop(t *testing.T) {
 			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
 		}
 	}
+	// A LIMIT without ORDER BY asks for the first groups (Agg -1), through
+	// transfers and computes but not through a filter.
+	for _, c := range []struct {
+		name string
+		wrap func(Node) Node
+		want bool
+	}{
+		{"directly", func(n Node) Node { return n }, true},
+		{"through a transfer and a compute", func(n Node) Node {
+			return &Compute{Input: &Transfer{Input: n, ToDevice: true}, Exprs: []expr.Expr{lit}}
+		}, true},
+		{"HAVING", func(n Node) Node { return &Compute{Input: n, Pred: lit} }, false},
+		{"ORDER BY", func(n Node) Node { return &Sort{Input: n, Keys: []operators.SortKey{{Col: 0}}} }, false},
+	} {
+		a := agg(operators.AggSum)
+		b := &Built{}
+		b.noteSortLimit(&Limit{Input: c.wrap(a), Count: 4, Offset: 1})
+		got := b.aggTop[a]
+		if c.want && (got == nil || *got != operators.TopGroups{Agg: -1, Limit: 5}) || !c.want && got != nil && got.Agg == -1 {
+			t.Errorf("LIMIT without ORDER BY, %s: got %+v", c.name, got)
+		}
+	}
 	distinct := agg(operators.AggCount)
 	distinct.Aggs[0].Distinct = true
 	b := &Built{}

@@ -292,11 +292,13 @@ walk:
 }
 
 // noteAggLimit tells a grouped aggregate below a LIMIT without ORDER BY
-// (only projections between them) how many groups the LIMIT reads: any
-// that many groups, each with all of its rows, are a right answer
-// (operators.HashAggregate.FirstGroups).
+// (only projections between them, and transfers and filter-free computes
+// above a device one) how many groups the LIMIT reads: any that many
+// groups, each with all of its rows, are a right answer
+// (operators.HashAggregate.FirstGroups, DeviceHashAggregate.Top).
 func (b *Built) noteAggLimit(l *Limit) {
 	n := l.Input
+	limit := l.Count + l.Offset
 	for {
 		p, ok := n.(*Project)
 		if !ok {
@@ -304,14 +306,35 @@ func (b *Built) noteAggLimit(l *Limit) {
 		}
 		n = p.Input
 	}
-	a, ok := n.(*Aggregate)
-	if !ok || len(a.Keys) == 0 || l.Count+l.Offset == 0 {
+	if a, ok := n.(*Aggregate); ok && len(a.Keys) > 0 && limit > 0 {
+		if b.aggLimit == nil {
+			b.aggLimit = map[*Aggregate]int64{}
+		}
+		b.aggLimit[a] = limit
 		return
 	}
-	if b.aggLimit == nil {
-		b.aggLimit = map[*Aggregate]int64{}
+	for {
+		switch x := n.(type) {
+		case *Project:
+			n = x.Input
+			continue
+		case *Compute:
+			if x.Pred == nil {
+				n = x.Input
+				continue
+			}
+		case *Transfer:
+			n = x.Input
+			continue
+		}
+		break
 	}
-	b.aggLimit[a] = l.Count + l.Offset
+	if a, ok := n.(*GPUAggregate); ok && a.NKeys > 0 && limit > 0 {
+		if b.aggTop == nil {
+			b.aggTop = map[*GPUAggregate]*operators.TopGroups{}
+		}
+		b.aggTop[a] = &operators.TopGroups{Agg: -1, Limit: int(limit)}
+	}
 }
 
 // buildDevice builds the GPU operators of a plan subtree.
