@@ -42,8 +42,12 @@ type DeviceHashAggregate struct {
 // reports which one has no device implementation.
 func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
 	out := make([]gpuexec.GroupAgg, len(specs))
+	var quantiles, distinct bool
 	for i, s := range specs {
-		if s.Kind == AggGroupConcat || len(s.Order) > 0 {
+		quantile := s.Kind == AggQuantileCont || s.Kind == AggQuantileDisc
+		quantiles = quantiles || quantile
+		distinct = distinct || s.Distinct
+		if s.Kind == AggGroupConcat || (len(s.Order) > 0 && !quantile) {
 			return nil, fmt.Errorf("aggregate %d (GROUP_CONCAT) has no GPU implementation", i)
 		}
 		if s.Kind == AggCountStar {
@@ -55,7 +59,8 @@ func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
 			return nil, fmt.Errorf("aggregate %d: argument is not a column", i)
 		}
 		name := map[AggKind]string{AggCount: "count", AggSum: "sum", AggAvg: "avg", AggMin: "min", AggMax: "max",
-			AggVarPop: "var", AggVarSamp: "var", AggStddevPop: "var", AggStddevSamp: "var"}[s.Kind]
+			AggVarPop: "var", AggVarSamp: "var", AggStddevPop: "var", AggStddevSamp: "var",
+			AggQuantileCont: "quantile_cont", AggQuantileDisc: "quantile_disc"}[s.Kind]
 		k, ok := gpuexec.GroupAggFor(name, ref.T)
 		if s.Distinct && (!distinctable(ref.T) || isVariance(s.Kind)) {
 			ok = false // the argument becomes a hash key; no DISTINCT variance
@@ -67,8 +72,28 @@ func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
 			return nil, fmt.Errorf("aggregate %s over %s has no GPU implementation", name, ref.T)
 		}
 		out[i] = gpuexec.GroupAgg{Kind: k, Arg: ref.Index}
+		if quantile {
+			out[i].Quantile = s.Quantile
+			out[i].Desc = len(s.Order) > 0 && s.Order[0].Desc
+		}
+	}
+	if quantiles && distinct {
+		// The DISTINCT paths merge partial states on the host, which a
+		// quantile has none of.
+		return nil, fmt.Errorf("quantiles beside DISTINCT aggregates have no GPU implementation")
 	}
 	return out, nil
+}
+
+// hasQuantile reports whether kinds hold a quantile, which needs every
+// row of a group in one device batch.
+func hasQuantile(kinds []gpuexec.GroupAgg) bool {
+	for _, k := range kinds {
+		if k.Kind == gpuexec.GroupQuantileCont || k.Kind == gpuexec.GroupQuantileDisc {
+			return true
+		}
+	}
+	return false
 }
 
 // Open implements Operator.
@@ -133,6 +158,13 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	// batch left the host to merge every group of every batch by its key
 	// (706 ms of TPC-H Q10's 1,079 at SF10, 381,000 groups of seven keys).
 	limit := min(uint64(aggConcatBytes), h.RT.Dev.MemoryLimit()/8)
+	quantiles := hasQuantile(kinds)
+	if quantiles {
+		// A quantile has no partial state to merge: the whole input is
+		// grouped at once, or on the host when it cannot be one batch.
+		limit = math.MaxUint64
+	}
+	var hostOut *coldata.Batch
 	var pending []*gpuexec.DeviceBatch
 	var pendingBytes uint64
 	defer func() {
@@ -153,6 +185,11 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 				return group(c)
 			}
 			// Too many rows or characters for one batch: group each.
+			if quantiles {
+				var err error
+				hostOut, err = h.aggregateOnHost(ctx, pending)
+				return err
+			}
 		}
 		for _, b := range pending {
 			if err := group(b); err != nil {
@@ -181,7 +218,48 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	if err := flush(); err != nil {
 		return nil, err
 	}
+	if hostOut != nil {
+		return hostOut, nil
+	}
 	return h.mergeParts(parts, kinds)
+}
+
+// aggregateOnHost groups device batches with the CPU's HashAggregate (a
+// GROUP BY with quantiles whose input does not fit one device batch):
+// the batches are downloaded one by one. Each counts as a CPU fallback.
+func (h *DeviceHashAggregate) aggregateOnHost(ctx context.Context, batches []*gpuexec.DeviceBatch) (*coldata.Batch, error) {
+	var host []*coldata.Batch
+	for _, b := range batches {
+		hb, err := h.RT.Dev.Download(ctx, b)
+		if err != nil {
+			return nil, fmt.Errorf("GROUP BY with quantiles on the host: %w", err)
+		}
+		host = append(host, hb)
+		if h.Stats != nil {
+			h.Stats.Fallbacks.Add(1)
+		}
+	}
+	keys := make([]expr.Expr, len(h.Keys))
+	for i, k := range h.Keys {
+		keys[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("key%d", i), T: h.KeyTypes[i]}
+	}
+	agg := &HashAggregate{Input: &Materialized{Batches: host}, Keys: keys, Aggs: h.Aggs, MemoryLimit: h.MemoryLimit}
+	if err := agg.Open(ctx); err != nil {
+		return nil, err
+	}
+	defer agg.Close()
+	var out []*coldata.Batch
+	for {
+		b, err := agg.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		out = append(out, b)
+	}
+	return coldata.Concat(out, len(h.Keys)+len(h.Aggs)), nil
 }
 
 // aggConcatBytes bounds the device batches a GROUP BY concatenates to
@@ -692,6 +770,10 @@ func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpu
 				b.AppendDec(st.Dec.Dec(g))
 			case k == gpuexec.GroupVariance:
 				appendVariance(b, spec.Kind, c, st.M2[g])
+			case k == gpuexec.GroupQuantileCont:
+				b.AppendFloat(st.Float[g])
+			case k == gpuexec.GroupQuantileDisc:
+				b.AppendFrom(st.Vals, g)
 			case k == gpuexec.GroupSumFloat || k == gpuexec.GroupMinFloat || k == gpuexec.GroupMaxFloat:
 				if spec.Kind == AggAvg {
 					b.AppendFloat(st.Float[g] / float64(c))
