@@ -179,11 +179,13 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 			}
 			pending, pendingBytes = nil, 0
 		}()
-		if len(pending) > 1 {
+		if len(pending) > 1 && !(quantiles && quantilesOnHost) {
 			if c, err := h.RT.Dev.Concatenate(pending); err == nil {
 				defer c.Release()
 				return group(c)
 			}
+		}
+		if len(pending) > 1 {
 			// Too many rows or characters for one batch: group each.
 			if quantiles {
 				var err error
@@ -261,6 +263,10 @@ func (h *DeviceHashAggregate) aggregateOnHost(ctx context.Context, batches []*gp
 	}
 	return coldata.Concat(out, len(h.Keys)+len(h.Aggs)), nil
 }
+
+// quantilesOnHost (tests) takes the host path of a GROUP BY with
+// quantiles over several batches, as when they cannot be concatenated.
+var quantilesOnHost = false
 
 // aggConcatBytes bounds the device batches a GROUP BY concatenates to
 // group at once.
