@@ -330,3 +330,73 @@ func TestCUDAGroupQuantiles(t *testing.T) {
 	in.Release()
 	requireNoLeak(t, d, "group quantiles")
 }
+
+// BenchmarkCUDARadixSort sorts 10M keys already on the device: random
+// 64-bit keys (8 passes), sign-flipped BIGINTs below 2^20 (3 passes) and
+// DOUBLE keys. Reports Mkeys/s.
+func BenchmarkCUDARadixSort(b *testing.B) {
+	d := cudaDevice(b)
+	ctx := context.Background()
+	const n = 10_000_000
+	for _, shape := range []string{"random", "small ints", "doubles"} {
+		b.Run(shape, func(b *testing.B) {
+			keys := sortKeysCase(rand.New(rand.NewSource(1)), shape, n)
+			kb := uploadWords(b, d, keys)
+			defer kb.Release()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				got, err := d.RadixSort(ctx, kb.ptr, 0, n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := d.Synchronize(); err != nil {
+					b.Fatal(err)
+				}
+				got.Release()
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mkeys/s")
+		})
+	}
+}
+
+// BenchmarkCUDAGroupMedian groups 10M rows of a DOUBLE by 1000 and by
+// 1M BIGINT keys: COUNT alone (the hash pass), then with MEDIAN (the hash
+// pass, the sort by group and value, the picks).
+func BenchmarkCUDAGroupMedian(b *testing.B) {
+	d := cudaDevice(b)
+	ctx := context.Background()
+	const n = 10_000_000
+	r := rand.New(rand.NewSource(2))
+	few, many, xs := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Float64, n)
+	for i := 0; i < n; i++ {
+		few.AppendInt(int64(r.Intn(1000)))
+		many.AppendInt(int64(r.Intn(1_000_000)))
+		xs.AppendFloat(r.NormFloat64() * 1e3)
+	}
+	in, err := d.Upload(ctx, coldata.NewBatch([]*coldata.Vec{few.Finish(), many.Finish(), xs.Finish()}, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Release()
+	for _, keys := range []struct {
+		name string
+		cols []int
+	}{{"1000 groups", []int{0}}, {"1M groups", []int{1}}, {"no GROUP BY", nil}} {
+		for _, aggs := range []struct {
+			name string
+			list []GroupAgg
+		}{
+			{"count", []GroupAgg{{Kind: GroupCount, Arg: 2}}},
+			{"median", []GroupAgg{{Kind: GroupQuantileCont, Arg: 2, Quantile: 0.5}}},
+		} {
+			b.Run(keys.name+"/"+aggs.name, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if _, err := d.GroupBy(ctx, in, keys.cols, aggs.list); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+			})
+		}
+	}
+}

@@ -214,7 +214,7 @@ func TestFakeRadixSort(t *testing.T) {
 	requireNoLeak(t, d, "radix sort")
 }
 
-func uploadRaw(t *testing.T, d *Device, raw []byte) *Buffer {
+func uploadRaw(t testing.TB, d *Device, raw []byte) *Buffer {
 	t.Helper()
 	b, err := d.Alloc(uint64(len(raw)))
 	if err != nil {
@@ -228,7 +228,7 @@ func uploadRaw(t *testing.T, d *Device, raw []byte) *Buffer {
 	return b
 }
 
-func uploadWords(t *testing.T, d *Device, w []uint64) *Buffer {
+func uploadWords(t testing.TB, d *Device, w []uint64) *Buffer {
 	raw := make([]byte, 8*len(w))
 	for i, x := range w {
 		binary.LittleEndian.PutUint64(raw[8*i:], x)
@@ -236,7 +236,7 @@ func uploadWords(t *testing.T, d *Device, w []uint64) *Buffer {
 	return uploadRaw(t, d, raw)
 }
 
-func downloadWords(t *testing.T, d *Device, p DevicePtr, n int) []uint64 {
+func downloadWords(t testing.TB, d *Device, p DevicePtr, n int) []uint64 {
 	t.Helper()
 	raw := make([]byte, 8*n)
 	if n > 0 {
