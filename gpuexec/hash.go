@@ -400,7 +400,10 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		if err != nil || !quantiles {
 			return res, err
 		}
-		return res, d.quantilesOn(ctx, sc, in, aggs, res, nil, nil, 0, 1)
+		if err := d.quantilesOn(ctx, sc, in, aggs, res, nil, nil, 0, 1); err != nil {
+			return nil, err
+		}
+		return res, nil
 	}
 	phase := groupPhases()
 	run, groups, launches, err := d.groupTableOn(ctx, sc, in, keys, counted)
