@@ -3,6 +3,7 @@ package gpuexec
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -147,21 +148,65 @@ func twinSortScatter(f *fakeDriver, _ Dim3, a []uint64) error {
 	if err := firstErr(err1, err2, err3, err4, err5, err6); err != nil {
 		return err
 	}
+	// The kernel's own steps, thread by thread: chunks of 256 rows, each
+	// row ranked within its warp by the lanes below with its digit
+	// (__match_any_sync), after the earlier warps' counts of that digit
+	// (wcnt) and the earlier chunks' (start).
+	const threads, warps, none = 256, 8, 256
 	for b := int64(0); b < nblocks; b++ {
 		var start [256]int64
+		var wcnt [warps][256]uint32
 		for d := range start {
 			at := int64(d)*nblocks + b
 			start[d] = scan[at] - counts[at]
 		}
-		for i := b * sortTile; i < min(n, (b+1)*sortTile); i++ {
-			d := sortDigit(keys[i], sub, shift)
-			kout[start[d]] = keys[i]
-			if rows != nil {
-				rout[start[d]] = rows[i]
-			} else {
-				rout[start[d]] = uint32(i)
+		for c := int64(0); c < sortTile/threads; c++ {
+			var digit [threads]int
+			for t := range digit {
+				digit[t] = none
+				if i := b*sortTile + c*threads + int64(t); i < n {
+					digit[t] = sortDigit(keys[i], sub, shift)
+				}
 			}
-			start[d]++
+			var peers, rank [threads]uint32
+			for t := range digit {
+				w, lane := t/32, t%32
+				for l := 0; l < 32; l++ {
+					if digit[32*w+l] == digit[t] {
+						peers[t] |= 1 << l
+					}
+				}
+				rank[t] = uint32(bits.OnesCount32(peers[t] & (1<<lane - 1)))
+				if digit[t] != none && rank[t] == 0 {
+					wcnt[w][digit[t]] = uint32(bits.OnesCount32(peers[t]))
+				}
+			}
+			// __syncthreads
+			for t, d := range digit {
+				if d == none {
+					continue
+				}
+				i := b*sortTile + c*threads + int64(t)
+				at := start[d] + int64(rank[t])
+				for w := 0; w < t/32; w++ {
+					at += int64(wcnt[w][d])
+				}
+				kout[at] = keys[i]
+				if rows != nil {
+					rout[at] = rows[i]
+				} else {
+					rout[at] = uint32(i)
+				}
+			}
+			// __syncthreads
+			for t := 0; t < threads; t++ {
+				var total uint32
+				for w := 0; w < warps; w++ {
+					total += wcnt[w][t]
+					wcnt[w][t] = 0
+				}
+				start[t] += int64(total)
+			}
 		}
 	}
 	return nil
