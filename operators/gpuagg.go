@@ -23,7 +23,10 @@ import (
 // groups in first-appearance order, one row for an ungrouped aggregate.
 // Float sums add in the device's order, so their last bits may differ from
 // the CPU's row-order sums; BIGINT sums are exact (128-bit) and fail only
-// when the total is out of range.
+// when the total is out of range. Quantiles (MEDIAN, QUANTILE_CONT/DISC,
+// PERCENTILE_CONT/DISC) are the CPU's bits; having no partial state, they
+// need a group's rows at once, so with them the input is grouped as one
+// device batch, or on the host when the batches cannot be concatenated.
 type DeviceHashAggregate struct {
 	Input DeviceOperator
 	RT    *GPURuntime
