@@ -239,13 +239,13 @@ func TestCUDAGlobalAggregates(t *testing.T) {
 			aggs = append(aggs, GroupAgg{Kind: GroupCount, Arg: c})
 			switch v.Type {
 			case coldata.Bool:
-				aggs = append(aggs, GroupAgg{GroupSumInt, c}, GroupAgg{GroupMinBool, c}, GroupAgg{GroupMaxBool, c})
+				aggs = append(aggs, GroupAgg{Kind: GroupSumInt, Arg: c}, GroupAgg{Kind: GroupMinBool, Arg: c}, GroupAgg{Kind: GroupMaxBool, Arg: c})
 			case coldata.Int64:
-				aggs = append(aggs, GroupAgg{GroupSumInt, c}, GroupAgg{GroupMinInt, c}, GroupAgg{GroupMaxInt, c})
+				aggs = append(aggs, GroupAgg{Kind: GroupSumInt, Arg: c}, GroupAgg{Kind: GroupMinInt, Arg: c}, GroupAgg{Kind: GroupMaxInt, Arg: c})
 			case coldata.Float64:
-				aggs = append(aggs, GroupAgg{GroupSumFloat, c}, GroupAgg{GroupMinFloat, c}, GroupAgg{GroupMaxFloat, c}, GroupAgg{GroupVariance, c})
+				aggs = append(aggs, GroupAgg{Kind: GroupSumFloat, Arg: c}, GroupAgg{Kind: GroupMinFloat, Arg: c}, GroupAgg{Kind: GroupMaxFloat, Arg: c}, GroupAgg{Kind: GroupVariance, Arg: c})
 			case coldata.String:
-				aggs = append(aggs, GroupAgg{GroupMinString, c}, GroupAgg{GroupMaxString, c})
+				aggs = append(aggs, GroupAgg{Kind: GroupMinString, Arg: c}, GroupAgg{Kind: GroupMaxString, Arg: c})
 			}
 		}
 		aggs = append(aggs, GroupAgg{Kind: GroupCountStar})

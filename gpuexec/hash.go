@@ -41,6 +41,14 @@ const (
 	// Count, Mean and M2), from which every variance and standard
 	// deviation follows.
 	GroupVariance
+	// GroupQuantileCont and GroupQuantileDisc are MEDIAN and the
+	// quantiles (GroupAgg's Quantile and Desc): the hash pass counts the
+	// argument's values (AggPartial's Count) and a radix sort of the rows
+	// by (group, value) gives the quantile (quantile.go): CONT of a DOUBLE
+	// interpolated as the CPU does (AggPartial's Float), DISC the value
+	// itself (AggPartial's Vals). They never reach the hash kernels.
+	GroupQuantileCont
+	GroupQuantileDisc
 )
 
 // varUnset is kernels/hash.cu's GSQL_VAR_UNSET: a GroupVariance shift not
@@ -52,12 +60,16 @@ const varUnset = 0x7ff4d1ce0000f00d
 type GroupAgg struct {
 	Kind GroupAggKind
 	Arg  int
+	// Quantile (in [0, 1]) and Desc (values ordered descending) apply to
+	// the quantile kinds.
+	Quantile float64
+	Desc     bool
 }
 
 // GroupAggFor picks the device aggregate for a SQL aggregate ("count",
-// "sum", "avg", "min", "max", or "var" for any variance or standard
-// deviation) over an argument of type t, or reports that
-// the device has none.
+// "sum", "avg", "min", "max", "var" for any variance or standard
+// deviation, "quantile_cont" or "quantile_disc") over an argument of type
+// t, or reports that the device has none.
 func GroupAggFor(name string, t coldata.Type) (GroupAggKind, bool) {
 	switch name {
 	case "count":
@@ -75,6 +87,11 @@ func GroupAggFor(name string, t coldata.Type) (GroupAggKind, bool) {
 	case "var":
 		// The binder casts the argument of every variance to DOUBLE.
 		return GroupVariance, t == coldata.Float64
+	case "quantile_cont":
+		// Interpolated: the binder casts the argument to DOUBLE.
+		return GroupQuantileCont, t == coldata.Float64
+	case "quantile_disc":
+		return GroupQuantileDisc, sortableType(t)
 	case "min", "max":
 		if t.IsDecimal() {
 			if name == "max" {
@@ -116,6 +133,9 @@ type AggPartial struct {
 	// deviations from it (0 where Count is 0).
 	Mean []float64
 	M2   []float64
+	// Vals is a GroupQuantileDisc's value per group (any value where
+	// Count is 0); a GroupQuantileCont's is in Float.
+	Vals *coldata.Vec
 }
 
 // colDesc is a column's GCol record (kernels/hash.cu): type, validity
@@ -266,6 +286,14 @@ func (d *Device) GroupByTop(ctx context.Context, in *DeviceBatch, keys []int, ag
 		if a.Kind != GroupCountStar && (a.Arg < 0 || a.Arg >= len(in.Cols)) {
 			return nil, invalidf("aggregate argument column %d out of range", a.Arg)
 		}
+		if isQuantile(a.Kind) {
+			if t := in.Cols[a.Arg].Type; !sortableType(t) || (a.Kind == GroupQuantileCont && t != coldata.Float64) {
+				return nil, invalidf("quantile of a column of type %s", t)
+			}
+			if !(a.Quantile >= 0 && a.Quantile <= 1) {
+				return nil, invalidf("quantile fraction %v outside [0, 1]", a.Quantile)
+			}
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -315,6 +343,7 @@ func (d *Device) groupTableOn(ctx context.Context, sc *hashScratch, in *DeviceBa
 			return nil, 0, launches, err
 		}
 		if binary.LittleEndian.Uint32(c[4:]) == 0 {
+			run.slotOf = slotOf
 			return run, int64(binary.LittleEndian.Uint32(c[8:])), launches, nil
 		}
 		if cap >= 2*n {
@@ -376,6 +405,8 @@ type groupRun struct {
 	counters *Buffer
 	states   [][4]*Buffer
 	occ      *Buffer
+	// slotOf is each row's slot (the quantiles find rows' groups by it).
+	slotOf *Buffer
 }
 
 func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, aggs []GroupAgg, top *GroupTop) (*GroupPartial, error) {
@@ -389,13 +420,22 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		res.Keys = &coldata.Batch{Cols: kb}
 		return res, nil
 	}
-	if len(keys) == 0 && globalAggFast {
-		return d.globalAggOn(ctx, in, aggs)
-	}
+	// Quantiles are counted by the hash pass and computed from a sort.
+	counted, quantiles := tableAggs(aggs)
 	sc := &hashScratch{d: d}
 	defer sc.release()
+	if len(keys) == 0 && globalAggFast {
+		res, err := d.globalAggOn(ctx, in, counted)
+		if err != nil || !quantiles {
+			return res, err
+		}
+		if err := d.quantilesOn(ctx, sc, in, aggs, res, nil, nil, 0, 1); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	phase := groupPhases()
-	run, groups, launches, err := d.groupTableOn(ctx, sc, in, keys, aggs)
+	run, groups, launches, err := d.groupTableOn(ctx, sc, in, keys, counted)
 	res.Launches += launches
 	if err != nil {
 		return nil, err
@@ -494,7 +534,7 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		}
 		return out, nil
 	}
-	for a, spec := range aggs {
+	for a, spec := range counted {
 		st := run.states[a]
 		p := &res.Aggs[a]
 		cnt, err := fetch(st[2])
@@ -583,6 +623,12 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		}
 	}
 	phase("states")
+	if quantiles {
+		if err := d.quantilesOn(ctx, sc, in, aggs, res, run.slotOf, occ, run.cap, groups); err != nil {
+			return nil, err
+		}
+		phase("quantiles")
+	}
 	return res, nil
 }
 

@@ -22,9 +22,13 @@ var hashKernels string
 //go:embed kernels/window.cu
 var windowKernels string
 
+//go:embed kernels/sort.cu
+var sortKernels string
+
 // runtimeSource is the package's own module: the batch utilities, the
-// hash aggregation and join kernels and the window function kernels.
-var runtimeSource = runtimeKernels + "\n" + hashKernels + "\n" + windowKernels
+// hash aggregation and join kernels, the window function kernels and the
+// radix sort with the grouped quantiles.
+var runtimeSource = runtimeKernels + "\n" + hashKernels + "\n" + windowKernels + "\n" + sortKernels
 
 // RuntimeSource is the CUDA C source of the package's own kernels.
 func RuntimeSource() string { return runtimeSource }

@@ -23,7 +23,10 @@ import (
 // groups in first-appearance order, one row for an ungrouped aggregate.
 // Float sums add in the device's order, so their last bits may differ from
 // the CPU's row-order sums; BIGINT sums are exact (128-bit) and fail only
-// when the total is out of range.
+// when the total is out of range. Quantiles (MEDIAN, QUANTILE_CONT/DISC,
+// PERCENTILE_CONT/DISC) are the CPU's bits; having no partial state, they
+// need a group's rows at once, so with them the input is grouped as one
+// device batch, or on the host when the batches cannot be concatenated.
 type DeviceHashAggregate struct {
 	Input DeviceOperator
 	RT    *GPURuntime
@@ -55,8 +58,12 @@ type TopGroups struct {
 // reports which one has no device implementation.
 func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
 	out := make([]gpuexec.GroupAgg, len(specs))
+	var quantiles, distinct bool
 	for i, s := range specs {
-		if s.Kind == AggGroupConcat || len(s.Order) > 0 {
+		quantile := s.Kind == AggQuantileCont || s.Kind == AggQuantileDisc
+		quantiles = quantiles || quantile
+		distinct = distinct || s.Distinct
+		if s.Kind == AggGroupConcat || (len(s.Order) > 0 && !quantile) {
 			return nil, fmt.Errorf("aggregate %d (GROUP_CONCAT) has no GPU implementation", i)
 		}
 		if s.Kind == AggCountStar {
@@ -68,7 +75,8 @@ func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
 			return nil, fmt.Errorf("aggregate %d: argument is not a column", i)
 		}
 		name := map[AggKind]string{AggCount: "count", AggSum: "sum", AggAvg: "avg", AggMin: "min", AggMax: "max",
-			AggVarPop: "var", AggVarSamp: "var", AggStddevPop: "var", AggStddevSamp: "var"}[s.Kind]
+			AggVarPop: "var", AggVarSamp: "var", AggStddevPop: "var", AggStddevSamp: "var",
+			AggQuantileCont: "quantile_cont", AggQuantileDisc: "quantile_disc"}[s.Kind]
 		k, ok := gpuexec.GroupAggFor(name, ref.T)
 		if s.Distinct && (!distinctable(ref.T) || isVariance(s.Kind)) {
 			ok = false // the argument becomes a hash key; no DISTINCT variance
@@ -80,8 +88,28 @@ func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
 			return nil, fmt.Errorf("aggregate %s over %s has no GPU implementation", name, ref.T)
 		}
 		out[i] = gpuexec.GroupAgg{Kind: k, Arg: ref.Index}
+		if quantile {
+			out[i].Quantile = s.Quantile
+			out[i].Desc = len(s.Order) > 0 && s.Order[0].Desc
+		}
+	}
+	if quantiles && distinct {
+		// The DISTINCT paths merge partial states on the host, which a
+		// quantile has none of.
+		return nil, fmt.Errorf("quantiles beside DISTINCT aggregates have no GPU implementation")
 	}
 	return out, nil
+}
+
+// hasQuantile reports whether kinds hold a quantile, which needs every
+// row of a group in one device batch.
+func hasQuantile(kinds []gpuexec.GroupAgg) bool {
+	for _, k := range kinds {
+		if k.Kind == gpuexec.GroupQuantileCont || k.Kind == gpuexec.GroupQuantileDisc {
+			return true
+		}
+	}
+	return false
 }
 
 // Open implements Operator.
@@ -152,6 +180,13 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	// batch left the host to merge every group of every batch by its key
 	// (706 ms of TPC-H Q10's 1,079 at SF10, 381,000 groups of seven keys).
 	limit := min(uint64(aggConcatBytes), h.RT.Dev.MemoryLimit()/8)
+	quantiles := hasQuantile(kinds)
+	if quantiles {
+		// A quantile has no partial state to merge: the whole input is
+		// grouped at once, or on the host when it cannot be one batch.
+		limit = math.MaxUint64
+	}
+	var hostOut *coldata.Batch
 	var pending []*gpuexec.DeviceBatch
 	var pendingBytes uint64
 	defer func() {
@@ -166,12 +201,19 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 			}
 			pending, pendingBytes = nil, 0
 		}()
-		if len(pending) > 1 {
+		if len(pending) > 1 && !(quantiles && quantilesOnHost) {
 			if c, err := h.RT.Dev.Concatenate(pending); err == nil {
 				defer c.Release()
 				return group(c, last)
 			}
+		}
+		if len(pending) > 1 {
 			// Too many rows or characters for one batch: group each.
+			if quantiles {
+				var err error
+				hostOut, err = h.aggregateOnHost(ctx, pending)
+				return err
+			}
 		}
 		for i, b := range pending {
 			if err := group(b, last && i == len(pending)-1); err != nil {
@@ -200,8 +242,53 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	if err := flush(true); err != nil {
 		return nil, err
 	}
+	if hostOut != nil {
+		return hostOut, nil
+	}
 	return h.mergeParts(parts, kinds)
 }
+
+// aggregateOnHost groups device batches with the CPU's HashAggregate (a
+// GROUP BY with quantiles whose input does not fit one device batch):
+// the batches are downloaded one by one. Each counts as a CPU fallback.
+func (h *DeviceHashAggregate) aggregateOnHost(ctx context.Context, batches []*gpuexec.DeviceBatch) (*coldata.Batch, error) {
+	var host []*coldata.Batch
+	for _, b := range batches {
+		hb, err := h.RT.Dev.Download(ctx, b)
+		if err != nil {
+			return nil, fmt.Errorf("GROUP BY with quantiles on the host: %w", err)
+		}
+		host = append(host, hb)
+		if h.Stats != nil {
+			h.Stats.Fallbacks.Add(1)
+		}
+	}
+	keys := make([]expr.Expr, len(h.Keys))
+	for i, k := range h.Keys {
+		keys[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("key%d", i), T: h.KeyTypes[i]}
+	}
+	agg := &HashAggregate{Input: &Materialized{Batches: host}, Keys: keys, Aggs: h.Aggs, MemoryLimit: h.MemoryLimit}
+	if err := agg.Open(ctx); err != nil {
+		return nil, err
+	}
+	defer agg.Close()
+	var out []*coldata.Batch
+	for {
+		b, err := agg.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		out = append(out, b)
+	}
+	return coldata.Concat(out, len(h.Keys)+len(h.Aggs)), nil
+}
+
+// quantilesOnHost (tests) takes the host path of a GROUP BY with
+// quantiles over several batches, as when they cannot be concatenated.
+var quantilesOnHost = false
 
 // aggConcatBytes bounds the device batches a GROUP BY concatenates to
 // group at once.
@@ -711,6 +798,10 @@ func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpu
 				b.AppendDec(st.Dec.Dec(g))
 			case k == gpuexec.GroupVariance:
 				appendVariance(b, spec.Kind, c, st.M2[g])
+			case k == gpuexec.GroupQuantileCont:
+				b.AppendFloat(st.Float[g])
+			case k == gpuexec.GroupQuantileDisc:
+				b.AppendFrom(st.Vals, g)
 			case k == gpuexec.GroupSumFloat || k == gpuexec.GroupMinFloat || k == gpuexec.GroupMaxFloat:
 				if spec.Kind == AggAvg {
 					b.AppendFloat(st.Float[g] / float64(c))

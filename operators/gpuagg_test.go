@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 )
@@ -305,7 +306,7 @@ func TestDeviceVarianceMerge(t *testing.T) {
 }
 
 // TestDeviceAggKindsVariance: every variance maps onto the device's one
-// kind over a DOUBLE; DISTINCT and quantiles have no device form.
+// kind over a DOUBLE; DISTINCT variances have no device form.
 func TestDeviceAggKindsVariance(t *testing.T) {
 	x := &expr.ColumnRef{Index: 0, Name: "x", T: coldata.Float64}
 	for _, k := range []AggKind{AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp} {
@@ -316,11 +317,95 @@ func TestDeviceAggKindsVariance(t *testing.T) {
 	}
 	for _, s := range []AggSpec{
 		{Kind: AggVarSamp, Arg: x, Distinct: true, Type: coldata.Float64},
-		{Kind: AggQuantileCont, Arg: x, Quantile: 0.5, Type: coldata.Float64},
 		{Kind: AggVarPop, Arg: &expr.ColumnRef{Index: 0, Name: "i", T: coldata.Int64}, Type: coldata.Float64},
 	} {
 		if _, err := DeviceAggKinds([]AggSpec{s}); err == nil {
 			t.Errorf("%+v has a device form", s)
+		}
+	}
+}
+
+// TestDeviceAggKindsQuantile: the quantiles map onto the device's sorted
+// kinds with their fraction and direction, over the fixed-width types the
+// device orders; VARCHAR, wide DECIMAL and a quantile beside a DISTINCT
+// aggregate stay on the host.
+func TestDeviceAggKindsQuantile(t *testing.T) {
+	col := func(ty coldata.Type) expr.Expr { return &expr.ColumnRef{Index: 1, Name: "x", T: ty} }
+	desc := []AggOrder{{Desc: true}}
+	for _, c := range []struct {
+		spec AggSpec
+		want gpuexec.GroupAgg
+	}{
+		{AggSpec{Kind: AggQuantileCont, Arg: col(coldata.Float64), Quantile: 0.5, Type: coldata.Float64},
+			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileCont, Arg: 1, Quantile: 0.5}},
+		{AggSpec{Kind: AggQuantileCont, Arg: col(coldata.Float64), Quantile: 0.25, Order: desc, Type: coldata.Float64},
+			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileCont, Arg: 1, Quantile: 0.25, Desc: true}},
+		{AggSpec{Kind: AggQuantileDisc, Arg: col(coldata.Int64), Quantile: 1, Type: coldata.Int64},
+			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileDisc, Arg: 1, Quantile: 1}},
+		{AggSpec{Kind: AggQuantileDisc, Arg: col(coldata.Date), Quantile: 0, Order: desc, Type: coldata.Date},
+			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileDisc, Arg: 1, Desc: true}},
+		{AggSpec{Kind: AggQuantileDisc, Arg: col(coldata.DecimalOf(18, 2)), Quantile: 0.5, Type: coldata.DecimalOf(18, 2)},
+			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileDisc, Arg: 1, Quantile: 0.5}},
+		{AggSpec{Kind: AggQuantileDisc, Arg: col(coldata.Bool), Quantile: 0.5, Type: coldata.Bool},
+			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileDisc, Arg: 1, Quantile: 0.5}},
+	} {
+		kinds, err := DeviceAggKinds([]AggSpec{c.spec})
+		if err != nil || kinds[0] != c.want {
+			t.Errorf("%+v: got %+v, %v; want %+v", c.spec, kinds, err, c.want)
+		}
+	}
+	for _, specs := range [][]AggSpec{
+		{{Kind: AggQuantileDisc, Arg: col(coldata.String), Quantile: 0.5, Type: coldata.String}},
+		{{Kind: AggQuantileDisc, Arg: col(coldata.DecimalOf(20, 2)), Quantile: 0.5, Type: coldata.DecimalOf(20, 2)}},
+		{{Kind: AggQuantileCont, Arg: col(coldata.Int64), Quantile: 0.5, Type: coldata.Float64}}, // the binder casts to DOUBLE
+		{{Kind: AggQuantileCont, Arg: col(coldata.Float64), Quantile: 0.5, Type: coldata.Float64},
+			{Kind: AggCount, Arg: col(coldata.Int64), Distinct: true, Type: coldata.Int64}},
+		{{Kind: AggGroupConcat, Arg: col(coldata.String), Order: desc, Type: coldata.String}},
+	} {
+		if kinds, err := DeviceAggKinds(specs); err == nil {
+			t.Errorf("%+v has a device form: %+v", specs, kinds)
+		}
+	}
+}
+
+// TestDeviceAggregateFinishQuantiles: one batch's quantile states become
+// the output column (NULL where a group has no values), beside COUNT(*).
+func TestDeviceAggregateFinishQuantiles(t *testing.T) {
+	dec := coldata.DecimalOf(10, 2)
+	h := &DeviceHashAggregate{Keys: []int{0}, KeyTypes: []coldata.Type{coldata.Int64}, Aggs: []AggSpec{
+		{Kind: AggCountStar, Type: coldata.Int64},
+		{Kind: AggQuantileCont, Arg: &expr.ColumnRef{Index: 1, T: coldata.Float64}, Quantile: 0.5, Type: coldata.Float64},
+		{Kind: AggQuantileDisc, Arg: &expr.ColumnRef{Index: 2, T: dec}, Quantile: 0.9, Type: dec},
+	}}
+	kinds, err := DeviceAggKinds(h.Aggs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := coldata.NewBuilder(coldata.Int64, 3)
+	vals := coldata.NewBuilder(dec, 3)
+	for g, v := range []int64{-150, 0, 99999} {
+		keys.AppendInt(int64(g))
+		vals.AppendValue(decimal.FromInt64(v))
+	}
+	p := &gpuexec.GroupPartial{Keys: &coldata.Batch{Cols: []*coldata.Vec{keys.Finish()}, Len: 3}, Aggs: []gpuexec.AggPartial{
+		{Count: []int64{4, 1, 2}},
+		{Count: []int64{3, 0, 2}, Float: []float64{-2.5, 0, 1e300}},
+		{Count: []int64{3, 0, 1}, Vals: vals.Finish()},
+	}}
+	out, err := h.finishPartial(p, kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]any{
+		{int64(0), int64(4), -2.5, decimal.FromInt64(-150)},
+		{int64(1), int64(1), nil, nil},
+		{int64(2), int64(2), 1e300, decimal.FromInt64(99999)},
+	}
+	for g, row := range want {
+		for c, w := range row {
+			if got := out.Cols[c].Value(g); got != w {
+				t.Errorf("group %d column %d: got %v, want %v", g, c, got, w)
+			}
 		}
 	}
 }

@@ -432,8 +432,9 @@ func TestPlanScalarSubqueryAsJoin(t *testing.T) {
 // TestPlaceNewerAggregatesOnGPU: a GROUP BY with the variance family,
 // BOOL_AND/BOOL_OR, ANY_VALUE and FILTER places its hash table on the GPU
 // with the real device-support check (the binder turns FILTER into CASE
-// and the BOOL and ANY_VALUE aggregates into MIN/MAX); quantiles and
-// DISTINCT variances stay on the CPU.
+// and the BOOL and ANY_VALUE aggregates into MIN/MAX) and with the
+// quantiles; DISTINCT variances, quantiles of VARCHAR and quantiles beside
+// a DISTINCT aggregate stay on the CPU.
 func TestPlaceNewerAggregatesOnGPU(t *testing.T) {
 	cat := testCatalog(t)
 	opts := planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: planner.GPUSupport}
@@ -445,8 +446,16 @@ func TestPlaceNewerAggregatesOnGPU(t *testing.T) {
 		{"SELECT VAR_SAMP(c), STDDEV_POP(a) FROM t", true},
 		{"SELECT b, BOOL_AND(d), BOOL_OR(d), BOOL_AND(a > 1), ANY_VALUE(a), ANY_VALUE(b) FROM t GROUP BY b", true},
 		{"SELECT d, SUM(c) FILTER (WHERE a > 1), COUNT(*) FILTER (WHERE d), MIN(b) FILTER (WHERE c < 2), STDDEV_SAMP(c) FILTER (WHERE a > 0) FROM t GROUP BY d", true},
-		{"SELECT b, MEDIAN(c) FROM t GROUP BY b", false},
 		{"SELECT b, VAR_POP(DISTINCT c) FROM t GROUP BY b", false},
+		// Quantiles sort on the device: BIGINT (cast to DOUBLE for the
+		// interpolated forms), DOUBLE and BOOL arguments, DESC, no GROUP
+		// BY; not of VARCHAR, and not beside a DISTINCT aggregate.
+		{"SELECT b, MEDIAN(c), COUNT(*), AVG(a) FROM t GROUP BY b", true},
+		{"SELECT b, QUANTILE_CONT(a, 0.25), QUANTILE_DISC(a, 0.9), QUANTILE_DISC(d, 0.5) FROM t GROUP BY b", true},
+		{"SELECT d, PERCENTILE_CONT(0.3) WITHIN GROUP (ORDER BY c DESC), PERCENTILE_DISC(0.7) WITHIN GROUP (ORDER BY a DESC) FROM t GROUP BY d", true},
+		{"SELECT MEDIAN(a), QUANTILE_DISC(c, 0.1) FROM t", true},
+		{"SELECT a, QUANTILE_DISC(b, 0.5) FROM t GROUP BY a", false},
+		{"SELECT b, MEDIAN(c), COUNT(DISTINCT a) FROM t GROUP BY b", false},
 	} {
 		n, err := plan(t, cat, tc.q)
 		if err != nil {
