@@ -43,6 +43,8 @@ func TestGPUTopGroupsMatchCPU(t *testing.T) {
 		{"SELECT g, COUNT(*) AS c FROM w GROUP BY g ORDER BY c DESC LIMIT 3", true},
 		// A LIMIT without ORDER BY: the first groups, each counted whole.
 		{"SELECT s, o, COUNT(*), SUM(v) FROM w GROUP BY s, o LIMIT 10", true},
+		// Quantiles run over every group: no cut, same answers.
+		{"SELECT s, COUNT(*) AS c, MEDIAN(d) FROM w GROUP BY s ORDER BY c DESC LIMIT 10", false},
 		{"SELECT 1, s, COUNT(*) AS c FROM w WHERE d > 0 GROUP BY 1, s ORDER BY c DESC LIMIT 10", true},
 		// Not cut: two sort keys, a SUM key, HAVING between them.
 		{"SELECT s, COUNT(*) AS c FROM w GROUP BY s ORDER BY c DESC, s LIMIT 10", false},

@@ -273,6 +273,14 @@ func (d *Device) GroupByTop(ctx context.Context, in *DeviceBatch, keys []int, ag
 		if top.K < 1 {
 			return nil, invalidf("top groups: K %d", top.K)
 		}
+		for _, a := range aggs {
+			if isQuantile(a.Kind) {
+				// The quantiles rank every used slot's rows; they run
+				// over all groups.
+				top = nil
+				break
+			}
+		}
 	}
 	if err := d.own(in); err != nil {
 		return nil, err
