@@ -218,7 +218,12 @@ func BenchmarkClickBench(b *testing.B) {
 			r.Release()
 		}
 	}()
-	db, err := gsql.Open(gsql.Options{Device: "cpu"})
+	// GSQL_CLICKBENCH_DEVICE runs it on another device, as in the test.
+	device := os.Getenv("GSQL_CLICKBENCH_DEVICE")
+	if device == "" {
+		device = "cpu"
+	}
+	db, err := gsql.Open(gsql.Options{Device: device})
 	if err != nil {
 		b.Fatal(err)
 	}
