@@ -396,27 +396,34 @@ func TestCUDAGroupByPhases(t *testing.T) {
 		}
 		return &coldata.Batch{Cols: []*coldata.Vec{kb.Finish(), vb.Finish(), sb.Finish()}, Len: n}
 	}
+	// ClickBench Q33/Q34 shapes: nearly every row its own group, under
+	// ORDER BY COUNT(*) DESC LIMIT 10 (the top groups path).
+	top := &GroupTop{Agg: 1, Desc: true, K: 10}
 	for _, tc := range []struct {
 		name      string
 		n, groups int
 		keys      []int
 		text      bool
+		top       *GroupTop
 	}{
-		{"q13 shape", 15_000_000, 1_500_000, []int{0}, false},
-		{"q10 shape", 1_100_000, 380_000, []int{0, 2}, true},
+		{"tpch q13 shape", 15_000_000, 1_500_000, []int{0}, false, nil},
+		{"tpch q10 shape", 1_100_000, 380_000, []int{0, 2}, true, nil},
+		{"clickbench q33 shape", 10_000_000, 9_000_000, []int{0, 1}, false, top},
+		{"clickbench q34 shape", 10_000_000, 6_000_000, []int{2}, true, top},
+		{"clickbench q17 shape", 10_000_000, 2_000_000, []int{0, 2}, true, top},
 	} {
 		db, err := d.Upload(ctx, mk(tc.n, tc.groups, tc.text))
 		if err != nil {
 			t.Fatal(err)
 		}
-		aggs := []GroupAgg{{Kind: GroupSumInt, Arg: 1}}
+		aggs := []GroupAgg{{Kind: GroupSumInt, Arg: 1}, {Kind: GroupCountStar}}
 		for run := 0; run < 3; run++ {
 			var phases []string
 			groupTrace = func(p string, took time.Duration) {
 				phases = append(phases, fmt.Sprintf("%s %.2fms", p, float64(took.Microseconds())/1000))
 			}
 			start := time.Now()
-			p, err := d.GroupBy(ctx, db, tc.keys, aggs)
+			p, err := d.GroupByTop(ctx, db, tc.keys, aggs, tc.top)
 			groupTrace = nil
 			if err != nil {
 				t.Fatal(err)

@@ -357,6 +357,9 @@ func (d *Device) groupTableOn(ctx context.Context, sc *hashScratch, in *DeviceBa
 		if cap >= 2*n {
 			return nil, 0, launches, fmt.Errorf("gpu: group table of %d slots overflowed with %d rows", cap, n)
 		}
+		if groupTrace != nil {
+			groupTrace(fmt.Sprintf("table of %d slots overflowed", cap), 0)
+		}
 		cap = nextPow2(2 * n)
 		if err := ctx.Err(); err != nil {
 			return nil, 0, launches, err
@@ -494,7 +497,7 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 	if top != nil && len(keys) > 0 && int64(top.K) < groups && top.Agg < 0 {
 		groups = int64(top.K) // the first K of the ordered groups
 	} else if top != nil && len(keys) > 0 && int64(top.K) < groups {
-		idx, err := d.topGroupsOn(sc, run.states[top.Agg][2], occ, groups, top)
+		idx, launches, err := d.topGroupsOn(ctx, sc, run.states[top.Agg][2], occ, groups, top)
 		if err != nil {
 			return nil, err
 		}
@@ -502,7 +505,7 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		if firsts, occ, err = d.permuteGroupsOn(sc, firsts, occ, idx, groups); err != nil {
 			return nil, err
 		}
-		res.Launches += 3
+		res.Launches += launches + 2
 		phase("top")
 	}
 	if len(keys) > 0 {
@@ -640,108 +643,48 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 	return res, nil
 }
 
-// topGroupsOn downloads every group's count (counts is the state array
-// by slot, occ the slots in group order) and returns, on the device, the
-// group numbers top selects, ascending. Context thread only.
-func (d *Device) topGroupsOn(sc *hashScratch, counts, occ *Buffer, groups int64, top *GroupTop) (*Buffer, error) {
-	ordered, err := sc.alloc(uint64(8 * groups))
+// topGroupsOn returns, on the device, the group numbers top selects,
+// ascending: the groups' counts (counts is the state array by slot, occ
+// the slots in group order) are stably radix-sorted on the device (count
+// descending: its bits inverted) and only the first K group numbers come
+// to the host, to be put back in group order. A stable sort keeps ties in
+// group order, as the sort above the aggregate does. Context thread only.
+func (d *Device) topGroupsOn(ctx context.Context, sc *hashScratch, counts, occ *Buffer, groups int64, top *GroupTop) (idx *Buffer, launches int, err error) {
+	keys, err := sc.alloc(uint64(8 * groups))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if err := d.launchGrid("gsql_gather_u64", d.strided(groups), ordered.ptr, counts.ptr, occ.ptr, groups); err != nil {
-		return nil, err
+	mask := uint64(0)
+	if top.Desc {
+		mask = math.MaxUint64
 	}
-	vals := make([]int64, groups)
-	if err := d.CopyToHost(unsafe.Slice((*byte)(unsafe.Pointer(&vals[0])), 8*groups), ordered.ptr, nil); err != nil {
-		return nil, err
+	if err := d.launchGrid("gsql_gather_u64_xor", d.strided(groups), keys.ptr, counts.ptr, occ.ptr, groups, mask); err != nil {
+		return nil, 0, err
 	}
-	picked := topPositions(vals, top.K, top.Desc)
-	raw := make([]byte, 4*len(picked))
+	run, err := d.radixSortOn(ctx, sc, keys.ptr, 0, groups)
+	if err != nil {
+		return nil, 0, err
+	}
+	launches = 1 + run.launches
+	raw := make([]byte, 4*top.K)
+	if err := d.CopyToHost(raw, run.rows.ptr, nil); err != nil {
+		return nil, 0, err
+	}
+	picked := make([]uint32, top.K)
+	for j := range picked {
+		picked[j] = binary.LittleEndian.Uint32(raw[4*j:])
+	}
+	slices.Sort(picked)
 	for j, g := range picked {
-		binary.LittleEndian.PutUint32(raw[4*j:], uint32(g))
+		binary.LittleEndian.PutUint32(raw[4*j:], g)
 	}
-	idx, err := sc.alloc(uint64(len(raw)))
-	if err != nil {
-		return nil, err
+	if idx, err = sc.alloc(uint64(len(raw))); err != nil {
+		return nil, 0, err
 	}
 	if err := d.CopyToDevice(idx.ptr, raw, nil); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return idx, nil
-}
-
-// topPositions returns the positions of the first k values of a stable
-// sort of vals (descending when desc), in ascending order of position. A
-// heap keeps the k best; a later value equal to the worst kept one sorts
-// after it, so only a strictly better value replaces it.
-func topPositions(vals []int64, k int, desc bool) []int {
-	if k >= len(vals) {
-		out := make([]int, len(vals))
-		for i := range out {
-			out[i] = i
-		}
-		return out
-	}
-	// better reports whether position i sorts before position j.
-	better := func(i, j int) bool {
-		if vals[i] != vals[j] {
-			return (vals[i] > vals[j]) == desc
-		}
-		return i < j
-	}
-	// heap[0] is the worst kept position.
-	heap := make([]int, 0, k)
-	down := func(at int) {
-		for {
-			worst, l, r := at, 2*at+1, 2*at+2
-			if l < len(heap) && better(heap[worst], heap[l]) {
-				worst = l
-			}
-			if r < len(heap) && better(heap[worst], heap[r]) {
-				worst = r
-			}
-			if worst == at {
-				return
-			}
-			heap[at], heap[worst] = heap[worst], heap[at]
-			at = worst
-		}
-	}
-	i := 0
-	for ; len(heap) < k; i++ {
-		heap = append(heap, i)
-		for at := len(heap) - 1; at > 0; {
-			up := (at - 1) / 2
-			if !better(heap[up], heap[at]) {
-				break
-			}
-			heap[up], heap[at] = heap[at], heap[up]
-			at = up
-		}
-	}
-	// One comparison per value, true only for a value that enters the
-	// heap (rare), so the branch predicts well.
-	worst := vals[heap[0]]
-	replace := func(i int) {
-		heap[0] = i
-		down(0)
-		worst = vals[heap[0]]
-	}
-	if desc {
-		for ; i < len(vals); i++ {
-			if vals[i] > worst {
-				replace(i)
-			}
-		}
-	} else {
-		for ; i < len(vals); i++ {
-			if vals[i] < worst {
-				replace(i)
-			}
-		}
-	}
-	slices.Sort(heap)
-	return heap
+	return idx, launches, nil
 }
 
 // firstOrderOnHost is the most groups ordered on the host (a sort of

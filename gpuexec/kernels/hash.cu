@@ -152,6 +152,15 @@ extern "C" __global__ void gsql_gather_u64(unsigned long long* dst, const unsign
     for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) dst[j] = src[idx[j]];
 }
 
+// gsql_gather_u64_xor: dst[j] = src[idx[j]] ^ mask for j in [0, n) (a
+// mask of all ones turns ascending keys into descending ones).
+extern "C" __global__ void gsql_gather_u64_xor(unsigned long long* dst, const unsigned long long* src, const int* idx, long long n,
+                                               unsigned long long mask)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) dst[j] = src[idx[j]] ^ mask;
+}
+
 // gsql_gather_i32_idx: dst[j] = src[idx[j]] for j in [0, n).
 extern "C" __global__ void gsql_gather_i32_idx(int* dst, const int* src, const int* idx, long long n)
 {
