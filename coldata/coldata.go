@@ -257,6 +257,30 @@ func (v *Vec) IsNull(i int) bool {
 // HasNulls reports whether the vector may hold NULLs.
 func (v *Vec) HasNulls() bool { return v.Nulls != nil }
 
+// AnyNull reports whether any of the first n rows is NULL: HasNulls
+// without the false positive of a bitmap whose bits are all set (a device
+// result keeps the bitmap of a column that may hold NULLs).
+func (v *Vec) AnyNull(n int) bool {
+	if v.Nulls == nil || n <= 0 {
+		return false
+	}
+	if v.Const {
+		return v.IsNull(0)
+	}
+	full := n >> 3
+	for _, b := range v.Nulls[:full] {
+		if b != 0xff {
+			return true
+		}
+	}
+	for i := full << 3; i < n; i++ {
+		if v.Nulls[i>>3]&(1<<(i&7)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // SetNull marks row i NULL, allocating the bitmap on first use.
 func (v *Vec) SetNull(i int) {
 	if v.Nulls == nil {

@@ -561,3 +561,30 @@ func TestConcat(t *testing.T) {
 		t.Errorf("empty concat Len %d", v.Len)
 	}
 }
+
+func TestAnyNull(t *testing.T) {
+	b := coldata.NewBuilder(coldata.Int64, 20)
+	for i := 0; i < 20; i++ {
+		b.AppendInt(int64(i))
+	}
+	v := b.Finish()
+	if v.AnyNull(20) {
+		t.Fatal("no bitmap, no NULLs")
+	}
+	v.SetNull(17)
+	v.Nulls[2] |= 1 << 1 // row 17 valid again: a bitmap of all ones
+	if v.Nulls == nil || v.AnyNull(20) {
+		t.Fatalf("all-valid bitmap reported NULLs: %08b", v.Nulls)
+	}
+	for _, r := range []int{0, 7, 8, 19} {
+		w := *v
+		w.Nulls = append([]byte(nil), v.Nulls...)
+		w.SetNull(r)
+		if !w.AnyNull(20) || (r == 19 && w.AnyNull(19)) {
+			t.Errorf("NULL at row %d: AnyNull(20) %v, AnyNull(19) %v", r, w.AnyNull(20), w.AnyNull(19))
+		}
+	}
+	if c := coldata.NewConst(coldata.Int64, nil, 5); !c.AnyNull(5) {
+		t.Error("a NULL constant")
+	}
+}

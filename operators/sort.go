@@ -125,7 +125,7 @@ func topRowsOf(ctx context.Context, b *coldata.Batch, keys []SortKey, k int, cmp
 		return topRows(ctx, n, k, cmp)
 	}
 	v := b.Cols[keys[0].Col]
-	if v.Const || v.Type.Physical() != coldata.Int64 || v.HasNulls() || len(v.Ints) < n {
+	if v.Const || v.Type.Physical() != coldata.Int64 || v.AnyNull(n) || len(v.Ints) < n {
 		return topRows(ctx, n, k, cmp)
 	}
 	vals := v.Ints[:n]

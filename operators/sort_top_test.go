@@ -28,10 +28,18 @@ func TestTopRowsOfMatchesTopRows(t *testing.T) {
 					withNulls.AppendInt(r.Int63n(spread))
 				}
 			}
-			batch := coldata.NewBatch([]*coldata.Vec{a.Finish(), b.Finish(), withNulls.Finish(), coldata.NewConst(coldata.Int64, int64(3), n)}, n)
+			av := a.Finish()
+			// Column 4: column 0's values under a bitmap with every bit set,
+			// as device results carry (the typed bound still applies).
+			valid := *av
+			valid.Nulls = make([]byte, coldata.BitmapLen(n))
+			for i := range valid.Nulls {
+				valid.Nulls[i] = 0xff
+			}
+			batch := coldata.NewBatch([]*coldata.Vec{av, b.Finish(), withNulls.Finish(), coldata.NewConst(coldata.Int64, int64(3), n), &valid}, n)
 			for _, keys := range [][]SortKey{
 				{{Col: 0}}, {{Col: 0, Desc: true}}, {{Col: 0}, {Col: 1, Desc: true}}, {{Col: 0, Desc: true}, {Col: 1}},
-				{{Col: 2}}, {{Col: 2, Desc: true}}, {{Col: 3}, {Col: 0}},
+				{{Col: 2}}, {{Col: 2, Desc: true}}, {{Col: 3}, {Col: 0}}, {{Col: 4, Desc: true}, {Col: 1}},
 			} {
 				cmp := rowComparator(batch, keys)
 				for _, k := range []int{1, 3, 10, n / 3, n - 1} {
