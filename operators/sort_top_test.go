@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
@@ -21,7 +22,20 @@ func TestTopRowsOfMatchesTopRows(t *testing.T) {
 			withNulls := coldata.NewBuilder(coldata.Int64, n)
 			for i := 0; i < n; i++ {
 				a.AppendInt(r.Int63n(spread) - spread/2)
-				b.AppendString(string(rune('a' + r.Intn(5))))
+				// Strings that tie on their first 8 bytes, are shorter
+				// than 8, or hold a 0 byte.
+				switch r.Intn(5) {
+				case 4:
+					b.AppendString("\u00e9t\u00e9 " + string(rune('a'+r.Intn(3)))) // bytes over 0x7f
+				case 0:
+					b.AppendString(string(rune('a' + r.Intn(5))))
+				case 1:
+					b.AppendString("prefix-8" + string(rune('a'+r.Intn(26))))
+				case 2:
+					b.AppendString("ab\x00" + string(rune('a'+r.Intn(3))))
+				default:
+					b.AppendString("")
+				}
 				if r.Intn(7) == 0 {
 					withNulls.AppendNull()
 				} else {
@@ -40,6 +54,7 @@ func TestTopRowsOfMatchesTopRows(t *testing.T) {
 			for _, keys := range [][]SortKey{
 				{{Col: 0}}, {{Col: 0, Desc: true}}, {{Col: 0}, {Col: 1, Desc: true}}, {{Col: 0, Desc: true}, {Col: 1}},
 				{{Col: 2}}, {{Col: 2, Desc: true}}, {{Col: 3}, {Col: 0}}, {{Col: 4, Desc: true}, {Col: 1}},
+				{{Col: 1}}, {{Col: 1, Desc: true}}, {{Col: 1}, {Col: 0, Desc: true}},
 			} {
 				cmp := rowComparator(batch, keys)
 				for _, k := range []int{1, 3, 10, n / 3, n - 1} {
@@ -62,6 +77,36 @@ func TestTopRowsOfMatchesTopRows(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func BenchmarkTopRowsOfString(b *testing.B) {
+	const n = 1_200_000
+	r := rand.New(rand.NewSource(1))
+	// Phrases that differ in their first 8 bytes, and URLs that share
+	// them (the bound cannot help; its cost is the price of trying).
+	for _, shape := range []string{"phrases", "shared prefix"} {
+		v := coldata.NewBuilder(coldata.String, n)
+		for i := 0; i < n; i++ {
+			if shape == "phrases" {
+				v.AppendString(fmt.Sprintf("%x search", r.Int63()))
+			} else {
+				v.AppendString(fmt.Sprintf("https://example.com/%x", r.Int63()))
+			}
+		}
+		batch := coldata.NewBatch([]*coldata.Vec{v.Finish()}, n)
+		keys := []SortKey{{Col: 0}}
+		cmp := rowComparator(batch, keys)
+		b.Run(shape+"/general", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				topRows(context.Background(), n, 10, cmp)
+			}
+		})
+		b.Run(shape+"/bounded", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				topRowsOf(context.Background(), batch, keys, 10, cmp)
+			}
+		})
 	}
 }
 
