@@ -47,10 +47,12 @@ func (c *TableCache) relieveLocked(need uint64) uint64 {
 // inUse reports whether anything but the cache holds one of the entry's
 // buffers (a running query's scan, a view of it).
 func (e *cacheEntry) inUse() bool {
-	for _, b := range e.batches {
-		for _, buf := range b.bufs {
-			if buf.refs.Load() > 1 {
-				return true
+	for _, p := range e.parts {
+		for _, b := range p.batches {
+			for _, buf := range b.bufs {
+				if buf.refs.Load() > 1 {
+					return true
+				}
 			}
 		}
 	}

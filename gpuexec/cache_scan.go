@@ -156,7 +156,7 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := &TableScan{c: c, cols: cols}
-	out, ok, err := c.hitLocked(name, version)
+	e, out, ok, err := c.lookupLocked(name, version, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -168,15 +168,28 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	if err != nil {
 		return nil, err
 	}
+	// The columns to upload: those no part holds. They become resident
+	// when they, with the table's resident columns, take at most the
+	// resident share of the device.
+	missing := cols
+	var have uint64
+	if e != nil {
+		missing, have = e.missing(cols), e.bytes
+	}
 	var total uint64
 	for _, hb := range hosts {
-		n, err := PackedSize(hb)
+		for _, col := range missing {
+			if col < 0 || col >= len(hb.Cols) {
+				return nil, invalidf("table %s: column %d of %d", name, col, len(hb.Cols))
+			}
+		}
+		n, err := PackedSize(pick(hb, missing))
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", name, err)
 		}
 		total += n
 	}
-	if total <= c.d.residentLimit() {
+	if have+total <= c.d.residentLimit() {
 		var kept [][]*coldata.Batch
 		if prepare != nil {
 			kept = prepare(hosts)
@@ -185,7 +198,7 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 				kept = append(kept, []*coldata.Batch{hb})
 			}
 		}
-		out, err := c.keepLocked(ctx, name, version, kept)
+		out, err := c.keepLocked(ctx, e, name, version, kept, cols)
 		if err == nil {
 			s.resident = out
 			return s, nil
@@ -193,7 +206,7 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 		if !IsOutOfMemory(err) {
 			return nil, err
 		}
-		// No room for the whole table even after evictions: stream it.
+		// No room for the columns even after evictions: stream them.
 	}
 	for _, hb := range hosts {
 		pick := make([]*coldata.Vec, len(cols))
@@ -217,6 +230,15 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	return s, nil
 }
 
+// pick returns the chosen columns of hb (constants stay constant).
+func pick(hb *coldata.Batch, cols []int) *coldata.Batch {
+	out := &coldata.Batch{Len: hb.Len, Cols: make([]*coldata.Vec, len(cols))}
+	for i, c := range cols {
+		out.Cols[i] = hb.Cols[c]
+	}
+	return out
+}
+
 // Streamed reports whether the scan uploads the table chunk by chunk.
 func (s *TableScan) Streamed() bool { return s.hosts != nil }
 
@@ -235,19 +257,12 @@ func (s *TableScan) Next(ctx context.Context) (*DeviceBatch, error) {
 	}
 	if s.hosts == nil {
 		for s.i < len(s.resident) {
-			b := s.resident[s.i]
+			b := s.resident[s.i] // the scan's columns, in order
 			s.i++
 			if b.Len == 0 {
 				continue
 			}
-			cols := make([]DeviceVec, len(s.cols))
-			for i, c := range s.cols {
-				if c < 0 || c >= len(b.Cols) {
-					return nil, invalidf("column %d of %d", c, len(b.Cols))
-				}
-				cols[i] = b.Cols[c]
-			}
-			return Combine(cols, b.Len, b)
+			return Combine(append([]DeviceVec(nil), b.Cols...), b.Len, b)
 		}
 		return nil, nil
 	}

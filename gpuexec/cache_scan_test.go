@@ -12,15 +12,6 @@ import (
 	"github.com/gsqlengine/gsql/memory"
 )
 
-// pick returns the chosen columns of hb.
-func pick(hb *coldata.Batch, cols []int) *coldata.Batch {
-	out := &coldata.Batch{Len: hb.Len}
-	for _, c := range cols {
-		out.Cols = append(out.Cols, hb.Cols[c])
-	}
-	return out
-}
-
 func TestChunkEnd(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	hb := randBatch(r, 5000)
@@ -82,7 +73,14 @@ func TestTableScanStreams(t *testing.T) {
 	c := NewTableCache(d, 1<<30)
 	loads := 0
 	load := func() ([]*coldata.Batch, error) { loads++; return big, nil }
-	for _, cols := range [][]int{{3, 0, 6}, {7, 8}, {}} {
+	all := make([]int, len(big[0].Cols))
+	for i := range all {
+		all[i] = i
+	}
+	for _, cols := range [][]int{all, {3, 5, 6}, {1, 2, 3, 6}} {
+		if n, _ := PackedSize(pick(big[0], cols)); n <= limit/residentShare {
+			t.Fatalf("cols %v: %d bytes, not over the resident limit", cols, n)
+		}
 		s, err := c.Scan(ctx, "big", 1, load, cols)
 		if err != nil {
 			t.Fatal(err)
@@ -138,6 +136,37 @@ func TestTableScanStreams(t *testing.T) {
 	if st.Streamed != 3 || st.Tables != 0 || loads != 3 || st.Chunks == 0 {
 		t.Fatalf("stats %+v, %d loads", st, loads)
 	}
+	// Columns that fit are resident even when the whole table is not:
+	// no columns at all (COUNT(*)), then two small ones.
+	for _, cols := range [][]int{{}, {0, 4}} {
+		s, err := c.Scan(ctx, "big", 1, load, cols)
+		if err != nil || s.Streamed() {
+			t.Fatalf("cols %v of the big table: %v, streamed %v", cols, err, s != nil && s.Streamed())
+		}
+		rows := 0
+		for {
+			db, err := s.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if db == nil {
+				break
+			}
+			if len(db.Cols) != len(cols) {
+				t.Fatalf("cols %v: a batch of %d columns", cols, len(db.Cols))
+			}
+			rows += db.Len
+			db.Release()
+		}
+		s.Close()
+		if rows != 50007 {
+			t.Fatalf("cols %v: %d rows", cols, rows)
+		}
+	}
+	if st := c.Stats(); st.Tables != 1 || st.ColumnUploads != 1 {
+		t.Fatalf("stats after the resident columns %+v", st)
+	}
+	c.Clear()
 	// A small table is resident: the second scan is a hit.
 	small := []*coldata.Batch{randBatch(r, 100)}
 	for i := 0; i < 2; i++ {
@@ -351,7 +380,11 @@ func TestScanPreparedOnlyForResident(t *testing.T) {
 		prepared++
 		return [][]*coldata.Batch{bs}
 	}
-	s, err := c.ScanPrepared(ctx, "big", 1, func() ([]*coldata.Batch, error) { return big, nil }, merge, []int{0})
+	all := make([]int, len(big[0].Cols))
+	for i := range all {
+		all[i] = i
+	}
+	s, err := c.ScanPrepared(ctx, "big", 1, func() ([]*coldata.Batch, error) { return big, nil }, merge, all)
 	if err != nil || !s.Streamed() {
 		t.Fatalf("big table: %v, streamed %v", err, s != nil && s.Streamed())
 	}
@@ -442,4 +475,125 @@ func TestTableCacheAdopt(t *testing.T) {
 	}
 	c.Clear()
 	requireNoLeak(t, d, "adopted tables")
+}
+
+// Only the columns scans read become resident: a scan that needs more
+// uploads just the missing ones as a new part; scans of any resident
+// columns (in any order) are hits; a table over the budget is served but
+// not kept; a newer version starts over.
+func TestTableCacheColumnParts(t *testing.T) {
+	d, _ := newFakeDevice(t, Options{})
+	defer d.Close()
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(41))
+	host := []*coldata.Batch{randBatch(r, 3000), randBatch(r, 17), randBatch(r, 900)}
+	loads := 0
+	load := func() ([]*coldata.Batch, error) { loads++; return host, nil }
+	merge := func(bs []*coldata.Batch) [][]*coldata.Batch { return [][]*coldata.Batch{bs[:2], bs[2:]} }
+	c := NewTableCache(d, 1<<30)
+	scan := func(cols []int, what string) {
+		t.Helper()
+		s, err := c.ScanPrepared(ctx, "t", 1, load, merge, cols)
+		if err != nil || s.Streamed() {
+			t.Fatalf("%s: %v", what, err)
+		}
+		defer s.Close()
+		var got []*coldata.Batch
+		for {
+			db, err := s.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if db == nil {
+				break
+			}
+			hb, err := d.Download(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Release()
+			got = append(got, hb)
+		}
+		want := pick(coldata.Concat(host, len(host[0].Cols)), cols)
+		requireEqualBatch(t, want, coldata.Concat(got, len(cols)), what)
+	}
+	colBytes := func(cols []int) uint64 {
+		var n uint64
+		for _, g := range [][]*coldata.Batch{host[:2], host[2:]} {
+			for _, hb := range g {
+				p, _ := PackedSize(pick(hb, cols))
+				n += p
+			}
+		}
+		return n
+	}
+	up := d.Stats().BytesToDevice
+	scan([]int{1}, "one column")
+	scan([]int{3, 1}, "a second column")
+	moved := d.Stats().BytesToDevice - up
+	if want := colBytes([]int{1}) + colBytes([]int{3}); moved > want+4096 {
+		t.Fatalf("uploaded %d bytes for two columns of %d", moved, want)
+	}
+	up = d.Stats().BytesToDevice
+	scan([]int{1, 3}, "resident columns, reordered")
+	scan([]int{}, "no columns")
+	if d.Stats().BytesToDevice != up {
+		t.Fatal("a scan of resident columns uploaded")
+	}
+	if st := c.Stats(); st.Hits != 2 || st.Misses != 2 || st.ColumnUploads != 1 || st.Tables != 1 || st.Batches != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	if bs, ok := c.Resident("t", 1); ok {
+		releaseAll(bs)
+		t.Fatal("resident with columns missing")
+	}
+	all := make([]int, len(host[0].Cols))
+	for i := range all {
+		all[i] = i
+	}
+	scan(all, "every column")
+	if bs, ok := c.Resident("t", 1); !ok || len(bs) != 2 || len(bs[0].Cols) != len(all) {
+		t.Fatalf("resident: %v", ok)
+	} else {
+		releaseAll(bs)
+	}
+	// A newer version starts over.
+	s, err := c.ScanPrepared(ctx, "t", 2, load, merge, []int{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if st := c.Stats(); st.Invalidations != 1 || st.Bytes > colBytes([]int{1})+4096 {
+		t.Fatalf("after a new version: %+v", st)
+	}
+	// A table over the budget is served, not kept.
+	small := NewTableCache(d, colBytes([]int{1})+colBytes([]int{3})/2)
+	for _, cols := range [][]int{{1}, {1, 3}} {
+		s, err := small.ScanPrepared(ctx, "t", 1, load, merge, cols)
+		if err != nil || s.Streamed() {
+			t.Fatalf("small cache, cols %v: %v", cols, err)
+		}
+		n := 0
+		for {
+			db, err := s.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if db == nil {
+				break
+			}
+			n += db.Len
+			db.Release()
+		}
+		s.Close()
+		if n != 3917 {
+			t.Fatalf("small cache, cols %v: %d rows", cols, n)
+		}
+	}
+	if st := small.Stats(); st.Tables != 1 || st.Bytes > colBytes([]int{1})+4096 {
+		t.Fatalf("small cache kept %+v", st)
+	}
+	small.Clear()
+	c.Clear()
+	requireNoLeak(t, d, "column parts")
 }
