@@ -280,7 +280,18 @@ func (h *HashAggregate) releaseState(keys bool) {
 		}
 		ar.pairs, ar.pparts, ar.distinct, ar.dparts = nil, nil, nil, nil
 	}
+	for i := range h.keys {
+		h.keys[i].release()
+	}
+	uint64Pool.put(h.hashes)
+	uint32Pool.put(h.gids)
+	uint32Pool.put(h.pids)
+	h.hashes, h.gids, h.pids = nil, nil, nil
+	for i := range h.pkeys {
+		h.pkeys[i].release()
+	}
 	for _, c := range h.parts {
+		c.gids = nil // the parent's
 		c.releaseState(true)
 	}
 }
@@ -336,7 +347,8 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 			continue
 		}
 		if cap(h.gids) < n {
-			h.gids = make([]uint32, n)
+			uint32Pool.put(h.gids)
+			h.gids = uint32Pool.get(n)
 		}
 		h.gids = h.gids[:n]
 		if h.table == nil {

@@ -141,7 +141,8 @@ func (h *HashAggregate) startParts() error {
 // part's rows, in row order, in its sel.
 func (h *HashAggregate) route(keys []keyVec, n int) {
 	if cap(h.hashes) < n {
-		h.hashes = make([]uint64, n)
+		uint64Pool.put(h.hashes)
+		h.hashes = uint64Pool.get(n)
 	}
 	hs := h.hashes[:n]
 	h.table.hashRows(keys, hs)
@@ -179,7 +180,8 @@ func (c *HashAggregate) insertPart(keys []keyVec, base int64) {
 		c.pkeys[i].gather(&keys[i], c.sel)
 	}
 	if cap(c.pids) < m {
-		c.pids = make([]uint32, m)
+		uint32Pool.put(c.pids)
+		c.pids = uint32Pool.get(m)
 	}
 	c.pids = c.pids[:m]
 	c.created = c.created[:0]
@@ -217,7 +219,8 @@ func (h *HashAggregate) consumeParts(b *coldata.Batch, n int) error {
 		h.vecs = append(h.vecs, v)
 	}
 	if cap(h.gids) < n {
-		h.gids = make([]uint32, n)
+		uint32Pool.put(h.gids)
+		h.gids = uint32Pool.get(n)
 	}
 	h.gids = h.gids[:n]
 	gids := h.gids
@@ -336,6 +339,7 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	// their pools.
 	pre.release()
 	for _, c := range h.parts {
+		c.gids = nil // the parent's
 		c.releaseState(true)
 		int64Pool.put(c.first)
 		c.first = nil

@@ -181,9 +181,19 @@ func (kv *keyVec) prepareAs(v *coldata.Vec, n int, t coldata.Type) error {
 
 func (kv *keyVec) grow(n int) []int64 {
 	if cap(kv.scratch) < n {
-		kv.scratch = make([]int64, n)
+		int64Pool.put(kv.scratch)
+		kv.scratch = int64Pool.get(n)
 	}
 	return kv.scratch[:n]
+}
+
+// release returns kv's own buffers (not the vector it points at) to their
+// pools.
+func (kv *keyVec) release() {
+	int64Pool.put(kv.scratch)
+	bytePool.put(kv.gbytes)
+	int32Pool.put(kv.goffs)
+	*kv = keyVec{}
 }
 
 func (kv *keyVec) isNull(r int) bool {
@@ -384,7 +394,8 @@ const parallelRows = 1 << 14
 // the rows left to insert, in row order. It returns the hashes.
 func (t *hashTable) hashAndProbe(keys []keyVec, lo, hi int, ids []uint32, insert bool) []uint64 {
 	if cap(t.h) < hi {
-		t.h = make([]uint64, hi)
+		uint64Pool.put(t.h)
+		t.h = uint64Pool.get(hi)
 	}
 	h := t.h[:hi]
 	minRows := parallelRows
@@ -452,7 +463,9 @@ func (p *prober) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, inse
 		}
 	}
 	if cap(p.candRows) < hi-lo {
-		p.candRows, p.candIDs = make([]int32, hi-lo), make([]uint32, hi-lo)
+		int32Pool.put(p.candRows)
+		uint32Pool.put(p.candIDs)
+		p.candRows, p.candIDs = int32Pool.get(hi-lo), uint32Pool.get(hi-lo)
 	}
 	candRows, candIDs := p.candRows[:hi-lo], p.candIDs[:hi-lo]
 	nc := 0
@@ -755,6 +768,11 @@ func (t *hashTable) releaseProbe() {
 	uint64Pool.put(t.hashes)
 	uint64Pool.put(t.h)
 	t.slots, t.hashes, t.h, t.mask = nil, nil, nil, 0
+	for i := range t.probers {
+		int32Pool.put(t.probers[i].candRows)
+		uint32Pool.put(t.probers[i].candIDs)
+		t.probers[i].candRows, t.probers[i].candIDs = nil, nil
+	}
 }
 
 // release returns all of the table's buffers, key columns included, to
@@ -860,16 +878,26 @@ func (kv *keyVec) gather(src *keyVec, rows []int32) {
 	case src.allNull:
 	case src.t == coldata.String:
 		if cap(g.goffs) < m+1 {
-			g.goffs = make([]int32, m+1)
+			int32Pool.put(g.goffs)
+			g.goffs = int32Pool.get(m + 1)
 		}
 		g.offs = g.goffs[:m+1]
+		size := 0
+		for _, r := range rows {
+			size += int(src.offs[r+1] - src.offs[r])
+		}
+		if cap(g.gbytes) < size {
+			// Sized up front and pooled: appending grew a part's copy of
+			// a batch of URLs by a quarter at a time, every batch.
+			bytePool.put(g.gbytes)
+			g.gbytes = bytePool.get(size)
+		}
 		g.bytes = g.gbytes[:0]
 		g.offs[0] = 0
 		for i, r := range rows {
 			g.bytes = append(g.bytes, src.bytes[src.offs[r]:src.offs[r+1]]...)
 			g.offs[i+1] = int32(len(g.bytes))
 		}
-		g.gbytes = g.bytes
 	default:
 		g.fixed = g.grow(m)
 		for i, r := range rows {

@@ -38,6 +38,8 @@ var (
 	uint64Pool = slicePool[uint64]{size: 8}
 	int64Pool  = slicePool[int64]{size: 8}
 	intPool    = slicePool[int]{size: 8}
+	int32Pool  = slicePool[int32]{size: 4}
+	uint32Pool = slicePool[uint32]{size: 4}
 	bytePool   = slicePool[byte]{size: 1}
 )
 
