@@ -63,7 +63,7 @@ type Options struct {
 	// (0: no cap); a query past it fails with an error naming the limit.
 	MemoryLimit uint64
 	// NoQueryGC leaves garbage collection to the Go runtime's own pacing.
-	// By default a query that finishes with more than a quarter of the
+	// By default a query that finishes with more than an eighth of the
 	// live heap (and at least 64 MiB) allocated since the last collection
 	// starts one in the background, so that later queries reuse that
 	// memory instead of growing the heap into new pages (querygc.go).

@@ -20,7 +20,7 @@ import (
 // growth costs seconds, while memory the heap has already mapped is
 // reused for the price of clearing it.
 //
-// So when a query finishes and the heap holds more than a quarter of the
+// So when a query finishes and the heap holds more than an eighth of the
 // live heap (and at least minQueryGarbage) in objects allocated since the
 // last collection, gsql starts a collection in the background (one at a
 // time), and the next queries reuse that memory. Tables hold no pointers
@@ -56,7 +56,7 @@ func collectQueryGarbage() {
 		}
 	}
 	live, objects := queryGC.samples[0].Value.Uint64(), queryGC.samples[1].Value.Uint64()
-	if objects < live || objects-live < max(minQueryGarbage, live/4) {
+	if objects < live || objects-live < max(minQueryGarbage, live/8) {
 		return
 	}
 	if queryGC.running.CompareAndSwap(false, true) {
