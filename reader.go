@@ -59,6 +59,9 @@ func (r *opReader) finish() {
 		if err := r.op.Close(); err != nil && r.err == nil {
 			r.err = err
 		}
+		// The operators' state is garbage now, also while the caller
+		// still holds the reader.
+		r.op = nil
 		if r.collect {
 			collectQueryGarbage()
 		}
