@@ -807,6 +807,10 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 	}
 	st, stride := h.st, h.stride
 	for a, spec := range h.Aggs {
+		if v := h.countSumAvg(a, n); v != nil {
+			cols = append(cols, v)
+			continue
+		}
 		ar := &h.runs[a]
 		b := coldata.NewBuilder(spec.Type, n)
 		for g := 0; g < n; g++ {
@@ -901,6 +905,61 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 		cols = append(cols, b.Finish())
 	}
 	return &coldata.Batch{Cols: cols, Len: n}, nil
+}
+
+// countSumAvg builds the output of aggregate a over n groups straight
+// from the states when it is a COUNT, or a SUM or AVG into BIGINT or
+// DOUBLE: one pass over a typed slice instead of a builder call per group
+// (ClickBench Q33 outputs a million groups). It returns nil for the
+// others, which result builds as before, and the same values result
+// would.
+func (h *HashAggregate) countSumAvg(a, n int) *coldata.Vec {
+	spec, ar := h.Aggs[a], &h.runs[a]
+	st, stride, off := h.st, h.stride, h.runs[a].off
+	v := &coldata.Vec{Type: spec.Type, Len: n}
+	// nullIfEmpty marks the groups whose count word (off+1) is zero.
+	nullIfEmpty := func() {
+		for g := 0; g < n; g++ {
+			if st[g*stride+off+1] == 0 {
+				if v.Nulls == nil {
+					v.Nulls = coldata.NewValidBitmap(n)
+				}
+				coldata.ClearBit(v.Nulls, g)
+			}
+		}
+	}
+	switch {
+	case spec.Kind == AggCountStar || spec.Kind == AggCount:
+		v.Ints = make([]int64, n)
+		for g := range v.Ints {
+			v.Ints[g] = int64(st[g*stride+off])
+		}
+	case spec.Kind == AggSum && spec.Type == coldata.Int64:
+		v.Ints = make([]int64, n)
+		if ar.intSum {
+			for g := range v.Ints {
+				v.Ints[g] = int64(st[g*stride+off])
+			}
+		}
+		nullIfEmpty()
+	case spec.Kind == AggSum && spec.Type == coldata.Float64:
+		v.Floats = make([]float64, n)
+		for g := range v.Floats {
+			v.Floats[g] = math.Float64frombits(st[g*stride+off])
+		}
+		nullIfEmpty()
+	case spec.Kind == AggAvg && spec.Type == coldata.Float64:
+		v.Floats = make([]float64, n)
+		for g := range v.Floats {
+			if c := st[g*stride+off+1]; c != 0 {
+				v.Floats[g] = math.Float64frombits(st[g*stride+off]) / float64(c)
+			}
+		}
+		nullIfEmpty()
+	default:
+		return nil
+	}
+	return v
 }
 
 // compareOrderKeys compares GROUP_CONCAT order values, NULL first.

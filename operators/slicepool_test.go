@@ -224,3 +224,60 @@ func BenchmarkGroupByRepeated(b *testing.B) {
 		}
 	}
 }
+
+// TestAggregateCountSumAvgColumns checks the outputs countSumAvg builds
+// straight from the states: counts, BIGINT and DOUBLE sums and averages,
+// NULL for a group whose values are all NULL, and the aggregates it
+// leaves to the builder (MIN) next to them.
+func TestAggregateCountSumAvgColumns(t *testing.T) {
+	keys := coldata.NewBuilder(coldata.Int64, 6)
+	ints := coldata.NewBuilder(coldata.Int64, 6)
+	floats := coldata.NewBuilder(coldata.Float64, 6)
+	for _, r := range []struct {
+		k int64
+		i any
+		f any
+	}{{1, nil, nil}, {2, int64(5), 1.5}, {1, nil, nil}, {2, int64(-2), nil}, {3, int64(7), 0.25}, {2, nil, 3.0}} {
+		keys.AppendInt(r.k)
+		if r.i == nil {
+			ints.AppendNull()
+		} else {
+			ints.AppendInt(r.i.(int64))
+		}
+		if r.f == nil {
+			floats.AppendNull()
+		} else {
+			floats.AppendFloat(r.f.(float64))
+		}
+	}
+	in := coldata.NewBatch([]*coldata.Vec{keys.Finish(), ints.Finish(), floats.Finish()}, 6)
+	h := &HashAggregate{Input: &Materialized{Batches: []*coldata.Batch{in}}, Keys: []expr.Expr{partCol(0, coldata.Int64)},
+		Aggs: []AggSpec{
+			{Kind: AggCountStar, Type: coldata.Int64},
+			{Kind: AggCount, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
+			{Kind: AggSum, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
+			{Kind: AggSum, Arg: partCol(2, coldata.Float64), Type: coldata.Float64},
+			{Kind: AggAvg, Arg: partCol(1, coldata.Int64), Type: coldata.Float64},
+			{Kind: AggAvg, Arg: partCol(2, coldata.Float64), Type: coldata.Float64},
+			{Kind: AggMin, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
+		}}
+	out, err := Drain(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]any{
+		{int64(1), int64(2), int64(0), nil, nil, nil, nil, nil},
+		{int64(2), int64(3), int64(2), int64(3), 4.5, 1.5, 2.25, int64(-2)},
+		{int64(3), int64(1), int64(1), int64(7), 0.25, 7.0, 0.25, int64(7)},
+	}
+	if len(out) != 1 || out[0].Len != len(want) {
+		t.Fatalf("got %d batches, want one of %d rows", len(out), len(want))
+	}
+	for r, row := range want {
+		for c, w := range row {
+			if got := out[0].Cols[c].Value(r); got != w {
+				t.Errorf("row %d col %d: %v (%T), want %v (%T)", r, c, got, got, w, w)
+			}
+		}
+	}
+}
