@@ -130,6 +130,7 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool) (array.Re
 	}
 	rdr := newOpReader(ctx, schemaOf(n.Columns()), built.Root)
 	rdr.ranOn = "cpu"
+	rdr.collect = !db.opts.NoQueryGC
 	switch {
 	case hasDeviceNode(n) && final:
 		rdr.ranOn = "gpu"

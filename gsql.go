@@ -62,6 +62,12 @@ type Options struct {
 	// MemoryLimit caps the host memory of each GROUP BY's and join's state
 	// (0: no cap); a query past it fails with an error naming the limit.
 	MemoryLimit uint64
+	// NoQueryGC leaves garbage collection to the Go runtime's own pacing.
+	// By default a query that finishes with more than an eighth of the
+	// live heap (and at least 64 MiB) allocated since the last collection
+	// starts one in the background, so that later queries reuse that
+	// memory instead of growing the heap into new pages (querygc.go).
+	NoQueryGC bool
 	// Path, when set, keeps the database on disk in that directory: a new
 	// path creates it, an existing one opens it, and every statement is
 	// committed durably before it returns. Empty means in memory.

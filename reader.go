@@ -21,6 +21,9 @@ type opReader struct {
 	timed   bool
 	stats   []*operators.Stats // the GPU plan's operators, for CompileTime
 	refs    atomic.Int64
+	// collect: when the query finishes, collect its garbage if there is
+	// enough (querygc.go).
+	collect bool
 	ranOn   string // where the query ran: "gpu", "cpu", or why the CPU
 	ctx     context.Context
 	schema  *arrow.Schema
@@ -55,6 +58,12 @@ func (r *opReader) finish() {
 		r.done = true
 		if err := r.op.Close(); err != nil && r.err == nil {
 			r.err = err
+		}
+		// The operators' state is garbage now, also while the caller
+		// still holds the reader.
+		r.op = nil
+		if r.collect {
+			collectQueryGarbage()
 		}
 		if r.timer != nil {
 			if t, err := r.timer.Stop(); err == nil {

@@ -141,7 +141,8 @@ func (h *HashAggregate) startParts() error {
 // part's rows, in row order, in its sel.
 func (h *HashAggregate) route(keys []keyVec, n int) {
 	if cap(h.hashes) < n {
-		h.hashes = make([]uint64, n)
+		uint64Pool.put(h.hashes)
+		h.hashes = uint64Pool.get(n)
 	}
 	hs := h.hashes[:n]
 	h.table.hashRows(keys, hs)
@@ -179,7 +180,8 @@ func (c *HashAggregate) insertPart(keys []keyVec, base int64) {
 		c.pkeys[i].gather(&keys[i], c.sel)
 	}
 	if cap(c.pids) < m {
-		c.pids = make([]uint32, m)
+		uint32Pool.put(c.pids)
+		c.pids = uint32Pool.get(m)
 	}
 	c.pids = c.pids[:m]
 	c.created = c.created[:0]
@@ -188,6 +190,7 @@ func (c *HashAggregate) insertPart(keys []keyVec, base int64) {
 		c.err, c.errAgg = err, -1
 		return
 	}
+	c.first = int64Pool.grow(c.first, len(c.created))
 	for _, i := range c.created {
 		c.first = append(c.first, base+int64(c.sel[i]))
 	}
@@ -216,7 +219,8 @@ func (h *HashAggregate) consumeParts(b *coldata.Batch, n int) error {
 		h.vecs = append(h.vecs, v)
 	}
 	if cap(h.gids) < n {
-		h.gids = make([]uint32, n)
+		uint32Pool.put(h.gids)
+		h.gids = uint32Pool.get(n)
 	}
 	h.gids = h.gids[:n]
 	gids := h.gids
@@ -284,29 +288,11 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	if total != h.ngroups {
 		return fmt.Errorf("internal error: GROUP BY parts hold %d groups, %d admitted", total, h.ngroups)
 	}
-	t := newHashTable(h.table.types)
-	h.table = t
-	srcs := make([]*hashTable, len(h.parts))
-	for p, c := range h.parts {
-		srcs[p] = c.table
-	}
-	t.reserveKeys(srcs)
-	h.st = make([]uint64, total*h.stride)
-	for a := range h.runs {
-		for _, c := range h.parts {
-			h.runs[a].intSum = h.runs[a].intSum || c.runs[a].intSum
-		}
-		if h.parts[0].runs[a].strs != nil {
-			h.runs[a].strs = make([][]byte, total)
-		}
-	}
+	// The order of first appearance: the part of each group in turn (a
+	// part's groups come in its id order).
+	order := make([]uint8, total)
 	next := make([]int, len(h.parts))
-	negZero := make([][]int, len(h.parts)) // per part and column: next negZero index
-	for p := range negZero {
-		negZero[p] = make([]int, len(t.cols))
-	}
-	stride := h.stride
-	for g := 0; g < total; g++ {
+	for g := range order {
 		if g&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -319,15 +305,44 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 				best = p
 			}
 		}
-		c, lid := h.parts[best], next[best]
+		order[g] = uint8(best)
 		next[best]++
-		t.appendFrom(c.table, uint32(lid), negZero[best])
+	}
+	srcs := make([]*hashTable, len(h.parts))
+	for p, c := range h.parts {
+		srcs[p] = c.table
+	}
+	pre := h.table // the table from before the parts: only hashed since
+	h.table = mergeTables(pre.types, srcs, order)
+	stride := h.stride
+	h.st = uint64Pool.get(total * stride) // every word is copied below
+	for a := range h.runs {
+		for _, c := range h.parts {
+			h.runs[a].intSum = h.runs[a].intSum || c.runs[a].intSum
+		}
+		if h.parts[0].runs[a].strs != nil {
+			h.runs[a].strs = make([][]byte, total)
+		}
+	}
+	clear(next)
+	for g, p := range order {
+		c, lid := h.parts[p], next[p]
+		next[p]++
 		copy(h.st[g*stride:(g+1)*stride], c.st[lid*stride:(lid+1)*stride])
 		for a := range h.runs {
 			if h.runs[a].strs != nil {
 				h.runs[a].strs[g] = c.runs[a].strs[lid]
 			}
 		}
+	}
+	// Every key and state is copied out: the parts' buffers go back to
+	// their pools.
+	pre.release()
+	for _, c := range h.parts {
+		c.gids = nil // the parent's
+		c.releaseState(true)
+		int64Pool.put(c.first)
+		c.first = nil
 	}
 	h.parts, h.merged = nil, true
 	return nil

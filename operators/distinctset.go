@@ -88,7 +88,7 @@ func (s *pairSet) grow() {
 	if len(old) >= 1<<16 {
 		factor = 4
 	}
-	s.slots = make([]pairSlot, factor*len(old))
+	s.slots = pairSlotPool.getZeroed(factor * len(old))
 	s.mask = uint64(len(s.slots) - 1)
 	for _, sl := range old {
 		if sl.g == 0 {
@@ -100,7 +100,16 @@ func (s *pairSet) grow() {
 		}
 		s.slots[j] = sl
 	}
+	pairSlotPool.put(old)
 }
+
+// release returns the slots to their pool; the set is empty afterwards.
+func (s *pairSet) release() {
+	pairSlotPool.put(s.slots)
+	s.slots, s.mask, s.n = nil, 0, 0
+}
+
+var pairSlotPool = slicePool[pairSlot]{size: 16}
 
 // pairParts is a pairSet split by the top bit(s) of the pairs' hashes,
 // so that a batch's pairs insert on several goroutines, one set each. It

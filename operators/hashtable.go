@@ -181,9 +181,19 @@ func (kv *keyVec) prepareAs(v *coldata.Vec, n int, t coldata.Type) error {
 
 func (kv *keyVec) grow(n int) []int64 {
 	if cap(kv.scratch) < n {
-		kv.scratch = make([]int64, n)
+		int64Pool.put(kv.scratch)
+		kv.scratch = int64Pool.get(n)
 	}
 	return kv.scratch[:n]
+}
+
+// release returns kv's own buffers (not the vector it points at) to their
+// pools.
+func (kv *keyVec) release() {
+	int64Pool.put(kv.scratch)
+	bytePool.put(kv.gbytes)
+	int32Pool.put(kv.goffs)
+	*kv = keyVec{}
 }
 
 func (kv *keyVec) isNull(r int) bool {
@@ -384,7 +394,8 @@ const parallelRows = 1 << 14
 // the rows left to insert, in row order. It returns the hashes.
 func (t *hashTable) hashAndProbe(keys []keyVec, lo, hi int, ids []uint32, insert bool) []uint64 {
 	if cap(t.h) < hi {
-		t.h = make([]uint64, hi)
+		uint64Pool.put(t.h)
+		t.h = uint64Pool.get(hi)
 	}
 	h := t.h[:hi]
 	minRows := parallelRows
@@ -452,7 +463,9 @@ func (p *prober) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, inse
 		}
 	}
 	if cap(p.candRows) < hi-lo {
-		p.candRows, p.candIDs = make([]int32, hi-lo), make([]uint32, hi-lo)
+		int32Pool.put(p.candRows)
+		uint32Pool.put(p.candIDs)
+		p.candRows, p.candIDs = int32Pool.get(hi-lo), uint32Pool.get(hi-lo)
 	}
 	candRows, candIDs := p.candRows[:hi-lo], p.candIDs[:hi-lo]
 	nc := 0
@@ -692,7 +705,7 @@ func (t *hashTable) insertRow(keys []keyVec, r int, h uint64, admit func(r int) 
 	}
 	g := uint32(t.n)
 	t.appendKey(keys, r, g)
-	t.hashes = append(reserve(t.hashes, 1), h)
+	t.hashes = append(uint64Pool.grow(t.hashes, 1), h)
 	t.n++
 	t.slots[pos] = tag | uint64(g+1)
 	// Small tables stay at most a quarter full (short walks, few
@@ -718,9 +731,9 @@ func (t *hashTable) appendKey(keys []keyVec, r int, g uint32) {
 		case coldata.String:
 			if !null {
 				key := kv.bytes[kv.offs[r]:kv.offs[r+1]]
-				tc.arena = append(reserve(tc.arena, len(key)), key...)
+				tc.arena = append(bytePool.grow(tc.arena, len(key)), key...)
 			}
-			tc.offs = append(reserve(tc.offs, 1), len(tc.arena))
+			tc.offs = append(intPool.grow(tc.offs, 1), len(tc.arena))
 		default:
 			x := int64(0)
 			if !null {
@@ -729,32 +742,7 @@ func (t *hashTable) appendKey(keys []keyVec, r int, g uint32) {
 					tc.negZero = append(tc.negZero, g)
 				}
 			}
-			tc.fixed = append(reserve(tc.fixed, 1), x)
-		}
-	}
-}
-
-// reserveKeys makes room in t's key columns for the keys of srcs, which
-// appendFrom is about to copy.
-func (t *hashTable) reserveKeys(srcs []*hashTable) {
-	for c := range t.cols {
-		tc := &t.cols[c]
-		n, arena, nulls := 0, 0, false
-		for _, src := range srcs {
-			n += src.n
-			arena += len(src.cols[c].arena)
-			nulls = nulls || src.cols[c].nulls != nil
-		}
-		if nulls {
-			tc.nulls = reserve(tc.nulls, n)
-		}
-		switch keyKind(t.types[c]) {
-		case coldata.Null:
-		case coldata.String:
-			tc.arena = reserve(tc.arena, arena)
-			tc.offs = reserve(tc.offs, n)
-		default:
-			tc.fixed = reserve(tc.fixed, n)
+			tc.fixed = append(int64Pool.grow(tc.fixed, 1), x)
 		}
 	}
 }
@@ -772,9 +760,39 @@ func reserve[T any](s []T, extra int) []T {
 	return ns
 }
 
+// releaseProbe returns the slots and hashes to their pools: the table
+// finds no key afterwards, but its key columns stay (the output may alias
+// them).
+func (t *hashTable) releaseProbe() {
+	uint64Pool.put(t.slots)
+	uint64Pool.put(t.hashes)
+	uint64Pool.put(t.h)
+	t.slots, t.hashes, t.h, t.mask = nil, nil, nil, 0
+	for i := range t.probers {
+		int32Pool.put(t.probers[i].candRows)
+		uint32Pool.put(t.probers[i].candIDs)
+		t.probers[i].candRows, t.probers[i].candIDs = nil, nil
+	}
+}
+
+// release returns all of the table's buffers, key columns included, to
+// their pools: only for a table that nothing references any more (its
+// keys were copied elsewhere).
+func (t *hashTable) release() {
+	t.releaseProbe()
+	for c := range t.cols {
+		tc := &t.cols[c]
+		int64Pool.put(tc.fixed)
+		bytePool.put(tc.arena)
+		intPool.put(tc.offs)
+		tc.fixed, tc.arena, tc.offs = nil, nil, nil
+	}
+}
+
 // grow doubles the slot array and reinserts every id.
 func (t *hashTable) grow() {
-	slots := make([]uint64, 2*len(t.slots))
+	slots := uint64Pool.getZeroed(2 * len(t.slots))
+	uint64Pool.put(t.slots)
 	mask := uint64(len(slots) - 1)
 	for g, h := range t.hashes {
 		pos := h & mask
@@ -860,16 +878,26 @@ func (kv *keyVec) gather(src *keyVec, rows []int32) {
 	case src.allNull:
 	case src.t == coldata.String:
 		if cap(g.goffs) < m+1 {
-			g.goffs = make([]int32, m+1)
+			int32Pool.put(g.goffs)
+			g.goffs = int32Pool.get(m + 1)
 		}
 		g.offs = g.goffs[:m+1]
+		size := 0
+		for _, r := range rows {
+			size += int(src.offs[r+1] - src.offs[r])
+		}
+		if cap(g.gbytes) < size {
+			// Sized up front and pooled: appending grew a part's copy of
+			// a batch of URLs by a quarter at a time, every batch.
+			bytePool.put(g.gbytes)
+			g.gbytes = bytePool.get(size)
+		}
 		g.bytes = g.gbytes[:0]
 		g.offs[0] = 0
 		for i, r := range rows {
 			g.bytes = append(g.bytes, src.bytes[src.offs[r]:src.offs[r+1]]...)
 			g.offs[i+1] = int32(len(g.bytes))
 		}
-		g.gbytes = g.bytes
 	default:
 		g.fixed = g.grow(m)
 		for i, r := range rows {
@@ -888,34 +916,72 @@ func (kv *keyVec) gather(src *keyVec, rows []int32) {
 	*kv = g
 }
 
-// appendFrom appends id g of src (same column types) as the next id, with
-// no slot: the merged table of a partitioned GROUP BY only yields columns.
-// negZero holds, per column, the index of src's next negZero entry; ids
-// must come in increasing order per src.
-func (t *hashTable) appendFrom(src *hashTable, g uint32, negZero []int) {
-	id := t.n
+// mergeTables returns a table holding the keys of srcs (same column types)
+// in the order given: the i-th key is the next unread key of
+// srcs[order[i]], so every source's keys come in id order. The result has
+// no slots: the merged table of a partitioned GROUP BY only yields columns.
+// Each column is filled in one pass into storage of its final size.
+func mergeTables(types []coldata.Type, srcs []*hashTable, order []uint8) *hashTable {
+	t := newHashTable(types)
+	n := len(order)
+	t.n = n
+	next := make([]int, len(srcs))
 	for c := range t.cols {
-		tc, sc := &t.cols[c], &src.cols[c]
-		null := sc.nulls != nil && sc.nulls[g]
-		if null && tc.nulls == nil {
-			tc.nulls = make([]bool, id, max(id+1, 16))
+		tc := &t.cols[c]
+		nulls, arena := false, 0
+		for _, src := range srcs {
+			nulls = nulls || src.cols[c].nulls != nil
+			arena += len(src.cols[c].arena)
 		}
-		if tc.nulls != nil {
-			tc.nulls = append(reserve(tc.nulls, 1), null)
+		if nulls {
+			tc.nulls = make([]bool, n)
+			clear(next)
+			for g, p := range order {
+				if sn := srcs[p].cols[c].nulls; sn != nil {
+					tc.nulls[g] = sn[next[p]]
+				}
+				next[p]++
+			}
 		}
-		switch keyKind(t.types[c]) {
+		clear(next)
+		switch keyKind(types[c]) {
 		case coldata.Null:
 		case coldata.String:
-			key := sc.arena[sc.offs[g]:sc.offs[g+1]]
-			tc.arena = append(reserve(tc.arena, len(key)), key...)
-			tc.offs = append(reserve(tc.offs, 1), len(tc.arena))
+			tc.arena = bytePool.get(arena)[:0]
+			tc.offs = intPool.get(n + 1)
+			tc.offs[0] = 0
+			for g, p := range order {
+				sc := &srcs[p].cols[c]
+				l := next[p]
+				tc.arena = append(tc.arena, sc.arena[sc.offs[l]:sc.offs[l+1]]...)
+				tc.offs[g+1] = len(tc.arena)
+				next[p]++
+			}
 		default:
-			tc.fixed = append(reserve(tc.fixed, 1), sc.fixed[g])
-			if k := negZero[c]; k < len(sc.negZero) && sc.negZero[k] == g {
-				tc.negZero = append(tc.negZero, uint32(id))
-				negZero[c]++
+			tc.fixed = int64Pool.get(n) // every element is set below
+			negZero := false
+			for _, src := range srcs {
+				negZero = negZero || len(src.cols[c].negZero) > 0
+			}
+			if !negZero {
+				for g, p := range order {
+					tc.fixed[g] = srcs[p].cols[c].fixed[next[p]]
+					next[p]++
+				}
+				continue
+			}
+			nz := make([]int, len(srcs)) // per source: its next negZero entry
+			for g, p := range order {
+				sc := &srcs[p].cols[c]
+				l := next[p]
+				tc.fixed[g] = sc.fixed[l]
+				if k := nz[p]; k < len(sc.negZero) && sc.negZero[k] == uint32(l) {
+					tc.negZero = append(tc.negZero, uint32(g))
+					nz[p]++
+				}
+				next[p]++
 			}
 		}
 	}
-	t.n++
+	return t
 }

@@ -91,7 +91,11 @@ func (p *ParallelCompute) Open(ctx context.Context) error {
 
 func (p *ParallelCompute) compute(b *coldata.Batch) parallelResult {
 	if p.Pred != nil {
-		f, _, err := filterColumns(p.Pred, b, nil, p.need)
+		// The selection is dead once the columns are gathered: pooled,
+		// it is not 8 fresh bytes a row per batch.
+		sel := intPool.get(b.Len)[:0]
+		f, sel, err := filterColumns(p.Pred, b, sel, p.need)
+		intPool.put(sel)
 		if err != nil || f == nil {
 			return parallelResult{err: err}
 		}
