@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/operators"
 )
 
 // TestGPUTopGroupsMatchCPU: GROUP BY under ORDER BY COUNT ... LIMIT keeps
@@ -73,5 +74,46 @@ func TestGPUTopGroupsMatchCPU(t *testing.T) {
 			t.Errorf("%s: %d bytes came to the host, %d without the cut", q.sql, cut, all)
 		}
 		t.Logf("%s: %d bytes to the host, %d without the cut", q.sql, cut, all)
+	}
+}
+
+// TestGPUManyRowGroupsMatchCPU: a resident table of several row groups
+// (device batches), as ClickBench's hits is at 100M rows, answers as the
+// CPU does: COUNT(DISTINCT) without GROUP BY concatenates the groups on
+// the device, GROUP BYs group them together, top groups still apply.
+func TestGPUManyRowGroupsMatchCPU(t *testing.T) {
+	defer func(n int) { operators.DeviceBatchRows = n }(operators.DeviceBatchRows)
+	operators.DeviceBatchRows = 300_000 // 1M rows in records of 100,000: 4 row groups
+	schema, recs := windowRecords(1_000_000, 12)
+	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	gpu, err := gsql.Open(gsql.Options{Device: "gpu"})
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer gpu.Close()
+	for _, db := range []*gsql.DB{cpu, gpu} {
+		if err := db.RegisterTable("w", schema, recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		"SELECT COUNT(DISTINCT s) FROM w",
+		"SELECT COUNT(DISTINCT v), COUNT(*), COUNT(DISTINCT g) FROM w",
+		"SELECT COUNT(DISTINCT o) FROM w WHERE d > 0",
+		"SELECT g, COUNT(*), SUM(v), COUNT(DISTINCT o) FROM w GROUP BY g ORDER BY g",
+		"SELECT s, COUNT(*) AS c FROM w GROUP BY s ORDER BY c DESC LIMIT 10",
+		"SELECT id, s FROM w ORDER BY id DESC LIMIT 5",
+	} {
+		got, want := rowsOf(t, gpu, q), rowsOf(t, cpu, q)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s:\nGPU %v\nCPU %v", q, got, want)
+		}
+	}
+	if st := gpu.Stats().Cache; st == nil || st.Batches < 4 {
+		t.Errorf("the table was not resident in row groups: %+v", st)
 	}
 }

@@ -290,6 +290,13 @@ func (h *DeviceHashAggregate) aggregateOnHost(ctx context.Context, batches []*gp
 // quantiles over several batches, as when they cannot be concatenated.
 var quantilesOnHost = false
 
+// releaseDeviceBatches releases every batch of bs.
+func releaseDeviceBatches(bs []*gpuexec.DeviceBatch) {
+	for _, b := range bs {
+		b.Release()
+	}
+}
+
 // aggConcatBytes bounds the device batches a GROUP BY concatenates to
 // group at once.
 const aggConcatBytes = 2 << 30
@@ -381,20 +388,33 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 	// values themselves are needed, to count each once across batches.
 	var ahead []*gpuexec.DeviceBatch
 	if nk == 0 && h.onlyDistinctCounts(distinct) {
-		b, err := h.Input.NextDevice(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			b2, err := h.Input.NextDevice(ctx)
+		// Several batches (a resident table of more than one row group:
+		// ClickBench's hits at 100M rows) are concatenated on the device
+		// when they fit one batch; folding their distinct values on the
+		// host took 19 s for COUNT(DISTINCT UserID) over 100M rows.
+		limit := min(uint64(aggConcatBytes), h.RT.Dev.MemoryLimit()/8)
+		var bytes uint64
+		for {
+			b, err := h.Input.NextDevice(ctx)
 			if err != nil {
-				b.Release()
+				releaseDeviceBatches(ahead)
 				return nil, err
 			}
-			if b2 == nil {
-				return h.countDistinctOne(ctx, b, kinds, plain, plainKinds, distinct)
+			if b == nil {
+				break
 			}
-			ahead = []*gpuexec.DeviceBatch{b, b2}
+			ahead = append(ahead, b)
+			bytes += b.Bytes()
+		}
+		switch {
+		case len(ahead) == 1:
+			return h.countDistinctOne(ctx, ahead[0], kinds, plain, plainKinds, distinct)
+		case len(ahead) > 1 && bytes <= limit:
+			if c, err := h.RT.Dev.Concatenate(ahead); err == nil {
+				releaseDeviceBatches(ahead)
+				return h.countDistinctOne(ctx, c, kinds, plain, plainKinds, distinct)
+			}
+			// Too many rows or characters for one batch: fold on the host.
 		}
 	}
 	if nk > 0 && h.onlyDistinctCounts(distinct) {
