@@ -288,15 +288,14 @@ func (d *Device) UploadBatches(ctx context.Context, hbs []*coldata.Batch) (*Devi
 		}
 		if l.Size > 0 {
 			stage, err := d.stagingOn(int(l.Size))
-			if err == nil && stage == nil {
-				stage = make([]byte, l.Size)
-			}
-			if err == nil {
+			if err == nil && stage != nil {
 				packHost(l, parts, stage)
 				if err = d.drv.h2d(buf.ptr, stage, d.stream.h); err == nil {
 					d.toDevice.Add(uint64(l.Size))
 					err = d.drv.syncStream(d.stream.h)
 				}
+			} else if err == nil {
+				err = d.uploadByColumnOn(l, parts, buf.ptr)
 			}
 			if err != nil {
 				d.alloc.Free(uint64(buf.ptr))
@@ -310,6 +309,36 @@ func (d *Device) UploadBatches(ctx context.Context, hbs []*coldata.Batch) (*Devi
 		return nil, err
 	}
 	return out.DeviceBatch, nil
+}
+
+// uploadByColumnOn sends a pack larger than the staging buffer one
+// column at a time through it (a column's regions are contiguous), instead
+// of packing the whole batch into pageable memory first: a 100M-row table
+// made GBs of garbage per upload that way. A column larger than the
+// staging limit itself still goes through Go memory. Context thread only.
+func (d *Device) uploadByColumnOn(l PackLayout, parts []hostPart, dst DevicePtr) error {
+	for c, cl := range l.Cols {
+		lo, hi := columnSpan(cl)
+		if hi == lo {
+			continue
+		}
+		stage, err := d.stagingOn(int(hi - lo))
+		if err != nil {
+			return err
+		}
+		if stage == nil {
+			stage = make([]byte, hi-lo)
+		}
+		packColumns(l, parts, stage, lo, c, c+1)
+		if err := d.drv.h2d(dst+DevicePtr(lo), stage, d.stream.h); err != nil {
+			return err
+		}
+		d.toDevice.Add(uint64(hi - lo))
+		if err := d.drv.syncStream(d.stream.h); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Download copies a device batch to the host with one device-to-host copy

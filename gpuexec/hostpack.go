@@ -177,6 +177,31 @@ type copyTask struct {
 // bytes) as layout l places their concatenation. Large packs are copied by
 // several goroutines.
 func packHost(l PackLayout, parts []hostPart, dst []byte) {
+	packColumns(l, parts, dst, 0, 0, len(l.Cols))
+}
+
+// columnSpan is the byte range [lo, hi) of the layout that column c's
+// regions cover (lo == hi when it has none).
+func columnSpan(cl ColumnLayout) (lo, hi int64) {
+	lo, hi = -1, -1
+	for _, r := range []Region{cl.Nulls, cl.Offsets, cl.Data} {
+		if !r.Present() {
+			continue
+		}
+		if lo < 0 || r.Off < lo {
+			lo = r.Off
+		}
+		hi = max(hi, r.Off+r.Size)
+	}
+	if lo < 0 {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+// packColumns is packHost for columns [c0, c1) only, into dst holding
+// the layout's bytes from base on.
+func packColumns(l PackLayout, parts []hostPart, dst []byte, base int64, c0, c1 int) {
 	// Split big copies into pieces so that all cores share the work.
 	const piece = 4 << 20
 	var tasks []copyTask
@@ -188,13 +213,17 @@ func packHost(l PackLayout, parts []hostPart, dst []byte) {
 		}
 		total += len(src)
 	}
-	for i, cl := range l.Cols {
+	// win is layout bytes [off, end); from, those from off on.
+	win := func(off, end int64) []byte { return dst[off-base : end-base] }
+	from := func(off int64) []byte { return dst[off-base:] }
+	for i := c0; i < c1; i++ {
+		cl := l.Cols[i]
 		if cl.Nulls.Present() {
-			tasks = append(tasks, copyTask{dst: dst[cl.Nulls.Off : cl.Nulls.Off+cl.Nulls.Size], bitmap: parts, col: i})
+			tasks = append(tasks, copyTask{dst: win(cl.Nulls.Off, cl.Nulls.Off+cl.Nulls.Size), bitmap: parts, col: i})
 			total += int(cl.Nulls.Size)
 		}
 		if cl.Offsets.Present() && cl.Len == 0 {
-			tasks = append(tasks, copyTask{dst: dst[cl.Offsets.Off : cl.Offsets.Off+4], offs: []int32{0}})
+			tasks = append(tasks, copyTask{dst: win(cl.Offsets.Off, cl.Offsets.Off+4), offs: []int32{0}})
 		}
 		w := elemSize(cl.Type)
 		for _, p := range parts {
@@ -203,7 +232,7 @@ func packHost(l PackLayout, parts []hostPart, dst []byte) {
 				continue
 			}
 			if cl.Offsets.Present() {
-				out := dst[cl.Offsets.Off : cl.Offsets.Off+cl.Offsets.Size]
+				out := win(cl.Offsets.Off, cl.Offsets.Off+cl.Offsets.Size)
 				offs := c.offs[:p.rows]
 				if p.rowStart+p.rows == cl.Len {
 					offs = c.offs[:p.rows+1] // the last part writes the end offset
@@ -216,9 +245,9 @@ func packHost(l PackLayout, parts []hostPart, dst []byte) {
 					tasks = append(tasks, copyTask{dst: out[at : at+4*int64(e-o)], offs: offs[o:e], delta: delta})
 				}
 				total += 4 * len(offs)
-				addCopy(dst[cl.Data.Off+p.charStart[i]:], c.data)
+				addCopy(from(cl.Data.Off+p.charStart[i]), c.data)
 			} else if cl.Data.Present() {
-				addCopy(dst[cl.Data.Off+w*int64(p.rowStart):], c.data)
+				addCopy(from(cl.Data.Off+w*int64(p.rowStart)), c.data)
 			}
 		}
 	}

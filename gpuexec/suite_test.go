@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -464,5 +465,37 @@ func TestUploadBatchesConcatenates(t *testing.T) {
 	}
 	if _, err := d.UploadBatches(ctx, nil); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("no batches: %v", err)
+	}
+}
+
+// A pack over the staging limit goes up a column at a time through the
+// staging buffer (a column over the limit through Go memory), with the
+// same result as one staged copy.
+func TestUploadByColumn(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(23))
+	parts := []*coldata.Batch{randBatch(r, 4000), randBatch(r, 13), randBatch(r, 2500)}
+	whole := coldata.Concat(parts, len(parts[0].Cols))
+	size, err := PackedSize(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []uint64{size / 3, 4 << 10} {
+		d, _ := newFakeDevice(t, Options{StagingLimit: limit})
+		db, err := d.UploadBatches(ctx, parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Stats().BytesToDevice; got >= uint64(size) {
+			t.Errorf("staging limit %d: %d bytes sent for a pack of %d (padding sent too?)", limit, got, size)
+		}
+		got, err := d.Download(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, whole, got, fmt.Sprintf("uploaded by column, staging limit %d", limit))
+		db.Release()
+		requireNoLeak(t, d, "upload by column")
+		d.Close()
 	}
 }
