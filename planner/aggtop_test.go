@@ -89,3 +89,4 @@ func TestNoteAggTop(t *testing.T) {
 		t.Errorf("COUNT(DISTINCT) got a top")
 	}
 }
+

@@ -98,6 +98,17 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 	if len(outs) == 0 {
 		// COUNT(*) alone: any one column carries the row count.
 		ic := input.Columns()
+		if len(ic) == 0 && pred == nil {
+			// Nothing to read: the host adds the batches' row counts,
+			// which is faster than any upload. Say so in EXPLAIN.
+			in, err := place(input, opts)
+			if err != nil {
+				return nil, false, err
+			}
+			c := withInputs(a, []Node{toSide(in, CPU)}).(*Aggregate)
+			c.Why = "reads no columns, counts the table's rows"
+			return c, true, nil
+		}
 		if len(ic) == 0 || !groupable(ic[0].Type) {
 			return nil, false, nil
 		}
