@@ -89,4 +89,3 @@ func TestNoteAggTop(t *testing.T) {
 		t.Errorf("COUNT(DISTINCT) got a top")
 	}
 }
-
