@@ -227,7 +227,7 @@ func (c *TableCache) lookupLocked(name string, version uint64, cols []int) (e *c
 // query holds (never e: its parts are held meanwhile) and is tried once
 // more. c.mu is held.
 func (c *TableCache) keepLocked(ctx context.Context, e *cacheEntry, name string, version uint64, groups [][]*coldata.Batch, cols []int) ([]*DeviceBatch, error) {
-	missing := cols
+	missing := (&cacheEntry{}).missing(cols) // each column once, in order
 	if e != nil {
 		missing = e.missing(cols)
 		// The entry's parts are held while the new one uploads, so that

@@ -171,8 +171,7 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	// The columns to upload: those no part holds. They become resident
 	// when they, with the table's resident columns, take at most the
 	// resident share of the device.
-	missing := cols
-	var have uint64
+	missing, have := (&cacheEntry{}).missing(cols), uint64(0)
 	if e != nil {
 		missing, have = e.missing(cols), e.bytes
 	}

@@ -536,11 +536,12 @@ func TestTableCacheColumnParts(t *testing.T) {
 	}
 	up = d.Stats().BytesToDevice
 	scan([]int{1, 3}, "resident columns, reordered")
+	scan([]int{3, 3, 1}, "a column twice")
 	scan([]int{}, "no columns")
 	if d.Stats().BytesToDevice != up {
 		t.Fatal("a scan of resident columns uploaded")
 	}
-	if st := c.Stats(); st.Hits != 2 || st.Misses != 2 || st.ColumnUploads != 1 || st.Tables != 1 || st.Batches != 2 {
+	if st := c.Stats(); st.Hits != 3 || st.Misses != 2 || st.ColumnUploads != 1 || st.Tables != 1 || st.Batches != 2 {
 		t.Fatalf("stats %+v", st)
 	}
 	if bs, ok := c.Resident("t", 1); ok {
