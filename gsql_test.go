@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/datagen"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
 	gsqlsql "github.com/gsqlengine/gsql/sql"
@@ -439,5 +440,15 @@ func TestCancelStopsLongQueriesQuickly(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: not stopped 5 s after the cancel", q)
 		}
+	}
+}
+
+// The shell's .stats line for the resident tables counts the misses that
+// only added columns to a resident table.
+func TestStatsStringColumnUploads(t *testing.T) {
+	s := gsql.Stats{Device: "gpu", Cache: &gpuexec.CacheStats{Tables: 1, Bytes: 10, Budget: 100, Hits: 4, Misses: 3, ColumnUploads: 2, Evictions: 1}}
+	want := "resident tables: 1 (10 of 100 bytes), 4 hits, 3 misses (2 adding columns), 1 evictions"
+	if got := s.String(); !strings.Contains(got, want) {
+		t.Errorf("got %q, want a line %q", got, want)
 	}
 }
