@@ -17,8 +17,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	gsql "github.com/gsqlengine/gsql"
-	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/datagen"
+	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
 	gsqlsql "github.com/gsqlengine/gsql/sql"
 )
