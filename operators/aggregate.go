@@ -110,7 +110,13 @@ type HashAggregate struct {
 	// dropped. The groups kept still see all of their rows. (ClickBench
 	// Q18: GROUP BY UserID, SearchPhrase LIMIT 10.)
 	FirstGroups int
-	stateBytes  uint64
+	// Top, when set, is an ORDER BY on one COUNT aggregate with a LIMIT
+	// over the output: only the groups it can read are built (ClickBench
+	// Q33 builds 10 rows, not a million). Groups tie in first-appearance
+	// order, as the sort above keeps them.
+	Top        *TopGroups
+	topKeys    []*coldata.Vec // the kept groups' keys, when Top cut them
+	stateBytes uint64
 
 	table   *hashTable // nil without keys
 	ngroups int
@@ -196,7 +202,7 @@ type concatPart struct {
 
 // Open implements Operator.
 func (h *HashAggregate) Open(ctx context.Context) error {
-	h.stateBytes, h.ngroups, h.table, h.zeroGids = 0, 0, nil, 0
+	h.stateBytes, h.ngroups, h.table, h.zeroGids, h.topKeys = 0, 0, nil, 0, nil
 	if len(h.Keys) > 0 {
 		types := make([]coldata.Type, len(h.Keys))
 		for i, k := range h.Keys {
@@ -237,6 +243,9 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 func (h *HashAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
 	if h.out == nil {
 		if err := h.consume(ctx); err != nil {
+			return nil, err
+		}
+		if err := h.cutTop(); err != nil {
 			return nil, err
 		}
 		res, err := h.result()
@@ -812,6 +821,10 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 	n := h.ngroups
 	cols := make([]*coldata.Vec, 0, len(h.Keys)+len(h.Aggs))
 	for i := range h.Keys {
+		if h.topKeys != nil {
+			cols = append(cols, h.topKeys[i])
+			continue
+		}
 		v, err := h.table.column(i)
 		if err != nil {
 			return nil, err
@@ -918,6 +931,98 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 		cols = append(cols, b.Finish())
 	}
 	return &coldata.Batch{Cols: cols, Len: n}, nil
+}
+
+// cutTop keeps only the groups Top reads, when every aggregate's state is
+// its accumulator words (no DISTINCT sets, strings, value lists) and there
+// are more groups than the LIMIT reads: the first Limit groups of a stable
+// sort by the COUNT, kept in group order, their states compacted and
+// their keys gathered.
+func (h *HashAggregate) cutTop() error {
+	t := h.Top
+	if t == nil || h.table == nil || t.Agg < 0 || t.Agg >= len(h.Aggs) || h.ngroups <= t.Limit || t.Limit < 1 {
+		return nil
+	}
+	for _, spec := range h.Aggs {
+		switch spec.Kind {
+		case AggCountStar, AggCount, AggSum, AggAvg, AggMin, AggMax:
+		default:
+			return nil
+		}
+		if spec.Distinct || spec.Type.Physical() == coldata.String {
+			return nil
+		}
+	}
+	if k := h.Aggs[t.Agg].Kind; k != AggCountStar && k != AggCount {
+		return nil
+	}
+	n, stride, off := h.ngroups, h.stride, h.runs[t.Agg].off
+	st := h.st
+	picked := topGroupsBy(n, t.Limit, t.Desc, func(g int) int64 { return int64(st[g*stride+off]) })
+	kept := make([]uint64, len(picked)*stride)
+	for j, g := range picked {
+		copy(kept[j*stride:(j+1)*stride], st[g*stride:(g+1)*stride])
+	}
+	h.topKeys = make([]*coldata.Vec, len(h.Keys))
+	for i := range h.Keys {
+		v, err := h.table.column(i)
+		if err != nil {
+			return err
+		}
+		h.topKeys[i] = coldata.Gather(v, picked)
+	}
+	uint64Pool.put(h.st)
+	h.st, h.ngroups = kept, len(picked)
+	return nil
+}
+
+// topGroupsBy returns the first k of n groups in a stable sort by
+// value(g) (descending when desc), in ascending group order: a heap of the
+// best k, whose root is the worst kept; a later group equal to it sorts
+// after it, so only a strictly better value enters.
+func topGroupsBy(n, k int, desc bool, value func(g int) int64) []int {
+	better := func(a, b int) bool { // a sorts before b
+		if va, vb := value(a), value(b); va != vb {
+			return (va > vb) == desc
+		}
+		return a < b
+	}
+	heap := make([]int, 0, k)
+	g := 0
+	for ; g < n && len(heap) < k; g++ {
+		heap = append(heap, g)
+		for at := len(heap) - 1; at > 0; {
+			up := (at - 1) / 2
+			if !better(heap[up], heap[at]) {
+				break
+			}
+			heap[up], heap[at] = heap[at], heap[up]
+			at = up
+		}
+	}
+	for ; g < n; g++ {
+		v, w := value(g), value(heap[0])
+		if v == w || (v > w) != desc {
+			continue
+		}
+		heap[0] = g
+		for at := 0; ; {
+			worst, l, r := at, 2*at+1, 2*at+2
+			if l < len(heap) && better(heap[worst], heap[l]) {
+				worst = l
+			}
+			if r < len(heap) && better(heap[worst], heap[r]) {
+				worst = r
+			}
+			if worst == at {
+				break
+			}
+			heap[at], heap[worst] = heap[worst], heap[at]
+			at = worst
+		}
+	}
+	sort.Ints(heap)
+	return heap
 }
 
 // countSumAvg builds the output of aggregate a over n groups straight

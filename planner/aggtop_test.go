@@ -81,9 +81,16 @@ func TestNoteAggTop(t *testing.T) {
 			t.Errorf("LIMIT without ORDER BY, %s: got %+v", c.name, got)
 		}
 	}
+	// A CPU GROUP BY gets the same note (HashAggregate.Top).
+	cpuAgg := &Aggregate{Keys: []expr.Expr{ref(0)}, Aggs: []operators.AggSpec{{Kind: operators.AggSum}, {Kind: operators.AggCountStar}}}
+	b := &Built{}
+	b.noteSortLimit(&Limit{Input: &Sort{Input: &Project{Input: cpuAgg, Exprs: []expr.Expr{ref(2), ref(0)}}, Keys: []operators.SortKey{{Col: 0, Desc: true}}}, Count: 10})
+	if got := b.aggTop[cpuAgg]; got == nil || *got != (operators.TopGroups{Agg: 1, Desc: true, Limit: 10}) {
+		t.Errorf("CPU aggregate: got %+v", got)
+	}
 	distinct := agg(operators.AggCount)
 	distinct.Aggs[0].Distinct = true
-	b := &Built{}
+	b = &Built{}
 	b.noteSortLimit(&Limit{Input: &Sort{Input: distinct, Keys: []operators.SortKey{{Col: 1}}}, Count: 3})
 	if b.aggTop[distinct] != nil {
 		t.Errorf("COUNT(DISTINCT) got a top")

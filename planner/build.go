@@ -32,9 +32,9 @@ type Built struct {
 	// aggLimit holds the groups a LIMIT without ORDER BY reads of the
 	// aggregate below it (through projections).
 	aggLimit map[*Aggregate]int64
-	// aggTop holds the groups an ORDER BY ... LIMIT reads of the device
-	// GROUP BY below it.
-	aggTop map[*GPUAggregate]*operators.TopGroups
+	// aggTop holds the groups an ORDER BY ... LIMIT reads of the GROUP BY
+	// (an *Aggregate or a *GPUAggregate) below it.
+	aggTop map[Node]*operators.TopGroups
 	// shared holds each shared CTE's operator (cte.go).
 	shared map[*cteDef]*operators.SharedResult
 	// work holds the working table of each recursive CTE (cte.go).
@@ -194,7 +194,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 				return nil, err
 			}
 		}
-		op = &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs, MemoryLimit: b.MemoryLimit, FirstGroups: int(b.aggLimit[x])}
+		op = &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs, MemoryLimit: b.MemoryLimit, FirstGroups: int(b.aggLimit[x]), Top: b.aggTop[x]}
 	case *GPUAggregate:
 		return b.buildGPUAggregate(x)
 	case *Transfer:
@@ -277,18 +277,28 @@ walk:
 			break walk
 		}
 	}
-	a, ok := n.(*GPUAggregate)
-	if !ok || a.NKeys == 0 || col < a.NKeys {
+	var nkeys int
+	var aggs []operators.AggSpec
+	switch a := n.(type) {
+	case *GPUAggregate:
+		nkeys, aggs = a.NKeys, a.Aggs
+	case *Aggregate:
+		nkeys, aggs = len(a.Keys), a.Aggs
+	default:
 		return
 	}
-	spec := a.Aggs[col-a.NKeys]
+	if nkeys == 0 || col < nkeys {
+		return
+	}
+	spec := aggs[col-nkeys]
 	if (spec.Kind != operators.AggCount && spec.Kind != operators.AggCountStar) || spec.Distinct {
 		return
 	}
+	top := &operators.TopGroups{Agg: col - nkeys, Desc: s.Keys[0].Desc, Limit: int(limit)}
 	if b.aggTop == nil {
-		b.aggTop = map[*GPUAggregate]*operators.TopGroups{}
+		b.aggTop = map[Node]*operators.TopGroups{}
 	}
-	b.aggTop[a] = &operators.TopGroups{Agg: col - a.NKeys, Desc: s.Keys[0].Desc, Limit: int(limit)}
+	b.aggTop[n] = top
 }
 
 // noteAggLimit tells a grouped aggregate below a LIMIT without ORDER BY
@@ -331,9 +341,9 @@ func (b *Built) noteAggLimit(l *Limit) {
 	}
 	if a, ok := n.(*GPUAggregate); ok && a.NKeys > 0 && limit > 0 {
 		if b.aggTop == nil {
-			b.aggTop = map[*GPUAggregate]*operators.TopGroups{}
+			b.aggTop = map[Node]*operators.TopGroups{}
 		}
-		b.aggTop[a] = &operators.TopGroups{Agg: -1, Limit: int(limit)}
+		b.aggTop[n] = &operators.TopGroups{Agg: -1, Limit: int(limit)}
 	}
 }
 
