@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 
-	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 )
@@ -73,21 +72,7 @@ func quantileTable(n int, seed int64) (*arrow.Schema, arrow.Record) {
 func TestGPUQuantilesMatchCPU(t *testing.T) {
 	schema, rec := quantileTable(1_000_000, 13)
 	defer rec.Release()
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
-	gpu, err := gsql.Open(gsql.Options{Device: "gpu"})
-	if err != nil {
-		t.Skipf("no GPU: %v", err)
-	}
-	defer gpu.Close()
-	for _, db := range []*gsql.DB{cpu, gpu} {
-		if err := db.RegisterTable("qt", schema, []arrow.Record{rec}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cpu, gpu := cpuAndGPU(t, "qt", schema, []arrow.Record{rec})
 	queries := []string{
 		"SELECT k1, COUNT(*), MEDIAN(d), AVG(d), QUANTILE_CONT(d, 0.9), COUNT(d) FROM qt GROUP BY k1",
 		"SELECT k2, QUANTILE_CONT(i, 0.25), QUANTILE_DISC(i, 0.9), QUANTILE_DISC(dec, 0.5), MEDIAN(dec), SUM(i) FROM qt GROUP BY k2",
@@ -111,22 +96,7 @@ func TestGPUQuantilesMatchCPU(t *testing.T) {
 			continue
 		}
 		got, want := sortedRows(t, gpu, q), sortedRows(t, cpu, q)
-		if len(got) != len(want) {
-			t.Errorf("%s: %d rows on the GPU, %d on the CPU", q, len(got), len(want))
-			continue
-		}
-		bad := 0
-		for i := range got {
-			if got[i] != want[i] {
-				if bad < 3 {
-					t.Errorf("%s: row %d: GPU %q, CPU %q", q, i, got[i], want[i])
-				}
-				bad++
-			}
-		}
-		if bad > 0 {
-			t.Errorf("%s: %d of %d rows differ", q, bad, len(got))
-		}
+		requireSameRows(t, q, got, want)
 		t.Logf("%s: %d rows", q, len(got))
 	}
 }

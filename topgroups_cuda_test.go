@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/operators"
 )
 
@@ -18,21 +17,7 @@ import (
 // host must stay far below the groups' keys and states.
 func TestGPUTopGroupsMatchCPU(t *testing.T) {
 	schema, recs := windowRecords(1_000_000, 11)
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
-	gpu, err := gsql.Open(gsql.Options{Device: "gpu"})
-	if err != nil {
-		t.Skipf("no GPU: %v", err)
-	}
-	defer gpu.Close()
-	for _, db := range []*gsql.DB{cpu, gpu} {
-		if err := db.RegisterTable("w", schema, recs); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cpu, gpu := cpuAndGPU(t, "w", schema, recs)
 	queries := []struct {
 		sql string
 		cut bool // the device should send only the top groups
@@ -85,21 +70,7 @@ func TestGPUManyRowGroupsMatchCPU(t *testing.T) {
 	defer func(n int) { operators.DeviceBatchRows = n }(operators.DeviceBatchRows)
 	operators.DeviceBatchRows = 300_000 // 1M rows in records of 100,000: 4 row groups
 	schema, recs := windowRecords(1_000_000, 12)
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
-	gpu, err := gsql.Open(gsql.Options{Device: "gpu"})
-	if err != nil {
-		t.Skipf("no GPU: %v", err)
-	}
-	defer gpu.Close()
-	for _, db := range []*gsql.DB{cpu, gpu} {
-		if err := db.RegisterTable("w", schema, recs); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cpu, gpu := cpuAndGPU(t, "w", schema, recs)
 	for _, q := range []string{
 		"SELECT COUNT(DISTINCT s) FROM w",
 		"SELECT COUNT(DISTINCT v), COUNT(*), COUNT(DISTINCT g) FROM w",

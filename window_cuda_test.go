@@ -73,21 +73,7 @@ func windowRecords(rows int, seed int64) (*arrow.Schema, []arrow.Record) {
 // the CPU backend; EXPLAIN must show the window on the device.
 func TestGPUWindowMatchesCPU(t *testing.T) {
 	schema, recs := windowRecords(1_000_000, 7)
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
-	gpu, err := gsql.Open(gsql.Options{Device: "gpu"})
-	if err != nil {
-		t.Skipf("no GPU: %v", err)
-	}
-	defer gpu.Close()
-	for _, db := range []*gsql.DB{cpu, gpu} {
-		if err := db.RegisterTable("w", schema, recs); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cpu, gpu := cpuAndGPU(t, "w", schema, recs)
 	queries := []string{
 		// Positions.
 		"SELECT id, ROW_NUMBER() OVER (PARTITION BY g ORDER BY o, id), RANK() OVER (PARTITION BY g ORDER BY o), " +
@@ -132,22 +118,7 @@ func TestGPUWindowMatchesCPU(t *testing.T) {
 		got, want := rowsOf(t, gpu, q), rowsOf(t, cpu, q)
 		sort.Strings(got)
 		sort.Strings(want)
-		if len(got) != len(want) {
-			t.Errorf("%s: %d rows on the GPU, %d on the CPU", q, len(got), len(want))
-			continue
-		}
-		bad := 0
-		for i := range got {
-			if got[i] != want[i] {
-				if bad < 3 {
-					t.Errorf("%s: row %d: GPU %q, CPU %q", q, i, got[i], want[i])
-				}
-				bad++
-			}
-		}
-		if bad > 0 {
-			t.Errorf("%s: %d of %d rows differ", q, bad, len(got))
-		}
+		requireSameRows(t, q, got, want)
 	}
 }
 
