@@ -3,11 +3,10 @@
 package gpuexec
 
 import (
-	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
-	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -61,23 +60,7 @@ func TestCUDARadixSort(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %d: %v", c.shape, c.n, err)
 			}
-			idx := make([]int, c.n)
-			for i := range idx {
-				idx[i] = i
-			}
-			slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
-			gk := downloadWords(t, d, got.Keys.ptr, c.n)
-			gr := make([]uint32, c.n)
-			if c.n > 0 {
-				if err := d.CopyToHost(unsafe.Slice((*byte)(unsafe.Pointer(&gr[0])), 4*c.n), got.Rows.ptr, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for j, i := range idx {
-				if gk[j] != keys[i] || gr[j] != rows[i] {
-					t.Fatalf("%s %d rows %v: position %d holds key %#x row %d, want %#x row %d", c.shape, c.n, withRows, j, gk[j], gr[j], keys[i], rows[i])
-				}
-			}
+			requireStableSort(t, d, got, keys, rows, fmt.Sprintf("%s %d rows %v", c.shape, c.n, withRows))
 			t.Logf("%s, %d rows, given rows %v: %d passes, %d launches, %v (first call compiles)", c.shape, c.n, withRows, got.Passes, got.Launches, took)
 			got.Release()
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand"
 	"slices"
@@ -182,23 +183,7 @@ func TestFakeRadixSort(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %d: %v", c.shape, c.n, err)
 			}
-			idx := make([]int, c.n)
-			for i := range idx {
-				idx[i] = i
-			}
-			slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
-			gk := downloadWords(t, d, got.Keys.ptr, c.n)
-			gr := make([]uint32, c.n)
-			if c.n > 0 {
-				if err := d.CopyToHost(unsafe.Slice((*byte)(unsafe.Pointer(&gr[0])), 4*c.n), got.Rows.ptr, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for j, i := range idx {
-				if gk[j] != keys[i] || gr[j] != rows[i] {
-					t.Fatalf("%s %d rows %v: position %d holds key %#x row %d, want %#x row %d", c.shape, c.n, withRows, j, gk[j], gr[j], keys[i], rows[i])
-				}
-			}
+			requireStableSort(t, d, got, keys, rows, fmt.Sprintf("%s %d rows %v", c.shape, c.n, withRows))
 			if c.passes >= 0 && got.Passes != c.passes {
 				t.Errorf("%s %d: %d passes, want %d", c.shape, c.n, got.Passes, c.passes)
 			}
@@ -435,4 +420,28 @@ func TestFakeQuantiles(t *testing.T) {
 		in.Release()
 	}
 	requireNoLeak(t, d, "quantiles")
+}
+
+// requireStableSort checks a RadixSort result against a stable sort of
+// keys on the host: at every position the key and the row it came from.
+func requireStableSort(t *testing.T, d *Device, got *SortedPairs, keys []uint64, rows []uint32, what string) {
+	t.Helper()
+	n := len(keys)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	gk := downloadWords(t, d, got.Keys.ptr, n)
+	gr := make([]uint32, n)
+	if n > 0 {
+		if err := d.CopyToHost(unsafe.Slice((*byte)(unsafe.Pointer(&gr[0])), 4*n), got.Rows.ptr, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for j, i := range idx {
+		if gk[j] != keys[i] || gr[j] != rows[i] {
+			t.Fatalf("%s: position %d holds key %#x row %d, want %#x row %d", what, j, gk[j], gr[j], keys[i], rows[i])
+		}
+	}
 }
