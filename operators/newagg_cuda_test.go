@@ -211,7 +211,6 @@ func TestDeviceAggregatesMatchCPU(t *testing.T) {
 // HashAggregate, by km, by kf and without keys.
 func deviceVarianceBatches(t *testing.T, data *coldata.Batch) {
 	rt := openRuntime(t, false)
-	ctx := context.Background()
 	var parts []*coldata.Batch
 	for lo := 0; lo < data.Len; lo += data.Len / 3 {
 		hi := min(lo+data.Len/3, data.Len)
@@ -233,49 +232,7 @@ func deviceVarianceBatches(t *testing.T, data *coldata.Batch) {
 		{Kind: operators.AggCountStar, Type: coldata.Int64},
 	}
 	for _, keys := range [][]int{{0}, {1}, nil} {
-		var keyExprs []expr.Expr
-		var keyTypes []coldata.Type
-		for _, k := range keys {
-			keyExprs = append(keyExprs, ref(k))
-			keyTypes = append(keyTypes, data.Cols[k].Type)
-		}
-		cpu := &operators.HashAggregate{Input: &operators.Materialized{Batches: parts}, Keys: keyExprs, Aggs: aggs}
-		want, err := operators.Drain(ctx, cpu)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := &batchesSource{}
-		for _, p := range parts {
-			b, err := rt.Dev.Upload(ctx, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Release()
-			src.bs = append(src.bs, b)
-		}
-		dev := &operators.DeviceHashAggregate{Input: src, RT: rt, Keys: keys, KeyTypes: keyTypes, Aggs: aggs}
-		if err := dev.Open(ctx); err != nil {
-			t.Fatal(err)
-		}
-		got, err := operators.Drain(ctx, dev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows := func(bs []*coldata.Batch) [][]any {
-			var out [][]any
-			for _, b := range bs {
-				for i := 0; i < b.Len; i++ {
-					row := make([]any, len(b.Cols))
-					for j, c := range b.Cols {
-						row[j] = c.Value(i)
-					}
-					out = append(out, row)
-				}
-			}
-			sortRows(out, len(keys))
-			return out
-		}
-		w, g := rows(want), rows(got)
+		w, g := aggregateBothWays(t, rt, parts, ref, keys, aggs, nil)
 		if len(w) != len(g) {
 			t.Fatalf("keys %v: %d groups on the GPU, %d on the CPU", keys, len(g), len(w))
 		}
@@ -288,6 +245,59 @@ func deviceVarianceBatches(t *testing.T, data *coldata.Batch) {
 		}
 		t.Logf("keys %v: %d groups from %d batches", keys, len(w), len(parts))
 	}
+}
+
+// aggregateBothWays groups parts by keys (column numbers; ref makes
+// their references) with HashAggregate and with DeviceHashAggregate over
+// the parts uploaded as separate device batches, and returns both answers
+// as rows sorted by the keys (CPU first).
+func aggregateBothWays(t *testing.T, rt *operators.GPURuntime, parts []*coldata.Batch, ref func(int) *expr.ColumnRef,
+	keys []int, aggs []operators.AggSpec, stats *operators.Stats) (want, got [][]any) {
+	t.Helper()
+	ctx := context.Background()
+	var keyExprs []expr.Expr
+	var keyTypes []coldata.Type
+	for _, k := range keys {
+		keyExprs = append(keyExprs, ref(k))
+		keyTypes = append(keyTypes, parts[0].Cols[k].Type)
+	}
+	cpu := &operators.HashAggregate{Input: &operators.Materialized{Batches: parts}, Keys: keyExprs, Aggs: aggs}
+	wb, err := operators.Drain(ctx, cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &batchesSource{}
+	for _, p := range parts {
+		b, err := rt.Dev.Upload(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Release()
+		src.bs = append(src.bs, b)
+	}
+	dev := &operators.DeviceHashAggregate{Input: src, RT: rt, Keys: keys, KeyTypes: keyTypes, Aggs: aggs, Stats: stats}
+	if err := dev.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gb, err := operators.Drain(ctx, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := func(bs []*coldata.Batch) [][]any {
+		var out [][]any
+		for _, b := range bs {
+			for i := 0; i < b.Len; i++ {
+				row := make([]any, len(b.Cols))
+				for j, c := range b.Cols {
+					row[j] = c.Value(i)
+				}
+				out = append(out, row)
+			}
+		}
+		sortRows(out, len(keys))
+		return out
+	}
+	return rows(wb), rows(gb)
 }
 
 // batchesSource yields resident device batches in turn, retained per use.

@@ -3,7 +3,6 @@
 package operators_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -18,7 +17,6 @@ import (
 func TestDeviceQuantileBatches(t *testing.T) {
 	data := newAggTable(1<<18, 37)
 	rt := openRuntime(t, false)
-	ctx := context.Background()
 	var parts []*coldata.Batch
 	for lo := 0; lo < data.Len; lo += data.Len / 3 {
 		hi := min(lo+data.Len/3, data.Len)
@@ -45,53 +43,11 @@ func TestDeviceQuantileBatches(t *testing.T) {
 	for _, onHost := range []bool{false, true} {
 		restore := operators.SetQuantilesOnHost(onHost)
 		for _, keys := range [][]int{{0}, {1}, nil} {
-			var keyExprs []expr.Expr
-			var keyTypes []coldata.Type
-			for _, k := range keys {
-				keyExprs = append(keyExprs, ref(k))
-				keyTypes = append(keyTypes, data.Cols[k].Type)
-			}
-			cpu := &operators.HashAggregate{Input: &operators.Materialized{Batches: parts}, Keys: keyExprs, Aggs: aggs}
-			want, err := operators.Drain(ctx, cpu)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := &batchesSource{}
-			for _, p := range parts {
-				b, err := rt.Dev.Upload(ctx, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer b.Release()
-				src.bs = append(src.bs, b)
-			}
 			stats := &operators.Stats{}
-			dev := &operators.DeviceHashAggregate{Input: src, RT: rt, Keys: keys, KeyTypes: keyTypes, Aggs: aggs, Stats: stats}
-			if err := dev.Open(ctx); err != nil {
-				t.Fatal(err)
-			}
-			got, err := operators.Drain(ctx, dev)
-			if err != nil {
-				t.Fatal(err)
-			}
+			w, g := aggregateBothWays(t, rt, parts, ref, keys, aggs, stats)
 			if fb := stats.Fallbacks.Load(); (fb > 0) != onHost {
 				t.Errorf("on host %v, keys %v: %d batches grouped on the host", onHost, keys, fb)
 			}
-			rows := func(bs []*coldata.Batch) [][]any {
-				var out [][]any
-				for _, b := range bs {
-					for i := 0; i < b.Len; i++ {
-						row := make([]any, len(b.Cols))
-						for j, c := range b.Cols {
-							row[j] = c.Value(i)
-						}
-						out = append(out, row)
-					}
-				}
-				sortRows(out, len(keys))
-				return out
-			}
-			w, g := rows(want), rows(got)
 			if len(w) != len(g) {
 				t.Fatalf("on host %v, keys %v: %d groups on the GPU, %d on the CPU", onHost, keys, len(g), len(w))
 			}
