@@ -499,3 +499,22 @@ func TestUploadByColumn(t *testing.T) {
 		d.Close()
 	}
 }
+
+// GroupByTop refuses a top that is not over a COUNT or asks for no
+// groups, with ErrInvalidArgument, before any work.
+func TestGroupByTopRejectsBadTop(t *testing.T) {
+	d, _ := newFakeDevice(t, Options{})
+	defer d.Close()
+	ctx := context.Background()
+	db, err := d.Upload(ctx, randBatchLight(rand.New(rand.NewSource(2)), 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Release()
+	aggs := []GroupAgg{{Kind: GroupSumInt, Arg: 0}, {Kind: GroupCountStar}}
+	for _, top := range []GroupTop{{Agg: 0, K: 3}, {Agg: 2, K: 3}, {Agg: -2, K: 3}, {Agg: 1, K: 0}} {
+		if _, err := d.GroupByTop(ctx, db, []int{0}, aggs, &top); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("top %+v: %v", top, err)
+		}
+	}
+}
