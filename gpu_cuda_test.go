@@ -189,7 +189,7 @@ func TestGPUPoolLimit(t *testing.T) {
 	people := 4_000_000
 	orders, customers := 4_000_000, 200_000
 	if testing.Short() {
-		orders, customers = 1_000_000, 50_000 // people stays: its names must overflow the limit below
+		orders, customers = 3_000_000, 50_000 // people and orders must still overflow half the limit below
 	}
 	ps, precs := datagen.People(people, 3)
 	osch, orecs, cs, crecs := datagen.Orders(orders, customers, 7)

@@ -346,8 +346,8 @@ func (s Stats) String() string {
 			r.InUse, r.Lent, r.Peak, r.Reserved, r.Limit, r.Lends, r.Fallbacks)
 	}
 	if s.Cache != nil {
-		out += fmt.Sprintf("resident tables: %d (%d of %d bytes), %d hits, %d misses (%d adding columns), %d evictions\n",
-			s.Cache.Tables, s.Cache.Bytes, s.Cache.Budget, s.Cache.Hits, s.Cache.Misses, s.Cache.ColumnUploads, s.Cache.Evictions)
+		out += fmt.Sprintf("resident tables: %d (%d of %d bytes), %d hits, %d misses (%d adding columns), %d evictions, %d column sets dropped for others\n",
+			s.Cache.Tables, s.Cache.Bytes, s.Cache.Budget, s.Cache.Hits, s.Cache.Misses, s.Cache.ColumnUploads, s.Cache.Evictions, s.Cache.ColumnEvictions)
 	}
 	return out
 }

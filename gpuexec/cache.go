@@ -47,9 +47,12 @@ type CacheStats struct {
 	// ColumnUploads counts the uploads that added columns to a table
 	// already (partly) resident.
 	ColumnUploads uint64
-	Tables        int
-	Batches       int // device batches (row groups) of the resident tables
-	Bytes, Budget uint64
+	// ColumnEvictions counts the parts (columns uploaded together) of a
+	// resident table dropped to make room for columns a scan reads.
+	ColumnEvictions uint64
+	Tables          int
+	Batches         int // device batches (row groups) of the resident tables
+	Bytes, Budget   uint64
 }
 
 // cacheEntry is one resident table version: its row groups' sizes and the
@@ -138,6 +141,15 @@ func allCols(n int) []int {
 		out[i] = i
 	}
 	return out
+}
+
+// bytes is the device memory the part's batches take.
+func (p colPart) bytes() uint64 {
+	var n uint64
+	for _, b := range p.batches {
+		n += b.Bytes()
+	}
+	return n
 }
 
 func (e *cacheEntry) release() {

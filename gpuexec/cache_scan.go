@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gsqlengine/gsql/coldata"
 )
@@ -11,12 +12,15 @@ import (
 // How scans share device memory with the operators above them. A table is
 // made resident only when it takes at most 1/residentShare of the device
 // limit: the rest is working memory for the kernels over it (outputs,
-// scratch, hash tables, the packed copy a download makes). A larger table
+// scratch, hash tables, the packed copy a download makes). Half, because
+// the columns of a wide table that analytic queries read (ClickBench's
+// 25 of 105 at 100M rows: ~28 GB) must stay resident on an 80 GB GPU,
+// and an allocation that runs short evicts tables no query holds. A larger table
 // is streamed: uploaded in row ranges of at most 1/chunkShare of the limit
 // (less when the pool is busy), each freed when the operators above are
 // done with it, so a query runs in memory far smaller than its table.
 const (
-	residentShare = 4
+	residentShare = 2
 	chunkShare    = 8
 	minChunkBytes = 64 << 10
 	maxChunkBytes = 1 << 30 // also keeps string chunks far from int32 offsets
@@ -137,7 +141,7 @@ type TableScan struct {
 
 // Scan opens a scan of table name at version over columns cols. A resident
 // table is scanned from the cache; on a miss the table is loaded and made
-// resident when it takes at most a quarter of the device's memory limit
+// resident when it takes at most half of the device's memory limit
 // (and the upload finds room), else streamed in chunks sized from the limit
 // and the pool's free bytes.
 func (c *TableCache) Scan(ctx context.Context, name string, version uint64, load func() ([]*coldata.Batch, error), cols []int) (*TableScan, error) {
@@ -188,6 +192,9 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 		}
 		total += n
 	}
+	if e != nil && have+total > c.d.residentLimit() {
+		have = c.dropUnreadLocked(e, cols, total)
+	}
 	if have+total <= c.d.residentLimit() {
 		var kept [][]*coldata.Batch
 		if prepare != nil {
@@ -227,6 +234,49 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	s.chunk = c.d.chunkBytes()
 	c.stats.Streamed++
 	return s, nil
+}
+
+// dropUnreadLocked makes room in table entry e for need more bytes by
+// dropping its parts that hold none of the columns cols, oldest first, and
+// returns the entry's bytes. It drops nothing when even dropping them all
+// would leave no room: the scan then streams and the parts stay for the
+// queries that read them. Queries over a wide table with changing column
+// sets thus keep the latest ones' columns resident instead of streaming
+// every column the first queries left behind.
+func (c *TableCache) dropUnreadLocked(e *cacheEntry, cols []int, need uint64) uint64 {
+	limit := c.d.residentLimit()
+	unread := func(p colPart) bool {
+		for _, col := range p.cols {
+			if slices.Contains(cols, col) {
+				return false
+			}
+		}
+		return true
+	}
+	var droppable uint64
+	for _, p := range e.parts {
+		if unread(p) {
+			droppable += p.bytes()
+		}
+	}
+	if e.bytes-droppable+need > limit {
+		return e.bytes
+	}
+	kept := e.parts[:0]
+	for _, p := range e.parts {
+		if e.bytes+need > limit && unread(p) {
+			n := p.bytes()
+			releaseAll(p.batches)
+			e.bytes -= n
+			c.bytes -= n
+			c.stats.ColumnEvictions++
+			continue
+		}
+		kept = append(kept, p)
+	}
+	clear(e.parts[len(kept):])
+	e.parts = kept
+	return e.bytes
 }
 
 // pick returns the chosen columns of hb (constants stay constant).

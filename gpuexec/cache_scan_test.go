@@ -598,3 +598,88 @@ func TestTableCacheColumnParts(t *testing.T) {
 	c.Clear()
 	requireNoLeak(t, d, "column parts")
 }
+
+// A resident table's parts that a scan does not read are dropped, oldest
+// first, when that makes room for the scan's columns; when it cannot, the
+// scan streams and the parts stay.
+func TestTableScanDropsUnreadColumns(t *testing.T) {
+	const limit = 512 << 10 // resident: at most 256 KiB, two of the columns
+	d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 64 << 10})
+	defer d.Close()
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(15))
+	const rows = 12000 // 96,000 bytes a column
+	var cols []*coldata.Vec
+	for range 4 {
+		cols = append(cols, randVec(r, coldata.Int64, rows, false))
+	}
+	hb := coldata.NewBatch(cols, rows)
+	if two, _ := PackedSize(pick(hb, []int{0, 1})); two > limit/residentShare {
+		t.Fatalf("two columns take %d bytes", two)
+	}
+	if three, _ := PackedSize(pick(hb, []int{0, 1, 2})); three <= limit/residentShare {
+		t.Fatalf("three columns take %d bytes", three)
+	}
+	c := NewTableCache(d, 1<<30)
+	load := func() ([]*coldata.Batch, error) { return []*coldata.Batch{hb}, nil }
+	for _, step := range []struct {
+		cols      []int
+		streamed  bool
+		evictions uint64
+		resident  [][]int // the parts after the scan, oldest first
+	}{
+		{[]int{0, 1}, false, 0, [][]int{{0, 1}}},
+		{[]int{2}, false, 1, [][]int{{2}}},           // {0, 1} dropped
+		{[]int{2, 3}, false, 1, [][]int{{2}, {3}}},   // fits beside {2}
+		{[]int{0, 2, 3}, true, 1, [][]int{{2}, {3}}}, // every part read: stream
+		{[]int{0}, false, 2, [][]int{{3}, {0}}},      // {2} dropped, {3} kept
+		{[]int{3, 0}, false, 2, [][]int{{3}, {0}}},   // a hit
+		{[]int{1, 2, 3}, true, 2, [][]int{{3}, {0}}}, // no room even without {0}
+	} {
+		s, err := c.Scan(ctx, "t", 1, load, step.cols)
+		if err != nil {
+			t.Fatalf("cols %v: %v", step.cols, err)
+		}
+		if s.Streamed() != step.streamed {
+			t.Fatalf("cols %v: streamed %v", step.cols, s.Streamed())
+		}
+		var got []*coldata.Batch
+		for {
+			db, err := s.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if db == nil {
+				break
+			}
+			b, err := d.Download(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Release()
+			got = append(got, b)
+		}
+		s.Close()
+		requireEqualBatch(t, pick(hb, step.cols), coldata.Concat(got, len(step.cols)), fmt.Sprintf("cols %v", step.cols))
+		if st := c.Stats(); st.ColumnEvictions != step.evictions {
+			t.Fatalf("cols %v: %d column evictions, want %d", step.cols, st.ColumnEvictions, step.evictions)
+		}
+		c.mu.Lock()
+		var parts [][]int
+		if el, ok := c.entries["t"]; ok {
+			for _, p := range el.Value.(*cacheEntry).parts {
+				parts = append(parts, p.cols)
+			}
+		}
+		c.mu.Unlock()
+		if fmt.Sprint(parts) != fmt.Sprint(step.resident) {
+			t.Fatalf("cols %v: resident parts %v, want %v", step.cols, parts, step.resident)
+		}
+		// Dropped parts are freed (the pool rounds each allocation up).
+		if st, inUse := c.Stats(), d.Stats().Memory.InUse; inUse < st.Bytes || inUse > st.Bytes+uint64(len(parts))*4096 {
+			t.Fatalf("cols %v: cache counts %d bytes, the pool has %d in use", step.cols, st.Bytes, inUse)
+		}
+	}
+	c.Clear()
+	requireNoLeak(t, d, "dropped columns")
+}

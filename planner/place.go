@@ -96,8 +96,8 @@ type PlaceOptions struct {
 	Supported func(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool, err error)
 	// DeviceMemory is the device memory queries may use (the pool limit);
 	// 0 means no limit is known. A join whose build side would take more
-	// than a quarter of it runs on the CPU (the same share a table may
-	// keep resident), so the hash table, gathers and probe chunks fit.
+	// than a quarter of it runs on the CPU, so the hash table, gathers and
+	// probe chunks fit beside the resident tables (which take at most half).
 	DeviceMemory uint64
 }
 
