@@ -88,3 +88,40 @@ func TestGPUManyRowGroupsMatchCPU(t *testing.T) {
 		t.Errorf("the table was not resident in row groups: %+v", st)
 	}
 }
+
+// TestGPUPartitionedGroupByMatchesCPU: a GROUP BY over row groups too
+// large together to concatenate (the limit made tiny) groups by hash
+// partition on the device; the answers, their order (first appearance,
+// which breaks the ties of ORDER BY COUNT(*) ... LIMIT) and the top-groups
+// cut are the CPU's.
+func TestGPUPartitionedGroupByMatchesCPU(t *testing.T) {
+	defer func(n, c int) { operators.DeviceBatchRows, operators.AggConcatBytes = n, c }(operators.DeviceBatchRows, operators.AggConcatBytes)
+	operators.DeviceBatchRows = 300_000 // 1M rows in records of 100,000: 4 row groups
+	operators.AggConcatBytes = 1 << 20
+	schema, recs := windowRecords(1_000_000, 13)
+	cpu, gpu := cpuAndGPU(t, "w", schema, recs)
+	for _, q := range []string{
+		"SELECT s, COUNT(*) AS c FROM w GROUP BY s ORDER BY c DESC LIMIT 10",
+		"SELECT o, COUNT(*) AS c FROM w GROUP BY o ORDER BY c LIMIT 5",
+		"SELECT s, COUNT(s) AS c FROM w WHERE v > 0 GROUP BY s ORDER BY c DESC LIMIT 25",
+		"SELECT g, o, COUNT(*) FROM w GROUP BY g, o LIMIT 7",
+		"SELECT g, COUNT(*), SUM(v), AVG(d), MIN(s), MAX(s), COUNT(o), MIN(v), MAX(d) FROM w GROUP BY g ORDER BY g",
+		"SELECT g, o, COUNT(*) AS c, SUM(v) FROM w GROUP BY g, o ORDER BY c DESC, g, o LIMIT 20",
+		"SELECT s, g, COUNT(*) FROM w WHERE o < 3 GROUP BY s, g ORDER BY 3 DESC, 1, 2 LIMIT 30",
+		"SELECT g, MEDIAN(v), COUNT(*) FROM w GROUP BY g ORDER BY g",
+	} {
+		got, want := rowsOf(t, gpu, q), rowsOf(t, cpu, q)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s:\nGPU %v\nCPU %v", q, got, want)
+		}
+	}
+	// Every group in first-appearance order: the whole output, unsorted.
+	q := "SELECT o, g, COUNT(*), SUM(v) FROM w GROUP BY o, g"
+	if got, want := rowsOf(t, gpu, q), rowsOf(t, cpu, q); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s: %d GPU rows differ from the CPU's %d (order included)", q, len(got), len(want))
+	}
+	plan := strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE SELECT s, COUNT(*) AS c FROM w GROUP BY s ORDER BY c DESC LIMIT 10"), "\n")
+	if !strings.Contains(plan, "hash_partitions=") {
+		t.Errorf("the GROUP BY did not group by partition:\n%s", plan)
+	}
+}

@@ -2,11 +2,14 @@ package operators
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
+	"slices"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
@@ -19,6 +22,11 @@ import (
 // hashed and aggregated by the device (gpuexec.GroupBy), its groups come to
 // the host with their partial states, and the host merges the batches'
 // partials (a device batch usually holds a whole table, so there is one).
+// Batches are concatenated and grouped at once up to AggConcatBytes; above
+// it (ClickBench's hits at 100M rows), while they take at most an eighth
+// of the device, their rows are hash-partitioned by key on the device and
+// each partition grouped at once (groupPartitioned), so that the groups
+// are final and only the LIMIT's groups leave the device under a Top.
 // Output and semantics are HashAggregate's: key columns then aggregates,
 // groups in first-appearance order, one row for an ungrouped aggregate.
 // Float sums add in the device's order, so their last bits may differ from
@@ -175,11 +183,11 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		parts = append(parts, p)
 		return nil
 	}
-	// Batches are concatenated on the device, up to aggConcatBytes, and
+	// Batches are concatenated on the device, up to AggConcatBytes, and
 	// grouped together: their groups are then final, where grouping each
 	// batch left the host to merge every group of every batch by its key
 	// (706 ms of TPC-H Q10's 1,079 at SF10, 381,000 groups of seven keys).
-	limit := min(uint64(aggConcatBytes), h.RT.Dev.MemoryLimit()/8)
+	limit := min(uint64(AggConcatBytes), h.RT.Dev.MemoryLimit()/8)
 	quantiles := hasQuantile(kinds)
 	if quantiles {
 		// A quantile has no partial state to merge: the whole input is
@@ -194,6 +202,15 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 			b.Release()
 		}
 	}()
+	// Batches over the concatenation limit together (or whose strings
+	// cannot be one batch) are grouped by partition while they fit
+	// partLimit: each partition's rows from every batch at once, so that
+	// their groups are final instead of partials the host merges by key
+	// (ClickBench Q19 at 100M rows: 77 s merging tens of millions of
+	// groups on the host; GROUP BY URL's 3.5 GB of characters can never
+	// be one batch).
+	partLimit := h.RT.Dev.MemoryLimit() / aggPartitionShare
+	partition := len(h.Keys) > 0 && !quantiles && partLimit > limit
 	flush := func(last bool) error {
 		defer func() {
 			for _, b := range pending {
@@ -202,9 +219,21 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 			pending, pendingBytes = nil, 0
 		}()
 		if len(pending) > 1 && !(quantiles && quantilesOnHost) {
-			if c, err := h.RT.Dev.Concatenate(pending); err == nil {
-				defer c.Release()
-				return group(c, last)
+			if pendingBytes <= limit {
+				if c, err := h.RT.Dev.Concatenate(pending); err == nil {
+					defer c.Release()
+					return group(c, last)
+				}
+			}
+			if partition {
+				p, err := h.groupPartitioned(ctx, pending, pendingBytes, limit, kinds, last && len(parts) == 0)
+				if err == nil {
+					parts = append(parts, p)
+					return nil
+				}
+				if !errors.Is(err, errPartitionTooLarge) {
+					return err
+				}
 			}
 		}
 		if len(pending) > 1 {
@@ -230,7 +259,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		if b == nil {
 			break
 		}
-		if len(pending) > 0 && pendingBytes+b.Bytes() > limit {
+		if len(pending) > 0 && ((!partition && pendingBytes+b.Bytes() > limit) || pendingBytes+b.Bytes() > partLimit) {
 			if err := flush(false); err != nil {
 				b.Release()
 				return nil, err
@@ -297,9 +326,15 @@ func releaseDeviceBatches(bs []*gpuexec.DeviceBatch) {
 	}
 }
 
-// aggConcatBytes bounds the device batches a GROUP BY concatenates to
-// group at once.
-const aggConcatBytes = 2 << 30
+// AggConcatBytes bounds the device batches a GROUP BY concatenates to
+// group at once (a variable so that tests can make small tables take the
+// partitioned path).
+var AggConcatBytes = 2 << 30
+
+// aggPartitionShare: a GROUP BY over batches of at most 1/aggPartitionShare
+// of the device memory limit groups them by partition when they are too
+// large to concatenate (the partitioned copy takes as much again).
+const aggPartitionShare = 8
 
 // mergeParts merges the device batches' groups into the output: one
 // batch's groups are final; more batches' partial states merge per group
@@ -392,7 +427,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 		// ClickBench's hits at 100M rows) are concatenated on the device
 		// when they fit one batch; folding their distinct values on the
 		// host took 19 s for COUNT(DISTINCT UserID) over 100M rows.
-		limit := min(uint64(aggConcatBytes), h.RT.Dev.MemoryLimit()/8)
+		limit := min(uint64(AggConcatBytes), h.RT.Dev.MemoryLimit()/8)
 		var bytes uint64
 		for {
 			b, err := h.Input.NextDevice(ctx)
@@ -1111,4 +1146,213 @@ func int128Float(hi int64, lo uint64, fitsInt64 bool) float64 {
 	v.Add(v, new(big.Int).SetUint64(lo))
 	f, _ := new(big.Float).SetInt(v).Float64()
 	return f
+}
+
+// errPartitionTooLarge says a partition's rows could not be one batch
+// (one key's rows hold too many characters): the caller groups otherwise.
+var errPartitionTooLarge = errors.New("a partition's rows cannot be one device batch")
+
+// partitionsFor is the number of partitions that brings bytes of batches
+// to half the concatenation limit each, evenly spread.
+func partitionsFor(bytes, limit uint64) int {
+	p := 2
+	for p < gpuexec.MaxPartitions && bytes/uint64(p) > limit/2 {
+		p *= 2
+	}
+	return p
+}
+
+// groupPartitioned groups batches too large to concatenate: each batch's
+// rows are reordered by the hash partition of their keys on the device,
+// and each partition's rows from every batch are concatenated and grouped
+// at once, so that the groups are final and no two partitions share one.
+// Each group's first row in the input (a MIN over the row numbers the
+// partitioning adds) puts the groups back in first-appearance order; with
+// final set, a Top cuts every partition to its K groups and the host
+// keeps the K best of those, ties broken by first appearance, as the cut
+// over all groups at once would.
+func (h *DeviceHashAggregate) groupPartitioned(ctx context.Context, batches []*gpuexec.DeviceBatch, bytes, limit uint64,
+	kinds []gpuexec.GroupAgg, final bool) (*gpuexec.GroupPartial, error) {
+	dev := h.RT.Dev
+	nparts := partitionsFor(bytes, limit)
+	rowCol := len(batches[0].Cols)
+	aggs := append(slices.Clone(kinds), gpuexec.GroupAgg{Kind: gpuexec.GroupMinInt, Arg: rowCol})
+	var top *gpuexec.GroupTop
+	if final && h.Top != nil {
+		top = &gpuexec.GroupTop{Agg: h.Top.Agg, Desc: h.Top.Desc, K: h.Top.Limit}
+	}
+	var split []*gpuexec.PartitionedRows
+	defer func() {
+		for _, r := range split {
+			r.Release()
+		}
+	}()
+	var base int64
+	for _, b := range batches {
+		if b.Len > 0 {
+			r, err := dev.PartitionRows(ctx, b, h.Keys, nparts, base)
+			if err != nil {
+				return nil, err
+			}
+			split = append(split, r)
+			h.addLaunches(r.Launches)
+		}
+		base += int64(b.Len)
+	}
+	if h.Stats != nil {
+		h.Stats.HashPartitions.Add(int64(nparts))
+	}
+	var outs []*gpuexec.GroupPartial
+	for p := 0; p < nparts; p++ {
+		var pieces []*gpuexec.DeviceBatch
+		for _, r := range split {
+			if r.Bounds[p+1] > r.Bounds[p] {
+				v, err := r.Part(p)
+				if err != nil {
+					releaseDeviceBatches(pieces)
+					return nil, err
+				}
+				pieces = append(pieces, v)
+			}
+		}
+		if len(pieces) == 0 {
+			continue
+		}
+		in := pieces[0]
+		if len(pieces) > 1 {
+			c, err := dev.Concatenate(pieces)
+			if err != nil {
+				releaseDeviceBatches(pieces)
+				return nil, fmt.Errorf("%w: %v", errPartitionTooLarge, err)
+			}
+			releaseDeviceBatches(pieces)
+			pieces = []*gpuexec.DeviceBatch{c}
+			in = c
+		}
+		gp, err := dev.GroupByTop(ctx, in, h.Keys, aggs, top)
+		releaseDeviceBatches(pieces)
+		if err != nil {
+			return nil, err
+		}
+		h.addLaunches(gp.Launches)
+		outs = append(outs, gp)
+	}
+	if len(outs) == 0 { // no rows: cannot happen over batches this large
+		return nil, errPartitionTooLarge
+	}
+	return combinePartitions(outs, len(kinds), top), nil
+}
+
+func (h *DeviceHashAggregate) addLaunches(n int) {
+	if h.Stats != nil {
+		h.Stats.Launches.Add(int64(n))
+	}
+}
+
+// groupRef is group g of partition part, first seen at input row first.
+type groupRef struct {
+	part, g int
+	first   int64
+	count   int64
+}
+
+// combinePartitions joins the partitions' groups (each holding nagg
+// aggregates and, last, the MIN of its rows' numbers) into one partial in
+// first-appearance order, keeping only top's K best when top is set.
+func combinePartitions(outs []*gpuexec.GroupPartial, nagg int, top *gpuexec.GroupTop) *gpuexec.GroupPartial {
+	var refs []groupRef
+	for pi, o := range outs {
+		firsts := o.Aggs[nagg].Lo
+		for g := 0; g < o.Keys.Len; g++ {
+			r := groupRef{part: pi, g: g, first: int64(firsts[g])}
+			if top != nil && top.Agg >= 0 {
+				r.count = o.Aggs[top.Agg].Count[g]
+			}
+			refs = append(refs, r)
+		}
+	}
+	if top != nil && len(refs) > top.K {
+		slices.SortFunc(refs, func(a, b groupRef) int {
+			c := cmp.Compare(a.count, b.count)
+			if top.Desc {
+				c = -c
+			}
+			if top.Agg < 0 {
+				c = 0
+			}
+			return cmp.Or(c, cmp.Compare(a.first, b.first))
+		})
+		refs = refs[:top.K]
+	}
+	slices.SortFunc(refs, func(a, b groupRef) int { return cmp.Compare(a.first, b.first) })
+	return takeGroups(outs, refs, nagg)
+}
+
+// takeGroups builds a partial of the groups refs name, in that order, with
+// the first nagg aggregates of the partials.
+func takeGroups(outs []*gpuexec.GroupPartial, refs []groupRef, nagg int) *gpuexec.GroupPartial {
+	res := &gpuexec.GroupPartial{Aggs: make([]gpuexec.AggPartial, nagg)}
+	nkeys := len(outs[0].Keys.Cols)
+	keys := make([]*coldata.Vec, nkeys)
+	for k := range keys {
+		b := coldata.NewBuilder(outs[0].Keys.Cols[k].Type, len(refs))
+		for _, r := range refs {
+			b.AppendFrom(outs[r.part].Keys.Cols[k], r.g)
+		}
+		keys[k] = b.Finish()
+	}
+	res.Keys = &coldata.Batch{Cols: keys, Len: len(refs)}
+	for a := range res.Aggs {
+		dst := &res.Aggs[a]
+		dst.Count = takeField(outs, refs, a, func(p *gpuexec.AggPartial) []int64 { return p.Count })
+		dst.Lo = takeField(outs, refs, a, func(p *gpuexec.AggPartial) []uint64 { return p.Lo })
+		dst.Hi = takeField(outs, refs, a, func(p *gpuexec.AggPartial) []int64 { return p.Hi })
+		dst.Top = takeField(outs, refs, a, func(p *gpuexec.AggPartial) []int64 { return p.Top })
+		dst.Float = takeField(outs, refs, a, func(p *gpuexec.AggPartial) []float64 { return p.Float })
+		dst.Mean = takeField(outs, refs, a, func(p *gpuexec.AggPartial) []float64 { return p.Mean })
+		dst.M2 = takeField(outs, refs, a, func(p *gpuexec.AggPartial) []float64 { return p.M2 })
+		for _, f := range []struct {
+			dst **coldata.Vec
+			get func(*gpuexec.AggPartial) *coldata.Vec
+		}{
+			{&dst.Str, func(p *gpuexec.AggPartial) *coldata.Vec { return p.Str }},
+			{&dst.Dec, func(p *gpuexec.AggPartial) *coldata.Vec { return p.Dec }},
+			{&dst.Vals, func(p *gpuexec.AggPartial) *coldata.Vec { return p.Vals }},
+		} {
+			var typ *coldata.Vec
+			for _, o := range outs {
+				if v := f.get(&o.Aggs[a]); v != nil {
+					typ = v
+					break
+				}
+			}
+			if typ == nil {
+				continue
+			}
+			b := coldata.NewBuilder(typ.Type, len(refs))
+			for _, r := range refs {
+				b.AppendFrom(f.get(&outs[r.part].Aggs[a]), r.g)
+			}
+			*f.dst = b.Finish()
+		}
+	}
+	return res
+}
+
+// takeField gathers aggregate a's state array get of the groups refs
+// name; nil when no partial holds it (every partial with groups holds the
+// same arrays).
+func takeField[T any](outs []*gpuexec.GroupPartial, refs []groupRef, a int, get func(*gpuexec.AggPartial) []T) []T {
+	held := false
+	for _, o := range outs {
+		held = held || get(&o.Aggs[a]) != nil
+	}
+	if !held {
+		return nil
+	}
+	out := make([]T, len(refs))
+	for i, r := range refs {
+		out[i] = get(&outs[r.part].Aggs[a])[r.g]
+	}
+	return out
 }

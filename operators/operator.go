@@ -43,6 +43,10 @@ type Stats struct {
 	// CompileBackgroundNanos is compile time that ran beside the query
 	// while another tier answered.
 	CompileWaitNanos, CompileBackgroundNanos atomic.Int64
+	// HashPartitions counts the partitions a GPU GROUP BY grouped its
+	// input in, each partition's rows from every batch at once, because
+	// the batches were too large to concatenate.
+	HashPartitions atomic.Int64
 }
 
 // Duration returns the time spent in Next.

@@ -33,6 +33,9 @@ func ExplainAnalyze(n Node, b *Built) []string {
 			if f := st.Fallbacks.Load(); f > 0 {
 				line += fmt.Sprintf(" cpu_fallback_batches=%d", f)
 			}
+			if p := st.HashPartitions.Load(); p > 0 {
+				line += fmt.Sprintf(" hash_partitions=%d", p)
+			}
 			if w := st.WarpBatches.Load(); w > 0 {
 				line += fmt.Sprintf(" warp_per_row_batches=%d", w)
 			}

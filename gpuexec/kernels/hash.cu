@@ -847,3 +847,35 @@ extern "C" __global__ void gsql_mark_rows(const long long* rows, const unsigned 
         if (flags[k]) mark[rows[k]] = 1;
     }
 }
+
+// gsql_part_keys sets each row's partition, the top bits of its group key
+// hash (gsql_row_hash: equal keys share one), as a radix-sort key.
+extern "C" __global__ void gsql_part_keys(const GCol* keys, long long nkeys, long long n, long long shift,
+                                          unsigned long long* out)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = gsql_row_hash(keys, (int)nkeys, i) >> shift;
+}
+
+// gsql_part_bounds sets bounds[p], for p from 0 to parts, to the first
+// position of the n sorted partition numbers whose number is >= p (n when
+// none is).
+extern "C" __global__ void gsql_part_bounds(const unsigned long long* sorted, long long n, long long parts,
+                                            long long* bounds)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i <= n; i += stride) {
+        long long lo = i == 0 ? 0 : (long long)sorted[i - 1] + 1;
+        long long hi = i == n ? parts : (long long)sorted[i];
+        for (long long p = lo; p <= hi; p++) bounds[p] = i;
+    }
+}
+
+// gsql_rows_i64 widens n 32-bit row numbers to 64 bits, adding base.
+extern "C" __global__ void gsql_rows_i64(const unsigned int* rows, long long n, long long base, long long* out)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = base + (long long)rows[i];
+}
