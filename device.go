@@ -81,8 +81,15 @@ func (db *DB) placeFinal(n planner.Node) (placed planner.Node, final bool, err e
 			return fused, planner.ErrNotReady
 		}
 	}
+	// The placement rules that size work against the device (a join's
+	// build side, a filter over a scan too large to keep resident) read
+	// its memory limit: the pool limit, else the GPU's memory.
+	mem := db.opts.PoolLimit
+	if rt, err := db.gpu(); err == nil {
+		mem = rt.Dev.MemoryLimit()
+	}
 	placed, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: supported,
-		DeviceMemory: db.opts.PoolLimit})
+		DeviceMemory: mem})
 	return placed, final, err
 }
 

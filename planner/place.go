@@ -135,6 +135,13 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		if f, ok := input.(*Filter); ok {
 			pred, input = f.Pred, f.Input
 		}
+		if why := hostFilterWhy(input, pred, opts); why != "" {
+			f := &Filter{Input: input, Pred: pred}
+			f.Why = why
+			p := &Project{Input: f, Exprs: x.Exprs, Out: x.Out}
+			p.Why = why
+			return p, nil
+		}
 		in, err := place(input, opts)
 		if err != nil {
 			return nil, err
@@ -168,6 +175,11 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		p.Why = whyCPU(serr)
 		return p, nil
 	case *Filter:
+		if why := hostFilterWhy(x.Input, x.Pred, opts); why != "" {
+			f := &Filter{Input: x.Input, Pred: x.Pred}
+			f.Why = why
+			return f, nil
+		}
 		in, err := place(x.Input, opts)
 		if err != nil {
 			return nil, err
@@ -415,6 +427,37 @@ func GPUSupport(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool,
 
 // whyCPU is the EXPLAIN note of a node kept on the CPU while its GPU
 // kernels compile.
+// hostFilterWhy says why a filter over scan input runs on the CPU ("" when
+// it need not): the scanned columns take more than the half of the device
+// memory a table may keep resident (gpuexec's residentShare), so every
+// query would upload them all again in chunks, where the host reads only
+// the predicate's columns and copies only the rows the filter keeps
+// (ClickBench Q24's SELECT * over 84 GB at 100M rows).
+func hostFilterWhy(input Node, pred expr.Expr, opts PlaceOptions) string {
+	s, ok := input.(*Scan)
+	if !ok || pred == nil || opts.DeviceMemory == 0 {
+		return ""
+	}
+	if b := scannedBytes(s); b > opts.DeviceMemory/2 {
+		return fmt.Sprintf("its scan's %d columns take %s, over the half of device memory a table may keep resident; the host filters them without copying", len(s.Cols), byteSize(b))
+	}
+	return ""
+}
+
+// byteSize renders n bytes with a binary unit.
+func byteSize(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
 func whyCPU(err error) string {
 	if errors.Is(err, ErrNotReady) {
 		return err.Error()

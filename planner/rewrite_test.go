@@ -676,3 +676,52 @@ func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceFilterOverScanOverDeviceMemory: a filter over a scan whose
+// columns take more than half the device memory (so that they could not
+// stay resident) runs on the host, which reads only the predicate's
+// columns, with the reason in EXPLAIN; within the budget it runs on the
+// GPU, and a sort above follows its input.
+func TestPlaceFilterOverScanOverDeviceMemory(t *testing.T) {
+	kb := array.NewInt64Builder(memory.DefaultAllocator)
+	xb := array.NewStringBuilder(memory.DefaultAllocator)
+	for i := 0; i < 1000; i++ {
+		kb.Append(int64(i))
+		xb.Append(fmt.Sprintf("value-%d", i))
+	}
+	rec := array.NewRecord(catalog.Schema(tblU.Columns), []arrow.Array{kb.NewArray(), xb.NewArray()}, 1000)
+	big := &catalog.Table{Name: "u", Rows: 1000, Columns: tblU.Columns, Records: []arrow.Record{rec}}
+	u := scanOf(big)
+	bytes := scannedBytes(u)
+	pred := call(t, ">", refAt(0, "k", coldata.Int64), &expr.Literal{Value: int64(10), T: coldata.Int64})
+	for _, tc := range []struct {
+		mem  uint64
+		want string
+	}{
+		{2 * bytes, "[gpu]"},
+		{2*bytes - 1, fmt.Sprintf("[cpu: its scan's 2 columns take %s, over the half of device memory a table may keep resident; the host filters them without copying]", byteSize(bytes))},
+		{0, "[gpu]"},
+	} {
+		for _, n := range []Node{
+			&Filter{Input: u, Pred: pred},
+			&Project{Input: &Filter{Input: u, Pred: pred}, Exprs: PassThrough(u.Columns()), Out: u.Columns()},
+		} {
+			p, err := Place(n, PlaceOptions{GPU: true, Fusion: true, Strict: true, Supported: fakeSupport, DeviceMemory: tc.mem})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The root, or under the transfer to the host the GPU's.
+			lines := strings.Split(explain(p), "\n")
+			got := lines[0]
+			if strings.HasPrefix(got, "DeviceToHost") {
+				got = lines[1]
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("device memory %d: %q, want %q", tc.mem, got, tc.want)
+			}
+		}
+	}
+	if got, want := byteSize(90_000_000_000), "83.8 GiB"; got != want {
+		t.Errorf("byteSize: %q, want %q", got, want)
+	}
+}
