@@ -6,10 +6,12 @@ package operators
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 )
 
@@ -69,6 +71,69 @@ func (o *instrumented) Next(ctx context.Context) (*coldata.Batch, error) {
 		o.st.Batches.Add(1)
 	}
 	return b, err
+}
+
+// NextSelection passes a selection source's batches and selections (see
+// selectionSource), counting the rows selected.
+func (o *instrumented) NextSelection(ctx context.Context) (*coldata.Batch, []int, error) {
+	src, ok := o.Operator.(selectionSource)
+	if !ok {
+		b, err := o.Next(ctx)
+		return b, nil, err
+	}
+	start := time.Now()
+	b, sel, err := src.NextSelection(ctx)
+	o.st.Nanos.Add(int64(time.Since(start)))
+	if b != nil {
+		n := b.Len
+		if sel != nil {
+			n = len(sel)
+		}
+		o.st.Rows.Add(int64(n))
+		o.st.Batches.Add(1)
+	}
+	return b, sel, err
+}
+
+// selectMinOthers is the fewest output columns besides a sort's keys for
+// which its filter passes selections (ClickBench Q24's 104; Q25 and Q27,
+// one, ran 2-3x slower selecting on a 2-vCPU machine).
+const selectMinOthers = 4
+
+// selectionSource is an operator that can pass its output as the selected
+// rows of a batch, ungathered (ParallelCompute with Select).
+type selectionSource interface {
+	NextSelection(ctx context.Context) (b *coldata.Batch, sel []int, err error)
+}
+
+// SelectRowsOf makes op, a (possibly instrumented) ParallelCompute whose
+// outputs are all input columns, pass its kept rows as selections to a
+// consumer that reads them with NextSelection (a Sort with a small Limit
+// on keys of the output's columns); it reports whether op is such an
+// operator. Only outputs with several columns besides the keys gain: the
+// keys are gathered on the consumer's goroutine, where the filter's
+// workers gathered every column in parallel. Call it before Open.
+func SelectRowsOf(op Operator, keys []SortKey) bool {
+	var keyCols []int
+	for _, k := range keys {
+		if !slices.Contains(keyCols, k.Col) {
+			keyCols = append(keyCols, k.Col)
+		}
+	}
+	if in, ok := op.(*instrumented); ok {
+		op = in.Operator
+	}
+	p, ok := op.(*ParallelCompute)
+	if !ok || p.Pred == nil || len(p.Exprs) < len(keyCols)+selectMinOthers {
+		return false
+	}
+	for _, e := range p.Exprs {
+		if _, ok := e.(*expr.ColumnRef); !ok {
+			return false
+		}
+	}
+	p.Select = true
+	return true
 }
 
 // InstrumentDevice wraps a device operator like Instrument. Its time is

@@ -107,3 +107,70 @@ func TestParallelComputeCancelAndClose(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A filter under a sort with a small LIMIT passes its kept rows as
+// selections (SelectRowsOf) when its outputs are several plain columns
+// besides the sort's keys: the rows are those of the gathering filter
+// under the same sort, its Next still gathers, and the instrumented rows
+// count the kept rows; an output with few other columns, or a computed
+// one, keeps gathering.
+func TestSortOverSelectingFilter(t *testing.T) {
+	ctx := context.Background()
+	a := &expr.ColumnRef{Index: 0, Name: "a", T: coldata.Int64}
+	s := &expr.ColumnRef{Index: 1, Name: "s", T: coldata.String}
+	pred := bind(t, "<>", bind(t, "%", a, &expr.Literal{Value: int64(5), T: coldata.Int64}), &expr.Literal{Value: int64(0), T: coldata.Int64})
+	// Six outputs: the sort key (s, descending) and five others.
+	exprs := []expr.Expr{s, a, s, a, a, s}
+	keys := []operators.SortKey{{Col: 0, Desc: true}}
+	rows := 3*operators.BatchSize + 77
+	sorted := func(selecting bool) ([]*coldata.Batch, *operators.Stats) {
+		pc := &operators.ParallelCompute{Input: parallelInput(rows), Pred: pred, Exprs: exprs, Workers: 2}
+		st := &operators.Stats{}
+		in := operators.Instrument(pc, st)
+		if selecting && !operators.SelectRowsOf(in, keys) {
+			t.Fatal("SelectRowsOf refused six plain columns")
+		}
+		got, err := operators.Drain(ctx, &operators.Sort{Input: in, Keys: keys, NCols: len(exprs), Limit: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, st
+	}
+	want, _ := sorted(false)
+	got, st := sorted(true)
+	w, g := coldata.Concat(want, len(exprs)), coldata.Concat(got, len(exprs))
+	if w.Len != 9 || g.Len != 9 {
+		t.Fatalf("%d and %d rows, want 9", w.Len, g.Len)
+	}
+	for c := range exprs {
+		for i := 0; i < w.Len; i++ {
+			if w.Cols[c].Value(i) != g.Cols[c].Value(i) {
+				t.Fatalf("row %d col %d: %v, want %v", i, c, g.Cols[c].Value(i), w.Cols[c].Value(i))
+			}
+		}
+	}
+	if kept := int64(rows - (rows+4)/5); st.Rows.Load() != kept {
+		t.Fatalf("instrumented rows %d, want the %d kept", st.Rows.Load(), kept)
+	}
+	// Next of a selecting filter gathers.
+	pc := &operators.ParallelCompute{Input: parallelInput(rows), Pred: pred, Exprs: exprs, Workers: 2}
+	operators.SelectRowsOf(pc, keys)
+	all, err := operators.Drain(ctx, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := coldata.Concat(all, len(exprs)).Len; n != rows-(rows+4)/5 {
+		t.Fatalf("a selecting filter's Next passed %d rows", n)
+	}
+	for _, c := range []struct {
+		name  string
+		exprs []expr.Expr
+	}{
+		{"few other columns", []expr.Expr{s, a, a}},
+		{"a computed column", []expr.Expr{s, a, a, a, a, bind(t, "upper", s)}},
+	} {
+		if operators.SelectRowsOf(&operators.ParallelCompute{Input: parallelInput(10), Pred: pred, Exprs: c.exprs}, keys) {
+			t.Errorf("%s: selecting", c.name)
+		}
+	}
+}

@@ -136,3 +136,70 @@ func BenchmarkTopRowsOfInt(b *testing.B) {
 		})
 	}
 }
+
+// TestSortLimitGathersFromBatches: a Sort with a small Limit over several
+// batches with columns besides its keys (concatenating only the keys and
+// gathering the kept rows from the batches) gives the first rows of the
+// full stable sort: ties, NULL keys, a key listed twice, constant columns.
+func TestSortLimitGathersFromBatches(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(31))
+	var batches []*coldata.Batch
+	for _, n := range []int{700, 0, 1, 1300, 64} {
+		k, s, p := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.Float64, n)
+		for i := 0; i < n; i++ {
+			if r.Intn(9) == 0 {
+				k.AppendNull()
+			} else {
+				k.AppendInt(int64(r.Intn(40)))
+			}
+			s.AppendString(fmt.Sprintf("s%d", r.Intn(6)))
+			if r.Intn(5) == 0 {
+				p.AppendNull()
+			} else {
+				p.AppendFloat(r.NormFloat64())
+			}
+		}
+		batches = append(batches, coldata.NewBatch([]*coldata.Vec{k.Finish(), s.Finish(), p.Finish(), coldata.NewConst(coldata.String, "c", n)}, n))
+	}
+	rowsOf := func(bs []*coldata.Batch) []string {
+		var out []string
+		for _, b := range bs {
+			for i := 0; i < b.Len; i++ {
+				row := ""
+				for _, c := range b.Cols {
+					row += fmt.Sprintf("%v|", c.Value(i))
+				}
+				out = append(out, row)
+			}
+		}
+		return out
+	}
+	for _, keys := range [][]SortKey{
+		{{Col: 0}},
+		{{Col: 0, Desc: true}},
+		{{Col: 1}, {Col: 0, Desc: true, Nulls: NullsLast}},
+		{{Col: 1, Desc: true}, {Col: 1}},
+		{{Col: 2, Nulls: NullsFirst}},
+	} {
+		full := &Sort{Input: &Materialized{Batches: batches}, Keys: keys, NCols: 4}
+		all, err := Drain(ctx, full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := rowsOf(all)
+		for _, limit := range []int64{1, 10, 333} {
+			top := &Sort{Input: &Materialized{Batches: batches}, Keys: keys, NCols: 4, Limit: limit}
+			got, err := Drain(ctx, top)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := rowsOf(got), want[:limit]; fmt.Sprint(g) != fmt.Sprint(w) {
+				t.Fatalf("keys %v limit %d:\n got %v\nwant %v", keys, limit, g, w)
+			}
+			if top.src != nil || top.perm != nil {
+				t.Fatalf("keys %v limit %d: the sort kept its input after the end", keys, limit)
+			}
+		}
+	}
+}

@@ -113,6 +113,11 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
+		if b.sortLimit[x] > 0 {
+			// A filter below passes its kept rows ungathered; the sort
+			// gathers only the LIMIT's rows.
+			operators.SelectRowsOf(in, x.Keys)
+		}
 		op = &operators.Sort{Input: in, Keys: x.Keys, NCols: len(x.Columns()), Limit: b.sortLimit[x]}
 	case *Limit:
 		b.noteSortLimit(x)
