@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -97,5 +99,97 @@ func TestCUDAPartitionRows(t *testing.T) {
 	}
 	if _, err := d.PartitionRows(ctx, nil, []int{0}, 3, 0); err == nil {
 		t.Fatal("3 partitions accepted")
+	}
+}
+
+// TestCUDATopCandidates: the device's candidates for ORDER BY ... LIMIT k
+// hold every row of the first k of a stable host sort, only rows whose
+// order key is at most the k-th best, ascending; NULLs and candidates over
+// half the rows decline.
+func TestCUDATopCandidates(t *testing.T) {
+	d := cudaDevice(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(29))
+	const n = 300_000
+	ib, sb, pb := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.String, n)
+	for i := 0; i < n; i++ {
+		ib.AppendInt(r.Int63n(5000) - 2500)
+		sb.AppendString(fmt.Sprintf("%x", r.Int63n(1<<40)))
+		pb.AppendString(fmt.Sprintf("same-prefix-%d", r.Intn(1000)))
+	}
+	hb := coldata.NewBatch([]*coldata.Vec{ib.Finish(), sb.Finish(), pb.Finish()}, n)
+	in, err := d.Upload(ctx, hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Release()
+	less := func(col int, desc bool) func(a, b int) bool {
+		return func(a, b int) bool {
+			var c int
+			if col == 0 {
+				x, y := hb.Cols[0].Int(a), hb.Cols[0].Int(b)
+				c = map[bool]int{true: -1, false: 1}[x < y]
+				if x == y {
+					c = 0
+				}
+			} else {
+				c = strings.Compare(string(hb.Cols[col].Str(a)), string(hb.Cols[col].Str(b)))
+			}
+			if desc {
+				c = -c
+			}
+			return c < 0 || (c == 0 && a < b)
+		}
+	}
+	for _, c := range []struct {
+		col  int
+		desc bool
+		k    int
+	}{{0, false, 10}, {0, true, 10}, {1, false, 7}, {1, true, 100}, {0, false, 1}} {
+		rows, ok, err := d.TopCandidates(ctx, in.Cols[c.col], c.desc, c.k)
+		if err != nil || !ok {
+			t.Fatalf("col %d desc %v: %v, ok %v", c.col, c.desc, err, ok)
+		}
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		sort.Slice(all, func(i, j int) bool { return less(c.col, c.desc)(all[i], all[j]) })
+		in := map[int]bool{}
+		for i, row := range rows {
+			if i > 0 && rows[i-1] >= row {
+				t.Fatalf("col %d: candidates not ascending at %d", c.col, i)
+			}
+			in[row] = true
+		}
+		for _, row := range all[:c.k] {
+			if !in[row] {
+				t.Fatalf("col %d desc %v k %d: top row %d is no candidate (%d candidates)", c.col, c.desc, c.k, row, len(rows))
+			}
+		}
+		if len(rows) > n/2 {
+			t.Fatalf("col %d: %d candidates", c.col, len(rows))
+		}
+	}
+	// Every string shares its first 8 bytes: no narrowing.
+	if _, ok, err := d.TopCandidates(ctx, in.Cols[2], false, 10); err != nil || ok {
+		t.Fatalf("shared prefixes: %v, ok %v", err, ok)
+	}
+	// A NULL key declines.
+	nb := coldata.NewBuilder(coldata.Int64, 100)
+	for i := 0; i < 100; i++ {
+		if i == 50 {
+			nb.AppendNull()
+		} else {
+			nb.AppendInt(int64(i))
+		}
+	}
+	nullIn, err := d.Upload(ctx, coldata.NewBatch([]*coldata.Vec{nb.Finish()}, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nullIn.Release()
+	if _, ok, err := d.TopCandidates(ctx, nullIn.Cols[0], false, 5); err != nil || ok {
+		t.Fatalf("NULL key: %v, ok %v", err, ok)
 	}
 }

@@ -1224,19 +1224,83 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 		parts = append(parts, c)
 		all = c
 	}
-	// The keys alone come to the host.
+	var perm []int
+	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
+		// The device narrows the rows to the candidates for the LIMIT;
+		// the host orders those.
+		cand, p, ok, err := s.topOnDevice(ctx, all)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			parts = append(parts, cand)
+			all, perm = cand, p
+		}
+	}
+	if perm == nil {
+		var err error
+		if perm, err = s.hostOrder(ctx, all); err != nil {
+			return nil, err
+		}
+	}
+	return s.gatherRows(ctx, all, perm)
+}
+
+// keysOf downloads the sort keys of b, as a host batch whose columns are
+// the keys in order, with the keys renumbered to them.
+func (s *DeviceSort) keysOf(ctx context.Context, b *gpuexec.DeviceBatch) (*coldata.Batch, []SortKey, error) {
 	keyCols := make([]gpuexec.DeviceVec, len(s.Keys))
 	hostKeys := make([]SortKey, len(s.Keys))
 	for i, k := range s.Keys {
-		keyCols[i] = all.Cols[k.Col]
+		keyCols[i] = b.Cols[k.Col]
 		hostKeys[i] = SortKey{Col: i, Desc: k.Desc, Nulls: k.Nulls}
 	}
-	kb, err := gpuexec.Combine(keyCols, all.Len, all)
+	kb, err := gpuexec.Combine(keyCols, b.Len, b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hk, err := s.RT.Dev.Download(ctx, kb)
 	kb.Release()
+	return hk, hostKeys, err
+}
+
+// topOnDevice orders the first Limit rows of all from candidates the
+// device picks by the first key (gpuexec.TopCandidates): the candidates'
+// rows are gathered on the device and only their keys come to the host.
+// It returns the gathered candidates and their order; ok is false when the
+// device could not narrow the rows.
+func (s *DeviceSort) topOnDevice(ctx context.Context, all *gpuexec.DeviceBatch) (cand *gpuexec.DeviceBatch, perm []int, ok bool, err error) {
+	first := s.Keys[0]
+	rows, ok, err := s.RT.Dev.TopCandidates(ctx, all.Cols[first.Col], first.Desc, int(s.Limit))
+	if err != nil || !ok {
+		return nil, nil, false, err
+	}
+	if cand, err = s.gatherRows(ctx, all, rows); err != nil {
+		return nil, nil, false, err
+	}
+	// Candidates keep the input's order, so index order breaks ties as
+	// row order does.
+	hk, keys, err := s.keysOf(ctx, cand)
+	if err != nil {
+		cand.Release()
+		return nil, nil, false, err
+	}
+	cmp := rowComparator(hk, keys)
+	if perm, err = topRows(ctx, hk.Len, int(s.Limit), cmp); err == nil {
+		sort.Ints(perm)
+		err = sortCancellable(ctx, perm, cmp)
+	}
+	if err != nil {
+		cand.Release()
+		return nil, nil, false, err
+	}
+	return cand, perm, true, nil
+}
+
+// hostOrder downloads all's keys and returns the order of its rows the
+// sort outputs (the first Limit of them when Limit is set).
+func (s *DeviceSort) hostOrder(ctx context.Context, all *gpuexec.DeviceBatch) ([]int, error) {
+	hk, hostKeys, err := s.keysOf(ctx, all)
 	if err != nil {
 		return nil, err
 	}
@@ -1256,6 +1320,12 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 	if err := sortCancellable(ctx, perm, cmp); err != nil {
 		return nil, err
 	}
+	return perm, nil
+}
+
+// gatherRows gathers rows perm of all (every column) into a new device
+// batch.
+func (s *DeviceSort) gatherRows(ctx context.Context, all *gpuexec.DeviceBatch, perm []int) (*gpuexec.DeviceBatch, error) {
 	idx := make([]byte, 8*len(perm))
 	for i, p := range perm {
 		binary.LittleEndian.PutUint64(idx[8*i:], uint64(p))

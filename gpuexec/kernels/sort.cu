@@ -289,3 +289,37 @@ extern "C" __global__ void gsql_q_pick(const unsigned char* data, long long disc
         out_f[g] = __dadd_rn(x, __dmul_rn(__dsub_rn(pos, (double)lo), __dsub_rn(y, x)));
     }
 }
+
+// gsql_order_prefix writes each row's order key for ORDER BY ... LIMIT:
+// a BIGINT's gsql_order_key, or a VARCHAR's first 8 bytes big-endian
+// (zero-padded), so that rows whose keys differ order as their values do
+// (desc: reversed). A NULL row sets *anynull (the host then sorts them).
+extern "C" __global__ void gsql_order_prefix(long long type, const unsigned char* valid, long long nulloff,
+                                             const int* offs, const unsigned char* data, long long desc, long long n,
+                                             unsigned long long* key, int* anynull)
+{
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        if (valid) {
+            long long b = nulloff + i;
+            if (((valid[b >> 3] >> (b & 7)) & 1) == 0) {
+                *anynull = 1;
+                key[i] = 0;
+                continue;
+            }
+        }
+        unsigned long long k;
+        if (type == 4) {
+            int lo = offs[i], hi = offs[i + 1];
+            k = 0;
+            for (int j = 0; j < 8; j++) {
+                k <<= 8;
+                if (lo + j < hi) k |= data[lo + j];
+            }
+            if (desc) k = ~k;
+        } else {
+            k = gsql_order_key(type, data, i, desc);
+        }
+        key[i] = k;
+    }
+}
