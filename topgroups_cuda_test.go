@@ -110,16 +110,11 @@ func TestGPUPartitionedGroupByMatchesCPU(t *testing.T) {
 		"SELECT s, g, COUNT(*) FROM w WHERE o < 3 GROUP BY s, g ORDER BY 3 DESC, 1, 2 LIMIT 30",
 		"SELECT g, MEDIAN(v), COUNT(*) FROM w GROUP BY g ORDER BY g",
 	} {
-		got, want := rowsOf(t, gpu, q), rowsOf(t, cpu, q)
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%s:\nGPU %v\nCPU %v", q, got, want)
-		}
+		requireSameRows(t, q, rowsOf(t, gpu, q), rowsOf(t, cpu, q))
 	}
 	// Every group in first-appearance order: the whole output, unsorted.
 	q := "SELECT o, g, COUNT(*), SUM(v) FROM w GROUP BY o, g"
-	if got, want := rowsOf(t, gpu, q), rowsOf(t, cpu, q); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s: %d GPU rows differ from the CPU's %d (order included)", q, len(got), len(want))
-	}
+	requireSameRows(t, q, rowsOf(t, gpu, q), rowsOf(t, cpu, q))
 	plan := strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE SELECT s, COUNT(*) AS c FROM w GROUP BY s ORDER BY c DESC LIMIT 10"), "\n")
 	if !strings.Contains(plan, "hash_partitions=") {
 		t.Errorf("the GROUP BY did not group by partition:\n%s", plan)
@@ -146,9 +141,6 @@ func TestGPUOrderByLimitMatchesCPU(t *testing.T) {
 		"SELECT id, o FROM w ORDER BY o, id DESC LIMIT 15",
 		"SELECT id FROM w WHERE d > 0 ORDER BY id DESC LIMIT 5 OFFSET 3",
 	} {
-		got, want := rowsOf(t, gpu, q), rowsOf(t, cpu, q)
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%s:\nGPU %v\nCPU %v", q, got, want)
-		}
+		requireSameRows(t, q, rowsOf(t, gpu, q), rowsOf(t, cpu, q))
 	}
 }

@@ -498,22 +498,7 @@ func TestTableCacheColumnParts(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 		defer s.Close()
-		var got []*coldata.Batch
-		for {
-			db, err := s.Next(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if db == nil {
-				break
-			}
-			hb, err := d.Download(ctx, db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			db.Release()
-			got = append(got, hb)
-		}
+		got := downloadScan(t, d, s)
 		want := pick(coldata.Concat(host, len(host[0].Cols)), cols)
 		requireEqualBatch(t, want, coldata.Concat(got, len(cols)), what)
 	}
@@ -643,22 +628,7 @@ func TestTableScanDropsUnreadColumns(t *testing.T) {
 		if s.Streamed() != step.streamed {
 			t.Fatalf("cols %v: streamed %v", step.cols, s.Streamed())
 		}
-		var got []*coldata.Batch
-		for {
-			db, err := s.Next(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if db == nil {
-				break
-			}
-			b, err := d.Download(ctx, db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			db.Release()
-			got = append(got, b)
-		}
+		got := downloadScan(t, d, s)
 		s.Close()
 		requireEqualBatch(t, pick(hb, step.cols), coldata.Concat(got, len(step.cols)), fmt.Sprintf("cols %v", step.cols))
 		if st := c.Stats(); st.ColumnEvictions != step.evictions {
@@ -682,4 +652,26 @@ func TestTableScanDropsUnreadColumns(t *testing.T) {
 	}
 	c.Clear()
 	requireNoLeak(t, d, "dropped columns")
+}
+
+// downloadScan reads every batch of s to the host, releasing each.
+func downloadScan(t *testing.T, d *Device, s *TableScan) []*coldata.Batch {
+	t.Helper()
+	ctx := context.Background()
+	var got []*coldata.Batch
+	for {
+		db, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db == nil {
+			return got
+		}
+		hb, err := d.Download(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Release()
+		got = append(got, hb)
+	}
 }

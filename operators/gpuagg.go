@@ -169,17 +169,11 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	// group groups b; last says no batch follows it, so with no partials
 	// before it its groups are the final ones and a Top may cut them.
 	group := func(b *gpuexec.DeviceBatch, last bool) error {
-		var top *gpuexec.GroupTop
-		if h.Top != nil && last && len(parts) == 0 && len(h.Keys) > 0 {
-			top = &gpuexec.GroupTop{Agg: h.Top.Agg, Desc: h.Top.Desc, K: h.Top.Limit}
-		}
-		p, err := h.RT.Dev.GroupByTop(ctx, b, h.Keys, kinds, top)
+		p, err := h.RT.Dev.GroupByTop(ctx, b, h.Keys, kinds, h.deviceTop(last && len(parts) == 0))
 		if err != nil {
 			return err
 		}
-		if h.Stats != nil {
-			h.Stats.Launches.Add(int64(p.Launches))
-		}
+		h.addLaunches(p.Launches)
 		parts = append(parts, p)
 		return nil
 	}
@@ -1177,10 +1171,7 @@ func (h *DeviceHashAggregate) groupPartitioned(ctx context.Context, batches []*g
 	nparts := partitionsFor(bytes, limit)
 	rowCol := len(batches[0].Cols)
 	aggs := append(slices.Clone(kinds), gpuexec.GroupAgg{Kind: gpuexec.GroupMinInt, Arg: rowCol})
-	var top *gpuexec.GroupTop
-	if final && h.Top != nil {
-		top = &gpuexec.GroupTop{Agg: h.Top.Agg, Desc: h.Top.Desc, K: h.Top.Limit}
-	}
+	top := h.deviceTop(final)
 	var split []*gpuexec.PartitionedRows
 	defer func() {
 		for _, r := range split {
@@ -1241,6 +1232,15 @@ func (h *DeviceHashAggregate) groupPartitioned(ctx context.Context, batches []*g
 		return nil, errPartitionTooLarge
 	}
 	return combinePartitions(outs, len(kinds), top), nil
+}
+
+// deviceTop is the device's form of h.Top for a grouping whose groups are
+// final (nil when they are not, or there is no Top or no key).
+func (h *DeviceHashAggregate) deviceTop(final bool) *gpuexec.GroupTop {
+	if h.Top == nil || !final || len(h.Keys) == 0 {
+		return nil
+	}
+	return &gpuexec.GroupTop{Agg: h.Top.Agg, Desc: h.Top.Desc, K: h.Top.Limit}
 }
 
 func (h *DeviceHashAggregate) addLaunches(n int) {

@@ -217,16 +217,22 @@ func (s *Sort) nextOfSources(ctx context.Context, err error) (*coldata.Batch, er
 	end := min(s.pos+BatchSize, len(s.perm))
 	rows := s.perm[s.pos:end]
 	s.pos = end
+	// Each output row's batch and row there, found once for every column.
+	type loc struct{ batch, row int }
+	locs := make([]loc, len(rows))
+	for k, g := range rows {
+		i := sort.SearchInts(s.starts, g+1) - 1
+		r := g - s.starts[i]
+		if s.sels[i] != nil {
+			r = s.sels[i][r]
+		}
+		locs[k] = loc{i, r}
+	}
 	cols := make([]*coldata.Vec, s.NCols)
 	for c := range cols {
 		b := coldata.NewBuilder(s.src[0].Cols[c].Type, len(rows))
-		for _, g := range rows {
-			i := sort.SearchInts(s.starts, g+1) - 1
-			r := g - s.starts[i]
-			if s.sels[i] != nil {
-				r = s.sels[i][r]
-			}
-			b.AppendFrom(s.src[i].Cols[c], r)
+		for _, l := range locs {
+			b.AppendFrom(s.src[l.batch].Cols[c], l.row)
 		}
 		cols[c] = b.Finish()
 	}

@@ -640,10 +640,8 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-// TestPlaceJoinBuildSideOverDeviceMemory: a join whose build side would
-// take more than a quarter of the device memory stays on the CPU; the
-// same join within the budget goes to the GPU.
-func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
+// bigU is table u with 1,000 rows of data (scannedBytes reads them).
+func bigU() *catalog.Table {
 	kb := array.NewInt64Builder(memory.DefaultAllocator)
 	xb := array.NewStringBuilder(memory.DefaultAllocator)
 	for i := 0; i < 1000; i++ {
@@ -651,8 +649,14 @@ func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
 		xb.Append(fmt.Sprintf("value-%d", i))
 	}
 	rec := array.NewRecord(catalog.Schema(tblU.Columns), []arrow.Array{kb.NewArray(), xb.NewArray()}, 1000)
-	big := &catalog.Table{Name: "u", Rows: 1000, Columns: tblU.Columns, Records: []arrow.Record{rec}}
-	s, u := scanOf(tblT), scanOf(big)
+	return &catalog.Table{Name: "u", Rows: 1000, Columns: tblU.Columns, Records: []arrow.Record{rec}}
+}
+
+// TestPlaceJoinBuildSideOverDeviceMemory: a join whose build side would
+// take more than a quarter of the device memory stays on the CPU; the
+// same join within the budget goes to the GPU.
+func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
+	s, u := scanOf(tblT), scanOf(bigU())
 	j := &Join{Left: s, Right: u}
 	j.setCondition(call(t, "=", refAt(0, "a", coldata.Int64), refAt(4, "k", coldata.Int64)), 4)
 	bytes := scannedBytes(u)
@@ -683,15 +687,7 @@ func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
 // columns, with the reason in EXPLAIN; within the budget it runs on the
 // GPU, and a sort above follows its input.
 func TestPlaceFilterOverScanOverDeviceMemory(t *testing.T) {
-	kb := array.NewInt64Builder(memory.DefaultAllocator)
-	xb := array.NewStringBuilder(memory.DefaultAllocator)
-	for i := 0; i < 1000; i++ {
-		kb.Append(int64(i))
-		xb.Append(fmt.Sprintf("value-%d", i))
-	}
-	rec := array.NewRecord(catalog.Schema(tblU.Columns), []arrow.Array{kb.NewArray(), xb.NewArray()}, 1000)
-	big := &catalog.Table{Name: "u", Rows: 1000, Columns: tblU.Columns, Records: []arrow.Record{rec}}
-	u := scanOf(big)
+	u := scanOf(bigU())
 	bytes := scannedBytes(u)
 	pred := call(t, ">", refAt(0, "k", coldata.Int64), &expr.Literal{Value: int64(10), T: coldata.Int64})
 	for _, tc := range []struct {
