@@ -42,6 +42,9 @@ type config struct {
 	coldRows []int
 	suite    string    // "micro" (the queries of queries.go), "tpch" or "clickbench"
 	sfs      []float64 // TPC-H scale factors
+	// profileDir, when set, receives a CPU profile of each query's timed
+	// runs per gsql engine (QUERY-ROWS-ENGINE.prof).
+	profileDir string
 }
 
 func main() {
@@ -82,6 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	keep := fs.Int("keep-rows", 1<<20, "results of at most this many rows are kept to show the first differing row on a mismatch")
 	cold := fs.Bool("cold", true, "also time each query's first run in a fresh process (the cold column)")
 	coldRows := fs.String("cold-rows", "", "table sizes at which cold runs are timed (default: the smallest size of each table)")
+	profileDir := fs.String("cpuprofile", "", "directory for a CPU profile of each query's timed runs on each gsql engine")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -89,7 +93,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	cfg := &config{runs: *runs, out: *out, seed: *seed, keepRows: *keep, cold: *cold,
-		command: "bench " + strings.Join(args, " ")}
+		command: "bench " + strings.Join(args, " "), profileDir: *profileDir}
 	if cfg.runs < 1 {
 		return nil, fmt.Errorf("--runs must be at least 1, got %d", cfg.runs)
 	}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
@@ -244,11 +247,16 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 		}
 		warmUp := time.Since(warmStart)
 		times := make([]time.Duration, 0, cfg.runs)
+		stopProfile, err := startProfile(cfg, q.Name, rows, e.Name())
+		if err != nil {
+			return nil, err
+		}
 		for k := 0; k < cfg.runs && err == nil; k++ {
 			t0 := time.Now()
 			_, err = e.Run(ctx, text, nil)
 			times = append(times, time.Since(t0))
 		}
+		stopProfile()
 		// Progress with times, so that a run cut short still tells where
 		// its time went.
 		fmt.Fprintf(stderr, "  %s on %s: checked run and placement %v, timed %v\n", q.Name, e.Name(), warmUp.Round(time.Microsecond), times)
@@ -466,4 +474,27 @@ func openEngines(ctx context.Context, cfg *config, rep *report, stderr io.Writer
 		}
 	}
 	return engines, hasGPU, nil
+}
+
+// startProfile starts a CPU profile of one query's timed runs on a gsql
+// engine when --cpuprofile names a directory; the returned func stops it.
+func startProfile(cfg *config, query string, rows int, engine string) (func(), error) {
+	if cfg.profileDir == "" || !strings.HasPrefix(engine, "gsql") {
+		return func() {}, nil
+	}
+	if err := os.MkdirAll(cfg.profileDir, 0o755); err != nil {
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	f, err := os.Create(filepath.Join(cfg.profileDir, fmt.Sprintf("%s-%d-%s.prof", query, rows, engine)))
+	if err != nil {
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
