@@ -253,14 +253,14 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		if b == nil {
 			break
 		}
-		if len(pending) > 0 && ((!partition && pendingBytes+b.Bytes() > limit) || pendingBytes+b.Bytes() > partLimit) {
+		if n := b.ColumnBytes(); len(pending) > 0 && ((!partition && pendingBytes+n > limit) || pendingBytes+n > partLimit) {
 			if err := flush(false); err != nil {
 				b.Release()
 				return nil, err
 			}
 		}
 		pending = append(pending, b)
-		pendingBytes += b.Bytes()
+		pendingBytes += b.ColumnBytes()
 	}
 	if err := flush(true); err != nil {
 		return nil, err
@@ -433,7 +433,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 				break
 			}
 			ahead = append(ahead, b)
-			bytes += b.Bytes()
+			bytes += b.ColumnBytes()
 		}
 		switch {
 		case len(ahead) == 1:

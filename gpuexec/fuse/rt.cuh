@@ -3022,6 +3022,121 @@ GSQL_RE_FN bool re_exec(const int32_t* P, SV s, int32_t pos, int32_t* m) {
   return matched;
 }
 
+// re_backtrack is the bounded backtracker of Go's regexp/backtrack.go
+// without its visited set: the threads' alternatives are explored depth
+// first in priority order, so the first MATCH reached is the leftmost-
+// first match the Pike VM finds. Most patterns of SQL workloads (anchored
+// URL parsing, literal searches) then run once over the text with no
+// thread lists, where the VM copies capture slots at every character.
+// Without the visited set the search can revisit states, so it runs under
+// a step budget linear in the text and a fixed stack: 1 match (m gets
+// the slots), 0 none, -1 out of budget or stack (the caller runs the VM).
+#define GSQL_RE_BT_STACK 192
+
+template <int NCAP>
+GSQL_RE_FN int32_t re_backtrack(const int32_t* P, SV s, int32_t pos0, int32_t* m) {
+  int32_t spc[GSQL_RE_BT_STACK], spos[GSQL_RE_BT_STACK];
+  int32_t cap[NCAP > 0 ? NCAP : 1];
+  bool anchored = P[4] != 0;
+  if (anchored && pos0 != 0) return 0;
+  int32_t rest = s.n - pos0;
+  int32_t budget = rest < (1 << 26) ? 16 * (rest + 1) + 256 : 0x7fffffff;
+  for (int32_t start = pos0; start <= s.n;) {
+    for (int32_t k = 0; k < NCAP; k++) cap[k] = -1;
+    if (NCAP > 0) cap[0] = start;
+    int32_t sp = 0;
+    spc[sp] = P[2];
+    spos[sp++] = start;
+    while (sp > 0) {
+      sp--;
+      int32_t pc = spc[sp], pos = spos[sp];
+      if (pc < 0) {
+        cap[-pc - 1] = pos;
+        continue;
+      }
+      for (;;) {
+        if (--budget < 0) return -1;
+        const int32_t* in = P + GSQL_RE_HDR + 4 * pc;
+        int32_t op = in[0];
+        if (op == GSQL_RE_FAIL) break;
+        if (op == GSQL_RE_ALT) {
+          if (sp == GSQL_RE_BT_STACK) return -1;
+          spc[sp] = in[2];
+          spos[sp++] = pos;
+          pc = in[1];
+          continue;
+        }
+        if (op == GSQL_RE_NOP) {
+          pc = in[1];
+          continue;
+        }
+        if (op == GSQL_RE_CAP) {
+          if (NCAP > 0 && in[2] < NCAP) {
+            if (sp == GSQL_RE_BT_STACK) return -1;
+            spc[sp] = -in[2] - 1;
+            spos[sp++] = cap[in[2]];
+            cap[in[2]] = pos;
+          }
+          pc = in[1];
+          continue;
+        }
+        if (op == GSQL_RE_EMPTY) {
+          // Only ASCII word characters and '\n' tell contexts apart, so
+          // the bytes either side stand for their characters.
+          int32_t r1 = -1, r2 = -1;
+          if (pos > 0) {
+            uint8_t b = (uint8_t)s.p[pos - 1];
+            r1 = b < 0x80 ? (int32_t)b : 0xFFFD;
+          }
+          if (pos < s.n) {
+            uint8_t b = (uint8_t)s.p[pos];
+            r2 = b < 0x80 ? (int32_t)b : 0xFFFD;
+          }
+          if ((re_context(r1, r2) & in[2]) != in[2]) break;
+          pc = in[1];
+          continue;
+        }
+        if (op == GSQL_RE_MATCH) {
+          if (NCAP > 0) {
+            cap[1] = pos;
+            for (int32_t k = 0; k < NCAP; k++) m[k] = cap[k];
+          }
+          return 1;
+        }
+        int32_t w;
+        int32_t r = re_rune(s, pos, &w);
+        if (r < 0) break;
+        bool ok;
+        if (op == GSQL_RE_RUNE1) ok = r == in[2];
+        else if (op == GSQL_RE_RUNE) ok = re_class(P + in[2], in[3], r);
+        else if (op == GSQL_RE_ANY) ok = true;
+        else ok = r != '\n';
+        if (!ok) break;
+        pos += w;
+        pc = in[1];
+      }
+    }
+    if (anchored || start == s.n) break;
+    int32_t w;
+    re_rune(s, start, &w);
+    start += w;
+  }
+  return 0;
+}
+
+// re_match is the leftmost-first match of P in s from byte pos: the
+// backtracker, or the Pike VM where the backtracker gives up.
+template <int MAXI, int NCAP>
+GSQL_DEV bool re_match(const int32_t* P, SV s, int32_t pos, int32_t* m) {
+  int32_t r = re_backtrack<NCAP>(P, s, pos, m);
+  if (r >= 0) {
+    if (r == 0)
+      for (int32_t k = 0; k < NCAP; k++) m[k] = -1;
+    return r != 0;
+  }
+  return re_exec<MAXI, NCAP>(P, s, pos, m);
+}
+
 // re_status is the program's error (0: none), as a kernel error code.
 GSQL_INL int32_t re_status(SV prog) {
   const int32_t* P = (const int32_t*)prog.p;
@@ -3035,7 +3150,7 @@ GSQL_DEV bool re_like(SV s, SV prog) {
   const int32_t* P = (const int32_t*)prog.p;
   if (P[0] != 0) return false;
   int32_t m[1];
-  return re_exec<MAXI, 0>(P, s, 0, m);
+  return re_match<MAXI, 0>(P, s, 0, m);
 }
 
 // re_from is the byte offset of 1-based character position pos (s.n past
@@ -3058,7 +3173,7 @@ GSQL_DEV bool re_nth(const int32_t* P, SV t, int64_t occurrence, int32_t* m) {
   int32_t pos = 0, prev = -1;
   int64_t i = 0;
   while (pos <= t.n) {
-    if (!re_exec<MAXI, NCAP>(P, t, pos, m)) return false;
+    if (!re_match<MAXI, NCAP>(P, t, pos, m)) return false;
     bool accept = true;
     if (m[1] == pos) {
       if (m[0] == prev) accept = false;
@@ -3144,7 +3259,7 @@ GSQL_DEV int32_t re_replace(SV s, SV prog, int64_t pos, int64_t occurrence, char
   // ReplaceAllString's loop.
   int32_t last = 0, search = 0;
   while (search <= t.n) {
-    if (!re_exec<MAXI, NCAP>(P, t, search, m)) break;
+    if (!re_match<MAXI, NCAP>(P, t, search, m)) break;
     if (dst) copy_bytes(dst + n, t.p + last, m[0] - last);
     n += m[0] - last;
     if (m[1] > last || m[0] == 0) n += re_expand(P, t, m, NCAP, dst ? dst + n : (char*)0);
