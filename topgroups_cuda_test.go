@@ -29,6 +29,10 @@ func TestGPUTopGroupsMatchCPU(t *testing.T) {
 		{"SELECT g, COUNT(*) AS c FROM w GROUP BY g ORDER BY c DESC LIMIT 3", true},
 		// A LIMIT without ORDER BY: the first groups, each counted whole.
 		{"SELECT s, o, COUNT(*), SUM(v) FROM w GROUP BY s, o LIMIT 10", true},
+		// COUNT(DISTINCT) beside the ordering COUNT: the plain aggregates'
+		// groups are cut; every group's distinct count still comes back.
+		{"SELECT s, COUNT(*) AS c, COUNT(DISTINCT v), MIN(o) FROM w GROUP BY s ORDER BY c DESC LIMIT 10", false},
+		{"SELECT o, s, COUNT(DISTINCT g), COUNT(*) FROM w GROUP BY o, s LIMIT 10", false},
 		// Quantiles run over every group: no cut, same answers.
 		{"SELECT s, COUNT(*) AS c, MEDIAN(d) FROM w GROUP BY s ORDER BY c DESC LIMIT 10", false},
 		{"SELECT 1, s, COUNT(*) AS c FROM w WHERE d > 0 GROUP BY 1, s ORDER BY c DESC LIMIT 10", true},

@@ -650,50 +650,72 @@ func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []g
 		return out, nil, true, err
 	}
 	// The groups of the plain aggregates (or of the first count) in order;
-	// each count's groups found by key.
+	// each count's groups found by key. Under ORDER BY COUNT(*) LIMIT k
+	// only the k top groups of the plain aggregates come back, and only
+	// they are looked up (ClickBench Q23: 10 of 220,000 groups, whose
+	// states the host finished one by one).
 	base := counts[0]
 	if len(plain) > 0 {
-		if base, err = h.RT.Dev.GroupBy(ctx, in, h.Keys, plainKinds); err != nil {
+		if base, err = h.RT.Dev.GroupByTop(ctx, in, h.Keys, plainKinds, h.plainTop(plain)); err != nil {
 			return nil, nil, false, err
 		}
 		launches += base.Launches
 	}
 	n := base.Keys.Len
-	at := make([][]int, len(distinct)) // [distinct][base group] -> its group in counts
+	index := make(map[string]int, n)
 	var key []byte
+	for g := 0; g < n; g++ {
+		key = AppendRowKey(key[:0], base.Keys.Cols, g)
+		index[string(key)] = g
+	}
+	at := make([][]int, len(distinct)) // [distinct][base group] -> its group in counts
 	for di, p := range counts {
-		index := make(map[string]int, p.Keys.Len)
-		for g := 0; g < p.Keys.Len; g++ {
-			key = AppendRowKey(key[:0], p.Keys.Cols, g)
-			index[string(key)] = g
-		}
 		at[di] = make([]int, n)
-		for g := 0; g < n; g++ {
-			key = AppendRowKey(key[:0], base.Keys.Cols, g)
-			j, ok := index[string(key)]
-			if !ok {
-				return nil, nil, false, fmt.Errorf("internal error: group %d of the DISTINCT count missing", g)
+		found := 0
+		for j := 0; j < p.Keys.Len && found < n; j++ {
+			key = AppendRowKey(key[:0], p.Keys.Cols, j)
+			if g, ok := index[string(key)]; ok {
+				at[di][g] = j
+				found++
 			}
-			at[di][g] = j
+		}
+		if found != n {
+			return nil, nil, false, fmt.Errorf("internal error: %d of %d groups of the DISTINCT count missing", n-found, n)
 		}
 	}
-	pi := map[int]int{}
+	// Each aggregate's place among the plain ones (>= 0) or the distinct
+	// counts (-1 - i).
+	place := make([]int, len(h.Aggs))
 	for i, a := range plain {
-		pi[a] = i
+		place[a] = i
 	}
-	di := map[int]int{}
 	for i, a := range distinct {
-		di[a] = i
+		place[a] = -1 - i
 	}
 	out, err = h.finish(base.Keys.Cols, n, kinds, func(g, a int, m *mergedAgg) {
-		if i, ok := pi[a]; ok {
+		if i := place[a]; i >= 0 {
 			mergeAgg(m, kinds[a].Kind, &base.Aggs[i], g)
 			return
 		}
-		i := di[a]
+		i := -1 - place[a]
 		m.count = counts[i].Aggs[0].Count[at[i][g]]
 	})
 	return out, nil, true, err
+}
+
+// plainTop is the top-groups cut for the plain aggregates' grouping when
+// the COUNT that orders the groups is one of them (nil otherwise).
+func (h *DeviceHashAggregate) plainTop(plain []int) *gpuexec.GroupTop {
+	t := h.deviceTop(true)
+	if t == nil || t.Agg < 0 {
+		return t
+	}
+	i := slices.Index(plain, t.Agg)
+	if i < 0 {
+		return nil
+	}
+	t.Agg = i
+	return t
 }
 
 func releaseBatches(bs []*gpuexec.DeviceBatch) {
