@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gsqlengine/gsql/datagen/clickbench"
 )
 
 // clickbenchDefaultRows is --rows for --suite clickbench when not given:
@@ -85,6 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	keep := fs.Int("keep-rows", 1<<20, "results of at most this many rows are kept to show the first differing row on a mismatch")
 	cold := fs.Bool("cold", true, "also time each query's first run in a fresh process (the cold column)")
 	coldRows := fs.String("cold-rows", "", "table sizes at which cold runs are timed (default: the smallest size of each table)")
+	sqlFile := fs.String("sql", "", "a file of extra queries over hits (--suite clickbench), one per line as NAME<tab>SQL: timed with their plans, compared across engines by checksum")
 	profileDir := fs.String("cpuprofile", "", "directory for a CPU profile of each query's timed runs on each gsql engine")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -150,6 +153,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if cfg.queries, err = clickbenchQueries(*queries); err != nil {
 			return nil, fmt.Errorf("--queries: %w", err)
 		}
+		if *sqlFile != "" {
+			extra, err := extraQueries(*sqlFile)
+			if err != nil {
+				return nil, fmt.Errorf("--sql: %w", err)
+			}
+			cfg.queries = append(cfg.queries, extra...)
+		}
 	default:
 		return nil, fmt.Errorf("--suite: unknown suite %q (micro, tpch or clickbench)", cfg.suite)
 	}
@@ -214,4 +224,26 @@ func writeOutputs(cfg *config, rep *report, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", jsonPath, svgPath)
 	return nil
+}
+
+// extraQueries reads --sql's file: lines of NAME<tab>SQL over hits (blank
+// lines and lines starting with # skipped), to time a query's parts.
+func extraQueries(path string) ([]benchQuery, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []benchQuery
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, sql, ok := strings.Cut(line, "\t")
+		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(sql) == "" {
+			return nil, fmt.Errorf("%s:%d: want NAME<tab>SQL", path, i+1)
+		}
+		out = append(out, benchQuery{Name: strings.TrimSpace(name), Table: clickbench.TableName, SQL: sql, Cols: hitsColumns(sql)})
+	}
+	return out, nil
 }
