@@ -441,6 +441,10 @@ type gen struct {
 	// finds maps "string|delimiter" C expressions to the row's FindCache.
 	finds map[string]string
 	opts  Options
+	// decls are declarations the kernels use (generated regex matchers),
+	// written after the runtime; matchers names them by program.
+	decls    strings.Builder
+	matchers map[string]string
 	// interp is set while the interpreter's operations are generated:
 	// DECIMAL scales are then read from the instruction (decimalImm).
 	interp bool

@@ -474,6 +474,7 @@ func (g *gen) regexCall(name string, c *expr.Call, args []*val) (*val, error) {
 	g.warpAvoid = true
 	var prog string
 	var maxi, ncap int
+	matcher := "ReGeneric"
 	if _, isReg := c.Args[1].(*regArg); isReg {
 		// An interpreter operation: the register holds the program
 		// (interpRegexCall), of the interpreter's size class.
@@ -498,6 +499,7 @@ func (g *gen) regexCall(name string, c *expr.Call, args []*val) (*val, error) {
 			if maxi, ncap, err = reClass(pr); err != nil {
 				return nil, err
 			}
+			matcher = g.regexMatcher(pr)
 		} else if maxi, ncap = 32, 2; name == "regexp_like" {
 			ncap = 0
 		}
@@ -515,10 +517,10 @@ func (g *gen) regexCall(name string, c *expr.Call, args []*val) (*val, error) {
 	}
 	switch name {
 	case "regexp_like":
-		return &val{kind: kBool, c: g.declare(kBool, 0, fmt.Sprintf("!%s && re_like<%d>(%s, %s)", null, maxi, s, prog)), null: null}, nil
+		return &val{kind: kBool, c: g.declare(kBool, 0, fmt.Sprintf("!%s && re_like<%d, %s>(%s, %s)", null, maxi, matcher, s, prog)), null: null}, nil
 	case "regexp_substr", "regexp_instr":
 		b := g.tmp()
-		g.emit("int32_t %s_b, %s_e; re_find<%d>(%s, %s, %s, %s, %s, err, &%s_b, &%s_e);", b, b, maxi, s, prog, intArg(2, "1"), intArg(3, "1"), null, b, b)
+		g.emit("int32_t %s_b, %s_e; re_find<%d, %s>(%s, %s, %s, %s, %s, err, &%s_b, &%s_e);", b, b, maxi, matcher, s, prog, intArg(2, "1"), intArg(3, "1"), null, b, b)
 		if name == "regexp_substr" {
 			rnull := g.tmp()
 			g.emit("bool %s = %s || %s_b < 0;", rnull, null, b)
@@ -534,8 +536,24 @@ func (g *gen) regexCall(name string, c *expr.Call, args []*val) (*val, error) {
 	pos, occ := intArg(3, "1"), intArg(4, "0")
 	g.emit("if (!%s && %s < 1 && err == 0) err = GSQL_ERR_REGEXP_POS;", null, pos)
 	return &val{kind: kGen, null: null,
-		size: fmt.Sprintf("(%s ? 0 : re_replace<%d, %d>(%s, %s, %s, %s, (char*)0))", null, maxi, ncap, s, prog, pos, occ),
+		size: fmt.Sprintf("(%s ? 0 : re_replace<%d, %d, %s>(%s, %s, %s, %s, (char*)0))", null, maxi, ncap, matcher, s, prog, pos, occ),
 		write: func(dst string) string {
-			return fmt.Sprintf("if (!%s) re_replace<%d, %d>(%s, %s, %s, %s, %s);", null, maxi, ncap, s, prog, pos, occ, dst)
+			return fmt.Sprintf("if (!%s) re_replace<%d, %d, %s>(%s, %s, %s, %s, %s);", null, maxi, ncap, matcher, s, prog, pos, occ, dst)
 		}}, nil
+}
+
+// regexMatcher declares the generated matcher of program pr in the
+// kernel's source (once per program) and returns its name.
+func (g *gen) regexMatcher(pr *reProg) string {
+	if g.matchers == nil {
+		g.matchers = map[string]string{}
+	}
+	if name, ok := g.matchers[pr.blob]; ok {
+		return name
+	}
+	name := fmt.Sprintf("ReMatch%d", len(g.matchers))
+	g.matchers[pr.blob] = name
+	g.decls.WriteString(matcherSource(pr, name))
+	g.decls.WriteByte('\n')
+	return name
 }

@@ -209,11 +209,17 @@ func TestRegexLimits(t *testing.T) {
 		t.Fatalf("interpreter took a %s: %v", mid, err)
 	}
 	checkKernel(t, fusetest.EdgeBatch(500, 51), nil, []expr.Expr{mid})
-	// One kernel for patterns of a size class.
+	// A pattern's matcher is generated into its kernel: two patterns have
+	// two kernels, and a replacement (data of the program) shares one.
 	k1, err1 := fuse.Generate(testTypes, nil, []expr.Expr{bld.Call("regexp_like", s, lit("a+b"))})
 	k2, err2 := fuse.Generate(testTypes, nil, []expr.Expr{bld.Call("regexp_like", s, lit(`^\d{2}x`))})
-	if err1 != nil || err2 != nil || k1.Key != k2.Key {
-		t.Fatalf("two small patterns: %v %v, keys differ: %v", err1, err2, k1 != nil && k2 != nil && k1.Key != k2.Key)
+	if err1 != nil || err2 != nil || k1.Key == k2.Key {
+		t.Fatalf("two small patterns: %v %v, one kernel: %v", err1, err2, k1 != nil && k2 != nil && k1.Key == k2.Key)
+	}
+	k3, err3 := fuse.Generate(testTypes, nil, []expr.Expr{bld.Call("regexp_replace", s, lit("(a)+b"), lit("<$1>"))})
+	k4, err4 := fuse.Generate(testTypes, nil, []expr.Expr{bld.Call("regexp_replace", s, lit("(a)+b"), lit("[$1]"))})
+	if err3 != nil || err4 != nil || k3.Key != k4.Key {
+		t.Fatalf("one pattern, two replacements: %v %v, keys differ: %v", err3, err4, k3 != nil && k4 != nil && k3.Key != k4.Key)
 	}
 }
 

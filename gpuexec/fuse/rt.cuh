@@ -2785,10 +2785,13 @@ GSQL_DEV void w_replace1_write(SV s, uint8_t c, SV to, char* dst) {
 // kernel makes (inlined, every call site would reserve its own).
 #if defined(GSQL_HOST)
 #define GSQL_RE_FN static inline
+#define GSQL_RE_MEMBER inline
 #elif defined(GSQL_INTERP_SPLIT)
 #define GSQL_RE_FN static __device__ __noinline__
+#define GSQL_RE_MEMBER __device__ __noinline__
 #else
 #define GSQL_RE_FN __device__ __noinline__
+#define GSQL_RE_MEMBER __device__ __noinline__
 #endif
 
 #define GSQL_ERR_REGEXP 16
@@ -3124,11 +3127,21 @@ GSQL_RE_FN int32_t re_backtrack(const int32_t* P, SV s, int32_t pos0, int32_t* m
   return 0;
 }
 
+// ReGeneric is the backtracker over any program. A fused kernel's
+// literal pattern gets a matcher generated for it instead (regexgen.go):
+// the same search with the program's instructions unrolled into code.
+struct ReGeneric {
+  template <int NCAP>
+  static GSQL_RE_MEMBER int32_t run(const int32_t* P, SV s, int32_t pos, int32_t* m) {
+    return re_backtrack<NCAP>(P, s, pos, m);
+  }
+};
+
 // re_match is the leftmost-first match of P in s from byte pos: the
-// backtracker, or the Pike VM where the backtracker gives up.
-template <int MAXI, int NCAP>
+// backtracker M, or the Pike VM where the backtracker gives up.
+template <int MAXI, int NCAP, typename M>
 GSQL_DEV bool re_match(const int32_t* P, SV s, int32_t pos, int32_t* m) {
-  int32_t r = re_backtrack<NCAP>(P, s, pos, m);
+  int32_t r = M::template run<NCAP>(P, s, pos, m);
   if (r >= 0) {
     if (r == 0)
       for (int32_t k = 0; k < NCAP; k++) m[k] = -1;
@@ -3145,12 +3158,12 @@ GSQL_INL int32_t re_status(SV prog) {
   return 0;
 }
 
-template <int MAXI>
+template <int MAXI, typename M = ReGeneric>
 GSQL_DEV bool re_like(SV s, SV prog) {
   const int32_t* P = (const int32_t*)prog.p;
   if (P[0] != 0) return false;
   int32_t m[1];
-  return re_match<MAXI, 0>(P, s, 0, m);
+  return re_match<MAXI, 0, M>(P, s, 0, m);
 }
 
 // re_from is the byte offset of 1-based character position pos (s.n past
@@ -3166,14 +3179,14 @@ GSQL_INL int32_t re_from(SV s, int64_t pos, bool null, int32_t& err) {
 // re_nth finds the occurrence-th match of allMatches (FindAll's successive
 // non-overlapping matches, an empty match right after a match skipped) in
 // t; m gets its capture slots relative to t.
-template <int MAXI, int NCAP>
+template <int MAXI, int NCAP, typename M = ReGeneric>
 GSQL_DEV bool re_nth(const int32_t* P, SV t, int64_t occurrence, int32_t* m) {
   if (occurrence < 1) occurrence = 1;
   if (occurrence > (1 << 20)) return false;  // FindAll's limit on the CPU
   int32_t pos = 0, prev = -1;
   int64_t i = 0;
   while (pos <= t.n) {
-    if (!re_match<MAXI, NCAP>(P, t, pos, m)) return false;
+    if (!re_match<MAXI, NCAP, M>(P, t, pos, m)) return false;
     bool accept = true;
     if (m[1] == pos) {
       if (m[0] == prev) accept = false;
@@ -3191,7 +3204,7 @@ GSQL_DEV bool re_nth(const int32_t* P, SV t, int64_t occurrence, int32_t* m) {
 
 // re_find is the match of REGEXP_SUBSTR/REGEXP_INSTR: byte offsets in s
 // (start < 0: none).
-template <int MAXI>
+template <int MAXI, typename M = ReGeneric>
 GSQL_DEV void re_find(SV s, SV prog, int64_t pos, int64_t occurrence, bool null, int32_t& err, int32_t* start, int32_t* end) {
   const int32_t* P = (const int32_t*)prog.p;
   *start = -1;
@@ -3206,7 +3219,7 @@ GSQL_DEV void re_find(SV s, SV prog, int64_t pos, int64_t occurrence, bool null,
   if (pos < 1) return;
   SV t = sv_make(s.p + from, s.n - from);
   int32_t m[2];
-  if (re_nth<MAXI, 2>(P, t, occurrence, m)) {
+  if (re_nth<MAXI, 2, M>(P, t, occurrence, m)) {
     *start = from + m[0];
     *end = from + m[1];
   }
@@ -3236,7 +3249,7 @@ GSQL_DEV int32_t re_expand(const int32_t* P, SV t, const int32_t* m, int32_t nca
 // re_replace is REGEXP_REPLACE: s with the matches from byte from on
 // replaced (occurrence <= 0: all of them, as ReplaceAllString; else the
 // occurrence-th). dst 0 only counts; returns the size.
-template <int MAXI, int NCAP>
+template <int MAXI, int NCAP, typename M = ReGeneric>
 GSQL_DEV int32_t re_replace(SV s, SV prog, int64_t pos, int64_t occurrence, char* dst) {
   const int32_t* P = (const int32_t*)prog.p;
   if (P[0] != 0 || pos < 1) return 0;
@@ -3246,7 +3259,7 @@ GSQL_DEV int32_t re_replace(SV s, SV prog, int64_t pos, int64_t occurrence, char
   SV t = sv_make(s.p + from, s.n - from);
   int32_t m[NCAP > 0 ? NCAP : 2];
   if (occurrence > 0) {
-    if (!re_nth<MAXI, NCAP>(P, t, occurrence, m)) {
+    if (!re_nth<MAXI, NCAP, M>(P, t, occurrence, m)) {
       if (dst) copy_bytes(dst + n, t.p, t.n);
       return n + t.n;
     }
@@ -3259,7 +3272,7 @@ GSQL_DEV int32_t re_replace(SV s, SV prog, int64_t pos, int64_t occurrence, char
   // ReplaceAllString's loop.
   int32_t last = 0, search = 0;
   while (search <= t.n) {
-    if (!re_match<MAXI, NCAP>(P, t, search, m)) break;
+    if (!re_match<MAXI, NCAP, M>(P, t, search, m)) break;
     if (dst) copy_bytes(dst + n, t.p + last, m[0] - last);
     n += m[0] - last;
     if (m[1] > last || m[0] == 0) n += re_expand(P, t, m, NCAP, dst ? dst + n : (char*)0);

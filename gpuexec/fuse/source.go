@@ -159,6 +159,8 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val, warp bool) 
 		b.WriteString("#define GSQL_SCALAR 1\n")
 	}
 	b.WriteString(runtimeSource)
+	b.WriteString("\n")
+	b.WriteString(g.decls.String())
 	b.WriteString("\nstruct Args {\n")
 	for _, f := range k.Fields {
 		fmt.Fprintf(&b, "  %s %s;\n", cFieldType(f, k), f.Name)
