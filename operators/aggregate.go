@@ -143,6 +143,9 @@ type HashAggregate struct {
 	// Partitioned path (aggregate_part.go): parts own disjoint groups.
 	parts []*HashAggregate
 	partState
+	// Range-parallel accumulation (aggregate_ranges.go): partial states
+	// per range of rows, merged at the end.
+	rangeState
 }
 
 // aggRun is the state of one aggregate beyond its words in st.
@@ -235,7 +238,8 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	}
 	h.st = nil
 	h.out = nil
-	h.parts, h.partState = nil, partState{threshold: h.partState.threshold}
+	h.parts, h.partState = nil, partState{threshold: h.partState.threshold, segGroups: h.partState.segGroups}
+	h.openRanges()
 	return h.Input.Open(ctx)
 }
 
@@ -306,6 +310,11 @@ func (h *HashAggregate) releaseState(keys bool) {
 		c.gids = nil // the parent's
 		c.releaseState(true)
 	}
+	for _, c := range h.subs {
+		uint64Pool.put(c.st)
+		c.st = nil
+	}
+	h.subs = nil
 }
 
 // Close implements Operator.
@@ -407,6 +416,14 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 			}
 		}
 		h.growStates()
+		if ok, err := h.useRanges(b.Len); err != nil {
+			return err
+		} else if ok {
+			if err := h.updateRanges(b, b.Len); err != nil {
+				return err
+			}
+			continue
+		}
 		for a := range h.Aggs {
 			if err := h.update(a, b); err != nil {
 				return err
@@ -416,6 +433,9 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 	if h.ngroups == 0 && h.table == nil {
 		h.ngroups = 1
 		h.growStates()
+	}
+	if err := h.mergeRanges(); err != nil {
+		return err
 	}
 	if h.parts != nil {
 		return h.mergeParts(ctx)
@@ -686,6 +706,11 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	} else if spec.Kind == AggGroupConcat || spec.Kind == AggQuantileCont || spec.Kind == AggQuantileDisc || v.Type == coldata.String {
 		rows = h.allRows(n)
 	}
+	if h.table == nil {
+		if ok, err := updateSingle(spec, ar, st[off:off+specWords(*spec)], len(gs), ints, floats, decs); ok {
+			return err
+		}
+	}
 	switch spec.Kind {
 	case AggCount:
 		for _, g := range gs {
@@ -697,7 +722,7 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 			for i, g := range gs {
 				w := int(g)*stride + off
 				sum, ok := decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}.Add(decs[i])
-				if !ok || !sum.Fits(decimal.MaxPrecision) {
+				if !ok || !decFits(sum) {
 					return fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind])
 				}
 				st[w], st[w+2] = sum.Lo, uint64(sum.Hi)
@@ -939,23 +964,10 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 // sort by the COUNT, kept in group order, their states compacted and
 // their keys gathered.
 func (h *HashAggregate) cutTop() error {
+	if !h.topApplies() {
+		return nil
+	}
 	t := h.Top
-	if t == nil || h.table == nil || t.Agg < 0 || t.Agg >= len(h.Aggs) || h.ngroups <= t.Limit || t.Limit < 1 {
-		return nil
-	}
-	for _, spec := range h.Aggs {
-		switch spec.Kind {
-		case AggCountStar, AggCount, AggSum, AggAvg, AggMin, AggMax:
-		default:
-			return nil
-		}
-		if spec.Distinct || spec.Type.Physical() == coldata.String {
-			return nil
-		}
-	}
-	if k := h.Aggs[t.Agg].Kind; k != AggCountStar && k != AggCount {
-		return nil
-	}
 	n, stride, off := h.ngroups, h.stride, h.runs[t.Agg].off
 	st := h.st
 	picked := topGroupsBy(n, t.Limit, t.Desc, func(g int) int64 { return int64(st[g*stride+off]) })

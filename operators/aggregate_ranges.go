@@ -1,0 +1,473 @@
+package operators
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// Range-parallel accumulation. With no GROUP BY, or few groups on the
+// single hash table, probing a batch is cheap next to updating eight
+// accumulators per row, and one goroutine updating them all bounds the
+// aggregate (TPC-H Q1: 4 groups over 60M rows). A large batch is instead
+// cut into fixed ranges of rows; range r updates its own partial
+// accumulators (a sub-aggregate per range, each with every group's
+// words), and the ranges run on all cores. The partials are merged into
+// the aggregate's own accumulators once, at the end, in range order.
+//
+// The split depends only on the batch's length (not on the number of
+// cores) and the merge order is fixed, so the same input gives the same
+// answer on every run and every host. Integer and DECIMAL sums, counts,
+// MIN and MAX are exact anyway; float sums and variances may differ from
+// one goroutine's row order in their last bits. Aggregates whose answer
+// depends on the order rows arrive in, or whose state is not a few words
+// per group, stay on the consumer (serially, while the ranges run):
+// DISTINCT, GROUP_CONCAT, quantiles, and MIN/MAX of DOUBLE (where -0 and
+// 0, or a NaN, keep the first value seen).
+//
+// An integer SUM checks for overflow per range and again when the
+// ranges merge: for values of one sign that fails exactly when the serial
+// sum would; with mixed signs near the limits a partial sum may overflow
+// where the running sum in row order did not, or the other way round.
+
+const (
+	// rangeRows is the fewest rows per range: a batch of fewer than
+	// two ranges is updated as one.
+	rangeRows = 2048
+	// maxRanges is the most ranges a batch is cut into (and the number
+	// of partial states).
+	maxRanges = 16
+	// rangeGroupsMax is the most groups kept per range: past it the
+	// partials (maxRanges copies of every group's state) cost more than
+	// they save, and the aggregate goes on serially (or partitioned).
+	rangeGroupsMax = 1 << 14
+)
+
+// rangeState is the range-parallel path's state in a HashAggregate.
+type rangeState struct {
+	// rangeRowsHook (tests only) replaces rangeRows and lets one core
+	// run the ranges; below 0 no batch goes to the ranges.
+	rangeRowsHook int
+	// rangeGroupsHook (tests only) replaces rangeGroupsMax.
+	rangeGroupsHook int
+	// rangeAggs marks the aggregates updated per range.
+	rangeAggs []bool
+	// noRanges: no batch goes to the ranges (nothing to merge, one core,
+	// or too many groups).
+	noRanges bool
+	subs     []*HashAggregate // per range: partial accumulators
+	rvecs    []*coldata.Vec   // the batch's evaluated arguments
+	// In a sub-aggregate: the first error of its range and its aggregate.
+	rerr    error
+	rerrAgg int
+	// rangesRan (tests): some batch went through the ranges.
+	rangesRan bool
+}
+
+// mergeable reports whether aggregate spec can accumulate per range and
+// merge: its state is its words in st (or strs) and does not depend on
+// the order its rows come in.
+func mergeable(spec AggSpec) bool {
+	if spec.Distinct {
+		return false
+	}
+	switch spec.Kind {
+	case AggCountStar, AggCount, AggSum, AggAvg, AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+		return true
+	case AggMin, AggMax:
+		return spec.Arg.Type().Physical() != coldata.Float64
+	}
+	return false
+}
+
+// openRanges sets up the range state for Open.
+func (h *HashAggregate) openRanges() {
+	hook := h.rangeRowsHook
+	h.rangeState = rangeState{rangeRowsHook: hook, rangeGroupsHook: h.rangeGroupsHook, rangeAggs: make([]bool, len(h.Aggs))}
+	any := false
+	for a, spec := range h.Aggs {
+		h.rangeAggs[a] = mergeable(spec)
+		any = any || h.rangeAggs[a]
+	}
+	h.noRanges = !any || hook < 0 || (hook == 0 && runtime.GOMAXPROCS(0) < 2)
+}
+
+// rangeRowsMin is the fewest rows per range.
+func (h *HashAggregate) rangeRowsMin() int {
+	if h.rangeRowsHook > 0 {
+		return h.rangeRowsHook
+	}
+	return rangeRows
+}
+
+// useRanges reports whether a batch of n rows (groups set, states grown)
+// goes to the ranges. Past rangeGroupsMax groups the partials merge and
+// later batches update serially.
+func (h *HashAggregate) useRanges(n int) (bool, error) {
+	if h.noRanges {
+		return false, nil
+	}
+	maxGroups := rangeGroupsMax
+	if h.rangeGroupsHook > 0 {
+		maxGroups = h.rangeGroupsHook
+	}
+	if h.ngroups > maxGroups {
+		h.noRanges = true
+		return false, h.mergeRanges()
+	}
+	return n >= 2*h.rangeRowsMin(), nil
+}
+
+// updateRanges updates every aggregate with batch b of n rows (h.gids
+// set): the mergeable ones per range into the partials, on all cores,
+// the others on this goroutine meanwhile. Errors come as on one
+// goroutine: the first aggregate whose update fails, or whose argument
+// fails to evaluate, whichever comes first.
+func (h *HashAggregate) updateRanges(b *coldata.Batch, n int) error {
+	h.rangesRan = true
+	rr := h.rangeRowsMin()
+	nr := min(maxRanges, n/rr)
+	step := ((n+nr-1)/nr + 63) &^ 63 // whole bytes of a NULL bitmap
+	nr = (n + step - 1) / step
+	for len(h.subs) < nr {
+		c := &HashAggregate{Aggs: h.Aggs, table: h.table, stride: h.stride, runs: make([]aggRun, len(h.runs))}
+		for a := range c.runs {
+			c.runs[a].off = h.runs[a].off
+		}
+		c.rangeAggs = h.rangeAggs
+		h.subs = append(h.subs, c)
+	}
+	// Arguments are evaluated once; aggregates after one that fails to
+	// evaluate do not run.
+	upto := len(h.Aggs)
+	var evalErr error
+	h.rvecs = h.rvecs[:0]
+	for a, spec := range h.Aggs {
+		if spec.Kind == AggCountStar {
+			h.rvecs = append(h.rvecs, nil)
+			continue
+		}
+		v, err := expr.Eval(spec.Arg, b)
+		if err != nil {
+			upto, evalErr = a, err
+			break
+		}
+		h.rvecs = append(h.rvecs, v)
+	}
+	serial := false
+	for a := 0; a < upto; a++ {
+		serial = serial || !h.rangeAggs[a]
+	}
+	workers := min(runtime.GOMAXPROCS(0), nr)
+	var wg sync.WaitGroup
+	work := func(w int) {
+		for r := w; r < nr; r += workers {
+			h.updateRange(h.subs[r], r*step, min((r+1)*step, n), upto)
+		}
+	}
+	first := 0
+	if !serial {
+		first = 1 // this goroutine takes worker 0's ranges
+	}
+	for w := first; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(w)
+		}()
+	}
+	errAgg, err := upto, evalErr
+	if serial {
+		for a := 0; a < upto; a++ {
+			if h.rangeAggs[a] {
+				continue
+			}
+			if e := h.updateVec(a, h.rvecs[a], b, n, nil); e != nil {
+				errAgg, err = a, e
+				break
+			}
+		}
+	} else {
+		work(0)
+	}
+	wg.Wait()
+	for _, c := range h.subs[:nr] {
+		if c.rerr != nil && c.rerrAgg < errAgg {
+			errAgg, err = c.rerrAgg, c.rerr
+		}
+	}
+	return err
+}
+
+// updateRange updates sub-aggregate c with rows [lo, hi) of the batch
+// (arguments in h.rvecs, groups in h.gids) for the mergeable aggregates
+// before upto.
+func (h *HashAggregate) updateRange(c *HashAggregate, lo, hi, upto int) {
+	c.rerr = nil
+	c.ngroups = h.ngroups
+	c.growPartial()
+	c.gids = h.gids[lo:hi]
+	for a := 0; a < upto; a++ {
+		if !h.rangeAggs[a] {
+			continue
+		}
+		v := h.rvecs[a]
+		if v != nil {
+			v = coldata.Slice(v, lo, hi)
+		}
+		if err := c.updateVec(a, v, nil, hi-lo, nil); err != nil {
+			c.rerr, c.rerrAgg = err, a
+			return
+		}
+	}
+}
+
+// growPartial extends a sub-aggregate's accumulators to c.ngroups groups:
+// its words, and the strings of a mergeable MIN/MAX.
+func (c *HashAggregate) growPartial() {
+	if want := c.ngroups * c.stride; len(c.st) < want {
+		old := len(c.st)
+		c.st = uint64Pool.grow(c.st, want-old)[:want]
+		clear(c.st[old:])
+	}
+	for a := range c.runs {
+		spec := &c.Aggs[a]
+		if c.rangeAggs[a] && (spec.Kind == AggMin || spec.Kind == AggMax) && spec.Arg.Type() == coldata.String {
+			for len(c.runs[a].strs) < c.ngroups {
+				c.runs[a].strs = append(c.runs[a].strs, nil)
+			}
+		}
+	}
+}
+
+// mergeRanges merges the partials into h's accumulators, range by range,
+// and drops them.
+func (h *HashAggregate) mergeRanges() error {
+	subs := h.subs
+	h.subs = nil
+	defer func() {
+		for _, c := range subs {
+			uint64Pool.put(c.st)
+			c.st = nil
+		}
+	}()
+	for _, c := range subs {
+		for a := range h.Aggs {
+			if !h.rangeAggs[a] {
+				continue
+			}
+			h.runs[a].intSum = h.runs[a].intSum || c.runs[a].intSum
+			if err := h.mergeAgg(a, c.st, c.runs[a].strs, c.ngroups); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mergeAgg merges the states of aggregate a of groups [0, groups) in src
+// (and srcStrs, for MIN/MAX of strings), laid out as h.st, into h.st: as
+// if h had gone on to see src's rows after its own.
+func (h *HashAggregate) mergeAgg(a int, src []uint64, srcStrs [][]byte, groups int) error {
+	spec, ar := &h.Aggs[a], &h.runs[a]
+	st, stride, off := h.st, h.stride, ar.off
+	dec := spec.Arg != nil && spec.Arg.Type().IsDecimal()
+	var phys coldata.Type
+	if spec.Arg != nil {
+		phys = spec.Arg.Type().Physical()
+	}
+	for g := 0; g < groups; g++ {
+		w := g*stride + off
+		switch spec.Kind {
+		case AggCountStar, AggCount:
+			st[w] += src[w]
+		case AggSum, AggAvg:
+			if src[w+1] == 0 {
+				continue
+			}
+			switch {
+			case dec:
+				sum, ok := decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}.Add(decimal.Int128{Lo: src[w], Hi: int64(src[w+2])})
+				if !ok || !sum.Fits(decimal.MaxPrecision) {
+					return fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind])
+				}
+				st[w], st[w+2] = sum.Lo, uint64(sum.Hi)
+			case spec.Kind == AggSum && spec.Type == coldata.Int64:
+				x, s := int64(src[w]), int64(st[w])
+				sum := s + x
+				if (s^sum)&(x^sum) < 0 {
+					return fmt.Errorf("BIGINT value is out of range in SUM")
+				}
+				st[w] = uint64(sum)
+			default:
+				st[w] = math.Float64bits(math.Float64frombits(st[w]) + math.Float64frombits(src[w]))
+			}
+			st[w+1] += src[w+1]
+		case AggMin, AggMax:
+			if src[w+1] == 0 {
+				continue
+			}
+			if st[w+1] != 0 {
+				var c int
+				switch {
+				case dec:
+					c = decimal.Int128{Lo: src[w], Hi: int64(src[w+2])}.Cmp(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
+				case phys == coldata.String:
+					c = bytes.Compare(srcStrs[g], ar.strs[g])
+				default:
+					x, y := int64(src[w]), int64(st[w])
+					c = compareInt64(x, y)
+				}
+				if (spec.Kind == AggMin && c >= 0) || (spec.Kind == AggMax && c <= 0) {
+					continue
+				}
+			}
+			st[w], st[w+1] = src[w], 1
+			if dec {
+				st[w+2] = src[w+2]
+			}
+			if phys == coldata.String {
+				ar.strs[g] = srcStrs[g]
+			}
+		case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+			nb := src[w+1]
+			if nb == 0 {
+				continue
+			}
+			na := st[w+1]
+			if na == 0 {
+				st[w], st[w+1], st[w+2] = src[w], nb, src[w+2]
+				continue
+			}
+			// Chan et al.'s pairwise update of Welford's state.
+			ma, mb := math.Float64frombits(st[w]), math.Float64frombits(src[w])
+			n := na + nb
+			d := mb - ma
+			fa, fb, fn := float64(na), float64(nb), float64(n)
+			mean := ma + d*fb/fn
+			m2 := math.Float64frombits(st[w+2]) + math.Float64frombits(src[w+2]) + d*d*fa*fb/fn
+			st[w], st[w+1], st[w+2] = math.Float64bits(mean), n, math.Float64bits(m2)
+		}
+	}
+	return nil
+}
+
+func compareInt64(x, y int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// decFits is sum.Fits(decimal.MaxPrecision) with the common case first: a
+// high word within ±2^62 holds less than 2^126 < 10^38.
+func decFits(sum decimal.Int128) bool {
+	return uint64(sum.Hi+1<<62) < 1<<63 || sum.Fits(decimal.MaxPrecision)
+}
+
+// updateSingle is updateVec's accumulation for the one group of an
+// aggregate without GROUP BY, for the numeric kinds: the state in locals
+// over the n selected values (ints, floats or decs, in row order), stored
+// once, with the per-row results of updateVec's loops. It reports whether
+// it took the aggregate.
+func updateSingle(spec *AggSpec, ar *aggRun, s []uint64, n int, ints []int64, floats []float64, decs []decimal.Int128) (bool, error) {
+	switch spec.Kind {
+	case AggCount:
+		s[0] += uint64(n)
+		return true, nil
+	case AggSum, AggAvg:
+		switch {
+		case decs != nil:
+			sum := decimal.Int128{Lo: s[0], Hi: int64(s[2])}
+			for _, x := range decs {
+				var ok bool
+				if sum, ok = sum.Add(x); !ok || !decFits(sum) {
+					return true, fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind])
+				}
+			}
+			s[0], s[2] = sum.Lo, uint64(sum.Hi)
+		case spec.Kind == AggSum && spec.Type == coldata.Int64 && ints != nil:
+			ar.intSum = true
+			sum := int64(s[0])
+			for _, x := range ints {
+				t := sum + x
+				if (sum^t)&(x^t) < 0 {
+					return true, fmt.Errorf("BIGINT value is out of range in SUM")
+				}
+				sum = t
+			}
+			s[0] = uint64(sum)
+		case ints != nil:
+			sum := math.Float64frombits(s[0])
+			for _, x := range ints {
+				sum += float64(x)
+			}
+			s[0] = math.Float64bits(sum)
+		case floats != nil:
+			sum := math.Float64frombits(s[0])
+			for _, x := range floats {
+				sum += x
+			}
+			s[0] = math.Float64bits(sum)
+		}
+		s[1] += uint64(n)
+		return true, nil
+	case AggMin, AggMax:
+		if n == 0 {
+			return true, nil
+		}
+		min := spec.Kind == AggMin
+		switch {
+		case decs != nil:
+			cur, set := decimal.Int128{Lo: s[0], Hi: int64(s[2])}, s[1] != 0
+			for _, x := range decs {
+				if c := x.Cmp(cur); !set || (min && c < 0) || (!min && c > 0) {
+					cur, set = x, true
+				}
+			}
+			s[0], s[2], s[1] = cur.Lo, uint64(cur.Hi), 1
+		case ints != nil:
+			cur, set := int64(s[0]), s[1] != 0
+			for _, x := range ints {
+				if !set || (min && x < cur) || (!min && x > cur) {
+					cur, set = x, true
+				}
+			}
+			s[0], s[1] = uint64(cur), 1
+		case floats != nil:
+			cur, set := math.Float64frombits(s[0]), s[1] != 0
+			for _, x := range floats {
+				if !set || (min && x < cur) || (!min && x > cur) {
+					cur, set = x, true
+				}
+			}
+			s[0], s[1] = math.Float64bits(cur), 1
+		default:
+			return false, nil
+		}
+		return true, nil
+	case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+		if floats == nil {
+			return false, nil
+		}
+		mean, cnt, m2 := math.Float64frombits(s[0]), s[1], math.Float64frombits(s[2])
+		for _, x := range floats {
+			cnt++
+			d := x - mean
+			mean += d / float64(cnt)
+			m2 += d * (x - mean)
+		}
+		s[0], s[1], s[2] = math.Float64bits(mean), cnt, math.Float64bits(m2)
+		return true, nil
+	}
+	return false, nil
+}
