@@ -315,6 +315,11 @@ func (h *HashAggregate) releaseState(keys bool) {
 		c.st = nil
 	}
 	h.subs = nil
+	for i := range h.rprobers {
+		int32Pool.put(h.rprobers[i].candRows)
+		uint32Pool.put(h.rprobers[i].candIDs)
+	}
+	h.rprobers = nil
 }
 
 // Close implements Operator.
@@ -411,6 +416,14 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 					continue
 				}
 				n = b.Len
+			} else if ok, err := h.useRanges(n); err != nil {
+				return err
+			} else if ok {
+				// The ranges probe the table too.
+				if err := h.updateRanges(b, n, true); err != nil {
+					return err
+				}
+				continue
 			} else if err := h.table.findOrInsert(h.keys, 0, n, h.gids, h.admitRow, nil); err != nil {
 				return err
 			}
@@ -419,7 +432,7 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 		if ok, err := h.useRanges(b.Len); err != nil {
 			return err
 		} else if ok {
-			if err := h.updateRanges(b, b.Len); err != nil {
+			if err := h.updateRanges(b, b.Len, false); err != nil {
 				return err
 			}
 			continue

@@ -56,6 +56,8 @@ type rangeState struct {
 	rangeRowsHook int
 	// rangeGroupsHook (tests only) replaces rangeGroupsMax.
 	rangeGroupsHook int
+	// weakHashHook (tests only) makes the table's hashes collide.
+	weakHashHook bool
 	// rangeAggs marks the aggregates updated per range.
 	rangeAggs []bool
 	// noRanges: no batch goes to the ranges (nothing to merge, one core,
@@ -63,9 +65,13 @@ type rangeState struct {
 	noRanges bool
 	subs     []*HashAggregate // per range: partial accumulators
 	rvecs    []*coldata.Vec   // the batch's evaluated arguments
-	// In a sub-aggregate: the first error of its range and its aggregate.
+	// rprobers probe the ranges' keys.
+	rprobers []prober
+	// In a sub-aggregate: the first error of its range and its aggregate,
+	// and whether its rows wait for keys to insert.
 	rerr    error
 	rerrAgg int
+	waiting bool
 	// rangesRan (tests): some batch went through the ranges.
 	rangesRan bool
 }
@@ -89,7 +95,10 @@ func mergeable(spec AggSpec) bool {
 // openRanges sets up the range state for Open.
 func (h *HashAggregate) openRanges() {
 	hook := h.rangeRowsHook
-	h.rangeState = rangeState{rangeRowsHook: hook, rangeGroupsHook: h.rangeGroupsHook, rangeAggs: make([]bool, len(h.Aggs))}
+	h.rangeState = rangeState{rangeRowsHook: hook, rangeGroupsHook: h.rangeGroupsHook, weakHashHook: h.weakHashHook, rangeAggs: make([]bool, len(h.Aggs))}
+	if h.weakHashHook && h.table != nil {
+		h.table.weakHash = true
+	}
 	any := false
 	for a, spec := range h.Aggs {
 		h.rangeAggs[a] = mergeable(spec)
@@ -124,12 +133,17 @@ func (h *HashAggregate) useRanges(n int) (bool, error) {
 	return n >= 2*h.rangeRowsMin(), nil
 }
 
-// updateRanges updates every aggregate with batch b of n rows (h.gids
-// set): the mergeable ones per range into the partials, on all cores,
-// the others on this goroutine meanwhile. Errors come as on one
-// goroutine: the first aggregate whose update fails, or whose argument
-// fails to evaluate, whichever comes first.
-func (h *HashAggregate) updateRanges(b *coldata.Batch, n int) error {
+// updateRanges updates every aggregate with batch b of n rows: the
+// mergeable ones per range into the partials, on all cores, the others on
+// this goroutine. With probe, each range first hashes and looks up its
+// rows' keys (h.keys prepared) in the table and, when all are there,
+// updates its partials at once; the keys not found then insert on this
+// goroutine in row order (admitted as by findOrInsert), and the ranges
+// that had them update after. Otherwise h.gids is set. Errors come as on
+// one goroutine: new groups refused, then the first aggregate whose
+// update fails, or whose argument fails to evaluate, whichever comes
+// first.
+func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error {
 	h.rangesRan = true
 	rr := h.rangeRowsMin()
 	nr := min(maxRanges, n/rr)
@@ -164,39 +178,66 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int) error {
 	for a := 0; a < upto; a++ {
 		serial = serial || !h.rangeAggs[a]
 	}
-	workers := min(runtime.GOMAXPROCS(0), nr)
-	var wg sync.WaitGroup
-	work := func(w int) {
-		for r := w; r < nr; r += workers {
-			h.updateRange(h.subs[r], r*step, min((r+1)*step, n), upto)
-		}
+	for _, c := range h.subs[:nr] {
+		c.rerr, c.waiting = nil, false
 	}
-	first := 0
-	if !serial {
-		first = 1 // this goroutine takes worker 0's ranges
-	}
-	for w := first; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work(w)
-		}()
-	}
+	bounds := func(r int) (int, int) { return r * step, min((r+1)*step, n) }
+	// serialAggs updates the aggregates that stay on this goroutine.
 	errAgg, err := upto, evalErr
-	if serial {
+	serialAggs := func() {
 		for a := 0; a < upto; a++ {
 			if h.rangeAggs[a] {
 				continue
 			}
 			if e := h.updateVec(a, h.rvecs[a], b, n, nil); e != nil {
 				errAgg, err = a, e
-				break
+				return
 			}
 		}
-	} else {
-		work(0)
 	}
-	wg.Wait()
+	if !probe {
+		h.forRanges(nr, !serial, func(r int) {
+			lo, hi := bounds(r)
+			h.updateRange(h.subs[r], lo, hi, upto)
+		}, serialAggs)
+	} else {
+		if cap(h.hashes) < n {
+			uint64Pool.put(h.hashes)
+			h.hashes = uint64Pool.get(n)
+		}
+		hs := h.hashes[:n]
+		for len(h.rprobers) < nr {
+			h.rprobers = append(h.rprobers, prober{t: h.table})
+		}
+		h.forRanges(nr, true, func(r int) {
+			lo, hi := bounds(r)
+			p := &h.rprobers[r]
+			h.table.hashRange(h.keys, hs, lo, hi)
+			p.probe(h.keys, hs, lo, hi, h.gids, true)
+			if len(p.slow) > 0 {
+				h.subs[r].waiting = true
+				return
+			}
+			h.updateRange(h.subs[r], lo, hi, upto)
+		}, nil)
+		// The new keys, in row order.
+		for r := 0; r < nr; r++ {
+			for _, row := range h.rprobers[r].slow {
+				id, _, e := h.table.insertRow(h.keys, int(row), hs[row], h.admitRow)
+				if e != nil {
+					return e
+				}
+				h.gids[row] = id
+			}
+		}
+		h.growStates()
+		h.forRanges(nr, false, func(r int) {
+			if c := h.subs[r]; c.waiting {
+				lo, hi := bounds(r)
+				h.updateRange(c, lo, hi, upto)
+			}
+		}, serialAggs)
+	}
 	for _, c := range h.subs[:nr] {
 		if c.rerr != nil && c.rerrAgg < errAgg {
 			errAgg, err = c.rerrAgg, c.rerr
@@ -205,11 +246,41 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int) error {
 	return err
 }
 
+// forRanges runs f on ranges [0, nr), on up to GOMAXPROCS goroutines
+// (range r on worker r mod workers), and meanwhile here runs also (when
+// not nil) or, with join, worker 0's ranges; it returns when all are done.
+func (h *HashAggregate) forRanges(nr int, join bool, f func(r int), also func()) {
+	workers := min(runtime.GOMAXPROCS(0), nr)
+	work := func(w int) {
+		for r := w; r < nr; r += workers {
+			f(r)
+		}
+	}
+	first := 0
+	if join && also == nil {
+		first = 1
+	}
+	var wg sync.WaitGroup
+	for w := first; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(w)
+		}()
+	}
+	if first == 1 {
+		work(0)
+	}
+	if also != nil {
+		also()
+	}
+	wg.Wait()
+}
+
 // updateRange updates sub-aggregate c with rows [lo, hi) of the batch
 // (arguments in h.rvecs, groups in h.gids) for the mergeable aggregates
 // before upto.
 func (h *HashAggregate) updateRange(c *HashAggregate, lo, hi, upto int) {
-	c.rerr = nil
 	c.ngroups = h.ngroups
 	c.growPartial()
 	c.gids = h.gids[lo:hi]

@@ -89,9 +89,15 @@ func rangeTestAggs(dec coldata.Type) []AggSpec {
 // runRangeAgg aggregates the batches with rangeRows replaced by rows (-1:
 // never in ranges), and rangeGroupsMax by groups when above 0.
 func runRangeAgg(batches []*coldata.Batch, keys []expr.Expr, aggs []AggSpec, rows, groups int, maxGroups int, memLimit uint64) ([]*coldata.Batch, bool, error) {
+	return runRangeAggWeak(batches, keys, aggs, rows, groups, maxGroups, memLimit, false)
+}
+
+// runRangeAggWeak is runRangeAgg with weak hashes (colliding tags) when
+// weak is set.
+func runRangeAggWeak(batches []*coldata.Batch, keys []expr.Expr, aggs []AggSpec, rows, groups int, maxGroups int, memLimit uint64, weak bool) ([]*coldata.Batch, bool, error) {
 	h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs, MaxGroups: maxGroups, MemoryLimit: memLimit}
 	h.partState.threshold = math.MaxInt // the single table
-	h.rangeRowsHook, h.rangeGroupsHook = rows, groups
+	h.rangeRowsHook, h.rangeGroupsHook, h.weakHashHook = rows, groups, weak
 	out, err := Drain(context.Background(), h)
 	return out, h.rangesRan, err
 }
@@ -150,9 +156,11 @@ func TestRangeAggregateMatchesSerial(t *testing.T) {
 		maxGroups int
 		memLimit  uint64
 		fails     bool
+		weak      bool
 	}{
 		{name: "few groups", domain: 8},
 		{name: "more groups", domain: 600},
+		{name: "weak hash", domain: 600, weak: true},
 		{name: "past the groups limit", domain: 8, later: 600, groups: 1000},
 		{name: "overflow", domain: 8, bigInts: true, fails: true},
 		{name: "decimal overflow", domain: 4, huge: true, fails: true},
@@ -172,7 +180,7 @@ func TestRangeAggregateMatchesSerial(t *testing.T) {
 				}
 				aggs := rangeTestAggs(dec)
 				want, _, werr := runRangeAgg(batches, keys, aggs, -1, 0, tc.maxGroups, tc.memLimit)
-				got, ran, gerr := runRangeAgg(batches, keys, aggs, 64, tc.groups, tc.maxGroups, tc.memLimit)
+				got, ran, gerr := runRangeAggWeak(batches, keys, aggs, 64, tc.groups, tc.maxGroups, tc.memLimit, tc.weak)
 				if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 					t.Fatalf("error %v, want %v", gerr, werr)
 				}
