@@ -119,3 +119,24 @@ func TestPartitionedTopMatchesSingleTable(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixSums checks the blockwise parallel prefix sum against a
+// running sum, at lengths around its block size.
+func TestPrefixSums(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	rng := rand.New(rand.NewSource(1))
+	for _, n := range []int{0, 1, 1000, 1 << 16, 3<<16 + 5, 10<<16 - 1} {
+		x := make([]int, n)
+		want := make([]int, n)
+		s := 0
+		for i := range x {
+			x[i] = rng.Intn(100)
+			s += x[i]
+			want[i] = s
+		}
+		prefixSums(x)
+		if !slices.Equal(x, want) {
+			t.Fatalf("n=%d: prefix sums differ", n)
+		}
+	}
+}

@@ -122,15 +122,57 @@ func (h *HashAggregate) useRanges(n int) (bool, error) {
 	if h.noRanges {
 		return false, nil
 	}
-	maxGroups := rangeGroupsMax
-	if h.rangeGroupsHook > 0 {
-		maxGroups = h.rangeGroupsHook
-	}
-	if h.ngroups > maxGroups {
+	if h.ngroups > h.rangeGroupsLimit() {
 		h.noRanges = true
 		return false, h.mergeRanges()
 	}
 	return n >= 2*h.rangeRowsMin(), nil
+}
+
+// rangeGroupsLimit is the most groups the partials keep.
+func (h *HashAggregate) rangeGroupsLimit() int {
+	if h.rangeGroupsHook > 0 {
+		return h.rangeGroupsHook
+	}
+	return rangeGroupsMax
+}
+
+// leaveRanges ends the ranges in the middle of a batch (n rows cut into
+// nr ranges of step rows, arguments evaluated up to upto) whose new keys
+// passed the groups limit: the partials merge, and the ranges that
+// waited for their keys update h's states on this goroutine, with the
+// serial aggregates.
+func (h *HashAggregate) leaveRanges(b *coldata.Batch, n, nr, step, upto int, evalErr error) error {
+	errAgg, err := upto, evalErr
+	for _, c := range h.subs[:nr] {
+		if c.rerr != nil && c.rerrAgg < errAgg {
+			errAgg, err = c.rerrAgg, c.rerr
+		}
+	}
+	h.noRanges = true
+	if e := h.mergeRanges(); e != nil {
+		return e
+	}
+	var base []int32
+	for r := 0; r < nr; r++ {
+		if len(h.rprobers[r].slow) > 0 { // waited for its keys
+			for row := r * step; row < min((r+1)*step, n); row++ {
+				base = append(base, int32(row))
+			}
+		}
+	}
+	for a := 0; a < min(upto, errAgg); a++ {
+		rows := base
+		if !h.rangeAggs[a] {
+			rows = nil // every row
+		} else if len(base) == 0 {
+			continue
+		}
+		if e := h.updateVec(a, h.rvecs[a], b, n, rows); e != nil {
+			return e
+		}
+	}
+	return err
 }
 
 // updateRanges updates every aggregate with batch b of n rows: the
@@ -231,6 +273,11 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 			}
 		}
 		h.growStates()
+		if h.ngroups > h.rangeGroupsLimit() {
+			// Too many groups for partials: they merge, and the rows
+			// left update h's states here.
+			return h.leaveRanges(b, n, nr, step, upto, evalErr)
+		}
 		h.forRanges(nr, false, func(r int) {
 			if c := h.subs[r]; c.waiting {
 				lo, hi := bounds(r)
