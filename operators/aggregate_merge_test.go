@@ -140,3 +140,31 @@ func TestPrefixSums(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionedEmptyParts checks parts that end with no groups (the
+// string MIN/MAX of a part 0 without groups once went missing), or with
+// no rows in the last batch: three groups over eight parts, and a last
+// batch of one row.
+func TestPartitionedEmptyParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	aggs := []AggSpec{
+		{Kind: AggCountStar, Type: coldata.Int64},
+		{Kind: AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
+		{Kind: AggMax, Arg: partCol(1, coldata.String), Type: coldata.String},
+		{Kind: AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
+	}
+	keys := []expr.Expr{partCol(0, coldata.Int64)}
+	for seed := 0; seed < 5; seed++ {
+		rng := rand.New(rand.NewSource(int64(seed)))
+		batches := append(partTestBatches(rng, 6, 3000, 2, false), partTestBatches(rng, 1, 1, 2, false)...)
+		want, _, werr := runPartAgg(batches, keys, aggs, 0, 0)
+		got, merged, gerr := runPartAgg(batches, keys, aggs, 1, 0)
+		if werr != nil || gerr != nil {
+			t.Fatalf("errors %v, %v", gerr, werr)
+		}
+		if !merged {
+			t.Fatal("the partitioned path did not run")
+		}
+		sameBatches(t, got, want)
+	}
+}

@@ -27,6 +27,8 @@ import (
 // partRowsMin is the input size past which GROUP BY goes partitioned, once
 // it has partGroupsMin groups: with few groups new keys are rare, and the
 // single table (probed in parallel) is faster than routing rows to parts.
+// With partGroupsMin groups from at most four rows each it goes
+// partitioned at once.
 const (
 	partRowsMin   = 1 << 18
 	partGroupsMin = 1 << 14
@@ -56,15 +58,23 @@ type partState struct {
 	// In a part: its index, and the key bytes of the batch's new groups.
 	partID   int
 	newBytes int
-	// route's row lists, per range of rows and part.
+	// route's row lists, per range of rows and part, and how many
+	// ranges the parts' sel still have to gather (0: none).
 	routeLists [][]int32
+	routed     int
 }
 
 // wantParts reports whether to go partitioned before a batch of n rows.
 func (h *HashAggregate) wantParts(n int) bool {
 	rows, groups := partRowsMin, partGroupsMin
-	if h.threshold > 0 {
+	switch {
+	case h.threshold > 0:
 		rows, groups = h.threshold, 0
+	case h.table.n >= groups && 4*h.table.n >= h.rowsSeen:
+		// A quarter of the rows so far made new groups: later batches
+		// will insert many too, which the parts do on every core
+		// (ClickBench Q33: every row its own group).
+		rows = 0
 	}
 	return h.rowsSeen+n > rows && h.table.n >= groups && h.canPartition()
 }
@@ -155,8 +165,9 @@ func (h *HashAggregate) startParts() error {
 const routeRows = 1 << 13
 
 // route hashes rows [0, n) of keys and lists each part's rows, in row
-// order, in its sel: ranges of rows hash and list their rows per part on
-// all cores, then each part concatenates its lists.
+// order, for its sel: ranges of rows hash and list their rows per part on
+// all cores; the parts' sel get their lengths, and runParts gathers the
+// lists into them, each part on its goroutine.
 func (h *HashAggregate) route(keys []keyVec, n int) {
 	if cap(h.hashes) < n {
 		uint64Pool.put(h.hashes)
@@ -203,6 +214,15 @@ func (h *HashAggregate) route(keys []keyVec, n int) {
 		}
 		c.sel = c.sel[:m]
 	}
+	h.routed = nr
+}
+
+// runParts runs f on every part with rows, one goroutine each, and waits.
+// After route, each part first fills its sel from route's lists.
+func (h *HashAggregate) runParts(f func(c *HashAggregate)) {
+	nr, np := h.routed, len(h.parts)
+	h.routed = 0
+	var wg sync.WaitGroup
 	for _, c := range h.parts {
 		if len(c.sel) == 0 {
 			continue
@@ -212,23 +232,8 @@ func (h *HashAggregate) route(keys []keyVec, n int) {
 			defer wg.Done()
 			at := 0
 			for r := 0; r < nr; r++ {
-				at += copy(c.sel[at:], lists[r*np+c.partID])
+				at += copy(c.sel[at:], h.routeLists[r*np+c.partID])
 			}
-		}()
-	}
-	wg.Wait()
-}
-
-// runParts runs f on every part, one goroutine each, and waits.
-func (h *HashAggregate) runParts(f func(c *HashAggregate)) {
-	var wg sync.WaitGroup
-	for _, c := range h.parts {
-		if len(c.sel) == 0 {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
 			f(c)
 		}()
 	}
@@ -413,11 +418,11 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, p := range pos {
+	defer func(all [][]uint32) {
+		for _, p := range all {
 			uint32Pool.put(p)
 		}
-	}()
+	}(pos)
 	pre := h.table // the table from before the parts: only hashed since
 	for a := range h.runs {
 		for _, c := range h.parts {
@@ -432,29 +437,21 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	stride := h.stride
 	h.st = uint64Pool.get(total * stride) // every word is copied below
 	for a := range h.runs {
-		if h.parts[0].runs[a].strs != nil {
-			h.runs[a].strs = make([][]byte, total)
+		for _, c := range h.parts {
+			if c.runs[a].strs != nil && h.runs[a].strs == nil { // a part may have no groups
+				h.runs[a].strs = make([][]byte, total)
+			}
 		}
 	}
-	h.runParts(func(c *HashAggregate) {
-		pp := pos[c.partID]
-		m := len(pp)
-		if sel != nil {
-			m = len(sel[c.partID])
-		}
-		for j := 0; j < m; j++ {
-			lid, g := j, int(pp[j])
-			if sel != nil {
-				lid = int(sel[c.partID][j])
-			}
-			copy(h.st[g*stride:(g+1)*stride], c.st[lid*stride:(lid+1)*stride])
-			for a := range h.runs {
-				if h.runs[a].strs != nil {
-					h.runs[a].strs[g] = c.runs[a].strs[lid]
-				}
-			}
-		}
-	})
+	var wg sync.WaitGroup
+	for _, c := range h.parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.scatterStates(h, sel, pos)
+		}()
+	}
+	wg.Wait()
 	h.ngroups = total
 	// Every key and state is copied out: the parts' buffers go back to
 	// their pools.
@@ -468,6 +465,28 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	}
 	h.parts, h.merged = nil, true
 	return nil
+}
+
+// scatterStates copies part c's states (its groups sel[c.partID], or all
+// when sel is nil) to their positions in h's.
+func (c *HashAggregate) scatterStates(h *HashAggregate, sel, pos [][]uint32) {
+	stride, pp := h.stride, pos[c.partID]
+	m := len(pp)
+	if sel != nil {
+		m = len(sel[c.partID])
+	}
+	for j := 0; j < m; j++ {
+		lid, g := j, int(pp[j])
+		if sel != nil {
+			lid = int(sel[c.partID][j])
+		}
+		copy(h.st[g*stride:(g+1)*stride], c.st[lid*stride:(lid+1)*stride])
+		for a := range h.runs {
+			if h.runs[a].strs != nil {
+				h.runs[a].strs[g] = c.runs[a].strs[lid]
+			}
+		}
+	}
 }
 
 // partsTop picks the groups Top reads from the parts, given every group's
