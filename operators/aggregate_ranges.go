@@ -47,6 +47,9 @@ const (
 	// partials (maxRanges copies of every group's state) cost more than
 	// they save, and the aggregate goes on serially (or partitioned).
 	rangeGroupsMax = 1 << 14
+	// mergeBlockWork is the fewest group states (groups times ranges)
+	// per goroutine merging the partials.
+	mergeBlockWork = 1 << 15
 )
 
 // rangeState is the range-parallel path's state in a HashAggregate.
@@ -58,6 +61,8 @@ type rangeState struct {
 	rangeGroupsHook int
 	// weakHashHook (tests only) makes the table's hashes collide.
 	weakHashHook bool
+	// mergeWorkHook (tests only) replaces mergeBlockWork.
+	mergeWorkHook int
 	// rangeAggs marks the aggregates updated per range.
 	rangeAggs []bool
 	// noRanges: no batch goes to the ranges (nothing to merge, one core,
@@ -65,8 +70,10 @@ type rangeState struct {
 	noRanges bool
 	subs     []*HashAggregate // per range: partial accumulators
 	rvecs    []*coldata.Vec   // the batch's evaluated arguments
-	// rprobers probe the ranges' keys.
-	rprobers []prober
+	// rprobers probe the ranges' keys; waitingRanges lists those whose
+	// keys had to insert first.
+	rprobers      []prober
+	waitingRanges []int
 	// In a sub-aggregate: the first error of its range and its aggregate,
 	// and whether its rows wait for keys to insert.
 	rerr    error
@@ -95,7 +102,7 @@ func mergeable(spec AggSpec) bool {
 // openRanges sets up the range state for Open.
 func (h *HashAggregate) openRanges() {
 	hook := h.rangeRowsHook
-	h.rangeState = rangeState{rangeRowsHook: hook, rangeGroupsHook: h.rangeGroupsHook, weakHashHook: h.weakHashHook, rangeAggs: make([]bool, len(h.Aggs))}
+	h.rangeState = rangeState{rangeRowsHook: hook, rangeGroupsHook: h.rangeGroupsHook, weakHashHook: h.weakHashHook, mergeWorkHook: h.mergeWorkHook, rangeAggs: make([]bool, len(h.Aggs))}
 	if h.weakHashHook && h.table != nil {
 		h.table.weakHash = true
 	}
@@ -278,12 +285,20 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 			// left update h's states here.
 			return h.leaveRanges(b, n, nr, step, upto, evalErr)
 		}
-		h.forRanges(nr, false, func(r int) {
-			if c := h.subs[r]; c.waiting {
-				lo, hi := bounds(r)
-				h.updateRange(c, lo, hi, upto)
+		waiting := h.waitingRanges[:0]
+		for r, c := range h.subs[:nr] {
+			if c.waiting {
+				waiting = append(waiting, r)
 			}
-		}, serialAggs)
+		}
+		h.waitingRanges = waiting
+		if len(waiting) > 0 || serial {
+			h.forRanges(len(waiting), false, func(i int) {
+				r := waiting[i]
+				lo, hi := bounds(r)
+				h.updateRange(h.subs[r], lo, hi, upto)
+			}, serialAggs)
+		}
 	}
 	for _, c := range h.subs[:nr] {
 		if c.rerr != nil && c.rerrAgg < errAgg {
@@ -365,7 +380,10 @@ func (c *HashAggregate) growPartial() {
 }
 
 // mergeRanges merges the partials into h's accumulators, range by range,
-// and drops them.
+// and drops them. Blocks of groups merge in parallel, each in range
+// order, so the result does not depend on the blocks; of several errors
+// the one of the first range and aggregate is returned, as one loop over
+// the ranges would.
 func (h *HashAggregate) mergeRanges() error {
 	subs := h.subs
 	h.subs = nil
@@ -375,24 +393,65 @@ func (h *HashAggregate) mergeRanges() error {
 			c.st = nil
 		}
 	}()
+	groups := 0
 	for _, c := range subs {
+		groups = max(groups, c.ngroups)
 		for a := range h.Aggs {
-			if !h.rangeAggs[a] {
-				continue
-			}
 			h.runs[a].intSum = h.runs[a].intSum || c.runs[a].intSum
-			if err := h.mergeAgg(a, c.st, c.runs[a].strs, c.ngroups); err != nil {
-				return err
-			}
 		}
+	}
+	work := mergeBlockWork
+	if h.mergeWorkHook > 0 {
+		work = h.mergeWorkHook
+	}
+	blocks := max(min(runtime.GOMAXPROCS(0), groups*len(subs)/work), 1)
+	step := (groups + blocks - 1) / blocks
+	type failure struct {
+		sub, agg int
+		err      error
+	}
+	fails := make([]failure, blocks)
+	var wg sync.WaitGroup
+	for k := 0; k < blocks; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lo := k * step
+			for si, c := range subs {
+				hi := min((k+1)*step, c.ngroups)
+				if lo >= hi {
+					continue
+				}
+				for a := range h.Aggs {
+					if !h.rangeAggs[a] {
+						continue
+					}
+					if err := h.mergeAgg(a, c.st, c.runs[a].strs, lo, hi); err != nil {
+						fails[k] = failure{si, a, err}
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var first *failure
+	for k := range fails {
+		f := &fails[k]
+		if f.err != nil && (first == nil || f.sub < first.sub || f.sub == first.sub && f.agg < first.agg) {
+			first = f
+		}
+	}
+	if first != nil {
+		return first.err
 	}
 	return nil
 }
 
-// mergeAgg merges the states of aggregate a of groups [0, groups) in src
+// mergeAgg merges the states of aggregate a of groups [lo, hi) in src
 // (and srcStrs, for MIN/MAX of strings), laid out as h.st, into h.st: as
 // if h had gone on to see src's rows after its own.
-func (h *HashAggregate) mergeAgg(a int, src []uint64, srcStrs [][]byte, groups int) error {
+func (h *HashAggregate) mergeAgg(a int, src []uint64, srcStrs [][]byte, lo, hi int) error {
 	spec, ar := &h.Aggs[a], &h.runs[a]
 	st, stride, off := h.st, h.stride, ar.off
 	dec := spec.Arg != nil && spec.Arg.Type().IsDecimal()
@@ -400,7 +459,7 @@ func (h *HashAggregate) mergeAgg(a int, src []uint64, srcStrs [][]byte, groups i
 	if spec.Arg != nil {
 		phys = spec.Arg.Type().Physical()
 	}
-	for g := 0; g < groups; g++ {
+	for g := lo; g < hi; g++ {
 		w := g*stride + off
 		switch spec.Kind {
 		case AggCountStar, AggCount:

@@ -97,7 +97,7 @@ func runRangeAgg(batches []*coldata.Batch, keys []expr.Expr, aggs []AggSpec, row
 func runRangeAggWeak(batches []*coldata.Batch, keys []expr.Expr, aggs []AggSpec, rows, groups int, maxGroups int, memLimit uint64, weak bool) ([]*coldata.Batch, bool, error) {
 	h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs, MaxGroups: maxGroups, MemoryLimit: memLimit}
 	h.partState.threshold = math.MaxInt // the single table
-	h.rangeRowsHook, h.rangeGroupsHook, h.weakHashHook = rows, groups, weak
+	h.rangeRowsHook, h.rangeGroupsHook, h.weakHashHook, h.mergeWorkHook = rows, groups, weak, 100
 	out, err := Drain(context.Background(), h)
 	return out, h.rangesRan, err
 }
