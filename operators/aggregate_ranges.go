@@ -47,6 +47,8 @@ const (
 	// partials (maxRanges copies of every group's state) cost more than
 	// they save, and the aggregate goes on serially (or partitioned).
 	rangeGroupsMax = 1 << 14
+	// rangeStateBytes bounds the partials' accumulators.
+	rangeStateBytes = 32 << 20
 	// mergeBlockWork is the fewest group states (groups times ranges)
 	// per goroutine merging the partials.
 	mergeBlockWork = 1 << 15
@@ -136,12 +138,19 @@ func (h *HashAggregate) useRanges(n int) (bool, error) {
 	return n >= 2*h.rangeRowsMin(), nil
 }
 
-// rangeGroupsLimit is the most groups the partials keep.
+// rangeGroupsLimit is the most groups the partials keep: rangeGroupsMax,
+// fewer when the partials of that many would pass rangeStateBytes, or
+// half of the MemoryLimit.
 func (h *HashAggregate) rangeGroupsLimit() int {
 	if h.rangeGroupsHook > 0 {
 		return h.rangeGroupsHook
 	}
-	return rangeGroupsMax
+	budget := uint64(rangeStateBytes)
+	if h.MemoryLimit > 0 {
+		budget = min(budget, h.MemoryLimit/2)
+	}
+	perGroup := uint64(maxRanges * 8 * max(h.stride, 1))
+	return int(min(uint64(rangeGroupsMax), budget/perGroup))
 }
 
 // leaveRanges ends the ranges in the middle of a batch (n rows cut into

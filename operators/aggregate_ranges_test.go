@@ -218,3 +218,36 @@ func TestRangeAggregateDeterministic(t *testing.T) {
 		sameBatches(t, got, want)
 	}
 }
+
+// TestRangesThenParts checks a GROUP BY that starts on the ranges and goes
+// partitioned after some batches: the partials merge into the parts.
+func TestRangesThenParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	rng := rand.New(rand.NewSource(21))
+	batches := rangeTestBatches(rng, 4, 3000, 8, false, false)
+	batches = append(batches, rangeTestBatches(rng, 6, 3000, 3000, false, false)...)
+	var aggs []AggSpec
+	for _, spec := range rangeTestAggs(rangeTestType) {
+		if spec.Kind != AggGroupConcat && spec.Kind != AggQuantileCont && spec.Kind != AggQuantileDisc && !spec.Distinct {
+			aggs = append(aggs, spec) // those the parts take
+		}
+	}
+	for kn, keys := range map[string][]expr.Expr{
+		"int":        {partCol(0, coldata.Int64)},
+		"int,string": {partCol(0, coldata.Int64), partCol(1, coldata.String)},
+	} {
+		t.Run(kn, func(t *testing.T) {
+			want, _, werr := runRangeAgg(batches, keys, aggs, -1, 0, 0, 0)
+			h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs}
+			h.partState.threshold, h.rangeRowsHook = 12000, 64
+			got, gerr := Drain(context.Background(), h)
+			if werr != nil || gerr != nil {
+				t.Fatalf("errors %v, %v", gerr, werr)
+			}
+			if !h.rangesRan || !h.merged {
+				t.Fatalf("ranges ran %v, parts ran %v", h.rangesRan, h.merged)
+			}
+			closeBatches(t, got, want)
+		})
+	}
+}
