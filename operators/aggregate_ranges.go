@@ -76,11 +76,16 @@ type rangeState struct {
 	// keys had to insert first.
 	rprobers      []prober
 	waitingRanges []int
-	// In a sub-aggregate: the first error of its range and its aggregate,
-	// and whether its rows wait for keys to insert.
-	rerr    error
-	rerrAgg int
-	waiting bool
+	// rangeEval marks the mergeable aggregates whose argument (a pure
+	// function call) each range evaluates over its rows; rbatch is the
+	// batch they read.
+	rangeEval []bool
+	rbatch    *coldata.Batch
+	// In a sub-aggregate: the first error of its range and its rank
+	// (errRank), and whether its rows wait for keys to insert.
+	rerr     error
+	rerrRank int
+	waiting  bool
 	// rangesRan (tests): some batch went through the ranges.
 	rangesRan bool
 }
@@ -108,12 +113,37 @@ func (h *HashAggregate) openRanges() {
 	if h.weakHashHook && h.table != nil {
 		h.table.weakHash = true
 	}
+	h.rangeEval = make([]bool, len(h.Aggs))
 	any := false
 	for a, spec := range h.Aggs {
 		h.rangeAggs[a] = mergeable(spec)
 		any = any || h.rangeAggs[a]
+		if _, call := spec.Arg.(*expr.Call); call && h.rangeAggs[a] && !volatile(spec.Arg) {
+			h.rangeEval[a] = true
+		}
 	}
 	h.noRanges = !any || hook < 0 || (hook == 0 && runtime.GOMAXPROCS(0) < 2)
+}
+
+// volatile reports whether e calls a function that keeps state, which
+// must see the whole batch on one goroutine.
+func volatile(e expr.Expr) bool {
+	found := false
+	expr.Walk(e, func(x expr.Expr) {
+		if c, ok := x.(*expr.Call); ok && c.Fn.Volatile {
+			found = true
+		}
+	})
+	return found
+}
+
+// errRank orders the errors of a batch as one goroutine meets them:
+// aggregate by aggregate, its argument's evaluation before its update.
+func errRank(agg int, update bool) int {
+	if update {
+		return 2*agg + 1
+	}
+	return 2 * agg
 }
 
 // rangeRowsMin is the fewest rows per range.
@@ -159,10 +189,11 @@ func (h *HashAggregate) rangeGroupsLimit() int {
 // waited for their keys update h's states on this goroutine, with the
 // serial aggregates.
 func (h *HashAggregate) leaveRanges(b *coldata.Batch, n, nr, step, upto int, evalErr error) error {
-	errAgg, err := upto, evalErr
+	h.rbatch = nil
+	rank, err := errRank(upto, false), evalErr
 	for _, c := range h.subs[:nr] {
-		if c.rerr != nil && c.rerrAgg < errAgg {
-			errAgg, err = c.rerrAgg, c.rerr
+		if c.rerr != nil && c.rerrRank < rank {
+			rank, err = c.rerrRank, c.rerr
 		}
 	}
 	h.noRanges = true
@@ -177,14 +208,21 @@ func (h *HashAggregate) leaveRanges(b *coldata.Batch, n, nr, step, upto int, eva
 			}
 		}
 	}
-	for a := 0; a < min(upto, errAgg); a++ {
+	for a := 0; a < upto && errRank(a, true) < rank; a++ {
 		rows := base
 		if !h.rangeAggs[a] {
 			rows = nil // every row
 		} else if len(base) == 0 {
 			continue
 		}
-		if e := h.updateVec(a, h.rvecs[a], b, n, rows); e != nil {
+		v := h.rvecs[a]
+		if h.rangeEval[a] {
+			var e error
+			if v, e = expr.Eval(h.Aggs[a].Arg, b); e != nil {
+				return e
+			}
+		}
+		if e := h.updateVec(a, v, b, n, rows); e != nil {
 			return e
 		}
 	}
@@ -215,13 +253,14 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 		c.rangeAggs = h.rangeAggs
 		h.subs = append(h.subs, c)
 	}
-	// Arguments are evaluated once; aggregates after one that fails to
-	// evaluate do not run.
+	// Arguments are evaluated once, those of rangeEval by the ranges;
+	// aggregates after one that fails to evaluate here do not run.
 	upto := len(h.Aggs)
 	var evalErr error
 	h.rvecs = h.rvecs[:0]
+	h.rbatch = b
 	for a, spec := range h.Aggs {
-		if spec.Kind == AggCountStar {
+		if spec.Kind == AggCountStar || h.rangeEval[a] {
 			h.rvecs = append(h.rvecs, nil)
 			continue
 		}
@@ -241,14 +280,14 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 	}
 	bounds := func(r int) (int, int) { return r * step, min((r+1)*step, n) }
 	// serialAggs updates the aggregates that stay on this goroutine.
-	errAgg, err := upto, evalErr
+	rank, err := errRank(upto, false), evalErr
 	serialAggs := func() {
 		for a := 0; a < upto; a++ {
 			if h.rangeAggs[a] {
 				continue
 			}
 			if e := h.updateVec(a, h.rvecs[a], b, n, nil); e != nil {
-				errAgg, err = a, e
+				rank, err = errRank(a, true), e
 				return
 			}
 		}
@@ -309,9 +348,10 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 			}, serialAggs)
 		}
 	}
+	h.rbatch = nil
 	for _, c := range h.subs[:nr] {
-		if c.rerr != nil && c.rerrAgg < errAgg {
-			errAgg, err = c.rerrAgg, c.rerr
+		if c.rerr != nil && c.rerrRank < rank {
+			rank, err = c.rerrRank, c.rerr
 		}
 	}
 	return err
@@ -355,16 +395,26 @@ func (h *HashAggregate) updateRange(c *HashAggregate, lo, hi, upto int) {
 	c.ngroups = h.ngroups
 	c.growPartial()
 	c.gids = h.gids[lo:hi]
+	var rows *coldata.Batch // the range's rows, for rangeEval
 	for a := 0; a < upto; a++ {
 		if !h.rangeAggs[a] {
 			continue
 		}
 		v := h.rvecs[a]
-		if v != nil {
+		if h.rangeEval[a] {
+			if rows == nil {
+				rows = coldata.SliceBatch(h.rbatch, lo, hi)
+			}
+			var err error
+			if v, err = expr.Eval(h.Aggs[a].Arg, rows); err != nil {
+				c.rerr, c.rerrRank = err, errRank(a, false)
+				return
+			}
+		} else if v != nil {
 			v = coldata.Slice(v, lo, hi)
 		}
 		if err := c.updateVec(a, v, nil, hi-lo, nil); err != nil {
-			c.rerr, c.rerrAgg = err, a
+			c.rerr, c.rerrRank = err, errRank(a, true)
 			return
 		}
 	}

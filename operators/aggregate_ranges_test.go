@@ -80,10 +80,27 @@ func rangeTestAggs(dec coldata.Type) []AggSpec {
 		{Kind: AggGroupConcat, Arg: partCol(1, str), Separator: ",", Order: []AggOrder{{Expr: partCol(1, str)}}, Type: str},
 		{Kind: AggQuantileCont, Arg: partCol(5, f64), Quantile: 0.5, Type: f64},
 		{Kind: AggQuantileDisc, Arg: partCol(4, i64), Quantile: 0.25, Type: i64},
+		{Kind: AggAvg, Arg: call("+", partCol(5, f64), partCol(5, f64)), Type: f64},
+		{Kind: AggSum, Arg: call("*", partCol(0, i64), partCol(4, i64)), Type: i64},
+		{Kind: AggMax, Arg: call("*", partCol(6, dec), partCol(6, dec)), Type: coldata.DecimalOf(38, 4)},
 		{Kind: AggMin, Arg: &expr.Literal{Value: int64(7), T: i64}, Type: i64},
 		{Kind: AggSum, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Type: f64},
 		{Kind: AggCount, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Type: i64},
 	}
+}
+
+// call returns a call of function name (a pure one: the ranges evaluate
+// it over their rows).
+func call(name string, args ...expr.Expr) expr.Expr {
+	f, ok := expr.Lookup(name)
+	if !ok {
+		panic("no function " + name)
+	}
+	e, err := expr.NewCall(f, args)
+	if err != nil {
+		panic(err)
+	}
+	return e
 }
 
 // runRangeAgg aggregates the batches with rangeRows replaced by rows (-1:
@@ -249,5 +266,41 @@ func TestRangesThenParts(t *testing.T) {
 			}
 			closeBatches(t, got, want)
 		})
+	}
+}
+
+// TestRangeArgumentErrors checks that arguments the ranges evaluate fail
+// as on one goroutine: an evaluation error before or after an aggregate
+// whose sum overflows, in the first batch or a later one.
+func TestRangeArgumentErrors(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	i64 := coldata.Int64
+	overflows := AggSpec{Kind: AggSum, Arg: call("*", partCol(4, i64), &expr.Literal{Value: int64(4), T: i64}), Type: i64}
+	sum := AggSpec{Kind: AggSum, Arg: partCol(4, i64), Type: i64}
+	count := AggSpec{Kind: AggCountStar, Type: i64}
+	small := rangeTestBatches(rand.New(rand.NewSource(2)), 3, 3000, 8, false, false)
+	big := rangeTestBatches(rand.New(rand.NewSource(3)), 3, 3000, 8, true, false)
+	for _, tc := range []struct {
+		name    string
+		aggs    []AggSpec
+		batches []*coldata.Batch
+	}{
+		{"evaluation first", []AggSpec{count, overflows, sum}, big},
+		{"overflow first", []AggSpec{sum, overflows, count}, big},
+		{"in a later batch", []AggSpec{count, overflows}, append(append([]*coldata.Batch{}, small...), big...)},
+	} {
+		for kn, keys := range map[string][]expr.Expr{"none": nil, "int": {partCol(0, i64)}} {
+			t.Run(tc.name+"/"+kn, func(t *testing.T) {
+				_, _, werr := runRangeAgg(tc.batches, keys, tc.aggs, -1, 0, 0, 0)
+				_, ran, gerr := runRangeAgg(tc.batches, keys, tc.aggs, 64, 0, 0, 0)
+				t.Log(werr)
+				if werr == nil || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+					t.Fatalf("error %v, want %v (not nil)", gerr, werr)
+				}
+				if !ran {
+					t.Fatal("no batch went through the ranges")
+				}
+			})
+		}
 	}
 }
