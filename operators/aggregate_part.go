@@ -19,10 +19,17 @@ import (
 // number of parts, each with its own hash table and accumulators and run
 // by one goroutine. A group's rows all land in one part, in row order, so
 // its accumulators see the same values in the same order as on the single
-// table (float sums and integer overflow come out identical). Each part
-// remembers its groups' first rows; the output merges the parts' groups
-// back into order of first appearance. New groups are admitted (MaxGroups,
-// MemoryLimit) by the consumer in row order, as on the single table.
+// table (float sums and integer overflow come out identical; partials
+// from the ranges of aggregate_ranges.go, if the single table had them,
+// merge into its states before the parts take them). Ranges of each
+// batch's rows are hashed and routed on all cores. Each part counts its
+// new groups and their keys' bytes; the batch's new groups are admitted
+// (MaxGroups, MemoryLimit) together after it, and past a limit they are
+// admitted again one by one in row order, for the error the single table
+// gives (the statement fails, so the groups inserted past the limit do
+// not matter). Each part remembers its groups' first rows; the output
+// merges the parts' groups back into order of first appearance
+// (aggregate_merge.go).
 
 // partRowsMin is the input size past which GROUP BY goes partitioned, once
 // it has partGroupsMin groups: with few groups new keys are rare, and the
