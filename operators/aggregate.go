@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
@@ -869,106 +870,138 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 		}
 		cols = append(cols, v)
 	}
-	st, stride := h.st, h.stride
-	for a, spec := range h.Aggs {
-		if v := h.countSumAvg(a, n); v != nil {
-			cols = append(cols, v)
-			continue
+	// The aggregates' columns build in parallel for many groups.
+	aggCols := make([]*coldata.Vec, len(h.Aggs))
+	errs := make([]error, len(h.Aggs))
+	if n >= resultParallelGroups && runtime.GOMAXPROCS(0) > 1 && len(h.Aggs) > 1 {
+		var wg sync.WaitGroup
+		for a := range h.Aggs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				aggCols[a], errs[a] = h.aggColumn(a, n)
+			}()
 		}
-		ar := &h.runs[a]
-		b := coldata.NewBuilder(spec.Type, n)
-		for g := 0; g < n; g++ {
-			w := g*stride + ar.off
-			switch spec.Kind {
-			case AggCountStar, AggCount:
-				b.AppendInt(int64(st[w]))
-			case AggSum:
-				switch {
-				case st[w+1] == 0:
-					b.AppendNull()
-				case spec.Type.IsDecimal():
-					b.AppendDec(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
-				case spec.Type == coldata.Int64:
-					if ar.intSum {
-						b.AppendInt(int64(st[w]))
-					} else {
-						b.AppendInt(0)
-					}
-				default:
-					b.AppendFloat(math.Float64frombits(st[w]))
-				}
-			case AggAvg:
-				if st[w+1] == 0 {
-					b.AppendNull()
-				} else if spec.Type.IsDecimal() {
-					avg, err := decimalAvg(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}, int64(st[w+1]), spec.Arg.Type().Scale(), spec.Type)
-					if err != nil {
-						return nil, err
-					}
-					b.AppendDec(avg)
-				} else {
-					b.AppendFloat(math.Float64frombits(st[w]) / float64(st[w+1]))
-				}
-			case AggMin, AggMax:
-				if st[w+1] == 0 {
-					b.AppendNull()
-					continue
-				}
-				switch spec.Type.Physical() {
-				case coldata.Decimal:
-					b.AppendDec(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
-				case coldata.Bool:
-					b.AppendBool(st[w] != 0)
-				case coldata.Int64:
-					b.AppendInt(int64(st[w]))
-				case coldata.Float64:
-					b.AppendFloat(math.Float64frombits(st[w]))
-				case coldata.String:
-					b.AppendBytes(ar.strs[g])
-				}
-			case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
-				cnt := st[w+1]
-				samp := spec.Kind == AggVarSamp || spec.Kind == AggStddevSamp
-				if cnt == 0 || (samp && cnt < 2) {
-					b.AppendNull()
-					continue
-				}
-				div := float64(cnt)
-				if samp {
-					div--
-				}
-				r := math.Float64frombits(st[w+2]) / div
-				if spec.Kind == AggStddevPop || spec.Kind == AggStddevSamp {
-					r = math.Sqrt(r)
-				}
-				b.AppendFloat(r)
-			case AggQuantileCont, AggQuantileDisc:
-				quantileInto(b, spec, ar.vals[g].Finish())
-				ar.vals[g] = nil
-			case AggGroupConcat:
-				parts := ar.parts[g]
-				if len(parts) == 0 {
-					b.AppendNull()
-					continue
-				}
-				if len(spec.Order) > 0 {
-					sort.SliceStable(parts, func(i, j int) bool {
-						return compareOrderKeys(parts[i].keys, parts[j].keys, spec.Order) < 0
-					})
-				}
-				var out []byte
-				for i, p := range parts {
-					if i > 0 {
-						out = append(out, spec.Separator...)
-					}
-					out = append(out, p.val...)
-				}
-				b.AppendBytes(out)
+		wg.Wait()
+	} else {
+		for a := range h.Aggs {
+			if aggCols[a], errs[a] = h.aggColumn(a, n); errs[a] != nil {
+				break
 			}
 		}
-		cols = append(cols, b.Finish())
 	}
+	for a := range h.Aggs {
+		if errs[a] != nil {
+			return nil, errs[a]
+		}
+	}
+	cols = append(cols, aggCols...)
 	return &coldata.Batch{Cols: cols, Len: n}, nil
+}
+
+// resultParallelGroups is the fewest groups whose output columns build in
+// parallel, one goroutine per aggregate.
+const resultParallelGroups = 1 << 14
+
+// aggColumn builds the output column of aggregate a over n groups.
+func (h *HashAggregate) aggColumn(a, n int) (*coldata.Vec, error) {
+	if v := h.countSumAvg(a, n); v != nil {
+		return v, nil
+	}
+	spec := h.Aggs[a]
+	st, stride := h.st, h.stride
+	ar := &h.runs[a]
+	b := coldata.NewBuilder(spec.Type, n)
+	for g := 0; g < n; g++ {
+		w := g*stride + ar.off
+		switch spec.Kind {
+		case AggCountStar, AggCount:
+			b.AppendInt(int64(st[w]))
+		case AggSum:
+			switch {
+			case st[w+1] == 0:
+				b.AppendNull()
+			case spec.Type.IsDecimal():
+				b.AppendDec(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
+			case spec.Type == coldata.Int64:
+				if ar.intSum {
+					b.AppendInt(int64(st[w]))
+				} else {
+					b.AppendInt(0)
+				}
+			default:
+				b.AppendFloat(math.Float64frombits(st[w]))
+			}
+		case AggAvg:
+			if st[w+1] == 0 {
+				b.AppendNull()
+			} else if spec.Type.IsDecimal() {
+				avg, err := decimalAvg(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}, int64(st[w+1]), spec.Arg.Type().Scale(), spec.Type)
+				if err != nil {
+					return nil, err
+				}
+				b.AppendDec(avg)
+			} else {
+				b.AppendFloat(math.Float64frombits(st[w]) / float64(st[w+1]))
+			}
+		case AggMin, AggMax:
+			if st[w+1] == 0 {
+				b.AppendNull()
+				continue
+			}
+			switch spec.Type.Physical() {
+			case coldata.Decimal:
+				b.AppendDec(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
+			case coldata.Bool:
+				b.AppendBool(st[w] != 0)
+			case coldata.Int64:
+				b.AppendInt(int64(st[w]))
+			case coldata.Float64:
+				b.AppendFloat(math.Float64frombits(st[w]))
+			case coldata.String:
+				b.AppendBytes(ar.strs[g])
+			}
+		case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+			cnt := st[w+1]
+			samp := spec.Kind == AggVarSamp || spec.Kind == AggStddevSamp
+			if cnt == 0 || (samp && cnt < 2) {
+				b.AppendNull()
+				continue
+			}
+			div := float64(cnt)
+			if samp {
+				div--
+			}
+			r := math.Float64frombits(st[w+2]) / div
+			if spec.Kind == AggStddevPop || spec.Kind == AggStddevSamp {
+				r = math.Sqrt(r)
+			}
+			b.AppendFloat(r)
+		case AggQuantileCont, AggQuantileDisc:
+			quantileInto(b, spec, ar.vals[g].Finish())
+			ar.vals[g] = nil
+		case AggGroupConcat:
+			parts := ar.parts[g]
+			if len(parts) == 0 {
+				b.AppendNull()
+				continue
+			}
+			if len(spec.Order) > 0 {
+				sort.SliceStable(parts, func(i, j int) bool {
+					return compareOrderKeys(parts[i].keys, parts[j].keys, spec.Order) < 0
+				})
+			}
+			var out []byte
+			for i, p := range parts {
+				if i > 0 {
+					out = append(out, spec.Separator...)
+				}
+				out = append(out, p.val...)
+			}
+			b.AppendBytes(out)
+		}
+	}
+	return b.Finish(), nil
 }
 
 // cutTop keeps only the groups Top reads, when every aggregate's state is

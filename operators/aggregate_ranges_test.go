@@ -304,3 +304,22 @@ func TestRangeArgumentErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestResultColumnsInParallel checks the output of many groups, whose
+// aggregate columns build on one goroutine each, against one core's.
+func TestResultColumnsInParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	batches := rangeTestBatches(rand.New(rand.NewSource(4)), 24, 3000, 100_000, false, false)
+	keys := []expr.Expr{partCol(0, coldata.Int64)}
+	aggs := rangeTestAggs(rangeTestType)
+	want, _, werr := runRangeAgg(batches, keys, aggs, -1, 0, 0, 0)
+	runtime.GOMAXPROCS(4)
+	got, _, gerr := runRangeAgg(batches, keys, aggs, -1, 0, 0, 0)
+	if werr != nil || gerr != nil {
+		t.Fatalf("errors %v, %v", gerr, werr)
+	}
+	if want[0].Len < resultParallelGroups {
+		t.Fatalf("%d groups, too few to build in parallel", want[0].Len)
+	}
+	sameBatches(t, got, want)
+}
