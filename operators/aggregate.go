@@ -8,7 +8,6 @@ import (
 	"math"
 	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
@@ -874,7 +873,7 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 	aggCols := make([]*coldata.Vec, len(h.Aggs))
 	errs := make([]error, len(h.Aggs))
 	if n >= resultParallelGroups && runtime.GOMAXPROCS(0) > 1 && len(h.Aggs) > 1 {
-		var wg sync.WaitGroup
+		var wg workGroup
 		for a := range h.Aggs {
 			wg.Add(1)
 			go func() {

@@ -75,7 +75,7 @@ func mergePositions(ctx context.Context, firsts [][]int64, segGroups int) ([][]u
 			}
 		}
 	}
-	var wg sync.WaitGroup
+	var wg workGroup
 	var next int
 	var mu sync.Mutex
 	var err error
@@ -194,7 +194,7 @@ func scatterTable(types []coldata.Type, srcs []*hashTable, sel [][]uint32, pos [
 		return j
 	}
 	parallel := func(f func(p int)) {
-		var wg sync.WaitGroup
+		var wg workGroup
 		for p := range srcs {
 			if count(p) == 0 {
 				continue
@@ -305,7 +305,7 @@ func prefixSums(x []int) {
 		return
 	}
 	sums := make([]int, nb)
-	var wg sync.WaitGroup
+	var wg workGroup
 	forBlocks := func(f func(b int, part []int)) {
 		for b := 0; b < nb; b++ {
 			wg.Add(1)

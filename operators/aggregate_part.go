@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -188,7 +187,7 @@ func (h *HashAggregate) route(keys []keyVec, n int) {
 		h.routeLists = append(h.routeLists, nil)
 	}
 	lists := h.routeLists[:nr*np]
-	var wg sync.WaitGroup
+	var wg workGroup
 	for r := 0; r < nr; r++ {
 		lo, hi := r*step, min((r+1)*step, n)
 		wg.Add(1)
@@ -229,7 +228,7 @@ func (h *HashAggregate) route(keys []keyVec, n int) {
 func (h *HashAggregate) runParts(f func(c *HashAggregate)) {
 	nr, np := h.routed, len(h.parts)
 	h.routed = 0
-	var wg sync.WaitGroup
+	var wg workGroup
 	for _, c := range h.parts {
 		if len(c.sel) == 0 {
 			continue
@@ -450,7 +449,7 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 			}
 		}
 	}
-	var wg sync.WaitGroup
+	var wg workGroup
 	for _, c := range h.parts {
 		wg.Add(1)
 		go func() {
@@ -506,7 +505,7 @@ func (h *HashAggregate) partsTop(pos [][]uint32) ([][]uint32, [][]uint32, int) {
 	t := h.Top
 	stride, off := h.stride, h.runs[t.Agg].off
 	cands := make([][]int, len(h.parts))
-	var wg sync.WaitGroup
+	var wg workGroup
 	for p, c := range h.parts {
 		wg.Add(1)
 		go func() {

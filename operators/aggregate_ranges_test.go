@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -322,4 +323,24 @@ func TestResultColumnsInParallel(t *testing.T) {
 		t.Fatalf("%d groups, too few to build in parallel", want[0].Len)
 	}
 	sameBatches(t, got, want)
+}
+
+// TestWorkerPanicReachesCaller checks that a panic on a range's goroutine
+// is raised again on the goroutine that waits, where a statement's
+// recovery catches it, instead of ending the process.
+func TestWorkerPanicReachesCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	h := &HashAggregate{}
+	got := func() (r any) {
+		defer func() { r = recover() }()
+		h.forRanges(8, true, func(r int) {
+			if r == 5 {
+				panic("boom")
+			}
+		}, nil)
+		return nil
+	}()
+	if s, ok := got.(string); !ok || !strings.Contains(s, "boom") {
+		t.Fatalf("recovered %v, want the worker's panic", got)
+	}
 }
