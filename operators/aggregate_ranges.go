@@ -24,7 +24,8 @@ import (
 //
 // The split depends only on the batch's length (not on the number of
 // cores) and the merge order is fixed, so the same input gives the same
-// answer on every run and every host. Integer and DECIMAL sums, counts,
+// answer on every run and every host with more than one core (one core
+// updates serially, as before the ranges). Integer and DECIMAL sums, counts,
 // MIN and MAX are exact anyway; float sums and variances may differ from
 // one goroutine's row order in their last bits. Aggregates whose answer
 // depends on the order rows arrive in, or whose state is not a few words
