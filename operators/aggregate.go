@@ -143,6 +143,9 @@ type HashAggregate struct {
 	// Partitioned path (aggregate_part.go): parts own disjoint groups.
 	parts []*HashAggregate
 	partState
+	// Range-parallel accumulation (aggregate_ranges.go): partial states
+	// per range of rows, merged at the end.
+	rangeState
 }
 
 // aggRun is the state of one aggregate beyond its words in st.
@@ -235,7 +238,8 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	}
 	h.st = nil
 	h.out = nil
-	h.parts, h.partState = nil, partState{threshold: h.partState.threshold}
+	h.parts, h.partState = nil, partState{threshold: h.partState.threshold, segGroups: h.partState.segGroups}
+	h.openRanges()
 	return h.Input.Open(ctx)
 }
 
@@ -306,6 +310,16 @@ func (h *HashAggregate) releaseState(keys bool) {
 		c.gids = nil // the parent's
 		c.releaseState(true)
 	}
+	for _, c := range h.subs {
+		uint64Pool.put(c.st)
+		c.st = nil
+	}
+	h.subs = nil
+	for i := range h.rprobers {
+		int32Pool.put(h.rprobers[i].candRows)
+		uint32Pool.put(h.rprobers[i].candIDs)
+	}
+	h.rprobers = nil
 }
 
 // Close implements Operator.
@@ -402,11 +416,27 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 					continue
 				}
 				n = b.Len
+			} else if ok, err := h.useRanges(n); err != nil {
+				return err
+			} else if ok {
+				// The ranges probe the table too.
+				if err := h.updateRanges(b, n, true); err != nil {
+					return err
+				}
+				continue
 			} else if err := h.table.findOrInsert(h.keys, 0, n, h.gids, h.admitRow, nil); err != nil {
 				return err
 			}
 		}
 		h.growStates()
+		if ok, err := h.useRanges(b.Len); err != nil {
+			return err
+		} else if ok {
+			if err := h.updateRanges(b, b.Len, false); err != nil {
+				return err
+			}
+			continue
+		}
 		for a := range h.Aggs {
 			if err := h.update(a, b); err != nil {
 				return err
@@ -416,6 +446,9 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 	if h.ngroups == 0 && h.table == nil {
 		h.ngroups = 1
 		h.growStates()
+	}
+	if err := h.mergeRanges(); err != nil {
+		return err
 	}
 	if h.parts != nil {
 		return h.mergeParts(ctx)
@@ -686,6 +719,11 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	} else if spec.Kind == AggGroupConcat || spec.Kind == AggQuantileCont || spec.Kind == AggQuantileDisc || v.Type == coldata.String {
 		rows = h.allRows(n)
 	}
+	if h.table == nil {
+		if ok, err := updateSingle(spec, ar, st[off:off+specWords(*spec)], len(gs), ints, floats, decs); ok {
+			return err
+		}
+	}
 	switch spec.Kind {
 	case AggCount:
 		for _, g := range gs {
@@ -697,7 +735,7 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 			for i, g := range gs {
 				w := int(g)*stride + off
 				sum, ok := decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}.Add(decs[i])
-				if !ok || !sum.Fits(decimal.MaxPrecision) {
+				if !ok || !decFits(sum) {
 					return fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind])
 				}
 				st[w], st[w+2] = sum.Lo, uint64(sum.Hi)
@@ -831,106 +869,138 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 		}
 		cols = append(cols, v)
 	}
-	st, stride := h.st, h.stride
-	for a, spec := range h.Aggs {
-		if v := h.countSumAvg(a, n); v != nil {
-			cols = append(cols, v)
-			continue
+	// The aggregates' columns build in parallel for many groups.
+	aggCols := make([]*coldata.Vec, len(h.Aggs))
+	errs := make([]error, len(h.Aggs))
+	if n >= resultParallelGroups && runtime.GOMAXPROCS(0) > 1 && len(h.Aggs) > 1 {
+		var wg workGroup
+		for a := range h.Aggs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				aggCols[a], errs[a] = h.aggColumn(a, n)
+			}()
 		}
-		ar := &h.runs[a]
-		b := coldata.NewBuilder(spec.Type, n)
-		for g := 0; g < n; g++ {
-			w := g*stride + ar.off
-			switch spec.Kind {
-			case AggCountStar, AggCount:
-				b.AppendInt(int64(st[w]))
-			case AggSum:
-				switch {
-				case st[w+1] == 0:
-					b.AppendNull()
-				case spec.Type.IsDecimal():
-					b.AppendDec(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
-				case spec.Type == coldata.Int64:
-					if ar.intSum {
-						b.AppendInt(int64(st[w]))
-					} else {
-						b.AppendInt(0)
-					}
-				default:
-					b.AppendFloat(math.Float64frombits(st[w]))
-				}
-			case AggAvg:
-				if st[w+1] == 0 {
-					b.AppendNull()
-				} else if spec.Type.IsDecimal() {
-					avg, err := decimalAvg(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}, int64(st[w+1]), spec.Arg.Type().Scale(), spec.Type)
-					if err != nil {
-						return nil, err
-					}
-					b.AppendDec(avg)
-				} else {
-					b.AppendFloat(math.Float64frombits(st[w]) / float64(st[w+1]))
-				}
-			case AggMin, AggMax:
-				if st[w+1] == 0 {
-					b.AppendNull()
-					continue
-				}
-				switch spec.Type.Physical() {
-				case coldata.Decimal:
-					b.AppendDec(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
-				case coldata.Bool:
-					b.AppendBool(st[w] != 0)
-				case coldata.Int64:
-					b.AppendInt(int64(st[w]))
-				case coldata.Float64:
-					b.AppendFloat(math.Float64frombits(st[w]))
-				case coldata.String:
-					b.AppendBytes(ar.strs[g])
-				}
-			case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
-				cnt := st[w+1]
-				samp := spec.Kind == AggVarSamp || spec.Kind == AggStddevSamp
-				if cnt == 0 || (samp && cnt < 2) {
-					b.AppendNull()
-					continue
-				}
-				div := float64(cnt)
-				if samp {
-					div--
-				}
-				r := math.Float64frombits(st[w+2]) / div
-				if spec.Kind == AggStddevPop || spec.Kind == AggStddevSamp {
-					r = math.Sqrt(r)
-				}
-				b.AppendFloat(r)
-			case AggQuantileCont, AggQuantileDisc:
-				quantileInto(b, spec, ar.vals[g].Finish())
-				ar.vals[g] = nil
-			case AggGroupConcat:
-				parts := ar.parts[g]
-				if len(parts) == 0 {
-					b.AppendNull()
-					continue
-				}
-				if len(spec.Order) > 0 {
-					sort.SliceStable(parts, func(i, j int) bool {
-						return compareOrderKeys(parts[i].keys, parts[j].keys, spec.Order) < 0
-					})
-				}
-				var out []byte
-				for i, p := range parts {
-					if i > 0 {
-						out = append(out, spec.Separator...)
-					}
-					out = append(out, p.val...)
-				}
-				b.AppendBytes(out)
+		wg.Wait()
+	} else {
+		for a := range h.Aggs {
+			if aggCols[a], errs[a] = h.aggColumn(a, n); errs[a] != nil {
+				break
 			}
 		}
-		cols = append(cols, b.Finish())
 	}
+	for a := range h.Aggs {
+		if errs[a] != nil {
+			return nil, errs[a]
+		}
+	}
+	cols = append(cols, aggCols...)
 	return &coldata.Batch{Cols: cols, Len: n}, nil
+}
+
+// resultParallelGroups is the fewest groups whose output columns build in
+// parallel, one goroutine per aggregate.
+const resultParallelGroups = 1 << 14
+
+// aggColumn builds the output column of aggregate a over n groups.
+func (h *HashAggregate) aggColumn(a, n int) (*coldata.Vec, error) {
+	if v := h.countSumAvg(a, n); v != nil {
+		return v, nil
+	}
+	spec := h.Aggs[a]
+	st, stride := h.st, h.stride
+	ar := &h.runs[a]
+	b := coldata.NewBuilder(spec.Type, n)
+	for g := 0; g < n; g++ {
+		w := g*stride + ar.off
+		switch spec.Kind {
+		case AggCountStar, AggCount:
+			b.AppendInt(int64(st[w]))
+		case AggSum:
+			switch {
+			case st[w+1] == 0:
+				b.AppendNull()
+			case spec.Type.IsDecimal():
+				b.AppendDec(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
+			case spec.Type == coldata.Int64:
+				if ar.intSum {
+					b.AppendInt(int64(st[w]))
+				} else {
+					b.AppendInt(0)
+				}
+			default:
+				b.AppendFloat(math.Float64frombits(st[w]))
+			}
+		case AggAvg:
+			if st[w+1] == 0 {
+				b.AppendNull()
+			} else if spec.Type.IsDecimal() {
+				avg, err := decimalAvg(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}, int64(st[w+1]), spec.Arg.Type().Scale(), spec.Type)
+				if err != nil {
+					return nil, err
+				}
+				b.AppendDec(avg)
+			} else {
+				b.AppendFloat(math.Float64frombits(st[w]) / float64(st[w+1]))
+			}
+		case AggMin, AggMax:
+			if st[w+1] == 0 {
+				b.AppendNull()
+				continue
+			}
+			switch spec.Type.Physical() {
+			case coldata.Decimal:
+				b.AppendDec(decimal.Int128{Lo: st[w], Hi: int64(st[w+2])})
+			case coldata.Bool:
+				b.AppendBool(st[w] != 0)
+			case coldata.Int64:
+				b.AppendInt(int64(st[w]))
+			case coldata.Float64:
+				b.AppendFloat(math.Float64frombits(st[w]))
+			case coldata.String:
+				b.AppendBytes(ar.strs[g])
+			}
+		case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+			cnt := st[w+1]
+			samp := spec.Kind == AggVarSamp || spec.Kind == AggStddevSamp
+			if cnt == 0 || (samp && cnt < 2) {
+				b.AppendNull()
+				continue
+			}
+			div := float64(cnt)
+			if samp {
+				div--
+			}
+			r := math.Float64frombits(st[w+2]) / div
+			if spec.Kind == AggStddevPop || spec.Kind == AggStddevSamp {
+				r = math.Sqrt(r)
+			}
+			b.AppendFloat(r)
+		case AggQuantileCont, AggQuantileDisc:
+			quantileInto(b, spec, ar.vals[g].Finish())
+			ar.vals[g] = nil
+		case AggGroupConcat:
+			parts := ar.parts[g]
+			if len(parts) == 0 {
+				b.AppendNull()
+				continue
+			}
+			if len(spec.Order) > 0 {
+				sort.SliceStable(parts, func(i, j int) bool {
+					return compareOrderKeys(parts[i].keys, parts[j].keys, spec.Order) < 0
+				})
+			}
+			var out []byte
+			for i, p := range parts {
+				if i > 0 {
+					out = append(out, spec.Separator...)
+				}
+				out = append(out, p.val...)
+			}
+			b.AppendBytes(out)
+		}
+	}
+	return b.Finish(), nil
 }
 
 // cutTop keeps only the groups Top reads, when every aggregate's state is
@@ -939,23 +1009,10 @@ func (h *HashAggregate) result() (*coldata.Batch, error) {
 // sort by the COUNT, kept in group order, their states compacted and
 // their keys gathered.
 func (h *HashAggregate) cutTop() error {
+	if !h.topApplies() {
+		return nil
+	}
 	t := h.Top
-	if t == nil || h.table == nil || t.Agg < 0 || t.Agg >= len(h.Aggs) || h.ngroups <= t.Limit || t.Limit < 1 {
-		return nil
-	}
-	for _, spec := range h.Aggs {
-		switch spec.Kind {
-		case AggCountStar, AggCount, AggSum, AggAvg, AggMin, AggMax:
-		default:
-			return nil
-		}
-		if spec.Distinct || spec.Type.Physical() == coldata.String {
-			return nil
-		}
-	}
-	if k := h.Aggs[t.Agg].Kind; k != AggCountStar && k != AggCount {
-		return nil
-	}
 	n, stride, off := h.ngroups, h.stride, h.runs[t.Agg].off
 	st := h.st
 	picked := topGroupsBy(n, t.Limit, t.Desc, func(g int) int64 { return int64(st[g*stride+off]) })

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
 )
@@ -200,4 +201,65 @@ func BenchmarkCountStarNoGroups(b *testing.B) {
 		}
 		h.Close()
 	}
+}
+
+// BenchmarkSumNoGroups is SUM(BIGINT), COUNT(*), AVG(DOUBLE) over 10M
+// rows without GROUP BY (ClickBench Q3's shape).
+func BenchmarkSumNoGroups(b *testing.B) {
+	benchAggregate(b, nil, sumCountAvg(), 1)
+}
+
+// fewGroupsData is TPC-H Q1's shape at 10M rows: two one-letter string
+// keys making 4 groups, and three DECIMAL(12,2) columns.
+var fewGroupsData = sync.OnceValue(func() *coldata.Batch {
+	rng := rand.New(rand.NewSource(13))
+	flags, status := []string{"A", "N", "R"}, []string{"F", "O"}
+	fb, sb := coldata.NewBuilder(coldata.String, benchRows), coldata.NewBuilder(coldata.String, benchRows)
+	for i := 0; i < benchRows; i++ {
+		s := rng.Intn(2)
+		f := 1 // N-O, or A-F, N-F, R-F
+		if s == 0 {
+			f = rng.Intn(3)
+		}
+		fb.AppendString(flags[f])
+		sb.AppendString(status[s])
+	}
+	cols := []*coldata.Vec{fb.Finish(), sb.Finish()}
+	for _, hi := range []int64{5000, 10_000_000, 10} {
+		v := coldata.NewVec(decType, benchRows)
+		for i := range v.Decs {
+			v.Decs[i] = decimal.FromInt64(1 + rng.Int63n(hi))
+		}
+		cols = append(cols, v)
+	}
+	return coldata.NewBatch(cols, benchRows)
+})
+
+var decType = coldata.DecimalOf(12, 2)
+
+// BenchmarkGroupByFewDecimal is TPC-H Q1's aggregate: GROUP BY two string
+// keys (4 groups) with SUM and AVG of three DECIMAL columns and COUNT(*),
+// over 10M rows.
+func BenchmarkGroupByFewDecimal(b *testing.B) {
+	data := fewGroupsData()
+	sum, avg := expr.DecimalSumType(decType), expr.DecimalAvgType(decType)
+	var aggs []operators.AggSpec
+	for c := 2; c < 5; c++ {
+		aggs = append(aggs, operators.AggSpec{Kind: operators.AggSum, Arg: colRef(c, decType), Type: sum},
+			operators.AggSpec{Kind: operators.AggAvg, Arg: colRef(c, decType), Type: avg})
+	}
+	aggs = append(aggs, operators.AggSpec{Kind: operators.AggCountStar, Type: tInt})
+	keys := []expr.Expr{colRef(0, tStr), colRef(1, tStr)}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		agg := &operators.HashAggregate{Input: &operators.Scan{Batches: []*coldata.Batch{data}, Cols: []int{0, 1, 2, 3, 4}}, Keys: keys, Aggs: aggs}
+		bs, err := operators.Drain(context.Background(), agg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := bs[0].Len; n != 4 {
+			b.Fatalf("%d groups, want 4", n)
+		}
+	}
+	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
-	"sync"
+	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -18,14 +18,23 @@ import (
 // number of parts, each with its own hash table and accumulators and run
 // by one goroutine. A group's rows all land in one part, in row order, so
 // its accumulators see the same values in the same order as on the single
-// table (float sums and integer overflow come out identical). Each part
-// remembers its groups' first rows; the output merges the parts' groups
-// back into order of first appearance. New groups are admitted (MaxGroups,
-// MemoryLimit) by the consumer in row order, as on the single table.
+// table (float sums and integer overflow come out identical; partials
+// from the ranges of aggregate_ranges.go, if the single table had them,
+// merge into its states before the parts take them). Ranges of each
+// batch's rows are hashed and routed on all cores. Each part counts its
+// new groups and their keys' bytes; the batch's new groups are admitted
+// (MaxGroups, MemoryLimit) together after it, and past a limit they are
+// admitted again one by one in row order, for the error the single table
+// gives (the statement fails, so the groups inserted past the limit do
+// not matter). Each part remembers its groups' first rows; the output
+// merges the parts' groups back into order of first appearance
+// (aggregate_merge.go).
 
 // partRowsMin is the input size past which GROUP BY goes partitioned, once
 // it has partGroupsMin groups: with few groups new keys are rare, and the
 // single table (probed in parallel) is faster than routing rows to parts.
+// With partGroupsMin groups from at most four rows each it goes
+// partitioned at once.
 const (
 	partRowsMin   = 1 << 18
 	partGroupsMin = 1 << 14
@@ -34,6 +43,7 @@ const (
 // partState is the partitioned path's state in the parent HashAggregate.
 type partState struct {
 	threshold int // tests only: overrides partRowsMin and partGroupsMin
+	segGroups int // tests only: overrides mergeSegmentGroups
 	rowsSeen  int
 	orderBase int64 // order key of the batch's row 0
 	shift     uint  // part of a hash: h >> shift
@@ -51,13 +61,26 @@ type partState struct {
 	err     error
 	errAgg  int
 	merged  bool // tests: the output came from parts
+	// In a part: its index, and the key bytes of the batch's new groups.
+	partID   int
+	newBytes int
+	// route's row lists, per range of rows and part, and how many
+	// ranges the parts' sel still have to gather (0: none).
+	routeLists [][]int32
+	routed     int
 }
 
 // wantParts reports whether to go partitioned before a batch of n rows.
 func (h *HashAggregate) wantParts(n int) bool {
 	rows, groups := partRowsMin, partGroupsMin
-	if h.threshold > 0 {
+	switch {
+	case h.threshold > 0:
 		rows, groups = h.threshold, 0
+	case h.table.n >= groups && 4*h.table.n >= h.rowsSeen:
+		// A quarter of the rows so far made new groups: later batches
+		// will insert many too, which the parts do on every core
+		// (ClickBench Q33: every row its own group).
+		rows = 0
 	}
 	return h.rowsSeen+n > rows && h.table.n >= groups && h.canPartition()
 }
@@ -80,6 +103,12 @@ func (h *HashAggregate) canPartition() bool {
 // startParts creates the parts and moves the groups built so far into
 // them; their order keys are their ids, below every later row's.
 func (h *HashAggregate) startParts() error {
+	// The parts take over the accumulators: the range partials merge
+	// into them first.
+	if err := h.mergeRanges(); err != nil {
+		return err
+	}
+	h.noRanges = true
 	np := 1 << bits.Len(uint(min(runtime.GOMAXPROCS(0), 64)-1))
 	h.shift = uint(64 - bits.TrailingZeros(uint(np)))
 	h.parts = make([]*HashAggregate, np)
@@ -92,6 +121,7 @@ func (h *HashAggregate) startParts() error {
 			c.runs[a].off = h.runs[a].off
 		}
 		c.pkeys = make([]keyVec, len(h.Keys))
+		c.partID = p
 		h.parts[p] = c
 	}
 	g := h.table.n
@@ -137,27 +167,68 @@ func (h *HashAggregate) startParts() error {
 	return nil
 }
 
-// route hashes rows [0, n) of keys (in parallel parts) and lists each
-// part's rows, in row order, in its sel.
+// routeRows is the fewest rows per goroutine when route hashes a batch.
+const routeRows = 1 << 13
+
+// route hashes rows [0, n) of keys and lists each part's rows, in row
+// order, for its sel: ranges of rows hash and list their rows per part on
+// all cores; the parts' sel get their lengths, and runParts gathers the
+// lists into them, each part on its goroutine.
 func (h *HashAggregate) route(keys []keyVec, n int) {
 	if cap(h.hashes) < n {
 		uint64Pool.put(h.hashes)
 		h.hashes = uint64Pool.get(n)
 	}
 	hs := h.hashes[:n]
-	h.table.hashRows(keys, hs)
-	for _, c := range h.parts {
-		c.sel, c.created, c.err = c.sel[:0], c.created[:0], nil
+	nr := max(min(runtime.GOMAXPROCS(0), n/routeRows), 1)
+	step := (n + nr - 1) / nr
+	np := len(h.parts)
+	for len(h.routeLists) < nr*np {
+		h.routeLists = append(h.routeLists, nil)
 	}
-	for r, x := range hs {
-		c := h.parts[x>>h.shift]
-		c.sel = append(c.sel, int32(r))
+	lists := h.routeLists[:nr*np]
+	var wg workGroup
+	for r := 0; r < nr; r++ {
+		lo, hi := r*step, min((r+1)*step, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			my := lists[r*np : (r+1)*np]
+			for p := range my {
+				my[p] = my[p][:0]
+			}
+			if lo >= hi {
+				return
+			}
+			h.table.hashRange(keys, hs, lo, hi)
+			for i, x := range hs[lo:hi] {
+				p := x >> h.shift
+				my[p] = append(my[p], int32(lo+i))
+			}
+		}()
 	}
+	wg.Wait()
+	for p, c := range h.parts {
+		c.created, c.err = c.created[:0], nil
+		m := 0
+		for r := 0; r < nr; r++ {
+			m += len(lists[r*np+p])
+		}
+		if cap(c.sel) < m {
+			int32Pool.put(c.sel)
+			c.sel = int32Pool.get(m)
+		}
+		c.sel = c.sel[:m]
+	}
+	h.routed = nr
 }
 
-// runParts runs f on every part, one goroutine each, and waits.
+// runParts runs f on every part with rows, one goroutine each, and waits.
+// After route, each part first fills its sel from route's lists.
 func (h *HashAggregate) runParts(f func(c *HashAggregate)) {
-	var wg sync.WaitGroup
+	nr, np := h.routed, len(h.parts)
+	h.routed = 0
+	var wg workGroup
 	for _, c := range h.parts {
 		if len(c.sel) == 0 {
 			continue
@@ -165,6 +236,10 @@ func (h *HashAggregate) runParts(f func(c *HashAggregate)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			at := 0
+			for r := 0; r < nr; r++ {
+				at += copy(c.sel[at:], h.routeLists[r*np+c.partID])
+			}
 			f(c)
 		}()
 	}
@@ -173,7 +248,8 @@ func (h *HashAggregate) runParts(f func(c *HashAggregate)) {
 
 // insertPart finds or inserts the part's rows (c.sel of keys) in its
 // table, leaving their ids in c.pids and the rows that created groups in
-// c.created, and records those groups' order keys (base + row).
+// c.created, and records those groups' order keys (base + row) and, in
+// c.newBytes, the bytes of their keys.
 func (c *HashAggregate) insertPart(keys []keyVec, base int64) {
 	m := len(c.sel)
 	for i := range keys {
@@ -185,15 +261,20 @@ func (c *HashAggregate) insertPart(keys []keyVec, base int64) {
 	}
 	c.pids = c.pids[:m]
 	c.created = c.created[:0]
-	// admit is nil: the parent admits new groups in row order.
+	// admit is nil: the parent admits the batch's new groups together.
 	if err := c.table.findOrInsert(c.pkeys, 0, m, c.pids, nil, &c.created); err != nil {
 		c.err, c.errAgg = err, -1
 		return
 	}
 	c.first = int64Pool.grow(c.first, len(c.created))
+	nb := 0
 	for _, i := range c.created {
 		c.first = append(c.first, base+int64(c.sel[i]))
+		for k := range c.pkeys {
+			nb += c.pkeys[k].keyBytes(int(i))
+		}
 	}
+	c.newBytes = nb
 	c.ngroups = c.table.n
 	c.growStates()
 }
@@ -240,27 +321,24 @@ func (h *HashAggregate) consumeParts(b *coldata.Batch, n int) error {
 			}
 		}
 	})
-	// Admit the new groups in row order.
-	if cap(h.isNew) < n {
-		h.isNew = make([]bool, n)
-	}
-	isNew := h.isNew[:n]
-	clear(isNew)
+	// Admit the batch's new groups: each part counted its own and their
+	// keys' bytes.
+	added, keyBytes := 0, 0
 	for _, c := range h.parts {
 		if c.err != nil && c.errAgg < 0 {
 			return c.err
 		}
-		for _, i := range c.created {
-			isNew[c.sel[i]] = true
-		}
+		added += len(c.created)
+		keyBytes += c.newBytes
 	}
-	for r, x := range isNew {
-		if x {
-			if err := h.admitRow(r); err != nil {
-				return err
-			}
-		}
+	cost := uint64(keyBytes + added*(64+64*len(h.Aggs)))
+	if (h.MaxGroups > 0 && h.ngroups+added > h.MaxGroups) || (h.MemoryLimit > 0 && h.stateBytes+cost > h.MemoryLimit) {
+		// Past a limit: admit the new groups in row order, as the single
+		// table does, for its error.
+		return h.admitInRowOrder(n)
 	}
+	h.ngroups += added
+	h.stateBytes += cost
 	var first error
 	firstAgg := len(h.Aggs)
 	for _, c := range h.parts {
@@ -278,8 +356,57 @@ func (h *HashAggregate) consumeParts(b *coldata.Batch, n int) error {
 	return nil
 }
 
+// admitInRowOrder admits the batch's new groups (n rows) one at a time
+// in row order and returns the error of the one refused.
+func (h *HashAggregate) admitInRowOrder(n int) error {
+	if cap(h.isNew) < n {
+		h.isNew = make([]bool, n)
+	}
+	isNew := h.isNew[:n]
+	clear(isNew)
+	for _, c := range h.parts {
+		for _, i := range c.created {
+			isNew[c.sel[i]] = true
+		}
+	}
+	for r, x := range isNew {
+		if x {
+			if err := h.admitRow(r); err != nil {
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("internal error: GROUP BY parts over the limit admitted every group")
+}
+
+// topApplies reports whether cutTop cuts the output to Top's groups: every
+// aggregate's state is its accumulator words (no DISTINCT sets, strings,
+// value lists), Top's is a COUNT, and there are more groups than the LIMIT
+// reads.
+func (h *HashAggregate) topApplies() bool {
+	t := h.Top
+	if t == nil || h.table == nil || t.Agg < 0 || t.Agg >= len(h.Aggs) || h.ngroups <= t.Limit || t.Limit < 1 {
+		return false
+	}
+	for _, spec := range h.Aggs {
+		switch spec.Kind {
+		case AggCountStar, AggCount, AggSum, AggAvg, AggMin, AggMax:
+		default:
+			return false
+		}
+		if spec.Distinct || spec.Type.Physical() == coldata.String {
+			return false
+		}
+	}
+	k := h.Aggs[t.Agg].Kind
+	return k == AggCountStar || k == AggCount
+}
+
 // mergeParts gathers the parts' groups, in order of first appearance, into
-// h.table and the accumulators, for result.
+// h.table and the accumulators, for result: every group's position comes
+// from a parallel merge of the parts' order keys, and each part scatters
+// its keys and states to theirs. Under Top, only the groups Top reads are
+// gathered.
 func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	total := 0
 	for _, c := range h.parts {
@@ -288,53 +415,50 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	if total != h.ngroups {
 		return fmt.Errorf("internal error: GROUP BY parts hold %d groups, %d admitted", total, h.ngroups)
 	}
-	// The order of first appearance: the part of each group in turn (a
-	// part's groups come in its id order).
-	order := make([]uint8, total)
-	next := make([]int, len(h.parts))
-	for g := range order {
-		if g&0xffff == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		// The part whose next group appeared first (few parts: a scan).
-		best := -1
-		for p, c := range h.parts {
-			if next[p] < c.table.n && (best < 0 || c.first[next[p]] < h.parts[best].first[next[best]]) {
-				best = p
-			}
-		}
-		order[g] = uint8(best)
-		next[best]++
-	}
+	firsts := make([][]int64, len(h.parts))
 	srcs := make([]*hashTable, len(h.parts))
 	for p, c := range h.parts {
-		srcs[p] = c.table
+		firsts[p], srcs[p] = c.first[:c.table.n], c.table
 	}
+	pos, err := mergePositions(ctx, firsts, h.segGroups)
+	if err != nil {
+		return err
+	}
+	defer func(all [][]uint32) {
+		for _, p := range all {
+			uint32Pool.put(p)
+		}
+	}(pos)
 	pre := h.table // the table from before the parts: only hashed since
-	h.table = mergeTables(pre.types, srcs, order)
-	stride := h.stride
-	h.st = uint64Pool.get(total * stride) // every word is copied below
 	for a := range h.runs {
 		for _, c := range h.parts {
 			h.runs[a].intSum = h.runs[a].intSum || c.runs[a].intSum
 		}
-		if h.parts[0].runs[a].strs != nil {
-			h.runs[a].strs = make([][]byte, total)
-		}
 	}
-	clear(next)
-	for g, p := range order {
-		c, lid := h.parts[p], next[p]
-		next[p]++
-		copy(h.st[g*stride:(g+1)*stride], c.st[lid*stride:(lid+1)*stride])
-		for a := range h.runs {
-			if h.runs[a].strs != nil {
-				h.runs[a].strs[g] = c.runs[a].strs[lid]
+	var sel [][]uint32
+	if h.topApplies() {
+		sel, pos, total = h.partsTop(pos)
+	}
+	h.table = scatterTable(pre.types, srcs, sel, pos, total)
+	stride := h.stride
+	h.st = uint64Pool.get(total * stride) // every word is copied below
+	for a := range h.runs {
+		for _, c := range h.parts {
+			if c.runs[a].strs != nil && h.runs[a].strs == nil { // a part may have no groups
+				h.runs[a].strs = make([][]byte, total)
 			}
 		}
 	}
+	var wg workGroup
+	for _, c := range h.parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.scatterStates(h, sel, pos)
+		}()
+	}
+	wg.Wait()
+	h.ngroups = total
 	// Every key and state is copied out: the parts' buffers go back to
 	// their pools.
 	pre.release()
@@ -342,10 +466,81 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 		c.gids = nil // the parent's
 		c.releaseState(true)
 		int64Pool.put(c.first)
-		c.first = nil
+		int32Pool.put(c.sel)
+		c.first, c.sel = nil, nil
 	}
 	h.parts, h.merged = nil, true
 	return nil
+}
+
+// scatterStates copies part c's states (its groups sel[c.partID], or all
+// when sel is nil) to their positions in h's.
+func (c *HashAggregate) scatterStates(h *HashAggregate, sel, pos [][]uint32) {
+	stride, pp := h.stride, pos[c.partID]
+	m := len(pp)
+	if sel != nil {
+		m = len(sel[c.partID])
+	}
+	for j := 0; j < m; j++ {
+		lid, g := j, int(pp[j])
+		if sel != nil {
+			lid = int(sel[c.partID][j])
+		}
+		copy(h.st[g*stride:(g+1)*stride], c.st[lid*stride:(lid+1)*stride])
+		for a := range h.runs {
+			if h.runs[a].strs != nil {
+				h.runs[a].strs[g] = c.runs[a].strs[lid]
+			}
+		}
+	}
+}
+
+// partsTop picks the groups Top reads from the parts, given every group's
+// output position: each part's first Limit groups by Top's COUNT (ties in
+// position order, which within a part is id order), then the best Limit
+// of those. It returns, per part, the picked ids (ascending) and their
+// positions among the picked, which keep the output order, and how many
+// were picked.
+func (h *HashAggregate) partsTop(pos [][]uint32) ([][]uint32, [][]uint32, int) {
+	t := h.Top
+	stride, off := h.stride, h.runs[t.Agg].off
+	cands := make([][]int, len(h.parts))
+	var wg workGroup
+	for p, c := range h.parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := c.st
+			cands[p] = topGroupsBy(c.table.n, t.Limit, t.Desc, func(g int) int64 { return int64(st[g*stride+off]) })
+		}()
+	}
+	wg.Wait()
+	type cand struct {
+		part, lid int
+		pos       uint32
+		count     int64
+	}
+	var all []cand
+	for p, cs := range cands {
+		for _, lid := range cs {
+			all = append(all, cand{p, lid, pos[p][lid], int64(h.parts[p].st[lid*stride+off])})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].count != all[j].count {
+			return (all[i].count > all[j].count) == t.Desc
+		}
+		return all[i].pos < all[j].pos
+	})
+	all = all[:min(len(all), t.Limit)]
+	sort.Slice(all, func(i, j int) bool { return all[i].pos < all[j].pos })
+	sel := make([][]uint32, len(h.parts))
+	out := make([][]uint32, len(h.parts))
+	for g, x := range all {
+		sel[x.part] = append(sel[x.part], uint32(x.lid))
+		out[x.part] = append(out[x.part], uint32(g))
+	}
+	return sel, out, len(all)
 }
 
 // evalArg evaluates an aggregate's argument for the parts, which share it:

@@ -75,8 +75,14 @@ func partCol(i int, t coldata.Type) expr.Expr {
 // runPartAgg aggregates the batches with the partitioned path from
 // threshold rows on (0: never).
 func runPartAgg(batches []*coldata.Batch, keys []expr.Expr, aggs []AggSpec, threshold int, memLimit uint64) ([]*coldata.Batch, bool, error) {
-	h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs, MemoryLimit: memLimit}
-	h.partState.threshold = threshold
+	return runPartAggMax(batches, keys, aggs, threshold, memLimit, 0)
+}
+
+// runPartAggMax is runPartAgg with MaxGroups; the parts merge in segments
+// of 64 groups.
+func runPartAggMax(batches []*coldata.Batch, keys []expr.Expr, aggs []AggSpec, threshold int, memLimit uint64, maxGroups int) ([]*coldata.Batch, bool, error) {
+	h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs, MemoryLimit: memLimit, MaxGroups: maxGroups}
+	h.partState.threshold, h.partState.segGroups = threshold, 64
 	if threshold == 0 {
 		h.partState.threshold = math.MaxInt
 	}
@@ -147,6 +153,7 @@ func TestPartitionedAggregateMatchesSingleTable(t *testing.T) {
 		bigInts   bool
 		threshold int
 		memLimit  uint64
+		maxGroups int
 	}{
 		{name: "from start", domain: 3000, threshold: 1},
 		{name: "after batches", domain: 3000, threshold: 5000},
@@ -155,16 +162,19 @@ func TestPartitionedAggregateMatchesSingleTable(t *testing.T) {
 		{name: "overflow after batches", domain: 2000, bigInts: true, threshold: 3000},
 		{name: "memory limit", domain: 5000, threshold: 1, memLimit: 2_000_000},
 		{name: "memory limit after batches", domain: 5000, threshold: 3000, memLimit: 2_000_000},
+		{name: "max groups", domain: 5000, threshold: 1, maxGroups: 1500},
+		{name: "max groups after batches", domain: 5000, threshold: 3000, maxGroups: 2500},
+		{name: "max groups not reached", domain: 300, threshold: 1, maxGroups: 2500},
 	} {
 		for kn, keys := range keySets {
 			t.Run(tc.name+"/"+kn, func(t *testing.T) {
 				batches := partTestBatches(rand.New(rand.NewSource(int64(len(tc.name)+len(kn)))), 8, 3000, tc.domain, tc.bigInts)
-				want, _, werr := runPartAgg(batches, keys, aggs, 0, tc.memLimit)
-				got, merged, gerr := runPartAgg(batches, keys, aggs, tc.threshold, tc.memLimit)
+				want, _, werr := runPartAggMax(batches, keys, aggs, 0, tc.memLimit, tc.maxGroups)
+				got, merged, gerr := runPartAggMax(batches, keys, aggs, tc.threshold, tc.memLimit, tc.maxGroups)
 				if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 					t.Fatalf("error %v, want %v", gerr, werr)
 				}
-				if (tc.bigInts || tc.memLimit > 0) && werr == nil {
+				if (tc.bigInts || tc.memLimit > 0 || tc.maxGroups == 1500 || tc.maxGroups == 2500 && tc.domain > 2500) && werr == nil {
 					t.Fatalf("the case should fail")
 				}
 				if werr == nil {
