@@ -48,7 +48,7 @@ type HashJoin struct {
 	// table maps each distinct build key to an id. build is reordered by
 	// id (build order kept within an id, rows with NULL keys dropped): the
 	// rows of id g are start[g] to start[g+1]-1, and row g when unique.
-	table   *hashTable
+	table   joinIndex
 	start   []int32
 	unique  bool
 	pending []*coldata.Batch
@@ -147,11 +147,27 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 			return fmt.Errorf("internal error: join key %d compares %s with %s", i, lt, k.Type)
 		}
 	}
+	if j.build.Len >= joinPartitionMinRows {
+		// A large build side: radix partitioned, built in parallel (see
+		// join_partition.go), its rows reordered by id as below.
+		x, start, order, unique, err := buildPartIndex(ctx, keys, j.build.Len)
+		if err != nil {
+			return err
+		}
+		j.table, j.start, j.unique = x, start, unique
+		if j.build, err = gatherBuild(ctx, j.build, order); err != nil {
+			return err
+		}
+		j.setKeyFromLeft()
+		return nil
+	}
 	var order []int
-	if j.table, j.start, order, err = groupKeys(ctx, keys, j.build.Len); err != nil {
+	var table *hashTable
+	if table, j.start, order, err = groupKeys(ctx, keys, j.build.Len); err != nil {
 		return err
 	}
-	ng := j.table.n
+	j.table = flatIndex{table}
+	ng := table.n
 	j.unique = true
 	for g := 0; g < ng && j.unique; g++ {
 		j.unique = j.start[g+1] == int32(g+1)
@@ -303,13 +319,14 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		if len(j.keys) != len(keys) {
 			j.keys = make([]keyVec, len(keys))
 		}
+		types := j.table.keyTypes()
 		for i, k := range keys {
-			if j.table.types[i] == coldata.Null {
+			if types[i] == coldata.Null {
 				// The build keys are all NULL: nothing matches.
 				j.keys[i] = keyVec{t: coldata.Null, allNull: true}
 				continue
 			}
-			if err := j.keys[i].prepareAs(k, n, j.table.types[i]); err != nil {
+			if err := j.keys[i].prepareAs(k, n, types[i]); err != nil {
 				return err
 			}
 		}
@@ -317,7 +334,7 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 			j.ids = make([]uint32, n)
 		}
 		ids = j.ids[:n]
-		j.table.find(j.keys, 0, n, ids)
+		j.table.find(j.keys, n, ids)
 		for i := range j.keys {
 			// A NULL key matches nothing, not even a stored NULL.
 			kv := &j.keys[i]
@@ -523,6 +540,9 @@ func (j *HashJoin) setKeyFromLeft() {
 
 // Close implements Operator.
 func (j *HashJoin) Close() error {
+	if j.table != nil {
+		j.table.release()
+	}
 	j.build, j.table, j.start, j.pending = nil, nil, nil, nil
 	j.keys, j.leftKeys, j.ids, j.li, j.ri, j.matched = nil, nil, nil, nil, nil, nil
 	j.leftBuf, j.rightBuf, j.order, j.lmatched = nil, nil, nil, nil

@@ -89,8 +89,16 @@ func (j *HashJoin) hashLeft(ctx context.Context) error {
 		return err
 	}
 	n := build.Len
-	if j.table, j.start, j.order, err = groupKeys(ctx, keys, n); err != nil {
-		return err
+	if n >= joinPartitionMinRows {
+		if j.table, j.start, j.order, _, err = buildPartIndex(ctx, keys, n); err != nil {
+			return err
+		}
+	} else {
+		var table *hashTable
+		if table, j.start, j.order, err = groupKeys(ctx, keys, n); err != nil {
+			return err
+		}
+		j.table = flatIndex{table}
 	}
 	j.build = build
 	j.lmatched = make([]bool, n)
@@ -152,12 +160,13 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 	if len(j.keys) != len(keys) {
 		j.keys = make([]keyVec, len(keys))
 	}
+	types := j.table.keyTypes()
 	for i, k := range keys {
-		if j.table.types[i] == coldata.Null || k.Type == coldata.Null {
+		if types[i] == coldata.Null || k.Type == coldata.Null {
 			return nil // one side's key is all NULL: nothing matches
 		}
-		if k.Type != j.table.types[i] {
-			return fmt.Errorf("internal error: join key %d compares %s with %s", i, j.table.types[i], k.Type)
+		if k.Type != types[i] {
+			return fmt.Errorf("internal error: join key %d compares %s with %s", i, types[i], k.Type)
 		}
 		j.keys[i].prepare(k, n)
 	}
@@ -165,7 +174,7 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 		j.ids = make([]uint32, n)
 	}
 	ids := j.ids[:n]
-	j.table.find(j.keys, 0, n, ids)
+	j.table.find(j.keys, n, ids)
 	for i := range j.keys {
 		if kv := &j.keys[i]; kv.allNull || kv.nulls != nil {
 			for r := range ids {

@@ -1,0 +1,550 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// A large join build side is radix partitioned: its keys are hashed once,
+// the rows scattered into P = 2^k partitions by the top k bits of their
+// hash, and each partition hashed into a table of its own, small enough to
+// stay in a core's cache while it is built, on one goroutine per table and
+// without locks. One table of millions of keys missed the cache on every
+// insertion and probe, on one goroutine (TPC-H Q21's lineitem and orders
+// at SF5: ~7.5M order keys, 64-128 MB of slots).
+//
+// The partitions' ids are numbered partition after partition (partition
+// p's ids start at base[p]), so the join sees one id space, as with one
+// table: the build rows are reordered by id and a probe resolves each row
+// to its id or noID. A probe batch is hashed once and its rows grouped by
+// partition, and each goroutine resolves a run of partitions, so that the
+// lookups of one partition's rows touch one small table in turn.
+var (
+	// joinPartitionMinRows is the fewest build rows that are partitioned;
+	// smaller build sides keep one table.
+	joinPartitionMinRows = 1 << 18
+	// joinPartitionRows is the build rows aimed at per partition: the
+	// number of partitions is the power of two that brings them closest
+	// below it.
+	joinPartitionRows = 1 << 15
+	// joinPartitionProbeRows is the fewest probe rows per goroutine.
+	joinPartitionProbeRows = 1 << 12
+)
+
+// maxJoinPartitions bounds the number of partitions.
+const maxJoinPartitions = 1 << 14
+
+// joinIndex maps the keys of a join's hashed side to dense ids.
+type joinIndex interface {
+	// keyTypes returns the key columns' types.
+	keyTypes() []coldata.Type
+	// find sets ids[r] for rows [0, n) of keys to the id of the row's
+	// tuple, or noID when it is absent. The result for a row with a NULL
+	// key is undefined: callers clear those themselves.
+	find(keys []keyVec, n int, ids []uint32)
+	// release returns the index's buffers to their pools; it finds nothing
+	// afterwards.
+	release()
+}
+
+// flatIndex is one hash table holding every key (small build sides).
+type flatIndex struct{ t *hashTable }
+
+func (f flatIndex) keyTypes() []coldata.Type { return f.t.types }
+
+func (f flatIndex) find(keys []keyVec, n int, ids []uint32) { f.t.find(keys, 0, n, ids) }
+
+func (f flatIndex) release() {}
+
+// partIndex is a radix-partitioned join index: partition p (the hashes
+// whose top bits are p) is tables[p], whose id i is id base[p]+i.
+type partIndex struct {
+	types  []coldata.Type
+	hasher *hashTable // hashes rows with the tables' seed
+	shift  uint       // partition = hash >> shift
+	tables []*hashTable
+	base   []uint32
+
+	// Probe scratch, reused across batches.
+	h       []uint64
+	counts  []int32 // per partition, then the start of its rows in sel
+	sel     []int32 // the batch's rows grouped by partition, in row order
+	workers []partWorker
+}
+
+// partWorker is one goroutine's scratch for probing.
+type partWorker struct {
+	p    prober
+	keys []keyVec
+	h    []uint64
+	ids  []uint32
+	// Build scratch: the partition's keys and per-id counts.
+	counts []int32
+}
+
+func (x *partIndex) keyTypes() []coldata.Type { return x.types }
+
+// partitionCount returns the number of partitions for n build rows.
+func partitionCount(n int) int {
+	per := max(joinPartitionRows, 1)
+	p := 1
+	for p < maxJoinPartitions && p*per < n {
+		p <<= 1
+	}
+	return p
+}
+
+// parallelDo runs fn(w, i) for i in [0, tasks) on up to workers goroutines
+// (w is the goroutine's number), handing out tasks in order.
+func parallelDo(workers, tasks int, fn func(w, i int)) {
+	workers = max(min(workers, tasks), 1)
+	if workers == 1 {
+		for i := 0; i < tasks; i++ {
+			fn(0, i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= tasks {
+					return
+				}
+				fn(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// fixedKey reports whether keys is one fixed-width column without NULLs
+// that its stored form compares as (not DOUBLE, whose -0 is recorded
+// aside when stored).
+func fixedKey(keys []keyVec) bool {
+	if len(keys) != 1 {
+		return false
+	}
+	kv := &keys[0]
+	return !kv.allNull && kv.nulls == nil && kv.t != coldata.String && kv.floats == nil
+}
+
+// tableSlots returns a slot count that holds m keys without growing.
+func tableSlots(m int) int {
+	s := 1 << bits.Len(uint(max(4*m, 16)-1))
+	if s > 1<<16 {
+		s = max(1<<bits.Len(uint(2*m-1)), 1<<16)
+	}
+	return s
+}
+
+// buildPartIndex is groupKeys for a large build side: it hashes the n rows'
+// keys into a partIndex and groups the rows by id (order[start[g]:
+// start[g+1]] are id g's rows, in row order), leaving out rows with a NULL
+// key. unique reports whether every id has one row.
+func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partIndex, start []int32, order []int, unique bool, err error) {
+	if n > math.MaxInt32 {
+		return nil, nil, nil, false, fmt.Errorf("join build side: %d rows exceed the hash join's limit of %d", n, math.MaxInt32)
+	}
+	types := make([]coldata.Type, len(keys))
+	for i, k := range keys {
+		types[i] = k.Type
+	}
+	kvs := make([]keyVec, len(keys))
+	for i, k := range keys {
+		kvs[i].prepare(k, n)
+	}
+	defer func() {
+		for i := range kvs {
+			kvs[i].release()
+		}
+	}()
+	np := partitionCount(n)
+	x = &partIndex{types: types, hasher: newHashTable(types), tables: make([]*hashTable, np), base: make([]uint32, np+1)}
+	x.shift = uint(64 - bits.TrailingZeros(uint(np)))
+	procs := max(runtime.GOMAXPROCS(0), 1)
+
+	h := uint64Pool.get(n)
+	defer uint64Pool.put(h)
+	x.hasher.hashRows(kvs, h)
+	null := nullRows(kvs, n)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, false, err
+	}
+
+	// Scatter the rows (and their hashes, and a fixed key's values) into
+	// their partitions, in row order within each: per chunk of rows a
+	// histogram, then each chunk writes from its own offsets.
+	chunks := max(min(procs, n/parallelRows), 1)
+	step := (n + chunks - 1) / chunks
+	hist := make([][]int32, chunks)
+	parallelDo(procs, chunks, func(_, c int) {
+		cnt := make([]int32, np)
+		for r := c * step; r < min((c+1)*step, n); r++ {
+			if null == nil || !null[r] {
+				cnt[h[r]>>x.shift]++
+			}
+		}
+		hist[c] = cnt
+	})
+	pstart := make([]int32, np+1) // partition p's rows are [pstart[p], pstart[p+1])
+	for p := 0; p < np; p++ {
+		at := pstart[p]
+		for c := 0; c < chunks; c++ {
+			at, hist[c][p] = at+hist[c][p], at
+		}
+		pstart[p+1] = at
+	}
+	total := int(pstart[np])
+	prows := int32Pool.get(total)
+	defer int32Pool.put(prows)
+	ph := uint64Pool.get(total)
+	defer uint64Pool.put(ph)
+	fixed := fixedKey(kvs)
+	var pkeys []int64
+	if fixed {
+		pkeys = int64Pool.get(total)
+		defer int64Pool.put(pkeys)
+	}
+	parallelDo(procs, chunks, func(_, c int) {
+		off := hist[c]
+		for r := c * step; r < min((c+1)*step, n); r++ {
+			if null != nil && null[r] {
+				continue
+			}
+			hr := h[r]
+			p := hr >> x.shift
+			i := off[p]
+			off[p]++
+			prows[i], ph[i] = int32(r), hr
+			if fixed {
+				pkeys[i] = kvs[0].fixed[r]
+			}
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, false, err
+	}
+
+	// Build each partition's table; lids[i] is the id of row prows[i] in
+	// its partition's table.
+	lids := uint32Pool.get(total)
+	defer uint32Pool.put(lids)
+	workers := make([]partWorker, procs)
+	var errMu sync.Mutex
+	var firstErr error
+	parallelDo(procs, np, func(w, p int) {
+		if ctx.Err() != nil {
+			return
+		}
+		lo, hi := int(pstart[p]), int(pstart[p+1])
+		t := newHashTable(types)
+		t.seed = x.hasher.seed
+		t.slots = uint64Pool.getZeroed(tableSlots(hi - lo))
+		t.mask = uint64(len(t.slots) - 1)
+		x.tables[p] = t
+		if fixed {
+			t.buildFixed(pkeys[lo:hi], ph[lo:hi], lids[lo:hi])
+			return
+		}
+		wk := &workers[w]
+		if len(wk.keys) != len(kvs) {
+			wk.keys = make([]keyVec, len(kvs))
+		}
+		for c := range kvs {
+			wk.keys[c].gather(&kvs[c], prows[lo:hi])
+		}
+		t.hashes = uint64Pool.get(hi - lo)[:0]
+		for i := lo; i < hi; i++ {
+			id, _, err := t.insertRow(wk.keys, i-lo, ph[i], nil)
+			if err != nil {
+				errMu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				errMu.Unlock()
+				return
+			}
+			lids[i] = id
+		}
+		// Grows are over: the hashes are not needed again.
+		uint64Pool.put(t.hashes)
+		t.hashes = nil
+	})
+	for w := range workers {
+		for c := range workers[w].keys {
+			workers[w].keys[c].release()
+		}
+	}
+	if firstErr != nil {
+		x.release()
+		return nil, nil, nil, false, fmt.Errorf("join build side: %w", firstErr)
+	}
+	if err := ctx.Err(); err != nil {
+		x.release()
+		return nil, nil, nil, false, err
+	}
+
+	// Number the ids partition after partition, then list each id's rows.
+	unique = true
+	for p, t := range x.tables {
+		x.base[p+1] = x.base[p] + uint32(t.n)
+		unique = unique && t.n == int(pstart[p+1]-pstart[p])
+	}
+	ng := int(x.base[np])
+	start = make([]int32, ng+1)
+	start[ng] = int32(total)
+	order = make([]int, total)
+	parallelDo(procs, np, func(w, p int) {
+		lo, hi := int(pstart[p]), int(pstart[p+1])
+		b, m := int(x.base[p]), x.tables[p].n
+		if m == hi-lo {
+			// Unique keys: id i is the partition's row i.
+			for i := lo; i < hi; i++ {
+				start[b+i-lo] = int32(i)
+				order[i] = int(prows[i])
+			}
+			return
+		}
+		wk := &workers[w]
+		if cap(wk.counts) < m+1 {
+			wk.counts = make([]int32, m+1)
+		}
+		cnt := wk.counts[:m+1]
+		clear(cnt)
+		for _, g := range lids[lo:hi] {
+			cnt[g+1]++
+		}
+		at := int32(lo)
+		for g := 0; g < m; g++ {
+			at += cnt[g+1]
+			start[b+g] = at - cnt[g+1]
+			cnt[g+1] = start[b+g] // the next position of id g's rows
+		}
+		for i := lo; i < hi; i++ {
+			g := lids[i]
+			order[cnt[g+1]] = int(prows[i])
+			cnt[g+1]++
+		}
+	})
+	return x, start, order, unique, nil
+}
+
+// buildFixed inserts the keys of an empty table sized to hold them all
+// (one fixed-width column without NULLs), with hashes h, setting ids.
+func (t *hashTable) buildFixed(keys []int64, h []uint64, ids []uint32) {
+	slots, mask := t.slots, t.mask
+	stored := int64Pool.get(len(keys))[:0]
+	for i, x := range keys {
+		hr := h[i]
+		tag, pos := hr&tagMask, hr&mask
+		for {
+			s := slots[pos]
+			if s == 0 {
+				g := uint32(len(stored))
+				stored = append(stored, x)
+				slots[pos] = tag | uint64(g+1)
+				ids[i] = g
+				break
+			}
+			if s&tagMask == tag && stored[uint32(s)-1] == x {
+				ids[i] = uint32(s) - 1
+				break
+			}
+			pos = (pos + 1) & mask
+		}
+	}
+	t.cols[0].fixed = stored
+	t.n = len(stored)
+}
+
+// find implements joinIndex.
+func (x *partIndex) find(keys []keyVec, n int, ids []uint32) {
+	if n == 0 {
+		return
+	}
+	np := len(x.tables)
+	if cap(x.h) < n {
+		uint64Pool.put(x.h)
+		x.h = uint64Pool.get(n)
+	}
+	h := x.h[:n]
+	x.hasher.hashRows(keys, h)
+
+	// Group the rows by partition (a counting sort, stable).
+	if len(x.counts) != np+1 {
+		x.counts = make([]int32, np+1)
+	}
+	counts := x.counts
+	clear(counts)
+	shift := x.shift
+	for _, hr := range h {
+		counts[hr>>shift+1]++
+	}
+	for p := 0; p < np; p++ {
+		counts[p+1] += counts[p]
+	}
+	if cap(x.sel) < n {
+		int32Pool.put(x.sel)
+		x.sel = int32Pool.get(n)
+	}
+	sel := x.sel[:n]
+	for r, hr := range h {
+		p := hr >> shift
+		sel[counts[p]] = int32(r)
+		counts[p]++
+	}
+	// counts[p] is now the end of partition p's rows: shift it back to
+	// their start.
+	copy(counts[1:], counts[:np])
+	counts[0] = 0
+
+	// Split the partitions into runs of about equal rows, one per
+	// goroutine.
+	workers := max(min(runtime.GOMAXPROCS(0), n/max(joinPartitionProbeRows, 1)), 1)
+	for len(x.workers) < workers {
+		x.workers = append(x.workers, partWorker{})
+	}
+	if workers == 1 {
+		x.probeParts(&x.workers[0], keys, 0, np, ids)
+		return
+	}
+	bounds := make([]int, workers+1)
+	p := 0
+	for w := 1; w < workers; w++ {
+		target := int32(n * w / workers)
+		for p < np && counts[p] < target {
+			p++
+		}
+		bounds[w] = p
+	}
+	bounds[workers] = np
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		if bounds[w] >= bounds[w+1] {
+			continue
+		}
+		wg.Add(1)
+		go func(wk *partWorker, p0, p1 int) {
+			defer wg.Done()
+			x.probeParts(wk, keys, p0, p1, ids)
+		}(&x.workers[w], bounds[w], bounds[w+1])
+	}
+	wg.Wait()
+}
+
+// probeParts resolves the rows of partitions [p0, p1) of the grouped batch.
+func (x *partIndex) probeParts(wk *partWorker, keys []keyVec, p0, p1 int, ids []uint32) {
+	counts, sel, h := x.counts, x.sel, x.h
+	end := func(p int) int { return int(counts[p+1]) }
+	if fixedKey(keys) {
+		fixed := keys[0].fixed
+		for p := p0; p < p1; p++ {
+			t := x.tables[p]
+			slots, mask, stored, b := t.slots, t.mask, t.cols[0].fixed, x.base[p]
+			for _, r := range sel[counts[p]:end(p)] {
+				hr, k := h[r], fixed[r]
+				tag, pos := hr&tagMask, hr&mask
+				id := noID
+				for {
+					s := slots[pos]
+					if s == 0 {
+						break
+					}
+					if s&tagMask == tag && stored[uint32(s)-1] == k {
+						id = b + uint32(s) - 1
+						break
+					}
+					pos = (pos + 1) & mask
+				}
+				ids[r] = id
+			}
+		}
+		return
+	}
+	// Other keys: gather the run's keys and hashes, then probe each
+	// partition's slice of them with the table's own prober.
+	lo, hi := int(counts[p0]), end(p1-1)
+	rows := sel[lo:hi]
+	m := len(rows)
+	if len(wk.keys) != len(keys) {
+		wk.keys = make([]keyVec, len(keys))
+	}
+	for c := range keys {
+		wk.keys[c].gather(&keys[c], rows)
+	}
+	if cap(wk.h) < m {
+		wk.h = make([]uint64, m)
+		wk.ids = make([]uint32, m)
+	}
+	wh, wids := wk.h[:m], wk.ids[:m]
+	for i, r := range rows {
+		wh[i] = h[r]
+	}
+	for p := p0; p < p1; p++ {
+		plo, phi := int(counts[p])-lo, end(p)-lo
+		if plo == phi {
+			continue
+		}
+		wk.p.t = x.tables[p]
+		wk.p.probe(wk.keys, wh, plo, phi, wids, false)
+		b := x.base[p]
+		for i := plo; i < phi; i++ {
+			if g := wids[i]; g != noID {
+				ids[rows[i]] = b + g
+			} else {
+				ids[rows[i]] = noID
+			}
+		}
+	}
+}
+
+// release implements joinIndex.
+func (x *partIndex) release() {
+	for _, t := range x.tables {
+		if t != nil {
+			t.release()
+		}
+	}
+	uint64Pool.put(x.h)
+	int32Pool.put(x.sel)
+	x.h, x.sel, x.tables = nil, nil, nil
+	for w := range x.workers {
+		wk := &x.workers[w]
+		for c := range wk.keys {
+			wk.keys[c].release()
+		}
+		int32Pool.put(wk.p.candRows)
+		uint32Pool.put(wk.p.candIDs)
+	}
+	x.workers = nil
+}
+
+// gatherBuild returns b's rows in order, gathering parts of it in
+// parallel when it is large.
+func gatherBuild(ctx context.Context, b *coldata.Batch, order []int) (*coldata.Batch, error) {
+	parts := max(min(runtime.GOMAXPROCS(0), len(order)/(1<<16)), 1)
+	if parts == 1 {
+		return coldata.GatherBatch(b, order), nil
+	}
+	out := make([]*coldata.Batch, parts)
+	step := (len(order) + parts - 1) / parts
+	parallelDo(parts, parts, func(_, i int) {
+		out[i] = coldata.GatherBatch(b, order[i*step:min((i+1)*step, len(order))])
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return coldata.ConcatCheck(out, len(b.Cols), ctx.Err)
+}
