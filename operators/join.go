@@ -155,8 +155,10 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 			return err
 		}
 		j.table, j.start, j.unique = x, start, unique
-		if j.build, err = gatherBuild(ctx, j.build, order); err != nil {
-			return err
+		if !isIdentity(order, j.build.Len) {
+			if j.build, err = gatherBuild(ctx, j.build, order); err != nil {
+				return err
+			}
 		}
 		j.setKeyFromLeft()
 		return nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -20,12 +21,14 @@ import (
 // insertion and probe, on one goroutine (TPC-H Q21's lineitem and orders
 // at SF5: ~7.5M order keys, 64-128 MB of slots).
 //
-// The partitions' ids are numbered partition after partition (partition
-// p's ids start at base[p]), so the join sees one id space, as with one
-// table: the build rows are reordered by id and a probe resolves each row
-// to its id or noID. A probe batch is hashed once and its rows grouped by
-// partition, and each goroutine resolves a run of partitions, so that the
-// lookups of one partition's rows touch one small table in turn.
+// Each partition's table numbers its keys itself; a map per partition
+// turns them into global ids in order of the keys' first appearance in the
+// build rows, the ids one table would have given. The join then sees one
+// id space, as with one table: the build rows are grouped by id in the same
+// order (for unique keys without NULLs, left in place) and a probe resolves
+// each row to its id or noID. A probe batch is hashed once and its rows
+// grouped by partition, and each goroutine resolves a run of partitions, so
+// that the lookups of one partition's rows touch one small table in turn.
 var (
 	// joinPartitionMinRows is the fewest build rows that are partitioned;
 	// smaller build sides keep one table.
@@ -64,13 +67,13 @@ func (f flatIndex) find(keys []keyVec, n int, ids []uint32) { f.t.find(keys, 0, 
 func (f flatIndex) release() {}
 
 // partIndex is a radix-partitioned join index: partition p (the hashes
-// whose top bits are p) is tables[p], whose id i is id base[p]+i.
+// whose top bits are p) is tables[p], whose id i is global id gids[p][i].
 type partIndex struct {
 	types  []coldata.Type
 	hasher *hashTable // hashes rows with the tables' seed
 	shift  uint       // partition = hash >> shift
 	tables []*hashTable
-	base   []uint32
+	gids   [][]uint32 // per partition: the global id of each table id
 
 	// Probe scratch, reused across batches.
 	h       []uint64
@@ -171,7 +174,7 @@ func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partInd
 		}
 	}()
 	np := partitionCount(n)
-	x = &partIndex{types: types, hasher: newHashTable(types), tables: make([]*hashTable, np), base: make([]uint32, np+1)}
+	x = &partIndex{types: types, hasher: newHashTable(types), tables: make([]*hashTable, np)}
 	x.shift = uint(64 - bits.TrailingZeros(uint(np)))
 	procs := max(runtime.GOMAXPROCS(0), 1)
 
@@ -238,9 +241,14 @@ func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partInd
 	}
 
 	// Build each partition's table; lids[i] is the id of row prows[i] in
-	// its partition's table.
+	// its partition's table, and the first positions of the partition's
+	// ids in turn, fpos[lo:lo+m], mark their rows in rowGid.
 	lids := uint32Pool.get(total)
 	defer uint32Pool.put(lids)
+	fpos := int32Pool.get(total)
+	defer int32Pool.put(fpos)
+	rowGid := uint32Pool.getZeroed(n)
+	defer uint32Pool.put(rowGid)
 	workers := make([]partWorker, procs)
 	var errMu sync.Mutex
 	var firstErr error
@@ -256,31 +264,40 @@ func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partInd
 		x.tables[p] = t
 		if fixed {
 			t.buildFixed(pkeys[lo:hi], ph[lo:hi], lids[lo:hi])
-			return
-		}
-		wk := &workers[w]
-		if len(wk.keys) != len(kvs) {
-			wk.keys = make([]keyVec, len(kvs))
-		}
-		for c := range kvs {
-			wk.keys[c].gather(&kvs[c], prows[lo:hi])
-		}
-		t.hashes = uint64Pool.get(hi - lo)[:0]
-		for i := lo; i < hi; i++ {
-			id, _, err := t.insertRow(wk.keys, i-lo, ph[i], nil)
-			if err != nil {
-				errMu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				errMu.Unlock()
-				return
+		} else {
+			wk := &workers[w]
+			if len(wk.keys) != len(kvs) {
+				wk.keys = make([]keyVec, len(kvs))
 			}
-			lids[i] = id
+			for c := range kvs {
+				wk.keys[c].gather(&kvs[c], prows[lo:hi])
+			}
+			t.hashes = uint64Pool.get(hi - lo)[:0]
+			for i := lo; i < hi; i++ {
+				id, _, err := t.insertRow(wk.keys, i-lo, ph[i], nil)
+				if err != nil {
+					errMu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					errMu.Unlock()
+					return
+				}
+				lids[i] = id
+			}
+			// Grows are over: the hashes are not needed again.
+			uint64Pool.put(t.hashes)
+			t.hashes = nil
 		}
-		// Grows are over: the hashes are not needed again.
-		uint64Pool.put(t.hashes)
-		t.hashes = nil
+		// Ids are numbered in order of first appearance, rows in row order.
+		next := uint32(0)
+		for i := lo; i < hi; i++ {
+			if lids[i] == next {
+				fpos[lo+int(next)] = int32(i)
+				rowGid[prows[i]] = 1
+				next++
+			}
+		}
 	})
 	for w := range workers {
 		for c := range workers[w].keys {
@@ -296,49 +313,73 @@ func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partInd
 		return nil, nil, nil, false, err
 	}
 
-	// Number the ids partition after partition, then list each id's rows.
-	unique = true
-	for p, t := range x.tables {
-		x.base[p+1] = x.base[p] + uint32(t.n)
-		unique = unique && t.n == int(pstart[p+1]-pstart[p])
+	// Global ids follow the first appearance of each key in the build
+	// rows, as one table's do: the rows are then grouped by id exactly as
+	// groupKeys groups them (for unique keys without NULLs, in place).
+	firsts := make([]uint32, chunks+1)
+	parallelDo(procs, chunks, func(_, c int) {
+		k := uint32(0)
+		for _, m := range rowGid[c*step : min((c+1)*step, n)] {
+			k += m
+		}
+		firsts[c+1] = k
+	})
+	for c := 0; c < chunks; c++ {
+		firsts[c+1] += firsts[c]
 	}
-	ng := int(x.base[np])
+	parallelDo(procs, chunks, func(_, c int) {
+		g := firsts[c]
+		rg := rowGid[c*step : min((c+1)*step, n)]
+		for r, m := range rg {
+			if m != 0 {
+				rg[r] = g
+				g++
+			}
+		}
+	})
+	ng := int(firsts[chunks])
+	unique = ng == total
+	x.gids = make([][]uint32, np)
 	start = make([]int32, ng+1)
-	start[ng] = int32(total)
 	order = make([]int, total)
-	parallelDo(procs, np, func(w, p int) {
+	parallelDo(procs, np, func(_, p int) {
 		lo, hi := int(pstart[p]), int(pstart[p+1])
-		b, m := int(x.base[p]), x.tables[p].n
-		if m == hi-lo {
-			// Unique keys: id i is the partition's row i.
+		m := x.tables[p].n
+		gm := make([]uint32, m)
+		for l := range gm {
+			gm[l] = rowGid[prows[fpos[lo+l]]]
+		}
+		x.gids[p] = gm
+		if unique {
 			for i := lo; i < hi; i++ {
-				start[b+i-lo] = int32(i)
-				order[i] = int(prows[i])
+				order[gm[lids[i]]] = int(prows[i])
 			}
 			return
 		}
-		wk := &workers[w]
-		if cap(wk.counts) < m+1 {
-			wk.counts = make([]int32, m+1)
-		}
-		cnt := wk.counts[:m+1]
-		clear(cnt)
-		for _, g := range lids[lo:hi] {
-			cnt[g+1]++
-		}
-		at := int32(lo)
-		for g := 0; g < m; g++ {
-			at += cnt[g+1]
-			start[b+g] = at - cnt[g+1]
-			cnt[g+1] = start[b+g] // the next position of id g's rows
-		}
-		for i := lo; i < hi; i++ {
-			g := lids[i]
-			order[cnt[g+1]] = int(prows[i])
-			cnt[g+1]++
+		for _, l := range lids[lo:hi] {
+			start[gm[l]+1]++
 		}
 	})
-	return x, start, order, unique, nil
+	if unique {
+		for g := range start {
+			start[g] = int32(g)
+		}
+		return x, start, order, true, nil
+	}
+	for g := 0; g < ng; g++ {
+		start[g+1] += start[g]
+	}
+	fill := slices.Clone(start[:ng])
+	parallelDo(procs, np, func(_, p int) {
+		lo, hi := int(pstart[p]), int(pstart[p+1])
+		gm := x.gids[p]
+		for i := lo; i < hi; i++ {
+			g := gm[lids[i]]
+			order[fill[g]] = int(prows[i])
+			fill[g]++
+		}
+	})
+	return x, start, order, false, nil
 }
 
 // buildFixed inserts the keys of an empty table sized to hold them all
@@ -452,7 +493,7 @@ func (x *partIndex) probeParts(wk *partWorker, keys []keyVec, p0, p1 int, ids []
 		fixed := keys[0].fixed
 		for p := p0; p < p1; p++ {
 			t := x.tables[p]
-			slots, mask, stored, b := t.slots, t.mask, t.cols[0].fixed, x.base[p]
+			slots, mask, stored, gm := t.slots, t.mask, t.cols[0].fixed, x.gids[p]
 			for _, r := range sel[counts[p]:end(p)] {
 				hr, k := h[r], fixed[r]
 				tag, pos := hr&tagMask, hr&mask
@@ -463,7 +504,7 @@ func (x *partIndex) probeParts(wk *partWorker, keys []keyVec, p0, p1 int, ids []
 						break
 					}
 					if s&tagMask == tag && stored[uint32(s)-1] == k {
-						id = b + uint32(s) - 1
+						id = gm[uint32(s)-1]
 						break
 					}
 					pos = (pos + 1) & mask
@@ -499,10 +540,10 @@ func (x *partIndex) probeParts(wk *partWorker, keys []keyVec, p0, p1 int, ids []
 		}
 		wk.p.t = x.tables[p]
 		wk.p.probe(wk.keys, wh, plo, phi, wids, false)
-		b := x.base[p]
+		gm := x.gids[p]
 		for i := plo; i < phi; i++ {
 			if g := wids[i]; g != noID {
-				ids[rows[i]] = b + g
+				ids[rows[i]] = gm[g]
 			} else {
 				ids[rows[i]] = noID
 			}
