@@ -62,6 +62,10 @@ type HashJoin struct {
 	ids         []uint32
 	li, ri      []int
 	matched     []bool
+	keep        []int
+	condKeep    []bool
+	// condCols flags the columns Cond reads (nil until the first use).
+	condCols []bool
 
 	// Semi and anti joins first read some of both inputs (see start):
 	// leftBuf holds left batches read ahead, rightBuf right batches read
@@ -358,6 +362,9 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		j.matched = j.matched[:n]
 		clear(j.matched)
 	}
+	if ids != nil {
+		return j.probeKeys(ctx, lb, ids, left, semi)
+	}
 	li, ri := j.li[:0], j.ri[:0]
 	flush := func() error {
 		if len(li) == 0 {
@@ -428,17 +435,33 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		return err
 	}
 	j.li, j.ri = li, ri
+	j.finishBatch(lb, left, semi)
+	return nil
+}
+
+// finishBatch queues what a left batch adds once its pairs are out: the
+// rows a semi or anti join keeps, or the unmatched rows of a left join.
+func (j *HashJoin) finishBatch(lb *coldata.Batch, left, semi bool) {
 	if semi {
-		var keep []int
+		keep := j.keep[:0]
 		for r, m := range j.matched {
 			if m == (j.Kind == SemiJoin) {
 				keep = append(keep, r)
 			}
 		}
-		if len(keep) > 0 {
-			j.pending = append(j.pending, coldata.GatherBatch(lb, keep))
+		j.keep = keep
+		switch len(keep) {
+		case 0:
+		case lb.Len:
+			j.pending = append(j.pending, lb)
+		default:
+			jobs := make([]gatherJob, len(lb.Cols))
+			for c, v := range lb.Cols {
+				jobs[c] = gatherJob{v, keep}
+			}
+			j.pending = append(j.pending, &coldata.Batch{Cols: gatherVecs(jobs, len(keep)), Len: len(keep)})
 		}
-		return nil
+		return
 	}
 	if left {
 		var un []int
@@ -455,7 +478,6 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 			j.pending = append(j.pending, j.combine(lb, un, nulls))
 		}
 	}
-	return nil
 }
 
 // pairs forms the candidate pairs and keeps those passing Cond; sel lists
@@ -498,21 +520,20 @@ func (j *HashJoin) combine(lb *coldata.Batch, li, ri []int) *coldata.Batch {
 // gathered from the probe key, in probe order, instead of at random from
 // the build side.
 func (j *HashJoin) combineMatches(lb *coldata.Batch, li, ri []int) *coldata.Batch {
-	if j.keyFromLeft == nil {
-		return j.combine(lb, li, ri)
-	}
-	cols := make([]*coldata.Vec, 0, j.LeftCols+len(j.RightTypes))
+	jobs := make([]gatherJob, 0, j.LeftCols+len(j.RightTypes))
 	for _, c := range lb.Cols {
-		cols = append(cols, coldata.Gather(c, li))
+		jobs = append(jobs, gatherJob{c, li})
 	}
 	for c, v := range j.build.Cols {
-		if k := j.keyFromLeft[c]; k >= 0 {
-			cols = append(cols, coldata.Gather(j.leftKeys[k], li))
-			continue
+		if j.keyFromLeft != nil {
+			if k := j.keyFromLeft[c]; k >= 0 {
+				jobs = append(jobs, gatherJob{j.leftKeys[k], li})
+				continue
+			}
 		}
-		cols = append(cols, coldata.Gather(v, ri))
+		jobs = append(jobs, gatherJob{v, ri})
 	}
-	return &coldata.Batch{Cols: cols, Len: len(li)}
+	return &coldata.Batch{Cols: gatherVecs(jobs, len(li)), Len: len(li)}
 }
 
 // setKeyFromLeft finds the build columns that combineMatches may take from

@@ -11,3 +11,12 @@ func SetJoinPartitioning(minRows, rowsPerPart, probeRows int) (restore func()) {
 	joinPartitionMinRows, joinPartitionRows, joinPartitionProbeRows = minRows, rowsPerPart, probeRows
 	return func() { joinPartitionMinRows, joinPartitionRows, joinPartitionProbeRows = m, r, p }
 }
+
+// SetJoinGatherRows sets the fewest output rows per goroutine when a join
+// gathers its output or evaluates its residual condition in parallel. It
+// returns a function restoring the previous value.
+func SetJoinGatherRows(rows int) (restore func()) {
+	old := joinGatherRows
+	joinGatherRows = rows
+	return func() { joinGatherRows = old }
+}

@@ -132,12 +132,13 @@ func nestedJoinRef(lbs []*coldata.Batch, build *coldata.Batch, keys []int, kind 
 // keys, duplicate and unique build keys, with and without a residual
 // condition, and semi/anti joins that hash their left side.
 func TestHashJoinPartitioned(t *testing.T) {
-	type partCfg struct{ minRows, perPart, probeRows, procs int }
+	type partCfg struct{ minRows, perPart, probeRows, gatherRows, procs int }
 	cfgs := []partCfg{
-		{1 << 40, 1 << 15, 1 << 12, 2}, // the one-table path, for reference
-		{1, 1, 1, 4},                   // a partition per row, many goroutines
-		{1, 16, 64, 2},
-		{0, 1 << 15, 1 << 12, 1}, // one partition, empty build sides too
+		{1 << 40, 1 << 15, 1 << 12, 1 << 13, 2}, // the one-table path, for reference
+		{1, 1, 1, 8, 4},                         // a partition per row, many goroutines
+		{1, 16, 64, 24, 2},
+		{0, 1 << 15, 1 << 12, 1 << 13, 1}, // one partition, empty build sides too
+		{1 << 40, 1 << 15, 1 << 12, 16, 3}, // one table, parallel gathers
 	}
 	keySets := [][]int{{0}, {1}, {2}, {0, 1}, {2, 3}}
 	kinds := []operators.JoinKind{operators.InnerJoin, operators.LeftJoin, operators.SemiJoin, operators.AntiJoin}
@@ -179,8 +180,9 @@ func TestHashJoinPartitioned(t *testing.T) {
 	}
 	types := []coldata.Type{tInt, tStr, tFloat, tBool, tInt}
 	for _, cfg := range cfgs {
-		t.Run(fmt.Sprintf("min%d/per%d/probe%d/procs%d", cfg.minRows, cfg.perPart, cfg.probeRows, cfg.procs), func(t *testing.T) {
+		t.Run(fmt.Sprintf("min%d/per%d/probe%d/gather%d/procs%d", cfg.minRows, cfg.perPart, cfg.probeRows, cfg.gatherRows, cfg.procs), func(t *testing.T) {
 			defer operators.SetJoinPartitioning(cfg.minRows, cfg.perPart, cfg.probeRows)()
+			defer operators.SetJoinGatherRows(cfg.gatherRows)()
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.procs))
 			for _, ds := range sets {
 				build := coldata.Concat(ds.rbs, len(types))

@@ -146,7 +146,26 @@ func BenchmarkHashJoinScale(b *testing.B) {
 		{"string/unique/1M/build", 1 << 20, 1, true, operators.InnerJoin, true},
 	}
 	for _, c := range cases {
-		b.Run(c.name, func(b *testing.B) {
+		for _, path := range []string{"flat", "part"} {
+			benchScaleCase(b, c.name+"/"+path, path == "flat", c.rows, c.dup, c.strs, c.kind, c.buildOnly)
+		}
+	}
+}
+
+// benchScaleCase runs one case of BenchmarkHashJoinScale, with one hash
+// table (flat) or the radix-partitioned build.
+func benchScaleCase(b *testing.B, name string, flat bool, rows, dup int, strs bool, kind operators.JoinKind, buildOnly bool) {
+	c := struct {
+		rows, dup int
+		strs      bool
+		kind      operators.JoinKind
+		buildOnly bool
+	}{rows, dup, strs, kind, buildOnly}
+	{
+		b.Run(name, func(b *testing.B) {
+			if flat {
+				defer operators.SetJoinPartitioning(1<<62, 1<<15, 1<<12)()
+			}
 			d := scaleJoinTables(c.rows, c.dup, c.strs)
 			kc, kt := 0, tInt
 			if c.strs {
