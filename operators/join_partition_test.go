@@ -137,7 +137,7 @@ func TestHashJoinPartitioned(t *testing.T) {
 		{1 << 40, 1 << 15, 1 << 12, 1 << 13, 2}, // the one-table path, for reference
 		{1, 1, 1, 8, 4},                         // a partition per row, many goroutines
 		{1, 16, 64, 24, 2},
-		{0, 1 << 15, 1 << 12, 1 << 13, 1}, // one partition, empty build sides too
+		{0, 1 << 15, 1 << 12, 1 << 13, 1},  // one partition, empty build sides too
 		{1 << 40, 1 << 15, 1 << 12, 16, 3}, // one table, parallel gathers
 	}
 	keySets := [][]int{{0}, {1}, {2}, {0, 1}, {2, 3}}
