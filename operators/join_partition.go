@@ -74,6 +74,11 @@ type partIndex struct {
 	shift  uint       // partition = hash >> shift
 	tables []*hashTable
 	gids   [][]uint32 // per partition: the global id of each table id
+	// ents, for one fixed-width key column without NULLs, replaces the
+	// tables' slots: per partition, open addressing over pairs of words,
+	// a key and its global id plus one (0: empty), so that a probe reads
+	// one cache line where slot, key and id map took three.
+	ents [][]uint64
 
 	// Probe scratch, reused across batches.
 	h       []uint64
@@ -175,6 +180,10 @@ func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partInd
 	}()
 	np := partitionCount(n)
 	x = &partIndex{types: types, hasher: newHashTable(types), tables: make([]*hashTable, np)}
+	fixed := fixedKey(kvs)
+	if fixed {
+		x.ents = make([][]uint64, np)
+	}
 	x.shift = uint(64 - bits.TrailingZeros(uint(np)))
 	procs := max(runtime.GOMAXPROCS(0), 1)
 
@@ -214,7 +223,6 @@ func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partInd
 	defer int32Pool.put(prows)
 	ph := uint64Pool.get(total)
 	defer uint64Pool.put(ph)
-	fixed := fixedKey(kvs)
 	var pkeys []int64
 	if fixed {
 		pkeys = int64Pool.get(total)
@@ -259,12 +267,12 @@ func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partInd
 		lo, hi := int(pstart[p]), int(pstart[p+1])
 		t := newHashTable(types)
 		t.seed = x.hasher.seed
-		t.slots = uint64Pool.getZeroed(tableSlots(hi - lo))
-		t.mask = uint64(len(t.slots) - 1)
 		x.tables[p] = t
 		if fixed {
-			t.buildFixed(pkeys[lo:hi], ph[lo:hi], lids[lo:hi])
+			x.ents[p], t.n = buildFixedEnts(pkeys[lo:hi], ph[lo:hi], lids[lo:hi])
 		} else {
+			t.slots = uint64Pool.getZeroed(tableSlots(hi - lo))
+			t.mask = uint64(len(t.slots) - 1)
 			wk := &workers[w]
 			if len(wk.keys) != len(kvs) {
 				wk.keys = make([]keyVec, len(kvs))
@@ -350,6 +358,14 @@ func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partInd
 			gm[l] = rowGid[prows[fpos[lo+l]]]
 		}
 		x.gids[p] = gm
+		if fixed {
+			ents := x.ents[p]
+			for i := 1; i < len(ents); i += 2 {
+				if e := ents[i]; e != 0 {
+					ents[i] = uint64(gm[e-1]) + 1
+				}
+			}
+		}
 		if unique {
 			for i := lo; i < hi; i++ {
 				order[gm[lids[i]]] = int(prows[i])
@@ -382,32 +398,32 @@ func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partInd
 	return x, start, order, false, nil
 }
 
-// buildFixed inserts the keys of an empty table sized to hold them all
-// (one fixed-width column without NULLs), with hashes h, setting ids.
-func (t *hashTable) buildFixed(keys []int64, h []uint64, ids []uint32) {
-	slots, mask := t.slots, t.mask
-	stored := int64Pool.get(len(keys))[:0]
+// buildFixedEnts hashes keys (one fixed-width column without NULLs, with
+// hashes h) into a partition's entries (see partIndex.ents), holding
+// local ids plus one for now, and sets ids; it returns the entries and
+// the number of distinct keys.
+func buildFixedEnts(keys []int64, h []uint64, ids []uint32) ([]uint64, int) {
+	ents := uint64Pool.getZeroed(2 * tableSlots(len(keys)))
+	mask := uint64(len(ents)/2 - 1)
+	n := uint32(0)
 	for i, x := range keys {
-		hr := h[i]
-		tag, pos := hr&tagMask, hr&mask
+		pos := h[i] & mask
 		for {
-			s := slots[pos]
-			if s == 0 {
-				g := uint32(len(stored))
-				stored = append(stored, x)
-				slots[pos] = tag | uint64(g+1)
-				ids[i] = g
+			e := ents[2*pos+1]
+			if e == 0 {
+				ents[2*pos], ents[2*pos+1] = uint64(x), uint64(n)+1
+				ids[i] = n
+				n++
 				break
 			}
-			if s&tagMask == tag && stored[uint32(s)-1] == x {
-				ids[i] = uint32(s) - 1
+			if int64(ents[2*pos]) == x {
+				ids[i] = uint32(e) - 1
 				break
 			}
 			pos = (pos + 1) & mask
 		}
 	}
-	t.cols[0].fixed = stored
-	t.n = len(stored)
+	return ents, int(n)
 }
 
 // find implements joinIndex.
@@ -489,13 +505,47 @@ func (x *partIndex) find(keys []keyVec, n int, ids []uint32) {
 func (x *partIndex) probeParts(wk *partWorker, keys []keyVec, p0, p1 int, ids []uint32) {
 	counts, sel, h := x.counts, x.sel, x.h
 	end := func(p int) int { return int(counts[p+1]) }
-	if fixedKey(keys) {
+	if x.ents != nil {
+		// NULL probe keys (their rows' ids are the caller's to clear)
+		// probe with whatever value lies under them.
+		if keys[0].allNull {
+			for _, r := range sel[counts[p0]:end(p1-1)] {
+				ids[r] = noID
+			}
+			return
+		}
 		fixed := keys[0].fixed
 		for p := p0; p < p1; p++ {
-			t := x.tables[p]
-			slots, mask, stored, gm := t.slots, t.mask, t.cols[0].fixed, x.gids[p]
+			ents := x.ents[p]
+			mask := uint64(len(ents)/2 - 1)
 			for _, r := range sel[counts[p]:end(p)] {
-				hr, k := h[r], fixed[r]
+				k := fixed[r]
+				pos := h[r] & mask
+				id := noID
+				for {
+					e := ents[2*pos+1]
+					if e == 0 {
+						break
+					}
+					if int64(ents[2*pos]) == k {
+						id = uint32(e) - 1
+						break
+					}
+					pos = (pos + 1) & mask
+				}
+				ids[r] = id
+			}
+		}
+		return
+	}
+	if kv := &keys[0]; len(keys) == 1 && kv.t == coldata.String && kv.nulls == nil && !kv.allNull {
+		bs, koffs := kv.bytes, kv.offs
+		for p := p0; p < p1; p++ {
+			t := x.tables[p]
+			slots, mask, gm := t.slots, t.mask, x.gids[p]
+			arena, offs := t.cols[0].arena, t.cols[0].offs
+			for _, r := range sel[counts[p]:end(p)] {
+				hr, k := h[r], bs[koffs[r]:koffs[r+1]]
 				tag, pos := hr&tagMask, hr&mask
 				id := noID
 				for {
@@ -503,9 +553,11 @@ func (x *partIndex) probeParts(wk *partWorker, keys []keyVec, p0, p1 int, ids []
 					if s == 0 {
 						break
 					}
-					if s&tagMask == tag && stored[uint32(s)-1] == k {
-						id = gm[uint32(s)-1]
-						break
+					if s&tagMask == tag {
+						if g := uint32(s) - 1; equalBytes(arena[offs[g]:offs[g+1]], k) {
+							id = gm[g]
+							break
+						}
 					}
 					pos = (pos + 1) & mask
 				}
@@ -558,6 +610,10 @@ func (x *partIndex) release() {
 			t.release()
 		}
 	}
+	for _, e := range x.ents {
+		uint64Pool.put(e)
+	}
+	x.ents = nil
 	uint64Pool.put(x.h)
 	int32Pool.put(x.sel)
 	x.h, x.sel, x.tables = nil, nil, nil

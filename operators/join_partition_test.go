@@ -153,13 +153,15 @@ func TestHashJoinPartitioned(t *testing.T) {
 		domain         int
 		unique, nulls  bool
 		lsizes, rsizes []int
+		lnulls         bool // NULL keys on the left side only
 	}{
-		{"dups", 300, false, true, []int{900, 1, 700}, []int{400, 0, 600}},
-		{"unique", 1500, true, false, []int{1000, 800}, []int{700, 500}},
-		{"many dups", 40, false, true, []int{300, 200}, []int{150, 100}},
-		{"empty build", 40, false, true, []int{50}, nil},
+		{"dups", 300, false, true, []int{900, 1, 700}, []int{400, 0, 600}, false},
+		{"unique", 1500, true, false, []int{1000, 800}, []int{700, 500}, false},
+		{"unique left nulls", 1500, true, false, []int{1000, 800}, []int{700, 500}, true},
+		{"many dups", 40, false, true, []int{300, 200}, []int{150, 100}, false},
+		{"empty build", 40, false, true, []int{50}, nil, false},
 		// Semi and anti joins hash the small left side.
-		{"small left", 200, false, true, []int{30, 20}, []int{200, 300, 200}},
+		{"small left", 200, false, true, []int{30, 20}, []int{200, 300, 200}, false},
 	} {
 		var perm []int
 		if d.unique {
@@ -167,7 +169,7 @@ func TestHashJoinPartitioned(t *testing.T) {
 		}
 		ds := dataset{name: d.name}
 		for _, n := range d.lsizes {
-			ds.lbs = append(ds.lbs, joinTestBatch(rng, n, d.domain*5/4, nil, d.nulls))
+			ds.lbs = append(ds.lbs, joinTestBatch(rng, n, d.domain*5/4, nil, d.nulls || d.lnulls))
 		}
 		for _, n := range d.rsizes {
 			var p *[]int
