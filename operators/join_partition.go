@@ -436,7 +436,8 @@ func (x *partIndex) find(keys []keyVec, n int, ids []uint32) {
 		uint64Pool.put(x.h)
 		x.h = uint64Pool.get(n)
 	}
-	h := x.h[:n]
+	x.h = x.h[:n]
+	h := x.h
 	x.hasher.hashRows(keys, h)
 
 	// Group the rows by partition (a counting sort, stable).
@@ -456,7 +457,8 @@ func (x *partIndex) find(keys []keyVec, n int, ids []uint32) {
 		int32Pool.put(x.sel)
 		x.sel = int32Pool.get(n)
 	}
-	sel := x.sel[:n]
+	x.sel = x.sel[:n]
+	sel := x.sel
 	for r, hr := range h {
 		p := hr >> shift
 		sel[counts[p]] = int32(r)

@@ -159,6 +159,9 @@ func TestHashJoinPartitioned(t *testing.T) {
 		{"unique", 1500, true, false, []int{1000, 800}, []int{700, 500}, false},
 		{"unique left nulls", 1500, true, false, []int{1000, 800}, []int{700, 500}, true},
 		{"many dups", 40, false, true, []int{300, 200}, []int{150, 100}, false},
+		// Scratch from the buffer pools has spare capacity: a larger
+		// batch after a smaller one must not read its stale length.
+		{"growing batches", 3000, false, false, []int{8300, 8600}, []int{1500, 500}, true},
 		{"empty build", 40, false, true, []int{50}, nil, false},
 		// Semi and anti joins hash the small left side.
 		{"small left", 200, false, true, []int{30, 20}, []int{200, 300, 200}, false},
