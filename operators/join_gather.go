@@ -88,13 +88,16 @@ func gatherVecs(jobs []gatherJob, n int) []*coldata.Vec {
 	}
 	parallelDo(workers, len(jobs)*chunks, func(_, t int) {
 		i, c := t/chunks, t%chunks
-		src, v := jobs[i].src, out[i]
+		src := jobs[i].src
 		if src.Const || !parallelGatherable(src.Type) {
+			// Gathered whole by the job's first task, alone to touch
+			// out[i].
 			if c == 0 {
 				out[i] = coldata.Gather(src, jobs[i].idx)
 			}
 			return
 		}
+		v := out[i]
 		lo, hi := c*step, min((c+1)*step, n)
 		idx := jobs[i].idx[lo:hi]
 		if src.Nulls != nil {
