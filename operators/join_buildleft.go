@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
-	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/memory"
 )
 
@@ -192,19 +191,12 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		cols := make([]*coldata.Vec, 0, len(j.build.Cols)+len(rb.Cols))
-		for _, c := range j.build.Cols {
-			cols = append(cols, coldata.Gather(c, li))
-		}
-		for _, c := range rb.Cols {
-			cols = append(cols, coldata.Gather(c, ri))
-		}
-		mask, err := expr.Eval(j.Cond, &coldata.Batch{Cols: cols, Len: len(li)})
+		keep, err := j.condPairs(j.build.Cols, li, rb.Cols, ri)
 		if err != nil {
 			return err
 		}
 		for k, l := range li {
-			if !mask.IsNull(k) && mask.Bool(k) {
+			if keep[k] {
 				j.lmatched[l] = true
 			}
 		}

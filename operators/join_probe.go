@@ -73,7 +73,7 @@ func (j *HashJoin) emitPairs(ctx context.Context, lb *coldata.Batch, li, ri []in
 		return nil, nil, err
 	}
 	if j.Cond != nil {
-		keep, err := j.condPairs(lb, li, ri)
+		keep, err := j.condPairs(lb.Cols, li, j.build.Cols, ri)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -97,10 +97,12 @@ func (j *HashJoin) emitPairs(ctx context.Context, lb *coldata.Batch, li, ri []in
 	return li[:0], ri[:0], nil
 }
 
-// condPairs evaluates Cond over the pairs and reports which pass. The
-// pairs' batch holds only the columns Cond reads (the others are NULL
-// constants), and slices of the pairs evaluate on separate goroutines.
-func (j *HashJoin) condPairs(lb *coldata.Batch, li, ri []int) ([]bool, error) {
+// condPairs evaluates Cond over the pairs of rows li[k] of the left
+// columns lcols and ri[k] of the right columns rcols, and reports which
+// pass. The pairs' batch holds only the columns Cond reads (the others are
+// NULL constants), and slices of the pairs evaluate on separate
+// goroutines. The flags are scratch, valid until the next call.
+func (j *HashJoin) condPairs(lcols []*coldata.Vec, li []int, rcols []*coldata.Vec, ri []int) ([]bool, error) {
 	if j.condCols == nil {
 		j.condCols = make([]bool, j.LeftCols+len(j.RightTypes))
 		for c := range expr.Columns(j.Cond) {
@@ -120,9 +122,9 @@ func (j *HashJoin) condPairs(lb *coldata.Batch, li, ri []int) ([]bool, error) {
 			var src *coldata.Vec
 			var idx []int
 			if c < j.LeftCols {
-				src, idx = lb.Cols[c], li[lo:hi]
+				src, idx = lcols[c], li[lo:hi]
 			} else {
-				src, idx = j.build.Cols[c-j.LeftCols], ri[lo:hi]
+				src, idx = rcols[c-j.LeftCols], ri[lo:hi]
 			}
 			if need {
 				cols[c] = coldata.Gather(src, idx)
