@@ -30,7 +30,11 @@ const (
 // (NULL keys never match) and the residual condition Cond (over the left
 // columns followed by the right columns) is TRUE. Without keys every pair is
 // a candidate (nested loop). The right input is materialised and hashed;
-// the left input streams.
+// the left input streams. Output comes per left batch: the matching pairs
+// in left row order (for one left row, in build order), then a left
+// join's unmatched rows; a semi or anti join keeps left rows in order. A
+// batch's keys are resolved, its residual condition evaluated and its
+// output gathered on every CPU (join_probe.go, join_gather.go).
 type HashJoin struct {
 	Left, Right         Operator
 	LeftKeys, RightKeys []expr.Expr
@@ -45,9 +49,11 @@ type HashJoin struct {
 	MemoryLimit uint64
 
 	build *coldata.Batch
-	// table maps each distinct build key to an id. build is reordered by
-	// id (build order kept within an id, rows with NULL keys dropped): the
-	// rows of id g are start[g] to start[g+1]-1, and row g when unique.
+	// table maps each distinct build key to an id, in order of first
+	// appearance: one hash table, or for a large build side a radix
+	// partitioned one (join_partition.go). build is reordered by id (build
+	// order kept within an id, rows with NULL keys dropped): the rows of id
+	// g are start[g] to start[g+1]-1, and row g when unique.
 	table   joinIndex
 	start   []int32
 	unique  bool
