@@ -87,14 +87,13 @@ type partIndex struct {
 	workers []partWorker
 }
 
-// partWorker is one goroutine's scratch for probing.
+// partWorker is one goroutine's scratch: its rows' keys (gathered, for
+// the build and for probes of other keys), hashes and ids.
 type partWorker struct {
 	p    prober
 	keys []keyVec
 	h    []uint64
 	ids  []uint32
-	// Build scratch: the partition's keys and per-id counts.
-	counts []int32
 }
 
 func (x *partIndex) keyTypes() []coldata.Type { return x.types }
