@@ -30,7 +30,11 @@ const (
 // (NULL keys never match) and the residual condition Cond (over the left
 // columns followed by the right columns) is TRUE. Without keys every pair is
 // a candidate (nested loop). The right input is materialised and hashed;
-// the left input streams.
+// the left input streams. Output comes per left batch: the matching pairs
+// in left row order (for one left row, in build order), then a left
+// join's unmatched rows; a semi or anti join keeps left rows in order. A
+// batch's keys are resolved, its residual condition evaluated and its
+// output gathered on every CPU (join_probe.go, join_gather.go).
 type HashJoin struct {
 	Left, Right         Operator
 	LeftKeys, RightKeys []expr.Expr
@@ -45,10 +49,12 @@ type HashJoin struct {
 	MemoryLimit uint64
 
 	build *coldata.Batch
-	// table maps each distinct build key to an id. build is reordered by
-	// id (build order kept within an id, rows with NULL keys dropped): the
-	// rows of id g are start[g] to start[g+1]-1, and row g when unique.
-	table   *hashTable
+	// table maps each distinct build key to an id, in order of first
+	// appearance: one hash table, or for a large build side a radix
+	// partitioned one (join_partition.go). build is reordered by id (build
+	// order kept within an id, rows with NULL keys dropped): the rows of id
+	// g are start[g] to start[g+1]-1, and row g when unique.
+	table   joinIndex
 	start   []int32
 	unique  bool
 	pending []*coldata.Batch
@@ -62,6 +68,10 @@ type HashJoin struct {
 	ids         []uint32
 	li, ri      []int
 	matched     []bool
+	keep        []int
+	condKeep    []bool
+	// condCols flags the columns Cond reads (nil until the first use).
+	condCols []bool
 
 	// Semi and anti joins first read some of both inputs (see start):
 	// leftBuf holds left batches read ahead, rightBuf right batches read
@@ -147,11 +157,29 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 			return fmt.Errorf("internal error: join key %d compares %s with %s", i, lt, k.Type)
 		}
 	}
+	if j.build.Len >= joinPartitionMinRows {
+		// A large build side: radix partitioned, built in parallel (see
+		// join_partition.go), its rows reordered by id as below.
+		x, start, order, unique, err := buildPartIndex(ctx, keys, j.build.Len)
+		if err != nil {
+			return err
+		}
+		j.table, j.start, j.unique = x, start, unique
+		if !isIdentity(order, j.build.Len) {
+			if j.build, err = gatherBuild(ctx, j.build, order); err != nil {
+				return err
+			}
+		}
+		j.setKeyFromLeft()
+		return nil
+	}
 	var order []int
-	if j.table, j.start, order, err = groupKeys(ctx, keys, j.build.Len); err != nil {
+	var table *hashTable
+	if table, j.start, order, err = groupKeys(ctx, keys, j.build.Len); err != nil {
 		return err
 	}
-	ng := j.table.n
+	j.table = flatIndex{table}
+	ng := table.n
 	j.unique = true
 	for g := 0; g < ng && j.unique; g++ {
 		j.unique = j.start[g+1] == int32(g+1)
@@ -303,13 +331,14 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		if len(j.keys) != len(keys) {
 			j.keys = make([]keyVec, len(keys))
 		}
+		types := j.table.keyTypes()
 		for i, k := range keys {
-			if j.table.types[i] == coldata.Null {
+			if types[i] == coldata.Null {
 				// The build keys are all NULL: nothing matches.
 				j.keys[i] = keyVec{t: coldata.Null, allNull: true}
 				continue
 			}
-			if err := j.keys[i].prepareAs(k, n, j.table.types[i]); err != nil {
+			if err := j.keys[i].prepareAs(k, n, types[i]); err != nil {
 				return err
 			}
 		}
@@ -317,7 +346,7 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 			j.ids = make([]uint32, n)
 		}
 		ids = j.ids[:n]
-		j.table.find(j.keys, 0, n, ids)
+		j.table.find(j.keys, n, ids)
 		for i := range j.keys {
 			// A NULL key matches nothing, not even a stored NULL.
 			kv := &j.keys[i]
@@ -338,6 +367,9 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		}
 		j.matched = j.matched[:n]
 		clear(j.matched)
+	}
+	if ids != nil {
+		return j.probeKeys(ctx, lb, ids, left, semi)
 	}
 	li, ri := j.li[:0], j.ri[:0]
 	flush := func() error {
@@ -409,17 +441,33 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		return err
 	}
 	j.li, j.ri = li, ri
+	j.finishBatch(lb, left, semi)
+	return nil
+}
+
+// finishBatch queues what a left batch adds once its pairs are out: the
+// rows a semi or anti join keeps, or the unmatched rows of a left join.
+func (j *HashJoin) finishBatch(lb *coldata.Batch, left, semi bool) {
 	if semi {
-		var keep []int
+		keep := j.keep[:0]
 		for r, m := range j.matched {
 			if m == (j.Kind == SemiJoin) {
 				keep = append(keep, r)
 			}
 		}
-		if len(keep) > 0 {
-			j.pending = append(j.pending, coldata.GatherBatch(lb, keep))
+		j.keep = keep
+		switch len(keep) {
+		case 0:
+		case lb.Len:
+			j.pending = append(j.pending, lb)
+		default:
+			jobs := make([]gatherJob, len(lb.Cols))
+			for c, v := range lb.Cols {
+				jobs[c] = gatherJob{v, keep}
+			}
+			j.pending = append(j.pending, &coldata.Batch{Cols: gatherVecs(jobs, len(keep)), Len: len(keep)})
 		}
-		return nil
+		return
 	}
 	if left {
 		var un []int
@@ -436,7 +484,6 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 			j.pending = append(j.pending, j.combine(lb, un, nulls))
 		}
 	}
-	return nil
 }
 
 // pairs forms the candidate pairs and keeps those passing Cond; sel lists
@@ -479,21 +526,20 @@ func (j *HashJoin) combine(lb *coldata.Batch, li, ri []int) *coldata.Batch {
 // gathered from the probe key, in probe order, instead of at random from
 // the build side.
 func (j *HashJoin) combineMatches(lb *coldata.Batch, li, ri []int) *coldata.Batch {
-	if j.keyFromLeft == nil {
-		return j.combine(lb, li, ri)
-	}
-	cols := make([]*coldata.Vec, 0, j.LeftCols+len(j.RightTypes))
+	jobs := make([]gatherJob, 0, j.LeftCols+len(j.RightTypes))
 	for _, c := range lb.Cols {
-		cols = append(cols, coldata.Gather(c, li))
+		jobs = append(jobs, gatherJob{c, li})
 	}
 	for c, v := range j.build.Cols {
-		if k := j.keyFromLeft[c]; k >= 0 {
-			cols = append(cols, coldata.Gather(j.leftKeys[k], li))
-			continue
+		if j.keyFromLeft != nil {
+			if k := j.keyFromLeft[c]; k >= 0 {
+				jobs = append(jobs, gatherJob{j.leftKeys[k], li})
+				continue
+			}
 		}
-		cols = append(cols, coldata.Gather(v, ri))
+		jobs = append(jobs, gatherJob{v, ri})
 	}
-	return &coldata.Batch{Cols: cols, Len: len(li)}
+	return &coldata.Batch{Cols: gatherVecs(jobs, len(li)), Len: len(li)}
 }
 
 // setKeyFromLeft finds the build columns that combineMatches may take from
@@ -523,6 +569,9 @@ func (j *HashJoin) setKeyFromLeft() {
 
 // Close implements Operator.
 func (j *HashJoin) Close() error {
+	if j.table != nil {
+		j.table.release()
+	}
 	j.build, j.table, j.start, j.pending = nil, nil, nil, nil
 	j.keys, j.leftKeys, j.ids, j.li, j.ri, j.matched = nil, nil, nil, nil, nil, nil
 	j.leftBuf, j.rightBuf, j.order, j.lmatched = nil, nil, nil, nil

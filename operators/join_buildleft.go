@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
-	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/memory"
 )
 
@@ -89,8 +88,16 @@ func (j *HashJoin) hashLeft(ctx context.Context) error {
 		return err
 	}
 	n := build.Len
-	if j.table, j.start, j.order, err = groupKeys(ctx, keys, n); err != nil {
-		return err
+	if n >= joinPartitionMinRows {
+		if j.table, j.start, j.order, _, err = buildPartIndex(ctx, keys, n); err != nil {
+			return err
+		}
+	} else {
+		var table *hashTable
+		if table, j.start, j.order, err = groupKeys(ctx, keys, n); err != nil {
+			return err
+		}
+		j.table = flatIndex{table}
 	}
 	j.build = build
 	j.lmatched = make([]bool, n)
@@ -152,12 +159,13 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 	if len(j.keys) != len(keys) {
 		j.keys = make([]keyVec, len(keys))
 	}
+	types := j.table.keyTypes()
 	for i, k := range keys {
-		if j.table.types[i] == coldata.Null || k.Type == coldata.Null {
+		if types[i] == coldata.Null || k.Type == coldata.Null {
 			return nil // one side's key is all NULL: nothing matches
 		}
-		if k.Type != j.table.types[i] {
-			return fmt.Errorf("internal error: join key %d compares %s with %s", i, j.table.types[i], k.Type)
+		if k.Type != types[i] {
+			return fmt.Errorf("internal error: join key %d compares %s with %s", i, types[i], k.Type)
 		}
 		j.keys[i].prepare(k, n)
 	}
@@ -165,7 +173,7 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 		j.ids = make([]uint32, n)
 	}
 	ids := j.ids[:n]
-	j.table.find(j.keys, 0, n, ids)
+	j.table.find(j.keys, n, ids)
 	for i := range j.keys {
 		if kv := &j.keys[i]; kv.allNull || kv.nulls != nil {
 			for r := range ids {
@@ -183,19 +191,12 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		cols := make([]*coldata.Vec, 0, len(j.build.Cols)+len(rb.Cols))
-		for _, c := range j.build.Cols {
-			cols = append(cols, coldata.Gather(c, li))
-		}
-		for _, c := range rb.Cols {
-			cols = append(cols, coldata.Gather(c, ri))
-		}
-		mask, err := expr.Eval(j.Cond, &coldata.Batch{Cols: cols, Len: len(li)})
+		keep, err := j.condPairs(j.build.Cols, li, rb.Cols, ri)
 		if err != nil {
 			return err
 		}
 		for k, l := range li {
-			if !mask.IsNull(k) && mask.Bool(k) {
+			if keep[k] {
 				j.lmatched[l] = true
 			}
 		}

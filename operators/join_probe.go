@@ -1,0 +1,169 @@
+package operators
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// probeKeys joins left batch lb whose rows resolved to build ids (noID:
+// no match), queueing output batches: the matching pairs in left row
+// order, and for one left row in build row order, then what finishBatch
+// adds. Pairs are formed in slices of about maxPairs; a slice's residual
+// condition is evaluated on the columns it reads alone, on every CPU, and
+// only the pairs passing it are gathered, on every CPU too.
+func (j *HashJoin) probeKeys(ctx context.Context, lb *coldata.Batch, ids []uint32, left, semi bool) error {
+	if semi && j.Cond == nil {
+		// A match is all a semi or anti join needs to know.
+		for r, g := range ids {
+			if g != noID {
+				j.matched[r] = true
+			}
+		}
+		j.finishBatch(lb, left, semi)
+		return nil
+	}
+	li, ri := j.li[:0], j.ri[:0]
+	start := j.start
+	for r, g := range ids {
+		if r&(1<<12-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if g == noID {
+			continue
+		}
+		if j.unique {
+			li = append(li, r)
+			ri = append(ri, int(g))
+		} else {
+			for m := start[g]; m < start[g+1]; m++ {
+				li = append(li, r)
+				ri = append(ri, int(m))
+			}
+		}
+		if len(li) >= maxPairs {
+			var err error
+			if li, ri, err = j.emitPairs(ctx, lb, li, ri, left, semi); err != nil {
+				return err
+			}
+		}
+	}
+	var err error
+	if li, ri, err = j.emitPairs(ctx, lb, li, ri, left, semi); err != nil {
+		return err
+	}
+	j.li, j.ri = li, ri
+	j.finishBatch(lb, left, semi)
+	return nil
+}
+
+// emitPairs filters the pairs (li[k], ri[k]) by Cond, marks their left
+// rows matched and (but for semi and anti joins) queues their output. It
+// returns li and ri emptied, for reuse.
+func (j *HashJoin) emitPairs(ctx context.Context, lb *coldata.Batch, li, ri []int, left, semi bool) ([]int, []int, error) {
+	if len(li) == 0 {
+		return li, ri, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if j.Cond != nil {
+		keep, err := j.condPairs(lb.Cols, li, j.build.Cols, ri)
+		if err != nil {
+			return nil, nil, err
+		}
+		k := 0
+		for i, ok := range keep {
+			if ok {
+				li[k], ri[k] = li[i], ri[i]
+				k++
+			}
+		}
+		li, ri = li[:k], ri[:k]
+	}
+	if left {
+		for _, l := range li {
+			j.matched[l] = true
+		}
+	}
+	if !semi && len(li) > 0 {
+		j.pending = append(j.pending, j.combineMatches(lb, li, ri))
+	}
+	return li[:0], ri[:0], nil
+}
+
+// condPairs evaluates Cond over the pairs of rows li[k] of the left
+// columns lcols and ri[k] of the right columns rcols, and reports which
+// pass. The pairs' batch holds only the columns Cond reads (the others are
+// NULL constants), and slices of the pairs evaluate on separate
+// goroutines. The flags are scratch, valid until the next call.
+func (j *HashJoin) condPairs(lcols []*coldata.Vec, li []int, rcols []*coldata.Vec, ri []int) ([]bool, error) {
+	if j.condCols == nil {
+		j.condCols = make([]bool, j.LeftCols+len(j.RightTypes))
+		for c := range expr.Columns(j.Cond) {
+			if c >= 0 && c < len(j.condCols) {
+				j.condCols[c] = true
+			}
+		}
+	}
+	n := len(li)
+	if cap(j.condKeep) < n {
+		j.condKeep = make([]bool, n)
+	}
+	keep := j.condKeep[:n]
+	eval := func(lo, hi int) error {
+		cols := make([]*coldata.Vec, len(j.condCols))
+		for c, need := range j.condCols {
+			var src *coldata.Vec
+			var idx []int
+			if c < j.LeftCols {
+				src, idx = lcols[c], li[lo:hi]
+			} else {
+				src, idx = rcols[c-j.LeftCols], ri[lo:hi]
+			}
+			if need {
+				cols[c] = coldata.Gather(src, idx)
+			} else {
+				cols[c] = coldata.NewConst(src.Type, nil, hi-lo)
+			}
+		}
+		mask, err := expr.Eval(j.Cond, &coldata.Batch{Cols: cols, Len: hi - lo})
+		if err != nil {
+			return err
+		}
+		for i := lo; i < hi; i++ {
+			keep[i] = !mask.IsNull(i-lo) && mask.Bool(i-lo)
+		}
+		return nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), n/max(joinGatherRows, 1))
+	if workers <= 1 {
+		return keep, eval(0, n)
+	}
+	step := (n + workers - 1) / workers
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*step, min((w+1)*step, n)
+		if lo >= hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = eval(lo, hi)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return keep, nil
+}
