@@ -315,6 +315,44 @@ func TestFlags(t *testing.T) {
 	if err != nil || len(cfg.queries) != 2 || cfg.engines[0] != "gsql-cpu" {
 		t.Fatalf("parseFlags: %+v %v", cfg, err)
 	}
+	// --sql adds ad-hoc queries over hits to the ClickBench suite.
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.sql")
+	if err := os.WriteFile(good, []byte("# parts of Q29\nr1\tSELECT COUNT(*) FROM hits WHERE Referer <> ''\n\nr2\tSELECT SUM(LENGTH(URL)) FROM hits\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = parseFlags([]string{"--suite", "clickbench", "--queries", "q01", "--sql", good, "--cpuprofile", dir}, io.Discard)
+	if err != nil || len(cfg.queries) != 3 || cfg.queries[1].Name != "r1" || cfg.queries[2].SQL != "SELECT SUM(LENGTH(URL)) FROM hits" || cfg.profileDir != dir {
+		t.Fatalf("--sql: %+v %v", cfg, err)
+	}
+	if got := cfg.queries[2].Cols; len(got) != 1 || got[0] != "URL" {
+		t.Errorf("--sql query columns %v, want [URL]", got)
+	}
+	stop, err := startProfile(cfg, "q01", 100, "gsql-cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if st, err := os.Stat(filepath.Join(dir, "q01-100-gsql-cpu.prof")); err != nil || st.Size() == 0 {
+		t.Errorf("--cpuprofile wrote no profile: %v", err)
+	}
+	if stop, err := startProfile(cfg, "q01", 100, "duckdb"); err != nil {
+		t.Fatal(err)
+	} else {
+		stop()
+	}
+	if _, err := os.Stat(filepath.Join(dir, "q01-100-duckdb.prof")); err == nil {
+		t.Errorf("--cpuprofile profiled DuckDB")
+	}
+	bad := filepath.Join(dir, "bad.sql")
+	if err := os.WriteFile(bad, []byte("r1 SELECT 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{bad, filepath.Join(dir, "missing.sql")} {
+		if _, err := parseFlags([]string{"--suite", "clickbench", "--sql", f}, io.Discard); err == nil {
+			t.Errorf("--sql %s: no error", f)
+		}
+	}
 	g, c := countPlacement("Project x [gpu] rows=1\n  Filter [gpu]\n    Scan t [cpu]\n")
 	if g != 2 || c != 1 {
 		t.Fatalf("placement %d/%d", g, c)
