@@ -119,7 +119,7 @@ func parallelDo(workers, tasks int, fn func(w, i int)) {
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var wg workGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -488,7 +488,7 @@ func (x *partIndex) find(keys []keyVec, n int, ids []uint32) {
 		bounds[w] = p
 	}
 	bounds[workers] = np
-	var wg sync.WaitGroup
+	var wg workGroup
 	for w := 0; w < workers; w++ {
 		if bounds[w] >= bounds[w+1] {
 			continue

@@ -3,7 +3,6 @@ package operators
 import (
 	"context"
 	"runtime"
-	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -147,7 +146,7 @@ func (j *HashJoin) condPairs(lcols []*coldata.Vec, li []int, rcols []*coldata.Ve
 	}
 	step := (n + workers - 1) / workers
 	errs := make([]error, workers)
-	var wg sync.WaitGroup
+	var wg workGroup
 	for w := 0; w < workers; w++ {
 		lo, hi := w*step, min((w+1)*step, n)
 		if lo >= hi {

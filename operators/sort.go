@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
 )
@@ -196,7 +195,7 @@ func (s *Sort) topOfKeys(ctx context.Context, batches []*coldata.Batch, sels [][
 	cands := make([]*coldata.Batch, runs)
 	rowsOf := make([][]int, runs)
 	errs := make([]error, runs)
-	var wg sync.WaitGroup
+	var wg workGroup
 	for r := 0; r < runs; r++ {
 		wg.Add(1)
 		go func(r int) {
