@@ -399,7 +399,6 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		li, ri = li[:0], ri[:0]
 		return nil
 	}
-	start := j.start
 	for r := 0; r < n; r++ {
 		if r&(1<<12-1) == 0 {
 			if err := ctx.Err(); err != nil {
@@ -411,15 +410,7 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 			if g == noID {
 				continue
 			}
-			if j.unique {
-				li = append(li, r)
-				ri = append(ri, int(g))
-			} else {
-				for m := start[g]; m < start[g+1]; m++ {
-					li = append(li, r)
-					ri = append(ri, int(m))
-				}
-			}
+			li, ri = j.appendMatches(li, ri, r, g)
 		} else {
 			for m := 0; m < j.build.Len; m++ {
 				li = append(li, r)

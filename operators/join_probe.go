@@ -26,7 +26,6 @@ func (j *HashJoin) probeKeys(ctx context.Context, lb *coldata.Batch, ids []uint3
 		return nil
 	}
 	li, ri := j.li[:0], j.ri[:0]
-	start := j.start
 	for r, g := range ids {
 		if r&(1<<12-1) == 0 {
 			if err := ctx.Err(); err != nil {
@@ -36,15 +35,7 @@ func (j *HashJoin) probeKeys(ctx context.Context, lb *coldata.Batch, ids []uint3
 		if g == noID {
 			continue
 		}
-		if j.unique {
-			li = append(li, r)
-			ri = append(ri, int(g))
-		} else {
-			for m := start[g]; m < start[g+1]; m++ {
-				li = append(li, r)
-				ri = append(ri, int(m))
-			}
-		}
+		li, ri = j.appendMatches(li, ri, r, g)
 		if len(li) >= maxPairs {
 			var err error
 			if li, ri, err = j.emitPairs(ctx, lb, li, ri, left, semi); err != nil {
@@ -165,4 +156,17 @@ func (j *HashJoin) condPairs(lcols []*coldata.Vec, li []int, rcols []*coldata.Ve
 		}
 	}
 	return keep, nil
+}
+
+// appendMatches appends the pairs of left row r with the build rows of id
+// g, in build row order.
+func (j *HashJoin) appendMatches(li, ri []int, r int, g uint32) ([]int, []int) {
+	if j.unique {
+		return append(li, r), append(ri, int(g))
+	}
+	for m := j.start[g]; m < j.start[g+1]; m++ {
+		li = append(li, r)
+		ri = append(ri, int(m))
+	}
+	return li, ri
 }

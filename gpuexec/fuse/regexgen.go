@@ -90,12 +90,7 @@ func matcherSource(pr *reProg, name string) string {
 			w("  }")
 			w("  goto L%d;", out)
 		case reEmpty:
-			// Only ASCII word characters and '\n' tell contexts apart.
-			w("  {")
-			w("    int32_t r1 = pos > 0 ? ((uint8_t)p[pos - 1] < 0x80 ? (int32_t)(uint8_t)p[pos - 1] : 0xFFFD) : -1;")
-			w("    int32_t r2 = pos < n ? ((uint8_t)p[pos] < 0x80 ? (int32_t)(uint8_t)p[pos] : 0xFFFD) : -1;")
-			w("    if ((re_context(r1, r2) & %d) != %d) goto fail;", arg, arg)
-			w("  }")
+			w("  if ((re_context_at(s, pos) & %d) != %d) goto fail;", arg, arg)
 			w("  goto L%d;", out)
 		case reMatch:
 			w("  if (NCAP > 0) {")

@@ -3025,6 +3025,22 @@ GSQL_RE_FN bool re_exec(const int32_t* P, SV s, int32_t pos, int32_t* m) {
   return matched;
 }
 
+// re_context_at is the empty-width context at byte pos of s. Only ASCII
+// word characters and '\n' tell contexts apart, so the bytes either side
+// stand for their characters.
+GSQL_INL int32_t re_context_at(SV s, int32_t pos) {
+  int32_t r1 = -1, r2 = -1;
+  if (pos > 0) {
+    uint8_t b = (uint8_t)s.p[pos - 1];
+    r1 = b < 0x80 ? (int32_t)b : 0xFFFD;
+  }
+  if (pos < s.n) {
+    uint8_t b = (uint8_t)s.p[pos];
+    r2 = b < 0x80 ? (int32_t)b : 0xFFFD;
+  }
+  return re_context(r1, r2);
+}
+
 // re_backtrack is the bounded backtracker of Go's regexp/backtrack.go
 // without its visited set: the threads' alternatives are explored depth
 // first in priority order, so the first MATCH reached is the leftmost-
@@ -3084,18 +3100,7 @@ GSQL_RE_FN int32_t re_backtrack(const int32_t* P, SV s, int32_t pos0, int32_t* m
           continue;
         }
         if (op == GSQL_RE_EMPTY) {
-          // Only ASCII word characters and '\n' tell contexts apart, so
-          // the bytes either side stand for their characters.
-          int32_t r1 = -1, r2 = -1;
-          if (pos > 0) {
-            uint8_t b = (uint8_t)s.p[pos - 1];
-            r1 = b < 0x80 ? (int32_t)b : 0xFFFD;
-          }
-          if (pos < s.n) {
-            uint8_t b = (uint8_t)s.p[pos];
-            r2 = b < 0x80 ? (int32_t)b : 0xFFFD;
-          }
-          if ((re_context(r1, r2) & in[2]) != in[2]) break;
+          if ((re_context_at(s, pos) & in[2]) != in[2]) break;
           pc = in[1];
           continue;
         }
