@@ -54,24 +54,20 @@ type HashJoin struct {
 	// partitioned one (join_partition.go). build is reordered by id (build
 	// order kept within an id, rows with NULL keys dropped): the rows of id
 	// g are start[g] to start[g+1]-1, and row g when unique.
-	table   joinIndex
-	start   []int32
-	unique  bool
-	pending []*coldata.Batch
-
-	// Probe scratch, reused across batches.
-	keys     []keyVec
-	leftKeys []*coldata.Vec // the probe batch's key values
+	table  joinIndex
+	start  []int32
+	unique bool
 	// keyFromLeft maps a build column to the key whose probe values it
 	// equals in every match (-1: none); nil when no column does.
 	keyFromLeft []int
-	ids         []uint32
-	li, ri      []int
-	matched     []bool
-	keep        []int
-	condKeep    []bool
-	// condCols flags the columns Cond reads (nil until the first use).
+	// condCols flags the columns Cond reads (nil without Cond).
 	condCols []bool
+
+	// ps is the probe scratch of batches probed on the calling goroutine
+	// (and of the hashed left side's markLeft); par, once started, probes
+	// the left batches on several goroutines (join_parallel.go).
+	ps  probeState
+	par *parallelProbe
 
 	// Semi and anti joins first read some of both inputs (see start):
 	// leftBuf holds left batches read ahead, rightBuf right batches read
@@ -94,7 +90,18 @@ const maxPairs = 1 << 16
 
 // Open implements Operator.
 func (j *HashJoin) Open(ctx context.Context) error {
-	j.build, j.table, j.start, j.pending, j.keyFromLeft = nil, nil, nil, nil, nil
+	j.stopParallel()
+	j.build, j.table, j.start, j.keyFromLeft = nil, nil, nil, nil
+	j.ps, j.par = probeState{}, nil
+	j.condCols = nil
+	if j.Cond != nil {
+		j.condCols = make([]bool, j.LeftCols+len(j.RightTypes))
+		for c := range expr.Columns(j.Cond) {
+			if c >= 0 && c < len(j.condCols) {
+				j.condCols[c] = true
+			}
+		}
+	}
 	j.leftBuf, j.rightBuf, j.rightDone = nil, nil, false
 	j.buildLeft, j.order, j.lmatched, j.done = false, nil, nil, false
 	if err := j.Left.Open(ctx); err != nil {
@@ -293,10 +300,17 @@ func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 	if j.buildLeft {
 		return j.nextBuildLeft(ctx)
 	}
+	if j.par == nil && probeWorkers() > 1 {
+		j.startParallel(ctx)
+	}
+	if j.par != nil {
+		return j.par.next(ctx)
+	}
+	w := &j.ps
 	for {
-		if len(j.pending) > 0 {
-			b := j.pending[0]
-			j.pending = j.pending[1:]
+		if len(w.out) > 0 {
+			b := w.out[0]
+			w.out = w.out[1:]
 			return b, nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -311,15 +325,18 @@ func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 				return nil, err
 			}
 		}
-		if err := j.probe(ctx, lb); err != nil {
+		w.out = w.out[:0]
+		if err := j.probe(ctx, w, lb); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// probe joins one left batch, queueing output batches. Pairs come in left
-// row order, and for one left row in build row order.
-func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
+// probe joins one left batch with w's scratch, appending output batches
+// to w.out. Pairs come in left row order, and for one left row in build
+// row order. It only reads the join's state, so that goroutines with
+// their own probeState probe batches at once.
+func (j *HashJoin) probe(ctx context.Context, w *probeState, lb *coldata.Batch) error {
 	n := lb.Len
 	var ids []uint32
 	if len(j.LeftKeys) > 0 {
@@ -327,51 +344,41 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		if err != nil {
 			return err
 		}
-		j.leftKeys = keys
-		if len(j.keys) != len(keys) {
-			j.keys = make([]keyVec, len(keys))
+		w.leftKeys = keys
+		if len(w.keys) != len(keys) {
+			w.keys = make([]keyVec, len(keys))
 		}
 		types := j.table.keyTypes()
 		for i, k := range keys {
 			if types[i] == coldata.Null {
 				// The build keys are all NULL: nothing matches.
-				j.keys[i] = keyVec{t: coldata.Null, allNull: true}
+				w.keys[i] = keyVec{t: coldata.Null, allNull: true}
 				continue
 			}
-			if err := j.keys[i].prepareAs(k, n, types[i]); err != nil {
+			if err := w.keys[i].prepareAs(k, n, types[i]); err != nil {
 				return err
 			}
 		}
-		if cap(j.ids) < n {
-			j.ids = make([]uint32, n)
+		if cap(w.ids) < n {
+			w.ids = make([]uint32, n)
 		}
-		ids = j.ids[:n]
-		j.table.find(j.keys, n, ids)
-		for i := range j.keys {
-			// A NULL key matches nothing, not even a stored NULL.
-			kv := &j.keys[i]
-			if kv.allNull || kv.nulls != nil {
-				for r := range ids {
-					if kv.isNull(r) {
-						ids[r] = noID
-					}
-				}
-			}
-		}
+		ids = w.ids[:n]
+		j.table.find(&w.find, w.keys, n, ids, w.workers(n))
+		clearNullIDs(w.keys, ids)
 	}
 	left := j.Kind != InnerJoin // unmatched rows matter
 	semi := j.Kind == SemiJoin || j.Kind == AntiJoin
 	if left {
-		if cap(j.matched) < n {
-			j.matched = make([]bool, n)
+		if cap(w.matched) < n {
+			w.matched = make([]bool, n)
 		}
-		j.matched = j.matched[:n]
-		clear(j.matched)
+		w.matched = w.matched[:n]
+		clear(w.matched)
 	}
 	if ids != nil {
-		return j.probeKeys(ctx, lb, ids, left, semi)
+		return j.probeKeys(ctx, w, lb, ids, left, semi)
 	}
-	li, ri := j.li[:0], j.ri[:0]
+	li, ri := w.li[:0], w.ri[:0]
 	flush := func() error {
 		if len(li) == 0 {
 			return nil
@@ -379,22 +386,22 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		out, sel, err := j.pairs(lb, li, ri)
+		out, sel, err := j.pairs(w, lb, li, ri)
 		if err != nil {
 			return err
 		}
 		if left {
 			if j.Cond == nil {
 				for _, l := range li {
-					j.matched[l] = true
+					w.matched[l] = true
 				}
 			}
 			for _, s := range sel {
-				j.matched[li[s]] = true
+				w.matched[li[s]] = true
 			}
 		}
 		if out != nil && out.Len > 0 && !semi {
-			j.pending = append(j.pending, out)
+			w.out = append(w.out, out)
 		}
 		li, ri = li[:0], ri[:0]
 		return nil
@@ -431,38 +438,53 @@ func (j *HashJoin) probe(ctx context.Context, lb *coldata.Batch) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	j.li, j.ri = li, ri
-	j.finishBatch(lb, left, semi)
+	w.li, w.ri = li, ri
+	j.finishBatch(w, lb, left, semi)
 	return nil
+}
+
+// clearNullIDs sets the ids of the rows with a NULL key to noID: a NULL
+// key matches nothing, not even a stored NULL.
+func clearNullIDs(keys []keyVec, ids []uint32) {
+	for i := range keys {
+		kv := &keys[i]
+		if kv.allNull || kv.nulls != nil {
+			for r := range ids {
+				if kv.isNull(r) {
+					ids[r] = noID
+				}
+			}
+		}
+	}
 }
 
 // finishBatch queues what a left batch adds once its pairs are out: the
 // rows a semi or anti join keeps, or the unmatched rows of a left join.
-func (j *HashJoin) finishBatch(lb *coldata.Batch, left, semi bool) {
+func (j *HashJoin) finishBatch(w *probeState, lb *coldata.Batch, left, semi bool) {
 	if semi {
-		keep := j.keep[:0]
-		for r, m := range j.matched {
+		keep := w.keep[:0]
+		for r, m := range w.matched {
 			if m == (j.Kind == SemiJoin) {
 				keep = append(keep, r)
 			}
 		}
-		j.keep = keep
+		w.keep = keep
 		switch len(keep) {
 		case 0:
 		case lb.Len:
-			j.pending = append(j.pending, lb)
+			w.out = append(w.out, lb)
 		default:
 			jobs := make([]gatherJob, len(lb.Cols))
 			for c, v := range lb.Cols {
 				jobs[c] = gatherJob{v, keep}
 			}
-			j.pending = append(j.pending, &coldata.Batch{Cols: gatherVecs(jobs, len(keep)), Len: len(keep)})
+			w.out = append(w.out, &coldata.Batch{Cols: gatherVecs(jobs, len(keep), w.workers(len(keep))), Len: len(keep)})
 		}
 		return
 	}
 	if left {
 		var un []int
-		for r, m := range j.matched {
+		for r, m := range w.matched {
 			if !m {
 				un = append(un, r)
 			}
@@ -472,15 +494,15 @@ func (j *HashJoin) finishBatch(lb *coldata.Batch, left, semi bool) {
 			for i := range nulls {
 				nulls[i] = -1
 			}
-			j.pending = append(j.pending, j.combine(lb, un, nulls))
+			w.out = append(w.out, j.combine(lb, un, nulls))
 		}
 	}
 }
 
 // pairs forms the candidate pairs and keeps those passing Cond; sel lists
 // the kept pair positions (nil without Cond: all of them).
-func (j *HashJoin) pairs(lb *coldata.Batch, li, ri []int) (*coldata.Batch, []int, error) {
-	b := j.combineMatches(lb, li, ri)
+func (j *HashJoin) pairs(w *probeState, lb *coldata.Batch, li, ri []int) (*coldata.Batch, []int, error) {
+	b := j.combineMatches(w, lb, li, ri)
 	if j.Cond == nil {
 		return b, nil, nil
 	}
@@ -516,7 +538,7 @@ func (j *HashJoin) combine(lb *coldata.Batch, li, ri []int) *coldata.Batch {
 // for types whose equal values are identical (not DOUBLE: -0 = 0) it is
 // gathered from the probe key, in probe order, instead of at random from
 // the build side.
-func (j *HashJoin) combineMatches(lb *coldata.Batch, li, ri []int) *coldata.Batch {
+func (j *HashJoin) combineMatches(w *probeState, lb *coldata.Batch, li, ri []int) *coldata.Batch {
 	jobs := make([]gatherJob, 0, j.LeftCols+len(j.RightTypes))
 	for _, c := range lb.Cols {
 		jobs = append(jobs, gatherJob{c, li})
@@ -524,13 +546,13 @@ func (j *HashJoin) combineMatches(lb *coldata.Batch, li, ri []int) *coldata.Batc
 	for c, v := range j.build.Cols {
 		if j.keyFromLeft != nil {
 			if k := j.keyFromLeft[c]; k >= 0 {
-				jobs = append(jobs, gatherJob{j.leftKeys[k], li})
+				jobs = append(jobs, gatherJob{w.leftKeys[k], li})
 				continue
 			}
 		}
 		jobs = append(jobs, gatherJob{v, ri})
 	}
-	return &coldata.Batch{Cols: gatherVecs(jobs, len(li)), Len: len(li)}
+	return &coldata.Batch{Cols: gatherVecs(jobs, len(li), w.workers(len(li))), Len: len(li)}
 }
 
 // setKeyFromLeft finds the build columns that combineMatches may take from
@@ -560,11 +582,13 @@ func (j *HashJoin) setKeyFromLeft() {
 
 // Close implements Operator.
 func (j *HashJoin) Close() error {
+	// The probing goroutines stop before the index they read is released.
+	j.stopParallel()
+	j.ps.release()
 	if j.table != nil {
 		j.table.release()
 	}
-	j.build, j.table, j.start, j.pending = nil, nil, nil, nil
-	j.keys, j.leftKeys, j.ids, j.li, j.ri, j.matched = nil, nil, nil, nil, nil, nil
+	j.build, j.table, j.start = nil, nil, nil
 	j.leftBuf, j.rightBuf, j.order, j.lmatched = nil, nil, nil, nil
 	err := j.Left.Close()
 	if err2 := j.Right.Close(); err == nil {

@@ -156,8 +156,9 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 	if err != nil {
 		return err
 	}
-	if len(j.keys) != len(keys) {
-		j.keys = make([]keyVec, len(keys))
+	w := &j.ps
+	if len(w.keys) != len(keys) {
+		w.keys = make([]keyVec, len(keys))
 	}
 	types := j.table.keyTypes()
 	for i, k := range keys {
@@ -167,23 +168,15 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 		if k.Type != types[i] {
 			return fmt.Errorf("internal error: join key %d compares %s with %s", i, types[i], k.Type)
 		}
-		j.keys[i].prepare(k, n)
+		w.keys[i].prepare(k, n)
 	}
-	if cap(j.ids) < n {
-		j.ids = make([]uint32, n)
+	if cap(w.ids) < n {
+		w.ids = make([]uint32, n)
 	}
-	ids := j.ids[:n]
-	j.table.find(j.keys, n, ids)
-	for i := range j.keys {
-		if kv := &j.keys[i]; kv.allNull || kv.nulls != nil {
-			for r := range ids {
-				if kv.isNull(r) {
-					ids[r] = noID
-				}
-			}
-		}
-	}
-	li, ri := j.li[:0], j.ri[:0]
+	ids := w.ids[:n]
+	j.table.find(&w.find, w.keys, n, ids, w.workers(n))
+	clearNullIDs(w.keys, ids)
+	li, ri := w.li[:0], w.ri[:0]
 	flush := func() error {
 		if len(li) == 0 {
 			return nil
@@ -191,7 +184,7 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		keep, err := j.condPairs(j.build.Cols, li, rb.Cols, ri)
+		keep, err := j.condPairs(w, j.build.Cols, li, rb.Cols, ri)
 		if err != nil {
 			return err
 		}
@@ -227,6 +220,6 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	j.li, j.ri = li, ri
+	w.li, w.ri = li, ri
 	return nil
 }

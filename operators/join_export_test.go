@@ -20,3 +20,11 @@ func SetJoinGatherRows(rows int) (restore func()) {
 	joinGatherRows = rows
 	return func() { joinGatherRows = old }
 }
+
+// SetProbeWorkers sets the number of goroutines that probe a hash join's
+// left batches. It returns a function restoring the previous setting.
+func SetProbeWorkers(n int) (restore func()) {
+	old := probeWorkers
+	probeWorkers = func() int { return n }
+	return func() { probeWorkers = old }
+}

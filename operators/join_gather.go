@@ -1,8 +1,6 @@
 package operators
 
 import (
-	"runtime"
-
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 )
@@ -18,13 +16,14 @@ type gatherJob struct {
 var joinGatherRows = 1 << 13
 
 // gatherVecs runs the jobs (each idx of n rows) and returns their vectors:
-// a join's output columns. Large outputs are gathered by every CPU, each
-// filling a range of rows of every column, into one vector per column, so
-// that the join's output batches keep their size: the gathers read the
-// build side at random and were most of a join's time on one goroutine.
-func gatherVecs(jobs []gatherJob, n int) []*coldata.Vec {
+// a join's output columns. Large outputs are gathered by up to maxWorkers
+// goroutines, each filling a range of rows of every column, into one
+// vector per column, so that the join's output batches keep their size:
+// the gathers read the build side at random and were most of a join's
+// time on one goroutine.
+func gatherVecs(jobs []gatherJob, n, maxWorkers int) []*coldata.Vec {
 	out := make([]*coldata.Vec, len(jobs))
-	workers := min(runtime.GOMAXPROCS(0), n/max(joinGatherRows, 8))
+	workers := min(maxWorkers, n/max(joinGatherRows, 8))
 	if workers <= 1 {
 		for i, jb := range jobs {
 			out[i] = coldata.Gather(jb.src, jb.idx)

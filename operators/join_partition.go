@@ -49,9 +49,11 @@ type joinIndex interface {
 	// keyTypes returns the key columns' types.
 	keyTypes() []coldata.Type
 	// find sets ids[r] for rows [0, n) of keys to the id of the row's
-	// tuple, or noID when it is absent. The result for a row with a NULL
-	// key is undefined: callers clear those themselves.
-	find(keys []keyVec, n int, ids []uint32)
+	// tuple, or noID when it is absent, on up to workers goroutines with
+	// the caller's scratch s: an index is read-only once built, so
+	// callers with their own scratch probe it at once. The result for a
+	// row with a NULL key is undefined: callers clear those themselves.
+	find(s *indexScratch, keys []keyVec, n int, ids []uint32, workers int)
 	// release returns the index's buffers to their pools; it finds nothing
 	// afterwards.
 	release()
@@ -62,7 +64,24 @@ type flatIndex struct{ t *hashTable }
 
 func (f flatIndex) keyTypes() []coldata.Type { return f.t.types }
 
-func (f flatIndex) find(keys []keyVec, n int, ids []uint32) { f.t.find(keys, 0, n, ids) }
+// find implements joinIndex: hashed and probed in row ranges of at least
+// parallelRows, each with its own prober.
+func (f flatIndex) find(s *indexScratch, keys []keyVec, n int, ids []uint32, workers int) {
+	t := f.t
+	h := s.hashes(n)
+	parts := max(min(workers, n/parallelRows, 8), 1)
+	for len(s.probers) < parts {
+		s.probers = append(s.probers, prober{t: t})
+	}
+	step := (n + parts - 1) / parts
+	parallelDo(parts, parts, func(_, w int) {
+		lo, hi := w*step, min((w+1)*step, n)
+		if lo < hi {
+			t.hashRange(keys, h, lo, hi)
+			s.probers[w].probe(keys, h, lo, hi, ids, false)
+		}
+	})
+}
 
 func (f flatIndex) release() {}
 
@@ -79,12 +98,49 @@ type partIndex struct {
 	// a key and its global id plus one (0: empty), so that a probe reads
 	// one cache line where slot, key and id map took three.
 	ents [][]uint64
+}
 
-	// Probe scratch, reused across batches.
-	h       []uint64
+// indexScratch is one prober's scratch for joinIndex.find, reused across
+// its batches: the goroutines that probe one index at once have one each.
+type indexScratch struct {
+	h []uint64
+	// flatIndex: a prober per row range.
+	probers []prober
+	// partIndex: the batch's rows grouped by partition.
 	counts  []int32 // per partition, then the start of its rows in sel
 	sel     []int32 // the batch's rows grouped by partition, in row order
 	workers []partWorker
+}
+
+// hashes returns the scratch's hash slice of n rows.
+func (s *indexScratch) hashes(n int) []uint64 {
+	if cap(s.h) < n {
+		uint64Pool.put(s.h)
+		s.h = uint64Pool.get(n)
+	}
+	s.h = s.h[:n]
+	return s.h
+}
+
+// release returns the scratch's buffers to their pools.
+func (s *indexScratch) release() {
+	uint64Pool.put(s.h)
+	int32Pool.put(s.sel)
+	s.h, s.sel, s.counts = nil, nil, nil
+	for i := range s.probers {
+		int32Pool.put(s.probers[i].candRows)
+		uint32Pool.put(s.probers[i].candIDs)
+	}
+	s.probers = nil
+	for w := range s.workers {
+		wk := &s.workers[w]
+		for c := range wk.keys {
+			wk.keys[c].release()
+		}
+		int32Pool.put(wk.p.candRows)
+		uint32Pool.put(wk.p.candIDs)
+	}
+	s.workers = nil
 }
 
 // partWorker is one goroutine's scratch: its rows' keys (gathered, for
@@ -426,24 +482,23 @@ func buildFixedEnts(keys []int64, h []uint64, ids []uint32) ([]uint64, int) {
 }
 
 // find implements joinIndex.
-func (x *partIndex) find(keys []keyVec, n int, ids []uint32) {
+func (x *partIndex) find(s *indexScratch, keys []keyVec, n int, ids []uint32, maxWorkers int) {
 	if n == 0 {
 		return
 	}
 	np := len(x.tables)
-	if cap(x.h) < n {
-		uint64Pool.put(x.h)
-		x.h = uint64Pool.get(n)
+	h := s.hashes(n)
+	if maxWorkers > 1 {
+		x.hasher.hashRows(keys, h)
+	} else {
+		x.hasher.hashRange(keys, h, 0, n)
 	}
-	x.h = x.h[:n]
-	h := x.h
-	x.hasher.hashRows(keys, h)
 
 	// Group the rows by partition (a counting sort, stable).
-	if len(x.counts) != np+1 {
-		x.counts = make([]int32, np+1)
+	if len(s.counts) != np+1 {
+		s.counts = make([]int32, np+1)
 	}
-	counts := x.counts
+	counts := s.counts
 	clear(counts)
 	shift := x.shift
 	for _, hr := range h {
@@ -452,12 +507,12 @@ func (x *partIndex) find(keys []keyVec, n int, ids []uint32) {
 	for p := 0; p < np; p++ {
 		counts[p+1] += counts[p]
 	}
-	if cap(x.sel) < n {
-		int32Pool.put(x.sel)
-		x.sel = int32Pool.get(n)
+	if cap(s.sel) < n {
+		int32Pool.put(s.sel)
+		s.sel = int32Pool.get(n)
 	}
-	x.sel = x.sel[:n]
-	sel := x.sel
+	s.sel = s.sel[:n]
+	sel := s.sel
 	for r, hr := range h {
 		p := hr >> shift
 		sel[counts[p]] = int32(r)
@@ -470,12 +525,12 @@ func (x *partIndex) find(keys []keyVec, n int, ids []uint32) {
 
 	// Split the partitions into runs of about equal rows, one per
 	// goroutine.
-	workers := max(min(runtime.GOMAXPROCS(0), n/max(joinPartitionProbeRows, 1)), 1)
-	for len(x.workers) < workers {
-		x.workers = append(x.workers, partWorker{})
+	workers := max(min(maxWorkers, n/max(joinPartitionProbeRows, 1)), 1)
+	for len(s.workers) < workers {
+		s.workers = append(s.workers, partWorker{})
 	}
 	if workers == 1 {
-		x.probeParts(&x.workers[0], keys, 0, np, ids)
+		x.probeParts(s, &s.workers[0], keys, 0, np, ids)
 		return
 	}
 	bounds := make([]int, workers+1)
@@ -496,15 +551,15 @@ func (x *partIndex) find(keys []keyVec, n int, ids []uint32) {
 		wg.Add(1)
 		go func(wk *partWorker, p0, p1 int) {
 			defer wg.Done()
-			x.probeParts(wk, keys, p0, p1, ids)
-		}(&x.workers[w], bounds[w], bounds[w+1])
+			x.probeParts(s, wk, keys, p0, p1, ids)
+		}(&s.workers[w], bounds[w], bounds[w+1])
 	}
 	wg.Wait()
 }
 
 // probeParts resolves the rows of partitions [p0, p1) of the grouped batch.
-func (x *partIndex) probeParts(wk *partWorker, keys []keyVec, p0, p1 int, ids []uint32) {
-	counts, sel, h := x.counts, x.sel, x.h
+func (x *partIndex) probeParts(s *indexScratch, wk *partWorker, keys []keyVec, p0, p1 int, ids []uint32) {
+	counts, sel, h := s.counts, s.sel, s.h
 	end := func(p int) int { return int(counts[p+1]) }
 	if x.ents != nil {
 		// NULL probe keys (their rows' ids are the caller's to clear)
@@ -614,19 +669,7 @@ func (x *partIndex) release() {
 	for _, e := range x.ents {
 		uint64Pool.put(e)
 	}
-	x.ents = nil
-	uint64Pool.put(x.h)
-	int32Pool.put(x.sel)
-	x.h, x.sel, x.tables = nil, nil, nil
-	for w := range x.workers {
-		wk := &x.workers[w]
-		for c := range wk.keys {
-			wk.keys[c].release()
-		}
-		int32Pool.put(wk.p.candRows)
-		uint32Pool.put(wk.p.candIDs)
-	}
-	x.workers = nil
+	x.ents, x.tables = nil, nil
 }
 
 // gatherBuild returns b's rows in order, gathering parts of it in

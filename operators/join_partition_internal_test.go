@@ -93,7 +93,9 @@ func TestPartIndexMatchesGroupKeys(t *testing.T) {
 					kvs[i].prepare(v, 2*n)
 				}
 				ids := make([]uint32, 2*n)
-				x.find(kvs, 2*n, ids)
+				var scratch indexScratch
+				x.find(&scratch, kvs, 2*n, ids, runtime.GOMAXPROCS(0))
+				defer scratch.release()
 				wids := make([]uint32, 2*n)
 				table.find(kvs, 0, 2*n, wids)
 				null := nullRows(kvs, 2*n)
@@ -162,7 +164,7 @@ func TestGatherVecs(t *testing.T) {
 			for _, s := range srcs {
 				jobs = append(jobs, gatherJob{s, idx})
 			}
-			got := gatherVecs(jobs, m)
+			got := gatherVecs(jobs, m, runtime.GOMAXPROCS(0))
 			for i, s := range srcs {
 				want := coldata.Gather(s, idx)
 				for r := 0; r < m; r++ {

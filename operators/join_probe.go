@@ -2,7 +2,6 @@ package operators
 
 import (
 	"context"
-	"runtime"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -14,18 +13,18 @@ import (
 // adds. Pairs are formed in slices of about maxPairs; a slice's residual
 // condition is evaluated on the columns it reads alone, on every CPU, and
 // only the pairs passing it are gathered, on every CPU too.
-func (j *HashJoin) probeKeys(ctx context.Context, lb *coldata.Batch, ids []uint32, left, semi bool) error {
+func (j *HashJoin) probeKeys(ctx context.Context, w *probeState, lb *coldata.Batch, ids []uint32, left, semi bool) error {
 	if semi && j.Cond == nil {
 		// A match is all a semi or anti join needs to know.
 		for r, g := range ids {
 			if g != noID {
-				j.matched[r] = true
+				w.matched[r] = true
 			}
 		}
-		j.finishBatch(lb, left, semi)
+		j.finishBatch(w, lb, left, semi)
 		return nil
 	}
-	li, ri := j.li[:0], j.ri[:0]
+	li, ri := w.li[:0], w.ri[:0]
 	for r, g := range ids {
 		if r&(1<<12-1) == 0 {
 			if err := ctx.Err(); err != nil {
@@ -38,24 +37,24 @@ func (j *HashJoin) probeKeys(ctx context.Context, lb *coldata.Batch, ids []uint3
 		li, ri = j.appendMatches(li, ri, r, g)
 		if len(li) >= maxPairs {
 			var err error
-			if li, ri, err = j.emitPairs(ctx, lb, li, ri, left, semi); err != nil {
+			if li, ri, err = j.emitPairs(ctx, w, lb, li, ri, left, semi); err != nil {
 				return err
 			}
 		}
 	}
 	var err error
-	if li, ri, err = j.emitPairs(ctx, lb, li, ri, left, semi); err != nil {
+	if li, ri, err = j.emitPairs(ctx, w, lb, li, ri, left, semi); err != nil {
 		return err
 	}
-	j.li, j.ri = li, ri
-	j.finishBatch(lb, left, semi)
+	w.li, w.ri = li, ri
+	j.finishBatch(w, lb, left, semi)
 	return nil
 }
 
 // emitPairs filters the pairs (li[k], ri[k]) by Cond, marks their left
 // rows matched and (but for semi and anti joins) queues their output. It
 // returns li and ri emptied, for reuse.
-func (j *HashJoin) emitPairs(ctx context.Context, lb *coldata.Batch, li, ri []int, left, semi bool) ([]int, []int, error) {
+func (j *HashJoin) emitPairs(ctx context.Context, w *probeState, lb *coldata.Batch, li, ri []int, left, semi bool) ([]int, []int, error) {
 	if len(li) == 0 {
 		return li, ri, nil
 	}
@@ -63,7 +62,7 @@ func (j *HashJoin) emitPairs(ctx context.Context, lb *coldata.Batch, li, ri []in
 		return nil, nil, err
 	}
 	if j.Cond != nil {
-		keep, err := j.condPairs(lb.Cols, li, j.build.Cols, ri)
+		keep, err := j.condPairs(w, lb.Cols, li, j.build.Cols, ri)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -78,11 +77,11 @@ func (j *HashJoin) emitPairs(ctx context.Context, lb *coldata.Batch, li, ri []in
 	}
 	if left {
 		for _, l := range li {
-			j.matched[l] = true
+			w.matched[l] = true
 		}
 	}
 	if !semi && len(li) > 0 {
-		j.pending = append(j.pending, j.combineMatches(lb, li, ri))
+		w.out = append(w.out, j.combineMatches(w, lb, li, ri))
 	}
 	return li[:0], ri[:0], nil
 }
@@ -92,20 +91,12 @@ func (j *HashJoin) emitPairs(ctx context.Context, lb *coldata.Batch, li, ri []in
 // pass. The pairs' batch holds only the columns Cond reads (the others are
 // NULL constants), and slices of the pairs evaluate on separate
 // goroutines. The flags are scratch, valid until the next call.
-func (j *HashJoin) condPairs(lcols []*coldata.Vec, li []int, rcols []*coldata.Vec, ri []int) ([]bool, error) {
-	if j.condCols == nil {
-		j.condCols = make([]bool, j.LeftCols+len(j.RightTypes))
-		for c := range expr.Columns(j.Cond) {
-			if c >= 0 && c < len(j.condCols) {
-				j.condCols[c] = true
-			}
-		}
-	}
+func (j *HashJoin) condPairs(w *probeState, lcols []*coldata.Vec, li []int, rcols []*coldata.Vec, ri []int) ([]bool, error) {
 	n := len(li)
-	if cap(j.condKeep) < n {
-		j.condKeep = make([]bool, n)
+	if cap(w.condKeep) < n {
+		w.condKeep = make([]bool, n)
 	}
-	keep := j.condKeep[:n]
+	keep := w.condKeep[:n]
 	eval := func(lo, hi int) error {
 		cols := make([]*coldata.Vec, len(j.condCols))
 		for c, need := range j.condCols {
@@ -131,22 +122,22 @@ func (j *HashJoin) condPairs(lcols []*coldata.Vec, li []int, rcols []*coldata.Ve
 		}
 		return nil
 	}
-	workers := min(runtime.GOMAXPROCS(0), n/max(joinGatherRows, 1))
+	workers := min(w.workers(n), n/max(joinGatherRows, 1))
 	if workers <= 1 {
 		return keep, eval(0, n)
 	}
 	step := (n + workers - 1) / workers
 	errs := make([]error, workers)
 	var wg workGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*step, min((w+1)*step, n)
+	for k := 0; k < workers; k++ {
+		lo, hi := k*step, min((k+1)*step, n)
 		if lo >= hi {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[w] = eval(lo, hi)
+			errs[k] = eval(lo, hi)
 		}()
 	}
 	wg.Wait()
