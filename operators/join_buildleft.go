@@ -16,8 +16,9 @@ import (
 // at the end it emits the left rows marked (semi) or not (anti), in their
 // input order, so the output is the same either way.
 const (
-	// buildLeftMaxRows bounds the left rows read ahead to decide.
-	buildLeftMaxRows = 1 << 18
+	// buildLeftMaxRows bounds the left rows read ahead to decide (TPC-H
+	// Q21 at SF10: 730K suppliers' late lines against 60M lineitems).
+	buildLeftMaxRows = 1 << 22
 	// buildLeftRatio: the left side is hashed when the right one has more
 	// than this many times its rows.
 	buildLeftRatio = 4
@@ -111,25 +112,8 @@ func (j *HashJoin) nextBuildLeft(ctx context.Context) (*coldata.Batch, error) {
 	if j.done {
 		return nil, nil
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		var rb *coldata.Batch
-		if len(j.rightBuf) > 0 {
-			rb, j.rightBuf = j.rightBuf[0], j.rightBuf[1:]
-		} else {
-			var err error
-			if rb, err = j.Right.Next(ctx); err != nil {
-				return nil, err
-			}
-			if rb == nil {
-				break
-			}
-		}
-		if err := j.markLeft(ctx, rb); err != nil {
-			return nil, err
-		}
+	if err := j.markRight(ctx); err != nil {
+		return nil, err
 	}
 	j.done = true
 	want := j.Kind == SemiJoin
@@ -148,15 +132,116 @@ func (j *HashJoin) nextBuildLeft(ctx context.Context) (*coldata.Batch, error) {
 	return coldata.GatherBatch(j.build, keep), nil
 }
 
-// markLeft marks the hashed left rows that a row of the right batch rb
-// matches.
-func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
+// nextRight returns the next right batch (nil at the end).
+func (j *HashJoin) nextRight(ctx context.Context) (*coldata.Batch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(j.rightBuf) > 0 {
+		rb := j.rightBuf[0]
+		j.rightBuf = j.rightBuf[1:]
+		return rb, nil
+	}
+	return j.Right.Next(ctx)
+}
+
+// markRight streams the right input through the hashed left rows, setting
+// lmatched. The right batches are read here and marked on probeWorkers
+// goroutines, each with its own scratch and its own marks, which are
+// OR'ed at the end: which rows are marked does not depend on who marked
+// them.
+func (j *HashJoin) markRight(ctx context.Context) error {
+	workers := max(probeWorkers(), 1)
+	if workers == 1 {
+		for {
+			rb, err := j.nextRight(ctx)
+			if err != nil || rb == nil {
+				return err
+			}
+			if err := j.markLeft(ctx, &j.ps, j.lmatched, rb); err != nil {
+				return err
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan *coldata.Batch, workers)
+	marks := make([][]bool, workers)
+	errs := make([]error, workers)
+	var wg workGroup
+	for k := 0; k < workers; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A worker that stops early, by an error or a panic, stops
+			// the reading.
+			finished := false
+			defer func() {
+				if !finished {
+					cancel()
+				}
+			}()
+			w := &probeState{shared: true}
+			defer w.release()
+			for rb := range batches {
+				if marks[k] == nil {
+					marks[k] = make([]bool, len(j.lmatched))
+				}
+				if err := j.markLeft(ctx, w, marks[k], rb); err != nil {
+					errs[k] = err
+					return
+				}
+			}
+			finished = true
+		}()
+	}
+	var err error
+	func() {
+		// Every exit, a panic of the right input's included, lets the
+		// workers finish before the scratch they read goes.
+		defer func() {
+			close(batches)
+			wg.Wait()
+		}()
+		for {
+			var rb *coldata.Batch
+			if rb, err = j.nextRight(ctx); err != nil || rb == nil {
+				return
+			}
+			select {
+			case batches <- rb:
+			case <-ctx.Done():
+				err = ctx.Err()
+				return
+			}
+		}
+	}()
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, m := range marks {
+		for l, ok := range m {
+			if ok {
+				j.lmatched[l] = true
+			}
+		}
+	}
+	return nil
+}
+
+// markLeft sets matched[l] for the hashed left rows l that a row of the
+// right batch rb matches, with w's scratch.
+func (j *HashJoin) markLeft(ctx context.Context, w *probeState, matched []bool, rb *coldata.Batch) error {
 	n := rb.Len
 	keys, err := evalAll(j.RightKeys, rb)
 	if err != nil {
 		return err
 	}
-	w := &j.ps
 	if len(w.keys) != len(keys) {
 		w.keys = make([]keyVec, len(keys))
 	}
@@ -190,7 +275,7 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 		}
 		for k, l := range li {
 			if keep[k] {
-				j.lmatched[l] = true
+				matched[l] = true
 			}
 		}
 		li, ri = li[:0], ri[:0]
@@ -201,11 +286,11 @@ func (j *HashJoin) markLeft(ctx context.Context, rb *coldata.Batch) error {
 			continue
 		}
 		for _, l := range j.order[j.start[g]:j.start[g+1]] {
-			if j.lmatched[l] {
+			if matched[l] {
 				continue
 			}
 			if j.Cond == nil {
-				j.lmatched[l] = true
+				matched[l] = true
 				continue
 			}
 			li = append(li, l)

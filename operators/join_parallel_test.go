@@ -19,50 +19,65 @@ import (
 // one to eight goroutines, with the one-table and the partitioned index,
 // and checks every join kind's rows, in order, against the nested-loop
 // reference: the output must not depend on which goroutine probed what.
+//
+// A semi or anti join whose left side is small hashes it and streams the
+// right batches instead (join_buildleft.go), marking on the goroutines:
+// the second dataset.
 func TestHashJoinParallelProbe(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
-	var lbs, rbs []*coldata.Batch
-	for i := 0; i < 40; i++ {
-		lbs = append(lbs, joinTestBatch(rng, 1+rng.Intn(300), 500, nil, true))
+	batches := func(count, maxRows, domain int) []*coldata.Batch {
+		var bs []*coldata.Batch
+		for i := 0; i < count; i++ {
+			bs = append(bs, joinTestBatch(rng, 1+rng.Intn(maxRows), domain, nil, true))
+		}
+		return bs
 	}
-	for i := 0; i < 3; i++ {
-		rbs = append(rbs, joinTestBatch(rng, 250, 400, nil, true))
+	type dataset struct {
+		name     string
+		lbs, rbs []*coldata.Batch
+	}
+	sets := []dataset{
+		{"many left batches", batches(40, 300, 500), batches(3, 250, 400)},
+		{"many right batches", batches(3, 60, 300), batches(40, 200, 300)},
 	}
 	types := []coldata.Type{tInt, tStr, tFloat, tBool, tInt}
-	build := coldata.Concat(rbs, len(types))
 	kinds := []operators.JoinKind{operators.InnerJoin, operators.LeftJoin, operators.SemiJoin, operators.AntiJoin}
-	for _, partitioned := range []bool{false, true} {
-		for _, workers := range []int{1, 2, 8} {
-			t.Run(fmt.Sprintf("partitioned=%v/workers=%d", partitioned, workers), func(t *testing.T) {
-				if partitioned {
-					defer operators.SetJoinPartitioning(1, 16, 64)()
-				}
-				defer operators.SetProbeWorkers(workers)()
-				for _, keys := range [][]int{{0}, {1, 3}} {
-					for _, kind := range kinds {
-						for ci := 0; ci < 2; ci++ {
-							var lk, rk []expr.Expr
-							for _, k := range keys {
-								lk = append(lk, colRef(k, types[k]))
-								rk = append(rk, colRef(k, types[k]))
-							}
-							j := &operators.HashJoin{
-								Left: src(lbs...), Right: src(rbs...), LeftKeys: lk, RightKeys: rk,
-								Kind: kind, LeftCols: len(types), RightTypes: types,
-							}
-							cond := func(*coldata.Batch, int, int) bool { return true }
-							if ci == 1 {
-								j.Cond = fn(t, ">", colRef(len(types)+4, tInt), colRef(4, tInt))
-								cond = func(l *coldata.Batch, lr, rr int) bool {
-									return build.Cols[4].Int(rr) > l.Cols[4].Int(lr)
+	for _, ds := range sets {
+		lbs, rbs := ds.lbs, ds.rbs
+		build := coldata.Concat(rbs, len(types))
+		for _, partitioned := range []bool{false, true} {
+			for _, workers := range []int{1, 2, 8} {
+				t.Run(fmt.Sprintf("%s/partitioned=%v/workers=%d", ds.name, partitioned, workers), func(t *testing.T) {
+					if partitioned {
+						defer operators.SetJoinPartitioning(1, 16, 64)()
+					}
+					defer operators.SetProbeWorkers(workers)()
+					for _, keys := range [][]int{{0}, {1, 3}} {
+						for _, kind := range kinds {
+							for ci := 0; ci < 2; ci++ {
+								var lk, rk []expr.Expr
+								for _, k := range keys {
+									lk = append(lk, colRef(k, types[k]))
+									rk = append(rk, colRef(k, types[k]))
 								}
+								j := &operators.HashJoin{
+									Left: src(lbs...), Right: src(rbs...), LeftKeys: lk, RightKeys: rk,
+									Kind: kind, LeftCols: len(types), RightTypes: types,
+								}
+								cond := func(*coldata.Batch, int, int) bool { return true }
+								if ci == 1 {
+									j.Cond = fn(t, ">", colRef(len(types)+4, tInt), colRef(4, tInt))
+									cond = func(l *coldata.Batch, lr, rr int) bool {
+										return build.Cols[4].Int(rr) > l.Cols[4].Int(lr)
+									}
+								}
+								name := fmt.Sprintf("keys %v kind %d cond %d", keys, kind, ci)
+								checkRows(t, name, run(t, j), nestedJoinRef(lbs, build, keys, kind, cond))
 							}
-							name := fmt.Sprintf("keys %v kind %d cond %d", keys, kind, ci)
-							checkRows(t, name, run(t, j), nestedJoinRef(lbs, build, keys, kind, cond))
 						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
@@ -128,6 +143,24 @@ func TestHashJoinParallelProbeFailures(t *testing.T) {
 		// [0, 50): each batch before the error keeps its row or not alike.
 		if rows != 0 && rows != 7 {
 			t.Errorf("%d rows before the error, want 0 or 7", rows)
+		}
+	})
+
+	t.Run("right input error", func(t *testing.T) {
+		// One left row against many right batches: the left side is
+		// hashed and the failing right input streams.
+		boom := errors.New("boom")
+		j := &operators.HashJoin{
+			Left: src(mkBatch(mkVec(tInt, 2))), Right: &failOp{batches: 25, nextErr: boom},
+			LeftKeys: []expr.Expr{colRef(0, tInt)}, RightKeys: []expr.Expr{colRef(0, tInt)},
+			Kind: operators.AntiJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt},
+		}
+		if err := j.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		if b, err := j.Next(ctx); !errors.Is(err, boom) {
+			t.Fatalf("Next = %v, %v; want the right input's error", b, err)
 		}
 	})
 
