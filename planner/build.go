@@ -86,6 +86,9 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		}
 		op = &operators.Values{Batch: batch}
 	case *Filter:
+		if par := b.parallelFilter(x); par != nil {
+			return par, nil
+		}
 		in, err := b.build(x.Input)
 		if err != nil {
 			return nil, err
@@ -469,12 +472,32 @@ const parallelRows = 4 * operators.BatchSize
 // parallel builds a projection (with the filter below it, if any) straight
 // over a large table scan as a ParallelCompute, or returns nil.
 func (b *Built) parallel(p *Project) operators.Operator {
+	return b.parallelOver(p, p.Input, p.Exprs)
+}
+
+// parallelFilter builds a filter straight over a large table scan as a
+// ParallelCompute keeping every column, or returns nil: a filter below a
+// join (TPC-H Q3, Q7: the dates of lineitem and orders) ran on one
+// goroutine.
+func (b *Built) parallelFilter(f *Filter) operators.Operator {
+	cols := f.Columns()
+	exprs := make([]expr.Expr, len(cols))
+	for i, c := range cols {
+		exprs[i] = &expr.ColumnRef{Index: i, Name: c.Name, T: c.Type}
+	}
+	return b.parallelOver(f, f, exprs)
+}
+
+// parallelOver builds node, computing exprs over below (a scan, or a
+// filter over a scan), as a ParallelCompute when the scan is large, or
+// returns nil.
+func (b *Built) parallelOver(node, below Node, exprs []expr.Expr) operators.Operator {
 	workers := runtime.GOMAXPROCS(0)
-	scan, filter := scanBelow(p.Input)
-	if workers < 2 || scan == nil || scan.Placement() != CPU || scan.Table.Rows < parallelRows {
+	scan, filter := scanBelow(below)
+	if workers < 2 || scan == nil || node.Placement() != CPU || scan.Placement() != CPU || scan.Table.Rows < parallelRows {
 		return nil
 	}
-	for _, e := range p.Exprs {
+	for _, e := range exprs {
 		if volatile(e) {
 			return nil
 		}
@@ -491,11 +514,11 @@ func (b *Built) parallel(p *Project) operators.Operator {
 		return nil
 	}
 	st := &operators.Stats{}
-	b.Stats[p] = st
+	b.Stats[node] = st
 	if filter != nil {
 		b.Stats[filter] = st
 	}
-	return operators.Instrument(&operators.ParallelCompute{Input: in, Pred: pred, Exprs: p.Exprs, Workers: workers}, st)
+	return operators.Instrument(&operators.ParallelCompute{Input: in, Pred: pred, Exprs: exprs, Workers: workers}, st)
 }
 
 // parallelAggInput evaluates the computed grouping keys and aggregate
