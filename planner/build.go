@@ -432,6 +432,20 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 	return operators.InstrumentDevice(op, st), nil
 }
 
+// readsLargeTable reports whether n's subtree scans a table of at least
+// parallelRows rows.
+func readsLargeTable(n Node) bool {
+	if s, ok := n.(*Scan); ok {
+		return s.Table.Rows >= parallelRows
+	}
+	for _, in := range n.Inputs() {
+		if readsLargeTable(in) {
+			return true
+		}
+	}
+	return false
+}
+
 // columnsOfFilter matches a Project that only selects columns of a CPU
 // Filter (pruneJoinInput's), which one Filter that gathers only those
 // columns computes; it returns the filter and the columns.
@@ -488,14 +502,22 @@ func (b *Built) parallelFilter(f *Filter) operators.Operator {
 	return b.parallelOver(f, f, exprs)
 }
 
-// parallelOver builds node, computing exprs over below (a scan, or a
-// filter over a scan), as a ParallelCompute when the scan is large, or
-// returns nil.
+// parallelOver builds node, computing exprs over below (a filter or not)
+// as a ParallelCompute when below reads a large table on the CPU, or
+// returns nil. Above a scan or a join (TPC-H Q9's year and profit per
+// joined row) the batches then evaluate on every core.
 func (b *Built) parallelOver(node, below Node, exprs []expr.Expr) operators.Operator {
 	workers := runtime.GOMAXPROCS(0)
-	scan, filter := scanBelow(below)
-	if workers < 2 || scan == nil || node.Placement() != CPU || scan.Placement() != CPU || scan.Table.Rows < parallelRows {
+	filter, _ := below.(*Filter)
+	input := below
+	if filter != nil {
+		input = filter.Input
+	}
+	if workers < 2 || node.Placement() != CPU || (filter != nil && filter.Placement() != CPU) || input.Placement() != CPU || !readsLargeTable(input) {
 		return nil
+	}
+	if p, ok := node.(*Project); ok && filter == nil && isPermutation(p) {
+		return nil // nothing to compute
 	}
 	for _, e := range exprs {
 		if volatile(e) {
@@ -509,7 +531,7 @@ func (b *Built) parallelOver(node, below Node, exprs []expr.Expr) operators.Oper
 		}
 		pred = filter.Pred
 	}
-	in, err := b.build(scan)
+	in, err := b.build(input)
 	if err != nil {
 		return nil
 	}
