@@ -234,12 +234,54 @@ func anchoredAtStart(re *regexp.Regexp) bool {
 	return p.Op == syntax.OpBeginText
 }
 
+// withoutRestOfLine returns re less a final ".*$" (the rest of the line,
+// then the end of the text) when re is anchored at the start and ends so,
+// else nil. Where the rest of the text after a match of the shorter
+// regex holds no newline, the full regex matches the same way up to the
+// end of the text: ".*$" cannot fail there, so the first choice the
+// shorter one makes is the full one's too. ClickBench Q29,
+// '^https?://(?:www\.)?([^/]+)/.*$', then steps through the host name
+// and not through the whole Referer.
+func withoutRestOfLine(re *regexp.Regexp) *regexp.Regexp {
+	p, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil || p.Op != syntax.OpConcat || len(p.Sub) < 3 || p.Sub[0].Op != syntax.OpBeginText {
+		return nil
+	}
+	k := len(p.Sub)
+	star, end := p.Sub[k-2], p.Sub[k-1]
+	if end.Op != syntax.OpEndText || star.Op != syntax.OpStar || star.Sub[0].Op != syntax.OpAnyCharNotNL {
+		return nil
+	}
+	short := *p
+	short.Sub = p.Sub[:k-2]
+	out, err := regexp.Compile(short.String())
+	if err != nil || out.NumSubexp() != re.NumSubexp() {
+		return nil
+	}
+	return out
+}
+
+// matchToEnd is re.FindSubmatchIndex(s) for an re that short is re less
+// its final ".*$" (withoutRestOfLine).
+func matchToEnd(re, short *regexp.Regexp, s []byte) []int {
+	m := short.FindSubmatchIndex(s)
+	if m == nil {
+		return nil // no start of a match: no match
+	}
+	if bytes.IndexByte(s[m[1]:], '\n') >= 0 {
+		return re.FindSubmatchIndex(s)
+	}
+	m[1] = len(s)
+	return m
+}
+
 func regexpReplace(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	out := coldata.NewBuilder(coldata.String, n)
 	var (
 		lastRepl, tmpl []byte
 		haveRepl       bool
 		anchored       = map[*regexp.Regexp]bool{}
+		shorter        = map[*regexp.Regexp]*regexp.Regexp{}
 		buf            []byte
 	)
 	err := regexEach(args, n, 5, out.AppendNull, func(re *regexp.Regexp, row *regexRow) error {
@@ -261,6 +303,9 @@ func regexpReplace(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			if !ok {
 				a = anchoredAtStart(re)
 				anchored[re] = a
+				if a {
+					shorter[re] = withoutRestOfLine(re)
+				}
 			}
 			if !a {
 				buf = append(buf, re.ReplaceAll(tail, tmpl)...)
@@ -268,7 +313,11 @@ func regexpReplace(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 				return nil
 			}
 			// At most one match: one search and one expansion.
-			m = re.FindSubmatchIndex(tail)
+			if short := shorter[re]; short != nil {
+				m = matchToEnd(re, short, tail)
+			} else {
+				m = re.FindSubmatchIndex(tail)
+			}
 		} else {
 			m = nthMatch(re, tail, 0, occurrence)
 		}

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,6 +98,43 @@ func BenchmarkRegexpReplace(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := regexpReplace(args, n); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestMatchToEnd checks the shortcut for anchored regexes ending in ".*$"
+// against the full regex's match on texts with and without newlines, and
+// that it applies only to such regexes.
+func TestMatchToEnd(t *testing.T) {
+	for _, tc := range []struct {
+		p       string
+		applies bool
+	}{
+		{`^https?://(?:www\.)?([^/]+)/.*$`, true},
+		{`^(a|ab)(c|bcd)?.*$`, true},
+		{`^.*$`, true},
+		{`^x.*?$`, true},
+		{`^(?s)a.*$`, false}, // "." matches newlines: nothing to check
+		{`^a.*`, false},
+		{`a.*$`, false},
+		{`^(a.*)$`, false},
+		{`^a.*$|b`, false},
+	} {
+		re := regexp.MustCompile(tc.p)
+		short := withoutRestOfLine(re)
+		if (short != nil) != tc.applies {
+			t.Errorf("%s: shortcut %v, want %v", tc.p, short != nil, tc.applies)
+			continue
+		}
+		if short == nil {
+			continue
+		}
+		for _, s := range []string{"", "a", "ab", "abcd", "abc\nd", "ab\ncd", "http://www.example.com/x/y?z",
+			"https://example.com/", "http://a.b/\n", "http://host", "ftp://x/y", "\nhttp://x/", "abcdzz", "x", "xy\n"} {
+			got, want := matchToEnd(re, short, []byte(s)), re.FindSubmatchIndex([]byte(s))
+			if !slices.Equal(got, want) {
+				t.Errorf("%s on %q: %v, want %v", tc.p, s, got, want)
+			}
 		}
 	}
 }
