@@ -146,6 +146,8 @@ type HashAggregate struct {
 	// Range-parallel accumulation (aggregate_ranges.go): partial states
 	// per range of rows, merged at the end.
 	rangeState
+	// Small input batches joined (aggregate_coalesce.go).
+	coalesceState
 }
 
 // aggRun is the state of one aggregate beyond its words in st.
@@ -243,6 +245,10 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	h.out = nil
 	h.parts, h.partState = nil, partState{threshold: h.partState.threshold, segGroups: h.partState.segGroups}
 	h.openRanges()
+	h.coalesceState = coalesceState{coalesceHook: h.coalesceHook}
+	for _, spec := range h.Aggs {
+		h.sumsFloats = h.sumsFloats || addsFloats(spec)
+	}
 	return h.Input.Open(ctx)
 }
 
@@ -365,7 +371,7 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b, err := h.Input.Next(ctx)
+		b, err := h.nextInput(ctx)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"runtime"
 	"testing"
@@ -65,5 +66,53 @@ func TestCountDistinctOnCores(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCoalescedBatchesMatch checks that joining small input batches
+// changes no output: groups in first-appearance order, integer sums,
+// MIN/MAX of strings, GROUP_CONCAT's row order, COUNT(DISTINCT) and the
+// groups a LIMIT without ORDER BY keeps, with a batch whose key column is
+// of the Null type (which is not joined with the others) and one of a
+// single row.
+func TestCoalescedBatchesMatch(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	batches := partTestBatches(rand.New(rand.NewSource(9)), 12, 300, 40, false)
+	nullKeys := coldata.NewBatch(append([]*coldata.Vec{coldata.NewConst(coldata.Null, nil, 3)}, coldata.SliceBatch(batches[0], 0, 3).Cols[1:]...), 3)
+	batches = append(batches[:5], append([]*coldata.Batch{nullKeys, coldata.SliceBatch(batches[1], 0, 1)}, batches[5:]...)...)
+	aggs := []AggSpec{
+		{Kind: AggCountStar, Type: coldata.Int64},
+		{Kind: AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
+		{Kind: AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
+		{Kind: AggMax, Arg: partCol(0, coldata.Int64), Type: coldata.Int64},
+		{Kind: AggCount, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: AggGroupConcat, Arg: partCol(1, coldata.String), Separator: ",", Type: coldata.String},
+		{Kind: AggAvg, Arg: partCol(4, coldata.Int64), Type: coldata.Float64},
+	}
+	for name, keys := range map[string][]expr.Expr{"no keys": nil, "BIGINT key": {partCol(0, coldata.Int64)}, "two keys": {partCol(0, coldata.Int64), partCol(3, coldata.Bool)}} {
+		for _, first := range []int{0, 5} {
+			t.Run(fmt.Sprintf("%s first=%d", name, first), func(t *testing.T) {
+				run := func(hook int) ([]*coldata.Batch, bool) {
+					h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs}
+					h.coalesceHook = hook
+					if keys != nil {
+						h.FirstGroups = first
+					}
+					out, err := Drain(context.Background(), h)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return out, h.carry == nil && len(h.pending) == 0
+				}
+				want, _ := run(-1)
+				for _, hook := range []int{1, 100, 400} {
+					got, empty := run(hook)
+					if !empty {
+						t.Fatalf("batches left pending")
+					}
+					sameBatches(t, got, want)
+				}
+			})
+		}
 	}
 }
