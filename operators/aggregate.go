@@ -278,6 +278,7 @@ func (h *HashAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
 func (h *HashAggregate) releaseState(keys bool) {
 	uint64Pool.put(h.st)
 	h.st = nil
+	h.releaseJoinBufs()
 	if h.table != nil {
 		if keys {
 			h.table.release()

@@ -176,7 +176,7 @@ func (h *HashAggregate) joinVecs(c int, vecs []*coldata.Vec, total int) *coldata
 	jb := &h.joinBufs[c]
 	out := &coldata.Vec{Type: vecs[0].Type, Len: total}
 	if anyNull {
-		jb.nulls = growTo(jb.nulls, coldata.BitmapLen(total))
+		jb.nulls = growPooled(&bytePool, jb.nulls, coldata.BitmapLen(total))
 		clear(jb.nulls)
 		at := 0
 		for _, v := range vecs {
@@ -190,7 +190,7 @@ func (h *HashAggregate) joinVecs(c int, vecs []*coldata.Vec, total int) *coldata
 		out.Nulls = jb.nulls
 	}
 	if phys == coldata.Int64 {
-		jb.ints = growTo(jb.ints, total)
+		jb.ints = growPooled(&int64Pool, jb.ints, total)
 		at := 0
 		for _, v := range vecs {
 			at += copy(jb.ints[at:], v.Ints[:v.Len])
@@ -205,8 +205,8 @@ func (h *HashAggregate) joinVecs(c int, vecs []*coldata.Vec, total int) *coldata
 	if size > math.MaxInt32 {
 		return nil
 	}
-	jb.offs = growTo(jb.offs, total+1)
-	jb.bytes = growTo(jb.bytes, size)
+	jb.offs = growPooled(&int32Pool, jb.offs, total+1)
+	jb.bytes = growPooled(&bytePool, jb.bytes, size)
 	at, pos := 0, int32(0)
 	jb.offs[0] = 0
 	for _, v := range vecs {
@@ -222,12 +222,25 @@ func (h *HashAggregate) joinVecs(c int, vecs []*coldata.Vec, total int) *coldata
 	return out
 }
 
-// growTo returns s with length n, reallocated (not copied) when too short.
-func growTo[T any](s []T, n int) []T {
+// growPooled returns s with length n, replaced by a slice from p (its
+// contents undefined) when too short.
+func growPooled[T any](p *slicePool[T], s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, n, max(n, 2*cap(s)))
+		p.put(s)
+		return p.get(max(n, 2*cap(s)))[:n]
 	}
 	return s[:n]
+}
+
+// releaseJoinBufs returns the joined batches' buffers to their pools.
+func (h *HashAggregate) releaseJoinBufs() {
+	for _, jb := range h.joinBufs {
+		int64Pool.put(jb.ints)
+		int32Pool.put(jb.offs)
+		bytePool.put(jb.bytes)
+		bytePool.put(jb.nulls)
+	}
+	h.joinBufs = nil
 }
 
 // addsFloats reports whether aggregate spec adds up DOUBLE values (SUM,
