@@ -27,8 +27,11 @@ type pairSlot struct {
 	g uint32
 }
 
-func newPairSet() *pairSet {
-	return &pairSet{slots: make([]pairSlot, 1024), mask: 1023, seed: rand.Uint64() | 1}
+func newPairSet() *pairSet { return newPairSetSize(1024) }
+
+// newPairSetSize returns an empty pairSet of n slots (a power of two).
+func newPairSetSize(n int) *pairSet {
+	return &pairSet{slots: make([]pairSlot, n), mask: uint64(n - 1), seed: rand.Uint64() | 1}
 }
 
 // hash mixes a pair into a slot hash.
@@ -161,6 +164,9 @@ const (
 	// stringParts keep: smaller sets, fitting a core's cache, for the
 	// cost of more staging lists.
 	partsPerWorker = 4
+	// partSetSlots is the initial size of a part's set: a small input
+	// should not pay for many parts.
+	partSetSlots = 64
 )
 
 // newPairParts returns a pairParts run by workers goroutines, with
@@ -181,7 +187,7 @@ func newPairParts(workers int, grouped bool) *pairParts {
 		counts:      make([]uint64, np),
 	}
 	for p := 0; p < np; p++ {
-		s := newPairSet()
+		s := newPairSetSize(partSetSlots)
 		s.seed = seed // routing uses the sets' common hash
 		pp.sets = append(pp.sets, s)
 	}

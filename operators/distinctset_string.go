@@ -27,7 +27,7 @@ type strSlot struct {
 }
 
 func newStringSet() *stringSet {
-	return &stringSet{slots: make([]strSlot, 1024), mask: 1023, offs: []int{0}}
+	return &stringSet{slots: make([]strSlot, partSetSlots), mask: partSetSlots - 1, offs: []int{0}}
 }
 
 // add inserts b, whose hash is h, and reports whether it was new.
