@@ -279,6 +279,10 @@ func (h *HashAggregate) releaseState(keys bool) {
 	uint64Pool.put(h.st)
 	h.st = nil
 	h.releaseJoinBufs()
+	for _, l := range h.routeLists {
+		int32Pool.put(l)
+	}
+	h.routeLists = nil
 	if h.table != nil {
 		if keys {
 			h.table.release()

@@ -200,9 +200,16 @@ func (h *HashAggregate) leaveRanges(b *coldata.Batch, n, nr, step, upto int, eva
 	if e := h.mergeRanges(); e != nil {
 		return e
 	}
-	var base []int32
+	m := 0
 	for r := 0; r < nr; r++ {
 		if len(h.rprobers[r].slow) > 0 { // waited for its keys
+			m += min((r+1)*step, n) - r*step
+		}
+	}
+	base := int32Pool.get(m)[:0]
+	defer int32Pool.put(base)
+	for r := 0; r < nr; r++ {
+		if len(h.rprobers[r].slow) > 0 {
 			for row := r * step; row < min((r+1)*step, n); row++ {
 				base = append(base, int32(row))
 			}
