@@ -16,9 +16,9 @@ import (
 // routes it in ranges of routeRows, so such batches ran on one core. On
 // more than one core the aggregate instead joins consecutive small batches
 // (in order, so every row is seen in the same order as before) into one
-// of at least coalesceRows rows before it consumes them. A column that is
-// a constant NULL in every joined batch (one the filter did not gather)
-// stays a constant; the others are copied once. Batches whose columns
+// of 64K to 256K rows (16K per core) before it consumes them. A column
+// that is a constant NULL in every joined batch (one the filter did not
+// gather) stays a constant; the others are copied once. Batches whose columns
 // differ in type (a column of the Null type in some) are not joined.
 // Sums of DOUBLE values keep their batches as they come (sumsFloats).
 
@@ -27,8 +27,15 @@ const (
 	// the next ones.
 	coalesceSmall = 16 << 10
 	// coalesceRows is how many rows the joined batches reach before the
-	// aggregate consumes them.
-	coalesceRows = 64 << 10
+	// aggregate consumes them, per core (the table probes a batch in
+	// parts of parallelRows rows), within coalesceMinRows and
+	// coalesceMaxRows. The cut changes no result (DOUBLE sums, whose
+	// rounding depends on it, are not joined) but for the overflow of
+	// an integer SUM with mixed signs near its limits, which the ranges
+	// check per range (aggregate_ranges.go).
+	coalesceRows    = 16 << 10
+	coalesceMinRows = 64 << 10
+	coalesceMaxRows = 256 << 10
 )
 
 // coalesceState is the aggregate's buffer of small batches.
@@ -51,7 +58,7 @@ type coalesceState struct {
 // nextInput returns the next batch to consume: the input's next batch, or
 // several small ones joined, or nil at the end of the input.
 func (h *HashAggregate) nextInput(ctx context.Context) (*coldata.Batch, error) {
-	small, target := coalesceSmall, coalesceRows
+	small, target := coalesceSmall, min(max(coalesceRows*runtime.GOMAXPROCS(0), coalesceMinRows), coalesceMaxRows)
 	switch {
 	case h.coalesceHook > 0:
 		small, target = h.coalesceHook, 4*h.coalesceHook
