@@ -118,8 +118,8 @@ var pairSlotPool = slicePool[pairSlot]{size: 16}
 // over a 64-bit integer argument on every core. The count does not depend
 // on the order the pairs arrive in, so they need not insert in row order
 // as pairSet.insert does. Each batch is cut into ranges of rows, one per
-// worker; a range hashes its pairs and appends them, by the top bits of
-// their hashes, to its own staging list per part. Once enough pairs are
+// worker; a range hashes its pairs and stages them in a chunk of its
+// own, grouped by part (the top bits of their hashes). Once enough pairs are
 // staged (pairFlushPairs, which bounds the staging memory) or the input
 // ends, every part inserts its staged pairs into its own pairSet on some
 // worker, and the pairs new to a part count towards their group. A part
@@ -136,10 +136,13 @@ type pairParts struct {
 	shift   uint // part of a hash: h >> shift
 	grouped bool // pairs carry groups (GROUP BY); otherwise every group is 0
 	workers int
-	// stage[r*len(sets)+p] holds the pairs range r staged for part p;
-	// staged counts them all.
-	stage  [][]pairSlot
+	// chunks[r] holds what range r staged since the last flush, a chunk
+	// per batch; staged counts the pairs in them all.
+	chunks [][]stageChunk
 	staged int
+	// Per range, scratch: the kept rows' hashes and rows.
+	hs   [][]uint64
+	keep [][]int32
 	// rangeStaged is how many pairs each range staged in the last batch.
 	rangeStaged []int
 	// caches[r] is range r's cache of recently staged pairs.
@@ -180,7 +183,9 @@ func newPairParts(workers int, grouped bool) *pairParts {
 		shift:       uint(64 - bits.TrailingZeros(uint(np))),
 		grouped:     grouped,
 		workers:     workers,
-		stage:       make([][]pairSlot, workers*np),
+		chunks:      make([][]stageChunk, workers),
+		hs:          make([][]uint64, workers),
+		keep:        make([][]int32, workers),
 		rangeStaged: make([]int, workers),
 		caches:      make([][]pairSlot, workers),
 		news:        make([][]uint32, np),
@@ -225,15 +230,30 @@ func (pp *pairParts) add(gids []uint32, vals []int64, nulls []byte, st []uint64,
 	}
 }
 
-// stageRange stages rows [lo, hi) as range r.
+// stageChunk is what a range staged from one batch: its pairs grouped
+// by part, part p's at pairs[offs[p]:offs[p+1]].
+type stageChunk struct {
+	pairs []pairSlot
+	offs  []int32
+}
+
+// stageRange stages rows [lo, hi) as range r: a first pass hashes the
+// rows, drops those the cache holds and counts each part's, a second
+// writes the pairs part by part into one chunk (one buffer per range
+// and batch, from the pool, instead of a growing list per part).
 func (pp *pairParts) stageRange(r int, gids []uint32, vals []int64, nulls []byte, lo, hi int) {
 	np := len(pp.sets)
-	lists := pp.stage[r*np : (r+1)*np]
 	cache := pp.caches[r]
 	if cache == nil {
 		cache = make([]pairSlot, pairCacheSlots)
 		pp.caches[r] = cache
 	}
+	if cap(pp.hs[r]) < hi-lo {
+		pp.hs[r] = make([]uint64, hi-lo)
+		pp.keep[r] = make([]int32, hi-lo)
+	}
+	hs, keep := pp.hs[r][:hi-lo], pp.keep[r][:hi-lo]
+	offs := make([]int32, np+1)
 	s0 := pp.sets[0]
 	k := 0
 	for i := lo; i < hi; i++ {
@@ -251,15 +271,31 @@ func (pp *pairParts) stageRange(r int, gids []uint32, vals []int64, nulls []byte
 			continue
 		}
 		c.v, c.g = v, g+1
-		p := pp.part(h)
-		l := lists[p]
-		if len(l) == cap(l) {
-			l = pairSlotPool.grow(l, 1)
-		}
-		lists[p] = append(l, pairSlot{v: v, g: g + 1})
+		hs[k], keep[k] = h, int32(i)
+		offs[pp.part(h)+1]++
 		k++
 	}
 	pp.rangeStaged[r] = k
+	if k == 0 {
+		return
+	}
+	for p := 1; p <= np; p++ {
+		offs[p] += offs[p-1]
+	}
+	pos := make([]int32, np)
+	copy(pos, offs[:np])
+	pairs := pairSlotPool.get(k)
+	for j, h := range hs[:k] {
+		i := keep[j]
+		var g uint32
+		if gids != nil {
+			g = gids[i]
+		}
+		p := pp.part(h)
+		pairs[pos[p]] = pairSlot{v: vals[i], g: g + 1}
+		pos[p]++
+	}
+	pp.chunks[r] = append(pp.chunks[r], stageChunk{pairs: pairs, offs: offs})
 }
 
 // flush inserts the staged pairs into their parts' sets, the parts on
@@ -269,30 +305,29 @@ func (pp *pairParts) flush(st []uint64, stride, off int) {
 	if pp.staged == 0 {
 		return
 	}
-	np := len(pp.sets)
-	forEachIndex(np, pp.workers, func(p int) {
+	forEachIndex(len(pp.sets), pp.workers, func(p int) {
 		s := pp.sets[p]
 		news, cnt := pp.news[p][:0], uint64(0)
-		for r := 0; r < pp.workers; r++ {
-			l := pp.stage[r*np+p]
-			for _, sl := range l {
-				g := sl.g - 1
-				if s.addHashed(g, sl.v, s.hash(g, sl.v)) {
-					if pp.grouped {
-						if len(news) == cap(news) {
-							news = uint32Pool.grow(news, 1)
+		for r := range pp.chunks {
+			for _, c := range pp.chunks[r] {
+				for _, sl := range c.pairs[c.offs[p]:c.offs[p+1]] {
+					g := sl.g - 1
+					if s.addHashed(g, sl.v, s.hash(g, sl.v)) {
+						if pp.grouped {
+							if len(news) == cap(news) {
+								news = uint32Pool.grow(news, 1)
+							}
+							news = append(news, g)
+						} else {
+							cnt++
 						}
-						news = append(news, g)
-					} else {
-						cnt++
 					}
 				}
 			}
-			pp.stage[r*np+p] = l[:0]
 		}
 		pp.news[p], pp.counts[p] = news, cnt
 	})
-	pp.staged = 0
+	pp.dropChunks()
 	for p := range pp.sets {
 		if !pp.grouped {
 			st[off] += pp.counts[p]
@@ -302,6 +337,18 @@ func (pp *pairParts) flush(st []uint64, stride, off int) {
 			st[int(g)*stride+off]++
 		}
 	}
+}
+
+// dropChunks returns the staged chunks' buffers to their pool.
+func (pp *pairParts) dropChunks() {
+	for r, cs := range pp.chunks {
+		for i := range cs {
+			pairSlotPool.put(cs[i].pairs)
+			cs[i] = stageChunk{}
+		}
+		pp.chunks[r] = cs[:0]
+	}
+	pp.staged = 0
 }
 
 // size returns the number of distinct pairs inserted so far.
@@ -318,10 +365,7 @@ func (pp *pairParts) release() {
 	for _, s := range pp.sets {
 		s.release()
 	}
-	for i, l := range pp.stage {
-		pairSlotPool.put(l)
-		pp.stage[i] = nil
-	}
+	pp.dropChunks()
 	for p, l := range pp.news {
 		uint32Pool.put(l)
 		pp.news[p] = nil
