@@ -36,7 +36,21 @@ const (
 	coalesceRows    = 16 << 10
 	coalesceMinRows = 64 << 10
 	coalesceMaxRows = 256 << 10
+	// coalesceMaxBytes bounds the string bytes of the joined batches
+	// (long URLs or titles), which the join copies.
+	coalesceMaxBytes = 32 << 20
 )
+
+// stringBytes returns the bytes of b's string columns (not constants).
+func stringBytes(b *coldata.Batch) int {
+	n := 0
+	for _, v := range b.Cols {
+		if v.Type.Physical() == coldata.String && !v.Const && len(v.Offsets) > v.Len {
+			n += int(v.Offsets[v.Len] - v.Offsets[0])
+		}
+	}
+	return n
+}
 
 // coalesceState is the aggregate's buffer of small batches.
 type coalesceState struct {
@@ -44,12 +58,13 @@ type coalesceState struct {
 	// depends on the order of the additions, which a larger batch may
 	// change (it goes to the ranges of aggregate_ranges.go, where a
 	// small one did not): small batches are then consumed as they come.
-	sumsFloats  bool
-	pending     []*coldata.Batch
-	pendingRows int
-	inputDone   bool
-	carry       *coldata.Batch
-	joinBufs    []joinBufs // per column
+	sumsFloats   bool
+	pending      []*coldata.Batch
+	pendingRows  int
+	pendingBytes int // of their string columns
+	inputDone    bool
+	carry        *coldata.Batch
+	joinBufs     []joinBufs // per column
 	// coalesceHook (tests only): > 0 replaces coalesceSmall and
 	// coalesceRows by it and 4 times it; < 0 turns coalescing off.
 	coalesceHook int
@@ -67,7 +82,7 @@ func (h *HashAggregate) nextInput(ctx context.Context) (*coldata.Batch, error) {
 	}
 	if h.carry != nil {
 		// A batch that could not join the last ones starts the next.
-		h.pending, h.pendingRows = append(h.pending, h.carry), h.carry.Len
+		h.pending, h.pendingRows, h.pendingBytes = append(h.pending, h.carry), h.carry.Len, stringBytes(h.carry)
 		h.carry = nil
 	}
 	for !h.inputDone {
@@ -91,7 +106,8 @@ func (h *HashAggregate) nextInput(ctx context.Context) (*coldata.Batch, error) {
 		}
 		h.pending = append(h.pending, b)
 		h.pendingRows += b.Len
-		if h.pendingRows >= target || b.Len > small {
+		h.pendingBytes += stringBytes(b)
+		if h.pendingRows >= target || b.Len > small || h.pendingBytes >= coalesceMaxBytes {
 			break
 		}
 	}
@@ -120,7 +136,7 @@ func (h *HashAggregate) joinPending() *coldata.Batch {
 	bs := h.pending
 	defer func() {
 		clear(h.pending)
-		h.pending, h.pendingRows = h.pending[:0], 0
+		h.pending, h.pendingRows, h.pendingBytes = h.pending[:0], 0, 0
 	}()
 	switch len(bs) {
 	case 0:
