@@ -122,7 +122,11 @@ func (h *HashAggregate) openRanges() {
 			h.rangeEval[a] = true
 		}
 	}
-	h.noRanges = !any || hook < 0 || (hook == 0 && runtime.GOMAXPROCS(0) < 2)
+	// With keys the ranges also probe the table, on all cores (the
+	// table probes a batch alone in at most 8 parts of parallelRows
+	// rows): worth it without a mergeable aggregate too (ClickBench Q9:
+	// GROUP BY RegionID with only COUNT(DISTINCT UserID)).
+	h.noRanges = (!any && len(h.Keys) == 0) || hook < 0 || (hook == 0 && runtime.GOMAXPROCS(0) < 2)
 }
 
 // volatile reports whether e calls a function that keeps state, which
