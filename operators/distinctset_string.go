@@ -96,8 +96,13 @@ type strCacheSlot struct {
 	row int32
 }
 
-// strCacheSlots is the size of a range's cache.
-const strCacheSlots = 1 << 10
+const (
+	// strCacheSlots is the size of a range's cache.
+	strCacheSlots = 1 << 10
+	// stringInsertRows is the fewest listed rows the parts insert on
+	// several goroutines.
+	stringInsertRows = 1 << 12
+)
 
 func newStringParts(workers int) *stringParts {
 	workers = max(workers, 1)
@@ -134,7 +139,15 @@ func (sp *stringParts) add(v *coldata.Vec, n int) int {
 	forEachIndex(nr, nr, func(r int) {
 		sp.listRange(r, v, hs, r*step, min((r+1)*step, n))
 	})
-	forEachIndex(np, sp.workers, func(p int) {
+	listed := 0
+	for _, l := range sp.lists[:nr*np] {
+		listed += len(l)
+	}
+	workers := sp.workers
+	if listed < stringInsertRows {
+		workers = 1 // the cache left few rows: goroutines would cost more
+	}
+	forEachIndex(np, workers, func(p int) {
 		s, cnt := sp.sets[p], 0
 		for r := 0; r < nr; r++ {
 			for _, i := range sp.lists[r*np+p] {
