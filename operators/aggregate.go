@@ -146,6 +146,8 @@ type HashAggregate struct {
 	// Range-parallel accumulation (aggregate_ranges.go): partial states
 	// per range of rows, merged at the end.
 	rangeState
+	// Small input batches joined (aggregate_coalesce.go).
+	coalesceState
 }
 
 // aggRun is the state of one aggregate beyond its words in st.
@@ -158,8 +160,11 @@ type aggRun struct {
 	// pairs replaces it for an argument stored as one int64.
 	distinct *hashTable
 	pairs    *pairSet
-	// pparts replaces pairs for COUNT(DISTINCT) on several cores.
+	// pparts replaces pairs for COUNT(DISTINCT) on several cores, and
+	// sparts replaces distinct for COUNT(DISTINCT) of a string without
+	// GROUP BY: both only count the new values into st.
 	pparts *pairParts
+	sparts *stringParts
 	// dparts replaces distinct for a large COUNT(DISTINCT) without keys
 	// (aggregate_part.go); dseen counts the rows fed to distinct.
 	dparts  *keyParts
@@ -219,12 +224,12 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	for a, spec := range h.Aggs {
 		h.runs[a].off = h.stride
 		h.stride += specWords(spec)
-		if spec.Distinct && spec.Kind == AggCount && distinctPairs(spec.Arg.Type()) && len(h.Keys) > 0 && runtime.GOMAXPROCS(0) > 1 {
-			// With GROUP BY the pairs outgrow the cache (ClickBench Q9:
-			// 110-120 -> 54-63 ms at 1M rows on 2 cores); without, the
-			// values alone often fit, and one goroutine was faster (Q5:
-			// 17-19 ms against 27-30).
-			h.runs[a].pparts = newPairParts(min(runtime.GOMAXPROCS(0), 16))
+		if spec.Distinct && spec.Kind == AggCount && distinctPairs(spec.Arg.Type()) && runtime.GOMAXPROCS(0) > 1 {
+			// COUNT only counts: the pairs insert in parallel, out of row
+			// order (distinctset.go).
+			h.runs[a].pparts = newPairParts(min(runtime.GOMAXPROCS(0), 64), len(h.Keys) > 0)
+		} else if spec.Distinct && spec.Kind == AggCount && spec.Arg.Type().Physical() == coldata.String && len(h.Keys) == 0 {
+			h.runs[a].sparts = newStringParts(min(runtime.GOMAXPROCS(0), 64))
 		} else if spec.Distinct && spec.Kind != AggCountStar && distinctPairs(spec.Arg.Type()) {
 			h.runs[a].pairs = newPairSet()
 		} else if spec.Distinct && spec.Kind != AggCountStar {
@@ -240,6 +245,10 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	h.out = nil
 	h.parts, h.partState = nil, partState{threshold: h.partState.threshold, segGroups: h.partState.segGroups}
 	h.openRanges()
+	h.coalesceState = coalesceState{coalesceHook: h.coalesceHook}
+	for _, spec := range h.Aggs {
+		h.sumsFloats = h.sumsFloats || addsFloats(spec)
+	}
 	return h.Input.Open(ctx)
 }
 
@@ -269,6 +278,11 @@ func (h *HashAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
 func (h *HashAggregate) releaseState(keys bool) {
 	uint64Pool.put(h.st)
 	h.st = nil
+	h.releaseJoinBufs()
+	for _, l := range h.routeLists {
+		int32Pool.put(l)
+	}
+	h.routeLists = nil
 	if h.table != nil {
 		if keys {
 			h.table.release()
@@ -282,9 +296,10 @@ func (h *HashAggregate) releaseState(keys bool) {
 			ar.pairs.release()
 		}
 		if ar.pparts != nil {
-			for _, s := range ar.pparts.sets {
-				s.release()
-			}
+			ar.pparts.release()
+		}
+		if ar.sparts != nil {
+			ar.sparts.release()
 		}
 		if ar.distinct != nil {
 			ar.distinct.release()
@@ -294,7 +309,7 @@ func (h *HashAggregate) releaseState(keys bool) {
 				t.release()
 			}
 		}
-		ar.pairs, ar.pparts, ar.distinct, ar.dparts = nil, nil, nil, nil
+		ar.pairs, ar.pparts, ar.sparts, ar.distinct, ar.dparts = nil, nil, nil, nil, nil
 	}
 	for i := range h.keys {
 		h.keys[i].release()
@@ -361,7 +376,7 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b, err := h.Input.Next(ctx)
+		b, err := h.nextInput(ctx)
 		if err != nil {
 			return err
 		}
@@ -447,6 +462,7 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 		h.ngroups = 1
 		h.growStates()
 	}
+	h.flushDistinct()
 	if err := h.mergeRanges(); err != nil {
 		return err
 	}
@@ -543,7 +559,7 @@ func distinctPairs(t coldata.Type) bool {
 func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int, base []int32) (rows []int32, all bool, err error) {
 	ar := &h.runs[a]
 	rows = h.rows[:0]
-	if ar.pairs != nil || ar.pparts != nil {
+	if ar.pairs != nil {
 		if v.Type.Physical() != coldata.Int64 {
 			return nil, false, fmt.Errorf("internal error: a DISTINCT %s argument evaluated to %s values", h.Aggs[a].Arg.Type(), v.Type)
 		}
@@ -551,12 +567,7 @@ func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int, base []int32) (
 		if h.table != nil {
 			gids = h.gids[:n]
 		}
-		if ar.pparts != nil {
-			// COUNT only counts: the new rows may come out of row order.
-			rows = ar.pparts.insert(gids, v.Ints[:n], v.Nulls, rows)
-		} else {
-			rows = ar.pairs.insert(gids, v.Ints[:n], v.Nulls, rows)
-		}
+		rows = ar.pairs.insert(gids, v.Ints[:n], v.Nulls, rows)
 	} else if ar.distinct != nil {
 		k := 0
 		if h.table != nil {
@@ -676,6 +687,9 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	}
 	if ok, err := h.countDistinctParts(a, v, n); ok || err != nil {
 		return err
+	}
+	if ar.pparts != nil || ar.sparts != nil {
+		return h.countDistinct(a, v, n)
 	}
 	rows, all, err := h.selectRows(a, v, n, base)
 	if err != nil {
@@ -1229,4 +1243,37 @@ func quantileInto(b *coldata.Builder, spec AggSpec, vals *coldata.Vec) {
 		return
 	}
 	b.AppendFloat(x + (pos-float64(lo))*(y-x))
+}
+
+// countDistinct feeds the argument values v (n rows, not constant) of
+// COUNT(DISTINCT) aggregate a to its pairParts or stringParts, which
+// count the new values into the aggregate's words.
+func (h *HashAggregate) countDistinct(a int, v *coldata.Vec, n int) error {
+	ar := &h.runs[a]
+	if ar.pparts != nil {
+		if v.Type.Physical() != coldata.Int64 {
+			return fmt.Errorf("internal error: a DISTINCT %s argument evaluated to %s values", h.Aggs[a].Arg.Type(), v.Type)
+		}
+		var gids []uint32
+		if h.table != nil {
+			gids = h.gids[:n]
+		}
+		ar.pparts.add(gids, v.Ints[:n], v.Nulls, h.st, h.stride, ar.off)
+		return nil
+	}
+	if v.Type.Physical() != coldata.String {
+		return fmt.Errorf("internal error: a DISTINCT %s argument evaluated to %s values", h.Aggs[a].Arg.Type(), v.Type)
+	}
+	h.st[ar.off] += uint64(ar.sparts.add(v, n))
+	return nil
+}
+
+// flushDistinct counts the pairs the COUNT(DISTINCT) aggregates still
+// have staged, once the input is consumed.
+func (h *HashAggregate) flushDistinct() {
+	for a := range h.runs {
+		if pp := h.runs[a].pparts; pp != nil {
+			pp.flush(h.st, h.stride, h.runs[a].off)
+		}
+	}
 }

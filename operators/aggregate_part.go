@@ -203,7 +203,11 @@ func (h *HashAggregate) route(keys []keyVec, n int) {
 			h.table.hashRange(keys, hs, lo, hi)
 			for i, x := range hs[lo:hi] {
 				p := x >> h.shift
-				my[p] = append(my[p], int32(lo+i))
+				l := my[p]
+				if len(l) == cap(l) {
+					l = int32Pool.grow(l, 1) // pooled: the next query's lists
+				}
+				my[p] = append(l, int32(lo+i))
 			}
 		}()
 	}

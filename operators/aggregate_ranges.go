@@ -122,7 +122,11 @@ func (h *HashAggregate) openRanges() {
 			h.rangeEval[a] = true
 		}
 	}
-	h.noRanges = !any || hook < 0 || (hook == 0 && runtime.GOMAXPROCS(0) < 2)
+	// With keys the ranges also probe the table, on all cores (the
+	// table probes a batch alone in at most 8 parts of parallelRows
+	// rows): worth it without a mergeable aggregate too (ClickBench Q9:
+	// GROUP BY RegionID with only COUNT(DISTINCT UserID)).
+	h.noRanges = (!any && len(h.Keys) == 0) || hook < 0 || (hook == 0 && runtime.GOMAXPROCS(0) < 2)
 }
 
 // volatile reports whether e calls a function that keeps state, which
@@ -200,9 +204,16 @@ func (h *HashAggregate) leaveRanges(b *coldata.Batch, n, nr, step, upto int, eva
 	if e := h.mergeRanges(); e != nil {
 		return e
 	}
-	var base []int32
+	m := 0
 	for r := 0; r < nr; r++ {
 		if len(h.rprobers[r].slow) > 0 { // waited for its keys
+			m += min((r+1)*step, n) - r*step
+		}
+	}
+	base := int32Pool.get(m)[:0]
+	defer int32Pool.put(base)
+	for r := 0; r < nr; r++ {
+		if len(h.rprobers[r].slow) > 0 {
 			for row := r * step; row < min((r+1)*step, n); row++ {
 				base = append(base, int32(row))
 			}

@@ -1,0 +1,118 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"runtime"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+)
+
+// TestCountDistinctOnCores checks COUNT(DISTINCT) over BIGINT and VARCHAR
+// arguments with NULLs, with and without GROUP BY, on batches large
+// enough to be cut into ranges: the output on one core (one pairSet or
+// table, in row order) and on several (staged parts) is the same, and
+// without GROUP BY it is a Go map's count.
+func TestCountDistinctOnCores(t *testing.T) {
+	batches := partTestBatches(rand.New(rand.NewSource(5)), 6, 30000, 20000, false)
+	aggs := []AggSpec{
+		{Kind: AggCount, Arg: partCol(0, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: AggCount, Arg: partCol(1, coldata.String), Distinct: true, Type: coldata.Int64},
+		{Kind: AggCountStar, Type: coldata.Int64},
+		{Kind: AggCount, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: AggSum, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: AggCount, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Distinct: true, Type: coldata.Int64},
+	}
+	run := func(procs int, keys []expr.Expr) []*coldata.Batch {
+		t.Helper()
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs}
+		out, err := Drain(context.Background(), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for name, keys := range map[string][]expr.Expr{"no keys": nil, "BOOLEAN key": {partCol(3, coldata.Bool)}, "VARCHAR key": {partCol(1, coldata.String)}} {
+		t.Run(name, func(t *testing.T) {
+			want := run(1, keys)
+			for _, procs := range []int{2, 4, 7} {
+				sameBatches(t, run(procs, keys), want)
+			}
+			if keys != nil {
+				return
+			}
+			ints, ints4, strs := map[int64]bool{}, map[int64]bool{}, map[string]bool{}
+			for _, b := range batches {
+				for r := 0; r < b.Len; r++ {
+					if !b.Cols[0].IsNull(r) {
+						ints[b.Cols[0].Ints[r]] = true
+					}
+					if !b.Cols[1].IsNull(r) {
+						strs[string(b.Cols[1].Str(r))] = true
+					}
+					if !b.Cols[4].IsNull(r) {
+						ints4[b.Cols[4].Ints[r]] = true
+					}
+				}
+			}
+			got := want[0]
+			for c, n := range map[int]int{0: len(ints), 1: len(strs), 3: len(ints4), 5: 0} {
+				if v := got.Cols[c].Value(0); v != int64(n) {
+					t.Errorf("column %d: %v, want %d", c, v, n)
+				}
+			}
+		})
+	}
+}
+
+// TestCoalescedBatchesMatch checks that joining small input batches
+// changes no output: groups in first-appearance order, integer sums,
+// MIN/MAX of strings, GROUP_CONCAT's row order, COUNT(DISTINCT) and the
+// groups a LIMIT without ORDER BY keeps, with a batch whose key column is
+// of the Null type (which is not joined with the others) and one of a
+// single row.
+func TestCoalescedBatchesMatch(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	batches := partTestBatches(rand.New(rand.NewSource(9)), 12, 300, 40, false)
+	nullKeys := coldata.NewBatch(append([]*coldata.Vec{coldata.NewConst(coldata.Null, nil, 3)}, coldata.SliceBatch(batches[0], 0, 3).Cols[1:]...), 3)
+	batches = append(batches[:5], append([]*coldata.Batch{nullKeys, coldata.SliceBatch(batches[1], 0, 1)}, batches[5:]...)...)
+	aggs := []AggSpec{
+		{Kind: AggCountStar, Type: coldata.Int64},
+		{Kind: AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
+		{Kind: AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
+		{Kind: AggMax, Arg: partCol(0, coldata.Int64), Type: coldata.Int64},
+		{Kind: AggCount, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: AggGroupConcat, Arg: partCol(1, coldata.String), Separator: ",", Type: coldata.String},
+		{Kind: AggAvg, Arg: partCol(4, coldata.Int64), Type: coldata.Float64},
+	}
+	for name, keys := range map[string][]expr.Expr{"no keys": nil, "BIGINT key": {partCol(0, coldata.Int64)}, "two keys": {partCol(0, coldata.Int64), partCol(3, coldata.Bool)}} {
+		for _, first := range []int{0, 5} {
+			t.Run(fmt.Sprintf("%s first=%d", name, first), func(t *testing.T) {
+				run := func(hook int) ([]*coldata.Batch, bool) {
+					h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs}
+					h.coalesceHook = hook
+					if keys != nil {
+						h.FirstGroups = first
+					}
+					out, err := Drain(context.Background(), h)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return out, h.carry == nil && len(h.pending) == 0
+				}
+				want, _ := run(-1)
+				for _, hook := range []int{1, 100, 400} {
+					got, empty := run(hook)
+					if !empty {
+						t.Fatalf("batches left pending")
+					}
+					sameBatches(t, got, want)
+				}
+			})
+		}
+	}
+}
