@@ -73,3 +73,47 @@ func BenchmarkDecimalQ1(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecimalCompareConst is TPC-H Q6's l_discount >= 0.05 over
+// 1Mi random discounts (0.00 to 0.10): a third of the rows hold.
+func BenchmarkDecimalCompareConst(b *testing.B) {
+	r := rand.New(rand.NewSource(2))
+	x := make([]decimal.Int128, scBenchRows)
+	for i := range x {
+		x[i] = decimal.FromInt64(r.Int63n(11))
+	}
+	out := make([]byte, scBenchRows)
+	for _, op := range []cmpOp{cmpGE, cmpLT} {
+		b.Run(cmpNames[op], func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				cmpDecimalsVC(op, x, decimal.FromInt64(5), out)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scBenchRows, "ns/row")
+		})
+	}
+}
+
+// BenchmarkDecimalQ1Program evaluates Q1's two computed sums,
+// l_extendedprice*(1-l_discount) and that times (1+l_tax), as one Program
+// (the product shared, intermediate buffers recycled): compare with the
+// sum of DecimalQ1's disc_price and charge, one Eval each.
+func BenchmarkDecimalQ1Program(b *testing.B) {
+	t := coldata.DecimalOf(15, 2)
+	price := &ColumnRef{Index: 0, Name: "price", T: t}
+	disc := &ColumnRef{Index: 1, Name: "disc", T: t}
+	tax := &ColumnRef{Index: 2, Name: "tax", T: t}
+	one := &Literal{Value: int64(1), T: coldata.Int64}
+	discPrice := decBenchCall(b, "*", price, decBenchCall(b, "-", one, disc))
+	charge := decBenchCall(b, "*", discPrice, decBenchCall(b, "+", one, tax))
+	p := NewProgram([]Expr{discPrice, charge})
+	batches := decBenchBatches()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, bt := range batches {
+			if _, err := p.Eval(bt); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scBenchRows, "ns/row")
+}
