@@ -216,23 +216,53 @@ func Gather(src *Vec, idx []int) *Vec {
 		out.Floats = floatPool.get(n)
 		gatherInto(out.Floats, src.Floats, idx)
 	case String:
-		// Two passes: sizes into offsets, then one copy per row into the
-		// pre-sized buffer.
-		out.Offsets = make([]int32, n+1)
-		total := 0
-		for k, i := range idx {
-			total += int(src.Offsets[i+1] - src.Offsets[i])
-			out.Offsets[k+1] = int32(total)
-		}
-		out.Bytes = make([]byte, total)
-		for k, i := range idx {
-			copy(out.Bytes[out.Offsets[k]:], src.Bytes[src.Offsets[i]:src.Offsets[i+1]])
-		}
+		gatherStrings(out, src, idx)
 	case Decimal:
 		out.Decs = decPool.get(n)
 		gatherInto(out.Decs, src.Decs, idx)
 	}
 	return out
+}
+
+// gatherStrings sets out's offsets and bytes to src's strings at idx, in
+// two passes: sizes into offsets, then the bytes into the pre-sized
+// buffer, one copy per run of consecutive rows (a dense selection) or per
+// row, short strings (TPC-H's one-letter flags) byte by byte.
+func gatherStrings(out, src *Vec, idx []int) {
+	n := len(idx)
+	offs := make([]int32, n+1)
+	so := src.Offsets
+	total := int32(0)
+	for k, i := range idx {
+		total += so[i+1] - so[i]
+		offs[k+1] = total
+	}
+	buf := make([]byte, total)
+	out.Offsets, out.Bytes = offs, buf
+	sb := src.Bytes
+	if n >= 16 && idx[n-1]-idx[0] < n+n/8 {
+		for k := 0; k < n; {
+			i := idx[k]
+			j := k + 1
+			for j < n && idx[j] == i+(j-k) {
+				j++
+			}
+			copy(buf[offs[k]:offs[j]], sb[so[i]:so[i+(j-k)]])
+			k = j
+		}
+		return
+	}
+	for k, i := range idx {
+		lo, hi := so[i], so[i+1]
+		d := buf[offs[k]:offs[k+1]]
+		if hi-lo <= 8 {
+			for t := range d {
+				d[t] = sb[lo+int32(t)]
+			}
+			continue
+		}
+		copy(d, sb[lo:hi])
+	}
 }
 
 func fill[T any](dst []T, x T) {
