@@ -114,11 +114,12 @@ func (p *Program) Eval(b *coldata.Batch) ([]*coldata.Vec, error) {
 			return nil, err
 		}
 		// Recycle the results only this call read (of calls: column
-		// data and literals are not ours).
+		// data and literals are not ours, and a volatile function, defined
+		// outside this package, may keep what it returns).
 		dead = dead[:0]
 		for k, a := range nd.args {
 			an := &p.nodes[a]
-			if an.last != i || an.out || an.call == nil || vals[a] == nil || seenBefore(nd.args[:k], a) {
+			if an.last != i || an.out || an.call == nil || an.call.Fn.Volatile || vals[a] == nil || seenBefore(nd.args[:k], a) {
 				continue
 			}
 			if coldata.Recyclable(vals[a]) {
@@ -139,6 +140,16 @@ func (p *Program) Eval(b *coldata.Batch) ([]*coldata.Vec, error) {
 		out[i] = vals[o]
 	}
 	return out, nil
+}
+
+// Owned reports whether expression i's results are the program's own to
+// recycle once dead: they come from a call of a function that is not
+// volatile (columns are the input's, and a volatile function may keep
+// what it returns). Such a result may still share an input column's data
+// (coldata.RecycleUnshared checks).
+func (p *Program) Owned(i int) bool {
+	c := p.nodes[p.outs[i]].call
+	return c != nil && !c.Fn.Volatile
 }
 
 func seenBefore(s []int, x int) bool {

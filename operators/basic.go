@@ -168,8 +168,10 @@ func selectTrue(pred *expr.Program, b *coldata.Batch, sel []int) (_ []int, all b
 		return sel[:0], !mask.IsNull(0) && mask.Bool(0), nil
 	}
 	sel = appendTrue(sel[:0], mask.Bools[:b.Len], mask.Nulls)
-	// The mask is dead once read, unless it is a column of b.
-	coldata.RecycleUnshared(res, b.Cols)
+	// The mask is dead once read, unless it is (or shares) a column of b.
+	if pred.Owned(0) {
+		coldata.RecycleUnshared(res, b.Cols)
+	}
 	return sel, len(sel) == b.Len && b.Len > 0, nil
 }
 
