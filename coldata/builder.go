@@ -167,6 +167,8 @@ func (b *Builder) Finish() *Vec {
 }
 
 // Gather returns a new vector holding src's rows at the given indexes.
+// The data buffer may be a recycled one (see Recycle); it is the
+// caller's alone.
 func Gather(src *Vec, idx []int) *Vec {
 	n := len(idx)
 	out := &Vec{Type: src.Type, Len: n}
@@ -178,61 +180,123 @@ func Gather(src *Vec, idx []int) *Vec {
 			}
 		}
 	}
-	c := src.Const
+	if src.Const {
+		switch src.Type.Physical() {
+		case Bool:
+			out.Bools = bytePool.get(n)
+			fill(out.Bools, src.Bools[0])
+		case Int64:
+			out.Ints = int64Pool.get(n)
+			fill(out.Ints, src.Ints[0])
+		case Float64:
+			out.Floats = floatPool.get(n)
+			fill(out.Floats, src.Floats[0])
+		case String:
+			w := int(src.Offsets[1] - src.Offsets[0])
+			out.Offsets = make([]int32, n+1)
+			out.Bytes = make([]byte, 0, n*w)
+			for k := 0; k < n; k++ {
+				out.Bytes = append(out.Bytes, src.Bytes[src.Offsets[0]:src.Offsets[1]]...)
+				out.Offsets[k+1] = int32((k + 1) * w)
+			}
+		case Decimal:
+			out.Decs = decPool.get(n)
+			fill(out.Decs, src.Decs[0])
+		}
+		return out
+	}
 	switch src.Type.Physical() {
 	case Bool:
-		out.Bools = make([]byte, n)
-		for k, i := range idx {
-			if c {
-				i = 0
-			}
-			out.Bools[k] = src.Bools[i]
-		}
+		out.Bools = bytePool.get(n)
+		gatherInto(out.Bools, src.Bools, idx)
 	case Int64:
-		out.Ints = make([]int64, n)
-		for k, i := range idx {
-			if c {
-				i = 0
-			}
-			out.Ints[k] = src.Ints[i]
-		}
+		out.Ints = int64Pool.get(n)
+		gatherInto(out.Ints, src.Ints, idx)
 	case Float64:
-		out.Floats = make([]float64, n)
-		for k, i := range idx {
-			if c {
-				i = 0
-			}
-			out.Floats[k] = src.Floats[i]
-		}
+		out.Floats = floatPool.get(n)
+		gatherInto(out.Floats, src.Floats, idx)
 	case String:
-		// Two passes: sizes into offsets, then one copy per row into the
-		// pre-sized buffer.
-		out.Offsets = make([]int32, n+1)
-		total := 0
-		for k, i := range idx {
-			if c {
-				i = 0
-			}
-			total += int(src.Offsets[i+1] - src.Offsets[i])
-			out.Offsets[k+1] = int32(total)
-		}
-		out.Bytes = make([]byte, total)
-		for k, i := range idx {
-			if c {
-				i = 0
-			}
-			copy(out.Bytes[out.Offsets[k]:], src.Bytes[src.Offsets[i]:src.Offsets[i+1]])
-		}
+		gatherStrings(out, src, idx)
 	case Decimal:
-		out.Decs = make([]decimal.Int128, n)
-		for k, i := range idx {
-			if c {
-				i = 0
-			}
-			out.Decs[k] = src.Decs[i]
-		}
+		out.Decs = decPool.get(n)
+		gatherInto(out.Decs, src.Decs, idx)
 	}
 	return out
+}
+
+// gatherStrings sets out's offsets and bytes to src's strings at idx, in
+// two passes: sizes into offsets, then the bytes into the pre-sized
+// buffer, one copy per run of consecutive rows (a dense selection) or per
+// row, short strings (TPC-H's one-letter flags) byte by byte.
+func gatherStrings(out, src *Vec, idx []int) {
+	n := len(idx)
+	offs := make([]int32, n+1)
+	so := src.Offsets
+	total := int32(0)
+	for k, i := range idx {
+		total += so[i+1] - so[i]
+		offs[k+1] = total
+	}
+	buf := make([]byte, total)
+	out.Offsets, out.Bytes = offs, buf
+	sb := src.Bytes
+	if n >= 16 && idx[n-1]-idx[0] < n+n/8 {
+		for k := 0; k < n; {
+			i := idx[k]
+			j := k + 1
+			for j < n && idx[j] == i+(j-k) {
+				j++
+			}
+			copy(buf[offs[k]:offs[j]], sb[so[i]:so[i+(j-k)]])
+			k = j
+		}
+		return
+	}
+	for k, i := range idx {
+		lo, hi := so[i], so[i+1]
+		d := buf[offs[k]:offs[k+1]]
+		if hi-lo <= 8 {
+			for t := range d {
+				d[t] = sb[lo+int32(t)]
+			}
+			continue
+		}
+		copy(d, sb[lo:hi])
+	}
+}
+
+func fill[T any](dst []T, x T) {
+	for i := range dst {
+		dst[i] = x
+	}
+}
+
+// gatherInto sets dst[k] = src[idx[k]]. A dense selection (most rows of
+// a range kept, as a filter that drops a few rows gives) copies each run
+// of consecutive indexes at once.
+func gatherInto[T any](dst, src []T, idx []int) {
+	n := len(idx)
+	dst = dst[:n]
+	if n >= 16 && idx[n-1]-idx[0] < n+n/8 && idx[0] >= 0 && idx[n-1] < len(src) {
+		// At most n/8 gaps: runs average 8 rows or more.
+		for k := 0; k < n; {
+			i := idx[k]
+			j := k + 1
+			for j < n && idx[j] == i+(j-k) {
+				j++
+			}
+			if j == k+1 {
+				dst[k] = src[i] // a permutation's runs are single rows
+			} else {
+				copy(dst[k:j], src[i:i+(j-k)])
+			}
+			k = j
+		}
+		return
+	}
+	for k, i := range idx {
+		dst[k] = src[i]
+	}
 }
 
 // Slice returns rows [lo, hi) of v. When lo is a multiple of 8 the result

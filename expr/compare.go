@@ -104,7 +104,13 @@ func compareVecs(op cmpOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
 		compareInto(op, one(a), one(b), out.Bools)
 		return constOf(out, n), nil
 	}
-	out := coldata.NewVec(coldata.Bool, n)
+	var out *coldata.Vec
+	switch a.Type.Physical() {
+	case coldata.Int64, coldata.Float64, coldata.Decimal, coldata.String:
+		out = coldata.AllocVec(coldata.Bool, n) // compareInto writes every row
+	default:
+		out = coldata.NewVec(coldata.Bool, n)
+	}
 	out.Nulls = CombineNulls([]*coldata.Vec{a, b}, n)
 	compareInto(op, a, b, out.Bools)
 	return out, nil

@@ -127,12 +127,20 @@ func decimalArith(op arithOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
 	if a.Const && b.Const {
 		rows = 1
 	}
-	out := coldata.NewVec(rt, rows)
 	nulls := CombineNulls([]*coldata.Vec{a, b}, rows)
 	ma, mb := rowMask(a), rowMask(b)
 	sa, sb, sr := a.Type.Scale(), b.Type.Scale(), rt.Scale()
 	p := rt.Precision()
 	f := newDecFast(op, sa, sb, sr, p)
+	if out := f.vec(a, b, rt, rows); out != nil {
+		out.Nulls = nulls
+		zeroNullRows(out.Decs, nulls)
+		if rows == 1 && n != 1 {
+			return constOf(out, n), nil
+		}
+		return out, nil
+	}
+	out := coldata.NewVec(rt, rows)
 	for i := 0; i < rows; i++ {
 		if !validAt(nulls, i) {
 			continue
@@ -295,6 +303,185 @@ func (f *decFast) eval(x, y decimal.Int128) (decimal.Int128, bool) {
 		return decimal.Int128{}, false
 	}
 	return decimal.FromInt64(r), true
+}
+
+// vec computes the whole vector of rows (a and b each a vector of rows
+// or a constant) in int64 when a bound on the operands, taken over every
+// row, shows that no row can overflow an int64 or the result's precision:
+// every row is then exact, so equal to decRow's. It returns nil when the
+// operator has no fast path or the bound is too large (a row under NULL
+// counts too; its result is garbage the caller clears). The bound is
+// gathered while computing, in one pass over the operands: a batch that
+// fails it is computed again row by row.
+func (f *decFast) vec(a, b *coldata.Vec, rt coldata.Type, rows int) *coldata.Vec {
+	if !f.on || rows < 1 {
+		return nil
+	}
+	xs, ys := a.Decs[:rowsOf(a, rows)], b.Decs[:rowsOf(b, rows)]
+	out := coldata.AllocVec(rt, rows)
+	r := out.Decs
+	var ua, ub, bad uint64
+	switch {
+	case a.Const && b.Const:
+		ua, bad = magnitude(xs[0])
+		var bb uint64
+		ub, bb = magnitude(ys[0])
+		bad |= bb
+		r[0] = f.one(int64(xs[0].Lo), int64(ys[0].Lo))
+	case a.Const:
+		ua, bad = magnitude(xs[0])
+		ub, bad = f.constVec(r, int64(xs[0].Lo), ys[:len(r)], bad, false)
+	case b.Const:
+		ub, bad = magnitude(ys[0])
+		ua, bad = f.constVec(r, int64(ys[0].Lo), xs[:len(r)], bad, true)
+	default:
+		ua, ub, bad = f.vecVec(r, xs[:len(r)], ys[:len(r)])
+	}
+	if bad != 0 || !f.fits(ua, ub) {
+		coldata.Recycle(out)
+		return nil
+	}
+	return out
+}
+
+// fits reports whether every result over operands of magnitudes at most
+// ua and ub fits in an int64 and the result's precision.
+func (f *decFast) fits(ua, ub uint64) bool {
+	limit := uint64(1) << 63
+	if f.lim != 0 {
+		limit = uint64(f.lim)
+	}
+	if f.op == opMul {
+		hi, lo := bits.Mul64(ua, ub)
+		return hi == 0 && lo < limit
+	}
+	ha, la := bits.Mul64(ua, uint64(f.fa))
+	hb, lb := bits.Mul64(ub, uint64(f.fb))
+	sum, carry := bits.Add64(la, lb, 0)
+	return ha == 0 && hb == 0 && carry == 0 && sum < limit
+}
+
+// magnitude returns |x| when x is an int64 (1<<63 for math.MinInt64) and
+// a non-zero bad when it is not.
+func magnitude(x decimal.Int128) (abs, bad uint64) {
+	lo := int64(x.Lo)
+	s := lo >> 63
+	return uint64((lo ^ s) - s), uint64(x.Hi ^ s)
+}
+
+// constVec computes r[i] = c op vs[i] (or vs[i] op c when vecLeft),
+// wrapping on overflow, and returns the OR of the magnitudes of vs (a
+// bound on them) and bad (or-ed with non-zero when some vs[i] is not an
+// int64).
+func (f *decFast) constVec(r []decimal.Int128, c int64, vs []decimal.Int128, bad uint64, vecLeft bool) (uint64, uint64) {
+	var acc uint64
+	switch f.op {
+	case opAdd:
+		fc, fv := f.fa, f.fb
+		if vecLeft {
+			fc, fv = fv, fc
+		}
+		c *= fc
+		for i, v := range vs {
+			m, b := magnitude(v)
+			acc, bad = acc|m, bad|b
+			r[i] = fromInt64(c + int64(v.Lo)*fv)
+		}
+	case opSub:
+		if vecLeft {
+			c *= f.fb
+			for i, v := range vs {
+				m, b := magnitude(v)
+				acc, bad = acc|m, bad|b
+				r[i] = fromInt64(int64(v.Lo)*f.fa - c)
+			}
+		} else {
+			c *= f.fa
+			for i, v := range vs {
+				m, b := magnitude(v)
+				acc, bad = acc|m, bad|b
+				r[i] = fromInt64(c - int64(v.Lo)*f.fb)
+			}
+		}
+	default:
+		for i, v := range vs {
+			m, b := magnitude(v)
+			acc, bad = acc|m, bad|b
+			r[i] = fromInt64(c * int64(v.Lo))
+		}
+	}
+	return acc, bad
+}
+
+// vecVec computes r[i] = xs[i] op ys[i], wrapping on overflow, and
+// returns bounds on the magnitudes of xs and ys and bad (non-zero when
+// some operand is not an int64).
+func (f *decFast) vecVec(r, xs, ys []decimal.Int128) (ua, ub, bad uint64) {
+	ys = ys[:len(xs)]
+	switch f.op {
+	case opAdd, opSub:
+		fa, fb := f.fa, f.fb
+		if f.op == opSub {
+			fb = -fb
+		}
+		for i, x := range xs {
+			y := ys[i]
+			mx, bx := magnitude(x)
+			my, by := magnitude(y)
+			ua, ub, bad = ua|mx, ub|my, bad|bx|by
+			r[i] = fromInt64(int64(x.Lo)*fa + int64(y.Lo)*fb)
+		}
+	default:
+		for i, x := range xs {
+			y := ys[i]
+			mx, bx := magnitude(x)
+			my, by := magnitude(y)
+			ua, ub, bad = ua|mx, ub|my, bad|bx|by
+			r[i] = fromInt64(int64(x.Lo) * int64(y.Lo))
+		}
+	}
+	return ua, ub, bad
+}
+
+// one is vec's operation on one pair of operands known to fit.
+func (f *decFast) one(x, y int64) decimal.Int128 {
+	switch f.op {
+	case opAdd:
+		return fromInt64(x*f.fa + y*f.fb)
+	case opSub:
+		return fromInt64(x*f.fa - y*f.fb)
+	}
+	return fromInt64(x * y)
+}
+
+// fromInt64 is decimal.FromInt64, written out so that the loops above
+// inline it.
+func fromInt64(x int64) decimal.Int128 { return decimal.Int128{Lo: uint64(x), Hi: x >> 63} }
+
+// rowsOf is the number of stored rows of v: one for a constant.
+func rowsOf(v *coldata.Vec, rows int) int {
+	if v.Const {
+		return 1
+	}
+	return rows
+}
+
+// zeroNullRows sets the rows of r that nulls marks NULL to zero, as the
+// row-at-a-time path leaves them.
+func zeroNullRows(r []decimal.Int128, nulls []byte) {
+	if nulls == nil {
+		return
+	}
+	for j, m := range nulls {
+		if m == 0xff {
+			continue
+		}
+		for k := j << 3; k < min(j<<3+8, len(r)); k++ {
+			if m>>(k&7)&1 == 0 {
+				r[k] = decimal.Int128{}
+			}
+		}
+	}
 }
 
 // smallDec returns x as an int64 when it is one (its high word only

@@ -128,16 +128,7 @@ func Eval(e Expr, b *coldata.Batch) (*coldata.Vec, error) {
 			args[i] = v
 		}
 		out, err := evalCall(x.Fn, args, b.Len)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.Fn.Name, err)
-		}
-		if out.Type != x.T && out.Type != coldata.Null {
-			return nil, fmt.Errorf("internal error: %s returned %s, bound as %s", x.Fn.Name, out.Type, x.T)
-		}
-		if out.Type == coldata.Null && x.T != coldata.Null {
-			out = coldata.NewConst(x.T, nil, b.Len)
-		}
-		return out, nil
+		return callResult(x, out, err, b.Len)
 	}
 	return nil, fmt.Errorf("internal error: cannot evaluate %T", e)
 }

@@ -91,6 +91,10 @@ func andOr(a, b *coldata.Vec, n int, isAnd bool) (*coldata.Vec, error) {
 		return coldata.NewConst(coldata.Bool, !isAnd, n), nil
 	}
 	out := coldata.NewVec(coldata.Bool, n)
+	if !b.Const {
+		// Every row is written below.
+		out = coldata.AllocVec(coldata.Bool, n)
+	}
 	r := out.Bools
 	x := a.Bools[:n]
 	if b.Const {

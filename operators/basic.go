@@ -75,10 +75,14 @@ type Filter struct {
 	Cols []int
 	sel  []int
 	need []bool
+	prog *expr.Program // Pred's
 }
 
 // Open implements Operator.
-func (f *Filter) Open(ctx context.Context) error { return f.Input.Open(ctx) }
+func (f *Filter) Open(ctx context.Context) error {
+	f.prog = expr.NewProgram([]expr.Expr{f.Pred})
+	return f.Input.Open(ctx)
+}
 
 // Next implements Operator.
 func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
@@ -88,8 +92,11 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 			return nil, err
 		}
 		var out *coldata.Batch
+		if f.prog == nil {
+			f.prog = expr.NewProgram([]expr.Expr{f.Pred})
+		}
 		if f.Cols == nil {
-			if out, f.sel, err = filterBatch(f.Pred, b, f.sel); err != nil || out != nil {
+			if out, f.sel, err = filterBatch(f.prog, b, f.sel); err != nil || out != nil {
 				return out, err
 			}
 			continue
@@ -100,7 +107,7 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 				f.need[c] = true
 			}
 		}
-		if out, f.sel, err = filterColumns(f.Pred, b, f.sel, f.need); err != nil || out == nil {
+		if out, f.sel, err = filterColumns(f.prog, b, f.sel, f.need); err != nil || out == nil {
 			if err != nil {
 				return nil, err
 			}
@@ -114,40 +121,26 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 	}
 }
 
-// filterBatch keeps the rows of b where pred is TRUE, or returns nil when
-// none is; sel is scratch for the selection.
-func filterBatch(pred expr.Expr, b *coldata.Batch, sel []int) (*coldata.Batch, []int, error) {
+// filterBatch keeps the rows of b where pred (a program of one
+// expression) is TRUE, or returns nil when none is; sel is scratch for the
+// selection.
+func filterBatch(pred *expr.Program, b *coldata.Batch, sel []int) (*coldata.Batch, []int, error) {
 	return filterColumns(pred, b, sel, nil)
 }
 
 // filterColumns is filterBatch gathering only the columns need marks (nil:
 // all of them); the others become constant NULLs of their type, for a
 // consumer that reads only the marked columns.
-func filterColumns(pred expr.Expr, b *coldata.Batch, sel []int, need []bool) (*coldata.Batch, []int, error) {
-	mask, err := expr.Eval(pred, b)
+func filterColumns(pred *expr.Program, b *coldata.Batch, sel []int, need []bool) (*coldata.Batch, []int, error) {
+	sel, all, err := selectTrue(pred, b, sel)
 	if err != nil {
 		return nil, sel, err
 	}
-	if mask.Const {
-		if !mask.IsNull(0) && mask.Bool(0) {
-			return b, sel, nil
-		}
-		return nil, sel, nil
-	}
-	if cap(sel) < b.Len {
-		sel = make([]int, 0, b.Len)
-	}
-	sel = sel[:0]
-	for i := 0; i < b.Len; i++ {
-		if mask.Bools[i] != 0 && !mask.IsNull(i) {
-			sel = append(sel, i)
-		}
-	}
-	switch len(sel) {
-	case 0:
-		return nil, sel, nil
-	case b.Len:
+	switch {
+	case all:
 		return b, sel, nil
+	case len(sel) == 0:
+		return nil, sel, nil
 	}
 	if need == nil {
 		return coldata.GatherBatch(b, sel), sel, nil
@@ -163,6 +156,44 @@ func filterColumns(pred expr.Expr, b *coldata.Batch, sel []int, need []bool) (*c
 	return &coldata.Batch{Cols: cols, Len: len(sel)}, sel, nil
 }
 
+// selectTrue evaluates pred over b and returns the rows where it is TRUE
+// appended to sel[:0], or all when every row is (sel then says nothing).
+func selectTrue(pred *expr.Program, b *coldata.Batch, sel []int) (_ []int, all bool, _ error) {
+	res, err := pred.Eval(b)
+	if err != nil {
+		return sel, false, err
+	}
+	mask := res[0]
+	if mask.Const {
+		return sel[:0], !mask.IsNull(0) && mask.Bool(0), nil
+	}
+	sel = appendTrue(sel[:0], mask.Bools[:b.Len], mask.Nulls)
+	// The mask is dead once read, unless it is (or shares) a column of b.
+	if pred.Owned(0) {
+		coldata.RecycleUnshared(res, b.Cols)
+	}
+	return sel, len(sel) == b.Len && b.Len > 0, nil
+}
+
+// appendTrue appends the rows i where bools[i] is 1 and nulls (nil: no
+// NULLs) marks i valid.
+func appendTrue(sel []int, bools []byte, nulls []byte) []int {
+	if nulls == nil {
+		for i, x := range bools {
+			if x != 0 {
+				sel = append(sel, i)
+			}
+		}
+		return sel
+	}
+	for i, x := range bools {
+		if x != 0 && nulls[i>>3]>>(i&7)&1 != 0 {
+			sel = append(sel, i)
+		}
+	}
+	return sel
+}
+
 // Close implements Operator.
 func (f *Filter) Close() error { return f.Input.Close() }
 
@@ -170,10 +201,14 @@ func (f *Filter) Close() error { return f.Input.Close() }
 type Project struct {
 	Input Operator
 	Exprs []expr.Expr
+	prog  *expr.Program
 }
 
 // Open implements Operator.
-func (p *Project) Open(ctx context.Context) error { return p.Input.Open(ctx) }
+func (p *Project) Open(ctx context.Context) error {
+	p.prog = expr.NewProgram(p.Exprs)
+	return p.Input.Open(ctx)
+}
 
 // Next implements Operator.
 func (p *Project) Next(ctx context.Context) (*coldata.Batch, error) {
@@ -181,18 +216,17 @@ func (p *Project) Next(ctx context.Context) (*coldata.Batch, error) {
 	if err != nil || b == nil {
 		return nil, err
 	}
-	return projectBatch(p.Exprs, b)
+	if p.prog == nil {
+		p.prog = expr.NewProgram(p.Exprs)
+	}
+	return projectBatch(p.prog, b)
 }
 
-// projectBatch evaluates one output column per expression.
-func projectBatch(exprs []expr.Expr, b *coldata.Batch) (*coldata.Batch, error) {
-	cols := make([]*coldata.Vec, len(exprs))
-	for i, e := range exprs {
-		v, err := expr.Eval(e, b)
-		if err != nil {
-			return nil, err
-		}
-		cols[i] = v
+// projectBatch evaluates one output column per expression of prog.
+func projectBatch(prog *expr.Program, b *coldata.Batch) (*coldata.Batch, error) {
+	cols, err := prog.Eval(b)
+	if err != nil {
+		return nil, err
 	}
 	return &coldata.Batch{Cols: cols, Len: b.Len}, nil
 }

@@ -25,7 +25,9 @@ type ParallelCompute struct {
 	// columns the filter gathered).
 	Select bool
 
-	need   []bool // the input columns Exprs read
+	need   []bool        // the input columns Exprs read
+	pred   *expr.Program // Pred's (nil without one)
+	prog   *expr.Program // Exprs'
 	cancel context.CancelFunc
 	order  chan chan parallelResult
 	wg     sync.WaitGroup
@@ -52,6 +54,11 @@ func (p *ParallelCompute) Open(ctx context.Context) error {
 			}
 			p.need[c] = true
 		}
+	}
+	p.prog = expr.NewProgram(p.Exprs)
+	p.pred = nil
+	if p.Pred != nil {
+		p.pred = expr.NewProgram([]expr.Expr{p.Pred})
 	}
 	ctx, p.cancel = context.WithCancel(ctx)
 	// Up to two batches per worker are in flight; the order channel keeps
@@ -101,18 +108,25 @@ func (p *ParallelCompute) compute(b *coldata.Batch) parallelResult {
 	if p.Select {
 		return p.selectRows(b)
 	}
-	if p.Pred != nil {
+	in := b
+	if p.pred != nil {
 		// The selection is dead once the columns are gathered: pooled,
 		// it is not 8 fresh bytes a row per batch.
 		sel := intPool.get(b.Len)[:0]
-		f, sel, err := filterColumns(p.Pred, b, sel, p.need)
+		f, sel, err := filterColumns(p.pred, b, sel, p.need)
 		intPool.put(sel)
 		if err != nil || f == nil {
 			return parallelResult{err: err}
 		}
 		b = f
 	}
-	out, err := projectBatch(p.Exprs, b)
+	out, err := projectBatch(p.prog, b)
+	if err == nil && b != in {
+		// The columns the filter gathered are this goroutine's: those
+		// that no output is (read only by computed expressions, as
+		// TPC-H Q1's l_tax) are dead.
+		coldata.RecycleUnshared(b.Cols, out.Cols)
+	}
 	return parallelResult{b: out, err: err}
 }
 
@@ -131,27 +145,15 @@ func (p *ParallelCompute) selectRows(b *coldata.Batch) parallelResult {
 	if p.Pred == nil {
 		return parallelResult{b: view}
 	}
-	mask, err := expr.Eval(p.Pred, b)
-	if err != nil {
+	// The selection lives until the consumer gathers.
+	sel, all, err := selectTrue(p.pred, b, make([]int, 0, b.Len/8))
+	switch {
+	case err != nil:
 		return parallelResult{err: err}
-	}
-	if mask.Const {
-		if !mask.IsNull(0) && mask.Bool(0) {
-			return parallelResult{b: view}
-		}
-		return parallelResult{}
-	}
-	sel := make([]int, 0, b.Len/8) // lives until the consumer gathers
-	for i := 0; i < b.Len; i++ {
-		if mask.Bools[i] != 0 && !mask.IsNull(i) {
-			sel = append(sel, i)
-		}
-	}
-	switch len(sel) {
-	case 0:
-		return parallelResult{}
-	case b.Len:
+	case all:
 		return parallelResult{b: view}
+	case len(sel) == 0:
+		return parallelResult{}
 	}
 	return parallelResult{b: view, sel: sel}
 }
