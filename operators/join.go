@@ -47,6 +47,10 @@ type HashJoin struct {
 	// MemoryLimit bounds the estimated bytes of the build side and its hash
 	// table (0: unbounded).
 	MemoryLimit uint64
+	// Parallel lets the join read its streamed input on another goroutine
+	// and probe its batches on probeWorkers goroutines (join_parallel.go);
+	// the planner sets it where both inputs are host operators only.
+	Parallel bool
 
 	build *coldata.Batch
 	// table maps each distinct build key to an id, in order of first
@@ -300,7 +304,7 @@ func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 	if j.buildLeft {
 		return j.nextBuildLeft(ctx)
 	}
-	if j.par == nil && probeWorkers() > 1 {
+	if j.par == nil && j.Parallel && probeWorkers() > 1 {
 		j.startParallel(ctx)
 	}
 	if j.par != nil {

@@ -152,7 +152,7 @@ func (j *HashJoin) nextRight(ctx context.Context) (*coldata.Batch, error) {
 // them.
 func (j *HashJoin) markRight(ctx context.Context) error {
 	workers := max(probeWorkers(), 1)
-	if workers == 1 {
+	if workers == 1 || !j.Parallel {
 		for {
 			rb, err := j.nextRight(ctx)
 			if err != nil || rb == nil {

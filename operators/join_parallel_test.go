@@ -62,7 +62,7 @@ func TestHashJoinParallelProbe(t *testing.T) {
 								}
 								j := &operators.HashJoin{
 									Left: src(lbs...), Right: src(rbs...), LeftKeys: lk, RightKeys: rk,
-									Kind: kind, LeftCols: len(types), RightTypes: types,
+									Kind: kind, LeftCols: len(types), RightTypes: types, Parallel: true,
 								}
 								cond := func(*coldata.Batch, int, int) bool { return true }
 								if ci == 1 {
@@ -114,7 +114,7 @@ func TestHashJoinParallelProbeFailures(t *testing.T) {
 	join := func(left operators.Operator) *operators.HashJoin {
 		return &operators.HashJoin{
 			Left: left, Right: src(build), LeftKeys: []expr.Expr{colRef(0, tInt)}, RightKeys: []expr.Expr{colRef(0, tInt)},
-			Kind: operators.SemiJoin, LeftCols: len(types), RightTypes: types,
+			Kind: operators.SemiJoin, LeftCols: len(types), RightTypes: types, Parallel: true,
 		}
 	}
 
@@ -153,7 +153,7 @@ func TestHashJoinParallelProbeFailures(t *testing.T) {
 		j := &operators.HashJoin{
 			Left: src(mkBatch(mkVec(tInt, 2))), Right: &failOp{batches: 25, nextErr: boom},
 			LeftKeys: []expr.Expr{colRef(0, tInt)}, RightKeys: []expr.Expr{colRef(0, tInt)},
-			Kind: operators.AntiJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt},
+			Kind: operators.AntiJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt}, Parallel: true,
 		}
 		if err := j.Open(ctx); err != nil {
 			t.Fatal(err)

@@ -205,7 +205,7 @@ func TestHashJoinPartitioned(t *testing.T) {
 							}
 							j := &operators.HashJoin{
 								Left: src(ds.lbs...), Right: src(ds.rbs...), LeftKeys: lk, RightKeys: rk,
-								Kind: kind, LeftCols: len(types), RightTypes: types,
+								Kind: kind, LeftCols: len(types), RightTypes: types, Parallel: true,
 							}
 							cond := func(*coldata.Batch, int, int) bool { return true }
 							if ci == 1 {

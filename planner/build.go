@@ -149,7 +149,8 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			rt = append(rt, c.Type)
 		}
 		op = &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
-			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt, MemoryLimit: b.MemoryLimit}
+			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt, MemoryLimit: b.MemoryLimit,
+			Parallel: allOnCPU(x.Left) && allOnCPU(x.Right)}
 	case *CTERef:
 		sh, err := b.sharedResult(x)
 		if err != nil {
@@ -432,6 +433,21 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 	return operators.InstrumentDevice(op, st), nil
 }
 
+// allOnCPU reports whether every node of n's subtree runs on the CPU: an
+// operator that reads its input on other goroutines, and may stop them
+// mid-batch, keeps to inputs without device batches in flight.
+func allOnCPU(n Node) bool {
+	if n.Placement() != CPU {
+		return false
+	}
+	for _, in := range n.Inputs() {
+		if !allOnCPU(in) {
+			return false
+		}
+	}
+	return true
+}
+
 // readsLargeTable reports whether n's subtree scans a table of at least
 // parallelRows rows.
 func readsLargeTable(n Node) bool {
@@ -513,7 +529,7 @@ func (b *Built) parallelOver(node, below Node, exprs []expr.Expr) operators.Oper
 	if filter != nil {
 		input = filter.Input
 	}
-	if workers < 2 || node.Placement() != CPU || (filter != nil && filter.Placement() != CPU) || input.Placement() != CPU || !readsLargeTable(input) {
+	if workers < 2 || node.Placement() != CPU || (filter != nil && filter.Placement() != CPU) || !allOnCPU(input) || !readsLargeTable(input) {
 		return nil
 	}
 	if p, ok := node.(*Project); ok && filter == nil && isPermutation(p) {
