@@ -222,27 +222,15 @@ func (h *HashAggregate) joinVecs(c int, vecs []*coldata.Vec, total int) *coldata
 	switch phys {
 	case coldata.Int64:
 		jb.ints = growPooled(&int64Pool, jb.ints, total)
-		at := 0
-		for _, v := range vecs {
-			at += copy(jb.ints[at:], v.Ints[:v.Len])
-		}
-		out.Ints = jb.ints
+		out.Ints = concatInto(jb.ints, vecs, func(v *coldata.Vec) []int64 { return v.Ints })
 		return out
 	case coldata.Float64:
 		jb.floats = growSlice(jb.floats, total)
-		at := 0
-		for _, v := range vecs {
-			at += copy(jb.floats[at:], v.Floats[:v.Len])
-		}
-		out.Floats = jb.floats
+		out.Floats = concatInto(jb.floats, vecs, func(v *coldata.Vec) []float64 { return v.Floats })
 		return out
 	case coldata.Decimal:
 		jb.decs = growSlice(jb.decs, total)
-		at := 0
-		for _, v := range vecs {
-			at += copy(jb.decs[at:], v.Decs[:v.Len])
-		}
-		out.Decs = jb.decs
+		out.Decs = concatInto(jb.decs, vecs, func(v *coldata.Vec) []decimal.Int128 { return v.Decs })
 		return out
 	}
 	size := 0
@@ -267,6 +255,16 @@ func (h *HashAggregate) joinVecs(c int, vecs []*coldata.Vec, total int) *coldata
 	}
 	out.Offsets, out.Bytes = jb.offs, jb.bytes
 	return out
+}
+
+// concatInto copies the values of vecs (data of each read by vals) one
+// after another into dst, and returns dst.
+func concatInto[T any](dst []T, vecs []*coldata.Vec, vals func(*coldata.Vec) []T) []T {
+	at := 0
+	for _, v := range vecs {
+		at += copy(dst[at:], vals(v)[:v.Len])
+	}
+	return dst
 }
 
 // growSlice returns s with length n, replaced by a larger slice (its

@@ -3,7 +3,6 @@ package operators
 import (
 	"math/bits"
 	"math/rand/v2"
-	"sync/atomic"
 )
 
 // pairSet is the set of (group, value) pairs a DISTINCT aggregate over a
@@ -373,44 +372,9 @@ func (pp *pairParts) release() {
 	pp.staged = 0
 }
 
-// forEachIndex runs f(0) .. f(n-1) on up to workers goroutines (the caller
-// being one), each taking the next index when done with one, and waits.
-// A panic in f is raised again here (workGroup).
+// forEachIndex runs f(0) .. f(n-1) on up to workers goroutines, each
+// taking the next index when done with one, and waits; a panic in f is
+// raised again here (parallelDo's workGroup).
 func forEachIndex(n, workers int, f func(i int)) {
-	workers = min(workers, n)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	work := func() {
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= n {
-				return
-			}
-			f(i)
-		}
-	}
-	var wg workGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	func() {
-		// The caller's own panic waits for the others first.
-		defer func() {
-			if r := recover(); r != nil {
-				wg.Wait()
-				panic(r)
-			}
-		}()
-		work()
-	}()
-	wg.Wait()
+	parallelDo(workers, n, func(_, i int) { f(i) })
 }
