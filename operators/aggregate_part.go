@@ -424,24 +424,28 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	for p, c := range h.parts {
 		firsts[p], srcs[p] = c.first[:c.table.n], c.table
 	}
-	pos, err := mergePositions(ctx, firsts, h.segGroups)
-	if err != nil {
-		return err
-	}
-	defer func(all [][]uint32) {
-		for _, p := range all {
-			uint32Pool.put(p)
+	// Under Top only the picked groups need positions, and the order
+	// keys alone order them: the merge of every group's is skipped
+	// (ClickBench Q33: 10M groups for 10 rows).
+	var sel, pos [][]uint32
+	if h.topApplies() {
+		sel, pos, total = h.partsTop(firsts)
+	} else {
+		var err error
+		if pos, err = mergePositions(ctx, firsts, h.segGroups); err != nil {
+			return err
 		}
-	}(pos)
+		defer func(all [][]uint32) {
+			for _, p := range all {
+				uint32Pool.put(p)
+			}
+		}(pos)
+	}
 	pre := h.table // the table from before the parts: only hashed since
 	for a := range h.runs {
 		for _, c := range h.parts {
 			h.runs[a].intSum = h.runs[a].intSum || c.runs[a].intSum
 		}
-	}
-	var sel [][]uint32
-	if h.topApplies() {
-		sel, pos, total = h.partsTop(pos)
 	}
 	h.table = scatterTable(pre.types, srcs, sel, pos, total)
 	stride := h.stride
@@ -500,12 +504,13 @@ func (c *HashAggregate) scatterStates(h *HashAggregate, sel, pos [][]uint32) {
 }
 
 // partsTop picks the groups Top reads from the parts, given every group's
-// output position: each part's first Limit groups by Top's COUNT (ties in
-// position order, which within a part is id order), then the best Limit
-// of those. It returns, per part, the picked ids (ascending) and their
-// positions among the picked, which keep the output order, and how many
+// order key (firsts, increasing within a part, distinct over all): each
+// part's first Limit groups by Top's COUNT (ties in id order, which is
+// order-key order), then the best Limit of those, ties by order key. It
+// returns, per part, the picked ids (ascending) and their positions among
+// the picked, in order-key order as the output keeps it, and how many
 // were picked.
-func (h *HashAggregate) partsTop(pos [][]uint32) ([][]uint32, [][]uint32, int) {
+func (h *HashAggregate) partsTop(firsts [][]int64) ([][]uint32, [][]uint32, int) {
 	t := h.Top
 	stride, off := h.stride, h.runs[t.Agg].off
 	cands := make([][]int, len(h.parts))
@@ -521,13 +526,13 @@ func (h *HashAggregate) partsTop(pos [][]uint32) ([][]uint32, [][]uint32, int) {
 	wg.Wait()
 	type cand struct {
 		part, lid int
-		pos       uint32
+		pos       int64
 		count     int64
 	}
 	var all []cand
 	for p, cs := range cands {
 		for _, lid := range cs {
-			all = append(all, cand{p, lid, pos[p][lid], int64(h.parts[p].st[lid*stride+off])})
+			all = append(all, cand{p, lid, firsts[p][lid], int64(h.parts[p].st[lid*stride+off])})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {

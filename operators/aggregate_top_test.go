@@ -57,17 +57,23 @@ func TestHashAggregateTopMatchesFullSort(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewSource(8))
 	const n = 30000
-	kb, vb, sb := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.String, n)
-	for i := 0; i < n; i++ {
-		kb.AppendInt(int64(r.Intn(12000)))
-		if r.Intn(9) == 0 {
-			vb.AppendNull()
-		} else {
-			vb.AppendInt(int64(r.Intn(1000) - 500))
+	// Three batches: partitioned, the first builds the single table and
+	// the later ones go to the parts.
+	var batches []*coldata.Batch
+	for range 3 {
+		const m = n / 3
+		kb, vb, sb := coldata.NewBuilder(coldata.Int64, m), coldata.NewBuilder(coldata.Int64, m), coldata.NewBuilder(coldata.String, m)
+		for i := 0; i < m; i++ {
+			kb.AppendInt(int64(r.Intn(12000)))
+			if r.Intn(9) == 0 {
+				vb.AppendNull()
+			} else {
+				vb.AppendInt(int64(r.Intn(1000) - 500))
+			}
+			sb.AppendString(string(rune('a' + r.Intn(26))))
 		}
-		sb.AppendString(string(rune('a' + r.Intn(26))))
+		batches = append(batches, coldata.NewBatch([]*coldata.Vec{kb.Finish(), vb.Finish(), sb.Finish()}, m))
 	}
-	batch := coldata.NewBatch([]*coldata.Vec{kb.Finish(), vb.Finish(), sb.Finish()}, n)
 	key := &expr.ColumnRef{Index: 0, T: coldata.Int64}
 	v := &expr.ColumnRef{Index: 1, T: coldata.Int64}
 	s := &expr.ColumnRef{Index: 2, T: coldata.String}
@@ -81,8 +87,12 @@ func TestHashAggregateTopMatchesFullSort(t *testing.T) {
 		{"count(v) asc with offset", []AggSpec{{Kind: AggMax, Arg: v, Type: coldata.Int64}, {Kind: AggCount, Arg: v, Type: coldata.Int64}}, TopGroups{Agg: 1, Limit: 25}, true},
 		{"string MIN keeps every group", []AggSpec{{Kind: AggCountStar, Type: coldata.Int64}, {Kind: AggMin, Arg: s, Type: coldata.String}}, TopGroups{Agg: 0, Desc: true, Limit: 7}, false},
 	} {
-		run := func(top *TopGroups) ([]string, int) {
-			h := &HashAggregate{Input: &Materialized{Batches: []*coldata.Batch{batch}}, Keys: []expr.Expr{key}, Aggs: tc.aggs, Top: top}
+		run := func(top *TopGroups, parts bool) ([]string, int) {
+			t.Helper()
+			h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: []expr.Expr{key}, Aggs: tc.aggs, Top: top}
+			if parts {
+				h.threshold = n / 2
+			}
 			sorted := &Sort{Input: h, Keys: []SortKey{{Col: 1 + tc.top.Agg, Desc: tc.top.Desc}}, NCols: 1 + len(tc.aggs), Limit: int64(tc.top.Limit)}
 			if err := sorted.Open(ctx); err != nil {
 				t.Fatal(err)
@@ -105,15 +115,20 @@ func TestHashAggregateTopMatchesFullSort(t *testing.T) {
 					rows = append(rows, strings.Join(f, "|"))
 				}
 			}
+			if h.merged != parts {
+				t.Fatalf("%s: partitioned %v, want %v", tc.name, h.merged, parts)
+			}
 			return rows, h.ngroups
 		}
-		want, all := run(nil)
-		got, kept := run(&tc.top)
-		if !slices.Equal(got, want) {
-			t.Errorf("%s:\ngot  %v\nwant %v", tc.name, got, want)
-		}
-		if cut := kept < all; cut != tc.cut {
-			t.Errorf("%s: %d of %d groups built, cut %v, want %v", tc.name, kept, all, cut, tc.cut)
+		want, all := run(nil, false)
+		for _, parts := range []bool{false, true} {
+			got, kept := run(&tc.top, parts)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s (parts %v):\ngot  %v\nwant %v", tc.name, parts, got, want)
+			}
+			if cut := kept < all; cut != tc.cut {
+				t.Errorf("%s (parts %v): %d of %d groups built, cut %v, want %v", tc.name, parts, kept, all, cut, tc.cut)
+			}
 		}
 	}
 }
