@@ -372,14 +372,28 @@ func (h *HashAggregate) admitRow(r int) error {
 }
 
 func (h *HashAggregate) consume(ctx context.Context) error {
+	// Every aggregate but those below copies what it keeps of a batch
+	// (keys into the table, values into states): each batch goes back to
+	// the input once consumed, for its buffers to serve the next.
+	release := true
+	for _, spec := range h.Aggs {
+		if spec.Distinct || spec.Kind == AggGroupConcat || spec.Kind == AggQuantileCont || spec.Kind == AggQuantileDisc {
+			release = false
+		}
+	}
+	var prev *coldata.Batch
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if release {
+			releaseInput(h.Input, prev)
 		}
 		b, err := h.nextInput(ctx)
 		if err != nil {
 			return err
 		}
+		prev = b
 		if b == nil {
 			break
 		}

@@ -31,12 +31,19 @@ type ParallelCompute struct {
 	cancel context.CancelFunc
 	order  chan chan parallelResult
 	wg     sync.WaitGroup
+	// last is the batch Next returned last, and lastOwned its vectors
+	// whose buffers are this operator's own (see releaseBatch).
+	last      *coldata.Batch
+	lastOwned []*coldata.Vec
 }
 
 type parallelResult struct {
 	b   *coldata.Batch
 	sel []int // with Select: the rows of b kept (nil: all)
-	err error
+	// owned lists b's vectors that no input column shares: gathered by
+	// the filter or computed, the result's own.
+	owned []*coldata.Vec
+	err   error
 }
 
 // Open implements Operator.
@@ -121,13 +128,45 @@ func (p *ParallelCompute) compute(b *coldata.Batch) parallelResult {
 		b = f
 	}
 	out, err := projectBatch(p.prog, b)
-	if err == nil && b != in {
+	if err != nil {
+		return parallelResult{err: err}
+	}
+	if b != in {
 		// The columns the filter gathered are this goroutine's: those
 		// that no output is (read only by computed expressions, as
 		// TPC-H Q1's l_tax) are dead.
 		coldata.RecycleUnshared(b.Cols, out.Cols)
 	}
-	return parallelResult{b: out, err: err}
+	var owned []*coldata.Vec
+	for i, v := range out.Cols {
+		// Gathered columns and the results of calls that keep nothing
+		// (Program.Owned) are the result's own, unless they share an
+		// input column's data.
+		if (b != in || p.prog.Owned(i)) && coldata.Recyclable(v) && !sharesAny(v, in.Cols) {
+			owned = append(owned, v)
+		}
+	}
+	return parallelResult{b: out, owned: owned}
+}
+
+// sharesAny reports whether v's data buffer overlaps any slice of cols.
+func sharesAny(v *coldata.Vec, cols []*coldata.Vec) bool {
+	for _, c := range cols {
+		if coldata.SharesData(v, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseBatch implements batchReleaser: the owned buffers of the batch
+// Next returned last go to coldata's pools.
+func (p *ParallelCompute) releaseBatch(b *coldata.Batch) {
+	if b == nil || b != p.last {
+		return
+	}
+	coldata.RecycleUnshared(p.lastOwned, nil)
+	p.last, p.lastOwned = nil, nil
 }
 
 // selectRows is compute with Select: the kept rows of b's columns that
@@ -161,17 +200,30 @@ func (p *ParallelCompute) selectRows(b *coldata.Batch) parallelResult {
 // NextSelection returns the next batch as a batch and the rows of it that
 // are the output (nil: all): with Select, the rows are not gathered.
 func (p *ParallelCompute) NextSelection(ctx context.Context) (*coldata.Batch, []int, error) {
+	p.last, p.lastOwned = nil, nil // a view of the input's columns
 	r, err := p.nextResult(ctx)
 	return r.b, r.sel, err
 }
 
 // Next implements Operator.
 func (p *ParallelCompute) Next(ctx context.Context) (*coldata.Batch, error) {
+	p.last, p.lastOwned = nil, nil
 	r, err := p.nextResult(ctx)
-	if err != nil || r.sel == nil {
-		return r.b, err
+	if err != nil {
+		return nil, err
 	}
-	return coldata.GatherBatch(r.b, r.sel), nil
+	if r.sel == nil {
+		p.last, p.lastOwned = r.b, r.owned
+		return r.b, nil
+	}
+	g := coldata.GatherBatch(r.b, r.sel)
+	p.last = g
+	for _, v := range g.Cols {
+		if coldata.Recyclable(v) && !sharesAny(v, r.b.Cols) {
+			p.lastOwned = append(p.lastOwned, v)
+		}
+	}
+	return g, nil
 }
 
 // nextResult returns the next result with rows, in input order.
