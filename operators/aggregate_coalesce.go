@@ -81,10 +81,14 @@ func (h *HashAggregate) nextInput(ctx context.Context) (*coldata.Batch, error) {
 	case h.coalesceHook < 0 || runtime.GOMAXPROCS(0) < 2 || h.sumsFloats:
 		return h.Input.Next(ctx)
 	}
-	if h.carry != nil {
-		// A batch that could not join the last ones starts the next.
-		h.pending, h.pendingRows, h.pendingBytes = append(h.pending, h.carry), h.carry.Len, stringBytes(h.carry)
+	if c := h.carry; c != nil {
+		// A batch that could not join the last ones is consumed as it is
+		// (a large one) or starts the next.
 		h.carry = nil
+		if c.Len > small {
+			return c, nil
+		}
+		h.pending, h.pendingRows, h.pendingBytes = append(h.pending, c), c.Len, stringBytes(c)
 	}
 	for !h.inputDone {
 		b, err := h.Input.Next(ctx)
@@ -101,7 +105,10 @@ func (h *HashAggregate) nextInput(ctx context.Context) (*coldata.Batch, error) {
 		if len(h.pending) == 0 && b.Len > small {
 			return b, nil
 		}
-		if len(h.pending) > 0 && !joinable(h.pending[0], b) {
+		if len(h.pending) > 0 && (b.Len > small || !joinable(h.pending[0], b)) {
+			// A large batch is not copied to join the small ones before
+			// it (a scan's batches split at segment boundaries: a few
+			// thousand rows, then 60K).
 			h.carry = b
 			break
 		}

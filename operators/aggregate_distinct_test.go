@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -114,5 +115,41 @@ func TestCoalescedBatchesMatch(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A large batch after small pending ones is consumed as it comes, not
+// copied to join them: the small ones before it are joined alone.
+func TestCoalesceLeavesLargeBatches(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var all *coldata.Batch
+	for seed := int64(1); all == nil || all.Len < 600; seed++ {
+		all = partTestBatches(rand.New(rand.NewSource(seed)), 1, 2000, 40, false)[0]
+	}
+	small := func(lo int) *coldata.Batch { return coldata.SliceBatch(all, lo, lo+10) }
+	big := coldata.SliceBatch(all, 100, 600)
+	in := []*coldata.Batch{small(0), small(10), big, small(20), small(30), small(40)}
+	h := &HashAggregate{Input: &Materialized{Batches: in}, Keys: []expr.Expr{partCol(0, coldata.Int64)}, Aggs: []AggSpec{{Kind: AggCountStar, Type: coldata.Int64}}}
+	h.coalesceHook = 100
+	ctx := context.Background()
+	if err := h.Input.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var lens []int
+	for {
+		b, err := h.nextInput(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		if b.Len == big.Len && b != big {
+			t.Errorf("the large batch was copied")
+		}
+		lens = append(lens, b.Len)
+	}
+	if want := []int{20, 500, 30}; !slices.Equal(lens, want) {
+		t.Errorf("batches of %v rows, want %v", lens, want)
 	}
 }
