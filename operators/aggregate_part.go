@@ -40,6 +40,14 @@ const (
 	partGroupsMin = 1 << 14
 )
 
+// partsPerProc is how many parts the partitioned path keeps per core.
+// Each part runs on a goroutine of its own and the batch waits for the
+// last: with a part per core, the part holding a frequent key (ClickBench's
+// Zipf UserIDs) kept the others idle, and the cores ran half the time.
+// Four per core spread that load and keep each part's table smaller
+// (ClickBench Q17 and Q19 on 16 cores: 260 -> 191 ms, 355 -> 245 ms).
+const partsPerProc = 4
+
 // partState is the partitioned path's state in the parent HashAggregate.
 type partState struct {
 	threshold int // tests only: overrides partRowsMin and partGroupsMin
@@ -109,7 +117,7 @@ func (h *HashAggregate) startParts() error {
 		return err
 	}
 	h.noRanges = true
-	np := 1 << bits.Len(uint(min(runtime.GOMAXPROCS(0), 64)-1))
+	np := 1 << bits.Len(uint(min(partsPerProc*runtime.GOMAXPROCS(0), 256)-1))
 	h.shift = uint(64 - bits.TrailingZeros(uint(np)))
 	h.parts = make([]*HashAggregate, np)
 	for p := range h.parts {
