@@ -361,7 +361,8 @@ func optimize(n Node) (Node, error) {
 	}
 	// Filters go down first so that join ordering sees them on the leaves
 	// (also those above an outer join), and again over the new order.
-	return PruneColumns(ReduceGroupedJoins(PushFilters(ReorderJoins(PushFilters(n))))), nil
+	// Counts go below left joins once the right sides hold their filters.
+	return PruneColumns(PreAggregateJoins(ReduceGroupedJoins(PushFilters(ReorderJoins(PushFilters(n)))))), nil
 }
 
 // nullsOrder unwraps the dialect layer's marker of ORDER BY's NULLS FIRST /

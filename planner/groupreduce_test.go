@@ -66,6 +66,17 @@ func TestPlanJoinReductions(t *testing.T) {
 			"Project k, v [cpu]",
 			"Filter (d > 5) [cpu]",
 			"Scan big [k v d] (100000 rows) [cpu]"}},
+		// COUNTs of right-side values grouped by left-side columns over
+		// a left join: counted per right key below the join
+		// (PreAggregateJoins, TPC-H Q13).
+		{"SELECT small.f, COUNT(big.v) FROM small LEFT JOIN big ON small.k = big.k AND big.d > 5 GROUP BY small.f", []string{
+			"Project f, coalesce(sum(count(v)), 0) AS count(v) [cpu]",
+			"HashAggregate keys: f aggs: sum(count(v)) [cpu]",
+			"Left HashJoin on k = k [cpu]",
+			"Scan small [k f] (100 rows) [cpu]",
+			"HashAggregate keys: k aggs: count(v) [cpu]",
+			"Filter (d > 5) [cpu]",
+			"Scan big [k v d] (100000 rows) [cpu]"}},
 	} {
 		n, err := plan(t, cat, tc.q)
 		if err != nil {
@@ -80,6 +91,33 @@ func TestPlanJoinReductions(t *testing.T) {
 		}
 		if i < len(tc.want) {
 			t.Errorf("%s: no line %q in order in:\n%s", tc.q, tc.want[i], strings.Join(lines, "\n"))
+		}
+	}
+}
+
+// TestPreAggregateJoinsLeavesOthers checks the shapes PreAggregateJoins
+// leaves alone: COUNT(*) (which counts a NULL-extended row), COUNT
+// DISTINCT, a grouping key or a count from the other side, an inner join,
+// another aggregate beside the COUNT, and a right side not larger than
+// the left.
+func TestPreAggregateJoinsLeavesOthers(t *testing.T) {
+	cat := reductionCatalog(t)
+	for _, q := range []string{
+		"SELECT small.f, COUNT(*) FROM small LEFT JOIN big ON small.k = big.k GROUP BY small.f",
+		"SELECT small.f, COUNT(DISTINCT big.v) FROM small LEFT JOIN big ON small.k = big.k GROUP BY small.f",
+		"SELECT big.d, COUNT(big.v) FROM small LEFT JOIN big ON small.k = big.k GROUP BY big.d",
+		"SELECT small.f, COUNT(small.k) FROM small LEFT JOIN big ON small.k = big.k GROUP BY small.f",
+		"SELECT small.f, COUNT(big.v) FROM small JOIN big ON small.k = big.k GROUP BY small.f",
+		"SELECT small.f, COUNT(big.v), SUM(big.v) FROM small LEFT JOIN big ON small.k = big.k GROUP BY small.f",
+		"SELECT big.d, COUNT(small.f) FROM big LEFT JOIN small ON big.k = small.k GROUP BY big.d",
+	} {
+		n, err := plan(t, cat, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		lines := strings.Join(planner.Explain(n), "\n")
+		if strings.Contains(lines, "coalesce(sum(") {
+			t.Errorf("%s: pre-aggregated:\n%s", q, lines)
 		}
 	}
 }
