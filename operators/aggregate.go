@@ -387,7 +387,7 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 			return err
 		}
 		if release {
-			releaseInput(h.Input, prev)
+			releaseInput(h.Input, prev, nil)
 		}
 		b, err := h.nextInput(ctx)
 		if err != nil {

@@ -72,6 +72,8 @@ type HashJoin struct {
 	// the left batches on several goroutines (join_parallel.go).
 	ps  probeState
 	par *parallelProbe
+	// owned remembers the returned batches' own buffers (release.go).
+	owned ownedBatches
 
 	// Semi and anti joins first read some of both inputs (see start):
 	// leftBuf holds left batches read ahead, rightBuf right batches read
@@ -308,13 +310,16 @@ func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 		j.startParallel(ctx)
 	}
 	if j.par != nil {
-		return j.par.next(ctx)
+		b, owned, err := j.par.next(ctx)
+		j.owned.add(b, owned)
+		return b, err
 	}
 	w := &j.ps
 	for {
 		if len(w.out) > 0 {
 			b := w.out[0]
-			w.out = w.out[1:]
+			j.owned.add(b, w.outOwned[0])
+			w.out, w.outOwned = w.out[1:], w.outOwned[1:]
 			return b, nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -333,7 +338,34 @@ func (j *HashJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 		if err := j.probe(ctx, w, lb); err != nil {
 			return nil, err
 		}
+		w.outOwned = j.ownOutputs(lb, w.out)
 	}
+}
+
+// ownOutputs lists, for each output batch of left batch lb, the vectors
+// that are the join's own (gathered for it, not lb's nor the build's),
+// for its consumer to hand back (release.go), and hands lb back to the
+// left input unless an output is lb itself (a semi join keeping every
+// row).
+func (j *HashJoin) ownOutputs(lb *coldata.Batch, outs []*coldata.Batch) [][]*coldata.Vec {
+	owned := make([][]*coldata.Vec, len(outs))
+	passed := false
+	for i, b := range outs {
+		if b == lb {
+			passed = true
+			continue
+		}
+		owned[i] = ownedCols(b.Cols, lb.Cols, j.build.Cols)
+	}
+	if !passed {
+		releaseInput(j.Left, lb, nil)
+	}
+	return owned
+}
+
+// releaseBatch implements batchReleaser.
+func (j *HashJoin) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
+	j.owned.release(b, live)
 }
 
 // probe joins one left batch with w's scratch, appending output batches
@@ -589,6 +621,7 @@ func (j *HashJoin) Close() error {
 	// The probing goroutines stop before the index they read is released.
 	j.stopParallel()
 	j.ps.release()
+	j.owned.reset()
 	if j.table != nil {
 		j.table.release()
 	}

@@ -2,7 +2,6 @@ package operators
 
 import (
 	"github.com/gsqlengine/gsql/coldata"
-	"github.com/gsqlengine/gsql/decimal"
 )
 
 // gatherJob asks for the rows idx of src, as coldata.Gather.
@@ -47,14 +46,11 @@ func gatherVecs(jobs []gatherJob, n, maxWorkers int) []*coldata.Vec {
 			v.Nulls = make([]byte, coldata.BitmapLen(n))
 		}
 		switch src.Type.Physical() {
-		case coldata.Bool:
-			v.Bools = make([]byte, n)
-		case coldata.Int64:
-			v.Ints = make([]int64, n)
-		case coldata.Float64:
-			v.Floats = make([]float64, n)
-		case coldata.Decimal:
-			v.Decs = make([]decimal.Int128, n)
+		case coldata.Bool, coldata.Int64, coldata.Float64, coldata.Decimal:
+			// Pooled (every row is written below): the buffers of the
+			// batches consumers handed back (release.go).
+			a := coldata.AllocVec(src.Type, n)
+			v.Bools, v.Ints, v.Floats, v.Decs = a.Bools, a.Ints, a.Floats, a.Decs
 		case coldata.String:
 			v.Offsets = make([]int32, n+1)
 			if sizes == nil {

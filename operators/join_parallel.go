@@ -35,6 +35,7 @@ type probeState struct {
 	condKeep []bool
 	find     indexScratch
 	out      []*coldata.Batch
+	outOwned [][]*coldata.Vec // per batch of out (ownOutputs)
 	// shared: other goroutines probe batches beside this one, so a batch
 	// of ordinary size keeps to its goroutine.
 	shared bool
@@ -74,6 +75,9 @@ type parallelProbe struct {
 	wg     sync.WaitGroup
 	states []*probeState
 	cur    []*coldata.Batch // outputs of the current batch not yet returned
+	// curOwned lists, per batch of cur, the vectors that are the join's
+	// own (ownOutputs).
+	curOwned [][]*coldata.Vec
 }
 
 // probeResult is what a left batch gave: its output batches, or an error,
@@ -82,6 +86,7 @@ type parallelProbe struct {
 // error).
 type probeResult struct {
 	out      []*coldata.Batch
+	owned    [][]*coldata.Vec // per batch of out (ownOutputs)
 	err      error
 	panicked any
 }
@@ -168,42 +173,45 @@ func (j *HashJoin) probeOne(ctx context.Context, w *probeState, lb *coldata.Batc
 	w.out = nil
 	err := j.probe(ctx, w, lb)
 	r = probeResult{out: w.out, err: err}
+	if err == nil {
+		r.owned = j.ownOutputs(lb, w.out)
+	}
 	w.out = nil
 	return r
 }
 
 // next returns the join's next output batch, in input order.
-func (p *parallelProbe) next(ctx context.Context) (*coldata.Batch, error) {
+func (p *parallelProbe) next(ctx context.Context) (*coldata.Batch, []*coldata.Vec, error) {
 	for {
 		if len(p.cur) > 0 {
-			b := p.cur[0]
-			p.cur = p.cur[1:]
-			return b, nil
+			b, owned := p.cur[0], p.curOwned[0]
+			p.cur, p.curOwned = p.cur[1:], p.curOwned[1:]
+			return b, owned, nil
 		}
 		var fut chan probeResult
 		var ok bool
 		select {
 		case fut, ok = <-p.order:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		if !ok {
 			// The reader stops early only when the context ends.
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		var r probeResult
 		select {
 		case r = <-fut:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		if r.panicked != nil {
 			panic(r.panicked)
 		}
 		if r.err != nil {
-			return nil, r.err
+			return nil, nil, r.err
 		}
-		p.cur = r.out
+		p.cur, p.curOwned = r.out, r.owned
 	}
 }
 

@@ -97,27 +97,8 @@ func (o *instrumented) NextSelection(ctx context.Context) (*coldata.Batch, []int
 
 // releaseBatch passes a batch back to the operator that produced it
 // (see batchReleaser).
-func (o *instrumented) releaseBatch(b *coldata.Batch) { releaseInput(o.Operator, b) }
-
-// batchReleaser is an operator whose output batches hold buffers of its
-// own (ParallelCompute's gathered and computed columns). A process holding
-// a large table seldom collects, so buffers nobody hands back are seldom
-// reused: every batch would take fresh memory, faulted in and cleared
-// page by page.
-type batchReleaser interface {
-	// releaseBatch takes back b, the batch the operator's last Next
-	// returned (any other batch is ignored): the caller reads no vector
-	// of b afterwards and keeps none, and the buffers only b held go to
-	// coldata's pools for the next batches.
-	releaseBatch(b *coldata.Batch)
-}
-
-// releaseInput hands b, the batch op's last Next returned, back to op
-// when op can reuse its buffers; the caller must be done with b.
-func releaseInput(op Operator, b *coldata.Batch) {
-	if r, ok := op.(batchReleaser); ok && b != nil {
-		r.releaseBatch(b)
-	}
+func (o *instrumented) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
+	releaseInput(o.Operator, b, live)
 }
 
 // selectMinOthers is the fewest output columns besides a sort's keys for

@@ -31,10 +31,8 @@ type ParallelCompute struct {
 	cancel context.CancelFunc
 	order  chan chan parallelResult
 	wg     sync.WaitGroup
-	// last is the batch Next returned last, and lastOwned its vectors
-	// whose buffers are this operator's own (see releaseBatch).
-	last      *coldata.Batch
-	lastOwned []*coldata.Vec
+	// owned remembers the returned batches' own buffers (release.go).
+	owned ownedBatches
 }
 
 type parallelResult struct {
@@ -123,6 +121,9 @@ func (p *ParallelCompute) compute(b *coldata.Batch) parallelResult {
 		f, sel, err := filterColumns(p.pred, b, sel, p.need)
 		intPool.put(sel)
 		if err != nil || f == nil {
+			if err == nil {
+				releaseInput(p.Input, in, nil) // no row kept
+			}
 			return parallelResult{err: err}
 		}
 		b = f
@@ -146,27 +147,14 @@ func (p *ParallelCompute) compute(b *coldata.Batch) parallelResult {
 			owned = append(owned, v)
 		}
 	}
+	// The input batch is dead but for the columns the output passes on.
+	releaseInput(p.Input, in, out.Cols)
 	return parallelResult{b: out, owned: owned}
 }
 
-// sharesAny reports whether v's data buffer overlaps any slice of cols.
-func sharesAny(v *coldata.Vec, cols []*coldata.Vec) bool {
-	for _, c := range cols {
-		if coldata.SharesData(v, c) {
-			return true
-		}
-	}
-	return false
-}
-
-// releaseBatch implements batchReleaser: the owned buffers of the batch
-// Next returned last go to coldata's pools.
-func (p *ParallelCompute) releaseBatch(b *coldata.Batch) {
-	if b == nil || b != p.last {
-		return
-	}
-	coldata.RecycleUnshared(p.lastOwned, nil)
-	p.last, p.lastOwned = nil, nil
+// releaseBatch implements batchReleaser.
+func (p *ParallelCompute) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
+	p.owned.release(b, live)
 }
 
 // selectRows is compute with Select: the kept rows of b's columns that
@@ -200,29 +188,22 @@ func (p *ParallelCompute) selectRows(b *coldata.Batch) parallelResult {
 // NextSelection returns the next batch as a batch and the rows of it that
 // are the output (nil: all): with Select, the rows are not gathered.
 func (p *ParallelCompute) NextSelection(ctx context.Context) (*coldata.Batch, []int, error) {
-	p.last, p.lastOwned = nil, nil // a view of the input's columns
 	r, err := p.nextResult(ctx)
 	return r.b, r.sel, err
 }
 
 // Next implements Operator.
 func (p *ParallelCompute) Next(ctx context.Context) (*coldata.Batch, error) {
-	p.last, p.lastOwned = nil, nil
 	r, err := p.nextResult(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if r.sel == nil {
-		p.last, p.lastOwned = r.b, r.owned
+		p.owned.add(r.b, r.owned)
 		return r.b, nil
 	}
 	g := coldata.GatherBatch(r.b, r.sel)
-	p.last = g
-	for _, v := range g.Cols {
-		if coldata.Recyclable(v) && !sharesAny(v, r.b.Cols) {
-			p.lastOwned = append(p.lastOwned, v)
-		}
-	}
+	p.owned.add(g, ownedCols(g.Cols, r.b.Cols))
 	return g, nil
 }
 
@@ -262,5 +243,6 @@ func (p *ParallelCompute) Close() error {
 		p.wg.Wait()
 		p.cancel = nil
 	}
+	p.owned.reset()
 	return p.Input.Close()
 }

@@ -328,3 +328,101 @@ func TestAggregateReleasesParallelComputeBatches(t *testing.T) {
 		}
 	}
 }
+
+// Batches flow back through a join too: an aggregate hands the join's
+// gathered output back, and the join hands back each ParallelCompute
+// batch it probed. The answers equal those of the same join drained
+// first (nothing handed back), on one goroutine and probing in parallel,
+// for every join kind, and the source columns never change.
+func TestAggregateReleasesThroughJoin(t *testing.T) {
+	rows := 5*operators.BatchSize + 77
+	d := coldata.DecimalOf(15, 2)
+	cols := []*coldata.Vec{coldata.NewVec(coldata.Int64, rows), coldata.NewVec(d, rows), coldata.NewVec(coldata.Int64, rows)}
+	for i := 0; i < rows; i++ {
+		cols[0].Ints[i] = int64(i*7919) % 1500
+		cols[1].Decs[i] = decimal.FromInt64(int64(1 + i*13%99991))
+		cols[2].Ints[i] = int64(i % 23)
+	}
+	// Build keys 0, 2, 4, ... (half the probe keys match), then every
+	// key (a semi join passes each probe batch on whole).
+	const nb = 1500
+	bk, bv := coldata.NewVec(coldata.Int64, nb), coldata.NewVec(coldata.Int64, nb)
+	for i := 0; i < nb; i++ {
+		bk.Ints[i], bv.Ints[i] = int64(2*i), int64(i%17)
+	}
+	src := &coldata.Batch{Cols: cols, Len: rows}
+	var build *coldata.Batch
+	var before string
+	k := &expr.ColumnRef{Index: 0, Name: "k", T: coldata.Int64}
+	price := &expr.ColumnRef{Index: 1, Name: "price", T: d}
+	n := &expr.ColumnRef{Index: 2, Name: "n", T: coldata.Int64}
+	exprs := []expr.Expr{k, bind(t, "*", price, &expr.Literal{Value: int64(3), T: coldata.Int64}), n}
+	pred := bind(t, "<>", n, &expr.Literal{Value: int64(5), T: coldata.Int64})
+	ctx := context.Background()
+	rightTypes := []coldata.Type{coldata.Int64, coldata.Int64}
+	join := func(kind operators.JoinKind, parallel bool) operators.Operator {
+		left := &operators.ParallelCompute{Input: &operators.Scan{Batches: []*coldata.Batch{src}, Cols: []int{0, 1, 2}}, Pred: pred, Exprs: exprs, Workers: 3}
+		return &operators.HashJoin{Left: left, Right: &operators.Scan{Batches: []*coldata.Batch{build}, Cols: []int{0, 1}},
+			LeftKeys: []expr.Expr{k}, RightKeys: []expr.Expr{&expr.ColumnRef{Index: 0, T: coldata.Int64}},
+			Kind: kind, LeftCols: 3, RightTypes: rightTypes, Parallel: parallel}
+	}
+	answer := func(in operators.Operator, kind operators.JoinKind) string {
+		t.Helper()
+		keys := []expr.Expr{&expr.ColumnRef{Index: 2, T: coldata.Int64}}
+		if kind == operators.InnerJoin || kind == operators.LeftJoin {
+			keys = append(keys, &expr.ColumnRef{Index: 4, T: coldata.Int64})
+		}
+		aggs := []operators.AggSpec{
+			{Kind: operators.AggCountStar, Type: coldata.Int64},
+			{Kind: operators.AggSum, Arg: &expr.ColumnRef{Index: 1, T: exprs[1].Type()}, Type: operators.AggResultType(operators.AggSum, exprs[1].Type())},
+			{Kind: operators.AggMax, Arg: &expr.ColumnRef{Index: 0, T: coldata.Int64}, Type: coldata.Int64},
+		}
+		got, err := operators.Drain(ctx, &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := coldata.Concat(got, len(keys)+len(aggs))
+		var lines []string
+		for i := 0; i < g.Len; i++ {
+			var f []string
+			for _, c := range g.Cols {
+				f = append(f, fmt.Sprint(c.Value(i)))
+			}
+			lines = append(lines, strings.Join(f, "|"))
+		}
+		sort.Strings(lines)
+		return strings.Join(lines, "\n")
+	}
+	for _, step := range []int{2, 1} {
+		for i := 0; i < nb; i++ {
+			bk.Ints[i] = int64(step * i)
+		}
+		build = &coldata.Batch{Cols: []*coldata.Vec{bk, bv}, Len: nb}
+		before = fmt.Sprint(cols[0].Ints[:40], cols[1].Decs[rows-40:], cols[2].Ints[1000:1040], bk.Ints[:10], bv.Ints[:10])
+		for _, kind := range []operators.JoinKind{operators.InnerJoin, operators.LeftJoin, operators.SemiJoin, operators.AntiJoin} {
+			for rep := 0; rep < 3; rep++ {
+				checkJoinRelease(t, join, answer, kind, step)
+			}
+		}
+		if after := fmt.Sprint(cols[0].Ints[:40], cols[1].Decs[rows-40:], cols[2].Ints[1000:1040], bk.Ints[:10], bv.Ints[:10]); after != before {
+			t.Fatalf("the source data changed")
+		}
+	}
+}
+
+func checkJoinRelease(t *testing.T, join func(operators.JoinKind, bool) operators.Operator, answer func(operators.Operator, operators.JoinKind) string, kind operators.JoinKind, step int) {
+	t.Helper()
+	ctx := context.Background()
+	{
+		drained, err := operators.Drain(ctx, join(kind, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := answer(&operators.Materialized{Batches: drained}, kind)
+		for _, parallel := range []bool{false, true} {
+			if got := answer(join(kind, parallel), kind); got != want {
+				t.Fatalf("build keys step %d, kind %v, parallel %v: got\n%s\nwant\n%s", step, kind, parallel, got, want)
+			}
+		}
+	}
+}
