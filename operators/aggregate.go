@@ -174,6 +174,7 @@ type aggRun struct {
 	dids    []uint32
 	created []int32
 	ints    []int64            // Bool arguments as 0/1
+	narrow  []int64            // sumNarrowDecimals' partial sums and counts
 	strs    [][]byte           // MIN/MAX over strings, per group
 	parts   [][]concatPart     // GROUP_CONCAT, per group
 	vals    []*coldata.Builder // quantiles: the group's values
@@ -760,6 +761,9 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	case AggSum, AggAvg:
 		switch {
 		case decs != nil:
+			if ok, err := h.sumNarrowDecimals(ar, spec.Kind, gs, decs); ok || err != nil {
+				return err
+			}
 			for i, g := range gs {
 				w := int(g)*stride + off
 				sum, ok := decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}.Add(decs[i])
@@ -1290,4 +1294,77 @@ func (h *HashAggregate) flushDistinct() {
 			pp.flush(h.st, h.stride, h.runs[a].off)
 		}
 	}
+}
+
+// Narrow DECIMAL sums. A SUM or AVG of DECIMAL values adds each value to
+// its group's 128-bit state with two overflow checks (TPC-H Q1: eight
+// such aggregates over 60M rows, most of the aggregate's time, each row
+// waiting on the last row's store to the same few groups). When every
+// value of the run is narrow (|x| < 2^50, a DECIMAL(15, s) column always
+// is) and the groups are few, the run is instead added up in int64
+// partial sums per group, two lanes of them (alternate rows, so that
+// consecutive rows of one group do not wait on each other), and each
+// group's partial sum goes into its state once, with the checks. A run of
+// at most narrowRunRows such values cannot overflow a lane.
+const (
+	narrowRunRows   = 1 << 12
+	narrowMaxGroups = 256
+	narrowBound     = 1 << 50
+)
+
+// sumNarrowDecimals adds decs (the run's values, group gs[i] for decs[i])
+// to aggregate a's SUM or AVG states when they qualify, and reports
+// whether it did.
+func (h *HashAggregate) sumNarrowDecimals(ar *aggRun, kind AggKind, gs []uint32, decs []decimal.Int128) (bool, error) {
+	n, ng := len(gs), h.ngroups
+	if ng == 0 || n > narrowRunRows || ng > narrowMaxGroups || n < 4*ng || len(decs) < n {
+		return false, nil
+	}
+	var wide uint64
+	for _, x := range decs[:n] {
+		wide |= uint64(x.Lo+narrowBound)>>51 | uint64(x.Hi^(int64(x.Lo)>>63))
+	}
+	if wide != 0 {
+		return false, nil
+	}
+	// Per group: lane 0's sum, lane 1's, and the count.
+	if cap(ar.narrow) < 3*ng {
+		ar.narrow = make([]int64, 3*ng)
+	}
+	acc := ar.narrow[:3*ng]
+	clear(acc)
+	i := 0
+	for ; i+1 < n; i += 2 {
+		g0, g1 := 3*int(gs[i]), 3*int(gs[i+1])
+		acc[g0] += int64(decs[i].Lo)
+		acc[g0+2]++
+		acc[g1+1] += int64(decs[i+1].Lo)
+		acc[g1+2]++
+	}
+	if i < n {
+		g := 3 * int(gs[i])
+		acc[g] += int64(decs[i].Lo)
+		acc[g+2]++
+	}
+	st, stride, off := h.st, h.stride, ar.off
+	for g := 0; g < ng; g++ {
+		cnt := acc[3*g+2]
+		if cnt == 0 {
+			continue
+		}
+		w := g*stride + off
+		sum := decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}
+		ok := true
+		for _, part := range acc[3*g : 3*g+2] {
+			var fine bool
+			sum, fine = sum.Add(decimal.FromInt64(part))
+			ok = ok && fine
+		}
+		if !ok || !decFits(sum) {
+			return true, fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[kind])
+		}
+		st[w], st[w+2] = sum.Lo, uint64(sum.Hi)
+		st[w+1] += uint64(cnt)
+	}
+	return true, nil
 }
