@@ -53,7 +53,8 @@ func TestPartIndexMatchesGroupKeys(t *testing.T) {
 		{"int string", []coldata.Type{coldata.Int64, coldata.String}, true, true},
 		{"bool int", []coldata.Type{coldata.Bool, coldata.Int64}, false, false},
 	} {
-		for _, domain := range []int{7, 500, 1 << 20} {
+		// 1<<40: unique keys but for NULLs (in place; Q3's orders).
+		for _, domain := range []int{7, 500, 1 << 20, 1 << 40} {
 			for _, perPart := range []int{1, 13, 1 << 20} {
 				name := fmt.Sprintf("%s domain %d per %d", kc.name, domain, perPart)
 				n := 3000
