@@ -92,3 +92,31 @@ func BenchmarkCountDistinctGrouped(b *testing.B) {
 		{Kind: AggCount, Arg: partCol(1, coldata.Int64), Distinct: true, Type: coldata.Int64},
 	}, 5000)
 }
+
+// BenchmarkPairPartsStage: staging alone (hashing, the ranges' caches,
+// grouping by part) of hitsUsers' pairs by one range, without and with
+// groups; the staged chunks are dropped, not inserted.
+func BenchmarkPairPartsStage(b *testing.B) {
+	data := hitsUsers()
+	gids := make([]uint32, data.Len)
+	for i, g := range data.Cols[0].Ints {
+		gids[i] = uint32(g)
+	}
+	for _, grouped := range []bool{false, true} {
+		name := "keys"
+		if grouped {
+			name = "pairs"
+		}
+		b.Run(name, func(b *testing.B) {
+			pp := newPairParts(2, grouped)
+			for i := 0; i < b.N; i++ {
+				for lo := 0; lo < data.Len; lo += BatchSize {
+					hi := min(lo+BatchSize, data.Len)
+					pp.stageRange(0, gids[lo:hi], data.Cols[1].Ints[lo:hi], nil, 0, hi-lo)
+					pp.dropChunks()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(data.Len), "ns/row")
+		})
+	}
+}

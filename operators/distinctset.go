@@ -470,13 +470,14 @@ func (pp *pairParts) keysRange(r int, vals []int64, nulls []byte, lo, hi int, ks
 		}
 		x := pairKey(seed, 0, vals[i])
 		c := &cache[x&(pairCacheSlots-1)]
-		if *c == x {
-			continue
+		d := 0 // without a branch: whether a row is kept is a coin toss
+		if *c != x {
+			d = 1
 		}
 		*c = x
 		ks[k] = x
-		offs[pp.part(x)+1]++
-		k++
+		offs[pp.part(x)+1] += int32(d)
+		k += d
 	}
 	return k
 }
@@ -500,13 +501,14 @@ func (pp *pairParts) pairsRange(r int, gids []uint32, vals []int64, nulls []byte
 		}
 		x := pairKey(seed, g, vals[i])
 		c := &cache[x&(pairCacheSlots-1)]
-		if c.k == x && c.g == g+1 {
-			continue
+		d := 0
+		if (c.k^x)|uint64(c.g^(g+1)) != 0 {
+			d = 1
 		}
 		c.k, c.g = x, g+1
 		ks[k], keep[k] = x, int32(i)
-		offs[pp.part(x)+1]++
-		k++
+		offs[pp.part(x)+1] += int32(d)
+		k += d
 	}
 	return k
 }
