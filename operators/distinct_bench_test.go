@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"sync"
 	"syscall"
@@ -122,9 +123,10 @@ func BenchmarkPairPartsStage(b *testing.B) {
 }
 
 // BenchmarkPairPartsInsert: hitsUsers' pairs staged by one range and
-// inserted into two workers' parts at every pairFlushPairs, without and
-// with groups; reports the time of the flushes alone per staged pair
-// (flush-ns/pair) besides the total.
+// inserted into the parts of 2 or 16 workers (8 or 64 parts: sets of some
+// megabytes, or of the size of a core's cache) at every pairFlushPairs,
+// without and with groups; reports the time of the flushes alone per
+// staged pair (flush-ns/pair) besides the total.
 func BenchmarkPairPartsInsert(b *testing.B) {
 	data := hitsUsers()
 	gids := make([]uint32, data.Len)
@@ -133,33 +135,35 @@ func BenchmarkPairPartsInsert(b *testing.B) {
 	}
 	st := make([]uint64, 1<<16)
 	for _, grouped := range []bool{false, true} {
-		name := "keys"
-		if grouped {
-			name = "pairs"
-		}
-		b.Run(name, func(b *testing.B) {
-			var flushing time.Duration
-			staged := 0
-			for i := 0; i < b.N; i++ {
-				pp := newPairParts(2, grouped)
-				flush := func() {
-					t0 := time.Now()
-					pp.flush(st, 1, 0)
-					flushing += time.Since(t0)
-				}
-				for lo := 0; lo < data.Len; lo += BatchSize {
-					hi := min(lo+BatchSize, data.Len)
-					pp.stageRange(0, gids[lo:hi], data.Cols[1].Ints[lo:hi], nil, 0, hi-lo)
-					pp.staged += pp.rangeStaged[0]
-					staged += pp.rangeStaged[0]
-					if pp.staged >= pairFlushPairs {
-						flush()
-					}
-				}
-				flush()
-				pp.release()
+		for _, workers := range []int{2, 16} {
+			name := fmt.Sprintf("keys/workers=%d", workers)
+			if grouped {
+				name = fmt.Sprintf("pairs/workers=%d", workers)
 			}
-			b.ReportMetric(float64(flushing.Nanoseconds())/float64(staged), "flush-ns/pair")
-		})
+			b.Run(name, func(b *testing.B) {
+				var flushing time.Duration
+				staged := 0
+				for i := 0; i < b.N; i++ {
+					pp := newPairParts(workers, grouped)
+					flush := func() {
+						t0 := time.Now()
+						pp.flush(st, 1, 0)
+						flushing += time.Since(t0)
+					}
+					for lo := 0; lo < data.Len; lo += BatchSize {
+						hi := min(lo+BatchSize, data.Len)
+						pp.stageRange(0, gids[lo:hi], data.Cols[1].Ints[lo:hi], nil, 0, hi-lo)
+						pp.staged += pp.rangeStaged[0]
+						staged += pp.rangeStaged[0]
+						if pp.staged >= pairFlushPairs {
+							flush()
+						}
+					}
+					flush()
+					pp.release()
+				}
+				b.ReportMetric(float64(flushing.Nanoseconds())/float64(staged), "flush-ns/pair")
+			})
+		}
 	}
 }
