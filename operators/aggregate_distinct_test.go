@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"runtime"
 	"slices"
@@ -112,6 +113,104 @@ func TestCoalescedBatchesMatch(t *testing.T) {
 						t.Fatalf("batches left pending")
 					}
 					sameBatches(t, got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestCountDistinctBigintReference checks COUNT(DISTINCT BIGINT) through
+// HashAggregate, with GROUP BY a nullable BIGINT key and without, on one
+// core (pairSet in row order) and several (pairParts, whose ranges and
+// parts the batches' sizes exercise), against a Go map per group: Zipf-
+// skewed values, frequent ones the staging caches drop, NULL values and
+// keys, and the extremes of int64. (Flushes during the input are
+// TestPairParts' and TestPairPartsRandomized's.)
+func TestCountDistinctBigintReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	zipf := rand.NewZipf(rng, 1.1, 3, 50000)
+	var batches []*coldata.Batch
+	type pair struct {
+		k    int64
+		kNul bool
+		v    int64
+	}
+	seen := map[pair]bool{}
+	for bi := 0; bi < 8; bi++ {
+		n := []int{1, 700, 3*pairStageRows + 1, 60000}[bi%4]
+		kb, vb := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Int64, n)
+		for i := 0; i < n; i++ {
+			var p pair
+			if rng.Intn(50) == 0 {
+				kb.AppendNull()
+				p.kNul = true
+			} else {
+				p.k = int64(zipf.Uint64() % 300)
+				kb.AppendInt(p.k)
+			}
+			switch rng.Intn(20) {
+			case 0:
+				vb.AppendNull()
+				continue
+			case 1:
+				p.v = []int64{math.MinInt64, math.MaxInt64, 0, -1}[rng.Intn(4)]
+			default:
+				p.v = int64(zipf.Uint64()) * 7919
+			}
+			vb.AppendInt(p.v)
+			seen[p] = true
+		}
+		batches = append(batches, coldata.NewBatch([]*coldata.Vec{kb.Finish(), vb.Finish()}, n))
+	}
+	aggs := []AggSpec{{Kind: AggCount, Arg: partCol(1, coldata.Int64), Distinct: true, Type: coldata.Int64}}
+	for _, grouped := range []bool{false, true} {
+		want := map[pair]int64{} // per key (v 0)
+		distinct := map[pair]bool{}
+		for p := range seen {
+			if !grouped {
+				p.k, p.kNul = 0, false
+			}
+			distinct[p] = true
+		}
+		for p := range distinct {
+			p.v = 0
+			want[p]++
+		}
+		var keys []expr.Expr
+		if grouped {
+			keys = []expr.Expr{partCol(0, coldata.Int64)}
+		}
+		for _, procs := range []int{1, 2, 5} {
+			t.Run(fmt.Sprintf("grouped=%v,procs=%d", grouped, procs), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs}
+				out, err := Drain(context.Background(), h)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[pair]int64{}
+				for _, b := range out {
+					for r := 0; r < b.Len; r++ {
+						var p pair
+						c := b.Cols[0]
+						if grouped {
+							if c.IsNull(r) {
+								p.kNul = true
+							} else {
+								p.k = c.Ints[r]
+							}
+							c = b.Cols[1]
+						}
+						got[p] = c.Value(r).(int64)
+					}
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%d groups, want %d", len(got), len(want))
+				}
+				for p, w := range want {
+					if got[p] != w {
+						t.Fatalf("group %+v: %d distinct values, want %d", p, got[p], w)
+					}
 				}
 			})
 		}

@@ -13,16 +13,25 @@ import (
 // so that a batch is one allocation-free loop of a hash, a load and a
 // compare per row (cf. the typed hash tables of vectorised engines).
 // Without GROUP BY every group is 0.
+//
+// A slot keeps the pair's group and, instead of its value, the value's
+// key (pairKey): a mix of the value that is one-to-one for a given
+// group, so (group, key) pairs are as distinct as (group, value) pairs,
+// and that is also the pair's hash. Growing then moves slots without
+// hashing anything again, and pairParts hashes a row once, when staging.
 type pairSet struct {
 	slots []pairSlot
 	mask  uint64
 	n     int
 	seed  uint64
+	// touched sums the slots insertKeys loads ahead of its inserts, so
+	// that the compiler keeps those loads.
+	touched uint32
 }
 
-// pairSlot is one slot: the value and its group plus one (0: empty).
+// pairSlot is one slot: a value's key and its group plus one (0: empty).
 type pairSlot struct {
-	v int64
+	k uint64
 	g uint32
 }
 
@@ -33,9 +42,15 @@ func newPairSetSize(n int) *pairSet {
 	return &pairSet{slots: make([]pairSlot, n), mask: uint64(n - 1), seed: rand.Uint64() | 1}
 }
 
-// hash mixes a pair into a slot hash.
-func (s *pairSet) hash(g uint32, v int64) uint64 {
-	return fmix64(uint64(v)*0x9e3779b97f4a7c15 ^ (uint64(g)<<32 | uint64(g)) ^ s.seed)
+// pairKey returns the key of value v in group g under seed: fmix64 (a
+// bijection) of v mixed with the seed and the group by xor, so one-to-one
+// in v for each group and seed. Its low bits pick a pair's slot and its
+// top bits pairParts' part. Two pairs of different groups whose values
+// differ by exactly the groups' multiples of the constant (xor) share a
+// key, and so a probe sequence, but stay apart in the set: a slot
+// compares groups too.
+func pairKey(seed uint64, g uint32, v int64) uint64 {
+	return fmix64(uint64(v) ^ seed ^ uint64(g)*0x9e3779b97f4a7c15)
 }
 
 // insert adds the pairs (gids[i], vals[i]) for rows i in [0, len(vals))
@@ -59,31 +74,77 @@ func (s *pairSet) insert(gids []uint32, vals []int64, nulls []byte, created []in
 }
 
 // add inserts one pair and reports whether it was new.
-func (s *pairSet) add(g uint32, v int64) bool { return s.addHashed(g, v, s.hash(g, v)) }
+func (s *pairSet) add(g uint32, v int64) bool {
+	if s.full(1) {
+		s.grow()
+	}
+	return s.put(pairSlot{k: pairKey(s.seed, g, v), g: g + 1})
+}
 
-// addHashed is add with the pair's hash h.
-func (s *pairSet) addHashed(g uint32, v int64, h uint64) bool {
-	tag := g + 1
-	for j := h & s.mask; ; j = (j + 1) & s.mask {
+// full reports whether the set must grow before taking k more pairs (at
+// most three quarters of the slots are used).
+func (s *pairSet) full(k int) bool { return uint64(s.n+k)*4 > uint64(len(s.slots))*3 }
+
+// put inserts the slot's pair (the set has room) and reports whether it
+// was new.
+func (s *pairSet) put(p pairSlot) bool {
+	for j := p.k & s.mask; ; j = (j + 1) & s.mask {
 		sl := &s.slots[j]
 		if sl.g == 0 {
-			sl.v, sl.g = v, tag
+			*sl = p
 			s.n++
-			if uint64(s.n)*4 > uint64(len(s.slots))*3 {
-				s.grow()
-			}
 			return true
 		}
-		if sl.g == tag && sl.v == v {
+		if sl.k == p.k && sl.g == p.g {
 			return false
 		}
 	}
 }
 
+// insertBlock is how many pairs insertKeys loads the slots of before
+// inserting them.
+const insertBlock = 32
+
+// insertKeys inserts the staged pairs ps (keys under the set's seed,
+// groups plus one) and appends to news the group of each new one. Once
+// the set outgrows a core's cache a pair's slot is mostly a miss, and
+// inserting pair after pair the core seldom runs ahead to the next miss
+// (the branch on whether a pair is new mispredicts), so the pairs go in
+// blocks: a first loop loads every slot a block's pairs start at, loads
+// the core overlaps, and a second inserts them, the slots now in cache
+// (Go has no prefetch instruction). On hitsUsers-like data one pair at a
+// time took 1.2-1.4x the time of blocks of 32 (BenchmarkPairPartsInsert;
+// blocks of 16 took 5-10% more than 32, of 64 the same).
+func (s *pairSet) insertKeys(ps []pairSlot, news []uint32) []uint32 {
+	for len(ps) > 0 {
+		b := ps[:min(len(ps), insertBlock)]
+		ps = ps[len(b):]
+		for s.full(len(b)) {
+			s.grow()
+		}
+		slots, mask := s.slots, s.mask
+		t := s.touched
+		for i := range b {
+			t += slots[b[i].k&mask].g
+		}
+		s.touched = t
+		for _, p := range b {
+			if s.put(p) {
+				if len(news) == cap(news) {
+					news = uint32Pool.grow(news, 1)
+				}
+				news = append(news, p.g-1)
+			}
+		}
+	}
+	return news
+}
+
 // grow doubles the slots (quadruples them past 64K: each growth
 // rewrites every pair into fresh memory, which costs as much as the
 // inserts themselves for sets of a million pairs) and reinserts every
-// pair.
+// pair by its key. Walking the old slots in order writes the new ones in
+// as many ascending runs as the factor, not at random.
 func (s *pairSet) grow() {
 	old := s.slots
 	factor := 2
@@ -92,15 +153,16 @@ func (s *pairSet) grow() {
 	}
 	s.slots = pairSlotPool.getZeroed(factor * len(old))
 	s.mask = uint64(len(s.slots) - 1)
+	slots, mask := s.slots, s.mask
 	for _, sl := range old {
 		if sl.g == 0 {
 			continue
 		}
-		j := s.hash(sl.g-1, sl.v) & s.mask
-		for s.slots[j].g != 0 {
-			j = (j + 1) & s.mask
+		j := sl.k & mask
+		for slots[j].g != 0 {
+			j = (j + 1) & mask
 		}
-		s.slots[j] = sl
+		slots[j] = sl
 	}
 	pairSlotPool.put(old)
 }
@@ -113,17 +175,108 @@ func (s *pairSet) release() {
 
 var pairSlotPool = slicePool[pairSlot]{size: 16}
 
+// keySet is the set of value keys (pairKey of group 0) of a
+// COUNT(DISTINCT) without GROUP BY: a pairSet whose slots are the bare
+// keys, half the size, which the input of a large set of distinct values
+// misses in cache half as often. Key 0 marks an empty slot, so the key 0
+// itself is recorded aside.
+type keySet struct {
+	slots   []uint64
+	mask    uint64
+	n       int // keys in the set, 0 included
+	zero    bool
+	touched uint64
+}
+
+func newKeySet(n int) *keySet { return &keySet{slots: make([]uint64, n), mask: uint64(n - 1)} }
+
+// full reports whether the set must grow before taking k more keys.
+func (s *keySet) full(k int) bool { return uint64(s.n+k)*4 > uint64(len(s.slots))*3 }
+
+// insertKeys inserts the keys ks, in blocks as pairSet.insertKeys does,
+// and returns how many were new.
+func (s *keySet) insertKeys(ks []uint64) int {
+	added := 0
+	for len(ks) > 0 {
+		b := ks[:min(len(ks), insertBlock)]
+		ks = ks[len(b):]
+		for s.full(len(b)) {
+			s.grow()
+		}
+		slots, mask := s.slots, s.mask
+		t := s.touched
+		for _, k := range b {
+			t += slots[k&mask]
+		}
+		s.touched = t
+	keys:
+		for _, k := range b {
+			if k == 0 {
+				if !s.zero {
+					s.zero = true
+					s.n++
+					added++
+				}
+				continue
+			}
+			for j := k & mask; ; j = (j + 1) & mask {
+				x := slots[j]
+				if x == 0 {
+					slots[j] = k
+					s.n++
+					added++
+					continue keys
+				}
+				if x == k {
+					continue keys
+				}
+			}
+		}
+	}
+	return added
+}
+
+// grow grows the slots as pairSet.grow does.
+func (s *keySet) grow() {
+	old := s.slots
+	factor := 2
+	if len(old) >= 1<<16 {
+		factor = 4
+	}
+	s.slots = uint64Pool.getZeroed(factor * len(old))
+	s.mask = uint64(len(s.slots) - 1)
+	slots, mask := s.slots, s.mask
+	for _, k := range old {
+		if k == 0 {
+			continue
+		}
+		j := k & mask
+		for slots[j] != 0 {
+			j = (j + 1) & mask
+		}
+		slots[j] = k
+	}
+	uint64Pool.put(old)
+}
+
+// release returns the slots to their pool; the set is empty afterwards.
+func (s *keySet) release() {
+	uint64Pool.put(s.slots)
+	s.slots, s.mask, s.n, s.zero = nil, 0, 0, false
+}
+
 // pairParts counts the distinct (group, value) pairs of a COUNT(DISTINCT)
 // over a 64-bit integer argument on every core. The count does not depend
 // on the order the pairs arrive in, so they need not insert in row order
 // as pairSet.insert does. Each batch is cut into ranges of rows, one per
-// worker; a range hashes its pairs and stages them in a chunk of its
-// own, grouped by part (the top bits of their hashes). Once enough pairs are
-// staged (pairFlushPairs, which bounds the staging memory) or the input
-// ends, every part inserts its staged pairs into its own pairSet on some
-// worker, and the pairs new to a part count towards their group. A part
-// holds a fixed share of the pairs, so with more parts than workers each
-// set stays small enough for the core's cache.
+// worker; a range hashes its pairs into keys (pairKey) and stages them in
+// a chunk of its own, grouped by part (the top bits of their keys). Once
+// enough pairs are staged (pairFlushPairs, which bounds the staging
+// memory) or the input ends, every part inserts its staged pairs into its
+// own set on some worker, and the pairs new to a part count towards their
+// group. A part holds a fixed share of the pairs, so with more parts than
+// workers each set stays smaller. Without GROUP BY the parts' sets and
+// chunks hold bare keys (keySet).
 //
 // Before staging, a range drops a pair equal to the last one it staged
 // into the same slot of a small direct-mapped cache: that pair is in, or
@@ -131,21 +284,25 @@ var pairSlotPool = slicePool[pairSlot]{size: 16}
 // Frequent values (ClickBench's UserIDs follow a Zipf law) mostly end
 // there.
 type pairParts struct {
-	sets    []*pairSet
-	shift   uint // part of a hash: h >> shift
+	psets   []*pairSet // per part, with GROUP BY
+	ksets   []*keySet  // per part, without
+	seed    uint64
+	shift   uint // part of a key: k >> shift
 	grouped bool // pairs carry groups (GROUP BY); otherwise every group is 0
 	workers int
 	// chunks[r] holds what range r staged since the last flush, a chunk
 	// per batch; staged counts the pairs in them all.
 	chunks [][]stageChunk
 	staged int
-	// Per range, scratch: the kept rows' hashes and rows.
-	hs   [][]uint64
+	// Per range, scratch: the kept rows' keys and rows.
+	ks   [][]uint64
 	keep [][]int32
 	// rangeStaged is how many pairs each range staged in the last batch.
 	rangeStaged []int
-	// caches[r] is range r's cache of recently staged pairs.
-	caches [][]pairSlot
+	// Per range, its cache of recently staged pairs (pcaches, with GROUP
+	// BY) or keys (kcaches, without).
+	pcaches [][]pairSlot
+	kcaches [][]uint64
 	// Per part, at a flush: the groups of its new pairs (grouped), or
 	// how many there were.
 	news   [][]uint32
@@ -156,11 +313,12 @@ type pairParts struct {
 
 const (
 	// pairFlushPairs is how many staged pairs make the parts insert them
-	// (16 bytes each).
+	// (16 bytes each, 8 without GROUP BY).
 	pairFlushPairs = 1 << 20
 	// pairStageRows is the fewest rows per range when staging a batch.
 	pairStageRows = 1 << 12
-	// pairCacheSlots is the size of a range's cache (16 bytes a slot).
+	// pairCacheSlots is the size of a range's cache (16 bytes a slot, 8
+	// without GROUP BY).
 	pairCacheSlots = 1 << 10
 	// partsPerWorker is how many parts per worker pairParts and
 	// stringParts keep: smaller sets, fitting a core's cache, for the
@@ -177,30 +335,36 @@ const (
 func newPairParts(workers int, grouped bool) *pairParts {
 	workers = max(workers, 1)
 	np := 1 << bits.Len(uint(min(partsPerWorker*workers, 256)-1))
-	seed := rand.Uint64() | 1
 	pp := &pairParts{
+		seed:        rand.Uint64() | 1,
 		shift:       uint(64 - bits.TrailingZeros(uint(np))),
 		grouped:     grouped,
 		workers:     workers,
 		chunks:      make([][]stageChunk, workers),
-		hs:          make([][]uint64, workers),
+		ks:          make([][]uint64, workers),
 		keep:        make([][]int32, workers),
 		rangeStaged: make([]int, workers),
-		caches:      make([][]pairSlot, workers),
+		pcaches:     make([][]pairSlot, workers),
+		kcaches:     make([][]uint64, workers),
 		news:        make([][]uint32, np),
 		counts:      make([]uint64, np),
 	}
 	for p := 0; p < np; p++ {
-		s := newPairSetSize(partSetSlots)
-		s.seed = seed // routing uses the sets' common hash
-		pp.sets = append(pp.sets, s)
+		if grouped {
+			pp.psets = append(pp.psets, newPairSetSize(partSetSlots))
+		} else {
+			pp.ksets = append(pp.ksets, newKeySet(partSetSlots))
+		}
 	}
 	return pp
 }
 
-// part returns the part of a pair's hash (shift is 64 for one part: Go
+// parts returns the number of parts.
+func (pp *pairParts) parts() int { return len(pp.counts) }
+
+// part returns the part of a pair's key (shift is 64 for one part: Go
 // shifts a uint64 by 64 to 0).
-func (pp *pairParts) part(h uint64) uint64 { return h >> pp.shift }
+func (pp *pairParts) part(k uint64) uint64 { return k >> pp.shift }
 
 // add stages the pairs (gids[i], vals[i]) of the rows whose value is not
 // NULL (nulls is the values' validity bitmap, nil when none is; gids nil
@@ -229,10 +393,12 @@ func (pp *pairParts) add(gids []uint32, vals []int64, nulls []byte, st []uint64,
 	}
 }
 
-// stageChunk is what a range staged from one batch: its pairs grouped
-// by part, part p's at pairs[offs[p]:offs[p+1]].
+// stageChunk is what a range staged from one batch: its pairs (pairs,
+// with GROUP BY) or keys (keys, without) grouped by part, part p's at
+// [offs[p], offs[p+1]).
 type stageChunk struct {
 	pairs []pairSlot
+	keys  []uint64
 	offs  []int32
 }
 
@@ -241,38 +407,18 @@ type stageChunk struct {
 // writes the pairs part by part into one chunk (one buffer per range
 // and batch, from the pool, instead of a growing list per part).
 func (pp *pairParts) stageRange(r int, gids []uint32, vals []int64, nulls []byte, lo, hi int) {
-	np := len(pp.sets)
-	cache := pp.caches[r]
-	if cache == nil {
-		cache = make([]pairSlot, pairCacheSlots)
-		pp.caches[r] = cache
-	}
-	if cap(pp.hs[r]) < hi-lo {
-		pp.hs[r] = make([]uint64, hi-lo)
+	np := pp.parts()
+	if cap(pp.ks[r]) < hi-lo {
+		pp.ks[r] = make([]uint64, hi-lo)
 		pp.keep[r] = make([]int32, hi-lo)
 	}
-	hs, keep := pp.hs[r][:hi-lo], pp.keep[r][:hi-lo]
+	ks, keep := pp.ks[r][:hi-lo], pp.keep[r][:hi-lo]
 	offs := make([]int32, np+1)
-	s0 := pp.sets[0]
-	k := 0
-	for i := lo; i < hi; i++ {
-		if nulls != nil && nulls[i>>3]&(1<<(i&7)) == 0 {
-			continue
-		}
-		var g uint32
-		if gids != nil {
-			g = gids[i]
-		}
-		v := vals[i]
-		h := s0.hash(g, v)
-		c := &cache[h&(pairCacheSlots-1)]
-		if c.v == v && c.g == g+1 {
-			continue
-		}
-		c.v, c.g = v, g+1
-		hs[k], keep[k] = h, int32(i)
-		offs[pp.part(h)+1]++
-		k++
+	var k int
+	if !pp.grouped {
+		k = pp.keysRange(r, vals, nulls, lo, hi, ks, offs)
+	} else {
+		k = pp.pairsRange(r, gids, vals, nulls, lo, hi, ks, keep, offs)
 	}
 	pp.rangeStaged[r] = k
 	if k == 0 {
@@ -283,18 +429,91 @@ func (pp *pairParts) stageRange(r int, gids []uint32, vals []int64, nulls []byte
 	}
 	pos := make([]int32, np)
 	copy(pos, offs[:np])
-	pairs := pairSlotPool.get(k)
-	for j, h := range hs[:k] {
-		i := keep[j]
+	c := stageChunk{offs: offs}
+	if !pp.grouped {
+		c.keys = uint64Pool.get(k)
+		for _, x := range ks[:k] {
+			p := pp.part(x)
+			c.keys[pos[p]] = x
+			pos[p]++
+		}
+	} else {
+		c.pairs = pairSlotPool.get(k)
+		for j, x := range ks[:k] {
+			var g uint32
+			if gids != nil {
+				g = gids[keep[j]]
+			}
+			p := pp.part(x)
+			c.pairs[pos[p]] = pairSlot{k: x, g: g + 1}
+			pos[p]++
+		}
+	}
+	pp.chunks[r] = append(pp.chunks[r], c)
+}
+
+// keysRange is stageRange's first pass without GROUP BY (gids are
+// ignored): it writes the
+// kept rows' keys to ks, counts them per part in offs[p+1] and returns
+// how many it kept. The cache's slot i starts as i^1, which no key of
+// that slot (whose low bits are i) equals.
+func (pp *pairParts) keysRange(r int, vals []int64, nulls []byte, lo, hi int, ks []uint64, offs []int32) int {
+	cache := pp.kcaches[r]
+	if cache == nil {
+		cache = make([]uint64, pairCacheSlots)
+		for i := range cache {
+			cache[i] = uint64(i) ^ 1
+		}
+		pp.kcaches[r] = cache
+	}
+	seed, k := pp.seed, 0
+	for i := lo; i < hi; i++ {
+		if nulls != nil && nulls[i>>3]&(1<<(i&7)) == 0 {
+			continue
+		}
+		x := pairKey(seed, 0, vals[i])
+		c := &cache[x&(pairCacheSlots-1)]
+		d := 0 // without a branch: whether a row is kept is a coin toss
+		if *c != x {
+			d = 1
+		}
+		*c = x
+		ks[k] = x
+		offs[pp.part(x)+1] += int32(d)
+		k += d
+	}
+	return k
+}
+
+// pairsRange is keysRange with GROUP BY: it also lists the kept rows in
+// keep, for their groups.
+func (pp *pairParts) pairsRange(r int, gids []uint32, vals []int64, nulls []byte, lo, hi int, ks []uint64, keep, offs []int32) int {
+	cache := pp.pcaches[r]
+	if cache == nil {
+		cache = make([]pairSlot, pairCacheSlots)
+		pp.pcaches[r] = cache
+	}
+	seed, k := pp.seed, 0
+	for i := lo; i < hi; i++ {
+		if nulls != nil && nulls[i>>3]&(1<<(i&7)) == 0 {
+			continue
+		}
 		var g uint32
 		if gids != nil {
 			g = gids[i]
 		}
-		p := pp.part(h)
-		pairs[pos[p]] = pairSlot{v: vals[i], g: g + 1}
-		pos[p]++
+		x := pairKey(seed, g, vals[i])
+		c := &cache[x&(pairCacheSlots-1)]
+		d := 0
+		if (c.k^x)|uint64(c.g^(g+1)) != 0 {
+			d = 1
+		}
+		c.k, c.g = x, g+1
+		ks[k], keep[k] = x, int32(i)
+		offs[pp.part(x)+1] += int32(d)
+		k += d
 	}
-	pp.chunks[r] = append(pp.chunks[r], stageChunk{pairs: pairs, offs: offs})
+	return k
 }
 
 // flush inserts the staged pairs into their parts' sets, the parts on
@@ -304,30 +523,27 @@ func (pp *pairParts) flush(st []uint64, stride, off int) {
 	if pp.staged == 0 {
 		return
 	}
-	forEachIndex(len(pp.sets), pp.workers, func(p int) {
-		s := pp.sets[p]
-		news, cnt := pp.news[p][:0], uint64(0)
-		for r := range pp.chunks {
-			for _, c := range pp.chunks[r] {
-				for _, sl := range c.pairs[c.offs[p]:c.offs[p+1]] {
-					g := sl.g - 1
-					if s.addHashed(g, sl.v, s.hash(g, sl.v)) {
-						if pp.grouped {
-							if len(news) == cap(news) {
-								news = uint32Pool.grow(news, 1)
-							}
-							news = append(news, g)
-						} else {
-							cnt++
-						}
-					}
+	forEachIndex(pp.parts(), pp.workers, func(p int) {
+		if !pp.grouped {
+			s, cnt := pp.ksets[p], 0
+			for r := range pp.chunks {
+				for _, c := range pp.chunks[r] {
+					cnt += s.insertKeys(c.keys[c.offs[p]:c.offs[p+1]])
 				}
 			}
+			pp.counts[p] = uint64(cnt)
+			return
 		}
-		pp.news[p], pp.counts[p] = news, cnt
+		s, news := pp.psets[p], pp.news[p][:0]
+		for r := range pp.chunks {
+			for _, c := range pp.chunks[r] {
+				news = s.insertKeys(c.pairs[c.offs[p]:c.offs[p+1]], news)
+			}
+		}
+		pp.news[p] = news
 	})
 	pp.dropChunks()
-	for p := range pp.sets {
+	for p := range pp.counts {
 		if !pp.grouped {
 			st[off] += pp.counts[p]
 			continue
@@ -338,11 +554,12 @@ func (pp *pairParts) flush(st []uint64, stride, off int) {
 	}
 }
 
-// dropChunks returns the staged chunks' buffers to their pool.
+// dropChunks returns the staged chunks' buffers to their pools.
 func (pp *pairParts) dropChunks() {
 	for r, cs := range pp.chunks {
 		for i := range cs {
 			pairSlotPool.put(cs[i].pairs)
+			uint64Pool.put(cs[i].keys)
 			cs[i] = stageChunk{}
 		}
 		pp.chunks[r] = cs[:0]
@@ -353,7 +570,10 @@ func (pp *pairParts) dropChunks() {
 // size returns the number of distinct pairs inserted so far.
 func (pp *pairParts) size() int {
 	n := 0
-	for _, s := range pp.sets {
+	for _, s := range pp.psets {
+		n += s.n
+	}
+	for _, s := range pp.ksets {
 		n += s.n
 	}
 	return n
@@ -361,7 +581,10 @@ func (pp *pairParts) size() int {
 
 // release returns the sets' slots and the staging lists to their pools.
 func (pp *pairParts) release() {
-	for _, s := range pp.sets {
+	for _, s := range pp.psets {
+		s.release()
+	}
+	for _, s := range pp.ksets {
 		s.release()
 	}
 	pp.dropChunks()

@@ -250,3 +250,181 @@ func TestForEachIndexPanics(t *testing.T) {
 		})
 	}
 }
+
+// collidingValue returns the value of group g whose pairKey under any
+// seed equals that of value x in group 0: pairKey mixes the group in by
+// xor before fmix64, so such pairs share a key and probe the same slots.
+func collidingValue(x int64, g uint32) int64 {
+	return x ^ int64(uint64(g)*0x9e3779b97f4a7c15)
+}
+
+// TestPairKey checks the properties the sets rely on: a key is one-to-one
+// in the value for a group and seed (so the sets may keep keys instead of
+// values), the colliding pairs of collidingValue share a key, and
+// structured inputs (consecutive values, values that differ only in high
+// bits, one value in consecutive groups) spread over the low bits (slots)
+// and the top bits (parts): no bucket gets more than twice its share.
+func TestPairKey(t *testing.T) {
+	const seed = 0x1234567 | 1
+	if pairKey(seed, 0, seed) != 0 {
+		t.Fatalf("pairKey of the seed is %#x, want 0", pairKey(seed, 0, seed))
+	}
+	for _, g := range []uint32{1, 7, 1 << 31} {
+		if a, b := pairKey(seed, 0, 99), pairKey(seed, g, collidingValue(99, g)); a != b {
+			t.Errorf("group %d: colliding key %#x, want %#x", g, b, a)
+		}
+	}
+	const n, buckets = 1 << 16, 1 << 8
+	for _, tc := range []struct {
+		name string
+		pair func(i int) (uint32, int64)
+	}{
+		{"consecutive values", func(i int) (uint32, int64) { return 0, int64(i) }},
+		{"negative values", func(i int) (uint32, int64) { return 0, -int64(i) }},
+		{"high bits", func(i int) (uint32, int64) { return 0, int64(i) << 40 }},
+		{"top bits", func(i int) (uint32, int64) { return 0, int64(i) << 48 }},
+		{"multiples of 1e9", func(i int) (uint32, int64) { return 0, int64(i) * 1e9 }},
+		{"consecutive groups", func(i int) (uint32, int64) { return uint32(i), 5 }},
+		{"groups and values", func(i int) (uint32, int64) { return uint32(i & 255), int64(i >> 8) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			seen := map[uint64]bool{}
+			var low, top [buckets]int
+			for i := 0; i < n; i++ {
+				g, v := tc.pair(i)
+				k := pairKey(seed, g, v)
+				seen[k] = true
+				low[k%buckets]++
+				top[k>>56]++
+			}
+			if len(seen) != n {
+				t.Fatalf("%d distinct keys of %d pairs", len(seen), n)
+			}
+			for b := 0; b < buckets; b++ {
+				if low[b] > 2*n/buckets || top[b] > 2*n/buckets {
+					t.Fatalf("bucket %d: %d keys by low bits, %d by top bits, want at most %d", b, low[b], top[b], 2*n/buckets)
+				}
+			}
+		})
+	}
+}
+
+// TestPairSetCollisions checks pairSet and pairParts when many pairs share
+// one key (collidingValue) and so one probe sequence, with the key 0
+// among them (the value equal to the seed, in group 0), against their
+// known counts.
+func TestPairSetCollisions(t *testing.T) {
+	const groups = 3000
+	// Each group's pair (g, collidingValue(seed, g)) has key 0, and
+	// (g, collidingValue(7, g)) the key of 7; (g, g) is the third.
+	batch := func(seed uint64) (gids []uint32, vals []int64) {
+		for g := uint32(0); g < groups; g++ {
+			gids = append(gids, g, g, g)
+			vals = append(vals, collidingValue(int64(seed), g), collidingValue(7, g), int64(g))
+		}
+		return gids, vals
+	}
+	t.Run("pairSet", func(t *testing.T) {
+		s := newPairSet()
+		gids, vals := batch(s.seed)
+		for pass, want := range []int{3 * groups, 0} {
+			if created := s.insert(gids, vals, nil, nil); len(created) != want {
+				t.Fatalf("pass %d: %d new pairs, want %d", pass, len(created), want)
+			}
+		}
+	})
+	t.Run("pairParts", func(t *testing.T) {
+		pp := newPairParts(3, true)
+		pp.flushPairs = 1000
+		gids, vals := batch(pp.seed)
+		st := make([]uint64, groups)
+		pp.add(gids, vals, nil, st, 1, 0)
+		pp.add(gids, vals, nil, st, 1, 0)
+		pp.flush(st, 1, 0)
+		for g, c := range st {
+			if c != 3 {
+				t.Fatalf("group %d counts %d, want 3", g, c)
+			}
+		}
+		pp.release()
+	})
+}
+
+// TestPairPartsRandomized compares pairParts' counts with a Go map's over
+// random inputs: worker counts, flush sizes, with and without groups,
+// small and wide value domains, NULLs, colliding pairs and the value
+// whose key is 0 (the seed), over batches of random sizes.
+func TestPairPartsRandomized(t *testing.T) {
+	type pair struct {
+		g uint32
+		v int64
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := 0; trial < 40; trial++ {
+		workers := 1 + rng.IntN(9)
+		groups := []int{0, 1, 3, 500}[rng.IntN(4)]
+		domain := []int64{5, 1000, 1 << 40}[rng.IntN(3)]
+		flush := []int{0, 1, 777, 20000}[rng.IntN(4)]
+		nullEvery := []int{0, 2, 9}[rng.IntN(3)]
+		pp := newPairParts(workers, groups > 0)
+		pp.flushPairs = flush
+		ng := max(groups, 1)
+		st := make([]uint64, 3*ng) // stride 3, count word 2
+		seen := map[pair]bool{}
+		for batch, nb := 0, 1+rng.IntN(5); batch < nb; batch++ {
+			n := []int{1, 100, pairStageRows - 1, 2*pairStageRows + 3, 30000}[rng.IntN(5)]
+			vals := make([]int64, n)
+			var gids []uint32
+			if groups > 0 {
+				gids = make([]uint32, n)
+			}
+			var nulls []byte
+			if nullEvery > 0 {
+				nulls = make([]byte, (n+7)/8)
+			}
+			for i := range vals {
+				var g uint32
+				if gids != nil {
+					g = rng.Uint32N(uint32(groups))
+					gids[i] = g
+				}
+				switch rng.IntN(10) {
+				case 0:
+					vals[i] = collidingValue(int64(pp.seed), g) // key 0 in group 0
+				case 1:
+					vals[i] = collidingValue(rng.Int64N(8), g)
+				default:
+					vals[i] = rng.Int64N(domain) - domain/2
+				}
+				if nulls != nil && rng.IntN(nullEvery) != 0 {
+					nulls[i>>3] |= 1 << (i & 7)
+				}
+			}
+			pp.add(gids, vals, nulls, st, 3, 2)
+			for i, v := range vals {
+				if nulls == nil || nulls[i>>3]&(1<<(i&7)) != 0 {
+					p := pair{v: v}
+					if gids != nil {
+						p.g = gids[i]
+					}
+					seen[p] = true
+				}
+			}
+		}
+		pp.flush(st, 3, 2)
+		want := make([]uint64, ng)
+		for p := range seen {
+			want[p.g]++
+		}
+		for g := range want {
+			if st[3*g+2] != want[g] {
+				t.Fatalf("trial %d (workers %d, groups %d, domain %d, flush %d): group %d counts %d, want %d",
+					trial, workers, groups, domain, flush, g, st[3*g+2], want[g])
+			}
+		}
+		if pp.size() != len(seen) {
+			t.Fatalf("trial %d: sets hold %d pairs, want %d", trial, pp.size(), len(seen))
+		}
+		pp.release()
+	}
+}
