@@ -138,10 +138,8 @@ func compareInto(op cmpOp, a, b *coldata.Vec, r []byte) {
 	case coldata.Decimal:
 		if b.Const {
 			cmpDecimalsVC(op, a.Decs[:n], b.Decs[0], r)
-			break
-		}
-		for i := range r {
-			r[i] = b2u8(op.holds(a.Decs[i].Cmp(b.Decs[i])))
+		} else {
+			cmpDecimalsVV(op, a.Decs[:n], b.Decs[:n], r)
 		}
 	case coldata.String:
 		if b.Const {
@@ -153,11 +151,16 @@ func compareInto(op cmpOp, a, b *coldata.Vec, r []byte) {
 }
 
 // cmpDecimalsVC compares a DECIMAL column with a constant of the same
-// scale (TPC-H Q6's discount and quantity ranges), one loop per operator:
-// a 128-bit value orders by its signed high word, then its unsigned low
-// word.
+// scale (TPC-H Q6's discount and quantity ranges), one loop per operator.
+// When the constant is an int64 the rows are first compared as int64s
+// (cmpDecimals64VC), which also tells whether every row is one; else, or
+// when some row is not, a 128-bit value orders by its signed high word,
+// then its unsigned low word.
 func cmpDecimalsVC(op cmpOp, x []decimal.Int128, k decimal.Int128, r []byte) {
 	r = r[:len(x)]
+	if k64, ok := smallDec(k); ok && cmpDecimals64VC(op, x, k64, r) {
+		return
+	}
 	switch op {
 	case cmpEQ:
 		for i, v := range x {
@@ -183,6 +186,79 @@ func cmpDecimalsVC(op cmpOp, x []decimal.Int128, k decimal.Int128, r []byte) {
 		for i, v := range x {
 			r[i] = b2u8(v.Hi > k.Hi || (v.Hi == k.Hi && v.Lo >= k.Lo))
 		}
+	}
+}
+
+// cmpDecimals64VC is cmpDecimalsVC for a constant k that is an int64,
+// comparing each row's low word as an int64. Every row is compared
+// without a branch, and the loop ORs together each row's high word XOR
+// the sign extension of its low word: zero exactly when every row is an
+// int64 (then the answers are right); otherwise it returns false and r
+// is to be recomputed.
+func cmpDecimals64VC(op cmpOp, x []decimal.Int128, k int64, r []byte) bool {
+	r = r[:len(x)]
+	var bad int64
+	switch op {
+	case cmpEQ:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo == k)
+		}
+	case cmpNE:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo != k)
+		}
+	case cmpLT:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo < k)
+		}
+	case cmpLE:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo <= k)
+		}
+	case cmpGT:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo > k)
+		}
+	case cmpGE:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo >= k)
+		}
+	}
+	return bad == 0
+}
+
+// cmpDecimalsVV compares two DECIMAL columns of one scale: as int64s
+// when every row of both is one (checked as cmpDecimals64VC does), else
+// row by row in 128 bits.
+func cmpDecimalsVV(op cmpOp, x, y []decimal.Int128, r []byte) {
+	r = r[:len(x)]
+	y = y[:len(x)]
+	var bad int64
+	tab := cmpTable(op)
+	for i, v := range x {
+		w := y[i]
+		a, b := int64(v.Lo), int64(w.Lo)
+		bad |= (v.Hi ^ a>>63) | (w.Hi ^ b>>63)
+		// -1, 0 or 1 without a branch.
+		r[i] = tab[1+int(b2u8(a > b))-int(b2u8(a < b))]
+	}
+	if bad == 0 {
+		return
+	}
+	for i, v := range x {
+		r[i] = tab[v.Cmp(y[i])+1]
 	}
 }
 
