@@ -128,3 +128,42 @@ func xorWords(r, x []byte, k byte) {
 		r[i] = x[i] ^ k
 	}
 }
+
+// AppendTrue appends to sel the rows i of a BOOLEAN filter mask where
+// bools[i] is non-zero (TRUE) and nulls (nil: no NULLs) marks i valid,
+// in order, and returns the extended slice. Eight rows are taken at a
+// time: a word with no TRUE row (most of them, under a selective filter)
+// is skipped whole, and the rows of the others are written without a
+// branch per row.
+func AppendTrue(sel []int, bools, nulls []byte) []int {
+	n := len(bools)
+	base := len(sel)
+	if cap(sel)-base < n {
+		grown := make([]int, base, base+n)
+		copy(grown, sel)
+		sel = grown
+	}
+	out := sel[:base+n]
+	k := base
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		w := loadWord(bools, i)
+		w = ((w&low7 + low7) | w) >> 7 & ones8 // 1 in each non-zero byte, else 0
+		if nulls != nil {
+			w &= expandBits[nulls[i>>3]]
+		}
+		if w == 0 {
+			continue
+		}
+		for b := 0; b < 8; b++ {
+			out[k] = i + b
+			k += int(w >> (8 * b) & 1)
+		}
+	}
+	for ; i < n; i++ {
+		out[k] = i
+		k += int(b2u8(bools[i] != 0 && validAt(nulls, i)))
+	}
+	return out[:k]
+}

@@ -125,3 +125,73 @@ func TestNotWords(t *testing.T) {
 		}
 	}
 }
+
+// appendTrueRows is the plain definition of AppendTrue.
+func appendTrueRows(sel []int, bools, nulls []byte) []int {
+	for i, x := range bools {
+		if x != 0 && validAt(nulls, i) {
+			sel = append(sel, i)
+		}
+	}
+	return sel
+}
+
+// TestAppendTrue compares AppendTrue with the plain loop over lengths
+// around the word size, densities from none to all, NULLs or not, mask
+// bytes other than 0 and 1, and a selection that already holds rows.
+func TestAppendTrue(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 63, 64, 65, 200} {
+		for _, density := range []int{0, 1, 50, 100} {
+			for _, withNulls := range []bool{false, true} {
+				for _, prefix := range [][]int{nil, {-3, -2}} {
+					bools := make([]byte, n)
+					for i := range bools {
+						if r.Intn(100) < density {
+							bools[i] = 1
+							if i%11 == 4 {
+								bools[i] = 0x80 // any non-zero byte is TRUE
+							}
+						}
+					}
+					var nulls []byte
+					if withNulls {
+						nulls = coldata.NewValidBitmap(n)
+						for i := 0; i < n; i += 3 {
+							coldata.ClearBit(nulls, i)
+						}
+					}
+					want := appendTrueRows(append([]int(nil), prefix...), bools, nulls)
+					got := AppendTrue(append([]int(nil), prefix...), bools, nulls)
+					if fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Fatalf("n=%d density=%d nulls=%v: got %v, want %v", n, density, withNulls, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkAppendTrue turns Q6-like masks (2% and 50% TRUE) into
+// selections, against the plain row loop.
+func BenchmarkAppendTrue(b *testing.B) {
+	r := rand.New(rand.NewSource(9))
+	const n = 1 << 16
+	for _, pct := range []int{2, 50} {
+		bools := make([]byte, n)
+		for i := range bools {
+			bools[i] = b2u8(r.Intn(100) < pct)
+		}
+		sel := make([]int, 0, n)
+		b.Run(fmt.Sprintf("words/%d%%", pct), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				sel = AppendTrue(sel[:0], bools, nil)
+			}
+		})
+		b.Run(fmt.Sprintf("rows/%d%%", pct), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				sel = appendTrueRows(sel[:0], bools, nil)
+			}
+		})
+	}
+}
