@@ -209,3 +209,19 @@ func TestDecimalVecFastTaken(t *testing.T) {
 	}
 	_ = t15
 }
+
+// TestLooseMagnitude checks the bound the scanning loops use: one more
+// than looseMagnitude is at least |x| (and at most |x| + 1) for every
+// int64, and bad is set exactly for values that are not int64s.
+func TestLooseMagnitude(t *testing.T) {
+	for _, x := range decEdgeValues {
+		m, bad := looseMagnitude(x)
+		abs, badExact := magnitude(x)
+		if (bad != 0) != (badExact != 0) {
+			t.Fatalf("%s: bad %d, magnitude says %d", x.String(0), bad, badExact)
+		}
+		if bad == 0 && (m+1 < abs || m > abs) {
+			t.Fatalf("%s: loose magnitude %d, |x| = %d", x.String(0), m, abs)
+		}
+	}
+}
