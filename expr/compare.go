@@ -342,6 +342,10 @@ func cmpStringsVC(op cmpOp, offs []int32, data, needle []byte, r []byte) {
 			eqStringsShort(offs, data, needle, r, ne)
 			return
 		}
+		if ln <= eqWordsMax {
+			eqStringsWords(offs, data, needle, r, ne)
+			return
+		}
 		for i := range r {
 			lo, hi := offs[i], offs[i+1]
 			if hi-lo == ln && string(data[lo:hi]) == string(needle) {
@@ -385,6 +389,50 @@ func eqStringsShort(offs []int32, data, needle []byte, r []byte, ne byte) {
 			}
 		}
 		r[i] = b2u8(w&mask == nw)&b2u8(hi-lo == ln) ^ ne
+	}
+}
+
+// eqWordsMax is the longest needle eqStringsWords compares.
+const eqWordsMax = 24
+
+// eqStringsWords is eqStringsShort for a needle of 9 to eqWordsMax bytes
+// (TPC-H Q19's l_shipinstruct = 'DELIVER IN PERSON'): each row is
+// compared as the needle's two or three words, at offsets 0 (and 8) and
+// one ending at the needle's end (overlapping the one before), XORed and
+// ORed together, with the length test folded in: no branch depends on
+// the data, where testing the length first mispredicts on columns of
+// mixed lengths. Rows too near the end of the data to load every word
+// are compared bytewise.
+func eqStringsWords(offs []int32, data, needle []byte, r []byte, ne byte) {
+	ln := int32(len(needle))
+	le := binary.LittleEndian
+	n0, nl := le.Uint64(needle), le.Uint64(needle[ln-8:])
+	last := ln - 8
+	// The rows from m on start too near the end of the data to load
+	// every word (offsets never decrease, so they are a suffix).
+	safe := int32(len(data)) - max(ln, 16)
+	m := len(r)
+	for m > 0 && offs[m-1] > safe {
+		m--
+	}
+	if ln <= 16 {
+		for i := range r[:m] {
+			lo := offs[i]
+			w := data[lo:]
+			diff := (le.Uint64(w) ^ n0) | (le.Uint64(w[last:]) ^ nl)
+			r[i] = b2u8(diff == 0)&b2u8(offs[i+1]-lo == ln) ^ ne
+		}
+	} else {
+		n1 := le.Uint64(needle[8:])
+		for i := range r[:m] {
+			lo := offs[i]
+			w := data[lo:]
+			diff := (le.Uint64(w) ^ n0) | (le.Uint64(w[8:]) ^ n1) | (le.Uint64(w[last:]) ^ nl)
+			r[i] = b2u8(diff == 0)&b2u8(offs[i+1]-lo == ln) ^ ne
+		}
+	}
+	for i := m; i < len(r); i++ {
+		r[i] = b2u8(string(data[offs[i]:offs[i+1]]) == string(needle)) ^ ne
 	}
 }
 

@@ -140,3 +140,42 @@ func TestDecimalCompareRandom(t *testing.T) {
 		})
 	}
 }
+
+// TestEqStringsWords checks = and <> against needles of 9 to 65 bytes
+// (the word loop, and the byte loop beyond it) over rows equal to the
+// needle, differing in its first, a middle or its last byte, one byte
+// shorter or longer, empty, and rows at the very end of the data, where
+// the words cannot be loaded.
+func TestEqStringsWords(t *testing.T) {
+	for _, ln := range []int{9, 10, 15, 16, 17, 23, 24, 25, 31, 32, 33, 63, 64, 65} {
+		needle := make([]byte, ln)
+		for i := range needle {
+			needle[i] = byte('a' + i%26)
+		}
+		flip := func(k int) string {
+			b := append([]byte(nil), needle...)
+			b[k] ^= 0x20
+			return string(b)
+		}
+		rows := []string{string(needle), flip(0), flip(ln / 2), flip(ln - 1), string(needle[:ln-1]),
+			string(needle) + "x", "", "x" + string(needle[1:]), string(needle)}
+		// The last rows again at the end, for the bytewise tail.
+		rows = append(rows, flip(ln-1), string(needle))
+		for _, op := range []cmpOp{cmpEQ, cmpNE} {
+			b := coldata.NewBuilder(coldata.String, len(rows))
+			for _, s := range rows {
+				b.AppendString(s)
+			}
+			v := b.Finish()
+			got, err := compareVecs(op, v, coldata.NewConst(coldata.String, string(needle), len(rows)), len(rows))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range rows {
+				if want := (s == string(needle)) == (op == cmpEQ); got.Bool(i) != want {
+					t.Fatalf("len %d: %q %s needle = %v, want %v", ln, s, cmpNames[op], got.Bool(i), want)
+				}
+			}
+		}
+	}
+}

@@ -128,3 +128,16 @@ func BenchmarkScAnd(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScEqLongStringConst is TPC-H Q19's l_shipinstruct = 'DELIVER
+// IN PERSON' over the column's four values, drawn at random.
+func BenchmarkScEqLongStringConst(b *testing.B) {
+	vals := []string{"DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"}
+	r := rand.New(rand.NewSource(19))
+	sb := coldata.NewBuilder(coldata.String, scBenchRows)
+	for i := 0; i < scBenchRows; i++ {
+		sb.AppendString(vals[r.Intn(len(vals))])
+	}
+	s := sb.Finish()
+	scBench(b, "=", []*coldata.Vec{s, coldata.NewConst(coldata.String, "DELIVER IN PERSON", scBenchRows)}, 4+12+1)
+}
