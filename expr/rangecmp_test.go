@@ -138,3 +138,24 @@ func TestRangeMatchesComparisons(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeEmptyBatch evaluates a fused range over a batch of no rows.
+func TestRangeEmptyBatch(t *testing.T) {
+	for _, ty := range []coldata.Type{coldata.Int64, coldata.DecimalOf(15, 2), coldata.Float64} {
+		x := &ColumnRef{Index: 0, Name: "x", T: ty}
+		var lo, hi Expr
+		switch {
+		case ty.IsDecimal():
+			lo, hi = &Literal{Value: decimal.FromInt64(1), T: ty}, &Literal{Value: decimal.FromInt64(9), T: ty}
+		case ty == coldata.Float64:
+			lo, hi = &Literal{Value: 1.0, T: ty}, &Literal{Value: 9.0, T: ty}
+		default:
+			lo, hi = &Literal{Value: int64(1), T: ty}, &Literal{Value: int64(9), T: ty}
+		}
+		e := rcCall(t, "and", rcCall(t, ">=", x, lo), rcCall(t, "<", x, hi))
+		out, err := NewProgram([]Expr{e}).Eval(coldata.NewBatch([]*coldata.Vec{coldata.NewVec(ty, 0)}, 0))
+		if err != nil || out[0].Len != 0 || out[0].Type != coldata.Bool {
+			t.Fatalf("%s: %v, %+v", ty, err, out)
+		}
+	}
+}
