@@ -138,10 +138,8 @@ func compareInto(op cmpOp, a, b *coldata.Vec, r []byte) {
 	case coldata.Decimal:
 		if b.Const {
 			cmpDecimalsVC(op, a.Decs[:n], b.Decs[0], r)
-			break
-		}
-		for i := range r {
-			r[i] = b2u8(op.holds(a.Decs[i].Cmp(b.Decs[i])))
+		} else {
+			cmpDecimalsVV(op, a.Decs[:n], b.Decs[:n], r)
 		}
 	case coldata.String:
 		if b.Const {
@@ -153,11 +151,16 @@ func compareInto(op cmpOp, a, b *coldata.Vec, r []byte) {
 }
 
 // cmpDecimalsVC compares a DECIMAL column with a constant of the same
-// scale (TPC-H Q6's discount and quantity ranges), one loop per operator:
-// a 128-bit value orders by its signed high word, then its unsigned low
-// word.
+// scale (TPC-H Q6's discount and quantity ranges), one loop per operator.
+// When the constant is an int64 the rows are first compared as int64s
+// (cmpDecimals64VC), which also tells whether every row is one; else, or
+// when some row is not, a 128-bit value orders by its signed high word,
+// then its unsigned low word.
 func cmpDecimalsVC(op cmpOp, x []decimal.Int128, k decimal.Int128, r []byte) {
 	r = r[:len(x)]
+	if k64, ok := smallDec(k); ok && cmpDecimals64VC(op, x, k64, r) {
+		return
+	}
 	switch op {
 	case cmpEQ:
 		for i, v := range x {
@@ -183,6 +186,79 @@ func cmpDecimalsVC(op cmpOp, x []decimal.Int128, k decimal.Int128, r []byte) {
 		for i, v := range x {
 			r[i] = b2u8(v.Hi > k.Hi || (v.Hi == k.Hi && v.Lo >= k.Lo))
 		}
+	}
+}
+
+// cmpDecimals64VC is cmpDecimalsVC for a constant k that is an int64,
+// comparing each row's low word as an int64. Every row is compared
+// without a branch, and the loop ORs together each row's high word XOR
+// the sign extension of its low word: zero exactly when every row is an
+// int64 (then the answers are right); otherwise it returns false and r
+// is to be recomputed.
+func cmpDecimals64VC(op cmpOp, x []decimal.Int128, k int64, r []byte) bool {
+	r = r[:len(x)]
+	var bad int64
+	switch op {
+	case cmpEQ:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo == k)
+		}
+	case cmpNE:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo != k)
+		}
+	case cmpLT:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo < k)
+		}
+	case cmpLE:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo <= k)
+		}
+	case cmpGT:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo > k)
+		}
+	case cmpGE:
+		for i, v := range x {
+			lo := int64(v.Lo)
+			bad |= v.Hi ^ lo>>63
+			r[i] = b2u8(lo >= k)
+		}
+	}
+	return bad == 0
+}
+
+// cmpDecimalsVV compares two DECIMAL columns of one scale: as int64s
+// when every row of both is one (checked as cmpDecimals64VC does), else
+// row by row in 128 bits.
+func cmpDecimalsVV(op cmpOp, x, y []decimal.Int128, r []byte) {
+	r = r[:len(x)]
+	y = y[:len(x)]
+	var bad int64
+	tab := cmpTable(op)
+	for i, v := range x {
+		w := y[i]
+		a, b := int64(v.Lo), int64(w.Lo)
+		bad |= (v.Hi ^ a>>63) | (w.Hi ^ b>>63)
+		// -1, 0 or 1 without a branch.
+		r[i] = tab[1+int(b2u8(a > b))-int(b2u8(a < b))]
+	}
+	if bad == 0 {
+		return
+	}
+	for i, v := range x {
+		r[i] = tab[v.Cmp(y[i])+1]
 	}
 }
 
@@ -266,6 +342,10 @@ func cmpStringsVC(op cmpOp, offs []int32, data, needle []byte, r []byte) {
 			eqStringsShort(offs, data, needle, r, ne)
 			return
 		}
+		if ln <= eqWordsMax {
+			eqStringsWords(offs, data, needle, r, ne)
+			return
+		}
 		for i := range r {
 			lo, hi := offs[i], offs[i+1]
 			if hi-lo == ln && string(data[lo:hi]) == string(needle) {
@@ -309,6 +389,50 @@ func eqStringsShort(offs []int32, data, needle []byte, r []byte, ne byte) {
 			}
 		}
 		r[i] = b2u8(w&mask == nw)&b2u8(hi-lo == ln) ^ ne
+	}
+}
+
+// eqWordsMax is the longest needle eqStringsWords compares.
+const eqWordsMax = 24
+
+// eqStringsWords is eqStringsShort for a needle of 9 to eqWordsMax bytes
+// (TPC-H Q19's l_shipinstruct = 'DELIVER IN PERSON'): each row is
+// compared as the needle's two or three words, at offsets 0 (and 8) and
+// one ending at the needle's end (overlapping the one before), XORed and
+// ORed together, with the length test folded in: no branch depends on
+// the data, where testing the length first mispredicts on columns of
+// mixed lengths. Rows too near the end of the data to load every word
+// are compared bytewise.
+func eqStringsWords(offs []int32, data, needle []byte, r []byte, ne byte) {
+	ln := int32(len(needle))
+	le := binary.LittleEndian
+	n0, nl := le.Uint64(needle), le.Uint64(needle[ln-8:])
+	last := ln - 8
+	// The rows from m on start too near the end of the data to load
+	// every word (offsets never decrease, so they are a suffix).
+	safe := int32(len(data)) - max(ln, 16)
+	m := len(r)
+	for m > 0 && offs[m-1] > safe {
+		m--
+	}
+	if ln <= 16 {
+		for i := range r[:m] {
+			lo := offs[i]
+			w := data[lo:]
+			diff := (le.Uint64(w) ^ n0) | (le.Uint64(w[last:]) ^ nl)
+			r[i] = b2u8(diff == 0)&b2u8(offs[i+1]-lo == ln) ^ ne
+		}
+	} else {
+		n1 := le.Uint64(needle[8:])
+		for i := range r[:m] {
+			lo := offs[i]
+			w := data[lo:]
+			diff := (le.Uint64(w) ^ n0) | (le.Uint64(w[8:]) ^ n1) | (le.Uint64(w[last:]) ^ nl)
+			r[i] = b2u8(diff == 0)&b2u8(offs[i+1]-lo == ln) ^ ne
+		}
+	}
+	for i := m; i < len(r); i++ {
+		r[i] = b2u8(string(data[offs[i]:offs[i+1]]) == string(needle)) ^ ne
 	}
 }
 

@@ -306,42 +306,114 @@ func (f *decFast) eval(x, y decimal.Int128) (decimal.Int128, bool) {
 }
 
 // vec computes the whole vector of rows (a and b each a vector of rows
-// or a constant) in int64 when a bound on the operands, taken over every
-// row, shows that no row can overflow an int64 or the result's precision:
-// every row is then exact, so equal to decRow's. It returns nil when the
-// operator has no fast path or the bound is too large (a row under NULL
-// counts too; its result is garbage the caller clears). The bound is
-// gathered while computing, in one pass over the operands: a batch that
-// fails it is computed again row by row.
+// or a constant) in int64 when a bound on the operands shows that no row
+// can overflow an int64 or the result's precision: every row is then
+// exact, so equal to decRow's. It returns nil when the operator has no
+// fast path or the bound is too large (a row under NULL counts too; its
+// result is garbage the caller clears).
+//
+// A constant's bound is its magnitude. A column of DECIMAL(p,s) with p
+// at most 18 holds values below 10^p, an int64, in every non-NULL row
+// (every kernel checks its results against its type's precision): when
+// those bounds alone show the result fits, the loop reads the column
+// without looking at its values (a NULL row may hold anything; its
+// result is garbage the caller clears). A wider column (an intermediate
+// such as 1 - l_discount, DECIMAL(22,2)) is bounded by the OR of its
+// values' magnitudes, gathered while computing, in one pass over the
+// operands: a batch that fails the bound is computed again row by row.
 func (f *decFast) vec(a, b *coldata.Vec, rt coldata.Type, rows int) *coldata.Vec {
 	if !f.on || rows < 1 {
 		return nil
 	}
 	xs, ys := a.Decs[:rowsOf(a, rows)], b.Decs[:rowsOf(b, rows)]
-	out := coldata.AllocVec(rt, rows)
-	r := out.Decs
-	var ua, ub, bad uint64
-	switch {
-	case a.Const && b.Const:
+	// Bounds known before reading the rows: a constant's magnitude, a
+	// narrow column's type. The loop bounds the other columns.
+	ua, okA := typeBound(a)
+	ub, okB := typeBound(b)
+	var bad uint64
+	if a.Const {
 		ua, bad = magnitude(xs[0])
+	}
+	if b.Const {
 		var bb uint64
 		ub, bb = magnitude(ys[0])
 		bad |= bb
+	}
+	if bad != 0 {
+		return nil
+	}
+	scanA, scanB := !a.Const && !okA, !b.Const && !okB
+	if (a.Const || okA) && (b.Const || okB) && !f.fits(ua, ub) {
+		// The types' bounds are too loose (DECIMAL(15,2) * DECIMAL(15,2)):
+		// bound the columns by their values.
+		scanA, scanB = !a.Const, !b.Const
+		okA, okB = false, false
+	}
+	out := coldata.AllocVec(rt, rows)
+	r := out.Decs
+	switch {
+	case a.Const && b.Const:
 		r[0] = f.one(int64(xs[0].Lo), int64(ys[0].Lo))
 	case a.Const:
-		ua, bad = magnitude(xs[0])
-		ub, bad = f.constVec(r, int64(xs[0].Lo), ys[:len(r)], bad, false)
+		var u uint64
+		u, bad = f.constVec(r, int64(xs[0].Lo), ys[:len(r)], scanB, false)
+		if scanB {
+			ub = u
+		}
 	case b.Const:
-		ub, bad = magnitude(ys[0])
-		ua, bad = f.constVec(r, int64(ys[0].Lo), xs[:len(r)], bad, true)
+		var u uint64
+		u, bad = f.constVec(r, int64(ys[0].Lo), xs[:len(r)], scanA, true)
+		if scanA {
+			ua = u
+		}
 	default:
-		ua, ub, bad = f.vecVec(r, xs[:len(r)], ys[:len(r)])
+		var u, v uint64
+		u, v, bad = f.vecVec(r, xs[:len(r)], ys[:len(r)], scanA, scanB)
+		if scanA {
+			ua = u
+		}
+		if scanB {
+			ub = v
+		}
+	}
+	if bad == 0 && !f.fits(ua, ub) && (okA && scanB || okB && scanA) {
+		// A narrow column's type bound is too loose beside the values of
+		// a wide one: bound it by its values too.
+		var b2 uint64
+		if okA && !a.Const {
+			ua, b2 = magnitudes(xs[:len(r)])
+			bad |= b2
+		}
+		if okB && !b.Const {
+			ub, b2 = magnitudes(ys[:len(r)])
+			bad |= b2
+		}
 	}
 	if bad != 0 || !f.fits(ua, ub) {
 		coldata.Recycle(out)
 		return nil
 	}
 	return out
+}
+
+// magnitudes returns the OR of the magnitudes of xs and bad, non-zero
+// when some value is not an int64.
+func magnitudes(xs []decimal.Int128) (u, bad uint64) {
+	for _, x := range xs {
+		m, b := looseMagnitude(x)
+		u, bad = u|m, bad|b
+	}
+	return u + 1, bad
+}
+
+// typeBound is the largest magnitude a non-NULL row of column v can hold
+// when its type proves it an int64: 10^p - 1 for DECIMAL(p,s), p <= 18.
+func typeBound(v *coldata.Vec) (uint64, bool) {
+	p := v.Type.Precision()
+	if v.Const || p > maxInt64Digits {
+		return 0, false
+	}
+	return uint64(pow10Int64[p] - 1), true
 }
 
 // fits reports whether every result over operands of magnitudes at most
@@ -369,78 +441,139 @@ func magnitude(x decimal.Int128) (abs, bad uint64) {
 	return uint64((lo ^ s) - s), uint64(x.Hi ^ s)
 }
 
+// looseMagnitude is magnitude less one for a negative x (|x| - 1 there,
+// one instruction fewer): the loops OR it over their rows and add one to
+// the result, a bound on every |x|.
+func looseMagnitude(x decimal.Int128) (m, bad uint64) {
+	lo := int64(x.Lo)
+	s := lo >> 63
+	return uint64(lo ^ s), uint64(x.Hi ^ s)
+}
+
 // constVec computes r[i] = c op vs[i] (or vs[i] op c when vecLeft),
-// wrapping on overflow, and returns the OR of the magnitudes of vs (a
-// bound on them) and bad (or-ed with non-zero when some vs[i] is not an
-// int64).
-func (f *decFast) constVec(r []decimal.Int128, c int64, vs []decimal.Int128, bad uint64, vecLeft bool) (uint64, uint64) {
-	var acc uint64
+// wrapping on overflow. When scan is set it returns the OR of the
+// magnitudes of vs (a bound on them) and bad, non-zero when some vs[i]
+// is not an int64; else it reads only the low words.
+func (f *decFast) constVec(r []decimal.Int128, c int64, vs []decimal.Int128, scan, vecLeft bool) (acc, bad uint64) {
+	// r[i] = c*fc + v*fv, the factors folding in the operator, the scales
+	// and the side of the constant.
+	var fc, fv int64
 	switch f.op {
 	case opAdd:
-		fc, fv := f.fa, f.fb
+		fc, fv = f.fa, f.fb
 		if vecLeft {
 			fc, fv = fv, fc
 		}
-		c *= fc
+	case opSub:
+		fc, fv = f.fa, -f.fb
+		if vecLeft {
+			fc, fv = -f.fb, f.fa
+		}
+	default:
+		if scan {
+			for i, v := range vs {
+				m, b := looseMagnitude(v)
+				acc, bad = acc|m, bad|b
+				r[i] = fromInt64(c * int64(v.Lo))
+			}
+		} else {
+			for i, v := range vs {
+				r[i] = fromInt64(c * int64(v.Lo))
+			}
+		}
+		return acc + 1, bad
+	}
+	c *= fc
+	if scan {
 		for i, v := range vs {
-			m, b := magnitude(v)
+			m, b := looseMagnitude(v)
 			acc, bad = acc|m, bad|b
 			r[i] = fromInt64(c + int64(v.Lo)*fv)
 		}
-	case opSub:
-		if vecLeft {
-			c *= f.fb
-			for i, v := range vs {
-				m, b := magnitude(v)
-				acc, bad = acc|m, bad|b
-				r[i] = fromInt64(int64(v.Lo)*f.fa - c)
-			}
-		} else {
-			c *= f.fa
-			for i, v := range vs {
-				m, b := magnitude(v)
-				acc, bad = acc|m, bad|b
-				r[i] = fromInt64(c - int64(v.Lo)*f.fb)
-			}
-		}
-	default:
+	} else {
 		for i, v := range vs {
-			m, b := magnitude(v)
-			acc, bad = acc|m, bad|b
-			r[i] = fromInt64(c * int64(v.Lo))
+			r[i] = fromInt64(c + int64(v.Lo)*fv)
 		}
 	}
-	return acc, bad
+	return acc + 1, bad
 }
 
 // vecVec computes r[i] = xs[i] op ys[i], wrapping on overflow, and
-// returns bounds on the magnitudes of xs and ys and bad (non-zero when
-// some operand is not an int64).
-func (f *decFast) vecVec(r, xs, ys []decimal.Int128) (ua, ub, bad uint64) {
+// returns bounds on the magnitudes of xs (when scanX) and ys (when
+// scanY) and bad (non-zero when some operand so bounded is not an
+// int64).
+func (f *decFast) vecVec(r, xs, ys []decimal.Int128, scanX, scanY bool) (ua, ub, bad uint64) {
 	ys = ys[:len(xs)]
-	switch f.op {
-	case opAdd, opSub:
-		fa, fb := f.fa, f.fb
-		if f.op == opSub {
-			fb = -fb
+	r = r[:len(xs)]
+	if f.op == opMul {
+		switch {
+		case scanX && scanY:
+			for i, x := range xs {
+				y := ys[i]
+				mx, bx := looseMagnitude(x)
+				my, by := looseMagnitude(y)
+				ua, ub, bad = ua|mx, ub|my, bad|bx|by
+				r[i] = fromInt64(int64(x.Lo) * int64(y.Lo))
+			}
+		case scanX:
+			ua, bad = mulScan(r, xs, ys)
+		case scanY:
+			ub, bad = mulScan(r, ys, xs)
+		default:
+			for i, x := range xs {
+				r[i] = fromInt64(int64(x.Lo) * int64(ys[i].Lo))
+			}
 		}
+		return ua + 1, ub + 1, bad
+	}
+	fa, fb := f.fa, f.fb
+	if f.op == opSub {
+		fb = -fb
+	}
+	switch {
+	case scanX && scanY:
 		for i, x := range xs {
 			y := ys[i]
-			mx, bx := magnitude(x)
-			my, by := magnitude(y)
+			mx, bx := looseMagnitude(x)
+			my, by := looseMagnitude(y)
 			ua, ub, bad = ua|mx, ub|my, bad|bx|by
 			r[i] = fromInt64(int64(x.Lo)*fa + int64(y.Lo)*fb)
 		}
+	case scanX:
+		ua, bad = addScan(r, xs, ys, fa, fb)
+	case scanY:
+		ub, bad = addScan(r, ys, xs, fb, fa)
 	default:
 		for i, x := range xs {
-			y := ys[i]
-			mx, bx := magnitude(x)
-			my, by := magnitude(y)
-			ua, ub, bad = ua|mx, ub|my, bad|bx|by
-			r[i] = fromInt64(int64(x.Lo) * int64(y.Lo))
+			r[i] = fromInt64(int64(x.Lo)*fa + int64(ys[i].Lo)*fb)
 		}
 	}
-	return ua, ub, bad
+	return ua + 1, ub + 1, bad
+}
+
+// mulScan is r[i] = xs[i] * ys[i] bounding only xs (ys is bounded by its
+// type); it returns the OR of xs's magnitudes and bad.
+func mulScan(r, xs, ys []decimal.Int128) (u, bad uint64) {
+	ys = ys[:len(xs)]
+	r = r[:len(xs)]
+	for i, x := range xs {
+		m, b := looseMagnitude(x)
+		u, bad = u|m, bad|b
+		r[i] = fromInt64(int64(x.Lo) * int64(ys[i].Lo))
+	}
+	return u + 1, bad
+}
+
+// addScan is r[i] = xs[i]*fx + ys[i]*fy bounding only xs.
+func addScan(r, xs, ys []decimal.Int128, fx, fy int64) (u, bad uint64) {
+	ys = ys[:len(xs)]
+	r = r[:len(xs)]
+	for i, x := range xs {
+		m, b := looseMagnitude(x)
+		u, bad = u|m, bad|b
+		r[i] = fromInt64(int64(x.Lo)*fx + int64(ys[i].Lo)*fy)
+	}
+	return u + 1, bad
 }
 
 // one is vec's operation on one pair of operands known to fit.

@@ -145,16 +145,24 @@ func TestDecimalVecFastBatches(t *testing.T) {
 	for _, op := range []arithOp{opAdd, opSub, opMul} {
 		a, b := small(t15, 1e13), small(t15, 1e13)
 		checkDecArith(t, op, a, b, n)
-		a.Decs[4321] = decimal.Int128{Lo: 5, Hi: 3} // beyond 64 bits: slow path, same values
 		c := small(t38, 1e6)
 		checkDecArith(t, op, a, c, n)
 		checkDecArith(t, op, c, a, n)
-		a.SetNull(4321)
-		checkDecArith(t, op, a, b, n)
-		// Garbage under a NULL that would overflow.
+		c.Decs[4321] = decimal.Int128{Lo: 5, Hi: 3} // beyond 64 bits: slow path, same values
+		checkDecArith(t, op, a, c, n)
+		checkDecArith(t, op, c, a, n)
+		checkDecArith(t, op, c, coldata.NewConst(t15, decimal.FromInt64(7), n), n)
+		c.SetNull(4321)
+		checkDecArith(t, op, a, c, n)
+		// Garbage under a NULL that would overflow, in a column bounded
+		// by its type and in one bounded by its values.
 		b.Decs[17] = decimal.FromInt64(math.MaxInt64)
 		b.SetNull(17)
 		checkDecArith(t, op, a, b, n)
+		c.Decs[18] = decimal.Int128{Lo: 1, Hi: 1 << 40}
+		c.SetNull(18)
+		checkDecArith(t, op, b, c, n)
+		checkDecArith(t, op, coldata.NewConst(t15, decimal.FromInt64(-3), n), b, n)
 	}
 }
 
@@ -176,6 +184,19 @@ func TestDecimalVecFastTaken(t *testing.T) {
 		{"price+disc", opAdd, price, disc, true},
 		{"max*max", opMul, coldata.NewConst(coldata.DecimalOf(19, 0), decimal.FromInt64(math.MaxInt64), 4), coldata.NewConst(coldata.DecimalOf(19, 0), decimal.FromInt64(2), 4), false},
 		{"beyond 64 bits", opAdd, decVec(t, 38, 2, "1", "2", "100000000000000000000", "3"), disc, false},
+		// Bounds from the types alone: a constant with a narrow column,
+		// two narrow columns of different scales.
+		{"1+disc", opAdd, one, disc, true},
+		{"disc-1", opSub, disc, one, true},
+		{"price+scale4", opAdd, price, decVec(t, 10, 4, "1.2345", "-999999.9999", "0", ""), true},
+		// Types too loose: the values bound them.
+		{"18*18 small", opMul, decVec(t, 18, 0, "3", "-4", "5", "6"), decVec(t, 18, 0, "7", "8", "-9", "10"), true},
+		{"18*18 large", opMul, decVec(t, 18, 0, "100000000000000000", "1", "1", "1"), decVec(t, 18, 0, "100000000000000000", "1", "1", "1"), false},
+		// A narrow column beside a wide one: the wide one's values, then
+		// the narrow one's when its type is too loose.
+		{"price*wide", opMul, price, decVec(t, 38, 2, "0.99", "1.00", "0.90", "0.95"), true},
+		{"price*wide rescue", opMul, price, decVec(t, 38, 2, "1000000.00", "-5.00", "0.90", "0.95"), true},
+		{"price*wide large", opMul, decVec(t, 15, 2, "9999999999999.99", "1", "2", "3"), decVec(t, 38, 2, "1000000.00", "-5.00", "0.90", "0.95"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := decimalResult(tc.op, tc.a.Type, tc.b.Type)
@@ -187,4 +208,20 @@ func TestDecimalVecFastTaken(t *testing.T) {
 		})
 	}
 	_ = t15
+}
+
+// TestLooseMagnitude checks the bound the scanning loops use: one more
+// than looseMagnitude is at least |x| (and at most |x| + 1) for every
+// int64, and bad is set exactly for values that are not int64s.
+func TestLooseMagnitude(t *testing.T) {
+	for _, x := range decEdgeValues {
+		m, bad := looseMagnitude(x)
+		abs, badExact := magnitude(x)
+		if (bad != 0) != (badExact != 0) {
+			t.Fatalf("%s: bad %d, magnitude says %d", x.String(0), bad, badExact)
+		}
+		if bad == 0 && (m+1 < abs || m > abs) {
+			t.Fatalf("%s: loose magnitude %d, |x| = %d", x.String(0), m, abs)
+		}
+	}
 }

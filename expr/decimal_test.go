@@ -136,8 +136,13 @@ func TestDecimalArithFastPath(t *testing.T) {
 				}
 				rt := decimalResult(op, ta, tb)
 				// Row by row, so that an error in one row does not hide
-				// the others.
+				// the others. A value with more digits than its column's
+				// type is not a valid row (the kernels may rely on every
+				// non-NULL row fitting its type), so such pairs are left out.
 				for r := 0; r < n; r++ {
+					if !a.Decs[r].Fits(ta.Precision()) || !b.Decs[r].Fits(tb.Precision()) {
+						continue
+					}
 					ra, rb := coldata.Slice(a, r, r+1), coldata.Slice(b, r, r+1)
 					got, err := decimalArith(op, ra, rb, 1)
 					want, null, ok := decRow(op, a.Decs[r], b.Decs[r], ta.Scale(), tb.Scale(), rt.Scale())

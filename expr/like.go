@@ -2,7 +2,9 @@ package expr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -238,6 +240,9 @@ func likeEval(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	m := &likeMatcher{}
 	if pat.Const && constEsc {
 		m.compile(pat.Str(0), esc)
+		if !src.Const && m.scanColumn(src.Offsets[:n+1], src.Bytes, valid, out.Bools[:n]) {
+			return out, nil
+		}
 		for i := 0; i < n; i++ {
 			if strRowValid(valid, i) && m.match(src.Str(i)) {
 				out.Bools[i] = 1
@@ -269,4 +274,175 @@ func likeEval(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 		}
 	}
 	return out, nil
+}
+
+// Whole-column search. A row can match a pattern only if it contains
+// each literal of the pattern, so for a pattern with a literal somewhere
+// inside it ('%special%requests%': TPC-H Q13) the rows are not searched
+// one by one. Instead the column's contiguous bytes are searched for one
+// or two adjacent bytes of a literal, those rarest in a sample of the
+// data: a single byte with bytes.IndexByte (SIMD, but a call per
+// occurrence, so only for a byte seldom there), a pair eight positions
+// a step (likePairs). Each occurrence that completes the literal inside
+// one row makes that row a candidate, which the matcher then decides, and
+// the search resumes at the next row. Rows the search passes over do not
+// match. Literal runs are valid UTF-8, so the search is bytewise as the
+// matcher's is.
+
+const (
+	// likeScanMinBytes is the least column data worth sampling.
+	likeScanMinBytes = 1 << 10
+	// likeScanSample is how many bytes the frequencies come from.
+	likeScanSample = 4 << 10
+	// likeByteShare: search for a single byte when it is at most
+	// 1/likeByteShare of the sample.
+	likeByteShare = 256
+	// likeRowsPerHit: and only when it occurs at most once in that many
+	// rows (of the sample's mean length), a pair too: each occurrence
+	// that completes the literal costs a call of the matcher on the
+	// whole row, and a search that stops in most rows costs more than
+	// matching them one by one.
+	likeRowsPerHit = 4
+)
+
+// likeNeedle is what scanColumn searches for: lit[at] (and lit[at+1]
+// when pair) of one literal of the pattern.
+type likeNeedle struct {
+	lit  []byte
+	at   int
+	pair bool
+}
+
+// pickNeedle chooses the byte or pair of the pattern's literals rarest
+// in sample, rows of rowLen bytes on average; ok is false when none is
+// rare enough.
+func (m *likeMatcher) pickNeedle(sample []byte, rowLen int) (nd likeNeedle, ok bool) {
+	var freq [256]int
+	for _, c := range sample {
+		freq[c]++
+	}
+	bestByte, bestPair := len(sample)+1, len(sample)+1
+	var byteN, pairN likeNeedle
+	for _, t := range m.toks {
+		if t.kind != likeLit {
+			continue
+		}
+		l := m.arena[t.lo:t.hi]
+		for j, c := range l {
+			if f := freq[c]; f < bestByte || (f == bestByte && len(l) > len(byteN.lit)) {
+				byteN, bestByte = likeNeedle{lit: l, at: j}, f
+			}
+		}
+		for j := 0; j+1 < len(l); j++ {
+			if freq[l[j]] >= bestPair || freq[l[j+1]] >= bestPair {
+				continue // the pair is no rarer than either byte
+			}
+			if f := bytes.Count(sample, l[j:j+2]); f < bestPair {
+				pairN, bestPair = likeNeedle{lit: l, at: j, pair: true}, f
+			}
+		}
+	}
+	rare := func(count, share int) bool {
+		return count*share <= len(sample) && count*rowLen*likeRowsPerHit <= len(sample)
+	}
+	switch {
+	case byteN.lit == nil:
+		return nd, false
+	case rare(bestByte, likeByteShare):
+		return byteN, true
+	case pairN.lit != nil && rare(bestPair, 1):
+		return pairN, true
+	}
+	return nd, false
+}
+
+// scanColumn writes into r (zeroed by the caller) whether each row
+// matches, for rows offs[i]..offs[i+1] of data valid in the bitmap valid
+// (nil: all); NULL rows are left 0. It returns false, having written
+// nothing, when the pattern or the data does not suit the search.
+func (m *likeMatcher) scanColumn(offs []int32, data []byte, valid []byte, r []byte) bool {
+	if m.mode != likeInfix && m.mode != likeGeneric {
+		return false
+	}
+	n := len(r)
+	start, end := int(offs[0]), int(offs[n])
+	if end-start < likeScanMinBytes {
+		return false
+	}
+	nd, ok := m.pickNeedle(data[start:min(end, start+likeScanSample)], (end-start)/n)
+	if !ok {
+		return false
+	}
+	// The literal is the whole pattern's test for %lit%.
+	whole := m.mode == likeInfix
+	lit, at := nd.lit, nd.at
+	c := lit[at]
+	var c2 byte
+	if nd.pair {
+		c2 = lit[at+1]
+	}
+	row := 0
+	for pos := start; pos < end; {
+		var h int
+		if nd.pair {
+			h = likePairs(data, pos, end, c, c2)
+		} else if h = bytes.IndexByte(data[pos:end], c); h >= 0 {
+			h += pos
+		}
+		if h < 0 {
+			break
+		}
+		for int(offs[row+1]) <= h {
+			row++
+		}
+		lo, hi := int(offs[row]), int(offs[row+1])
+		ls := h - at // where the literal would start
+		if ls < lo || ls+len(lit) > hi || !bytes.Equal(data[ls:ls+len(lit)], lit) {
+			pos = h + 1
+			continue
+		}
+		if strRowValid(valid, row) && (whole || m.match(data[lo:hi])) {
+			r[row] = 1
+		}
+		pos = hi // the row is decided
+	}
+	return true
+}
+
+// likePairs returns the first position p in [pos, end-1) with data[p] =
+// c1 and data[p+1] = c2, or -1. It tests eight positions a step: the
+// eight bytes at p XORed with c1 in every byte, ORed with the eight at
+// p+1 XORed with c2, have a zero byte exactly where the pair starts, and
+// (z - 0x01..01) &^ z & 0x80..80 flags every zero byte of z (and, through
+// a borrow, possibly a byte above one: a flag is only a candidate, checked
+// below).
+func likePairs(data []byte, pos, end int, c1, c2 byte) int {
+	const lo8, hi8 = 0x0101010101010101, 0x8080808080808080
+	k1, k2 := uint64(c1)*lo8, uint64(c2)*lo8
+	if w := data[pos:end]; len(w) >= 16 {
+		// cur holds the eight bytes at p, next the eight after them; the
+		// bytes at p+1 are cur>>8 | next<<56.
+		cur := binary.LittleEndian.Uint64(w)
+		for len(w) >= 16 {
+			next := binary.LittleEndian.Uint64(w[8:16])
+			z := (cur ^ k1) | ((cur>>8 | next<<56) ^ k2)
+			if f := (z - lo8) &^ z & hi8; f != 0 {
+				p0 := end - len(w)
+				for ; f != 0; f &= f - 1 {
+					if p := p0 + bits.TrailingZeros64(f)>>3; data[p] == c1 && data[p+1] == c2 {
+						return p
+					}
+				}
+			}
+			cur = next
+			w = w[8:]
+		}
+		pos = end - len(w)
+	}
+	for ; pos+1 < end; pos++ {
+		if data[pos] == c1 && data[pos+1] == c2 {
+			return pos
+		}
+	}
+	return -1
 }

@@ -90,10 +90,11 @@ func andOr(a, b *coldata.Vec, n int, isAnd bool) (*coldata.Vec, error) {
 		}
 		return coldata.NewConst(coldata.Bool, !isAnd, n), nil
 	}
-	out := coldata.NewVec(coldata.Bool, n)
-	if !b.Const {
-		// Every row is written below.
-		out = coldata.AllocVec(coldata.Bool, n)
+	var out *coldata.Vec
+	if b.Const {
+		out = coldata.NewVec(coldata.Bool, n) // only some rows are written
+	} else {
+		out = coldata.AllocVec(coldata.Bool, n) // every row is written
 	}
 	r := out.Bools
 	x := a.Bools[:n]
@@ -110,34 +111,7 @@ func andOr(a, b *coldata.Vec, n int, isAnd bool) (*coldata.Vec, error) {
 		out.Nulls = bytesToBitmap(valid, n)
 		return out, nil
 	}
-	y := b.Bools[:n]
-	if a.Nulls == nil && b.Nulls == nil {
-		if isAnd {
-			for i, p := range x {
-				r[i] = p & y[i]
-			}
-		} else {
-			for i, p := range x {
-				r[i] = p | y[i]
-			}
-		}
-		return out, nil
-	}
-	valid := make([]byte, n)
-	for i, p := range x {
-		q := y[i]
-		va, vb := b2u8(validAt(a.Nulls, i)), b2u8(validAt(b.Nulls, i))
-		ta, tb := p&va, q&vb         // definitely TRUE
-		fa, fb := (p^1)&va, (q^1)&vb // definitely FALSE
-		if isAnd {
-			r[i] = ta & tb
-			valid[i] = fa | fb | (ta & tb)
-		} else {
-			r[i] = ta | tb
-			valid[i] = ta | tb | (fa & fb)
-		}
-	}
-	out.Nulls = bytesToBitmap(valid, n)
+	out.Nulls = andOrWords(x, b.Bools, r, a.Nulls, b.Nulls, n, isAnd)
 	return out, nil
 }
 
@@ -189,10 +163,8 @@ func notVec(a *coldata.Vec, n int) (*coldata.Vec, error) {
 	if a.Const {
 		rows = 1
 	}
-	out := coldata.NewVec(coldata.Bool, rows)
-	for i, p := range a.Bools[:rows] {
-		out.Bools[i] = p ^ 1
-	}
+	out := coldata.AllocVec(coldata.Bool, rows) // every row is written
+	xorWords(out.Bools, a.Bools[:rows], 1)
 	if a.Nulls != nil {
 		out.Nulls = a.Nulls[:coldata.BitmapLen(rows)]
 	}

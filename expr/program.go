@@ -13,6 +13,8 @@ import (
 //   - a sub-expression that occurs more than once is computed once per
 //     batch (TPC-H Q1 sums l_extendedprice*(1-l_discount) and, inside its
 //     charge, multiplies it by (1+l_tax));
+//   - a lower and an upper bound on one expression ANDed together
+//     (x >= lo AND x < hi, BETWEEN) are tested in one pass (rangecmp.go);
 //   - the data buffer of an intermediate result goes back to coldata's
 //     pool (coldata.Recycle) once the last call that reads it has run, so
 //     the next call (or batch) writes into memory already mapped instead
@@ -41,7 +43,7 @@ func NewProgram(exprs []Expr) *Program {
 	p := &Program{outs: make([]int, len(exprs))}
 	memo := map[string]int{}
 	for i, e := range exprs {
-		p.outs[i], _ = p.add(e, memo)
+		p.outs[i], _ = p.add(fuseRanges(e), memo)
 	}
 	for i := range p.nodes {
 		p.nodes[i].last = -1

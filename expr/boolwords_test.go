@@ -1,0 +1,197 @@
+package expr
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+func TestPackExpandBits(t *testing.T) {
+	for m := 0; m < 256; m++ {
+		w := expandBits[m]
+		for k := 0; k < 8; k++ {
+			if got := byte(w >> (8 * k)); got != byte(m>>k&1) {
+				t.Fatalf("expandBits[%#x] byte %d = %d", m, k, got)
+			}
+		}
+		if got := packBits(w); got != byte(m) {
+			t.Fatalf("packBits(expandBits[%#x]) = %#x", m, got)
+		}
+	}
+}
+
+// TestAndOrWords checks AND and OR against the truth tables for lengths
+// around the eight-row words (the tails run row by row) and every layout
+// of NULLs: none, on either side, on both, a bitmap present with no NULL
+// in it, and every row NULL.
+func TestAndOrWords(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	ref := func(isAnd bool, a, b any) any {
+		dom, other := false, true // AND: FALSE dominates
+		if !isAnd {
+			dom, other = true, false
+		}
+		if a == dom || b == dom {
+			return dom
+		}
+		if a == nil || b == nil {
+			return nil
+		}
+		return other
+	}
+	type layout struct {
+		name         string
+		nullA, nullB func(i int) bool
+		emptyBitmap  bool // give both sides an all-valid bitmap
+	}
+	never := func(int) bool { return false }
+	some := func(i int) bool { return i%3 == 1 || i%7 == 0 }
+	always := func(int) bool { return true }
+	layouts := []layout{
+		{"no-nulls", never, never, false},
+		{"nulls-left", some, never, false},
+		{"nulls-right", never, some, false},
+		{"nulls-both", some, func(i int) bool { return i%5 == 2 }, false},
+		{"bitmaps-all-valid", never, never, true},
+		{"all-null-left", always, never, false},
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 100} {
+		for _, l := range layouts {
+			for _, isAnd := range []bool{true, false} {
+				name := fmt.Sprintf("n=%d/%s/and=%v", n, l.name, isAnd)
+				av, bv := make([]any, n), make([]any, n)
+				for i := 0; i < n; i++ {
+					av[i], bv[i] = r.Intn(2) == 1, r.Intn(2) == 1
+					if l.nullA(i) {
+						av[i] = nil
+					}
+					if l.nullB(i) {
+						bv[i] = nil
+					}
+				}
+				a, b := scVec(coldata.Bool, av...), scVec(coldata.Bool, bv...)
+				if l.emptyBitmap {
+					a.Nulls, b.Nulls = coldata.NewValidBitmap(n), coldata.NewValidBitmap(n)
+				}
+				out, err := andOr(a, b, n, isAnd)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				anyNull := false
+				for i := 0; i < n; i++ {
+					want := ref(isAnd, av[i], bv[i])
+					anyNull = anyNull || want == nil
+					if got := out.Value(i); got != want {
+						t.Fatalf("%s: row %d: %v op %v = %v, want %v", name, i, av[i], bv[i], got, want)
+					}
+					if want != true && out.Bools[i] != 0 {
+						t.Fatalf("%s: row %d: data byte %d under a non-TRUE result", name, i, out.Bools[i])
+					}
+				}
+				if !anyNull && out.Nulls != nil {
+					t.Errorf("%s: a validity bitmap without a NULL row", name)
+				}
+			}
+		}
+	}
+}
+
+// TestNotWords checks NOT over lengths around the word size.
+func TestNotWords(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 9, 17, 64, 65} {
+		vals := make([]any, n)
+		for i := range vals {
+			switch i % 3 {
+			case 0:
+				vals[i] = true
+			case 1:
+				vals[i] = false
+			}
+		}
+		out, err := notVec(scVec(coldata.Bool, vals...), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			var want any
+			if v != nil {
+				want = !v.(bool)
+			}
+			if got := out.Value(i); got != want {
+				t.Fatalf("n=%d: NOT %v = %v, want %v", n, v, got, want)
+			}
+		}
+	}
+}
+
+// appendTrueRows is the plain definition of AppendTrue.
+func appendTrueRows(sel []int, bools, nulls []byte) []int {
+	for i, x := range bools {
+		if x != 0 && validAt(nulls, i) {
+			sel = append(sel, i)
+		}
+	}
+	return sel
+}
+
+// TestAppendTrue compares AppendTrue with the plain loop over lengths
+// around the word size, densities from none to all, NULLs or not, mask
+// bytes other than 0 and 1, and a selection that already holds rows.
+func TestAppendTrue(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 63, 64, 65, 200} {
+		for _, density := range []int{0, 1, 50, 100} {
+			for _, withNulls := range []bool{false, true} {
+				for _, prefix := range [][]int{nil, {-3, -2}} {
+					bools := make([]byte, n)
+					for i := range bools {
+						if r.Intn(100) < density {
+							bools[i] = 1
+							if i%11 == 4 {
+								bools[i] = 0x80 // any non-zero byte is TRUE
+							}
+						}
+					}
+					var nulls []byte
+					if withNulls {
+						nulls = coldata.NewValidBitmap(n)
+						for i := 0; i < n; i += 3 {
+							coldata.ClearBit(nulls, i)
+						}
+					}
+					want := appendTrueRows(append([]int(nil), prefix...), bools, nulls)
+					got := AppendTrue(append([]int(nil), prefix...), bools, nulls)
+					if fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Fatalf("n=%d density=%d nulls=%v: got %v, want %v", n, density, withNulls, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkAppendTrue turns Q6-like masks (2% and 50% TRUE) into
+// selections, against the plain row loop.
+func BenchmarkAppendTrue(b *testing.B) {
+	r := rand.New(rand.NewSource(9))
+	const n = 1 << 16
+	for _, pct := range []int{2, 50} {
+		bools := make([]byte, n)
+		for i := range bools {
+			bools[i] = b2u8(r.Intn(100) < pct)
+		}
+		sel := make([]int, 0, n)
+		b.Run(fmt.Sprintf("words/%d%%", pct), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				sel = AppendTrue(sel[:0], bools, nil)
+			}
+		})
+		b.Run(fmt.Sprintf("rows/%d%%", pct), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				sel = appendTrueRows(sel[:0], bools, nil)
+			}
+		})
+	}
+}
