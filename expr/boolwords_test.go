@@ -195,3 +195,59 @@ func BenchmarkAppendTrue(b *testing.B) {
 		})
 	}
 }
+
+// TestInStringList compares IN over a string column and a list of
+// constants with its definition, for lists of one to eight items of
+// every length class the equality kernels have (empty, up to 8 bytes, 9
+// to 24, longer), with NULL rows and a NULL in the list.
+func TestInStringList(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	pool := []string{"", "AIR", "MAIL", "SHIP", "REG AIR", "DELIVER IN PERSON", "TAKE BACK RETURN",
+		"a string of more than twenty-four bytes", "a string of more than twenty-four bytez", "MAIL "}
+	const n = 200
+	vals := make([]any, n)
+	for i := range vals {
+		vals[i] = pool[r.Intn(len(pool))]
+		if i%9 == 4 {
+			vals[i] = nil
+		}
+	}
+	x := scVec(coldata.String, vals...)
+	for _, size := range []int{1, 2, 4, 8} {
+		for _, withNull := range []bool{false, true} {
+			var items []any
+			for k := 0; k < size; k++ {
+				items = append(items, pool[r.Intn(len(pool))])
+			}
+			if withNull {
+				items[size/2] = nil
+			}
+			args := []*coldata.Vec{x}
+			for _, it := range items {
+				args = append(args, coldata.NewConst(coldata.String, it, n))
+			}
+			got, err := scFn(t, "in").Eval(args, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vals {
+				var want any
+				if v != nil {
+					want = false
+					for _, it := range items {
+						if it == nil {
+							if want == false {
+								want = nil
+							}
+						} else if it == v {
+							want = true
+						}
+					}
+				}
+				if g := got.Value(i); g != want {
+					t.Fatalf("%q IN %q = %v, want %v", v, items, g, want)
+				}
+			}
+		}
+	}
+}

@@ -262,6 +262,10 @@ func oneAll(vs []*coldata.Vec) []*coldata.Vec {
 // inSetLinear is the list length up to which a scan beats hashing.
 const inSetLinear = 8
 
+// inWordsMinRows is the fewest rows for which a string column is
+// compared with a short list one item at a time.
+const inWordsMinRows = 64
+
 // inConstList tests a column against a list of constants.
 func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
 	listNull := false
@@ -299,7 +303,26 @@ func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
 		}
 	case coldata.String:
 		offs, data := x.Offsets[:n+1], x.Bytes
-		if len(items) <= inSetLinear {
+		if len(items) <= inSetLinear && n >= inWordsMinRows {
+			// One branch-free equality pass per item (Q12's l_shipmode IN
+			// ('MAIL', 'SHIP')), ORed together: the row-by-row search
+			// below mispredicts on every row of a column of mixed values.
+			var eq []byte
+			for k, v := range items {
+				if k == 0 {
+					cmpStringsVC(cmpEQ, offs, data, v.Str(0), r)
+					continue
+				}
+				if eq == nil {
+					eq = coldata.AllocVec(coldata.Bool, n).Bools
+				}
+				cmpStringsVC(cmpEQ, offs, data, v.Str(0), eq)
+				orWords(r, eq)
+			}
+			if eq != nil {
+				coldata.Recycle(&coldata.Vec{Type: coldata.Bool, Bools: eq})
+			}
+		} else if len(items) <= inSetLinear {
 			for i := range r {
 				s := data[offs[i]:offs[i+1]]
 				for _, v := range items {

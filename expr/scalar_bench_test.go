@@ -141,3 +141,16 @@ func BenchmarkScEqLongStringConst(b *testing.B) {
 	s := sb.Finish()
 	scBench(b, "=", []*coldata.Vec{s, coldata.NewConst(coldata.String, "DELIVER IN PERSON", scBenchRows)}, 4+12+1)
 }
+
+// BenchmarkScInStrings is TPC-H Q12's l_shipmode IN ('MAIL', 'SHIP') over
+// the column's seven values, drawn at random.
+func BenchmarkScInStrings(b *testing.B) {
+	modes := []string{"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"}
+	r := rand.New(rand.NewSource(12))
+	sb := coldata.NewBuilder(coldata.String, scBenchRows)
+	for i := 0; i < scBenchRows; i++ {
+		sb.AppendString(modes[r.Intn(len(modes))])
+	}
+	s := sb.Finish()
+	scBench(b, "in", []*coldata.Vec{s, coldata.NewConst(coldata.String, "MAIL", scBenchRows), coldata.NewConst(coldata.String, "SHIP", scBenchRows)}, 4+5+1)
+}
