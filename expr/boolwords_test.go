@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 func TestPackExpandBits(t *testing.T) {
@@ -247,6 +248,57 @@ func TestInStringList(t *testing.T) {
 				if g := got.Value(i); g != want {
 					t.Fatalf("%q IN %q = %v, want %v", v, items, g, want)
 				}
+			}
+		}
+	}
+}
+
+// TestInConstListDirtyBuffer runs IN over batches large enough that the
+// result comes from coldata's pool, after offering the pool a buffer of
+// TRUE bytes: every path must write every row (a row left alone would
+// read TRUE).
+func TestInConstListDirtyBuffer(t *testing.T) {
+	const n = 5000
+	ints := coldata.NewVec(coldata.Int64, n)
+	decs := coldata.NewVec(coldata.DecimalOf(15, 2), n)
+	sb := coldata.NewBuilder(coldata.String, n)
+	for i := 0; i < n; i++ {
+		ints.Ints[i] = int64(i % 50)
+		decs.Decs[i] = decimal.FromInt64(int64(i % 50))
+		sb.AppendString(fmt.Sprintf("v%d", i%50))
+	}
+	strs := sb.Finish()
+	list := func(ty coldata.Type, k int, mk func(j int) any) []*coldata.Vec {
+		var out []*coldata.Vec
+		for j := 0; j < k; j++ {
+			out = append(out, coldata.NewConst(ty, mk(j), n))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		x     *coldata.Vec
+		items []*coldata.Vec
+	}{
+		{"ints short", ints, list(coldata.Int64, 3, func(j int) any { return int64(j + 100) })},
+		{"ints hashed", ints, list(coldata.Int64, 12, func(j int) any { return int64(j + 100) })},
+		{"decimals", decs, list(coldata.DecimalOf(15, 2), 3, func(j int) any { return decimal.FromInt64(int64(j + 100)) })},
+		{"strings short", strs, list(coldata.String, 3, func(j int) any { return fmt.Sprintf("w%d", j) })},
+		{"strings hashed", strs, list(coldata.String, 12, func(j int) any { return fmt.Sprintf("w%d", j) })},
+		{"strings all NULL", strs, list(coldata.String, 1, func(int) any { return nil })},
+	} {
+		dirty := coldata.AllocVec(coldata.Bool, n)
+		for i := range dirty.Bools {
+			dirty.Bools[i] = 1
+		}
+		coldata.Recycle(dirty)
+		got, err := scFn(t, "in").Eval(append([]*coldata.Vec{tc.x}, tc.items...), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			if v := got.Value(i); v == true {
+				t.Fatalf("%s: row %d is TRUE, matching nothing", tc.name, i)
 			}
 		}
 	}
