@@ -303,3 +303,48 @@ func TestInConstListDirtyBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestCaseDirtyBuffer runs CASE over batches whose result comes from
+// coldata's pool after offering it a buffer of non-zero values: every row
+// must come out as CASE defines it, NULL rows included.
+func TestCaseDirtyBuffer(t *testing.T) {
+	const n = 5000
+	d := coldata.DecimalOf(15, 2)
+	cond := coldata.NewVec(coldata.Bool, n)
+	price := coldata.NewVec(d, n)
+	for i := 0; i < n; i++ {
+		cond.Bools[i] = byte(i % 3 & 1)
+		price.Decs[i] = decimal.FromInt64(int64(i))
+		if i%7 == 0 {
+			cond.SetNull(i)
+		}
+	}
+	for _, elseVal := range []any{nil, decimal.FromInt64(0)} {
+		dirty := coldata.AllocVec(d, n)
+		for i := range dirty.Decs {
+			dirty.Decs[i] = decimal.FromInt64(-42)
+		}
+		coldata.Recycle(dirty)
+		args := []*coldata.Vec{cond, price}
+		args = append(args, coldata.NewConst(d, elseVal, n))
+		got, err := scFn(t, "case").Eval(args, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			var want any = elseVal
+			if i%7 != 0 && i%3&1 == 1 {
+				want = decimal.FromInt64(int64(i))
+			}
+			if want == nil {
+				if !got.IsNull(i) {
+					t.Fatalf("else NULL: row %d = %v, want NULL", i, got.Value(i))
+				}
+				continue
+			}
+			if got.IsNull(i) || got.Decs[i] != want.(decimal.Int128) {
+				t.Fatalf("else %v: row %d = %v, want %v", elseVal, i, got.Value(i), want)
+			}
+		}
+	}
+}
