@@ -167,3 +167,16 @@ func AppendTrue(sel []int, bools, nulls []byte) []int {
 	}
 	return out[:k]
 }
+
+// orWords sets r[i] |= x[i] for every row of r.
+func orWords(r, x []byte) {
+	n := len(r)
+	x = x[:n]
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		storeWord(r, i, loadWord(r, i)|loadWord(x, i))
+	}
+	for ; i < n; i++ {
+		r[i] |= x[i]
+	}
+}

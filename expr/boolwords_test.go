@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 func TestPackExpandBits(t *testing.T) {
@@ -193,5 +194,157 @@ func BenchmarkAppendTrue(b *testing.B) {
 				sel = appendTrueRows(sel[:0], bools, nil)
 			}
 		})
+	}
+}
+
+// TestInStringList compares IN over a string column and a list of
+// constants with its definition, for lists of one to eight items of
+// every length class the equality kernels have (empty, up to 8 bytes, 9
+// to 24, longer), with NULL rows and a NULL in the list.
+func TestInStringList(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	pool := []string{"", "AIR", "MAIL", "SHIP", "REG AIR", "DELIVER IN PERSON", "TAKE BACK RETURN",
+		"a string of more than twenty-four bytes", "a string of more than twenty-four bytez", "MAIL "}
+	const n = 200
+	vals := make([]any, n)
+	for i := range vals {
+		vals[i] = pool[r.Intn(len(pool))]
+		if i%9 == 4 {
+			vals[i] = nil
+		}
+	}
+	x := scVec(coldata.String, vals...)
+	for _, size := range []int{1, 2, 4, 8} {
+		for _, withNull := range []bool{false, true} {
+			var items []any
+			for k := 0; k < size; k++ {
+				items = append(items, pool[r.Intn(len(pool))])
+			}
+			if withNull {
+				items[size/2] = nil
+			}
+			args := []*coldata.Vec{x}
+			for _, it := range items {
+				args = append(args, coldata.NewConst(coldata.String, it, n))
+			}
+			got, err := scFn(t, "in").Eval(args, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vals {
+				var want any
+				if v != nil {
+					want = false
+					for _, it := range items {
+						if it == nil {
+							if want == false {
+								want = nil
+							}
+						} else if it == v {
+							want = true
+						}
+					}
+				}
+				if g := got.Value(i); g != want {
+					t.Fatalf("%q IN %q = %v, want %v", v, items, g, want)
+				}
+			}
+		}
+	}
+}
+
+// TestInConstListDirtyBuffer runs IN over batches large enough that the
+// result comes from coldata's pool, after offering the pool a buffer of
+// TRUE bytes: every path must write every row (a row left alone would
+// read TRUE).
+func TestInConstListDirtyBuffer(t *testing.T) {
+	const n = 5000
+	ints := coldata.NewVec(coldata.Int64, n)
+	decs := coldata.NewVec(coldata.DecimalOf(15, 2), n)
+	sb := coldata.NewBuilder(coldata.String, n)
+	for i := 0; i < n; i++ {
+		ints.Ints[i] = int64(i % 50)
+		decs.Decs[i] = decimal.FromInt64(int64(i % 50))
+		sb.AppendString(fmt.Sprintf("v%d", i%50))
+	}
+	strs := sb.Finish()
+	list := func(ty coldata.Type, k int, mk func(j int) any) []*coldata.Vec {
+		var out []*coldata.Vec
+		for j := 0; j < k; j++ {
+			out = append(out, coldata.NewConst(ty, mk(j), n))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		x     *coldata.Vec
+		items []*coldata.Vec
+	}{
+		{"ints short", ints, list(coldata.Int64, 3, func(j int) any { return int64(j + 100) })},
+		{"ints hashed", ints, list(coldata.Int64, 12, func(j int) any { return int64(j + 100) })},
+		{"decimals", decs, list(coldata.DecimalOf(15, 2), 3, func(j int) any { return decimal.FromInt64(int64(j + 100)) })},
+		{"strings short", strs, list(coldata.String, 3, func(j int) any { return fmt.Sprintf("w%d", j) })},
+		{"strings hashed", strs, list(coldata.String, 12, func(j int) any { return fmt.Sprintf("w%d", j) })},
+		{"strings all NULL", strs, list(coldata.String, 1, func(int) any { return nil })},
+	} {
+		dirty := coldata.AllocVec(coldata.Bool, n)
+		for i := range dirty.Bools {
+			dirty.Bools[i] = 1
+		}
+		coldata.Recycle(dirty)
+		got, err := scFn(t, "in").Eval(append([]*coldata.Vec{tc.x}, tc.items...), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			if v := got.Value(i); v == true {
+				t.Fatalf("%s: row %d is TRUE, matching nothing", tc.name, i)
+			}
+		}
+	}
+}
+
+// TestCaseDirtyBuffer runs CASE over batches whose result comes from
+// coldata's pool after offering it a buffer of non-zero values: every row
+// must come out as CASE defines it, NULL rows included.
+func TestCaseDirtyBuffer(t *testing.T) {
+	const n = 5000
+	d := coldata.DecimalOf(15, 2)
+	cond := coldata.NewVec(coldata.Bool, n)
+	price := coldata.NewVec(d, n)
+	for i := 0; i < n; i++ {
+		cond.Bools[i] = byte(i % 3 & 1)
+		price.Decs[i] = decimal.FromInt64(int64(i))
+		if i%7 == 0 {
+			cond.SetNull(i)
+		}
+	}
+	for _, elseVal := range []any{nil, decimal.FromInt64(0)} {
+		dirty := coldata.AllocVec(d, n)
+		for i := range dirty.Decs {
+			dirty.Decs[i] = decimal.FromInt64(-42)
+		}
+		coldata.Recycle(dirty)
+		args := []*coldata.Vec{cond, price}
+		args = append(args, coldata.NewConst(d, elseVal, n))
+		got, err := scFn(t, "case").Eval(args, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			var want any = elseVal
+			if i%7 != 0 && i%3&1 == 1 {
+				want = decimal.FromInt64(int64(i))
+			}
+			if want == nil {
+				if !got.IsNull(i) {
+					t.Fatalf("else NULL: row %d = %v, want NULL", i, got.Value(i))
+				}
+				continue
+			}
+			if got.IsNull(i) || got.Decs[i] != want.(decimal.Int128) {
+				t.Fatalf("else %v: row %d = %v, want %v", elseVal, i, got.Value(i), want)
+			}
+		}
 	}
 }

@@ -479,20 +479,22 @@ func gatherPick(t coldata.Type, srcs []*coldata.Vec, pick []int32, n int) (*cold
 		conv[k] = s
 	}
 	bm := make([]byte, coldata.BitmapLen(n))
+	// gatherInto writes every row (a NULL one too), so the buffers may
+	// come from coldata's pool.
 	var out *coldata.Vec
 	var anyNull bool
 	switch t.Physical() {
 	case coldata.Int64:
-		out = coldata.NewVec(t, n)
+		out = coldata.AllocVec(t, n)
 		anyNull = gatherInto(out.Ints, bm, pick, gatherSources(conv, n, func(v *coldata.Vec) []int64 { return v.Ints }))
 	case coldata.Float64:
-		out = coldata.NewVec(t, n)
+		out = coldata.AllocVec(t, n)
 		anyNull = gatherInto(out.Floats, bm, pick, gatherSources(conv, n, func(v *coldata.Vec) []float64 { return v.Floats }))
 	case coldata.Bool:
-		out = coldata.NewVec(t, n)
+		out = coldata.AllocVec(t, n)
 		anyNull = gatherInto(out.Bools, bm, pick, gatherSources(conv, n, func(v *coldata.Vec) []byte { return v.Bools }))
 	case coldata.Decimal:
-		out = coldata.NewVec(t, n)
+		out = coldata.AllocVec(t, n)
 		anyNull = gatherInto(out.Decs, bm, pick, gatherSources(conv, n, func(v *coldata.Vec) []decimal.Int128 { return v.Decs }))
 	case coldata.String:
 		var err error

@@ -262,6 +262,10 @@ func oneAll(vs []*coldata.Vec) []*coldata.Vec {
 // inSetLinear is the list length up to which a scan beats hashing.
 const inSetLinear = 8
 
+// inWordsMinRows is the fewest rows for which a string column is
+// compared with a short list one item at a time.
+const inWordsMinRows = 64
+
 // inConstList tests a column against a list of constants.
 func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
 	listNull := false
@@ -273,7 +277,7 @@ func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
 			items = append(items, v)
 		}
 	}
-	out := coldata.NewVec(coldata.Bool, n)
+	out := coldata.AllocVec(coldata.Bool, n) // the loops below write every row
 	r := out.Bools
 	switch x.Type.Physical() {
 	case coldata.Int64:
@@ -289,6 +293,7 @@ func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
 		}
 		inOrdered(x.Floats[:n], vals, r)
 	case coldata.Decimal:
+		clear(r)
 		for i := range r {
 			for _, v := range items {
 				if x.Decs[i].Cmp(v.Decs[0]) == 0 {
@@ -299,7 +304,27 @@ func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
 		}
 	case coldata.String:
 		offs, data := x.Offsets[:n+1], x.Bytes
-		if len(items) <= inSetLinear {
+		if len(items) <= inSetLinear && len(items) > 0 && n >= inWordsMinRows {
+			// One branch-free equality pass per item (Q12's l_shipmode IN
+			// ('MAIL', 'SHIP')), ORed together: the row-by-row search
+			// below mispredicts on every row of a column of mixed values.
+			var eq []byte
+			for k, v := range items {
+				if k == 0 {
+					cmpStringsVC(cmpEQ, offs, data, v.Str(0), r)
+					continue
+				}
+				if eq == nil {
+					eq = coldata.AllocVec(coldata.Bool, n).Bools
+				}
+				cmpStringsVC(cmpEQ, offs, data, v.Str(0), eq)
+				orWords(r, eq)
+			}
+			if eq != nil {
+				coldata.Recycle(&coldata.Vec{Type: coldata.Bool, Bools: eq})
+			}
+		} else if len(items) <= inSetLinear {
+			clear(r)
 			for i := range r {
 				s := data[offs[i]:offs[i+1]]
 				for _, v := range items {
@@ -319,6 +344,8 @@ func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
 				r[i] = b2u8(ok)
 			}
 		}
+	default:
+		clear(r)
 	}
 	// NULL where x is NULL, or where nothing matched and the list has a NULL.
 	var valid []byte
@@ -343,13 +370,14 @@ func inConstList(x *coldata.Vec, list []*coldata.Vec, n int) *coldata.Vec {
 func inOrdered[T int64 | float64](x, vals []T, r []byte) {
 	r = r[:len(x)]
 	if len(vals) <= inSetLinear {
+		// Every item for every row: a loop of fixed length, where
+		// stopping at the first match branches on the data.
 		for i, p := range x {
+			var hit byte
 			for _, q := range vals {
-				if p == q {
-					r[i] = 1
-					break
-				}
+				hit |= b2u8(p == q)
 			}
+			r[i] = hit
 		}
 		return
 	}

@@ -141,3 +141,31 @@ func BenchmarkScEqLongStringConst(b *testing.B) {
 	s := sb.Finish()
 	scBench(b, "=", []*coldata.Vec{s, coldata.NewConst(coldata.String, "DELIVER IN PERSON", scBenchRows)}, 4+12+1)
 }
+
+// BenchmarkScInStrings is TPC-H Q12's l_shipmode IN ('MAIL', 'SHIP') over
+// the column's seven values, drawn at random.
+func BenchmarkScInStrings(b *testing.B) {
+	modes := []string{"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"}
+	r := rand.New(rand.NewSource(12))
+	sb := coldata.NewBuilder(coldata.String, scBenchRows)
+	for i := 0; i < scBenchRows; i++ {
+		sb.AppendString(modes[r.Intn(len(modes))])
+	}
+	s := sb.Finish()
+	scBench(b, "in", []*coldata.Vec{s, coldata.NewConst(coldata.String, "MAIL", scBenchRows), coldata.NewConst(coldata.String, "SHIP", scBenchRows)}, 4+5+1)
+}
+
+// BenchmarkScInShortList is TPC-H Q16's p_size IN (49, 14, 23, 45, 19, 3,
+// 36, 9) over sizes 1 to 50.
+func BenchmarkScInShortList(b *testing.B) {
+	r := rand.New(rand.NewSource(16))
+	x := coldata.NewVec(coldata.Int64, scBenchRows)
+	for i := range x.Ints {
+		x.Ints[i] = 1 + r.Int63n(50)
+	}
+	list := []*coldata.Vec{x}
+	for _, k := range []int64{49, 14, 23, 45, 19, 3, 36, 9} {
+		list = append(list, coldata.NewConst(coldata.Int64, k, scBenchRows))
+	}
+	scBench(b, "in", list, 9)
+}
