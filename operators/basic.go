@@ -167,31 +167,12 @@ func selectTrue(pred *expr.Program, b *coldata.Batch, sel []int) (_ []int, all b
 	if mask.Const {
 		return sel[:0], !mask.IsNull(0) && mask.Bool(0), nil
 	}
-	sel = appendTrue(sel[:0], mask.Bools[:b.Len], mask.Nulls)
+	sel = expr.AppendTrue(sel[:0], mask.Bools[:b.Len], mask.Nulls)
 	// The mask is dead once read, unless it is (or shares) a column of b.
 	if pred.Owned(0) {
 		coldata.RecycleUnshared(res, b.Cols)
 	}
 	return sel, len(sel) == b.Len && b.Len > 0, nil
-}
-
-// appendTrue appends the rows i where bools[i] is 1 and nulls (nil: no
-// NULLs) marks i valid.
-func appendTrue(sel []int, bools []byte, nulls []byte) []int {
-	if nulls == nil {
-		for i, x := range bools {
-			if x != 0 {
-				sel = append(sel, i)
-			}
-		}
-		return sel
-	}
-	for i, x := range bools {
-		if x != 0 && nulls[i>>3]>>(i&7)&1 != 0 {
-			sel = append(sel, i)
-		}
-	}
-	return sel
 }
 
 // Close implements Operator.
