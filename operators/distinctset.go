@@ -303,10 +303,13 @@ type pairParts struct {
 	// BY) or keys (kcaches, without).
 	pcaches [][]pairSlot
 	kcaches [][]uint64
-	// Per part, at a flush: the groups of its new pairs (grouped), or
-	// how many there were.
+	// Per part, at a flush: the groups at or above pairCountGroups of its
+	// new pairs (grouped), or how many new pairs there were.
 	news   [][]uint32
 	counts []uint64
+	// Per worker, at a flush: how many new pairs each group below
+	// pairCountGroups has (grouped).
+	wcounts [][]uint32
 	// flushPairs (tests only) replaces pairFlushPairs.
 	flushPairs int
 }
@@ -327,6 +330,9 @@ const (
 	// partSetSlots is the initial size of a part's set: a small input
 	// should not pay for many parts.
 	partSetSlots = 64
+	// pairCountGroups bounds the groups whose new pairs the workers of a
+	// flush count themselves (a worker's counters: 4 bytes a group).
+	pairCountGroups = 1 << 14
 )
 
 // newPairParts returns a pairParts run by workers goroutines, with
@@ -348,6 +354,7 @@ func newPairParts(workers int, grouped bool) *pairParts {
 		kcaches:     make([][]uint64, workers),
 		news:        make([][]uint32, np),
 		counts:      make([]uint64, np),
+		wcounts:     make([][]uint32, workers),
 	}
 	for p := 0; p < np; p++ {
 		if grouped {
@@ -518,12 +525,18 @@ func (pp *pairParts) pairsRange(r int, gids []uint32, vals []int64, nulls []byte
 
 // flush inserts the staged pairs into their parts' sets, the parts on
 // all workers, and adds to each group's count word st[g*stride+off] its
-// new pairs.
+// new pairs. A worker counts the new pairs of groups below
+// pairCountGroups itself, into counters of its own that are added up
+// once all parts are in: a flush of a million new pairs then does not
+// leave one goroutine to count them while the others wait (ClickBench's
+// RegionIDs are a few thousand groups). The new pairs of other groups
+// are listed and counted after the parts, on one goroutine, as a worker's
+// counters for a million groups would cost more than they save.
 func (pp *pairParts) flush(st []uint64, stride, off int) {
 	if pp.staged == 0 {
 		return
 	}
-	forEachIndex(pp.parts(), pp.workers, func(p int) {
+	parallelDo(pp.workers, pp.parts(), func(w, p int) {
 		if !pp.grouped {
 			s, cnt := pp.ksets[p], 0
 			for r := range pp.chunks {
@@ -540,7 +553,20 @@ func (pp *pairParts) flush(st []uint64, stride, off int) {
 				news = s.insertKeys(c.pairs[c.offs[p]:c.offs[p+1]], news)
 			}
 		}
-		pp.news[p] = news
+		cnt, k := pp.wcounts[w], 0
+		for _, g := range news {
+			if g >= pairCountGroups {
+				news[k] = g
+				k++
+				continue
+			}
+			if int(g) >= len(cnt) {
+				cnt = append(cnt, make([]uint32, int(g)+1-len(cnt))...)
+				cnt = cnt[:cap(cnt)]
+			}
+			cnt[g]++
+		}
+		pp.wcounts[w], pp.news[p] = cnt, news[:k]
 	})
 	pp.dropChunks()
 	for p := range pp.counts {
@@ -551,6 +577,14 @@ func (pp *pairParts) flush(st []uint64, stride, off int) {
 		for _, g := range pp.news[p] {
 			st[int(g)*stride+off]++
 		}
+	}
+	for _, cnt := range pp.wcounts {
+		for g, c := range cnt {
+			if c != 0 {
+				st[g*stride+off] += uint64(c)
+			}
+		}
+		clear(cnt)
 	}
 }
 

@@ -353,7 +353,8 @@ func TestPairSetCollisions(t *testing.T) {
 // TestPairPartsRandomized compares pairParts' counts with a Go map's over
 // random inputs: worker counts, flush sizes, with and without groups,
 // small and wide value domains, NULLs, colliding pairs and the value
-// whose key is 0 (the seed), over batches of random sizes.
+// whose key is 0 (the seed), over batches of random sizes; groups past
+// pairCountGroups too.
 func TestPairPartsRandomized(t *testing.T) {
 	type pair struct {
 		g uint32
@@ -362,7 +363,7 @@ func TestPairPartsRandomized(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for trial := 0; trial < 40; trial++ {
 		workers := 1 + rng.IntN(9)
-		groups := []int{0, 1, 3, 500}[rng.IntN(4)]
+		groups := []int{0, 1, 3, 500, 40000}[rng.IntN(5)] // 40000: past pairCountGroups
 		domain := []int64{5, 1000, 1 << 40}[rng.IntN(3)]
 		flush := []int{0, 1, 777, 20000}[rng.IntN(4)]
 		nullEvery := []int{0, 2, 9}[rng.IntN(3)]
