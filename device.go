@@ -58,7 +58,10 @@ func (db *DB) placeFinal(n planner.Node) (placed planner.Node, final bool, err e
 	dev, strict := db.device, db.requested == "gpu"
 	db.mu.RUnlock()
 	if dev != "gpu" {
-		return n, true, nil
+		// Host plans count below left joins; on the device the join and
+		// its grouping are cheaper than a second aggregate (TPC-H Q13:
+		// 43 ms as written, 63 ms rewritten).
+		return planner.PreAggregateJoins(n), true, nil
 	}
 	supported := planner.GPUSupport
 	final = true

@@ -361,8 +361,7 @@ func optimize(n Node) (Node, error) {
 	}
 	// Filters go down first so that join ordering sees them on the leaves
 	// (also those above an outer join), and again over the new order.
-	// Counts go below left joins once the right sides hold their filters.
-	return PruneColumns(PreAggregateJoins(ReduceGroupedJoins(PushFilters(ReorderJoins(PushFilters(n)))))), nil
+	return PruneColumns(ReduceGroupedJoins(PushFilters(ReorderJoins(PushFilters(n))))), nil
 }
 
 // nullsOrder unwraps the dialect layer's marker of ORDER BY's NULLS FIRST /

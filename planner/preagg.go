@@ -42,7 +42,9 @@ const preAggRatio = 2
 
 // PreAggregateJoins rewrites, everywhere in n, an aggregate of COUNTs of
 // right-side values grouped by left-side columns over a left join into
-// one over the join with the right side counted per join key.
+// one over the join with the right side counted per join key. It runs on
+// plans for the host (the database's placement step): on the GPU the join
+// and the grouping of its rows are cheaper than a second aggregate.
 func PreAggregateJoins(n Node) Node {
 	out, _ := mapInputs(n, func(in Node) (Node, error) { return PreAggregateJoins(in), nil })
 	a, ok := out.(*Aggregate)
