@@ -435,3 +435,41 @@ func TestCUDAGroupByPhases(t *testing.T) {
 		db.Release()
 	}
 }
+
+// A device closed at once after WarmPools starts (a database opened and
+// closed around one statement) closes cleanly: the warm-up's block is
+// back in the pool before the pool is released. Each round opens its own
+// device, as each database does. Before the fix, Close reported the
+// block still in use or hung on the H100 host.
+func TestCUDACloseDuringPoolWarmup(t *testing.T) {
+	cudaDevice(t) // skips without a GPU
+	for i := 0; i < 20; i++ {
+		d, err := NewDevice(Options{CacheDir: os.Getenv("GSQL_KERNEL_CACHE")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.WarmPools()
+		closed := make(chan error, 1)
+		go func() { closed <- d.Close() }()
+		select {
+		case err := <-closed:
+			if err != nil {
+				t.Fatalf("round %d: close right after WarmPools: %v", i, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: close right after WarmPools did not return in 30 s", i)
+		}
+	}
+	d, err := NewDevice(Options{CacheDir: os.Getenv("GSQL_KERNEL_CACHE")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatalf("close without a warm-up: %v", err)
+	}
+	select {
+	case <-d.PoolsWarm():
+	default:
+		t.Fatalf("a closed device's warm-up is not marked done")
+	}
+}

@@ -246,6 +246,16 @@ func (d *Device) Synchronize() error { return d.Do(d.drv.syncDevice) }
 // buffer and the pool's memory and releases the context. Buffers still
 // held become invalid.
 func (d *Device) Close() error {
+	// The pools' warm-up holds a block between its Alloc and Release:
+	// the pool is released with nothing in use only after it (a database
+	// closed right after opening, as the on-disk regression run does after
+	// each statement, found the block still lent). The Once orders this
+	// with WarmPools; a warm-up never started is marked done.
+	d.poolsOnce.Do(func() {
+		d.poolsWarm = make(chan struct{})
+		close(d.poolsWarm)
+	})
+	<-d.poolsWarm
 	d.mu.Lock()
 	if d.closed.Load() {
 		d.mu.Unlock()
