@@ -293,17 +293,7 @@ func TestAggregateReleasesParallelComputeBatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := coldata.Concat(got, len(aggs)+1)
-		var lines []string
-		for i := 0; i < g.Len; i++ {
-			var f []string
-			for _, c := range g.Cols {
-				f = append(f, fmt.Sprint(c.Value(i)))
-			}
-			lines = append(lines, strings.Join(f, "|"))
-		}
-		sort.Strings(lines)
-		return strings.Join(lines, "\n")
+		return sortedRows(got, len(aggs)+1)
 	}
 	for _, pred := range []expr.Expr{nil, bind(t, "<>", n, &expr.Literal{Value: int64(7), T: coldata.Int64})} {
 		var want string
@@ -381,17 +371,7 @@ func TestAggregateReleasesThroughJoin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := coldata.Concat(got, len(keys)+len(aggs))
-		var lines []string
-		for i := 0; i < g.Len; i++ {
-			var f []string
-			for _, c := range g.Cols {
-				f = append(f, fmt.Sprint(c.Value(i)))
-			}
-			lines = append(lines, strings.Join(f, "|"))
-		}
-		sort.Strings(lines)
-		return strings.Join(lines, "\n")
+		return sortedRows(got, len(keys)+len(aggs))
 	}
 	for _, step := range []int{2, 1} {
 		for i := 0; i < nb; i++ {
@@ -425,4 +405,20 @@ func checkJoinRelease(t *testing.T, join func(operators.JoinKind, bool) operator
 			}
 		}
 	}
+}
+
+// sortedRows renders the rows of batches of ncols columns as text, one
+// line a row, sorted: an aggregate's groups compared whatever their order.
+func sortedRows(batches []*coldata.Batch, ncols int) string {
+	g := coldata.Concat(batches, ncols)
+	var lines []string
+	for i := 0; i < g.Len; i++ {
+		var f []string
+		for _, c := range g.Cols {
+			f = append(f, fmt.Sprint(c.Value(i)))
+		}
+		lines = append(lines, strings.Join(f, "|"))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }
