@@ -107,3 +107,8 @@ func (db *DB) sessionOf(ctx context.Context) *Session {
 func (db *DB) ruleOptions(ctx context.Context) planner.RuleOptions {
 	return planner.RuleOptions{Disabled: db.sessionOf(ctx).rules()}
 }
+
+// Rules lists the optimizer's rules in the order they run (a rule that
+// runs twice is listed twice): the names Options.DisabledRules and SET
+// disabled_rules take.
+func Rules() []planner.Rule { return planner.Rules() }
