@@ -9,6 +9,20 @@ import (
 	"github.com/gsqlengine/gsql/operators/window"
 )
 
+// Column pruning. The binder scans every column of a table; this rule
+// narrows each scan to the columns something above it reads (through
+// filters, joins, windows and column-selecting projections), renumbering
+// the references above:
+//
+//	SELECT b FROM t WHERE c > 1
+//
+//	Project b                     Project b
+//	  Filter (c > 1)          =>    Filter (c > 1)
+//	    Scan t [a b c d]              Scan t [b c]
+//
+// A join input's filter that reads columns the join does not need gets a
+// Project above it that drops them (pruneJoinInput).
+
 // PruneColumns makes every scan read only the columns the projection,
 // aggregation and filter above it use.
 func PruneColumns(n Node) Node {
