@@ -190,6 +190,18 @@ func TestExplainNamesRules(t *testing.T) {
 	if got := lastLine(explainIn(t, s, "EXPLAIN SELECT 1")); got != "rules: none" {
 		t.Errorf("no rule fired: %q", got)
 	}
+	// A subquery run while binding goes through the same rules, under
+	// the session's settings: its fold counts, and is switched off.
+	sub := "EXPLAIN SELECT (SELECT MAX(x) FROM t WHERE 1 = 1) AS m"
+	if got := lastLine(explainIn(t, db.Session(), sub)); got != "rules: fold_constants, prune_columns" {
+		t.Errorf("subquery, every rule on: %q", got)
+	}
+	if _, err := s.Exec(context.Background(), "SET disabled_rules = 'fold_constants'"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastLine(explainIn(t, s, sub)); got != "rules: prune_columns" {
+		t.Errorf("subquery, fold_constants off: %q", got)
+	}
 	// The plan lines are the same with the rules line dropped.
 	plain := explainIn(t, db.Session(), "EXPLAIN SELECT s FROM t")
 	if len(plain) != 3 || !strings.HasPrefix(plain[0], "Project s") || !strings.HasPrefix(plain[1], "  Scan t [s]") {
