@@ -45,23 +45,24 @@ func (db *DB) gpu() (*operators.GPURuntime, error) {
 // database uses it and the operator's expressions all have GPU
 // implementations. With device "gpu" (strict) a filter or projection that
 // cannot run there is an error, never a silent CPU fallback.
-func (db *DB) place(n planner.Node) (planner.Node, error) {
-	placed, _, err := db.placeFinal(n)
+func (db *DB) place(n planner.Node, ro planner.RuleOptions) (planner.Node, error) {
+	placed, _, err := db.placeFinal(n, ro)
 	return placed, err
 }
 
 // placeFinal is place that also reports whether the placement is final:
 // false when some work went to the CPU only because its GPU kernels were
 // still compiling (auto mode), so that the plan is not worth keeping.
-func (db *DB) placeFinal(n planner.Node) (placed planner.Node, final bool, err error) {
+// The placement rules run first (planner/rules.go), under ro.
+func (db *DB) placeFinal(n planner.Node, ro planner.RuleOptions) (placed planner.Node, final bool, err error) {
 	db.mu.RLock()
 	dev, strict := db.device, db.requested == "gpu"
 	db.mu.RUnlock()
+	if n, err = planner.Placed(n, ro, dev != "gpu"); err != nil {
+		return nil, false, err
+	}
 	if dev != "gpu" {
-		// Host plans count below left joins; on the device the join and
-		// its grouping are cheaper than a second aggregate (TPC-H Q13:
-		// 43 ms as written, 63 ms rewritten).
-		return planner.PreAggregateJoins(n), true, nil
+		return n, true, nil
 	}
 	supported := planner.GPUSupport
 	final = true

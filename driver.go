@@ -139,10 +139,17 @@ func (c *connector) Close() error {
 	return err
 }
 
-func (c *connector) Connect(context.Context) (driver.Conn, error) { return &conn{db: c.db}, nil }
-func (c *connector) Driver() driver.Driver                        { return c.drv }
+// Connect opens a connection: a session of its own, so that a SET on one
+// pooled connection leaves the others alone.
+func (c *connector) Connect(context.Context) (driver.Conn, error) {
+	return &conn{db: c.db, sess: c.db.Session()}, nil
+}
+func (c *connector) Driver() driver.Driver { return c.drv }
 
-type conn struct{ db *DB }
+type conn struct {
+	db   *DB
+	sess *Session
+}
 
 var errNoTx = errors.New("gsql: transactions are not supported; every statement is atomic on its own")
 
@@ -151,7 +158,7 @@ func (c *conn) Close() error                              { return nil }
 func (c *conn) Begin() (driver.Tx, error)                 { return nil, errNoTx }
 
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	res, err := c.db.Exec(ctx, query, namedArgs(args)...)
+	res, err := c.sess.Exec(ctx, query, namedArgs(args)...)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +166,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 }
 
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	rdr, err := c.db.Query(ctx, query, namedArgs(args)...)
+	rdr, err := c.sess.Query(ctx, query, namedArgs(args)...)
 	if err != nil {
 		return nil, err
 	}

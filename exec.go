@@ -82,12 +82,14 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 			}
 		}
 		return Result{}, rowsReader([]string{"Field", "Type", "Null"}, []*coldata.Vec{names.Finish(), types.Finish(), nulls.Finish()}), nil
+	case *sql.Set:
+		return Result{}, nil, db.sessionOf(ctx).set(s)
 	case *sql.Explain:
 		sel, ok := s.Stmt.(*sql.Select)
 		if !ok {
 			return Result{}, nil, &sql.Error{Kind: sql.ErrUnsupported, Msg: "not supported: EXPLAIN of a statement other than SELECT", Line: 1, Col: 1}
 		}
-		lines, err := db.explain(ctx, sel.Stmt, args, s.Analyze)
+		lines, err := db.explain(ctx, sel.Stmt, args, s.Analyze, s.Verbose)
 		if err != nil {
 			return Result{}, nil, err
 		}
@@ -100,21 +102,27 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 	return Result{}, nil, fmt.Errorf("not supported: statement %T", st)
 }
 
-// plan binds a SELECT and places its operators.
+// plan binds a SELECT and places its operators, under the rule settings
+// of the statement's session.
 func (db *DB) plan(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (planner.Node, error) {
-	n, err := db.planner.PlanSelect(ctx, stmt, args)
+	return db.planWith(ctx, stmt, args, db.ruleOptions(ctx))
+}
+
+func (db *DB) planWith(ctx context.Context, stmt sqlparser.SelectStatement, args []any, ro planner.RuleOptions) (planner.Node, error) {
+	n, err := db.planner.PlanSelectWith(ctx, stmt, args, ro)
 	if err != nil {
 		return nil, err
 	}
-	return db.place(n)
+	return db.place(n, ro)
 }
 
 func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (array.RecordReader, error) {
-	n, err := db.planner.PlanSelect(ctx, stmt, args)
+	ro := db.ruleOptions(ctx)
+	n, err := db.planner.PlanSelectWith(ctx, stmt, args, ro)
 	if err != nil {
 		return nil, err
 	}
-	placed, final, err := db.placeFinal(n)
+	placed, final, err := db.placeFinal(n, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -155,13 +163,18 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool) (array.Re
 	return rdr, nil
 }
 
-func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args []any, analyze bool) ([]string, error) {
-	n, err := db.plan(ctx, stmt, args)
+// explain renders a SELECT's plan, then the rules that changed it (with
+// verbose, every rule's state first); with analyze it runs the plan and
+// adds each operator's statistics.
+func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args []any, analyze, verbose bool) ([]string, error) {
+	ro := db.ruleOptions(ctx)
+	ro.Trace = &planner.RuleTrace{}
+	n, err := db.planWith(ctx, stmt, args, ro)
 	if err != nil {
 		return nil, err
 	}
 	if !analyze {
-		return planner.Explain(n), nil
+		return append(planner.Explain(n), ro.Trace.Lines(verbose)...), nil
 	}
 	built, err := db.build(n)
 	if err != nil {
@@ -170,7 +183,7 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	if _, err := operators.Drain(ctx, built.Root); err != nil {
 		return nil, err
 	}
-	return planner.ExplainAnalyze(n, built), nil
+	return append(planner.ExplainAnalyze(n, built), ro.Trace.Lines(verbose)...), nil
 }
 
 // collect runs a SELECT to the end and returns its columns and rows.
@@ -649,7 +662,7 @@ func (db *DB) ResultSchema(ctx context.Context, text string, args ...any) (*arro
 	if !ok {
 		return nil, nil
 	}
-	n, err := db.planner.PlanSelect(ctx, sel.Stmt, args)
+	n, err := db.planner.PlanSelectWith(ctx, sel.Stmt, args, db.ruleOptions(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -76,6 +76,11 @@ type Options struct {
 	// that it works while another process writes, and every statement that
 	// would change a table fails.
 	ReadOnly bool
+	// DisabledRules switches optimizer rules off by name (planner.RuleNames
+	// lists them; EXPLAIN names those that changed a plan): every session
+	// starts with these, and SET disabled_rules = '...' changes a
+	// session's. An unknown name fails Open.
+	DisabledRules []string
 }
 
 // DB is a database, in memory or on disk (Options.Path). It is safe for
@@ -87,6 +92,10 @@ type DB struct {
 	plans    planCache
 	opts     Options
 	gpuState gpuState
+	// disabledRules is Options.DisabledRules; session is the default
+	// session, where Exec and Query run.
+	disabledRules planner.RuleSet
+	session       *Session
 
 	mu        sync.RWMutex
 	device    string // "cpu" or "gpu": what queries use now
@@ -110,6 +119,12 @@ func Open(opts Options) (*DB, error) {
 	if opts.ReadOnly && opts.Path == "" {
 		return nil, errors.New("gsql: ReadOnly needs a Path")
 	}
+	rules, err := planner.RuleSetOf(opts.DisabledRules)
+	if err != nil {
+		return nil, fmt.Errorf("gsql: Options.DisabledRules: %w", err)
+	}
+	db.disabledRules = rules
+	db.session = db.Session()
 	if opts.Path != "" {
 		st, err := openStore(cat, opts.Path, opts.ReadOnly)
 		if err != nil {
@@ -243,10 +258,16 @@ func (db *DB) RegisterTable(name string, schema *arrow.Schema, recs []arrow.Reco
 	return err
 }
 
-// Exec runs one or more statements separated by semicolons. Statements that
-// return rows are run and their rows discarded. Placeholder arguments are
-// allowed only when text holds a single statement.
+// Exec runs one or more statements separated by semicolons, in the
+// database's default session. Statements that return rows are run and
+// their rows discarded. Placeholder arguments are allowed only when text
+// holds a single statement.
 func (db *DB) Exec(ctx context.Context, text string, args ...any) (Result, error) {
+	return db.exec(ctx, text, args)
+}
+
+// exec is Exec in the session of ctx (sessionOf).
+func (db *DB) exec(ctx context.Context, text string, args []any) (Result, error) {
 	if db.closed.Load() {
 		return Result{}, ErrClosed
 	}
@@ -275,14 +296,20 @@ func (db *DB) Exec(ctx context.Context, text string, args ...any) (Result, error
 	return res, nil
 }
 
-// Query runs one statement and returns its rows. Statements that return no
-// rows are executed and give a reader with no columns and no records.
-// Cancelling ctx stops the query; the reader then reports ctx's error.
+// Query runs one statement, in the database's default session, and
+// returns its rows. Statements that return no rows are executed and give
+// a reader with no columns and no records. Cancelling ctx stops the
+// query; the reader then reports ctx's error.
 func (db *DB) Query(ctx context.Context, text string, args ...any) (array.RecordReader, error) {
+	return db.queryText(ctx, text, args)
+}
+
+// queryText is Query in the session of ctx (sessionOf).
+func (db *DB) queryText(ctx context.Context, text string, args []any) (array.RecordReader, error) {
 	if db.closed.Load() {
 		return nil, ErrClosed
 	}
-	key, cacheable := db.planKey(text, args)
+	key, cacheable := db.planKey(text, args, db.sessionOf(ctx).rules())
 	if cacheable {
 		if rdr, ok, err := db.queryCached(ctx, key); ok {
 			return rdr, err

@@ -39,7 +39,7 @@ func (db *DB) KernelSources(ctx context.Context, query string, args ...any) ([]K
 	if !ok {
 		return nil, fmt.Errorf("kernel sources: only queries run on the GPU")
 	}
-	n, err := db.planner.PlanSelect(ctx, sel.Stmt, args)
+	n, err := db.planner.PlanSelectWith(ctx, sel.Stmt, args, db.ruleOptions(ctx))
 	if err != nil {
 		return nil, err
 	}

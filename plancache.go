@@ -36,6 +36,9 @@ type planCache struct {
 type planKey struct {
 	text, args, device string
 	strict             bool
+	// disabled are the session's disabled rules: another set plans
+	// otherwise, so sessions never share a plan made under other rules.
+	disabled planner.RuleSet
 }
 
 type planEntry struct {
@@ -81,10 +84,10 @@ type PlanCacheStats struct {
 	Hits, Misses uint64
 }
 
-// planKey is the cache key of a statement run with args; ok is false when
-// its plan must not be reused (a volatile function, an argument of a type
-// that has no exact rendering).
-func (db *DB) planKey(text string, args []any) (k planKey, ok bool) {
+// planKey is the cache key of a statement run with args under the
+// disabled rules; ok is false when its plan must not be reused (a
+// volatile function, an argument of a type that has no exact rendering).
+func (db *DB) planKey(text string, args []any, disabled planner.RuleSet) (k planKey, ok bool) {
 	if !cacheableText(text) {
 		return planKey{}, false
 	}
@@ -105,7 +108,7 @@ func (db *DB) planKey(text string, args []any) (k planKey, ok bool) {
 	}
 	db.mu.RLock()
 	defer db.mu.RUnlock()
-	return planKey{text: text, args: b.String(), device: db.device, strict: db.requested == "gpu"}, true
+	return planKey{text: text, args: b.String(), device: db.device, strict: db.requested == "gpu", disabled: disabled}, true
 }
 
 // queryCached runs a statement from a cached plan; ok is false on a miss.
@@ -130,11 +133,12 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 		return nil, err
 	}
 	version := db.cat.Version()
-	n, err := db.planner.PlanSelect(ctx, sel.Stmt, args)
+	ro := db.ruleOptions(ctx)
+	n, err := db.planner.PlanSelectWith(ctx, sel.Stmt, args, ro)
 	if err != nil {
 		return nil, err
 	}
-	placed, final, err := db.placeFinal(n)
+	placed, final, err := db.placeFinal(n, ro)
 	if err != nil {
 		return nil, err
 	}

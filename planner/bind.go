@@ -40,6 +40,9 @@ type binder struct {
 	ctes cteSet
 	// work holds the working tables of the recursive CTEs being bound.
 	work map[string]*workDef
+	// rules are the statement's rule settings, which the subqueries it
+	// plans and runs while binding use too.
+	rules RuleOptions
 }
 
 // Planner plans statements against a catalog.
@@ -49,11 +52,18 @@ type Planner struct {
 
 // PlanSelect binds a SELECT statement with placeholder arguments and returns
 // its optimised logical plan (every node placed on the CPU; Place moves
-// nodes to the GPU).
+// nodes to the GPU), with every rule on.
 // Uncorrelated subqueries are run once, here, and replaced by their values;
 // ctx bounds that work.
 func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (Node, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}}
+	return p.PlanSelectWith(ctx, stmt, args, RuleOptions{})
+}
+
+// PlanSelectWith is PlanSelect with the rules' settings: the rules
+// switched off, and where to record what the rules did (the statement's
+// subqueries run through the same rules).
+func (p *Planner) PlanSelectWith(ctx context.Context, stmt sqlparser.SelectStatement, args []any, rules RuleOptions) (Node, error) {
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, rules: rules}
 	n, err := b.planSelectStatement(stmt)
 	if err != nil {
 		return nil, err
@@ -61,7 +71,7 @@ func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement
 	if err := b.checkArgs(); err != nil {
 		return nil, err
 	}
-	return optimize(n)
+	return optimize(n, rules)
 }
 
 // BindRows binds the rows of INSERT ... VALUES as constant expressions,
@@ -185,9 +195,6 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 				return nil, err
 			}
 			agg.Keys = append(agg.Keys, k)
-		}
-		if len(agg.Keys) > 1 {
-			agg.Keys = dependentKeys(agg.Keys)
 		}
 		b.agg = &aggCtx{from: sc, node: agg, aliases: map[string]expr.Expr{}}
 		defer func() { b.agg = nil }()
@@ -351,17 +358,6 @@ func (b *binder) orderColumn(e sqlparser.Expr, sc *scope, exprs *[]expr.Expr, ou
 	*exprs = append(*exprs, be)
 	*out = append(*out, Column{Name: s, Type: be.Type()})
 	return len(*exprs) - 1, nil
-}
-
-// optimize applies the rewrite passes in order.
-func optimize(n Node) (Node, error) {
-	n, err := FoldConstants(n)
-	if err != nil {
-		return nil, err
-	}
-	// Filters go down first so that join ordering sees them on the leaves
-	// (also those above an outer join), and again over the new order.
-	return PruneColumns(ReduceGroupedJoins(PushFilters(ReorderJoins(PushFilters(n))))), nil
 }
 
 // nullsOrder unwraps the dialect layer's marker of ORDER BY's NULLS FIRST /

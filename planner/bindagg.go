@@ -241,9 +241,6 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 				return nil, err
 			}
 		}
-		if r, ok, err := a.sumPlusConst(spec, e); ok || err != nil {
-			return r, err
-		}
 		key := label + e.String()
 		if quantile {
 			// Quantiles with other fractions or orders are other aggregates.

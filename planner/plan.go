@@ -1,7 +1,8 @@
 // Package planner turns parsed SQL statements into executable plans: it
 // binds names and types against the catalog, builds a logical plan, rewrites
-// it (constant folding, column pruning), places each operator on a device and
-// builds the operator tree.
+// it with the optimizer's named rules (rules.go lists them in order, each
+// rule_<name>.go holds one), places each operator on a device and builds
+// the operator tree.
 package planner
 
 import (

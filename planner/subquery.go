@@ -144,7 +144,7 @@ func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, erro
 		return nil, err
 	}
 	b.usedArgs = max(b.usedArgs, sub.usedArgs)
-	if n, err = optimize(n); err != nil {
+	if n, err = optimize(n, b.rules); err != nil {
 		return nil, err
 	}
 	sq := &subquery{plan: n, cols: n.Columns()}

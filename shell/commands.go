@@ -50,6 +50,7 @@ func init() {
 		{name: "explain", args: "on|off", help: "prefix queries with EXPLAIN", min: 1, max: 1, run: (*Shell).cmdExplain},
 		{name: "bail", args: "on|off", help: "stop scripts at the first error", min: 1, max: 1, run: (*Shell).cmdBail},
 		{name: "stats", args: "", help: "show memory pool and device cache statistics", max: 0, run: (*Shell).cmdStats},
+		{name: "rules", args: "", help: "list the optimizer's rules in order (SET disabled_rules = 'a,b' switches some off)", max: 0, run: (*Shell).cmdRules},
 		{name: "kernels", args: "QUERY", help: "print the CUDA source of the fused kernels QUERY would run on the GPU", min: 1, max: -1, run: (*Shell).cmdKernels},
 		{name: "check", args: "", help: "read the whole on-disk database and check it against its checksums", max: 0, run: (*Shell).cmdCheck},
 		{name: "open", args: "[PATH]", help: "open the database at PATH, creating it if new (no PATH: a new in-memory database)", max: 1, run: (*Shell).cmdOpen},
@@ -330,6 +331,17 @@ func (s *Shell) cmdStats(context.Context, []string) error {
 	}
 	st := strings.TrimRight(s.opts.Stats(), "\n")
 	fmt.Fprintln(s.opts.Out, st)
+	return nil
+}
+
+func (s *Shell) cmdRules(context.Context, []string) error {
+	for i, r := range gsql.Rules() {
+		when := ""
+		if r.Placement {
+			when = " (at placement)"
+		}
+		fmt.Fprintf(s.opts.Out, "%2d %-22s %s%s\n", i+1, r.Name, r.Purpose, when)
+	}
 	return nil
 }
 

@@ -54,9 +54,11 @@ type Describe struct {
 	Query sqlparser.SelectStatement
 }
 
-// Explain is EXPLAIN [ANALYZE] <statement>.
+// Explain is EXPLAIN [ANALYZE] [VERBOSE] <statement>. VERBOSE adds the
+// state of every optimizer rule.
 type Explain struct {
 	Analyze bool
+	Verbose bool
 	Stmt    Statement
 }
 
@@ -125,6 +127,8 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 		return p.dropTable()
 	case first.typ == sqlparser.SHOW:
 		return p.show()
+	case first.typ == sqlparser.SET || first.is(src, "set"):
+		return p.set()
 	case first.is(src, "describe") || first.is(src, "desc"):
 		if len(toks) > 1 && (toks[1].typ == sqlparser.SELECT || toks[1].typ == sqlparser.WITH || toks[1].is(src, "with") || toks[1].typ == '(') {
 			// DESCRIBE SELECT ...: the columns a query returns (DuckDB).
@@ -150,6 +154,10 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 		if !analyze && len(rest) == 1 && rest[0].typ == sqlparser.ID {
 			return p.describe(1)
 		}
+		verbose := false
+		if len(rest) > 1 && rest[0].is(src, "verbose") {
+			verbose, rest = true, rest[1:]
+		}
 		inner, err := parseStatement(src, rest)
 		if err != nil {
 			return nil, err
@@ -157,7 +165,7 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 		if _, ok := inner.(*Select); !ok {
 			return nil, newError(ErrUnsupported, src, rest[0].start, "not supported: EXPLAIN of %s (only of queries)", strings.ToUpper(rest[0].text(src)))
 		}
-		return &Explain{Analyze: analyze, Stmt: inner}, nil
+		return &Explain{Analyze: analyze, Verbose: verbose, Stmt: inner}, nil
 	case first.is(src, "with") || first.typ == sqlparser.WITH:
 		rest, err := expandWith(src, toks)
 		if err != nil {
@@ -169,7 +177,7 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 		return parseQuery(src, rest)
 	}
 	switch kw := strings.ToUpper(first.text(src)); kw {
-	case "ALTER", "TRUNCATE", "RENAME", "SET", "USE", "BEGIN", "START", "COMMIT",
+	case "ALTER", "TRUNCATE", "RENAME", "USE", "BEGIN", "START", "COMMIT",
 		"ROLLBACK", "GRANT", "REVOKE", "REPLACE", "LOCK", "UNLOCK", "CALL", "DO", "HANDLER", "LOAD",
 		"ANALYZE", "OPTIMIZE", "REPAIR", "FLUSH", "KILL", "SAVEPOINT", "RELEASE", "PREPARE", "EXECUTE",
 		"DEALLOCATE", "MERGE", "VALUES", "TABLE", "COPY", "ATTACH", "DETACH", "PRAGMA", "VACUUM":

@@ -117,9 +117,14 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 	if err != nil {
 		return wire.Result{}, mysqlError(err)
 	}
+	eng, err := h.engineSession(s)
+	if err != nil {
+		done()
+		return wire.Result{}, mysqlError(err)
+	}
 	switch st.(type) {
 	case *sql.Select, *sql.ShowTables, *sql.Describe, *sql.Explain:
-		rdr, err := h.DB.Query(ctx, stmt, args...)
+		rdr, err := eng.Query(ctx, stmt, args...)
 		if err != nil {
 			done()
 			return wire.Result{}, mysqlError(err)
@@ -129,11 +134,26 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 		return wire.Result{Rows: &errMapped{RecordReader: rdr, done: done}}, nil
 	}
 	defer done()
-	res, err := h.DB.Exec(ctx, stmt, args...)
+	res, err := eng.Exec(ctx, stmt, args...)
 	if err != nil {
 		return wire.Result{}, mysqlError(err)
 	}
 	return wire.Result{AffectedRows: uint64(res.RowsAffected)}, nil
+}
+
+// engineSession is the engine's session for a statement of client
+// session s: the engine's settings that the client SET (engineVars) come
+// from s.Vars, the client's session state.
+func (h *Handler) engineSession(s *wire.Session) (*gsql.Session, error) {
+	eng := h.DB.Session()
+	for _, name := range engineVars {
+		if v, ok := s.Vars[name]; ok {
+			if err := eng.Set(name, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return eng, nil
 }
 
 // begin applies the statement limits: a slot among MaxQueries (waiting

@@ -270,3 +270,46 @@ func TestMemoryLimitCode(t *testing.T) {
 		t.Fatalf("got %v, want 1037", err)
 	}
 }
+
+// TestDisabledRules checks that SET disabled_rules reaches the engine for
+// the connection that ran it only, and that a bad rule name is refused
+// without changing the setting.
+func TestDisabledRules(t *testing.T) {
+	h, s := newHandler(t)
+	other := &wire.Session{ID: 8, User: "u", Addr: "127.0.0.1:6", Vars: map[string]string{}}
+	rules := func(s *wire.Session) string {
+		t.Helper()
+		res, err := h.Run(context.Background(), s, "EXPLAIN SELECT 1 + 1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Rows.Release()
+		last := ""
+		for res.Rows.Next() {
+			col := res.Rows.Record().Column(0).(*array.String)
+			last = col.Value(col.Len() - 1)
+		}
+		return last
+	}
+	if _, err := h.Run(context.Background(), s, "SET disabled_rules = 'fold_constants'", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := rules(s); got != "rules: none" {
+		t.Errorf("with fold_constants off: %q", got)
+	}
+	if got := rules(other); got != "rules: fold_constants" {
+		t.Errorf("another connection: %q", got)
+	}
+	if _, err := h.Run(context.Background(), s, "SET disabled_rules = 'fold_constants,nope'", nil); err == nil || !strings.Contains(err.Error(), `unknown rule "nope"`) {
+		t.Errorf("unknown rule: %v", err)
+	}
+	if got := rules(s); got != "rules: none" {
+		t.Errorf("after a failed SET: %q", got)
+	}
+	if _, err := h.Run(context.Background(), s, "SET disabled_rules = DEFAULT", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := rules(s); got != "rules: fold_constants" {
+		t.Errorf("after SET DEFAULT: %q", got)
+	}
+}

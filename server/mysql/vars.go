@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,7 +12,13 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/gsqlengine/gsql/server/mysql/wire"
+	"github.com/gsqlengine/gsql/sql"
 )
+
+// engineVars are the session variables that are gsql's own settings
+// (sql.Settings): SET checks them with the engine, and each statement
+// runs in an engine session that has them (engineSession).
+var engineVars = sql.Settings
 
 // defaultVars are the system variables clients read on connect, with
 // the values that describe gsql (names lower case).
@@ -208,6 +215,12 @@ func (h *Handler) set(s *wire.Session, body string) error {
 			continue
 		case "NULL":
 			val = ""
+		}
+		if slices.Contains(engineVars, name) {
+			// The engine's own settings are checked by the engine.
+			if err := h.DB.Session().Set(name, val); err != nil {
+				return err
+			}
 		}
 		s.Vars[name] = val
 	}

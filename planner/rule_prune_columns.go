@@ -9,78 +9,19 @@ import (
 	"github.com/gsqlengine/gsql/operators/window"
 )
 
-// mapInputs rewrites every input of n with f.
-func mapInputs(n Node, f func(Node) (Node, error)) (Node, error) {
-	ins := n.Inputs()
-	if len(ins) == 0 {
-		return n, nil
-	}
-	out := make([]Node, len(ins))
-	for i, in := range ins {
-		r, err := f(in)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = r
-	}
-	return withInputs(n, out), nil
-}
-
-// foldAll folds each expression.
-func foldAll(es []expr.Expr) ([]expr.Expr, error) {
-	out := make([]expr.Expr, len(es))
-	for i, e := range es {
-		f, err := foldConstants(e)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = f
-	}
-	return out, nil
-}
-
-// FoldConstants evaluates constant sub-expressions once at plan time and
-// drops filters that are always true.
-func FoldConstants(n Node) (Node, error) {
-	n, err := mapInputs(n, FoldConstants)
-	if err != nil {
-		return nil, err
-	}
-	switch x := n.(type) {
-	case *Filter:
-		pred, err := foldConstants(x.Pred)
-		if err != nil {
-			return nil, err
-		}
-		if l, ok := pred.(*expr.Literal); ok && l.Value == true {
-			return x.Input, nil
-		}
-		x.Pred = pred
-	case *Project:
-		if x.Exprs, err = foldAll(x.Exprs); err != nil {
-			return nil, err
-		}
-	case *Join:
-		if x.Cond != nil {
-			if x.Cond, err = foldConstants(x.Cond); err != nil {
-				return nil, err
-			}
-		}
-	case *Aggregate:
-		if x.Keys, err = foldAll(x.Keys); err != nil {
-			return nil, err
-		}
-		x.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
-		for i := range x.Aggs {
-			if x.Aggs[i].Arg != nil {
-				if x.Aggs[i].Arg, err = foldConstants(x.Aggs[i].Arg); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	return n, nil
-}
+// Column pruning. The binder scans every column of a table; this rule
+// narrows each scan to the columns something above it reads (through
+// filters, joins, windows and column-selecting projections), renumbering
+// the references above:
+//
+//	SELECT b FROM t WHERE c > 1
+//
+//	Project b                     Project b
+//	  Filter (c > 1)          =>    Filter (c > 1)
+//	    Scan t [a b c d]              Scan t [b c]
+//
+// A join input's filter that reads columns the join does not need gets a
+// Project above it that drops them (pruneJoinInput).
 
 // PruneColumns makes every scan read only the columns the projection,
 // aggregation and filter above it use.
@@ -325,116 +266,6 @@ func scanBelow(n Node) (*Scan, *Filter) {
 		}
 	}
 	return nil, nil
-}
-
-// PushFilters moves the parts of a filter above a join into the join:
-// predicates over one side become filters on that side, equalities between
-// the sides become hash-join keys, and the rest the join's residual
-// condition. For a left join only left-side predicates move.
-func PushFilters(n Node) Node {
-	switch x := n.(type) {
-	case *Filter:
-		in := PushFilters(x.Input)
-		if p, ok := in.(*Project); ok && isPermutation(p) {
-			return pushThroughPermutation(x, p)
-		}
-		j, ok := in.(*Join)
-		if !ok {
-			return &Filter{placed: x.placed, Input: in, Pred: x.Pred}
-		}
-		c := *j
-		nl := len(j.Left.Columns())
-		var keep, toLeft, toRight, toJoin []expr.Expr
-		for _, p := range conjuncts(factorOrs(x.Pred)) {
-			switch s := side(p, nl); {
-			case s == 0:
-				toLeft = append(toLeft, p)
-			case s == 1 && j.Kind == operators.InnerJoin:
-				toRight = append(toRight, p)
-			case s == 2 && j.Kind == operators.InnerJoin:
-				toJoin = append(toJoin, p)
-			default:
-				keep = append(keep, p)
-			}
-		}
-		if len(toLeft) > 0 {
-			c.Left = PushFilters(&Filter{Input: c.Left, Pred: conjoin(toLeft)})
-		}
-		if len(toRight) > 0 {
-			shift := map[int]int{}
-			for i := range j.Right.Columns() {
-				shift[nl+i] = i
-			}
-			c.Right = PushFilters(&Filter{Input: c.Right, Pred: expr.Remap(conjoin(toRight), shift)})
-		}
-		if len(toJoin) > 0 {
-			all := append(conjuncts(j.Cond), toJoin...)
-			for i := range j.LeftKeys {
-				shift := map[int]int{}
-				for col := range expr.Columns(j.RightKeys[i]) {
-					shift[col] = col + nl
-				}
-				eq, _ := expr.Lookup("=")
-				all = append(all, &expr.Call{Fn: eq, Args: []expr.Expr{j.LeftKeys[i], expr.Remap(j.RightKeys[i], shift)}, T: boolType})
-			}
-			c.setCondition(conjoin(all), nl)
-		}
-		if len(keep) == 0 {
-			return &c
-		}
-		return &Filter{placed: x.placed, Input: &c, Pred: conjoin(keep)}
-	case *Join:
-		if j := pushRightConds(x); j != x {
-			return PushFilters(j)
-		}
-	}
-	out, _ := mapInputs(n, func(in Node) (Node, error) { return PushFilters(in), nil })
-	return out
-}
-
-// pushRightConds moves the conjuncts of a join's residual condition that
-// read only the right input into a filter on that input: a right row
-// failing one matches no left row, whatever the join kind (an outer
-// join's unmatched left rows do not depend on it). TPC-H Q13's LEFT JOIN
-// ... ON c_custkey = o_custkey AND o_comment NOT LIKE '...' then hashes
-// only the orders kept, without their comments, and the join has no
-// residual left: a plain hash join, which the GPU runs. An INNER join's
-// left-only conjuncts likewise move to its left input. It returns j
-// itself when nothing moves.
-func pushRightConds(j *Join) *Join {
-	if j.Cond == nil {
-		return j
-	}
-	nl := len(j.Left.Columns())
-	var keep, left, right []expr.Expr
-	for _, p := range conjuncts(j.Cond) {
-		switch s := side(p, nl); {
-		case volatile(p):
-			keep = append(keep, p)
-		case s == 1:
-			right = append(right, p)
-		case s == 0 && j.Kind == operators.InnerJoin:
-			left = append(left, p)
-		default:
-			keep = append(keep, p)
-		}
-	}
-	if len(left) == 0 && len(right) == 0 {
-		return j
-	}
-	c := *j
-	if len(left) > 0 {
-		c.Left = &Filter{Input: j.Left, Pred: conjoin(left)}
-	}
-	if len(right) > 0 {
-		shift := map[int]int{}
-		for i := range j.Right.Columns() {
-			shift[nl+i] = i
-		}
-		c.Right = &Filter{Input: j.Right, Pred: expr.Remap(conjoin(right), shift)}
-	}
-	c.Cond = conjoin(keep)
-	return &c
 }
 
 // pruneWindow narrows a window's input to the columns used above it and by

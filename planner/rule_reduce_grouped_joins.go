@@ -5,6 +5,25 @@ import (
 	"github.com/gsqlengine/gsql/operators"
 )
 
+// Reducing a grouped join, by example (TPC-H Q17, the correlated
+// AVG(l_quantity) joined by part key):
+//
+//	Left HashJoin on p_partkey = l_partkey
+//	  Inner HashJoin on l_partkey = p_partkey
+//	    Scan lineitem
+//	    Filter (p_brand = 'Brand#23') ...
+//	      Scan part
+//	  HashAggregate keys: l_partkey aggs: avg(l_quantity)
+//	    Scan lineitem
+//	=>
+//	Left HashJoin on p_partkey = l_partkey
+//	  (the same left side)
+//	  HashAggregate keys: l_partkey aggs: avg(l_quantity)
+//	    Semi HashJoin on l_partkey = p_partkey
+//	      Scan lineitem
+//	      Filter (p_brand = 'Brand#23') ...
+//	        Scan part
+//
 // Grouped joins reduced by the other side's keys. scalarjoin.go plans a
 // correlated scalar aggregate as a join with the aggregate grouped by the
 // correlation keys (TPC-H Q17: AVG(l_quantity) GROUP BY l_partkey, joined

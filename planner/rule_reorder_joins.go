@@ -9,6 +9,23 @@ import (
 	"github.com/gsqlengine/gsql/operators"
 )
 
+// Join ordering, by example (TPC-H Q3 as written joins customer with
+// orders first, then lineitem; estimated sizes decide instead):
+//
+//	Filter (c_custkey = o_custkey) AND (l_orderkey = o_orderkey) AND ...
+//	  Inner NestedLoopJoin
+//	    Inner NestedLoopJoin
+//	      Scan customer
+//	      Scan orders
+//	    Scan lineitem
+//	=>
+//	Project (the columns in the written order)
+//	  Inner HashJoin on l_orderkey = o_orderkey
+//	    Scan lineitem
+//	    Inner HashJoin on o_custkey = c_custkey
+//	      Scan orders
+//	      Scan customer
+//
 // Join ordering. ReorderJoins takes each maximal tree of inner joins (comma
 // lists and JOIN ... ON alike, with the WHERE filter directly above them),
 // flattens it into leaves and predicates, and rebuilds it in the order that

@@ -8,6 +8,24 @@ import (
 	"github.com/gsqlengine/gsql/operators"
 )
 
+// The plans (TPC-H Q13):
+//
+//	HashAggregate keys: c_custkey aggs: count(o_orderkey)
+//	  Left HashJoin on c_custkey = o_custkey
+//	    Scan customer [c_custkey]
+//	    Filter (o_comment NOT LIKE ...)
+//	      Scan orders [o_orderkey o_custkey o_comment]
+//	=>
+//	Project c_custkey, coalesce(sum(count(o_orderkey)), 0) AS count(o_orderkey)
+//	  HashAggregate keys: c_custkey aggs: sum(count(o_orderkey))
+//	    Left HashJoin on c_custkey = o_custkey
+//	      Scan customer [c_custkey]
+//	      HashAggregate keys: o_custkey aggs: count(o_orderkey)
+//	        Filter (o_comment NOT LIKE ...)
+//	          Scan orders [o_orderkey o_custkey o_comment]
+//
+// The reasoning follows.
+//
 // Counting below a left join. TPC-H Q13 counts each customer's orders:
 //
 //	SELECT c_custkey, COUNT(o_orderkey)

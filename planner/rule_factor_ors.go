@@ -5,6 +5,34 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 )
 
+// Factoring ORs. A conjunct common to every branch of an OR is taken out
+// of it, which Kleene logic allows; TPC-H Q19 repeats its join equality
+// in each of three branches:
+//
+//	WHERE (p_partkey = l_partkey AND p_brand = 'Brand#12' AND ...)
+//	   OR (p_partkey = l_partkey AND p_brand = 'Brand#23' AND ...)
+//
+//	Filter (((p_partkey = l_partkey) AND (p_brand = 'Brand#12'))
+//	        OR ((p_partkey = l_partkey) AND (p_brand = 'Brand#23')))
+//	  Inner NestedLoopJoin
+//	=>
+//	Filter ((p_partkey = l_partkey) AND ((p_brand = 'Brand#12') OR (p_brand = 'Brand#23')))
+//	  Inner NestedLoopJoin
+//
+// push_filters then makes the equality a hash-join key instead of a
+// condition checked on every pair of a nested loop.
+
+// FactorOrs factors the ORs of every filter's predicate.
+func FactorOrs(n Node) Node {
+	out, _ := mapInputs(n, func(in Node) (Node, error) { return FactorOrs(in), nil })
+	if f, ok := out.(*Filter); ok {
+		if p := factorOrs(f.Pred); p != f.Pred {
+			return &Filter{placed: f.placed, Input: f.Input, Pred: p}
+		}
+	}
+	return out
+}
+
 // factorOrs rewrites (A AND B) OR (A AND C) as A AND (B OR C) in every
 // top-level conjunct of pred, which Kleene logic allows. A conjunct common
 // to all branches of an OR, such as TPC-H Q19's p_partkey = l_partkey,
