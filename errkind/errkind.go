@@ -85,6 +85,10 @@ const (
 	// OutOfRange is a result beyond its type's range (BIGINT overflow, a
 	// DECIMAL past its precision): 1690 ER_DATA_OUT_OF_RANGE.
 	OutOfRange
+	// Conflict is a table changed by another statement while a statement
+	// ran, which may simply be run again: 1213 ER_LOCK_DEADLOCK (SQLSTATE
+	// 40001, serialization failure).
+	Conflict
 	// ReadOnly is a change to a database opened read-only or locked by
 	// another writer: 1290 ER_OPTION_PREVENTS_STATEMENT.
 	ReadOnly
@@ -135,6 +139,7 @@ var mysql = [numKinds]struct {
 	NotNull:           {"NOT NULL violation", 1048, "23000"},
 	BadValue:          {"bad value", 1366, "HY000"},
 	OutOfRange:        {"out of range", 1690, "22003"},
+	Conflict:          {"conflict", 1213, "40001"},
 	ReadOnly:          {"read-only", 1290, "HY000"},
 	AccessDenied:      {"access denied", 1227, "42000"},
 	OutOfMemory:       {"out of memory", 1037, "HY001"},

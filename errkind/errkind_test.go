@@ -36,6 +36,7 @@ func TestMySQL(t *testing.T) {
 		{NotNull, 1048, "23000"},
 		{BadValue, 1366, "HY000"},
 		{OutOfRange, 1690, "22003"},
+		{Conflict, 1213, "40001"},
 		{ReadOnly, 1290, "HY000"},
 		{AccessDenied, 1227, "42000"},
 		{OutOfMemory, 1037, "HY001"},
