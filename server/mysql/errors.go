@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"errors"
+
 	"github.com/gsqlengine/gsql/errkind"
 	"github.com/gsqlengine/gsql/server/mysql/wire"
 )
@@ -9,13 +11,14 @@ import (
 // client expects for the same mistake: those of its kind (errkind.Of,
 // the one mapping both servers use). The message stays gsql's (it carries
 // line and column), except for a cancelled or timed-out statement, which
-// says so as MySQL does. A *wire.Error passes unchanged.
+// says so as MySQL does. An error holding a *wire.Error passes unchanged.
 func mysqlError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := err.(*wire.Error); ok {
-		return err // already chosen
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return err // already chosen (the protocol layer sends the *wire.Error)
 	}
 	return kindError(errkind.Of(err), err)
 }
