@@ -14,6 +14,7 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
+	"github.com/gsqlengine/gsql/errkind"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
@@ -99,7 +100,7 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		}
 		return Result{}, rowsReader([]string{"plan"}, []*coldata.Vec{b.Finish()}), nil
 	}
-	return Result{}, nil, fmt.Errorf("not supported: statement %T", st)
+	return Result{}, nil, errkind.Errorf(errkind.Unsupported, "not supported: statement %T", st)
 }
 
 // plan binds a SELECT and places its operators, under the rule settings
@@ -385,7 +386,7 @@ func convertColumn(v *coldata.Vec, col catalog.Column, firstRow int) (*coldata.V
 	if col.NotNull {
 		for i := 0; i < v.Len; i++ {
 			if v.IsNull(i) {
-				return nil, fmt.Errorf("column %q cannot be NULL (row %d)", col.Name, firstRow+i+1)
+				return nil, &catalog.NotNullError{Column: col.Name, Row: firstRow + i + 1}
 			}
 		}
 	}
@@ -418,7 +419,7 @@ func convertColumn(v *coldata.Vec, col catalog.Column, firstRow int) (*coldata.V
 				}
 			}
 			if err != nil {
-				return nil, fmt.Errorf("incorrect %s value %q for column %q at row %d", col.Type, s, col.Name, firstRow+i+1)
+				return nil, errkind.Errorf(errkind.BadValue, "incorrect %s value %q for column %q at row %d", col.Type, s, col.Name, firstRow+i+1)
 			}
 		}
 	}
@@ -455,7 +456,7 @@ func convertColumn(v *coldata.Vec, col catalog.Column, firstRow int) (*coldata.V
 				if v.Type == coldata.String {
 					bad = string(v.Str(i))
 				}
-				return nil, fmt.Errorf("incorrect %s value %q for column %q at row %d", col.Type, bad, col.Name, firstRow+i+1)
+				return nil, errkind.Errorf(errkind.BadValue, "incorrect %s value %q for column %q at row %d", col.Type, bad, col.Name, firstRow+i+1)
 			}
 		}
 	}
@@ -481,7 +482,7 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 				return 0, &planner.Error{Kind: planner.UnknownColumn, Object: name, Msg: fmt.Sprintf("unknown column %q in table %s", name, t.Name)}
 			}
 			if seen[ci] {
-				return 0, fmt.Errorf("column %q specified twice", name)
+				return 0, errkind.Errorf(errkind.DuplicateColumn, "column %q specified twice", name)
 			}
 			seen[ci] = true
 			target = append(target, ci)
@@ -528,7 +529,7 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 		for ci, c := range t.Columns {
 			if full[ci] == nil {
 				if c.NotNull {
-					return 0, fmt.Errorf("INSERT INTO %s: column %q cannot be NULL and has no value", t.Name, c.Name)
+					return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, &catalog.NotNullError{Column: c.Name})
 				}
 				full[ci] = coldata.NewConst(c.Type, nil, b.Len).Materialize()
 			}

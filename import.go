@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/fileio"
 )
 
@@ -26,7 +27,7 @@ func (db *DB) Import(ctx context.Context, path, table string, opts ImportOptions
 		return 0, ErrClosed
 	}
 	if _, err := db.TableSchema(table); err == nil {
-		return 0, fmt.Errorf("import %s: table %q already exists", path, table)
+		return 0, fmt.Errorf("import %s: %w", path, &catalog.ObjectError{Table: table, Exists: true})
 	}
 	schema, recs, err := fileio.Read(ctx, path, fileio.Options{CSV: opts.CSV, Progress: opts.Progress})
 	if err != nil {

@@ -3,6 +3,8 @@ package gsql
 import (
 	"fmt"
 	"runtime/debug"
+
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // InternalError is a bug in gsql caught at the API boundary: the statement
@@ -16,6 +18,9 @@ type InternalError struct {
 func (e *InternalError) Error() string {
 	return fmt.Sprintf("internal error (please report): %v", e.Value)
 }
+
+// ErrorKind implements errkind.Kinded: errkind.Internal.
+func (e *InternalError) ErrorKind() errkind.Kind { return errkind.Internal }
 
 // recoverInternal turns a panic into an InternalError stored in *err.
 func recoverInternal(err *error) {

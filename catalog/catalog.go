@@ -8,7 +8,6 @@
 package catalog
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // Column describes one column of a table.
@@ -164,6 +164,33 @@ func (e *ObjectError) Error() string {
 	return fmt.Sprintf("table %q does not exist", e.Table)
 }
 
+// ErrorKind implements errkind.Kinded.
+func (e *ObjectError) ErrorKind() errkind.Kind {
+	if e.Exists {
+		return errkind.TableExists
+	}
+	return errkind.BadTable
+}
+
+// NotNullError is a NULL for a column declared NOT NULL (MySQL's error
+// 1048).
+type NotNullError struct {
+	Column string
+	// Row is the 1-based row of the statement's input that holds the
+	// NULL; 0 when the statement gives the column no value at all.
+	Row int
+}
+
+func (e *NotNullError) Error() string {
+	if e.Row == 0 {
+		return fmt.Sprintf("column %q cannot be NULL and has no value", e.Column)
+	}
+	return fmt.Sprintf("column %q cannot be NULL (row %d)", e.Column, e.Row)
+}
+
+// ErrorKind implements errkind.Kinded.
+func (e *NotNullError) ErrorKind() errkind.Kind { return errkind.NotNull }
+
 // Catalog is a thread-safe set of tables. Names are case-insensitive.
 type Catalog struct {
 	mu      sync.RWMutex
@@ -285,7 +312,7 @@ func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotE
 	c.mu.Lock()
 	if _, ok := c.views[key(name)]; ok {
 		c.mu.Unlock()
-		return false, &ViewError{Name: name, Msg: "is a view"}
+		return false, &ViewError{Name: name, Msg: "is a view", Kind: errkind.TableExists}
 	}
 	if _, ok := c.tables[key(name)]; ok {
 		c.mu.Unlock()
@@ -348,7 +375,7 @@ func checkColumns(cols []Column) error {
 			return fmt.Errorf("column name must not be empty")
 		}
 		if seen[k] {
-			return fmt.Errorf("duplicate column name %q", col.Name)
+			return errkind.Errorf(errkind.DuplicateColumn, "duplicate column name %q", col.Name)
 		}
 		if col.Type == coldata.Null {
 			return fmt.Errorf("column %q has no type", col.Name)
@@ -540,7 +567,7 @@ func RecordsOf(t *Table) (array.RecordReader, error) {
 
 // ErrConflict reports a table changed by another statement between an
 // UPDATE's or DELETE's read and its commit; nothing was changed.
-var ErrConflict = errors.New("table changed while the statement ran; run it again")
+var ErrConflict = errkind.New(errkind.Conflict, "table changed while the statement ran; run it again")
 
 // Replace publishes recs (rows rows) as the whole content of table name,
 // atomically, provided the table is still at version: an UPDATE or DELETE

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/gsqlengine/gsql/errkind"
+
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 )
@@ -36,9 +38,21 @@ type Index struct {
 }
 
 // IndexError reports a bad CREATE or DROP INDEX.
-type IndexError struct{ Msg string }
+type IndexError struct {
+	Msg string
+	// Kind is the error's kind; zero means errkind.WrongObject.
+	Kind errkind.Kind
+}
 
 func (e *IndexError) Error() string { return e.Msg }
+
+// ErrorKind implements errkind.Kinded.
+func (e *IndexError) ErrorKind() errkind.Kind {
+	if e.Kind == errkind.Unknown {
+		return errkind.WrongObject
+	}
+	return e.Kind
+}
 
 // CreateIndex adds index name on table's columns. Index names are unique
 // in the database (as in SQLite and PostgreSQL).
@@ -49,7 +63,7 @@ func (c *Catalog) CreateIndex(name, table string, cols []string, ifNotExists boo
 		if ifNotExists {
 			return nil
 		}
-		return &IndexError{Msg: fmt.Sprintf("index %s already exists", name)}
+		return &IndexError{Msg: fmt.Sprintf("index %s already exists", name), Kind: errkind.IndexExists}
 	}
 	t, ok := c.tables[key(table)]
 	if !ok {
@@ -63,10 +77,10 @@ func (c *Catalog) CreateIndex(name, table string, cols []string, ifNotExists boo
 	for _, col := range cols {
 		i := t.ColumnIndex(col)
 		if i < 0 {
-			return &IndexError{Msg: fmt.Sprintf("unknown column %q in table %s", col, t.Name)}
+			return &IndexError{Msg: fmt.Sprintf("unknown column %q in table %s", col, t.Name), Kind: errkind.NoSuchColumn}
 		}
 		if seen[i] {
-			return &IndexError{Msg: fmt.Sprintf("column %s appears twice in index %s", col, name)}
+			return &IndexError{Msg: fmt.Sprintf("column %s appears twice in index %s", col, name), Kind: errkind.DuplicateColumn}
 		}
 		seen[i] = true
 		ix.Columns = append(ix.Columns, t.Columns[i].Name)
@@ -94,10 +108,10 @@ func (c *Catalog) DropIndex(name, table string, ifExists bool) error {
 		if ifExists {
 			return nil
 		}
-		return &IndexError{Msg: fmt.Sprintf("unknown index %s", name)}
+		return &IndexError{Msg: fmt.Sprintf("unknown index %s", name), Kind: errkind.NoSuchIndex}
 	}
 	if table != "" && key(table) != key(ix.Table) {
-		return &IndexError{Msg: fmt.Sprintf("index %s is on table %s, not %s", name, ix.Table, table)}
+		return &IndexError{Msg: fmt.Sprintf("index %s is on table %s, not %s", name, ix.Table, table), Kind: errkind.NoSuchIndex}
 	}
 	delete(c.indexes, key(name))
 	if err := c.commitSchemaLocked(); err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // Views: named queries kept as SQL text and planned where they are used
@@ -57,10 +59,23 @@ func (c *Catalog) schemaDefsLocked(idx map[string]*Index) ([]ViewDef, []IndexDef
 	return views, indexes
 }
 
-// ViewError reports a name used as the wrong kind of object.
-type ViewError struct{ Name, Msg string }
+// ViewError reports a name used as the wrong kind of object, a view
+// that exists already or one that does not.
+type ViewError struct {
+	Name, Msg string
+	// Kind is the error's kind; zero means errkind.WrongObject.
+	Kind errkind.Kind
+}
 
 func (e *ViewError) Error() string { return fmt.Sprintf("%q %s", e.Name, e.Msg) }
+
+// ErrorKind implements errkind.Kinded.
+func (e *ViewError) ErrorKind() errkind.Kind {
+	if e.Kind == errkind.Unknown {
+		return errkind.WrongObject
+	}
+	return e.Kind
+}
 
 // CreateView adds (or with orReplace replaces) view name defined by query.
 func (c *Catalog) CreateView(name, query string, orReplace bool) error {
@@ -70,7 +85,7 @@ func (c *Catalog) CreateView(name, query string, orReplace bool) error {
 		return &ViewError{Name: name, Msg: "is a table"}
 	}
 	if _, ok := c.views[key(name)]; ok && !orReplace {
-		return &ViewError{Name: name, Msg: "already exists (use CREATE OR REPLACE VIEW)"}
+		return &ViewError{Name: name, Msg: "already exists (use CREATE OR REPLACE VIEW)", Kind: errkind.TableExists}
 	}
 	if c.views == nil {
 		c.views = map[string]view{}
@@ -100,7 +115,7 @@ func (c *Catalog) DropView(name string, ifExists bool) error {
 		if ifExists {
 			return nil
 		}
-		return &ViewError{Name: name, Msg: "is not a view"}
+		return &ViewError{Name: name, Msg: "is not a view", Kind: errkind.BadTable}
 	}
 	old := c.views[key(name)]
 	delete(c.views, key(name))

@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // DECIMAL(p,s), MySQL's rules:
@@ -28,7 +28,7 @@ import (
 //   - SUM of DECIMAL(p,s) is DECIMAL(38,s), AVG DECIMAL(38,s+4).
 
 // ErrDecimalRange is a DECIMAL result with more digits than its type.
-var ErrDecimalRange = errors.New("DECIMAL value is out of range")
+var ErrDecimalRange = errkind.New(errkind.OutOfRange, "DECIMAL value is out of range")
 
 // errDecimalRange reports a decimal result that does not fit its type.
 func errDecimalRange(t coldata.Type) error {

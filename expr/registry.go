@@ -8,6 +8,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // Function is one entry of the registry: a type rule and a CPU kernel. The
@@ -95,6 +96,9 @@ type ArgError struct {
 func (e *ArgError) Error() string {
 	return fmt.Sprintf("function %s: %s", strings.ToUpper(e.Func), e.Msg)
 }
+
+// ErrorKind implements errkind.Kinded.
+func (e *ArgError) ErrorKind() errkind.Kind { return errkind.FunctionArguments }
 
 // NewCall type-checks a call of f, inserting implicit casts, and returns the
 // bound expression. Calls whose arguments are all literals are left for the

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // Shared machinery of the scalar operator kernels (casts, arithmetic,
@@ -18,7 +19,7 @@ import (
 // ErrOutOfRange is a BIGINT result that does not fit, as MySQL reports it.
 // Kernels wrap it with the offending operation: "BIGINT value is out of range
 // in '(9223372036854775807 + 1)'".
-var ErrOutOfRange = errors.New("BIGINT value is out of range")
+var ErrOutOfRange = errkind.New(errkind.OutOfRange, "BIGINT value is out of range")
 
 // errStringTooLarge is a string result over the 2 GiB an Arrow string vector
 // with int32 offsets can hold.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/errkind"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
 )
@@ -18,7 +19,7 @@ import (
 var ErrScratch = errors.New("gpu: fused kernel scratch overflow")
 
 // ErrOverflow is a BIGINT result out of range, as on the CPU.
-var ErrOverflow = errors.New("BIGINT value is out of range")
+var ErrOverflow = errkind.New(errkind.OutOfRange, "BIGINT value is out of range")
 
 // MaxKernelArgs is the most parameters a kernel launch passes.
 const MaxKernelArgs = 512
@@ -31,7 +32,7 @@ var ErrFallback = errors.New("gpu: batch needs the CPU")
 // ErrDecimalRange reports a DECIMAL result beyond its type's precision in
 // a batch: the caller evaluates the batch on the CPU, which raises the
 // error with the type in its message (expr.ErrDecimalRange).
-var ErrDecimalRange = errors.New("gpu: DECIMAL value is out of range")
+var ErrDecimalRange = errkind.New(errkind.OutOfRange, "gpu: DECIMAL value is out of range")
 
 // ErrRegexpPattern, ErrRegexpFlag and ErrRegexpPosition are the REGEXP
 // functions' errors, as on the CPU (expr.ErrRegexp, expr.ErrOutOfRange): a

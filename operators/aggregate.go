@@ -353,12 +353,12 @@ func (h *HashAggregate) Close() error {
 func (h *HashAggregate) admit(keyBytes int) error {
 	g := h.ngroups
 	if h.MaxGroups > 0 && g >= h.MaxGroups {
-		return fmt.Errorf("GROUP BY state exceeds the memory limit of %d groups", h.MaxGroups)
+		return memory.StateUnitLimit("GROUP BY state", h.MaxGroups, "groups")
 	}
 	// A group costs its key, its table entry and its accumulators.
 	h.stateBytes += uint64(keyBytes + 64 + 64*len(h.Aggs))
 	if h.MemoryLimit > 0 && h.stateBytes > h.MemoryLimit {
-		return fmt.Errorf("GROUP BY state exceeds the memory limit of %s (%d groups so far)", memory.FormatBytes(h.MemoryLimit), g)
+		return memory.StateLimit("GROUP BY state", h.MemoryLimit, g, "groups")
 	}
 	h.ngroups++
 	return nil

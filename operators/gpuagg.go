@@ -995,7 +995,7 @@ func (h *DeviceHashAggregate) checkMemory(keys *coldata.Batch) error {
 }
 
 func (h *DeviceHashAggregate) memoryError(groups int) error {
-	return fmt.Errorf("GROUP BY state exceeds the memory limit of %s (%d groups so far)", memory.FormatBytes(h.MemoryLimit), groups)
+	return memory.StateLimit("GROUP BY state", h.MemoryLimit, groups, "groups")
 }
 
 // mergeAgg folds group g of a batch's partial into the merged state.

@@ -137,11 +137,11 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 		}
 		rows += b.Len
 		if j.MaxBuildRows > 0 && rows > j.MaxBuildRows {
-			return fmt.Errorf("join build side exceeds the memory limit of %d rows", j.MaxBuildRows)
+			return memory.StateUnitLimit("join build side", j.MaxBuildRows, "rows")
 		}
 		bytes += batchBytes(b) + 48*uint64(b.Len)
 		if j.MemoryLimit > 0 && bytes > j.MemoryLimit {
-			return fmt.Errorf("join build side exceeds the memory limit of %s (%d rows so far)", memory.FormatBytes(j.MemoryLimit), rows)
+			return memory.StateLimit("join build side", j.MemoryLimit, rows, "rows")
 		}
 		batches = append(batches, b)
 	}

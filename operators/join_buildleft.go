@@ -81,7 +81,7 @@ func (j *HashJoin) hashLeft(ctx context.Context) error {
 	j.leftBuf = nil
 	if j.MemoryLimit > 0 {
 		if bytes := batchBytes(build) + 48*uint64(build.Len); bytes > j.MemoryLimit {
-			return fmt.Errorf("join build side exceeds the memory limit of %s (%d rows so far)", memory.FormatBytes(j.MemoryLimit), build.Len)
+			return memory.StateLimit("join build side", j.MemoryLimit, build.Len, "rows")
 		}
 	}
 	keys, err := evalAll(j.LeftKeys, build)

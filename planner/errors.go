@@ -1,6 +1,10 @@
 package planner
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gsqlengine/gsql/errkind"
+)
 
 // ErrorKind classifies binding errors.
 type ErrorKind int
@@ -47,6 +51,23 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Msg }
+
+// ErrorKind implements errkind.Kinded.
+func (e *Error) ErrorKind() errkind.Kind {
+	switch e.Kind {
+	case UnknownTable:
+		return errkind.NoSuchTable
+	case UnknownColumn:
+		return errkind.NoSuchColumn
+	case AmbiguousColumn:
+		return errkind.AmbiguousColumn
+	case UnknownFunction:
+		return errkind.NoSuchFunction
+	case Unsupported:
+		return errkind.Unsupported
+	}
+	return errkind.TypeMismatch
+}
 
 func errorf(kind ErrorKind, object, format string, args ...any) *Error {
 	return &Error{Kind: kind, Object: object, Msg: fmt.Sprintf(format, args...)}

@@ -3,6 +3,8 @@ package sql
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // ErrorKind classifies statement errors.
@@ -39,6 +41,17 @@ func (e *Error) Error() string {
 		s += "\n" + e.Snippet
 	}
 	return s
+}
+
+// ErrorKind implements errkind.Kinded.
+func (e *Error) ErrorKind() errkind.Kind {
+	switch e.Kind {
+	case ErrUnsupported:
+		return errkind.Unsupported
+	case ErrOperand:
+		return errkind.OperandColumns
+	}
+	return errkind.Syntax
 }
 
 // newError builds an Error at byte offset off of src.

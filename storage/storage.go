@@ -42,6 +42,7 @@ import (
 
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // FormatVersion is the version of the on-disk format this package writes
@@ -66,6 +67,10 @@ type LockedError struct {
 func (e *LockedError) Error() string {
 	return fmt.Sprintf("database is locked: %s holds %s", e.Holder, e.Path)
 }
+
+// ErrorKind implements errkind.Kinded: a locked database is read-only to
+// this handle.
+func (e *LockedError) ErrorKind() errkind.Kind { return errkind.ReadOnly }
 
 // CorruptError reports a damaged or unreadable database file.
 type CorruptError struct {
@@ -117,7 +122,7 @@ type segmentEntry struct {
 }
 
 // ErrReadOnly is returned by Commit on a store opened with OpenReadOnly.
-var ErrReadOnly = errors.New("database is open read-only")
+var ErrReadOnly = errkind.New(errkind.ReadOnly, "database is open read-only")
 
 // Store is an open on-disk database.
 type Store struct {

@@ -15,11 +15,12 @@ import (
 
 	"github.com/xwb1989/sqlparser"
 
+	"github.com/gsqlengine/gsql/errkind"
 	"github.com/gsqlengine/gsql/sql"
 )
 
 // ErrDenied is a statement that reads a file the policy does not allow.
-var ErrDenied = errors.New("file access denied")
+var ErrDenied = errkind.New(errkind.AccessDenied, "file access denied")
 
 // Policy is a server's file access rule. The zero Policy denies every
 // file read.

@@ -8,7 +8,6 @@ package flight
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -28,8 +27,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	gsql "github.com/gsqlengine/gsql"
-	"github.com/gsqlengine/gsql/catalog"
-	"github.com/gsqlengine/gsql/planner"
+	"github.com/gsqlengine/gsql/errkind"
 	"github.com/gsqlengine/gsql/server/files"
 	"github.com/gsqlengine/gsql/server/limits"
 	"github.com/gsqlengine/gsql/sql"
@@ -127,11 +125,7 @@ func (s *Server) begin(ctx context.Context) (context.Context, func(), error) {
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		conn = p.Addr.String()
 	}
-	ctx, done, err := s.Limits.BeginFor(ctx, conn, 0)
-	if errors.Is(err, limits.ErrConnectionBusy) {
-		return nil, nil, status.Error(codes.ResourceExhausted, err.Error())
-	}
-	return ctx, done, err
+	return s.Limits.BeginFor(ctx, conn, 0) // limits.ErrConnectionBusy is errkind.Busy
 }
 
 // exec runs a statement without rows under the server's limits.
@@ -147,49 +141,60 @@ func (s *Server) exec(ctx context.Context, query string, args ...any) (gsql.Resu
 // check applies the file policy.
 func (s *Server) check(query string) error {
 	if err := s.Files.Check(query); err != nil {
-		return status.Error(codes.PermissionDenied, err.Error())
+		return grpcError(errkind.Wrap(errkind.AccessDenied, err))
 	}
 	return nil
 }
 
-// grpcError gives a gsql error the gRPC status a Flight client expects.
+// grpcCodes gives each error kind the gRPC code a Flight client expects.
+var grpcCodes = map[errkind.Kind]codes.Code{
+	errkind.Unknown:           codes.Internal,
+	errkind.Syntax:            codes.InvalidArgument,
+	errkind.Unsupported:       codes.Unimplemented,
+	errkind.OperandColumns:    codes.InvalidArgument,
+	errkind.NoSuchTable:       codes.NotFound,
+	errkind.BadTable:          codes.NotFound,
+	errkind.NoSuchColumn:      codes.NotFound,
+	errkind.AmbiguousColumn:   codes.InvalidArgument,
+	errkind.NoSuchFunction:    codes.NotFound,
+	errkind.NoSuchIndex:       codes.NotFound,
+	errkind.TypeMismatch:      codes.InvalidArgument,
+	errkind.FunctionArguments: codes.InvalidArgument,
+	errkind.TableExists:       codes.AlreadyExists,
+	errkind.IndexExists:       codes.AlreadyExists,
+	errkind.DuplicateColumn:   codes.InvalidArgument,
+	errkind.WrongObject:       codes.InvalidArgument,
+	errkind.NotNull:           codes.InvalidArgument,
+	errkind.BadValue:          codes.InvalidArgument,
+	errkind.OutOfRange:        codes.InvalidArgument,
+	errkind.Conflict:          codes.Aborted,
+	errkind.ReadOnly:          codes.FailedPrecondition,
+	errkind.AccessDenied:      codes.PermissionDenied,
+	errkind.OutOfMemory:       codes.ResourceExhausted,
+	errkind.Busy:              codes.ResourceExhausted,
+	errkind.Canceled:          codes.Canceled,
+	errkind.Timeout:           codes.DeadlineExceeded,
+	errkind.Internal:          codes.Internal,
+}
+
+// grpcError gives a gsql error the gRPC status a Flight client expects for
+// its kind (errkind.Of, the classification the MySQL server uses too).
+// Flight SQL has no field for a SQLSTATE: the message starts with it, as
+// "SQLSTATE[42S02]: table "t" does not exist".
 func grpcError(err error) error {
 	if err == nil {
 		return nil
 	}
 	if _, ok := status.FromError(err); ok {
-		return err // already a gRPC status (a limit, the file policy)
+		return err // already a gRPC status
 	}
-	var se *sql.Error
-	var pe *planner.Error
-	var oe *catalog.ObjectError
-	code := codes.Internal
-	switch {
-	case errors.Is(err, context.Canceled):
-		code = codes.Canceled
-	case errors.Is(err, context.DeadlineExceeded):
-		code = codes.DeadlineExceeded
-	case errors.As(err, &se):
-		code = codes.InvalidArgument
-		if se.Kind == sql.ErrUnsupported {
-			code = codes.Unimplemented
-		}
-	case errors.As(err, &pe):
-		switch pe.Kind {
-		case planner.UnknownTable, planner.UnknownColumn, planner.UnknownFunction:
-			code = codes.NotFound
-		case planner.Unsupported:
-			code = codes.Unimplemented
-		default:
-			code = codes.InvalidArgument
-		}
-	case errors.As(err, &oe):
-		code = codes.NotFound
-		if oe.Exists {
-			code = codes.AlreadyExists
-		}
+	k := errkind.Of(err)
+	code, ok := grpcCodes[k]
+	if !ok {
+		code = codes.Internal
 	}
-	return status.Error(code, err.Error())
+	_, state := k.MySQL()
+	return status.Errorf(code, "SQLSTATE[%s]: %s", state, err.Error())
 }
 
 func (s *Server) info(desc *flight.FlightDescriptor, ticket []byte, schema *arrow.Schema) *flight.FlightInfo {

@@ -6,9 +6,10 @@ package limits
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
+
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // Limits are the statement limits of one server. The zero value and nil
@@ -25,7 +26,7 @@ type Limits struct {
 
 // ErrConnectionBusy refuses a statement of a connection already running
 // the most statements a connection may (WithPerConnection).
-var ErrConnectionBusy = errors.New("this connection already runs the most statements at once it may")
+var ErrConnectionBusy = errkind.New(errkind.Busy, "this connection already runs the most statements at once it may")
 
 // WithPerConnection caps the statements one connection runs at once (0:
 // no cap) and returns l. A statement past the cap is refused at once

@@ -22,6 +22,7 @@ import (
 
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/errkind"
 	"github.com/gsqlengine/gsql/server/files"
 	"github.com/gsqlengine/gsql/server/limits"
 	"github.com/gsqlengine/gsql/server/mysql/wire"
@@ -104,7 +105,7 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 		}
 	}
 	if err := h.Files.Check(stmt); err != nil {
-		return wire.Result{}, &wire.Error{Code: 1227, State: "42000", Msg: err.Error(), Err: err} // ER_SPECIFIC_ACCESS_DENIED_ERROR
+		return wire.Result{}, kindError(errkind.AccessDenied, err)
 	}
 	if isInfoSchema(body) {
 		return h.infoSchema(ctx, stmt, args)
@@ -326,7 +327,7 @@ func (h *Handler) columns(ctx context.Context, table string) (wire.Result, bool,
 	var oe *catalog.ObjectError
 	if errors.As(err, &oe) {
 		// MySQL says 1146 here (1051 is DROP's "unknown table").
-		return wire.Result{}, true, &wire.Error{Code: 1146, State: "42S02", Msg: err.Error(), Err: err}
+		return wire.Result{}, true, kindError(errkind.NoSuchTable, err)
 	}
 	if err != nil {
 		return wire.Result{}, true, err

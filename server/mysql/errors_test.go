@@ -1,0 +1,89 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/gsqlengine/gsql/server/mysql/wire"
+)
+
+// TestErrorCodes runs failing statements through the handler and checks
+// the MySQL code and SQLSTATE each is sent with (those of its kind).
+func TestErrorCodes(t *testing.T) {
+	h, s := newHandler(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE TABLE e (a BIGINT NOT NULL, b VARCHAR)",
+		"INSERT INTO e VALUES (1, 'x')",
+		"CREATE INDEX ie ON e (a)",
+		"CREATE VIEW v AS SELECT a FROM e",
+	} {
+		if _, err := h.Run(ctx, s, q, nil); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	cases := []struct {
+		stmt  string
+		code  uint16
+		state string
+	}{
+		{"SELEC 1", 1064, "42000"},
+		{"SELECT * FROM missing", 1146, "42S02"},
+		{"SELECT nope FROM e", 1054, "42S22"},
+		{"CREATE TABLE e (x BIGINT)", 1050, "42S01"},
+		{"DROP TABLE missing", 1051, "42S02"},
+		{"INSERT INTO e VALUES (NULL, 'x')", 1048, "23000"},
+		{"INSERT INTO e (b) VALUES ('x')", 1048, "23000"},
+		{"UPDATE e SET a = NULL", 1048, "23000"},
+		{"INSERT INTO e VALUES ('abc', 'x')", 1366, "HY000"},
+		{"SELECT a + 9223372036854775807 FROM e", 1690, "22003"},
+		{"CREATE INDEX ie ON e (b)", 1061, "42000"},
+		{"DROP INDEX nope", 1091, "42000"},
+		{"CREATE VIEW v AS SELECT 1", 1050, "42S01"},
+		{"DROP VIEW nope", 1051, "42S02"},
+		{"DROP TABLE v", 1347, "HY000"},
+		{"SELECT ABS(1, 2)", 1210, "HY000"}, // the binder's error wraps expr.ArgError
+		{"SELECT * FROM read_csv('x.csv')", 1227, "42000"},
+		{"SHOW COLUMNS FROM missing", 1146, "42S02"},
+	}
+	for _, c := range cases {
+		res, err := h.Run(ctx, s, c.stmt, nil)
+		if err == nil && res.Rows != nil {
+			for res.Rows.Next() {
+			}
+			err = res.Rows.Err() // an error found while the rows stream
+			res.Rows.Release()
+		}
+		var me *wire.Error
+		if !errors.As(err, &me) || me.Code != c.code || me.State != c.state {
+			t.Errorf("%s: got %v, want %d (%s)", c.stmt, err, c.code, c.state)
+		}
+	}
+}
+
+// TestMySQLErrorContext: cancellation and deadlines are sent as MySQL
+// words them; an error of no kind is 1105 with gsql's message.
+func TestMySQLErrorContext(t *testing.T) {
+	cases := []struct {
+		err   error
+		code  uint16
+		state string
+		msg   string
+	}{
+		{context.Canceled, 1317, "70100", "Query execution was interrupted"},
+		{fmt.Errorf("scan: %w", context.DeadlineExceeded), 3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded"},
+		{errors.New("something broke"), 1105, "HY000", "something broke"},
+		{wire.Errorf(1049, "42000", "Unknown database 'x'"), 1049, "42000", "Unknown database 'x'"},
+	}
+	for _, c := range cases {
+		var me *wire.Error
+		if err := mysqlError(c.err); !errors.As(err, &me) || me.Code != c.code || me.State != c.state || me.Msg != c.msg {
+			t.Errorf("%v: got %v", c.err, err)
+		}
+	}
+	if mysqlError(nil) != nil {
+		t.Error("mysqlError(nil) != nil")
+	}
+}
