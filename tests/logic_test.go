@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -86,8 +87,8 @@ func TestSQLLogic(t *testing.T) {
 			for _, f := range sum.Failures {
 				t.Error(f.Error())
 			}
-			t.Logf("%s: %d statements, %d queries, %d skipped, %d failed",
-				path, sum.Statements, sum.Queries, sum.Skipped, len(sum.Failures))
+			t.Logf("%s: %d statements, %d queries, %d explains, %d skipped, %d failed",
+				path, sum.Statements, sum.Queries, sum.Explains, sum.Skipped, len(sum.Failures))
 		})
 	}
 }
@@ -95,13 +96,21 @@ func TestSQLLogic(t *testing.T) {
 // diskEngine runs statements on an on-disk database and reopens it after
 // each one, so that every query reads tables from their memory-mapped
 // segments and every change must have survived a close.
+//
+// Settings belong to a session, which ends with the database, so the
+// engine keeps the SET statements that succeeded and runs them again in
+// the reopened database.
 type diskEngine struct {
 	path string
 	db   **gsql.DB
+	sets *[]string
 }
 
 func (e diskEngine) Exec(ctx context.Context, sql string) error {
 	_, err := (*e.db).Exec(ctx, sql)
+	if err == nil && strings.HasPrefix(strings.ToUpper(strings.TrimSpace(sql)), "SET ") {
+		*e.sets = append(*e.sets, sql)
+	}
 	if cerr := (*e.db).Close(); cerr != nil {
 		return cerr
 	}
@@ -110,6 +119,11 @@ func (e diskEngine) Exec(ctx context.Context, sql string) error {
 		return oerr
 	}
 	*e.db = db
+	for _, s := range *e.sets {
+		if _, serr := db.Exec(ctx, s); serr != nil {
+			return fmt.Errorf("replay %q after reopening: %w", s, serr)
+		}
+	}
 	return err
 }
 
@@ -134,7 +148,7 @@ func TestSQLLogicOnDisk(t *testing.T) {
 				t.Fatalf("open database on device %q: %v", device, err)
 			}
 			defer func() { db.Close() }()
-			r := &Runner{Engine: diskEngine{path: dbPath, db: &db}, Names: engineNames(device), Timeout: recordTimeout(device)}
+			r := &Runner{Engine: diskEngine{path: dbPath, db: &db, sets: new([]string)}, Names: engineNames(device), Timeout: recordTimeout(device)}
 			sum, err := r.RunFile(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)

@@ -81,6 +81,7 @@ func indent(s string) string {
 type Summary struct {
 	Statements int // statement records executed
 	Queries    int // query records executed
+	Explains   int // explain records executed
 	Skipped    int // records excluded by skipif/onlyif
 	Failures   []*Failure
 }
@@ -130,6 +131,11 @@ func (r *Runner) Run(ctx context.Context, s *Script) Summary {
 		case KindQuery:
 			sum.Queries++
 			if f := r.runQuery(ctx, s.Name, rec, threshold); f != nil {
+				sum.Failures = append(sum.Failures, f)
+			}
+		case KindExplain:
+			sum.Explains++
+			if f := r.runExplain(ctx, s.Name, rec); f != nil {
 				sum.Failures = append(sum.Failures, f)
 			}
 		}
@@ -208,6 +214,86 @@ func (r *Runner) runQuery(ctx context.Context, file string, rec *Record, thresho
 		return fail(msg, FormatActual(rec, rows, threshold))
 	}
 	return nil
+}
+
+// runExplain checks the plan of an explain record: EXPLAIN's first
+// column, one plan line a row.
+func (r *Runner) runExplain(ctx context.Context, file string, rec *Record) *Failure {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout())
+	defer cancel()
+	var want []string
+	for _, pl := range rec.Plan {
+		if pl.Absent {
+			want = append(want, "!"+pl.Pattern.String())
+		} else {
+			want = append(want, pl.Pattern.String())
+		}
+	}
+	fail := func(msg, act string) *Failure {
+		return &Failure{File: file, Line: rec.Line, SQL: rec.SQL, Msg: msg, Expected: strings.Join(want, "\n"), Actual: act}
+	}
+	stmt := "EXPLAIN "
+	if rec.Analyze {
+		stmt = "EXPLAIN ANALYZE "
+	}
+	var plan []string
+	err := guard(func() error {
+		rdr, err := r.Engine.Query(ctx, stmt+rec.SQL)
+		if err != nil {
+			return err
+		}
+		if rdr == nil {
+			return errors.New("engine returned no reader and no error")
+		}
+		defer rdr.Release()
+		for rdr.Next() {
+			col := rdr.Record().Column(0)
+			for i := 0; i < col.Len(); i++ {
+				v, err := FormatValue(col, i, 'T')
+				if err != nil {
+					return err
+				}
+				plan = append(plan, v)
+			}
+		}
+		return rdr.Err()
+	})
+	if err != nil {
+		return fail("explain failed", "error: "+err.Error())
+	}
+	if msg := MatchPlan(rec.Plan, plan); msg != "" {
+		return fail(msg, strings.Join(plan, "\n"))
+	}
+	return nil
+}
+
+// MatchPlan checks plan lines against an explain record's expectations
+// and returns "" when they hold, else what failed.
+func MatchPlan(want []PlanLine, plan []string) string {
+	next := 0
+	for _, pl := range want {
+		if pl.Absent {
+			for _, l := range plan {
+				if pl.Pattern.MatchString(l) {
+					return fmt.Sprintf("plan line %q matches !%s", l, pl.Pattern)
+				}
+			}
+			continue
+		}
+		found := false
+		for next < len(plan) {
+			l := plan[next]
+			next++
+			if pl.Pattern.MatchString(l) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Sprintf("no plan line after the earlier matches matches %s", pl.Pattern)
+		}
+	}
+	return ""
 }
 
 // collect runs the query and formats every value by the type letters.

@@ -13,6 +13,12 @@
 //	<SQL, one or more lines>
 //	----
 //	<expected results>
+//	explain [analyze]            the plan of the query (EXPLAIN [ANALYZE] <SQL>)
+//	<SQL, one or more lines>     must match the expectations after "----":
+//	----                         each line is a regexp that must match a
+//	<regexp>                     line of the plan, in order (later
+//	!<regexp>                    expectations match later plan lines); a
+//	                             line starting with "!" must match no line
 //	hash-threshold N             results of more than N values print as a hash
 //	halt                         stop reading the file
 //	skipif <engine> / onlyif <engine>   conditions on the next record
@@ -48,6 +54,7 @@ const (
 	KindQuery
 	KindHashThreshold
 	KindHalt
+	KindExplain
 )
 
 func (k RecordKind) String() string {
@@ -60,6 +67,8 @@ func (k RecordKind) String() string {
 		return "hash-threshold"
 	case KindHalt:
 		return "halt"
+	case KindExplain:
+		return "explain"
 	}
 	return "unknown"
 }
@@ -113,6 +122,19 @@ type Record struct {
 
 	// Hash-threshold records.
 	Threshold int
+
+	// Explain records: Analyze runs EXPLAIN ANALYZE; Plan holds the
+	// expectations in file order.
+	Analyze bool
+	Plan    []PlanLine
+}
+
+// PlanLine is one expectation of an explain record: a plan line matching
+// Pattern must follow the lines the earlier expectations matched, or,
+// when Absent, no line of the plan may match it.
+type PlanLine struct {
+	Pattern *regexp.Regexp
+	Absent  bool
 }
 
 // Script is a parsed test file.
@@ -213,6 +235,8 @@ func (p *scriptParser) next() (Record, bool, error) {
 		return p.statement(rec, f, hdrLine)
 	case "query":
 		return p.query(rec, f, hdrLine)
+	case "explain":
+		return p.explain(rec, f, hdrLine)
 	case "hash-threshold":
 		if len(f) != 2 {
 			return Record{}, false, p.errorf(hdrLine, "hash-threshold wants one number")
@@ -351,6 +375,41 @@ func (p *scriptParser) query(rec Record, f []string, hdrLine int) (Record, bool,
 	rec.SQL, rec.HasSep = sqlText, sep
 	if sep {
 		rec.Expected = p.resultLines()
+	}
+	return rec, true, nil
+}
+
+func (p *scriptParser) explain(rec Record, f []string, hdrLine int) (Record, bool, error) {
+	rec.Kind = KindExplain
+	switch {
+	case len(f) == 2 && f[1] == "analyze":
+		rec.Analyze = true
+	case len(f) != 1:
+		return Record{}, false, p.errorf(hdrLine, "explain takes no arguments but analyze")
+	}
+	sqlText, sep := p.sqlLines()
+	if blank(sqlText) {
+		return Record{}, false, p.errorf(hdrLine, "explain without SQL")
+	}
+	if !sep {
+		return Record{}, false, p.errorf(hdrLine, "explain without a ---- line and expectations")
+	}
+	rec.SQL = sqlText
+	first := p.pos + 1
+	for i, l := range p.resultLines() {
+		pl := PlanLine{}
+		if strings.HasPrefix(l, "!") {
+			pl.Absent, l = true, l[1:]
+		}
+		re, err := regexp.Compile(l)
+		if err != nil {
+			return Record{}, false, p.errorf(first+i, "explain: bad regexp: %v", err)
+		}
+		pl.Pattern = re
+		rec.Plan = append(rec.Plan, pl)
+	}
+	if len(rec.Plan) == 0 {
+		return Record{}, false, p.errorf(hdrLine, "explain without expectations")
 	}
 	return rec, true, nil
 }

@@ -467,3 +467,66 @@ func FuzzParseScript(f *testing.F) {
 		}
 	})
 }
+
+func TestExplainRecords(t *testing.T) {
+	plan := record(t, []any{"Project a [cpu]", "  Filter (a > 1) [cpu]", "    Scan t [a] (3 rows) [cpu]", "rules: push_filters"})
+	eng := &fakeEngine{results: map[string]arrow.Record{
+		"EXPLAIN SELECT a FROM t":         plan,
+		"EXPLAIN ANALYZE SELECT a FROM t": plan,
+	}}
+	cases := []struct {
+		name, body string
+		fails      string // "" when the record holds, else a part of the failure
+	}{
+		{"in order", "explain\nSELECT a FROM t\n----\n^Project\nFilter\nScan t\n^rules:.*push_filters", ""},
+		{"analyze", "explain analyze\nSELECT a FROM t\n----\nScan", ""},
+		{"absent holds", "explain\nSELECT a FROM t\n----\nFilter\n!HashJoin", ""},
+		{"absent fails", "explain\nSELECT a FROM t\n----\n!Filter", `matches !Filter`},
+		{"order matters", "explain\nSELECT a FROM t\n----\nScan\nFilter", `matches Filter`},
+		{"one line matches once", "explain\nSELECT a FROM t\n----\nFilter\nFilter", `matches Filter`},
+		{"missing line", "explain\nSELECT a FROM t\n----\nSort", `matches Sort`},
+		{"engine error", "explain\nSELECT b FROM t\n----\nScan", "explain failed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := ParseScript("x.test", []byte(c.body+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Records) != 1 || s.Records[0].Kind != KindExplain {
+				t.Fatalf("parsed %+v, want one explain record", s.Records)
+			}
+			sum := (&Runner{Engine: eng}).Run(context.Background(), s)
+			if sum.Explains != 1 {
+				t.Fatalf("%d explain records run, want 1", sum.Explains)
+			}
+			switch {
+			case c.fails == "" && len(sum.Failures) > 0:
+				t.Fatalf("unexpected failure: %v", sum.Failures[0])
+			case c.fails != "" && len(sum.Failures) != 1:
+				t.Fatalf("got %d failures, want 1", len(sum.Failures))
+			case c.fails != "" && !strings.Contains(sum.Failures[0].Error(), c.fails):
+				t.Fatalf("failure %q does not say %q", sum.Failures[0].Error(), c.fails)
+			}
+			if c.fails != "" && !strings.Contains(sum.Failures[0].Error(), "Scan t") && c.name != "engine error" {
+				t.Fatalf("failure does not print the plan: %v", sum.Failures[0])
+			}
+		})
+	}
+}
+
+func TestExplainRecordErrors(t *testing.T) {
+	for _, src := range []string{
+		"explain\nSELECT 1\n",                // no ---- line
+		"explain\nSELECT 1\n----\n",          // no expectations
+		"explain verbose\nSELECT 1\n----\nx", // unknown argument
+		"explain\n----\nx",                   // no SQL
+		"explain\nSELECT 1\n----\n(",         // bad regexp
+	} {
+		if _, err := ParseScript("x.test", []byte(src)); err == nil {
+			t.Errorf("%q parsed, want an error", src)
+		} else if _, ok := err.(*ParseError); !ok {
+			t.Errorf("%q: error %T, want *ParseError", src, err)
+		}
+	}
+}
