@@ -252,11 +252,11 @@ func TestSetDisabledRulesErrors(t *testing.T) {
 		line, col int
 		msg       string
 	}{
-		{"SET disabled_rules = 'push_filters, pushfilters'", gsqlsql.ErrUnsupported, 1, 37, `unknown rule "pushfilters" (the rules: dependent_group_keys, `},
-		{"SELECT 1;\nSET disabled_rules =\n  'fold_constants,nope'", gsqlsql.ErrUnsupported, 3, 19, `unknown rule "nope"`},
+		{"SET disabled_rules = 'push_filters, pushfilters'", gsqlsql.ErrWrongValue, 1, 37, `unknown rule "pushfilters" (the rules: dependent_group_keys, `},
+		{"SELECT 1;\nSET disabled_rules =\n  'fold_constants,nope'", gsqlsql.ErrWrongValue, 3, 19, `unknown rule "nope"`},
 		{"SET disabled_rules = push_filters", gsqlsql.ErrSyntax, 1, 22, "expected a quoted value"},
 		{"SET disabled_rules 'x'", gsqlsql.ErrSyntax, 1, 20, "expected = after SET disabled_rules"},
-		{"SET optimizer = 'x'", gsqlsql.ErrUnsupported, 1, 5, "not supported: SET optimizer"},
+		{"SET optimizer = 'x'", gsqlsql.ErrUnknownSetting, 1, 5, "unknown setting optimizer"},
 	} {
 		_, err := s.Exec(ctx, tc.stmt)
 		var se *gsqlsql.Error

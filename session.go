@@ -74,7 +74,7 @@ func (s *Session) set(st *sql.Set) error {
 		if errors.As(err, &pe) {
 			for i, item := range st.Items() {
 				if item == pe.Object {
-					return st.ItemError(i, sql.ErrUnsupported, "%s", pe.Msg)
+					return st.ItemError(i, sql.ErrWrongValue, "%s", pe.Msg)
 				}
 			}
 		}

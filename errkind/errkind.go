@@ -107,6 +107,12 @@ const (
 	// Timeout is a statement past its time limit: 3024
 	// ER_QUERY_TIMEOUT.
 	Timeout
+	// UnknownVariable is a SET of a setting gsql does not have: 1193
+	// ER_UNKNOWN_SYSTEM_VARIABLE.
+	UnknownVariable
+	// WrongValue is a setting given a value it does not take (an unknown
+	// rule name in disabled_rules): 1231 ER_WRONG_VALUE_FOR_VAR.
+	WrongValue
 	// Internal is a bug in gsql caught at the API boundary: 1105
 	// ER_UNKNOWN_ERROR.
 	Internal
@@ -146,6 +152,8 @@ var mysql = [numKinds]struct {
 	Busy:              {"busy", 1040, "08004"},
 	Canceled:          {"canceled", 1317, "70100"},
 	Timeout:           {"timeout", 3024, "HY000"},
+	UnknownVariable:   {"unknown variable", 1193, "HY000"},
+	WrongValue:        {"wrong value", 1231, "42000"},
 	Internal:          {"internal error", 1105, "HY000"},
 }
 

@@ -43,6 +43,8 @@ func TestMySQL(t *testing.T) {
 		{Busy, 1040, "08004"},
 		{Canceled, 1317, "70100"},
 		{Timeout, 3024, "HY000"},
+		{UnknownVariable, 1193, "HY000"},
+		{WrongValue, 1231, "42000"},
 		{Internal, 1105, "HY000"},
 		{numKinds + 3, 1105, "HY000"},
 	}

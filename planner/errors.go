@@ -22,6 +22,8 @@ const (
 	TypeMismatch
 	// Unsupported: valid SQL gsql does not run (yet).
 	Unsupported
+	// UnknownRule: a rule name the optimizer does not have (rules.go).
+	UnknownRule
 )
 
 func (k ErrorKind) String() string {
@@ -38,6 +40,8 @@ func (k ErrorKind) String() string {
 		return "type mismatch"
 	case Unsupported:
 		return "not supported"
+	case UnknownRule:
+		return "unknown rule"
 	}
 	return "error"
 }
@@ -65,6 +69,8 @@ func (e *Error) ErrorKind() errkind.Kind {
 		return errkind.NoSuchFunction
 	case Unsupported:
 		return errkind.Unsupported
+	case UnknownRule:
+		return errkind.WrongValue
 	}
 	return errkind.TypeMismatch
 }

@@ -120,7 +120,7 @@ func RuleSetOf(names []string) (RuleSet, error) {
 	for _, n := range names {
 		bit, ok := ruleBit[strings.ToLower(strings.TrimSpace(n))]
 		if !ok {
-			return 0, errorf(TypeMismatch, n, "unknown rule %q (the rules: %s)", n, strings.Join(RuleNames(), ", "))
+			return 0, errorf(UnknownRule, n, "unknown rule %q (the rules: %s)", n, strings.Join(RuleNames(), ", "))
 		}
 		s |= 1 << bit
 	}

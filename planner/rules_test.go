@@ -66,7 +66,7 @@ func TestParseRules(t *testing.T) {
 		rs, err := planner.ParseRules(tc.in)
 		if tc.bad != "" {
 			var pe *planner.Error
-			if !errors.As(err, &pe) || pe.Kind != planner.TypeMismatch || pe.Object != tc.bad || !strings.Contains(pe.Msg, "reorder_joins") {
+			if !errors.As(err, &pe) || pe.Kind != planner.UnknownRule || pe.Object != tc.bad || !strings.Contains(pe.Msg, "reorder_joins") {
 				t.Errorf("%q: error %v, want an unknown rule %q naming the rules", tc.in, err, tc.bad)
 			}
 			continue

@@ -19,6 +19,12 @@ const (
 	// subquery with another number of columns than the operand it is
 	// compared with (MySQL's error 1241).
 	ErrOperand
+	// ErrUnknownSetting is a SET of a setting gsql does not have (MySQL's
+	// error 1193).
+	ErrUnknownSetting
+	// ErrWrongValue is a SET of a value its setting does not take, such
+	// as an unknown rule name (MySQL's error 1231).
+	ErrWrongValue
 )
 
 // Error is a syntax error or an unsupported statement, with the 1-based line
@@ -33,7 +39,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	what := "syntax error"
-	if e.Kind == ErrUnsupported || e.Kind == ErrOperand {
+	if e.Kind != ErrSyntax {
 		what = "error"
 	}
 	s := fmt.Sprintf("%s at line %d, column %d: %s", what, e.Line, e.Col, e.Msg)
@@ -50,6 +56,10 @@ func (e *Error) ErrorKind() errkind.Kind {
 		return errkind.Unsupported
 	case ErrOperand:
 		return errkind.OperandColumns
+	case ErrUnknownSetting:
+		return errkind.UnknownVariable
+	case ErrWrongValue:
+		return errkind.WrongValue
 	}
 	return errkind.Syntax
 }

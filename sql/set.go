@@ -73,7 +73,7 @@ func (p *ddl) set() (Statement, *Error) {
 		known = known || s == name
 	}
 	if !known {
-		return nil, newError(ErrUnsupported, p.src, t.start, "not supported: SET %s (the settings: %s)", name, strings.Join(Settings, ", "))
+		return nil, newError(ErrUnknownSetting, p.src, t.start, "unknown setting %s (the settings: %s)", name, strings.Join(Settings, ", "))
 	}
 	if !p.acceptTyp('=') && !p.accept("to") {
 		return nil, p.errHere("expected = after SET %s", name)

@@ -19,7 +19,7 @@ func TestParseSet(t *testing.T) {
 		{in: "SET disabled_rules = 'reorder_joins,push_filters'", value: "reorder_joins,push_filters", items: []string{"reorder_joins", "push_filters"}},
 		{in: "set SESSION Disabled_Rules TO ' a , ,b '", value: " a , ,b ", items: []string{"a", "b"}},
 		{in: "SET LOCAL disabled_rules = ''", value: "", items: []string{}},
-		{in: "SET x = 'y'", kind: ErrUnsupported, line: 1, col: 5, err: "not supported: SET x (the settings: disabled_rules)"},
+		{in: "SET x = 'y'", kind: ErrUnknownSetting, line: 1, col: 5, err: "unknown setting x (the settings: disabled_rules)"},
 		{in: "SET GLOBAL disabled_rules = ''", kind: ErrUnsupported, line: 1, col: 5, err: "SET GLOBAL"},
 		{in: "SET\n  disabled_rules = reorder_joins", kind: ErrSyntax, line: 2, col: 20, err: "expected a quoted value"},
 		{in: "SET disabled_rules", kind: ErrSyntax, line: 1, col: 19, err: "expected = after SET disabled_rules"},

@@ -174,6 +174,8 @@ var grpcCodes = map[errkind.Kind]codes.Code{
 	errkind.Busy:              codes.ResourceExhausted,
 	errkind.Canceled:          codes.Canceled,
 	errkind.Timeout:           codes.DeadlineExceeded,
+	errkind.UnknownVariable:   codes.InvalidArgument,
+	errkind.WrongValue:        codes.InvalidArgument,
 	errkind.Internal:          codes.Internal,
 }
 
