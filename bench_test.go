@@ -19,11 +19,7 @@ func BenchmarkRedact(b *testing.B) {
 			if testing.Short() && rows > 1_000_000 {
 				b.Skip("short")
 			}
-			db, err := gsql.Open(gsql.Options{Device: "cpu"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
+			db := openTestDB(b, gsql.Options{Device: "cpu"})
 			schema, recs := datagen.People(rows, 42)
 			if err := db.RegisterTable("people", schema, recs); err != nil {
 				b.Fatal(err)

@@ -223,11 +223,7 @@ func BenchmarkClickBench(b *testing.B) {
 	if device == "" {
 		device = "cpu"
 	}
-	db, err := gsql.Open(gsql.Options{Device: device})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(b, gsql.Options{Device: device})
 	if err := db.RegisterTable(clickbench.TableName, clickbench.Schema(), recs); err != nil {
 		b.Fatal(err)
 	}

@@ -67,11 +67,7 @@ func TestColdStartReport(t *testing.T) {
 	}
 	offset, _ := strconv.Atoi(os.Getenv("GSQL_COLD_OFFSET"))
 	schema, recs := datagen.People(rows, 42)
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	cpu := openTestDB(t, gsql.Options{Device: "cpu"})
 	if err := cpu.RegisterTable("people", schema, recs); err != nil {
 		t.Fatal(err)
 	}

@@ -30,11 +30,7 @@ func TestGPUEmptyKernelCache(t *testing.T) {
 	if err := db.RegisterTable("people", schema, recs); err != nil {
 		t.Fatal(err)
 	}
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	cpu := openTestDB(t, gsql.Options{Device: "cpu"})
 	if err := cpu.RegisterTable("people", schema, recs); err != nil {
 		t.Fatal(err)
 	}

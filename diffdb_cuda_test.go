@@ -14,12 +14,8 @@ import (
 // recs, closed when the test ends; the test is skipped without a GPU.
 func cpuAndGPU(t *testing.T, name string, schema *arrow.Schema, recs []arrow.Record) (cpu, gpu *gsql.DB) {
 	t.Helper()
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cpu.Close() })
-	gpu, err = gsql.Open(gsql.Options{Device: "gpu"})
+	cpu = openTestDB(t, gsql.Options{Device: "cpu"})
+	gpu, err := gsql.Open(gsql.Options{Device: "gpu"})
 	if err != nil {
 		t.Skipf("no GPU: %v", err)
 	}

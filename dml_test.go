@@ -18,11 +18,7 @@ import (
 // overflows fails and leaves every row as it was.
 func TestUpdateFailingOnLastRowChangesNothing(t *testing.T) {
 	ctx := context.Background()
-	db, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, gsql.Options{Device: "cpu"})
 	const n = 1_000_000
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil)
 	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
@@ -63,11 +59,7 @@ func TestUpdateFailingOnLastRowChangesNothing(t *testing.T) {
 // snapshot, old or new, never a mix (run under -race in CI's race step).
 func TestUpdateConcurrentReaders(t *testing.T) {
 	ctx := context.Background()
-	db, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, gsql.Options{Device: "cpu"})
 	if _, err := db.Exec(ctx, "CREATE TABLE c (k BIGINT, v BIGINT)"); err != nil {
 		t.Fatal(err)
 	}

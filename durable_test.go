@@ -277,11 +277,7 @@ func TestDurableReadOnly(t *testing.T) {
 	defer w.Close()
 	mustExec(t, w, `CREATE TABLE t (x BIGINT)`)
 	mustExec(t, w, `INSERT INTO t VALUES (1), (2)`)
-	r, err := gsql.Open(gsql.Options{Device: "cpu", Path: path, ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openTestDB(t, gsql.Options{Device: "cpu", Path: path, ReadOnly: true})
 	mustExec(t, w, `INSERT INTO t VALUES (3)`) // replaces the segment the reader maps
 	if got := rowsOf(t, r, "SELECT SUM(x) FROM t"); !reflect.DeepEqual(got, []string{"3"}) {
 		t.Errorf("reader: %q", got)
@@ -402,11 +398,7 @@ func TestDurableViewsAndIndexes(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ro, err := gsql.Open(gsql.Options{Device: "cpu", Path: path, ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
+	ro := openTestDB(t, gsql.Options{Device: "cpu", Path: path, ReadOnly: true})
 	if _, err := ro.Exec(context.Background(), `CREATE VIEW v2 AS SELECT 1`); err == nil {
 		t.Fatalf("CREATE VIEW on a read-only database succeeded")
 	}

@@ -17,11 +17,7 @@ import (
 // the error kind the servers send (errkind.Of) and, where there is one,
 // the typed error a program can inspect with errors.As.
 func TestErrorKinds(t *testing.T) {
-	db, err := gsql.Open(gsql.Options{Device: "cpu", MemoryLimit: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, gsql.Options{Device: "cpu", MemoryLimit: 1 << 20})
 	for _, q := range []string{
 		`CREATE TABLE e (a BIGINT NOT NULL, b VARCHAR)`,
 		`INSERT INTO e VALUES (1, 'x')`,

@@ -32,11 +32,7 @@ func FuzzExecute(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		db, err := gsql.Open(gsql.Options{Device: "cpu"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := openTestDB(t, gsql.Options{Device: "cpu"})
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if _, err := db.Exec(ctx, `CREATE TABLE people (name VARCHAR, visibility VARCHAR, n BIGINT);

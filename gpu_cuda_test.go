@@ -36,11 +36,7 @@ func TestGPUQueryLatency(t *testing.T) {
 		rows = 600_000
 	}
 	schema, recs := datagen.People(rows, 42)
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	cpu := openTestDB(t, gsql.Options{Device: "cpu"})
 	if err := cpu.RegisterTable("people", schema, recs); err != nil {
 		t.Fatal(err)
 	}
@@ -187,11 +183,7 @@ func TestGPUPoolLimit(t *testing.T) {
 		t.Skipf("no GPU: %v", err)
 	}
 	defer db.Close()
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	cpu := openTestDB(t, gsql.Options{Device: "cpu"})
 	people := 4_000_000
 	orders, customers := 4_000_000, 200_000
 	if testing.Short() {
@@ -365,11 +357,7 @@ func TestGPUMemoryPressure(t *testing.T) {
 		t.Skipf("no GPU: %v", err)
 	}
 	defer db.Close()
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	cpu := openTestDB(t, gsql.Options{Device: "cpu"})
 	for i := 1; i <= 4; i++ {
 		schema, recs := datagen.People(500_000, int64(i))
 		for _, d := range []*gsql.DB{db, cpu} {
@@ -517,11 +505,7 @@ func TestGPUOverlappedResults(t *testing.T) {
 			pieces = append(pieces, r.NewSlice(lo, min(lo+100_000, r.NumRows())))
 		}
 	}
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	cpu := openTestDB(t, gsql.Options{Device: "cpu"})
 	db, err := gsql.Open(gsql.Options{Device: "gpu"})
 	if err != nil {
 		t.Skipf("no GPU: %v", err)
@@ -557,11 +541,7 @@ func TestGPUOverlappedResults(t *testing.T) {
 // rows equal the CPU backend's after the same statements.
 func TestGPUStatementsStayResident(t *testing.T) {
 	schema, recs := datagen.People(1_000_000, 5)
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	cpu := openTestDB(t, gsql.Options{Device: "cpu"})
 	db, err := gsql.Open(gsql.Options{Device: "gpu"})
 	if err != nil {
 		t.Skipf("no GPU: %v", err)

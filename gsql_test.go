@@ -375,11 +375,7 @@ func TestReadCSVTableFunction(t *testing.T) {
 // A GROUP BY or join whose state passes Options.MemoryLimit fails with an
 // error naming the limit, and the database keeps working.
 func TestMemoryLimitForGroupsAndJoins(t *testing.T) {
-	db, err := gsql.Open(gsql.Options{Device: "cpu", MemoryLimit: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, gsql.Options{Device: "cpu", MemoryLimit: 1 << 20})
 	mustExec(t, db, `CREATE TABLE t (k BIGINT, s VARCHAR)`)
 	mustExec(t, db, `INSERT INTO t VALUES (1, 'a')`)
 	for i := 0; i < 15; i++ {

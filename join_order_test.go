@@ -16,11 +16,7 @@ import (
 func chainDB(t testing.TB, n int) *gsql.DB {
 	t.Helper()
 	ctx := context.Background()
-	db, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openTestDB(t, gsql.Options{Device: "cpu"})
 	for i := 1; i <= n; i++ {
 		if _, err := db.Exec(ctx, fmt.Sprintf("CREATE TABLE c%d (id BIGINT, nxt BIGINT, v BIGINT)", i)); err != nil {
 			t.Fatal(err)

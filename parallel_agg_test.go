@@ -31,11 +31,7 @@ func TestParallelAggregateInputMatchesSerial(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one core: nothing runs in parallel")
 	}
-	db, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, gsql.Options{Device: "cpu"})
 	schema, recs := datagen.People(600_000, 3)
 	if err := db.RegisterTable("people", schema, recs); err != nil {
 		t.Fatal(err)

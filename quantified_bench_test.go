@@ -19,11 +19,7 @@ import (
 //	go test -run '^$' -bench Quantified -benchtime 3x .
 func BenchmarkQuantified(b *testing.B) {
 	ctx := context.Background()
-	db, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(b, gsql.Options{Device: "cpu"})
 	fill := func(table, cols string, n int, row func(i int) string) {
 		if _, err := db.Exec(ctx, fmt.Sprintf("CREATE TABLE %s (%s)", table, cols)); err != nil {
 			b.Fatal(err)

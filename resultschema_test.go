@@ -11,11 +11,7 @@ import (
 
 func TestResultSchema(t *testing.T) {
 	ctx := context.Background()
-	db, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, gsql.Options{Device: "cpu"})
 	if _, err := db.Exec(ctx, `CREATE TABLE r (a BIGINT, b VARCHAR); INSERT INTO r VALUES (1, 'x')`); err != nil {
 		t.Fatal(err)
 	}

@@ -286,11 +286,7 @@ func TestSetDisabledRulesErrors(t *testing.T) {
 // database/sql connection is a session.
 func TestSessionsKeepTheirRules(t *testing.T) {
 	ctx := context.Background()
-	db, err := gsql.Open(gsql.Options{Device: "cpu", DisabledRules: []string{"fold_constants"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, gsql.Options{Device: "cpu", DisabledRules: []string{"fold_constants"}})
 	q := "SELECT 1 + 1 AS two"
 	a, b := db.Session(), db.Session()
 	if got := lastLine(explainIn(t, a, "EXPLAIN "+q)); got != "rules: none" {

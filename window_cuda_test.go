@@ -131,11 +131,7 @@ func TestGPUWindowSumOverflow(t *testing.T) {
 		t.Skipf("no GPU: %v", err)
 	}
 	defer gpu.Close()
-	cpu, err := gsql.Open(gsql.Options{Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	cpu := openTestDB(t, gsql.Options{Device: "cpu"})
 	for _, db := range []*gsql.DB{cpu, gpu} {
 		mustExec(t, db, "CREATE TABLE big (i BIGINT, x BIGINT)")
 		mustExec(t, db, "INSERT INTO big VALUES (1, 9000000000000000000), (2, 9000000000000000000), (3, -9000000000000000000), (4, 5)")
