@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/gsqlengine/gsql/opspec"
 	"sort"
 	"time"
 
@@ -1169,7 +1170,7 @@ func prepareGather(d *gpuexec.Device, types []coldata.Type, st *Stats) (gatherer
 type DeviceSort struct {
 	Input DeviceOperator
 	RT    *GPURuntime
-	Keys  []SortKey
+	Keys  []opspec.SortKey
 	Types []coldata.Type
 	Stats *Stats
 	// Limit, when positive, is how many of the first rows a LIMIT above
@@ -1248,12 +1249,12 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 
 // keysOf downloads the sort keys of b, as a host batch whose columns are
 // the keys in order, with the keys renumbered to them.
-func (s *DeviceSort) keysOf(ctx context.Context, b *gpuexec.DeviceBatch) (*coldata.Batch, []SortKey, error) {
+func (s *DeviceSort) keysOf(ctx context.Context, b *gpuexec.DeviceBatch) (*coldata.Batch, []opspec.SortKey, error) {
 	keyCols := make([]gpuexec.DeviceVec, len(s.Keys))
-	hostKeys := make([]SortKey, len(s.Keys))
+	hostKeys := make([]opspec.SortKey, len(s.Keys))
 	for i, k := range s.Keys {
 		keyCols[i] = b.Cols[k.Col]
-		hostKeys[i] = SortKey{Col: i, Desc: k.Desc, Nulls: k.Nulls}
+		hostKeys[i] = opspec.SortKey{Col: i, Desc: k.Desc, Nulls: k.Nulls}
 	}
 	kb, err := gpuexec.Combine(keyCols, b.Len, b)
 	if err != nil {

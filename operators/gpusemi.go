@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"fmt"
+	"github.com/gsqlengine/gsql/opspec"
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -93,7 +94,7 @@ func (j *DeviceHashJoin) prepareResidual() (*residual, error) {
 		outs[i] = &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: t}
 	}
 	var pred expr.Expr = &expr.ColumnRef{Index: len(j.LeftTypes), Name: "mark", T: coldata.Bool}
-	if j.Kind == AntiJoin {
+	if j.Kind == opspec.AntiJoin {
 		not, _ := expr.Lookup("not")
 		pred = &expr.Call{Fn: not, Args: []expr.Expr{pred}, T: coldata.Bool}
 	}

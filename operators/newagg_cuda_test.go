@@ -5,6 +5,7 @@ package operators_test
 import (
 	"context"
 	"fmt"
+	"github.com/gsqlengine/gsql/opspec"
 	"math"
 	"math/rand"
 	"sort"
@@ -224,12 +225,12 @@ func deviceVarianceBatches(t *testing.T, data *coldata.Batch) {
 		return &expr.ColumnRef{Index: i, Name: newAggNames[i], T: data.Cols[i].Type}
 	}
 	d, big := ref(3), ref(4)
-	aggs := []operators.AggSpec{
-		{Kind: operators.AggVarPop, Arg: d, Type: coldata.Float64},
-		{Kind: operators.AggVarSamp, Arg: big, Type: coldata.Float64},
-		{Kind: operators.AggStddevPop, Arg: big, Type: coldata.Float64},
-		{Kind: operators.AggStddevSamp, Arg: d, Type: coldata.Float64},
-		{Kind: operators.AggCountStar, Type: coldata.Int64},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggVarPop, Arg: d, Type: coldata.Float64},
+		{Kind: opspec.AggVarSamp, Arg: big, Type: coldata.Float64},
+		{Kind: opspec.AggStddevPop, Arg: big, Type: coldata.Float64},
+		{Kind: opspec.AggStddevSamp, Arg: d, Type: coldata.Float64},
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
 	}
 	for _, keys := range [][]int{{0}, {1}, nil} {
 		w, g := aggregateBothWays(t, rt, parts, ref, keys, aggs, nil)
@@ -252,7 +253,7 @@ func deviceVarianceBatches(t *testing.T, data *coldata.Batch) {
 // the parts uploaded as separate device batches, and returns both answers
 // as rows sorted by the keys (CPU first).
 func aggregateBothWays(t *testing.T, rt *operators.GPURuntime, parts []*coldata.Batch, ref func(int) *expr.ColumnRef,
-	keys []int, aggs []operators.AggSpec, stats *operators.Stats) (want, got [][]any) {
+	keys []int, aggs []opspec.AggSpec, stats *operators.Stats) (want, got [][]any) {
 	t.Helper()
 	ctx := context.Background()
 	var keyExprs []expr.Expr

@@ -1,11 +1,11 @@
 package planner
 
 import (
+	"github.com/gsqlengine/gsql/opspec"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
 )
 
 // noteAggTop finds the device GROUP BY under ORDER BY <one COUNT> LIMIT
@@ -13,41 +13,41 @@ import (
 func TestNoteAggTop(t *testing.T) {
 	ref := func(i int) expr.Expr { return &expr.ColumnRef{Index: i, T: coldata.Int64} }
 	lit := &expr.Literal{T: coldata.Int64, Value: int64(1)}
-	agg := func(kinds ...operators.AggKind) *GPUAggregate {
+	agg := func(kinds ...opspec.AggKind) *GPUAggregate {
 		a := &GPUAggregate{NKeys: 1}
 		for _, k := range kinds {
-			a.Aggs = append(a.Aggs, operators.AggSpec{Kind: k})
+			a.Aggs = append(a.Aggs, opspec.AggSpec{Kind: k})
 		}
 		return a
 	}
 	cases := []struct {
 		name string
 		make func(a *GPUAggregate) (*Sort, bool)
-		aggs []operators.AggKind
-		want *operators.TopGroups
+		aggs []opspec.AggKind
+		want *opspec.TopGroups
 	}{
 		{"sort on the count", func(a *GPUAggregate) (*Sort, bool) {
-			return &Sort{Input: a, Keys: []operators.SortKey{{Col: 2, Desc: true}}}, true
-		}, []operators.AggKind{operators.AggSum, operators.AggCountStar}, &operators.TopGroups{Agg: 1, Desc: true, Limit: 15}},
+			return &Sort{Input: a, Keys: []opspec.SortKey{{Col: 2, Desc: true}}}, true
+		}, []opspec.AggKind{opspec.AggSum, opspec.AggCountStar}, &opspec.TopGroups{Agg: 1, Desc: true, Limit: 15}},
 		{"through a projection and transfers", func(a *GPUAggregate) (*Sort, bool) {
 			p := &Compute{Input: &Transfer{Input: a, ToDevice: true}, Exprs: []expr.Expr{lit, ref(0), ref(1)}}
-			return &Sort{Input: &Project{Input: p, Exprs: []expr.Expr{ref(2), ref(1)}}, Keys: []operators.SortKey{{Col: 0}}}, true
-		}, []operators.AggKind{operators.AggCount}, &operators.TopGroups{Agg: 0, Limit: 15}},
+			return &Sort{Input: &Project{Input: p, Exprs: []expr.Expr{ref(2), ref(1)}}, Keys: []opspec.SortKey{{Col: 0}}}, true
+		}, []opspec.AggKind{opspec.AggCount}, &opspec.TopGroups{Agg: 0, Limit: 15}},
 		{"sort on a key", func(a *GPUAggregate) (*Sort, bool) {
-			return &Sort{Input: a, Keys: []operators.SortKey{{Col: 0}}}, false
-		}, []operators.AggKind{operators.AggCountStar}, nil},
+			return &Sort{Input: a, Keys: []opspec.SortKey{{Col: 0}}}, false
+		}, []opspec.AggKind{opspec.AggCountStar}, nil},
 		{"sort on a SUM", func(a *GPUAggregate) (*Sort, bool) {
-			return &Sort{Input: a, Keys: []operators.SortKey{{Col: 1}}}, false
-		}, []operators.AggKind{operators.AggSum}, nil},
+			return &Sort{Input: a, Keys: []opspec.SortKey{{Col: 1}}}, false
+		}, []opspec.AggKind{opspec.AggSum}, nil},
 		{"two sort keys", func(a *GPUAggregate) (*Sort, bool) {
-			return &Sort{Input: a, Keys: []operators.SortKey{{Col: 1}, {Col: 0}}}, false
-		}, []operators.AggKind{operators.AggCountStar}, nil},
+			return &Sort{Input: a, Keys: []opspec.SortKey{{Col: 1}, {Col: 0}}}, false
+		}, []opspec.AggKind{opspec.AggCountStar}, nil},
 		{"a filter between (HAVING)", func(a *GPUAggregate) (*Sort, bool) {
-			return &Sort{Input: &Compute{Input: a, Pred: lit}, Keys: []operators.SortKey{{Col: 1}}}, false
-		}, []operators.AggKind{operators.AggCountStar}, nil},
+			return &Sort{Input: &Compute{Input: a, Pred: lit}, Keys: []opspec.SortKey{{Col: 1}}}, false
+		}, []opspec.AggKind{opspec.AggCountStar}, nil},
 		{"a computed sort key", func(a *GPUAggregate) (*Sort, bool) {
-			return &Sort{Input: &Project{Input: a, Exprs: []expr.Expr{lit}}, Keys: []operators.SortKey{{Col: 0}}}, false
-		}, []operators.AggKind{operators.AggCountStar}, nil},
+			return &Sort{Input: &Project{Input: a, Exprs: []expr.Expr{lit}}, Keys: []opspec.SortKey{{Col: 0}}}, false
+		}, []opspec.AggKind{opspec.AggCountStar}, nil},
 	}
 	for _, c := range cases {
 		a := agg(c.aggs...)
@@ -71,27 +71,27 @@ func TestNoteAggTop(t *testing.T) {
 			return &Compute{Input: &Transfer{Input: n, ToDevice: true}, Exprs: []expr.Expr{lit}}
 		}, true},
 		{"HAVING", func(n Node) Node { return &Compute{Input: n, Pred: lit} }, false},
-		{"ORDER BY", func(n Node) Node { return &Sort{Input: n, Keys: []operators.SortKey{{Col: 0}}} }, false},
+		{"ORDER BY", func(n Node) Node { return &Sort{Input: n, Keys: []opspec.SortKey{{Col: 0}}} }, false},
 	} {
-		a := agg(operators.AggSum)
+		a := agg(opspec.AggSum)
 		b := &Built{}
 		b.noteSortLimit(&Limit{Input: c.wrap(a), Count: 4, Offset: 1})
 		got := b.aggTop[a]
-		if c.want && (got == nil || *got != operators.TopGroups{Agg: -1, Limit: 5}) || !c.want && got != nil && got.Agg == -1 {
+		if c.want && (got == nil || *got != opspec.TopGroups{Agg: -1, Limit: 5}) || !c.want && got != nil && got.Agg == -1 {
 			t.Errorf("LIMIT without ORDER BY, %s: got %+v", c.name, got)
 		}
 	}
 	// A CPU GROUP BY gets the same note (HashAggregate.Top).
-	cpuAgg := &Aggregate{Keys: []expr.Expr{ref(0)}, Aggs: []operators.AggSpec{{Kind: operators.AggSum}, {Kind: operators.AggCountStar}}}
+	cpuAgg := &Aggregate{Keys: []expr.Expr{ref(0)}, Aggs: []opspec.AggSpec{{Kind: opspec.AggSum}, {Kind: opspec.AggCountStar}}}
 	b := &Built{}
-	b.noteSortLimit(&Limit{Input: &Sort{Input: &Project{Input: cpuAgg, Exprs: []expr.Expr{ref(2), ref(0)}}, Keys: []operators.SortKey{{Col: 0, Desc: true}}}, Count: 10})
-	if got := b.aggTop[cpuAgg]; got == nil || *got != (operators.TopGroups{Agg: 1, Desc: true, Limit: 10}) {
+	b.noteSortLimit(&Limit{Input: &Sort{Input: &Project{Input: cpuAgg, Exprs: []expr.Expr{ref(2), ref(0)}}, Keys: []opspec.SortKey{{Col: 0, Desc: true}}}, Count: 10})
+	if got := b.aggTop[cpuAgg]; got == nil || *got != (opspec.TopGroups{Agg: 1, Desc: true, Limit: 10}) {
 		t.Errorf("CPU aggregate: got %+v", got)
 	}
-	distinct := agg(operators.AggCount)
+	distinct := agg(opspec.AggCount)
 	distinct.Aggs[0].Distinct = true
 	b = &Built{}
-	b.noteSortLimit(&Limit{Input: &Sort{Input: distinct, Keys: []operators.SortKey{{Col: 1}}}, Count: 3})
+	b.noteSortLimit(&Limit{Input: &Sort{Input: distinct, Keys: []opspec.SortKey{{Col: 1}}}, Count: 3})
 	if b.aggTop[distinct] != nil {
 		t.Errorf("COUNT(DISTINCT) got a top")
 	}

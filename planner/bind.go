@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"github.com/gsqlengine/gsql/opspec"
 	"strings"
 	"time"
 
@@ -10,7 +11,6 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/sql"
 )
 
@@ -131,7 +131,7 @@ func (b *binder) planFrom(from sqlparser.TableExprs) (Node, *scope, error) {
 		}
 		nl := len(node.Columns())
 		sc = mergeScopes(sc, rsc, nl)
-		node = &Join{Kind: operators.InnerJoin, Left: node, Right: right}
+		node = &Join{Kind: opspec.InnerJoin, Left: node, Right: right}
 	}
 	return node, sc, nil
 }
@@ -266,14 +266,14 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 		input = &Filter{Input: input, Pred: pred}
 	}
 
-	var keys []operators.SortKey
+	var keys []opspec.SortKey
 	for _, o := range s.OrderBy {
 		e, nulls := nullsOrder(o.Expr)
 		col, err := b.orderColumn(e, sc, &exprs, &out, visible)
 		if err != nil {
 			return nil, err
 		}
-		keys = append(keys, operators.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr, Nulls: nulls})
+		keys = append(keys, opspec.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr, Nulls: nulls})
 	}
 	hidden := len(exprs) > visible
 	input = b.win.placeWindows(input)
@@ -366,20 +366,20 @@ func optimize(n Node) (Node, error) {
 
 // nullsOrder unwraps the dialect layer's marker of ORDER BY's NULLS FIRST /
 // NULLS LAST (sql: `x NULLS LAST` reaches the parser as gsql_nulls_last(x)).
-func nullsOrder(e sqlparser.Expr) (sqlparser.Expr, operators.NullOrder) {
+func nullsOrder(e sqlparser.Expr) (sqlparser.Expr, opspec.NullOrder) {
 	f, ok := e.(*sqlparser.FuncExpr)
 	if !ok || len(f.Exprs) != 1 {
-		return e, operators.NullsDefault
+		return e, opspec.NullsDefault
 	}
 	a, ok := f.Exprs[0].(*sqlparser.AliasedExpr)
 	if !ok {
-		return e, operators.NullsDefault
+		return e, opspec.NullsDefault
 	}
 	switch f.Name.Lowered() {
 	case sql.NullsFirstMarker:
-		return a.Expr, operators.NullsFirst
+		return a.Expr, opspec.NullsFirst
 	case sql.NullsLastMarker:
-		return a.Expr, operators.NullsLast
+		return a.Expr, opspec.NullsLast
 	}
-	return e, operators.NullsDefault
+	return e, opspec.NullsDefault
 }

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"github.com/gsqlengine/gsql/opspec"
 	"maps"
 	"math"
 	"runtime"
@@ -34,7 +35,7 @@ type Built struct {
 	aggLimit map[*Aggregate]int64
 	// aggTop holds the groups an ORDER BY ... LIMIT reads of the GROUP BY
 	// (an *Aggregate or a *GPUAggregate) below it.
-	aggTop map[Node]*operators.TopGroups
+	aggTop map[Node]*opspec.TopGroups
 	// shared holds each shared CTE's operator (cte.go).
 	shared map[*cteDef]*operators.SharedResult
 	// work holds the working table of each recursive CTE (cte.go).
@@ -287,7 +288,7 @@ walk:
 		}
 	}
 	var nkeys int
-	var aggs []operators.AggSpec
+	var aggs []opspec.AggSpec
 	switch a := n.(type) {
 	case *GPUAggregate:
 		nkeys, aggs = a.NKeys, a.Aggs
@@ -300,12 +301,12 @@ walk:
 		return
 	}
 	spec := aggs[col-nkeys]
-	if (spec.Kind != operators.AggCount && spec.Kind != operators.AggCountStar) || spec.Distinct {
+	if (spec.Kind != opspec.AggCount && spec.Kind != opspec.AggCountStar) || spec.Distinct {
 		return
 	}
-	top := &operators.TopGroups{Agg: col - nkeys, Desc: s.Keys[0].Desc, Limit: int(limit)}
+	top := &opspec.TopGroups{Agg: col - nkeys, Desc: s.Keys[0].Desc, Limit: int(limit)}
 	if b.aggTop == nil {
-		b.aggTop = map[Node]*operators.TopGroups{}
+		b.aggTop = map[Node]*opspec.TopGroups{}
 	}
 	b.aggTop[n] = top
 }
@@ -350,9 +351,9 @@ func (b *Built) noteAggLimit(l *Limit) {
 	}
 	if a, ok := n.(*GPUAggregate); ok && a.NKeys > 0 && limit > 0 {
 		if b.aggTop == nil {
-			b.aggTop = map[Node]*operators.TopGroups{}
+			b.aggTop = map[Node]*opspec.TopGroups{}
 		}
-		b.aggTop[n] = &operators.TopGroups{Agg: -1, Limit: int(limit)}
+		b.aggTop[n] = &opspec.TopGroups{Agg: -1, Limit: int(limit)}
 	}
 }
 
@@ -497,7 +498,7 @@ func valuesBatch(v *Values) (*coldata.Batch, error) {
 
 // parallelRows is the table size from which a projection over a scan runs
 // its batches on all cores.
-const parallelRows = 4 * operators.BatchSize
+const parallelRows = 4 * opspec.BatchSize
 
 // parallel builds a projection (with the filter below it, if any) straight
 // over a large table scan as a ParallelCompute, or returns nil.
@@ -569,7 +570,7 @@ func (b *Built) parallelOver(node, below Node, exprs []expr.Expr) operators.Oper
 // them itself, one batch after another. Measured: on 16 cores the string
 // expressions of GROUP BY SPLIT_PART(url, '/', 3) and of COUNT(DISTINCT
 // LOWER(...)) were 85-90% of the CPU time, on one core.
-func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr, []operators.AggSpec) {
+func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr, []opspec.AggSpec) {
 	workers := runtime.GOMAXPROCS(0)
 	scan, filter := scanBelow(x.Input)
 	if workers < 2 || scan == nil || scan.Placement() != CPU || scan.Table.Rows < parallelRows ||
@@ -592,7 +593,7 @@ func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr,
 	for i, k := range x.Keys {
 		keys[i] = computed(k)
 	}
-	aggs := append([]operators.AggSpec(nil), x.Aggs...)
+	aggs := append([]opspec.AggSpec(nil), x.Aggs...)
 	for i := range aggs {
 		if aggs[i].Arg != nil {
 			aggs[i].Arg = computed(aggs[i].Arg)

@@ -2,11 +2,12 @@ package planner
 
 import (
 	"fmt"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
-	"github.com/gsqlengine/gsql/operators/window"
 )
 
 // GPUAggregate is a GROUP BY whose hash table lives on the GPU: its input
@@ -21,7 +22,7 @@ type GPUAggregate struct {
 	Orig *Aggregate
 	// Aggs are Orig's aggregates with arguments referring to Input's
 	// columns (after the NKeys key columns).
-	Aggs  []operators.AggSpec
+	Aggs  []opspec.AggSpec
 	NKeys int
 }
 
@@ -79,7 +80,7 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 		outs = append(outs, k)
 		cols = append(cols, Column{Name: k.String(), Type: k.Type()})
 	}
-	aggs := make([]operators.AggSpec, len(a.Aggs))
+	aggs := make([]opspec.AggSpec, len(a.Aggs))
 	for i, s := range a.Aggs {
 		aggs[i] = s
 		if s.Arg != nil {
@@ -135,8 +136,8 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 // device; an INNER join's residual condition becomes a GPU filter above
 // it (the other kinds stay on the CPU with one).
 func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
-	semi := j.Kind == operators.SemiJoin || j.Kind == operators.AntiJoin
-	if len(j.LeftKeys) == 0 || (j.Cond != nil && j.Kind == operators.LeftJoin) {
+	semi := j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin
+	if len(j.LeftKeys) == 0 || (j.Cond != nil && j.Kind == opspec.LeftJoin) {
 		return nil, false, nil
 	}
 	for i := range j.LeftKeys {
@@ -258,7 +259,7 @@ func (b *Built) buildGPUJoin(x *GPUJoin, st *operators.Stats) (operators.DeviceO
 		return nil, fmt.Errorf("internal error: GPU join right side lost columns")
 	}
 	rightOut := types(x.Orig.Right.Columns())
-	if x.Orig.Kind == operators.SemiJoin || x.Orig.Kind == operators.AntiJoin {
+	if x.Orig.Kind == opspec.SemiJoin || x.Orig.Kind == opspec.AntiJoin {
 		rightOut = nil // the left rows alone come out
 	}
 	return &operators.DeviceHashJoin{Left: l, Right: r, RT: b.GPU, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
@@ -301,7 +302,7 @@ type GPUWindow struct {
 	Orig  *Window
 	Input Node
 	// Funcs are Orig's functions over Input's columns (ColumnRefs only).
-	Funcs []window.Func
+	Funcs []winspec.Func
 	// NCols is the number of Orig.Input's columns, which Input starts with.
 	NCols int
 }
@@ -337,7 +338,7 @@ func placeWindow(w *Window, opts PlaceOptions) (Node, bool, error) {
 		}
 		return &expr.ColumnRef{Index: i, Name: e.String(), T: e.Type()}
 	}
-	funcs := make([]window.Func, len(w.Funcs))
+	funcs := make([]winspec.Func, len(w.Funcs))
 	for i, f := range w.Funcs {
 		g := f
 		g.Args = make([]expr.Expr, len(f.Args))
@@ -348,9 +349,9 @@ func placeWindow(w *Window, opts PlaceOptions) (Node, bool, error) {
 		for j, p := range f.Partition {
 			g.Partition[j] = toRef(p)
 		}
-		g.Order = make([]window.Key, len(f.Order))
+		g.Order = make([]winspec.Key, len(f.Order))
 		for j, k := range f.Order {
-			g.Order[j] = window.Key{Expr: toRef(k.Expr), Desc: k.Desc, Nulls: k.Nulls}
+			g.Order[j] = winspec.Key{Expr: toRef(k.Expr), Desc: k.Desc, Nulls: k.Nulls}
 		}
 		funcs[i] = g
 	}

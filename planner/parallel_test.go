@@ -1,10 +1,10 @@
 package planner
 
 import (
+	"github.com/gsqlengine/gsql/opspec"
 	"testing"
 
 	"github.com/gsqlengine/gsql/catalog"
-	"github.com/gsqlengine/gsql/operators"
 )
 
 // TestAllOnCPU checks the test that keeps the operators which read their
@@ -13,7 +13,7 @@ import (
 func TestAllOnCPU(t *testing.T) {
 	scan := func(d Device) *Scan { return &Scan{placed: placed{Dev: d}, Table: &catalog.Table{}} }
 	join := func(l, r Node, d Device) *Join {
-		return &Join{placed: placed{Dev: d}, Left: l, Right: r, Kind: operators.InnerJoin}
+		return &Join{placed: placed{Dev: d}, Left: l, Right: r, Kind: opspec.InnerJoin}
 	}
 	for _, tc := range []struct {
 		name string

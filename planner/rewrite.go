@@ -1,12 +1,12 @@
 package planner
 
 import (
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 	"maps"
 	"sort"
 
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
-	"github.com/gsqlengine/gsql/operators/window"
 )
 
 // mapInputs rewrites every input of n with f.
@@ -70,7 +70,7 @@ func FoldConstants(n Node) (Node, error) {
 		if x.Keys, err = foldAll(x.Keys); err != nil {
 			return nil, err
 		}
-		x.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
+		x.Aggs = append([]opspec.AggSpec(nil), x.Aggs...)
 		for i := range x.Aggs {
 			if x.Aggs[i].Arg != nil {
 				if x.Aggs[i].Arg, err = foldConstants(x.Aggs[i].Arg); err != nil {
@@ -105,14 +105,14 @@ func PruneColumns(n Node) Node {
 			c := *x
 			c.Input = pruneInputs(in)
 			c.Keys = remapAll(x.Keys, remap)
-			c.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
+			c.Aggs = append([]opspec.AggSpec(nil), x.Aggs...)
 			for i := range c.Aggs {
 				if c.Aggs[i].Arg != nil {
 					c.Aggs[i].Arg = expr.Remap(c.Aggs[i].Arg, remap)
 				}
-				order := make([]operators.AggOrder, len(c.Aggs[i].Order))
+				order := make([]opspec.AggOrder, len(c.Aggs[i].Order))
 				for j, o := range c.Aggs[i].Order {
-					order[j] = operators.AggOrder{Expr: expr.Remap(o.Expr, remap), Desc: o.Desc}
+					order[j] = opspec.AggOrder{Expr: expr.Remap(o.Expr, remap), Desc: o.Desc}
 				}
 				c.Aggs[i].Order = order
 			}
@@ -286,7 +286,7 @@ func pruneJoinInput(n Node, used map[int]bool) (Node, map[int]int) {
 	if !ok {
 		return out, m
 	}
-	if s, ok := f.Input.(*Scan); !ok || s.Table.Rows <= operators.BatchSize || len(used) == len(f.Columns()) {
+	if s, ok := f.Input.(*Scan); !ok || s.Table.Rows <= opspec.BatchSize || len(used) == len(f.Columns()) {
 		return out, m
 	}
 	keep := make([]int, 0, len(used))
@@ -349,9 +349,9 @@ func PushFilters(n Node) Node {
 			switch s := side(p, nl); {
 			case s == 0:
 				toLeft = append(toLeft, p)
-			case s == 1 && j.Kind == operators.InnerJoin:
+			case s == 1 && j.Kind == opspec.InnerJoin:
 				toRight = append(toRight, p)
-			case s == 2 && j.Kind == operators.InnerJoin:
+			case s == 2 && j.Kind == opspec.InnerJoin:
 				toJoin = append(toJoin, p)
 			default:
 				keep = append(keep, p)
@@ -413,7 +413,7 @@ func pushRightConds(j *Join) *Join {
 			keep = append(keep, p)
 		case s == 1:
 			right = append(right, p)
-		case s == 0 && j.Kind == operators.InnerJoin:
+		case s == 0 && j.Kind == opspec.InnerJoin:
 			left = append(left, p)
 		default:
 			keep = append(keep, p)
@@ -460,7 +460,7 @@ func pruneWindow(w *Window, used map[int]bool) (Node, map[int]int) {
 	}
 	c := *w
 	c.Input = newIn
-	c.Funcs = make([]window.Func, len(w.Funcs))
+	c.Funcs = make([]winspec.Func, len(w.Funcs))
 	for i, f := range w.Funcs {
 		c.Funcs[i] = remapWindowFunc(f, m)
 	}
@@ -473,7 +473,7 @@ func pruneWindow(w *Window, used map[int]bool) (Node, map[int]int) {
 }
 
 // windowExprs lists the expressions a window function reads.
-func windowExprs(f *window.Func) []expr.Expr {
+func windowExprs(f *winspec.Func) []expr.Expr {
 	out := append([]expr.Expr(nil), f.Args...)
 	out = append(out, f.Partition...)
 	for _, k := range f.Order {
@@ -483,10 +483,10 @@ func windowExprs(f *window.Func) []expr.Expr {
 }
 
 // remapWindowFunc returns f reading columns renumbered by m.
-func remapWindowFunc(f window.Func, m map[int]int) window.Func {
+func remapWindowFunc(f winspec.Func, m map[int]int) winspec.Func {
 	f.Args = remapAll(f.Args, m)
 	f.Partition = remapAll(f.Partition, m)
-	order := make([]window.Key, len(f.Order))
+	order := make([]winspec.Key, len(f.Order))
 	for i, k := range f.Order {
 		k.Expr = expr.Remap(k.Expr, m)
 		order[i] = k

@@ -2,12 +2,12 @@ package planner
 
 import (
 	"fmt"
+	"github.com/gsqlengine/gsql/opspec"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
 )
 
 // Correlated scalar aggregates as joins. A top-level conjunct of WHERE
@@ -176,7 +176,7 @@ func (b *binder) scalarJoin(q *sqlparser.Subquery, input Node, sc *scope) (Node,
 		return nil, nil, nil, false
 	}
 	gcols := grouped.Columns()
-	j := &Join{Kind: operators.LeftJoin, Left: input, Right: grouped}
+	j := &Join{Kind: opspec.LeftJoin, Left: input, Right: grouped}
 	for i, ref := range refs {
 		if gcols[1+i].Type != ref.T {
 			return nil, nil, nil, false

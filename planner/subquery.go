@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"github.com/gsqlengine/gsql/opspec"
 	"sync"
 
 	"github.com/xwb1989/sqlparser"
@@ -209,7 +210,7 @@ func (sq *subquery) result(kind subqueryKind, batches []*coldata.Batch, needle *
 				sawNull = true
 				continue
 			}
-			if !needle.IsNull(row) && operators.CompareValues(needle, row, bt.Cols[0], r) == 0 {
+			if !needle.IsNull(row) && opspec.CompareValues(needle, row, bt.Cols[0], r) == 0 {
 				return true, nil
 			}
 		}
@@ -249,9 +250,9 @@ func (b *binder) correlatedCall(sq *subquery, kind subqueryKind, needle expr.Exp
 			out := coldata.NewBuilder(t, n)
 			var key []byte
 			for i := 0; i < n; i++ {
-				key = operators.AppendRowKey(key[:0], outer, i)
+				key = opspec.AppendRowKey(key[:0], outer, i)
 				if nv != nil {
-					key = operators.AppendRowKey(key, []*coldata.Vec{nv}, i)
+					key = opspec.AppendRowKey(key, []*coldata.Vec{nv}, i)
 				}
 				v, ok := cache[string(key)]
 				if !ok {
@@ -374,7 +375,7 @@ func (b *binder) inSubquery(left sqlparser.Expr, q *sqlparser.Subquery, sc *scop
 	var key []byte
 	for _, bt := range batches {
 		for r := 0; r < bt.Len; r++ {
-			key = operators.AppendRowKey(key[:0], bt.Cols[:1], r)
+			key = opspec.AppendRowKey(key[:0], bt.Cols[:1], r)
 			if seen[string(key)] {
 				continue
 			}

@@ -3,7 +3,7 @@ package planner
 import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // sumPlusConst rewrites SUM(x + c), SUM(c + x) and SUM(x - c), for a
@@ -18,8 +18,8 @@ import (
 // The answers are the same, but an intermediate overflow is judged on
 // other values: the rewritten sum errs when SUM(x) or the final value
 // leaves BIGINT, the original when some x + c or a partial sum does.
-func (a *aggCtx) sumPlusConst(spec operators.AggSpec, e expr.Expr) (expr.Expr, bool, error) {
-	if spec.Kind != operators.AggSum || spec.Distinct || e.Type() != coldata.Int64 {
+func (a *aggCtx) sumPlusConst(spec opspec.AggSpec, e expr.Expr) (expr.Expr, bool, error) {
+	if spec.Kind != opspec.AggSum || spec.Distinct || e.Type() != coldata.Int64 {
 		return nil, false, nil
 	}
 	c, ok := e.(*expr.Call)
@@ -34,11 +34,11 @@ func (a *aggCtx) sumPlusConst(spec operators.AggSpec, e expr.Expr) (expr.Expr, b
 	if !ok || x.Type() != coldata.Int64 || expr.IsConstant(x) {
 		return nil, false, nil
 	}
-	if operators.AggResultType(operators.AggSum, x.Type()) != coldata.Int64 {
+	if opspec.AggResultType(opspec.AggSum, x.Type()) != coldata.Int64 {
 		return nil, false, nil
 	}
-	sum := a.addAgg("sum("+x.String()+")", operators.AggSpec{Kind: operators.AggSum, Arg: x, Type: coldata.Int64})
-	count := a.addAgg("count("+x.String()+")", operators.AggSpec{Kind: operators.AggCount, Arg: x, Type: coldata.Int64})
+	sum := a.addAgg("sum("+x.String()+")", opspec.AggSpec{Kind: opspec.AggSum, Arg: x, Type: coldata.Int64})
+	count := a.addAgg("count("+x.String()+")", opspec.AggSpec{Kind: opspec.AggCount, Arg: x, Type: coldata.Int64})
 	mul, _ := expr.Lookup("*")
 	shift, err := expr.NewCall(mul, []expr.Expr{lit, count})
 	if err != nil {
