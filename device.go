@@ -3,6 +3,7 @@ package gsql
 import (
 	"context"
 	"fmt"
+	"github.com/gsqlengine/gsql/execbuild"
 	"sort"
 	"sync"
 	"time"
@@ -63,7 +64,7 @@ func (db *DB) placeFinal(n planner.Node) (placed planner.Node, final bool, err e
 		// 43 ms as written, 63 ms rewritten).
 		return planner.PreAggregateJoins(n), true, nil
 	}
-	supported := planner.GPUSupport
+	supported := execbuild.GPUSupport
 	final = true
 	if !strict && !db.opts.NoFusion {
 		rt, err := db.gpu()
@@ -76,7 +77,7 @@ func (db *DB) placeFinal(n planner.Node) (placed planner.Node, final bool, err e
 			return n, false, nil
 		}
 		supported = func(inputs []planner.Column, pred expr.Expr, exprs []expr.Expr) (bool, error) {
-			fused, err := planner.GPUSupport(inputs, pred, exprs)
+			fused, err := execbuild.GPUSupport(inputs, pred, exprs)
 			if err != nil || gpuReady(rt.Dev, inputs, pred, exprs, fused) {
 				return fused, err
 			}
@@ -92,7 +93,7 @@ func (db *DB) placeFinal(n planner.Node) (placed planner.Node, final bool, err e
 		mem = rt.Dev.MemoryLimit()
 	}
 	placed, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: supported,
-		DeviceMemory: mem})
+		Aggregates: execbuild.DeviceAggregates, DeviceMemory: mem})
 	return placed, final, err
 }
 

@@ -3,6 +3,7 @@ package gsql
 import (
 	"context"
 	"fmt"
+	"github.com/gsqlengine/gsql/execbuild"
 	"sort"
 	"strconv"
 	"strings"
@@ -170,7 +171,7 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	if _, err := operators.Drain(ctx, built.Root); err != nil {
 		return nil, err
 	}
-	return planner.ExplainAnalyze(n, built), nil
+	return built.ExplainAnalyze(n), nil
 }
 
 // collect runs a SELECT to the end and returns its columns and rows.
@@ -588,7 +589,7 @@ func valuesBatch(rows [][]expr.Expr, ncols int, target []coldata.Type) (*coldata
 }
 
 // build makes the operator tree of a placed plan.
-func (db *DB) build(n planner.Node) (*planner.Built, error) {
+func (db *DB) build(n planner.Node) (*execbuild.Built, error) {
 	db.mu.RLock()
 	strict, onGPU := db.requested == "gpu", db.device == "gpu"
 	db.mu.RUnlock()
@@ -596,7 +597,7 @@ func (db *DB) build(n planner.Node) (*planner.Built, error) {
 	if onGPU {
 		rt, _ = db.gpu()
 	}
-	return planner.BuildWith(n, planner.BuildOptions{GPU: rt, Strict: strict, MemoryLimit: db.opts.MemoryLimit})
+	return execbuild.BuildWith(n, execbuild.BuildOptions{GPU: rt, Strict: strict, MemoryLimit: db.opts.MemoryLimit})
 }
 
 // hasDeviceNode reports whether any operator of the plan runs on the GPU.

@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsqlengine/gsql/execbuild"
 	"sort"
 	"strings"
 	"sync"
@@ -106,7 +107,7 @@ var ErrClosed = errors.New("gsql: database is closed")
 // needed) the on-disk database at opts.Path.
 func Open(opts Options) (*DB, error) {
 	cat := catalog.New()
-	db := &DB{cat: cat, planner: &planner.Planner{Catalog: cat}, opts: opts}
+	db := &DB{cat: cat, planner: &planner.Planner{Catalog: cat, Run: execbuild.Run}, opts: opts}
 	if opts.ReadOnly && opts.Path == "" {
 		return nil, errors.New("gsql: ReadOnly needs a Path")
 	}

@@ -40,11 +40,15 @@ type binder struct {
 	ctes cteSet
 	// work holds the working tables of the recursive CTEs being bound.
 	work map[string]*workDef
+	// run executes subqueries (Planner.Run).
+	run RunFunc
 }
 
 // Planner plans statements against a catalog.
 type Planner struct {
 	Catalog *catalog.Catalog
+	// Run executes the subqueries that binding evaluates (run.go).
+	Run RunFunc
 }
 
 // PlanSelect binds a SELECT statement with placeholder arguments and returns
@@ -53,7 +57,7 @@ type Planner struct {
 // Uncorrelated subqueries are run once, here, and replaced by their values;
 // ctx bounds that work.
 func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (Node, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, run: p.Run}
 	n, err := b.planSelectStatement(stmt)
 	if err != nil {
 		return nil, err
@@ -67,7 +71,7 @@ func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement
 // BindRows binds the rows of INSERT ... VALUES as constant expressions,
 // folded to literals; each row must have ncols values.
 func (p *Planner) BindRows(ctx context.Context, rows [][]sqlparser.Expr, ncols int, args []any) ([][]expr.Expr, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, run: p.Run}
 	out := make([][]expr.Expr, len(rows))
 	for r, row := range rows {
 		if len(row) != ncols {

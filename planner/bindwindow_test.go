@@ -3,6 +3,7 @@ package planner_test
 import (
 	"context"
 	"errors"
+	"github.com/gsqlengine/gsql/execbuild"
 	"reflect"
 	"strings"
 	"testing"
@@ -148,7 +149,7 @@ func TestWindowRun(t *testing.T) {
 			t.Errorf("%s: %v", tc.q, err)
 			continue
 		}
-		built, err := planner.Build(n, nil, false)
+		built, err := execbuild.Build(n, nil, false)
 		if err != nil {
 			t.Errorf("%s: build: %v", tc.q, err)
 			continue
@@ -218,7 +219,7 @@ func TestWindowPlaced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: tc.supported})
+		n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: tc.supported, Aggregates: execbuild.DeviceAggregates})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.q, err)
 		}

@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"github.com/gsqlengine/gsql/execbuild"
 	"strings"
 	"testing"
 
@@ -31,7 +32,7 @@ func TestCTEPlaced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: all}); err != nil {
+		if n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: all, Aggregates: execbuild.DeviceAggregates}); err != nil {
 			t.Fatalf("%s: %v", tc.q, err)
 		}
 		got := strings.Join(planner.Explain(n), "\n")

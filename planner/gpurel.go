@@ -1,13 +1,11 @@
 package planner
 
 import (
-	"fmt"
 	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/opspec/winspec"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
 )
 
 // GPUAggregate is a GROUP BY whose hash table lives on the GPU: its input
@@ -89,7 +87,7 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 			cols = append(cols, Column{Name: s.Arg.String(), Type: s.Arg.Type()})
 		}
 	}
-	if _, err := operators.DeviceAggKinds(aggs); err != nil {
+	if opts.Aggregates == nil || opts.Aggregates(aggs) != nil {
 		return nil, false, nil
 	}
 	input, pred := a.Input, expr.Expr(nil)
@@ -217,54 +215,6 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 	c := &Compute{Input: g, Pred: j.Cond, Fused: fused && opts.Fusion}
 	c.Dev = GPU
 	return c, true, nil
-}
-
-// buildGPUAggregate builds the device GROUP BY.
-func (b *Built) buildGPUAggregate(x *GPUAggregate) (operators.Operator, error) {
-	in, err := b.buildDevice(x.Input)
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]int, x.NKeys)
-	types := make([]coldata.Type, x.NKeys)
-	for i := range keys {
-		keys[i] = i
-		types[i] = x.Orig.Keys[i].Type()
-	}
-	st := &operators.Stats{}
-	b.Stats[x] = st
-	op := &operators.DeviceHashAggregate{Input: in, RT: b.GPU, Keys: keys, KeyTypes: types, Aggs: x.Aggs,
-		MemoryLimit: b.MemoryLimit, Stats: st, Top: b.aggTop[x]}
-	return operators.Instrument(op, st), nil
-}
-
-// buildGPUJoin builds the device hash join.
-func (b *Built) buildGPUJoin(x *GPUJoin, st *operators.Stats) (operators.DeviceOperator, error) {
-	l, err := b.buildDevice(x.Left)
-	if err != nil {
-		return nil, err
-	}
-	r, err := b.buildDevice(x.Right)
-	if err != nil {
-		return nil, err
-	}
-	types := func(cs []Column) []coldata.Type {
-		out := make([]coldata.Type, len(cs))
-		for i, c := range cs {
-			out[i] = c.Type
-		}
-		return out
-	}
-	if len(x.Orig.Right.Columns()) > len(x.Right.Columns()) {
-		return nil, fmt.Errorf("internal error: GPU join right side lost columns")
-	}
-	rightOut := types(x.Orig.Right.Columns())
-	if x.Orig.Kind == opspec.SemiJoin || x.Orig.Kind == opspec.AntiJoin {
-		rightOut = nil // the left rows alone come out
-	}
-	return &operators.DeviceHashJoin{Left: l, Right: r, RT: b.GPU, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
-		Kind: x.Orig.Kind, LeftTypes: types(x.Orig.Left.Columns()), RightTypes: rightOut,
-		RightInTypes: types(x.Right.Columns()), Cond: x.Cond, Stats: st}, nil
 }
 
 // scannedBytes is the Arrow size of the columns that the scans below n

@@ -391,7 +391,7 @@ func TestPlace(t *testing.T) {
 	s := scanOf(tblT)
 	a, b := ref(s, 0), ref(s, 1)
 	gt := func() expr.Expr { return call(t, ">", a, lit(1)) }
-	opts := PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport}
+	opts := PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport, Aggregates: deviceAggregates}
 	for _, tc := range []struct {
 		name string
 		plan func() Node
@@ -407,7 +407,7 @@ func TestPlace(t *testing.T) {
 		}},
 		{"fusion off", func() Node {
 			return project(&Filter{Input: s, Pred: gt()}, call(t, "lower", b))
-		}, PlaceOptions{GPU: true, Supported: fakeSupport}, []string{
+		}, PlaceOptions{GPU: true, Supported: fakeSupport, Aggregates: deviceAggregates}, []string{
 			"DeviceToHost [cpu]",
 			"  Project lower(b) AS lower(b) Filter (a > 1) (kernel library) [gpu]",
 			"    Scan t [a b c d] (10 rows) [gpu]",
@@ -541,7 +541,7 @@ func TestPlace(t *testing.T) {
 		}},
 		{"GPU off: unchanged", func() Node {
 			return project(&Filter{Input: s, Pred: gt()}, call(t, "lower", b))
-		}, PlaceOptions{Supported: fakeSupport}, []string{
+		}, PlaceOptions{Supported: fakeSupport, Aggregates: deviceAggregates}, []string{
 			"Project lower(b) AS lower(b) [cpu]",
 			"  Filter (a > 1) [cpu]",
 			"    Scan t [a b c d] (10 rows) [cpu]",
@@ -560,7 +560,7 @@ func TestPlace(t *testing.T) {
 	}
 
 	// Strict mode: an unsupported filter or projection is an error.
-	strict := PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: fakeSupport}
+	strict := PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: fakeSupport, Aggregates: deviceAggregates}
 	for _, n := range []Node{
 		project(s, call(t, "upper", b)),
 		project(&Filter{Input: s, Pred: gt()}, call(t, "upper", b)),
@@ -586,7 +586,7 @@ func TestPlaceWhileCompiling(t *testing.T) {
 	a, b := ref(s, 0), ref(s, 1)
 	gt := func() expr.Expr { return call(t, ">", a, lit(1)) }
 	compiling := func(_ []Column, _ expr.Expr, _ []expr.Expr) (bool, error) { return true, ErrNotReady }
-	n, err := Place(project(&Filter{Input: s, Pred: gt()}, call(t, "lower", b)), PlaceOptions{GPU: true, Fusion: true, Supported: compiling})
+	n, err := Place(project(&Filter{Input: s, Pred: gt()}, call(t, "lower", b)), PlaceOptions{GPU: true, Fusion: true, Supported: compiling, Aggregates: deviceAggregates})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,14 +594,14 @@ func TestPlaceWhileCompiling(t *testing.T) {
 		"Project lower(b) AS lower(b) [cpu: GPU kernels compiling]",
 		"  Filter (a > 1) [cpu: GPU kernels compiling]",
 		"    Scan t [a b c d] (10 rows) [cpu]")
-	n, err = Place(&Filter{Input: s, Pred: gt()}, PlaceOptions{GPU: true, Fusion: true, Supported: compiling})
+	n, err = Place(&Filter{Input: s, Pred: gt()}, PlaceOptions{GPU: true, Fusion: true, Supported: compiling, Aggregates: deviceAggregates})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkPlan(t, "filter compiling", n,
 		"Filter (a > 1) [cpu: GPU kernels compiling]",
 		"  Scan t [a b c d] (10 rows) [cpu]")
-	if _, err := Place(&Filter{Input: s, Pred: gt()}, PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: compiling}); !errors.Is(err, ErrNotReady) {
+	if _, err := Place(&Filter{Input: s, Pred: gt()}, PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: compiling, Aggregates: deviceAggregates}); !errors.Is(err, ErrNotReady) {
 		t.Fatalf("strict placement while compiling: %v", err)
 	}
 }
@@ -671,7 +671,7 @@ func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
 		{4*bytes - 1, "Inner HashJoin on a = k [cpu]"},
 		{0, "Inner HashJoin on a = k (gpu hash table) [gpu]"},
 	} {
-		p, err := Place(j, PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport, DeviceMemory: tc.mem})
+		p, err := Place(j, PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport, Aggregates: deviceAggregates, DeviceMemory: tc.mem})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -702,7 +702,7 @@ func TestPlaceFilterOverScanOverDeviceMemory(t *testing.T) {
 			&Filter{Input: u, Pred: pred},
 			&Project{Input: &Filter{Input: u, Pred: pred}, Exprs: PassThrough(u.Columns()), Out: u.Columns()},
 		} {
-			p, err := Place(n, PlaceOptions{GPU: true, Fusion: true, Strict: true, Supported: fakeSupport, DeviceMemory: tc.mem})
+			p, err := Place(n, PlaceOptions{GPU: true, Fusion: true, Strict: true, Supported: fakeSupport, Aggregates: deviceAggregates, DeviceMemory: tc.mem})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
 )
 
 // Subqueries. An uncorrelated subquery runs once, at plan time, and becomes
@@ -136,6 +135,8 @@ type subquery struct {
 	plan Node
 	cols []Column
 	corr *correlation
+	// exec runs plan (the binder's RunFunc).
+	exec RunFunc
 }
 
 func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, error) {
@@ -148,7 +149,7 @@ func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, erro
 	if n, err = optimize(n); err != nil {
 		return nil, err
 	}
-	sq := &subquery{plan: n, cols: n.Columns()}
+	sq := &subquery{plan: n, cols: n.Columns(), exec: b.run}
 	if corr.width() > 0 {
 		sq.corr = corr
 	}
@@ -157,14 +158,13 @@ func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, erro
 
 // run executes the subquery (with the outer slots already set).
 func (sq *subquery) run(ctx context.Context) ([]*coldata.Batch, error) {
-	built, err := Build(sq.plan, nil, false)
-	if err != nil {
-		return nil, err
+	if sq.exec == nil {
+		return nil, fmt.Errorf("planner: a subquery needs Planner.Run to execute")
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return operators.Drain(ctx, built.Root)
+	return sq.exec(ctx, sq.plan)
 }
 
 // subqueryKind says what a subquery's result becomes.

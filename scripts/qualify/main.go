@@ -6,6 +6,9 @@
 //
 //	go run scripts/qualify/main.go -dir operators -to github.com/gsqlengine/gsql/opspec AggSpec SortKey ...
 //
+// Without names, every package-level name is qualified; -files limits the
+// rewrite to some files (the ones about to move to the other package).
+//
 // It type-checks the package (tests in the package included) from source,
 // so it finds exactly the identifiers that resolve to the named objects
 // (not fields or methods of the same name), prefixes each with the new
@@ -33,7 +36,14 @@ import (
 func main() {
 	dir := flag.String("dir", "", "package directory")
 	to := flag.String("to", "", "import path of the package the names move to")
+	only := flag.String("files", "", "comma-separated file names: rewrite only these (default all)")
 	flag.Parse()
+	keep := map[string]bool{}
+	for _, f := range strings.Split(*only, ",") {
+		if f != "" {
+			keep[filepath.Join(*dir, f)] = true
+		}
+	}
 	names := map[string]bool{}
 	for _, n := range flag.Args() {
 		names[n] = true
@@ -63,10 +73,13 @@ func main() {
 	}
 	edits := map[string][]int{}
 	for id, obj := range info.Uses {
-		if obj.Parent() != pkg.Scope() || !names[obj.Name()] {
+		if obj.Parent() != pkg.Scope() || len(names) > 0 && !names[obj.Name()] {
 			continue
 		}
 		p := fset.Position(id.Pos())
+		if len(keep) > 0 && !keep[p.Filename] {
+			continue
+		}
 		edits[p.Filename] = append(edits[p.Filename], p.Offset)
 	}
 	for _, p := range paths {

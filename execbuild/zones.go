@@ -1,6 +1,7 @@
-package planner
+package execbuild
 
 import (
+	"github.com/gsqlengine/gsql/planner"
 	"math"
 
 	"github.com/gsqlengine/gsql/catalog"
@@ -25,9 +26,9 @@ type ScanSegments struct {
 
 // filtersOverScans maps each Scan directly under a Filter to its
 // predicate.
-func filtersOverScans(n Node, out map[*Scan]expr.Expr) {
-	if f, ok := n.(*Filter); ok {
-		if s, ok := f.Input.(*Scan); ok {
+func filtersOverScans(n planner.Node, out map[*planner.Scan]expr.Expr) {
+	if f, ok := n.(*planner.Filter); ok {
+		if s, ok := f.Input.(*planner.Scan); ok {
 			out[s] = f.Pred
 		}
 	}
