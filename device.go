@@ -19,12 +19,12 @@ import (
 // gpuState is the database's GPU runtime, opened on first need.
 type gpuState struct {
 	once sync.Once
-	rt   *operators.GPURuntime
+	rt   *operators.DeviceRuntime
 	err  error
 }
 
 // gpu opens the GPU runtime (once) or says why it cannot.
-func (db *DB) gpu() (*operators.GPURuntime, error) {
+func (db *DB) gpu() (*operators.DeviceRuntime, error) {
 	db.gpuState.once.Do(func() {
 		rt, err := operators.NewDeviceRuntime(gpuexec.Options{PoolLimit: db.opts.PoolLimit, NoPool: db.opts.NoPool, ResultMemory: db.opts.ResultMemory, NoResultPool: db.opts.NoResultPool}, db.opts.CacheBudget)
 		if err != nil {
@@ -93,7 +93,7 @@ func (db *DB) placeFinal(n planner.Node) (placed planner.Node, final bool, err e
 		mem = rt.Dev.MemoryLimit()
 	}
 	placed, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: supported,
-		Aggregates: execbuild.DeviceAggregates, DeviceMemory: mem})
+		Aggregates: execbuild.AggregatesOnDevice, DeviceMemory: mem})
 	return placed, final, err
 }
 

@@ -593,7 +593,7 @@ func (db *DB) build(n planner.Node) (*execbuild.Built, error) {
 	db.mu.RLock()
 	strict, onGPU := db.requested == "gpu", db.device == "gpu"
 	db.mu.RUnlock()
-	var rt *operators.GPURuntime
+	var rt *operators.DeviceRuntime
 	if onGPU {
 		rt, _ = db.gpu()
 	}

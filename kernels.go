@@ -44,7 +44,7 @@ func (db *DB) KernelSources(ctx context.Context, query string, args ...any) ([]K
 	if err != nil {
 		return nil, err
 	}
-	n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.DeviceAggregates})
+	n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.AggregatesOnDevice})
 	if err != nil {
 		return nil, err
 	}

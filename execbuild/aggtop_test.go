@@ -14,8 +14,8 @@ import (
 func TestNoteAggTop(t *testing.T) {
 	ref := func(i int) expr.Expr { return &expr.ColumnRef{Index: i, T: coldata.Int64} }
 	lit := &expr.Literal{T: coldata.Int64, Value: int64(1)}
-	agg := func(kinds ...opspec.AggKind) *planner.GPUAggregate {
-		a := &planner.GPUAggregate{NKeys: 1}
+	agg := func(kinds ...opspec.AggKind) *planner.DeviceAggregate {
+		a := &planner.DeviceAggregate{NKeys: 1}
 		for _, k := range kinds {
 			a.Aggs = append(a.Aggs, opspec.AggSpec{Kind: k})
 		}
@@ -23,30 +23,30 @@ func TestNoteAggTop(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		make func(a *planner.GPUAggregate) (*planner.Sort, bool)
+		make func(a *planner.DeviceAggregate) (*planner.Sort, bool)
 		aggs []opspec.AggKind
 		want *opspec.TopGroups
 	}{
-		{"sort on the count", func(a *planner.GPUAggregate) (*planner.Sort, bool) {
+		{"sort on the count", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
 			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 2, Desc: true}}}, true
 		}, []opspec.AggKind{opspec.AggSum, opspec.AggCountStar}, &opspec.TopGroups{Agg: 1, Desc: true, Limit: 15}},
-		{"through a projection and transfers", func(a *planner.GPUAggregate) (*planner.Sort, bool) {
+		{"through a projection and transfers", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
 			p := &planner.Compute{Input: &planner.Transfer{Input: a, ToDevice: true}, Exprs: []expr.Expr{lit, ref(0), ref(1)}}
 			return &planner.Sort{Input: &planner.Project{Input: p, Exprs: []expr.Expr{ref(2), ref(1)}}, Keys: []opspec.SortKey{{Col: 0}}}, true
 		}, []opspec.AggKind{opspec.AggCount}, &opspec.TopGroups{Agg: 0, Limit: 15}},
-		{"sort on a key", func(a *planner.GPUAggregate) (*planner.Sort, bool) {
+		{"sort on a key", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
 			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 0}}}, false
 		}, []opspec.AggKind{opspec.AggCountStar}, nil},
-		{"sort on a SUM", func(a *planner.GPUAggregate) (*planner.Sort, bool) {
+		{"sort on a SUM", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
 			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 1}}}, false
 		}, []opspec.AggKind{opspec.AggSum}, nil},
-		{"two sort keys", func(a *planner.GPUAggregate) (*planner.Sort, bool) {
+		{"two sort keys", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
 			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 1}, {Col: 0}}}, false
 		}, []opspec.AggKind{opspec.AggCountStar}, nil},
-		{"a filter between (HAVING)", func(a *planner.GPUAggregate) (*planner.Sort, bool) {
+		{"a filter between (HAVING)", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
 			return &planner.Sort{Input: &planner.Compute{Input: a, Pred: lit}, Keys: []opspec.SortKey{{Col: 1}}}, false
 		}, []opspec.AggKind{opspec.AggCountStar}, nil},
-		{"a computed sort key", func(a *planner.GPUAggregate) (*planner.Sort, bool) {
+		{"a computed sort key", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
 			return &planner.Sort{Input: &planner.Project{Input: a, Exprs: []expr.Expr{lit}}, Keys: []opspec.SortKey{{Col: 0}}}, false
 		}, []opspec.AggKind{opspec.AggCountStar}, nil},
 	}

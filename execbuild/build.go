@@ -19,7 +19,7 @@ type Built struct {
 	Root  operators.Operator
 	Stats map[planner.Node]*operators.Stats
 	// GPU is the runtime device operators use (nil: CPU only).
-	GPU *operators.GPURuntime
+	GPU *operators.DeviceRuntime
 	// Strict makes GPU operators fail rather than fall back.
 	Strict bool
 	// MemoryLimit caps the state of each GROUP BY and join (0: none).
@@ -35,7 +35,7 @@ type Built struct {
 	// aggregate below it (through projections).
 	aggLimit map[*planner.Aggregate]int64
 	// aggTop holds the groups an ORDER BY ... LIMIT reads of the GROUP BY
-	// (an *Aggregate or a *GPUAggregate) below it.
+	// (an *Aggregate or a *DeviceAggregate) below it.
 	aggTop map[planner.Node]*opspec.TopGroups
 	// shared holds each shared CTE's operator (cte.go).
 	shared map[any]*operators.SharedResult
@@ -45,13 +45,13 @@ type Built struct {
 
 // BuildOptions configure Build.
 type BuildOptions struct {
-	GPU         *operators.GPURuntime
+	GPU         *operators.DeviceRuntime
 	Strict      bool
 	MemoryLimit uint64
 }
 
 // Build turns a plan into operators. Plans with GPU nodes need rt.
-func Build(n planner.Node, rt *operators.GPURuntime, strict bool) (*Built, error) {
+func Build(n planner.Node, rt *operators.DeviceRuntime, strict bool) (*Built, error) {
 	return BuildWith(n, BuildOptions{GPU: rt, Strict: strict})
 }
 
@@ -206,8 +206,8 @@ func (b *Built) build(n planner.Node) (operators.Operator, error) {
 			}
 		}
 		op = &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs, MemoryLimit: b.MemoryLimit, FirstGroups: int(b.aggLimit[x]), Top: b.aggTop[x]}
-	case *planner.GPUAggregate:
-		return b.buildGPUAggregate(x)
+	case *planner.DeviceAggregate:
+		return b.buildDeviceAggregate(x)
 	case *planner.Transfer:
 		if x.ToDevice {
 			return nil, fmt.Errorf("internal error: host operator above HostToDevice")
@@ -291,7 +291,7 @@ walk:
 	var nkeys int
 	var aggs []opspec.AggSpec
 	switch a := n.(type) {
-	case *planner.GPUAggregate:
+	case *planner.DeviceAggregate:
 		nkeys, aggs = a.NKeys, a.Aggs
 	case *planner.Aggregate:
 		nkeys, aggs = len(a.Keys), a.Aggs
@@ -350,7 +350,7 @@ func (b *Built) noteAggLimit(l *planner.Limit) {
 		}
 		break
 	}
-	if a, ok := n.(*planner.GPUAggregate); ok && a.NKeys > 0 && limit > 0 {
+	if a, ok := n.(*planner.DeviceAggregate); ok && a.NKeys > 0 && limit > 0 {
 		if b.aggTop == nil {
 			b.aggTop = map[planner.Node]*opspec.TopGroups{}
 		}
@@ -408,14 +408,14 @@ func (b *Built) buildDevice(n planner.Node) (operators.DeviceOperator, error) {
 			u.Inputs = append(u.Inputs, in)
 		}
 		op = u
-	case *planner.GPUWindow:
+	case *planner.DeviceWindow:
 		in, err := b.buildDevice(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		op = &window.DeviceOperator{Input: in, RT: b.GPU, NCols: x.NCols, Funcs: x.Funcs, Stats: st}
-	case *planner.GPUJoin:
-		j, err := b.buildGPUJoin(x, st)
+	case *planner.DeviceJoin:
+		j, err := b.buildDeviceJoin(x, st)
 		if err != nil {
 			return nil, err
 		}

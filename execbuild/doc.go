@@ -6,10 +6,10 @@
 // zone-map and index batch skipping of CPU scans (zones.go, index.go),
 // the notes that tell a sort or GROUP BY how many rows a LIMIT above it
 // reads, parallel CPU computes over large scans, and the device GROUP BY
-// and join (gpurel.go).
+// and join (device.go).
 //
 // The planner does not import this package: what placement needs to know
-// of the device is passed in PlaceOptions (GPUSupport, DeviceAggregates),
+// of the device is passed in PlaceOptions (GPUSupport, AggregatesOnDevice),
 // and the subqueries the binder evaluates run through planner.RunFunc,
 // which Run implements. The root package wires both.
 package execbuild

@@ -77,9 +77,9 @@ func GPUSupport(inputs []planner.Column, pred expr.Expr, exprs []expr.Expr) (fus
 	return false, nil
 }
 
-// DeviceAggregates is planner.PlaceOptions.Aggregates for the device
+// AggregatesOnDevice is planner.PlaceOptions.Aggregates for the device
 // GROUP BY: nil when every aggregate of aggs has a device implementation.
-func DeviceAggregates(aggs []opspec.AggSpec) error {
+func AggregatesOnDevice(aggs []opspec.AggSpec) error {
 	_, err := operators.DeviceAggKinds(aggs)
 	return err
 }

@@ -252,7 +252,7 @@ func deviceVarianceBatches(t *testing.T, data *coldata.Batch) {
 // their references) with HashAggregate and with DeviceHashAggregate over
 // the parts uploaded as separate device batches, and returns both answers
 // as rows sorted by the keys (CPU first).
-func aggregateBothWays(t *testing.T, rt *operators.GPURuntime, parts []*coldata.Batch, ref func(int) *expr.ColumnRef,
+func aggregateBothWays(t *testing.T, rt *operators.DeviceRuntime, parts []*coldata.Batch, ref func(int) *expr.ColumnRef,
 	keys []int, aggs []opspec.AggSpec, stats *operators.Stats) (want, got [][]any) {
 	t.Helper()
 	ctx := context.Background()

@@ -219,7 +219,7 @@ func TestWindowPlaced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: tc.supported, Aggregates: execbuild.DeviceAggregates})
+		n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: tc.supported, Aggregates: execbuild.AggregatesOnDevice})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.q, err)
 		}

@@ -32,7 +32,7 @@ func TestCTEPlaced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: all, Aggregates: execbuild.DeviceAggregates}); err != nil {
+		if n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: all, Aggregates: execbuild.AggregatesOnDevice}); err != nil {
 			t.Fatalf("%s: %v", tc.q, err)
 		}
 		got := strings.Join(planner.Explain(n), "\n")

@@ -6,7 +6,7 @@ import (
 )
 
 // deviceAggregates is PlaceOptions.Aggregates as the root package sets it
-// (execbuild.DeviceAggregates, which this package's own tests cannot
+// (execbuild.AggregatesOnDevice, which this package's own tests cannot
 // import): the device operators' own check.
 func deviceAggregates(aggs []opspec.AggSpec) error {
 	_, err := operators.DeviceAggKinds(aggs)

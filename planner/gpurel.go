@@ -8,12 +8,12 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 )
 
-// GPUAggregate is a GROUP BY whose hash table lives on the GPU: its input
+// DeviceAggregate is a GROUP BY whose hash table lives on the GPU: its input
 // (a Compute producing the key columns then the aggregate arguments) runs
 // on the device, each device batch is grouped there, and the groups come
 // to the host, where batches' partials are merged. Its output is on the
 // host.
-type GPUAggregate struct {
+type DeviceAggregate struct {
 	placed
 	Input Node
 	// Orig is the aggregate as bound (for EXPLAIN and the output columns).
@@ -25,20 +25,20 @@ type GPUAggregate struct {
 }
 
 // Columns implements Node.
-func (g *GPUAggregate) Columns() []Column { return g.Orig.Columns() }
+func (g *DeviceAggregate) Columns() []Column { return g.Orig.Columns() }
 
 // Inputs implements Node.
-func (g *GPUAggregate) Inputs() []Node { return []Node{g.Input} }
+func (g *DeviceAggregate) Inputs() []Node { return []Node{g.Input} }
 
-func (g *GPUAggregate) describe() string {
+func (g *DeviceAggregate) describe() string {
 	return g.Orig.describe() + " (hash table on the gpu, groups merged on the host)"
 }
 
-// GPUJoin is an equi-join on the GPU (INNER or LEFT without a residual
+// DeviceJoin is an equi-join on the GPU (INNER or LEFT without a residual
 // condition, semi or anti with or without one): the right side is hashed
 // on the device and left batches probe it; output batches stay on the
 // device.
-type GPUJoin struct {
+type DeviceJoin struct {
 	placed
 	Orig                *Join
 	Left, Right         Node
@@ -48,12 +48,12 @@ type GPUJoin struct {
 }
 
 // Columns implements Node.
-func (j *GPUJoin) Columns() []Column { return j.Orig.Columns() }
+func (j *DeviceJoin) Columns() []Column { return j.Orig.Columns() }
 
 // Inputs implements Node.
-func (j *GPUJoin) Inputs() []Node { return []Node{j.Left, j.Right} }
+func (j *DeviceJoin) Inputs() []Node { return []Node{j.Left, j.Right} }
 
-func (j *GPUJoin) describe() string {
+func (j *DeviceJoin) describe() string {
 	o := *j.Orig
 	o.Cond = j.Cond
 	return o.describe() + " (gpu hash table)"
@@ -124,7 +124,7 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 	}
 	c := &Compute{Input: gpuInput(in), Pred: pred, Exprs: outs, Out: cols, Fused: fused && opts.Fusion}
 	c.Dev = GPU
-	g := &GPUAggregate{Input: c, Orig: a, Aggs: aggs, NKeys: len(a.Keys)}
+	g := &DeviceAggregate{Input: c, Orig: a, Aggs: aggs, NKeys: len(a.Keys)}
 	g.Dev = CPU
 	return g, true, nil
 }
@@ -202,7 +202,7 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	g := &GPUJoin{Orig: j, Left: left, Right: right, LeftKeys: lk, RightKeys: rk}
+	g := &DeviceJoin{Orig: j, Left: left, Right: right, LeftKeys: lk, RightKeys: rk}
 	g.Dev = GPU
 	if j.Cond == nil {
 		return g, true, nil
@@ -243,11 +243,11 @@ func scannedBytes(n Node) uint64 {
 	return total
 }
 
-// GPUWindow computes window functions over device-resident rows: Input
+// DeviceWindow computes window functions over device-resident rows: Input
 // (the window's input on the device, followed by the key and argument
 // expressions that are not plain columns) stays there; only the partition
 // and ORDER BY keys travel to the host to be sorted.
-type GPUWindow struct {
+type DeviceWindow struct {
 	placed
 	Orig  *Window
 	Input Node
@@ -258,12 +258,12 @@ type GPUWindow struct {
 }
 
 // Columns implements Node.
-func (w *GPUWindow) Columns() []Column { return w.Orig.Columns() }
+func (w *DeviceWindow) Columns() []Column { return w.Orig.Columns() }
 
 // Inputs implements Node.
-func (w *GPUWindow) Inputs() []Node { return []Node{w.Input} }
+func (w *DeviceWindow) Inputs() []Node { return []Node{w.Input} }
 
-func (w *GPUWindow) describe() string {
+func (w *DeviceWindow) describe() string {
 	return w.Orig.describe() + " (gpu: keys sorted on the host)"
 }
 
@@ -324,7 +324,7 @@ func placeWindow(w *Window, opts PlaceOptions) (Node, bool, error) {
 		c.Dev = GPU
 		input = c
 	}
-	g := &GPUWindow{Orig: w, Input: input, Funcs: funcs, NCols: len(inCols)}
+	g := &DeviceWindow{Orig: w, Input: input, Funcs: funcs, NCols: len(inCols)}
 	g.Dev = GPU
 	return g, true, nil
 }

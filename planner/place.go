@@ -94,7 +94,7 @@ type PlaceOptions struct {
 	Supported func(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool, err error)
 	// Aggregates reports whether the device computes the aggregates of a
 	// GROUP BY (nil error: all of them); nil leaves every GROUP BY on the
-	// CPU. The builder's DeviceAggregates answers for the device operators.
+	// CPU. The builder's AggregatesOnDevice answers for the device operators.
 	Aggregates func(aggs []opspec.AggSpec) error
 	// DeviceMemory is the device memory queries may use (the pool limit);
 	// 0 means no limit is known. A join whose build side would take more
@@ -338,15 +338,15 @@ func withInputs(n Node, in []Node) Node {
 		c := *x
 		c.Input = in[0]
 		return &c
-	case *GPUAggregate:
+	case *DeviceAggregate:
 		c := *x
 		c.Input = in[0]
 		return &c
-	case *GPUWindow:
+	case *DeviceWindow:
 		c := *x
 		c.Input = in[0]
 		return &c
-	case *GPUJoin:
+	case *DeviceJoin:
 		c := *x
 		c.Left, c.Right = in[0], in[1]
 		return &c

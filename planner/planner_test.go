@@ -261,7 +261,7 @@ func TestPlanPlaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Fusion: true, Supported: supported, Aggregates: execbuild.DeviceAggregates})
+	n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Fusion: true, Supported: supported, Aggregates: execbuild.AggregatesOnDevice})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,12 +275,12 @@ func TestPlanPlaced(t *testing.T) {
 		t.Errorf("placed:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 	n, _ = plan(t, cat, "SELECT UPPER(b) FROM t")
-	if _, err := planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Supported: supported, Aggregates: execbuild.DeviceAggregates}); err == nil || !strings.Contains(err.Error(), "UPPER") {
+	if _, err := planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Supported: supported, Aggregates: execbuild.AggregatesOnDevice}); err == nil || !strings.Contains(err.Error(), "UPPER") {
 		t.Errorf("strict placement: %v", err)
 	}
 	// A plan with GPU nodes cannot be built without a runtime.
 	n, _ = plan(t, cat, "SELECT CONCAT(b, '!') FROM t")
-	n, _ = planner.Place(n, planner.PlaceOptions{GPU: true, Supported: supported, Aggregates: execbuild.DeviceAggregates})
+	n, _ = planner.Place(n, planner.PlaceOptions{GPU: true, Supported: supported, Aggregates: execbuild.AggregatesOnDevice})
 	if _, err := execbuild.Build(n, nil, false); err == nil {
 		t.Errorf("Build of a GPU plan without a runtime succeeded")
 	}
@@ -438,7 +438,7 @@ func TestPlanScalarSubqueryAsJoin(t *testing.T) {
 // a DISTINCT aggregate stay on the CPU.
 func TestPlaceNewerAggregatesOnGPU(t *testing.T) {
 	cat := testCatalog(t)
-	opts := planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.DeviceAggregates}
+	opts := planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.AggregatesOnDevice}
 	for _, tc := range []struct {
 		q   string
 		gpu bool

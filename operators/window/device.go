@@ -28,7 +28,7 @@ import (
 // NCols columns followed by one column per function, in input row order.
 type DeviceOperator struct {
 	Input operators.DeviceOperator
-	RT    *operators.GPURuntime
+	RT    *operators.DeviceRuntime
 	NCols int
 	Funcs []winspec.Func
 	Stats *operators.Stats

@@ -38,7 +38,7 @@ import (
 // device batch, or on the host when the batches cannot be concatenated.
 type DeviceHashAggregate struct {
 	Input DeviceOperator
-	RT    *GPURuntime
+	RT    *DeviceRuntime
 	// Keys are the key columns of the input batches; each AggSpec's Arg is
 	// a column reference into them (nil for COUNT(*)).
 	Keys        []int

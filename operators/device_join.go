@@ -21,7 +21,7 @@ import (
 // (without) a match: one gather of the left columns.
 type DeviceHashJoin struct {
 	Left, Right DeviceOperator
-	RT          *GPURuntime
+	RT          *DeviceRuntime
 	// LeftKeys and RightKeys are key columns of each side's batches.
 	LeftKeys, RightKeys []int
 	Kind                opspec.JoinKind

@@ -9,8 +9,8 @@ import (
 	"github.com/gsqlengine/gsql/operators"
 )
 
-// buildGPUAggregate builds the device GROUP BY.
-func (b *Built) buildGPUAggregate(x *planner.GPUAggregate) (operators.Operator, error) {
+// buildDeviceAggregate builds the device GROUP BY.
+func (b *Built) buildDeviceAggregate(x *planner.DeviceAggregate) (operators.Operator, error) {
 	in, err := b.buildDevice(x.Input)
 	if err != nil {
 		return nil, err
@@ -28,8 +28,8 @@ func (b *Built) buildGPUAggregate(x *planner.GPUAggregate) (operators.Operator, 
 	return operators.Instrument(op, st), nil
 }
 
-// buildGPUJoin builds the device hash join.
-func (b *Built) buildGPUJoin(x *planner.GPUJoin, st *operators.Stats) (operators.DeviceOperator, error) {
+// buildDeviceJoin builds the device hash join.
+func (b *Built) buildDeviceJoin(x *planner.DeviceJoin, st *operators.Stats) (operators.DeviceOperator, error) {
 	l, err := b.buildDevice(x.Left)
 	if err != nil {
 		return nil, err
