@@ -3,12 +3,12 @@ package gsql
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/execbuild"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"

@@ -3,9 +3,9 @@ package gsql
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/execbuild"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
 	"github.com/gsqlengine/gsql/planner"
 	"github.com/gsqlengine/gsql/sql"

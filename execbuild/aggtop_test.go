@@ -1,12 +1,12 @@
 package execbuild
 
 import (
-	"github.com/gsqlengine/gsql/opspec"
-	"github.com/gsqlengine/gsql/planner"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/planner"
 )
 
 // noteAggTop finds the device GROUP BY under ORDER BY <one COUNT> LIMIT

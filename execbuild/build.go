@@ -2,8 +2,6 @@ package execbuild
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
-	"github.com/gsqlengine/gsql/planner"
 	"maps"
 	"math"
 	"runtime"
@@ -12,6 +10,8 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/operators/window"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/planner"
 )
 
 // Built is an executable operator tree with per-node statistics.

@@ -2,9 +2,9 @@ package execbuild
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/planner"
 
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/planner"
 )
 
 // sharedResult builds the CTE's body on its first reference.

@@ -2,11 +2,11 @@ package execbuild
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
-	"github.com/gsqlengine/gsql/planner"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/planner"
 )
 
 // buildDeviceAggregate builds the device GROUP BY.

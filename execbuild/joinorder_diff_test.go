@@ -3,7 +3,6 @@ package execbuild
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/planner"
 	"math/rand"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/planner"
 	"github.com/gsqlengine/gsql/sql"
 )
 

@@ -1,11 +1,11 @@
 package execbuild
 
 import (
-	"github.com/gsqlengine/gsql/opspec"
-	"github.com/gsqlengine/gsql/planner"
 	"testing"
 
 	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/planner"
 )
 
 // TestAllOnCPU checks the test that keeps the operators which read their

@@ -1,12 +1,12 @@
 package execbuild
 
 import (
-	"github.com/gsqlengine/gsql/planner"
 	"math"
 
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/planner"
 )
 
 // Zone-map pruning: a CPU scan directly under a filter skips the table's

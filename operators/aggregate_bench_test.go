@@ -3,7 +3,6 @@ package operators_test
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math/rand"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // benchRows is the size of the GROUP BY inputs and of the join's probe side.

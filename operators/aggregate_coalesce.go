@@ -2,12 +2,12 @@ package operators
 
 import (
 	"context"
-	"github.com/gsqlengine/gsql/opspec"
 	"math"
 	"runtime"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Coalescing small input batches. A selective filter below the aggregate

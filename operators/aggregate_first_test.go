@@ -2,11 +2,11 @@ package operators
 
 import (
 	"context"
-	"github.com/gsqlengine/gsql/opspec"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // TestFirstGroups: with FirstGroups the aggregate returns at least that

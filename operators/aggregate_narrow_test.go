@@ -2,13 +2,13 @@ package operators
 
 import (
 	"context"
-	"github.com/gsqlengine/gsql/opspec"
 	"math/rand"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // DECIMAL SUM and AVG over few groups take the narrow int64 partial sums

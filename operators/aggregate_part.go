@@ -3,13 +3,13 @@ package operators
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math/bits"
 	"runtime"
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Partitioned GROUP BY. Inserting new groups into one hash table runs on

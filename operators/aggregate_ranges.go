@@ -3,13 +3,13 @@ package operators
 import (
 	"bytes"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math"
 	"runtime"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Range-parallel accumulation. With no GROUP BY, or few groups on the

@@ -3,7 +3,6 @@ package operators
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math"
 	"math/rand"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // rangeTestType is the DECIMAL column of rangeTestBatches.

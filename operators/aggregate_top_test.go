@@ -3,7 +3,6 @@ package operators
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math/rand"
 	"slices"
 	"sort"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // topGroupsBy picks the groups a stable sort by value followed by a LIMIT

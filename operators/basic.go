@@ -2,10 +2,10 @@ package operators
 
 import (
 	"context"
-	"github.com/gsqlengine/gsql/opspec"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Scan produces stored batches, cut into slices of at most BatchSize rows and

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math"
 	"math/big"
 	"math/bits"
@@ -17,6 +16,7 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/memory"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // DeviceHashAggregate groups device batches on the GPU: each batch is

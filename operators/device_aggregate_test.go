@@ -2,7 +2,6 @@ package operators
 
 import (
 	"context"
-	"github.com/gsqlengine/gsql/opspec"
 	"math"
 	"math/rand"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // syntheticPartial is a device GROUP BY result of n groups with COUNT(*),

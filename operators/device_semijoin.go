@@ -3,13 +3,13 @@ package operators
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // A semi or anti join with a residual condition (TPC-H Q21's EXISTS ...

@@ -3,11 +3,11 @@ package operators
 import (
 	"context"
 	"encoding/binary"
-	"github.com/gsqlengine/gsql/opspec"
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // DeviceSort orders device batches: it concatenates them on the device,

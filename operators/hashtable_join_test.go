@@ -2,13 +2,13 @@ package operators_test
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math/rand"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // TestHashJoinMatchesNestedLoop compares hash joins (inner and left, one

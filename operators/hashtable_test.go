@@ -2,12 +2,12 @@ package operators
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math"
 	"math/rand"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // randKeyVec returns n random values of type t from a domain of about

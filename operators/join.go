@@ -3,12 +3,12 @@ package operators
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"slices"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/memory"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // HashJoin joins Left and Right. Rows pair up when their equi-keys are equal

@@ -2,7 +2,6 @@ package operators_test
 
 import (
 	"context"
-	"github.com/gsqlengine/gsql/opspec"
 	"math/rand"
 	"sync"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // joinBuildRows is the size of the join benchmarks' build side.

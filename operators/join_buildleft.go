@@ -3,10 +3,10 @@ package operators
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/memory"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // A semi or anti join hashes its right input and streams its left one,

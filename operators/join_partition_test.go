@@ -2,7 +2,6 @@ package operators_test
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math"
 	"math/rand"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // joinTestBatch returns n rows of (k1 BIGINT, k2 VARCHAR, k3 DOUBLE, k4

@@ -5,7 +5,6 @@ package operators_test
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math"
 	"math/rand"
 	"sort"
@@ -20,6 +19,7 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // newAggTable is 2^20 random rows: km, a key of about 200,000 groups

@@ -6,7 +6,6 @@ package operators
 
 import (
 	"context"
-	"github.com/gsqlengine/gsql/opspec"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Operator is the interface every physical operator implements.

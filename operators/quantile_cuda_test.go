@@ -3,12 +3,12 @@
 package operators_test
 
 import (
-	"github.com/gsqlengine/gsql/opspec"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // TestDeviceQuantileBatches: a GROUP BY with quantiles over several

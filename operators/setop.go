@@ -2,9 +2,9 @@ package operators
 
 import (
 	"context"
-	"github.com/gsqlengine/gsql/opspec"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // SetOp is INTERSECT or EXCEPT (Except) of two inputs of the same column

@@ -3,12 +3,12 @@ package operators
 import (
 	"context"
 	"encoding/binary"
-	"github.com/gsqlengine/gsql/opspec"
 	"runtime"
 	"slices"
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Sort materialises its input and produces it ordered by Keys. NULLs sort

@@ -3,13 +3,13 @@ package operators
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"math/rand"
 	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // topRowsOf, with its typed first-key bound, picks the rows topRows picks

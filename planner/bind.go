@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"github.com/gsqlengine/gsql/opspec"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/sql"
 )
 

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
@@ -10,6 +9,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // aggCtx binds expressions above a GROUP BY: group keys and aggregates

@@ -1,12 +1,12 @@
 package planner
 
 import (
-	"github.com/gsqlengine/gsql/opspec"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/sql"
 )
 

@@ -2,14 +2,14 @@ package planner
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
-	"github.com/gsqlengine/gsql/opspec/winspec"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 	"github.com/gsqlengine/gsql/sql"
 )
 

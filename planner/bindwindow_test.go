@@ -3,12 +3,12 @@ package planner_test
 import (
 	"context"
 	"errors"
-	"github.com/gsqlengine/gsql/execbuild"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/planner"

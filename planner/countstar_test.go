@@ -1,10 +1,10 @@
 package planner_test
 
 import (
-	"github.com/gsqlengine/gsql/execbuild"
 	"strings"
 	"testing"
 
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/planner"
 )

@@ -1,12 +1,12 @@
 package planner
 
 import (
-	"github.com/gsqlengine/gsql/opspec"
 	"math"
 	"math/bits"
 	"sort"
 
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Join ordering. ReorderJoins takes each maximal tree of inner joins (comma

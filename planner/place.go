@@ -3,9 +3,9 @@ package planner
 import (
 	"errors"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // ErrHostOnly marks expressions that only the host evaluates (correlated

@@ -6,11 +6,11 @@ package planner
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Device says where an operator runs.

@@ -2,10 +2,10 @@ package planner
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Counting below a left join. TPC-H Q13 counts each customer's orders:

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"github.com/gsqlengine/gsql/opspec"
 	"strings"
 	"sync"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/sql"
 )
 

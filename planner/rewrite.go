@@ -1,12 +1,12 @@
 package planner
 
 import (
-	"github.com/gsqlengine/gsql/opspec"
-	"github.com/gsqlengine/gsql/opspec/winspec"
 	"maps"
 	"sort"
 
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // mapInputs rewrites every input of n with f.

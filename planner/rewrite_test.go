@@ -3,7 +3,6 @@ package planner
 import (
 	"errors"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Tables t(a BIGINT, b VARCHAR, c DOUBLE, d BOOLEAN) and u(k BIGINT, x VARCHAR).

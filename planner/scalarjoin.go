@@ -2,12 +2,12 @@ package planner
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"strings"
 
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Correlated scalar aggregates as joins. A top-level conjunct of WHERE

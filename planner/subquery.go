@@ -3,13 +3,13 @@ package planner
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
 	"sync"
 
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Subqueries. An uncorrelated subquery runs once, at plan time, and becomes

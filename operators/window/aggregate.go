@@ -2,12 +2,12 @@ package window
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
-	"github.com/gsqlengine/gsql/opspec/winspec"
 	"math"
 	"math/bits"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // aggregate computes COUNT, SUM, AVG, MIN or MAX of v (sorted) over each

@@ -1,11 +1,11 @@
 package window
 
 import (
-	"github.com/gsqlengine/gsql/opspec/winspec"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // TestDeviceAggMode: how the device covers an aggregate's frames, or that

@@ -2,11 +2,11 @@ package window
 
 import (
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec/winspec"
 	"math"
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // frames computes every row's frame [lo[i], hi[i]) in sorted positions.

@@ -3,10 +3,10 @@ package window
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec/winspec"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // compute evaluates one function over the sorted rows and returns its

@@ -17,11 +17,11 @@ package window
 import (
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/opspec"
-	"github.com/gsqlengine/gsql/opspec/winspec"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // Operator computes Funcs over its input: the output has the input's

@@ -3,8 +3,6 @@ package window
 import (
 	"context"
 	"errors"
-	"github.com/gsqlengine/gsql/opspec"
-	"github.com/gsqlengine/gsql/opspec/winspec"
 	"math"
 	"math/rand"
 	"reflect"
@@ -15,6 +13,8 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 func vec(t coldata.Type, vals ...any) *coldata.Vec {

@@ -2,7 +2,8 @@
 # fiximports.sh PKG... adds the opspec and winspec imports to the Go files
 # of the given directories that use them, then deletes the imports the
 # compiler reports unused (go build, then go vet so that test files count), until none
-# is left. The import-fixing half of issue 35's opspec rename; no goimports
+# is left; regroup.py puts the added imports in the gsql group. The
+# import-fixing half of issue 35's opspec rename; no goimports
 # needed.
 set -e
 for d in "$@"; do
@@ -18,6 +19,7 @@ for d in "$@"; do
 			fi
 		done
 	done
+	python3 "$(dirname "$0")/regroup.py" "$d"/*.go
 	gofmt -w "$d"
 done
 i=0
