@@ -1,9 +1,9 @@
 #!/bin/sh
 # fiximports.sh PKG... adds the opspec and winspec imports to the Go files
 # of the given directories that use them, then deletes the imports the
-# compiler reports unused (go build, then go vet so that test files count), until none
-# is left; regroup.py puts the added imports in the gsql group. The
-# import-fixing half of issue 35's opspec rename; no goimports
+# compiler reports unused (go build, then go vet so that test files
+# count), until none is left; regroup.py puts an added import in the gsql
+# group. The import-fixing half of issue 35's opspec rename; no goimports
 # needed.
 set -e
 for d in "$@"; do
@@ -16,10 +16,10 @@ for d in "$@"; do
 				else
 					sed -i "0,/^import /s##import \"github.com/gsqlengine/gsql/$p\"\nimport #" "$f"
 				fi
+				python3 "$(dirname "$0")/regroup.py" "$f"
 			fi
 		done
 	done
-	python3 "$(dirname "$0")/regroup.py" "$d"/*.go
 	gofmt -w "$d"
 done
 i=0
