@@ -37,9 +37,10 @@ type Built struct {
 	// aggTop holds the groups an ORDER BY ... LIMIT reads of the GROUP BY
 	// (an *Aggregate or a *DeviceAggregate) below it.
 	aggTop map[planner.Node]*opspec.TopGroups
-	// shared holds each shared CTE's operator (cte.go).
+	// shared holds each shared CTE's operator by its CTERef.Key (cte.go).
 	shared map[any]*operators.SharedResult
-	// work holds the working table of each recursive CTE (cte.go).
+	// work holds the working table of each recursive CTE by its WorkKey
+	// (cte.go).
 	work map[any]*operators.WorkTable
 }
 
