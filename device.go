@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
@@ -18,12 +19,12 @@ import (
 // gpuState is the database's GPU runtime, opened on first need.
 type gpuState struct {
 	once sync.Once
-	rt   *operators.GPURuntime
+	rt   *operators.DeviceRuntime
 	err  error
 }
 
 // gpu opens the GPU runtime (once) or says why it cannot.
-func (db *DB) gpu() (*operators.GPURuntime, error) {
+func (db *DB) gpu() (*operators.DeviceRuntime, error) {
 	db.gpuState.once.Do(func() {
 		rt, err := operators.NewDeviceRuntime(gpuexec.Options{PoolLimit: db.opts.PoolLimit, NoPool: db.opts.NoPool, ResultMemory: db.opts.ResultMemory, NoResultPool: db.opts.NoResultPool}, db.opts.CacheBudget)
 		if err != nil {
@@ -64,7 +65,7 @@ func (db *DB) placeFinal(n planner.Node, ro planner.RuleOptions) (placed planner
 	if dev != "gpu" {
 		return n, true, nil
 	}
-	supported := planner.GPUSupport
+	supported := execbuild.GPUSupport
 	final = true
 	if !strict && !db.opts.NoFusion {
 		rt, err := db.gpu()
@@ -77,7 +78,7 @@ func (db *DB) placeFinal(n planner.Node, ro planner.RuleOptions) (placed planner
 			return n, false, nil
 		}
 		supported = func(inputs []planner.Column, pred expr.Expr, exprs []expr.Expr) (bool, error) {
-			fused, err := planner.GPUSupport(inputs, pred, exprs)
+			fused, err := execbuild.GPUSupport(inputs, pred, exprs)
 			if err != nil || gpuReady(rt.Dev, inputs, pred, exprs, fused) {
 				return fused, err
 			}
@@ -93,7 +94,7 @@ func (db *DB) placeFinal(n planner.Node, ro planner.RuleOptions) (placed planner
 		mem = rt.Dev.MemoryLimit()
 	}
 	placed, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: supported,
-		DeviceMemory: mem})
+		Aggregates: execbuild.AggregatesOnDevice, DeviceMemory: mem})
 	return placed, final, err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/errkind"
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
@@ -184,7 +185,7 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	if _, err := operators.Drain(ctx, built.Root); err != nil {
 		return nil, err
 	}
-	return append(planner.ExplainAnalyze(n, built), ro.Trace.Lines(verbose)...), nil
+	return append(built.ExplainAnalyze(n), ro.Trace.Lines(verbose)...), nil
 }
 
 // collect runs a SELECT to the end and returns its columns and rows.
@@ -602,15 +603,15 @@ func valuesBatch(rows [][]expr.Expr, ncols int, target []coldata.Type) (*coldata
 }
 
 // build makes the operator tree of a placed plan.
-func (db *DB) build(n planner.Node) (*planner.Built, error) {
+func (db *DB) build(n planner.Node) (*execbuild.Built, error) {
 	db.mu.RLock()
 	strict, onGPU := db.requested == "gpu", db.device == "gpu"
 	db.mu.RUnlock()
-	var rt *operators.GPURuntime
+	var rt *operators.DeviceRuntime
 	if onGPU {
 		rt, _ = db.gpu()
 	}
-	return planner.BuildWith(n, planner.BuildOptions{GPU: rt, Strict: strict, MemoryLimit: db.opts.MemoryLimit})
+	return execbuild.BuildWith(n, execbuild.BuildOptions{GPU: rt, Strict: strict, MemoryLimit: db.opts.MemoryLimit})
 }
 
 // hasDeviceNode reports whether any operator of the plan runs on the GPU.

@@ -27,6 +27,7 @@ import (
 
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/planner"
@@ -115,7 +116,7 @@ var ErrClosed = errors.New("gsql: database is closed")
 // needed) the on-disk database at opts.Path.
 func Open(opts Options) (*DB, error) {
 	cat := catalog.New()
-	db := &DB{cat: cat, planner: &planner.Planner{Catalog: cat}, opts: opts}
+	db := &DB{cat: cat, planner: &planner.Planner{Catalog: cat, Run: execbuild.Run}, opts: opts}
 	if opts.ReadOnly && opts.Path == "" {
 		return nil, errors.New("gsql: ReadOnly needs a Path")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
 	"github.com/gsqlengine/gsql/planner"
 	"github.com/gsqlengine/gsql/sql"
@@ -43,7 +44,7 @@ func (db *DB) KernelSources(ctx context.Context, query string, args ...any) ([]K
 	if err != nil {
 		return nil, err
 	}
-	n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Fusion: true, Supported: planner.GPUSupport})
+	n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.AggregatesOnDevice})
 	if err != nil {
 		return nil, err
 	}

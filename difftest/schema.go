@@ -65,7 +65,7 @@ var (
 func genDataset(seed int64) *dataset { return genSized(seed, false) }
 
 // genLarge makes 2 tables of 65,537 to 70,000 rows: more than one CPU
-// batch (operators.BatchSize, 65,536 rows) each.
+// batch (opspec.BatchSize, 65,536 rows) each.
 func genLarge(seed int64) *dataset { return genSized(seed, true) }
 
 func genSized(seed int64, large bool) *dataset {

@@ -13,82 +13,11 @@ import (
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/memory"
+	"github.com/gsqlengine/gsql/opspec"
 )
-
-// AggKind is an aggregate function.
-type AggKind uint8
-
-const (
-	AggCountStar AggKind = iota
-	AggCount
-	AggSum
-	AggAvg
-	AggMin
-	AggMax
-	AggGroupConcat
-	// AggVarPop .. AggStddevSamp keep Welford's running mean and sum of
-	// squared deviations (DOUBLE results; the sample forms are NULL for
-	// fewer than two values).
-	AggVarPop
-	AggVarSamp
-	AggStddevPop
-	AggStddevSamp
-	// AggQuantileCont and AggQuantileDisc keep a group's values and pick
-	// the Quantile at the end: interpolated at position q*(n-1) (DOUBLE),
-	// or the first value whose cumulative share reaches q (the argument's
-	// type); Order[0].Desc sorts the values descending.
-	AggQuantileCont
-	AggQuantileDisc
-)
-
-// AggSpec is one aggregate computed per group.
-type AggSpec struct {
-	Kind     AggKind
-	Arg      expr.Expr // nil for COUNT(*)
-	Distinct bool
-	// Separator and Order apply to GROUP_CONCAT.
-	Separator string
-	Order     []AggOrder
-	// Type is the result type.
-	Type coldata.Type
-	// Quantile is the fraction of AggQuantileCont/Disc, in [0, 1].
-	Quantile float64
-}
 
 // isVariance reports whether k is one of the variance family.
-func isVariance(k AggKind) bool { return k >= AggVarPop && k <= AggStddevSamp }
-
-// AggOrder orders GROUP_CONCAT values by an expression.
-type AggOrder struct {
-	Expr expr.Expr
-	Desc bool
-}
-
-// AggResultType returns the result type of an aggregate over arg type t.
-func AggResultType(k AggKind, t coldata.Type) coldata.Type {
-	switch k {
-	case AggCountStar, AggCount:
-		return coldata.Int64
-	case AggSum:
-		if t.IsDecimal() {
-			return expr.DecimalSumType(t)
-		}
-		if t == coldata.Int64 || t == coldata.Bool {
-			return coldata.Int64
-		}
-		return coldata.Float64
-	case AggAvg:
-		if t.IsDecimal() {
-			return expr.DecimalAvgType(t)
-		}
-		return coldata.Float64
-	case AggGroupConcat:
-		return coldata.String
-	case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp, AggQuantileCont:
-		return coldata.Float64
-	}
-	return t
-}
+func isVariance(k opspec.AggKind) bool { return k >= opspec.AggVarPop && k <= opspec.AggStddevSamp }
 
 // HashAggregate groups its input by Keys and computes Aggs per group. The
 // output has the key columns followed by one column per aggregate. With no
@@ -96,7 +25,7 @@ func AggResultType(k AggKind, t coldata.Type) coldata.Type {
 type HashAggregate struct {
 	Input Operator
 	Keys  []expr.Expr
-	Aggs  []AggSpec
+	Aggs  []opspec.AggSpec
 	// MaxGroups bounds the state (0: unbounded); past it the query fails
 	// with a clear error instead of exhausting memory.
 	MaxGroups int
@@ -114,7 +43,7 @@ type HashAggregate struct {
 	// over the output: only the groups it can read are built (ClickBench
 	// Q33 builds 10 rows, not a million). Groups tie in first-appearance
 	// order, as the sort above keeps them.
-	Top        *TopGroups
+	Top        *opspec.TopGroups
 	topKeys    []*coldata.Vec // the kept groups' keys, when Top cut them
 	stateBytes uint64
 
@@ -182,13 +111,13 @@ type aggRun struct {
 
 // aggWords is the number of accumulator words an aggregate keeps per group:
 // a count, or a value and a count (SUM, AVG) or a set flag (MIN, MAX).
-func aggWords(k AggKind) int {
+func aggWords(k opspec.AggKind) int {
 	switch k {
-	case AggCountStar, AggCount:
+	case opspec.AggCountStar, opspec.AggCount:
 		return 1
-	case AggGroupConcat, AggQuantileCont, AggQuantileDisc:
+	case opspec.AggGroupConcat, opspec.AggQuantileCont, opspec.AggQuantileDisc:
 		return 0
-	case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+	case opspec.AggVarPop, opspec.AggVarSamp, opspec.AggStddevPop, opspec.AggStddevSamp:
 		return 3
 	}
 	return 2
@@ -197,8 +126,8 @@ func aggWords(k AggKind) int {
 // specWords is aggWords for one aggregate: SUM, AVG, MIN and MAX of a
 // DECIMAL keep a third word, the high half of the 128-bit value (words:
 // low, count, high).
-func specWords(spec AggSpec) int {
-	if spec.Arg != nil && spec.Arg.Type().IsDecimal() && spec.Kind >= AggSum && spec.Kind <= AggMax {
+func specWords(spec opspec.AggSpec) int {
+	if spec.Arg != nil && spec.Arg.Type().IsDecimal() && spec.Kind >= opspec.AggSum && spec.Kind <= opspec.AggMax {
 		return 3
 	}
 	return aggWords(spec.Kind)
@@ -225,15 +154,15 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	for a, spec := range h.Aggs {
 		h.runs[a].off = h.stride
 		h.stride += specWords(spec)
-		if spec.Distinct && spec.Kind == AggCount && distinctPairs(spec.Arg.Type()) && runtime.GOMAXPROCS(0) > 1 {
+		if spec.Distinct && spec.Kind == opspec.AggCount && distinctPairs(spec.Arg.Type()) && runtime.GOMAXPROCS(0) > 1 {
 			// COUNT only counts: the pairs insert in parallel, out of row
 			// order (distinctset.go).
 			h.runs[a].pparts = newPairParts(min(runtime.GOMAXPROCS(0), 64), len(h.Keys) > 0)
-		} else if spec.Distinct && spec.Kind == AggCount && spec.Arg.Type().Physical() == coldata.String && len(h.Keys) == 0 {
+		} else if spec.Distinct && spec.Kind == opspec.AggCount && spec.Arg.Type().Physical() == coldata.String && len(h.Keys) == 0 {
 			h.runs[a].sparts = newStringParts(min(runtime.GOMAXPROCS(0), 64))
-		} else if spec.Distinct && spec.Kind != AggCountStar && distinctPairs(spec.Arg.Type()) {
+		} else if spec.Distinct && spec.Kind != opspec.AggCountStar && distinctPairs(spec.Arg.Type()) {
 			h.runs[a].pairs = newPairSet()
-		} else if spec.Distinct && spec.Kind != AggCountStar {
+		} else if spec.Distinct && spec.Kind != opspec.AggCountStar {
 			types := []coldata.Type{spec.Arg.Type()}
 			if len(h.Keys) > 0 {
 				types = []coldata.Type{coldata.Int64, spec.Arg.Type()}
@@ -378,7 +307,7 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 	// the input once consumed, for its buffers to serve the next.
 	release := true
 	for _, spec := range h.Aggs {
-		if spec.Distinct || spec.Kind == AggGroupConcat || spec.Kind == AggQuantileCont || spec.Kind == AggQuantileDisc {
+		if spec.Distinct || spec.Kind == opspec.AggGroupConcat || spec.Kind == opspec.AggQuantileCont || spec.Kind == opspec.AggQuantileDisc {
 			release = false
 		}
 	}
@@ -541,17 +470,17 @@ func (h *HashAggregate) growStates() {
 	for a := range h.runs {
 		ar := &h.runs[a]
 		switch h.Aggs[a].Kind {
-		case AggGroupConcat:
+		case opspec.AggGroupConcat:
 			for len(ar.parts) < h.ngroups {
 				ar.parts = append(ar.parts, nil)
 			}
-		case AggMin, AggMax:
+		case opspec.AggMin, opspec.AggMax:
 			if h.Aggs[a].Arg.Type() == coldata.String {
 				for len(ar.strs) < h.ngroups {
 					ar.strs = append(ar.strs, nil)
 				}
 			}
-		case AggQuantileCont, AggQuantileDisc:
+		case opspec.AggQuantileCont, opspec.AggQuantileDisc:
 			for len(ar.vals) < h.ngroups {
 				ar.vals = append(ar.vals, coldata.NewBuilder(h.Aggs[a].Arg.Type(), 4))
 			}
@@ -660,7 +589,7 @@ func compact[T any](dst []T, src []T, rows []int32) []T {
 }
 
 func (h *HashAggregate) update(a int, b *coldata.Batch) error {
-	if h.Aggs[a].Kind == AggCountStar {
+	if h.Aggs[a].Kind == opspec.AggCountStar {
 		return h.updateVec(a, nil, b, b.Len, nil)
 	}
 	v, err := expr.Eval(h.Aggs[a].Arg, b)
@@ -675,7 +604,7 @@ func (h *HashAggregate) update(a int, b *coldata.Batch) error {
 func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int, base []int32) error {
 	spec, ar := &h.Aggs[a], &h.runs[a]
 	st, stride, off, gids := h.st, h.stride, ar.off, h.gids
-	if spec.Kind == AggCountStar {
+	if spec.Kind == opspec.AggCountStar {
 		if h.table == nil { // no GROUP BY: every row is group 0's
 			if base != nil {
 				n = len(base)
@@ -745,7 +674,7 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 			h.cd = compact(h.cd, decs, rows)
 			decs = h.cd
 		}
-	} else if spec.Kind == AggGroupConcat || spec.Kind == AggQuantileCont || spec.Kind == AggQuantileDisc || v.Type == coldata.String {
+	} else if spec.Kind == opspec.AggGroupConcat || spec.Kind == opspec.AggQuantileCont || spec.Kind == opspec.AggQuantileDisc || v.Type == coldata.String {
 		rows = h.allRows(n)
 	}
 	if h.table == nil {
@@ -754,11 +683,11 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 		}
 	}
 	switch spec.Kind {
-	case AggCount:
+	case opspec.AggCount:
 		for _, g := range gs {
 			st[int(g)*stride+off]++
 		}
-	case AggSum, AggAvg:
+	case opspec.AggSum, opspec.AggAvg:
 		switch {
 		case decs != nil:
 			if ok, err := h.sumNarrowDecimals(ar, spec.Kind, gs, decs); ok || err != nil {
@@ -768,12 +697,12 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 				w := int(g)*stride + off
 				sum, ok := decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}.Add(decs[i])
 				if !ok || !decFits(sum) {
-					return fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind])
+					return fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[opspec.AggKind]string{opspec.AggSum: "SUM", opspec.AggAvg: "AVG"}[spec.Kind])
 				}
 				st[w], st[w+2] = sum.Lo, uint64(sum.Hi)
 				st[w+1]++
 			}
-		case spec.Kind == AggSum && spec.Type == coldata.Int64 && ints != nil:
+		case spec.Kind == opspec.AggSum && spec.Type == coldata.Int64 && ints != nil:
 			ar.intSum = true
 			for i, g := range gs {
 				w := int(g)*stride + off
@@ -803,8 +732,8 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 				st[int(g)*stride+off+1]++
 			}
 		}
-	case AggMin, AggMax:
-		min := spec.Kind == AggMin
+	case opspec.AggMin, opspec.AggMax:
+		min := spec.Kind == opspec.AggMin
 		switch {
 		case decs != nil:
 			for i, g := range gs {
@@ -847,7 +776,7 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 				}
 			}
 		}
-	case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+	case opspec.AggVarPop, opspec.AggVarSamp, opspec.AggStddevPop, opspec.AggStddevSamp:
 		if floats == nil {
 			return fmt.Errorf("internal error: variance over %s", v.Type)
 		}
@@ -862,11 +791,11 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 			m2 := math.Float64frombits(st[w+2]) + d*(x-mean)
 			st[w], st[w+1], st[w+2] = math.Float64bits(mean), cnt, math.Float64bits(m2)
 		}
-	case AggQuantileCont, AggQuantileDisc:
+	case opspec.AggQuantileCont, opspec.AggQuantileDisc:
 		for _, r := range rows {
 			ar.vals[gids[r]].AppendFrom(v, int(r))
 		}
-	case AggGroupConcat:
+	case opspec.AggGroupConcat:
 		var orderVecs []*coldata.Vec
 		for _, o := range spec.Order {
 			ov, err := expr.Eval(o.Expr, b)
@@ -946,9 +875,9 @@ func (h *HashAggregate) aggColumn(a, n int) (*coldata.Vec, error) {
 	for g := 0; g < n; g++ {
 		w := g*stride + ar.off
 		switch spec.Kind {
-		case AggCountStar, AggCount:
+		case opspec.AggCountStar, opspec.AggCount:
 			b.AppendInt(int64(st[w]))
-		case AggSum:
+		case opspec.AggSum:
 			switch {
 			case st[w+1] == 0:
 				b.AppendNull()
@@ -963,7 +892,7 @@ func (h *HashAggregate) aggColumn(a, n int) (*coldata.Vec, error) {
 			default:
 				b.AppendFloat(math.Float64frombits(st[w]))
 			}
-		case AggAvg:
+		case opspec.AggAvg:
 			if st[w+1] == 0 {
 				b.AppendNull()
 			} else if spec.Type.IsDecimal() {
@@ -975,7 +904,7 @@ func (h *HashAggregate) aggColumn(a, n int) (*coldata.Vec, error) {
 			} else {
 				b.AppendFloat(math.Float64frombits(st[w]) / float64(st[w+1]))
 			}
-		case AggMin, AggMax:
+		case opspec.AggMin, opspec.AggMax:
 			if st[w+1] == 0 {
 				b.AppendNull()
 				continue
@@ -992,9 +921,9 @@ func (h *HashAggregate) aggColumn(a, n int) (*coldata.Vec, error) {
 			case coldata.String:
 				b.AppendBytes(ar.strs[g])
 			}
-		case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+		case opspec.AggVarPop, opspec.AggVarSamp, opspec.AggStddevPop, opspec.AggStddevSamp:
 			cnt := st[w+1]
-			samp := spec.Kind == AggVarSamp || spec.Kind == AggStddevSamp
+			samp := spec.Kind == opspec.AggVarSamp || spec.Kind == opspec.AggStddevSamp
 			if cnt == 0 || (samp && cnt < 2) {
 				b.AppendNull()
 				continue
@@ -1004,14 +933,14 @@ func (h *HashAggregate) aggColumn(a, n int) (*coldata.Vec, error) {
 				div--
 			}
 			r := math.Float64frombits(st[w+2]) / div
-			if spec.Kind == AggStddevPop || spec.Kind == AggStddevSamp {
+			if spec.Kind == opspec.AggStddevPop || spec.Kind == opspec.AggStddevSamp {
 				r = math.Sqrt(r)
 			}
 			b.AppendFloat(r)
-		case AggQuantileCont, AggQuantileDisc:
+		case opspec.AggQuantileCont, opspec.AggQuantileDisc:
 			quantileInto(b, spec, ar.vals[g].Finish())
 			ar.vals[g] = nil
-		case AggGroupConcat:
+		case opspec.AggGroupConcat:
 			parts := ar.parts[g]
 			if len(parts) == 0 {
 				b.AppendNull()
@@ -1136,12 +1065,12 @@ func (h *HashAggregate) countSumAvg(a, n int) *coldata.Vec {
 		}
 	}
 	switch {
-	case spec.Kind == AggCountStar || spec.Kind == AggCount:
+	case spec.Kind == opspec.AggCountStar || spec.Kind == opspec.AggCount:
 		v.Ints = make([]int64, n)
 		for g := range v.Ints {
 			v.Ints[g] = int64(st[g*stride+off])
 		}
-	case spec.Kind == AggSum && spec.Type == coldata.Int64:
+	case spec.Kind == opspec.AggSum && spec.Type == coldata.Int64:
 		v.Ints = make([]int64, n)
 		if ar.intSum {
 			for g := range v.Ints {
@@ -1149,13 +1078,13 @@ func (h *HashAggregate) countSumAvg(a, n int) *coldata.Vec {
 			}
 		}
 		nullIfEmpty()
-	case spec.Kind == AggSum && spec.Type == coldata.Float64:
+	case spec.Kind == opspec.AggSum && spec.Type == coldata.Float64:
 		v.Floats = make([]float64, n)
 		for g := range v.Floats {
 			v.Floats[g] = math.Float64frombits(st[g*stride+off])
 		}
 		nullIfEmpty()
-	case spec.Kind == AggAvg && spec.Type == coldata.Float64:
+	case spec.Kind == opspec.AggAvg && spec.Type == coldata.Float64:
 		v.Floats = make([]float64, n)
 		for g := range v.Floats {
 			if c := st[g*stride+off+1]; c != 0 {
@@ -1170,7 +1099,7 @@ func (h *HashAggregate) countSumAvg(a, n int) *coldata.Vec {
 }
 
 // compareOrderKeys compares GROUP_CONCAT order values, NULL first.
-func compareOrderKeys(a, b []any, order []AggOrder) int {
+func compareOrderKeys(a, b []any, order []opspec.AggOrder) int {
 	for i, o := range order {
 		c := compareAny(a[i], b[i])
 		if c != 0 {
@@ -1227,7 +1156,7 @@ func decimalAvg(sum decimal.Int128, count int64, s int, t coldata.Type) (decimal
 }
 
 // quantileInto appends the quantile of a group's values (no NULLs).
-func quantileInto(b *coldata.Builder, spec AggSpec, vals *coldata.Vec) {
+func quantileInto(b *coldata.Builder, spec opspec.AggSpec, vals *coldata.Vec) {
 	n := vals.Len
 	if n == 0 {
 		b.AppendNull()
@@ -1239,13 +1168,13 @@ func quantileInto(b *coldata.Builder, spec AggSpec, vals *coldata.Vec) {
 	}
 	desc := len(spec.Order) > 0 && spec.Order[0].Desc
 	sort.Slice(idx, func(i, j int) bool {
-		c := CompareValues(vals, idx[i], vals, idx[j])
+		c := opspec.CompareValues(vals, idx[i], vals, idx[j])
 		if desc {
 			return c > 0
 		}
 		return c < 0
 	})
-	if spec.Kind == AggQuantileDisc {
+	if spec.Kind == opspec.AggQuantileDisc {
 		// The first value whose cumulative share reaches q (SQL's
 		// PERCENTILE_DISC).
 		k := int(math.Ceil(spec.Quantile*float64(n))) - 1
@@ -1315,7 +1244,7 @@ const (
 // sumNarrowDecimals adds decs (the run's values, group gs[i] for decs[i])
 // to aggregate a's SUM or AVG states when they qualify, and reports
 // whether it did.
-func (h *HashAggregate) sumNarrowDecimals(ar *aggRun, kind AggKind, gs []uint32, decs []decimal.Int128) (bool, error) {
+func (h *HashAggregate) sumNarrowDecimals(ar *aggRun, kind opspec.AggKind, gs []uint32, decs []decimal.Int128) (bool, error) {
 	n, ng := len(gs), h.ngroups
 	if ng == 0 || n > narrowRunRows || ng > narrowMaxGroups || n < 4*ng || len(decs) < n {
 		return false, nil
@@ -1361,7 +1290,7 @@ func (h *HashAggregate) sumNarrowDecimals(ar *aggRun, kind AggKind, gs []uint32,
 			ok = ok && fine
 		}
 		if !ok || !decFits(sum) {
-			return true, fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[kind])
+			return true, fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[opspec.AggKind]string{opspec.AggSum: "SUM", opspec.AggAvg: "AVG"}[kind])
 		}
 		st[w], st[w+2] = sum.Lo, uint64(sum.Hi)
 		st[w+1] += uint64(cnt)

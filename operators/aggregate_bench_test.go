@@ -11,6 +11,7 @@ import (
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // benchRows is the size of the GROUP BY inputs and of the join's probe side.
@@ -73,7 +74,7 @@ var groupData = sync.OnceValue(func() *coldata.Batch {
 	return coldata.NewBatch(cols, benchRows)
 })
 
-func benchAggregate(b *testing.B, keys []expr.Expr, aggs []operators.AggSpec, wantGroups int) {
+func benchAggregate(b *testing.B, keys []expr.Expr, aggs []opspec.AggSpec, wantGroups int) {
 	data := groupData()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -93,12 +94,12 @@ func benchAggregate(b *testing.B, keys []expr.Expr, aggs []operators.AggSpec, wa
 	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
 }
 
-func sumCountAvg() []operators.AggSpec {
+func sumCountAvg() []opspec.AggSpec {
 	x, f := colRef(3, tInt), colRef(4, tFloat)
-	return []operators.AggSpec{
-		{Kind: operators.AggSum, Arg: x, Type: tInt},
-		{Kind: operators.AggCountStar, Type: tInt},
-		{Kind: operators.AggAvg, Arg: f, Type: tFloat},
+	return []opspec.AggSpec{
+		{Kind: opspec.AggSum, Arg: x, Type: tInt},
+		{Kind: opspec.AggCountStar, Type: tInt},
+		{Kind: opspec.AggAvg, Arg: f, Type: tFloat},
 	}
 }
 
@@ -127,17 +128,17 @@ func BenchmarkGroupByTwoKeys(b *testing.B) {
 // BenchmarkCountDistinct: COUNT(DISTINCT string key) and COUNT(DISTINCT
 // wide BIGINT) without GROUP BY.
 func BenchmarkCountDistinct(b *testing.B) {
-	benchAggregate(b, nil, []operators.AggSpec{
-		{Kind: operators.AggCount, Arg: colRef(0, tStr), Distinct: true, Type: tInt},
-		{Kind: operators.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt},
+	benchAggregate(b, nil, []opspec.AggSpec{
+		{Kind: opspec.AggCount, Arg: colRef(0, tStr), Distinct: true, Type: tInt},
+		{Kind: opspec.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt},
 	}, 1)
 }
 
 // BenchmarkCountDistinctInt64: COUNT(DISTINCT wide BIGINT) without GROUP
 // BY (ClickBench Q5's shape).
 func BenchmarkCountDistinctInt64(b *testing.B) {
-	benchAggregate(b, nil, []operators.AggSpec{
-		{Kind: operators.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt},
+	benchAggregate(b, nil, []opspec.AggSpec{
+		{Kind: opspec.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt},
 	}, 1)
 }
 
@@ -145,7 +146,7 @@ func BenchmarkCountDistinctInt64(b *testing.B) {
 // values with SUM, COUNT(*), AVG and COUNT(DISTINCT wide BIGINT)
 // (ClickBench Q10's shape).
 func BenchmarkGroupByCountDistinctInt64(b *testing.B) {
-	aggs := append(sumCountAvg(), operators.AggSpec{Kind: operators.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt})
+	aggs := append(sumCountAvg(), opspec.AggSpec{Kind: opspec.AggCount, Arg: colRef(2, tInt), Distinct: true, Type: tInt})
 	benchAggregate(b, []expr.Expr{colRef(1, tInt)}, aggs, 1000)
 }
 
@@ -163,7 +164,7 @@ var urlData = sync.OnceValue(func() *coldata.Batch {
 // tens of megabytes.
 func BenchmarkGroupByStringWide(b *testing.B) {
 	data := urlData()
-	aggs := []operators.AggSpec{{Kind: operators.AggCountStar, Type: tInt}}
+	aggs := []opspec.AggSpec{{Kind: opspec.AggCountStar, Type: tInt}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		agg := &operators.HashAggregate{Input: &operators.Scan{Batches: []*coldata.Batch{data}, Cols: []int{0}}, Keys: []expr.Expr{colRef(0, tStr)}, Aggs: aggs}
@@ -191,7 +192,7 @@ func BenchmarkCountStarNoGroups(b *testing.B) {
 	}
 	b.SetBytes(rows)
 	for i := 0; i < b.N; i++ {
-		h := &operators.HashAggregate{Input: &operators.Materialized{Batches: in}, Aggs: []operators.AggSpec{{Kind: operators.AggCountStar, Type: coldata.Int64}}}
+		h := &operators.HashAggregate{Input: &operators.Materialized{Batches: in}, Aggs: []opspec.AggSpec{{Kind: opspec.AggCountStar, Type: coldata.Int64}}}
 		if err := h.Open(context.Background()); err != nil {
 			b.Fatal(err)
 		}
@@ -243,12 +244,12 @@ var decType = coldata.DecimalOf(12, 2)
 func BenchmarkGroupByFewDecimal(b *testing.B) {
 	data := fewGroupsData()
 	sum, avg := expr.DecimalSumType(decType), expr.DecimalAvgType(decType)
-	var aggs []operators.AggSpec
+	var aggs []opspec.AggSpec
 	for c := 2; c < 5; c++ {
-		aggs = append(aggs, operators.AggSpec{Kind: operators.AggSum, Arg: colRef(c, decType), Type: sum},
-			operators.AggSpec{Kind: operators.AggAvg, Arg: colRef(c, decType), Type: avg})
+		aggs = append(aggs, opspec.AggSpec{Kind: opspec.AggSum, Arg: colRef(c, decType), Type: sum},
+			opspec.AggSpec{Kind: opspec.AggAvg, Arg: colRef(c, decType), Type: avg})
 	}
-	aggs = append(aggs, operators.AggSpec{Kind: operators.AggCountStar, Type: tInt})
+	aggs = append(aggs, opspec.AggSpec{Kind: opspec.AggCountStar, Type: tInt})
 	keys := []expr.Expr{colRef(0, tStr), colRef(1, tStr)}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

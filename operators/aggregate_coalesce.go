@@ -7,6 +7,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Coalescing small input batches. A selective filter below the aggregate
@@ -307,9 +308,9 @@ func (h *HashAggregate) releaseJoinBufs() {
 // addsFloats reports whether aggregate spec adds up DOUBLE values (SUM,
 // AVG and the variance family over a DOUBLE argument; over integers the
 // float sums of AVG are exact, whatever the order, below 2^53).
-func addsFloats(spec AggSpec) bool {
+func addsFloats(spec opspec.AggSpec) bool {
 	if spec.Arg == nil || spec.Arg.Type() != coldata.Float64 {
 		return false
 	}
-	return spec.Kind == AggSum || spec.Kind == AggAvg || isVariance(spec.Kind)
+	return spec.Kind == opspec.AggSum || spec.Kind == opspec.AggAvg || isVariance(spec.Kind)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // TestCountDistinctOnCores checks COUNT(DISTINCT) over BIGINT and VARCHAR
@@ -20,13 +21,13 @@ import (
 // without GROUP BY it is a Go map's count.
 func TestCountDistinctOnCores(t *testing.T) {
 	batches := partTestBatches(rand.New(rand.NewSource(5)), 6, 30000, 20000, false)
-	aggs := []AggSpec{
-		{Kind: AggCount, Arg: partCol(0, coldata.Int64), Distinct: true, Type: coldata.Int64},
-		{Kind: AggCount, Arg: partCol(1, coldata.String), Distinct: true, Type: coldata.Int64},
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggCount, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
-		{Kind: AggSum, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
-		{Kind: AggCount, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Distinct: true, Type: coldata.Int64},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggCount, Arg: partCol(0, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: opspec.AggCount, Arg: partCol(1, coldata.String), Distinct: true, Type: coldata.Int64},
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggCount, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: opspec.AggSum, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: opspec.AggCount, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Distinct: true, Type: coldata.Int64},
 	}
 	run := func(procs int, keys []expr.Expr) []*coldata.Batch {
 		t.Helper()
@@ -82,14 +83,14 @@ func TestCoalescedBatchesMatch(t *testing.T) {
 	batches := partTestBatches(rand.New(rand.NewSource(9)), 12, 300, 40, false)
 	nullKeys := coldata.NewBatch(append([]*coldata.Vec{coldata.NewConst(coldata.Null, nil, 3)}, coldata.SliceBatch(batches[0], 0, 3).Cols[1:]...), 3)
 	batches = append(batches[:5], append([]*coldata.Batch{nullKeys, coldata.SliceBatch(batches[1], 0, 1)}, batches[5:]...)...)
-	aggs := []AggSpec{
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
-		{Kind: AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
-		{Kind: AggMax, Arg: partCol(0, coldata.Int64), Type: coldata.Int64},
-		{Kind: AggCount, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
-		{Kind: AggGroupConcat, Arg: partCol(1, coldata.String), Separator: ",", Type: coldata.String},
-		{Kind: AggAvg, Arg: partCol(4, coldata.Int64), Type: coldata.Float64},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
+		{Kind: opspec.AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
+		{Kind: opspec.AggMax, Arg: partCol(0, coldata.Int64), Type: coldata.Int64},
+		{Kind: opspec.AggCount, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: opspec.AggGroupConcat, Arg: partCol(1, coldata.String), Separator: ",", Type: coldata.String},
+		{Kind: opspec.AggAvg, Arg: partCol(4, coldata.Int64), Type: coldata.Float64},
 	}
 	for name, keys := range map[string][]expr.Expr{"no keys": nil, "BIGINT key": {partCol(0, coldata.Int64)}, "two keys": {partCol(0, coldata.Int64), partCol(3, coldata.Bool)}} {
 		for _, first := range []int{0, 5} {
@@ -162,7 +163,7 @@ func TestCountDistinctBigintReference(t *testing.T) {
 		}
 		batches = append(batches, coldata.NewBatch([]*coldata.Vec{kb.Finish(), vb.Finish()}, n))
 	}
-	aggs := []AggSpec{{Kind: AggCount, Arg: partCol(1, coldata.Int64), Distinct: true, Type: coldata.Int64}}
+	aggs := []opspec.AggSpec{{Kind: opspec.AggCount, Arg: partCol(1, coldata.Int64), Distinct: true, Type: coldata.Int64}}
 	for _, grouped := range []bool{false, true} {
 		want := map[pair]int64{} // per key (v 0)
 		distinct := map[pair]bool{}
@@ -228,7 +229,7 @@ func TestCoalesceLeavesLargeBatches(t *testing.T) {
 	small := func(lo int) *coldata.Batch { return coldata.SliceBatch(all, lo, lo+10) }
 	big := coldata.SliceBatch(all, 100, 600)
 	in := []*coldata.Batch{small(0), small(10), big, small(20), small(30), small(40)}
-	h := &HashAggregate{Input: &Materialized{Batches: in}, Keys: []expr.Expr{partCol(0, coldata.Int64)}, Aggs: []AggSpec{{Kind: AggCountStar, Type: coldata.Int64}}}
+	h := &HashAggregate{Input: &Materialized{Batches: in}, Keys: []expr.Expr{partCol(0, coldata.Int64)}, Aggs: []opspec.AggSpec{{Kind: opspec.AggCountStar, Type: coldata.Int64}}}
 	h.coalesceHook = 100
 	ctx := context.Background()
 	if err := h.Input.Open(ctx); err != nil {

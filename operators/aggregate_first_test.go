@@ -6,6 +6,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // TestFirstGroups: with FirstGroups the aggregate returns at least that
@@ -40,10 +41,10 @@ func TestFirstGroups(t *testing.T) {
 		agg := &HashAggregate{
 			Input: &Scan{Batches: batches, Cols: []int{0, 1}},
 			Keys:  []expr.Expr{partCol(0, coldata.Int64)},
-			Aggs: []AggSpec{
-				{Kind: AggCountStar, Type: coldata.Int64},
-				{Kind: AggSum, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
-				{Kind: AggCount, Arg: partCol(1, coldata.Int64), Distinct: true, Type: coldata.Int64},
+			Aggs: []opspec.AggSpec{
+				{Kind: opspec.AggCountStar, Type: coldata.Int64},
+				{Kind: opspec.AggSum, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
+				{Kind: opspec.AggCount, Arg: partCol(1, coldata.Int64), Distinct: true, Type: coldata.Int64},
 			},
 			FirstGroups: first,
 		}

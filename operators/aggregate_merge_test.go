@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // TestMergePositions checks the parallel merge of the parts' order keys
@@ -80,20 +81,20 @@ func TestPartitionedTopMatchesSingleTable(t *testing.T) {
 		"int,string":   {partCol(0, coldata.Int64), partCol(1, coldata.String)},
 		"null literal": {&expr.Literal{Value: nil, T: coldata.Null}, partCol(0, coldata.Int64)},
 	}
-	aggs := []AggSpec{
-		{Kind: AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggCount, Arg: partCol(1, coldata.String), Type: coldata.Int64},
-		{Kind: AggAvg, Arg: partCol(5, coldata.Float64), Type: coldata.Float64},
-		{Kind: AggMin, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggCount, Arg: partCol(1, coldata.String), Type: coldata.Int64},
+		{Kind: opspec.AggAvg, Arg: partCol(5, coldata.Float64), Type: coldata.Float64},
+		{Kind: opspec.AggMin, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
 	}
 	for kn, keys := range keySets {
-		for _, top := range []TopGroups{{Agg: 1, Desc: true, Limit: 10}, {Agg: 2, Limit: 7}, {Agg: 1, Desc: true, Limit: 1}} {
+		for _, top := range []opspec.TopGroups{{Agg: 1, Desc: true, Limit: 10}, {Agg: 2, Limit: 7}, {Agg: 1, Desc: true, Limit: 1}} {
 			t.Run(fmt.Sprintf("%s/%+v", kn, top), func(t *testing.T) {
-				run := func(threshold int, cut *TopGroups) ([]*coldata.Batch, *HashAggregate) {
+				run := func(threshold int, cut *opspec.TopGroups) ([]*coldata.Batch, *HashAggregate) {
 					h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs, Top: cut}
 					h.partState.threshold, h.partState.segGroups = threshold, 64
-					s := &Sort{Input: h, Keys: []SortKey{{Col: len(keys) + top.Agg, Desc: top.Desc}}, NCols: len(keys) + len(aggs), Limit: int64(top.Limit)}
+					s := &Sort{Input: h, Keys: []opspec.SortKey{{Col: len(keys) + top.Agg, Desc: top.Desc}}, NCols: len(keys) + len(aggs), Limit: int64(top.Limit)}
 					out, err := Drain(context.Background(), s)
 					if err != nil {
 						t.Fatal(err)
@@ -147,11 +148,11 @@ func TestPrefixSums(t *testing.T) {
 // batch of one row.
 func TestPartitionedEmptyParts(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
-	aggs := []AggSpec{
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
-		{Kind: AggMax, Arg: partCol(1, coldata.String), Type: coldata.String},
-		{Kind: AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
+		{Kind: opspec.AggMax, Arg: partCol(1, coldata.String), Type: coldata.String},
+		{Kind: opspec.AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
 	}
 	keys := []expr.Expr{partCol(0, coldata.Int64)}
 	for seed := 0; seed < 5; seed++ {

@@ -8,6 +8,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // DECIMAL SUM and AVG over few groups take the narrow int64 partial sums
@@ -49,7 +50,7 @@ func TestNarrowDecimalSums(t *testing.T) {
 		}
 		arg := &expr.ColumnRef{Index: 1, T: d}
 		h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: []expr.Expr{&expr.ColumnRef{Index: 0, T: coldata.Int64}},
-			Aggs: []AggSpec{{Kind: AggSum, Arg: arg, Type: AggResultType(AggSum, d)}, {Kind: AggCount, Arg: arg, Type: coldata.Int64}}}
+			Aggs: []opspec.AggSpec{{Kind: opspec.AggSum, Arg: arg, Type: opspec.AggResultType(opspec.AggSum, d)}, {Kind: opspec.AggCount, Arg: arg, Type: coldata.Int64}}}
 		out, err := Drain(context.Background(), h)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Partitioned GROUP BY. Inserting new groups into one hash table runs on
@@ -101,7 +102,7 @@ func (h *HashAggregate) canPartition() bool {
 		return false
 	}
 	for _, spec := range h.Aggs {
-		if spec.Distinct || spec.Kind == AggGroupConcat || spec.Kind == AggQuantileCont || spec.Kind == AggQuantileDisc {
+		if spec.Distinct || spec.Kind == opspec.AggGroupConcat || spec.Kind == opspec.AggQuantileCont || spec.Kind == opspec.AggQuantileDisc {
 			return false
 		}
 	}
@@ -300,7 +301,7 @@ func (h *HashAggregate) consumeParts(b *coldata.Batch, n int) error {
 	h.vecs = h.vecs[:0]
 	var evalErr error
 	for _, spec := range h.Aggs {
-		if spec.Kind == AggCountStar {
+		if spec.Kind == opspec.AggCountStar {
 			h.vecs = append(h.vecs, nil)
 			continue
 		}
@@ -402,7 +403,7 @@ func (h *HashAggregate) topApplies() bool {
 	}
 	for _, spec := range h.Aggs {
 		switch spec.Kind {
-		case AggCountStar, AggCount, AggSum, AggAvg, AggMin, AggMax:
+		case opspec.AggCountStar, opspec.AggCount, opspec.AggSum, opspec.AggAvg, opspec.AggMin, opspec.AggMax:
 		default:
 			return false
 		}
@@ -411,7 +412,7 @@ func (h *HashAggregate) topApplies() bool {
 		}
 	}
 	k := h.Aggs[t.Agg].Kind
-	return k == AggCountStar || k == AggCount
+	return k == opspec.AggCountStar || k == opspec.AggCount
 }
 
 // mergeParts gathers the parts' groups, in order of first appearance, into
@@ -587,7 +588,7 @@ func evalArg(e expr.Expr, b *coldata.Batch) (*coldata.Vec, error) {
 // may insert in parallel. It reports whether it took the batch.
 func (h *HashAggregate) countDistinctParts(a int, v *coldata.Vec, n int) (bool, error) {
 	spec, ar := &h.Aggs[a], &h.runs[a]
-	if (ar.distinct == nil && ar.dparts == nil) || h.table != nil || spec.Kind != AggCount {
+	if (ar.distinct == nil && ar.dparts == nil) || h.table != nil || spec.Kind != opspec.AggCount {
 		return false, nil
 	}
 	if ar.dparts == nil {

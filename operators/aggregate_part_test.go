@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // partTestBatches builds batches of (nullable BIGINT, nullable VARCHAR,
@@ -74,13 +75,13 @@ func partCol(i int, t coldata.Type) expr.Expr {
 
 // runPartAgg aggregates the batches with the partitioned path from
 // threshold rows on (0: never).
-func runPartAgg(batches []*coldata.Batch, keys []expr.Expr, aggs []AggSpec, threshold int, memLimit uint64) ([]*coldata.Batch, bool, error) {
+func runPartAgg(batches []*coldata.Batch, keys []expr.Expr, aggs []opspec.AggSpec, threshold int, memLimit uint64) ([]*coldata.Batch, bool, error) {
 	return runPartAggMax(batches, keys, aggs, threshold, memLimit, 0)
 }
 
 // runPartAggMax is runPartAgg with MaxGroups; the parts merge in segments
 // of 64 groups.
-func runPartAggMax(batches []*coldata.Batch, keys []expr.Expr, aggs []AggSpec, threshold int, memLimit uint64, maxGroups int) ([]*coldata.Batch, bool, error) {
+func runPartAggMax(batches []*coldata.Batch, keys []expr.Expr, aggs []opspec.AggSpec, threshold int, memLimit uint64, maxGroups int) ([]*coldata.Batch, bool, error) {
 	h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs, MemoryLimit: memLimit, MaxGroups: maxGroups}
 	h.partState.threshold, h.partState.segGroups = threshold, 64
 	if threshold == 0 {
@@ -127,17 +128,17 @@ func sameBatches(t *testing.T, got, want []*coldata.Batch) {
 // first batch or after some.
 func TestPartitionedAggregateMatchesSingleTable(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	aggs := []AggSpec{
-		{Kind: AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggSum, Arg: partCol(5, coldata.Float64), Type: coldata.Float64},
-		{Kind: AggAvg, Arg: partCol(5, coldata.Float64), Type: coldata.Float64},
-		{Kind: AggCount, Arg: partCol(1, coldata.String), Type: coldata.Int64},
-		{Kind: AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
-		{Kind: AggMax, Arg: partCol(5, coldata.Float64), Type: coldata.Float64},
-		{Kind: AggSum, Arg: partCol(3, coldata.Bool), Type: coldata.Int64},
-		{Kind: AggMax, Arg: partCol(3, coldata.Bool), Type: coldata.Bool},
-		{Kind: AggMin, Arg: &expr.Literal{Value: int64(7), T: coldata.Int64}, Type: coldata.Int64},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggSum, Arg: partCol(5, coldata.Float64), Type: coldata.Float64},
+		{Kind: opspec.AggAvg, Arg: partCol(5, coldata.Float64), Type: coldata.Float64},
+		{Kind: opspec.AggCount, Arg: partCol(1, coldata.String), Type: coldata.Int64},
+		{Kind: opspec.AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
+		{Kind: opspec.AggMax, Arg: partCol(5, coldata.Float64), Type: coldata.Float64},
+		{Kind: opspec.AggSum, Arg: partCol(3, coldata.Bool), Type: coldata.Int64},
+		{Kind: opspec.AggMax, Arg: partCol(3, coldata.Bool), Type: coldata.Bool},
+		{Kind: opspec.AggMin, Arg: &expr.Literal{Value: int64(7), T: coldata.Int64}, Type: coldata.Int64},
 	}
 	keySets := map[string][]expr.Expr{
 		"int":          {partCol(0, coldata.Int64)},
@@ -193,14 +194,14 @@ func TestPartitionedAggregateMatchesSingleTable(t *testing.T) {
 // aggregates that stay on it (SUM(DISTINCT), COUNT(*)).
 func TestPartitionedCountDistinctMatchesSingleTable(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	aggs := []AggSpec{
-		{Kind: AggCount, Arg: partCol(0, coldata.Int64), Distinct: true, Type: coldata.Int64},
-		{Kind: AggCount, Arg: partCol(1, coldata.String), Distinct: true, Type: coldata.Int64},
-		{Kind: AggCount, Arg: partCol(2, coldata.Float64), Distinct: true, Type: coldata.Int64},
-		{Kind: AggCount, Arg: partCol(3, coldata.Bool), Distinct: true, Type: coldata.Int64},
-		{Kind: AggSum, Arg: partCol(5, coldata.Float64), Distinct: true, Type: coldata.Float64},
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggCount, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Distinct: true, Type: coldata.Int64},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggCount, Arg: partCol(0, coldata.Int64), Distinct: true, Type: coldata.Int64},
+		{Kind: opspec.AggCount, Arg: partCol(1, coldata.String), Distinct: true, Type: coldata.Int64},
+		{Kind: opspec.AggCount, Arg: partCol(2, coldata.Float64), Distinct: true, Type: coldata.Int64},
+		{Kind: opspec.AggCount, Arg: partCol(3, coldata.Bool), Distinct: true, Type: coldata.Int64},
+		{Kind: opspec.AggSum, Arg: partCol(5, coldata.Float64), Distinct: true, Type: coldata.Float64},
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggCount, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Distinct: true, Type: coldata.Int64},
 	}
 	for _, tc := range []struct {
 		name      string

@@ -9,6 +9,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Range-parallel accumulation. With no GROUP BY, or few groups on the
@@ -93,14 +94,14 @@ type rangeState struct {
 // mergeable reports whether aggregate spec can accumulate per range and
 // merge: its state is its words in st (or strs) and does not depend on
 // the order its rows come in.
-func mergeable(spec AggSpec) bool {
+func mergeable(spec opspec.AggSpec) bool {
 	if spec.Distinct {
 		return false
 	}
 	switch spec.Kind {
-	case AggCountStar, AggCount, AggSum, AggAvg, AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+	case opspec.AggCountStar, opspec.AggCount, opspec.AggSum, opspec.AggAvg, opspec.AggVarPop, opspec.AggVarSamp, opspec.AggStddevPop, opspec.AggStddevSamp:
 		return true
-	case AggMin, AggMax:
+	case opspec.AggMin, opspec.AggMax:
 		return spec.Arg.Type().Physical() != coldata.Float64
 	}
 	return false
@@ -271,7 +272,7 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 	h.rvecs = h.rvecs[:0]
 	h.rbatch = b
 	for a, spec := range h.Aggs {
-		if spec.Kind == AggCountStar || h.rangeEval[a] {
+		if spec.Kind == opspec.AggCountStar || h.rangeEval[a] {
 			h.rvecs = append(h.rvecs, nil)
 			continue
 		}
@@ -441,7 +442,7 @@ func (c *HashAggregate) growPartial() {
 	}
 	for a := range c.runs {
 		spec := &c.Aggs[a]
-		if c.rangeAggs[a] && (spec.Kind == AggMin || spec.Kind == AggMax) && spec.Arg.Type() == coldata.String {
+		if c.rangeAggs[a] && (spec.Kind == opspec.AggMin || spec.Kind == opspec.AggMax) && spec.Arg.Type() == coldata.String {
 			for len(c.runs[a].strs) < c.ngroups {
 				c.runs[a].strs = append(c.runs[a].strs, nil)
 			}
@@ -532,9 +533,9 @@ func (h *HashAggregate) mergeAgg(a int, src []uint64, srcStrs [][]byte, lo, hi i
 	for g := lo; g < hi; g++ {
 		w := g*stride + off
 		switch spec.Kind {
-		case AggCountStar, AggCount:
+		case opspec.AggCountStar, opspec.AggCount:
 			st[w] += src[w]
-		case AggSum, AggAvg:
+		case opspec.AggSum, opspec.AggAvg:
 			if src[w+1] == 0 {
 				continue
 			}
@@ -542,10 +543,10 @@ func (h *HashAggregate) mergeAgg(a int, src []uint64, srcStrs [][]byte, lo, hi i
 			case dec:
 				sum, ok := decimal.Int128{Lo: st[w], Hi: int64(st[w+2])}.Add(decimal.Int128{Lo: src[w], Hi: int64(src[w+2])})
 				if !ok || !sum.Fits(decimal.MaxPrecision) {
-					return fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind])
+					return fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[opspec.AggKind]string{opspec.AggSum: "SUM", opspec.AggAvg: "AVG"}[spec.Kind])
 				}
 				st[w], st[w+2] = sum.Lo, uint64(sum.Hi)
-			case spec.Kind == AggSum && spec.Type == coldata.Int64:
+			case spec.Kind == opspec.AggSum && spec.Type == coldata.Int64:
 				x, s := int64(src[w]), int64(st[w])
 				sum := s + x
 				if (s^sum)&(x^sum) < 0 {
@@ -556,7 +557,7 @@ func (h *HashAggregate) mergeAgg(a int, src []uint64, srcStrs [][]byte, lo, hi i
 				st[w] = math.Float64bits(math.Float64frombits(st[w]) + math.Float64frombits(src[w]))
 			}
 			st[w+1] += src[w+1]
-		case AggMin, AggMax:
+		case opspec.AggMin, opspec.AggMax:
 			if src[w+1] == 0 {
 				continue
 			}
@@ -571,7 +572,7 @@ func (h *HashAggregate) mergeAgg(a int, src []uint64, srcStrs [][]byte, lo, hi i
 					x, y := int64(src[w]), int64(st[w])
 					c = compareInt64(x, y)
 				}
-				if (spec.Kind == AggMin && c >= 0) || (spec.Kind == AggMax && c <= 0) {
+				if (spec.Kind == opspec.AggMin && c >= 0) || (spec.Kind == opspec.AggMax && c <= 0) {
 					continue
 				}
 			}
@@ -582,7 +583,7 @@ func (h *HashAggregate) mergeAgg(a int, src []uint64, srcStrs [][]byte, lo, hi i
 			if phys == coldata.String {
 				ar.strs[g] = srcStrs[g]
 			}
-		case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+		case opspec.AggVarPop, opspec.AggVarSamp, opspec.AggStddevPop, opspec.AggStddevSamp:
 			nb := src[w+1]
 			if nb == 0 {
 				continue
@@ -626,23 +627,23 @@ func decFits(sum decimal.Int128) bool {
 // over the n selected values (ints, floats or decs, in row order), stored
 // once, with the per-row results of updateVec's loops. It reports whether
 // it took the aggregate.
-func updateSingle(spec *AggSpec, ar *aggRun, s []uint64, n int, ints []int64, floats []float64, decs []decimal.Int128) (bool, error) {
+func updateSingle(spec *opspec.AggSpec, ar *aggRun, s []uint64, n int, ints []int64, floats []float64, decs []decimal.Int128) (bool, error) {
 	switch spec.Kind {
-	case AggCount:
+	case opspec.AggCount:
 		s[0] += uint64(n)
 		return true, nil
-	case AggSum, AggAvg:
+	case opspec.AggSum, opspec.AggAvg:
 		switch {
 		case decs != nil:
 			sum := decimal.Int128{Lo: s[0], Hi: int64(s[2])}
 			for _, x := range decs {
 				var ok bool
 				if sum, ok = sum.Add(x); !ok || !decFits(sum) {
-					return true, fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[AggKind]string{AggSum: "SUM", AggAvg: "AVG"}[spec.Kind])
+					return true, fmt.Errorf("%w in %s", expr.ErrDecimalRange, map[opspec.AggKind]string{opspec.AggSum: "SUM", opspec.AggAvg: "AVG"}[spec.Kind])
 				}
 			}
 			s[0], s[2] = sum.Lo, uint64(sum.Hi)
-		case spec.Kind == AggSum && spec.Type == coldata.Int64 && ints != nil:
+		case spec.Kind == opspec.AggSum && spec.Type == coldata.Int64 && ints != nil:
 			ar.intSum = true
 			sum := int64(s[0])
 			for _, x := range ints {
@@ -668,11 +669,11 @@ func updateSingle(spec *AggSpec, ar *aggRun, s []uint64, n int, ints []int64, fl
 		}
 		s[1] += uint64(n)
 		return true, nil
-	case AggMin, AggMax:
+	case opspec.AggMin, opspec.AggMax:
 		if n == 0 {
 			return true, nil
 		}
-		min := spec.Kind == AggMin
+		min := spec.Kind == opspec.AggMin
 		switch {
 		case decs != nil:
 			cur, set := decimal.Int128{Lo: s[0], Hi: int64(s[2])}, s[1] != 0
@@ -702,7 +703,7 @@ func updateSingle(spec *AggSpec, ar *aggRun, s []uint64, n int, ints []int64, fl
 			return false, nil
 		}
 		return true, nil
-	case AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp:
+	case opspec.AggVarPop, opspec.AggVarSamp, opspec.AggStddevPop, opspec.AggStddevSamp:
 		if floats == nil {
 			return false, nil
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // rangeTestType is the DECIMAL column of rangeTestBatches.
@@ -50,43 +51,43 @@ func rangeTestBatches(rng *rand.Rand, nb, rows, domain int, bigInts, huge bool) 
 
 // rangeTestAggs is every aggregate kind over rangeTestBatches' columns:
 // the mergeable ones and those that stay serial.
-func rangeTestAggs(dec coldata.Type) []AggSpec {
+func rangeTestAggs(dec coldata.Type) []opspec.AggSpec {
 	i64, f64, str, bl := coldata.Int64, coldata.Float64, coldata.String, coldata.Bool
-	return []AggSpec{
-		{Kind: AggCountStar, Type: i64},
-		{Kind: AggCount, Arg: partCol(1, str), Type: i64},
-		{Kind: AggSum, Arg: partCol(4, i64), Type: i64},
-		{Kind: AggSum, Arg: partCol(3, bl), Type: i64},
-		{Kind: AggSum, Arg: partCol(5, f64), Type: f64},
-		{Kind: AggAvg, Arg: partCol(5, f64), Type: f64},
-		{Kind: AggAvg, Arg: partCol(4, i64), Type: f64},
-		{Kind: AggSum, Arg: partCol(6, dec), Type: expr.DecimalSumType(dec)},
-		{Kind: AggAvg, Arg: partCol(6, dec), Type: expr.DecimalAvgType(dec)},
-		{Kind: AggMin, Arg: partCol(6, dec), Type: dec},
-		{Kind: AggMax, Arg: partCol(6, dec), Type: dec},
-		{Kind: AggMin, Arg: partCol(4, i64), Type: i64},
-		{Kind: AggMax, Arg: partCol(0, i64), Type: i64},
-		{Kind: AggMin, Arg: partCol(1, str), Type: str},
-		{Kind: AggMax, Arg: partCol(1, str), Type: str},
-		{Kind: AggMax, Arg: partCol(3, bl), Type: bl},
-		{Kind: AggMin, Arg: partCol(3, bl), Type: bl},
-		{Kind: AggMin, Arg: partCol(2, f64), Type: f64}, // serial: -0 and 0
-		{Kind: AggMax, Arg: partCol(5, f64), Type: f64},
-		{Kind: AggVarPop, Arg: partCol(5, f64), Type: f64},
-		{Kind: AggVarSamp, Arg: partCol(2, f64), Type: f64},
-		{Kind: AggStddevPop, Arg: partCol(5, f64), Type: f64},
-		{Kind: AggStddevSamp, Arg: partCol(5, f64), Type: f64},
-		{Kind: AggCount, Arg: partCol(0, i64), Distinct: true, Type: i64},
-		{Kind: AggSum, Arg: partCol(1, str), Distinct: true, Type: f64},
-		{Kind: AggGroupConcat, Arg: partCol(1, str), Separator: ",", Order: []AggOrder{{Expr: partCol(1, str)}}, Type: str},
-		{Kind: AggQuantileCont, Arg: partCol(5, f64), Quantile: 0.5, Type: f64},
-		{Kind: AggQuantileDisc, Arg: partCol(4, i64), Quantile: 0.25, Type: i64},
-		{Kind: AggAvg, Arg: call("+", partCol(5, f64), partCol(5, f64)), Type: f64},
-		{Kind: AggSum, Arg: call("*", partCol(0, i64), partCol(4, i64)), Type: i64},
-		{Kind: AggMax, Arg: call("*", partCol(6, dec), partCol(6, dec)), Type: coldata.DecimalOf(38, 4)},
-		{Kind: AggMin, Arg: &expr.Literal{Value: int64(7), T: i64}, Type: i64},
-		{Kind: AggSum, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Type: f64},
-		{Kind: AggCount, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Type: i64},
+	return []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: i64},
+		{Kind: opspec.AggCount, Arg: partCol(1, str), Type: i64},
+		{Kind: opspec.AggSum, Arg: partCol(4, i64), Type: i64},
+		{Kind: opspec.AggSum, Arg: partCol(3, bl), Type: i64},
+		{Kind: opspec.AggSum, Arg: partCol(5, f64), Type: f64},
+		{Kind: opspec.AggAvg, Arg: partCol(5, f64), Type: f64},
+		{Kind: opspec.AggAvg, Arg: partCol(4, i64), Type: f64},
+		{Kind: opspec.AggSum, Arg: partCol(6, dec), Type: expr.DecimalSumType(dec)},
+		{Kind: opspec.AggAvg, Arg: partCol(6, dec), Type: expr.DecimalAvgType(dec)},
+		{Kind: opspec.AggMin, Arg: partCol(6, dec), Type: dec},
+		{Kind: opspec.AggMax, Arg: partCol(6, dec), Type: dec},
+		{Kind: opspec.AggMin, Arg: partCol(4, i64), Type: i64},
+		{Kind: opspec.AggMax, Arg: partCol(0, i64), Type: i64},
+		{Kind: opspec.AggMin, Arg: partCol(1, str), Type: str},
+		{Kind: opspec.AggMax, Arg: partCol(1, str), Type: str},
+		{Kind: opspec.AggMax, Arg: partCol(3, bl), Type: bl},
+		{Kind: opspec.AggMin, Arg: partCol(3, bl), Type: bl},
+		{Kind: opspec.AggMin, Arg: partCol(2, f64), Type: f64}, // serial: -0 and 0
+		{Kind: opspec.AggMax, Arg: partCol(5, f64), Type: f64},
+		{Kind: opspec.AggVarPop, Arg: partCol(5, f64), Type: f64},
+		{Kind: opspec.AggVarSamp, Arg: partCol(2, f64), Type: f64},
+		{Kind: opspec.AggStddevPop, Arg: partCol(5, f64), Type: f64},
+		{Kind: opspec.AggStddevSamp, Arg: partCol(5, f64), Type: f64},
+		{Kind: opspec.AggCount, Arg: partCol(0, i64), Distinct: true, Type: i64},
+		{Kind: opspec.AggSum, Arg: partCol(1, str), Distinct: true, Type: f64},
+		{Kind: opspec.AggGroupConcat, Arg: partCol(1, str), Separator: ",", Order: []opspec.AggOrder{{Expr: partCol(1, str)}}, Type: str},
+		{Kind: opspec.AggQuantileCont, Arg: partCol(5, f64), Quantile: 0.5, Type: f64},
+		{Kind: opspec.AggQuantileDisc, Arg: partCol(4, i64), Quantile: 0.25, Type: i64},
+		{Kind: opspec.AggAvg, Arg: call("+", partCol(5, f64), partCol(5, f64)), Type: f64},
+		{Kind: opspec.AggSum, Arg: call("*", partCol(0, i64), partCol(4, i64)), Type: i64},
+		{Kind: opspec.AggMax, Arg: call("*", partCol(6, dec), partCol(6, dec)), Type: coldata.DecimalOf(38, 4)},
+		{Kind: opspec.AggMin, Arg: &expr.Literal{Value: int64(7), T: i64}, Type: i64},
+		{Kind: opspec.AggSum, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Type: f64},
+		{Kind: opspec.AggCount, Arg: &expr.Literal{Value: nil, T: coldata.Null}, Type: i64},
 	}
 }
 
@@ -106,13 +107,13 @@ func call(name string, args ...expr.Expr) expr.Expr {
 
 // runRangeAgg aggregates the batches with rangeRows replaced by rows (-1:
 // never in ranges), and rangeGroupsMax by groups when above 0.
-func runRangeAgg(batches []*coldata.Batch, keys []expr.Expr, aggs []AggSpec, rows, groups int, maxGroups int, memLimit uint64) ([]*coldata.Batch, bool, error) {
+func runRangeAgg(batches []*coldata.Batch, keys []expr.Expr, aggs []opspec.AggSpec, rows, groups int, maxGroups int, memLimit uint64) ([]*coldata.Batch, bool, error) {
 	return runRangeAggWeak(batches, keys, aggs, rows, groups, maxGroups, memLimit, false)
 }
 
 // runRangeAggWeak is runRangeAgg with weak hashes (colliding tags) when
 // weak is set.
-func runRangeAggWeak(batches []*coldata.Batch, keys []expr.Expr, aggs []AggSpec, rows, groups int, maxGroups int, memLimit uint64, weak bool) ([]*coldata.Batch, bool, error) {
+func runRangeAggWeak(batches []*coldata.Batch, keys []expr.Expr, aggs []opspec.AggSpec, rows, groups int, maxGroups int, memLimit uint64, weak bool) ([]*coldata.Batch, bool, error) {
 	h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: keys, Aggs: aggs, MaxGroups: maxGroups, MemoryLimit: memLimit}
 	h.partState.threshold = math.MaxInt // the single table
 	h.rangeRowsHook, h.rangeGroupsHook, h.weakHashHook, h.mergeWorkHook = rows, groups, weak, 100
@@ -244,9 +245,9 @@ func TestRangesThenParts(t *testing.T) {
 	rng := rand.New(rand.NewSource(21))
 	batches := rangeTestBatches(rng, 4, 3000, 8, false, false)
 	batches = append(batches, rangeTestBatches(rng, 6, 3000, 3000, false, false)...)
-	var aggs []AggSpec
+	var aggs []opspec.AggSpec
 	for _, spec := range rangeTestAggs(rangeTestType) {
-		if spec.Kind != AggGroupConcat && spec.Kind != AggQuantileCont && spec.Kind != AggQuantileDisc && !spec.Distinct {
+		if spec.Kind != opspec.AggGroupConcat && spec.Kind != opspec.AggQuantileCont && spec.Kind != opspec.AggQuantileDisc && !spec.Distinct {
 			aggs = append(aggs, spec) // those the parts take
 		}
 	}
@@ -276,19 +277,19 @@ func TestRangesThenParts(t *testing.T) {
 func TestRangeArgumentErrors(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	i64 := coldata.Int64
-	overflows := AggSpec{Kind: AggSum, Arg: call("*", partCol(4, i64), &expr.Literal{Value: int64(4), T: i64}), Type: i64}
-	sum := AggSpec{Kind: AggSum, Arg: partCol(4, i64), Type: i64}
-	count := AggSpec{Kind: AggCountStar, Type: i64}
+	overflows := opspec.AggSpec{Kind: opspec.AggSum, Arg: call("*", partCol(4, i64), &expr.Literal{Value: int64(4), T: i64}), Type: i64}
+	sum := opspec.AggSpec{Kind: opspec.AggSum, Arg: partCol(4, i64), Type: i64}
+	count := opspec.AggSpec{Kind: opspec.AggCountStar, Type: i64}
 	small := rangeTestBatches(rand.New(rand.NewSource(2)), 3, 3000, 8, false, false)
 	big := rangeTestBatches(rand.New(rand.NewSource(3)), 3, 3000, 8, true, false)
 	for _, tc := range []struct {
 		name    string
-		aggs    []AggSpec
+		aggs    []opspec.AggSpec
 		batches []*coldata.Batch
 	}{
-		{"evaluation first", []AggSpec{count, overflows, sum}, big},
-		{"overflow first", []AggSpec{sum, overflows, count}, big},
-		{"in a later batch", []AggSpec{count, overflows}, append(append([]*coldata.Batch{}, small...), big...)},
+		{"evaluation first", []opspec.AggSpec{count, overflows, sum}, big},
+		{"overflow first", []opspec.AggSpec{sum, overflows, count}, big},
+		{"in a later batch", []opspec.AggSpec{count, overflows}, append(append([]*coldata.Batch{}, small...), big...)},
 	} {
 		for kn, keys := range map[string][]expr.Expr{"none": nil, "int": {partCol(0, i64)}} {
 			t.Run(tc.name+"/"+kn, func(t *testing.T) {

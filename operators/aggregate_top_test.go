@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // topGroupsBy picks the groups a stable sort by value followed by a LIMIT
@@ -79,21 +80,21 @@ func TestHashAggregateTopMatchesFullSort(t *testing.T) {
 	s := &expr.ColumnRef{Index: 2, T: coldata.String}
 	for _, tc := range []struct {
 		name string
-		aggs []AggSpec
-		top  TopGroups
+		aggs []opspec.AggSpec
+		top  opspec.TopGroups
 		cut  bool
 	}{
-		{"count desc", []AggSpec{{Kind: AggCountStar, Type: coldata.Int64}, {Kind: AggSum, Arg: v, Type: coldata.Int64}, {Kind: AggAvg, Arg: v, Type: coldata.Float64}, {Kind: AggMin, Arg: v, Type: coldata.Int64}}, TopGroups{Agg: 0, Desc: true, Limit: 10}, true},
-		{"count(v) asc with offset", []AggSpec{{Kind: AggMax, Arg: v, Type: coldata.Int64}, {Kind: AggCount, Arg: v, Type: coldata.Int64}}, TopGroups{Agg: 1, Limit: 25}, true},
-		{"string MIN keeps every group", []AggSpec{{Kind: AggCountStar, Type: coldata.Int64}, {Kind: AggMin, Arg: s, Type: coldata.String}}, TopGroups{Agg: 0, Desc: true, Limit: 7}, false},
+		{"count desc", []opspec.AggSpec{{Kind: opspec.AggCountStar, Type: coldata.Int64}, {Kind: opspec.AggSum, Arg: v, Type: coldata.Int64}, {Kind: opspec.AggAvg, Arg: v, Type: coldata.Float64}, {Kind: opspec.AggMin, Arg: v, Type: coldata.Int64}}, opspec.TopGroups{Agg: 0, Desc: true, Limit: 10}, true},
+		{"count(v) asc with offset", []opspec.AggSpec{{Kind: opspec.AggMax, Arg: v, Type: coldata.Int64}, {Kind: opspec.AggCount, Arg: v, Type: coldata.Int64}}, opspec.TopGroups{Agg: 1, Limit: 25}, true},
+		{"string MIN keeps every group", []opspec.AggSpec{{Kind: opspec.AggCountStar, Type: coldata.Int64}, {Kind: opspec.AggMin, Arg: s, Type: coldata.String}}, opspec.TopGroups{Agg: 0, Desc: true, Limit: 7}, false},
 	} {
-		run := func(top *TopGroups, parts bool) ([]string, int) {
+		run := func(top *opspec.TopGroups, parts bool) ([]string, int) {
 			t.Helper()
 			h := &HashAggregate{Input: &Materialized{Batches: batches}, Keys: []expr.Expr{key}, Aggs: tc.aggs, Top: top}
 			if parts {
 				h.threshold = n / 2
 			}
-			sorted := &Sort{Input: h, Keys: []SortKey{{Col: 1 + tc.top.Agg, Desc: tc.top.Desc}}, NCols: 1 + len(tc.aggs), Limit: int64(tc.top.Limit)}
+			sorted := &Sort{Input: h, Keys: []opspec.SortKey{{Col: 1 + tc.top.Agg, Desc: tc.top.Desc}}, NCols: 1 + len(tc.aggs), Limit: int64(tc.top.Limit)}
 			if err := sorted.Open(ctx); err != nil {
 				t.Fatal(err)
 			}

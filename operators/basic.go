@@ -5,6 +5,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Scan produces stored batches, cut into slices of at most BatchSize rows and
@@ -31,7 +32,7 @@ func (s *Scan) Next(ctx context.Context) (*coldata.Batch, error) {
 			continue
 		}
 		lo := s.row
-		hi := min(lo+BatchSize, b.Len)
+		hi := min(lo+opspec.BatchSize, b.Len)
 		s.row = hi
 		cols := make([]*coldata.Vec, len(s.Cols))
 		for i, c := range s.Cols {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // distinctRows is the size of the COUNT(DISTINCT) benchmark table.
@@ -57,7 +58,7 @@ func cpuTime() time.Duration {
 // row count. Besides the time per run it reports the CPU time per run
 // (cpu-ms/op), which the other processes of a shared machine disturb
 // less.
-func benchDistinct(b *testing.B, keys []expr.Expr, aggs []AggSpec, wantRows int) {
+func benchDistinct(b *testing.B, keys []expr.Expr, aggs []opspec.AggSpec, wantRows int) {
 	data := hitsUsers()
 	b.ResetTimer()
 	cpu0 := cpuTime()
@@ -81,16 +82,16 @@ func benchDistinct(b *testing.B, keys []expr.Expr, aggs []AggSpec, wantRows int)
 
 // BenchmarkCountDistinctUsers: COUNT(DISTINCT UserID) (ClickBench Q5).
 func BenchmarkCountDistinctUsers(b *testing.B) {
-	benchDistinct(b, nil, []AggSpec{
-		{Kind: AggCount, Arg: partCol(1, coldata.Int64), Distinct: true, Type: coldata.Int64},
+	benchDistinct(b, nil, []opspec.AggSpec{
+		{Kind: opspec.AggCount, Arg: partCol(1, coldata.Int64), Distinct: true, Type: coldata.Int64},
 	}, 1)
 }
 
 // BenchmarkCountDistinctGrouped: GROUP BY RegionID, COUNT(DISTINCT
 // UserID) (ClickBench Q9 without its ORDER BY ... LIMIT).
 func BenchmarkCountDistinctGrouped(b *testing.B) {
-	benchDistinct(b, []expr.Expr{partCol(0, coldata.Int64)}, []AggSpec{
-		{Kind: AggCount, Arg: partCol(1, coldata.Int64), Distinct: true, Type: coldata.Int64},
+	benchDistinct(b, []expr.Expr{partCol(0, coldata.Int64)}, []opspec.AggSpec{
+		{Kind: opspec.AggCount, Arg: partCol(1, coldata.Int64), Distinct: true, Type: coldata.Int64},
 	}, 5000)
 }
 
@@ -111,8 +112,8 @@ func BenchmarkPairPartsStage(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			pp := newPairParts(2, grouped)
 			for i := 0; i < b.N; i++ {
-				for lo := 0; lo < data.Len; lo += BatchSize {
-					hi := min(lo+BatchSize, data.Len)
+				for lo := 0; lo < data.Len; lo += opspec.BatchSize {
+					hi := min(lo+opspec.BatchSize, data.Len)
 					pp.stageRange(0, gids[lo:hi], data.Cols[1].Ints[lo:hi], nil, 0, hi-lo)
 					pp.dropChunks()
 				}
@@ -150,8 +151,8 @@ func BenchmarkPairPartsInsert(b *testing.B) {
 						pp.flush(st, 1, 0)
 						flushing += time.Since(t0)
 					}
-					for lo := 0; lo < data.Len; lo += BatchSize {
-						hi := min(lo+BatchSize, data.Len)
+					for lo := 0; lo < data.Len; lo += opspec.BatchSize {
+						hi := min(lo+opspec.BatchSize, data.Len)
 						pp.stageRange(0, gids[lo:hi], data.Cols[1].Ints[lo:hi], nil, 0, hi-lo)
 						pp.staged += pp.rangeStaged[0]
 						staged += pp.rangeStaged[0]

@@ -8,6 +8,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // TestHashAggregateMatchesReference compares GROUP BY (no key, a nullable
@@ -44,18 +45,18 @@ func TestHashAggregateMatchesReference(t *testing.T) {
 		batches = append(batches, coldata.NewBatch([]*coldata.Vec{k1.Finish(), k2.Finish(), x.Finish(), f.Finish(), s.Finish()}, n))
 	}
 	xi, xf, xs := colRef(2, tInt), colRef(3, tFloat), colRef(4, tStr)
-	aggs := []operators.AggSpec{
-		{Kind: operators.AggCountStar, Type: tInt},
-		{Kind: operators.AggCount, Arg: xi, Type: tInt},
-		{Kind: operators.AggSum, Arg: xi, Type: tInt},
-		{Kind: operators.AggSum, Arg: xf, Type: tFloat},
-		{Kind: operators.AggAvg, Arg: xi, Type: tFloat},
-		{Kind: operators.AggMin, Arg: xi, Type: tInt},
-		{Kind: operators.AggMax, Arg: xf, Type: tFloat},
-		{Kind: operators.AggMin, Arg: xs, Type: tStr},
-		{Kind: operators.AggMax, Arg: xs, Type: tStr},
-		{Kind: operators.AggCount, Arg: xs, Distinct: true, Type: tInt},
-		{Kind: operators.AggSum, Arg: xi, Distinct: true, Type: tInt},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: tInt},
+		{Kind: opspec.AggCount, Arg: xi, Type: tInt},
+		{Kind: opspec.AggSum, Arg: xi, Type: tInt},
+		{Kind: opspec.AggSum, Arg: xf, Type: tFloat},
+		{Kind: opspec.AggAvg, Arg: xi, Type: tFloat},
+		{Kind: opspec.AggMin, Arg: xi, Type: tInt},
+		{Kind: opspec.AggMax, Arg: xf, Type: tFloat},
+		{Kind: opspec.AggMin, Arg: xs, Type: tStr},
+		{Kind: opspec.AggMax, Arg: xs, Type: tStr},
+		{Kind: opspec.AggCount, Arg: xs, Distinct: true, Type: tInt},
+		{Kind: opspec.AggSum, Arg: xi, Distinct: true, Type: tInt},
 	}
 	type acc struct {
 		star, cnt, sum, cntDist, sumDist int64
@@ -150,6 +151,6 @@ func TestHashAggregateNullTypedKeyBatch(t *testing.T) {
 		mkBatch(mkVec(tStr, "a", "b")),
 	)
 	agg := &operators.HashAggregate{Input: in, Keys: []expr.Expr{colRef(0, tStr)},
-		Aggs: []operators.AggSpec{{Kind: operators.AggCountStar, Type: tInt}}}
+		Aggs: []opspec.AggSpec{{Kind: opspec.AggCountStar, Type: tInt}}}
 	checkRows(t, "NULL-typed key batch", run(t, agg), [][]any{r("a", 2), r(nil, 3), r("b", 1)})
 }

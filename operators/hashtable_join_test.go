@@ -8,6 +8,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // TestHashJoinMatchesNestedLoop compares hash joins (inner and left, one
@@ -57,7 +58,7 @@ func TestHashJoinMatchesNestedLoop(t *testing.T) {
 		}
 		build := coldata.Concat(rbs, 3)
 		for _, nkeys := range []int{1, 2} {
-			for _, kind := range []operators.JoinKind{operators.InnerJoin, operators.LeftJoin} {
+			for _, kind := range []opspec.JoinKind{opspec.InnerJoin, opspec.LeftJoin} {
 				for ci, cond := range []struct {
 					e   func(t *testing.T) expr.Expr
 					ref condFn
@@ -87,20 +88,20 @@ func TestHashJoinMatchesNestedLoop(t *testing.T) {
 						var unmatched [][]any
 						for lr := 0; lr < lb.Len; lr++ {
 							matched := false
-							lk = operators.AppendRowKey(lk[:0], lb.Cols[:nkeys], lr)
+							lk = opspec.AppendRowKey(lk[:0], lb.Cols[:nkeys], lr)
 							nullKey := false
 							for _, c := range lb.Cols[:nkeys] {
 								nullKey = nullKey || c.IsNull(lr)
 							}
 							for rr := 0; rr < build.Len && !nullKey; rr++ {
-								rk = operators.AppendRowKey(rk[:0], build.Cols[:nkeys], rr)
+								rk = opspec.AppendRowKey(rk[:0], build.Cols[:nkeys], rr)
 								if string(lk) == string(rk) && cond.ref(lb, lr, build, rr) {
 									matched = true
 									want = append(want, r(lb.Cols[0].Value(lr), lb.Cols[1].Value(lr),
 										build.Cols[0].Value(rr), build.Cols[1].Value(rr), build.Cols[2].Value(rr)))
 								}
 							}
-							if !matched && kind == operators.LeftJoin {
+							if !matched && kind == opspec.LeftJoin {
 								unmatched = append(unmatched, r(lb.Cols[0].Value(lr), lb.Cols[1].Value(lr), nil, nil, nil))
 							}
 						}
@@ -127,14 +128,14 @@ func TestHashJoinNullTypedKeys(t *testing.T) {
 		{"NULL probe keys", nulls, ints, tNull, tInt},
 		{"NULL build keys", ints, nulls, tInt, tNull},
 	} {
-		for _, kind := range []operators.JoinKind{operators.InnerJoin, operators.LeftJoin} {
+		for _, kind := range []opspec.JoinKind{opspec.InnerJoin, opspec.LeftJoin} {
 			j := &operators.HashJoin{
 				Left: src(mkBatch(tc.left())), Right: src(mkBatch(tc.right())),
 				LeftKeys: []expr.Expr{colRef(0, tc.lt)}, RightKeys: []expr.Expr{colRef(0, tc.rt)},
 				Kind: kind, LeftCols: 1, RightTypes: []coldata.Type{tc.rt},
 			}
 			got := run(t, j)
-			if want := map[operators.JoinKind]int{operators.InnerJoin: 0, operators.LeftJoin: 3}[kind]; len(got) != want {
+			if want := map[opspec.JoinKind]int{opspec.InnerJoin: 0, opspec.LeftJoin: 3}[kind]; len(got) != want {
 				t.Errorf("%s, kind %d: %d rows, want %d", tc.name, kind, len(got), want)
 			}
 			for _, row := range got {

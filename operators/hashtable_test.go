@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // randKeyVec returns n random values of type t from a domain of about
@@ -107,7 +108,7 @@ func TestHashTableMatchesRowKeys(t *testing.T) {
 				}
 				var wantCreated []int32
 				for r := 0; r < n; r++ {
-					key = AppendRowKey(key[:0], vecs, r)
+					key = opspec.AppendRowKey(key[:0], vecs, r)
 					g, ok := ref[string(key)]
 					if !ok {
 						g = uint32(len(ref))
@@ -143,7 +144,7 @@ func TestHashTableMatchesRowKeys(t *testing.T) {
 				cols[i] = v
 			}
 			for g := 0; g < ht.n; g++ {
-				key = AppendRowKey(key[:0], cols, g)
+				key = opspec.AppendRowKey(key[:0], cols, g)
 				if ref[string(key)] != uint32(g) {
 					t.Fatalf("%s: stored key %d reads back as another key", name, g)
 				}

@@ -8,22 +8,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/memory"
-)
-
-// JoinKind is the kind of a join.
-type JoinKind uint8
-
-const (
-	// InnerJoin keeps matching pairs.
-	InnerJoin JoinKind = iota
-	// LeftJoin also keeps unmatched left rows, with NULL right columns.
-	LeftJoin
-	// SemiJoin keeps, once each, the left rows that match some right row
-	// (EXISTS); the output has the left columns only.
-	SemiJoin
-	// AntiJoin keeps the left rows that match no right row (NOT EXISTS),
-	// a NULL key matching nothing; the output has the left columns only.
-	AntiJoin
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // HashJoin joins Left and Right. Rows pair up when their equi-keys are equal
@@ -39,7 +24,7 @@ type HashJoin struct {
 	Left, Right         Operator
 	LeftKeys, RightKeys []expr.Expr
 	Cond                expr.Expr
-	Kind                JoinKind
+	Kind                opspec.JoinKind
 	LeftCols            int
 	RightTypes          []coldata.Type
 	// MaxBuildRows bounds the materialised right side (0: unbounded).
@@ -402,8 +387,8 @@ func (j *HashJoin) probe(ctx context.Context, w *probeState, lb *coldata.Batch) 
 		j.table.find(&w.find, w.keys, n, ids, w.workers(n))
 		clearNullIDs(w.keys, ids)
 	}
-	left := j.Kind != InnerJoin // unmatched rows matter
-	semi := j.Kind == SemiJoin || j.Kind == AntiJoin
+	left := j.Kind != opspec.InnerJoin // unmatched rows matter
+	semi := j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin
 	if left {
 		if cap(w.matched) < n {
 			w.matched = make([]bool, n)
@@ -500,7 +485,7 @@ func (j *HashJoin) finishBatch(w *probeState, lb *coldata.Batch, left, semi bool
 	if semi {
 		keep := w.keep[:0]
 		for r, m := range w.matched {
-			if m == (j.Kind == SemiJoin) {
+			if m == (j.Kind == opspec.SemiJoin) {
 				keep = append(keep, r)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // joinBuildRows is the size of the join benchmarks' build side.
@@ -62,7 +63,7 @@ func benchJoin(b *testing.B, kc int, kt coldata.Type) {
 			Left:     &operators.Scan{Batches: []*coldata.Batch{d.probe}, Cols: []int{kc, 2}},
 			Right:    &operators.Scan{Batches: []*coldata.Batch{d.build}, Cols: []int{kc, 2}},
 			LeftKeys: []expr.Expr{colRef(0, kt)}, RightKeys: []expr.Expr{colRef(0, kt)},
-			Kind: operators.InnerJoin, LeftCols: 2, RightTypes: []coldata.Type{kt, tInt},
+			Kind: opspec.InnerJoin, LeftCols: 2, RightTypes: []coldata.Type{kt, tInt},
 		}
 		ctx := context.Background()
 		if err := j.Open(ctx); err != nil {

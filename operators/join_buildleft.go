@@ -6,6 +6,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/memory"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // A semi or anti join hashes its right input and streams its left one,
@@ -28,7 +29,7 @@ const (
 // join builds its right side; a semi or anti join first reads ahead to
 // choose which side to hash.
 func (j *HashJoin) begin(ctx context.Context) error {
-	if (j.Kind != SemiJoin && j.Kind != AntiJoin) || len(j.LeftKeys) == 0 {
+	if (j.Kind != opspec.SemiJoin && j.Kind != opspec.AntiJoin) || len(j.LeftKeys) == 0 {
 		return j.buildSide(ctx)
 	}
 	lrows := 0
@@ -116,7 +117,7 @@ func (j *HashJoin) nextBuildLeft(ctx context.Context) (*coldata.Batch, error) {
 		return nil, err
 	}
 	j.done = true
-	want := j.Kind == SemiJoin
+	want := j.Kind == opspec.SemiJoin
 	var keep []int
 	for r, m := range j.lmatched {
 		if m == want {

@@ -13,6 +13,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // TestHashJoinParallelProbe probes many left batches of uneven sizes on
@@ -41,7 +42,7 @@ func TestHashJoinParallelProbe(t *testing.T) {
 		{"many right batches", batches(3, 60, 300), batches(40, 200, 300)},
 	}
 	types := []coldata.Type{tInt, tStr, tFloat, tBool, tInt}
-	kinds := []operators.JoinKind{operators.InnerJoin, operators.LeftJoin, operators.SemiJoin, operators.AntiJoin}
+	kinds := []opspec.JoinKind{opspec.InnerJoin, opspec.LeftJoin, opspec.SemiJoin, opspec.AntiJoin}
 	for _, ds := range sets {
 		lbs, rbs := ds.lbs, ds.rbs
 		build := coldata.Concat(rbs, len(types))
@@ -114,7 +115,7 @@ func TestHashJoinParallelProbeFailures(t *testing.T) {
 	join := func(left operators.Operator) *operators.HashJoin {
 		return &operators.HashJoin{
 			Left: left, Right: src(build), LeftKeys: []expr.Expr{colRef(0, tInt)}, RightKeys: []expr.Expr{colRef(0, tInt)},
-			Kind: operators.SemiJoin, LeftCols: len(types), RightTypes: types, Parallel: true,
+			Kind: opspec.SemiJoin, LeftCols: len(types), RightTypes: types, Parallel: true,
 		}
 	}
 
@@ -153,7 +154,7 @@ func TestHashJoinParallelProbeFailures(t *testing.T) {
 		j := &operators.HashJoin{
 			Left: src(mkBatch(mkVec(tInt, 2))), Right: &failOp{batches: 25, nextErr: boom},
 			LeftKeys: []expr.Expr{colRef(0, tInt)}, RightKeys: []expr.Expr{colRef(0, tInt)},
-			Kind: operators.AntiJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt}, Parallel: true,
+			Kind: opspec.AntiJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt}, Parallel: true,
 		}
 		if err := j.Open(ctx); err != nil {
 			t.Fatal(err)

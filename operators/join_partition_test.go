@@ -10,6 +10,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // joinTestBatch returns n rows of (k1 BIGINT, k2 VARCHAR, k3 DOUBLE, k4
@@ -59,7 +60,7 @@ func joinTestBatch(rng *rand.Rand, n, domain int, perm *[]int, nulls bool) *cold
 // left batch, for inner and left joins the matching pairs in left row
 // order and build order, then (left join) the unmatched left rows; for
 // semi and anti joins the left rows kept, in order. cond filters pairs.
-func nestedJoinRef(lbs []*coldata.Batch, build *coldata.Batch, keys []int, kind operators.JoinKind, cond func(l *coldata.Batch, lr, rr int) bool) [][]any {
+func nestedJoinRef(lbs []*coldata.Batch, build *coldata.Batch, keys []int, kind opspec.JoinKind, cond func(l *coldata.Batch, lr, rr int) bool) [][]any {
 	keyCols := func(b *coldata.Batch) []*coldata.Vec {
 		var cs []*coldata.Vec
 		for _, k := range keys {
@@ -81,7 +82,7 @@ func nestedJoinRef(lbs []*coldata.Batch, build *coldata.Batch, keys []int, kind 
 	bcols := keyCols(build)
 	for rr := 0; rr < build.Len; rr++ {
 		if !nullKey(build, rr) {
-			k := string(operators.AppendRowKey(nil, bcols, rr))
+			k := string(opspec.AppendRowKey(nil, bcols, rr))
 			byKey[k] = append(byKey[k], rr)
 		}
 	}
@@ -103,20 +104,20 @@ func nestedJoinRef(lbs []*coldata.Batch, build *coldata.Batch, keys []int, kind 
 		for lr := 0; lr < lb.Len; lr++ {
 			matched := false
 			if !nullKey(lb, lr) {
-				for _, rr := range byKey[string(operators.AppendRowKey(nil, lcols, lr))] {
+				for _, rr := range byKey[string(opspec.AppendRowKey(nil, lcols, lr))] {
 					if !cond(lb, lr, rr) {
 						continue
 					}
 					matched = true
-					if kind == operators.InnerJoin || kind == operators.LeftJoin {
+					if kind == opspec.InnerJoin || kind == opspec.LeftJoin {
 						want = append(want, append(row(lb, lr), row(build, rr)...))
 					}
 				}
 			}
 			switch {
-			case kind == operators.LeftJoin && !matched:
+			case kind == opspec.LeftJoin && !matched:
 				unmatched = append(unmatched, append(row(lb, lr), row(build, -1)...))
-			case kind == operators.SemiJoin && matched, kind == operators.AntiJoin && !matched:
+			case kind == opspec.SemiJoin && matched, kind == opspec.AntiJoin && !matched:
 				want = append(want, row(lb, lr))
 			}
 		}
@@ -141,7 +142,7 @@ func TestHashJoinPartitioned(t *testing.T) {
 		{1 << 40, 1 << 15, 1 << 12, 16, 3}, // one table, parallel gathers
 	}
 	keySets := [][]int{{0}, {1}, {2}, {0, 1}, {2, 3}}
-	kinds := []operators.JoinKind{operators.InnerJoin, operators.LeftJoin, operators.SemiJoin, operators.AntiJoin}
+	kinds := []opspec.JoinKind{opspec.InnerJoin, opspec.LeftJoin, opspec.SemiJoin, opspec.AntiJoin}
 	rng := rand.New(rand.NewSource(7))
 	type dataset struct {
 		name     string

@@ -9,6 +9,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // scaleJoinData is one size of the scaling join benchmarks: a build side
@@ -89,7 +90,7 @@ func scaleJoinTables(buildRows, dup int, strs bool) *scaleJoinData {
 
 // runScaleJoin joins probe (or nothing, to time the build alone) with
 // build on key column kc and returns the output rows.
-func runScaleJoin(b *testing.B, d *scaleJoinData, kc int, kt coldata.Type, kind operators.JoinKind, buildOnly bool) int {
+func runScaleJoin(b *testing.B, d *scaleJoinData, kc int, kt coldata.Type, kind opspec.JoinKind, buildOnly bool) int {
 	var left operators.Operator = &operators.Scan{Batches: []*coldata.Batch{d.probe}, Cols: []int{kc, 2}}
 	if buildOnly {
 		left = &operators.Scan{Cols: []int{kc, 2}}
@@ -130,20 +131,20 @@ func BenchmarkHashJoinScale(b *testing.B) {
 		name      string
 		rows, dup int
 		strs      bool
-		kind      operators.JoinKind
+		kind      opspec.JoinKind
 		buildOnly bool
 	}{
-		{"int/unique/1M", 1 << 20, 1, false, operators.InnerJoin, false},
-		{"int/unique/1M/build", 1 << 20, 1, false, operators.InnerJoin, true},
-		{"int/unique/4M", 4 << 20, 1, false, operators.InnerJoin, false},
-		{"int/unique/4M/build", 4 << 20, 1, false, operators.InnerJoin, true},
-		{"int/unique/8M", 8 << 20, 1, false, operators.InnerJoin, false},
-		{"int/unique/8M/build", 8 << 20, 1, false, operators.InnerJoin, true},
-		{"int/dup4/4M", 4 << 20, 4, false, operators.InnerJoin, false},
-		{"int/dup4/4M/semi", 4 << 20, 4, false, operators.SemiJoin, false},
-		{"int/dup4/4M/build", 4 << 20, 4, false, operators.InnerJoin, true},
-		{"string/unique/1M", 1 << 20, 1, true, operators.InnerJoin, false},
-		{"string/unique/1M/build", 1 << 20, 1, true, operators.InnerJoin, true},
+		{"int/unique/1M", 1 << 20, 1, false, opspec.InnerJoin, false},
+		{"int/unique/1M/build", 1 << 20, 1, false, opspec.InnerJoin, true},
+		{"int/unique/4M", 4 << 20, 1, false, opspec.InnerJoin, false},
+		{"int/unique/4M/build", 4 << 20, 1, false, opspec.InnerJoin, true},
+		{"int/unique/8M", 8 << 20, 1, false, opspec.InnerJoin, false},
+		{"int/unique/8M/build", 8 << 20, 1, false, opspec.InnerJoin, true},
+		{"int/dup4/4M", 4 << 20, 4, false, opspec.InnerJoin, false},
+		{"int/dup4/4M/semi", 4 << 20, 4, false, opspec.SemiJoin, false},
+		{"int/dup4/4M/build", 4 << 20, 4, false, opspec.InnerJoin, true},
+		{"string/unique/1M", 1 << 20, 1, true, opspec.InnerJoin, false},
+		{"string/unique/1M/build", 1 << 20, 1, true, opspec.InnerJoin, true},
 	}
 	for _, c := range cases {
 		for _, path := range []string{"flat", "part"} {
@@ -154,11 +155,11 @@ func BenchmarkHashJoinScale(b *testing.B) {
 
 // benchScaleCase runs one case of BenchmarkHashJoinScale, with one hash
 // table (flat) or the radix-partitioned build.
-func benchScaleCase(b *testing.B, name string, flat bool, rows, dup int, strs bool, kind operators.JoinKind, buildOnly bool) {
+func benchScaleCase(b *testing.B, name string, flat bool, rows, dup int, strs bool, kind opspec.JoinKind, buildOnly bool) {
 	c := struct {
 		rows, dup int
 		strs      bool
-		kind      operators.JoinKind
+		kind      opspec.JoinKind
 		buildOnly bool
 	}{rows, dup, strs, kind, buildOnly}
 	{
@@ -175,7 +176,7 @@ func benchScaleCase(b *testing.B, name string, flat bool, rows, dup int, strs bo
 			switch {
 			case c.buildOnly:
 				want = 0
-			case c.kind == operators.SemiJoin:
+			case c.kind == opspec.SemiJoin:
 				want = d.hits
 			}
 			b.ResetTimer()

@@ -19,6 +19,7 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // newAggTable is 2^20 random rows: km, a key of about 200,000 groups
@@ -224,12 +225,12 @@ func deviceVarianceBatches(t *testing.T, data *coldata.Batch) {
 		return &expr.ColumnRef{Index: i, Name: newAggNames[i], T: data.Cols[i].Type}
 	}
 	d, big := ref(3), ref(4)
-	aggs := []operators.AggSpec{
-		{Kind: operators.AggVarPop, Arg: d, Type: coldata.Float64},
-		{Kind: operators.AggVarSamp, Arg: big, Type: coldata.Float64},
-		{Kind: operators.AggStddevPop, Arg: big, Type: coldata.Float64},
-		{Kind: operators.AggStddevSamp, Arg: d, Type: coldata.Float64},
-		{Kind: operators.AggCountStar, Type: coldata.Int64},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggVarPop, Arg: d, Type: coldata.Float64},
+		{Kind: opspec.AggVarSamp, Arg: big, Type: coldata.Float64},
+		{Kind: opspec.AggStddevPop, Arg: big, Type: coldata.Float64},
+		{Kind: opspec.AggStddevSamp, Arg: d, Type: coldata.Float64},
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
 	}
 	for _, keys := range [][]int{{0}, {1}, nil} {
 		w, g := aggregateBothWays(t, rt, parts, ref, keys, aggs, nil)
@@ -251,8 +252,8 @@ func deviceVarianceBatches(t *testing.T, data *coldata.Batch) {
 // their references) with HashAggregate and with DeviceHashAggregate over
 // the parts uploaded as separate device batches, and returns both answers
 // as rows sorted by the keys (CPU first).
-func aggregateBothWays(t *testing.T, rt *operators.GPURuntime, parts []*coldata.Batch, ref func(int) *expr.ColumnRef,
-	keys []int, aggs []operators.AggSpec, stats *operators.Stats) (want, got [][]any) {
+func aggregateBothWays(t *testing.T, rt *operators.DeviceRuntime, parts []*coldata.Batch, ref func(int) *expr.ColumnRef,
+	keys []int, aggs []opspec.AggSpec, stats *operators.Stats) (want, got [][]any) {
 	t.Helper()
 	ctx := context.Background()
 	var keyExprs []expr.Expr

@@ -13,6 +13,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Operator is the interface every physical operator implements.
@@ -119,7 +120,7 @@ type selectionSource interface {
 // operator. Only outputs with several columns besides the keys gain: the
 // keys are gathered on the consumer's goroutine, where the filter's
 // workers gathered every column in parallel. Call it before Open.
-func SelectRowsOf(op Operator, keys []SortKey) bool {
+func SelectRowsOf(op Operator, keys []opspec.SortKey) bool {
 	var keyCols []int
 	for _, k := range keys {
 		if !slices.Contains(keyCols, k.Col) {
@@ -223,8 +224,3 @@ func Drain(ctx context.Context, op Operator) ([]*coldata.Batch, error) {
 	}
 	return out, op.Close()
 }
-
-// BatchSize is the number of rows the CPU operators aim for per batch: big
-// enough to amortise per-batch work, small enough for intermediate vectors
-// to stay in cache. A multiple of 8 so slices share validity bitmaps.
-const BatchSize = 1 << 16

@@ -14,6 +14,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 var (
@@ -139,7 +140,7 @@ func seqInts(lo, n int) *coldata.Vec {
 }
 
 func TestScan(t *testing.T) {
-	n := 2*operators.BatchSize + 5
+	n := 2*opspec.BatchSize + 5
 	ints := seqInts(0, n)
 	sb := coldata.NewBuilder(tStr, n)
 	for i := 0; i < n; i++ {
@@ -164,15 +165,15 @@ func TestScan(t *testing.T) {
 			t.Fatalf("columns not selected in order: %d cols", len(b.Cols))
 		}
 	}
-	if !reflect.DeepEqual(lens, []int{operators.BatchSize, operators.BatchSize, 5, 1}) {
+	if !reflect.DeepEqual(lens, []int{opspec.BatchSize, opspec.BatchSize, 5, 1}) {
 		t.Errorf("batch sizes %v", lens)
 	}
 	// Slicing shares data.
-	if &bs[1].Cols[1].Ints[0] != &ints.Ints[operators.BatchSize] {
+	if &bs[1].Cols[1].Ints[0] != &ints.Ints[opspec.BatchSize] {
 		t.Errorf("scan copied the second slice")
 	}
 	rows := rowsOf(bs)
-	for _, i := range []int{0, 1, operators.BatchSize, operators.BatchSize + 10, n - 1} {
+	for _, i := range []int{0, 1, opspec.BatchSize, opspec.BatchSize + 10, n - 1} {
 		var want any = fmt.Sprint(i)
 		if i%10 == 0 {
 			want = nil
@@ -328,19 +329,19 @@ func TestSort(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		keys []operators.SortKey
+		keys []opspec.SortKey
 		want [][]any
 	}{
-		{"k asc (nulls first, stable)", []operators.SortKey{{Col: 0}}, [][]any{
+		{"k asc (nulls first, stable)", []opspec.SortKey{{Col: 0}}, [][]any{
 			r(nil, "x", 1), r(nil, "y", 5), r(1, nil, 2), r(1, "c", 4), r(1, "c", 6), r(1, nil, 8),
 			r(2, "b", 0), r(2, "a", 3), r(2, "b", 7)}},
-		{"k desc (nulls last, stable)", []operators.SortKey{{Col: 0, Desc: true}}, [][]any{
+		{"k desc (nulls last, stable)", []opspec.SortKey{{Col: 0, Desc: true}}, [][]any{
 			r(2, "b", 0), r(2, "a", 3), r(2, "b", 7), r(1, nil, 2), r(1, "c", 4), r(1, "c", 6), r(1, nil, 8),
 			r(nil, "x", 1), r(nil, "y", 5)}},
-		{"k asc, s desc", []operators.SortKey{{Col: 0}, {Col: 1, Desc: true}}, [][]any{
+		{"k asc, s desc", []opspec.SortKey{{Col: 0}, {Col: 1, Desc: true}}, [][]any{
 			r(nil, "y", 5), r(nil, "x", 1), r(1, "c", 4), r(1, "c", 6), r(1, nil, 2), r(1, nil, 8),
 			r(2, "b", 0), r(2, "b", 7), r(2, "a", 3)}},
-		{"s asc, seq desc", []operators.SortKey{{Col: 1}, {Col: 2, Desc: true}}, [][]any{
+		{"s asc, seq desc", []opspec.SortKey{{Col: 1}, {Col: 2, Desc: true}}, [][]any{
 			r(1, nil, 8), r(1, nil, 2), r(2, "a", 3), r(2, "b", 7), r(2, "b", 0), r(1, "c", 6), r(1, "c", 4),
 			r(nil, "x", 1), r(nil, "y", 5)}},
 	} {
@@ -351,26 +352,26 @@ func TestSort(t *testing.T) {
 
 	// Floats and booleans; constant columns.
 	fs := &operators.Sort{Input: src(mkBatch(mkVec(tFloat, 2.5, -1.0, nil, 0.0), mkVec(tBool, true, false, true, nil), coldata.NewConst(tStr, "c", 4))),
-		Keys: []operators.SortKey{{Col: 0, Desc: true}}, NCols: 3}
+		Keys: []opspec.SortKey{{Col: 0, Desc: true}}, NCols: 3}
 	checkRows(t, "floats desc", run(t, fs), [][]any{r(2.5, true, "c"), r(0.0, nil, "c"), r(-1.0, false, "c"), r(nil, true, "c")})
-	bs := &operators.Sort{Input: src(mkBatch(mkVec(tBool, true, false, nil, true), seqInts(0, 4))), Keys: []operators.SortKey{{Col: 0}}, NCols: 2}
+	bs := &operators.Sort{Input: src(mkBatch(mkVec(tBool, true, false, nil, true), seqInts(0, 4))), Keys: []opspec.SortKey{{Col: 0}}, NCols: 2}
 	checkRows(t, "bools", run(t, bs), [][]any{r(nil, 2), r(false, 1), r(true, 0), r(true, 3)})
 
 	// Empty input.
-	checkRows(t, "empty", run(t, &operators.Sort{Input: src(), Keys: []operators.SortKey{{Col: 0}}, NCols: 1}), nil)
+	checkRows(t, "empty", run(t, &operators.Sort{Input: src(), Keys: []opspec.SortKey{{Col: 0}}, NCols: 1}), nil)
 
 	// Output is cut into batches of BatchSize.
-	n := operators.BatchSize + 100
+	n := opspec.BatchSize + 100
 	b := coldata.NewBuilder(tInt, n)
 	for i := 0; i < n; i++ {
 		b.AppendInt(int64((i * 7919) % n))
 	}
-	big := &operators.Sort{Input: src(mkBatch(b.Finish())), Keys: []operators.SortKey{{Col: 0}}, NCols: 1}
+	big := &operators.Sort{Input: src(mkBatch(b.Finish())), Keys: []opspec.SortKey{{Col: 0}}, NCols: 1}
 	out, err := operators.Drain(context.Background(), big)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 2 || out[0].Len != operators.BatchSize || out[1].Len != 100 {
+	if len(out) != 2 || out[0].Len != opspec.BatchSize || out[1].Len != 100 {
 		t.Fatalf("sorted output in %d batches", len(out))
 	}
 	for i, row := range rowsOf(out) {
@@ -395,10 +396,10 @@ func TestSortLimit(t *testing.T) {
 		sb.AppendBytes([]byte(fmt.Sprintf("s%d", rng.Intn(7))))
 	}
 	batch := mkBatch(kb.Finish(), sb.Finish(), seqInts(0, n))
-	for _, keys := range [][]operators.SortKey{
+	for _, keys := range [][]opspec.SortKey{
 		{{Col: 0}},
 		{{Col: 0, Desc: true}},
-		{{Col: 1}, {Col: 0, Desc: true, Nulls: operators.NullsFirst}},
+		{{Col: 1}, {Col: 0, Desc: true, Nulls: opspec.NullsFirst}},
 	} {
 		full := run(t, &operators.Sort{Input: src(batch), Keys: keys, NCols: 3})
 		for _, limit := range []int64{1, 7, 100, 2499, 2500, 4999, 6000} {
@@ -429,7 +430,7 @@ func TestCompareValues(t *testing.T) {
 		{mkVec(tStr, "a "), mkVec(tStr, "a"), 1},
 		{mkVec(tBool, true), coldata.NewConst(tBool, false, 1), 1},
 	} {
-		if got := operators.CompareValues(tc.a, 0, tc.b, 0); got != tc.want {
+		if got := opspec.CompareValues(tc.a, 0, tc.b, 0); got != tc.want {
 			t.Errorf("CompareValues(%v, %v) = %d, want %d", tc.a.Value(0), tc.b.Value(0), got, tc.want)
 		}
 	}
@@ -456,21 +457,21 @@ func TestDistinct(t *testing.T) {
 
 func TestAggResultType(t *testing.T) {
 	for _, tc := range []struct {
-		k    operators.AggKind
+		k    opspec.AggKind
 		arg  coldata.Type
 		want coldata.Type
 	}{
-		{operators.AggCountStar, coldata.Null, tInt},
-		{operators.AggCount, tStr, tInt},
-		{operators.AggSum, tInt, tInt},
-		{operators.AggSum, tBool, tInt},
-		{operators.AggSum, tFloat, tFloat},
-		{operators.AggAvg, tInt, tFloat},
-		{operators.AggMin, tStr, tStr},
-		{operators.AggMax, tBool, tBool},
-		{operators.AggGroupConcat, tInt, tStr},
+		{opspec.AggCountStar, coldata.Null, tInt},
+		{opspec.AggCount, tStr, tInt},
+		{opspec.AggSum, tInt, tInt},
+		{opspec.AggSum, tBool, tInt},
+		{opspec.AggSum, tFloat, tFloat},
+		{opspec.AggAvg, tInt, tFloat},
+		{opspec.AggMin, tStr, tStr},
+		{opspec.AggMax, tBool, tBool},
+		{opspec.AggGroupConcat, tInt, tStr},
 	} {
-		if got := operators.AggResultType(tc.k, tc.arg); got != tc.want {
+		if got := opspec.AggResultType(tc.k, tc.arg); got != tc.want {
 			t.Errorf("AggResultType(%d, %s) = %s, want %s", tc.k, tc.arg, got, tc.want)
 		}
 	}
@@ -487,66 +488,66 @@ func TestHashAggregate(t *testing.T) {
 		)
 	}
 	g, x, f, s, bcol := colRef(0, tStr), colRef(1, tInt), colRef(2, tFloat), colRef(3, tStr), colRef(4, tBool)
-	spec := func(k operators.AggKind, arg expr.Expr) operators.AggSpec {
+	spec := func(k opspec.AggKind, arg expr.Expr) opspec.AggSpec {
 		var at coldata.Type
 		if arg != nil {
 			at = arg.Type()
 		}
-		return operators.AggSpec{Kind: k, Arg: arg, Type: operators.AggResultType(k, at)}
+		return opspec.AggSpec{Kind: k, Arg: arg, Type: opspec.AggResultType(k, at)}
 	}
-	distinct := func(a operators.AggSpec) operators.AggSpec { a.Distinct = true; return a }
-	gc := func(arg expr.Expr, sep string, order ...operators.AggOrder) operators.AggSpec {
-		a := spec(operators.AggGroupConcat, arg)
+	distinct := func(a opspec.AggSpec) opspec.AggSpec { a.Distinct = true; return a }
+	gc := func(arg expr.Expr, sep string, order ...opspec.AggOrder) opspec.AggSpec {
+		a := spec(opspec.AggGroupConcat, arg)
 		a.Separator, a.Order = sep, order
 		return a
 	}
 	for _, tc := range []struct {
 		name string
 		keys []expr.Expr
-		aggs []operators.AggSpec
+		aggs []opspec.AggSpec
 		want [][]any
 	}{
-		{"count star, count, sum, avg by g", []expr.Expr{g}, []operators.AggSpec{
-			spec(operators.AggCountStar, nil), spec(operators.AggCount, x), spec(operators.AggSum, x), spec(operators.AggAvg, x), spec(operators.AggSum, f)},
+		{"count star, count, sum, avg by g", []expr.Expr{g}, []opspec.AggSpec{
+			spec(opspec.AggCountStar, nil), spec(opspec.AggCount, x), spec(opspec.AggSum, x), spec(opspec.AggAvg, x), spec(opspec.AggSum, f)},
 			[][]any{
 				r("a", 3, 3, 5, 5.0/3, 2.0),
 				r("b", 2, 1, 10, 10.0, 5.0),
 				r(nil, 2, 1, 7, 7.0, 2.0),
 				r("c", 1, 0, nil, nil, nil),
 			}},
-		{"min/max of every type", []expr.Expr{g}, []operators.AggSpec{
-			spec(operators.AggMin, x), spec(operators.AggMax, x), spec(operators.AggMin, f), spec(operators.AggMax, f),
-			spec(operators.AggMin, s), spec(operators.AggMax, s), spec(operators.AggMin, bcol), spec(operators.AggMax, bcol)},
+		{"min/max of every type", []expr.Expr{g}, []opspec.AggSpec{
+			spec(opspec.AggMin, x), spec(opspec.AggMax, x), spec(opspec.AggMin, f), spec(opspec.AggMax, f),
+			spec(opspec.AggMin, s), spec(opspec.AggMax, s), spec(opspec.AggMin, bcol), spec(opspec.AggMax, bcol)},
 			[][]any{
 				r("a", 1, 2, 0.5, 1.5, "p", "r", false, true),
 				r("b", 10, 10, 1.0, 4.0, "yy", "zz", false, true),
 				r(nil, 7, 7, 2.0, 2.0, "n", "n", nil, nil),
 				r("c", nil, nil, nil, nil, nil, nil, nil, nil),
 			}},
-		{"distinct aggregates", []expr.Expr{g}, []operators.AggSpec{
-			distinct(spec(operators.AggCount, x)), distinct(spec(operators.AggSum, x)), distinct(spec(operators.AggAvg, x)),
-			distinct(gc(fn(t, "cast_to_varchar", x), ",", operators.AggOrder{Expr: x}))},
+		{"distinct aggregates", []expr.Expr{g}, []opspec.AggSpec{
+			distinct(spec(opspec.AggCount, x)), distinct(spec(opspec.AggSum, x)), distinct(spec(opspec.AggAvg, x)),
+			distinct(gc(fn(t, "cast_to_varchar", x), ",", opspec.AggOrder{Expr: x}))},
 			[][]any{
 				r("a", 2, 3, 1.5, "1,2"),
 				r("b", 1, 10, 10.0, "10"),
 				r(nil, 1, 7, 7.0, "7"),
 				r("c", 0, nil, nil, nil),
 			}},
-		{"group_concat order and separator", []expr.Expr{g}, []operators.AggSpec{
-			gc(s, ","), gc(s, " | ", operators.AggOrder{Expr: x, Desc: true}), gc(s, "", operators.AggOrder{Expr: f}),
-			gc(s, "-", operators.AggOrder{Expr: bcol}, operators.AggOrder{Expr: s, Desc: true})},
+		{"group_concat order and separator", []expr.Expr{g}, []opspec.AggSpec{
+			gc(s, ","), gc(s, " | ", opspec.AggOrder{Expr: x, Desc: true}), gc(s, "", opspec.AggOrder{Expr: f}),
+			gc(s, "-", opspec.AggOrder{Expr: bcol}, opspec.AggOrder{Expr: s, Desc: true})},
 			[][]any{
 				r("a", "p,q,r", "q | r | p", "qpr", "q-r-p"),
 				r("b", "zz,yy", "zz | yy", "zzyy", "zz-yy"),
 				r(nil, "n", "n", "n", "n"),
 				r("c", nil, nil, nil, nil),
 			}},
-		{"no keys", nil, []operators.AggSpec{
-			spec(operators.AggCountStar, nil), spec(operators.AggCount, f), spec(operators.AggSum, x), spec(operators.AggMax, s), gc(g, ";")},
+		{"no keys", nil, []opspec.AggSpec{
+			spec(opspec.AggCountStar, nil), spec(opspec.AggCount, f), spec(opspec.AggSum, x), spec(opspec.AggMax, s), gc(g, ";")},
 			[][]any{r(8, 5, 22, "zz", "a;b;a;b;a;c")}},
-		{"two keys with NULLs", []expr.Expr{g, bcol}, []operators.AggSpec{spec(operators.AggCountStar, nil)},
+		{"two keys with NULLs", []expr.Expr{g, bcol}, []opspec.AggSpec{spec(opspec.AggCountStar, nil)},
 			[][]any{r("a", true, 2), r("b", false, 1), r("a", false, 1), r(nil, nil, 2), r("b", true, 1), r("c", nil, 1)}},
-		{"expression key", []expr.Expr{fn(t, "is_null", x)}, []operators.AggSpec{spec(operators.AggSum, f)},
+		{"expression key", []expr.Expr{fn(t, "is_null", x)}, []opspec.AggSpec{spec(opspec.AggSum, f)},
 			[][]any{r(false, 5.0), r(true, 4.0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -555,35 +556,35 @@ func TestHashAggregate(t *testing.T) {
 	}
 
 	// Empty input: one row without keys (COUNT 0, others NULL); none with keys.
-	emptyAggs := []operators.AggSpec{spec(operators.AggCountStar, nil), spec(operators.AggCount, x), spec(operators.AggSum, x),
-		spec(operators.AggAvg, x), spec(operators.AggMin, s), gc(s, ",")}
+	emptyAggs := []opspec.AggSpec{spec(opspec.AggCountStar, nil), spec(opspec.AggCount, x), spec(opspec.AggSum, x),
+		spec(opspec.AggAvg, x), spec(opspec.AggMin, s), gc(s, ",")}
 	checkRows(t, "empty, no keys", run(t, &operators.HashAggregate{Input: src(), Aggs: emptyAggs}), [][]any{r(0, 0, nil, nil, nil, nil)})
 	checkRows(t, "empty, keys", run(t, &operators.HashAggregate{Input: src(), Keys: []expr.Expr{g}, Aggs: emptyAggs}), nil)
 
 	// SUM of BIGINT overflows with an error, in both directions; SUM of
 	// doubles does not.
 	for _, vals := range [][]any{{int64(math.MaxInt64), 1}, {int64(math.MinInt64), -1}, {int64(math.MaxInt64 - 5), 3, 3}} {
-		agg := &operators.HashAggregate{Input: src(mkBatch(mkVec(tInt, vals...))), Aggs: []operators.AggSpec{spec(operators.AggSum, colRef(0, tInt))}}
+		agg := &operators.HashAggregate{Input: src(mkBatch(mkVec(tInt, vals...))), Aggs: []opspec.AggSpec{spec(opspec.AggSum, colRef(0, tInt))}}
 		if _, err := operators.Drain(context.Background(), agg); err == nil || !strings.Contains(err.Error(), "out of range") {
 			t.Errorf("SUM%v: error %v", vals, err)
 		}
 	}
-	sumOK := &operators.HashAggregate{Input: src(mkBatch(mkVec(tInt, int64(math.MaxInt64), -1, 1))), Aggs: []operators.AggSpec{spec(operators.AggSum, colRef(0, tInt))}}
+	sumOK := &operators.HashAggregate{Input: src(mkBatch(mkVec(tInt, int64(math.MaxInt64), -1, 1))), Aggs: []opspec.AggSpec{spec(opspec.AggSum, colRef(0, tInt))}}
 	checkRows(t, "SUM near the limit", run(t, sumOK), [][]any{r(int64(math.MaxInt64))})
-	avgBig := &operators.HashAggregate{Input: src(mkBatch(mkVec(tInt, int64(math.MaxInt64), int64(math.MaxInt64)))), Aggs: []operators.AggSpec{spec(operators.AggAvg, colRef(0, tInt))}}
+	avgBig := &operators.HashAggregate{Input: src(mkBatch(mkVec(tInt, int64(math.MaxInt64), int64(math.MaxInt64)))), Aggs: []opspec.AggSpec{spec(opspec.AggAvg, colRef(0, tInt))}}
 	checkRows(t, "AVG does not overflow", run(t, avgBig), [][]any{r(float64(math.MaxInt64))})
 
 	// MaxGroups bounds the state.
-	lim := &operators.HashAggregate{Input: src(mkBatch(seqInts(0, 10))), Keys: []expr.Expr{colRef(0, tInt)}, Aggs: []operators.AggSpec{spec(operators.AggCountStar, nil)}, MaxGroups: 5}
+	lim := &operators.HashAggregate{Input: src(mkBatch(seqInts(0, 10))), Keys: []expr.Expr{colRef(0, tInt)}, Aggs: []opspec.AggSpec{spec(opspec.AggCountStar, nil)}, MaxGroups: 5}
 	if _, err := operators.Drain(context.Background(), lim); err == nil || !strings.Contains(err.Error(), "limit of 5 groups") {
 		t.Errorf("MaxGroups error %v", err)
 	}
-	lim = &operators.HashAggregate{Input: src(mkBatch(seqInts(0, 5))), Keys: []expr.Expr{colRef(0, tInt)}, Aggs: []operators.AggSpec{spec(operators.AggCountStar, nil)}, MaxGroups: 5}
+	lim = &operators.HashAggregate{Input: src(mkBatch(seqInts(0, 5))), Keys: []expr.Expr{colRef(0, tInt)}, Aggs: []opspec.AggSpec{spec(opspec.AggCountStar, nil)}, MaxGroups: 5}
 	if got := run(t, lim); len(got) != 5 {
 		t.Errorf("5 groups within MaxGroups 5: %d rows", len(got))
 	}
 	// Float keys: -0 and 0 group together.
-	fk := &operators.HashAggregate{Input: src(mkBatch(mkVec(tFloat, 0.0, math.Copysign(0, -1), nil, nil))), Keys: []expr.Expr{colRef(0, tFloat)}, Aggs: []operators.AggSpec{spec(operators.AggCountStar, nil)}}
+	fk := &operators.HashAggregate{Input: src(mkBatch(mkVec(tFloat, 0.0, math.Copysign(0, -1), nil, nil))), Keys: []expr.Expr{colRef(0, tFloat)}, Aggs: []opspec.AggSpec{spec(opspec.AggCountStar, nil)}}
 	checkRows(t, "-0 = 0 groups", run(t, fk), [][]any{r(0.0, 2), r(nil, 2)})
 }
 
@@ -606,26 +607,26 @@ func TestHashJoin(t *testing.T) {
 	lkey, rkey := []expr.Expr{colRef(0, tInt)}, []expr.Expr{colRef(0, tInt)}
 	for _, tc := range []struct {
 		name  string
-		kind  operators.JoinKind
+		kind  opspec.JoinKind
 		right func() operators.Operator
 		lkeys []expr.Expr
 		rkeys []expr.Expr
 		cond  func(t *testing.T) expr.Expr
 		want  [][]any
 	}{
-		{"inner", operators.InnerJoin, right, lkey, rkey, nil, [][]any{
+		{"inner", opspec.InnerJoin, right, lkey, rkey, nil, [][]any{
 			r(2, "two", 2, 20), r(2, "two", 2, 21), r(3, "three", 3, 30), r(2, "two again", 2, 20), r(2, "two again", 2, 21)}},
-		{"left", operators.LeftJoin, right, lkey, rkey, nil, [][]any{
+		{"left", opspec.LeftJoin, right, lkey, rkey, nil, [][]any{
 			r(1, "one", nil, nil), r(2, "two", 2, 20), r(2, "two", 2, 21), r(nil, "null", nil, nil), r(3, "three", 3, 30),
 			r(4, "four", nil, nil), r(2, "two again", 2, 20), r(2, "two again", 2, 21)}},
-		{"inner with residual", operators.InnerJoin, right, lkey, rkey,
+		{"inner with residual", opspec.InnerJoin, right, lkey, rkey,
 			func(t *testing.T) expr.Expr { return fn(t, ">", colRef(3, tInt), lit(20, tInt)) },
 			[][]any{r(2, "two", 2, 21), r(3, "three", 3, 30), r(2, "two again", 2, 21)}},
-		{"left with residual", operators.LeftJoin, right, lkey, rkey,
+		{"left with residual", opspec.LeftJoin, right, lkey, rkey,
 			func(t *testing.T) expr.Expr { return fn(t, "<>", colRef(1, tStr), lit("two", tStr)) },
 			[][]any{r(1, "one", nil, nil), r(2, "two", nil, nil), r(nil, "null", nil, nil), r(3, "three", 3, 30),
 				r(4, "four", nil, nil), r(2, "two again", 2, 20), r(2, "two again", 2, 21)}},
-		{"nested loop inner", operators.InnerJoin, right, nil, nil,
+		{"nested loop inner", opspec.InnerJoin, right, nil, nil,
 			func(t *testing.T) expr.Expr {
 				return fn(t, ">=", colRef(3, tInt), fn(t, "*", colRef(0, tInt), lit(15, tInt)))
 			},
@@ -634,17 +635,17 @@ func TestHashJoin(t *testing.T) {
 				r(3, "three", nil, 99), r(3, "three", 5, 50),
 				r(4, "four", nil, 99),
 				r(2, "two again", 3, 30), r(2, "two again", nil, 99), r(2, "two again", 5, 50)}},
-		{"cross join", operators.InnerJoin, func() operators.Operator { return src(mkBatch(mkVec(tInt, 7), mkVec(tInt, 8))) }, nil, nil, nil,
+		{"cross join", opspec.InnerJoin, func() operators.Operator { return src(mkBatch(mkVec(tInt, 7), mkVec(tInt, 8))) }, nil, nil, nil,
 			[][]any{r(1, "one", 7, 8), r(2, "two", 7, 8), r(nil, "null", 7, 8), r(3, "three", 7, 8), r(4, "four", 7, 8), r(2, "two again", 7, 8)}},
-		{"nested loop left", operators.LeftJoin, right, nil, nil,
+		{"nested loop left", opspec.LeftJoin, right, nil, nil,
 			func(t *testing.T) expr.Expr {
 				return fn(t, "=", colRef(3, tInt), fn(t, "*", colRef(0, tInt), lit(10, tInt)))
 			},
 			[][]any{r(1, "one", nil, nil), r(2, "two", 2, 20), r(nil, "null", nil, nil), r(3, "three", 3, 30), r(4, "four", nil, nil), r(2, "two again", 2, 20)}},
-		{"empty build inner", operators.InnerJoin, emptyRight, lkey, rkey, nil, nil},
-		{"empty build left", operators.LeftJoin, emptyRight, lkey, rkey, nil, [][]any{
+		{"empty build inner", opspec.InnerJoin, emptyRight, lkey, rkey, nil, nil},
+		{"empty build left", opspec.LeftJoin, emptyRight, lkey, rkey, nil, [][]any{
 			r(1, "one", nil, nil), r(2, "two", nil, nil), r(nil, "null", nil, nil), r(3, "three", nil, nil), r(4, "four", nil, nil), r(2, "two again", nil, nil)}},
-		{"empty build left nested loop", operators.LeftJoin, emptyRight, nil, nil, nil, [][]any{
+		{"empty build left nested loop", opspec.LeftJoin, emptyRight, nil, nil, nil, [][]any{
 			r(1, "one", nil, nil), r(2, "two", nil, nil), r(nil, "null", nil, nil), r(3, "three", nil, nil), r(4, "four", nil, nil), r(2, "two again", nil, nil)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -681,17 +682,17 @@ func TestHashJoin(t *testing.T) {
 	l := src(mkBatch(mkVec(tStr, "a", "a", nil, "b"), mkVec(tInt, 1, nil, 1, 2)))
 	rr := src(mkBatch(mkVec(tStr, "a", "a", nil, "b"), mkVec(tInt, 1, nil, 1, 3)))
 	j := &operators.HashJoin{Left: l, Right: rr, LeftKeys: []expr.Expr{colRef(0, tStr), colRef(1, tInt)}, RightKeys: []expr.Expr{colRef(0, tStr), colRef(1, tInt)},
-		Kind: operators.InnerJoin, LeftCols: 2, RightTypes: []coldata.Type{tStr, tInt}}
+		Kind: opspec.InnerJoin, LeftCols: 2, RightTypes: []coldata.Type{tStr, tInt}}
 	checkRows(t, "two-column keys", run(t, j), [][]any{r("a", 1, "a", 1)})
 
 	// Nested loop over more than one slice of candidate pairs.
 	const n = 300
-	nl := &operators.HashJoin{Left: src(mkBatch(seqInts(0, n))), Right: src(mkBatch(seqInts(0, n))), Kind: operators.InnerJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt},
+	nl := &operators.HashJoin{Left: src(mkBatch(seqInts(0, n))), Right: src(mkBatch(seqInts(0, n))), Kind: opspec.InnerJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt},
 		Cond: fn(t, "<", colRef(0, tInt), colRef(1, tInt))}
 	if got := run(t, nl); len(got) != n*(n-1)/2 {
 		t.Errorf("nested loop of %d x %d with l < r: %d rows, want %d", n, n, len(got), n*(n-1)/2)
 	}
-	nl = &operators.HashJoin{Left: src(mkBatch(seqInts(0, n))), Right: src(mkBatch(seqInts(0, n))), Kind: operators.LeftJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt},
+	nl = &operators.HashJoin{Left: src(mkBatch(seqInts(0, n))), Right: src(mkBatch(seqInts(0, n))), Kind: opspec.LeftJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt},
 		Cond: fn(t, "<", colRef(0, tInt), colRef(1, tInt))}
 	if got := run(t, nl); len(got) != n*(n-1)/2+1 || !reflect.DeepEqual(got[len(got)-1], r(n-1, nil)) {
 		t.Errorf("left nested loop: %d rows, last %v", len(got), got[len(got)-1])
@@ -797,9 +798,9 @@ func TestCancellation(t *testing.T) {
 	for _, op := range []operators.Operator{
 		&operators.Scan{Batches: table, Cols: []int{0}},
 		&operators.Filter{Input: &operators.Scan{Batches: table, Cols: []int{0}}, Pred: lit(true, tBool)},
-		&operators.Sort{Input: src(table...), Keys: []operators.SortKey{{Col: 0}}, NCols: 1},
+		&operators.Sort{Input: src(table...), Keys: []opspec.SortKey{{Col: 0}}, NCols: 1},
 		&operators.HashJoin{Left: src(table...), Right: src(table...), LeftKeys: []expr.Expr{colRef(0, tInt)}, RightKeys: []expr.Expr{colRef(0, tInt)}, LeftCols: 1, RightTypes: []coldata.Type{tInt}},
-		&operators.HashAggregate{Input: &operators.Scan{Batches: table, Cols: []int{0}}, Aggs: []operators.AggSpec{{Kind: operators.AggCountStar, Type: tInt}}},
+		&operators.HashAggregate{Input: &operators.Scan{Batches: table, Cols: []int{0}}, Aggs: []opspec.AggSpec{{Kind: opspec.AggCountStar, Type: tInt}}},
 	} {
 		_, err := operators.Drain(ctx, op)
 		if !errors.Is(err, context.Canceled) {
@@ -870,27 +871,27 @@ func TestSemiAntiJoin(t *testing.T) {
 	lkey, rkey := []expr.Expr{colRef(0, tInt)}, []expr.Expr{colRef(0, tInt)}
 	for _, tc := range []struct {
 		name         string
-		kind         operators.JoinKind
+		kind         opspec.JoinKind
 		lkeys, rkeys []expr.Expr
 		cond         func(t *testing.T) expr.Expr
 		right        func() operators.Operator
 		want         [][]any
 	}{
-		{"semi", operators.SemiJoin, lkey, rkey, nil, right,
+		{"semi", opspec.SemiJoin, lkey, rkey, nil, right,
 			[][]any{r(2, "two"), r(3, "three"), r(2, "two again")}},
-		{"anti", operators.AntiJoin, lkey, rkey, nil, right,
+		{"anti", opspec.AntiJoin, lkey, rkey, nil, right,
 			[][]any{r(1, "one"), r(nil, "null"), r(4, "four")}},
-		{"semi with residual", operators.SemiJoin, lkey, rkey,
+		{"semi with residual", opspec.SemiJoin, lkey, rkey,
 			func(t *testing.T) expr.Expr { return fn(t, ">", colRef(3, tInt), lit(25, tInt)) }, right,
 			[][]any{r(3, "three")}},
-		{"anti with residual", operators.AntiJoin, lkey, rkey,
+		{"anti with residual", opspec.AntiJoin, lkey, rkey,
 			func(t *testing.T) expr.Expr { return fn(t, ">", colRef(3, tInt), lit(25, tInt)) }, right,
 			[][]any{r(1, "one"), r(2, "two"), r(nil, "null"), r(4, "four"), r(2, "two again")}},
-		{"semi nested loop", operators.SemiJoin, nil, nil,
+		{"semi nested loop", opspec.SemiJoin, nil, nil,
 			func(t *testing.T) expr.Expr { return fn(t, "<", colRef(0, tInt), colRef(2, tInt)) }, right,
 			[][]any{r(1, "one"), r(2, "two"), r(3, "three"), r(4, "four"), r(2, "two again")}},
-		{"semi empty probe", operators.SemiJoin, lkey, rkey, nil, nil, nil},
-		{"anti empty build", operators.AntiJoin, lkey, rkey, nil, func() operators.Operator { return src() },
+		{"semi empty probe", opspec.SemiJoin, lkey, rkey, nil, nil, nil},
+		{"anti empty build", opspec.AntiJoin, lkey, rkey, nil, func() operators.Operator { return src() },
 			[][]any{r(1, "one"), r(2, "two"), r(nil, "null"), r(3, "three"), r(4, "four"), r(2, "two again")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 func parallelInput(rows int) *operators.Scan {
@@ -50,7 +51,7 @@ func TestParallelComputeMatchesSequential(t *testing.T) {
 	pred := bind(t, "and", bind(t, "<>", bind(t, "%", a, &expr.Literal{Value: int64(3), T: coldata.Int64}), &expr.Literal{Value: int64(0), T: coldata.Int64}),
 		bind(t, "or", bind(t, "<", a, &expr.Literal{Value: int64(70000), T: coldata.Int64}), bind(t, ">", a, &expr.Literal{Value: int64(200000), T: coldata.Int64})))
 	exprs := []expr.Expr{bind(t, "upper", s), bind(t, "*", a, &expr.Literal{Value: int64(2), T: coldata.Int64})}
-	rows := 5*operators.BatchSize + 123
+	rows := 5*opspec.BatchSize + 123
 	ctx := context.Background()
 	want, err := operators.Drain(ctx, &operators.Project{Input: &operators.Filter{Input: parallelInput(rows), Pred: pred}, Exprs: exprs})
 	if err != nil {
@@ -77,7 +78,7 @@ func TestParallelComputeMatchesSequential(t *testing.T) {
 
 func TestParallelComputeCancelAndClose(t *testing.T) {
 	s := &expr.ColumnRef{Index: 1, Name: "s", T: coldata.String}
-	p := &operators.ParallelCompute{Input: parallelInput(8 * operators.BatchSize), Exprs: []expr.Expr{bind(t, "reverse", s)}, Workers: 2}
+	p := &operators.ParallelCompute{Input: parallelInput(8 * opspec.BatchSize), Exprs: []expr.Expr{bind(t, "reverse", s)}, Workers: 2}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := p.Open(ctx); err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func TestParallelComputeCancelAndClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Closing early, without reading, must not leak or block.
-	q := &operators.ParallelCompute{Input: parallelInput(8 * operators.BatchSize), Exprs: []expr.Expr{bind(t, "reverse", s)}, Workers: 2}
+	q := &operators.ParallelCompute{Input: parallelInput(8 * opspec.BatchSize), Exprs: []expr.Expr{bind(t, "reverse", s)}, Workers: 2}
 	if err := q.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +125,8 @@ func TestSortOverSelectingFilter(t *testing.T) {
 	pred := bind(t, "<>", bind(t, "%", a, &expr.Literal{Value: int64(5), T: coldata.Int64}), &expr.Literal{Value: int64(0), T: coldata.Int64})
 	// Six outputs: the sort key (s, descending) and five others.
 	exprs := []expr.Expr{s, a, s, a, a, s}
-	keys := []operators.SortKey{{Col: 0, Desc: true}}
-	rows := 3*operators.BatchSize + 77
+	keys := []opspec.SortKey{{Col: 0, Desc: true}}
+	rows := 3*opspec.BatchSize + 77
 	sorted := func(selecting bool) ([]*coldata.Batch, *operators.Stats) {
 		pc := &operators.ParallelCompute{Input: parallelInput(rows), Pred: pred, Exprs: exprs, Workers: 2}
 		st := &operators.Stats{}
@@ -187,7 +188,7 @@ func TestSortOverSelectingFilter(t *testing.T) {
 // output or the input still used it would be overwritten by later
 // batches.
 func TestComputeRecyclesOnlyDeadVectors(t *testing.T) {
-	rows := 6*operators.BatchSize + 77
+	rows := 6*opspec.BatchSize + 77
 	d := coldata.DecimalOf(15, 2)
 	cols := []*coldata.Vec{coldata.NewVec(coldata.Int64, rows), coldata.NewVec(d, rows), coldata.NewVec(d, rows), coldata.NewVec(d, rows)}
 	for i := 0; i < rows; i++ {
@@ -254,7 +255,7 @@ func TestComputeRecyclesOnlyDeadVectors(t *testing.T) {
 // equal those over a Filter and a Project, and the source columns (passed
 // through unfiltered, or read by computed outputs) never change.
 func TestAggregateReleasesParallelComputeBatches(t *testing.T) {
-	rows := 7*operators.BatchSize + 301
+	rows := 7*opspec.BatchSize + 301
 	d := coldata.DecimalOf(15, 2)
 	cols := []*coldata.Vec{coldata.NewVec(coldata.Int64, rows), coldata.NewVec(d, rows), coldata.NewVec(coldata.Int64, rows), coldata.NewVec(coldata.Float64, rows)}
 	for i := 0; i < rows; i++ {
@@ -275,13 +276,13 @@ func TestAggregateReleasesParallelComputeBatches(t *testing.T) {
 	two := &expr.Literal{Value: int64(2), T: coldata.Int64}
 	exprs := []expr.Expr{k, price, bind(t, "*", price, two), n, bind(t, "+", n, two), f, bind(t, "*", f, f)}
 	out := func(i int) expr.Expr { return &expr.ColumnRef{Index: i, T: exprs[i].Type()} }
-	aggs := []operators.AggSpec{{Kind: operators.AggCountStar, Type: coldata.Int64}}
+	aggs := []opspec.AggSpec{{Kind: opspec.AggCountStar, Type: coldata.Int64}}
 	for i := 1; i < len(exprs); i++ {
-		kind := operators.AggSum
+		kind := opspec.AggSum
 		if exprs[i].Type() == coldata.Float64 {
-			kind = operators.AggMax // exact in any order
+			kind = opspec.AggMax // exact in any order
 		}
-		aggs = append(aggs, operators.AggSpec{Kind: kind, Arg: out(i), Type: operators.AggResultType(kind, exprs[i].Type())})
+		aggs = append(aggs, opspec.AggSpec{Kind: kind, Arg: out(i), Type: opspec.AggResultType(kind, exprs[i].Type())})
 	}
 	ctx := context.Background()
 	scan := func() operators.Operator {
@@ -325,7 +326,7 @@ func TestAggregateReleasesParallelComputeBatches(t *testing.T) {
 // first (nothing handed back), on one goroutine and probing in parallel,
 // for every join kind, and the source columns never change.
 func TestAggregateReleasesThroughJoin(t *testing.T) {
-	rows := 5*operators.BatchSize + 77
+	rows := 5*opspec.BatchSize + 77
 	d := coldata.DecimalOf(15, 2)
 	cols := []*coldata.Vec{coldata.NewVec(coldata.Int64, rows), coldata.NewVec(d, rows), coldata.NewVec(coldata.Int64, rows)}
 	for i := 0; i < rows; i++ {
@@ -350,22 +351,22 @@ func TestAggregateReleasesThroughJoin(t *testing.T) {
 	pred := bind(t, "<>", n, &expr.Literal{Value: int64(5), T: coldata.Int64})
 	ctx := context.Background()
 	rightTypes := []coldata.Type{coldata.Int64, coldata.Int64}
-	join := func(kind operators.JoinKind, parallel bool) operators.Operator {
+	join := func(kind opspec.JoinKind, parallel bool) operators.Operator {
 		left := &operators.ParallelCompute{Input: &operators.Scan{Batches: []*coldata.Batch{src}, Cols: []int{0, 1, 2}}, Pred: pred, Exprs: exprs, Workers: 3}
 		return &operators.HashJoin{Left: left, Right: &operators.Scan{Batches: []*coldata.Batch{build}, Cols: []int{0, 1}},
 			LeftKeys: []expr.Expr{k}, RightKeys: []expr.Expr{&expr.ColumnRef{Index: 0, T: coldata.Int64}},
 			Kind: kind, LeftCols: 3, RightTypes: rightTypes, Parallel: parallel}
 	}
-	answer := func(in operators.Operator, kind operators.JoinKind) string {
+	answer := func(in operators.Operator, kind opspec.JoinKind) string {
 		t.Helper()
 		keys := []expr.Expr{&expr.ColumnRef{Index: 2, T: coldata.Int64}}
-		if kind == operators.InnerJoin || kind == operators.LeftJoin {
+		if kind == opspec.InnerJoin || kind == opspec.LeftJoin {
 			keys = append(keys, &expr.ColumnRef{Index: 4, T: coldata.Int64})
 		}
-		aggs := []operators.AggSpec{
-			{Kind: operators.AggCountStar, Type: coldata.Int64},
-			{Kind: operators.AggSum, Arg: &expr.ColumnRef{Index: 1, T: exprs[1].Type()}, Type: operators.AggResultType(operators.AggSum, exprs[1].Type())},
-			{Kind: operators.AggMax, Arg: &expr.ColumnRef{Index: 0, T: coldata.Int64}, Type: coldata.Int64},
+		aggs := []opspec.AggSpec{
+			{Kind: opspec.AggCountStar, Type: coldata.Int64},
+			{Kind: opspec.AggSum, Arg: &expr.ColumnRef{Index: 1, T: exprs[1].Type()}, Type: opspec.AggResultType(opspec.AggSum, exprs[1].Type())},
+			{Kind: opspec.AggMax, Arg: &expr.ColumnRef{Index: 0, T: coldata.Int64}, Type: coldata.Int64},
 		}
 		got, err := operators.Drain(ctx, &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs})
 		if err != nil {
@@ -379,7 +380,7 @@ func TestAggregateReleasesThroughJoin(t *testing.T) {
 		}
 		build = &coldata.Batch{Cols: []*coldata.Vec{bk, bv}, Len: nb}
 		before = fmt.Sprint(cols[0].Ints[:40], cols[1].Decs[rows-40:], cols[2].Ints[1000:1040], bk.Ints[:10], bv.Ints[:10])
-		for _, kind := range []operators.JoinKind{operators.InnerJoin, operators.LeftJoin, operators.SemiJoin, operators.AntiJoin} {
+		for _, kind := range []opspec.JoinKind{opspec.InnerJoin, opspec.LeftJoin, opspec.SemiJoin, opspec.AntiJoin} {
 			for rep := 0; rep < 3; rep++ {
 				checkJoinRelease(t, join, answer, kind, step)
 			}
@@ -390,7 +391,7 @@ func TestAggregateReleasesThroughJoin(t *testing.T) {
 	}
 }
 
-func checkJoinRelease(t *testing.T, join func(operators.JoinKind, bool) operators.Operator, answer func(operators.Operator, operators.JoinKind) string, kind operators.JoinKind, step int) {
+func checkJoinRelease(t *testing.T, join func(opspec.JoinKind, bool) operators.Operator, answer func(operators.Operator, opspec.JoinKind) string, kind opspec.JoinKind, step int) {
 	t.Helper()
 	ctx := context.Background()
 	{

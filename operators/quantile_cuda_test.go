@@ -8,6 +8,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // TestDeviceQuantileBatches: a GROUP BY with quantiles over several
@@ -30,15 +31,15 @@ func TestDeviceQuantileBatches(t *testing.T) {
 		return &expr.ColumnRef{Index: i, Name: newAggNames[i], T: data.Cols[i].Type}
 	}
 	d, i, dec, b := ref(3), ref(2), ref(5), ref(6)
-	desc := []operators.AggOrder{{Desc: true}}
-	aggs := []operators.AggSpec{
-		{Kind: operators.AggQuantileCont, Arg: d, Quantile: 0.5, Type: coldata.Float64},
-		{Kind: operators.AggCountStar, Type: coldata.Int64},
-		{Kind: operators.AggQuantileCont, Arg: d, Quantile: 0.2, Order: desc, Type: coldata.Float64},
-		{Kind: operators.AggQuantileDisc, Arg: i, Quantile: 0.75, Type: coldata.Int64},
-		{Kind: operators.AggQuantileDisc, Arg: dec, Quantile: 0.5, Order: desc, Type: dec.T},
-		{Kind: operators.AggSum, Arg: i, Type: coldata.Int64},
-		{Kind: operators.AggQuantileDisc, Arg: b, Quantile: 0.9, Type: coldata.Bool},
+	desc := []opspec.AggOrder{{Desc: true}}
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggQuantileCont, Arg: d, Quantile: 0.5, Type: coldata.Float64},
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggQuantileCont, Arg: d, Quantile: 0.2, Order: desc, Type: coldata.Float64},
+		{Kind: opspec.AggQuantileDisc, Arg: i, Quantile: 0.75, Type: coldata.Int64},
+		{Kind: opspec.AggQuantileDisc, Arg: dec, Quantile: 0.5, Order: desc, Type: dec.T},
+		{Kind: opspec.AggSum, Arg: i, Type: coldata.Int64},
+		{Kind: opspec.AggQuantileDisc, Arg: b, Quantile: 0.9, Type: coldata.Bool},
 	}
 	for _, onHost := range []bool{false, true} {
 		restore := operators.SetQuantilesOnHost(onHost)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // WorkTable holds the rows of a recursive query's previous iteration.
@@ -113,7 +114,7 @@ func (r *Recursive) fresh(in []*coldata.Batch) []*coldata.Batch {
 		}
 		sel = sel[:0]
 		for i := 0; i < b.Len; i++ {
-			r.key = AppendRowKey(r.key[:0], b.Cols, i)
+			r.key = opspec.AppendRowKey(r.key[:0], b.Cols, i)
 			if _, ok := r.seen[string(r.key)]; ok {
 				continue
 			}

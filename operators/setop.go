@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // SetOp is INTERSECT or EXCEPT (Except) of two inputs of the same column
@@ -45,7 +46,7 @@ func (s *SetOp) build(ctx context.Context) error {
 			return nil
 		}
 		for i := 0; i < b.Len; i++ {
-			s.key = AppendRowKey(s.key[:0], b.Cols, i)
+			s.key = opspec.AppendRowKey(s.key[:0], b.Cols, i)
 			s.counts[string(s.key)]++
 		}
 		if err := ctx.Err(); err != nil {
@@ -69,7 +70,7 @@ func (s *SetOp) Next(ctx context.Context) (*coldata.Batch, error) {
 		}
 		s.sel = s.sel[:0]
 		for i := 0; i < b.Len; i++ {
-			s.key = AppendRowKey(s.key[:0], b.Cols, i)
+			s.key = opspec.AppendRowKey(s.key[:0], b.Cols, i)
 			if s.keep(string(s.key)) {
 				s.sel = append(s.sel, i)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 func TestSlicePool(t *testing.T) {
@@ -90,20 +91,20 @@ func TestSlicePool(t *testing.T) {
 func TestAggregatePooledBuffersStayPrivate(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	batches := partTestBatches(rand.New(rand.NewSource(7)), 8, 40000, 60000, false)
-	aggs := []AggSpec{
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
-		{Kind: AggAvg, Arg: partCol(5, coldata.Float64), Type: coldata.Float64},
-		{Kind: AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggSum, Arg: partCol(4, coldata.Int64), Type: coldata.Int64},
+		{Kind: opspec.AggAvg, Arg: partCol(5, coldata.Float64), Type: coldata.Float64},
+		{Kind: opspec.AggMin, Arg: partCol(1, coldata.String), Type: coldata.String},
 	}
-	distinct := []AggSpec{
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggCount, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
+	distinct := []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggCount, Arg: partCol(4, coldata.Int64), Distinct: true, Type: coldata.Int64},
 	}
 	type query struct {
 		name      string
 		keys      []expr.Expr
-		aggs      []AggSpec
+		aggs      []opspec.AggSpec
 		threshold int // 0: the single table
 	}
 	queries := []query{
@@ -202,19 +203,19 @@ func BenchmarkGroupByRepeated(b *testing.B) {
 	const rows = 1 << 20
 	rng := rand.New(rand.NewSource(1))
 	var batches []*coldata.Batch
-	for lo := 0; lo < rows; lo += BatchSize {
-		k := coldata.NewBuilder(coldata.Int64, BatchSize)
-		v := coldata.NewBuilder(coldata.Int64, BatchSize)
-		for i := 0; i < BatchSize; i++ {
+	for lo := 0; lo < rows; lo += opspec.BatchSize {
+		k := coldata.NewBuilder(coldata.Int64, opspec.BatchSize)
+		v := coldata.NewBuilder(coldata.Int64, opspec.BatchSize)
+		for i := 0; i < opspec.BatchSize; i++ {
 			k.AppendInt(rng.Int63n(rows / 2))
 			v.AppendInt(rng.Int63n(1000))
 		}
-		batches = append(batches, coldata.NewBatch([]*coldata.Vec{k.Finish(), v.Finish()}, BatchSize))
+		batches = append(batches, coldata.NewBatch([]*coldata.Vec{k.Finish(), v.Finish()}, opspec.BatchSize))
 	}
-	aggs := []AggSpec{
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggSum, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
-		{Kind: AggAvg, Arg: partCol(1, coldata.Int64), Type: coldata.Float64},
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggSum, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
+		{Kind: opspec.AggAvg, Arg: partCol(1, coldata.Int64), Type: coldata.Float64},
 	}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
@@ -252,14 +253,14 @@ func TestAggregateCountSumAvgColumns(t *testing.T) {
 	}
 	in := coldata.NewBatch([]*coldata.Vec{keys.Finish(), ints.Finish(), floats.Finish()}, 6)
 	h := &HashAggregate{Input: &Materialized{Batches: []*coldata.Batch{in}}, Keys: []expr.Expr{partCol(0, coldata.Int64)},
-		Aggs: []AggSpec{
-			{Kind: AggCountStar, Type: coldata.Int64},
-			{Kind: AggCount, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
-			{Kind: AggSum, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
-			{Kind: AggSum, Arg: partCol(2, coldata.Float64), Type: coldata.Float64},
-			{Kind: AggAvg, Arg: partCol(1, coldata.Int64), Type: coldata.Float64},
-			{Kind: AggAvg, Arg: partCol(2, coldata.Float64), Type: coldata.Float64},
-			{Kind: AggMin, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
+		Aggs: []opspec.AggSpec{
+			{Kind: opspec.AggCountStar, Type: coldata.Int64},
+			{Kind: opspec.AggCount, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
+			{Kind: opspec.AggSum, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
+			{Kind: opspec.AggSum, Arg: partCol(2, coldata.Float64), Type: coldata.Float64},
+			{Kind: opspec.AggAvg, Arg: partCol(1, coldata.Int64), Type: coldata.Float64},
+			{Kind: opspec.AggAvg, Arg: partCol(2, coldata.Float64), Type: coldata.Float64},
+			{Kind: opspec.AggMin, Arg: partCol(1, coldata.Int64), Type: coldata.Int64},
 		}}
 	out, err := Drain(context.Background(), h)
 	if err != nil {

@@ -1,40 +1,21 @@
 package operators
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
-	"math"
 	"runtime"
 	"slices"
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
-)
-
-// SortKey orders by one input column.
-type SortKey struct {
-	Col  int
-	Desc bool
-	// Nulls places NULLs; the default is MySQL's (first ascending, last
-	// descending).
-	Nulls NullOrder
-}
-
-// NullOrder is ORDER BY's NULLS FIRST / NULLS LAST.
-type NullOrder uint8
-
-const (
-	NullsDefault NullOrder = iota
-	NullsFirst
-	NullsLast
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Sort materialises its input and produces it ordered by Keys. NULLs sort
 // first ascending and last descending (MySQL); the sort is stable.
 type Sort struct {
 	Input Operator
-	Keys  []SortKey
+	Keys  []opspec.SortKey
 	NCols int
 	// Limit, when positive, is how many of the first rows are read (a
 	// LIMIT above, its OFFSET included): only those are ordered, picked
@@ -132,7 +113,7 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 		s.all, s.perm = nil, nil
 		return nil, nil
 	}
-	end := min(s.pos+BatchSize, len(s.perm))
+	end := min(s.pos+opspec.BatchSize, len(s.perm))
 	out := coldata.GatherBatch(s.all, s.perm[s.pos:end])
 	s.pos = end
 	return out, nil
@@ -150,7 +131,7 @@ func (s *Sort) Close() error { return s.Input.Close() }
 // (a selecting input's).
 func (s *Sort) topOfKeys(ctx context.Context, batches []*coldata.Batch, sels [][]int) (bool, error) {
 	var keyCols []int
-	keys := make([]SortKey, len(s.Keys))
+	keys := make([]opspec.SortKey, len(s.Keys))
 	for i, k := range s.Keys {
 		j := slices.Index(keyCols, k.Col)
 		if j < 0 {
@@ -297,7 +278,7 @@ func (s *Sort) nextOfSources(ctx context.Context, err error) (*coldata.Batch, er
 		s.src, s.sels, s.starts, s.perm = nil, nil, nil, nil
 		return nil, nil
 	}
-	end := min(s.pos+BatchSize, len(s.perm))
+	end := min(s.pos+opspec.BatchSize, len(s.perm))
 	rows := s.perm[s.pos:end]
 	s.pos = end
 	// Each output row's batch and row there, found once for every column.
@@ -328,7 +309,7 @@ func (s *Sort) nextOfSources(ctx context.Context, err error) (*coldata.Batch, er
 // string's first 8 bytes) is found first with typed comparisons, and only
 // rows at least that good go to the general comparator (ClickBench
 // Q25-Q27: 1.2M rows, 17-28 ms with the general comparator alone).
-func topRowsOf(ctx context.Context, b *coldata.Batch, keys []SortKey, k int, cmp func(i, j int) int) ([]int, error) {
+func topRowsOf(ctx context.Context, b *coldata.Batch, keys []opspec.SortKey, k int, cmp func(i, j int) int) ([]int, error) {
 	n := b.Len
 	if len(keys) == 0 || k <= 0 || k >= n {
 		return topRows(ctx, n, k, cmp)
@@ -557,19 +538,19 @@ func sortCancellable(ctx context.Context, perm []int, cmp func(i, j int) int) (e
 }
 
 // rowComparator returns a three-way comparison of rows of b by keys.
-func rowComparator(b *coldata.Batch, keys []SortKey) func(i, j int) int {
+func rowComparator(b *coldata.Batch, keys []opspec.SortKey) func(i, j int) int {
 	return func(i, j int) int {
 		for _, k := range keys {
 			v := b.Cols[k.Col]
-			if k.Nulls != NullsDefault {
+			if k.Nulls != opspec.NullsDefault {
 				if an, bn := v.IsNull(i), v.IsNull(j); an != bn {
-					if an == (k.Nulls == NullsFirst) {
+					if an == (k.Nulls == opspec.NullsFirst) {
 						return -1
 					}
 					return 1
 				}
 			}
-			c := CompareValues(v, i, v, j)
+			c := opspec.CompareValues(v, i, v, j)
 			if c != 0 {
 				if k.Desc {
 					return -c
@@ -579,44 +560,6 @@ func rowComparator(b *coldata.Batch, keys []SortKey) func(i, j int) int {
 		}
 		return 0
 	}
-}
-
-// CompareValues orders row i of a against row j of b (same type), with NULL
-// smallest.
-func CompareValues(a *coldata.Vec, i int, b *coldata.Vec, j int) int {
-	an, bn := a.IsNull(i), b.IsNull(j)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return -1
-	case bn:
-		return 1
-	}
-	switch a.Type.Physical() {
-	case coldata.Bool:
-		return int(a.Bools[idx(a, i)]) - int(b.Bools[idx(b, j)])
-	case coldata.Int64:
-		x, y := a.Int(i), b.Int(j)
-		if x < y {
-			return -1
-		} else if x > y {
-			return 1
-		}
-	case coldata.Float64:
-		x, y := a.Float(i), b.Float(j)
-		if x < y {
-			return -1
-		} else if x > y {
-			return 1
-		}
-	case coldata.String:
-		return bytes.Compare(a.Str(i), b.Str(j))
-	case coldata.Decimal:
-		// Both sides have one type (the sort key's), so one scale.
-		return a.Dec(i).Cmp(b.Dec(j))
-	}
-	return 0
 }
 
 func idx(v *coldata.Vec, i int) int {
@@ -649,7 +592,7 @@ func (d *Distinct) Next(ctx context.Context) (*coldata.Batch, error) {
 		}
 		d.sel = d.sel[:0]
 		for i := 0; i < b.Len; i++ {
-			d.key = AppendRowKey(d.key[:0], b.Cols, i)
+			d.key = opspec.AppendRowKey(d.key[:0], b.Cols, i)
 			if _, ok := d.seen[string(d.key)]; ok {
 				continue
 			}
@@ -668,37 +611,3 @@ func (d *Distinct) Next(ctx context.Context) (*coldata.Batch, error) {
 
 // Close implements Operator.
 func (d *Distinct) Close() error { d.seen = nil; return d.Input.Close() }
-
-// AppendRowKey appends an encoding of row i of cols to dst such that two rows
-// encode equally exactly when they are equal in the SQL sense of grouping
-// (NULLs equal each other, -0 equals 0).
-func AppendRowKey(dst []byte, cols []*coldata.Vec, i int) []byte {
-	for _, c := range cols {
-		if c.IsNull(i) {
-			dst = append(dst, 0)
-			continue
-		}
-		dst = append(dst, 1)
-		switch c.Type.Physical() {
-		case coldata.Bool:
-			dst = append(dst, c.Bools[idx(c, i)])
-		case coldata.Int64:
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(c.Int(i)))
-		case coldata.Float64:
-			f := c.Float(i)
-			if f == 0 {
-				f = 0
-			}
-			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(f))
-		case coldata.String:
-			s := c.Str(i)
-			dst = binary.AppendUvarint(dst, uint64(len(s)))
-			dst = append(dst, s...)
-		case coldata.Decimal:
-			d := c.Dec(i)
-			dst = binary.LittleEndian.AppendUint64(dst, d.Lo)
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(d.Hi))
-		}
-	}
-	return dst
-}

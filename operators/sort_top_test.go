@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // topRowsOf, with its typed first-key bound, picks the rows topRows picks
@@ -52,7 +53,7 @@ func TestTopRowsOfMatchesTopRows(t *testing.T) {
 				valid.Nulls[i] = 0xff
 			}
 			batch := coldata.NewBatch([]*coldata.Vec{av, b.Finish(), withNulls.Finish(), coldata.NewConst(coldata.Int64, int64(3), n), &valid}, n)
-			for _, keys := range [][]SortKey{
+			for _, keys := range [][]opspec.SortKey{
 				{{Col: 0}}, {{Col: 0, Desc: true}}, {{Col: 0}, {Col: 1, Desc: true}}, {{Col: 0, Desc: true}, {Col: 1}},
 				{{Col: 2}}, {{Col: 2, Desc: true}}, {{Col: 3}, {Col: 0}}, {{Col: 4, Desc: true}, {Col: 1}},
 				{{Col: 1}}, {{Col: 1, Desc: true}}, {{Col: 1}, {Col: 0, Desc: true}},
@@ -96,7 +97,7 @@ func BenchmarkTopRowsOfString(b *testing.B) {
 			}
 		}
 		batch := coldata.NewBatch([]*coldata.Vec{v.Finish()}, n)
-		keys := []SortKey{{Col: 0}}
+		keys := []opspec.SortKey{{Col: 0}}
 		cmp := rowComparator(batch, keys)
 		b.Run(shape+"/general", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -119,7 +120,7 @@ func BenchmarkTopRowsOfInt(b *testing.B) {
 		v.AppendInt(1_700_000_000_000_000 + r.Int63n(30*86400*1_000_000))
 	}
 	batch := coldata.NewBatch([]*coldata.Vec{v.Finish()}, n)
-	keys := []SortKey{{Col: 0}}
+	keys := []opspec.SortKey{{Col: 0}}
 	cmp := rowComparator(batch, keys)
 	for _, c := range []struct {
 		name string
@@ -176,12 +177,12 @@ func TestSortLimitGathersFromBatches(t *testing.T) {
 		}
 		return out
 	}
-	for _, keys := range [][]SortKey{
+	for _, keys := range [][]opspec.SortKey{
 		{{Col: 0}},
 		{{Col: 0, Desc: true}},
-		{{Col: 1}, {Col: 0, Desc: true, Nulls: NullsLast}},
+		{{Col: 1}, {Col: 0, Desc: true, Nulls: opspec.NullsLast}},
 		{{Col: 1, Desc: true}, {Col: 1}},
-		{{Col: 2, Nulls: NullsFirst}},
+		{{Col: 2, Nulls: opspec.NullsFirst}},
 	} {
 		full := &Sort{Input: &Materialized{Batches: batches}, Keys: keys, NCols: 4}
 		all, err := Drain(ctx, full)

@@ -2,7 +2,7 @@ package planner
 
 import (
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators/window"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // Rewriting an aggregate's output. Some rules (dependent_group_keys,
@@ -77,11 +77,11 @@ func (r *aggRewriter) walk(n Node) (Node, error) {
 func (r *aggRewriter) liftOverWindow(w *Window, p *Project) Node {
 	c := *w
 	c.Input = p.Input
-	c.Funcs = make([]window.Func, len(w.Funcs))
+	c.Funcs = make([]winspec.Func, len(w.Funcs))
 	for i, f := range w.Funcs {
 		f.Args = substituteAll(f.Args, p.Exprs)
 		f.Partition = substituteAll(f.Partition, p.Exprs)
-		order := make([]window.Key, len(f.Order))
+		order := make([]winspec.Key, len(f.Order))
 		for k, o := range f.Order {
 			o.Expr = substitute(o.Expr, p.Exprs)
 			order[k] = o

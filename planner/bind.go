@@ -10,7 +10,7 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/sql"
 )
 
@@ -43,11 +43,15 @@ type binder struct {
 	// rules are the statement's rule settings, which the subqueries it
 	// plans and runs while binding use too.
 	rules RuleOptions
+	// run executes subqueries (Planner.Run).
+	run RunFunc
 }
 
 // Planner plans statements against a catalog.
 type Planner struct {
 	Catalog *catalog.Catalog
+	// Run executes the subqueries that binding evaluates (run.go).
+	Run RunFunc
 }
 
 // PlanSelect binds a SELECT statement with placeholder arguments and returns
@@ -63,7 +67,7 @@ func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement
 // switched off, and where to record what the rules did (the statement's
 // subqueries run through the same rules).
 func (p *Planner) PlanSelectWith(ctx context.Context, stmt sqlparser.SelectStatement, args []any, rules RuleOptions) (Node, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, rules: rules}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, rules: rules, run: p.Run}
 	n, err := b.planSelectStatement(stmt)
 	if err != nil {
 		return nil, err
@@ -77,7 +81,7 @@ func (p *Planner) PlanSelectWith(ctx context.Context, stmt sqlparser.SelectState
 // BindRows binds the rows of INSERT ... VALUES as constant expressions,
 // folded to literals; each row must have ncols values.
 func (p *Planner) BindRows(ctx context.Context, rows [][]sqlparser.Expr, ncols int, args []any) ([][]expr.Expr, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, run: p.Run}
 	out := make([][]expr.Expr, len(rows))
 	for r, row := range rows {
 		if len(row) != ncols {
@@ -141,7 +145,7 @@ func (b *binder) planFrom(from sqlparser.TableExprs) (Node, *scope, error) {
 		}
 		nl := len(node.Columns())
 		sc = mergeScopes(sc, rsc, nl)
-		node = &Join{Kind: operators.InnerJoin, Left: node, Right: right}
+		node = &Join{Kind: opspec.InnerJoin, Left: node, Right: right}
 	}
 	return node, sc, nil
 }
@@ -273,14 +277,14 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 		input = &Filter{Input: input, Pred: pred}
 	}
 
-	var keys []operators.SortKey
+	var keys []opspec.SortKey
 	for _, o := range s.OrderBy {
 		e, nulls := nullsOrder(o.Expr)
 		col, err := b.orderColumn(e, sc, &exprs, &out, visible)
 		if err != nil {
 			return nil, err
 		}
-		keys = append(keys, operators.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr, Nulls: nulls})
+		keys = append(keys, opspec.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr, Nulls: nulls})
 	}
 	hidden := len(exprs) > visible
 	input = b.win.placeWindows(input)
@@ -362,20 +366,20 @@ func (b *binder) orderColumn(e sqlparser.Expr, sc *scope, exprs *[]expr.Expr, ou
 
 // nullsOrder unwraps the dialect layer's marker of ORDER BY's NULLS FIRST /
 // NULLS LAST (sql: `x NULLS LAST` reaches the parser as gsql_nulls_last(x)).
-func nullsOrder(e sqlparser.Expr) (sqlparser.Expr, operators.NullOrder) {
+func nullsOrder(e sqlparser.Expr) (sqlparser.Expr, opspec.NullOrder) {
 	f, ok := e.(*sqlparser.FuncExpr)
 	if !ok || len(f.Exprs) != 1 {
-		return e, operators.NullsDefault
+		return e, opspec.NullsDefault
 	}
 	a, ok := f.Exprs[0].(*sqlparser.AliasedExpr)
 	if !ok {
-		return e, operators.NullsDefault
+		return e, opspec.NullsDefault
 	}
 	switch f.Name.Lowered() {
 	case sql.NullsFirstMarker:
-		return a.Expr, operators.NullsFirst
+		return a.Expr, opspec.NullsFirst
 	case sql.NullsLastMarker:
-		return a.Expr, operators.NullsLast
+		return a.Expr, opspec.NullsLast
 	}
-	return e, operators.NullsDefault
+	return e, opspec.NullsDefault
 }

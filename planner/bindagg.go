@@ -9,7 +9,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // aggCtx binds expressions above a GROUP BY: group keys and aggregates
@@ -20,20 +20,20 @@ type aggCtx struct {
 	aliases map[string]expr.Expr // select-list aliases, for HAVING
 }
 
-var aggKinds = map[string]operators.AggKind{
-	"count": operators.AggCount, "sum": operators.AggSum, "avg": operators.AggAvg,
-	"min": operators.AggMin, "max": operators.AggMax,
+var aggKinds = map[string]opspec.AggKind{
+	"count": opspec.AggCount, "sum": opspec.AggSum, "avg": opspec.AggAvg,
+	"min": opspec.AggMin, "max": opspec.AggMax,
 	// BOOL_AND/BOOL_OR are MIN/MAX of a BOOLEAN (FALSE < TRUE, NULLs
 	// skipped); ANY_VALUE may pick any of the group's values: the least.
-	"bool_and": operators.AggMin, "bool_or": operators.AggMax, "any_value": operators.AggMin,
+	"bool_and": opspec.AggMin, "bool_or": opspec.AggMax, "any_value": opspec.AggMin,
 	// MySQL: STD, STDDEV and VARIANCE are the population forms.
-	"std": operators.AggStddevPop, "stddev": operators.AggStddevPop, "stddev_pop": operators.AggStddevPop,
-	"stddev_samp": operators.AggStddevSamp, "variance": operators.AggVarPop, "var_pop": operators.AggVarPop,
-	"var_samp": operators.AggVarSamp,
+	"std": opspec.AggStddevPop, "stddev": opspec.AggStddevPop, "stddev_pop": opspec.AggStddevPop,
+	"stddev_samp": opspec.AggStddevSamp, "variance": opspec.AggVarPop, "var_pop": opspec.AggVarPop,
+	"var_samp": opspec.AggVarSamp,
 	// MEDIAN(x) is QUANTILE_CONT(x, 0.5); PERCENTILE_CONT(q) WITHIN GROUP
 	// (ORDER BY x) reaches here as QUANTILE_CONT(x, q) (sql/quantile.go).
-	"median": operators.AggQuantileCont, "quantile_cont": operators.AggQuantileCont, "quantile": operators.AggQuantileCont,
-	"quantile_disc": operators.AggQuantileDisc,
+	"median": opspec.AggQuantileCont, "quantile_cont": opspec.AggQuantileCont, "quantile": opspec.AggQuantileCont,
+	"quantile_disc": opspec.AggQuantileDisc,
 }
 
 // boolAggs take a BOOLEAN argument (others are converted as by CAST).
@@ -140,7 +140,7 @@ func (a *aggCtx) keyRef(r *expr.ColumnRef) (expr.Expr, error) {
 
 // addAgg registers an aggregate (once per distinct spelling) and returns a
 // reference to its output column.
-func (a *aggCtx) addAgg(name string, spec operators.AggSpec) expr.Expr {
+func (a *aggCtx) addAgg(name string, spec opspec.AggSpec) expr.Expr {
 	for i, s := range a.node.Aggs {
 		if sameAgg(s, spec) {
 			return &expr.ColumnRef{Index: len(a.node.Keys) + i, Name: a.node.AggNames[i], T: s.Type}
@@ -164,10 +164,10 @@ func (a *aggCtx) bindArg(b *binder, e sqlparser.Expr) (expr.Expr, error) {
 	return b.bindExpr(e, a.from)
 }
 
-func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.FuncExpr) (expr.Expr, error) {
+func (a *aggCtx) bindAggregate(b *binder, kind opspec.AggKind, x *sqlparser.FuncExpr) (expr.Expr, error) {
 	name := strings.ToUpper(x.Name.String())
-	spec := operators.AggSpec{Kind: kind, Distinct: x.Distinct}
-	quantile := kind == operators.AggQuantileCont || kind == operators.AggQuantileDisc
+	spec := opspec.AggSpec{Kind: kind, Distinct: x.Distinct}
+	quantile := kind == opspec.AggQuantileCont || kind == opspec.AggQuantileDisc
 	switch {
 	case quantile && name == "MEDIAN":
 		if len(x.Exprs) != 1 {
@@ -178,7 +178,7 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 		if len(x.Exprs) == 3 {
 			// PERCENTILE_*(q) WITHIN GROUP (ORDER BY x DESC), from the
 			// dialect layer.
-			spec.Order = []operators.AggOrder{{Desc: true}}
+			spec.Order = []opspec.AggOrder{{Desc: true}}
 		} else if len(x.Exprs) != 2 {
 			return nil, errorf(TypeMismatch, name, "function %s: expects 2 arguments (value, fraction), got %d", name, len(x.Exprs))
 		}
@@ -191,7 +191,7 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 	case len(x.Exprs) != 1:
 		return nil, errorf(TypeMismatch, name, "function %s: expects 1 argument, got %d", name, len(x.Exprs))
 	}
-	if spec.Distinct && (quantile || kind >= operators.AggVarPop) {
+	if spec.Distinct && (quantile || kind >= opspec.AggVarPop) {
 		return nil, errorf(Unsupported, name, "not supported: DISTINCT in %s", name)
 	}
 	label := strings.ToLower(name) + "("
@@ -200,10 +200,10 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 	}
 	switch arg := x.Exprs[0].(type) {
 	case *sqlparser.StarExpr:
-		if kind != operators.AggCount || x.Distinct {
+		if kind != opspec.AggCount || x.Distinct {
 			return nil, errorf(TypeMismatch, name, "function %s: * is only allowed in COUNT(*)", name)
 		}
-		spec.Kind = operators.AggCountStar
+		spec.Kind = opspec.AggCountStar
 		spec.Type = coldata.Int64
 		return a.addAgg("count(*)", spec), nil
 	case *sqlparser.AliasedExpr:
@@ -216,7 +216,7 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 				return nil, errorf(TypeMismatch, name, "function %s: %v", name, err)
 			}
 		}
-		if kind >= operators.AggVarPop && kind <= operators.AggQuantileCont && kind != operators.AggQuantileDisc {
+		if kind >= opspec.AggVarPop && kind <= opspec.AggQuantileCont && kind != opspec.AggQuantileDisc {
 			// Statistics are DOUBLE, as in MySQL and DuckDB.
 			if e.Type().IsTemporal() {
 				return nil, errorf(TypeMismatch, name, "function %s: cannot average values of type %s", name, e.Type())
@@ -225,16 +225,16 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 				return nil, errorf(TypeMismatch, name, "function %s: %v", name, err)
 			}
 		}
-		if (kind == operators.AggSum || kind == operators.AggAvg) && e.Type().IsTemporal() {
+		if (kind == opspec.AggSum || kind == opspec.AggAvg) && e.Type().IsTemporal() {
 			return nil, errorf(TypeMismatch, name, "function %s: cannot add values of type %s", strings.ToUpper(name), e.Type())
 		}
-		if (kind == operators.AggSum || kind == operators.AggAvg) && (e.Type() == coldata.String || e.Type() == coldata.Null) {
+		if (kind == opspec.AggSum || kind == opspec.AggAvg) && (e.Type() == coldata.String || e.Type() == coldata.Null) {
 			if e, err = expr.CastTo(e, coldata.Float64); err != nil {
 				return nil, err
 			}
 		}
 		spec.Arg = e
-		spec.Type = operators.AggResultType(spec.Kind, e.Type())
+		spec.Type = opspec.AggResultType(spec.Kind, e.Type())
 		if spec.Type == coldata.Null {
 			spec.Type = coldata.String
 			if spec.Arg, err = expr.CastTo(e, coldata.String); err != nil {
@@ -255,7 +255,7 @@ func (a *aggCtx) bindAggregate(b *binder, kind operators.AggKind, x *sqlparser.F
 }
 
 func (a *aggCtx) bindGroupConcat(b *binder, x *sqlparser.GroupConcatExpr) (expr.Expr, error) {
-	spec := operators.AggSpec{Kind: operators.AggGroupConcat, Distinct: x.Distinct != "", Separator: ",", Type: coldata.String}
+	spec := opspec.AggSpec{Kind: opspec.AggGroupConcat, Distinct: x.Distinct != "", Separator: ",", Type: coldata.String}
 	if x.Separator != "" {
 		// The parser keeps the clause's text: " separator 'X'".
 		spec.Separator = strings.TrimSuffix(strings.TrimPrefix(x.Separator, " separator '"), "'")
@@ -286,7 +286,7 @@ func (a *aggCtx) bindGroupConcat(b *binder, x *sqlparser.GroupConcatExpr) (expr.
 		if err != nil {
 			return nil, err
 		}
-		spec.Order = append(spec.Order, operators.AggOrder{Expr: e, Desc: o.Direction == sqlparser.DescScr})
+		spec.Order = append(spec.Order, opspec.AggOrder{Expr: e, Desc: o.Direction == sqlparser.DescScr})
 	}
 	return a.addAgg(strings.ToLower(sqlparser.String(x)), spec), nil
 }
@@ -365,7 +365,7 @@ func quantileFraction(b *binder, e sqlparser.SelectExpr) (float64, error) {
 // sameAgg reports whether two aggregates compute the same values (their
 // arguments compared by structure, not by name: SUM(c1.v) and SUM(c3.v)
 // differ).
-func sameAgg(a, b operators.AggSpec) bool {
+func sameAgg(a, b opspec.AggSpec) bool {
 	if a.Kind != b.Kind || a.Distinct != b.Distinct || a.Quantile != b.Quantile || a.Separator != b.Separator ||
 		a.Type != b.Type || len(a.Order) != len(b.Order) || (a.Arg == nil) != (b.Arg == nil) {
 		return false

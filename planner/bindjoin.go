@@ -13,7 +13,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/fileio"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/sql"
 )
 
@@ -119,14 +119,14 @@ func (b *binder) planJoin(t *sqlparser.JoinTableExpr) (Node, *scope, error) {
 	}
 	nl := len(left.Columns())
 	sc := mergeScopes(lsc, rsc, nl)
-	kind := operators.InnerJoin
+	kind := opspec.InnerJoin
 	swap := false
 	switch t.Join {
 	case sqlparser.JoinStr, sqlparser.StraightJoinStr:
 	case sqlparser.LeftJoinStr:
-		kind = operators.LeftJoin
+		kind = opspec.LeftJoin
 	case sqlparser.RightJoinStr:
-		kind, swap = operators.LeftJoin, true
+		kind, swap = opspec.LeftJoin, true
 	case sqlparser.NaturalJoinStr, sqlparser.NaturalLeftJoinStr, sqlparser.NaturalRightJoinStr:
 		return nil, nil, errorf(Unsupported, "", "not supported: NATURAL JOIN (use USING)")
 	default:

@@ -6,7 +6,7 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/sql"
 )
 
@@ -64,7 +64,7 @@ func (b *binder) planUnion(u *sqlparser.Union) (Node, error) {
 			if col < 0 {
 				return nil, errorf(UnknownColumn, sqlparser.String(oe), "ORDER BY of a UNION must name a result column or position, not %s", sqlparser.String(oe))
 			}
-			s.Keys = append(s.Keys, operators.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr, Nulls: nulls})
+			s.Keys = append(s.Keys, opspec.SortKey{Col: col, Desc: o.Direction == sqlparser.DescScr, Nulls: nulls})
 		}
 		node = s
 	}

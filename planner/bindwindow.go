@@ -8,8 +8,8 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
-	"github.com/gsqlengine/gsql/operators/window"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 	"github.com/gsqlengine/gsql/sql"
 )
 
@@ -19,7 +19,7 @@ import (
 type Window struct {
 	placed
 	Input Node
-	Funcs []window.Func
+	Funcs []winspec.Func
 	Names []string
 }
 
@@ -47,7 +47,7 @@ func (w *Window) describe() string {
 // result is a column after the input's, whose index is known once every
 // expression of the query is bound (an aggregate input may still grow).
 type winCtx struct {
-	funcs []window.Func
+	funcs []winspec.Func
 	names []string
 	keys  []string
 	refs  []*expr.ColumnRef
@@ -90,13 +90,13 @@ func windowName(x *sqlparser.FuncExpr) (string, bool) {
 	return "", false
 }
 
-var windowKinds = map[string]window.Kind{
-	"row_number": window.RowNumber, "rank": window.Rank, "dense_rank": window.DenseRank,
-	"percent_rank": window.PercentRank, "cume_dist": window.CumeDist, "ntile": window.Ntile,
-	"lag": window.Lag, "lead": window.Lead, "first_value": window.FirstValue,
-	"last_value": window.LastValue, "nth_value": window.NthValue,
-	"count": window.Count, "sum": window.Sum, "avg": window.Avg, "min": window.Min, "max": window.Max,
-	"bool_and": window.Min, "bool_or": window.Max, "any_value": window.Min,
+var windowKinds = map[string]winspec.Kind{
+	"row_number": winspec.RowNumber, "rank": winspec.Rank, "dense_rank": winspec.DenseRank,
+	"percent_rank": winspec.PercentRank, "cume_dist": winspec.CumeDist, "ntile": winspec.Ntile,
+	"lag": winspec.Lag, "lead": winspec.Lead, "first_value": winspec.FirstValue,
+	"last_value": winspec.LastValue, "nth_value": winspec.NthValue,
+	"count": winspec.Count, "sum": winspec.Sum, "avg": winspec.Avg, "min": winspec.Min, "max": winspec.Max,
+	"bool_and": winspec.Min, "bool_or": winspec.Max, "any_value": winspec.Min,
 }
 
 // markerArgs returns the arguments of one of the window marker calls.
@@ -156,7 +156,7 @@ func (b *binder) bindWindow(x *sqlparser.FuncExpr, sc *scope) (expr.Expr, error)
 	b.win = nil
 	defer func() { b.win = win }()
 
-	f := window.Func{Kind: kind}
+	f := winspec.Func{Kind: kind}
 	argExprs, err := markerArgs(exprOf(x.Exprs[2]), sql.WindowArgsMarker)
 	if err != nil {
 		return nil, err
@@ -191,12 +191,12 @@ func (b *binder) bindWindow(x *sqlparser.FuncExpr, sc *scope) (expr.Expr, error)
 		if err != nil {
 			return nil, err
 		}
-		key := window.Key{Expr: e, Desc: markerInt(kargs[1]) == 1}
+		key := winspec.Key{Expr: e, Desc: markerInt(kargs[1]) == 1}
 		switch markerInt(kargs[2]) {
 		case 1:
-			key.Nulls = operators.NullsFirst
+			key.Nulls = opspec.NullsFirst
 		case 2:
-			key.Nulls = operators.NullsLast
+			key.Nulls = opspec.NullsLast
 		}
 		f.Order = append(f.Order, key)
 	}
@@ -231,7 +231,7 @@ func exprOf(se sqlparser.SelectExpr) sqlparser.Expr {
 }
 
 // windowArgs binds a window function's arguments and sets its result type.
-func (b *binder) windowArgs(f *window.Func, name string, args sqlparser.SelectExprs, sc *scope) error {
+func (b *binder) windowArgs(f *winspec.Func, name string, args sqlparser.SelectExprs, sc *scope) error {
 	upper := strings.ToUpper(name)
 	want := func(lo, hi int) error {
 		if len(args) < lo || len(args) > hi {
@@ -244,10 +244,10 @@ func (b *binder) windowArgs(f *window.Func, name string, args sqlparser.SelectEx
 	}
 	if len(args) == 1 {
 		if _, ok := args[0].(*sqlparser.StarExpr); ok {
-			if f.Kind != window.Count {
+			if f.Kind != winspec.Count {
 				return errorf(TypeMismatch, name, "function %s: * is only allowed in COUNT(*)", upper)
 			}
-			f.Kind, f.Type = window.CountStar, coldata.Int64
+			f.Kind, f.Type = winspec.CountStar, coldata.Int64
 			return nil
 		}
 	}
@@ -277,15 +277,15 @@ func (b *binder) windowArgs(f *window.Func, name string, args sqlparser.SelectEx
 	}
 	var err error
 	switch f.Kind {
-	case window.RowNumber, window.Rank, window.DenseRank, window.PercentRank, window.CumeDist:
+	case winspec.RowNumber, winspec.Rank, winspec.DenseRank, winspec.PercentRank, winspec.CumeDist:
 		if err := want(0, 0); err != nil {
 			return err
 		}
 		f.Type = coldata.Int64
-		if f.Kind == window.PercentRank || f.Kind == window.CumeDist {
+		if f.Kind == winspec.PercentRank || f.Kind == winspec.CumeDist {
 			f.Type = coldata.Float64
 		}
-	case window.Ntile:
+	case winspec.Ntile:
 		if err := want(1, 1); err != nil {
 			return err
 		}
@@ -293,7 +293,7 @@ func (b *binder) windowArgs(f *window.Func, name string, args sqlparser.SelectEx
 			return err
 		}
 		f.Type = coldata.Int64
-	case window.Lag, window.Lead:
+	case winspec.Lag, winspec.Lead:
 		if err := want(1, 3); err != nil {
 			return err
 		}
@@ -323,8 +323,8 @@ func (b *binder) windowArgs(f *window.Func, name string, args sqlparser.SelectEx
 			f.Args = append(f.Args, d)
 		}
 		f.Type = t
-	case window.FirstValue, window.LastValue, window.NthValue:
-		if f.Kind == window.NthValue {
+	case winspec.FirstValue, winspec.LastValue, winspec.NthValue:
+		if f.Kind == winspec.NthValue {
 			if err := want(2, 2); err != nil {
 				return err
 			}
@@ -349,11 +349,11 @@ func (b *binder) windowArgs(f *window.Func, name string, args sqlparser.SelectEx
 			if v, err = expr.CastTo(v, coldata.Bool); err != nil {
 				return errorf(TypeMismatch, name, "function %s: %v", upper, err)
 			}
-		case (f.Kind == window.Sum || f.Kind == window.Avg) && v.Type().IsDecimal():
+		case (f.Kind == winspec.Sum || f.Kind == winspec.Avg) && v.Type().IsDecimal():
 			return errorf(Unsupported, name, "not supported yet: %s of DECIMAL over a window (cast the argument to DOUBLE)", upper)
-		case (f.Kind == window.Sum || f.Kind == window.Avg) && v.Type().IsTemporal():
+		case (f.Kind == winspec.Sum || f.Kind == winspec.Avg) && v.Type().IsTemporal():
 			return errorf(TypeMismatch, name, "function %s: cannot add values of type %s", upper, v.Type())
-		case (f.Kind == window.Sum || f.Kind == window.Avg) && (v.Type() == coldata.String || v.Type() == coldata.Null):
+		case (f.Kind == winspec.Sum || f.Kind == winspec.Avg) && (v.Type() == coldata.String || v.Type() == coldata.Null):
 			if v, err = expr.CastTo(v, coldata.Float64); err != nil {
 				return err
 			}
@@ -362,11 +362,11 @@ func (b *binder) windowArgs(f *window.Func, name string, args sqlparser.SelectEx
 		}
 		f.Args = []expr.Expr{v}
 		switch f.Kind {
-		case window.Count:
+		case winspec.Count:
 			f.Type = coldata.Int64
-		case window.Sum:
-			f.Type = operators.AggResultType(operators.AggSum, v.Type())
-		case window.Avg:
+		case winspec.Sum:
+			f.Type = opspec.AggResultType(opspec.AggSum, v.Type())
+		case winspec.Avg:
 			f.Type = coldata.Float64
 		default:
 			f.Type = v.Type()
@@ -376,22 +376,22 @@ func (b *binder) windowArgs(f *window.Func, name string, args sqlparser.SelectEx
 }
 
 // windowFrame binds the frame clause (the marker's five arguments).
-func (b *binder) windowFrame(args sqlparser.SelectExprs, f *window.Func, sc *scope) (window.Frame, error) {
+func (b *binder) windowFrame(args sqlparser.SelectExprs, f *winspec.Func, sc *scope) (winspec.Frame, error) {
 	unit := markerInt(args[0])
 	if unit == 0 {
-		return window.DefaultFrame(len(f.Order) > 0), nil
+		return winspec.DefaultFrame(len(f.Order) > 0), nil
 	}
-	fr := window.Frame{Unit: window.Rows}
+	fr := winspec.Frame{Unit: winspec.Rows}
 	if unit == 2 {
-		fr.Unit = window.Range
+		fr.Unit = winspec.Range
 	}
-	for k, bd := range []*window.Bound{&fr.Start, &fr.End} {
+	for k, bd := range []*winspec.Bound{&fr.Start, &fr.End} {
 		kind := markerInt(args[1+2*k])
 		if kind < 0 || kind > sql.BoundUnboundedFollowing {
 			return fr, fmt.Errorf("internal error: malformed window frame bound")
 		}
-		bd.Kind = window.BoundKind(kind)
-		if bd.Kind != window.Preceding && bd.Kind != window.Following {
+		bd.Kind = winspec.BoundKind(kind)
+		if bd.Kind != winspec.Preceding && bd.Kind != winspec.Following {
 			continue
 		}
 		oe, _ := aliased(args[2+2*k])
@@ -412,7 +412,7 @@ func (b *binder) windowFrame(args sqlparser.SelectExprs, f *window.Func, sc *sco
 				return fr, errorf(TypeMismatch, "", "a window frame offset must not be negative, got %d", v)
 			}
 		case float64:
-			if fr.Unit == window.Rows {
+			if fr.Unit == winspec.Rows {
 				return fr, errorf(TypeMismatch, "", "a ROWS frame offset must be an integer, got %s", e)
 			}
 			if !(v >= 0) {
@@ -422,7 +422,7 @@ func (b *binder) windowFrame(args sqlparser.SelectExprs, f *window.Func, sc *sco
 			return fr, errorf(TypeMismatch, "", "a window frame offset must be a number, got %s", e)
 		}
 		bd.Offset = l.Value
-		if fr.Unit == window.Range {
+		if fr.Unit == winspec.Range {
 			if t := f.Order[0].Expr.Type(); t != coldata.Int64 && t != coldata.Float64 {
 				return fr, errorf(TypeMismatch, "", "RANGE with an offset needs a numeric ORDER BY column, not %s", t)
 			}

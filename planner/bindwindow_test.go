@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/planner"
@@ -148,7 +149,7 @@ func TestWindowRun(t *testing.T) {
 			t.Errorf("%s: %v", tc.q, err)
 			continue
 		}
-		built, err := planner.Build(n, nil, false)
+		built, err := execbuild.Build(n, nil, false)
 		if err != nil {
 			t.Errorf("%s: build: %v", tc.q, err)
 			continue
@@ -218,7 +219,7 @@ func TestWindowPlaced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: tc.supported})
+		n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: tc.supported, Aggregates: execbuild.AggregatesOnDevice})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.q, err)
 		}

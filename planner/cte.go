@@ -8,8 +8,6 @@ import (
 
 	"github.com/gsqlengine/gsql/expr"
 
-	"github.com/gsqlengine/gsql/operators"
-
 	"github.com/gsqlengine/gsql/sql"
 )
 
@@ -82,23 +80,6 @@ func (b *binder) sharedCTE(alias string, stmt sqlparser.SelectStatement) (Node, 
 	}
 	d.refs++
 	return &CTERef{Name: name, Body: d.body, def: d}, nil
-}
-
-// sharedResult builds the CTE's body on its first reference.
-func (b *Built) sharedResult(r *CTERef) (*operators.SharedResult, error) {
-	if sh, ok := b.shared[r.def]; ok {
-		return sh, nil
-	}
-	in, err := b.build(r.Body)
-	if err != nil {
-		return nil, fmt.Errorf("CTE %s: %w", r.Name, err)
-	}
-	if b.shared == nil {
-		b.shared = map[*cteDef]*operators.SharedResult{}
-	}
-	sh := &operators.SharedResult{Input: in}
-	b.shared[r.def] = sh
-	return sh, nil
 }
 
 // renameColumns applies a CTE's column list, WITH name(a, b) AS (...).
@@ -236,24 +217,4 @@ func (b *binder) planWorkTable(table string, as sqlparser.TableIdent) (Node, *sc
 		sc.cols = append(sc.cols, scopeCol{Table: alias, Name: c.Name, Type: c.Type, Index: i})
 	}
 	return &WorkScan{Name: def.name, def: def}, sc, nil
-}
-
-// buildRecursive builds the recursion: the working table first, so that
-// the step's WorkScan finds it.
-func (b *Built) buildRecursive(r *Recursive) (operators.Operator, error) {
-	if b.work == nil {
-		b.work = map[*workDef]*operators.WorkTable{}
-	}
-	wt := &operators.WorkTable{}
-	b.work[r.def] = wt
-	base, err := b.build(r.Base)
-	if err != nil {
-		return nil, err
-	}
-	step, err := b.build(r.Step)
-	if err != nil {
-		return nil, err
-	}
-	return &operators.Recursive{Name: r.Name, Base: base, Step: step, Work: wt, Distinct: r.Distinct,
-		MaxIterations: MaxRecursion, MaxRows: MaxRecursiveRows}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/planner"
 )
@@ -31,7 +32,7 @@ func TestCTEPlaced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: all}); err != nil {
+		if n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: all, Aggregates: execbuild.AggregatesOnDevice}); err != nil {
 			t.Fatalf("%s: %v", tc.q, err)
 		}
 		got := strings.Join(planner.Explain(n), "\n")

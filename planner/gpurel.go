@@ -1,45 +1,44 @@
 package planner
 
 import (
-	"fmt"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
-	"github.com/gsqlengine/gsql/operators/window"
 )
 
-// GPUAggregate is a GROUP BY whose hash table lives on the GPU: its input
+// DeviceAggregate is a GROUP BY whose hash table lives on the GPU: its input
 // (a Compute producing the key columns then the aggregate arguments) runs
 // on the device, each device batch is grouped there, and the groups come
 // to the host, where batches' partials are merged. Its output is on the
 // host.
-type GPUAggregate struct {
+type DeviceAggregate struct {
 	placed
 	Input Node
 	// Orig is the aggregate as bound (for EXPLAIN and the output columns).
 	Orig *Aggregate
 	// Aggs are Orig's aggregates with arguments referring to Input's
 	// columns (after the NKeys key columns).
-	Aggs  []operators.AggSpec
+	Aggs  []opspec.AggSpec
 	NKeys int
 }
 
 // Columns implements Node.
-func (g *GPUAggregate) Columns() []Column { return g.Orig.Columns() }
+func (g *DeviceAggregate) Columns() []Column { return g.Orig.Columns() }
 
 // Inputs implements Node.
-func (g *GPUAggregate) Inputs() []Node { return []Node{g.Input} }
+func (g *DeviceAggregate) Inputs() []Node { return []Node{g.Input} }
 
-func (g *GPUAggregate) describe() string {
+func (g *DeviceAggregate) describe() string {
 	return g.Orig.describe() + " (hash table on the gpu, groups merged on the host)"
 }
 
-// GPUJoin is an equi-join on the GPU (INNER or LEFT without a residual
+// DeviceJoin is an equi-join on the GPU (INNER or LEFT without a residual
 // condition, semi or anti with or without one): the right side is hashed
 // on the device and left batches probe it; output batches stay on the
 // device.
-type GPUJoin struct {
+type DeviceJoin struct {
 	placed
 	Orig                *Join
 	Left, Right         Node
@@ -49,12 +48,12 @@ type GPUJoin struct {
 }
 
 // Columns implements Node.
-func (j *GPUJoin) Columns() []Column { return j.Orig.Columns() }
+func (j *DeviceJoin) Columns() []Column { return j.Orig.Columns() }
 
 // Inputs implements Node.
-func (j *GPUJoin) Inputs() []Node { return []Node{j.Left, j.Right} }
+func (j *DeviceJoin) Inputs() []Node { return []Node{j.Left, j.Right} }
 
-func (j *GPUJoin) describe() string {
+func (j *DeviceJoin) describe() string {
 	o := *j.Orig
 	o.Cond = j.Cond
 	return o.describe() + " (gpu hash table)"
@@ -79,7 +78,7 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 		outs = append(outs, k)
 		cols = append(cols, Column{Name: k.String(), Type: k.Type()})
 	}
-	aggs := make([]operators.AggSpec, len(a.Aggs))
+	aggs := make([]opspec.AggSpec, len(a.Aggs))
 	for i, s := range a.Aggs {
 		aggs[i] = s
 		if s.Arg != nil {
@@ -88,7 +87,7 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 			cols = append(cols, Column{Name: s.Arg.String(), Type: s.Arg.Type()})
 		}
 	}
-	if _, err := operators.DeviceAggKinds(aggs); err != nil {
+	if opts.Aggregates == nil || opts.Aggregates(aggs) != nil {
 		return nil, false, nil
 	}
 	input, pred := a.Input, expr.Expr(nil)
@@ -125,7 +124,7 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 	}
 	c := &Compute{Input: gpuInput(in), Pred: pred, Exprs: outs, Out: cols, Fused: fused && opts.Fusion}
 	c.Dev = GPU
-	g := &GPUAggregate{Input: c, Orig: a, Aggs: aggs, NKeys: len(a.Keys)}
+	g := &DeviceAggregate{Input: c, Orig: a, Aggs: aggs, NKeys: len(a.Keys)}
 	g.Dev = CPU
 	return g, true, nil
 }
@@ -135,8 +134,8 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 // device; an INNER join's residual condition becomes a GPU filter above
 // it (the other kinds stay on the CPU with one).
 func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
-	semi := j.Kind == operators.SemiJoin || j.Kind == operators.AntiJoin
-	if len(j.LeftKeys) == 0 || (j.Cond != nil && j.Kind == operators.LeftJoin) {
+	semi := j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin
+	if len(j.LeftKeys) == 0 || (j.Cond != nil && j.Kind == opspec.LeftJoin) {
 		return nil, false, nil
 	}
 	for i := range j.LeftKeys {
@@ -203,7 +202,7 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	g := &GPUJoin{Orig: j, Left: left, Right: right, LeftKeys: lk, RightKeys: rk}
+	g := &DeviceJoin{Orig: j, Left: left, Right: right, LeftKeys: lk, RightKeys: rk}
 	g.Dev = GPU
 	if j.Cond == nil {
 		return g, true, nil
@@ -216,54 +215,6 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 	c := &Compute{Input: g, Pred: j.Cond, Fused: fused && opts.Fusion}
 	c.Dev = GPU
 	return c, true, nil
-}
-
-// buildGPUAggregate builds the device GROUP BY.
-func (b *Built) buildGPUAggregate(x *GPUAggregate) (operators.Operator, error) {
-	in, err := b.buildDevice(x.Input)
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]int, x.NKeys)
-	types := make([]coldata.Type, x.NKeys)
-	for i := range keys {
-		keys[i] = i
-		types[i] = x.Orig.Keys[i].Type()
-	}
-	st := &operators.Stats{}
-	b.Stats[x] = st
-	op := &operators.DeviceHashAggregate{Input: in, RT: b.GPU, Keys: keys, KeyTypes: types, Aggs: x.Aggs,
-		MemoryLimit: b.MemoryLimit, Stats: st, Top: b.aggTop[x]}
-	return operators.Instrument(op, st), nil
-}
-
-// buildGPUJoin builds the device hash join.
-func (b *Built) buildGPUJoin(x *GPUJoin, st *operators.Stats) (operators.DeviceOperator, error) {
-	l, err := b.buildDevice(x.Left)
-	if err != nil {
-		return nil, err
-	}
-	r, err := b.buildDevice(x.Right)
-	if err != nil {
-		return nil, err
-	}
-	types := func(cs []Column) []coldata.Type {
-		out := make([]coldata.Type, len(cs))
-		for i, c := range cs {
-			out[i] = c.Type
-		}
-		return out
-	}
-	if len(x.Orig.Right.Columns()) > len(x.Right.Columns()) {
-		return nil, fmt.Errorf("internal error: GPU join right side lost columns")
-	}
-	rightOut := types(x.Orig.Right.Columns())
-	if x.Orig.Kind == operators.SemiJoin || x.Orig.Kind == operators.AntiJoin {
-		rightOut = nil // the left rows alone come out
-	}
-	return &operators.DeviceHashJoin{Left: l, Right: r, RT: b.GPU, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
-		Kind: x.Orig.Kind, LeftTypes: types(x.Orig.Left.Columns()), RightTypes: rightOut,
-		RightInTypes: types(x.Right.Columns()), Cond: x.Cond, Stats: st}, nil
 }
 
 // scannedBytes is the Arrow size of the columns that the scans below n
@@ -292,27 +243,27 @@ func scannedBytes(n Node) uint64 {
 	return total
 }
 
-// GPUWindow computes window functions over device-resident rows: Input
+// DeviceWindow computes window functions over device-resident rows: Input
 // (the window's input on the device, followed by the key and argument
 // expressions that are not plain columns) stays there; only the partition
 // and ORDER BY keys travel to the host to be sorted.
-type GPUWindow struct {
+type DeviceWindow struct {
 	placed
 	Orig  *Window
 	Input Node
 	// Funcs are Orig's functions over Input's columns (ColumnRefs only).
-	Funcs []window.Func
+	Funcs []winspec.Func
 	// NCols is the number of Orig.Input's columns, which Input starts with.
 	NCols int
 }
 
 // Columns implements Node.
-func (w *GPUWindow) Columns() []Column { return w.Orig.Columns() }
+func (w *DeviceWindow) Columns() []Column { return w.Orig.Columns() }
 
 // Inputs implements Node.
-func (w *GPUWindow) Inputs() []Node { return []Node{w.Input} }
+func (w *DeviceWindow) Inputs() []Node { return []Node{w.Input} }
 
-func (w *GPUWindow) describe() string {
+func (w *DeviceWindow) describe() string {
 	return w.Orig.describe() + " (gpu: keys sorted on the host)"
 }
 
@@ -337,7 +288,7 @@ func placeWindow(w *Window, opts PlaceOptions) (Node, bool, error) {
 		}
 		return &expr.ColumnRef{Index: i, Name: e.String(), T: e.Type()}
 	}
-	funcs := make([]window.Func, len(w.Funcs))
+	funcs := make([]winspec.Func, len(w.Funcs))
 	for i, f := range w.Funcs {
 		g := f
 		g.Args = make([]expr.Expr, len(f.Args))
@@ -348,9 +299,9 @@ func placeWindow(w *Window, opts PlaceOptions) (Node, bool, error) {
 		for j, p := range f.Partition {
 			g.Partition[j] = toRef(p)
 		}
-		g.Order = make([]window.Key, len(f.Order))
+		g.Order = make([]winspec.Key, len(f.Order))
 		for j, k := range f.Order {
-			g.Order[j] = window.Key{Expr: toRef(k.Expr), Desc: k.Desc, Nulls: k.Nulls}
+			g.Order[j] = winspec.Key{Expr: toRef(k.Expr), Desc: k.Desc, Nulls: k.Nulls}
 		}
 		funcs[i] = g
 	}
@@ -373,7 +324,7 @@ func placeWindow(w *Window, opts PlaceOptions) (Node, bool, error) {
 		c.Dev = GPU
 		input = c
 	}
-	g := &GPUWindow{Orig: w, Input: input, Funcs: funcs, NCols: len(inCols)}
+	g := &DeviceWindow{Orig: w, Input: input, Funcs: funcs, NCols: len(inCols)}
 	g.Dev = GPU
 	return g, true, nil
 }

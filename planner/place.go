@@ -3,11 +3,9 @@ package planner
 import (
 	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/gpuexec/fuse"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // ErrHostOnly marks expressions that only the host evaluates (correlated
@@ -94,6 +92,10 @@ type PlaceOptions struct {
 	// every function has a GPU implementation; fused reports whether the
 	// whole operator fuses into one kernel set.
 	Supported func(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool, err error)
+	// Aggregates reports whether the device computes the aggregates of a
+	// GROUP BY (nil error: all of them); nil leaves every GROUP BY on the
+	// CPU. The builder's AggregatesOnDevice answers for the device operators.
+	Aggregates func(aggs []opspec.AggSpec) error
 	// DeviceMemory is the device memory queries may use (the pool limit);
 	// 0 means no limit is known. A join whose build side would take more
 	// than a quarter of it runs on the CPU, so the hash table, gathers and
@@ -336,15 +338,15 @@ func withInputs(n Node, in []Node) Node {
 		c := *x
 		c.Input = in[0]
 		return &c
-	case *GPUAggregate:
+	case *DeviceAggregate:
 		c := *x
 		c.Input = in[0]
 		return &c
-	case *GPUWindow:
+	case *DeviceWindow:
 		c := *x
 		c.Input = in[0]
 		return &c
-	case *GPUJoin:
+	case *DeviceJoin:
 		c := *x
 		c.Left, c.Right = in[0], in[1]
 		return &c
@@ -358,71 +360,6 @@ func withInputs(n Node, in []Node) Node {
 		return &c
 	}
 	return n
-}
-
-// GPUSupport is the placement check of the fused-kernel generator: fused
-// when the whole operator compiles into one kernel set; supported (library
-// path) when every function call compiles on its own; otherwise an error
-// naming the first function without a GPU implementation.
-func GPUSupport(inputs []Column, pred expr.Expr, exprs []expr.Expr) (fused bool, err error) {
-	types := make([]coldata.Type, len(inputs))
-	for i, c := range inputs {
-		types[i] = c.Type
-	}
-	outs := exprs
-	if outs == nil {
-		outs = PassThrough(inputs)
-	}
-	for i, t := range types {
-		if t == coldata.Null {
-			return false, fmt.Errorf("column %s has no type", inputs[i].Name)
-		}
-	}
-	all := append([]expr.Expr(nil), outs...)
-	if pred != nil {
-		all = append(all, pred)
-	}
-	for _, e := range all {
-		hostOnly := false
-		expr.Walk(e, func(x expr.Expr) {
-			if c, ok := x.(*expr.Call); ok && c.Fn.Volatile {
-				hostOnly = true
-			}
-		})
-		if hostOnly {
-			return false, ErrHostOnly
-		}
-	}
-	if ferr := fuse.Check(types, pred, outs); ferr == nil {
-		return true, nil
-	}
-	for _, e := range all {
-		var bad error
-		expr.Walk(e, func(x expr.Expr) {
-			c, ok := x.(*expr.Call)
-			if !ok || bad != nil {
-				return
-			}
-			var kin []coldata.Type
-			nc := *c
-			nc.Args = make([]expr.Expr, len(c.Args))
-			for i, a := range c.Args {
-				if l, lit := a.(*expr.Literal); lit {
-					nc.Args[i] = l
-					continue
-				}
-				nc.Args[i] = &expr.ColumnRef{Index: len(kin), Name: "arg", T: a.Type()}
-				kin = append(kin, a.Type())
-			}
-			if gerr := fuse.Check(kin, nil, []expr.Expr{&nc}); gerr != nil {
-				bad = fmt.Errorf("function %s has no GPU implementation", strings.ToUpper(c.Fn.Name))
-			}
-		})
-		if bad != nil {
-			return false, bad
-		}
-	}
-	return false, nil
 }
 
 // whyCPU is the EXPLAIN note of a node kept on the CPU while its GPU

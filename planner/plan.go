@@ -11,7 +11,7 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Device says where an operator runs.
@@ -154,7 +154,7 @@ func (p *Project) describe() string {
 type Sort struct {
 	placed
 	Input Node
-	Keys  []operators.SortKey
+	Keys  []opspec.SortKey
 }
 
 // Columns implements Node.
@@ -175,9 +175,9 @@ func (s *Sort) describe() string {
 			d += " DESC"
 		}
 		switch k.Nulls {
-		case operators.NullsFirst:
+		case opspec.NullsFirst:
 			d += " NULLS FIRST"
-		case operators.NullsLast:
+		case opspec.NullsLast:
 			d += " NULLS LAST"
 		}
 	}
@@ -224,7 +224,7 @@ type Aggregate struct {
 	placed
 	Input    Node
 	Keys     []expr.Expr
-	Aggs     []operators.AggSpec
+	Aggs     []opspec.AggSpec
 	AggNames []string
 }
 
@@ -272,7 +272,7 @@ func (a *Aggregate) describe() string {
 // unmatched left rows.
 type Join struct {
 	placed
-	Kind                operators.JoinKind
+	Kind                opspec.JoinKind
 	Left, Right         Node
 	LeftKeys, RightKeys []expr.Expr
 	Cond                expr.Expr
@@ -280,7 +280,7 @@ type Join struct {
 
 // Columns implements Node.
 func (j *Join) Columns() []Column {
-	if j.Kind == operators.SemiJoin || j.Kind == operators.AntiJoin {
+	if j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin {
 		return j.Left.Columns()
 	}
 	return append(append([]Column(nil), j.Left.Columns()...), j.Right.Columns()...)
@@ -292,11 +292,11 @@ func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }
 func (j *Join) describe() string {
 	kind := "Inner"
 	switch j.Kind {
-	case operators.LeftJoin:
+	case opspec.LeftJoin:
 		kind = "Left"
-	case operators.SemiJoin:
+	case opspec.SemiJoin:
 		kind = "Semi"
-	case operators.AntiJoin:
+	case opspec.AntiJoin:
 		kind = "Anti"
 	}
 	d := kind + " NestedLoopJoin"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/planner"
@@ -65,7 +66,7 @@ func plan(t *testing.T, cat *catalog.Catalog, q string, args ...any) (planner.No
 	if !ok {
 		t.Fatalf("%q is a %T", q, st)
 	}
-	return (&planner.Planner{Catalog: cat}).PlanSelect(context.Background(), sel.Stmt, args)
+	return (&planner.Planner{Catalog: cat, Run: execbuild.Run}).PlanSelect(context.Background(), sel.Stmt, args)
 }
 
 func TestPlanShapes(t *testing.T) {
@@ -260,7 +261,7 @@ func TestPlanPlaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Fusion: true, Supported: supported})
+	n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Fusion: true, Supported: supported, Aggregates: execbuild.AggregatesOnDevice})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,13 +275,13 @@ func TestPlanPlaced(t *testing.T) {
 		t.Errorf("placed:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 	n, _ = plan(t, cat, "SELECT UPPER(b) FROM t")
-	if _, err := planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Supported: supported}); err == nil || !strings.Contains(err.Error(), "UPPER") {
+	if _, err := planner.Place(n, planner.PlaceOptions{GPU: true, Strict: true, Supported: supported, Aggregates: execbuild.AggregatesOnDevice}); err == nil || !strings.Contains(err.Error(), "UPPER") {
 		t.Errorf("strict placement: %v", err)
 	}
 	// A plan with GPU nodes cannot be built without a runtime.
 	n, _ = plan(t, cat, "SELECT CONCAT(b, '!') FROM t")
-	n, _ = planner.Place(n, planner.PlaceOptions{GPU: true, Supported: supported})
-	if _, err := planner.Build(n, nil, false); err == nil {
+	n, _ = planner.Place(n, planner.PlaceOptions{GPU: true, Supported: supported, Aggregates: execbuild.AggregatesOnDevice})
+	if _, err := execbuild.Build(n, nil, false); err == nil {
 		t.Errorf("Build of a GPU plan without a runtime succeeded")
 	}
 }
@@ -311,7 +312,7 @@ func TestPlanRun(t *testing.T) {
 			t.Errorf("%s: %v", tc.q, err)
 			continue
 		}
-		built, err := planner.Build(n, nil, false)
+		built, err := execbuild.Build(n, nil, false)
 		if err != nil {
 			t.Errorf("%s: build: %v", tc.q, err)
 			continue
@@ -334,7 +335,7 @@ func TestPlanRun(t *testing.T) {
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s:\n got %v\nwant %v", tc.q, got, tc.want)
 		}
-		lines := planner.ExplainAnalyze(n, built)
+		lines := built.ExplainAnalyze(n)
 		if len(lines) == 0 || !strings.Contains(lines[0], fmt.Sprintf("rows=%d", len(tc.want))) {
 			t.Errorf("%s: EXPLAIN ANALYZE root %q", tc.q, lines[0])
 		}
@@ -437,7 +438,7 @@ func TestPlanScalarSubqueryAsJoin(t *testing.T) {
 // a DISTINCT aggregate stay on the CPU.
 func TestPlaceNewerAggregatesOnGPU(t *testing.T) {
 	cat := testCatalog(t)
-	opts := planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: planner.GPUSupport}
+	opts := planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.AggregatesOnDevice}
 	for _, tc := range []struct {
 		q   string
 		gpu bool

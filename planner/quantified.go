@@ -9,7 +9,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/sql"
 )
 
@@ -470,13 +470,13 @@ func summarize(batches []*coldata.Batch, t coldata.Type) summary {
 				s.distinct = append(s.distinct, v)
 				continue
 			}
-			if operators.CompareValues(col, r, minV, 0) < 0 {
+			if opspec.CompareValues(col, r, minV, 0) < 0 {
 				minV = coldata.NewConst(t, col.Value(r), 1)
 			}
-			if operators.CompareValues(col, r, maxV, 0) > 0 {
+			if opspec.CompareValues(col, r, maxV, 0) > 0 {
 				maxV = coldata.NewConst(t, col.Value(r), 1)
 			}
-			if len(s.distinct) == 1 && operators.CompareValues(col, r, firstV, 0) != 0 {
+			if len(s.distinct) == 1 && opspec.CompareValues(col, r, firstV, 0) != 0 {
 				s.distinct = append(s.distinct, col.Value(r))
 			}
 		}
@@ -593,7 +593,7 @@ func (b *binder) subqueryCallSet(sq *subquery, l []expr.Expr, in bool, eval subq
 					sNull = true
 					continue
 				}
-				key = operators.AppendRowKey(key[:0], bt.Cols, r)
+				key = opspec.AppendRowKey(key[:0], bt.Cols, r)
 				set[string(key)] = true
 			}
 		}
@@ -616,8 +616,8 @@ func (b *binder) subqueryCallSet(sq *subquery, l []expr.Expr, in bool, eval subq
 			out := coldata.NewBuilder(coldata.Bool, n)
 			var key, okey []byte
 			for i := 0; i < n; i++ {
-				okey = operators.AppendRowKey(okey[:0], outer, i)
-				key = operators.AppendRowKey(append(key[:0], okey...), needles, i)
+				okey = opspec.AppendRowKey(okey[:0], outer, i)
+				key = opspec.AppendRowKey(append(key[:0], okey...), needles, i)
 				if set != nil && !anyNull(needles, i) {
 					if set[string(key)] { // key is the left row's alone: no outer values
 						out.AppendValue(true)
@@ -723,7 +723,7 @@ func rowCompareValues(fn string, a []*coldata.Vec, i int, b []*coldata.Vec, j in
 				res = -1
 				continue
 			}
-			if operators.CompareValues(a[k], i, b[k], j) != 0 {
+			if opspec.CompareValues(a[k], i, b[k], j) != 0 {
 				return 0
 			}
 		}
@@ -733,7 +733,7 @@ func rowCompareValues(fn string, a []*coldata.Vec, i int, b []*coldata.Vec, j in
 		if a[k].IsNull(i) || b[k].IsNull(j) {
 			return -1
 		}
-		c := operators.CompareValues(a[k], i, b[k], j)
+		c := opspec.CompareValues(a[k], i, b[k], j)
 		if c == 0 {
 			continue
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Tables t(a BIGINT, b VARCHAR, c DOUBLE, d BOOLEAN) and u(k BIGINT, x VARCHAR).
@@ -117,7 +117,7 @@ func TestFoldConstants(t *testing.T) {
 		}, []string{"Filter (b <> 'ab') [cpu]", "  Scan t [a b c d] (10 rows) [cpu]"}},
 		{"aggregate keys and args", func() Node {
 			return &Aggregate{Input: s, Keys: []expr.Expr{call(t, "+", a, call(t, "-", lit(5), lit(4)))},
-				Aggs:     []operators.AggSpec{{Kind: operators.AggSum, Arg: call(t, "*", a, call(t, "+", lit(1), lit(1))), Type: coldata.Int64}},
+				Aggs:     []opspec.AggSpec{{Kind: opspec.AggSum, Arg: call(t, "*", a, call(t, "+", lit(1), lit(1))), Type: coldata.Int64}},
 				AggNames: []string{"sum"}}
 		}, []string{"HashAggregate keys: (a + 1) aggs: sum [cpu]", "  Scan t [a b c d] (10 rows) [cpu]"}},
 		{"join condition", func() Node {
@@ -135,7 +135,7 @@ func TestFoldConstants(t *testing.T) {
 	}
 
 	// Aggregates are copied, not changed in place.
-	spec := []operators.AggSpec{{Kind: operators.AggSum, Arg: call(t, "+", lit(1), lit(1)), Type: coldata.Int64}}
+	spec := []opspec.AggSpec{{Kind: opspec.AggSum, Arg: call(t, "+", lit(1), lit(1)), Type: coldata.Int64}}
 	if _, err := FoldConstants(&Aggregate{Input: s, Aggs: spec, AggNames: []string{"s"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -219,9 +219,9 @@ func TestPruneColumns(t *testing.T) {
 
 	// Aggregate: keys, arguments and GROUP_CONCAT order columns.
 	agg := &Aggregate{Input: s, Keys: []expr.Expr{d},
-		Aggs: []operators.AggSpec{
-			{Kind: operators.AggCountStar, Type: coldata.Int64},
-			{Kind: operators.AggGroupConcat, Arg: b, Order: []operators.AggOrder{{Expr: a, Desc: true}}, Type: coldata.String, Separator: ","},
+		Aggs: []opspec.AggSpec{
+			{Kind: opspec.AggCountStar, Type: coldata.Int64},
+			{Kind: opspec.AggGroupConcat, Arg: b, Order: []opspec.AggOrder{{Expr: a, Desc: true}}, Type: coldata.String, Separator: ","},
 		},
 		AggNames: []string{"count(*)", "group_concat(b order by a desc)"}}
 	n = PruneColumns(agg)
@@ -242,7 +242,7 @@ func TestPruneColumns(t *testing.T) {
 	}
 
 	// Deeper: Sort above the Project; the Project's scan is still pruned.
-	srt := &Sort{Input: project(s, c), Keys: []operators.SortKey{{Col: 0}}}
+	srt := &Sort{Input: project(s, c), Keys: []opspec.SortKey{{Col: 0}}}
 	checkPlan(t, "sort over project", PruneColumns(srt),
 		"Sort c [cpu]",
 		"  Project c [cpu]",
@@ -306,7 +306,7 @@ func TestPushFilters(t *testing.T) {
 			"  Scan u [k x] (3 rows) [cpu]",
 		}},
 		{"left: only left predicates move", func() Node {
-			j := &Join{Kind: operators.LeftJoin, Left: s, Right: u}
+			j := &Join{Kind: opspec.LeftJoin, Left: s, Right: u}
 			j.setCondition(call(t, "=", a, k), 4)
 			return &Filter{Input: j, Pred: and(call(t, ">", a, lit(1)), call(t, "is_null", x), call(t, "=", b, x))}
 		}, []string{
@@ -391,7 +391,7 @@ func TestPlace(t *testing.T) {
 	s := scanOf(tblT)
 	a, b := ref(s, 0), ref(s, 1)
 	gt := func() expr.Expr { return call(t, ">", a, lit(1)) }
-	opts := PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport}
+	opts := PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport, Aggregates: deviceAggregates}
 	for _, tc := range []struct {
 		name string
 		plan func() Node
@@ -407,7 +407,7 @@ func TestPlace(t *testing.T) {
 		}},
 		{"fusion off", func() Node {
 			return project(&Filter{Input: s, Pred: gt()}, call(t, "lower", b))
-		}, PlaceOptions{GPU: true, Supported: fakeSupport}, []string{
+		}, PlaceOptions{GPU: true, Supported: fakeSupport, Aggregates: deviceAggregates}, []string{
 			"DeviceToHost [cpu]",
 			"  Project lower(b) AS lower(b) Filter (a > 1) (kernel library) [gpu]",
 			"    Scan t [a b c d] (10 rows) [gpu]",
@@ -455,7 +455,7 @@ func TestPlace(t *testing.T) {
 		}},
 		{"sort and limit", func() Node {
 			p := project(s, call(t, "lower", b))
-			return &Limit{Input: &Sort{Input: p, Keys: []operators.SortKey{{Col: 0, Desc: true}}}, Count: 5}
+			return &Limit{Input: &Sort{Input: p, Keys: []opspec.SortKey{{Col: 0, Desc: true}}}, Count: 5}
 		}, opts, []string{
 			"DeviceToHost [cpu]",
 			"  Limit 5 [gpu]",
@@ -472,7 +472,7 @@ func TestPlace(t *testing.T) {
 			"      Scan t [a b c d] (10 rows) [gpu]",
 		}},
 		{"filter over a host operator is uploaded", func() Node {
-			return &Filter{Input: &Sort{Input: s, Keys: []operators.SortKey{{Col: 0}}}, Pred: gt()}
+			return &Filter{Input: &Sort{Input: s, Keys: []opspec.SortKey{{Col: 0}}}, Pred: gt()}
 		}, opts, []string{
 			"DeviceToHost [cpu]",
 			"  Filter (a > 1) (fused kernel) [gpu]",
@@ -485,7 +485,7 @@ func TestPlace(t *testing.T) {
 			j := &Join{Left: &Filter{Input: s, Pred: gt()}, Right: u}
 			j.setCondition(call(t, "=", a, refAt(4, "k", coldata.Int64)), 4)
 			return &Aggregate{Input: j, Keys: []expr.Expr{refAt(5, "x", coldata.String)}, AggNames: []string{"count(*)"},
-				Aggs: []operators.AggSpec{{Kind: operators.AggCountStar, Type: coldata.Int64}}}
+				Aggs: []opspec.AggSpec{{Kind: opspec.AggCountStar, Type: coldata.Int64}}}
 		}, opts, []string{
 			"HashAggregate keys: x aggs: count(*) (hash table on the gpu, groups merged on the host) [cpu]",
 			"  Project x (fused kernel) [gpu]",
@@ -496,10 +496,10 @@ func TestPlace(t *testing.T) {
 		}},
 		{"distinct aggregate on the GPU over a left join with a condition on the CPU", func() Node {
 			u := scanOf(tblU)
-			j := &Join{Kind: operators.LeftJoin, Left: s, Right: u}
+			j := &Join{Kind: opspec.LeftJoin, Left: s, Right: u}
 			j.setCondition(call(t, "AND", call(t, "=", a, refAt(4, "k", coldata.Int64)), gt()), 4)
 			return &Aggregate{Input: j, Keys: []expr.Expr{refAt(5, "x", coldata.String)}, AggNames: []string{"count(DISTINCT a)"},
-				Aggs: []operators.AggSpec{{Kind: operators.AggCount, Distinct: true, Arg: a, Type: coldata.Int64}}}
+				Aggs: []opspec.AggSpec{{Kind: opspec.AggCount, Distinct: true, Arg: a, Type: coldata.Int64}}}
 		}, opts, []string{
 			"HashAggregate keys: x aggs: count(DISTINCT a) (hash table on the gpu, groups merged on the host) [cpu]",
 			"  Project x, a (fused kernel) [gpu]",
@@ -510,7 +510,7 @@ func TestPlace(t *testing.T) {
 		}},
 		{"GROUP_CONCAT stays on the CPU", func() Node {
 			return &Aggregate{Input: s, Keys: []expr.Expr{a}, AggNames: []string{"group_concat(b)"},
-				Aggs: []operators.AggSpec{{Kind: operators.AggGroupConcat, Arg: refAt(1, "b", coldata.String), Type: coldata.String, Separator: ","}}}
+				Aggs: []opspec.AggSpec{{Kind: opspec.AggGroupConcat, Arg: refAt(1, "b", coldata.String), Type: coldata.String, Separator: ","}}}
 		}, opts, []string{
 			"HashAggregate keys: a aggs: group_concat(b) [cpu]",
 			"  Scan t [a b c d] (10 rows) [cpu]",
@@ -541,7 +541,7 @@ func TestPlace(t *testing.T) {
 		}},
 		{"GPU off: unchanged", func() Node {
 			return project(&Filter{Input: s, Pred: gt()}, call(t, "lower", b))
-		}, PlaceOptions{Supported: fakeSupport}, []string{
+		}, PlaceOptions{Supported: fakeSupport, Aggregates: deviceAggregates}, []string{
 			"Project lower(b) AS lower(b) [cpu]",
 			"  Filter (a > 1) [cpu]",
 			"    Scan t [a b c d] (10 rows) [cpu]",
@@ -560,12 +560,12 @@ func TestPlace(t *testing.T) {
 	}
 
 	// Strict mode: an unsupported filter or projection is an error.
-	strict := PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: fakeSupport}
+	strict := PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: fakeSupport, Aggregates: deviceAggregates}
 	for _, n := range []Node{
 		project(s, call(t, "upper", b)),
 		project(&Filter{Input: s, Pred: gt()}, call(t, "upper", b)),
 		&Filter{Input: s, Pred: call(t, "=", call(t, "upper", b), lit("X"))},
-		&Sort{Input: project(s, call(t, "upper", b)), Keys: []operators.SortKey{{Col: 0}}},
+		&Sort{Input: project(s, call(t, "upper", b)), Keys: []opspec.SortKey{{Col: 0}}},
 	} {
 		_, err := Place(n, strict)
 		if err == nil || !strings.Contains(err.Error(), "device gpu: function UPPER has no GPU implementation") {
@@ -586,7 +586,7 @@ func TestPlaceWhileCompiling(t *testing.T) {
 	a, b := ref(s, 0), ref(s, 1)
 	gt := func() expr.Expr { return call(t, ">", a, lit(1)) }
 	compiling := func(_ []Column, _ expr.Expr, _ []expr.Expr) (bool, error) { return true, ErrNotReady }
-	n, err := Place(project(&Filter{Input: s, Pred: gt()}, call(t, "lower", b)), PlaceOptions{GPU: true, Fusion: true, Supported: compiling})
+	n, err := Place(project(&Filter{Input: s, Pred: gt()}, call(t, "lower", b)), PlaceOptions{GPU: true, Fusion: true, Supported: compiling, Aggregates: deviceAggregates})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,14 +594,14 @@ func TestPlaceWhileCompiling(t *testing.T) {
 		"Project lower(b) AS lower(b) [cpu: GPU kernels compiling]",
 		"  Filter (a > 1) [cpu: GPU kernels compiling]",
 		"    Scan t [a b c d] (10 rows) [cpu]")
-	n, err = Place(&Filter{Input: s, Pred: gt()}, PlaceOptions{GPU: true, Fusion: true, Supported: compiling})
+	n, err = Place(&Filter{Input: s, Pred: gt()}, PlaceOptions{GPU: true, Fusion: true, Supported: compiling, Aggregates: deviceAggregates})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkPlan(t, "filter compiling", n,
 		"Filter (a > 1) [cpu: GPU kernels compiling]",
 		"  Scan t [a b c d] (10 rows) [cpu]")
-	if _, err := Place(&Filter{Input: s, Pred: gt()}, PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: compiling}); !errors.Is(err, ErrNotReady) {
+	if _, err := Place(&Filter{Input: s, Pred: gt()}, PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: compiling, Aggregates: deviceAggregates}); !errors.Is(err, ErrNotReady) {
 		t.Fatalf("strict placement while compiling: %v", err)
 	}
 }
@@ -615,15 +615,15 @@ func TestExplain(t *testing.T) {
 		"  Distinct [cpu]",
 		"    Project a [cpu]",
 		"      Scan t [a b c d] (10 rows) [cpu]")
-	agg := &Aggregate{Input: s, AggNames: []string{"count(*)", "max(a)"}, Aggs: []operators.AggSpec{
-		{Kind: operators.AggCountStar, Type: coldata.Int64}, {Kind: operators.AggMax, Arg: a, Type: coldata.Int64}}}
+	agg := &Aggregate{Input: s, AggNames: []string{"count(*)", "max(a)"}, Aggs: []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: coldata.Int64}, {Kind: opspec.AggMax, Arg: a, Type: coldata.Int64}}}
 	if got := agg.Columns(); !reflect.DeepEqual(got, []Column{{"count(*)", coldata.Int64}, {"max(a)", coldata.Int64}}) {
 		t.Errorf("aggregate columns %v", got)
 	}
 	checkPlan(t, "aggregate", agg, "HashAggregate aggs: count(*), max(a) [cpu]", "  Scan t [a b c d] (10 rows) [cpu]")
 	v := &Values{Out: []Column{{"x", coldata.Int64}}, Rows: [][]expr.Expr{{lit(1)}, {lit(2)}}}
 	checkPlan(t, "values", v, "Values (2 rows) [cpu]")
-	j := &Join{Kind: operators.LeftJoin, Left: s, Right: scanOf(tblU), Cond: call(t, "<", a, refAt(4, "k", coldata.Int64))}
+	j := &Join{Kind: opspec.LeftJoin, Left: s, Right: scanOf(tblU), Cond: call(t, "<", a, refAt(4, "k", coldata.Int64))}
 	checkPlan(t, "left nested loop", j, "Left NestedLoopJoin filter (a < k) [cpu]", "  Scan t [a b c d] (10 rows) [cpu]", "  Scan u [k x] (3 rows) [cpu]")
 	if got := len(j.Columns()); got != 6 {
 		t.Errorf("join has %d columns", got)
@@ -671,7 +671,7 @@ func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
 		{4*bytes - 1, "Inner HashJoin on a = k [cpu]"},
 		{0, "Inner HashJoin on a = k (gpu hash table) [gpu]"},
 	} {
-		p, err := Place(j, PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport, DeviceMemory: tc.mem})
+		p, err := Place(j, PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport, Aggregates: deviceAggregates, DeviceMemory: tc.mem})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -702,7 +702,7 @@ func TestPlaceFilterOverScanOverDeviceMemory(t *testing.T) {
 			&Filter{Input: u, Pred: pred},
 			&Project{Input: &Filter{Input: u, Pred: pred}, Exprs: PassThrough(u.Columns()), Out: u.Columns()},
 		} {
-			p, err := Place(n, PlaceOptions{GPU: true, Fusion: true, Strict: true, Supported: fakeSupport, DeviceMemory: tc.mem})
+			p, err := Place(n, PlaceOptions{GPU: true, Fusion: true, Strict: true, Supported: fakeSupport, Aggregates: deviceAggregates, DeviceMemory: tc.mem})
 			if err != nil {
 				t.Fatal(err)
 			}

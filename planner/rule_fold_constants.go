@@ -2,7 +2,7 @@ package planner
 
 import (
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Constant folding. A constant sub-expression is computed once, at plan
@@ -62,7 +62,7 @@ func FoldConstants(n Node) (Node, error) {
 		if x.Keys, err = foldAll(x.Keys); err != nil {
 			return nil, err
 		}
-		x.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
+		x.Aggs = append([]opspec.AggSpec(nil), x.Aggs...)
 		for i := range x.Aggs {
 			if x.Aggs[i].Arg != nil {
 				if x.Aggs[i].Arg, err = foldConstants(x.Aggs[i].Arg); err != nil {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // The plans (TPC-H Q13):
@@ -78,7 +78,7 @@ func PreAggregateJoins(n Node) Node {
 // preAggregate returns a's rewrite, or nil when a does not qualify.
 func preAggregate(a *Aggregate) Node {
 	j, ok := a.Input.(*Join)
-	if !ok || j.Kind != operators.LeftJoin || j.Cond != nil || len(j.LeftKeys) == 0 || len(a.Aggs) == 0 {
+	if !ok || j.Kind != opspec.LeftJoin || j.Cond != nil || len(j.LeftKeys) == 0 || len(a.Aggs) == 0 {
 		return nil
 	}
 	nl := len(j.Left.Columns())
@@ -95,7 +95,7 @@ func preAggregate(a *Aggregate) Node {
 	rightCols := j.Right.Columns()
 	nr := len(rightCols)
 	for _, s := range a.Aggs {
-		if s.Kind != operators.AggCount || s.Distinct || s.Arg == nil || volatile(s.Arg) || !refsBelow(s.Arg, nl, nl+nr) {
+		if s.Kind != opspec.AggCount || s.Distinct || s.Arg == nil || volatile(s.Arg) || !refsBelow(s.Arg, nl, nl+nr) {
 			return nil
 		}
 	}
@@ -111,7 +111,7 @@ func preAggregate(a *Aggregate) Node {
 	}
 	inner := &Aggregate{Input: j.Right, Keys: j.RightKeys}
 	for i, s := range a.Aggs {
-		inner.Aggs = append(inner.Aggs, operators.AggSpec{Kind: operators.AggCount, Arg: expr.Remap(s.Arg, shift), Type: coldata.Int64})
+		inner.Aggs = append(inner.Aggs, opspec.AggSpec{Kind: opspec.AggCount, Arg: expr.Remap(s.Arg, shift), Type: coldata.Int64})
 		inner.AggNames = append(inner.AggNames, a.AggNames[i])
 	}
 	nk := len(j.RightKeys)
@@ -120,14 +120,14 @@ func preAggregate(a *Aggregate) Node {
 	for i := range keyRefs {
 		keyRefs[i] = &expr.ColumnRef{Index: i, Name: innerCols[i].Name, T: innerCols[i].Type}
 	}
-	join := &Join{placed: j.placed, Kind: operators.LeftJoin, Left: j.Left, Right: inner, LeftKeys: j.LeftKeys, RightKeys: keyRefs}
+	join := &Join{placed: j.placed, Kind: opspec.LeftJoin, Left: j.Left, Right: inner, LeftKeys: j.LeftKeys, RightKeys: keyRefs}
 
 	// The outer aggregate adds the partial counts up; a project turns the
 	// SUM of no match into 0 and keeps a's columns.
 	outer := &Aggregate{placed: a.placed, Input: join, Keys: a.Keys}
 	for i := range a.Aggs {
 		c := nl + nk + i
-		outer.Aggs = append(outer.Aggs, operators.AggSpec{Kind: operators.AggSum, Arg: &expr.ColumnRef{Index: c, Name: innerCols[nk+i].Name, T: coldata.Int64}, Type: coldata.Int64})
+		outer.Aggs = append(outer.Aggs, opspec.AggSpec{Kind: opspec.AggSum, Arg: &expr.ColumnRef{Index: c, Name: innerCols[nk+i].Name, T: coldata.Int64}, Type: coldata.Int64})
 		outer.AggNames = append(outer.AggNames, fmt.Sprintf("sum(%s)", a.AggNames[i]))
 	}
 	coalesce, ok := expr.Lookup("coalesce")

@@ -5,8 +5,8 @@ import (
 	"sort"
 
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
-	"github.com/gsqlengine/gsql/operators/window"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // Column pruning. The binder scans every column of a table; this rule
@@ -46,14 +46,14 @@ func PruneColumns(n Node) Node {
 			c := *x
 			c.Input = pruneInputs(in)
 			c.Keys = remapAll(x.Keys, remap)
-			c.Aggs = append([]operators.AggSpec(nil), x.Aggs...)
+			c.Aggs = append([]opspec.AggSpec(nil), x.Aggs...)
 			for i := range c.Aggs {
 				if c.Aggs[i].Arg != nil {
 					c.Aggs[i].Arg = expr.Remap(c.Aggs[i].Arg, remap)
 				}
-				order := make([]operators.AggOrder, len(c.Aggs[i].Order))
+				order := make([]opspec.AggOrder, len(c.Aggs[i].Order))
 				for j, o := range c.Aggs[i].Order {
-					order[j] = operators.AggOrder{Expr: expr.Remap(o.Expr, remap), Desc: o.Desc}
+					order[j] = opspec.AggOrder{Expr: expr.Remap(o.Expr, remap), Desc: o.Desc}
 				}
 				c.Aggs[i].Order = order
 			}
@@ -227,7 +227,7 @@ func pruneJoinInput(n Node, used map[int]bool) (Node, map[int]int) {
 	if !ok {
 		return out, m
 	}
-	if s, ok := f.Input.(*Scan); !ok || s.Table.Rows <= operators.BatchSize || len(used) == len(f.Columns()) {
+	if s, ok := f.Input.(*Scan); !ok || s.Table.Rows <= opspec.BatchSize || len(used) == len(f.Columns()) {
 		return out, m
 	}
 	keep := make([]int, 0, len(used))
@@ -291,7 +291,7 @@ func pruneWindow(w *Window, used map[int]bool) (Node, map[int]int) {
 	}
 	c := *w
 	c.Input = newIn
-	c.Funcs = make([]window.Func, len(w.Funcs))
+	c.Funcs = make([]winspec.Func, len(w.Funcs))
 	for i, f := range w.Funcs {
 		c.Funcs[i] = remapWindowFunc(f, m)
 	}
@@ -304,7 +304,7 @@ func pruneWindow(w *Window, used map[int]bool) (Node, map[int]int) {
 }
 
 // windowExprs lists the expressions a window function reads.
-func windowExprs(f *window.Func) []expr.Expr {
+func windowExprs(f *winspec.Func) []expr.Expr {
 	out := append([]expr.Expr(nil), f.Args...)
 	out = append(out, f.Partition...)
 	for _, k := range f.Order {
@@ -314,10 +314,10 @@ func windowExprs(f *window.Func) []expr.Expr {
 }
 
 // remapWindowFunc returns f reading columns renumbered by m.
-func remapWindowFunc(f window.Func, m map[int]int) window.Func {
+func remapWindowFunc(f winspec.Func, m map[int]int) winspec.Func {
 	f.Args = remapAll(f.Args, m)
 	f.Partition = remapAll(f.Partition, m)
-	order := make([]window.Key, len(f.Order))
+	order := make([]winspec.Key, len(f.Order))
 	for i, k := range f.Order {
 		k.Expr = expr.Remap(k.Expr, m)
 		order[i] = k

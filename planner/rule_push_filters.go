@@ -2,7 +2,7 @@ package planner
 
 import (
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Filter push-down. A filter above a join is split into its conjuncts:
@@ -45,9 +45,9 @@ func PushFilters(n Node) Node {
 			switch s := side(p, nl); {
 			case s == 0:
 				toLeft = append(toLeft, p)
-			case s == 1 && j.Kind == operators.InnerJoin:
+			case s == 1 && j.Kind == opspec.InnerJoin:
 				toRight = append(toRight, p)
-			case s == 2 && j.Kind == operators.InnerJoin:
+			case s == 2 && j.Kind == opspec.InnerJoin:
 				toJoin = append(toJoin, p)
 			default:
 				keep = append(keep, p)
@@ -109,7 +109,7 @@ func pushRightConds(j *Join) *Join {
 			keep = append(keep, p)
 		case s == 1:
 			right = append(right, p)
-		case s == 0 && j.Kind == operators.InnerJoin:
+		case s == 0 && j.Kind == opspec.InnerJoin:
 			left = append(left, p)
 		default:
 			keep = append(keep, p)

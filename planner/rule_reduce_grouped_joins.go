@@ -2,7 +2,7 @@ package planner
 
 import (
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Reducing a grouped join, by example (TPC-H Q17, the correlated
@@ -44,7 +44,7 @@ const reduceRatio = 4
 func ReduceGroupedJoins(n Node) Node {
 	out, _ := mapInputs(n, func(in Node) (Node, error) { return ReduceGroupedJoins(in), nil })
 	j, ok := out.(*Join)
-	if !ok || (j.Kind != operators.LeftJoin && j.Kind != operators.InnerJoin) {
+	if !ok || (j.Kind != opspec.LeftJoin && j.Kind != opspec.InnerJoin) {
 		return out
 	}
 	for i := range j.LeftKeys {
@@ -98,7 +98,7 @@ func reduceRight(j *Join, i int) Node {
 	if key.Type() != st || volatile(key) || estimateRows(src)*reduceRatio >= estimateRows(agg.Input) {
 		return nil
 	}
-	semi := &Join{Kind: operators.SemiJoin, Left: agg.Input, Right: copyLeaf(src),
+	semi := &Join{Kind: opspec.SemiJoin, Left: agg.Input, Right: copyLeaf(src),
 		LeftKeys: []expr.Expr{key}, RightKeys: []expr.Expr{&expr.ColumnRef{Index: scol, Name: src.Columns()[scol].Name, T: st}}}
 	na := *agg
 	na.Input = semi
@@ -136,7 +136,7 @@ func keySource(n Node, c int) (Node, int) {
 			switch {
 			case c < nl:
 				n = x.Left
-			case x.Kind == operators.InnerJoin:
+			case x.Kind == opspec.InnerJoin:
 				n, c = x.Right, c-nl
 			default:
 				return nil, 0 // an outer join's right side may be NULL

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Join ordering, by example (TPC-H Q3 as written joins customer with
@@ -103,7 +103,7 @@ func ReorderJoins(n Node) Node {
 func innerJoinRoot(n Node) (Node, bool) {
 	switch x := n.(type) {
 	case *Join:
-		return n, x.Kind == operators.InnerJoin
+		return n, x.Kind == opspec.InnerJoin
 	case *Filter:
 		_, ok := innerJoinRoot(x.Input)
 		return n, ok
@@ -351,12 +351,12 @@ func estimateRows(n Node) float64 {
 		return math.Max(1, estimateRows(x.Input)/10)
 	case *Join:
 		l, r := estimateRows(x.Left), estimateRows(x.Right)
-		if x.Kind == operators.SemiJoin || x.Kind == operators.AntiJoin {
+		if x.Kind == opspec.SemiJoin || x.Kind == opspec.AntiJoin {
 			return l / 2 // at most the left rows, once each
 		}
 		if len(x.LeftKeys) > 0 {
 			out := l * r / math.Max(1, math.Max(l, r))
-			if x.Kind == operators.LeftJoin {
+			if x.Kind == opspec.LeftJoin {
 				out = math.Max(out, l)
 			}
 			return out
@@ -600,7 +600,7 @@ func (g *joinGraph) build(p *joinPlan, extra []expr.Expr) (Node, map[int]int) {
 		}
 	}
 	conds = append(conds, remapAll(extra, layout)...)
-	j := &Join{Kind: operators.InnerJoin, Left: ln, Right: rn}
+	j := &Join{Kind: opspec.InnerJoin, Left: ln, Right: rn}
 	j.setCondition(conjoin(conds), nl)
 	return j, layout
 }

@@ -3,7 +3,7 @@ package planner
 import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Sums of a shifted column. SUM(x + c), SUM(c + x) and SUM(x - c), for a
@@ -37,7 +37,7 @@ func SumPlusConst(n Node) (Node, error) {
 func sumsPlusConst(a *Aggregate) (*Aggregate, []expr.Expr, error) {
 	na := &Aggregate{placed: a.placed, Input: a.Input, Keys: a.Keys}
 	nk := len(a.Keys)
-	add := func(name string, spec operators.AggSpec) expr.Expr {
+	add := func(name string, spec opspec.AggSpec) expr.Expr {
 		for i, s := range na.Aggs {
 			if sameAgg(s, spec) {
 				return &expr.ColumnRef{Index: nk + i, Name: na.AggNames[i], T: s.Type}
@@ -58,8 +58,8 @@ func sumsPlusConst(a *Aggregate) (*Aggregate, []expr.Expr, error) {
 			defs = append(defs, add(a.AggNames[i], s))
 			continue
 		}
-		sum := add("sum("+x.String()+")", operators.AggSpec{Kind: operators.AggSum, Arg: x, Type: coldata.Int64})
-		count := add("count("+x.String()+")", operators.AggSpec{Kind: operators.AggCount, Arg: x, Type: coldata.Int64})
+		sum := add("sum("+x.String()+")", opspec.AggSpec{Kind: opspec.AggSum, Arg: x, Type: coldata.Int64})
+		count := add("count("+x.String()+")", opspec.AggSpec{Kind: opspec.AggCount, Arg: x, Type: coldata.Int64})
 		mul, _ := expr.Lookup("*")
 		shift, err := expr.NewCall(mul, []expr.Expr{lit, count})
 		if err != nil {
@@ -80,8 +80,8 @@ func sumsPlusConst(a *Aggregate) (*Aggregate, []expr.Expr, error) {
 
 // shiftedSum matches SUM(x + c), SUM(c + x) or SUM(x - c) of a BIGINT
 // column expression x and a BIGINT literal c; call is the + or -.
-func shiftedSum(spec operators.AggSpec) (x expr.Expr, call *expr.Call, c *expr.Literal, ok bool) {
-	if spec.Kind != operators.AggSum || spec.Distinct || spec.Arg == nil || spec.Arg.Type() != coldata.Int64 {
+func shiftedSum(spec opspec.AggSpec) (x expr.Expr, call *expr.Call, c *expr.Literal, ok bool) {
+	if spec.Kind != opspec.AggSum || spec.Distinct || spec.Arg == nil || spec.Arg.Type() != coldata.Int64 {
 		return nil, nil, nil, false
 	}
 	call, ok = spec.Arg.(*expr.Call)
@@ -96,7 +96,7 @@ func shiftedSum(spec operators.AggSpec) (x expr.Expr, call *expr.Call, c *expr.L
 	if !ok || x.Type() != coldata.Int64 || expr.IsConstant(x) {
 		return nil, nil, nil, false
 	}
-	if operators.AggResultType(operators.AggSum, x.Type()) != coldata.Int64 {
+	if opspec.AggResultType(opspec.AggSum, x.Type()) != coldata.Int64 {
 		return nil, nil, nil, false
 	}
 	return x, call, c, true

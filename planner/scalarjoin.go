@@ -7,7 +7,7 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Correlated scalar aggregates as joins. A top-level conjunct of WHERE
@@ -80,7 +80,7 @@ func unparen(e sqlparser.Expr) sqlparser.Expr {
 // subBinder is a binder for a subquery of the query bound in scope sc.
 func (b *binder) subBinder(sc *scope) (*binder, *correlation) {
 	corr := &correlation{outer: sc}
-	return &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, now: b.now, ctes: b.ctes, rules: b.rules,
+	return &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, now: b.now, ctes: b.ctes, rules: b.rules, run: b.run,
 		outer: append(append([]*scope(nil), b.outer...), sc), corr: corr, parent: b}, corr
 }
 
@@ -176,7 +176,7 @@ func (b *binder) scalarJoin(q *sqlparser.Subquery, input Node, sc *scope) (Node,
 		return nil, nil, nil, false
 	}
 	gcols := grouped.Columns()
-	j := &Join{Kind: operators.LeftJoin, Left: input, Right: grouped}
+	j := &Join{Kind: opspec.LeftJoin, Left: input, Right: grouped}
 	for i, ref := range refs {
 		if gcols[1+i].Type != ref.T {
 			return nil, nil, nil, false

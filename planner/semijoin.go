@@ -1,11 +1,11 @@
 package planner
 
 import (
+	"github.com/gsqlengine/gsql/opspec"
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
 )
 
 // EXISTS and NOT EXISTS as joins. A top-level conjunct of WHERE that is
@@ -133,9 +133,9 @@ func (b *binder) existsJoin(q *sqlparser.Subquery, anti bool, input Node, sc *sc
 	if len(innerOnly) > 0 {
 		inner = &Filter{Input: inner, Pred: conjoin(innerOnly)}
 	}
-	kind := operators.SemiJoin
+	kind := opspec.SemiJoin
 	if anti {
-		kind = operators.AntiJoin
+		kind = opspec.AntiJoin
 	}
 	j := &Join{Kind: kind, Left: input, Right: inner}
 	j.setCondition(conjoin(cond), nl)

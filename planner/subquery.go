@@ -9,7 +9,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // Subqueries. An uncorrelated subquery runs once, at plan time, and becomes
@@ -135,6 +135,8 @@ type subquery struct {
 	plan Node
 	cols []Column
 	corr *correlation
+	// exec runs plan (the binder's RunFunc).
+	exec RunFunc
 }
 
 func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, error) {
@@ -147,7 +149,7 @@ func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, erro
 	if n, err = optimize(n, b.rules); err != nil {
 		return nil, err
 	}
-	sq := &subquery{plan: n, cols: n.Columns()}
+	sq := &subquery{plan: n, cols: n.Columns(), exec: b.run}
 	if corr.width() > 0 {
 		sq.corr = corr
 	}
@@ -156,14 +158,13 @@ func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, erro
 
 // run executes the subquery (with the outer slots already set).
 func (sq *subquery) run(ctx context.Context) ([]*coldata.Batch, error) {
-	built, err := Build(sq.plan, nil, false)
-	if err != nil {
-		return nil, err
+	if sq.exec == nil {
+		return nil, fmt.Errorf("planner: a subquery needs Planner.Run to execute")
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return operators.Drain(ctx, built.Root)
+	return sq.exec(ctx, sq.plan)
 }
 
 // subqueryKind says what a subquery's result becomes.
@@ -209,7 +210,7 @@ func (sq *subquery) result(kind subqueryKind, batches []*coldata.Batch, needle *
 				sawNull = true
 				continue
 			}
-			if !needle.IsNull(row) && operators.CompareValues(needle, row, bt.Cols[0], r) == 0 {
+			if !needle.IsNull(row) && opspec.CompareValues(needle, row, bt.Cols[0], r) == 0 {
 				return true, nil
 			}
 		}
@@ -249,9 +250,9 @@ func (b *binder) correlatedCall(sq *subquery, kind subqueryKind, needle expr.Exp
 			out := coldata.NewBuilder(t, n)
 			var key []byte
 			for i := 0; i < n; i++ {
-				key = operators.AppendRowKey(key[:0], outer, i)
+				key = opspec.AppendRowKey(key[:0], outer, i)
 				if nv != nil {
-					key = operators.AppendRowKey(key, []*coldata.Vec{nv}, i)
+					key = opspec.AppendRowKey(key, []*coldata.Vec{nv}, i)
 				}
 				v, ok := cache[string(key)]
 				if !ok {
@@ -374,7 +375,7 @@ func (b *binder) inSubquery(left sqlparser.Expr, q *sqlparser.Subquery, sc *scop
 	var key []byte
 	for _, bt := range batches {
 		for r := 0; r < bt.Len; r++ {
-			key = operators.AppendRowKey(key[:0], bt.Cols[:1], r)
+			key = opspec.AppendRowKey(key[:0], bt.Cols[:1], r)
 			if seen[string(key)] {
 				continue
 			}

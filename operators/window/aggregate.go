@@ -6,14 +6,15 @@ import (
 	"math/bits"
 
 	"github.com/gsqlengine/gsql/coldata"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // aggregate computes COUNT, SUM, AVG, MIN or MAX of v (sorted) over each
 // row's frame [lo, hi). Aggregates skip NULLs; an empty frame gives NULL
 // (0 for COUNT). Frames never move backwards within a partition, which
 // the running sums and the min/max deque rely on.
-func aggregate(k Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi []int) (*coldata.Vec, error) {
+func aggregate(k winspec.Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi []int) (*coldata.Vec, error) {
 	n := len(lo)
 	cnt := make([]int64, n+1) // prefix counts of non-NULL values
 	for i := 0; i < n; i++ {
@@ -23,15 +24,15 @@ func aggregate(k Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi []int) 
 		}
 	}
 	switch k {
-	case Count:
+	case winspec.Count:
 		out := make([]int64, n)
 		for i := range out {
 			out[i] = cnt[hi[i]] - cnt[lo[i]]
 		}
 		return &coldata.Vec{Type: coldata.Int64, Len: n, Ints: out}, nil
-	case Min, Max:
-		return minMax(k == Min, t, v, partStart, lo, hi), nil
-	case Sum, Avg:
+	case winspec.Min, winspec.Max:
+		return minMax(k == winspec.Min, t, v, partStart, lo, hi), nil
+	case winspec.Sum, winspec.Avg:
 	default:
 		return nil, fmt.Errorf("internal error: %s is not an aggregate", k)
 	}
@@ -63,7 +64,7 @@ func aggregate(k Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi []int) 
 				pre[i+1] = pre[i+1].add(x)
 			}
 		}
-		if k == Sum && t == coldata.Int64 {
+		if k == winspec.Sum && t == coldata.Int64 {
 			out.Ints = make([]int64, n)
 			for i := range out.Ints {
 				s := pre[hi[i]].sub(pre[lo[i]])
@@ -78,7 +79,7 @@ func aggregate(k Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi []int) 
 		out.Floats = make([]float64, n)
 		for i := range out.Floats {
 			s := pre[hi[i]].sub(pre[lo[i]]).float64()
-			if k == Avg {
+			if k == winspec.Avg {
 				if c := cnt[hi[i]] - cnt[lo[i]]; c > 0 {
 					s /= float64(c)
 				}
@@ -88,7 +89,7 @@ func aggregate(k Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi []int) 
 		return out, nil
 	case coldata.Float64:
 		out.Floats = floatSums(v, partStart, lo, hi)
-		if k == Avg {
+		if k == winspec.Avg {
 			for i := range out.Floats {
 				if c := cnt[hi[i]] - cnt[lo[i]]; c > 0 {
 					out.Floats[i] /= float64(c)
@@ -168,7 +169,7 @@ func minMax(isMin bool, t coldata.Type, v *coldata.Vec, partStart, lo, hi []int)
 	n := len(lo)
 	// better reports whether row a should replace row b in the deque.
 	better := func(a, b int) bool {
-		c := operators.CompareValues(v, a, v, b)
+		c := opspec.CompareValues(v, a, v, b)
 		if isMin {
 			return c <= 0
 		}

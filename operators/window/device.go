@@ -9,6 +9,7 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // DeviceOperator computes window functions over device batches, the GPU
@@ -27,9 +28,9 @@ import (
 // NCols columns followed by one column per function, in input row order.
 type DeviceOperator struct {
 	Input operators.DeviceOperator
-	RT    *operators.GPURuntime
+	RT    *operators.DeviceRuntime
 	NCols int
-	Funcs []Func
+	Funcs []winspec.Func
 	Stats *operators.Stats
 
 	done    bool
@@ -48,7 +49,7 @@ func (o *DeviceOperator) Open(ctx context.Context) error {
 }
 
 // check rejects a function whose expressions are not column references.
-func (o *DeviceOperator) check(f *Func) error {
+func (o *DeviceOperator) check(f *winspec.Func) error {
 	exprs := append(append([]expr.Expr(nil), f.Args...), f.Partition...)
 	for _, k := range f.Order {
 		exprs = append(exprs, k.Expr)
@@ -125,9 +126,9 @@ func (o *DeviceOperator) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 		if err != nil {
 			return nil, err
 		}
-		key := orderIdentity(&o.Funcs[i])
+		key := winspec.OrderIdentity(&o.Funcs[i])
 		for j := i; j < len(o.Funcs); j++ {
-			if done[j] || orderIdentity(&o.Funcs[j]) != key {
+			if done[j] || winspec.OrderIdentity(&o.Funcs[j]) != key {
 				continue
 			}
 			done[j] = true
@@ -147,7 +148,7 @@ func (o *DeviceOperator) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 
 // order brings f's partition and order keys to the host, sorts the rows
 // there and uploads the layout.
-func (o *DeviceOperator) order(ctx context.Context, all *gpuexec.DeviceBatch, f *Func) (*partitioned, *gpuexec.WindowLayout, error) {
+func (o *DeviceOperator) order(ctx context.Context, all *gpuexec.DeviceBatch, f *winspec.Func) (*partitioned, *gpuexec.WindowLayout, error) {
 	var cols []gpuexec.DeviceVec
 	at := map[int]int{} // input column -> key batch column
 	ref := func(e expr.Expr) expr.Expr {
@@ -164,9 +165,9 @@ func (o *DeviceOperator) order(ctx context.Context, all *gpuexec.DeviceBatch, f 
 	for _, e := range f.Partition {
 		partition = append(partition, ref(e))
 	}
-	var keys []Key
+	var keys []winspec.Key
 	for _, k := range f.Order {
-		keys = append(keys, Key{Expr: ref(k.Expr), Desc: k.Desc, Nulls: k.Nulls})
+		keys = append(keys, winspec.Key{Expr: ref(k.Expr), Desc: k.Desc, Nulls: k.Nulls})
 	}
 	hk := &coldata.Batch{Len: all.Len}
 	if len(cols) > 0 {
@@ -191,25 +192,25 @@ func (o *DeviceOperator) order(ctx context.Context, all *gpuexec.DeviceBatch, f 
 	return p, l, nil
 }
 
-var rankKinds = map[Kind]gpuexec.WindowRank{
-	RowNumber: gpuexec.WindowRowNumber, Rank: gpuexec.WindowRankOf, DenseRank: gpuexec.WindowDenseRank,
-	Ntile: gpuexec.WindowNtile, PercentRank: gpuexec.WindowPercentRank, CumeDist: gpuexec.WindowCumeDist,
-	CountStar: gpuexec.WindowCountStar,
+var rankKinds = map[winspec.Kind]gpuexec.WindowRank{
+	winspec.RowNumber: gpuexec.WindowRowNumber, winspec.Rank: gpuexec.WindowRankOf, winspec.DenseRank: gpuexec.WindowDenseRank,
+	winspec.Ntile: gpuexec.WindowNtile, winspec.PercentRank: gpuexec.WindowPercentRank, winspec.CumeDist: gpuexec.WindowCumeDist,
+	winspec.CountStar: gpuexec.WindowCountStar,
 }
 
-var valueKinds = map[Kind]gpuexec.WindowValue{
-	Lag: gpuexec.WindowLag, Lead: gpuexec.WindowLead, FirstValue: gpuexec.WindowFirstValue,
-	LastValue: gpuexec.WindowLastValue, NthValue: gpuexec.WindowNthValue,
+var valueKinds = map[winspec.Kind]gpuexec.WindowValue{
+	winspec.Lag: gpuexec.WindowLag, winspec.Lead: gpuexec.WindowLead, winspec.FirstValue: gpuexec.WindowFirstValue,
+	winspec.LastValue: gpuexec.WindowLastValue, winspec.NthValue: gpuexec.WindowNthValue,
 }
 
-var aggKinds = map[Kind]gpuexec.WindowAggKind{
-	Count: gpuexec.WindowCount, Sum: gpuexec.WindowSum, Avg: gpuexec.WindowAvg,
-	Min: gpuexec.WindowMin, Max: gpuexec.WindowMax,
+var aggKinds = map[winspec.Kind]gpuexec.WindowAggKind{
+	winspec.Count: gpuexec.WindowCount, winspec.Sum: gpuexec.WindowSum, winspec.Avg: gpuexec.WindowAvg,
+	winspec.Min: gpuexec.WindowMin, winspec.Max: gpuexec.WindowMax,
 }
 
 // compute evaluates one function; the result is a one-column batch in
 // input row order.
-func (o *DeviceOperator) compute(ctx context.Context, all *gpuexec.DeviceBatch, p *partitioned, l *gpuexec.WindowLayout, f *Func) (*gpuexec.DeviceBatch, error) {
+func (o *DeviceOperator) compute(ctx context.Context, all *gpuexec.DeviceBatch, p *partitioned, l *gpuexec.WindowLayout, f *winspec.Func) (*gpuexec.DeviceBatch, error) {
 	var fr *gpuexec.WindowFrame
 	var lo, hi []int
 	if f.Kind.UsesFrame() {
@@ -223,7 +224,7 @@ func (o *DeviceOperator) compute(ctx context.Context, all *gpuexec.DeviceBatch, 
 	}
 	o.launched(1)
 	if k, ok := rankKinds[f.Kind]; ok {
-		if f.Kind == Ntile && f.N <= 0 {
+		if f.Kind == winspec.Ntile && f.N <= 0 {
 			return nil, fmt.Errorf("NTILE needs a positive number of buckets, got %d", f.N)
 		}
 		return l.Rank(ctx, k, f.N, fr)
@@ -248,12 +249,12 @@ func (o *DeviceOperator) compute(ctx context.Context, all *gpuexec.DeviceBatch, 
 
 // deviceAggMode picks how the device covers an aggregate's frames; ok is
 // false when it has no form for it (the host computes it).
-func deviceAggMode(k Kind, t coldata.Type, partStart, lo, hi []int) (gpuexec.WindowAggMode, bool) {
+func deviceAggMode(k winspec.Kind, t coldata.Type, partStart, lo, hi []int) (gpuexec.WindowAggMode, bool) {
 	phys := t.Physical()
 	switch {
-	case k == Count:
+	case k == winspec.Count:
 		return gpuexec.WindowDiff, true
-	case (k == Sum || k == Avg) && (phys == coldata.Int64 || phys == coldata.Bool):
+	case (k == winspec.Sum || k == winspec.Avg) && (phys == coldata.Int64 || phys == coldata.Bool):
 		return gpuexec.WindowDiff, true
 	case phys != coldata.Int64 && phys != coldata.Float64 && phys != coldata.Bool:
 		return 0, false
@@ -275,7 +276,7 @@ func deviceAggMode(k Kind, t coldata.Type, partStart, lo, hi []int) (gpuexec.Win
 
 // value gathers LAG/LEAD/FIRST_VALUE/LAST_VALUE/NTH_VALUE's rows: the
 // argument column followed by LAG/LEAD's per-row default, or one NULL row.
-func (o *DeviceOperator) value(ctx context.Context, all *gpuexec.DeviceBatch, l *gpuexec.WindowLayout, k gpuexec.WindowValue, f *Func, fr *gpuexec.WindowFrame) (*gpuexec.DeviceBatch, error) {
+func (o *DeviceOperator) value(ctx context.Context, all *gpuexec.DeviceBatch, l *gpuexec.WindowLayout, k gpuexec.WindowValue, f *winspec.Func, fr *gpuexec.WindowFrame) (*gpuexec.DeviceBatch, error) {
 	dev := o.RT.Dev
 	n := all.Len
 	argB, err := gpuexec.Combine([]gpuexec.DeviceVec{all.Cols[colIndex(f.Args[0])]}, n, all)
@@ -283,7 +284,7 @@ func (o *DeviceOperator) value(ctx context.Context, all *gpuexec.DeviceBatch, l 
 		return nil, err
 	}
 	defer argB.Release()
-	perRow := len(f.Args) > 1 && (f.Kind == Lag || f.Kind == Lead)
+	perRow := len(f.Args) > 1 && (f.Kind == winspec.Lag || f.Kind == winspec.Lead)
 	var extra *gpuexec.DeviceBatch
 	if perRow {
 		extra, err = gpuexec.Combine([]gpuexec.DeviceVec{all.Cols[colIndex(f.Args[1])]}, n, all)
@@ -302,7 +303,7 @@ func (o *DeviceOperator) value(ctx context.Context, all *gpuexec.DeviceBatch, l 
 	}
 	defer src.Release()
 	nArg := f.N
-	if f.Kind == Lag || f.Kind == Lead {
+	if f.Kind == winspec.Lag || f.Kind == winspec.Lead {
 		nArg = min(f.N, int64(n))
 	}
 	idx, err := l.ValueIndex(ctx, k, nArg, fr, int64(n), perRow)
@@ -343,7 +344,7 @@ func (o *DeviceOperator) gatherOf(t coldata.Type) (operators.Gatherer, error) {
 
 // onHost computes an aggregate with Operator's code: the argument comes
 // to the host, the result goes back.
-func (o *DeviceOperator) onHost(ctx context.Context, all *gpuexec.DeviceBatch, p *partitioned, f *Func, arg gpuexec.DeviceVec, lo, hi []int) (*gpuexec.DeviceBatch, error) {
+func (o *DeviceOperator) onHost(ctx context.Context, all *gpuexec.DeviceBatch, p *partitioned, f *winspec.Func, arg gpuexec.DeviceVec, lo, hi []int) (*gpuexec.DeviceBatch, error) {
 	ab, err := gpuexec.Combine([]gpuexec.DeviceVec{arg}, all.Len, all)
 	if err != nil {
 		return nil, err

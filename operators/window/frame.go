@@ -6,16 +6,17 @@ import (
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // frames computes every row's frame [lo[i], hi[i]) in sorted positions.
 // Within a partition both ends never decrease from one row to the next
 // (the aggregates rely on it), and hi >= lo (an empty frame has hi == lo).
-func (p *partitioned) frames(f Frame) (lo, hi []int, err error) {
+func (p *partitioned) frames(f winspec.Frame) (lo, hi []int, err error) {
 	n := p.n
 	lo, hi = make([]int, n), make([]int, n)
-	if f.Unit == Range && (f.Start.Kind == Preceding || f.Start.Kind == Following ||
-		f.End.Kind == Preceding || f.End.Kind == Following) {
+	if f.Unit == winspec.Range && (f.Start.Kind == winspec.Preceding || f.Start.Kind == winspec.Following ||
+		f.End.Kind == winspec.Preceding || f.End.Kind == winspec.Following) {
 		if len(p.order) != 1 {
 			return nil, nil, fmt.Errorf("RANGE with an offset needs exactly one ORDER BY key")
 		}
@@ -39,16 +40,16 @@ func (p *partitioned) frames(f Frame) (lo, hi []int, err error) {
 
 // bound is the sorted position where a frame starts (start: first row in
 // it) or ends (first row after it) for row i.
-func (p *partitioned) bound(f Frame, b Bound, i int, start bool) (int, error) {
+func (p *partitioned) bound(f winspec.Frame, b winspec.Bound, i int, start bool) (int, error) {
 	ps, pe := p.partStart[i], p.partEnd[i]
 	clamp := func(x int) int { return min(max(x, ps), pe) }
 	switch b.Kind {
-	case UnboundedPreceding:
+	case winspec.UnboundedPreceding:
 		return ps, nil
-	case UnboundedFollowing:
+	case winspec.UnboundedFollowing:
 		return pe, nil
-	case CurrentRow:
-		if f.Unit == Rows {
+	case winspec.CurrentRow:
+		if f.Unit == winspec.Rows {
 			if start {
 				return i, nil
 			}
@@ -59,14 +60,14 @@ func (p *partitioned) bound(f Frame, b Bound, i int, start bool) (int, error) {
 		}
 		return p.peerEnd[i], nil
 	}
-	if f.Unit == Rows {
+	if f.Unit == winspec.Rows {
 		k, ok := b.Offset.(int64)
 		if !ok || k < 0 {
 			return 0, fmt.Errorf("frame offset must be a non-negative integer, got %v", b.Offset)
 		}
 		k = min(k, int64(p.n)) // keeps i±k in range
 		pos := i
-		if b.Kind == Preceding {
+		if b.Kind == winspec.Preceding {
 			pos -= int(k)
 		} else {
 			pos += int(k)
@@ -83,7 +84,7 @@ func (p *partitioned) bound(f Frame, b Bound, i int, start bool) (int, error) {
 // within the offset of row i's key. A row with a NULL key has its NULL
 // peers as such a bound; rows with NULL keys are never within an offset of
 // a non-NULL key.
-func (p *partitioned) rangeBound(b Bound, i int, start bool) (int, error) {
+func (p *partitioned) rangeBound(b winspec.Bound, i int, start bool) (int, error) {
 	v := p.order[0]
 	if v.IsNull(i) {
 		if start {
@@ -101,7 +102,7 @@ func (p *partitioned) rangeBound(b Bound, i int, start bool) (int, error) {
 		ne--
 	}
 	// Target value: key ∓ offset, toward earlier rows for PRECEDING.
-	towardEarlier := b.Kind == Preceding
+	towardEarlier := b.Kind == winspec.Preceding
 	subtract := towardEarlier != desc
 	var before func(j int) bool // row j's key sorts before the target
 	var equal func(j int) bool

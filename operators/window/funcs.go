@@ -6,11 +6,12 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // compute evaluates one function over the sorted rows and returns its
 // result in input row order.
-func (p *partitioned) compute(ctx context.Context, b *coldata.Batch, f *Func) (*coldata.Vec, error) {
+func (p *partitioned) compute(ctx context.Context, b *coldata.Batch, f *winspec.Func) (*coldata.Vec, error) {
 	args := make([]*coldata.Vec, len(f.Args))
 	for i, a := range f.Args {
 		v, err := expr.Eval(a, b)
@@ -24,15 +25,15 @@ func (p *partitioned) compute(ctx context.Context, b *coldata.Batch, f *Func) (*
 	}
 	var out *coldata.Vec
 	switch f.Kind {
-	case RowNumber, Rank, DenseRank, Ntile:
+	case winspec.RowNumber, winspec.Rank, winspec.DenseRank, winspec.Ntile:
 		ints, err := p.ranking(f)
 		if err != nil {
 			return nil, err
 		}
 		out = &coldata.Vec{Type: coldata.Int64, Len: p.n, Ints: ints}
-	case PercentRank, CumeDist:
+	case winspec.PercentRank, winspec.CumeDist:
 		out = &coldata.Vec{Type: coldata.Float64, Len: p.n, Floats: p.distribution(f.Kind)}
-	case Lag, Lead:
+	case winspec.Lag, winspec.Lead:
 		out = p.offset(f, args)
 	default:
 		lo, hi, err := p.frames(f.Frame)
@@ -40,9 +41,9 @@ func (p *partitioned) compute(ctx context.Context, b *coldata.Batch, f *Func) (*
 			return nil, err
 		}
 		switch f.Kind {
-		case FirstValue, LastValue, NthValue:
+		case winspec.FirstValue, winspec.LastValue, winspec.NthValue:
 			out = p.value(f, args[0], lo, hi)
-		case CountStar:
+		case winspec.CountStar:
 			out = countStar(lo, hi)
 		default:
 			if out, err = aggregate(f.Kind, f.Type, args[0], p.partStart, lo, hi); err != nil {
@@ -54,18 +55,18 @@ func (p *partitioned) compute(ctx context.Context, b *coldata.Batch, f *Func) (*
 }
 
 // ranking computes ROW_NUMBER, RANK, DENSE_RANK and NTILE.
-func (p *partitioned) ranking(f *Func) ([]int64, error) {
+func (p *partitioned) ranking(f *winspec.Func) ([]int64, error) {
 	out := make([]int64, p.n)
 	switch f.Kind {
-	case RowNumber:
+	case winspec.RowNumber:
 		for i := range out {
 			out[i] = int64(i - p.partStart[i] + 1)
 		}
-	case Rank:
+	case winspec.Rank:
 		for i := range out {
 			out[i] = int64(p.peerStart[i] - p.partStart[i] + 1)
 		}
-	case DenseRank:
+	case winspec.DenseRank:
 		var r int64
 		for i := range out {
 			switch {
@@ -76,7 +77,7 @@ func (p *partitioned) ranking(f *Func) ([]int64, error) {
 			}
 			out[i] = r
 		}
-	case Ntile:
+	case winspec.Ntile:
 		if f.N <= 0 {
 			return nil, fmt.Errorf("NTILE needs a positive number of buckets, got %d", f.N)
 		}
@@ -98,11 +99,11 @@ func (p *partitioned) ranking(f *Func) ([]int64, error) {
 
 // distribution computes PERCENT_RANK ((rank-1)/(rows-1)) and CUME_DIST
 // (rows up to the last peer / rows).
-func (p *partitioned) distribution(k Kind) []float64 {
+func (p *partitioned) distribution(k winspec.Kind) []float64 {
 	out := make([]float64, p.n)
 	for i := range out {
 		size := float64(p.partEnd[i] - p.partStart[i])
-		if k == CumeDist {
+		if k == winspec.CumeDist {
 			out[i] = float64(p.peerEnd[i]-p.partStart[i]) / size
 		} else if size > 1 {
 			out[i] = float64(p.peerStart[i]-p.partStart[i]) / (size - 1)
@@ -113,14 +114,14 @@ func (p *partitioned) distribution(k Kind) []float64 {
 
 // offset computes LAG and LEAD: the value N rows before or after, in the
 // partition, else the default (NULL without one).
-func (p *partitioned) offset(f *Func, args []*coldata.Vec) *coldata.Vec {
+func (p *partitioned) offset(f *winspec.Func, args []*coldata.Vec) *coldata.Vec {
 	v := args[0]
 	var def *coldata.Vec
 	if len(args) > 1 {
 		def = args[1]
 	}
 	n := int(min(f.N, int64(p.n)))
-	if f.Kind == Lag {
+	if f.Kind == winspec.Lag {
 		n = -n
 	}
 	bld := coldata.NewBuilder(f.Type, p.n)
@@ -140,16 +141,16 @@ func (p *partitioned) offset(f *Func, args []*coldata.Vec) *coldata.Vec {
 
 // value computes FIRST_VALUE, LAST_VALUE and NTH_VALUE over each frame;
 // an empty frame (or one shorter than N) gives NULL.
-func (p *partitioned) value(f *Func, v *coldata.Vec, lo, hi []int) *coldata.Vec {
+func (p *partitioned) value(f *winspec.Func, v *coldata.Vec, lo, hi []int) *coldata.Vec {
 	bld := coldata.NewBuilder(f.Type, p.n)
 	for i := 0; i < p.n; i++ {
 		j := -1
 		switch f.Kind {
-		case FirstValue:
+		case winspec.FirstValue:
 			j = lo[i]
-		case LastValue:
+		case winspec.LastValue:
 			j = hi[i] - 1
-		case NthValue:
+		case winspec.NthValue:
 			if f.N >= 1 && f.N <= int64(hi[i]-lo[i]) {
 				j = lo[i] + int(f.N) - 1
 			}

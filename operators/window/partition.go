@@ -7,7 +7,8 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
-	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 // partitioned is the input sorted for one window: partitions and, within
@@ -23,12 +24,12 @@ type partitioned struct {
 	peerStart, peerEnd []int
 	// order holds the ORDER BY keys' values in sorted order.
 	order     []*coldata.Vec
-	orderKeys []Key
+	orderKeys []winspec.Key
 }
 
 // newPartitioned sorts b's rows by the partition keys, then the order keys
 // (stable, so ties keep input order).
-func newPartitioned(ctx context.Context, b *coldata.Batch, partition []expr.Expr, order []Key) (*partitioned, error) {
+func newPartitioned(ctx context.Context, b *coldata.Batch, partition []expr.Expr, order []winspec.Key) (*partitioned, error) {
 	n := b.Len
 	p := &partitioned{n: n, orderKeys: order}
 	var pv, ov []*coldata.Vec
@@ -120,24 +121,24 @@ func (p *partitioned) scatter(v *coldata.Vec) *coldata.Vec {
 // comparator orders input rows by partition keys (ascending) then order
 // keys, NULLs as SQL orders them (MySQL's default: first ascending, last
 // descending; or as NULLS FIRST/LAST says).
-func comparator(pv, ov []*coldata.Vec, order []Key) func(i, j int) int {
+func comparator(pv, ov []*coldata.Vec, order []winspec.Key) func(i, j int) int {
 	return func(i, j int) int {
 		for _, v := range pv {
-			if c := operators.CompareValues(v, i, v, j); c != 0 {
+			if c := opspec.CompareValues(v, i, v, j); c != 0 {
 				return c
 			}
 		}
 		for k, v := range ov {
 			key := order[k]
-			if key.Nulls != operators.NullsDefault {
+			if key.Nulls != opspec.NullsDefault {
 				if an, bn := v.IsNull(i), v.IsNull(j); an != bn {
-					if an == (key.Nulls == operators.NullsFirst) {
+					if an == (key.Nulls == opspec.NullsFirst) {
 						return -1
 					}
 					return 1
 				}
 			}
-			if c := operators.CompareValues(v, i, v, j); c != 0 {
+			if c := opspec.CompareValues(v, i, v, j); c != 0 {
 				if key.Desc {
 					return -c
 				}
@@ -191,7 +192,7 @@ func markDiffs(v *coldata.Vec, diff []bool) {
 	case coldata.Null:
 	default:
 		for i := 1; i < n; i++ {
-			if valid(i) && operators.CompareValues(v, i, v, i-1) != 0 {
+			if valid(i) && opspec.CompareValues(v, i, v, i-1) != 0 {
 				diff[i] = true
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
 func vec(t coldata.Type, vals ...any) *coldata.Vec {
@@ -75,69 +77,73 @@ var (
 	colID = &expr.ColumnRef{Index: 4, Name: "id", T: coldata.Int64}
 )
 
-func rows(k int64) Bound { return Bound{Kind: Preceding, Offset: k} }
-func fol(k int64) Bound  { return Bound{Kind: Following, Offset: k} }
+func rows(k int64) winspec.Bound { return winspec.Bound{Kind: winspec.Preceding, Offset: k} }
+func fol(k int64) winspec.Bound  { return winspec.Bound{Kind: winspec.Following, Offset: k} }
 
 var (
-	unbPre = Bound{Kind: UnboundedPreceding}
-	unbFol = Bound{Kind: UnboundedFollowing}
-	cur    = Bound{Kind: CurrentRow}
-	byPO   = func(f Func) Func { f.Partition = []expr.Expr{colP}; f.Order = []Key{{Expr: colO}}; return f }
+	unbPre = winspec.Bound{Kind: winspec.UnboundedPreceding}
+	unbFol = winspec.Bound{Kind: winspec.UnboundedFollowing}
+	cur    = winspec.Bound{Kind: winspec.CurrentRow}
+	byPO   = func(f winspec.Func) winspec.Func {
+		f.Partition = []expr.Expr{colP}
+		f.Order = []winspec.Key{{Expr: colO}}
+		return f
+	}
 )
 
 func TestCompute(t *testing.T) {
-	defOrdered := DefaultFrame(true)
+	defOrdered := winspec.DefaultFrame(true)
 	for _, tc := range []struct {
 		name string
-		f    Func
+		f    winspec.Func
 		want []any
 	}{
-		{"row_number", byPO(Func{Kind: RowNumber, Type: coldata.Int64}), ints(2, 3, 1, 4, 1, 2, 1, 5)},
-		{"rank", byPO(Func{Kind: Rank, Type: coldata.Int64}), ints(2, 3, 1, 3, 1, 2, 1, 5)},
-		{"dense_rank", byPO(Func{Kind: DenseRank, Type: coldata.Int64}), ints(2, 3, 1, 3, 1, 2, 1, 4)},
-		{"percent_rank", byPO(Func{Kind: PercentRank, Type: coldata.Float64}), []any{0.25, 0.5, 0.0, 0.5, 0.0, 1.0, 0.0, 1.0}},
-		{"cume_dist", byPO(Func{Kind: CumeDist, Type: coldata.Float64}), []any{0.4, 0.8, 0.5, 0.8, 0.2, 1.0, 1.0, 1.0}},
-		{"ntile 2", byPO(Func{Kind: Ntile, N: 2, Type: coldata.Int64}), ints(1, 1, 1, 2, 1, 2, 1, 2)},
-		{"ntile 3", byPO(Func{Kind: Ntile, N: 3, Type: coldata.Int64}), ints(1, 2, 1, 2, 1, 2, 1, 3)},
-		{"ntile more buckets than rows", byPO(Func{Kind: Ntile, N: 9, Type: coldata.Int64}), ints(2, 3, 1, 4, 1, 2, 1, 5)},
-		{"lag", byPO(Func{Kind: Lag, N: 1, Args: []expr.Expr{colV}, Type: coldata.Int64}), ints(7, 10, nil, 20, nil, 5, nil, nil)},
-		{"lead 2 default -1", byPO(Func{Kind: Lead, N: 2, Args: []expr.Expr{colV, &expr.Literal{Value: int64(-1), T: coldata.Int64}}, Type: coldata.Int64}),
+		{"row_number", byPO(winspec.Func{Kind: winspec.RowNumber, Type: coldata.Int64}), ints(2, 3, 1, 4, 1, 2, 1, 5)},
+		{"rank", byPO(winspec.Func{Kind: winspec.Rank, Type: coldata.Int64}), ints(2, 3, 1, 3, 1, 2, 1, 5)},
+		{"dense_rank", byPO(winspec.Func{Kind: winspec.DenseRank, Type: coldata.Int64}), ints(2, 3, 1, 3, 1, 2, 1, 4)},
+		{"percent_rank", byPO(winspec.Func{Kind: winspec.PercentRank, Type: coldata.Float64}), []any{0.25, 0.5, 0.0, 0.5, 0.0, 1.0, 0.0, 1.0}},
+		{"cume_dist", byPO(winspec.Func{Kind: winspec.CumeDist, Type: coldata.Float64}), []any{0.4, 0.8, 0.5, 0.8, 0.2, 1.0, 1.0, 1.0}},
+		{"ntile 2", byPO(winspec.Func{Kind: winspec.Ntile, N: 2, Type: coldata.Int64}), ints(1, 1, 1, 2, 1, 2, 1, 2)},
+		{"ntile 3", byPO(winspec.Func{Kind: winspec.Ntile, N: 3, Type: coldata.Int64}), ints(1, 2, 1, 2, 1, 2, 1, 3)},
+		{"ntile more buckets than rows", byPO(winspec.Func{Kind: winspec.Ntile, N: 9, Type: coldata.Int64}), ints(2, 3, 1, 4, 1, 2, 1, 5)},
+		{"lag", byPO(winspec.Func{Kind: winspec.Lag, N: 1, Args: []expr.Expr{colV}, Type: coldata.Int64}), ints(7, 10, nil, 20, nil, 5, nil, nil)},
+		{"lead 2 default -1", byPO(winspec.Func{Kind: winspec.Lead, N: 2, Args: []expr.Expr{colV, &expr.Literal{Value: int64(-1), T: coldata.Int64}}, Type: coldata.Int64}),
 			ints(nil, 3, -1, -1, 20, -1, -1, -1)},
-		{"lag 0 is the row itself", byPO(Func{Kind: Lag, N: 0, Args: []expr.Expr{colV}, Type: coldata.Int64}), ints(10, 20, 5, nil, 7, 1, 100, 3)},
-		{"lag default from a column", byPO(Func{Kind: Lag, N: 1, Args: []expr.Expr{colV, colID}, Type: coldata.Int64}), ints(7, 10, 2, 20, 4, 5, 6, nil)},
-		{"first_value", byPO(Func{Kind: FirstValue, Args: []expr.Expr{colV}, Frame: defOrdered, Type: coldata.Int64}), ints(7, 7, 5, 7, 7, 5, 100, 7)},
-		{"last_value default frame ends at the last peer", byPO(Func{Kind: LastValue, Args: []expr.Expr{colV}, Frame: defOrdered, Type: coldata.Int64}),
+		{"lag 0 is the row itself", byPO(winspec.Func{Kind: winspec.Lag, N: 0, Args: []expr.Expr{colV}, Type: coldata.Int64}), ints(10, 20, 5, nil, 7, 1, 100, 3)},
+		{"lag default from a column", byPO(winspec.Func{Kind: winspec.Lag, N: 1, Args: []expr.Expr{colV, colID}, Type: coldata.Int64}), ints(7, 10, 2, 20, 4, 5, 6, nil)},
+		{"first_value", byPO(winspec.Func{Kind: winspec.FirstValue, Args: []expr.Expr{colV}, Frame: defOrdered, Type: coldata.Int64}), ints(7, 7, 5, 7, 7, 5, 100, 7)},
+		{"last_value default frame ends at the last peer", byPO(winspec.Func{Kind: winspec.LastValue, Args: []expr.Expr{colV}, Frame: defOrdered, Type: coldata.Int64}),
 			ints(10, nil, 5, nil, 7, 1, 100, 3)},
-		{"nth_value whole partition", byPO(Func{Kind: NthValue, N: 2, Args: []expr.Expr{colV}, Frame: Frame{Unit: Rows, Start: unbPre, End: unbFol}, Type: coldata.Int64}),
+		{"nth_value whole partition", byPO(winspec.Func{Kind: winspec.NthValue, N: 2, Args: []expr.Expr{colV}, Frame: winspec.Frame{Unit: winspec.Rows, Start: unbPre, End: unbFol}, Type: coldata.Int64}),
 			ints(10, 10, 1, 10, 10, 1, nil, 10)},
-		{"sum default frame includes peers", byPO(Func{Kind: Sum, Args: []expr.Expr{colV}, Frame: defOrdered, Type: coldata.Int64}), ints(17, 37, 5, 37, 7, 6, 100, 40)},
-		{"count default frame", byPO(Func{Kind: Count, Args: []expr.Expr{colV}, Frame: defOrdered, Type: coldata.Int64}), ints(2, 3, 1, 3, 1, 2, 1, 4)},
-		{"count(*) default frame", byPO(Func{Kind: CountStar, Frame: defOrdered, Type: coldata.Int64}), ints(2, 4, 1, 4, 1, 2, 1, 5)},
-		{"sum rows 1 preceding", byPO(Func{Kind: Sum, Args: []expr.Expr{colV}, Frame: Frame{Unit: Rows, Start: rows(1), End: cur}, Type: coldata.Int64}),
+		{"sum default frame includes peers", byPO(winspec.Func{Kind: winspec.Sum, Args: []expr.Expr{colV}, Frame: defOrdered, Type: coldata.Int64}), ints(17, 37, 5, 37, 7, 6, 100, 40)},
+		{"count default frame", byPO(winspec.Func{Kind: winspec.Count, Args: []expr.Expr{colV}, Frame: defOrdered, Type: coldata.Int64}), ints(2, 3, 1, 3, 1, 2, 1, 4)},
+		{"count(*) default frame", byPO(winspec.Func{Kind: winspec.CountStar, Frame: defOrdered, Type: coldata.Int64}), ints(2, 4, 1, 4, 1, 2, 1, 5)},
+		{"sum rows 1 preceding", byPO(winspec.Func{Kind: winspec.Sum, Args: []expr.Expr{colV}, Frame: winspec.Frame{Unit: winspec.Rows, Start: rows(1), End: cur}, Type: coldata.Int64}),
 			ints(17, 30, 5, 20, 7, 6, 100, 3)},
-		{"min rows to the end", byPO(Func{Kind: Min, Args: []expr.Expr{colV}, Frame: Frame{Unit: Rows, Start: cur, End: unbFol}, Type: coldata.Int64}),
+		{"min rows to the end", byPO(winspec.Func{Kind: winspec.Min, Args: []expr.Expr{colV}, Frame: winspec.Frame{Unit: winspec.Rows, Start: cur, End: unbFol}, Type: coldata.Int64}),
 			ints(3, 3, 1, 3, 3, 1, 100, 3)},
-		{"max rows following only", byPO(Func{Kind: Max, Args: []expr.Expr{colV}, Frame: Frame{Unit: Rows, Start: fol(1), End: fol(2)}, Type: coldata.Int64}),
+		{"max rows following only", byPO(winspec.Func{Kind: winspec.Max, Args: []expr.Expr{colV}, Frame: winspec.Frame{Unit: winspec.Rows, Start: fol(1), End: fol(2)}, Type: coldata.Int64}),
 			ints(20, 3, 1, 3, 20, nil, nil, nil)},
-		{"avg whole partition", Func{Kind: Avg, Args: []expr.Expr{colF}, Partition: []expr.Expr{colP}, Frame: DefaultFrame(false), Type: coldata.Float64},
+		{"avg whole partition", winspec.Func{Kind: winspec.Avg, Args: []expr.Expr{colF}, Partition: []expr.Expr{colP}, Frame: winspec.DefaultFrame(false), Type: coldata.Float64},
 			[]any{1.75, 1.75, 3.25, 1.75, 1.75, 3.25, 1.0, 1.75}},
-		{"sum range offsets (NULL key: its peers)", byPO(Func{Kind: Sum, Args: []expr.Expr{colV}, Frame: Frame{Unit: Range, Start: rows(1), End: fol(1)}, Type: coldata.Int64}),
+		{"sum range offsets (NULL key: its peers)", byPO(winspec.Func{Kind: winspec.Sum, Args: []expr.Expr{colV}, Frame: winspec.Frame{Unit: winspec.Range, Start: rows(1), End: fol(1)}, Type: coldata.Int64}),
 			ints(30, 30, 5, 30, 7, 1, 100, 3)},
-		{"sum range descending", Func{Kind: Sum, Args: []expr.Expr{colV}, Order: []Key{{Expr: colO, Desc: true}}, Frame: Frame{Unit: Range, Start: cur, End: fol(2)}, Type: coldata.Int64},
+		{"sum range descending", winspec.Func{Kind: winspec.Sum, Args: []expr.Expr{colV}, Order: []winspec.Key{{Expr: colO, Desc: true}}, Frame: winspec.Frame{Unit: winspec.Range, Start: cur, End: fol(2)}, Type: coldata.Int64},
 			ints(15, 35, 15, 35, 7, 36, 121, 104)},
-		{"sum range over a DOUBLE key", Func{Kind: Sum, Args: []expr.Expr{colV}, Order: []Key{{Expr: colF}}, Frame: Frame{Unit: Range, Start: Bound{Kind: Preceding, Offset: 0.5}, End: cur}, Type: coldata.Int64},
+		{"sum range over a DOUBLE key", winspec.Func{Kind: winspec.Sum, Args: []expr.Expr{colV}, Order: []winspec.Key{{Expr: colF}}, Frame: winspec.Frame{Unit: winspec.Range, Start: winspec.Bound{Kind: winspec.Preceding, Offset: 0.5}, End: cur}, Type: coldata.Int64},
 			ints(110, 20, 8, 5, 7, 1, 107, 13)},
-		{"count(*) range with a fractional offset", Func{Kind: CountStar, Order: []Key{{Expr: colO}}, Frame: Frame{Unit: Range, Start: Bound{Kind: Preceding, Offset: 1.5}, End: cur}, Type: coldata.Int64},
+		{"count(*) range with a fractional offset", winspec.Func{Kind: winspec.CountStar, Order: []winspec.Key{{Expr: colO}}, Frame: winspec.Frame{Unit: winspec.Range, Start: winspec.Bound{Kind: winspec.Preceding, Offset: 1.5}, End: cur}, Type: coldata.Int64},
 			ints(2, 4, 2, 4, 1, 3, 2, 2)},
-		{"row_number nulls last", Func{Kind: RowNumber, Order: []Key{{Expr: colO, Nulls: operators.NullsLast}, {Expr: colID}}, Type: coldata.Int64},
+		{"row_number nulls last", winspec.Func{Kind: winspec.RowNumber, Order: []winspec.Key{{Expr: colO, Nulls: opspec.NullsLast}, {Expr: colID}}, Type: coldata.Int64},
 			ints(1, 3, 2, 4, 8, 5, 6, 7)},
-		{"row_number desc nulls first", Func{Kind: RowNumber, Order: []Key{{Expr: colO, Desc: true, Nulls: operators.NullsFirst}, {Expr: colID}}, Type: coldata.Int64},
+		{"row_number desc nulls first", winspec.Func{Kind: winspec.RowNumber, Order: []winspec.Key{{Expr: colO, Desc: true, Nulls: opspec.NullsFirst}, {Expr: colID}}, Type: coldata.Int64},
 			ints(7, 5, 8, 6, 1, 4, 3, 2)},
-		{"running max of strings", Func{Kind: Max, Args: []expr.Expr{colP}, Order: []Key{{Expr: colID}}, Frame: defOrdered, Type: coldata.String},
+		{"running max of strings", winspec.Func{Kind: winspec.Max, Args: []expr.Expr{colP}, Order: []winspec.Key{{Expr: colID}}, Frame: defOrdered, Type: coldata.String},
 			[]any{"a", "a", "b", "b", "b", "b", "b", "b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := Compute(context.Background(), fixture(), []Func{tc.f})
+			out, err := Compute(context.Background(), fixture(), []winspec.Func{tc.f})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,11 +160,11 @@ func TestComputeSharesAndSeparates(t *testing.T) {
 	b := coldata.NewBatch([]*coldata.Vec{vec(coldata.Int64, 3, 1, 2), vec(coldata.Int64, 1, 2, 3)}, 3)
 	a0 := &expr.ColumnRef{Index: 0, Name: "a", T: coldata.Int64}
 	a1 := &expr.ColumnRef{Index: 1, Name: "a", T: coldata.Int64}
-	funcs := []Func{
-		{Kind: RowNumber, Order: []Key{{Expr: a0}}, Type: coldata.Int64},
-		{Kind: RowNumber, Order: []Key{{Expr: a1}}, Type: coldata.Int64},
-		{Kind: Sum, Args: []expr.Expr{a0}, Order: []Key{{Expr: a0}}, Frame: DefaultFrame(true), Type: coldata.Int64},
-		{Kind: Sum, Args: []expr.Expr{a1}, Order: []Key{{Expr: a0}}, Frame: DefaultFrame(true), Type: coldata.Int64},
+	funcs := []winspec.Func{
+		{Kind: winspec.RowNumber, Order: []winspec.Key{{Expr: a0}}, Type: coldata.Int64},
+		{Kind: winspec.RowNumber, Order: []winspec.Key{{Expr: a1}}, Type: coldata.Int64},
+		{Kind: winspec.Sum, Args: []expr.Expr{a0}, Order: []winspec.Key{{Expr: a0}}, Frame: winspec.DefaultFrame(true), Type: coldata.Int64},
+		{Kind: winspec.Sum, Args: []expr.Expr{a1}, Order: []winspec.Key{{Expr: a0}}, Frame: winspec.DefaultFrame(true), Type: coldata.Int64},
 	}
 	out, err := Compute(context.Background(), b, funcs)
 	if err != nil {
@@ -184,7 +190,7 @@ func TestComputeSums(t *testing.T) {
 	v := &expr.ColumnRef{Index: 0, Name: "v", T: coldata.Int64}
 	o := &expr.ColumnRef{Index: 1, Name: "o", T: coldata.Int64}
 	// The whole partition's sum fits although a running sum does not.
-	out, err := Compute(context.Background(), b, []Func{{Kind: Sum, Args: []expr.Expr{v}, Frame: DefaultFrame(false), Type: coldata.Int64}})
+	out, err := Compute(context.Background(), b, []winspec.Func{{Kind: winspec.Sum, Args: []expr.Expr{v}, Frame: winspec.DefaultFrame(false), Type: coldata.Int64}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,14 +198,14 @@ func TestComputeSums(t *testing.T) {
 		t.Errorf("exact sum: got %v", got)
 	}
 	// AVG over BIGINTs is exact too.
-	out, err = Compute(context.Background(), b, []Func{{Kind: Avg, Args: []expr.Expr{v}, Frame: DefaultFrame(false), Type: coldata.Float64}})
+	out, err = Compute(context.Background(), b, []winspec.Func{{Kind: winspec.Avg, Args: []expr.Expr{v}, Frame: winspec.DefaultFrame(false), Type: coldata.Float64}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := out[0].Value(0).(float64); got != float64(big)/3 {
 		t.Errorf("avg: got %v", got)
 	}
-	_, err = Compute(context.Background(), b, []Func{{Kind: Sum, Args: []expr.Expr{v}, Order: []Key{{Expr: o}}, Frame: DefaultFrame(true), Type: coldata.Int64}})
+	_, err = Compute(context.Background(), b, []winspec.Func{{Kind: winspec.Sum, Args: []expr.Expr{v}, Order: []winspec.Key{{Expr: o}}, Frame: winspec.DefaultFrame(true), Type: coldata.Int64}})
 	if err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("running sum past BIGINT: err %v", err)
 	}
@@ -208,17 +214,17 @@ func TestComputeSums(t *testing.T) {
 // naive computes an aggregate by the definition of its frame: the set of
 // rows of the partition whose position (ROWS; keys are unique) or key
 // (RANGE) is within the bounds, with no sorting or sliding.
-func naive(b *coldata.Batch, f Func) []any {
+func naive(b *coldata.Batch, f winspec.Func) []any {
 	p, o, v := b.Cols[0], b.Cols[1], b.Cols[2]
 	n := b.Len
 	desc := len(f.Order) > 0 && f.Order[0].Desc
-	off := func(bd Bound) float64 {
+	off := func(bd winspec.Bound) float64 {
 		switch bd.Kind {
-		case UnboundedPreceding:
+		case winspec.UnboundedPreceding:
 			return math.Inf(-1)
-		case UnboundedFollowing:
+		case winspec.UnboundedFollowing:
 			return math.Inf(1)
-		case CurrentRow:
+		case winspec.CurrentRow:
 			return 0
 		}
 		var k float64
@@ -228,7 +234,7 @@ func naive(b *coldata.Batch, f Func) []any {
 		case float64:
 			k = x
 		}
-		if bd.Kind == Preceding {
+		if bd.Kind == winspec.Preceding {
 			return -k
 		}
 		return k
@@ -237,7 +243,7 @@ func naive(b *coldata.Batch, f Func) []any {
 	// coord is a row's place along the frame axis.
 	coord := func(j int) float64 {
 		x := float64(o.Int(j))
-		if f.Frame.Unit == Rows {
+		if f.Frame.Unit == winspec.Rows {
 			x = 0
 			for k := 0; k < n; k++ {
 				if p.Int(k) == p.Int(j) && (o.Int(k) < o.Int(j)) != desc && o.Int(k) != o.Int(j) {
@@ -265,7 +271,7 @@ func naive(b *coldata.Batch, f Func) []any {
 			acc = append(acc, v.Int(j))
 		}
 		switch f.Kind {
-		case Count:
+		case winspec.Count:
 			out[i] = int64(len(acc))
 			continue
 		}
@@ -278,13 +284,13 @@ func naive(b *coldata.Batch, f Func) []any {
 			s += x
 		}
 		switch f.Kind {
-		case Sum:
+		case winspec.Sum:
 			out[i] = s
-		case Avg:
+		case winspec.Avg:
 			out[i] = float64(s) / float64(len(acc))
-		case Min:
+		case winspec.Min:
 			out[i] = acc[0]
-		case Max:
+		case winspec.Max:
 			out[i] = acc[len(acc)-1]
 		}
 	}
@@ -295,7 +301,7 @@ func naive(b *coldata.Batch, f Func) []any {
 // the frame bounds against naive on random data and frames.
 func TestFramesAgainstDefinition(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	bound := func(start bool) Bound {
+	bound := func(start bool) winspec.Bound {
 		switch rng.Intn(5) {
 		case 0:
 			if start {
@@ -309,15 +315,15 @@ func TestFramesAgainstDefinition(t *testing.T) {
 		}
 		return fol(int64(rng.Intn(4)))
 	}
-	kinds := []Kind{Sum, Count, Min, Max, Avg}
+	kinds := []winspec.Kind{winspec.Sum, winspec.Count, winspec.Min, winspec.Max, winspec.Avg}
 	for iter := 0; iter < 400; iter++ {
 		n := 1 + rng.Intn(40)
-		unit := Unit(rng.Intn(2))
+		unit := winspec.Unit(rng.Intn(2))
 		pb, ob, vb := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Int64, n)
 		perm := rng.Perm(n)
 		for i := 0; i < n; i++ {
 			pb.AppendValue(int64(rng.Intn(3)))
-			if unit == Rows {
+			if unit == winspec.Rows {
 				ob.AppendValue(int64(perm[i])) // unique: positions are defined
 			} else {
 				ob.AppendValue(int64(rng.Intn(n/2+1) * 2)) // ties
@@ -329,20 +335,20 @@ func TestFramesAgainstDefinition(t *testing.T) {
 			}
 		}
 		b := coldata.NewBatch([]*coldata.Vec{pb.Finish(), ob.Finish(), vb.Finish()}, n)
-		fr := Frame{Unit: unit, Start: bound(true), End: bound(false)}
-		if fr.Start.Kind > fr.End.Kind || fr.Start.Kind == UnboundedFollowing || fr.End.Kind == UnboundedPreceding {
+		fr := winspec.Frame{Unit: unit, Start: bound(true), End: bound(false)}
+		if fr.Start.Kind > fr.End.Kind || fr.Start.Kind == winspec.UnboundedFollowing || fr.End.Kind == winspec.UnboundedPreceding {
 			continue // rejected by the parser
 		}
 		k := kinds[rng.Intn(len(kinds))]
 		typ := coldata.Int64
-		if k == Avg {
+		if k == winspec.Avg {
 			typ = coldata.Float64
 		}
-		f := Func{Kind: k, Args: []expr.Expr{&expr.ColumnRef{Index: 2, T: coldata.Int64}},
+		f := winspec.Func{Kind: k, Args: []expr.Expr{&expr.ColumnRef{Index: 2, T: coldata.Int64}},
 			Partition: []expr.Expr{&expr.ColumnRef{Index: 0, T: coldata.Int64}},
-			Order:     []Key{{Expr: &expr.ColumnRef{Index: 1, T: coldata.Int64}, Desc: rng.Intn(2) == 0}},
+			Order:     []winspec.Key{{Expr: &expr.ColumnRef{Index: 1, T: coldata.Int64}, Desc: rng.Intn(2) == 0}},
 			Frame:     fr, Type: typ}
-		out, err := Compute(context.Background(), b, []Func{f})
+		out, err := Compute(context.Background(), b, []winspec.Func{f})
 		if err != nil {
 			t.Fatalf("%s: %v", f.String(), err)
 		}
@@ -371,9 +377,9 @@ func (s *source) Close() error { return nil }
 func TestOperator(t *testing.T) {
 	all := fixture()
 	split := &source{batches: []*coldata.Batch{coldata.SliceBatch(all, 0, 3), coldata.SliceBatch(all, 3, 8)}}
-	op := &Operator{Input: split, NCols: 5, Funcs: []Func{
-		byPO(Func{Kind: RowNumber, Type: coldata.Int64}),
-		{Kind: CountStar, Frame: DefaultFrame(false), Type: coldata.Int64},
+	op := &Operator{Input: split, NCols: 5, Funcs: []winspec.Func{
+		byPO(winspec.Func{Kind: winspec.RowNumber, Type: coldata.Int64}),
+		{Kind: winspec.CountStar, Frame: winspec.DefaultFrame(false), Type: coldata.Int64},
 	}}
 	bs, err := operators.Drain(context.Background(), op)
 	if err != nil {
@@ -397,7 +403,7 @@ func TestOperator(t *testing.T) {
 	}
 
 	// Empty input: no rows, no error.
-	op = &Operator{Input: &source{}, NCols: 5, Funcs: []Func{{Kind: CountStar, Frame: DefaultFrame(false), Type: coldata.Int64}}}
+	op = &Operator{Input: &source{}, NCols: 5, Funcs: []winspec.Func{{Kind: winspec.CountStar, Frame: winspec.DefaultFrame(false), Type: coldata.Int64}}}
 	if bs, err := operators.Drain(context.Background(), op); err != nil || len(bs) != 0 {
 		t.Errorf("empty input: %d batches, %v", len(bs), err)
 	}
@@ -405,7 +411,7 @@ func TestOperator(t *testing.T) {
 	// A cancelled query stops with the context's error.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	op = &Operator{Input: &source{batches: []*coldata.Batch{all}}, NCols: 5, Funcs: []Func{byPO(Func{Kind: Rank, Type: coldata.Int64})}}
+	op = &Operator{Input: &source{batches: []*coldata.Batch{all}}, NCols: 5, Funcs: []winspec.Func{byPO(winspec.Func{Kind: winspec.Rank, Type: coldata.Int64})}}
 	if _, err := operators.Drain(ctx, op); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
@@ -416,7 +422,7 @@ func TestNtileSizes(t *testing.T) {
 	for size := 1; size <= 12; size++ {
 		for nb := 1; nb <= 14; nb++ {
 			b := coldata.NewBatch([]*coldata.Vec{coldata.NewConst(coldata.Int64, int64(0), size)}, size)
-			out, err := Compute(context.Background(), b, []Func{{Kind: Ntile, N: int64(nb), Type: coldata.Int64}})
+			out, err := Compute(context.Background(), b, []winspec.Func{{Kind: winspec.Ntile, N: int64(nb), Type: coldata.Int64}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -449,16 +455,16 @@ func TestNtileSizes(t *testing.T) {
 
 func TestFuncString(t *testing.T) {
 	for _, tc := range []struct {
-		f    Func
+		f    winspec.Func
 		want string
 	}{
-		{byPO(Func{Kind: RowNumber}), "row_number() OVER (PARTITION BY p ORDER BY o)"},
-		{Func{Kind: Lag, N: 2, Args: []expr.Expr{colV, &expr.Literal{Value: int64(0), T: coldata.Int64}}, Order: []Key{{Expr: colO, Desc: true, Nulls: operators.NullsLast}}},
+		{byPO(winspec.Func{Kind: winspec.RowNumber}), "row_number() OVER (PARTITION BY p ORDER BY o)"},
+		{winspec.Func{Kind: winspec.Lag, N: 2, Args: []expr.Expr{colV, &expr.Literal{Value: int64(0), T: coldata.Int64}}, Order: []winspec.Key{{Expr: colO, Desc: true, Nulls: opspec.NullsLast}}},
 			"lag(v, 2, 0) OVER (ORDER BY o DESC NULLS LAST)"},
-		{Func{Kind: Sum, Args: []expr.Expr{colV}, Order: []Key{{Expr: colO}}, Frame: Frame{Unit: Rows, Start: rows(1), End: fol(2)}},
+		{winspec.Func{Kind: winspec.Sum, Args: []expr.Expr{colV}, Order: []winspec.Key{{Expr: colO}}, Frame: winspec.Frame{Unit: winspec.Rows, Start: rows(1), End: fol(2)}},
 			"sum(v) OVER (ORDER BY o ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING)"},
-		{Func{Kind: CountStar, Frame: DefaultFrame(false)}, "count(*) OVER (RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"},
-		{Func{Kind: Ntile, N: 4, Order: []Key{{Expr: colO}}}, "ntile(4) OVER (ORDER BY o)"},
+		{winspec.Func{Kind: winspec.CountStar, Frame: winspec.DefaultFrame(false)}, "count(*) OVER (RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"},
+		{winspec.Func{Kind: winspec.Ntile, N: 4, Order: []winspec.Key{{Expr: colO}}}, "ntile(4) OVER (ORDER BY o)"},
 	} {
 		if got := tc.f.String(); got != tc.want {
 			t.Errorf("got %q want %q", got, tc.want)

@@ -1,4 +1,4 @@
-package planner
+package execbuild
 
 import (
 	"fmt"
@@ -10,53 +10,56 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/operators/window"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/planner"
 )
 
 // Built is an executable operator tree with per-node statistics.
 type Built struct {
 	Root  operators.Operator
-	Stats map[Node]*operators.Stats
+	Stats map[planner.Node]*operators.Stats
 	// GPU is the runtime device operators use (nil: CPU only).
-	GPU *operators.GPURuntime
+	GPU *operators.DeviceRuntime
 	// Strict makes GPU operators fail rather than fall back.
 	Strict bool
 	// MemoryLimit caps the state of each GROUP BY and join (0: none).
 	MemoryLimit uint64
 	// Segments counts the records each CPU scan read and skipped by zone
 	// maps (EXPLAIN ANALYZE).
-	Segments map[Node]*ScanSegments
+	Segments map[planner.Node]*ScanSegments
 	// prune holds the filter directly above each scan.
-	prune map[*Scan]expr.Expr
+	prune map[*planner.Scan]expr.Expr
 	// sortLimit holds the rows a LIMIT reads of the sort below it.
-	sortLimit map[*Sort]int64
+	sortLimit map[*planner.Sort]int64
 	// aggLimit holds the groups a LIMIT without ORDER BY reads of the
 	// aggregate below it (through projections).
-	aggLimit map[*Aggregate]int64
+	aggLimit map[*planner.Aggregate]int64
 	// aggTop holds the groups an ORDER BY ... LIMIT reads of the GROUP BY
-	// (an *Aggregate or a *GPUAggregate) below it.
-	aggTop map[Node]*operators.TopGroups
-	// shared holds each shared CTE's operator (cte.go).
-	shared map[*cteDef]*operators.SharedResult
-	// work holds the working table of each recursive CTE (cte.go).
-	work map[*workDef]*operators.WorkTable
+	// (an *Aggregate or a *DeviceAggregate) below it.
+	aggTop map[planner.Node]*opspec.TopGroups
+	// shared holds each shared CTE's operator by its CTERef.Key (cte.go).
+	shared map[any]*operators.SharedResult
+	// work holds the working table of each recursive CTE by its WorkKey
+	// (cte.go).
+	work map[any]*operators.WorkTable
 }
 
 // BuildOptions configure Build.
 type BuildOptions struct {
-	GPU         *operators.GPURuntime
+	GPU         *operators.DeviceRuntime
 	Strict      bool
 	MemoryLimit uint64
 }
 
 // Build turns a plan into operators. Plans with GPU nodes need rt.
-func Build(n Node, rt *operators.GPURuntime, strict bool) (*Built, error) {
+func Build(n planner.Node, rt *operators.DeviceRuntime, strict bool) (*Built, error) {
 	return BuildWith(n, BuildOptions{GPU: rt, Strict: strict})
 }
 
 // BuildWith is Build with every option.
-func BuildWith(n Node, o BuildOptions) (*Built, error) {
-	b := &Built{Stats: map[Node]*operators.Stats{}, GPU: o.GPU, Strict: o.Strict, MemoryLimit: o.MemoryLimit,
-		Segments: map[Node]*ScanSegments{}, prune: map[*Scan]expr.Expr{}}
+func BuildWith(n planner.Node, o BuildOptions) (*Built, error) {
+	b := &Built{Stats: map[planner.Node]*operators.Stats{}, GPU: o.GPU, Strict: o.Strict, MemoryLimit: o.MemoryLimit,
+		Segments: map[planner.Node]*ScanSegments{}, prune: map[*planner.Scan]expr.Expr{}}
 	filtersOverScans(n, b.prune)
 	root, err := b.build(n)
 	if err != nil {
@@ -66,26 +69,26 @@ func BuildWith(n Node, o BuildOptions) (*Built, error) {
 	return b, nil
 }
 
-func (b *Built) build(n Node) (operators.Operator, error) {
-	if n.Placement() == GPU {
+func (b *Built) build(n planner.Node) (operators.Operator, error) {
+	if n.Placement() == planner.GPU {
 		return nil, fmt.Errorf("internal error: %T on the GPU without a DeviceToHost above it", n)
 	}
 	var op operators.Operator
-	var fused Node // a node op computes besides n
+	var fused planner.Node // a node op computes besides n
 	switch x := n.(type) {
-	case *Scan:
+	case *planner.Scan:
 		batches, err := b.scanBatches(x)
 		if err != nil {
 			return nil, err
 		}
 		op = &operators.Scan{Batches: batches, Cols: x.Cols}
-	case *Values:
+	case *planner.Values:
 		batch, err := valuesBatch(x)
 		if err != nil {
 			return nil, err
 		}
 		op = &operators.Values{Batch: batch}
-	case *Filter:
+	case *planner.Filter:
 		if par := b.parallelFilter(x); par != nil {
 			return par, nil
 		}
@@ -94,7 +97,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			return nil, err
 		}
 		op = &operators.Filter{Input: in, Pred: x.Pred}
-	case *Project:
+	case *planner.Project:
 		if par := b.parallel(x); par != nil {
 			return par, nil
 		}
@@ -111,7 +114,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			return nil, err
 		}
 		op = &operators.Project{Input: in, Exprs: x.Exprs}
-	case *Sort:
+	case *planner.Sort:
 		in, err := b.build(x.Input)
 		if err != nil {
 			return nil, err
@@ -122,20 +125,20 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			operators.SelectRowsOf(in, x.Keys)
 		}
 		op = &operators.Sort{Input: in, Keys: x.Keys, NCols: len(x.Columns()), Limit: b.sortLimit[x]}
-	case *Limit:
+	case *planner.Limit:
 		b.noteSortLimit(x)
 		in, err := b.build(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		op = operators.NewLimit(in, x.Count, x.Offset)
-	case *Distinct:
+	case *planner.Distinct:
 		in, err := b.build(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		op = &operators.Distinct{Input: in}
-	case *Join:
+	case *planner.Join:
 		l, err := b.build(x.Left)
 		if err != nil {
 			return nil, err
@@ -151,31 +154,31 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 		op = &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt, MemoryLimit: b.MemoryLimit,
 			Parallel: allOnCPU(x.Left) && allOnCPU(x.Right)}
-	case *CTERef:
+	case *planner.CTERef:
 		sh, err := b.sharedResult(x)
 		if err != nil {
 			return nil, err
 		}
 		op = &operators.SharedScan{Src: sh}
-	case *Recursive:
+	case *planner.Recursive:
 		r, err := b.buildRecursive(x)
 		if err != nil {
 			return nil, err
 		}
 		op = r
-	case *WorkScan:
-		wt, ok := b.work[x.def]
+	case *planner.WorkScan:
+		wt, ok := b.work[x.WorkKey()]
 		if !ok {
 			return nil, fmt.Errorf("internal error: working table of %s read outside its recursion", x.Name)
 		}
 		op = &operators.WorkScan{Table: wt}
-	case *Window:
+	case *planner.Window:
 		in, err := b.build(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		op = &window.Operator{Input: in, NCols: len(x.Input.Columns()), Funcs: x.Funcs}
-	case *SetOp:
+	case *planner.SetOp:
 		l, err := b.build(x.Left)
 		if err != nil {
 			return nil, err
@@ -185,7 +188,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			return nil, err
 		}
 		op = &operators.SetOp{Left: l, Right: r, Except: x.Except, All: x.All}
-	case *Union:
+	case *planner.Union:
 		u := &operators.UnionAll{}
 		for _, part := range x.Parts {
 			in, err := b.build(part)
@@ -195,7 +198,7 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			u.Inputs = append(u.Inputs, in)
 		}
 		op = u
-	case *Aggregate:
+	case *planner.Aggregate:
 		in, keys, aggs := b.parallelAggInput(x)
 		if in == nil {
 			var err error
@@ -204,9 +207,9 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 			}
 		}
 		op = &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs, MemoryLimit: b.MemoryLimit, FirstGroups: int(b.aggLimit[x]), Top: b.aggTop[x]}
-	case *GPUAggregate:
-		return b.buildGPUAggregate(x)
-	case *Transfer:
+	case *planner.DeviceAggregate:
+		return b.buildDeviceAggregate(x)
+	case *planner.Transfer:
 		if x.ToDevice {
 			return nil, fmt.Errorf("internal error: host operator above HostToDevice")
 		}
@@ -230,17 +233,17 @@ func (b *Built) build(n Node) (operators.Operator, error) {
 
 // noteSortLimit tells the sort directly below a LIMIT (ORDER BY ...
 // LIMIT) how many rows it reads, so that it orders only those.
-func (b *Built) noteSortLimit(l *Limit) {
+func (b *Built) noteSortLimit(l *planner.Limit) {
 	if l.Count < 0 || l.Count > math.MaxInt32 || l.Offset > math.MaxInt32 {
 		return
 	}
 	b.noteAggLimit(l)
-	s, ok := l.Input.(*Sort)
+	s, ok := l.Input.(*planner.Sort)
 	if !ok {
 		return
 	}
 	if b.sortLimit == nil {
-		b.sortLimit = map[*Sort]int64{}
+		b.sortLimit = map[*planner.Sort]int64{}
 	}
 	b.sortLimit[s] = l.Count + l.Offset
 	b.noteAggTop(s, l.Count+l.Offset)
@@ -251,13 +254,13 @@ func (b *Built) noteSortLimit(l *Limit) {
 // plain column, and transfers between them) how many groups the sort
 // reads, so that only those leave the device
 // (operators.DeviceHashAggregate.Top).
-func (b *Built) noteAggTop(s *Sort, limit int64) {
+func (b *Built) noteAggTop(s *planner.Sort, limit int64) {
 	if len(s.Keys) != 1 || limit < 1 {
 		return
 	}
 	col, n := s.Keys[0].Col, s.Input
 	// through maps col through a projection's expressions.
-	through := func(exprs []expr.Expr, in Node) bool {
+	through := func(exprs []expr.Expr, in planner.Node) bool {
 		ref, ok := exprs[col].(*expr.ColumnRef)
 		if ok {
 			col, n = ref.Index, in
@@ -267,11 +270,11 @@ func (b *Built) noteAggTop(s *Sort, limit int64) {
 walk:
 	for {
 		switch x := n.(type) {
-		case *Project:
+		case *planner.Project:
 			if !through(x.Exprs, x.Input) {
 				return
 			}
-		case *Compute:
+		case *planner.Compute:
 			if x.Pred != nil {
 				return
 			}
@@ -280,18 +283,18 @@ walk:
 			} else if !through(x.Exprs, x.Input) {
 				return
 			}
-		case *Transfer:
+		case *planner.Transfer:
 			n = x.Input
 		default:
 			break walk
 		}
 	}
 	var nkeys int
-	var aggs []operators.AggSpec
+	var aggs []opspec.AggSpec
 	switch a := n.(type) {
-	case *GPUAggregate:
+	case *planner.DeviceAggregate:
 		nkeys, aggs = a.NKeys, a.Aggs
-	case *Aggregate:
+	case *planner.Aggregate:
 		nkeys, aggs = len(a.Keys), a.Aggs
 	default:
 		return
@@ -300,12 +303,12 @@ walk:
 		return
 	}
 	spec := aggs[col-nkeys]
-	if (spec.Kind != operators.AggCount && spec.Kind != operators.AggCountStar) || spec.Distinct {
+	if (spec.Kind != opspec.AggCount && spec.Kind != opspec.AggCountStar) || spec.Distinct {
 		return
 	}
-	top := &operators.TopGroups{Agg: col - nkeys, Desc: s.Keys[0].Desc, Limit: int(limit)}
+	top := &opspec.TopGroups{Agg: col - nkeys, Desc: s.Keys[0].Desc, Limit: int(limit)}
 	if b.aggTop == nil {
-		b.aggTop = map[Node]*operators.TopGroups{}
+		b.aggTop = map[planner.Node]*opspec.TopGroups{}
 	}
 	b.aggTop[n] = top
 }
@@ -315,49 +318,49 @@ walk:
 // above a device one) how many groups the LIMIT reads: any that many
 // groups, each with all of its rows, are a right answer
 // (operators.HashAggregate.FirstGroups, DeviceHashAggregate.Top).
-func (b *Built) noteAggLimit(l *Limit) {
+func (b *Built) noteAggLimit(l *planner.Limit) {
 	n := l.Input
 	limit := l.Count + l.Offset
 	for {
-		p, ok := n.(*Project)
+		p, ok := n.(*planner.Project)
 		if !ok {
 			break
 		}
 		n = p.Input
 	}
-	if a, ok := n.(*Aggregate); ok && len(a.Keys) > 0 && limit > 0 {
+	if a, ok := n.(*planner.Aggregate); ok && len(a.Keys) > 0 && limit > 0 {
 		if b.aggLimit == nil {
-			b.aggLimit = map[*Aggregate]int64{}
+			b.aggLimit = map[*planner.Aggregate]int64{}
 		}
 		b.aggLimit[a] = limit
 		return
 	}
 	for {
 		switch x := n.(type) {
-		case *Project:
+		case *planner.Project:
 			n = x.Input
 			continue
-		case *Compute:
+		case *planner.Compute:
 			if x.Pred == nil {
 				n = x.Input
 				continue
 			}
-		case *Transfer:
+		case *planner.Transfer:
 			n = x.Input
 			continue
 		}
 		break
 	}
-	if a, ok := n.(*GPUAggregate); ok && a.NKeys > 0 && limit > 0 {
+	if a, ok := n.(*planner.DeviceAggregate); ok && a.NKeys > 0 && limit > 0 {
 		if b.aggTop == nil {
-			b.aggTop = map[Node]*operators.TopGroups{}
+			b.aggTop = map[planner.Node]*opspec.TopGroups{}
 		}
-		b.aggTop[n] = &operators.TopGroups{Agg: -1, Limit: int(limit)}
+		b.aggTop[n] = &opspec.TopGroups{Agg: -1, Limit: int(limit)}
 	}
 }
 
 // buildDevice builds the GPU operators of a plan subtree.
-func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
+func (b *Built) buildDevice(n planner.Node) (operators.DeviceOperator, error) {
 	if b.GPU == nil {
 		return nil, fmt.Errorf("plan needs a GPU but none is open")
 	}
@@ -365,11 +368,11 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 	b.Stats[n] = st
 	var op operators.DeviceOperator
 	switch x := n.(type) {
-	case *Scan:
+	case *planner.Scan:
 		t := x.Table
 		op = &operators.DeviceScan{RT: b.GPU, Table: t.Name, Version: t.Version, Cols: x.Cols, Stats: st,
 			Load: t.Batches, Prepare: operators.GroupForDevice}
-	case *Compute:
+	case *planner.Compute:
 		in, err := b.buildDevice(x.Input)
 		if err != nil {
 			return nil, err
@@ -379,14 +382,14 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 			types = append(types, c.Type)
 		}
 		op = &operators.DeviceCompute{Input: in, RT: b.GPU, Types: types, Pred: x.Pred, Exprs: x.Exprs, Fused: x.Fused, Stats: st, Strict: b.Strict}
-	case *Limit:
+	case *planner.Limit:
 		b.noteSortLimit(x)
 		in, err := b.buildDevice(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		op = operators.NewDeviceLimit(in, x.Count, x.Offset)
-	case *Sort:
+	case *planner.Sort:
 		in, err := b.buildDevice(x.Input)
 		if err != nil {
 			return nil, err
@@ -396,7 +399,7 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 			types = append(types, c.Type)
 		}
 		op = &operators.DeviceSort{Input: in, RT: b.GPU, Keys: x.Keys, Types: types, Stats: st, Limit: b.sortLimit[x]}
-	case *Union:
+	case *planner.Union:
 		u := &operators.DeviceUnionAll{}
 		for _, p := range x.Parts {
 			in, err := b.buildDevice(p)
@@ -406,19 +409,19 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 			u.Inputs = append(u.Inputs, in)
 		}
 		op = u
-	case *GPUWindow:
+	case *planner.DeviceWindow:
 		in, err := b.buildDevice(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		op = &window.DeviceOperator{Input: in, RT: b.GPU, NCols: x.NCols, Funcs: x.Funcs, Stats: st}
-	case *GPUJoin:
-		j, err := b.buildGPUJoin(x, st)
+	case *planner.DeviceJoin:
+		j, err := b.buildDeviceJoin(x, st)
 		if err != nil {
 			return nil, err
 		}
 		op = j
-	case *Transfer:
+	case *planner.Transfer:
 		if !x.ToDevice {
 			return nil, fmt.Errorf("internal error: device operator above DeviceToHost")
 		}
@@ -436,8 +439,8 @@ func (b *Built) buildDevice(n Node) (operators.DeviceOperator, error) {
 // allOnCPU reports whether every node of n's subtree runs on the CPU: an
 // operator that reads its input on other goroutines, and may stop them
 // mid-batch, keeps to inputs without device batches in flight.
-func allOnCPU(n Node) bool {
-	if n.Placement() != CPU {
+func allOnCPU(n planner.Node) bool {
+	if n.Placement() != planner.CPU {
 		return false
 	}
 	for _, in := range n.Inputs() {
@@ -450,8 +453,8 @@ func allOnCPU(n Node) bool {
 
 // readsLargeTable reports whether n's subtree scans a table of at least
 // parallelRows rows.
-func readsLargeTable(n Node) bool {
-	if s, ok := n.(*Scan); ok {
+func readsLargeTable(n planner.Node) bool {
+	if s, ok := n.(*planner.Scan); ok {
 		return s.Table.Rows >= parallelRows
 	}
 	for _, in := range n.Inputs() {
@@ -465,9 +468,9 @@ func readsLargeTable(n Node) bool {
 // columnsOfFilter matches a Project that only selects columns of a CPU
 // Filter (pruneJoinInput's), which one Filter that gathers only those
 // columns computes; it returns the filter and the columns.
-func columnsOfFilter(p *Project) (*Filter, []int) {
-	f, ok := p.Input.(*Filter)
-	if !ok || p.Placement() != CPU || f.Placement() != CPU || !isPermutation(p) {
+func columnsOfFilter(p *planner.Project) (*planner.Filter, []int) {
+	f, ok := p.Input.(*planner.Filter)
+	if !ok || p.Placement() != planner.CPU || f.Placement() != planner.CPU || !planner.IsPermutation(p) {
 		return nil, nil
 	}
 	cols := make([]int, len(p.Exprs))
@@ -478,7 +481,7 @@ func columnsOfFilter(p *Project) (*Filter, []int) {
 }
 
 // valuesBatch evaluates constant rows into one batch.
-func valuesBatch(v *Values) (*coldata.Batch, error) {
+func valuesBatch(v *planner.Values) (*coldata.Batch, error) {
 	n := len(v.Rows)
 	cols := make([]*coldata.Vec, len(v.Out))
 	for c := range v.Out {
@@ -497,11 +500,11 @@ func valuesBatch(v *Values) (*coldata.Batch, error) {
 
 // parallelRows is the table size from which a projection over a scan runs
 // its batches on all cores.
-const parallelRows = 4 * operators.BatchSize
+const parallelRows = 4 * opspec.BatchSize
 
 // parallel builds a projection (with the filter below it, if any) straight
 // over a large table scan as a ParallelCompute, or returns nil.
-func (b *Built) parallel(p *Project) operators.Operator {
+func (b *Built) parallel(p *planner.Project) operators.Operator {
 	return b.parallelOver(p, p.Input, p.Exprs)
 }
 
@@ -509,7 +512,7 @@ func (b *Built) parallel(p *Project) operators.Operator {
 // ParallelCompute keeping every column, or returns nil: a filter below a
 // join (TPC-H Q3, Q7: the dates of lineitem and orders) ran on one
 // goroutine.
-func (b *Built) parallelFilter(f *Filter) operators.Operator {
+func (b *Built) parallelFilter(f *planner.Filter) operators.Operator {
 	cols := f.Columns()
 	exprs := make([]expr.Expr, len(cols))
 	for i, c := range cols {
@@ -522,27 +525,27 @@ func (b *Built) parallelFilter(f *Filter) operators.Operator {
 // as a ParallelCompute when below reads a large table on the CPU, or
 // returns nil. Above a scan or a join (TPC-H Q9's year and profit per
 // joined row) the batches then evaluate on every core.
-func (b *Built) parallelOver(node, below Node, exprs []expr.Expr) operators.Operator {
+func (b *Built) parallelOver(node, below planner.Node, exprs []expr.Expr) operators.Operator {
 	workers := runtime.GOMAXPROCS(0)
-	filter, _ := below.(*Filter)
+	filter, _ := below.(*planner.Filter)
 	input := below
 	if filter != nil {
 		input = filter.Input
 	}
-	if workers < 2 || node.Placement() != CPU || (filter != nil && filter.Placement() != CPU) || !allOnCPU(input) || !readsLargeTable(input) {
+	if workers < 2 || node.Placement() != planner.CPU || (filter != nil && filter.Placement() != planner.CPU) || !allOnCPU(input) || !readsLargeTable(input) {
 		return nil
 	}
-	if p, ok := node.(*Project); ok && filter == nil && isPermutation(p) {
+	if p, ok := node.(*planner.Project); ok && filter == nil && planner.IsPermutation(p) {
 		return nil // nothing to compute
 	}
 	for _, e := range exprs {
-		if volatile(e) {
+		if planner.Volatile(e) {
 			return nil
 		}
 	}
 	var pred expr.Expr
 	if filter != nil {
-		if volatile(filter.Pred) {
+		if planner.Volatile(filter.Pred) {
 			return nil
 		}
 		pred = filter.Pred
@@ -569,11 +572,11 @@ func (b *Built) parallelOver(node, below Node, exprs []expr.Expr) operators.Oper
 // them itself, one batch after another. Measured: on 16 cores the string
 // expressions of GROUP BY SPLIT_PART(url, '/', 3) and of COUNT(DISTINCT
 // LOWER(...)) were 85-90% of the CPU time, on one core.
-func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr, []operators.AggSpec) {
+func (b *Built) parallelAggInput(x *planner.Aggregate) (operators.Operator, []expr.Expr, []opspec.AggSpec) {
 	workers := runtime.GOMAXPROCS(0)
-	scan, filter := scanBelow(x.Input)
-	if workers < 2 || scan == nil || scan.Placement() != CPU || scan.Table.Rows < parallelRows ||
-		(filter != nil && volatile(filter.Pred)) {
+	scan, filter := planner.ScanBelow(x.Input)
+	if workers < 2 || scan == nil || scan.Placement() != planner.CPU || scan.Table.Rows < parallelRows ||
+		(filter != nil && planner.Volatile(filter.Pred)) {
 		return nil, x.Keys, x.Aggs
 	}
 	var pre []expr.Expr
@@ -582,7 +585,7 @@ func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr,
 	}
 	passed := len(pre)
 	computed := func(e expr.Expr) expr.Expr {
-		if _, ok := e.(*expr.Call); !ok || volatile(e) {
+		if _, ok := e.(*expr.Call); !ok || planner.Volatile(e) {
 			return e
 		}
 		pre = append(pre, e)
@@ -592,7 +595,7 @@ func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr,
 	for i, k := range x.Keys {
 		keys[i] = computed(k)
 	}
-	aggs := append([]operators.AggSpec(nil), x.Aggs...)
+	aggs := append([]opspec.AggSpec(nil), x.Aggs...)
 	for i := range aggs {
 		if aggs[i].Arg != nil {
 			aggs[i].Arg = computed(aggs[i].Arg)
@@ -638,16 +641,4 @@ func (b *Built) parallelAggInput(x *Aggregate) (operators.Operator, []expr.Expr,
 		b.Stats[filter] = st
 	}
 	return operators.Instrument(&operators.ParallelCompute{Input: in, Pred: pred, Exprs: pre, Workers: workers}, st), keys, aggs
-}
-
-// volatile reports whether e calls a function that keeps state (a
-// correlated subquery): those stay on one goroutine.
-func volatile(e expr.Expr) bool {
-	found := false
-	expr.Walk(e, func(x expr.Expr) {
-		if c, ok := x.(*expr.Call); ok && c.Fn.Volatile {
-			found = true
-		}
-	})
-	return found
 }

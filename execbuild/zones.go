@@ -1,4 +1,4 @@
-package planner
+package execbuild
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/planner"
 )
 
 // Zone-map pruning: a CPU scan directly under a filter skips the table's
@@ -25,9 +26,9 @@ type ScanSegments struct {
 
 // filtersOverScans maps each Scan directly under a Filter to its
 // predicate.
-func filtersOverScans(n Node, out map[*Scan]expr.Expr) {
-	if f, ok := n.(*Filter); ok {
-		if s, ok := f.Input.(*Scan); ok {
+func filtersOverScans(n planner.Node, out map[*planner.Scan]expr.Expr) {
+	if f, ok := n.(*planner.Filter); ok {
+		if s, ok := f.Input.(*planner.Scan); ok {
 			out[s] = f.Pred
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // syntheticPartial is a device GROUP BY result of n groups with COUNT(*),
@@ -43,10 +44,10 @@ func syntheticPartial(n int) *gpuexec.GroupPartial {
 }
 
 func partialAgg() (*DeviceHashAggregate, []gpuexec.GroupAgg) {
-	h := &DeviceHashAggregate{Keys: []int{0}, KeyTypes: []coldata.Type{coldata.Int64}, Aggs: []AggSpec{
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggSum, Arg: &expr.ColumnRef{Index: 1, T: coldata.Int64}, Type: coldata.Int64},
-		{Kind: AggMin, Arg: &expr.ColumnRef{Index: 2, T: coldata.String}, Type: coldata.String},
+	h := &DeviceHashAggregate{Keys: []int{0}, KeyTypes: []coldata.Type{coldata.Int64}, Aggs: []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggSum, Arg: &expr.ColumnRef{Index: 1, T: coldata.Int64}, Type: coldata.Int64},
+		{Kind: opspec.AggMin, Arg: &expr.ColumnRef{Index: 2, T: coldata.String}, Type: coldata.String},
 	}}
 	kinds, err := DeviceAggKinds(h.Aggs)
 	if err != nil {
@@ -125,28 +126,28 @@ func TestFoldDistinct(t *testing.T) {
 	bools.AppendBool(false)
 	iv, sv, fv, bv := ints.Finish(), strs.Finish(), floats.Finish(), bools.Finish()
 	cases := []struct {
-		spec AggSpec
+		spec opspec.AggSpec
 		x    *coldata.Vec
 		want any
 	}{
-		{AggSpec{Kind: AggCount, Type: coldata.Int64}, iv, int64(4)},
-		{AggSpec{Kind: AggSum, Type: coldata.Int64}, iv, int64(5 - 9 + 3 - 1<<62)},
-		{AggSpec{Kind: AggAvg, Type: coldata.Float64}, iv, float64(5-9+3-1<<62) / 4},
-		{AggSpec{Kind: AggMin, Type: coldata.Int64}, iv, int64(-1 << 62)},
-		{AggSpec{Kind: AggMax, Type: coldata.Int64}, iv, int64(5)},
-		{AggSpec{Kind: AggMin, Type: coldata.String}, sv, "apple"},
-		{AggSpec{Kind: AggMax, Type: coldata.String}, sv, "zoo"},
-		{AggSpec{Kind: AggSum, Type: coldata.Float64}, fv, 7.25},
-		{AggSpec{Kind: AggMin, Type: coldata.Float64}, fv, -2.25},
-		{AggSpec{Kind: AggMax, Type: coldata.Float64}, fv, 8.0},
-		{AggSpec{Kind: AggSum, Type: coldata.Float64}, bv, 1.0},
-		{AggSpec{Kind: AggMin, Type: coldata.Bool}, bv, false},
-		{AggSpec{Kind: AggMax, Type: coldata.Bool}, bv, true},
+		{opspec.AggSpec{Kind: opspec.AggCount, Type: coldata.Int64}, iv, int64(4)},
+		{opspec.AggSpec{Kind: opspec.AggSum, Type: coldata.Int64}, iv, int64(5 - 9 + 3 - 1<<62)},
+		{opspec.AggSpec{Kind: opspec.AggAvg, Type: coldata.Float64}, iv, float64(5-9+3-1<<62) / 4},
+		{opspec.AggSpec{Kind: opspec.AggMin, Type: coldata.Int64}, iv, int64(-1 << 62)},
+		{opspec.AggSpec{Kind: opspec.AggMax, Type: coldata.Int64}, iv, int64(5)},
+		{opspec.AggSpec{Kind: opspec.AggMin, Type: coldata.String}, sv, "apple"},
+		{opspec.AggSpec{Kind: opspec.AggMax, Type: coldata.String}, sv, "zoo"},
+		{opspec.AggSpec{Kind: opspec.AggSum, Type: coldata.Float64}, fv, 7.25},
+		{opspec.AggSpec{Kind: opspec.AggMin, Type: coldata.Float64}, fv, -2.25},
+		{opspec.AggSpec{Kind: opspec.AggMax, Type: coldata.Float64}, fv, 8.0},
+		{opspec.AggSpec{Kind: opspec.AggSum, Type: coldata.Float64}, bv, 1.0},
+		{opspec.AggSpec{Kind: opspec.AggMin, Type: coldata.Bool}, bv, false},
+		{opspec.AggSpec{Kind: opspec.AggMax, Type: coldata.Bool}, bv, true},
 	}
 	for _, c := range cases {
 		c.spec.Distinct = true
 		c.spec.Arg = &expr.ColumnRef{Index: 0, Name: "x", T: c.x.Type}
-		kinds, err := DeviceAggKinds([]AggSpec{c.spec})
+		kinds, err := DeviceAggKinds([]opspec.AggSpec{c.spec})
 		if err != nil {
 			t.Fatalf("%v over %v: %v", c.spec.Kind, c.x.Type, err)
 		}
@@ -254,9 +255,9 @@ func TestDeviceVarianceMerge(t *testing.T) {
 	}
 	in := &coldata.Batch{Cols: []*coldata.Vec{kb.Finish(), xb.Finish()}, Len: len(keys)}
 	x := &expr.ColumnRef{Index: 1, Name: "x", T: coldata.Float64}
-	var aggs []AggSpec
-	for _, k := range []AggKind{AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp} {
-		aggs = append(aggs, AggSpec{Kind: k, Arg: x, Type: coldata.Float64})
+	var aggs []opspec.AggSpec
+	for _, k := range []opspec.AggKind{opspec.AggVarPop, opspec.AggVarSamp, opspec.AggStddevPop, opspec.AggStddevSamp} {
+		aggs = append(aggs, opspec.AggSpec{Kind: k, Arg: x, Type: coldata.Float64})
 	}
 	cpu := &HashAggregate{Input: &Materialized{Batches: []*coldata.Batch{in}}, Keys: []expr.Expr{&expr.ColumnRef{Index: 0, Name: "k", T: coldata.Int64}}, Aggs: aggs}
 	want, err := Drain(context.Background(), cpu)
@@ -309,17 +310,17 @@ func TestDeviceVarianceMerge(t *testing.T) {
 // kind over a DOUBLE; DISTINCT variances have no device form.
 func TestDeviceAggKindsVariance(t *testing.T) {
 	x := &expr.ColumnRef{Index: 0, Name: "x", T: coldata.Float64}
-	for _, k := range []AggKind{AggVarPop, AggVarSamp, AggStddevPop, AggStddevSamp} {
-		kinds, err := DeviceAggKinds([]AggSpec{{Kind: k, Arg: x, Type: coldata.Float64}})
+	for _, k := range []opspec.AggKind{opspec.AggVarPop, opspec.AggVarSamp, opspec.AggStddevPop, opspec.AggStddevSamp} {
+		kinds, err := DeviceAggKinds([]opspec.AggSpec{{Kind: k, Arg: x, Type: coldata.Float64}})
 		if err != nil || kinds[0].Kind != gpuexec.GroupVariance {
 			t.Errorf("%v: %v, %v", k, kinds, err)
 		}
 	}
-	for _, s := range []AggSpec{
-		{Kind: AggVarSamp, Arg: x, Distinct: true, Type: coldata.Float64},
-		{Kind: AggVarPop, Arg: &expr.ColumnRef{Index: 0, Name: "i", T: coldata.Int64}, Type: coldata.Float64},
+	for _, s := range []opspec.AggSpec{
+		{Kind: opspec.AggVarSamp, Arg: x, Distinct: true, Type: coldata.Float64},
+		{Kind: opspec.AggVarPop, Arg: &expr.ColumnRef{Index: 0, Name: "i", T: coldata.Int64}, Type: coldata.Float64},
 	} {
-		if _, err := DeviceAggKinds([]AggSpec{s}); err == nil {
+		if _, err := DeviceAggKinds([]opspec.AggSpec{s}); err == nil {
 			t.Errorf("%+v has a device form", s)
 		}
 	}
@@ -331,36 +332,36 @@ func TestDeviceAggKindsVariance(t *testing.T) {
 // aggregate stay on the host.
 func TestDeviceAggKindsQuantile(t *testing.T) {
 	col := func(ty coldata.Type) expr.Expr { return &expr.ColumnRef{Index: 1, Name: "x", T: ty} }
-	desc := []AggOrder{{Desc: true}}
+	desc := []opspec.AggOrder{{Desc: true}}
 	for _, c := range []struct {
-		spec AggSpec
+		spec opspec.AggSpec
 		want gpuexec.GroupAgg
 	}{
-		{AggSpec{Kind: AggQuantileCont, Arg: col(coldata.Float64), Quantile: 0.5, Type: coldata.Float64},
+		{opspec.AggSpec{Kind: opspec.AggQuantileCont, Arg: col(coldata.Float64), Quantile: 0.5, Type: coldata.Float64},
 			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileCont, Arg: 1, Quantile: 0.5}},
-		{AggSpec{Kind: AggQuantileCont, Arg: col(coldata.Float64), Quantile: 0.25, Order: desc, Type: coldata.Float64},
+		{opspec.AggSpec{Kind: opspec.AggQuantileCont, Arg: col(coldata.Float64), Quantile: 0.25, Order: desc, Type: coldata.Float64},
 			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileCont, Arg: 1, Quantile: 0.25, Desc: true}},
-		{AggSpec{Kind: AggQuantileDisc, Arg: col(coldata.Int64), Quantile: 1, Type: coldata.Int64},
+		{opspec.AggSpec{Kind: opspec.AggQuantileDisc, Arg: col(coldata.Int64), Quantile: 1, Type: coldata.Int64},
 			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileDisc, Arg: 1, Quantile: 1}},
-		{AggSpec{Kind: AggQuantileDisc, Arg: col(coldata.Date), Quantile: 0, Order: desc, Type: coldata.Date},
+		{opspec.AggSpec{Kind: opspec.AggQuantileDisc, Arg: col(coldata.Date), Quantile: 0, Order: desc, Type: coldata.Date},
 			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileDisc, Arg: 1, Desc: true}},
-		{AggSpec{Kind: AggQuantileDisc, Arg: col(coldata.DecimalOf(18, 2)), Quantile: 0.5, Type: coldata.DecimalOf(18, 2)},
+		{opspec.AggSpec{Kind: opspec.AggQuantileDisc, Arg: col(coldata.DecimalOf(18, 2)), Quantile: 0.5, Type: coldata.DecimalOf(18, 2)},
 			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileDisc, Arg: 1, Quantile: 0.5}},
-		{AggSpec{Kind: AggQuantileDisc, Arg: col(coldata.Bool), Quantile: 0.5, Type: coldata.Bool},
+		{opspec.AggSpec{Kind: opspec.AggQuantileDisc, Arg: col(coldata.Bool), Quantile: 0.5, Type: coldata.Bool},
 			gpuexec.GroupAgg{Kind: gpuexec.GroupQuantileDisc, Arg: 1, Quantile: 0.5}},
 	} {
-		kinds, err := DeviceAggKinds([]AggSpec{c.spec})
+		kinds, err := DeviceAggKinds([]opspec.AggSpec{c.spec})
 		if err != nil || kinds[0] != c.want {
 			t.Errorf("%+v: got %+v, %v; want %+v", c.spec, kinds, err, c.want)
 		}
 	}
-	for _, specs := range [][]AggSpec{
-		{{Kind: AggQuantileDisc, Arg: col(coldata.String), Quantile: 0.5, Type: coldata.String}},
-		{{Kind: AggQuantileDisc, Arg: col(coldata.DecimalOf(20, 2)), Quantile: 0.5, Type: coldata.DecimalOf(20, 2)}},
-		{{Kind: AggQuantileCont, Arg: col(coldata.Int64), Quantile: 0.5, Type: coldata.Float64}}, // the binder casts to DOUBLE
-		{{Kind: AggQuantileCont, Arg: col(coldata.Float64), Quantile: 0.5, Type: coldata.Float64},
-			{Kind: AggCount, Arg: col(coldata.Int64), Distinct: true, Type: coldata.Int64}},
-		{{Kind: AggGroupConcat, Arg: col(coldata.String), Order: desc, Type: coldata.String}},
+	for _, specs := range [][]opspec.AggSpec{
+		{{Kind: opspec.AggQuantileDisc, Arg: col(coldata.String), Quantile: 0.5, Type: coldata.String}},
+		{{Kind: opspec.AggQuantileDisc, Arg: col(coldata.DecimalOf(20, 2)), Quantile: 0.5, Type: coldata.DecimalOf(20, 2)}},
+		{{Kind: opspec.AggQuantileCont, Arg: col(coldata.Int64), Quantile: 0.5, Type: coldata.Float64}}, // the binder casts to DOUBLE
+		{{Kind: opspec.AggQuantileCont, Arg: col(coldata.Float64), Quantile: 0.5, Type: coldata.Float64},
+			{Kind: opspec.AggCount, Arg: col(coldata.Int64), Distinct: true, Type: coldata.Int64}},
+		{{Kind: opspec.AggGroupConcat, Arg: col(coldata.String), Order: desc, Type: coldata.String}},
 	} {
 		if kinds, err := DeviceAggKinds(specs); err == nil {
 			t.Errorf("%+v has a device form: %+v", specs, kinds)
@@ -372,10 +373,10 @@ func TestDeviceAggKindsQuantile(t *testing.T) {
 // the output column (NULL where a group has no values), beside COUNT(*).
 func TestDeviceAggregateFinishQuantiles(t *testing.T) {
 	dec := coldata.DecimalOf(10, 2)
-	h := &DeviceHashAggregate{Keys: []int{0}, KeyTypes: []coldata.Type{coldata.Int64}, Aggs: []AggSpec{
-		{Kind: AggCountStar, Type: coldata.Int64},
-		{Kind: AggQuantileCont, Arg: &expr.ColumnRef{Index: 1, T: coldata.Float64}, Quantile: 0.5, Type: coldata.Float64},
-		{Kind: AggQuantileDisc, Arg: &expr.ColumnRef{Index: 2, T: dec}, Quantile: 0.9, Type: dec},
+	h := &DeviceHashAggregate{Keys: []int{0}, KeyTypes: []coldata.Type{coldata.Int64}, Aggs: []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggQuantileCont, Arg: &expr.ColumnRef{Index: 1, T: coldata.Float64}, Quantile: 0.5, Type: coldata.Float64},
+		{Kind: opspec.AggQuantileDisc, Arg: &expr.ColumnRef{Index: 2, T: dec}, Quantile: 0.9, Type: dec},
 	}}
 	kinds, err := DeviceAggKinds(h.Aggs)
 	if err != nil {

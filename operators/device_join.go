@@ -7,6 +7,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // DeviceHashJoin is an equi-join on the GPU: the right input is
@@ -20,10 +21,10 @@ import (
 // (without) a match: one gather of the left columns.
 type DeviceHashJoin struct {
 	Left, Right DeviceOperator
-	RT          *GPURuntime
+	RT          *DeviceRuntime
 	// LeftKeys and RightKeys are key columns of each side's batches.
 	LeftKeys, RightKeys []int
-	Kind                JoinKind
+	Kind                opspec.JoinKind
 	// LeftTypes and RightTypes are the output columns, a prefix of each
 	// side's batches; RightInTypes are all of the right batches' columns.
 	LeftTypes, RightTypes, RightInTypes []coldata.Type
@@ -52,7 +53,7 @@ func (j *DeviceHashJoin) Open(ctx context.Context) error {
 		return err
 	}
 	if j.Cond != nil {
-		if j.Kind != SemiJoin && j.Kind != AntiJoin {
+		if j.Kind != opspec.SemiJoin && j.Kind != opspec.AntiJoin {
 			return fmt.Errorf("internal error: device join of kind %d with a residual condition", j.Kind)
 		}
 		if j.res, err = j.prepareResidual(); err != nil {
@@ -98,7 +99,7 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 		rows += b.Len
 		parts = append(parts, b)
 	}
-	if j.Kind == LeftJoin {
+	if j.Kind == opspec.LeftJoin {
 		cols := make([]*coldata.Vec, len(j.RightInTypes))
 		for i, t := range j.RightInTypes {
 			bld := coldata.NewBuilder(t, 1)
@@ -147,7 +148,7 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 			j.leftExhausted = true
 			break
 		}
-		if j.table == nil && j.Kind == AntiJoin && lb.Len > 0 {
+		if j.table == nil && j.Kind == opspec.AntiJoin && lb.Len > 0 {
 			// Nothing to match: every row is kept (its output columns).
 			out, err := gpuexec.Combine(lb.Cols[:len(j.LeftTypes)], lb.Len, lb)
 			lb.Release()
@@ -175,10 +176,10 @@ func (j *DeviceHashJoin) probe(ctx context.Context, lb *gpuexec.DeviceBatch) (*g
 	}
 	var pairs *gpuexec.JoinPairs
 	var err error
-	if j.Kind == SemiJoin || j.Kind == AntiJoin {
-		pairs, err = j.table.ProbeRows(ctx, lb, j.LeftKeys, j.Kind == AntiJoin)
+	if j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin {
+		pairs, err = j.table.ProbeRows(ctx, lb, j.LeftKeys, j.Kind == opspec.AntiJoin)
 	} else {
-		pairs, err = j.table.Probe(ctx, lb, j.LeftKeys, j.Kind == LeftJoin, j.nullRow)
+		pairs, err = j.table.Probe(ctx, lb, j.LeftKeys, j.Kind == opspec.LeftJoin, j.nullRow)
 	}
 	if err != nil {
 		return nil, err
@@ -194,7 +195,7 @@ func (j *DeviceHashJoin) probe(ctx context.Context, lb *gpuexec.DeviceBatch) (*g
 	if err != nil {
 		return nil, err
 	}
-	if j.Kind == SemiJoin || j.Kind == AntiJoin {
+	if j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin {
 		return left, nil
 	}
 	defer left.Release()

@@ -24,7 +24,7 @@ import (
 // These tests run on a GPU machine (built with -tags cuda): the fused and
 // the library paths against the CPU kernels, and the redact benchmark.
 
-func openRuntime(t testing.TB, noPool bool) *operators.GPURuntime {
+func openRuntime(t testing.TB, noPool bool) *operators.DeviceRuntime {
 	t.Helper()
 	rt, err := operators.NewDeviceRuntime(gpuexec.Options{NoPool: noPool, CacheDir: os.Getenv("GSQL_KERNEL_CACHE")}, 16<<30)
 	if err != nil {
@@ -52,13 +52,13 @@ func (s *batchSource) Close() error { return nil }
 
 // runCompute evaluates a DeviceCompute over one resident batch and returns
 // the host result and the launches it made.
-func runCompute(t testing.TB, rt *operators.GPURuntime, in *gpuexec.DeviceBatch, types []coldata.Type, pred expr.Expr, outs []expr.Expr, fused bool) (*coldata.Batch, int64) {
+func runCompute(t testing.TB, rt *operators.DeviceRuntime, in *gpuexec.DeviceBatch, types []coldata.Type, pred expr.Expr, outs []expr.Expr, fused bool) (*coldata.Batch, int64) {
 	t.Helper()
 	return runComputeTier(t, rt, in, types, pred, outs, fused, false)
 }
 
 // runComputeTier is runCompute with the interpreter alone (interpOnly).
-func runComputeTier(t testing.TB, rt *operators.GPURuntime, in *gpuexec.DeviceBatch, types []coldata.Type, pred expr.Expr, outs []expr.Expr, fused, interpOnly bool) (*coldata.Batch, int64) {
+func runComputeTier(t testing.TB, rt *operators.DeviceRuntime, in *gpuexec.DeviceBatch, types []coldata.Type, pred expr.Expr, outs []expr.Expr, fused, interpOnly bool) (*coldata.Batch, int64) {
 	t.Helper()
 	ctx := context.Background()
 	st := &operators.Stats{}
@@ -510,7 +510,7 @@ func median(ds []time.Duration) time.Duration {
 
 // timedRun runs a fused kernel over a resident batch and waits for the
 // device: the wall time of one batch and its output.
-func timedRun(b testing.TB, rt *operators.GPURuntime, fk *gpuexec.FusedKernel, in *gpuexec.DeviceBatch) (time.Duration, *gpuexec.DeviceBatch) {
+func timedRun(b testing.TB, rt *operators.DeviceRuntime, fk *gpuexec.FusedKernel, in *gpuexec.DeviceBatch) (time.Duration, *gpuexec.DeviceBatch) {
 	b.Helper()
 	start := time.Now()
 	out, err := fk.Run(context.Background(), in)
@@ -525,7 +525,7 @@ func timedRun(b testing.TB, rt *operators.GPURuntime, fk *gpuexec.FusedKernel, i
 
 // deviceStringBytes is the Arrow size of a device string column (bitmap,
 // offsets, chars), reading the last offset back.
-func deviceStringBytes(t testing.TB, rt *operators.GPURuntime, col gpuexec.DeviceVec) int64 {
+func deviceStringBytes(t testing.TB, rt *operators.DeviceRuntime, col gpuexec.DeviceVec) int64 {
 	t.Helper()
 	offs := make([]byte, 4)
 	if err := rt.Dev.CopyToHost(offs, col.Offsets+gpuexec.DevicePtr(4*col.Len), nil); err != nil {

@@ -1,4 +1,4 @@
-package planner
+package execbuild
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/planner"
 	"github.com/gsqlengine/gsql/sql"
 )
 
 // runPlan builds and drains n, returning its rows as sorted strings.
-func runPlan(t *testing.T, n Node) []string {
+func runPlan(t *testing.T, n planner.Node) []string {
 	t.Helper()
 	b, err := Build(n, nil, false)
 	if err != nil {
@@ -115,22 +116,21 @@ func TestReorderJoinsDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
-		b := &binder{ctx: context.Background(), cat: cat, ctes: cteSet{}}
-		n, err := b.planSelectStatement(st.(*sql.Select).Stmt)
+		n, err := (&planner.Planner{Catalog: cat, Run: Run}).BindSelect(context.Background(), st.(*sql.Select).Stmt, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
-		if n, err = FoldConstants(n); err != nil {
+		if n, err = planner.FoldConstants(n); err != nil {
 			t.Fatal(err)
 		}
-		plain := runPlan(t, PruneColumns(PushFilters(n)))
-		reordered := runPlan(t, PruneColumns(PushFilters(ReorderJoins(PushFilters(n)))))
-		if again := runPlan(t, PruneColumns(PushFilters(ReorderJoins(n)))); strings.Join(again, "\n") != strings.Join(reordered, "\n") {
+		plain := runPlan(t, planner.PruneColumns(planner.PushFilters(n)))
+		reordered := runPlan(t, planner.PruneColumns(planner.PushFilters(planner.ReorderJoins(planner.PushFilters(n)))))
+		if again := runPlan(t, planner.PruneColumns(planner.PushFilters(planner.ReorderJoins(n)))); strings.Join(again, "\n") != strings.Join(reordered, "\n") {
 			t.Fatalf("%s: reordering before and after PushFilters disagree", text)
 		}
 		if strings.Join(plain, "\n") != strings.Join(reordered, "\n") {
 			t.Fatalf("%s:\nFROM order (%d rows):\n%s\nreordered (%d rows):\n%s\nplan:\n%s", text, len(plain), strings.Join(plain, "\n"),
-				len(reordered), strings.Join(reordered, "\n"), strings.Join(Explain(PruneColumns(PushFilters(ReorderJoins(n)))), "\n"))
+				len(reordered), strings.Join(reordered, "\n"), strings.Join(planner.Explain(planner.PruneColumns(planner.PushFilters(planner.ReorderJoins(n)))), "\n"))
 		}
 	}
 }

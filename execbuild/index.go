@@ -1,16 +1,17 @@
-package planner
+package execbuild
 
 import (
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/planner"
 )
 
 // scanBatches returns the batches of a scan's table, without the records
 // whose zone maps exclude the filter above the scan and, when an index
 // covers a column the filter reads, without the index's chunks
 // (catalog.ZoneChunkRows rows, one scan batch) that its zone maps exclude.
-func (b *Built) scanBatches(x *Scan) ([]*coldata.Batch, error) {
+func (b *Built) scanBatches(x *planner.Scan) ([]*coldata.Batch, error) {
 	t := x.Table
 	pred := b.prune[x]
 	ix := indexFor(x, pred)
@@ -64,7 +65,7 @@ func (b *Built) scanBatches(x *Scan) ([]*coldata.Batch, error) {
 }
 
 // indexFor picks the first index (by name) on a column that pred reads.
-func indexFor(x *Scan, pred expr.Expr) *catalog.Index {
+func indexFor(x *planner.Scan, pred expr.Expr) *catalog.Index {
 	if pred == nil || len(x.Indexes) == 0 {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/memory"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // DeviceHashAggregate groups device batches on the GPU: each batch is
@@ -37,44 +38,35 @@ import (
 // device batch, or on the host when the batches cannot be concatenated.
 type DeviceHashAggregate struct {
 	Input DeviceOperator
-	RT    *GPURuntime
+	RT    *DeviceRuntime
 	// Keys are the key columns of the input batches; each AggSpec's Arg is
 	// a column reference into them (nil for COUNT(*)).
 	Keys        []int
 	KeyTypes    []coldata.Type
-	Aggs        []AggSpec
+	Aggs        []opspec.AggSpec
 	MemoryLimit uint64
 	Stats       *Stats
 	// Top, when set, says an ORDER BY on one COUNT aggregate and a LIMIT
 	// read this aggregate's output: when the device groups the whole
 	// input at once, only the groups they can read come out.
-	Top *TopGroups
+	Top *opspec.TopGroups
 
 	out *Materialized
 }
 
-// TopGroups is an ORDER BY on aggregate Agg (a COUNT) with a LIMIT of
-// Limit rows (its offset included) over a grouped aggregate's output; Agg
-// -1 is a LIMIT without ORDER BY, which any Limit groups answer.
-type TopGroups struct {
-	Agg   int
-	Desc  bool
-	Limit int
-}
-
 // DeviceAggKinds maps the aggregates of specs onto device aggregates, or
 // reports which one has no device implementation.
-func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
+func DeviceAggKinds(specs []opspec.AggSpec) ([]gpuexec.GroupAgg, error) {
 	out := make([]gpuexec.GroupAgg, len(specs))
 	var quantiles, distinct bool
 	for i, s := range specs {
-		quantile := s.Kind == AggQuantileCont || s.Kind == AggQuantileDisc
+		quantile := s.Kind == opspec.AggQuantileCont || s.Kind == opspec.AggQuantileDisc
 		quantiles = quantiles || quantile
 		distinct = distinct || s.Distinct
-		if s.Kind == AggGroupConcat || (len(s.Order) > 0 && !quantile) {
+		if s.Kind == opspec.AggGroupConcat || (len(s.Order) > 0 && !quantile) {
 			return nil, fmt.Errorf("aggregate %d (GROUP_CONCAT) has no GPU implementation", i)
 		}
-		if s.Kind == AggCountStar {
+		if s.Kind == opspec.AggCountStar {
 			out[i] = gpuexec.GroupAgg{Kind: gpuexec.GroupCountStar}
 			continue
 		}
@@ -82,9 +74,9 @@ func DeviceAggKinds(specs []AggSpec) ([]gpuexec.GroupAgg, error) {
 		if !ok {
 			return nil, fmt.Errorf("aggregate %d: argument is not a column", i)
 		}
-		name := map[AggKind]string{AggCount: "count", AggSum: "sum", AggAvg: "avg", AggMin: "min", AggMax: "max",
-			AggVarPop: "var", AggVarSamp: "var", AggStddevPop: "var", AggStddevSamp: "var",
-			AggQuantileCont: "quantile_cont", AggQuantileDisc: "quantile_disc"}[s.Kind]
+		name := map[opspec.AggKind]string{opspec.AggCount: "count", opspec.AggSum: "sum", opspec.AggAvg: "avg", opspec.AggMin: "min", opspec.AggMax: "max",
+			opspec.AggVarPop: "var", opspec.AggVarSamp: "var", opspec.AggStddevPop: "var", opspec.AggStddevSamp: "var",
+			opspec.AggQuantileCont: "quantile_cont", opspec.AggQuantileDisc: "quantile_disc"}[s.Kind]
 		k, ok := gpuexec.GroupAggFor(name, ref.T)
 		if s.Distinct && (!distinctable(ref.T) || isVariance(s.Kind)) {
 			ok = false // the argument becomes a hash key; no DISTINCT variance
@@ -351,7 +343,7 @@ func (h *DeviceHashAggregate) mergeParts(parts []*gpuexec.GroupPartial, kinds []
 	var key []byte
 	for _, p := range parts {
 		for g := 0; g < p.Keys.Len; g++ {
-			key = AppendRowKey(key[:0], p.Keys.Cols, g)
+			key = opspec.AppendRowKey(key[:0], p.Keys.Cols, g)
 			gi, ok := groups[string(key)]
 			if !ok {
 				gi = len(groups)
@@ -505,7 +497,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 	var stateBytes uint64
 	var key []byte
 	group := func(cols []*coldata.Vec, row int) (int, error) {
-		key = AppendRowKey(key[:0], cols, row)
+		key = opspec.AppendRowKey(key[:0], cols, row)
 		gi, ok := groups[string(key)]
 		if ok {
 			return gi, nil
@@ -562,7 +554,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 					}
 				}
 				if seen != nil {
-					tuple = AppendRowKey(append(tuple[:0], byte(di), byte(di>>8)), p.Keys.Cols, j)
+					tuple = opspec.AppendRowKey(append(tuple[:0], byte(di), byte(di>>8)), p.Keys.Cols, j)
 					if _, dup := seen[string(tuple)]; dup {
 						continue
 					}
@@ -665,7 +657,7 @@ func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []g
 	index := make(map[string]int, n)
 	var key []byte
 	for g := 0; g < n; g++ {
-		key = AppendRowKey(key[:0], base.Keys.Cols, g)
+		key = opspec.AppendRowKey(key[:0], base.Keys.Cols, g)
 		index[string(key)] = g
 	}
 	at := make([][]int, len(distinct)) // [distinct][base group] -> its group in counts
@@ -673,7 +665,7 @@ func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []g
 		at[di] = make([]int, n)
 		found := 0
 		for j := 0; j < p.Keys.Len && found < n; j++ {
-			key = AppendRowKey(key[:0], p.Keys.Cols, j)
+			key = opspec.AppendRowKey(key[:0], p.Keys.Cols, j)
 			if g, ok := index[string(key)]; ok {
 				at[di][g] = j
 				found++
@@ -727,7 +719,7 @@ func releaseBatches(bs []*gpuexec.DeviceBatch) {
 // onlyDistinctCounts reports whether every DISTINCT aggregate is a COUNT.
 func (h *DeviceHashAggregate) onlyDistinctCounts(distinct []int) bool {
 	for _, a := range distinct {
-		if h.Aggs[a].Kind != AggCount {
+		if h.Aggs[a].Kind != opspec.AggCount {
 			return false
 		}
 	}
@@ -859,7 +851,7 @@ func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpu
 		for g := 0; g < n; g++ {
 			c := st.Count[g]
 			switch {
-			case spec.Kind == AggCountStar || spec.Kind == AggCount:
+			case spec.Kind == opspec.AggCountStar || spec.Kind == opspec.AggCount:
 				b.AppendInt(c)
 			case c == 0:
 				b.AppendNull()
@@ -874,7 +866,7 @@ func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpu
 			case k == gpuexec.GroupQuantileDisc:
 				b.AppendFrom(st.Vals, g)
 			case k == gpuexec.GroupSumFloat || k == gpuexec.GroupMinFloat || k == gpuexec.GroupMaxFloat:
-				if spec.Kind == AggAvg {
+				if spec.Kind == opspec.AggAvg {
 					b.AppendFloat(st.Float[g] / float64(c))
 				} else {
 					b.AppendFloat(st.Float[g])
@@ -902,8 +894,8 @@ func (h *DeviceHashAggregate) finishPartial(p *gpuexec.GroupPartial, kinds []gpu
 // calls (10M groups of COUNT, SUM and AVG took hundreds of milliseconds
 // that way); nil for the others, and for an integer sum that needs the
 // overflow error.
-func directColumn(spec AggSpec, k gpuexec.GroupAggKind, st *gpuexec.AggPartial, n int) *coldata.Vec {
-	if spec.Kind == AggCountStar || spec.Kind == AggCount {
+func directColumn(spec opspec.AggSpec, k gpuexec.GroupAggKind, st *gpuexec.AggPartial, n int) *coldata.Vec {
+	if spec.Kind == opspec.AggCountStar || spec.Kind == opspec.AggCount {
 		return &coldata.Vec{Type: coldata.Int64, Len: n, Ints: st.Count[:n:n]}
 	}
 	var nulls []byte
@@ -916,7 +908,7 @@ func directColumn(spec AggSpec, k gpuexec.GroupAggKind, st *gpuexec.AggPartial, 
 		}
 	}
 	switch {
-	case k == gpuexec.GroupSumInt && spec.Kind == AggSum && spec.Type == coldata.Int64:
+	case k == gpuexec.GroupSumInt && spec.Kind == opspec.AggSum && spec.Type == coldata.Int64:
 		out := make([]int64, n)
 		for g := 0; g < n; g++ {
 			lo, hi := st.Lo[g], st.Hi[g]
@@ -926,7 +918,7 @@ func directColumn(spec AggSpec, k gpuexec.GroupAggKind, st *gpuexec.AggPartial, 
 			out[g] = int64(lo)
 		}
 		return &coldata.Vec{Type: coldata.Int64, Len: n, Ints: out, Nulls: nulls}
-	case k == gpuexec.GroupSumInt && spec.Kind == AggAvg:
+	case k == gpuexec.GroupSumInt && spec.Kind == opspec.AggAvg:
 		out := make([]float64, n)
 		for g := 0; g < n; g++ {
 			if c := st.Count[g]; c > 0 {
@@ -939,7 +931,7 @@ func directColumn(spec AggSpec, k gpuexec.GroupAggKind, st *gpuexec.AggPartial, 
 	case (k == gpuexec.GroupSumFloat || k == gpuexec.GroupMinFloat || k == gpuexec.GroupMaxFloat) && spec.Type == coldata.Float64:
 		out := make([]float64, n)
 		copy(out, st.Float[:n])
-		if spec.Kind == AggAvg {
+		if spec.Kind == opspec.AggAvg {
 			for g := 0; g < n; g++ {
 				if c := st.Count[g]; c > 0 {
 					out[g] /= float64(c)
@@ -1064,8 +1056,8 @@ func mergeMoments(m *mergedAgg, c int64, mean, m2 float64, first bool) {
 // appendVariance appends the variance or standard deviation kind of n
 // values with sum of squared deviations m2, as HashAggregate finishes
 // them: NULL for no values, and for a sample form with fewer than two.
-func appendVariance(b *coldata.Builder, kind AggKind, n int64, m2 float64) {
-	samp := kind == AggVarSamp || kind == AggStddevSamp
+func appendVariance(b *coldata.Builder, kind opspec.AggKind, n int64, m2 float64) {
+	samp := kind == opspec.AggVarSamp || kind == opspec.AggStddevSamp
 	if n == 0 || (samp && n < 2) {
 		b.AppendNull()
 		return
@@ -1075,16 +1067,16 @@ func appendVariance(b *coldata.Builder, kind AggKind, n int64, m2 float64) {
 		div--
 	}
 	r := m2 / div
-	if kind == AggStddevPop || kind == AggStddevSamp {
+	if kind == opspec.AggStddevPop || kind == opspec.AggStddevSamp {
 		r = math.Sqrt(r)
 	}
 	b.AppendFloat(r)
 }
 
 // finishAgg appends an aggregate's final value.
-func finishAgg(b *coldata.Builder, spec AggSpec, k gpuexec.GroupAggKind, m *mergedAgg) error {
+func finishAgg(b *coldata.Builder, spec opspec.AggSpec, k gpuexec.GroupAggKind, m *mergedAgg) error {
 	switch spec.Kind {
-	case AggCountStar, AggCount:
+	case opspec.AggCountStar, opspec.AggCount:
 		b.AppendInt(m.count)
 		return nil
 	}
@@ -1099,7 +1091,7 @@ func finishAgg(b *coldata.Builder, spec AggSpec, k gpuexec.GroupAggKind, m *merg
 	switch k {
 	case gpuexec.GroupSumInt:
 		fits := (m.hi == 0 && m.lo < 1<<63) || (m.hi == -1 && m.lo >= 1<<63)
-		if spec.Kind == AggAvg {
+		if spec.Kind == opspec.AggAvg {
 			b.AppendFloat(int128Float(m.hi, m.lo, fits) / float64(m.count))
 			return nil
 		}
@@ -1112,7 +1104,7 @@ func finishAgg(b *coldata.Builder, spec AggSpec, k gpuexec.GroupAggKind, m *merg
 			b.AppendInt(int64(m.lo))
 		}
 	case gpuexec.GroupSumFloat:
-		if spec.Kind == AggAvg {
+		if spec.Kind == opspec.AggAvg {
 			b.AppendFloat(m.f / float64(m.count))
 		} else {
 			b.AppendFloat(m.f)
@@ -1133,12 +1125,12 @@ func finishAgg(b *coldata.Builder, spec AggSpec, k gpuexec.GroupAggKind, m *merg
 		sum := decimal.Int128{Lo: m.lo, Hi: m.hi}
 		if m.top != m.hi>>63 || !sum.Fits(decimal.MaxPrecision) {
 			name := "SUM"
-			if spec.Kind == AggAvg {
+			if spec.Kind == opspec.AggAvg {
 				name = "AVG"
 			}
 			return fmt.Errorf("%w in %s", expr.ErrDecimalRange, name)
 		}
-		if spec.Kind == AggAvg {
+		if spec.Kind == opspec.AggAvg {
 			avg, err := decimalAvg(sum, m.count, spec.Arg.Type().Scale(), spec.Type)
 			if err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // A semi or anti join with a residual condition (TPC-H Q21's EXISTS ...
@@ -93,7 +94,7 @@ func (j *DeviceHashJoin) prepareResidual() (*residual, error) {
 		outs[i] = &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: t}
 	}
 	var pred expr.Expr = &expr.ColumnRef{Index: len(j.LeftTypes), Name: "mark", T: coldata.Bool}
-	if j.Kind == AntiJoin {
+	if j.Kind == opspec.AntiJoin {
 		not, _ := expr.Lookup("not")
 		pred = &expr.Call{Fn: not, Args: []expr.Expr{pred}, T: coldata.Bool}
 	}

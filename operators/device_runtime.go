@@ -1,0 +1,115 @@
+package operators
+
+import (
+	"context"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/gpuexec"
+)
+
+// DeviceRuntime is what GPU operators share: the device and the cache of
+// device-resident tables.
+type DeviceRuntime struct {
+	Dev   *gpuexec.Device
+	Cache *gpuexec.TableCache
+}
+
+// DeviceOperator is an operator whose batches live in device memory. The
+// caller releases every batch it receives.
+type DeviceOperator interface {
+	Open(ctx context.Context) error
+	NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error)
+	Close() error
+}
+
+// DeviceBatchRows bounds the rows of one device batch (a variable so that
+// tests can make tables of many batches); string columns are further
+// limited by deviceBatchChars so that 32-bit offsets never overflow.
+var DeviceBatchRows = 1 << 28
+
+const deviceBatchChars = 1 << 30
+
+// GroupForDevice groups host batches into few large device batches (the
+// GPU wants millions of rows per launch) within the device batch limits;
+// each group is uploaded as one batch, packed without a host copy.
+func GroupForDevice(batches []*coldata.Batch) [][]*coldata.Batch {
+	var out [][]*coldata.Batch
+	var group []*coldata.Batch
+	rows := 0
+	var chars []int
+	for _, b := range batches {
+		if chars == nil {
+			chars = make([]int, len(b.Cols))
+		}
+		over := rows+b.Len > DeviceBatchRows
+		for c, v := range b.Cols {
+			if v.Type == coldata.String && !v.Const && chars[c]+int(v.Offsets[b.Len]-v.Offsets[0]) > deviceBatchChars {
+				over = true
+			}
+		}
+		if over && len(group) > 0 {
+			out = append(out, group)
+			group, rows = nil, 0
+			clear(chars)
+		}
+		group = append(group, b)
+		rows += b.Len
+		for c, v := range b.Cols {
+			if v.Type == coldata.String && !v.Const {
+				chars[c] += int(v.Offsets[b.Len] - v.Offsets[0])
+			}
+		}
+	}
+	if len(group) > 0 {
+		out = append(out, group)
+	}
+	return out
+}
+
+// NewDeviceRuntime opens the GPU with a table cache of cacheBudget bytes
+// (0: DefaultCacheBudget of the device).
+func NewDeviceRuntime(opts gpuexec.Options, cacheBudget uint64) (*DeviceRuntime, error) {
+	d, err := gpuexec.NewDevice(opts)
+	if err != nil {
+		return nil, err
+	}
+	if cacheBudget == 0 {
+		cacheBudget = DefaultCacheBudget(d.MemoryLimit())
+	}
+	return &DeviceRuntime{Dev: d, Cache: gpuexec.NewTableCache(d, cacheBudget)}, nil
+}
+
+// DefaultCacheBudget is the resident tables' share of a device with limit
+// bytes of memory: half of it, and at least 8 GiB. A fixed 8 GiB is less
+// than a TPC-H SF10 database, whose tables would then take turns on an
+// 80 GB card, uploaded again by every query.
+func DefaultCacheBudget(limit uint64) uint64 {
+	return max(8<<30, limit/2)
+}
+
+// splitHalves cuts b into two views near its middle, at a multiple of
+// splitRows so that the halves' validity bitmaps stay byte-aligned (fused
+// kernels take no bit-shifted views); ok is false when b is too small.
+func splitHalves(b *gpuexec.DeviceBatch) (lo, hi *gpuexec.DeviceBatch, ok bool) {
+	if b.Len < 2*splitRows {
+		return nil, nil, false
+	}
+	mid := (b.Len / 2) &^ (splitRows - 1)
+	lo, err := gpuexec.Slice(b, 0, mid)
+	if err != nil {
+		return nil, nil, false
+	}
+	hi, err = gpuexec.Slice(b, mid, b.Len)
+	if err != nil {
+		lo.Release()
+		return nil, nil, false
+	}
+	return lo, hi, true
+}
+
+func releasePending(p *[]*gpuexec.DeviceBatch) {
+	for _, b := range *p {
+		b.Release()
+	}
+	*p = nil
+}
