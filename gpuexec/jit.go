@@ -13,6 +13,14 @@ import (
 	"time"
 )
 
+// kernelTypes names the codes the kernels compare (column storage,
+// aggregate and window kinds); generated from the Go constants by
+// TestKernelTypesHeader.
+//
+//go:generate go test -run TestKernelTypesHeader -update-kernel-header .
+//go:embed kernels/gsql_types.h
+var kernelTypes string
+
 //go:embed kernels/runtime.cu
 var runtimeKernels string
 
@@ -28,7 +36,7 @@ var sortKernels string
 // runtimeSource is the package's own module: the batch utilities, the
 // hash aggregation and join kernels, the window function kernels and the
 // radix sort with the grouped quantiles.
-var runtimeSource = runtimeKernels + "\n" + hashKernels + "\n" + windowKernels + "\n" + sortKernels
+var runtimeSource = kernelTypes + "\n" + runtimeKernels + "\n" + hashKernels + "\n" + windowKernels + "\n" + sortKernels
 
 // RuntimeSource is the CUDA C source of the package's own kernels.
 func RuntimeSource() string { return runtimeSource }

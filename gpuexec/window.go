@@ -291,6 +291,16 @@ const (
 	winSum = 0
 	winMin = 1
 	winMax = 2
+	// The argument's storage gsql_win_load reads (winArgValidity: only
+	// its validity, for COUNT) and the result's storage gsql_win_agg
+	// writes.
+	winArgInt64    = 0
+	winArgFloat64  = 1
+	winArgBool     = 2
+	winArgValidity = 3
+	winOutInt64    = 0
+	winOutFloat64  = 1
+	winOutBool     = 2
 	// winTile is GSQL_WIN_TILE.
 	winTile = 2048
 )
@@ -311,15 +321,15 @@ func (l *WindowLayout) Aggregate(ctx context.Context, a WindowAgg) (*DeviceBatch
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	argty, ty := int64(0), int64(winI64)
+	argty, ty := int64(winArgInt64), int64(winI64)
 	switch p := a.Arg.Type.Physical(); {
 	case a.Kind == WindowCount:
-		argty = 3 // validity only
+		argty = winArgValidity
 	case p == coldata.Int64:
 	case p == coldata.Bool:
-		argty = 2
+		argty = winArgBool
 	case p == coldata.Float64:
-		argty, ty = 1, winF64
+		argty, ty = winArgFloat64, winF64
 	default:
 		return nil, invalidf("window %d of %s on the device", a.Kind, a.Arg.Type)
 	}
@@ -338,13 +348,13 @@ func (l *WindowLayout) Aggregate(ctx context.Context, a WindowAgg) (*DeviceBatch
 	if !intSum && a.Kind != WindowCount && mode == WindowDiff {
 		return nil, invalidf("window %d of %s by prefix differences", a.Kind, a.Arg.Type)
 	}
-	outTy, elem := int64(0), uint64(8)
+	outTy, elem := int64(winOutInt64), uint64(8)
 	switch a.Out.Physical() {
 	case coldata.Int64:
 	case coldata.Float64:
-		outTy = 1
+		outTy = winOutFloat64
 	case coldata.Bool:
-		outTy, elem = 2, 1
+		outTy, elem = winOutBool, 1
 	default:
 		return nil, invalidf("window %d result of type %s", a.Kind, a.Out)
 	}
@@ -376,7 +386,7 @@ func (l *WindowLayout) Aggregate(ctx context.Context, a WindowAgg) (*DeviceBatch
 			}
 		}
 		data := a.Arg.Data
-		if argty == 3 {
+		if argty == winArgValidity {
 			data = 0
 		}
 		cfg := l.d.strided(n)

@@ -36,9 +36,9 @@ __device__ __forceinline__ unsigned long long gsql_mix64(unsigned long long h)
 
 __device__ __forceinline__ unsigned long long gcol_bits(const GCol& c, long long r)
 {
-    if (c.type == 1) return c.data[r];
+    if (c.type == GSQL_TYPE_BOOL) return c.data[r];
     unsigned long long v = ((const unsigned long long*)c.data)[r];
-    if (c.type == 3 && (v << 1) == 0) v = 0; // -0.0 groups with 0.0
+    if (c.type == GSQL_TYPE_FLOAT64 && (v << 1) == 0) v = 0; // -0.0 groups with 0.0
     return v;
 }
 
@@ -50,10 +50,10 @@ __device__ unsigned long long gsql_row_hash(const GCol* cols, int nc, long long 
         unsigned long long v;
         if (gcol_null(k, r)) {
             v = 0x2545f4914f6cdd1dULL;
-        } else if (k.type == 7) {
+        } else if (k.type == GSQL_TYPE_DECIMAL) {
             const unsigned long long* w = (const unsigned long long*)k.data + 2 * r;
             v = w[0] ^ gsql_mix64(w[1] + 0x632be59bd9b4e019ULL);
-        } else if (k.type == 4) {
+        } else if (k.type == GSQL_TYPE_STRING) {
             int lo = k.offs[r], hi = k.offs[r + 1];
             v = 0xcbf29ce484222325ULL ^ (unsigned long long)(hi - lo);
             const unsigned char* p = k.data + lo;
@@ -72,7 +72,7 @@ __device__ bool gsql_rows_equal(const GCol* a, long long ra, const GCol* b, long
         bool na = gcol_null(a[c], ra), nb = gcol_null(b[c], rb);
         if (na != nb) return false;
         if (na) continue;
-        if (a[c].type == 4) {
+        if (a[c].type == GSQL_TYPE_STRING) {
             int alo = a[c].offs[ra], ahi = a[c].offs[ra + 1];
             int blo = b[c].offs[rb], bhi = b[c].offs[rb + 1];
             if (ahi - alo != bhi - blo) return false;
@@ -80,7 +80,7 @@ __device__ bool gsql_rows_equal(const GCol* a, long long ra, const GCol* b, long
             const unsigned char* q = b[c].data + blo;
             for (int j = 0; j < ahi - alo; j++)
                 if (p[j] != q[j]) return false;
-        } else if (a[c].type == 7) {
+        } else if (a[c].type == GSQL_TYPE_DECIMAL) {
             const unsigned long long* p = (const unsigned long long*)a[c].data + 2 * ra;
             const unsigned long long* q = (const unsigned long long*)b[c].data + 2 * rb;
             if (p[0] != q[0] || p[1] != q[1]) return false;
@@ -124,13 +124,13 @@ __device__ bool gsql_dec_less(const GCol& c, long long x, long long y)
 // kinds that keep the winning row).
 __device__ __forceinline__ bool gsql_row_less(const GCol& c, long long x, long long y)
 {
-    return c.type == 7 ? gsql_dec_less(c, x, y) : gsql_str_less(c, x, y);
+    return c.type == GSQL_TYPE_DECIMAL ? gsql_dec_less(c, x, y) : gsql_str_less(c, x, y);
 }
 
 // gsql_is_row_kind: MIN/MAX of VARCHAR (8/9) and of DECIMAL (13/14) keep
 // the winning row in s0.
-__device__ __forceinline__ bool gsql_is_row_kind(long long k) { return k == 8 || k == 9 || k == 13 || k == 14; }
-__device__ __forceinline__ bool gsql_is_min_row(long long k) { return k == 8 || k == 13; }
+__device__ __forceinline__ bool gsql_is_row_kind(long long k) { return k == GSQL_AGG_MIN_STRING || k == GSQL_AGG_MAX_STRING || k == GSQL_AGG_MIN_DEC || k == GSQL_AGG_MAX_DEC; }
+__device__ __forceinline__ bool gsql_is_min_row(long long k) { return k == GSQL_AGG_MIN_STRING || k == GSQL_AGG_MIN_DEC; }
 
 // GSQL_VAR_UNSET marks a kind-15 shift not yet set: a NaN whose payload
 // no arithmetic produces (a value with these very bits becomes the
@@ -292,7 +292,7 @@ __device__ __forceinline__ void gsql_add192(unsigned long long* lo, unsigned lon
 
 __device__ __forceinline__ long long gsql_arg_int(const GCol& c, long long i)
 {
-    return c.type == 1 ? (long long)c.data[i] : ((const long long*)c.data)[i];
+    return c.type == GSQL_TYPE_BOOL ? (long long)c.data[i] : ((const long long*)c.data)[i];
 }
 
 // The lanes of a warp whose rows fall in one group combine their values
@@ -318,11 +318,11 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
         bool leader = slot >= 0 && lane == __ffs(peers) - 1;
         for (int a = 0; a < (int)naggs; a++) {
             const GAgg& g = aggs[a];
-            bool has = slot >= 0 && (g.kind == 0 || !gcol_null(g.arg, i));
+            bool has = slot >= 0 && (g.kind == GSQL_AGG_COUNT_STAR || !gcol_null(g.arg, i));
             unsigned int with = __ballot_sync(GSQL_FULL, has) & peers;
             if (leader && with != 0) atomicAdd(&g.cnt[slot], (unsigned long long)__popc(with));
-            if (g.kind == 0 || g.kind == 1) continue;
-            if (g.kind == 12) {
+            if (g.kind == GSQL_AGG_COUNT_STAR || g.kind == GSQL_AGG_COUNT) continue;
+            if (g.kind == GSQL_AGG_SUM_DEC) {
                 // SUM of DECIMAL: both words of every lane's value.
                 unsigned long long xl = 0, xh = 0;
                 if (has) {
@@ -350,7 +350,7 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
                 }
                 continue;
             }
-            if (g.kind == 15) {
+            if (g.kind == GSQL_AGG_VARIANCE) {
                 // VAR/STDDEV: the group's leader makes sure the group has a
                 // shift (the value of the group's first lane with one, when
                 // none is set yet), every lane takes it from its leader,
@@ -404,7 +404,7 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
             // those of its group.
             long long x = 0;
             if (has) {
-                x = g.kind == 3 || g.kind == 6 || g.kind == 7 ? ((const long long*)g.arg.data)[i] : gsql_arg_int(g.arg, i);
+                x = g.kind == GSQL_AGG_SUM_FLOAT || g.kind == GSQL_AGG_MIN_FLOAT || g.kind == GSQL_AGG_MAX_FLOAT ? ((const long long*)g.arg.data)[i] : gsql_arg_int(g.arg, i);
             }
             unsigned long long lo = 0;
             long long hi = 0;
@@ -415,27 +415,27 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
                 long long y = gsql_shfl_ll(x, k);
                 if (!((with >> k) & 1)) continue;
                 switch (g.kind) {
-                case 2: {
+                case GSQL_AGG_SUM_INT: {
                     unsigned long long nlo = lo + (unsigned long long)y;
                     hi += (y < 0 ? -1 : 0) + (nlo < lo ? 1 : 0);
                     lo = nlo;
                     break;
                 }
-                case 3:
+                case GSQL_AGG_SUM_FLOAT:
                     f += __longlong_as_double(y);
                     break;
-                case 4:
-                case 10:
+                case GSQL_AGG_MIN_INT:
+                case GSQL_AGG_MIN_BOOL:
                     if (!seen || y < best) best = y;
                     break;
-                case 5:
-                case 11:
+                case GSQL_AGG_MAX_INT:
+                case GSQL_AGG_MAX_BOOL:
                     if (!seen || y > best) best = y;
                     break;
-                case 6:
+                case GSQL_AGG_MIN_FLOAT:
                     if (!seen || __longlong_as_double(y) < __longlong_as_double(best)) best = y;
                     break;
-                case 7:
+                case GSQL_AGG_MAX_FLOAT:
                     if (!seen || __longlong_as_double(y) > __longlong_as_double(best)) best = y;
                     break;
                 }
@@ -443,29 +443,29 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
             }
             if (!leader || with == 0) continue;
             switch (g.kind) {
-            case 2: {
+            case GSQL_AGG_SUM_INT: {
                 unsigned long long old = atomicAdd(&g.s0[slot], lo);
                 long long carry = old + lo < old ? 1 : 0;
                 if (hi + carry != 0) atomicAdd(&g.s1[slot], (unsigned long long)(hi + carry));
                 break;
             }
-            case 3:
+            case GSQL_AGG_SUM_FLOAT:
                 atomicAdd((double*)&g.s0[slot], f);
                 break;
-            case 4:
-            case 10:
+            case GSQL_AGG_MIN_INT:
+            case GSQL_AGG_MIN_BOOL:
                 atomicMin((long long*)&g.s0[slot], best);
                 break;
-            case 5:
-            case 11:
+            case GSQL_AGG_MAX_INT:
+            case GSQL_AGG_MAX_BOOL:
                 atomicMax((long long*)&g.s0[slot], best);
                 break;
-            case 6:
-            case 7: {
+            case GSQL_AGG_MIN_FLOAT:
+            case GSQL_AGG_MAX_FLOAT: {
                 double v = __longlong_as_double(best);
                 unsigned long long* p = &g.s0[slot];
                 unsigned long long cur = *(volatile unsigned long long*)p;
-                while (g.kind == 6 ? v < __longlong_as_double((long long)cur) : v > __longlong_as_double((long long)cur)) {
+                while (g.kind == GSQL_AGG_MIN_FLOAT ? v < __longlong_as_double((long long)cur) : v > __longlong_as_double((long long)cur)) {
                     unsigned long long prev = atomicCAS(p, cur, (unsigned long long)best);
                     if (prev == cur) break;
                     cur = prev;
@@ -492,7 +492,7 @@ struct GPart {
 // initial value: a NaN never wins a MIN/MAX of DOUBLE).
 __device__ __forceinline__ void gsql_part_combine(long long kind, const GCol& arg, GPart& a, const GPart& b)
 {
-    if (kind == 15) {
+    if (kind == GSQL_AGG_VARIANCE) {
         // VAR/STDDEV: merge (n, mean, M2) pairs.
         if (b.cnt == 0) return;
         if (a.cnt == 0) {
@@ -510,36 +510,36 @@ __device__ __forceinline__ void gsql_part_combine(long long kind, const GCol& ar
         return;
     }
     switch (kind) {
-    case 12:
+    case GSQL_AGG_SUM_DEC:
         gsql_add192(&a.s0, &a.s1, &a.s2, b.s0, b.s1, b.s2);
         break;
-    case 2: {
+    case GSQL_AGG_SUM_INT: {
         unsigned long long lo = a.s0 + b.s0;
         a.s1 += b.s1 + (lo < a.s0 ? 1ull : 0ull);
         a.s0 = lo;
         break;
     }
-    case 3:
+    case GSQL_AGG_SUM_FLOAT:
         a.s0 = (unsigned long long)__double_as_longlong(__longlong_as_double((long long)a.s0) + __longlong_as_double((long long)b.s0));
         break;
-    case 4:
-    case 10:
+    case GSQL_AGG_MIN_INT:
+    case GSQL_AGG_MIN_BOOL:
         if ((long long)b.s0 < (long long)a.s0) a.s0 = b.s0;
         break;
-    case 5:
-    case 11:
+    case GSQL_AGG_MAX_INT:
+    case GSQL_AGG_MAX_BOOL:
         if ((long long)b.s0 > (long long)a.s0) a.s0 = b.s0;
         break;
-    case 6:
+    case GSQL_AGG_MIN_FLOAT:
         if (__longlong_as_double((long long)b.s0) < __longlong_as_double((long long)a.s0)) a.s0 = b.s0;
         break;
-    case 7:
+    case GSQL_AGG_MAX_FLOAT:
         if (__longlong_as_double((long long)b.s0) > __longlong_as_double((long long)a.s0)) a.s0 = b.s0;
         break;
-    case 8:
-    case 9:
-    case 13:
-    case 14: {
+    case GSQL_AGG_MIN_STRING:
+    case GSQL_AGG_MAX_STRING:
+    case GSQL_AGG_MIN_DEC:
+    case GSQL_AGG_MAX_DEC: {
         long long x = (long long)a.s0, y = (long long)b.s0;
         if (y >= 0 && (x < 0 || (gsql_is_min_row(kind) ? gsql_row_less(arg, y, x) : gsql_row_less(arg, x, y)))) a.s0 = b.s0;
         break;
@@ -584,30 +584,30 @@ extern "C" __global__ void __launch_bounds__(256) gsql_agg_global(const GAgg* ag
         const long long kind = g.kind;
         GPart acc = {init[a], 0ull, 0ull};
         for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-            if (kind != 0 && gcol_null(g.arg, i)) continue;
+            if (kind != GSQL_AGG_COUNT_STAR && gcol_null(g.arg, i)) continue;
             GPart one = {0ull, 0ull, 1ull};
             switch (kind) {
-            case 0:
-            case 1:
+            case GSQL_AGG_COUNT_STAR:
+            case GSQL_AGG_COUNT:
                 break;
-            case 2: {
+            case GSQL_AGG_SUM_INT: {
                 long long x = gsql_arg_int(g.arg, i);
                 one.s0 = (unsigned long long)x;
                 one.s1 = x < 0 ? ~0ull : 0ull;
                 break;
             }
-            case 3:
-            case 6:
-            case 7:
+            case GSQL_AGG_SUM_FLOAT:
+            case GSQL_AGG_MIN_FLOAT:
+            case GSQL_AGG_MAX_FLOAT:
                 one.s0 = ((const unsigned long long*)g.arg.data)[i];
                 break;
-            case 8:
-            case 9:
-            case 13:
-            case 14:
+            case GSQL_AGG_MIN_STRING:
+            case GSQL_AGG_MAX_STRING:
+            case GSQL_AGG_MIN_DEC:
+            case GSQL_AGG_MAX_DEC:
                 one.s0 = (unsigned long long)i;
                 break;
-            case 15: {
+            case GSQL_AGG_VARIANCE: {
                 // One value: its mean is itself, its M2 0 (NaN for an
                 // infinite or NaN value, as the CPU's Welford update gives).
                 double x = ((const double*)g.arg.data)[i];
@@ -615,7 +615,7 @@ extern "C" __global__ void __launch_bounds__(256) gsql_agg_global(const GAgg* ag
                 one.s1 = (unsigned long long)__double_as_longlong(x - x);
                 break;
             }
-            case 12:
+            case GSQL_AGG_SUM_DEC:
                 one.s0 = ((const unsigned long long*)g.arg.data)[2 * i];
                 one.s1 = ((const unsigned long long*)g.arg.data)[2 * i + 1];
                 one.s2 = (long long)one.s1 < 0 ? ~0ull : 0ull;

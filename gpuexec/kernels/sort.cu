@@ -29,14 +29,14 @@
 __device__ __forceinline__ unsigned long long gsql_order_key(long long type, const unsigned char* data, long long r, long long desc)
 {
     unsigned long long k;
-    if (type == 1) {
+    if (type == GSQL_TYPE_BOOL) {
         k = data[r];
-    } else if (type == 3) {
+    } else if (type == GSQL_TYPE_FLOAT64) {
         unsigned long long u = ((const unsigned long long*)data)[r];
         if ((u << 1) == 0) u = 0;
         if ((u & 0x7fffffffffffffffULL) > 0x7ff0000000000000ULL) u = 0x7ff8000000000000ULL;
         k = (u >> 63) ? ~u : (u | 0x8000000000000000ULL);
-    } else if (type == 7) {
+    } else if (type == GSQL_TYPE_DECIMAL) {
         k = ((const unsigned long long*)data)[2 * r] ^ 0x8000000000000000ULL;
     } else {
         k = ((const unsigned long long*)data)[r] ^ 0x8000000000000000ULL;
@@ -309,7 +309,7 @@ extern "C" __global__ void gsql_order_prefix(long long type, const unsigned char
             }
         }
         unsigned long long k;
-        if (type == 4) {
+        if (type == GSQL_TYPE_STRING) {
             int lo = offs[i], hi = offs[i + 1];
             k = 0;
             for (int j = 0; j < 8; j++) {

@@ -20,11 +20,6 @@
 #define GSQL_WIN_TILE (GSQL_WIN_THREADS * GSQL_WIN_ITEMS)
 
 // Value types (ty) and operations (op) of the scans.
-#define GSQL_WIN_I64 0
-#define GSQL_WIN_F64 1
-#define GSQL_WIN_SUM 0
-#define GSQL_WIN_MIN 1
-#define GSQL_WIN_MAX 2
 
 __device__ __forceinline__ long long gsql_win_ident(int ty, int op)
 {
@@ -68,31 +63,31 @@ extern "C" __global__ void gsql_win_rank(long long kind, long long n, long long 
         const long long r = GSQL_WIN_ROW(perm, s);
         const long long a = ps[s], b = pe[s];
         switch (kind) {
-        case 0:
+        case GSQL_WIN_RANK_ROW_NUMBER:
             out_i[r] = s - a + 1;
             break;
-        case 1:
+        case GSQL_WIN_RANK_RANK:
             out_i[r] = qs[s] - a + 1;
             break;
-        case 2:
+        case GSQL_WIN_RANK_DENSE_RANK:
             out_i[r] = (long long)peer_ord[s] - peer_ord[a] + 1;
             break;
-        case 3: {
+        case GSQL_WIN_RANK_NTILE: {
             const long long size = b - a, k = s - a;
             const long long m = n_arg < size ? n_arg : size;
             const long long small = size / m, big = size % m;
             out_i[r] = k < big * (small + 1) ? k / (small + 1) + 1 : big + (k - big * (small + 1)) / small + 1;
             break;
         }
-        case 4: {
+        case GSQL_WIN_RANK_PERCENT_RANK: {
             const double size = (double)(b - a);
             out_f[r] = size > 1 ? (double)(qs[s] - a) / (size - 1) : 0.0;
             break;
         }
-        case 5:
+        case GSQL_WIN_RANK_CUME_DIST:
             out_f[r] = (double)(qe[s] - a) / (double)(b - a);
             break;
-        case 6:
+        case GSQL_WIN_RANK_COUNT_STAR:
             out_i[r] = (long long)hi[s] - lo[s];
             break;
         }
@@ -110,21 +105,21 @@ extern "C" __global__ void gsql_win_index(long long kind, long long n, long long
         const long long r = GSQL_WIN_ROW(perm, s);
         long long j = -1;
         switch (kind) {
-        case 0:
+        case GSQL_WIN_VALUE_LAG:
             j = s - n_arg;
             if (j < ps[s]) j = -1;
             break;
-        case 1:
+        case GSQL_WIN_VALUE_LEAD:
             j = s + n_arg;
             if (j >= pe[s]) j = -1;
             break;
-        case 2:
+        case GSQL_WIN_VALUE_FIRST:
             if (lo[s] < hi[s]) j = lo[s];
             break;
-        case 3:
+        case GSQL_WIN_VALUE_LAST:
             if (lo[s] < hi[s]) j = (long long)hi[s] - 1;
             break;
-        case 4:
+        case GSQL_WIN_VALUE_NTH:
             if (n_arg >= 1 && n_arg <= (long long)hi[s] - lo[s]) j = lo[s] + n_arg - 1;
             break;
         }
@@ -146,8 +141,8 @@ extern "C" __global__ void gsql_win_load(long long n, const int* perm, const voi
         const long long bit = voff + r;
         const bool ok = !valid || ((valid[bit >> 3] >> (bit & 7)) & 1);
         long long v = ident;
-        if (ok && argty != 3) {
-            if (argty == 2) v = ((const unsigned char*)data)[r] != 0;
+        if (ok && argty != GSQL_WIN_ARG_VALIDITY) {
+            if (argty == GSQL_WIN_ARG_BOOL) v = ((const unsigned char*)data)[r] != 0;
             else v = ((const long long*)data)[r];
         }
         vals[s] = v;
@@ -289,7 +284,7 @@ extern "C" __global__ void gsql_win_agg(long long kind, long long mode, long lon
         const long long r = GSQL_WIN_ROW(perm, s);
         const long long a = lo[s], b = hi[s];
         const long long c = b > a ? gsql_win_at(cnt, b - 1) - gsql_win_at(cnt, a - 1) : 0;
-        if (kind == 0) {
+        if (kind == GSQL_WIN_AGG_COUNT) {
             ((long long*)out)[r] = c;
             continue;
         }
@@ -298,7 +293,7 @@ extern "C" __global__ void gsql_win_agg(long long kind, long long mode, long lon
         double fv = 0.0;
         if (ty == GSQL_WIN_I64 && op == GSQL_WIN_SUM) {
             double check = 0.0;
-            if (mode == 1) {
+            if (mode == GSQL_WIN_MODE_LOOP) {
                 for (long long j = a; j < b; j++) {
                     v = (long long)((unsigned long long)v + (unsigned long long)vals[j]);
                     check += (double)vals[j];
@@ -312,7 +307,7 @@ extern "C" __global__ void gsql_win_agg(long long kind, long long mode, long lon
                 continue;
             }
             fv = (double)v;
-        } else if (mode == 1) {
+        } else if (mode == GSQL_WIN_MODE_LOOP) {
             v = gsql_win_ident((int)ty, (int)op);
             for (long long j = a; j < b; j++) v = gsql_win_comb((int)ty, (int)op, v, vals[j]);
             fv = ty == GSQL_WIN_F64 ? __longlong_as_double(v) : (double)v;
@@ -320,9 +315,9 @@ extern "C" __global__ void gsql_win_agg(long long kind, long long mode, long lon
             v = scan[b - 1];
             fv = ty == GSQL_WIN_F64 ? __longlong_as_double(v) : (double)v;
         }
-        if (kind == 2) fv /= (double)c;
-        if (out_ty == 0) ((long long*)out)[r] = v;
-        else if (out_ty == 1) ((double*)out)[r] = (kind == 2 || ty == GSQL_WIN_F64) ? fv : (double)v;
+        if (kind == GSQL_WIN_AGG_AVG) fv /= (double)c;
+        if (out_ty == GSQL_WIN_OUT_INT64) ((long long*)out)[r] = v;
+        else if (out_ty == GSQL_WIN_OUT_FLOAT64) ((double*)out)[r] = (kind == GSQL_WIN_AGG_AVG || ty == GSQL_WIN_F64) ? fv : (double)v;
         else ((unsigned char*)out)[r] = v != 0;
         gsql_win_set_valid(valid, r);
     }
