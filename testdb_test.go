@@ -3,6 +3,7 @@ package gsql_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/gsqlengine/gsql"
 )
@@ -23,4 +24,21 @@ func openTestDB(tb testing.TB, opts gsql.Options, setup ...string) *gsql.DB {
 		}
 	}
 	return db
+}
+
+// waitCompiles waits for the background kernel compiles to finish, so
+// that warm figures are those of the fused kernels.
+func waitCompiles(t testing.TB, db *gsql.DB) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		st := db.Stats().GPU
+		if st == nil || st.CompilesQueued == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d compiles still queued after 2 minutes", st.CompilesQueued)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

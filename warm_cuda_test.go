@@ -122,20 +122,3 @@ func TestWarmQueryReport(t *testing.T) {
 		}
 	}
 }
-
-// waitCompiles waits for the background kernel compiles to finish, so
-// that warm figures are those of the fused kernels.
-func waitCompiles(t testing.TB, db *gsql.DB) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		st := db.Stats().GPU
-		if st == nil || st.CompilesQueued == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d compiles still queued after 2 minutes", st.CompilesQueued)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
