@@ -32,7 +32,7 @@ func TestEachRuleOffSameAnswers(t *testing.T) {
 	tpchWant := make([][][]string, tpchqueries.Count+1)
 	for n := 1; n <= tpchqueries.Count; n++ {
 		var err error
-		if tpchWant[n], err = tpchIn(ctx, tpch.Session(), n); err != nil {
+		if tpchWant[n], err = runTPCH(ctx, tpch.Session(), n); err != nil {
 			t.Fatalf("TPC-H Q%d: %v", n, err)
 		}
 	}
@@ -60,7 +60,7 @@ func TestEachRuleOffSameAnswers(t *testing.T) {
 				if slices.Contains(unaffordable[rule], n) {
 					continue
 				}
-				got, err := tpchIn(ctx, s, n)
+				got, err := runTPCH(ctx, s, n)
 				if err != nil {
 					t.Fatalf("TPC-H Q%d: %v", n, err)
 				}
@@ -81,48 +81,6 @@ func TestEachRuleOffSameAnswers(t *testing.T) {
 			}
 		})
 	}
-}
-
-// tpchIn is runTPCH in session s.
-func tpchIn(ctx context.Context, s *gsql.Session, n int) ([][]string, error) {
-	stmts, err := tpchqueries.Statements(n)
-	if err != nil {
-		return nil, err
-	}
-	var out [][]string
-	for i, st := range stmts {
-		if i != tpchqueries.Answer(n) {
-			if _, err := s.Exec(ctx, st); err != nil {
-				return nil, fmt.Errorf("statement %d: %w", i+1, err)
-			}
-			continue
-		}
-		r, err := s.Query(ctx, st)
-		if err != nil {
-			return nil, err
-		}
-		var head []string
-		for _, f := range r.Schema().Fields() {
-			head = append(head, f.Name)
-		}
-		out = append(out, head)
-		for r.Next() {
-			rec := r.Record()
-			for row := 0; row < int(rec.NumRows()); row++ {
-				line := make([]string, rec.NumCols())
-				for c := range line {
-					line[c] = answers.Value(rec.Column(c), row)
-				}
-				out = append(out, line)
-			}
-		}
-		err = r.Err()
-		r.Release()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 func clickBenchIn(ctx context.Context, s *gsql.Session, q string) (answers.Answer, error) {

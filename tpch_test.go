@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow/array"
+
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/datagen/clickbench/answers"
 	"github.com/gsqlengine/gsql/datagen/tpch"
@@ -98,9 +100,15 @@ func TestTPCH(t *testing.T) {
 	}
 }
 
+// sqlRunner runs statements: a DB, or one of its sessions.
+type sqlRunner interface {
+	Exec(ctx context.Context, text string, args ...any) (gsql.Result, error)
+	Query(ctx context.Context, text string, args ...any) (array.RecordReader, error)
+}
+
 // runTPCH runs query n and renders its answer: a header of column names,
 // then one tab-separated line per row.
-func runTPCH(ctx context.Context, db *gsql.DB, n int) ([][]string, error) {
+func runTPCH(ctx context.Context, db sqlRunner, n int) ([][]string, error) {
 	stmts, err := queries.Statements(n)
 	if err != nil {
 		return nil, err
