@@ -6,7 +6,7 @@ import "math"
 // algorithms (as in Sun's fdlibm), written so that every operation rounds
 // once (explicit float64 conversions keep Go from fusing a*b+c on
 // architectures with fused multiply-add). The GPU runtime
-// (gpuexec/fuse/rt.cuh, compiled with --fmad=false) runs the same steps,
+// (gpuexec/fuse/rt/, compiled with --fmad=false) runs the same steps,
 // so both backends give the same bits; Go's math.Exp and math.Log are
 // assembly on amd64 whose results depend on the CPU model.
 

@@ -20,7 +20,6 @@ package fuse
 
 import (
 	"crypto/sha256"
-	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -33,9 +32,6 @@ import (
 	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 )
-
-//go:embed rt.cuh
-var runtimeSource string
 
 // MaxFields bounds a kernel's parameter slots (the launcher passes at most
 // 512 eight-byte parameters).

@@ -9,7 +9,7 @@ import (
 )
 
 // Dates and timestamps: the code of the date functions and of the casts
-// that involve DATE or TIMESTAMP, over the runtime's dt_* helpers (rt.cuh,
+// that involve DATE or TIMESTAMP, over the runtime's dt_* helpers (rt/datetime.cuh,
 // a step-for-step mirror of package datetime and expr/temporal.go). Values
 // are int64 (kInt): days or microseconds, told apart by the expression's
 // types. A unit or mode argument that is a literal is resolved here; one

@@ -9,7 +9,7 @@ import (
 )
 
 // DECIMAL in generated code: a value is a dec_t (a 128-bit integer, the
-// runtime's DECIMAL section in rt.cuh) and its type's scale and precision
+// runtime's rt/decimal.cuh) and its type's scale and precision
 // are constants of the code, so every rescale factor folds at compile time.
 // The binder has already unified operand types the way expr/decimal.go
 // needs them (comparisons, CASE branches and IN items share one type;

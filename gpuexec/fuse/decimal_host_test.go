@@ -11,7 +11,7 @@ import (
 	"github.com/gsqlengine/gsql/gpuexec/fuse/fusetest"
 )
 
-// Runtime error codes of rt.cuh.
+// Runtime error codes of rt/numbers_convert.cuh.
 const (
 	codeFallback = 4
 	codeDecimal  = 5

@@ -7,7 +7,7 @@ import (
 )
 
 // encodeCall generates HEX, UNHEX, TO_BASE64, FROM_BASE64, MD5, SHA1 and
-// SHA2 (rt.cuh, "digests and encodings"), with expr/encode.go's results:
+// SHA2 (rt/encode_digest.cuh), with expr/encode.go's results:
 // upper-case HEX, lower-case digests, NULL for input UNHEX or FROM_BASE64
 // rejects and for a SHA2 length other than 0, 224, 256, 384 and 512. It
 // returns (nil, nil) for other names.

@@ -124,7 +124,7 @@ func InterpRegisterCap() int {
 // the link sees no duplicate symbols.
 func interpPrelude(split bool) string {
 	var b strings.Builder
-	// The runtime's helpers as functions of their own (see rt.cuh): the
+	// The runtime's helpers as functions of their own (see rt/): the
 	// compile takes 28 s instead of 69 on the H100 host.
 	b.WriteString("#define GSQL_INTERP 1\n")
 	if split {

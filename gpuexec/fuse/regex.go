@@ -21,7 +21,7 @@ import (
 // regexp/syntax exactly as package regexp compiles it on the CPU, and the
 // program travels to the kernel as a string parameter: kernels differing
 // only in the pattern share their code (up to the size class below). The
-// device runs it with a Pike VM (rt.cuh, "regular expressions"), which
+// device runs it with a Pike VM (rt/regex.cuh), which
 // gives Go's leftmost-first matches.
 //
 // Program layout (little-endian int32 words; the bytes of literal
@@ -59,7 +59,7 @@ const (
 	interpReCaps = 8
 )
 
-// Program opcodes (rt.cuh's GSQL_RE_*).
+// Program opcodes (rt/regex.cuh's GSQL_RE_*).
 const (
 	reFail int32 = iota
 	reAlt

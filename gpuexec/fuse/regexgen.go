@@ -9,7 +9,7 @@ import (
 )
 
 // A fused kernel runs each literal pattern through a matcher generated for
-// it: the backtracker of rt.cuh (re_backtrack) with the program unrolled
+// it: the backtracker of rt/regex.cuh (re_backtrack) with the program unrolled
 // into labelled C++ statements, so that every instruction's operands and
 // character class are constants of the code rather than words the thread
 // fetches and dispatches on for every character. The generic backtracker

@@ -147,7 +147,7 @@ func fixedStore(j int, o output, r string) string {
 }
 
 // source assembles the complete kernel source. With warp, the kernels take
-// one row per warp (GSQL_WARP in rt.cuh): every lane evaluates the row, the
+// one row per warp (GSQL_WARP in rt/base.cuh): every lane evaluates the row, the
 // string walks split its bytes over the lanes, and lane 0 alone stores the
 // row's offsets, flags and fixed-width values.
 func (g *gen) source(k *Kernel, body string, keep *val, outs []*val, warp bool) string {

@@ -1,0 +1,614 @@
+// ---- dates and timestamps ------------------------------------------------
+//
+// Mirrors package datetime and expr/temporal.go step for step: a DATE is
+// days since 1970-01-01, a TIMESTAMP microseconds since 1970-01-01 00:00.
+// Unit codes are expr.Unit's.
+
+#define DT_US_SEC 1000000LL
+#define DT_US_MIN 60000000LL
+#define DT_US_HOUR 3600000000LL
+#define DT_US_DAY 86400000000LL
+#define DT_MIN_DAYS (-719162LL)
+#define DT_MAX_DAYS 2932896LL
+
+enum {
+  DT_MICROSECOND = 1, DT_MILLISECOND, DT_SECOND, DT_MINUTE, DT_HOUR, DT_DAY, DT_WEEK, DT_MONTH,
+  DT_QUARTER, DT_YEAR, DT_DECADE, DT_CENTURY, DT_MILLENNIUM, DT_DOW, DT_DOY, DT_EPOCH, DT_ISODOW
+};
+
+GSQL_INL int64_t dt_floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+GSQL_DEV int64_t dt_days_from_civil(int64_t y, int64_t m, int64_t d) {
+  if (m <= 2) y--;
+  int64_t era = dt_floor_div(y, 400);
+  int64_t yoe = y - era * 400;
+  int64_t mp = (m + 9) % 12;
+  int64_t doy = (153 * mp + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+GSQL_DEV void dt_civil(int64_t z, int64_t* y, int64_t* m, int64_t* d) {
+  z += 719468;
+  int64_t era = dt_floor_div(z, 146097);
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t yy = yoe + era * 400;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  int64_t mm = mp + 3;
+  if (mm > 12) mm -= 12;
+  if (mm <= 2) yy++;
+  *y = yy;
+  *m = mm;
+}
+
+GSQL_INL bool dt_is_leap(int64_t y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
+
+GSQL_INL int64_t dt_days_in_month(int64_t y, int64_t m) {
+  if (m == 2) return dt_is_leap(y) ? 29 : 28;
+  if (m == 4 || m == 6 || m == 9 || m == 11) return 30;
+  return 31;
+}
+
+GSQL_INL bool dt_valid_date(int64_t y, int64_t m, int64_t d) {
+  return y >= 1 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= dt_days_in_month(y, m);
+}
+
+GSQL_INL bool dt_date_in_range(int64_t z) { return z >= DT_MIN_DAYS && z <= DT_MAX_DAYS; }
+
+GSQL_INL bool dt_ts_in_range(int64_t t) { return t >= DT_MIN_DAYS * DT_US_DAY && t < (DT_MAX_DAYS + 1) * DT_US_DAY; }
+
+GSQL_INL int64_t dt_days(int64_t ts) { return dt_floor_div(ts, DT_US_DAY); }
+
+GSQL_INL int64_t dt_tod(int64_t ts) { return ts - dt_days(ts) * DT_US_DAY; }
+
+// 1 = Sunday .. 7 = Saturday.
+GSQL_INL int64_t dt_day_of_week(int64_t z) { return (z + 4) - dt_floor_div(z + 4, 7) * 7 + 1; }
+
+GSQL_DEV int64_t dt_day_of_year(int64_t z) {
+  int64_t y, m, d;
+  dt_civil(z, &y, &m, &d);
+  return z - dt_days_from_civil(y, 1, 1) + 1;
+}
+
+GSQL_DEV int64_t dt_week0(int64_t z) {
+  int64_t y, m, d;
+  dt_civil(z, &y, &m, &d);
+  int64_t jan1 = dt_days_from_civil(y, 1, 1);
+  int64_t first = jan1 + (8 - dt_day_of_week(jan1)) % 7;
+  if (z < first) return 0;
+  return (z - first) / 7 + 1;
+}
+
+GSQL_DEV int64_t dt_iso_week(int64_t z) {
+  int64_t wd = (dt_day_of_week(z) + 5) % 7;
+  int64_t thursday = z - wd + 3;
+  int64_t y, m, d;
+  dt_civil(thursday, &y, &m, &d);
+  return (thursday - dt_days_from_civil(y, 1, 1)) / 7 + 1;
+}
+
+// Adds k months to day z, clamping the day; false out of range.
+GSQL_DEV bool dt_add_months(int64_t z, int64_t k, int64_t* out) {
+  if (k > 120000 || k < -120000) return false;
+  int64_t y, m, d;
+  dt_civil(z, &y, &m, &d);
+  int64_t total = y * 12 + (m - 1) + k;
+  int64_t ny = dt_floor_div(total, 12);
+  int64_t nm = total - ny * 12 + 1;
+  if (ny < 1 || ny > 9999) return false;
+  int64_t dim = dt_days_in_month(ny, nm);
+  if (d > dim) d = dim;
+  *out = dt_days_from_civil(ny, nm, d);
+  return true;
+}
+
+GSQL_DEV bool dt_add_months_ts(int64_t t, int64_t k, int64_t* out) {
+  int64_t d = dt_days(t), us = t - d * DT_US_DAY, nd;
+  if (!dt_add_months(d, k, &nd)) return false;
+  *out = nd * DT_US_DAY + us;
+  return true;
+}
+
+GSQL_DEV int64_t dt_extract(int32_t u, int64_t t) {
+  int64_t d = dt_days(t), us = t - d * DT_US_DAY;
+  int64_t y, m, day;
+  dt_civil(d, &y, &m, &day);
+  switch (u) {
+    case DT_MICROSECOND: return us % DT_US_SEC;
+    case DT_MILLISECOND: return us % DT_US_MIN / 1000;
+    case DT_SECOND: return us / DT_US_SEC % 60;
+    case DT_MINUTE: return us / DT_US_MIN % 60;
+    case DT_HOUR: return us / DT_US_HOUR;
+    case DT_DAY: return day;
+    case DT_WEEK: return dt_iso_week(d);
+    case DT_MONTH: return m;
+    case DT_QUARTER: return (m + 2) / 3;
+    case DT_YEAR: return y;
+    case DT_DECADE: return dt_floor_div(y, 10);
+    case DT_CENTURY: return (y + 99) / 100;
+    case DT_MILLENNIUM: return (y + 999) / 1000;
+    case DT_DOW: return dt_day_of_week(d) - 1;
+    case DT_ISODOW: return (dt_day_of_week(d) + 5) % 7 + 1;
+    case DT_DOY: return dt_day_of_year(d);
+    case DT_EPOCH: return dt_floor_div(t, DT_US_SEC);
+  }
+  return 0;
+}
+
+GSQL_DEV int64_t dt_trunc(int32_t u, int64_t t) {
+  int64_t d = dt_days(t);
+  int64_t y, m, day, z = 0;
+  dt_civil(d, &y, &m, &day);
+  switch (u) {
+    case DT_MICROSECOND: return t;
+    case DT_MILLISECOND: return dt_floor_div(t, 1000) * 1000;
+    case DT_SECOND: return dt_floor_div(t, DT_US_SEC) * DT_US_SEC;
+    case DT_MINUTE: return dt_floor_div(t, DT_US_MIN) * DT_US_MIN;
+    case DT_HOUR: return dt_floor_div(t, DT_US_HOUR) * DT_US_HOUR;
+    case DT_DAY: return d * DT_US_DAY;
+    case DT_WEEK: z = d - (dt_day_of_week(d) + 5) % 7; break;
+    case DT_MONTH: z = dt_days_from_civil(y, m, 1); break;
+    case DT_QUARTER: z = dt_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1); break;
+    case DT_YEAR: z = dt_days_from_civil(y, 1, 1); break;
+    case DT_DECADE: z = dt_days_from_civil(dt_floor_div(y, 10) * 10, 1, 1); break;
+    case DT_CENTURY: z = dt_days_from_civil((y - 1) / 100 * 100 + 1, 1, 1); break;
+    case DT_MILLENNIUM: z = dt_days_from_civil((y - 1) / 1000 * 1000 + 1, 1, 1); break;
+  }
+  return z * DT_US_DAY;
+}
+
+GSQL_DEV int64_t dt_ts_diff(int32_t u, int64_t a, int64_t b) {
+  if (u == DT_MONTH || u == DT_QUARTER || u == DT_YEAR) {
+    int64_t da = dt_days(a), db = dt_days(b);
+    int64_t ua = a - da * DT_US_DAY, ub = b - db * DT_US_DAY;
+    int64_t ya, ma, dda, yb, mb, ddb;
+    dt_civil(da, &ya, &ma, &dda);
+    dt_civil(db, &yb, &mb, &ddb);
+    int64_t months = (yb * 12 + mb) - (ya * 12 + ma);
+    int64_t ra = dda * DT_US_DAY + ua, rb = ddb * DT_US_DAY + ub;
+    if (months > 0 && rb < ra) months--;
+    else if (months < 0 && rb > ra) months++;
+    if (u == DT_QUARTER) return months / 3;
+    if (u == DT_YEAR) return months / 12;
+    return months;
+  }
+  int64_t step = 1;
+  switch (u) {
+    case DT_MILLISECOND: step = 1000; break;
+    case DT_SECOND: step = DT_US_SEC; break;
+    case DT_MINUTE: step = DT_US_MIN; break;
+    case DT_HOUR: step = DT_US_HOUR; break;
+    case DT_DAY: step = DT_US_DAY; break;
+    case DT_WEEK: step = 7 * DT_US_DAY; break;
+  }
+  return (b - a) / step;
+}
+
+// The unit named by s (expr.ParseUnit), or -1.
+GSQL_DEV int32_t dt_unit_code(SV s) {
+  char w[12];
+  int32_t n = 0;
+  int32_t i = 0;
+  while (i < s.n && s.p[i] == ' ') i++;
+  int32_t e = s.n;
+  while (e > i && s.p[e - 1] == ' ') e--;
+  if (e - i > 11) return -1;
+  for (; i < e; i++) {
+    char c = s.p[i];
+    w[n++] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+  }
+  w[n] = 0;
+  struct { const char* name; int32_t code; } names[] = {
+    {"microsecond", DT_MICROSECOND}, {"microseconds", DT_MICROSECOND}, {"us", DT_MICROSECOND},
+    {"millisecond", DT_MILLISECOND}, {"milliseconds", DT_MILLISECOND}, {"ms", DT_MILLISECOND},
+    {"second", DT_SECOND}, {"seconds", DT_SECOND}, {"s", DT_SECOND},
+    {"minute", DT_MINUTE}, {"minutes", DT_MINUTE}, {"hour", DT_HOUR}, {"hours", DT_HOUR}, {"h", DT_HOUR},
+    {"day", DT_DAY}, {"days", DT_DAY}, {"d", DT_DAY}, {"week", DT_WEEK}, {"weeks", DT_WEEK},
+    {"month", DT_MONTH}, {"months", DT_MONTH}, {"quarter", DT_QUARTER}, {"quarters", DT_QUARTER},
+    {"year", DT_YEAR}, {"years", DT_YEAR}, {"y", DT_YEAR}, {"decade", DT_DECADE}, {"decades", DT_DECADE},
+    {"century", DT_CENTURY}, {"centuries", DT_CENTURY}, {"millennium", DT_MILLENNIUM}, {"millennia", DT_MILLENNIUM},
+    {"dayofweek", DT_DOW}, {"dow", DT_DOW}, {"dayofyear", DT_DOY}, {"doy", DT_DOY},
+    {"epoch", DT_EPOCH}, {"isodow", DT_ISODOW},
+  };
+  for (int32_t k = 0; k < (int32_t)(sizeof(names) / sizeof(names[0])); k++) {
+    const char* p = names[k].name;
+    int32_t j = 0;
+    while (p[j] && p[j] == w[j]) j++;
+    if (!p[j] && !w[j]) return names[k].code;
+  }
+  return -1;
+}
+
+GSQL_INL bool dt_is_digit(char c) { return c >= '0' && c <= '9'; }
+
+GSQL_INL bool dt_is_blank(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// Reads up to max digits at s[*i]; false when there are none.
+GSQL_DEV bool dt_num(SV s, int32_t* i, int32_t max, int64_t* out) {
+  int32_t start = *i;
+  int64_t v = 0;
+  while (*i < s.n && dt_is_digit(s.p[*i]) && *i - start < max) {
+    v = v * 10 + (s.p[*i] - '0');
+    (*i)++;
+  }
+  *out = v;
+  return *i > start;
+}
+
+// The date part of text (datetime.parseYMD); *i is left after it.
+GSQL_DEV bool dt_parse_ymd(SV s, int32_t* i, int64_t* y, int64_t* m, int64_t* d) {
+  int32_t k = *i;
+  bool eight = s.n - k >= 8;
+  for (int32_t j = 0; eight && j < 8; j++) eight = dt_is_digit(s.p[k + j]);
+  if (eight && (s.n - k == 8 || !dt_is_digit(s.p[k + 8]))) {
+    if (s.n - k == 8 || s.p[k + 8] == ' ' || s.p[k + 8] == 'T') {
+      const char* p = s.p + k;
+      *y = (p[0] - '0') * 1000 + (p[1] - '0') * 100 + (p[2] - '0') * 10 + (p[3] - '0');
+      *m = (p[4] - '0') * 10 + (p[5] - '0');
+      *d = (p[6] - '0') * 10 + (p[7] - '0');
+      *i = k + 8;
+      return true;
+    }
+  }
+  int32_t start = k;
+  if (!dt_num(s, &k, 4, y) || k - start < 4) return false;
+  if (k >= s.n || (s.p[k] != '-' && s.p[k] != '/' && s.p[k] != '.')) return false;
+  k++;
+  if (!dt_num(s, &k, 2, m)) return false;
+  if (k >= s.n || (s.p[k] != '-' && s.p[k] != '/' && s.p[k] != '.')) return false;
+  k++;
+  if (!dt_num(s, &k, 2, d)) return false;
+  *i = k;
+  return true;
+}
+
+// The time of day after the date (datetime.parseTimeOfDay).
+GSQL_DEV bool dt_parse_tod(SV s, int32_t i, int64_t* out) {
+  *out = 0;
+  if (i == s.n) return true;
+  if (s.p[i] != ' ' && s.p[i] != 'T') return false;
+  i++;
+  while (i < s.n && s.p[i] == ' ') i++;
+  int32_t end = s.n;
+  if (end > i && s.p[end - 1] == 'Z') end--;
+  SV t = sv_make(s.p, end);
+  int64_t h, mi, sec = 0, frac = 0;
+  if (!dt_num(t, &i, 2, &h) || i >= t.n || t.p[i] != ':') return false;
+  i++;
+  if (!dt_num(t, &i, 2, &mi)) return false;
+  if (i < t.n && t.p[i] == ':') {
+    i++;
+    if (!dt_num(t, &i, 2, &sec)) return false;
+    if (i < t.n && t.p[i] == '.') {
+      i++;
+      int32_t start = i;
+      while (i < t.n && dt_is_digit(t.p[i])) {
+        if (i - start < 6) frac = frac * 10 + (t.p[i] - '0');
+        i++;
+      }
+      if (i == start) return false;
+      for (int32_t k = i - start; k < 6; k++) frac *= 10;
+    }
+  }
+  if (i != t.n || h > 23 || mi > 59 || sec > 59) return false;
+  *out = h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;
+  return true;
+}
+
+// Text to DATE (ts false) or TIMESTAMP (ts true); false when it is not one.
+GSQL_DEV bool dt_parse(SV s, bool ts, int64_t* out) {
+  int32_t i = 0;
+  while (i < s.n && dt_is_blank(s.p[i])) i++;
+  int32_t e = s.n;
+  while (e > i && dt_is_blank(s.p[e - 1])) e--;
+  SV t = sv_make(s.p + i, e - i);
+  int32_t k = 0;
+  int64_t y, m, d, tod;
+  *out = 0;
+  if (!dt_parse_ymd(t, &k, &y, &m, &d) || !dt_valid_date(y, m, d)) return false;
+  if (!dt_parse_tod(t, k, &tod)) return false;
+  int64_t z = dt_days_from_civil(y, m, d);
+  *out = ts ? z * DT_US_DAY + tod : z;
+  return true;
+}
+
+// YYYYMMDD or YYYYMMDDhhmmss to DATE/TIMESTAMP (expr.numberTemporal).
+GSQL_DEV bool dt_from_number(int64_t x, bool ts, int64_t* out) {
+  int64_t tod = 0;
+  *out = 0;
+  if (x > 99991231) {
+    int64_t hms = x % 1000000;
+    x /= 1000000;
+    int64_t h = hms / 10000, mi = hms / 100 % 100, s = hms % 100;
+    if (h > 23 || mi > 59 || s > 59) return false;
+    tod = h * DT_US_HOUR + mi * DT_US_MIN + s * DT_US_SEC;
+  }
+  int64_t y = x / 10000, m = x / 100 % 100, d = x % 100;
+  if (!dt_valid_date(y, m, d)) return false;
+  int64_t z = dt_days_from_civil(y, m, d);
+  *out = ts ? z * DT_US_DAY + tod : z;
+  return true;
+}
+
+// DATE/TIMESTAMP as MySQL's number (expr.temporalNumber).
+GSQL_DEV int64_t dt_to_number(int64_t x, bool ts) {
+  int64_t y, m, d;
+  if (!ts) {
+    dt_civil(x, &y, &m, &d);
+    return y * 10000 + m * 100 + d;
+  }
+  int64_t z = dt_days(x), us = x - z * DT_US_DAY;
+  dt_civil(z, &y, &m, &d);
+  int64_t secs = us / DT_US_SEC;
+  return ((y * 10000 + m * 100 + d) * 100 + secs / 3600) * 10000 + secs / 60 % 60 * 100 + secs % 60;
+}
+
+GSQL_INL void dt_put(char* dst, int64_t v, int32_t w) {
+  for (int32_t k = w - 1; k >= 0; k--) {
+    dst[k] = (char)('0' + v % 10);
+    v /= 10;
+  }
+}
+
+GSQL_DEV void dt_date_write(int64_t z, char* dst) {
+  int64_t y, m, d;
+  dt_civil(z, &y, &m, &d);
+  dt_put(dst, y, 4);
+  dst[4] = '-';
+  dt_put(dst + 5, m, 2);
+  dst[7] = '-';
+  dt_put(dst + 8, d, 2);
+}
+
+// Digits of the fraction printed (trailing zeros dropped), 0 for none.
+GSQL_INL int32_t dt_frac_digits(int64_t t) {
+  int64_t f = dt_tod(t) % DT_US_SEC;
+  if (f == 0) return 0;
+  int32_t n = 6;
+  while (f % 10 == 0) {
+    f /= 10;
+    n--;
+  }
+  return n;
+}
+
+GSQL_DEV int32_t dt_ts_text_len(int64_t t) {
+  int32_t f = dt_frac_digits(t);
+  return 19 + (f ? f + 1 : 0);
+}
+
+GSQL_DEV void dt_ts_write(int64_t t, char* dst) {
+  int64_t z = dt_days(t), us = t - z * DT_US_DAY;
+  dt_date_write(z, dst);
+  dst[10] = ' ';
+  dt_put(dst + 11, us / DT_US_HOUR, 2);
+  dst[13] = ':';
+  dt_put(dst + 14, us / DT_US_MIN % 60, 2);
+  dst[16] = ':';
+  dt_put(dst + 17, us / DT_US_SEC % 60, 2);
+  int32_t f = dt_frac_digits(t);
+  if (f) {
+    int64_t frac = us % DT_US_SEC;
+    for (int32_t k = f; k < 6; k++) frac /= 10;
+    dst[19] = '.';
+    dt_put(dst + 20, frac, f);
+  }
+}
+
+GSQL_DEV SV dt_day_name(int64_t z) {
+  const char* names = "Sunday\0\0\0\0Monday\0\0\0\0Tuesday\0\0\0Wednesday\0Thursday\0\0Friday\0\0\0\0Saturday\0\0";
+  const int32_t lens[7] = {6, 6, 7, 9, 8, 6, 8};
+  int64_t k = dt_day_of_week(z) - 1;
+  return sv_make(names + 10 * k, lens[k]);
+}
+
+GSQL_DEV SV dt_month_name(int64_t z) {
+  const char* names = "January\0\0\0February\0\0March\0\0\0\0\0April\0\0\0\0\0May\0\0\0\0\0\0\0June\0\0\0\0\0\0"
+                      "July\0\0\0\0\0\0August\0\0\0\0September\0October\0\0\0November\0\0December\0\0";
+  const int32_t lens[12] = {7, 8, 5, 5, 3, 4, 4, 6, 9, 7, 8, 8};
+  int64_t y, m, d;
+  dt_civil(z, &y, &m, &d);
+  return sv_make(names + 10 * (m - 1), lens[m - 1]);
+}
+
+// DATE_FORMAT (expr.AppendDateFormat): dt_format writes timestamp t with
+// MySQL's specifiers into dst (when not null) and returns the length.
+GSQL_DEV int32_t dt_put_num(char* dst, int32_t at, int64_t v, int32_t w) {
+  int32_t n = 1;
+  for (int64_t x = v; x >= 10; x /= 10) n++;
+  if (n < w) n = w;
+  if (dst) dt_put(dst + at, v, n);
+  return at + n;
+}
+
+GSQL_DEV int32_t dt_put_sv(char* dst, int32_t at, SV s) {
+  if (dst) for (int32_t k = 0; k < s.n; k++) dst[at + k] = s.p[k];
+  return at + s.n;
+}
+
+GSQL_DEV int32_t dt_format(SV f, int64_t t, char* dst) {
+  int64_t d = dt_days(t), us = t - d * DT_US_DAY;
+  int64_t y, m, day;
+  dt_civil(d, &y, &m, &day);
+  int64_t h = us / DT_US_HOUR, mi = us / DT_US_MIN % 60, s = us / DT_US_SEC % 60;
+  int64_t h12 = (h + 11) % 12 + 1;
+  int32_t o = 0;
+  for (int32_t i = 0; i < f.n; i++) {
+    char c = f.p[i];
+    if (c != '%' || i + 1 == f.n) {
+      if (dst) dst[o] = c;
+      o++;
+      continue;
+    }
+    i++;
+    switch (f.p[i]) {
+      case 'Y': o = dt_put_num(dst, o, y, 4); break;
+      case 'y': o = dt_put_num(dst, o, y % 100, 2); break;
+      case 'm': o = dt_put_num(dst, o, m, 2); break;
+      case 'c': o = dt_put_num(dst, o, m, 1); break;
+      case 'd': o = dt_put_num(dst, o, day, 2); break;
+      case 'e': o = dt_put_num(dst, o, day, 1); break;
+      case 'H': o = dt_put_num(dst, o, h, 2); break;
+      case 'k': o = dt_put_num(dst, o, h, 1); break;
+      case 'h': case 'I': o = dt_put_num(dst, o, h12, 2); break;
+      case 'l': o = dt_put_num(dst, o, h12, 1); break;
+      case 'i': o = dt_put_num(dst, o, mi, 2); break;
+      case 's': case 'S': o = dt_put_num(dst, o, s, 2); break;
+      case 'f': o = dt_put_num(dst, o, us % DT_US_SEC, 6); break;
+      case 'p': o = dt_put_sv(dst, o, h < 12 ? sv_make("AM", 2) : sv_make("PM", 2)); break;
+      case 'M': o = dt_put_sv(dst, o, dt_month_name(d)); break;
+      case 'b': { SV n = dt_month_name(d); n.n = 3; o = dt_put_sv(dst, o, n); break; }
+      case 'W': o = dt_put_sv(dst, o, dt_day_name(d)); break;
+      case 'a': { SV n = dt_day_name(d); n.n = 3; o = dt_put_sv(dst, o, n); break; }
+      case 'w': o = dt_put_num(dst, o, dt_day_of_week(d) - 1, 1); break;
+      case 'j': o = dt_put_num(dst, o, dt_day_of_year(d), 3); break;
+      case 'U': o = dt_put_num(dst, o, dt_week0(d), 2); break;
+      case 'u': case 'v': o = dt_put_num(dst, o, dt_iso_week(d), 2); break;
+      case 'D': {
+        o = dt_put_num(dst, o, day, 1);
+        const char* suf = "th";
+        if (day / 10 != 1) {
+          if (day % 10 == 1) suf = "st";
+          else if (day % 10 == 2) suf = "nd";
+          else if (day % 10 == 3) suf = "rd";
+        }
+        o = dt_put_sv(dst, o, sv_make(suf, 2));
+        break;
+      }
+      case 'T':
+        o = dt_put_num(dst, o, h, 2);
+        o = dt_put_sv(dst, o, sv_make(":", 1));
+        o = dt_put_num(dst, o, mi, 2);
+        o = dt_put_sv(dst, o, sv_make(":", 1));
+        o = dt_put_num(dst, o, s, 2);
+        break;
+      case 'r':
+        o = dt_put_num(dst, o, h12, 2);
+        o = dt_put_sv(dst, o, sv_make(":", 1));
+        o = dt_put_num(dst, o, mi, 2);
+        o = dt_put_sv(dst, o, sv_make(":", 1));
+        o = dt_put_num(dst, o, s, 2);
+        o = dt_put_sv(dst, o, h < 12 ? sv_make(" AM", 3) : sv_make(" PM", 3));
+        break;
+      default:
+        if (dst) dst[o] = f.p[i];
+        o++;
+    }
+  }
+  return o;
+}
+
+// STR_TO_DATE (expr.ParseDateFormat): reads s with format f into a
+// TIMESTAMP; false when s does not match or is not a valid date.
+GSQL_DEV bool dt_num_sp(SV s, int32_t* i, int32_t max, int64_t* out) {
+  while (*i < s.n && s.p[*i] == ' ') (*i)++;
+  return dt_num(s, i, max, out);
+}
+
+// dt_name matches one of n names (or their first 3 letters) at s[*i],
+// case-insensitively; the index, or -1.
+GSQL_DEV int64_t dt_name(SV s, int32_t* i, bool months, bool abbrev) {
+  for (int64_t k = 0; k < (months ? 12 : 7); k++) {
+    SV nm = months ? dt_month_name(dt_days_from_civil(2001, k + 1, 1)) : dt_day_name(k + 3);
+    if (abbrev) nm.n = 3;
+    if (s.n - *i < nm.n) continue;
+    bool eq = true;
+    for (int32_t j = 0; j < nm.n && eq; j++) {
+      char a = s.p[*i + j], b = nm.p[j];
+      if (a >= 'A' && a <= 'Z') a += 32;
+      if (b >= 'A' && b <= 'Z') b += 32;
+      eq = a == b;
+    }
+    if (eq) {
+      *i += nm.n;
+      return k;
+    }
+  }
+  return -1;
+}
+
+GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
+  int64_t y = 1970, m = 1, d = 1, h = 0, mi = 0, sec = 0, frac = 0, yday = 0;
+  bool pm = false, ampm = false;
+  int32_t i = 0;
+  *out = 0;
+  for (int32_t j = 0; j < f.n; j++) {
+    if (f.p[j] != '%' || j + 1 == f.n) {
+      if (f.p[j] == ' ') {
+        while (i < s.n && s.p[i] == ' ') i++;
+        continue;
+      }
+      if (i >= s.n || s.p[i] != f.p[j]) return false;
+      i++;
+      continue;
+    }
+    j++;
+    bool ok = false;
+    switch (f.p[j]) {
+      case 'Y': ok = dt_num_sp(s, &i, 4, &y); break;
+      case 'y':
+        ok = dt_num_sp(s, &i, 2, &y);
+        y += y < 70 ? 2000 : 1900;
+        break;
+      case 'm': case 'c': ok = dt_num_sp(s, &i, 2, &m); break;
+      case 'd': case 'e': ok = dt_num_sp(s, &i, 2, &d); break;
+      case 'H': case 'k': ok = dt_num_sp(s, &i, 2, &h); break;
+      case 'h': case 'I': case 'l': ok = dt_num_sp(s, &i, 2, &h); ampm = true; break;
+      case 'i': ok = dt_num_sp(s, &i, 2, &mi); break;
+      case 's': case 'S': ok = dt_num_sp(s, &i, 2, &sec); break;
+      case 'f': {
+        while (i < s.n && s.p[i] == ' ') i++;
+        int32_t start = i;
+        ok = dt_num(s, &i, 6, &frac);
+        for (int32_t k = i - start; k < 6; k++) frac *= 10;
+        break;
+      }
+      case 'j': ok = dt_num_sp(s, &i, 3, &yday); break;
+      case 'p':
+        if (s.n - i >= 2) {
+          char a = s.p[i], b = s.p[i + 1];
+          if (a >= 'a' && a <= 'z') a -= 32;
+          if (b >= 'a' && b <= 'z') b -= 32;
+          if (a == 'A' && b == 'M') ok = true;
+          if (a == 'P' && b == 'M') ok = pm = true;
+          i += 2;
+        }
+        break;
+      case 'M': m = dt_name(s, &i, true, false) + 1; ok = m > 0; break;
+      case 'b': m = dt_name(s, &i, true, true) + 1; ok = m > 0; break;
+      case 'W': ok = dt_name(s, &i, false, false) >= 0; break;
+      case 'a': ok = dt_name(s, &i, false, true) >= 0; break;
+      case '%':
+        ok = i < s.n && s.p[i] == '%';
+        i++;
+        break;
+      default: return false;
+    }
+    if (!ok) return false;
+  }
+  if (i != s.n) return false;
+  if (ampm) {
+    if (h < 1 || h > 12) return false;
+    h %= 12;
+    if (pm) h += 12;
+  }
+  if (h > 23 || mi > 59 || sec > 59) return false;
+  int64_t z;
+  if (yday > 0) {
+    if (y < 1 || y > 9999 || yday > 365 + (dt_is_leap(y) ? 1 : 0)) return false;
+    z = dt_days_from_civil(y, 1, 1) + yday - 1;
+  } else {
+    if (!dt_valid_date(y, m, d)) return false;
+    z = dt_days_from_civil(y, m, d);
+  }
+  *out = z * DT_US_DAY + h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;
+  return true;
+}
+
