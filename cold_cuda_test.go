@@ -55,7 +55,7 @@ func limited(qs []string) []string {
 // process, an empty (or interpreter-only) kernel cache, a resident table,
 // queries never run before. GSQL_COLD=1 runs it; GSQL_COLD_OFFSET picks
 // the query family; GSQL_COLD_ROWS the table size. It asserts results
-// against the CPU backend; the figures are logged for BENCHMARKS.md.
+// against the CPU backend; the figures are logged for docs/benchlog/2026-11-25-cold-start.md.
 func TestColdStartReport(t *testing.T) {
 	if os.Getenv("GSQL_COLD") == "" {
 		t.Skip("set GSQL_COLD=1 (and XDG_CACHE_HOME to choose the kernel cache)")

@@ -20,7 +20,7 @@ import (
 	"github.com/gsqlengine/gsql/datagen"
 )
 
-// Benchmarks of on-disk databases (docs/BENCHMARKS.md):
+// Benchmarks of on-disk databases (docs/benchlog/2026-11-26-on-disk.md):
 //
 //	go test -run '^$' -bench 'Durable' -benchtime 20x .
 //

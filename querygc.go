@@ -16,9 +16,9 @@ import (
 // computed vectors) accumulates, up to the size of the tables, before any
 // of it is reused, and every byte of that growth is memory new to the
 // process. Touching new memory is not free: each 4 KiB page faults into
-// the kernel, ~14 us a page on the 2-vCPU development VM, so a GB of
-// growth costs seconds, while memory the heap has already mapped is
-// reused for the price of clearing it.
+// the kernel, so a GB of growth costs seconds, while memory the heap has
+// already mapped is reused for the price of clearing it
+// (docs/benchlog/2026-11-26-clickbench-cpu.md, "Fresh memory").
 //
 // So when a query finishes and the heap holds more than an eighth of the
 // live heap (and at least minQueryGarbage) in objects allocated since the

@@ -13,8 +13,8 @@ import (
 // An expression over a batch of 64Ki rows writes a fresh result vector
 // per call (1 MiB for a DECIMAL), and a filter gathers the kept rows of
 // every column it passes on into fresh vectors. Memory new to the process
-// faults into the kernel page by page (~14 us a 4 KiB page on the 2-vCPU
-// development VM: more than the arithmetic that fills it), and a process
+// faults into the kernel page by page (more than the arithmetic that
+// fills it: docs/benchlog/2026-11-26-clickbench-cpu.md), and a process
 // holding a large table seldom collects, so dropped vectors are seldom
 // reused. Code that knows a vector is dead (an intermediate result inside
 // one expression evaluation, a gathered column that only a computed

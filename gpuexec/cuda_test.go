@@ -440,7 +440,7 @@ func TestCUDAGroupByPhases(t *testing.T) {
 // closed around one statement) closes cleanly: the warm-up's block is
 // back in the pool before the pool is released. Each round opens its own
 // device, as each database does. Before the fix, Close reported the
-// block still in use or hung on the H100 host.
+// block still in use or hung on a GPU host.
 func TestCUDACloseDuringPoolWarmup(t *testing.T) {
 	cudaDevice(t) // skips without a GPU
 	for i := 0; i < 20; i++ {

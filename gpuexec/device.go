@@ -444,7 +444,7 @@ func (e *Event) Close() error { return e.d.Do(func() error { return e.d.drv.dest
 // Timer measures the device time of the work submitted to the default
 // stream between StartTimer and Stop: an event pair made, recorded, read
 // and destroyed in two trips to the context thread instead of eight (a
-// query pays for each trip; see docs/BENCHMARKS.md, the corpus).
+// query pays for each trip; see docs/benchlog/2026-11-25-cold-start.md, the corpus).
 type Timer struct {
 	d          *Device
 	start, end eventH

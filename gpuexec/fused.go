@@ -143,9 +143,9 @@ func (d *Device) CompileFusedAsync(k *fuse.Kernel) *Pending {
 // CompileFusedNow is CompileFusedAsync for kernels a query waits on: the
 // compile starts at once instead of queueing on the compile pool behind
 // background compiles of other shapes (with an empty kernel cache, a
-// query the interpreter cannot take waited 17.9 s for TPC-H Q19's filter,
-// 3.4 s of it its own compile). A compile of the same source already
-// under way is joined, not repeated.
+// query the interpreter cannot take, TPC-H Q19's filter, waited mostly on
+// other compiles: docs/benchlog/2026-11-26-tpch-gpu.md). A compile of the
+// same source already under way is joined, not repeated.
 func (d *Device) CompileFusedNow(k *fuse.Kernel) *Pending {
 	return d.compileNow(fusedSource(k))
 }

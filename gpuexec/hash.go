@@ -464,8 +464,9 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 	}
 	res.Launches++
 	// Groups in order of first appearance: ranked on the device when
-	// there are many (sorting them on the host took 52 ms of 148 for 1.5M
-	// groups, and reordering every downloaded array as much again).
+	// there are many (sorting them on the host, and reordering every
+	// downloaded array, took most of a 1.5M-group GROUP BY:
+	// TestCUDAGroupByPhases, docs/benchlog/2026-11-26-tpch-gpu.md).
 	if groups > firstOrderOnHost {
 		if firsts, occ, err = d.firstOrderOn(sc, firsts, occ, groups, n); err != nil {
 			return nil, err

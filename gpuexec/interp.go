@@ -108,8 +108,8 @@ type interpState struct {
 func (d *Device) WarmInterpreter() {
 	d.interp.once.Do(func() {
 		d.interp.ready = make(chan struct{})
-		// ptxas -O1: the interpreter's one-time compile measured 31 s
-		// against 45 s at the default level (H100 host, under load).
+		// ptxas -O1: the interpreter's one-time compile is shorter than at
+		// the default level (docs/benchlog/2026-11-25-cold-start.md).
 		opts := append([]string{"--ptxas-options=-O1"}, kernelOptions...)
 		it := fuse.Interpreter()
 		if os.Getenv("GSQL_INTERP_LINK") == "0" {
@@ -149,8 +149,9 @@ func (d *Device) WarmInterpreter() {
 
 // WarmPools reserves, in the background, the first slab of the device
 // memory pool and of the page-locked result pool, which a process's first
-// query otherwise pays for (12 ms to page-lock 64 MB on the H100 host,
-// more than the query itself); PoolsWarm is closed when it is done.
+// query otherwise pays for (page-locking the first slab takes longer than
+// a small query: docs/benchlog/2026-11-25-cold-start.md);
+// PoolsWarm is closed when it is done.
 func (d *Device) WarmPools() {
 	d.poolsOnce.Do(func() {
 		d.poolsWarm = make(chan struct{})

@@ -81,7 +81,7 @@ func (t *threadedDriver) hostRegister(b []byte) error {
 // goroutine (as WarmPools does at start) race for the first slab of the
 // result pool: the lender grows the pool under its lock and page-locks on
 // the context thread, so the download must not take that lock there (it
-// did, and the regression suite hung on the H200).
+// did, and the regression suite hung with GSQL_TEST_DEVICE=gpu).
 func TestResultPoolLendRacesDownload(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewSource(3))

@@ -44,8 +44,8 @@ func BenchmarkPoolAllocFree(b *testing.B) {
 }
 
 // BenchmarkDirectAllocFree is the no-pool baseline. On the host its upstream
-// is a map update; on the GPU it is cuMemAlloc+cuMemFree (~80 µs per 1 MiB
-// pair on an H100), which is what the pool saves.
+// is a map update; on the GPU it is cuMemAlloc+cuMemFree, which is what
+// the pool saves (docs/benchlog/2026-11-23-gpu-runtime.md).
 func BenchmarkDirectAllocFree(b *testing.B) {
 	for _, size := range benchSizes {
 		b.Run(benchName(size), func(b *testing.B) {

@@ -46,7 +46,8 @@ const (
 // last: with a part per core, the part holding a frequent key (ClickBench's
 // Zipf UserIDs) kept the others idle, and the cores ran half the time.
 // Four per core spread that load and keep each part's table smaller
-// (ClickBench Q17 and Q19 on 16 cores: 260 -> 191 ms, 355 -> 245 ms).
+// (bench --suite clickbench Q17 and Q19 on 16 cores,
+// docs/benchlog/2026-11-26-tpch-cpu-goal-met.md).
 const partsPerProc = 4
 
 // partState is the partitioned path's state in the parent HashAggregate.

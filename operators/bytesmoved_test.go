@@ -29,7 +29,7 @@ func arrowBytes(v *coldata.Vec) int64 {
 // fused kernels read the input in both passes and write the output once;
 // the library path reads every call's arguments (twice for string results)
 // and writes every intermediate. GSQL_BYTES_ROWS sets the table size (the
-// figures in docs/BENCHMARKS.md use 10M).
+// figures in docs/benchlog/2026-11-23-redact-gpu.md use 10M).
 func TestRedactBytesMoved(t *testing.T) {
 	rows := 100_000
 	if s := os.Getenv("GSQL_BYTES_ROWS"); s != "" {

@@ -112,9 +112,9 @@ const insertBlock = 32
 // (the branch on whether a pair is new mispredicts), so the pairs go in
 // blocks: a first loop loads every slot a block's pairs start at, loads
 // the core overlaps, and a second inserts them, the slots now in cache
-// (Go has no prefetch instruction). On hitsUsers-like data one pair at a
-// time took 1.2-1.4x the time of blocks of 32 (BenchmarkPairPartsInsert;
-// blocks of 16 took 5-10% more than 32, of 64 the same).
+// (Go has no prefetch instruction). On hitsUsers-like data blocks of 32
+// beat one pair at a time and blocks of 16, and tie with blocks of 64
+// (BenchmarkPairPartsInsert).
 func (s *pairSet) insertKeys(ps []pairSlot, news []uint32) []uint32 {
 	for len(ps) > 0 {
 		b := ps[:min(len(ps), insertBlock)]

@@ -104,7 +104,7 @@ func (o *instrumented) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
 
 // selectMinOthers is the fewest output columns besides a sort's keys for
 // which its filter passes selections (ClickBench Q24's 104; Q25 and Q27,
-// one, ran 2-3x slower selecting on a 2-vCPU machine).
+// one, ran slower selecting: BenchmarkClickBench Q25, Q27 on the CPU).
 const selectMinOthers = 4
 
 // selectionSource is an operator that can pass its output as the selected

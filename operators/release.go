@@ -9,7 +9,8 @@ import (
 // Handing consumed batches back. A process holding a large table seldom
 // collects, so buffers nobody hands back are seldom reused: every batch an
 // operator makes would take fresh memory, faulted in and cleared page by
-// page (TPC-H Q1 at SF10: 1.5 s of 19 s of CPU). An operator whose output
+// page (bench --suite tpch Q1 at SF10 with --cpuprofile,
+// docs/benchlog/2026-11-26-tpch-cpu-goal-met.md). An operator whose output
 // batches hold buffers of its own (a ParallelCompute's gathered and
 // computed columns, a join's gathered output) remembers them; a consumer
 // that is done with a batch (an aggregate once it has folded the rows in,

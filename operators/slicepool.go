@@ -10,10 +10,11 @@ import (
 // A GROUP BY with a million groups allocates hundreds of megabytes of
 // slots, hashes, accumulators and growing key columns, and drops them
 // when the query ends. Memory new to the process is expensive to touch
-// (every 4 KiB page faults into the kernel; on the 2-vCPU development VM
-// a page costs ~14 us, so 64 MiB costs ~230 ms against ~3 ms to clear
-// memory already mapped), and the Go heap only reuses dropped memory
-// after a collection, which a process holding a large table seldom runs.
+// (every 4 KiB page faults into the kernel, which costs far more than
+// clearing memory already mapped: BenchmarkGroupByRepeated,
+// docs/benchlog/2026-11-26-clickbench-cpu.md), and the Go heap only
+// reuses dropped memory after a collection, which a process holding a
+// large table seldom runs.
 // The pools below keep such buffers, by power-of-two capacity, for the
 // next operator (typically the next run of the same query), as the buffer
 // managers of native engines keep theirs. They are sync.Pools, so the

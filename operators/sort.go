@@ -78,8 +78,8 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 				batches[i] = coldata.GatherBatch(batches[i], sel)
 			}
 		}
-		// The copy of a large input takes long enough (100-200 ms for 2M
-		// rows on fresh memory) that a cancel must reach it too.
+		// The copy of a large input takes long enough that a cancel must
+		// reach it too (TestCancelStopsLongQueriesQuickly).
 		all, err := coldata.ConcatCheck(batches, s.NCols, ctx.Err)
 		if err != nil {
 			return nil, err
@@ -163,7 +163,7 @@ func (s *Sort) topOfKeys(ctx context.Context, batches []*coldata.Batch, sels [][
 	// The batches split into runs of about equal rows, each run's best
 	// Limit rows found on its own goroutine; the best of those, in input
 	// order, are the best of all (ties too: each run keeps its earliest).
-	// ClickBench Q24 at 100M rows: 65 ms on one core for 3.4M rows.
+	// (ClickBench Q24 at 100M rows: docs/benchlog/2026-11-26-clickbench-gpu.md.)
 	runs := min(runtime.GOMAXPROCS(0), len(batches), max(total/topRunRows, 1))
 	bounds := make([]int, runs+1)
 	for r, i := 1, 0; r <= runs; r++ {
@@ -307,8 +307,9 @@ func (s *Sort) nextOfSources(ctx context.Context, err error) (*coldata.Batch, er
 // 64-bit integer column (dates, timestamps and BIGINT included) or a
 // string column, without NULLs, the k-th best of its values (of a
 // string's first 8 bytes) is found first with typed comparisons, and only
-// rows at least that good go to the general comparator (ClickBench
-// Q25-Q27: 1.2M rows, 17-28 ms with the general comparator alone).
+// rows at least that good go to the general comparator (BenchmarkTopRowsOfInt,
+// BenchmarkTopRowsOfString; ClickBench Q25-Q27 in
+// docs/benchlog/2026-11-26-clickbench-gpu.md).
 func topRowsOf(ctx context.Context, b *coldata.Batch, keys []opspec.SortKey, k int, cmp func(i, j int) int) ([]int, error) {
 	n := b.Len
 	if len(keys) == 0 || k <= 0 || k >= n {

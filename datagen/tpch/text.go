@@ -47,7 +47,7 @@ func textPool() []byte {
 // ReleaseTextPool drops the text pool that generating comments builds (300
 // MiB, kept for the next generation otherwise), for a process that has
 // generated all it will: a benchmark then measures queries without it in
-// the heap. Generating again rebuilds it (about 5 s).
+// the heap. Generating again rebuilds it.
 func ReleaseTextPool() {
 	pool.Store(nil)
 }

@@ -104,7 +104,7 @@ var loadQueries = []string{
 // TestLoad runs 64 concurrent clients of mixed queries and inserts over
 // the protocol, then the same load through the in-process API, checks
 // that no statement failed and no insert was lost, and logs p50/p99
-// latencies (docs/BENCHMARKS.md). GSQL_LOAD_SECONDS sets the length of
+// latencies (docs/benchlog/2026-11-26-mysql-protocol.md). GSQL_LOAD_SECONDS sets the length of
 // each run (default 2).
 func TestLoad(t *testing.T) {
 	if testing.Short() {
