@@ -172,7 +172,8 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	// Batches are concatenated on the device, up to AggConcatBytes, and
 	// grouped together: their groups are then final, where grouping each
 	// batch left the host to merge every group of every batch by its key
-	// (706 ms of TPC-H Q10's 1,079 at SF10, 381,000 groups of seven keys).
+	// (TPC-H Q10 at SF10, 381,000 groups of seven keys:
+	// docs/benchlog/2026-11-26-tpch-gpu.md).
 	limit := min(uint64(AggConcatBytes), h.RT.Dev.MemoryLimit()/8)
 	quantiles := hasQuantile(kinds)
 	if quantiles {
@@ -192,9 +193,9 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	// cannot be one batch) are grouped by partition while they fit
 	// partLimit: each partition's rows from every batch at once, so that
 	// their groups are final instead of partials the host merges by key
-	// (ClickBench Q19 at 100M rows: 77 s merging tens of millions of
-	// groups on the host; GROUP BY URL's 3.5 GB of characters can never
-	// be one batch).
+	// (ClickBench Q19 at 100M rows merged tens of millions of groups on
+	// the host, docs/benchlog/2026-11-26-clickbench-gpu.md; GROUP BY URL's
+	// 3.5 GB of characters can never be one batch).
 	partLimit := h.RT.Dev.MemoryLimit() / aggPartitionShare
 	partition := len(h.Keys) > 0 && !quantiles && partLimit > limit
 	flush := func(last bool) error {
@@ -412,7 +413,8 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 		// Several batches (a resident table of more than one row group:
 		// ClickBench's hits at 100M rows) are concatenated on the device
 		// when they fit one batch; folding their distinct values on the
-		// host took 19 s for COUNT(DISTINCT UserID) over 100M rows.
+		// host was ClickBench's slow COUNT(DISTINCT UserID) at 100M rows
+		// (docs/benchlog/2026-11-26-clickbench-gpu.md).
 		limit := min(uint64(AggConcatBytes), h.RT.Dev.MemoryLimit()/8)
 		var bytes uint64
 		for {
@@ -579,8 +581,9 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 // aggregates on the device: the input (concatenated into one batch) gives
 // each aggregate's distinct (keys, x) rows, and grouping those by the keys
 // counts each group's values; the other aggregates group the input as
-// usual. Only the groups come to the host, where folding every tuple took
-// 356 ms of TPC-H Q16 at SF10 (1.2M tuples). done is false when the input
+// usual. Only the groups come to the host, where folding every tuple was
+// most of TPC-H Q16 at SF10 (1.2M tuples; docs/benchlog/2026-11-26-tpch-gpu.md).
+// done is false when the input
 // does not fit one batch: ahead then holds the batches read, for the
 // general path.
 func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []gpuexec.GroupAgg, plain []int,

@@ -130,13 +130,13 @@ type Kernel struct {
 	// walk one serially); empty when that form would not help.
 	WarpSource string
 	// WarpMinAvg is the average string input length (bytes per row) from
-	// which WarpSource ran faster than Source on the H100 (BENCHMARKS.md,
-	// "Long strings").
+	// which WarpSource ran faster than Source (BenchmarkWarpRows;
+	// docs/benchlog/2026-11-23-long-strings.md).
 	WarpMinAvg int
 }
 
 // Average input lengths from which a function's warp-wide form measured
-// faster than one thread per row (BenchmarkWarpRows, H100): single-byte
+// faster than one thread per row (BenchmarkWarpRows): single-byte
 // REPLACE from 64-256 byte rows on; UPPER/LOWER and infix searches from
 // 256-1024. CHAR_LENGTH, LOCATE, SPLIT_PART and SUBSTRING_INDEX measured
 // faster one row per thread at every length and do not ask for it.
@@ -187,8 +187,8 @@ type Options struct {
 }
 
 // Check reports whether Generate would succeed, without assembling the
-// source (placement asks this for every operator of every query; the
-// source costs ~0.2 ms).
+// source (placement asks this for every operator of every query, and
+// assembling the source is the expensive part).
 func Check(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) error {
 	_, err := generate(inputs, filter, outputs, false, Options{checkOnly: true})
 	return err

@@ -85,8 +85,9 @@ type interpChunk struct {
 // kernels and the dispatch loop, then the operations in chunks, each
 // operation exported (extern "C") for the dispatch loop to call. The
 // device compiles the parts in parallel and links them
-// (gpuexec.Device.CompileLinked): as one unit the compile took 78 s on
-// the H100 host, nearly all of it ptxas on one core.
+// (gpuexec.Device.CompileLinked): as one unit the compile was several
+// times slower, nearly all of it ptxas on one core (TestColdStartReport;
+// docs/benchlog/2026-11-25-cold-start.md).
 func interpParts(chunks []*interpChunk) []string {
 	var decls, cases strings.Builder
 	for _, c := range chunks {
@@ -125,7 +126,7 @@ func InterpRegisterCap() int {
 func interpPrelude(split bool) string {
 	var b strings.Builder
 	// The runtime's helpers as functions of their own (see rt/): the
-	// compile takes 28 s instead of 69 on the H100 host.
+	// compile takes well under half as long (docs/benchlog/2026-11-25-cold-start.md).
 	b.WriteString("#define GSQL_INTERP 1\n")
 	if split {
 		b.WriteString("#define GSQL_INTERP_SPLIT 1\n")
@@ -140,9 +141,9 @@ func interpPrelude(split bool) string {
 	}
 	b.WriteString("};\n\n")
 	// Blocks per multiprocessor the kernels must fit (registers capped to
-	// match): uncapped they took 132-140 registers, one block per SM (12.5%
-	// occupancy), latency bound (ncu, H100). Redact at 10M rows: 10.3 ms
-	// uncapped, 7.7 ms at 2 blocks, 9.5 at 4, 14.2 at 8 (spills).
+	// match): uncapped they took 132-140 registers, one block per SM,
+	// latency bound (ncu); the redact query ran fastest at 2 blocks, and
+	// 8 spill (docs/benchlog/2026-11-25-cold-start.md).
 	// GSQL_INTERP_MINB overrides it.
 	fmt.Fprintf(&b, "#define GSQL_IMINB %d\n", interpMinBlocks())
 	fmt.Fprintf(&b, "#define GSQL_NC %d\n#define GSQL_BLOCK %d\n#define GSQL_SCRATCH %d\n#define GSQL_NREG %d\n#define GSQL_IHDR %d\n#define GSQL_INS %d\n#define GSQL_IMAXIN %d\n#define GSQL_IMAXOUT %d\n",

@@ -14,8 +14,8 @@ import (
 // character class are constants of the code rather than words the thread
 // fetches and dispatches on for every character. The generic backtracker
 // spent most of its time on that dispatch: ClickBench Q29's REGEXP_REPLACE
-// over 22M Referers took 66 ms on the H100 either way, 120 times a
-// LENGTH over the same rows. The generated matcher keeps the generic one's
+// over the Referers took as long either way, two orders of magnitude more
+// than a LENGTH over the same rows (docs/benchlog/2026-11-26-clickbench-gpu.md). The generated matcher keeps the generic one's
 // results and limits (leftmost-first, the step budget, the fixed stack,
 // -1 handing the row to the Pike VM), and the kernel source (and so its
 // compile) is per pattern: the interpreter answers while it compiles.

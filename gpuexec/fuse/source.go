@@ -218,9 +218,9 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val, warp bool) 
 	fmt.Fprintf(&b, "#define GSQL_PARAMS %s\n#define GSQL_ARGS Args a; %s\n\n", strings.Join(params, ", "), strings.Join(assign, " "))
 
 	// The warp form sizes every row again: its size walk brings the row
-	// into L1 for the write walk, which measured faster (UPPER over 1-4 KB
-	// rows: 76 GB/s recomputing, 53 reading stored sizes; the thread form
-	// gains 3-10% from them).
+	// into L1 for the write walk, which measured faster for UPPER over
+	// 1-4 KB rows (BenchmarkWarpRows; docs/benchlog/2026-11-23-long-strings.md);
+	// the thread form gains from stored sizes.
 	stored := map[int]bool{}
 	for _, j := range g.stored {
 		stored[j] = !warp

@@ -158,8 +158,8 @@ func (g *gen) stringCall(name string, c *expr.Call, args []*val) (*val, error) {
 // countArg is the C expression of a count argument (the part of
 // SPLIT_PART and SUBSTRING_INDEX, the length of LEFT and RIGHT). A small
 // literal count is written into the source, so that the compiler unrolls
-// the search loop for it and folds the length tests (redact: 9% fewer
-// instructions per row, 6.79 -> 6.39 ms at 100M rows on the H100);
+// the search loop for it and folds the length tests (redact: fewer
+// instructions per row; docs/benchlog/2026-11-23-redact-gpu.md);
 // kernels differing in such a count compile separately. Other counts stay
 // parameters.
 func countArg(v *val) string {
