@@ -127,12 +127,12 @@ __device__ __forceinline__ bool gsql_row_less(const GCol& c, long long x, long l
     return c.type == GSQL_TYPE_DECIMAL ? gsql_dec_less(c, x, y) : gsql_str_less(c, x, y);
 }
 
-// gsql_is_row_kind: MIN/MAX of VARCHAR (8/9) and of DECIMAL (13/14) keep
+// gsql_is_row_kind: MIN/MAX of VARCHAR and of DECIMAL (GSQL_AGG_MIN_STRING ... GSQL_AGG_MAX_DEC) keep
 // the winning row in s0.
 __device__ __forceinline__ bool gsql_is_row_kind(long long k) { return k == GSQL_AGG_MIN_STRING || k == GSQL_AGG_MAX_STRING || k == GSQL_AGG_MIN_DEC || k == GSQL_AGG_MAX_DEC; }
 __device__ __forceinline__ bool gsql_is_min_row(long long k) { return k == GSQL_AGG_MIN_STRING || k == GSQL_AGG_MIN_DEC; }
 
-// GSQL_VAR_UNSET marks a kind-15 shift not yet set: a NaN whose payload
+// GSQL_VAR_UNSET marks a GSQL_AGG_VARIANCE shift not yet set: a NaN whose payload
 // no arithmetic produces (a value with these very bits becomes the
 // canonical NaN before it can be a shift).
 #define GSQL_VAR_UNSET 0x7ff4d1ce0000f00dLL
@@ -479,7 +479,7 @@ extern "C" __global__ void gsql_agg_update(const GAgg* aggs, long long naggs, co
 
 // GPart is one aggregate's state over a range of rows, for aggregates
 // without GROUP BY: s0/s1/cnt as in GAgg's arrays (s0 starts at the kind's
-// initial value, the host's stateInit), except kind 15 (VAR/STDDEV): here
+// initial value, the host's stateInit), except GSQL_AGG_VARIANCE (VAR/STDDEV): here
 // partials merge pairwise (Chan, Golub and LeVeque's update), so s0 is the
 // DOUBLE mean of the cnt values and s1 the DOUBLE sum of their squared
 // deviations from it (an empty partial's s0 and s1 are not read).
