@@ -17,7 +17,13 @@ CUDA_ENV     = CGO_ENABLED=1 CGO_CFLAGS="-O2 -g $(CUDA_CFLAGS)" CGO_LDFLAGS="$(C
 CUDA_PKGS   ?= ./gpuexec
 CUDA_OUT    ?= build/cuda
 
-.PHONY: cuda-headers cuda-check cuda-vet cuda-build cuda-tests cuda-bench bench-cuda
+.PHONY: cuda-fmt cuda-headers cuda-check cuda-vet cuda-build cuda-tests cuda-bench bench-cuda
+
+# Format all CUDA source in the one style of gpuexec/.clang-format (Debian's
+# clang-format 14; TestCUDAStyle checks the result, and runs this check
+# itself where that version is installed).
+cuda-fmt:
+	clang-format -i gpuexec/kernels/*.cu gpuexec/kernels/*.h gpuexec/fuse/rt/*.cuh
 
 cuda-headers:
 	@scripts/cuda-headers.sh >/dev/null

@@ -396,7 +396,7 @@ func (fk *FusedKernel) Run(ctx context.Context, in *DeviceBatch) (*DeviceBatch, 
 	// memset, launch and copy below then runs directly.
 	var out *DeviceBatch
 	err := fk.d.Do(func() (err error) {
-		out, err = fk.run(ctx, in, 0, in.Len)
+		out, err = fk.run(in, 0, in.Len)
 		return err
 	})
 	return out, err
@@ -408,217 +408,120 @@ func (fk *FusedKernel) RunGather(ctx context.Context, in *DeviceBatch, idx Devic
 	if !fk.k.Gather {
 		return nil, invalidf("RunGather on a kernel that is not a gather")
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var out *DeviceBatch
 	err := fk.d.Do(func() (err error) {
-		out, err = fk.run(ctx, in, idx, n)
+		out, err = fk.run(in, idx, n)
 		return err
 	})
 	return out, err
 }
 
-func (fk *FusedKernel) run(ctx context.Context, in *DeviceBatch, gather DevicePtr, rowsIn int) (*DeviceBatch, error) {
-	d, k := fk.d, fk.k
-	if err := d.own(in); err != nil {
-		return nil, err
-	}
-	if len(in.Cols) != len(k.Inputs) {
-		return nil, invalidf("fused kernel over %d columns given %d", len(k.Inputs), len(in.Cols))
-	}
-	for i, c := range in.Cols {
-		if k.Used[i] && c.NullOffset != 0 {
-			return nil, invalidf("fused kernel input %d is a bit-shifted view", i)
-		}
-		if k.Used[i] && c.Type != k.Inputs[i] {
-			return nil, invalidf("fused kernel input %d is %s, want %s", i, c.Type, k.Inputs[i])
-		}
-	}
-	n := int64(rowsIn)
-	if n > 1<<31-1 {
-		// The fill pass keeps row and byte offsets in 32 bits.
-		return nil, invalidf("fused kernel over %d rows: batches are limited to 2^31-1 rows", n)
-	}
-	nc := 1 + k.StringOutputs
-	set, tile := fk.thread, int64(fuse.Block)
+func (fk *FusedKernel) run(in *DeviceBatch, gather DevicePtr, rowsIn int) (*DeviceBatch, error) {
+	k := fk.k
+	set, tile := &fk.thread, int64(fuse.Block)
 	warp, err := fk.useWarp(in, int64(rowsIn))
 	if err != nil {
 		return nil, err
 	}
 	if warp && gather == 0 {
-		set, tile = fk.warp, fuse.Block/32
+		set, tile = &fk.warp, fuse.Block/32
 		fk.WarpBatches++
 	}
-	blocks := (n + tile - 1) / tile
 	perSM := fk.BlocksPerSM
 	if perSM <= 0 {
 		perSM = DefaultBlocksPerSM
 	}
-	if maxBlocks := int64(max(d.info.SMs, 1) * perSM); blocks > maxBlocks {
-		blocks = maxBlocks
-	}
-	blocks = max(blocks, 1)
-	var bufs []*Buffer
-	fail := func(err error) (*DeviceBatch, error) {
-		for _, b := range bufs {
-			b.Release()
-		}
-		return nil, err
-	}
-	alloc := func(size uint64) (*Buffer, error) {
-		b, err := d.Alloc(size)
-		if err == nil {
-			bufs = append(bufs, b)
-		}
-		return b, err
-	}
-	// ctl holds the block sums, then the totals, then the error word.
-	ctl, err := alloc(uint64(8 * (int64(nc)*blocks + int64(nc) + 1)))
-	if err != nil {
-		return fail(err)
-	}
-	sums := ctl.Ptr()
-	totals := sums + DevicePtr(8*int64(nc)*blocks)
-	errWord := totals + DevicePtr(8*nc)
-	if err := d.Memset(errWord, 0, 8, nil); err != nil {
-		return fail(err)
-	}
-	rows := n
-	outBytes := make([]int64, k.StringOutputs)
 	outPtrs := map[string]DevicePtr{}
-	for _, f := range k.Fields {
-		// Only the thread form stores row sizes (the warp form recomputes).
-		if f.Kind == fuse.FieldRowSizes && !warp {
-			rb, err := alloc(uint64(4 * max(n, 1)))
-			if err != nil {
-				return fail(err)
-			}
-			outPtrs[f.Name] = rb.Ptr()
-		}
-	}
-	args := func() []any {
-		out := make([]any, len(k.Fields))
-		for i, f := range k.Fields {
-			var v any = DevicePtr(0)
-			switch f.Kind {
-			case fuse.FieldRows:
-				v = n
-			case fuse.FieldBlocks:
-				v = blocks
-			case fuse.FieldGather:
-				v = gather
-			case fuse.FieldInValid:
-				v = in.Cols[f.Col].Nulls
-			case fuse.FieldInData, fuse.FieldInChars:
-				v = in.Cols[f.Col].Data
-			case fuse.FieldInOffsets:
-				v = in.Cols[f.Col].Offsets
-			case fuse.FieldLitStr:
-				v = fk.lits[f.Lit]
-			case fuse.FieldLitLen:
-				v = int64(len(k.Params[f.Lit].(string)))
-			case fuse.FieldLitInt:
-				v = k.Params[f.Lit].(int64)
-			case fuse.FieldLitFloat:
-				v = k.Params[f.Lit].(float64)
-			case fuse.FieldUpperFrom:
-				v = fk.tables[0]
-			case fuse.FieldUpperTo:
-				v = fk.tables[1]
-			case fuse.FieldLowerFrom:
-				v = fk.tables[2]
-			case fuse.FieldLowerTo:
-				v = fk.tables[3]
-			case fuse.FieldUpperLen, fuse.FieldLowerLen:
-				uf, _, lf, _ := fuse.CaseTables()
-				v = int64(len(uf))
-				if f.Kind == fuse.FieldLowerLen {
-					v = int64(len(lf))
-				}
-			case fuse.FieldOutValid, fuse.FieldOutData, fuse.FieldOutOffsets, fuse.FieldOutChars, fuse.FieldRowSizes:
-				v = outPtrs[f.Name]
-			case fuse.FieldBlockSums:
-				v = sums
-			case fuse.FieldTotals:
-				v = totals
-			case fuse.FieldErr:
-				v = errWord
-			}
-			out[i] = v
-		}
-		return out
-	}
-	var ctlHost []byte
-	if k.TwoPass() {
-		cfg := LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}
-		if fk.Profile != nil {
-			fk.Profile.record(d, 0)
-		}
-		if n > 0 {
-			if err := set.sizes.Launch(cfg, args()...); err != nil {
-				return fail(err)
-			}
-			if err := set.scan.Launch(LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 1024}}, args()...); err != nil {
-				return fail(err)
-			}
-		} else if err := d.Memset(totals, 0, uint64(8*nc), nil); err != nil {
-			return fail(err)
-		}
-		ctlHost = make([]byte, 8*(nc+1))
-		if err := d.CopyToHost(ctlHost, totals, nil); err != nil {
-			return fail(err)
-		}
-		if err := kernelError(binary.LittleEndian.Uint32(ctlHost[8*nc:])); err != nil {
-			return fail(err)
-		}
-		rows = int64(binary.LittleEndian.Uint64(ctlHost))
-		for s := range outBytes {
-			outBytes[s] = int64(binary.LittleEndian.Uint64(ctlHost[8*(s+1):]))
-			if outBytes[s] > 1<<31-1 {
-				return fail(fmt.Errorf("gpu: output column of %d bytes exceeds 32-bit offsets; use smaller batches", outBytes[s]))
-			}
-		}
-	}
-	cols, layout, err := outputColumns(d, k.Outputs, rows, outBytes, alloc)
-	if err != nil {
-		return fail(err)
-	}
-	for j, col := range cols {
-		outPtrs[fmt.Sprintf("out%d_valid", j)] = col.Nulls
-		if col.Type == coldata.String {
-			outPtrs[fmt.Sprintf("out%d_off", j)] = col.Offsets
-			outPtrs[fmt.Sprintf("out%d_chars", j)] = col.Data
-		} else {
-			outPtrs[fmt.Sprintf("out%d_data", j)] = col.Data
-		}
-	}
-	if fk.Profile != nil {
-		fk.Profile.record(d, 1)
-	}
-	if n > 0 {
-		if k.TwoPass() {
-			if rows > 0 {
-				if err := set.fill.Launch(LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}, args()...); err != nil {
-					return fail(err)
+	return fk.d.runPasses(in, rowsIn, passLaunch{
+		what: "fused kernel", inputs: k.Inputs, used: k.Used, outputs: k.Outputs,
+		set: set, counters: int64(1 + k.StringOutputs), tile: tile, blocksPerSM: perSM,
+		twoPass: k.TwoPass(), profile: fk.Profile,
+		setup: func(r *passRun) error {
+			for _, f := range k.Fields {
+				// Only the thread form stores row sizes (the warp form
+				// recomputes them).
+				if f.Kind == fuse.FieldRowSizes && !warp {
+					rb, err := r.alloc(uint64(4 * max(r.rows, 1)))
+					if err != nil {
+						return err
+					}
+					outPtrs[f.Name] = rb.Ptr()
 				}
 			}
-		} else {
-			if err := set.mapK.Launch(LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}, args()...); err != nil {
-				return fail(err)
+			return nil
+		},
+		bindOutputs: func(_ *passRun, cols []DeviceVec, _ int64) error {
+			for j, col := range cols {
+				outPtrs[fmt.Sprintf("out%d_valid", j)] = col.Nulls
+				if col.Type == coldata.String {
+					outPtrs[fmt.Sprintf("out%d_off", j)] = col.Offsets
+					outPtrs[fmt.Sprintf("out%d_chars", j)] = col.Data
+				} else {
+					outPtrs[fmt.Sprintf("out%d_data", j)] = col.Data
+				}
 			}
-			word := make([]byte, 4)
-			if err := d.CopyToHost(word, errWord, nil); err != nil {
-				return fail(err)
+			return nil
+		},
+		args: func(r *passRun) []any { return fk.args(r, in, gather, outPtrs) },
+	})
+}
+
+// args are the kernel's parameters for one run, in k.Fields' order.
+func (fk *FusedKernel) args(r *passRun, in *DeviceBatch, gather DevicePtr, outPtrs map[string]DevicePtr) []any {
+	k := fk.k
+	out := make([]any, len(k.Fields))
+	for i, f := range k.Fields {
+		var v any = DevicePtr(0)
+		switch f.Kind {
+		case fuse.FieldRows:
+			v = r.rows
+		case fuse.FieldBlocks:
+			v = r.blocks
+		case fuse.FieldGather:
+			v = gather
+		case fuse.FieldInValid:
+			v = in.Cols[f.Col].Nulls
+		case fuse.FieldInData, fuse.FieldInChars:
+			v = in.Cols[f.Col].Data
+		case fuse.FieldInOffsets:
+			v = in.Cols[f.Col].Offsets
+		case fuse.FieldLitStr:
+			v = fk.lits[f.Lit]
+		case fuse.FieldLitLen:
+			v = int64(len(k.Params[f.Lit].(string)))
+		case fuse.FieldLitInt:
+			v = k.Params[f.Lit].(int64)
+		case fuse.FieldLitFloat:
+			v = k.Params[f.Lit].(float64)
+		case fuse.FieldUpperFrom:
+			v = fk.tables[0]
+		case fuse.FieldUpperTo:
+			v = fk.tables[1]
+		case fuse.FieldLowerFrom:
+			v = fk.tables[2]
+		case fuse.FieldLowerTo:
+			v = fk.tables[3]
+		case fuse.FieldUpperLen, fuse.FieldLowerLen:
+			uf, _, lf, _ := fuse.CaseTables()
+			v = int64(len(uf))
+			if f.Kind == fuse.FieldLowerLen {
+				v = int64(len(lf))
 			}
-			if err := kernelError(binary.LittleEndian.Uint32(word)); err != nil {
-				return fail(err)
-			}
+		case fuse.FieldOutValid, fuse.FieldOutData, fuse.FieldOutOffsets, fuse.FieldOutChars, fuse.FieldRowSizes:
+			v = outPtrs[f.Name]
+		case fuse.FieldBlockSums:
+			v = r.sums
+		case fuse.FieldTotals:
+			v = r.totals
+		case fuse.FieldErr:
+			v = r.errWord
 		}
+		out[i] = v
 	}
-	if fk.Profile != nil {
-		fk.Profile.record(d, 2)
-	}
-	// The control block stays with the batch: the fill kernel may still be
-	// reading it.
-	return outputBatch(d, cols, layout, bufs), nil
+	return out
 }
 
 // outputColumns allocates a kernel's output columns of rows rows: each a

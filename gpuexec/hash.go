@@ -920,7 +920,7 @@ func (d *Device) gatherRows(ctx context.Context, cols []DeviceVec, owner *Device
 func (d *Device) gather(ctx context.Context, k *fuse.Kernel, src *DeviceBatch, idx DevicePtr, n int) (*DeviceBatch, error) {
 	if fk, ok, err := d.prepareFused(k, true); err == nil && ok {
 		defer fk.Release()
-		return fk.run(ctx, src, idx, n)
+		return fk.run(src, idx, n)
 	}
 	if ready, _ := d.InterpreterReady(); ready {
 		types := make([]coldata.Type, len(src.Cols))
@@ -937,7 +937,7 @@ func (d *Device) gather(ctx context.Context, k *fuse.Kernel, src *DeviceBatch, i
 		return nil, err
 	}
 	defer fk.Release()
-	return fk.run(ctx, src, idx, n)
+	return fk.run(src, idx, n)
 }
 
 // JoinTable is a join's build side hashed on the device: every row whose

@@ -351,168 +351,98 @@ func (pk *ProgramKernel) RunGather(ctx context.Context, in *DeviceBatch, idx Dev
 }
 
 func (pk *ProgramKernel) run(in *DeviceBatch, gather DevicePtr, rowsIn int) (*DeviceBatch, error) {
-	d, p, st := pk.d, pk.p, &pk.d.interp
-	if err := d.own(in); err != nil {
-		return nil, err
-	}
-	if len(in.Cols) != len(p.Inputs) {
-		return nil, invalidf("program over %d columns given %d", len(p.Inputs), len(in.Cols))
-	}
-	for i, c := range in.Cols {
-		if p.Used[i] && c.NullOffset != 0 {
-			return nil, invalidf("program input %d is a bit-shifted view", i)
-		}
-		if p.Used[i] && c.Type != p.Inputs[i] {
-			return nil, invalidf("program input %d is %s, want %s", i, c.Type, p.Inputs[i])
-		}
-	}
-	n := int64(rowsIn)
-	if n > 1<<31-1 {
-		return nil, invalidf("program over %d rows: batches are limited to 2^31-1 rows", n)
-	}
-	const nc = fuse.InterpCounters
-	blocks := (n + fuse.Block - 1) / fuse.Block
-	if maxBlocks := int64(max(d.info.SMs, 1) * interpBlocksPerSM()); blocks > maxBlocks {
-		blocks = maxBlocks
-	}
-	blocks = max(blocks, 1)
-	var bufs []*Buffer
-	fail := func(err error) (*DeviceBatch, error) {
-		for _, b := range bufs {
-			b.Release()
-		}
-		return nil, err
-	}
-	alloc := func(size uint64) (*Buffer, error) {
-		b, err := d.Alloc(size)
-		if err == nil {
-			bufs = append(bufs, b)
-		}
-		return b, err
-	}
+	p, st := pk.p, &pk.d.interp
 	const tableWords = 4 * (fuse.InterpMaxInputs + fuse.InterpMaxOutputs)
 	progWords := (int64(len(p.Blob)) + 7) / 8
-	// ctl: the column table, the program, the block sums, the totals, the
-	// error word.
-	ctl, err := alloc(uint64(8 * (tableWords + progWords + nc*blocks + nc + 1)))
-	if err != nil {
-		return fail(err)
-	}
-	table := ctl.Ptr()
-	prog := table + DevicePtr(8*tableWords)
-	sums := prog + DevicePtr(8*progWords)
-	totals := sums + DevicePtr(8*nc*blocks)
-	errWord := totals + DevicePtr(8*nc)
+	// The control buffer's prefix: the column table, then the program.
 	words := make([]byte, 8*(tableWords+progWords))
 	copy(words[8*tableWords:], p.Blob)
 	put := func(slot int, v DevicePtr) { binary.LittleEndian.PutUint64(words[8*slot:], uint64(v)) }
-	for c, col := range in.Cols {
-		if !p.Used[c] {
-			continue
-		}
-		put(4*c, col.Nulls)
-		if col.Type == coldata.String {
-			put(4*c+2, col.Offsets)
-			put(4*c+3, col.Data)
-		} else {
-			put(4*c+1, col.Data)
-		}
-	}
-	// One copy: the inputs' pointers, the (empty) output slots and the
-	// program.
-	if err := d.enqueueToDevice(table, words); err != nil {
-		return fail(err)
-	}
-	if err := d.Memset(errWord, 0, 8, nil); err != nil {
-		return fail(err)
-	}
-	uf, _, lf, _ := fuse.CaseTables()
-	args := func() []any {
-		out := make([]any, 0, 14)
-		for _, f := range fuse.InterpFields() {
-			var v any = DevicePtr(0)
-			switch f {
-			case fuse.IFieldRows:
-				v = n
-			case fuse.IFieldBlocks:
-				v = blocks
-			case fuse.IFieldProgram:
-				v = prog
-			case fuse.IFieldColumns:
-				v = table
-			case fuse.IFieldUpperFrom:
-				v = st.tabPtr[0]
-			case fuse.IFieldUpperTo:
-				v = st.tabPtr[1]
-			case fuse.IFieldUpperLen:
-				v = int64(len(uf))
-			case fuse.IFieldLowerFrom:
-				v = st.tabPtr[2]
-			case fuse.IFieldLowerTo:
-				v = st.tabPtr[3]
-			case fuse.IFieldLowerLen:
-				v = int64(len(lf))
-			case fuse.IFieldBlockSums:
-				v = sums
-			case fuse.IFieldTotals:
-				v = totals
-			case fuse.IFieldErr:
-				v = errWord
-			case fuse.IFieldGather:
-				v = gather
+	return pk.d.runPasses(in, rowsIn, passLaunch{
+		what: "program", inputs: p.Inputs, used: p.Used, outputs: p.Outputs,
+		set: &st.set, counters: fuse.InterpCounters, tile: fuse.Block, blocksPerSM: interpBlocksPerSM(),
+		twoPass: true, prefixWords: tableWords + progWords,
+		setup: func(r *passRun) error {
+			for c, col := range in.Cols {
+				if !p.Used[c] {
+					continue
+				}
+				put(4*c, col.Nulls)
+				if col.Type == coldata.String {
+					put(4*c+2, col.Offsets)
+					put(4*c+3, col.Data)
+				} else {
+					put(4*c+1, col.Data)
+				}
 			}
-			out = append(out, v)
+			// One copy: the inputs' pointers, the (empty) output slots and
+			// the program.
+			return r.d.enqueueToDevice(r.prefix, words)
+		},
+		bindOutputs: func(r *passRun, cols []DeviceVec, rows int64) error {
+			if r.rows == 0 || rows == 0 {
+				return nil // no fill pass reads the slots
+			}
+			for j, col := range cols {
+				slot := 4 * (fuse.InterpMaxInputs + j)
+				put(slot, col.Nulls)
+				if col.Type == coldata.String {
+					put(slot+2, col.Offsets)
+					put(slot+3, col.Data)
+				} else {
+					put(slot+1, col.Data)
+				}
+			}
+			lo := 8 * 4 * fuse.InterpMaxInputs
+			return r.d.enqueueToDevice(r.prefix+DevicePtr(lo), words[lo:lo+8*4*len(p.Outputs)])
+		},
+		args: func(r *passRun) []any { return pk.args(r, gather) },
+	})
+}
+
+// args are the interpreter kernels' parameters for one run, in
+// fuse.InterpFields' order.
+func (pk *ProgramKernel) args(r *passRun, gather DevicePtr) []any {
+	st := &pk.d.interp
+	const tableWords = 4 * (fuse.InterpMaxInputs + fuse.InterpMaxOutputs)
+	uf, _, lf, _ := fuse.CaseTables()
+	fields := fuse.InterpFields()
+	out := make([]any, 0, len(fields))
+	for _, f := range fields {
+		var v any = DevicePtr(0)
+		switch f {
+		case fuse.IFieldRows:
+			v = r.rows
+		case fuse.IFieldBlocks:
+			v = r.blocks
+		case fuse.IFieldProgram:
+			v = r.prefix + DevicePtr(8*tableWords)
+		case fuse.IFieldColumns:
+			v = r.prefix
+		case fuse.IFieldUpperFrom:
+			v = st.tabPtr[0]
+		case fuse.IFieldUpperTo:
+			v = st.tabPtr[1]
+		case fuse.IFieldUpperLen:
+			v = int64(len(uf))
+		case fuse.IFieldLowerFrom:
+			v = st.tabPtr[2]
+		case fuse.IFieldLowerTo:
+			v = st.tabPtr[3]
+		case fuse.IFieldLowerLen:
+			v = int64(len(lf))
+		case fuse.IFieldBlockSums:
+			v = r.sums
+		case fuse.IFieldTotals:
+			v = r.totals
+		case fuse.IFieldErr:
+			v = r.errWord
+		case fuse.IFieldGather:
+			v = gather
 		}
-		return out
+		out = append(out, v)
 	}
-	cfg := LaunchConfig{Grid: Dim3{X: int(blocks)}, Block: Dim3{X: fuse.Block}}
-	if n > 0 {
-		if err := st.set.sizes.Launch(cfg, args()...); err != nil {
-			return fail(err)
-		}
-		if err := st.set.scan.Launch(LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 1024}}, args()...); err != nil {
-			return fail(err)
-		}
-	} else if err := d.Memset(totals, 0, 8*nc, nil); err != nil {
-		return fail(err)
-	}
-	ctlHost := make([]byte, 8*(nc+1))
-	if err := d.CopyToHost(ctlHost, totals, nil); err != nil {
-		return fail(err)
-	}
-	if err := kernelError(binary.LittleEndian.Uint32(ctlHost[8*nc:])); err != nil {
-		return fail(err)
-	}
-	rows := int64(binary.LittleEndian.Uint64(ctlHost))
-	outBytes := make([]int64, p.StringOutputs)
-	for i := range outBytes {
-		outBytes[i] = int64(binary.LittleEndian.Uint64(ctlHost[8*(i+1):]))
-	}
-	cols, layout, err := outputColumns(d, p.Outputs, rows, outBytes, alloc)
-	if err != nil {
-		return fail(err)
-	}
-	for j, col := range cols {
-		slot := 4 * (fuse.InterpMaxInputs + j)
-		put(slot, col.Nulls)
-		if col.Type == coldata.String {
-			put(slot+2, col.Offsets)
-			put(slot+3, col.Data)
-		} else {
-			put(slot+1, col.Data)
-		}
-	}
-	if n > 0 && rows > 0 {
-		lo := 8 * 4 * fuse.InterpMaxInputs
-		if err := d.enqueueToDevice(table+DevicePtr(lo), words[lo:lo+8*4*len(p.Outputs)]); err != nil {
-			return fail(err)
-		}
-		if err := st.set.fill.Launch(cfg, args()...); err != nil {
-			return fail(err)
-		}
-	}
-	// The control block stays with the batch: the fill kernel reads it.
-	return outputBatch(d, cols, layout, bufs), nil
+	return out
 }
 
 // enqueueToDevice copies a small pageable host slice on the default stream

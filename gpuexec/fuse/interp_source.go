@@ -302,11 +302,10 @@ static void host_run(const IArgs& a) {
 // Pass 1: run the program over every row for its counters; one sum per block.
 extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_IMINB) gsql_sizes(GSQL_PARAMS) {
   GSQL_ARGS
-  __shared__ int64_t red[GSQL_BLOCK];
   GSQL_ALIGN16 char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
   IReg R[GSQL_NREG];
-  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
-  int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
+  int64_t lo, hi;
+  tp_block_rows<GSQL_BLOCK>(a.n, a.blocks, lo, hi);
   int64_t tot[GSQL_NC];
   for (int c = 0; c < GSQL_NC; c++) tot[c] = 0;
   for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
@@ -320,29 +319,18 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_IMINB) gsql_sizes(
     interp_counts(a, R, true, cnt);
     for (int c = 0; c < GSQL_NC; c++) tot[c] += cnt[c];
   }
-  for (int c = 0; c < GSQL_NC; c++) {
-    red[threadIdx.x] = tot[c];
-    __syncthreads();
-    for (int s = GSQL_BLOCK / 2; s > 0; s >>= 1) {
-      if (threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
-      __syncthreads();
-    }
-    if (threadIdx.x == 0) a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c] = red[0];
-    __syncthreads();
-  }
+  tp_store_block_sums<GSQL_NC, GSQL_BLOCK>(tot, a.block_sums);
 }
 
 ` + scanKernel + `// Pass 2: run the program again, scan the tile's counters, write outputs.
 extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_IMINB) gsql_fill(GSQL_PARAMS) {
   GSQL_ARGS
-  __shared__ int64_t wsum[GSQL_NC][GSQL_BLOCK / 32];
   GSQL_ALIGN16 char buf[GSQL_SCRATCH]; Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
   IReg R[GSQL_NREG];
-  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_BLOCK - 1) / GSQL_BLOCK * GSQL_BLOCK;
-  int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int64_t lo, hi;
+  tp_block_rows<GSQL_BLOCK>(a.n, a.blocks, lo, hi);
   int64_t carry[GSQL_NC];
-  for (int c = 0; c < GSQL_NC; c++) carry[c] = a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c];
+  tp_load_carry(a.block_sums, carry);
   for (int64_t base = lo; base < hi; base += GSQL_BLOCK) {
     bool active = base + threadIdx.x < hi;
     int64_t i = active ? base + threadIdx.x : lo;
@@ -350,36 +338,9 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_IMINB) gsql_fill(G
     interp_row(a, R, sc, i, err);
     if (sc.overflow && err == 0) err = GSQL_ERR_SCRATCH;
     if (active && err) atomicCAS((int*)a.err, 0, err);
-    int64_t cnt[GSQL_NC];
+    int64_t cnt[GSQL_NC], off[GSQL_NC];
     interp_counts(a, R, active, cnt);
-    int64_t off[GSQL_NC];
-    for (int c = 0; c < GSQL_NC; c++) {
-      int64_t mine = cnt[c];
-      int64_t x = mine;
-      for (int d = 1; d < 32; d <<= 1) {
-        int64_t y = __shfl_up_sync(0xffffffffu, x, d);
-        if (lane >= d) x += y;
-      }
-      off[c] = x - mine;
-      if (lane == 31) wsum[c][warp] = x;
-    }
-    __syncthreads();
-    if (warp == 0) {
-      for (int c = 0; c < GSQL_NC; c++) {
-        int64_t w = lane < GSQL_BLOCK / 32 ? wsum[c][lane] : 0;
-        for (int d = 1; d < 32; d <<= 1) {
-          int64_t y = __shfl_up_sync(0xffffffffu, w, d);
-          if (lane >= d) w += y;
-        }
-        if (lane < GSQL_BLOCK / 32) wsum[c][lane] = w;
-      }
-    }
-    __syncthreads();
-    for (int c = 0; c < GSQL_NC; c++) {
-      off[c] += carry[c] + (warp ? wsum[c][warp - 1] : 0);
-      carry[c] += wsum[c][GSQL_BLOCK / 32 - 1];
-    }
-    __syncthreads();
+    tp_tile_offsets<int64_t, GSQL_NC, GSQL_BLOCK>(cnt, off, carry);
     if (cnt[0]) interp_write(a, R, off[0], off[0] == a.totals[0] - 1, off, cnt);
   }
 }

@@ -21,6 +21,7 @@ var runtimeParts = []string{
 	"warp_strings.cuh",    // warp-per-row windowed string walks
 	"regex.cuh",           // the REGEXP family: Pike VM and backtracker
 	"encode_digest.cuh",   // HEX/BASE64 encodings, MD5/SHA digests
+	"two_pass.cuh",        // the sizes/scan/fill skeleton of two-pass kernels
 }
 
 //go:embed rt/*.cuh

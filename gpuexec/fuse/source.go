@@ -351,10 +351,9 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val, warp bool) 
 	// Pass 1: evaluate every row for its counters; one sum per block.
 	b.WriteString(`extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_sizes(GSQL_PARAMS) {
   GSQL_ARGS
-  __shared__ int64_t red[GSQL_BLOCK];
   GSQL_SCRATCH_DECL Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
-  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_TILE - 1) / GSQL_TILE * GSQL_TILE;
-  int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
+  int64_t lo, hi;
+  tp_block_rows<GSQL_TILE>(a.n, a.blocks, lo, hi);
   int64_t tot[GSQL_NC];
   for (int c = 0; c < GSQL_NC; c++) tot[c] = 0;
   for (int64_t base = lo; base < hi; base += GSQL_TILE) {
@@ -366,69 +365,32 @@ func (g *gen) source(k *Kernel, body string, keep *val, outs []*val, warp bool) 
     if (GSQL_LEAD)
       for (int c = 0; c < GSQL_NC; c++) tot[c] += cnt[c];
   }
-  for (int c = 0; c < GSQL_NC; c++) {
-    red[threadIdx.x] = tot[c];
-    __syncthreads();
-    for (int s = GSQL_BLOCK / 2; s > 0; s >>= 1) {
-      if (threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
-      __syncthreads();
-    }
-    if (threadIdx.x == 0) a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c] = red[0];
-    __syncthreads();
-  }
+  tp_store_block_sums<GSQL_NC, GSQL_BLOCK>(tot, a.block_sums);
 }
 
 ` + scanKernel + `// Pass 2: evaluate again, scan the tile's counters, write at final places.
 extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_fill(GSQL_PARAMS) {
   GSQL_ARGS
-  // Warp totals per counter for the tile scan: shuffles inside warps, one
-  // warp scans the warp totals, three barriers per tile.
-  __shared__ gsql_off_t wsum[GSQL_NC][GSQL_BLOCK / 32];
   GSQL_SCRATCH_DECL Scratch sc; sc.buf = buf; sc.cap = GSQL_SCRATCH;
-  int64_t chunk = ((a.n + a.blocks - 1) / a.blocks + GSQL_TILE - 1) / GSQL_TILE * GSQL_TILE;
-  int64_t lo = (int64_t)blockIdx.x * chunk, hi = lo + chunk < a.n ? lo + chunk : a.n;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int64_t lo, hi;
+  tp_block_rows<GSQL_TILE>(a.n, a.blocks, lo, hi);
+  const int lane = threadIdx.x & 31;
 ` + coopFlags() + `  // Offsets fit gsql_off_t: the launcher refuses outputs over 2^31 - 1
   // bytes and batches over 2^31 - 1 rows.
   gsql_off_t carry[GSQL_NC];
-  for (int c = 0; c < GSQL_NC; c++) carry[c] = (gsql_off_t)a.block_sums[(int64_t)blockIdx.x * GSQL_NC + c];
+  tp_load_carry(a.block_sums, carry);
   for (int64_t base = lo; base < hi; base += GSQL_TILE) {
     bool active = base + GSQL_SLOT < hi;
     int64_t i = active ? base + GSQL_SLOT : lo;
 `)
 	b.WriteString(rowPrologue + body + rowEpilogue + counts("active", "fill"))
 	b.WriteString(`  if (active && err) atomicCAS((int*)a.err, 0, err);
-    gsql_off_t off[GSQL_NC];
-    for (int c = 0; c < GSQL_NC; c++) {
-      gsql_off_t mine = GSQL_LEAD ? cnt[c] : 0;
-      gsql_off_t x = mine;
-      for (int d = 1; d < 32; d <<= 1) {
-        gsql_off_t y = __shfl_up_sync(0xffffffffu, x, d);
-        if (lane >= d) x += y;
-      }
-      off[c] = x - mine;
-      if (lane == 31) wsum[c][warp] = x;
-    }
-    __syncthreads();
-    if (warp == 0) {
-      for (int c = 0; c < GSQL_NC; c++) {
-        gsql_off_t w = lane < GSQL_BLOCK / 32 ? wsum[c][lane] : 0;
-        for (int d = 1; d < 32; d <<= 1) {
-          gsql_off_t y = __shfl_up_sync(0xffffffffu, w, d);
-          if (lane >= d) w += y;
-        }
-        if (lane < GSQL_BLOCK / 32) wsum[c][lane] = w;
-      }
-    }
-    __syncthreads();
-    for (int c = 0; c < GSQL_NC; c++) {
-      off[c] += carry[c] + (warp ? wsum[c][warp - 1] : 0);
-      carry[c] += wsum[c][GSQL_BLOCK / 32 - 1];
+    gsql_off_t mine[GSQL_NC], off[GSQL_NC];
+    for (int c = 0; c < GSQL_NC; c++) mine[c] = GSQL_LEAD ? cnt[c] : 0;
+    tp_tile_offsets<gsql_off_t, GSQL_NC, GSQL_BLOCK>(mine, off, carry);
 #ifdef GSQL_WARP
-      off[c] = __shfl_sync(0xffffffffu, off[c], 0);
+    for (int c = 0; c < GSQL_NC; c++) off[c] = __shfl_sync(0xffffffffu, off[c], 0);
 #endif
-    }
-    __syncthreads();
     if (cnt[0]) {
       bool last = off[0] == a.totals[0] - 1;
       int64_t r = off[0];
@@ -459,43 +421,9 @@ extern "C" __global__ void __launch_bounds__(GSQL_BLOCK, GSQL_MINB) gsql_map(GSQ
 // scanKernel scans the sizes pass's block sums (fused kernels and the
 // interpreter alike).
 const scanKernel = `// Scan of the block sums: one block, exclusive, in place; totals at the end.
-// Each thread takes a run of consecutive block sums, the runs' totals are
-// scanned with warp shuffles: two barriers per counter (a step-by-step
-// shared-memory scan took ~10 us, a fixed cost felt at small batches).
 extern "C" __global__ void __launch_bounds__(1024) gsql_scan(GSQL_PARAMS) {
   GSQL_ARGS
-  __shared__ int64_t wtot[32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int64_t per = (a.blocks + 1023) / 1024;
-  const int64_t lo = (int64_t)threadIdx.x * per, hi = lo + per < a.blocks ? lo + per : a.blocks;
-  for (int c = 0; c < GSQL_NC; c++) {
-    int64_t mine = 0;
-    for (int64_t k = lo; k < hi; k++) mine += a.block_sums[k * GSQL_NC + c];
-    int64_t x = mine;
-    for (int d = 1; d < 32; d <<= 1) {
-      int64_t y = __shfl_up_sync(0xffffffffu, x, d);
-      if (lane >= d) x += y;
-    }
-    if (lane == 31) wtot[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-      int64_t w = wtot[lane];
-      for (int d = 1; d < 32; d <<= 1) {
-        int64_t y = __shfl_up_sync(0xffffffffu, w, d);
-        if (lane >= d) w += y;
-      }
-      wtot[lane] = w;
-    }
-    __syncthreads();
-    int64_t run = x - mine + (warp ? wtot[warp - 1] : 0);
-    for (int64_t k = lo; k < hi; k++) {
-      int64_t v = a.block_sums[k * GSQL_NC + c];
-      a.block_sums[k * GSQL_NC + c] = run;
-      run += v;
-    }
-    if (threadIdx.x == 0) a.totals[c] = wtot[31];
-    __syncthreads();
-  }
+  tp_scan_block_sums<GSQL_NC>(a.blocks, a.block_sums, a.totals);
 }
 
 `

@@ -67,7 +67,9 @@ typedef uint4 GU4;
 GSQL_INL GU4 ld16(const char* p) { return *(const uint4*)p; }
 GSQL_INL int ffs32(uint32_t x) { return __ffs((int)x); }
 GSQL_INL int hibit32(uint32_t x) { return 31 - __clz((int)x); }
-GSQL_INL uint32_t funnel_r(uint32_t lo, uint32_t hi, uint32_t s) { return __funnelshift_r(lo, hi, s); }
+GSQL_INL uint32_t funnel_r(uint32_t lo, uint32_t hi, uint32_t s) {
+  return __funnelshift_r(lo, hi, s);
+}
 #define GSQL_ALIGN16 __align__(16)
 #endif
 
@@ -141,8 +143,8 @@ GSQL_INL uint32_t nib4(uint32_t m) { return ((m >> 7) * 0x01020408u) >> 24; }
 
 // eq_mask16 is the 16-bit mask of the chunk's bytes equal to cc's byte.
 GSQL_INL uint32_t eq_mask16(GU4 v, uint32_t cc) {
-  return nib4(bytes_eq4(v.x, cc)) | (nib4(bytes_eq4(v.y, cc)) << 4) | (nib4(bytes_eq4(v.z, cc)) << 8) |
-         (nib4(bytes_eq4(v.w, cc)) << 12);
+  return nib4(bytes_eq4(v.x, cc)) | (nib4(bytes_eq4(v.y, cc)) << 4) |
+         (nib4(bytes_eq4(v.z, cc)) << 8) | (nib4(bytes_eq4(v.w, cc)) << 12);
 }
 
 // hi_mask16 is the 16-bit mask of bytes with the top bit set (non-ASCII).
@@ -162,10 +164,19 @@ GSQL_DEV GU4 load_u(const char* p, int32_t m) {
   if (sh + m > 16) c1 = ld16(a + 16);
   uint32_t w0 = c0.x, w1 = c0.y, w2 = c0.z, w3 = c0.w, w4 = c1.x, w5 = c1.y, w6 = c1.z, w7 = c1.w;
   if (sh & 8) {
-    w0 = w2; w1 = w3; w2 = w4; w3 = w5; w4 = w6; w5 = w7;
+    w0 = w2;
+    w1 = w3;
+    w2 = w4;
+    w3 = w5;
+    w4 = w6;
+    w5 = w7;
   }
   if (sh & 4) {
-    w0 = w1; w1 = w2; w2 = w3; w3 = w4; w4 = w5;
+    w0 = w1;
+    w1 = w2;
+    w2 = w3;
+    w3 = w4;
+    w4 = w5;
   }
   uint32_t bs = (uint32_t)(sh & 3) * 8;
   GU4 r;
@@ -346,4 +357,3 @@ GSQL_DEV char* scratch_take(Scratch& s, int32_t n) {
   s.used += n;
   return p;
 }
-

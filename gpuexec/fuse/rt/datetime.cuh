@@ -12,8 +12,23 @@
 #define DT_MAX_DAYS 2932896LL
 
 enum {
-  DT_MICROSECOND = 1, DT_MILLISECOND, DT_SECOND, DT_MINUTE, DT_HOUR, DT_DAY, DT_WEEK, DT_MONTH,
-  DT_QUARTER, DT_YEAR, DT_DECADE, DT_CENTURY, DT_MILLENNIUM, DT_DOW, DT_DOY, DT_EPOCH, DT_ISODOW
+  DT_MICROSECOND = 1,
+  DT_MILLISECOND,
+  DT_SECOND,
+  DT_MINUTE,
+  DT_HOUR,
+  DT_DAY,
+  DT_WEEK,
+  DT_MONTH,
+  DT_QUARTER,
+  DT_YEAR,
+  DT_DECADE,
+  DT_CENTURY,
+  DT_MILLENNIUM,
+  DT_DOW,
+  DT_DOY,
+  DT_EPOCH,
+  DT_ISODOW
 };
 
 GSQL_INL int64_t dt_floor_div(int64_t a, int64_t b) {
@@ -62,7 +77,9 @@ GSQL_INL bool dt_valid_date(int64_t y, int64_t m, int64_t d) {
 
 GSQL_INL bool dt_date_in_range(int64_t z) { return z >= DT_MIN_DAYS && z <= DT_MAX_DAYS; }
 
-GSQL_INL bool dt_ts_in_range(int64_t t) { return t >= DT_MIN_DAYS * DT_US_DAY && t < (DT_MAX_DAYS + 1) * DT_US_DAY; }
+GSQL_INL bool dt_ts_in_range(int64_t t) {
+  return t >= DT_MIN_DAYS * DT_US_DAY && t < (DT_MAX_DAYS + 1) * DT_US_DAY;
+}
 
 GSQL_INL int64_t dt_days(int64_t ts) { return dt_floor_div(ts, DT_US_DAY); }
 
@@ -173,8 +190,10 @@ GSQL_DEV int64_t dt_ts_diff(int32_t u, int64_t a, int64_t b) {
     dt_civil(db, &yb, &mb, &ddb);
     int64_t months = (yb * 12 + mb) - (ya * 12 + ma);
     int64_t ra = dda * DT_US_DAY + ua, rb = ddb * DT_US_DAY + ub;
-    if (months > 0 && rb < ra) months--;
-    else if (months < 0 && rb > ra) months++;
+    if (months > 0 && rb < ra)
+      months--;
+    else if (months < 0 && rb > ra)
+      months++;
     if (u == DT_QUARTER) return months / 3;
     if (u == DT_YEAR) return months / 12;
     return months;
@@ -205,17 +224,48 @@ GSQL_DEV int32_t dt_unit_code(SV s) {
     w[n++] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
   }
   w[n] = 0;
-  struct { const char* name; int32_t code; } names[] = {
-    {"microsecond", DT_MICROSECOND}, {"microseconds", DT_MICROSECOND}, {"us", DT_MICROSECOND},
-    {"millisecond", DT_MILLISECOND}, {"milliseconds", DT_MILLISECOND}, {"ms", DT_MILLISECOND},
-    {"second", DT_SECOND}, {"seconds", DT_SECOND}, {"s", DT_SECOND},
-    {"minute", DT_MINUTE}, {"minutes", DT_MINUTE}, {"hour", DT_HOUR}, {"hours", DT_HOUR}, {"h", DT_HOUR},
-    {"day", DT_DAY}, {"days", DT_DAY}, {"d", DT_DAY}, {"week", DT_WEEK}, {"weeks", DT_WEEK},
-    {"month", DT_MONTH}, {"months", DT_MONTH}, {"quarter", DT_QUARTER}, {"quarters", DT_QUARTER},
-    {"year", DT_YEAR}, {"years", DT_YEAR}, {"y", DT_YEAR}, {"decade", DT_DECADE}, {"decades", DT_DECADE},
-    {"century", DT_CENTURY}, {"centuries", DT_CENTURY}, {"millennium", DT_MILLENNIUM}, {"millennia", DT_MILLENNIUM},
-    {"dayofweek", DT_DOW}, {"dow", DT_DOW}, {"dayofyear", DT_DOY}, {"doy", DT_DOY},
-    {"epoch", DT_EPOCH}, {"isodow", DT_ISODOW},
+  struct {
+    const char* name;
+    int32_t code;
+  } names[] = {
+      {"microsecond", DT_MICROSECOND},
+      {"microseconds", DT_MICROSECOND},
+      {"us", DT_MICROSECOND},
+      {"millisecond", DT_MILLISECOND},
+      {"milliseconds", DT_MILLISECOND},
+      {"ms", DT_MILLISECOND},
+      {"second", DT_SECOND},
+      {"seconds", DT_SECOND},
+      {"s", DT_SECOND},
+      {"minute", DT_MINUTE},
+      {"minutes", DT_MINUTE},
+      {"hour", DT_HOUR},
+      {"hours", DT_HOUR},
+      {"h", DT_HOUR},
+      {"day", DT_DAY},
+      {"days", DT_DAY},
+      {"d", DT_DAY},
+      {"week", DT_WEEK},
+      {"weeks", DT_WEEK},
+      {"month", DT_MONTH},
+      {"months", DT_MONTH},
+      {"quarter", DT_QUARTER},
+      {"quarters", DT_QUARTER},
+      {"year", DT_YEAR},
+      {"years", DT_YEAR},
+      {"y", DT_YEAR},
+      {"decade", DT_DECADE},
+      {"decades", DT_DECADE},
+      {"century", DT_CENTURY},
+      {"centuries", DT_CENTURY},
+      {"millennium", DT_MILLENNIUM},
+      {"millennia", DT_MILLENNIUM},
+      {"dayofweek", DT_DOW},
+      {"dow", DT_DOW},
+      {"dayofyear", DT_DOY},
+      {"doy", DT_DOY},
+      {"epoch", DT_EPOCH},
+      {"isodow", DT_ISODOW},
   };
   for (int32_t k = 0; k < (int32_t)(sizeof(names) / sizeof(names[0])); k++) {
     const char* p = names[k].name;
@@ -403,15 +453,17 @@ GSQL_DEV void dt_ts_write(int64_t t, char* dst) {
 }
 
 GSQL_DEV SV dt_day_name(int64_t z) {
-  const char* names = "Sunday\0\0\0\0Monday\0\0\0\0Tuesday\0\0\0Wednesday\0Thursday\0\0Friday\0\0\0\0Saturday\0\0";
+  const char* names =
+      "Sunday\0\0\0\0Monday\0\0\0\0Tuesday\0\0\0Wednesday\0Thursday\0\0Friday\0\0\0\0Saturday\0\0";
   const int32_t lens[7] = {6, 6, 7, 9, 8, 6, 8};
   int64_t k = dt_day_of_week(z) - 1;
   return sv_make(names + 10 * k, lens[k]);
 }
 
 GSQL_DEV SV dt_month_name(int64_t z) {
-  const char* names = "January\0\0\0February\0\0March\0\0\0\0\0April\0\0\0\0\0May\0\0\0\0\0\0\0June\0\0\0\0\0\0"
-                      "July\0\0\0\0\0\0August\0\0\0\0September\0October\0\0\0November\0\0December\0\0";
+  const char* names =
+      "January\0\0\0February\0\0March\0\0\0\0\0April\0\0\0\0\0May\0\0\0\0\0\0\0June\0\0\0\0\0\0"
+      "July\0\0\0\0\0\0August\0\0\0\0September\0October\0\0\0November\0\0December\0\0";
   const int32_t lens[12] = {7, 8, 5, 5, 3, 4, 4, 6, 9, 7, 8, 8};
   int64_t y, m, d;
   dt_civil(z, &y, &m, &d);
@@ -429,7 +481,8 @@ GSQL_DEV int32_t dt_put_num(char* dst, int32_t at, int64_t v, int32_t w) {
 }
 
 GSQL_DEV int32_t dt_put_sv(char* dst, int32_t at, SV s) {
-  if (dst) for (int32_t k = 0; k < s.n; k++) dst[at + k] = s.p[k];
+  if (dst)
+    for (int32_t k = 0; k < s.n; k++) dst[at + k] = s.p[k];
   return at + s.n;
 }
 
@@ -457,27 +510,43 @@ GSQL_DEV int32_t dt_format(SV f, int64_t t, char* dst) {
       case 'e': o = dt_put_num(dst, o, day, 1); break;
       case 'H': o = dt_put_num(dst, o, h, 2); break;
       case 'k': o = dt_put_num(dst, o, h, 1); break;
-      case 'h': case 'I': o = dt_put_num(dst, o, h12, 2); break;
+      case 'h':
+      case 'I': o = dt_put_num(dst, o, h12, 2); break;
       case 'l': o = dt_put_num(dst, o, h12, 1); break;
       case 'i': o = dt_put_num(dst, o, mi, 2); break;
-      case 's': case 'S': o = dt_put_num(dst, o, s, 2); break;
+      case 's':
+      case 'S': o = dt_put_num(dst, o, s, 2); break;
       case 'f': o = dt_put_num(dst, o, us % DT_US_SEC, 6); break;
       case 'p': o = dt_put_sv(dst, o, h < 12 ? sv_make("AM", 2) : sv_make("PM", 2)); break;
       case 'M': o = dt_put_sv(dst, o, dt_month_name(d)); break;
-      case 'b': { SV n = dt_month_name(d); n.n = 3; o = dt_put_sv(dst, o, n); break; }
+      case 'b': {
+        SV n = dt_month_name(d);
+        n.n = 3;
+        o = dt_put_sv(dst, o, n);
+        break;
+      }
       case 'W': o = dt_put_sv(dst, o, dt_day_name(d)); break;
-      case 'a': { SV n = dt_day_name(d); n.n = 3; o = dt_put_sv(dst, o, n); break; }
+      case 'a': {
+        SV n = dt_day_name(d);
+        n.n = 3;
+        o = dt_put_sv(dst, o, n);
+        break;
+      }
       case 'w': o = dt_put_num(dst, o, dt_day_of_week(d) - 1, 1); break;
       case 'j': o = dt_put_num(dst, o, dt_day_of_year(d), 3); break;
       case 'U': o = dt_put_num(dst, o, dt_week0(d), 2); break;
-      case 'u': case 'v': o = dt_put_num(dst, o, dt_iso_week(d), 2); break;
+      case 'u':
+      case 'v': o = dt_put_num(dst, o, dt_iso_week(d), 2); break;
       case 'D': {
         o = dt_put_num(dst, o, day, 1);
         const char* suf = "th";
         if (day / 10 != 1) {
-          if (day % 10 == 1) suf = "st";
-          else if (day % 10 == 2) suf = "nd";
-          else if (day % 10 == 3) suf = "rd";
+          if (day % 10 == 1)
+            suf = "st";
+          else if (day % 10 == 2)
+            suf = "nd";
+          else if (day % 10 == 3)
+            suf = "rd";
         }
         o = dt_put_sv(dst, o, sv_make(suf, 2));
         break;
@@ -557,12 +626,21 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
         ok = dt_num_sp(s, &i, 2, &y);
         y += y < 70 ? 2000 : 1900;
         break;
-      case 'm': case 'c': ok = dt_num_sp(s, &i, 2, &m); break;
-      case 'd': case 'e': ok = dt_num_sp(s, &i, 2, &d); break;
-      case 'H': case 'k': ok = dt_num_sp(s, &i, 2, &h); break;
-      case 'h': case 'I': case 'l': ok = dt_num_sp(s, &i, 2, &h); ampm = true; break;
+      case 'm':
+      case 'c': ok = dt_num_sp(s, &i, 2, &m); break;
+      case 'd':
+      case 'e': ok = dt_num_sp(s, &i, 2, &d); break;
+      case 'H':
+      case 'k': ok = dt_num_sp(s, &i, 2, &h); break;
+      case 'h':
+      case 'I':
+      case 'l':
+        ok = dt_num_sp(s, &i, 2, &h);
+        ampm = true;
+        break;
       case 'i': ok = dt_num_sp(s, &i, 2, &mi); break;
-      case 's': case 'S': ok = dt_num_sp(s, &i, 2, &sec); break;
+      case 's':
+      case 'S': ok = dt_num_sp(s, &i, 2, &sec); break;
       case 'f': {
         while (i < s.n && s.p[i] == ' ') i++;
         int32_t start = i;
@@ -581,8 +659,14 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
           i += 2;
         }
         break;
-      case 'M': m = dt_name(s, &i, true, false) + 1; ok = m > 0; break;
-      case 'b': m = dt_name(s, &i, true, true) + 1; ok = m > 0; break;
+      case 'M':
+        m = dt_name(s, &i, true, false) + 1;
+        ok = m > 0;
+        break;
+      case 'b':
+        m = dt_name(s, &i, true, true) + 1;
+        ok = m > 0;
+        break;
       case 'W': ok = dt_name(s, &i, false, false) >= 0; break;
       case 'a': ok = dt_name(s, &i, false, true) >= 0; break;
       case '%':
@@ -611,4 +695,3 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
   *out = z * DT_US_DAY + h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;
   return true;
 }
-

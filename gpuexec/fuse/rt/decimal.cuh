@@ -14,7 +14,9 @@
 typedef __int128 dec_t;
 typedef unsigned __int128 udec_t;
 
-GSQL_INL dec_t dec_make(uint64_t lo, uint64_t hi) { return (dec_t)(((udec_t)hi << 64) | (udec_t)lo); }
+GSQL_INL dec_t dec_make(uint64_t lo, uint64_t hi) {
+  return (dec_t)(((udec_t)hi << 64) | (udec_t)lo);
+}
 GSQL_INL dec_t dec_load(const void* p, int64_t i) {
   const uint64_t* w = (const uint64_t*)p + 2 * i;
   return dec_make(w[0], w[1]);
@@ -137,7 +139,8 @@ GSQL_INL bool dec_fit(dec_t x, int32_t p, dec_t* r) {
 
 // dec_addsub is x (scale sx) + or - y (scale sy) at the result's scale sr
 // and precision p (expr.decimalArith's + and -).
-GSQL_DEV bool dec_addsub(dec_t x, int32_t sx, dec_t y, int32_t sy, bool sub, int32_t sr, int32_t p, dec_t* r) {
+GSQL_DEV bool dec_addsub(dec_t x, int32_t sx, dec_t y, int32_t sy, bool sub, int32_t sr, int32_t p,
+                         dec_t* r) {
   int32_t s = sx > sy ? sx : sy;
   dec_t a, b, c;
   if (!dec_rescale(x, sx, s, &a) || !dec_rescale(y, sy, s, &b)) return false;
@@ -193,7 +196,8 @@ GSQL_DEV bool dec_cast(dec_t x, int32_t s, int32_t t, int32_t p, dec_t* r) {
 // dec_round is ROUND (half away from zero) or TRUNCATE (toward zero) of x
 // (scale s) to d digits after the point, at the result's scale sr and
 // precision p (expr.decimalRound).
-GSQL_DEV bool dec_round(dec_t x, int32_t s, int64_t d, bool trunc, int32_t sr, int32_t p, dec_t* r) {
+GSQL_DEV bool dec_round(dec_t x, int32_t s, int64_t d, bool trunc, int32_t sr, int32_t p,
+                        dec_t* r) {
   int64_t drop = (int64_t)s - d;
   dec_t c = x;
   if (drop > 0) {
@@ -238,7 +242,7 @@ GSQL_DEV double dec_to_double(dec_t x, int32_t s, bool* fallback) {
     *fallback = true;
     return 0.0;
   }
-  const double p10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+  const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                           1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   return (double)(int64_t)x / p10[s];
 }
@@ -252,7 +256,7 @@ GSQL_DEV bool dec_from_double(double f, int32_t s, int32_t p, dec_t* r, bool* fa
     *fallback = true;
     return true;
   }
-  const double p10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+  const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                           1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   double y = f * p10[s];
   double a = fabs(y);
@@ -276,7 +280,8 @@ GSQL_DEV bool dec_from_double(double f, int32_t s, int32_t p, dec_t* r, bool* fa
 // give 0. More than 38 significant digits or an exponent set *fallback.
 GSQL_DEV bool dec_parse(SV str, int32_t s, int32_t p, dec_t* r, bool* fallback) {
   int32_t i = 0;
-  while (i < str.n && (str.p[i] == ' ' || str.p[i] == '\t' || str.p[i] == '\n' || str.p[i] == '\r')) i++;
+  while (i < str.n && (str.p[i] == ' ' || str.p[i] == '\t' || str.p[i] == '\n' || str.p[i] == '\r'))
+    i++;
   bool neg = false;
   if (i < str.n && (str.p[i] == '+' || str.p[i] == '-')) {
     neg = str.p[i] == '-';
@@ -391,4 +396,3 @@ GSQL_DEV const char* dec_scratch(Scratch& s, dec_t v) {
 
 // dec_cmp is -1, 0 or 1 as x < y, x == y, x > y.
 GSQL_INL int32_t dec_cmp(dec_t x, dec_t y) { return x < y ? -1 : (x > y ? 1 : 0); }
-

@@ -98,4 +98,3 @@ GSQL_DEV void pad_write(SV s, int64_t len, SV pad, bool leftpad, char* dst) {
     for (int32_t k = 0; k < s.n; k++) *dst++ = s.p[k];
   }
 }
-

@@ -15,7 +15,9 @@ GSQL_INL bool sub_overflows(int64_t a, int64_t b, int64_t* r) {
 GSQL_INL bool mul_overflows(int64_t a, int64_t b, int64_t* r) {
   *r = (int64_t)((uint64_t)a * (uint64_t)b);
   if (a == 0 || b == 0) return false;
-  if ((a == -1 && b == (int64_t)0x8000000000000000ULL) || (b == -1 && a == (int64_t)0x8000000000000000ULL)) return true;
+  if ((a == -1 && b == (int64_t)0x8000000000000000ULL) ||
+      (b == -1 && a == (int64_t)0x8000000000000000ULL))
+    return true;
   return *r / b != a;
 }
 
@@ -25,7 +27,9 @@ GSQL_INL bool mul_overflows(int64_t a, int64_t b, int64_t* r) {
 #define GSQL_ERR_TOO_LONG 3
 
 // Input access.
-GSQL_INL bool in_null(const uint8_t* valid, int64_t i) { return valid && !((valid[i >> 3] >> (i & 7)) & 1); }
+GSQL_INL bool in_null(const uint8_t* valid, int64_t i) {
+  return valid && !((valid[i >> 3] >> (i & 7)) & 1);
+}
 
 GSQL_INL SV in_str(const int32_t* off, const char* chars, int64_t i) {
   int32_t lo = off[i];
@@ -70,7 +74,8 @@ GSQL_DEV double gsql_exp(double x) {
   if (x != x || x > 7.09782712893383973096e+02) return x + gsql_inf();
   if (x < -7.45133219101941108420e+02) return 0.0;
   if (x > -0x1p-28 && x < 0x1p-28) return 1 + x;
-  int k = x < 0 ? (int)(1.44269504088896338700e+00 * x - 0.5) : (int)(1.44269504088896338700e+00 * x + 0.5);
+  int k = x < 0 ? (int)(1.44269504088896338700e+00 * x - 0.5)
+                : (int)(1.44269504088896338700e+00 * x + 0.5);
   double fk = (double)k;
   double hi = x - fk * 6.93147180369123816490e-01;
   double lo = fk * 1.90821492927058770002e-10;
@@ -107,7 +112,8 @@ GSQL_DEV double gsql_log(double x) {
   t2 = s4 * (3.999999999940941908e-01 + s4 * t2);
   double R = t1 + t2;
   double hfsq = 0.5 * f * f;
-  return k * 6.93147180369123816490e-01 - ((hfsq - (s * (hfsq + R) + k * 1.90821492927058770002e-10)) - f);
+  return k * 6.93147180369123816490e-01 -
+         ((hfsq - (s * (hfsq + R) + k * 1.90821492927058770002e-10)) - f);
 }
 
 GSQL_DEV bool gsql_odd_int(double x) {
@@ -206,8 +212,10 @@ GSQL_DEV bool round_int(int64_t x, int64_t d, bool tr, int64_t* out) {
   for (int64_t k = 0; k < -d; k++) p *= 10;
   int64_t q = x / p, rem = x % p;
   if (!tr) {
-    if (rem >= p - rem && rem > 0) q++;
-    else if (rem < 0 && -rem >= p + rem) q--;
+    if (rem >= p - rem && rem > 0)
+      q++;
+    else if (rem < 0 && -rem >= p + rem)
+      q--;
   }
   return !mul_overflows(q, p, out);
 }
@@ -245,7 +253,9 @@ GSQL_DEV double round_double(double x, int64_t d, bool tr, bool* fallback) {
   return d >= 0 ? t / p : t * p;
 }
 
-GSQL_INL bool is_space_byte(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+GSQL_INL bool is_space_byte(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 // parse_int_prefix mirrors expr.ParseIntPrefix: the integer at the start of
 // s after spaces, clamped to the BIGINT range; no digits give 0.
@@ -332,7 +342,7 @@ GSQL_DEV double parse_double_prefix(SV s, bool* inexact) {
     if (k > j) exp10 += eneg ? -e : e;
   }
   if (m == 0) return neg ? -0.0 : 0.0;
-  const double pow10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+  const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   if (dropped || m > (1ULL << 53) || exp10 > 22 || exp10 < -22) {
     *inexact = true;
@@ -369,9 +379,10 @@ GSQL_DEV bool in_sorted_i64(const int64_t* keys, int32_t n, int64_t x) {
   int32_t lo = 0, hi = n;
   while (lo < hi) {
     int32_t mid = lo + (hi - lo) / 2;
-    if (keys[mid] < x) lo = mid + 1;
-    else hi = mid;
+    if (keys[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < n && keys[lo] == x;
 }
-

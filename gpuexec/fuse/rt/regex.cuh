@@ -77,12 +77,18 @@ GSQL_INL bool re_word(int32_t r) {
 GSQL_INL int32_t re_context(int32_t r1, int32_t r2) {
   int32_t op = GSQL_RE_NWB;
   int32_t boundary = 0;
-  if (re_word(r1)) boundary = 1;
-  else if (r1 == '\n') op |= GSQL_RE_BOL;
-  else if (r1 < 0) op |= GSQL_RE_BOT | GSQL_RE_BOL;
-  if (re_word(r2)) boundary ^= 1;
-  else if (r2 == '\n') op |= GSQL_RE_EOL;
-  else if (r2 < 0) op |= GSQL_RE_EOT | GSQL_RE_EOL;
+  if (re_word(r1))
+    boundary = 1;
+  else if (r1 == '\n')
+    op |= GSQL_RE_BOL;
+  else if (r1 < 0)
+    op |= GSQL_RE_BOT | GSQL_RE_BOL;
+  if (re_word(r2))
+    boundary ^= 1;
+  else if (r2 == '\n')
+    op |= GSQL_RE_EOL;
+  else if (r2 < 0)
+    op |= GSQL_RE_EOT | GSQL_RE_EOL;
   if (boundary) op ^= (GSQL_RE_WB | GSQL_RE_NWB);
   return op;
 }
@@ -92,9 +98,12 @@ GSQL_INL bool re_class(const int32_t* rg, int32_t n, int32_t r) {
   int32_t lo = 0, hi = n;
   while (lo < hi) {
     int32_t m = (lo + hi) >> 1;
-    if (r < rg[2 * m]) hi = m;
-    else if (r > rg[2 * m + 1]) lo = m + 1;
-    else return true;
+    if (r < rg[2 * m])
+      hi = m;
+    else if (r > rg[2 * m + 1])
+      lo = m + 1;
+    else
+      return true;
   }
   return false;
 }
@@ -106,7 +115,7 @@ struct ReList {
   uint32_t seen[(MAXI + 31) / 32];
   int32_t n;
   int32_t pc[MAXI];
-  int32_t cap[NCAP > 0 ? MAXI * NCAP : 1];
+  int32_t cap[NCAP > 0 ? MAXI* NCAP : 1];
 };
 
 template <int MAXI, int NCAP>
@@ -120,7 +129,8 @@ GSQL_INL void re_clear(ReList<MAXI, NCAP>& q) {
 // instruction that consumes a character or matches. wc holds the capture
 // slots of the path; captures are undone when their branch is done.
 template <int MAXI, int NCAP>
-GSQL_RE_FN void re_add(const int32_t* P, ReList<MAXI, NCAP>& q, int32_t pc0, int32_t pos, int32_t* wc, int32_t flag) {
+GSQL_RE_FN void re_add(const int32_t* P, ReList<MAXI, NCAP>& q, int32_t pc0, int32_t pos,
+                       int32_t* wc, int32_t flag) {
   int32_t sx[MAXI + 2], sy[MAXI + 2];
   int32_t sp = 0;
   sx[sp] = pc0;
@@ -223,20 +233,12 @@ GSQL_RE_FN bool re_exec(const int32_t* P, SV s, int32_t pos, int32_t* m) {
             for (int32_t k = 0; k < NCAP; k++) m[k] = tc[k];
           }
           matched = true;
-          j = runq->n;  // cut the threads of lower priority
+          j = runq->n; // cut the threads of lower priority
           break;
-        case GSQL_RE_RUNE:
-          add = r >= 0 && re_class(P + in[2], in[3], r);
-          break;
-        case GSQL_RE_RUNE1:
-          add = r == in[2];
-          break;
-        case GSQL_RE_ANY:
-          add = true;
-          break;
-        case GSQL_RE_ANYNOTNL:
-          add = r != '\n';
-          break;
+        case GSQL_RE_RUNE: add = r >= 0 && re_class(P + in[2], in[3], r); break;
+        case GSQL_RE_RUNE1: add = r == in[2]; break;
+        case GSQL_RE_ANY: add = true; break;
+        case GSQL_RE_ANYNOTNL: add = r != '\n'; break;
       }
       if (add) {
         for (int32_t k = 0; k < NCAP; k++) wc[k] = tc[k];
@@ -249,8 +251,10 @@ GSQL_RE_FN bool re_exec(const int32_t* P, SV s, int32_t pos, int32_t* m) {
     pos = next;
     r = r1;
     w = w1;
-    if (r != -1) r1 = re_rune(s, pos + w, &w1);
-    else r1 = -1;
+    if (r != -1)
+      r1 = re_rune(s, pos + w, &w1);
+    else
+      r1 = -1;
     ReList<MAXI, NCAP>* t = runq;
     runq = nextq;
     nextq = t;
@@ -348,10 +352,14 @@ GSQL_RE_FN int32_t re_backtrack(const int32_t* P, SV s, int32_t pos0, int32_t* m
         int32_t r = re_rune(s, pos, &w);
         if (r < 0) break;
         bool ok;
-        if (op == GSQL_RE_RUNE1) ok = r == in[2];
-        else if (op == GSQL_RE_RUNE) ok = re_class(P + in[2], in[3], r);
-        else if (op == GSQL_RE_ANY) ok = true;
-        else ok = r != '\n';
+        if (op == GSQL_RE_RUNE1)
+          ok = r == in[2];
+        else if (op == GSQL_RE_RUNE)
+          ok = re_class(P + in[2], in[3], r);
+        else if (op == GSQL_RE_ANY)
+          ok = true;
+        else
+          ok = r != '\n';
         if (!ok) break;
         pos += w;
         pc = in[1];
@@ -420,7 +428,7 @@ GSQL_INL int32_t re_from(SV s, int64_t pos, bool null, int32_t& err) {
 template <int MAXI, int NCAP, typename M = ReGeneric>
 GSQL_DEV bool re_nth(const int32_t* P, SV t, int64_t occurrence, int32_t* m) {
   if (occurrence < 1) occurrence = 1;
-  if (occurrence > (1 << 20)) return false;  // FindAll's limit on the CPU
+  if (occurrence > (1 << 20)) return false; // FindAll's limit on the CPU
   int32_t pos = 0, prev = -1;
   int64_t i = 0;
   while (pos <= t.n) {
@@ -443,7 +451,8 @@ GSQL_DEV bool re_nth(const int32_t* P, SV t, int64_t occurrence, int32_t* m) {
 // re_find is the match of REGEXP_SUBSTR/REGEXP_INSTR: byte offsets in s
 // (start < 0: none).
 template <int MAXI, typename M = ReGeneric>
-GSQL_DEV void re_find(SV s, SV prog, int64_t pos, int64_t occurrence, bool null, int32_t& err, int32_t* start, int32_t* end) {
+GSQL_DEV void re_find(SV s, SV prog, int64_t pos, int64_t occurrence, bool null, int32_t& err,
+                      int32_t* start, int32_t* end) {
   const int32_t* P = (const int32_t*)prog.p;
   *start = -1;
   *end = -1;
@@ -517,9 +526,12 @@ GSQL_DEV int32_t re_replace(SV s, SV prog, int64_t pos, int64_t occurrence, char
     last = m[1];
     int32_t w;
     re_rune(t, search, &w);
-    if (search + w > m[1]) search += w;
-    else if (search + 1 > m[1]) search++;
-    else search = m[1];
+    if (search + w > m[1])
+      search += w;
+    else if (search + 1 > m[1])
+      search++;
+    else
+      search = m[1];
   }
   if (dst) copy_bytes(dst + n, t.p + last, t.n - last);
   return n + t.n - last;
@@ -527,4 +539,3 @@ GSQL_DEV int32_t re_replace(SV s, SV prog, int64_t pos, int64_t occurrence, char
 
 // re_rune_count is utf8.RuneCountInString of s[:end].
 GSQL_INL int64_t re_rune_count(SV s, int32_t end) { return char_len_serial(sv_make(s.p, end)); }
-

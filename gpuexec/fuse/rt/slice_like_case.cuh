@@ -284,8 +284,10 @@ GSQL_DEV int32_t map_rune(const CaseMap& m, int32_t r) {
     int32_t mid = (lo + hi) >> 1;
     int32_t f = m.from[mid];
     if (f == r) return m.to[mid];
-    if (f < r) lo = mid + 1;
-    else hi = mid - 1;
+    if (f < r)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return r;
 }
@@ -369,4 +371,3 @@ GSQL_DEV void casemap_write(SV s, const CaseMap& m, bool upper, char* dst) {
   casemap_write_serial(s, m, upper, dst);
 #endif
 }
-

@@ -37,9 +37,10 @@ GSQL_DEV int32_t decode(const char* p, int32_t i, int32_t w) {
   uint8_t b0 = (uint8_t)p[i];
   if (w == 1) return b0 < 0x80 ? (int32_t)b0 : -1;
   if (w == 2) return ((b0 & 0x1F) << 6) | ((uint8_t)p[i + 1] & 0x3F);
-  if (w == 3) return ((b0 & 0x0F) << 12) | (((uint8_t)p[i + 1] & 0x3F) << 6) | ((uint8_t)p[i + 2] & 0x3F);
-  return ((b0 & 0x07) << 18) | (((uint8_t)p[i + 1] & 0x3F) << 12) | (((uint8_t)p[i + 2] & 0x3F) << 6) |
-         ((uint8_t)p[i + 3] & 0x3F);
+  if (w == 3)
+    return ((b0 & 0x0F) << 12) | (((uint8_t)p[i + 1] & 0x3F) << 6) | ((uint8_t)p[i + 2] & 0x3F);
+  return ((b0 & 0x07) << 18) | (((uint8_t)p[i + 1] & 0x3F) << 12) |
+         (((uint8_t)p[i + 2] & 0x3F) << 6) | ((uint8_t)p[i + 3] & 0x3F);
 }
 
 GSQL_DEV int32_t encode_len(int32_t r) {
@@ -251,7 +252,7 @@ GSQL_DEV int32_t sv_find(SV s, SV needle, int32_t from) {
 #ifdef GSQL_WARP
   if (needle.n > 1) return w_sv_find(s, needle, from);
 #endif
-  SV room = sv_make(s.p, s.n - needle.n + 1);  // where a match can start
+  SV room = sv_make(s.p, s.n - needle.n + 1); // where a match can start
   uint8_t c0 = (uint8_t)needle.p[0];
   for (int32_t i = from; i < room.n; i++) {
     i = find_byte(room, c0, i);
@@ -279,7 +280,8 @@ GSQL_INL bool sv_eq(SV a, SV b) { return a.n == b.n && mem_eq(a.p, b.p, a.n); }
 
 GSQL_INL bool starts_with(SV s, SV pre) { return pre.n <= s.n && mem_eq(s.p, pre.p, pre.n); }
 
-GSQL_INL bool ends_with(SV s, SV suf) { return suf.n <= s.n && mem_eq(s.p + s.n - suf.n, suf.p, suf.n); }
+GSQL_INL bool ends_with(SV s, SV suf) {
+  return suf.n <= s.n && mem_eq(s.p + s.n - suf.n, suf.p, suf.n);
+}
 
 GSQL_INL bool contains(SV s, SV needle) { return sv_find(s, needle, 0) >= 0; }
-

@@ -75,7 +75,7 @@ GSQL_DEV int32_t w_rfind_byte(SV s, uint8_t c, int32_t end) {
 // candidates together: each lane checks the first-byte hits of its chunk.
 GSQL_DEV int32_t w_sv_find(SV s, SV needle, int32_t from) {
   if (from < 0) from = 0;
-  int32_t room = s.n - needle.n + 1;  // where a match can start
+  int32_t room = s.n - needle.n + 1; // where a match can start
   if (from >= room) return -1;
   uint32_t cc = 0x01010101u * (uint8_t)needle.p[0];
   for (int32_t base = from - align_skew(s.p + from); base < room; base += 16 * GSQL_WS) {
@@ -124,8 +124,8 @@ GSQL_DEV int32_t w_pending(SV s, int32_t q) {
 
 // ascii_case4 maps the four ASCII bytes of w to upper or lower case.
 GSQL_DEV uint32_t ascii_case4(uint32_t w, bool upper) {
-  uint32_t lo = upper ? 0x1F1F1F1Fu : 0x3F3F3F3Fu;  // 0x80 - 'a', 0x80 - 'A'
-  uint32_t hi = upper ? 0x05050505u : 0x25252525u;  // 0x80 - 'z' - 1, 0x80 - 'Z' - 1
+  uint32_t lo = upper ? 0x1F1F1F1Fu : 0x3F3F3F3Fu; // 0x80 - 'a', 0x80 - 'A'
+  uint32_t hi = upper ? 0x05050505u : 0x25252525u; // 0x80 - 'z' - 1, 0x80 - 'Z' - 1
   uint32_t in = (w + lo) & ~(w + hi) & 0x80808080u;
   return w ^ (in >> 2);
 }
@@ -139,7 +139,8 @@ GSQL_INL char ascii_case1(uint8_t b, bool upper) {
 // w_utf8_chunk walks the characters that start in lane chunk at. MODE 0
 // counts them; 1 sums their case-mapped bytes; 2 also writes those to out.
 template <int MODE>
-GSQL_DEV int32_t w_utf8_chunk(SV s, int32_t at, const CaseMap* m, bool upper, char* out, bool* bad) {
+GSQL_DEV int32_t w_utf8_chunk(SV s, int32_t at, const CaseMap* m, bool upper, char* out,
+                              bool* bad) {
   int32_t q0 = at < 0 ? 0 : at, q1 = at + 16 < s.n ? at + 16 : s.n;
   if (q0 >= q1) return 0;
   if (at >= 0 && at + 16 <= s.n) {
@@ -272,4 +273,3 @@ GSQL_DEV void w_replace1_write(SV s, uint8_t c, SV to, char* dst) {
   w_sync();
 }
 #endif
-
