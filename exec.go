@@ -611,7 +611,7 @@ func (db *DB) build(n planner.Node) (*execbuild.Built, error) {
 	if onGPU {
 		rt, _ = db.gpu()
 	}
-	return execbuild.BuildWith(n, execbuild.BuildOptions{GPU: rt, Strict: strict, MemoryLimit: db.opts.MemoryLimit})
+	return execbuild.BuildWith(n, execbuild.BuildOptions{GPU: rt, Strict: strict, MemoryLimit: db.opts.MemoryLimit, TempDir: db.tempDir})
 }
 
 // hasDeviceNode reports whether any operator of the plan runs on the GPU.

@@ -16,6 +16,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -31,6 +33,7 @@ import (
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/planner"
+	"github.com/gsqlengine/gsql/spill"
 	"github.com/gsqlengine/gsql/sql"
 	"github.com/gsqlengine/gsql/storage"
 )
@@ -61,8 +64,17 @@ type Options struct {
 	// NoResultPool downloads GPU results into Go memory (for comparisons).
 	NoResultPool bool
 	// MemoryLimit caps the host memory of each GROUP BY's and join's state
-	// (0: no cap); a query past it fails with an error naming the limit.
+	// (0: no cap). A GROUP BY past it spills: its input is split by group
+	// key into partitions on disk (in TempDir) and aggregated one
+	// partition at a time. A join past it fails with an error naming the
+	// limit.
 	MemoryLimit uint64
+	// TempDir is where queries spill state past MemoryLimit: each query
+	// makes its own directory there and removes it when it ends, and Open
+	// removes those left by processes that died. Empty: the database's
+	// spill/ directory for an on-disk database, the system's temporary
+	// directory otherwise.
+	TempDir string
 	// NoQueryGC leaves garbage collection to the Go runtime's own pacing.
 	// By default a query that finishes with more than an eighth of the
 	// live heap (and at least 64 MiB) allocated since the last collection
@@ -97,6 +109,8 @@ type DB struct {
 	// session, where Exec and Query run.
 	disabledRules planner.RuleSet
 	session       *Session
+	// tempDir is where queries spill (Options.TempDir resolved).
+	tempDir string
 
 	mu        sync.RWMutex
 	device    string // "cpu" or "gpu": what queries use now
@@ -133,6 +147,10 @@ func Open(opts Options) (*DB, error) {
 		}
 		db.store = st
 	}
+	db.tempDir = spillDir(opts)
+	// Spill directories of processes that died; what cannot be removed
+	// now is tried again at the next Open.
+	_, _ = spill.CleanStale(db.tempDir)
 	if err := db.SetDevice(opts.Device); err != nil {
 		if db.store != nil {
 			db.store.Close()
@@ -140,6 +158,17 @@ func Open(opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// spillDir is Options.TempDir, or its default.
+func spillDir(opts Options) string {
+	switch {
+	case opts.TempDir != "":
+		return opts.TempDir
+	case opts.Path != "" && !opts.ReadOnly:
+		return filepath.Join(opts.Path, "spill")
+	}
+	return os.TempDir()
 }
 
 // Close releases the database: an in-memory one's tables are dropped, an

@@ -24,6 +24,9 @@ type Built struct {
 	Strict bool
 	// MemoryLimit caps the state of each GROUP BY and join (0: none).
 	MemoryLimit uint64
+	// TempDir is where a GROUP BY past MemoryLimit spills ("": the
+	// system's temporary directory).
+	TempDir string
 	// Segments counts the records each CPU scan read and skipped by zone
 	// maps (EXPLAIN ANALYZE).
 	Segments map[planner.Node]*ScanSegments
@@ -49,6 +52,7 @@ type BuildOptions struct {
 	GPU         *operators.DeviceRuntime
 	Strict      bool
 	MemoryLimit uint64
+	TempDir     string
 }
 
 // Build turns a plan into operators. Plans with GPU nodes need rt.
@@ -58,7 +62,7 @@ func Build(n planner.Node, rt *operators.DeviceRuntime, strict bool) (*Built, er
 
 // BuildWith is Build with every option.
 func BuildWith(n planner.Node, o BuildOptions) (*Built, error) {
-	b := &Built{Stats: map[planner.Node]*operators.Stats{}, GPU: o.GPU, Strict: o.Strict, MemoryLimit: o.MemoryLimit,
+	b := &Built{Stats: map[planner.Node]*operators.Stats{}, GPU: o.GPU, Strict: o.Strict, MemoryLimit: o.MemoryLimit, TempDir: o.TempDir,
 		Segments: map[planner.Node]*ScanSegments{}, prune: map[*planner.Scan]expr.Expr{}}
 	filtersOverScans(n, b.prune)
 	root, err := b.build(n)
@@ -206,7 +210,12 @@ func (b *Built) build(n planner.Node) (operators.Operator, error) {
 				return nil, err
 			}
 		}
-		op = &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs, MemoryLimit: b.MemoryLimit, FirstGroups: int(b.aggLimit[x]), Top: b.aggTop[x]}
+		agg := &operators.HashAggregate{Input: in, Keys: keys, Aggs: aggs, MemoryLimit: b.MemoryLimit, FirstGroups: int(b.aggLimit[x]), Top: b.aggTop[x]}
+		op = agg
+		if b.MemoryLimit > 0 && len(keys) > 0 {
+			// Past the limit, the groups go to disk by partition.
+			op = &operators.SpillAggregate{Agg: agg, Dir: b.TempDir}
+		}
 	case *planner.DeviceAggregate:
 		return b.buildDeviceAggregate(x)
 	case *planner.Transfer:
@@ -227,6 +236,9 @@ func (b *Built) build(n planner.Node) (operators.Operator, error) {
 	b.Stats[n] = st
 	if fused != nil {
 		b.Stats[fused] = st
+	}
+	if sa, ok := op.(*operators.SpillAggregate); ok {
+		sa.Stats = st
 	}
 	return operators.Instrument(op, st), nil
 }

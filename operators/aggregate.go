@@ -282,12 +282,12 @@ func (h *HashAggregate) Close() error {
 func (h *HashAggregate) admit(keyBytes int) error {
 	g := h.ngroups
 	if h.MaxGroups > 0 && g >= h.MaxGroups {
-		return memory.StateUnitLimit("GROUP BY state", h.MaxGroups, "groups")
+		return memory.StateUnitLimit(groupByState, h.MaxGroups, "groups")
 	}
 	// A group costs its key, its table entry and its accumulators.
 	h.stateBytes += uint64(keyBytes + 64 + 64*len(h.Aggs))
 	if h.MemoryLimit > 0 && h.stateBytes > h.MemoryLimit {
-		return memory.StateLimit("GROUP BY state", h.MemoryLimit, g, "groups")
+		return memory.StateLimit(groupByState, h.MemoryLimit, g, "groups")
 	}
 	h.ngroups++
 	return nil

@@ -990,7 +990,7 @@ func (h *DeviceHashAggregate) checkMemory(keys *coldata.Batch) error {
 }
 
 func (h *DeviceHashAggregate) memoryError(groups int) error {
-	return memory.StateLimit("GROUP BY state", h.MemoryLimit, groups, "groups")
+	return memory.StateLimit(groupByState, h.MemoryLimit, groups, "groups")
 }
 
 // mergeAgg folds group g of a batch's partial into the merged state.
