@@ -64,10 +64,10 @@ type Options struct {
 	// NoResultPool downloads GPU results into Go memory (for comparisons).
 	NoResultPool bool
 	// MemoryLimit caps the host memory of each GROUP BY's and join's state
-	// (0: no cap). A GROUP BY past it spills: its input is split by group
-	// key into partitions on disk (in TempDir) and aggregated one
-	// partition at a time. A join past it fails with an error naming the
-	// limit.
+	// (0: no cap). A GROUP BY or equi-join past it spills: its inputs are
+	// split by key into partitions on disk (in TempDir) and processed one
+	// partition at a time. A join without equal keys past it fails with an
+	// error naming the limit.
 	MemoryLimit uint64
 	// TempDir is where queries spill state past MemoryLimit: each query
 	// makes its own directory there and removes it when it ends, and Open

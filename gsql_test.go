@@ -372,9 +372,10 @@ func TestReadCSVTableFunction(t *testing.T) {
 	}
 }
 
-// A join whose state passes Options.MemoryLimit fails with an error naming
-// the limit, and the database keeps working; a GROUP BY past it spills
-// and answers (spill_test.go).
+// A GROUP BY or an equi-join past Options.MemoryLimit spills and answers
+// (spill_test.go); a join without equal keys past it, which cannot be
+// split, fails with an error naming the limit, and the database keeps
+// working.
 func TestMemoryLimitForGroupsAndJoins(t *testing.T) {
 	db := openTestDB(t, gsql.Options{Device: "cpu", MemoryLimit: 1 << 20})
 	mustExec(t, db, `CREATE TABLE t (k BIGINT, s VARCHAR)`)
@@ -386,8 +387,11 @@ func TestMemoryLimitForGroupsAndJoins(t *testing.T) {
 	if got := rowsOf(t, db, `SELECT COUNT(*) FROM (SELECT k, COUNT(*) FROM t GROUP BY k) AS g`); got[0] != "32768" {
 		t.Fatalf("groups past the limit: %v", got)
 	}
+	if got := rowsOf(t, db, `SELECT COUNT(*) FROM t AS a JOIN t AS b ON a.k = b.k`); got[0] != "32768" {
+		t.Fatalf("join past the limit: %v", got)
+	}
 	for _, q := range []string{
-		`SELECT COUNT(*) FROM t AS a JOIN t AS b ON a.k = b.k`,
+		`SELECT COUNT(*) FROM t AS a JOIN t AS b ON a.k < b.k`,
 	} {
 		_, err := db.Exec(ctx, q)
 		if err == nil || !strings.Contains(err.Error(), "memory limit of 1.0 MiB") {

@@ -9,8 +9,8 @@ import (
 	"github.com/gsqlengine/gsql"
 )
 
-// TestGroupBySpillsPastMemoryLimit runs GROUP BYs whose state is many
-// times Options.MemoryLimit: each answers as the same query without a
+// TestGroupBySpillsPastMemoryLimit runs GROUP BYs and joins whose state is
+// many times Options.MemoryLimit: each answers as the same query without a
 // limit does, EXPLAIN ANALYZE shows the partitions it spilled, and no
 // spill file is left behind.
 func TestGroupBySpillsPastMemoryLimit(t *testing.T) {
@@ -35,6 +35,12 @@ func TestGroupBySpillsPastMemoryLimit(t *testing.T) {
 		`SELECT name, SUM(id) AS s FROM t GROUP BY name ORDER BY s DESC, name LIMIT 5`,
 		`SELECT COUNT(*), SUM(c) FROM (SELECT id, name, COUNT(*) AS c FROM t GROUP BY id, name) AS g`,
 		`SELECT name, COUNT(*) FROM t GROUP BY name HAVING COUNT(*) > 2 ORDER BY name`,
+		// Joins whose build side is many times the limit.
+		`SELECT COUNT(*), SUM(a.id + b.k), MIN(b.id) FROM t AS a JOIN t AS b ON a.name = b.name AND a.id <> b.id`,
+		`SELECT a.id, b.k FROM t AS a LEFT JOIN t AS b ON a.n * 1000 = b.id WHERE a.id % 50 = 0 ORDER BY a.id, b.k`,
+		`SELECT COUNT(*), SUM(id) FROM t WHERE id IN (SELECT n * 1000 FROM t)`,
+		`SELECT COUNT(*) FROM t AS a WHERE NOT EXISTS (SELECT 1 FROM t AS b WHERE b.id = a.n * 2000)`,
+		`SELECT g.name, g.c, t.id FROM (SELECT name, COUNT(*) AS c FROM t GROUP BY name) AS g JOIN t ON t.name = g.name WHERE t.id % 1000 = 1 ORDER BY t.id`,
 	} {
 		want := rowsOf(t, free, q)
 		got := rowsOf(t, limited, q)
@@ -45,10 +51,14 @@ func TestGroupBySpillsPastMemoryLimit(t *testing.T) {
 			t.Fatalf("%s: left in the temp directory: %v", q, entries)
 		}
 	}
-	plan := strings.Join(rowsOf(t, limited, `EXPLAIN ANALYZE SELECT id, COUNT(*) FROM t GROUP BY id`), "\n")
-	t.Logf("%s", plan)
-	if !strings.Contains(plan, "spilled_partitions=") {
-		t.Fatalf("EXPLAIN ANALYZE does not show the spill:\n%s", plan)
+	for _, q := range []string{
+		`EXPLAIN ANALYZE SELECT id, COUNT(*) FROM t GROUP BY id`,
+		`EXPLAIN ANALYZE SELECT COUNT(*) FROM t AS a JOIN t AS b ON a.id = b.id`,
+	} {
+		plan := strings.Join(rowsOf(t, limited, q), "\n")
+		if !strings.Contains(plan, "spilled_partitions=") {
+			t.Fatalf("EXPLAIN ANALYZE does not show the spill:\n%s", plan)
+		}
 	}
 	// Without keys nothing can be split: a small state answers in memory.
 	if got := rowsOf(t, limited, `SELECT COUNT(*), SUM(id) FROM t`); got[0] != "131072|8590000128" {

@@ -24,8 +24,8 @@ type Built struct {
 	Strict bool
 	// MemoryLimit caps the state of each GROUP BY and join (0: none).
 	MemoryLimit uint64
-	// TempDir is where a GROUP BY past MemoryLimit spills ("": the
-	// system's temporary directory).
+	// TempDir is where a GROUP BY or join past MemoryLimit spills ("":
+	// the system's temporary directory).
 	TempDir string
 	// Segments counts the records each CPU scan read and skipped by zone
 	// maps (EXPLAIN ANALYZE).
@@ -155,9 +155,14 @@ func (b *Built) build(n planner.Node) (operators.Operator, error) {
 		for _, c := range x.Right.Columns() {
 			rt = append(rt, c.Type)
 		}
-		op = &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
+		join := &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt, MemoryLimit: b.MemoryLimit,
 			Parallel: allOnCPU(x.Left) && allOnCPU(x.Right)}
+		op = join
+		if b.MemoryLimit > 0 && len(x.LeftKeys) > 0 {
+			// Past the limit, both sides go to disk by partition.
+			op = &operators.SpillJoin{Join: join, Dir: b.TempDir}
+		}
 	case *planner.CTERef:
 		sh, err := b.sharedResult(x)
 		if err != nil {
@@ -237,8 +242,11 @@ func (b *Built) build(n planner.Node) (operators.Operator, error) {
 	if fused != nil {
 		b.Stats[fused] = st
 	}
-	if sa, ok := op.(*operators.SpillAggregate); ok {
-		sa.Stats = st
+	switch sp := op.(type) {
+	case *operators.SpillAggregate:
+		sp.Stats = st
+	case *operators.SpillJoin:
+		sp.Stats = st
 	}
 	return operators.Instrument(op, st), nil
 }

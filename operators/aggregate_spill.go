@@ -4,29 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 
 	"github.com/gsqlengine/gsql/coldata"
-	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/memory"
-	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/spill"
 )
 
 // groupByState names the GROUP BY's state in its memory-limit errors.
 const groupByState = "GROUP BY state"
-
-const (
-	// spillFanout is the partitions one split makes: a state 4x the limit
-	// fits after one split, one 1000x after two.
-	spillFanout = 32
-	// spillMaxDepth bounds the splits of one partition: past it the groups
-	// cannot be split apart (one huge group, or a hash that will not
-	// spread them) and the state-limit error stands.
-	spillMaxDepth = 3
-	// spillFlushRows is the rows a partition buffers before a write.
-	spillFlushRows = 8192
-)
 
 // SpillAggregate is a GROUP BY that survives grouping state larger than
 // its MemoryLimit, as DuckDB's out-of-core hash aggregate does. It runs
@@ -51,12 +36,10 @@ type SpillAggregate struct {
 
 	produced bool
 	spilling bool
-	dir      *spill.Dir
+	sp       spillSplitter
 	queue    []spillPart
 	cur      *HashAggregate
 	curPart  spillPart
-	seeds    [spillMaxDepth + 1]maphash.Seed
-	keyBuf   []byte
 }
 
 // spillPart is one partition waiting to be (or being) aggregated.
@@ -144,71 +127,22 @@ func (s *SpillAggregate) startSpill(ctx context.Context) error {
 	if err := s.Agg.Close(); err != nil {
 		return err
 	}
-	for i := range s.seeds {
-		s.seeds[i] = maphash.MakeSeed()
-	}
-	dir, err := spill.NewDir(s.Dir)
-	if err != nil {
+	if err := s.sp.start(s.Dir); err != nil {
 		return fmt.Errorf("GROUP BY spill: %w", err)
 	}
-	s.dir = dir
 	return s.split(ctx, s.Agg.Input, 1)
 }
 
-// split reads in to its end and queues its rows as spillFanout
-// partitions, by the hash of their group keys at this depth.
+// split queues in's rows as spillFanout partitions by group key.
 func (s *SpillAggregate) split(ctx context.Context, in Operator, depth int) error {
-	if err := in.Open(ctx); err != nil {
-		return fmt.Errorf("GROUP BY spill: reopen input: %w", err)
-	}
-	defer in.Close()
-	var parts *spill.Partitions
-	var route []int
-	keys := make([]*coldata.Vec, len(s.Agg.Keys))
-	for {
-		b, err := in.Next(ctx)
-		if err != nil {
-			return err
-		}
-		if b == nil {
-			break
-		}
-		if parts == nil {
-			types := make([]coldata.Type, len(b.Cols))
-			for i, c := range b.Cols {
-				types[i] = c.Type
-			}
-			name := fmt.Sprintf("agg%d-%d", depth, s.dir.Files())
-			if parts, err = s.dir.NewPartitions(name, spillFanout, types, spillFlushRows); err != nil {
-				return err
-			}
-		}
-		for i, k := range s.Agg.Keys {
-			if keys[i], err = expr.Eval(k, b); err != nil {
-				return err
-			}
-		}
-		route = route[:0]
-		for r := 0; r < b.Len; r++ {
-			s.keyBuf = opspec.AppendRowKey(s.keyBuf[:0], keys, r)
-			route = append(route, int(maphash.Bytes(s.seeds[depth], s.keyBuf)%spillFanout))
-		}
-		err = parts.Add(b, route)
-		b.ReleaseOwner()
-		if err != nil {
-			return fmt.Errorf("GROUP BY spill: %w", err)
-		}
+	parts, err := s.sp.split(ctx, in, s.Agg.Keys, false, depth, "agg")
+	if err != nil {
+		return fmt.Errorf("GROUP BY spill: %w", err)
 	}
 	if parts == nil {
 		return nil
 	}
-	if err := parts.Finish(); err != nil {
-		return fmt.Errorf("GROUP BY spill: %w", err)
-	}
-	if s.Stats != nil {
-		s.Stats.SpillPartitions.Add(spillFanout)
-		s.Stats.SpillBytes.Store(s.dir.BytesWritten())
-	}
+	s.sp.count(s.Stats)
 	// Depth first: the split partitions go before the rest, so that the
 	// files of one split are read and removed before the next is written.
 	next := make([]spillPart, 0, spillFanout+len(s.queue))
@@ -233,12 +167,7 @@ func (s *SpillAggregate) cleanup() error {
 		s.cur = nil
 	}
 	s.queue = nil
-	if s.dir == nil {
-		return nil
-	}
-	err := s.dir.Remove()
-	s.dir = nil
-	return err
+	return s.sp.remove()
 }
 
 // Close closes the aggregate and removes its spill files.

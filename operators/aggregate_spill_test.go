@@ -3,6 +3,7 @@ package operators_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 
@@ -108,4 +109,53 @@ func (c *cancelAfter) Next(ctx context.Context) (*coldata.Batch, error) {
 		return nil, ctx.Err()
 	}
 	return c.Operator.Next(ctx)
+}
+
+// joinSide is n rows (key, payload): keys over keys values, every
+// eleventh NULL.
+func joinSide(n, keys, mul int) operators.Operator {
+	var bs []*coldata.Batch
+	for lo := 0; lo < n; lo += 1000 {
+		m := min(1000, n-lo)
+		k := coldata.NewBuilder(tInt, m)
+		v := coldata.NewBuilder(tInt, m)
+		for i := lo; i < lo+m; i++ {
+			if i%11 == 0 {
+				k.AppendNull()
+			} else {
+				k.AppendInt(int64(i*mul) % int64(keys))
+			}
+			v.AppendInt(int64(i))
+		}
+		bs = append(bs, mkBatch(k.Finish(), v.Finish()))
+	}
+	return src(bs...)
+}
+
+// TestSpillJoin: every join kind past the limit answers as in memory,
+// NULL keys included, through splits two deep, and leaves no file.
+func TestSpillJoin(t *testing.T) {
+	join := func(kind opspec.JoinKind, limit uint64) *operators.HashJoin {
+		return &operators.HashJoin{Left: joinSide(8000, 3000, 7), Right: joinSide(30000, 3000, 13),
+			LeftKeys: []expr.Expr{colRef(0, tInt)}, RightKeys: []expr.Expr{colRef(0, tInt)},
+			Kind: kind, LeftCols: 2, RightTypes: []coldata.Type{tInt, tInt}, MemoryLimit: limit}
+	}
+	for _, kind := range []opspec.JoinKind{opspec.InnerJoin, opspec.LeftJoin, opspec.SemiJoin, opspec.AntiJoin} {
+		want := rowsSorted(run(t, join(kind, 0)))
+		for _, limit := range []uint64{256 << 10, 16 << 10} {
+			dir := t.TempDir()
+			st := &operators.Stats{}
+			got := rowsSorted(run(t, &operators.SpillJoin{Join: join(kind, limit), Dir: dir, Stats: st}))
+			checkRows(t, fmt.Sprintf("kind %d limit %d", kind, limit), got, want)
+			if st.SpillPartitions.Load() == 0 {
+				t.Errorf("kind %d limit %d: nothing spilled", kind, limit)
+			}
+			if limit == 16<<10 && st.SpillPartitions.Load() <= 64 {
+				t.Errorf("kind %d: %d partitions at 16 KiB, want a second split", kind, st.SpillPartitions.Load())
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("left behind: %v", entries)
+			}
+		}
+	}
 }

@@ -122,11 +122,11 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 		}
 		rows += b.Len
 		if j.MaxBuildRows > 0 && rows > j.MaxBuildRows {
-			return memory.StateUnitLimit("join build side", j.MaxBuildRows, "rows")
+			return memory.StateUnitLimit(joinBuildState, j.MaxBuildRows, "rows")
 		}
 		bytes += batchBytes(b) + 48*uint64(b.Len)
 		if j.MemoryLimit > 0 && bytes > j.MemoryLimit {
-			return memory.StateLimit("join build side", j.MemoryLimit, rows, "rows")
+			return memory.StateLimit(joinBuildState, j.MemoryLimit, rows, "rows")
 		}
 		batches = append(batches, b)
 	}

@@ -82,7 +82,7 @@ func (j *HashJoin) hashLeft(ctx context.Context) error {
 	j.leftBuf = nil
 	if j.MemoryLimit > 0 {
 		if bytes := batchBytes(build) + 48*uint64(build.Len); bytes > j.MemoryLimit {
-			return memory.StateLimit("join build side", j.MemoryLimit, build.Len, "rows")
+			return memory.StateLimit(joinBuildState, j.MemoryLimit, build.Len, "rows")
 		}
 	}
 	keys, err := evalAll(j.LeftKeys, build)

@@ -67,9 +67,9 @@ func (p *Partitions) Len() int { return len(p.parts) }
 // Rows is the number of rows added to partition i.
 func (p *Partitions) Rows(i int) int64 { return p.parts[i].total }
 
-// Add routes row r of b to partition part[r], for every row of b. The
-// batch's columns must have the partitions' types; b is not kept (its
-// rows are copied).
+// Add routes row r of b to partition part[r], for every row of b; a
+// negative part[r] drops the row. The batch's columns must have the
+// partitions' types; b is not kept (its rows are copied).
 func (p *Partitions) Add(b *coldata.Batch, part []int) error {
 	if p.finished {
 		return errors.New("spill: Add after Finish")
@@ -81,7 +81,9 @@ func (p *Partitions) Add(b *coldata.Batch, part []int) error {
 		p.idx[i] = p.idx[i][:0]
 	}
 	for r := 0; r < b.Len; r++ {
-		p.idx[part[r]] = append(p.idx[part[r]], r)
+		if part[r] >= 0 {
+			p.idx[part[r]] = append(p.idx[part[r]], r)
+		}
 	}
 	for i, rows := range p.idx {
 		if len(rows) == 0 {

@@ -57,7 +57,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	device := fs.String("device", "auto", "device to run queries on: auto, gpu or cpu")
 	data := fs.String("data", "", "serve the on-disk database in `DIR` (created if new; default: in memory)")
 	poolLimit := fs.String("pool-limit", "", "GPU memory pool limit, e.g. 2GiB (default: no limit)")
-	memLimit := fs.String("memory-limit", "", "cap each GROUP BY's and join's host memory, e.g. 1GiB; a GROUP BY past it spills to disk, a join past it fails (default: no cap)")
+	memLimit := fs.String("memory-limit", "", "cap each GROUP BY's and join's host memory, e.g. 1GiB; a GROUP BY or equi-join past it spills to disk, other joins fail (default: no cap)")
 	user := fs.String("user", "", "the one user `NAME` allowed to log in (default: any user, no password)")
 	passwordFile := fs.String("password-file", "", "read --user's password from the first line of `FILE`")
 	authPlugin := fs.String("auth-plugin", wire.CachingSHA2, "authentication: caching_sha2_password or mysql_native_password")
