@@ -29,20 +29,23 @@ import (
 
 var benchDBs = struct {
 	sync.Mutex
-	paths map[int]string
-}{paths: map[int]string{}}
+	paths map[string]string
+}{paths: map[string]string{}}
 
 // benchDB returns the path of an on-disk database holding the redact
 // people table with rows rows, in segments of 1M rows (datagen's batches),
 // or in one segment when segs is 1.
 func benchDB(b *testing.B, rows, segs int) string {
+	return benchDBWith(b, rows, segs, "none")
+}
+
+// benchDBWith is benchDB with its segments compressed by codec
+// (Options.Compression).
+func benchDBWith(b *testing.B, rows, segs int, codec string) string {
 	b.Helper()
 	benchDBs.Lock()
 	defer benchDBs.Unlock()
-	key := rows
-	if segs == 1 {
-		key = -rows
-	}
+	key := fmt.Sprintf("%d-%d-%s", rows, segs, codec)
 	if p, ok := benchDBs.paths[key]; ok {
 		return p
 	}
@@ -53,10 +56,10 @@ func benchDB(b *testing.B, rows, segs int) string {
 			b.Fatal(err)
 		}
 	}
-	p := filepath.Join(root, fmt.Sprintf("people-%d-%d.db", rows, segs))
+	p := filepath.Join(root, fmt.Sprintf("people-%s.db", key))
 	if _, err := os.Stat(filepath.Join(p, "MANIFEST")); err != nil {
 		os.RemoveAll(p)
-		db, err := gsql.Open(gsql.Options{Device: "cpu", Path: p})
+		db, err := gsql.Open(gsql.Options{Device: "cpu", Path: p, Compression: codec})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -81,7 +84,7 @@ func benchDB(b *testing.B, rows, segs int) string {
 	return p
 }
 
-func dirBytes(b *testing.B, dir string) int64 {
+func dirBytes(b testing.TB, dir string) int64 {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -115,6 +118,31 @@ func evict(b *testing.B, dir string) {
 // BenchmarkDurableOpen measures opening a database: mapping its segments,
 // not reading them, so the time grows with the number of segments, not
 // with the table's bytes.
+// BenchmarkCompressedOpen opens databases whose segments are compressed:
+// Open decompresses every buffer (a plain segment is only mapped), so
+// GB/s is the decompression speed, in uncompressed bytes (the plain
+// database's size) per second of Open, on GOMAXPROCS cores.
+func BenchmarkCompressedOpen(b *testing.B) {
+	const rows = 10_000_000
+	plain := dirBytes(b, benchDB(b, rows, 0))
+	for _, codec := range []string{"lz4", "zstd"} {
+		b.Run("codec="+codec, func(b *testing.B) {
+			p := benchDBWith(b, rows, 0, codec)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				db, err := gsql.Open(gsql.Options{Device: "cpu", Path: p})
+				if err != nil {
+					b.Fatal(err)
+				}
+				db.Close()
+			}
+			b.ReportMetric(float64(dirBytes(b, p))/1e6, "MB_on_disk")
+			b.ReportMetric(float64(plain)/float64(dirBytes(b, p)), "ratio")
+			b.ReportMetric(float64(plain)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+		})
+	}
+}
+
 func BenchmarkDurableOpen(b *testing.B) {
 	for _, c := range []struct{ rows, segs int }{{1_000_000, 1}, {10_000_000, 1}, {10_000_000, 10}} {
 		b.Run(fmt.Sprintf("rows=%d/segments=%d", c.rows, c.segs), func(b *testing.B) {

@@ -69,6 +69,12 @@ type Options struct {
 	// partition at a time. A join without equal keys past it fails with an
 	// error naming the limit.
 	MemoryLimit uint64
+	// Compression is how an on-disk database compresses the segments it
+	// writes from now on: "none" (the default: scans read the memory map
+	// without a copy), "lz4" or "zstd" (Arrow IPC body compression;
+	// docs/BENCHMARKS.md "Compressed storage" has the measured ratios and
+	// decompression speeds). Segments of any codec read back.
+	Compression string
 	// TempDir is where queries spill state past MemoryLimit: each query
 	// makes its own directory there and removes it when it ends, and Open
 	// removes those left by processes that died. Empty: the database's
@@ -140,11 +146,16 @@ func Open(opts Options) (*DB, error) {
 	}
 	db.disabledRules = rules
 	db.session = db.Session()
+	codec, err := storage.ParseCodec(opts.Compression)
+	if err != nil {
+		return nil, fmt.Errorf("gsql: Options.Compression: %w", err)
+	}
 	if opts.Path != "" {
 		st, err := openStore(cat, opts.Path, opts.ReadOnly)
 		if err != nil {
 			return nil, err
 		}
+		st.SetCodec(codec)
 		db.store = st
 	}
 	db.tempDir = spillDir(opts)

@@ -14,7 +14,7 @@ import (
 
 // writeSegment writes rec as an Arrow IPC file at path and fsyncs it. The
 // file is created exclusively: segment names are never reused.
-func writeSegment(path string, rec arrow.Record) (size int64, err error) {
+func writeSegment(path string, rec arrow.Record, codec Codec) (size int64, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return 0, err
@@ -27,7 +27,7 @@ func writeSegment(path string, rec arrow.Record) (size int64, err error) {
 			os.Remove(path)
 		}
 	}()
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
+	w, err := ipc.NewFileWriter(f, append(codec.writerOptions(), ipc.WithSchema(rec.Schema()))...)
 	if err != nil {
 		return 0, err
 	}
@@ -127,8 +127,19 @@ func decodeSegment(data []byte, schema *arrow.Schema, rows int64) (arrow.Record,
 	if int64(length) != rows {
 		return nil, fmt.Errorf("record batch has %d rows, the manifest says %d", int64(length), rows)
 	}
-	if _, compressed, err := msg.table(rb, 3); err != nil || compressed {
-		return nil, fmt.Errorf("compressed record batches are not supported")
+	// BodyCompression: codec(0) method(1, 0 = every buffer on its own).
+	codec := int64(-1)
+	if bc, compressed, err := msg.table(rb, 3); err != nil {
+		return nil, fmt.Errorf("record batch compression: %w", err)
+	} else if compressed {
+		c, err := msg.scalar(bc, 0, 1)
+		if err != nil {
+			return nil, fmt.Errorf("record batch compression: %w", err)
+		}
+		codec = int64(c)
+		if method, err := msg.scalar(bc, 1, 1); err != nil || method != 0 {
+			return nil, fmt.Errorf("record batch compression method %d is not supported (%v)", method, err)
+		}
 	}
 	nodes, _, err := msg.vector(rb, 1, 16)
 	if err != nil {
@@ -172,7 +183,17 @@ func decodeSegment(data []byte, schema *arrow.Schema, rows int64) (arrow.Record,
 				return nil, fmt.Errorf("column %q: buffer %d (offset %d, %d bytes) outside the body of %d bytes", f.Name, j, bo, bl, len(body))
 			}
 			if bl > 0 {
-				buffers[j] = memory.NewBufferBytes(body[bo : bo+bl : bo+bl])
+				b := body[bo : bo+bl : bo+bl]
+				if codec >= 0 {
+					var offsets []byte
+					if j == 2 && buffers[1] != nil {
+						offsets = buffers[1].Bytes()
+					}
+					if b, err = decompressBuffer(codec, b, bufferLimit(f.Type, j, nlen, offsets)); err != nil {
+						return nil, fmt.Errorf("column %q: buffer %d: %w", f.Name, j, err)
+					}
+				}
+				buffers[j] = memory.NewBufferBytes(b)
 			}
 		}
 		if err := checkBuffers(f.Type, buffers, nlen, nulls); err != nil {

@@ -132,6 +132,8 @@ type Store struct {
 
 	mu  sync.Mutex
 	man manifest
+	// codec compresses the segments commits write (SetCodec).
+	codec Codec
 	// segs maps each record a table snapshot holds to the segment that
 	// stores it: a commit writes only records not found here.
 	segs map[arrow.Record]segmentEntry
@@ -199,6 +201,14 @@ func Open(dir string) (st *Store, err error) {
 // write lock, so that it works while another process writes: it reads the
 // last committed manifest and maps its segments. A commit that lands in
 // between may remove a segment the manifest it read names; the open then
+// SetCodec sets how the segments later commits write are compressed
+// (CodecNone when never set). Segments already written keep theirs.
+func (s *Store) SetCodec(c Codec) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.codec = c
+}
+
 // starts again from the new manifest. Commit returns ErrReadOnly.
 func OpenReadOnly(dir string) (*Store, error) {
 	var last error
@@ -561,7 +571,7 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			}
 			name := fmt.Sprintf("%s%012d%s", segPrefix, next.NextSegment, segSuffix)
 			next.NextSegment++
-			size, err := writeSegment(filepath.Join(s.dir, name), rec)
+			size, err := writeSegment(filepath.Join(s.dir, name), rec, s.codec)
 			if err != nil {
 				return fmt.Errorf("writing segment %s: %w", name, err)
 			}

@@ -45,11 +45,19 @@ func testRecord(n int, base int64) arrow.Record {
 // directory and the segment file names.
 func makeDB(t *testing.T) (string, []string) {
 	t.Helper()
+	return makeDBWith(t, CodecNone, CodecNone)
+}
+
+// makeDBWith is makeDB with the first segment written with codec first,
+// the second with second.
+func makeDBWith(t *testing.T, first, second Codec) (string, []string) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "db")
 	s, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.SetCodec(first)
 	// Two commits (records of one commit would be merged into one segment),
 	// the second less than half the first (else the tail would be
 	// compacted into one segment).
@@ -58,6 +66,7 @@ func makeDB(t *testing.T) (string, []string) {
 		t.Fatal(err)
 	}
 	tbl2 := &catalog.Table{Name: "t", Columns: testCols, Records: []arrow.Record{tbl.Records[0], testRecord(40, 100)}, Rows: 140}
+	s.SetCodec(second)
 	if err := s.Commit(tbl, tbl2); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +81,15 @@ func makeDB(t *testing.T) (string, []string) {
 }
 
 func TestRoundTrip(t *testing.T) {
-	dir, segs := makeDB(t)
+	for _, codecs := range [][2]Codec{{CodecNone, CodecNone}, {CodecLZ4, CodecLZ4}, {CodecZstd, CodecZstd}, {CodecNone, CodecZstd}, {CodecLZ4, CodecNone}} {
+		t.Run(string(codecs[0])+"-"+string(codecs[1]), func(t *testing.T) { testRoundTrip(t, codecs[0], codecs[1]) })
+	}
+}
+
+// testRoundTrip writes two segments with the given codecs and reads them
+// back.
+func testRoundTrip(t *testing.T, first, second Codec) {
+	dir, segs := makeDBWith(t, first, second)
 	if len(segs) != 2 {
 		t.Fatalf("%d segments, want 2", len(segs))
 	}
@@ -502,5 +519,51 @@ func TestVerify(t *testing.T) {
 	var ce *CorruptError
 	if !errors.As(err, &ce) || ce.File != p || !strings.Contains(err.Error(), "checksum mismatch") {
 		t.Errorf("Verify of a garbled segment: %v", err)
+	}
+}
+
+// TestCompressedSegments: compressed segments are smaller than plain ones
+// of the same rows, a damaged frame is an error naming the segment (never
+// a panic or wrong rows at Open), and an unknown codec name is refused.
+func TestCompressedSegments(t *testing.T) {
+	plainDir, plainSegs := makeDBWith(t, CodecNone, CodecNone)
+	for _, c := range []Codec{CodecLZ4, CodecZstd} {
+		dir, segs := makeDBWith(t, c, c)
+		plain, _ := os.Stat(filepath.Join(plainDir, plainSegs[0]))
+		packed, _ := os.Stat(filepath.Join(dir, segs[0]))
+		if packed.Size() >= plain.Size() {
+			t.Errorf("%s segment of %d bytes, plain %d", c, packed.Size(), plain.Size())
+		}
+		orig, err := os.ReadFile(filepath.Join(dir, segs[0]))
+		must(t, err)
+		schema := catalog.Schema(testCols)
+		rejected := 0
+		for i := range orig {
+			b := append([]byte(nil), orig...)
+			b[i] ^= 0x55
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("%s byte %d: panic %v", c, i, r)
+					}
+				}()
+				if rec, err := decodeSegment(b, schema, 100); err != nil {
+					rejected++
+				} else {
+					rec.Release()
+				}
+			}()
+		}
+		if rejected == 0 {
+			t.Errorf("%s: no damaged copy rejected", c)
+		}
+	}
+	for _, name := range []string{"", "none", "lz4", "zstd"} {
+		if _, err := ParseCodec(name); err != nil {
+			t.Errorf("ParseCodec(%q): %v", name, err)
+		}
+	}
+	if _, err := ParseCodec("gzip"); err == nil || !strings.Contains(err.Error(), "gzip") {
+		t.Errorf("ParseCodec(gzip): %v", err)
 	}
 }

@@ -44,6 +44,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	device := fs.String("device", "auto", "device to run queries on: auto, gpu or cpu")
 	mode := fs.String("mode", "table", "output mode: table, csv, tsv, json, jsonl, markdown or line")
 	poolLimit := fs.String("pool-limit", "", "GPU memory pool limit, e.g. 2GiB (default: no limit)")
+	compression := fs.String("compression", "none", "compress the segments an on-disk database writes: none, lz4 or zstd")
 	history := fs.String("history", shell.DefaultHistoryFile(), "history `FILE` of the interactive shell")
 	noHistory := fs.Bool("no-history", false, "do not read or write a history file")
 	bail := fs.Bool("bail", true, "stop -f scripts and piped input at the first failing statement")
@@ -95,7 +96,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gsql: --readonly needs a database path\n")
 		return 2
 	}
-	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, Path: path, ReadOnly: *readOnly})
+	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, Path: path, ReadOnly: *readOnly, Compression: *compression})
 	if err != nil {
 		fmt.Fprintf(stderr, "gsql: %v\n", err)
 		return 1
@@ -106,7 +107,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if p != "" && path != "" && sameFile(p, path) {
 			return db, nil
 		}
-		ndb, err := gsql.Open(gsql.Options{Device: db.Device(), PoolLimit: limit, Path: p})
+		ndb, err := gsql.Open(gsql.Options{Device: db.Device(), PoolLimit: limit, Path: p, Compression: *compression})
 		if err != nil {
 			return nil, err
 		}

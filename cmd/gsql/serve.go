@@ -57,6 +57,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	device := fs.String("device", "auto", "device to run queries on: auto, gpu or cpu")
 	data := fs.String("data", "", "serve the on-disk database in `DIR` (created if new; default: in memory)")
 	poolLimit := fs.String("pool-limit", "", "GPU memory pool limit, e.g. 2GiB (default: no limit)")
+	compression := fs.String("compression", "none", "compress the segments --data writes: none, lz4 or zstd")
 	memLimit := fs.String("memory-limit", "", "cap each GROUP BY's and join's host memory, e.g. 1GiB; a GROUP BY or equi-join past it spills to disk, other joins fail (default: no cap)")
 	user := fs.String("user", "", "the one user `NAME` allowed to log in (default: any user, no password)")
 	passwordFile := fs.String("password-file", "", "read --user's password from the first line of `FILE`")
@@ -152,7 +153,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
-	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, MemoryLimit: memCap, Path: *data})
+	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, MemoryLimit: memCap, Path: *data, Compression: *compression})
 	if err != nil {
 		fmt.Fprintf(stderr, "gsql serve: %v\n", err)
 		return 1
