@@ -3,9 +3,12 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
@@ -128,4 +131,37 @@ func bufferLimit(dt arrow.DataType, j int, rows int64, offsets []byte) int64 {
 		return round((int64(t.BitWidth())*rows + 7) / 8)
 	}
 	return 0
+}
+
+// decompressColumns replaces every buffer of raw (raw[column][buffer], nil
+// for an empty one) by its decompressed bytes, a column per core.
+func decompressColumns(codec int64, fields []arrow.Field, raw [][][]byte, rows int64) error {
+	errs := make([]error, len(fields))
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(fields)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(fields); i = int(next.Add(1) - 1) {
+				for j, b := range raw[i] {
+					if b == nil {
+						continue
+					}
+					var offsets []byte
+					if j == 2 {
+						offsets = raw[i][1]
+					}
+					out, err := decompressBuffer(codec, b, bufferLimit(fields[i].Type, j, rows, offsets))
+					if err != nil {
+						errs[i] = fmt.Errorf("column %q: buffer %d: %w", fields[i].Name, j, err)
+						break
+					}
+					raw[i][j] = out
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

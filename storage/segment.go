@@ -160,18 +160,25 @@ func decodeSegment(data []byte, schema *arrow.Schema, rows int64) (arrow.Record,
 			}
 		}
 	}()
+	// First the bounds of every buffer, then the buffers themselves (for
+	// a compressed segment, decompressed one column per core), then the
+	// arrays.
+	fields := schema.Fields()
+	raw := make([][][]byte, len(fields))
+	nullCounts := make([]int64, len(fields))
 	bi := 0
-	for i, f := range schema.Fields() {
+	for i, f := range fields {
 		nlen := int64(binary.LittleEndian.Uint64(msg[nodes.at+16*i:]))
 		nulls := int64(binary.LittleEndian.Uint64(msg[nodes.at+16*i+8:]))
 		if nlen != rows || nulls < 0 || nulls > nlen {
 			return nil, fmt.Errorf("column %q: %d rows with %d nulls in a batch of %d", f.Name, nlen, nulls, rows)
 		}
+		nullCounts[i] = nulls
 		layout := f.Type.Layout().Buffers
 		if _, nested := f.Type.(arrow.NestedType); nested || len(layout) == 0 {
 			return nil, fmt.Errorf("column %q: type %s is not supported in storage", f.Name, f.Type)
 		}
-		buffers := make([]*memory.Buffer, len(layout))
+		raw[i] = make([][]byte, len(layout))
 		for j := range layout {
 			if bi >= bufs.n {
 				return nil, fmt.Errorf("column %q: buffer %d missing", f.Name, j)
@@ -183,26 +190,29 @@ func decodeSegment(data []byte, schema *arrow.Schema, rows int64) (arrow.Record,
 				return nil, fmt.Errorf("column %q: buffer %d (offset %d, %d bytes) outside the body of %d bytes", f.Name, j, bo, bl, len(body))
 			}
 			if bl > 0 {
-				b := body[bo : bo+bl : bo+bl]
-				if codec >= 0 {
-					var offsets []byte
-					if j == 2 && buffers[1] != nil {
-						offsets = buffers[1].Bytes()
-					}
-					if b, err = decompressBuffer(codec, b, bufferLimit(f.Type, j, nlen, offsets)); err != nil {
-						return nil, fmt.Errorf("column %q: buffer %d: %w", f.Name, j, err)
-					}
-				}
+				raw[i][j] = body[bo : bo+bl : bo+bl]
+			}
+		}
+	}
+	if codec >= 0 {
+		if err := decompressColumns(codec, fields, raw, rows); err != nil {
+			return nil, err
+		}
+	}
+	for i, f := range fields {
+		buffers := make([]*memory.Buffer, len(raw[i]))
+		for j, b := range raw[i] {
+			if b != nil {
 				buffers[j] = memory.NewBufferBytes(b)
 			}
 		}
-		if err := checkBuffers(f.Type, buffers, nlen, nulls); err != nil {
+		if err := checkBuffers(f.Type, buffers, rows, nullCounts[i]); err != nil {
 			return nil, fmt.Errorf("column %q: %w", f.Name, err)
 		}
-		if nulls == 0 {
+		if nullCounts[i] == 0 {
 			buffers[0] = nil
 		}
-		d := array.NewData(f.Type, int(nlen), buffers, nil, int(nulls), 0)
+		d := array.NewData(f.Type, int(rows), buffers, nil, int(nullCounts[i]), 0)
 		cols[i] = array.MakeFromData(d)
 		d.Release()
 	}
