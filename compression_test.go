@@ -49,6 +49,25 @@ func TestCompressedStorage(t *testing.T) {
 			if _, _, err := db.Verify(ctx); err != nil {
 				t.Errorf("Verify: %v", err)
 			}
+			// .stats: a plain segment is read from its map, a compressed
+			// one from the heap.
+			found := false
+			for _, tm := range db.Stats().TableMemory {
+				if tm.Name != "lineitem" {
+					continue
+				}
+				found = true
+				wantMapped := int64(0)
+				if codec == "none" {
+					wantMapped = tm.Bytes
+				}
+				if tm.Rows != 60175 || tm.Bytes < 4_000_000 || tm.Mapped != wantMapped {
+					t.Errorf("lineitem memory %+v, want all of it mapped only when plain", tm)
+				}
+			}
+			if !found {
+				t.Error("Stats has no lineitem")
+			}
 		})
 	}
 	t.Logf("database bytes: %v", sizes)

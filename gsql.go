@@ -397,6 +397,18 @@ type Stats struct {
 	Cache *gpuexec.CacheStats
 	// Plans counts the plan cache's lookups (SELECTs run by Query).
 	Plans PlanCacheStats
+	// TableMemory is each table's host memory, by name.
+	TableMemory []TableMemory
+}
+
+// TableMemory is one table's host memory: the bytes of its Arrow buffers,
+// of which Mapped are read from an on-disk database's memory maps (page
+// cache the kernel may drop and read again) and the rest are in the heap.
+type TableMemory struct {
+	Name   string
+	Rows   int64
+	Bytes  int64
+	Mapped int64
 }
 
 // String renders the statistics for the shell's .stats.
@@ -412,6 +424,10 @@ func (s Stats) String() string {
 		r := s.GPU.Results
 		out += fmt.Sprintf("result memory: %d bytes in use in %d blocks, %d peak, %d page-locked of %d, %d results from the pool, %d to Go memory\n",
 			r.InUse, r.Lent, r.Peak, r.Reserved, r.Limit, r.Lends, r.Fallbacks)
+	}
+	for _, t := range s.TableMemory {
+		out += fmt.Sprintf("table %s: %d rows, %d bytes in host memory (%d in the heap, %d mapped from disk)\n",
+			t.Name, t.Rows, t.Bytes, t.Bytes-t.Mapped, t.Mapped)
 	}
 	if s.Cache != nil {
 		out += fmt.Sprintf("resident tables: %d (%d of %d bytes), %d hits, %d misses (%d adding columns), %d evictions, %d column sets dropped for others\n",
@@ -430,7 +446,42 @@ func (db *DB) Stats() Stats {
 			st.GPU, st.Cache = &g, &c
 		}
 	}
+	for _, name := range db.cat.List() {
+		t, err := db.cat.Get(name)
+		if err != nil {
+			continue // dropped meanwhile
+		}
+		tm := TableMemory{Name: name, Rows: t.Rows}
+		for _, rec := range t.Records {
+			n := recordBytes(rec)
+			tm.Bytes += n
+			if db.store != nil && db.store.Mapped(rec) {
+				tm.Mapped += n
+			}
+		}
+		st.TableMemory = append(st.TableMemory, tm)
+	}
 	return st
+}
+
+// recordBytes is the length of a record's Arrow buffers.
+func recordBytes(rec arrow.Record) int64 {
+	var n int64
+	var add func(d arrow.ArrayData)
+	add = func(d arrow.ArrayData) {
+		for _, b := range d.Buffers() {
+			if b != nil {
+				n += int64(b.Len())
+			}
+		}
+		for _, c := range d.Children() {
+			add(c)
+		}
+	}
+	for _, c := range rec.Columns() {
+		add(c.Data())
+	}
+	return n
 }
 
 // Verify reads every file of an on-disk database in full and checks it

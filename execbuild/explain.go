@@ -26,6 +26,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if p := st.HashPartitions.Load(); p > 0 {
 			line += fmt.Sprintf(" hash_partitions=%d", p)
 		}
+		if n := st.StateBytes.Load(); n > 0 {
+			line += fmt.Sprintf(" state_bytes=%d", n)
+		}
 		if p := st.SpillPartitions.Load(); p > 0 {
 			line += fmt.Sprintf(" spilled_partitions=%d spilled_bytes=%d", p, st.SpillBytes.Load())
 		}

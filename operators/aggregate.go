@@ -277,6 +277,10 @@ func (h *HashAggregate) Close() error {
 	return h.Input.Close()
 }
 
+// StateBytes is the grouping state's estimated host memory (what
+// MemoryLimit bounds), for EXPLAIN ANALYZE.
+func (h *HashAggregate) StateBytes() uint64 { return h.stateBytes }
+
 // admit accounts for a new group (keyBytes long in AppendRowKey's
 // encoding), failing past MaxGroups or MemoryLimit.
 func (h *HashAggregate) admit(keyBytes int) error {

@@ -40,6 +40,7 @@ type SpillAggregate struct {
 	queue    []spillPart
 	cur      *HashAggregate
 	curPart  spillPart
+	peak     uint64 // the largest partition's state
 }
 
 // spillPart is one partition waiting to be (or being) aggregated.
@@ -87,6 +88,7 @@ func (s *SpillAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
 				}
 				continue
 			}
+			s.peak = max(s.peak, s.cur.StateBytes())
 			if b != nil {
 				return b, nil
 			}
@@ -111,6 +113,10 @@ func (s *SpillAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
 		s.cur = agg
 	}
 }
+
+// StateBytes is the largest grouping state held in memory at once: the
+// in-memory attempt's, or a partition's.
+func (s *SpillAggregate) StateBytes() uint64 { return max(s.Agg.StateBytes(), s.peak) }
 
 // partitionAggregate is an aggregate like Agg over one partition's rows.
 func (s *SpillAggregate) partitionAggregate(in Operator) *HashAggregate {

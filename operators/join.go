@@ -32,6 +32,8 @@ type HashJoin struct {
 	// MemoryLimit bounds the estimated bytes of the build side and its hash
 	// table (0: unbounded).
 	MemoryLimit uint64
+	// stateBytes estimates the build side's bytes (StateBytes).
+	stateBytes uint64
 	// Parallel lets the join read its streamed input on another goroutine
 	// and probe its batches on probeWorkers goroutines (join_parallel.go);
 	// the planner sets it where both inputs are host operators only.
@@ -101,6 +103,10 @@ func (j *HashJoin) Open(ctx context.Context) error {
 	return j.Right.Open(ctx)
 }
 
+// StateBytes is the estimated host memory of the hashed side: its rows and
+// their table entries (what MemoryLimit bounds), for EXPLAIN ANALYZE.
+func (j *HashJoin) StateBytes() uint64 { return j.stateBytes }
+
 func (j *HashJoin) buildSide(ctx context.Context) error {
 	var batches []*coldata.Batch
 	rows := 0
@@ -125,6 +131,7 @@ func (j *HashJoin) buildSide(ctx context.Context) error {
 			return memory.StateUnitLimit(joinBuildState, j.MaxBuildRows, "rows")
 		}
 		bytes += batchBytes(b) + 48*uint64(b.Len)
+		j.stateBytes = bytes
 		if j.MemoryLimit > 0 && bytes > j.MemoryLimit {
 			return memory.StateLimit(joinBuildState, j.MemoryLimit, rows, "rows")
 		}

@@ -80,8 +80,9 @@ func (j *HashJoin) hashLeft(ctx context.Context) error {
 		return err
 	}
 	j.leftBuf = nil
+	j.stateBytes = batchBytes(build) + 48*uint64(build.Len)
 	if j.MemoryLimit > 0 {
-		if bytes := batchBytes(build) + 48*uint64(build.Len); bytes > j.MemoryLimit {
+		if bytes := j.stateBytes; bytes > j.MemoryLimit {
 			return memory.StateLimit(joinBuildState, j.MemoryLimit, build.Len, "rows")
 		}
 	}

@@ -39,6 +39,7 @@ type SpillJoin struct {
 	queue    []joinPart
 	cur      *HashJoin
 	curPart  joinPart
+	peak     uint64 // the largest partition's build side
 }
 
 // joinPart is partition i of both sides (right is nil when the right
@@ -86,6 +87,7 @@ func (s *SpillJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 				}
 				continue
 			}
+			s.peak = max(s.peak, s.cur.StateBytes())
 			if b != nil {
 				return b, nil
 			}
@@ -122,6 +124,10 @@ func (s *SpillJoin) Next(ctx context.Context) (*coldata.Batch, error) {
 		s.cur = pj
 	}
 }
+
+// StateBytes is the largest build side held in memory at once: the
+// in-memory attempt's, or a partition's.
+func (s *SpillJoin) StateBytes() uint64 { return max(s.Join.StateBytes(), s.peak) }
 
 // startSpill abandons the in-memory attempt and splits both inputs.
 func (s *SpillJoin) startSpill(ctx context.Context) error {

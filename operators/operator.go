@@ -53,7 +53,14 @@ type Stats struct {
 	// SpillPartitions counts the partitions an operator wrote to disk
 	// because its state passed the memory limit, SpillBytes their bytes.
 	SpillPartitions, SpillBytes atomic.Int64
+	// StateBytes is the host memory an operator's state held (a GROUP
+	// BY's groups, a join's hashed side), estimated as MemoryLimit counts
+	// it, recorded when the operator closes.
+	StateBytes atomic.Int64
 }
+
+// stateSizer is an operator that can tell its state's host memory.
+type stateSizer interface{ StateBytes() uint64 }
 
 // Duration returns the time spent in Next.
 func (s *Stats) Duration() time.Duration { return time.Duration(s.Nanos.Load()) }
@@ -64,6 +71,16 @@ func Instrument(op Operator, st *Stats) Operator { return &instrumented{Operator
 type instrumented struct {
 	Operator
 	st *Stats
+}
+
+// Close records the operator's state size before the operator drops it.
+func (o *instrumented) Close() error {
+	if s, ok := o.Operator.(stateSizer); ok {
+		if n := int64(s.StateBytes()); n > o.st.StateBytes.Load() {
+			o.st.StateBytes.Store(n)
+		}
+	}
+	return o.Operator.Close()
 }
 
 func (o *instrumented) Next(ctx context.Context) (*coldata.Batch, error) {

@@ -59,98 +59,105 @@ var arrowMagic = []byte("ARROW1")
 // the record batch message (flatbuffers) are walked here; only the few
 // fields needed are read.
 func decodeSegment(data []byte, schema *arrow.Schema, rows int64) (arrow.Record, error) {
+	rec, _, err := decodeSegmentCodec(data, schema, rows)
+	return rec, err
+}
+
+// decodeSegmentCodec is decodeSegment that also says whether the segment
+// was compressed (its buffers then live in the Go heap, not the map).
+func decodeSegmentCodec(data []byte, schema *arrow.Schema, rows int64) (rec arrow.Record, compressed bool, err error) {
 	n := len(data)
 	if n < 2*len(arrowMagic)+4 || !bytes.Equal(data[:len(arrowMagic)], arrowMagic) || !bytes.Equal(data[n-len(arrowMagic):], arrowMagic) {
-		return nil, fmt.Errorf("not an Arrow IPC file (bad magic)")
+		return nil, false, fmt.Errorf("not an Arrow IPC file (bad magic)")
 	}
 	flen := int(int32(binary.LittleEndian.Uint32(data[n-10:])))
 	if flen <= 0 || flen > n-10-8 {
-		return nil, fmt.Errorf("bad footer length %d", flen)
+		return nil, false, fmt.Errorf("bad footer length %d", flen)
 	}
 	footer := fb(data[n-10-flen : n-10])
 	root, err := footer.root()
 	if err != nil {
-		return nil, fmt.Errorf("footer: %w", err)
+		return nil, false, fmt.Errorf("footer: %w", err)
 	}
 	// Footer: version(0) schema(1) dictionaries(2) recordBatches(3).
 	if dict, ok, err := footer.vector(root, 2, 24); err != nil {
-		return nil, fmt.Errorf("footer: %w", err)
+		return nil, false, fmt.Errorf("footer: %w", err)
 	} else if ok && dict.n > 0 {
-		return nil, fmt.Errorf("dictionary batches are not supported")
+		return nil, false, fmt.Errorf("dictionary batches are not supported")
 	}
 	blocks, ok, err := footer.vector(root, 3, 24)
 	if err != nil {
-		return nil, fmt.Errorf("footer: %w", err)
+		return nil, false, fmt.Errorf("footer: %w", err)
 	}
 	if !ok || blocks.n != 1 {
-		return nil, fmt.Errorf("want one record batch, file has %d", blocks.n)
+		return nil, false, fmt.Errorf("want one record batch, file has %d", blocks.n)
 	}
 	// Block: offset int64, metaDataLength int32, pad, bodyLength int64.
 	off := int64(binary.LittleEndian.Uint64(footer[blocks.at:]))
 	metaLen := int64(int32(binary.LittleEndian.Uint32(footer[blocks.at+8:])))
 	bodyLen := int64(binary.LittleEndian.Uint64(footer[blocks.at+16:]))
 	if off < 8 || metaLen < 8 || bodyLen < 0 || off+metaLen+bodyLen > int64(n) || off%8 != 0 {
-		return nil, fmt.Errorf("record batch block (offset %d, metadata %d, body %d) outside the file of %d bytes", off, metaLen, bodyLen, n)
+		return nil, false, fmt.Errorf("record batch block (offset %d, metadata %d, body %d) outside the file of %d bytes", off, metaLen, bodyLen, n)
 	}
 	meta := data[off : off+metaLen]
 	body := data[off+metaLen : off+metaLen+bodyLen]
 	// Encapsulated message: 0xFFFFFFFF, int32 length, flatbuffer Message.
 	if binary.LittleEndian.Uint32(meta) != 0xFFFFFFFF {
-		return nil, fmt.Errorf("record batch message: bad continuation marker")
+		return nil, false, fmt.Errorf("record batch message: bad continuation marker")
 	}
 	mlen := int64(int32(binary.LittleEndian.Uint32(meta[4:])))
 	if mlen <= 0 || 8+mlen > metaLen {
-		return nil, fmt.Errorf("record batch message: bad length %d", mlen)
+		return nil, false, fmt.Errorf("record batch message: bad length %d", mlen)
 	}
 	msg := fb(meta[8 : 8+mlen])
 	mroot, err := msg.root()
 	if err != nil {
-		return nil, fmt.Errorf("record batch message: %w", err)
+		return nil, false, fmt.Errorf("record batch message: %w", err)
 	}
 	// Message: version(0) header_type(1) header(2) bodyLength(3).
 	ht, err := msg.scalar(mroot, 1, 1)
 	if err != nil {
-		return nil, fmt.Errorf("record batch message: %w", err)
+		return nil, false, fmt.Errorf("record batch message: %w", err)
 	}
 	if ht != 3 { // MessageHeader.RecordBatch
-		return nil, fmt.Errorf("message of type %d where a record batch belongs", ht)
+		return nil, false, fmt.Errorf("message of type %d where a record batch belongs", ht)
 	}
 	rb, ok, err := msg.table(mroot, 2)
 	if err != nil || !ok {
-		return nil, fmt.Errorf("record batch message: no header (%v)", err)
+		return nil, false, fmt.Errorf("record batch message: no header (%v)", err)
 	}
 	// RecordBatch: length(0) nodes(1) buffers(2) compression(3).
 	length, err := msg.scalar(rb, 0, 8)
 	if err != nil {
-		return nil, fmt.Errorf("record batch: %w", err)
+		return nil, false, fmt.Errorf("record batch: %w", err)
 	}
 	if int64(length) != rows {
-		return nil, fmt.Errorf("record batch has %d rows, the manifest says %d", int64(length), rows)
+		return nil, false, fmt.Errorf("record batch has %d rows, the manifest says %d", int64(length), rows)
 	}
 	// BodyCompression: codec(0) method(1, 0 = every buffer on its own).
 	codec := int64(-1)
 	if bc, compressed, err := msg.table(rb, 3); err != nil {
-		return nil, fmt.Errorf("record batch compression: %w", err)
+		return nil, false, fmt.Errorf("record batch compression: %w", err)
 	} else if compressed {
 		c, err := msg.scalar(bc, 0, 1)
 		if err != nil {
-			return nil, fmt.Errorf("record batch compression: %w", err)
+			return nil, false, fmt.Errorf("record batch compression: %w", err)
 		}
 		codec = int64(c)
 		if method, err := msg.scalar(bc, 1, 1); err != nil || method != 0 {
-			return nil, fmt.Errorf("record batch compression method %d is not supported (%v)", method, err)
+			return nil, false, fmt.Errorf("record batch compression method %d is not supported (%v)", method, err)
 		}
 	}
 	nodes, _, err := msg.vector(rb, 1, 16)
 	if err != nil {
-		return nil, fmt.Errorf("record batch nodes: %w", err)
+		return nil, false, fmt.Errorf("record batch nodes: %w", err)
 	}
 	bufs, _, err := msg.vector(rb, 2, 16)
 	if err != nil {
-		return nil, fmt.Errorf("record batch buffers: %w", err)
+		return nil, false, fmt.Errorf("record batch buffers: %w", err)
 	}
 	if nodes.n != schema.NumFields() {
-		return nil, fmt.Errorf("record batch has %d columns, the manifest says %d", nodes.n, schema.NumFields())
+		return nil, false, fmt.Errorf("record batch has %d columns, the manifest says %d", nodes.n, schema.NumFields())
 	}
 	cols := make([]arrow.Array, schema.NumFields())
 	defer func() {
@@ -171,23 +178,23 @@ func decodeSegment(data []byte, schema *arrow.Schema, rows int64) (arrow.Record,
 		nlen := int64(binary.LittleEndian.Uint64(msg[nodes.at+16*i:]))
 		nulls := int64(binary.LittleEndian.Uint64(msg[nodes.at+16*i+8:]))
 		if nlen != rows || nulls < 0 || nulls > nlen {
-			return nil, fmt.Errorf("column %q: %d rows with %d nulls in a batch of %d", f.Name, nlen, nulls, rows)
+			return nil, false, fmt.Errorf("column %q: %d rows with %d nulls in a batch of %d", f.Name, nlen, nulls, rows)
 		}
 		nullCounts[i] = nulls
 		layout := f.Type.Layout().Buffers
 		if _, nested := f.Type.(arrow.NestedType); nested || len(layout) == 0 {
-			return nil, fmt.Errorf("column %q: type %s is not supported in storage", f.Name, f.Type)
+			return nil, false, fmt.Errorf("column %q: type %s is not supported in storage", f.Name, f.Type)
 		}
 		raw[i] = make([][]byte, len(layout))
 		for j := range layout {
 			if bi >= bufs.n {
-				return nil, fmt.Errorf("column %q: buffer %d missing", f.Name, j)
+				return nil, false, fmt.Errorf("column %q: buffer %d missing", f.Name, j)
 			}
 			bo := int64(binary.LittleEndian.Uint64(msg[bufs.at+16*bi:]))
 			bl := int64(binary.LittleEndian.Uint64(msg[bufs.at+16*bi+8:]))
 			bi++
 			if bo < 0 || bl < 0 || bo+bl > int64(len(body)) {
-				return nil, fmt.Errorf("column %q: buffer %d (offset %d, %d bytes) outside the body of %d bytes", f.Name, j, bo, bl, len(body))
+				return nil, false, fmt.Errorf("column %q: buffer %d (offset %d, %d bytes) outside the body of %d bytes", f.Name, j, bo, bl, len(body))
 			}
 			if bl > 0 {
 				raw[i][j] = body[bo : bo+bl : bo+bl]
@@ -196,7 +203,7 @@ func decodeSegment(data []byte, schema *arrow.Schema, rows int64) (arrow.Record,
 	}
 	if codec >= 0 {
 		if err := decompressColumns(codec, fields, raw, rows); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	for i, f := range fields {
@@ -207,7 +214,7 @@ func decodeSegment(data []byte, schema *arrow.Schema, rows int64) (arrow.Record,
 			}
 		}
 		if err := checkBuffers(f.Type, buffers, rows, nullCounts[i]); err != nil {
-			return nil, fmt.Errorf("column %q: %w", f.Name, err)
+			return nil, false, fmt.Errorf("column %q: %w", f.Name, err)
 		}
 		if nullCounts[i] == 0 {
 			buffers[0] = nil
@@ -216,7 +223,7 @@ func decodeSegment(data []byte, schema *arrow.Schema, rows int64) (arrow.Record,
 		cols[i] = array.MakeFromData(d)
 		d.Release()
 	}
-	return array.NewRecord(schema, cols, rows), nil
+	return array.NewRecord(schema, cols, rows), codec >= 0, nil
 }
 
 // checkBuffers checks that buffers are large enough for n values of dt, so

@@ -121,6 +121,12 @@ type segmentEntry struct {
 	Zones []catalog.Zone `json:"zones,omitempty"`
 }
 
+// addedSegment is a segment a commit wrote, registered once it succeeds.
+type addedSegment struct {
+	entry segmentEntry
+	heap  bool // compressed: decoded into the heap, not read from the map
+}
+
 // ErrReadOnly is returned by Commit on a store opened with OpenReadOnly.
 var ErrReadOnly = errkind.New(errkind.ReadOnly, "database is open read-only")
 
@@ -137,6 +143,9 @@ type Store struct {
 	// segs maps each record a table snapshot holds to the segment that
 	// stores it: a commit writes only records not found here.
 	segs map[arrow.Record]segmentEntry
+	// mapped holds the records read straight from a segment's memory map
+	// (uncompressed); a compressed segment's records live in the heap.
+	mapped map[arrow.Record]bool
 	// maps are the memory maps behind loaded records, unmapped on Close.
 	maps [][]byte
 	// loaded are the tables read at Open, for the catalog.
@@ -168,7 +177,7 @@ func Open(dir string) (st *Store, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, lock: lock, segs: map[arrow.Record]segmentEntry{}}
+	s := &Store{dir: dir, lock: lock, segs: map[arrow.Record]segmentEntry{}, mapped: map[arrow.Record]bool{}}
 	defer func() {
 		if err != nil {
 			s.release()
@@ -201,6 +210,14 @@ func Open(dir string) (st *Store, err error) {
 // write lock, so that it works while another process writes: it reads the
 // last committed manifest and maps its segments. A commit that lands in
 // between may remove a segment the manifest it read names; the open then
+// Mapped reports whether rec is read straight from a segment's memory
+// map (its bytes are the page cache's, not the heap's).
+func (s *Store) Mapped(rec arrow.Record) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mapped[rec]
+}
+
 // SetCodec sets how the segments later commits write are compressed
 // (CodecNone when never set). Segments already written keep theirs.
 func (s *Store) SetCodec(c Codec) {
@@ -213,7 +230,7 @@ func (s *Store) SetCodec(c Codec) {
 func OpenReadOnly(dir string) (*Store, error) {
 	var last error
 	for attempt := 0; attempt < 10; attempt++ {
-		s := &Store{dir: dir, readOnly: true, segs: map[arrow.Record]segmentEntry{}}
+		s := &Store{dir: dir, readOnly: true, segs: map[arrow.Record]segmentEntry{}, mapped: map[arrow.Record]bool{}}
 		man, found, err := readManifest(dir)
 		if err != nil {
 			return nil, err
@@ -405,9 +422,12 @@ func (s *Store) openSegment(se segmentEntry, schema *arrow.Schema) (arrow.Record
 		return nil, &CorruptError{File: path, Err: err}
 	}
 	s.maps = append(s.maps, data)
-	rec, err := decodeSegment(data, schema, se.Rows)
+	rec, compressed, err := decodeSegmentCodec(data, schema, se.Rows)
 	if err != nil {
 		return nil, &CorruptError{File: path, Err: err}
+	}
+	if !compressed {
+		s.mapped[rec] = true
 	}
 	s.segs[rec] = se
 	return rec, nil
@@ -488,7 +508,7 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 		}
 	}
 	var written []string
-	added := map[arrow.Record]segmentEntry{}
+	added := map[arrow.Record]addedSegment{}
 	defer func() {
 		if err != nil {
 			for _, f := range written {
@@ -587,8 +607,10 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			if err != nil {
 				return fmt.Errorf("reading back segment %s: %w", name, err)
 			}
+			heap := !s.mapped[mapped]
 			delete(s.segs, mapped) // registered once the commit succeeds
-			added[mapped] = se
+			delete(s.mapped, mapped)
+			added[mapped] = addedSegment{se, heap}
 			recs = append(recs, mapped)
 			zones = append(zones, z)
 			te.Segments = append(te.Segments, se)
@@ -617,8 +639,11 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 		}
 		return fmt.Errorf("writing the manifest: %w", err)
 	}
-	for rec, se := range added {
-		s.segs[rec] = se
+	for rec, a := range added {
+		s.segs[rec] = a.entry
+		if !a.heap {
+			s.mapped[rec] = true
+		}
 	}
 	s.man = next
 	// Remove segments no table names any more. Readers of older snapshots
@@ -627,6 +652,7 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 	for rec, se := range s.segs {
 		if !keep[se.File] {
 			delete(s.segs, rec)
+			delete(s.mapped, rec)
 			os.Remove(filepath.Join(s.dir, se.File))
 		}
 	}
@@ -717,6 +743,7 @@ func (s *Store) CommitDrop(tables []*catalog.Table, views []catalog.ViewDef, ind
 	for rec, se := range s.segs {
 		if !keep[se.File] {
 			delete(s.segs, rec)
+			delete(s.mapped, rec)
 			os.Remove(filepath.Join(s.dir, se.File))
 		}
 	}
