@@ -353,8 +353,8 @@ func TestFlags(t *testing.T) {
 			t.Errorf("--sql %s: no error", f)
 		}
 	}
-	g, c := countPlacement("Project x [gpu] rows=1\n  Filter [gpu]\n    Scan t [cpu]\n")
-	if g != 2 || c != 1 {
+	g, c := countPlacement("Project x [gpu] rows=1\n  Filter [gpu]\n    Sort x [cpu: its input is on the host]\n      Scan t [cpu]\n")
+	if g != 2 || c != 2 {
 		t.Fatalf("placement %d/%d", g, c)
 	}
 }

@@ -147,13 +147,14 @@ func (e gsqlGPU) Explain(ctx context.Context, query string) (string, error) {
 	return plan.String(), nil
 }
 
-// countPlacement counts the plan lines tagged [gpu] and [cpu].
+// countPlacement counts the plan lines tagged [gpu] and [cpu] (or
+// [cpu: reason]).
 func countPlacement(plan string) (gpuOps, cpuOps int) {
 	for _, line := range strings.Split(plan, "\n") {
 		switch {
 		case strings.Contains(line, "[gpu]"):
 			gpuOps++
-		case strings.Contains(line, "[cpu]"):
+		case strings.Contains(line, "[cpu]"), strings.Contains(line, "[cpu: "):
 			cpuOps++
 		}
 	}

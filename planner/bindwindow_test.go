@@ -208,8 +208,8 @@ func TestWindowPlaced(t *testing.T) {
 			"        Scan t [a c] (4 rows) [gpu]",
 		}},
 		{"SELECT a, ROW_NUMBER() OVER (PARTITION BY a % 2 ORDER BY c) FROM t WHERE c > 1", none, []string{
-			"Project a, ROW_NUMBER() OVER (PARTITION BY a % 2 ORDER BY c) [cpu]",
-			"  Window row_number() OVER (PARTITION BY (a % 2) ORDER BY c) [cpu: window expressions run on the host]",
+			"Project a, ROW_NUMBER() OVER (PARTITION BY a % 2 ORDER BY c) [cpu: chooses columns of host batches]",
+			"  Window row_number() OVER (PARTITION BY (a % 2) ORDER BY c) [cpu: window keys or arguments: not on the device]",
 			"    DeviceToHost [cpu]",
 			"      Filter (c > 1) (fused kernel) [gpu]",
 			"        Scan t [a c] (4 rows) [gpu]",

@@ -20,12 +20,12 @@ func TestCTEPlaced(t *testing.T) {
 		want []string
 	}{
 		{"WITH d AS (SELECT a FROM t WHERE c > 1) SELECT x.a FROM d x, d y WHERE x.a = y.a", []string{
-			"CTE d (computed once, 2 references) [cpu]",
+			"CTE d (computed once, 2 references) [cpu: a CTE's rows are kept on the host for its readers]",
 			"Filter (c > 1) (fused kernel) [gpu]",
 		}},
 		{"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r", []string{
-			"RecursiveCTE r (UNION ALL, at most 1000 iterations) [cpu]",
-			"WorkTable r [cpu]",
+			"RecursiveCTE r (UNION ALL, at most 1000 iterations) [cpu: WITH RECURSIVE iterates on the host]",
+			"WorkTable r [cpu: a recursive CTE's working table is on the host]",
 		}},
 	} {
 		n, err := plan(t, cat, tc.q)

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"fmt"
+
 	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/opspec/winspec"
 
@@ -68,12 +70,12 @@ func groupable(t coldata.Type) bool {
 // placeAggregate puts a GROUP BY on the GPU when every aggregate has a
 // device implementation and the keys and arguments compute on the device;
 // ok false leaves it to the CPU.
-func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
+func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, string, error) {
 	var outs []expr.Expr
 	var cols []Column
 	for _, k := range a.Keys {
 		if !groupable(k.Type()) {
-			return nil, false, nil
+			return nil, fmt.Sprintf("the device does not hash GROUP BY keys of type %s", k.Type()), nil
 		}
 		outs = append(outs, k)
 		cols = append(cols, Column{Name: k.String(), Type: k.Type()})
@@ -87,8 +89,11 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 			cols = append(cols, Column{Name: s.Arg.String(), Type: s.Arg.Type()})
 		}
 	}
-	if opts.Aggregates == nil || opts.Aggregates(aggs) != nil {
-		return nil, false, nil
+	if opts.Aggregates == nil {
+		return nil, "no device GROUP BY here", nil
+	}
+	if err := opts.Aggregates(aggs); err != nil {
+		return nil, err.Error(), nil
 	}
 	input, pred := a.Input, expr.Expr(nil)
 	if f, ok := input.(*Filter); ok {
@@ -102,63 +107,69 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, bool, error) {
 			// which is faster than any upload. Say so in EXPLAIN.
 			in, err := place(input, opts)
 			if err != nil {
-				return nil, false, err
+				return nil, "", err
 			}
 			c := withInputs(a, []Node{toSide(in, CPU)}).(*Aggregate)
 			c.Why = "reads no columns, counts the table's rows"
-			return c, true, nil
+			return c, "", nil
 		}
 		if len(ic) == 0 || !groupable(ic[0].Type) {
-			return nil, false, nil
+			return nil, "no column the device can count rows of", nil
 		}
 		outs = []expr.Expr{&expr.ColumnRef{Index: 0, Name: ic[0].Name, T: ic[0].Type}}
 		cols = []Column{ic[0]}
 	}
 	fused, err := opts.Supported(input.Columns(), pred, outs)
 	if err != nil {
-		return nil, false, nil
+		return nil, "keys or arguments: " + err.Error(), nil
 	}
 	in, err := place(input, opts)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	c := &Compute{Input: gpuInput(in), Pred: pred, Exprs: outs, Out: cols, Fused: fused && opts.Fusion}
 	c.Dev = GPU
 	g := &DeviceAggregate{Input: c, Orig: a, Aggs: aggs, NKeys: len(a.Keys)}
 	g.Dev = CPU
-	return g, true, nil
+	return g, "", nil
 }
 
 // placeJoin puts an INNER, LEFT, semi or anti equi-join on the GPU when
 // its keys have one device-hashable type per pair and compute on the
 // device; an INNER join's residual condition becomes a GPU filter above
 // it (the other kinds stay on the CPU with one).
-func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
+func placeJoin(j *Join, opts PlaceOptions) (Node, string, error) {
 	semi := j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin
-	if len(j.LeftKeys) == 0 || (j.Cond != nil && j.Kind == opspec.LeftJoin) {
-		return nil, false, nil
+	if len(j.LeftKeys) == 0 {
+		return nil, "no equality keys to hash", nil
+	}
+	if j.Cond != nil && j.Kind == opspec.LeftJoin {
+		return nil, "a LEFT JOIN with a condition besides its keys", nil
 	}
 	for i := range j.LeftKeys {
 		t := j.LeftKeys[i].Type()
-		if t != j.RightKeys[i].Type() || !groupable(t) {
-			return nil, false, nil
+		if t != j.RightKeys[i].Type() {
+			return nil, fmt.Sprintf("keys of types %s and %s", t, j.RightKeys[i].Type()), nil
+		}
+		if !groupable(t) {
+			return nil, fmt.Sprintf("the device does not hash keys of type %s", t), nil
 		}
 	}
 	for _, c := range j.Columns() {
 		if c.Type == coldata.Null {
-			return nil, false, nil
+			return nil, "a column of NULL type", nil
 		}
 	}
 	if j.Cond != nil {
 		all := append(append([]Column(nil), j.Left.Columns()...), j.Right.Columns()...)
 		if _, err := opts.Supported(all, j.Cond, nil); err != nil {
-			return nil, false, nil
+			return nil, "its condition: " + err.Error(), nil
 		}
 	}
 	if opts.DeviceMemory > 0 && scannedBytes(j.Right) > opts.DeviceMemory/4 {
-		return nil, false, nil // the build side does not fit: CPU join
+		return nil, fmt.Sprintf("its build side takes %s, over a quarter of device memory", byteSize(scannedBytes(j.Right))), nil
 	}
-	side := func(n Node, keys []expr.Expr) (Node, []int, bool, error) {
+	side := func(n Node, keys []expr.Expr) (Node, []int, string, error) {
 		var exprs []expr.Expr
 		var cols []Column
 		idx := make([]int, len(keys))
@@ -179,42 +190,42 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, bool, error) {
 				cols = append(cols, Column{Name: k.String(), Type: k.Type()})
 			}
 			if _, err := opts.Supported(n.Columns(), nil, exprs); err != nil {
-				return nil, nil, false, nil
+				return nil, nil, "join keys: " + err.Error(), nil
 			}
 		}
 		p, err := place(n, opts)
 		if err != nil {
-			return nil, nil, false, err
+			return nil, nil, "", err
 		}
 		if allRefs {
-			return gpuInput(p), idx, true, nil
+			return gpuInput(p), idx, "", nil
 		}
 		fused, _ := opts.Supported(n.Columns(), nil, exprs)
 		c := &Compute{Input: gpuInput(p), Exprs: exprs, Out: cols, Fused: fused && opts.Fusion}
 		c.Dev = GPU
-		return c, idx, true, nil
+		return c, idx, "", nil
 	}
-	left, lk, ok, err := side(j.Left, j.LeftKeys)
-	if err != nil || !ok {
-		return nil, false, err
+	left, lk, why, err := side(j.Left, j.LeftKeys)
+	if err != nil || why != "" {
+		return nil, why, err
 	}
-	right, rk, ok, err := side(j.Right, j.RightKeys)
-	if err != nil || !ok {
-		return nil, false, err
+	right, rk, why, err := side(j.Right, j.RightKeys)
+	if err != nil || why != "" {
+		return nil, why, err
 	}
 	g := &DeviceJoin{Orig: j, Left: left, Right: right, LeftKeys: lk, RightKeys: rk}
 	g.Dev = GPU
 	if j.Cond == nil {
-		return g, true, nil
+		return g, "", nil
 	}
 	if semi {
 		g.Cond = j.Cond // evaluated over the probe's pairs
-		return g, true, nil
+		return g, "", nil
 	}
 	fused, _ := opts.Supported(j.Columns(), j.Cond, nil)
 	c := &Compute{Input: g, Pred: j.Cond, Fused: fused && opts.Fusion}
 	c.Dev = GPU
-	return c, true, nil
+	return c, "", nil
 }
 
 // scannedBytes is the Arrow size of the columns that the scans below n
@@ -269,7 +280,7 @@ func (w *DeviceWindow) describe() string {
 
 // placeWindow puts window functions on the GPU when their keys and
 // arguments compute there; ok false leaves them to the CPU.
-func placeWindow(w *Window, opts PlaceOptions) (Node, bool, error) {
+func placeWindow(w *Window, opts PlaceOptions) (Node, string, error) {
 	inCols := w.Input.Columns()
 	outs := PassThrough(inCols)
 	cols := append([]Column(nil), inCols...)
@@ -307,18 +318,18 @@ func placeWindow(w *Window, opts PlaceOptions) (Node, bool, error) {
 	}
 	for _, c := range cols {
 		if c.Type == coldata.Null {
-			return nil, false, nil
+			return nil, "a window key or argument of NULL type", nil
 		}
 	}
 	in, err := place(w.Input, opts)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	input := gpuInput(in)
 	if len(outs) > len(inCols) {
 		fused, err := opts.Supported(inCols, nil, outs)
 		if err != nil {
-			return nil, false, nil
+			return nil, "window keys or arguments: " + err.Error(), nil
 		}
 		c := &Compute{Input: input, Exprs: outs, Out: cols, Fused: fused && opts.Fusion}
 		c.Dev = GPU
@@ -326,5 +337,5 @@ func placeWindow(w *Window, opts PlaceOptions) (Node, bool, error) {
 	}
 	g := &DeviceWindow{Orig: w, Input: input, Funcs: funcs, NCols: len(inCols)}
 	g.Dev = GPU
-	return g, true, nil
+	return g, "", nil
 }

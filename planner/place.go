@@ -150,7 +150,9 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		}
 		if pred == nil && onlyColumns(x.Exprs) && in.Placement() == CPU {
 			// Choosing columns of host batches needs no device.
-			return &Project{Input: in, Exprs: x.Exprs, Out: x.Out}, nil
+			p := &Project{Input: in, Exprs: x.Exprs, Out: x.Out}
+			p.Why = "chooses columns of host batches"
+			return p, nil
 		}
 		fused, serr := opts.Supported(input.Columns(), pred, x.Exprs)
 		if serr == nil {
@@ -165,7 +167,9 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 			if fused, ferr := opts.Supported(input.Columns(), pred, nil); ferr == nil {
 				c := &Compute{Input: gpuInput(in), Pred: pred, Fused: fused && opts.Fusion}
 				c.Dev = GPU
-				return &Project{Input: toSide(c, CPU), Exprs: x.Exprs, Out: x.Out}, nil
+				p := &Project{Input: toSide(c, CPU), Exprs: x.Exprs, Out: x.Out}
+				p.Why = whyCPU(serr)
+				return p, nil
 			}
 			f := &Filter{Input: toSide(in, CPU), Pred: pred}
 			f.Why = whyCPU(serr)
@@ -210,6 +214,9 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		c := *x
 		c.Input = in
 		c.Dev = in.Placement()
+		if c.Dev == CPU {
+			c.Why = inputOnHost
+		}
 		return &c, nil
 	case *Limit:
 		// A limit over GPU output slices device batches, so only the rows
@@ -221,6 +228,9 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		c := *x
 		c.Input = in
 		c.Dev = in.Placement()
+		if c.Dev == CPU {
+			c.Why = inputOnHost
+		}
 		return &c, nil
 	case *Union:
 		parts := make([]Node, len(x.Parts))
@@ -242,20 +252,32 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 				c.Parts[i] = toSide(c.Parts[i], CPU)
 			}
 			c.Dev = CPU
+			c.Why = "a part runs on the host"
 		}
 		return &c, nil
+	}
+	var why string
+	switch x := n.(type) {
 	case *Aggregate:
-		if g, ok, err := placeAggregate(x, opts); err != nil || ok {
+		g, reason, err := placeAggregate(x, opts)
+		if err != nil || g != nil {
 			return g, err
 		}
+		why = reason
 	case *Join:
-		if g, ok, err := placeJoin(x, opts); err != nil || ok {
+		g, reason, err := placeJoin(x, opts)
+		if err != nil || g != nil {
 			return g, err
 		}
+		why = reason
 	case *Window:
-		if g, ok, err := placeWindow(x, opts); err != nil || ok {
+		g, reason, err := placeWindow(x, opts)
+		if err != nil || g != nil {
 			return g, err
 		}
+		why = reason
+	default:
+		why = hostOnly(n)
 	}
 	// Every other operator runs on the CPU; its inputs come to the host.
 	inputs := n.Inputs()
@@ -268,12 +290,37 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		placedIn[i] = toSide(p, CPU)
 	}
 	out := withInputs(n, placedIn)
-	if w, ok := out.(*Window); ok {
-		// Keys or arguments the device cannot compute: say so rather
-		// than just [cpu], even under device gpu.
-		w.Why = "window expressions run on the host"
+	if w, ok := out.(interface{ setWhy(string) }); ok {
+		w.setWhy(why)
 	}
 	return out, nil
+}
+
+// inputOnHost is the EXPLAIN note of an operator that follows its input
+// to the host.
+const inputOnHost = "its input is on the host"
+
+// hostOnly is why an operator without a device form runs on the CPU in a
+// GPU plan.
+func hostOnly(n Node) string {
+	switch x := n.(type) {
+	case *Distinct:
+		return "DISTINCT has no device operator"
+	case *SetOp:
+		if x.Except {
+			return "EXCEPT has no device operator"
+		}
+		return "INTERSECT has no device operator"
+	case *CTERef:
+		return "a CTE's rows are kept on the host for its readers"
+	case *Recursive:
+		return "WITH RECURSIVE iterates on the host"
+	case *WorkScan:
+		return "a recursive CTE's working table is on the host"
+	case *Values:
+		return "literal rows are made on the host"
+	}
+	return "no device operator"
 }
 
 // gpuInput makes n produce device batches: a scan reads the device-resident
@@ -362,8 +409,9 @@ func withInputs(n Node, in []Node) Node {
 	return n
 }
 
-// whyCPU is the EXPLAIN note of a node kept on the CPU while its GPU
-// kernels compile.
+// whyCPU is the EXPLAIN note of a node kept on the CPU because its
+// expressions cannot run on the GPU now: a function without a device form,
+// an expression only the host evaluates, kernels still compiling.
 // hostFilterWhy says why a filter over scan input runs on the CPU ("" when
 // it need not): the scanned columns take more than the half of the device
 // memory a table may keep resident (gpuexec's residentShare), so every
@@ -396,10 +444,10 @@ func byteSize(n uint64) string {
 }
 
 func whyCPU(err error) string {
-	if errors.Is(err, ErrNotReady) {
-		return err.Error()
+	if err == nil {
+		return ""
 	}
-	return ""
+	return err.Error()
 }
 
 // PassThrough returns column references to every input column (the

@@ -62,6 +62,8 @@ func (p *placed) Placement() Device { return p.Dev }
 
 func (p *placed) why() string { return p.Why }
 
+func (p *placed) setWhy(why string) { p.Why = why }
+
 // Scan reads columns Cols of a table snapshot.
 type Scan struct {
 	placed

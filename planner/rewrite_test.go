@@ -422,13 +422,13 @@ func TestPlace(t *testing.T) {
 		{"column choice stays on the host", func() Node {
 			return project(s, b, a)
 		}, opts, []string{
-			"Project b, a [cpu]",
+			"Project b, a [cpu: chooses columns of host batches]",
 			"  Scan t [a b c d] (10 rows) [cpu]",
 		}},
 		{"unsupported projection: filter on the GPU, projection on the CPU", func() Node {
 			return project(&Filter{Input: s, Pred: gt()}, call(t, "upper", b))
 		}, opts, []string{
-			"Project upper(b) AS upper(b) [cpu]",
+			"Project upper(b) AS upper(b) [cpu: function UPPER has no GPU implementation]",
 			"  DeviceToHost [cpu]",
 			"    Filter (a > 1) (fused kernel) [gpu]",
 			"      Scan t [a b c d] (10 rows) [gpu]",
@@ -436,8 +436,8 @@ func TestPlace(t *testing.T) {
 		{"nothing supported: all on the CPU", func() Node {
 			return project(&Filter{Input: s, Pred: call(t, "=", call(t, "upper", b), lit("X"))}, call(t, "upper", b))
 		}, opts, []string{
-			"Project upper(b) AS upper(b) [cpu]",
-			"  Filter (upper(b) = 'X') [cpu]",
+			"Project upper(b) AS upper(b) [cpu: function UPPER has no GPU implementation]",
+			"  Filter (upper(b) = 'X') [cpu: function UPPER has no GPU implementation]",
 			"    Scan t [a b c d] (10 rows) [cpu]",
 		}},
 		{"filter alone", func() Node {
@@ -450,7 +450,7 @@ func TestPlace(t *testing.T) {
 		{"unsupported filter alone", func() Node {
 			return &Filter{Input: s, Pred: call(t, "=", call(t, "upper", b), lit("X"))}
 		}, opts, []string{
-			"Filter (upper(b) = 'X') [cpu]",
+			"Filter (upper(b) = 'X') [cpu: function UPPER has no GPU implementation]",
 			"  Scan t [a b c d] (10 rows) [cpu]",
 		}},
 		{"sort and limit", func() Node {
@@ -477,7 +477,7 @@ func TestPlace(t *testing.T) {
 			"DeviceToHost [cpu]",
 			"  Filter (a > 1) (fused kernel) [gpu]",
 			"    HostToDevice [gpu]",
-			"      Sort a [cpu]",
+			"      Sort a [cpu: its input is on the host]",
 			"        Scan t [a b c d] (10 rows) [cpu]",
 		}},
 		{"aggregate and join on the GPU", func() Node {
@@ -504,7 +504,7 @@ func TestPlace(t *testing.T) {
 			"HashAggregate keys: x aggs: count(DISTINCT a) (hash table on the gpu, groups merged on the host) [cpu]",
 			"  Project x, a (fused kernel) [gpu]",
 			"    HostToDevice [gpu]",
-			"      Left HashJoin on a = k filter (a > 1) [cpu]",
+			"      Left HashJoin on a = k filter (a > 1) [cpu: a LEFT JOIN with a condition besides its keys]",
 			"        Scan t [a b c d] (10 rows) [cpu]",
 			"        Scan u [k x] (3 rows) [cpu]",
 		}},
@@ -512,7 +512,7 @@ func TestPlace(t *testing.T) {
 			return &Aggregate{Input: s, Keys: []expr.Expr{a}, AggNames: []string{"group_concat(b)"},
 				Aggs: []opspec.AggSpec{{Kind: opspec.AggGroupConcat, Arg: refAt(1, "b", coldata.String), Type: coldata.String, Separator: ","}}}
 		}, opts, []string{
-			"HashAggregate keys: a aggs: group_concat(b) [cpu]",
+			"HashAggregate keys: a aggs: group_concat(b) [cpu: aggregate 0 (GROUP_CONCAT) has no GPU implementation]",
 			"  Scan t [a b c d] (10 rows) [cpu]",
 		}},
 		{"union of GPU parts", func() Node {
@@ -532,11 +532,11 @@ func TestPlace(t *testing.T) {
 			p2 := project(s, call(t, "upper", b))
 			return &Union{Parts: []Node{p1, p2}, Out: p1.Out}
 		}, opts, []string{
-			"UnionAll [cpu]",
+			"UnionAll [cpu: a part runs on the host]",
 			"  DeviceToHost [cpu]",
 			"    Project lower(b) AS lower(b) (fused kernel) [gpu]",
 			"      Scan t [a b c d] (10 rows) [gpu]",
-			"  Project upper(b) AS upper(b) [cpu]",
+			"  Project upper(b) AS upper(b) [cpu: function UPPER has no GPU implementation]",
 			"    Scan t [a b c d] (10 rows) [cpu]",
 		}},
 		{"GPU off: unchanged", func() Node {
@@ -668,7 +668,7 @@ func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
 		want string
 	}{
 		{4 * bytes, "Inner HashJoin on a = k (gpu hash table) [gpu]"},
-		{4*bytes - 1, "Inner HashJoin on a = k [cpu]"},
+		{4*bytes - 1, "Inner HashJoin on a = k [cpu: its build side takes " + byteSize(bytes) + ", over a quarter of device memory]"},
 		{0, "Inner HashJoin on a = k (gpu hash table) [gpu]"},
 	} {
 		p, err := Place(j, PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport, Aggregates: deviceAggregates, DeviceMemory: tc.mem})

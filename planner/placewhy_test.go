@@ -1,0 +1,93 @@
+package planner_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/datagen/clickbench"
+	cbq "github.com/gsqlengine/gsql/datagen/clickbench/queries"
+	"github.com/gsqlengine/gsql/datagen/tpch"
+	tpq "github.com/gsqlengine/gsql/datagen/tpch/queries"
+	"github.com/gsqlengine/gsql/execbuild"
+	"github.com/gsqlengine/gsql/planner"
+)
+
+// TestEveryHostOperatorSaysWhy places the TPC-H and ClickBench queries and
+// everyday shapes beside them for the GPU, with the real device-support
+// checks: every operator left on the host says why in EXPLAIN, except
+// scans (read where their reader runs) and transfers.
+func TestEveryHostOperatorSaysWhy(t *testing.T) {
+	cat := catalog.New()
+	addSchema := func(name string, s *arrow.Schema) {
+		var cols []catalog.Column
+		for _, f := range s.Fields() {
+			ct, err := coldata.FromArrowType(f.Type)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols = append(cols, catalog.Column{Name: f.Name, Type: ct})
+		}
+		if _, err := cat.Create(name, cols, nil, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tb := range tpch.Tables {
+		addSchema(tb.String(), tpch.Schema(tb))
+	}
+	addSchema("hits", clickbench.Schema())
+	var qs []string
+	for n := 1; n <= 22; n++ {
+		if n == 15 {
+			continue // a view, created by its own statement
+		}
+		q, err := tpq.Text(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, strings.TrimSuffix(strings.TrimSpace(q), ";"))
+	}
+	for n := 1; n <= cbq.Count; n++ {
+		q, err := cbq.Query(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, q)
+	}
+	qs = append(qs,
+		`WITH c AS (SELECT EventDate, CounterID, COUNT(*) AS n FROM hits GROUP BY EventDate, CounterID)
+		 SELECT * FROM (SELECT EventDate, CounterID, n, ROW_NUMBER() OVER (PARTITION BY EventDate ORDER BY n DESC) AS rn FROM c) AS r WHERE rn <= 3`,
+		`SELECT a.UserID, COUNT(*) FROM (SELECT DISTINCT UserID, CounterID FROM hits) AS a JOIN (SELECT DISTINCT UserID FROM hits WHERE IsMobile = 1) AS m ON a.UserID = m.UserID GROUP BY a.UserID`,
+		`SELECT COUNT(*) FROM hits WHERE UserID IN (SELECT UserID FROM hits WHERE AdvEngineID <> 0)`,
+		`SELECT COUNT(*) FROM (SELECT DISTINCT UserID FROM hits) AS u WHERE NOT EXISTS (SELECT 1 FROM hits h WHERE h.UserID = u.UserID AND h.IsRefresh = 1)`,
+		`SELECT n_name FROM nation INTERSECT SELECT n_name FROM nation WHERE n_regionkey = 1`,
+		`SELECT o_orderpriority, o_orderdate FROM orders UNION ALL SELECT 'x', DATE '2020-01-01'`,
+		`WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r`,
+		`SELECT l_orderkey, LAG(l_quantity) OVER (PARTITION BY l_orderkey ORDER BY l_linenumber) FROM lineitem`,
+		`SELECT c_name, (SELECT MAX(o_totalprice) FROM orders WHERE o_custkey = c_custkey) FROM customer`,
+		`SELECT s_name, GROUP_CONCAT(s_phone) FROM supplier GROUP BY s_name`,
+	)
+	opts := planner.PlaceOptions{GPU: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.AggregatesOnDevice, DeviceMemory: 80 << 30}
+	for i, q := range qs {
+		n, err := plan(t, cat, q)
+		if err != nil {
+			t.Fatalf("query %d: %s: %v", i, q, err)
+		}
+		if n, err = planner.Place(n, opts); err != nil {
+			t.Fatalf("query %d: %v", i, err)
+		}
+		lines := planner.Explain(n)
+		for _, line := range lines {
+			s := strings.TrimSpace(line)
+			if !strings.HasSuffix(s, "[cpu]") || strings.HasPrefix(s, "Scan ") || strings.HasPrefix(s, "DeviceToHost") ||
+				strings.Contains(s, "on the gpu") {
+				continue
+			}
+			t.Errorf("query %d: a host operator without its reason: %s\n%s\n%s", i, s, q, strings.Join(lines, "\n"))
+			break
+		}
+	}
+}
