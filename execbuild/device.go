@@ -24,7 +24,7 @@ func (b *Built) buildDeviceAggregate(x *planner.DeviceAggregate) (operators.Oper
 	st := &operators.Stats{}
 	b.Stats[x] = st
 	op := &operators.DeviceHashAggregate{Input: in, RT: b.GPU, Keys: keys, KeyTypes: types, Aggs: x.Aggs,
-		MemoryLimit: b.MemoryLimit, Stats: st, Top: b.aggTop[x]}
+		MemoryLimit: b.MemoryLimit, Stats: st, Top: b.aggTop[x], Spill: b.MemoryLimit > 0 && len(keys) > 0, SpillDir: b.TempDir}
 	return operators.Instrument(op, st), nil
 }
 

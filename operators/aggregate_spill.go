@@ -33,6 +33,9 @@ type SpillAggregate struct {
 	Dir string
 	// Stats, when set, counts the partitions and bytes spilled.
 	Stats *Stats
+	// SplitAtOnce skips the in-memory attempt: the input goes straight to
+	// partitions (its caller already knows the groups do not fit).
+	SplitAtOnce bool
 
 	produced bool
 	spilling bool
@@ -59,6 +62,11 @@ func (s *SpillAggregate) Open(ctx context.Context) error {
 
 // Next returns the next batch of groups.
 func (s *SpillAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
+	if !s.spilling && s.SplitAtOnce && len(s.Agg.Keys) > 0 {
+		if err := s.startSpill(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if !s.spilling {
 		b, err := s.Agg.Next(ctx)
 		if err == nil || s.produced || len(s.Agg.Keys) == 0 || !isGroupStateLimit(err) {

@@ -50,6 +50,11 @@ type DeviceHashAggregate struct {
 	// read this aggregate's output: when the device groups the whole
 	// input at once, only the groups they can read come out.
 	Top *opspec.TopGroups
+	// Spill, when set, runs a GROUP BY whose merged groups pass
+	// MemoryLimit again on the host, spilling its groups to disk in
+	// SpillDir (SpillAggregate) instead of failing.
+	Spill    bool
+	SpillDir string
 
 	out *Materialized
 }
@@ -122,12 +127,68 @@ func (h *DeviceHashAggregate) Open(ctx context.Context) error {
 func (h *DeviceHashAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
 	if h.out == nil {
 		b, err := h.consume(ctx)
+		if err != nil && h.Spill && isGroupStateLimit(err) {
+			return h.spillOnHost(ctx)
+		}
 		if err != nil {
 			return nil, err
 		}
 		h.out = &Materialized{Batches: []*coldata.Batch{b}}
 	}
 	return h.out.Next(ctx)
+}
+
+// spillOnHost is the last step for groups past MemoryLimit: the input is
+// read again, downloaded, and grouped on the host by a SpillAggregate
+// that splits it by key onto disk at once (the merge on the host just
+// showed the groups do not fit). EXPLAIN ANALYZE counts the batches as
+// CPU fallbacks and shows the spilled partitions.
+func (h *DeviceHashAggregate) spillOnHost(ctx context.Context) (*coldata.Batch, error) {
+	if err := h.Input.Close(); err != nil {
+		return nil, err
+	}
+	keys := make([]expr.Expr, len(h.Keys))
+	for i, k := range h.Keys {
+		keys[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("key%d", i), T: h.KeyTypes[i]}
+	}
+	in := &countBatches{Operator: &DeviceToHost{Input: h.Input, RT: h.RT}, st: h.Stats}
+	sa := &SpillAggregate{Agg: &HashAggregate{Input: in, Keys: keys, Aggs: h.Aggs, MemoryLimit: h.MemoryLimit, Top: h.Top},
+		Dir: h.SpillDir, Stats: h.Stats, SplitAtOnce: true}
+	if err := sa.Open(ctx); err != nil {
+		sa.Close()
+		return nil, err
+	}
+	var out []*coldata.Batch
+	for {
+		b, err := sa.Next(ctx)
+		if err != nil {
+			sa.Close()
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		out = append(out, b)
+	}
+	if err := sa.Close(); err != nil {
+		return nil, err
+	}
+	h.out = &Materialized{Batches: out}
+	return h.out.Next(ctx)
+}
+
+// countBatches counts the batches passing through as CPU fallbacks.
+type countBatches struct {
+	Operator
+	st *Stats
+}
+
+func (c *countBatches) Next(ctx context.Context) (*coldata.Batch, error) {
+	b, err := c.Operator.Next(ctx)
+	if b != nil && c.st != nil {
+		c.st.Fallbacks.Add(1)
+	}
+	return b, err
 }
 
 // Close implements Operator.
