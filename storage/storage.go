@@ -75,10 +75,15 @@ func (e *LockedError) ErrorKind() errkind.Kind { return errkind.ReadOnly }
 // CorruptError reports a damaged or unreadable database file.
 type CorruptError struct {
 	File string
-	Err  error
+	// Table is the table the file holds rows of, when known.
+	Table string
+	Err   error
 }
 
 func (e *CorruptError) Error() string {
+	if e.Table != "" {
+		return fmt.Sprintf("corrupt database file %s (table %s): %v", e.File, e.Table, e.Err)
+	}
 	return fmt.Sprintf("corrupt database file %s: %v", e.File, e.Err)
 }
 func (e *CorruptError) Unwrap() error { return e.Err }
@@ -378,6 +383,10 @@ func (s *Store) load() error {
 		for _, se := range te.Segments {
 			rec, err := s.openSegment(se, schema)
 			if err != nil {
+				var ce *CorruptError
+				if errors.As(err, &ce) {
+					ce.Table = te.Name
+				}
 				return err
 			}
 			t.Records = append(t.Records, rec)

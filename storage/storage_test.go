@@ -567,3 +567,24 @@ func TestCompressedSegments(t *testing.T) {
 		t.Errorf("ParseCodec(gzip): %v", err)
 	}
 }
+
+// TestCorruptCompressedSegmentNamesTable: a damaged frame inside a
+// compressed segment fails Open with an error naming the segment file and
+// its table.
+func TestCorruptCompressedSegmentNamesTable(t *testing.T) {
+	dir, segs := makeDBWith(t, CodecZstd, CodecZstd)
+	p := filepath.Join(dir, segs[0])
+	b, err := os.ReadFile(p)
+	must(t, err)
+	// The body starts after the schema message; damage the middle of the
+	// file, inside the compressed buffers.
+	for i := len(b) / 3; i < len(b)/3+16; i++ {
+		b[i] ^= 0xa5
+	}
+	must(t, os.WriteFile(p, b, 0o644))
+	_, err = Open(dir)
+	var ce *CorruptError
+	if !errors.As(err, &ce) || ce.Table != "t" || !strings.Contains(err.Error(), segs[0]) || !strings.Contains(err.Error(), "table t") {
+		t.Fatalf("Open of a damaged compressed segment: %v", err)
+	}
+}
