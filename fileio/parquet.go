@@ -39,7 +39,7 @@ func ReadParquet(ctx context.Context, path string, opts ReadOptions) (schema *ar
 	if batch <= 0 {
 		batch = DefaultBatchRows
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(batch)}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(batch), Parallel: true}, memory.DefaultAllocator)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
