@@ -90,7 +90,7 @@ func (c *TableCache) RetryOOM(ctx context.Context, fn func() error) error {
 
 // MemoryWait bounds how long an allocation that failed waits for other
 // databases of a shared device to free memory before it gives up.
-var MemoryWait = 5 * time.Second
+var MemoryWait = 2 * time.Second
 
 // awaitMemory runs fn again each time a buffer goes back to the shared
 // pool, while fn fails for lack of memory that others hold, until
@@ -102,45 +102,44 @@ func (d *Device) awaitMemory(ctx context.Context, err error, fn func() error) er
 	if errors.As(err, &quota) || d.user == nil {
 		return err
 	}
+	if d.heldByOthers() == 0 {
+		return err // nobody else could free what is missing
+	}
 	w := WaitsOf(ctx)
 	start := time.Now()
+	defer func() {
+		if w != nil {
+			w.Memory.add(time.Since(start))
+		}
+	}()
 	deadline := time.NewTimer(MemoryWait)
 	defer deadline.Stop()
-	for IsOutOfMemory(err) && d.heldByOthers() > 0 {
+	for {
+		// Register and take the channel before trying again, so that a
+		// free after this attempt's failure is never missed; what others
+		// held before the attempt says whether waiting can help.
 		d.memWaiters.Add(1)
 		d.freedMu.Lock()
 		freed := d.freed
 		d.freedMu.Unlock()
-		// A free between fn's failure and now is not missed: try once
-		// more before sleeping on the channel.
-		if err = fn(); !IsOutOfMemory(err) {
+		others := d.heldByOthers()
+		if err = fn(); !IsOutOfMemory(err) || others == 0 || errors.As(err, &quota) {
 			d.memWaiters.Add(-1)
-			break
+			return err
 		}
 		var stop error
 		select {
 		case <-freed:
 		case <-deadline.C:
-			stop = err
+			stop = fmt.Errorf("%w (waited %s for other databases on the device to free memory)", err, MemoryWait)
 		case <-ctx.Done():
 			stop = ctx.Err()
 		}
 		d.memWaiters.Add(-1)
 		if stop != nil {
-			if w != nil {
-				w.Memory.add(time.Since(start))
-			}
-			if ctx.Err() != nil {
-				return stop
-			}
-			return fmt.Errorf("%w (waited %s for other databases on the device to free memory)", err, MemoryWait)
+			return stop
 		}
-		err = fn()
 	}
-	if w != nil && time.Since(start) > 0 {
-		w.Memory.add(time.Since(start))
-	}
-	return err
 }
 
 // heldByOthers is the pool memory in use by anyone but this handle's

@@ -417,7 +417,9 @@ func (d *Device) allocOn(size uint64) (*Buffer, error) {
 	}
 	p, err := d.alloc.Alloc(size)
 	if err != nil {
-		d.unhold(b)
+		if d.user != nil {
+			d.user.inUse.Add(-int64(b.held)) // nothing was freed: no wake-up
+		}
 		return nil, fmt.Errorf("gpu: allocating %d bytes of device memory: %w", size, err)
 	}
 	b.ptr = DevicePtr(p)
