@@ -70,6 +70,8 @@ type Stats struct {
 	BytesToDevice   uint64        // host-to-device bytes copied
 	BytesToHost     uint64        // device-to-host bytes copied
 	Results         ResultStats   // the page-locked result pool
+	Users           int           // handles sharing the device state (databases)
+	InUse           uint64        // device memory this handle's database holds
 }
 
 // Device is one user's handle on a GPU: the device state it shares with
@@ -284,6 +286,8 @@ func (d *Device) Stats() Stats {
 		BytesToDevice:   d.toDevice.Load(),
 		BytesToHost:     d.toHost.Load(),
 		Results:         d.results.Stats(),
+		Users:           d.Users(),
+		InUse:           d.InUse(),
 	}
 }
 
