@@ -2,7 +2,6 @@ package gsql
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -177,16 +176,14 @@ func (db *DB) WaitCompiles(ctx context.Context) error {
 	return nil
 }
 
-// closeGPU releases the GPU runtime.
+// closeGPU releases the database's share of the GPU: its resident tables
+// and its reference on the process's device state, which closes with the
+// last database using it.
 func (db *DB) closeGPU() error {
 	if db.gpuState.rt == nil {
 		return nil
 	}
-	db.gpuState.rt.Cache.Clear()
-	if err := db.gpuState.rt.Dev.Close(); err != nil {
-		return fmt.Errorf("closing the GPU: %w", err)
-	}
-	return nil
+	return db.gpuState.rt.Close()
 }
 
 // CopyBandwidth measures the GPU's device-to-device copy rate (read plus

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/operators/window"
 	"github.com/gsqlengine/gsql/opspec"
@@ -18,8 +19,12 @@ import (
 type Built struct {
 	Root  operators.Operator
 	Stats map[planner.Node]*operators.Stats
-	// GPU is the runtime device operators use (nil: CPU only).
+	// GPU is the runtime device operators use (nil: CPU only): the
+	// database's, through a handle of this query's (ForQuery).
 	GPU *operators.DeviceRuntime
+	// Waits counts what the query waited for on the shared device (nil
+	// without a GPU); EXPLAIN ANALYZE prints it.
+	Waits *gpuexec.Waits
 	// Strict makes GPU operators fail rather than fall back.
 	Strict bool
 	// MemoryLimit caps the state of each GROUP BY and join (0: none).
@@ -64,6 +69,10 @@ func Build(n planner.Node, rt *operators.DeviceRuntime, strict bool) (*Built, er
 func BuildWith(n planner.Node, o BuildOptions) (*Built, error) {
 	b := &Built{Stats: map[planner.Node]*operators.Stats{}, GPU: o.GPU, Strict: o.Strict, MemoryLimit: o.MemoryLimit, TempDir: o.TempDir,
 		Segments: map[planner.Node]*ScanSegments{}, prune: map[*planner.Scan]expr.Expr{}}
+	if o.GPU != nil {
+		b.Waits = &gpuexec.Waits{}
+		b.GPU = o.GPU.ForQuery(b.Waits)
+	}
 	filtersOverScans(n, b.prune)
 	root, err := b.build(n)
 	if err != nil {

@@ -9,8 +9,27 @@ import (
 
 // ExplainAnalyze renders an executed plan with the statistics its
 // operators gathered (EXPLAIN ANALYZE).
+// A plan with GPU operators ends with the query's waits on the shared
+// device: count/time for the context thread, compiles and pool memory.
 func (b *Built) ExplainAnalyze(n planner.Node) []string {
-	return planner.ExplainAnalyze(n, b.statistics)
+	lines := planner.ExplainAnalyze(n, b.statistics)
+	if b.Waits != nil && hasGPUNode(n) {
+		lines = append(lines, b.Waits.String())
+	}
+	return lines
+}
+
+// hasGPUNode reports whether any node of the plan runs on the GPU.
+func hasGPUNode(n planner.Node) bool {
+	if n.Placement() == planner.GPU {
+		return true
+	}
+	for _, in := range n.Inputs() {
+		if hasGPUNode(in) {
+			return true
+		}
+	}
+	return false
 }
 
 // statistics is the EXPLAIN ANALYZE text of node n: rows, batches, time,

@@ -270,7 +270,7 @@ func (d *Device) own(b *DeviceBatch) error {
 	if err := b.check(); err != nil {
 		return err
 	}
-	if b.d != nil && b.d != d {
+	if b.d != nil && b.d.deviceState != d.deviceState {
 		return invalidf("batch belongs to another device")
 	}
 	return nil

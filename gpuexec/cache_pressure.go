@@ -1,7 +1,10 @@
 package gpuexec
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/gsqlengine/gsql/memory"
 )
@@ -60,9 +63,12 @@ func (e *cacheEntry) inUse() bool {
 }
 
 // RetryOOM runs fn; when it fails for lack of device memory and evicting
-// tables no query holds frees something, it runs fn once more. fn must
-// leave nothing allocated when it fails. A nil cache runs fn once.
-func (c *TableCache) RetryOOM(fn func() error) error {
+// tables no query holds frees something, it runs fn once more. When
+// nothing could be evicted and other databases sharing the device hold
+// memory, it waits for them to free some (up to MemoryWait, counted in
+// the query's Waits that ctx carries) and runs fn again after each free.
+// fn must leave nothing allocated when it fails. A nil cache runs fn once.
+func (c *TableCache) RetryOOM(ctx context.Context, fn func() error) error {
 	err := fn()
 	if !IsOutOfMemory(err) || c == nil {
 		return err
@@ -73,10 +79,78 @@ func (c *TableCache) RetryOOM(fn func() error) error {
 		c.stats.Retries++
 	}
 	c.mu.Unlock()
-	if freed == 0 {
+	if freed > 0 {
+		err = fn()
+	}
+	if !IsOutOfMemory(err) || c.d == nil {
 		return err
 	}
-	return fn()
+	return c.d.awaitMemory(ctx, err, fn)
+}
+
+// MemoryWait bounds how long an allocation that failed waits for other
+// databases of a shared device to free memory before it gives up.
+var MemoryWait = 2 * time.Second
+
+// awaitMemory runs fn again each time a buffer goes back to the shared
+// pool, while fn fails for lack of memory that others hold, until
+// MemoryWait has passed or ctx ends; it returns fn's last error. A
+// database's own quota is not waited for: only its own queries could free
+// that, and they are not counted apart.
+func (d *Device) awaitMemory(ctx context.Context, err error, fn func() error) error {
+	var quota *quotaError
+	if errors.As(err, &quota) || d.user == nil {
+		return err
+	}
+	if d.heldByOthers() == 0 {
+		return err // nobody else could free what is missing
+	}
+	w := WaitsOf(ctx)
+	start := time.Now()
+	defer func() {
+		if w != nil {
+			w.Memory.add(time.Since(start))
+		}
+	}()
+	deadline := time.NewTimer(MemoryWait)
+	defer deadline.Stop()
+	for {
+		// Register and take the channel before trying again, so that a
+		// free after this attempt's failure is never missed; what others
+		// held before the attempt says whether waiting can help.
+		d.memWaiters.Add(1)
+		d.freedMu.Lock()
+		freed := d.freed
+		d.freedMu.Unlock()
+		others := d.heldByOthers()
+		if err = fn(); !IsOutOfMemory(err) || others == 0 || errors.As(err, &quota) {
+			d.memWaiters.Add(-1)
+			return err
+		}
+		var stop error
+		select {
+		case <-freed:
+		case <-deadline.C:
+			stop = fmt.Errorf("%w (waited %s for other databases on the device to free memory)", err, MemoryWait)
+		case <-ctx.Done():
+			stop = ctx.Err()
+		}
+		d.memWaiters.Add(-1)
+		if stop != nil {
+			return stop
+		}
+	}
+}
+
+// heldByOthers is the pool memory in use by anyone but this handle's
+// database.
+func (d *Device) heldByOthers() uint64 {
+	total := d.alloc.Stats().InUse
+	own := d.InUse()
+	if own >= total {
+		return 0
+	}
+	return total - own
 }
 
 // retryLocked is RetryOOM for callers that hold c.mu.
@@ -103,8 +177,12 @@ func (c *TableCache) shortfall(req uint64) uint64 {
 	}
 	st := c.d.alloc.Stats()
 	avail := st.LargestFree
-	if l := c.d.MemoryLimit(); l > st.Reserved {
+	if l := c.d.poolLimit(); l > st.Reserved {
 		avail = max(avail, l-st.Reserved)
+	}
+	if u := c.d.user; u != nil && u.limit > 0 {
+		// Under a quota, what the database may still take.
+		avail = min(avail, u.limit-min(u.limit, c.d.InUse()))
 	}
 	if req > avail {
 		return req - avail

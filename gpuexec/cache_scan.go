@@ -28,11 +28,29 @@ const (
 
 // MemoryLimit is the device memory gsql may use: the pool limit when one is
 // set, else the GPU's memory (0 when unknown).
+// On a shared device a database's limit is its quota (Open's PoolLimit).
 func (d *Device) MemoryLimit() uint64 {
-	if d.opts.PoolLimit > 0 {
-		return d.opts.PoolLimit
+	if d.user != nil && d.user.limit > 0 {
+		return d.user.limit
 	}
-	return d.info.TotalMemory
+	return d.poolLimit()
+}
+
+// poolLimit is what the pool may reserve: its limit, else the GPU's memory.
+func (s *deviceState) poolLimit() uint64 {
+	if s.opts.PoolLimit > 0 {
+		return s.opts.PoolLimit
+	}
+	return s.info.TotalMemory
+}
+
+// memoryUsed is the bytes in use counted against MemoryLimit: the
+// database's own under a quota, else the pool's.
+func (d *Device) memoryUsed() uint64 {
+	if d.user != nil && d.user.limit > 0 {
+		return d.InUse()
+	}
+	return d.alloc.Stats().InUse
 }
 
 // residentLimit is the largest table (packed bytes) a scan makes resident.
@@ -53,7 +71,7 @@ func (d *Device) chunkBytes() uint64 {
 		return maxChunkBytes
 	}
 	chunk := l / chunkShare
-	if used := d.alloc.Stats().InUse; used >= l {
+	if used := d.memoryUsed(); used >= l {
 		chunk = 0
 	} else if free := (l - used) / 4; free < chunk {
 		chunk = free
@@ -325,7 +343,7 @@ func (s *TableScan) Next(ctx context.Context) (*DeviceBatch, error) {
 		hi := chunkEnd(hb, lo, s.chunk)
 		part := coldata.SliceBatch(hb, lo, hi)
 		var db *DeviceBatch
-		err := s.c.RetryOOM(func() (err error) {
+		err := s.c.RetryOOM(ctx, func() (err error) {
 			db, err = s.c.d.Upload(ctx, part)
 			return err
 		})

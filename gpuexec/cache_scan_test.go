@@ -268,7 +268,7 @@ func TestTableCacheRelievesPressure(t *testing.T) {
 	one := c.Stats().Bytes / 3
 	alloc := func(size uint64) (*Buffer, error) {
 		var buf *Buffer
-		err := c.RetryOOM(func() (err error) {
+		err := c.RetryOOM(context.Background(), func() (err error) {
 			buf, err = d.Alloc(size)
 			return err
 		})
@@ -309,13 +309,13 @@ func TestTableCacheRelievesPressure(t *testing.T) {
 	}
 	// Errors other than out of memory evict nothing.
 	releaseAll(resident("a"))
-	if err := c.RetryOOM(func() error { return ErrClosed }); !errors.Is(err, ErrClosed) || c.Stats().Tables != 1 {
+	if err := c.RetryOOM(context.Background(), func() error { return ErrClosed }); !errors.Is(err, ErrClosed) || c.Stats().Tables != 1 {
 		t.Fatalf("other error: %v %+v", err, c.Stats())
 	}
 	c.Clear()
 	requireNoLeak(t, d, "pressure")
 	var nilCache *TableCache
-	if nilCache.Relieve(0) != 0 || !errors.Is(nilCache.RetryOOM(func() error { return memory.ErrOutOfMemory }), memory.ErrOutOfMemory) {
+	if nilCache.Relieve(0) != 0 || !errors.Is(nilCache.RetryOOM(context.Background(), func() error { return memory.ErrOutOfMemory }), memory.ErrOutOfMemory) {
 		t.Fatal("nil cache")
 	}
 }

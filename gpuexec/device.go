@@ -70,11 +70,52 @@ type Stats struct {
 	BytesToDevice   uint64        // host-to-device bytes copied
 	BytesToHost     uint64        // device-to-host bytes copied
 	Results         ResultStats   // the page-locked result pool
+	Users           int           // handles sharing the device state (databases)
+	InUse           uint64        // device memory this handle's database holds
 }
 
-// Device is one GPU: its context thread, memory pool, default stream and
-// kernel cache. Create it with NewDevice and Close it when done.
+// Device is one user's handle on a GPU: the device state it shares with
+// every other handle of the same GPU and options (context thread, memory
+// pool, staging, streams, compiled kernels, the interpreter), its own
+// memory quota and closed flag, and (ForQuery) the query whose waits it
+// counts. Create it with Open (shared) or NewDevice (private) and Close it
+// when done; the state closes with its last handle.
 type Device struct {
+	*deviceState
+	// user is the database's share: bytes in use, the quota, closed. Nil
+	// on a state's own handle (state), which background work uses so that
+	// a closing database never fails a compile another one waits for.
+	user *deviceUser
+	// waits, set on a ForQuery handle, collects the query's waits.
+	waits *Waits
+	// derived marks a ForQuery handle: closing it closes nothing.
+	derived bool
+}
+
+// deviceUser is what one Open or NewDevice caller owns of a shared state.
+type deviceUser struct {
+	limit  uint64       // quota on bytes in use (0: none)
+	inUse  atomic.Int64 // bytes of pool memory its buffers hold
+	closed atomic.Bool
+}
+
+// deviceState is one GPU as the handles of a process share it.
+type deviceState struct {
+	// self is the state's own handle: shared objects (modules, streams,
+	// the interpreter, the result pool) belong to it, never to a user.
+	self *Device
+	// reg and key place a shared state in its registry; refs counts its
+	// handles (under reg.mu). reg is nil for a private device.
+	reg  *registry
+	key  Options
+	refs int
+	idle *time.Timer // the linger after the last handle closed
+	// freed is closed and replaced whenever a buffer goes back to the
+	// pool while someone waits for memory (memWaiters > 0).
+	freedMu    sync.Mutex
+	freed      chan struct{}
+	memWaiters atomic.Int32
+
 	drv    driver
 	opts   Options
 	info   DeviceInfo
@@ -165,8 +206,21 @@ func (u *upstream) drain() error {
 	return first
 }
 
+// newDevice makes a private device over drv: one state whose own handle
+// is returned, closed by its Close.
 func newDevice(drv driver, opts Options) (*Device, error) {
-	d := &Device{drv: drv, opts: opts, info: drv.info(), modules: map[string]*Module{}, up: &upstream{drv: drv}}
+	s, err := newState(drv, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.refs = 1
+	return s.self, nil
+}
+
+func newState(drv driver, opts Options) (*deviceState, error) {
+	s := &deviceState{drv: drv, opts: opts, info: drv.info(), modules: map[string]*Module{}, up: &upstream{drv: drv}, freed: make(chan struct{})}
+	s.self = &Device{deviceState: s}
+	d := s.self
 	if opts.NoPool {
 		d.alloc = memory.Direct(d.up, opts.PoolLimit)
 	} else {
@@ -188,7 +242,7 @@ func newDevice(drv driver, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d, nil
+	return s, nil
 }
 
 // Info describes the GPU.
@@ -200,12 +254,23 @@ func (d *Device) Do(fn func() error) error {
 	if d.isClosed() {
 		return ErrClosed
 	}
+	if w := d.waits; w != nil && !d.drv.onThread() {
+		// The time until fn starts is the query's wait for the thread,
+		// which every other user of the shared device also submits to.
+		start := time.Now()
+		return d.drv.do(func() error {
+			w.Thread.add(time.Since(start))
+			return fn()
+		})
+	}
 	return d.drv.do(fn)
 }
 
-// isClosed reads the flag without the device's lock, which background
+// isClosed reads the flags without the device's lock, which background
 // compiles hold often: every trip to the context thread asks.
-func (d *Device) isClosed() bool { return d.closed.Load() }
+func (d *Device) isClosed() bool {
+	return d.closed.Load() || (d.user != nil && d.user.closed.Load())
+}
 
 // Stats returns the device's counters.
 func (d *Device) Stats() Stats {
@@ -221,6 +286,8 @@ func (d *Device) Stats() Stats {
 		BytesToDevice:   d.toDevice.Load(),
 		BytesToHost:     d.toHost.Load(),
 		Results:         d.results.Stats(),
+		Users:           d.Users(),
+		InUse:           d.InUse(),
 	}
 }
 
@@ -242,57 +309,74 @@ func (d *Device) Trim() error {
 // Synchronize waits for all work on the device.
 func (d *Device) Synchronize() error { return d.Do(d.drv.syncDevice) }
 
-// Close waits for outstanding work, unloads modules, frees the staging
-// buffer and the pool's memory and releases the context. Buffers still
-// held become invalid.
+// Close gives the handle back. A handle from Open drops its reference on
+// the shared state, which closes with the last one; a private device
+// (NewDevice) closes at once. Closing the state waits for outstanding
+// work, unloads modules, frees the staging buffer and the pool's memory
+// and releases the context: buffers still held become invalid. A
+// ForQuery handle closes nothing.
 func (d *Device) Close() error {
+	if d.derived {
+		return nil
+	}
+	if d.user != nil && d.user.closed.Swap(true) {
+		return nil
+	}
+	if d.reg != nil {
+		return d.reg.release(d.deviceState)
+	}
+	return d.deviceState.close()
+}
+
+// close closes the state (once).
+func (s *deviceState) close() error {
 	// The pools' warm-up holds a block between its Alloc and Release:
 	// the pool is released with nothing in use only after it (a database
 	// closed right after opening, as the on-disk regression run does after
 	// each statement, found the block still lent). The Once orders this
 	// with WarmPools; a warm-up never started is marked done.
-	d.poolsOnce.Do(func() {
-		d.poolsWarm = make(chan struct{})
-		close(d.poolsWarm)
+	s.poolsOnce.Do(func() {
+		s.poolsWarm = make(chan struct{})
+		close(s.poolsWarm)
 	})
-	<-d.poolsWarm
-	d.mu.Lock()
-	if d.closed.Load() {
-		d.mu.Unlock()
+	<-s.poolsWarm
+	s.mu.Lock()
+	if s.closed.Load() {
+		s.mu.Unlock()
 		return nil
 	}
-	d.closed.Store(true) // under the lock too: readers that hold it see a stable flag
-	tables, tablesSize := d.interp.tables, d.interp.tablesSize
-	d.interp.tables = 0
-	d.mu.Unlock()
+	s.closed.Store(true) // under the lock too: readers that hold it see a stable flag
+	tables, tablesSize := s.interp.tables, s.interp.tablesSize
+	s.interp.tables = 0
+	s.mu.Unlock()
 	var first error
 	keep := func(err error) {
 		if err != nil && first == nil {
 			first = err
 		}
 	}
-	keep(d.drv.do(func() error {
-		keep(d.drv.syncDevice())
+	keep(s.drv.do(func() error {
+		keep(s.drv.syncDevice())
 		if tables != 0 {
-			keep(d.drv.memFree(tables, tablesSize))
+			keep(s.drv.memFree(tables, tablesSize))
 		}
-		for _, m := range d.loaded {
-			keep(d.drv.unloadModule(m))
+		for _, m := range s.loaded {
+			keep(s.drv.unloadModule(m))
 		}
-		if d.staging != nil {
-			keep(d.drv.hostFree(d.staging))
-			d.staging = nil
+		if s.staging != nil {
+			keep(s.drv.hostFree(s.staging))
+			s.staging = nil
 		}
-		keep(d.results.close())
-		if d.pool != nil {
-			keep(d.pool.Release())
+		keep(s.results.close())
+		if s.pool != nil {
+			keep(s.pool.Release())
 		}
-		keep(d.up.drain())
-		keep(d.drv.destroyStream(d.copies.h))
-		keep(d.drv.destroyStream(d.stream.h))
+		keep(s.up.drain())
+		keep(s.drv.destroyStream(s.copies.h))
+		keep(s.drv.destroyStream(s.stream.h))
 		return nil
 	}))
-	keep(d.drv.close())
+	keep(s.drv.close())
 	return first
 }
 
@@ -302,6 +386,9 @@ type Buffer struct {
 	ptr  DevicePtr
 	size uint64
 	refs atomic.Int32
+	// held is what the buffer counts in its user's bytes in use (the
+	// pool's rounded size), given back with the memory.
+	held uint64
 }
 
 // Alloc takes size bytes of device memory from the pool.
@@ -322,13 +409,52 @@ func (d *Device) allocOn(size uint64) (*Buffer, error) {
 	if size == 0 {
 		return b, nil
 	}
+	if u := d.user; u != nil {
+		// The quota is checked before the shared pool is asked, so one
+		// database cannot take the memory another's limit leaves free.
+		b.held = roundPool(size)
+		if n := u.inUse.Add(int64(b.held)); u.limit > 0 && uint64(n) > u.limit {
+			u.inUse.Add(-int64(b.held))
+			oom := &memory.OutOfMemoryError{Requested: size, Limit: u.limit, InUse: uint64(n) - b.held, Reserved: uint64(n) - b.held}
+			return nil, fmt.Errorf("gpu: allocating %d bytes of device memory: %w", size, &quotaError{oom})
+		}
+	}
 	p, err := d.alloc.Alloc(size)
 	if err != nil {
+		if d.user != nil {
+			d.user.inUse.Add(-int64(b.held)) // nothing was freed: no wake-up
+		}
 		return nil, fmt.Errorf("gpu: allocating %d bytes of device memory: %w", size, err)
 	}
 	b.ptr = DevicePtr(p)
 	return b, nil
 }
+
+// roundPool is the size the pool hands out for a request of n bytes.
+func roundPool(n uint64) uint64 { return (n + 511) &^ 511 }
+
+// unhold gives b's bytes back to its user's count and wakes a query
+// waiting for memory.
+func (d *Device) unhold(b *Buffer) {
+	if d.user != nil && b.held > 0 {
+		d.user.inUse.Add(-int64(b.held))
+	}
+	if d.memWaiters.Load() > 0 {
+		d.freedMu.Lock()
+		close(d.freed)
+		d.freed = make(chan struct{})
+		d.freedMu.Unlock()
+	}
+}
+
+// quotaError is a database's device memory limit refusing an allocation
+// (the shared pool was not asked). It unwraps to the
+// *memory.OutOfMemoryError a user sees.
+type quotaError struct{ *memory.OutOfMemoryError }
+
+func (e *quotaError) Unwrap() error { return e.OutOfMemoryError }
+
+func (e *quotaError) Error() string { return "the database's limit: " + e.OutOfMemoryError.Error() }
 
 // Ptr is the buffer's device address.
 func (b *Buffer) Ptr() DevicePtr { return b.ptr }
@@ -353,6 +479,7 @@ func (b *Buffer) Release() error {
 	if n > 0 || b.size == 0 {
 		return nil
 	}
+	defer b.d.unhold(b)
 	if b.d.pool != nil {
 		// The pool's Free takes no CUDA call (see upstream.Free): no hop to
 		// the context thread.

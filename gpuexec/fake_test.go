@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gsqlengine/gsql/memory"
 )
@@ -29,6 +30,10 @@ type fakeDriver struct {
 	hold     chan struct{}
 	opts     [][]string // each compile's options
 	launches map[string]int
+	// delay makes every compile take this long (compiles racing across
+	// devices and processes); closes counts close calls.
+	delay  time.Duration
+	closes int
 }
 
 func newFakeDriver() *fakeDriver {
@@ -55,7 +60,7 @@ func (f *fakeDriver) info() DeviceInfo {
 	return DeviceInfo{Name: "fake", Major: 9, Minor: 0, TotalMemory: 4 << 30, SMs: 4, DriverVersion: 13000}
 }
 func (f *fakeDriver) do(fn func() error) error   { return fn() }
-func (f *fakeDriver) close() error               { return nil }
+func (f *fakeDriver) close() error               { f.mu.Lock(); f.closes++; f.mu.Unlock(); return nil }
 func (f *fakeDriver) onThread() bool             { return true }
 func (f *fakeDriver) await(done <-chan struct{}) { <-done }
 
@@ -132,8 +137,9 @@ func (f *fakeDriver) compile(name, src string, opts []string, arch int) ([]byte,
 	f.mu.Lock()
 	f.compiles++
 	f.opts = append(f.opts, opts)
-	hold := f.hold
+	hold, delay := f.hold, f.delay
 	f.mu.Unlock()
+	time.Sleep(delay)
 	if hold != nil && strings.Contains(src, "// hold") {
 		<-hold
 	}

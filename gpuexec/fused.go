@@ -156,7 +156,7 @@ func (d *Device) compileNow(src Source) *Pending {
 	go func() {
 		defer close(p.done)
 		start := time.Now()
-		p.m, p.err = d.Compile(src)
+		p.m, p.err = d.self.Compile(src)
 		p.Took = time.Since(start)
 	}()
 	return p
@@ -183,7 +183,7 @@ func (d *Device) CompileFusedLater(gen func() (*fuse.Kernel, error)) *Pending {
 		start := time.Now()
 		k, err := gen()
 		if err == nil {
-			p.m, err = d.Compile(fusedSource(k))
+			p.m, err = d.self.Compile(fusedSource(k))
 		}
 		p.err, p.Took = err, time.Since(start)
 	}()

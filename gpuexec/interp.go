@@ -83,7 +83,9 @@ func (d *Device) CompileAsync(src Source) *Pending {
 		pool <- struct{}{}
 		defer func() { <-pool }()
 		start := time.Now()
-		p.m, p.err = d.Compile(src)
+		// The state's own handle: the result is shared, and one
+		// caller's database closing must not fail it for the others.
+		p.m, p.err = d.self.Compile(src)
 		p.Took = time.Since(start)
 	}()
 	return p
@@ -107,6 +109,9 @@ type interpState struct {
 // module) in the background; it returns at once.
 func (d *Device) WarmInterpreter() {
 	d.interp.once.Do(func() {
+		// Prepared once per shared state, for every handle: on its own
+		// handle, which outlives whichever database asked first.
+		d := d.self
 		d.interp.ready = make(chan struct{})
 		// ptxas -O1: the interpreter's one-time compile is shorter than at
 		// the default level (docs/benchlog/2026-11-25-cold-start.md).
@@ -154,6 +159,7 @@ func (d *Device) WarmInterpreter() {
 // PoolsWarm is closed when it is done.
 func (d *Device) WarmPools() {
 	d.poolsOnce.Do(func() {
+		d := d.self
 		d.poolsWarm = make(chan struct{})
 		go func() {
 			defer close(d.poolsWarm)

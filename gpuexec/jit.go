@@ -1,6 +1,7 @@
 package gpuexec
 
 import (
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -243,7 +244,9 @@ func (d *Device) compileKeyed(name, key string, cachedOnly bool, produce func() 
 			}
 			d.flights[key] = f
 			d.mu.Unlock()
+			start := time.Now()
 			f.m, f.err = d.build(name, key, produce, false)
+			d.NoteCompileWait(time.Since(start))
 			d.mu.Lock()
 			delete(d.flights, key)
 			d.mu.Unlock()
@@ -261,7 +264,9 @@ func (d *Device) compileKeyed(name, key string, cachedOnly bool, produce func() 
 			}
 			// From the context thread (compileOn), keep serving it: the
 			// flight's own module load hops there.
+			start := time.Now()
 			d.drv.await(f.done)
+			d.NoteCompileWait(time.Since(start))
 			if f.err != nil {
 				return nil, f.err
 			}
@@ -273,44 +278,24 @@ func (d *Device) compileKeyed(name, key string, cachedOnly bool, produce func() 
 }
 
 // build finds key's image on disk or makes it with produce, loads it on
-// the context thread and enters it in the memory cache.
+// the context thread and enters it in the memory cache. The module belongs
+// to the state's own handle: the memory cache hands it to every handle.
 func (d *Device) build(name, key string, produce func() ([]byte, bool, error), diskOnly bool) (*Module, error) {
 	from := ""
 	var image []byte
-	dir, derr := d.cacheDir()
-	useDisk := !d.opts.NoDiskCache && derr == nil
-	if useDisk {
-		for _, ext := range []string{".cubin", ".ptx"} {
-			if b, err := os.ReadFile(filepath.Join(dir, key+ext)); err == nil && len(b) > 0 {
-				image, from = b, "disk"
-				break
-			}
+	var cache *diskCache
+	if dir, err := d.cacheDir(); err == nil && !d.opts.NoDiskCache {
+		cache = &diskCache{dir: dir}
+		if img, ok := cache.read(key); ok {
+			image, from = img, "disk"
 		}
 	}
 	if image == nil && diskOnly {
 		return nil, errNotCached
 	}
-	nvrtc := func() error {
-		start := time.Now()
-		img, cubin, err := produce()
-		d.compileNanos.Add(int64(time.Since(start)))
-		if err != nil {
-			return err
-		}
-		d.compiles.Add(1)
-		image, from = img, ""
-		if useDisk {
-			ext := ".ptx"
-			if cubin {
-				ext = ".cubin"
-			}
-			// A failed cache write costs only a recompilation later.
-			_ = writeFileAtomic(filepath.Join(dir, key+ext), image)
-		}
-		return nil
-	}
 	if image == nil {
-		if err := nvrtc(); err != nil {
+		var err error
+		if image, from, err = d.produce(context.Background(), cache, key, produce); err != nil {
 			return nil, err
 		}
 	}
@@ -325,14 +310,13 @@ func (d *Device) build(name, key string, produce func() ([]byte, bool, error), d
 	}
 	h, err := load()
 	if err != nil && from == "disk" {
-		// A stale or corrupt cache entry: compile afresh.
-		for _, ext := range []string{".cubin", ".ptx"} {
-			os.Remove(filepath.Join(dir, key+ext))
-		}
+		// An entry the driver refuses (a stale or foreign image with a
+		// good checksum): drop it and compile afresh.
+		cache.remove(key)
 		if diskOnly {
 			return nil, errNotCached
 		}
-		if err := nvrtc(); err != nil {
+		if image, from, err = d.produce(context.Background(), cache, key, produce); err != nil {
 			return nil, err
 		}
 		h, err = load()
@@ -343,7 +327,7 @@ func (d *Device) build(name, key string, produce func() ([]byte, bool, error), d
 	if from == "disk" {
 		d.diskHits.Add(1)
 	}
-	m := &Module{d: d, h: h, name: name, key: key, FromCache: from}
+	m := &Module{d: d.self, h: h, name: name, key: key, FromCache: from}
 	d.mu.Lock()
 	d.modules[key] = m
 	d.loaded = append(d.loaded, h)
@@ -351,25 +335,33 @@ func (d *Device) build(name, key string, produce func() ([]byte, bool, error), d
 	return m, nil
 }
 
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+// produce makes key's image with NVRTC and writes it to the disk cache
+// (nil: none), holding the key's lock file meanwhile so that processes
+// missing the same kernel compile it once: a waiter that gets the lock
+// finds the entry the holder wrote (from "disk").
+func (d *Device) produce(ctx context.Context, cache *diskCache, key string, produce func() ([]byte, bool, error)) (image []byte, from string, err error) {
+	if cache != nil {
+		// A lock that cannot be taken costs only a duplicate compile.
+		unlock, locked, _ := cache.lock(ctx, key, CompileLockWait)
+		defer unlock()
+		if locked {
+			if img, ok := cache.read(key); ok {
+				return img, "disk", nil
+			}
+		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	start := time.Now()
+	img, cubin, err := produce()
+	d.compileNanos.Add(int64(time.Since(start)))
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	d.compiles.Add(1)
+	if cache != nil {
+		// A failed cache write costs only a recompilation later.
+		_ = cache.write(key, img, cubin)
 	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return img, "", nil
 }
 
 // DropMemoryCache forgets the in-memory module cache so that the next

@@ -228,9 +228,11 @@ func (c *DeviceCompute) useFused(fk *gpuexec.FusedKernel) {
 }
 
 func (c *DeviceCompute) waited(start time.Time) {
+	took := time.Since(start)
 	if c.Stats != nil {
-		c.Stats.CompileWaitNanos.Add(int64(time.Since(start)))
+		c.Stats.CompileWaitNanos.Add(int64(took))
 	}
+	c.RT.Dev.NoteCompileWait(took)
 }
 
 // adoptFused switches to the fused kernels once their background compile
@@ -291,7 +293,7 @@ func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, e
 			return nil, err
 		}
 		var out *gpuexec.DeviceBatch
-		err = c.RT.Cache.RetryOOM(func() (err error) {
+		err = c.RT.Cache.RetryOOM(c.RT.waitCtx(ctx), func() (err error) {
 			out, err = c.compute(ctx, in)
 			return err
 		})

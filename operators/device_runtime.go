@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
@@ -67,9 +68,12 @@ func GroupForDevice(batches []*coldata.Batch) [][]*coldata.Batch {
 }
 
 // NewDeviceRuntime opens the GPU with a table cache of cacheBudget bytes
-// (0: DefaultCacheBudget of the device).
+// (0: DefaultCacheBudget of the device's limit). The device state is
+// shared with every other runtime of the process on that GPU
+// (gpuexec.Open); the table cache and opts.PoolLimit, a quota on the
+// memory this runtime's buffers hold, are its own. Close gives both back.
 func NewDeviceRuntime(opts gpuexec.Options, cacheBudget uint64) (*DeviceRuntime, error) {
-	d, err := gpuexec.NewDevice(opts)
+	d, err := gpuexec.Open(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +81,32 @@ func NewDeviceRuntime(opts gpuexec.Options, cacheBudget uint64) (*DeviceRuntime,
 		cacheBudget = DefaultCacheBudget(d.MemoryLimit())
 	}
 	return &DeviceRuntime{Dev: d, Cache: gpuexec.NewTableCache(d, cacheBudget)}, nil
+}
+
+// Close drops the runtime's resident tables and its reference on the
+// shared device (which closes with its last user).
+func (rt *DeviceRuntime) Close() error {
+	rt.Cache.Clear()
+	if err := rt.Dev.Close(); err != nil {
+		return fmt.Errorf("closing the GPU: %w", err)
+	}
+	return nil
+}
+
+// ForQuery is the runtime one query's operators use: the same device,
+// quota and resident tables, through a device handle that counts the
+// query's waits (context thread, compiles, pool memory) in w.
+func (rt *DeviceRuntime) ForQuery(w *gpuexec.Waits) *DeviceRuntime {
+	return &DeviceRuntime{Dev: rt.Dev.ForQuery(w), Cache: rt.Cache}
+}
+
+// waitCtx carries the query's Waits to the calls that take a context but
+// use the database's handle (the table cache's retries and scans).
+func (rt *DeviceRuntime) waitCtx(ctx context.Context) context.Context {
+	if w := rt.Dev.Waits(); w != nil && gpuexec.WaitsOf(ctx) == nil {
+		return gpuexec.WithWaits(ctx, w)
+	}
+	return ctx
 }
 
 // DefaultCacheBudget is the resident tables' share of a device with limit

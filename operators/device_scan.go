@@ -31,7 +31,7 @@ type DeviceScan struct {
 // Open implements DeviceOperator.
 func (s *DeviceScan) Open(ctx context.Context) error {
 	before := s.RT.Dev.Stats().BytesToDevice
-	sc, err := s.RT.Cache.ScanPrepared(ctx, s.Table, s.Version, s.Load, s.Prepare, s.Cols)
+	sc, err := s.RT.Cache.ScanPrepared(s.RT.waitCtx(ctx), s.Table, s.Version, s.Load, s.Prepare, s.Cols)
 	if err != nil {
 		return fmt.Errorf("device scan of %s: %w", s.Table, err)
 	}
@@ -55,7 +55,7 @@ func (s *DeviceScan) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 		return nil, fmt.Errorf("device scan of %s: not open", s.Table)
 	}
 	before := s.RT.Dev.Stats().BytesToDevice
-	b, err := s.scan.Next(ctx)
+	b, err := s.scan.Next(s.RT.waitCtx(ctx))
 	s.countBytes(before)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -25,7 +25,7 @@ func (h *HostToDevice) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, er
 	}
 	before := h.RT.Dev.Stats().BytesToDevice
 	var db *gpuexec.DeviceBatch
-	err = h.RT.Cache.RetryOOM(func() (err error) {
+	err = h.RT.Cache.RetryOOM(h.RT.waitCtx(ctx), func() (err error) {
 		db, err = h.RT.Dev.Upload(ctx, b)
 		return err
 	})
@@ -114,7 +114,7 @@ func (d *DeviceToHost) pull(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 func (d *DeviceToHost) download(ctx context.Context, db *gpuexec.DeviceBatch) (*coldata.Batch, error) {
 	before := d.RT.Dev.Stats().BytesToHost
 	var hb *coldata.Batch
-	err := d.RT.Cache.RetryOOM(func() (err error) {
+	err := d.RT.Cache.RetryOOM(d.RT.waitCtx(ctx), func() (err error) {
 		if d.Results {
 			hb, err = d.RT.Dev.DownloadResult(ctx, db)
 		} else {

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/gpuexec"
 )
 
 // gsqlEngine adapts *gsql.DB to the runner's Engine interface.
@@ -138,6 +139,12 @@ func TestSQLLogicOnDisk(t *testing.T) {
 		t.Skip("on-disk regression run skipped with -short")
 	}
 	device := testDevice()
+	if device != "cpu" {
+		// Each statement closes and reopens the database: keep the shared
+		// GPU state (context, kernels, interpreter) across the gap.
+		old := gpuexec.SetLinger(time.Minute)
+		t.Cleanup(func() { gpuexec.SetLinger(old) })
+	}
 	for _, path := range testFiles(t) {
 		name := strings.TrimPrefix(filepath.ToSlash(path), "sql/")
 		t.Run(name, func(t *testing.T) {
