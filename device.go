@@ -2,6 +2,7 @@ package gsql
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -58,10 +59,25 @@ func (db *DB) placeFinal(n planner.Node, ro planner.RuleOptions) (placed planner
 	db.mu.RLock()
 	dev, strict := db.device, db.requested == "gpu"
 	db.mu.RUnlock()
-	if n, err = planner.Placed(n, ro, dev != "gpu"); err != nil {
+	host := dev != "gpu"
+	var small string
+	if !host && !strict {
+		// Auto mode: a query over few rows is answered sooner by the CPU
+		// than the GPU's fixed costs (launches, transfers, waits) allow.
+		if min := db.autoGPUMinRows(); min > 0 {
+			if rows := planner.ScannedRows(n); rows < min {
+				host = true
+				small = fmt.Sprintf("auto: the query reads %d rows, under the %d from which the GPU answers sooner", rows, min)
+			}
+		}
+	}
+	if n, err = planner.Placed(n, ro, host); err != nil {
 		return nil, false, err
 	}
-	if dev != "gpu" {
+	if host {
+		if small != "" {
+			n = planner.OnHost(n, small)
+		}
 		return n, true, nil
 	}
 	supported := execbuild.GPUSupport
@@ -95,6 +111,26 @@ func (db *DB) placeFinal(n planner.Node, ro planner.RuleOptions) (placed planner
 	placed, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: supported,
 		Aggregates: execbuild.AggregatesOnDevice, DeviceMemory: mem})
 	return placed, final, err
+}
+
+// defaultAutoGPUMinRows is Options.AutoGPUMinRows when unset: on the H200,
+// the GPU regression files (tables of a few rows) took 11x the CPU's time
+// (docs/TESTING.md), while 600K-row queries answer sooner on the GPU
+// (TestColdStart); the GPU's fixed cost per query is a few milliseconds,
+// what the CPU spends on some 10^5 rows.
+const defaultAutoGPUMinRows = 100_000
+
+// autoGPUMinRows is the scanned rows from which auto mode places a query
+// on the GPU (0: always).
+func (db *DB) autoGPUMinRows() int64 {
+	switch n := db.opts.AutoGPUMinRows; {
+	case n < 0:
+		return 0
+	case n == 0:
+		return defaultAutoGPUMinRows
+	default:
+		return n
+	}
 }
 
 // gpuReady reports whether a filter/projection can run on the GPU without

@@ -75,6 +75,12 @@ type Options struct {
 	// docs/BENCHMARKS.md "Compressed storage" has the measured ratios and
 	// decompression speeds). Segments of any codec read back.
 	Compression string
+	// AutoGPUMinRows is, with Device "auto", the rows a query must read
+	// (its scanned tables' rows) for its plan to go to the GPU: a query
+	// over fewer runs on the CPU, which answers it sooner, and EXPLAIN
+	// says so. 0 means 100,000; negative places every query by its
+	// operators alone.
+	AutoGPUMinRows int64
 	// TempDir is where queries spill state past MemoryLimit: each query
 	// makes its own directory there and removes it when it ends, and Open
 	// removes those left by processes that died. Empty: the database's

@@ -469,3 +469,27 @@ func onlyColumns(es []expr.Expr) bool {
 	}
 	return true
 }
+
+// ScannedRows is the rows of the tables the scans in n read (CTE bodies
+// included; subqueries inside expressions are not): what auto placement
+// weighs to keep tiny queries on the CPU.
+func ScannedRows(n Node) int64 {
+	var rows int64
+	if s, ok := n.(*Scan); ok && s.Table != nil {
+		rows += s.Table.Rows
+	}
+	for _, in := range n.Inputs() {
+		rows += ScannedRows(in)
+	}
+	return rows
+}
+
+// OnHost returns a copy of the root n whose EXPLAIN line says why the
+// whole plan runs on the CPU.
+func OnHost(n Node, why string) Node {
+	out := withInputs(n, n.Inputs())
+	if w, ok := out.(interface{ setWhy(string) }); ok {
+		w.setWhy(why)
+	}
+	return out
+}

@@ -91,3 +91,34 @@ func TestEveryHostOperatorSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestScannedRowsAndOnHost: the rows a plan's scans read (both sides of a
+// join, a CTE's body), and a root that says why the plan stays on the CPU.
+func TestScannedRowsAndOnHost(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tc := range []struct {
+		q    string
+		rows int64
+	}{
+		{"SELECT a FROM t", 4},
+		{"SELECT t.a FROM t JOIN u ON t.a = u.a", 7},
+		{"WITH d AS (SELECT a FROM u) SELECT COUNT(*) FROM d", 3},
+		{"SELECT 1", 0},
+	} {
+		n, err := plan(t, cat, tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := planner.ScannedRows(n); got != tc.rows {
+			t.Errorf("%s: %d rows scanned, want %d", tc.q, got, tc.rows)
+		}
+		host := planner.OnHost(n, "auto: few rows")
+		lines := planner.Explain(host)
+		if !strings.HasSuffix(lines[0], "[cpu: auto: few rows]") {
+			t.Errorf("%s: root %q", tc.q, lines[0])
+		}
+		if orig := planner.Explain(n); strings.Contains(orig[0], "auto: few rows") {
+			t.Errorf("%s: OnHost changed the plan it copied", tc.q)
+		}
+	}
+}
