@@ -601,7 +601,9 @@ type grouped struct {
 
 func (g *gen) groupBy(s source, nkeys, naggs int, having bool) grouped {
 	var gr grouped
-	for len(gr.keys) < nkeys {
+	// Bounded tries: a source with few columns may offer fewer distinct
+	// keys or aggregates than asked for.
+	for try := 0; len(gr.keys) < nkeys && try < 20; try++ {
 		k := g.key(s, nkeys == 1)
 		if !slices.Contains(gr.keys, k) {
 			gr.keys = append(gr.keys, k)
@@ -609,7 +611,7 @@ func (g *gen) groupBy(s source, nkeys, naggs int, having bool) grouped {
 			break
 		}
 	}
-	for len(gr.aggs) < naggs {
+	for try := 0; len(gr.aggs) < naggs && try < 20; try++ {
 		a, _ := g.agg(s)
 		if !slices.Contains(gr.aggs, a) {
 			gr.aggs = append(gr.aggs, a)
