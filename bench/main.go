@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gsqlengine/gsql/datagen/clickbench"
 )
@@ -47,6 +48,11 @@ type config struct {
 	// profileDir, when set, receives a CPU profile of each query's timed
 	// runs per gsql engine (QUERY-ROWS-ENGINE.prof).
 	profileDir string
+	// count is the number of generated queries (--suite random).
+	count int
+	// timeout bounds each run of a query on an engine (0: none), so a
+	// query that one engine cannot finish is an ERROR, not a hung run.
+	timeout time.Duration
 }
 
 func main() {
@@ -82,7 +88,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	out := fs.String("out", "out", "directory for results.json and speedup.svg")
 	queries := fs.String("queries", "", "comma-separated query names (default all): "+strings.Join(queryNames(), ", "))
 	seed := fs.Int64("seed", 42, "data generator seed")
-	suite := fs.String("suite", "micro", "micro (gsql's own queries over generated logs and people tables), tpch (the 22 TPC-H queries) or clickbench (the 43 ClickBench queries)")
+	suite := fs.String("suite", "micro", "micro (gsql's own queries over generated logs and people tables), tpch (the 22 TPC-H queries), clickbench (the 43 ClickBench queries), random (--count generated queries over hits and TPC-H, from --seed) or shapes (issue 40's five regression shapes over hits)")
+	count := fs.Int("count", 50, "number of generated queries (--suite random)")
+	timeout := fs.Duration("timeout", 0, "limit on each run of a query on an engine, 0 for none (default 2m with --suite random or shapes)")
 	sf := fs.String("sf", "1", "TPC-H scale factors, comma-separated (--suite tpch)")
 	keep := fs.Int("keep-rows", 1<<20, "results of at most this many rows are kept to show the first differing row on a mismatch")
 	cold := fs.Bool("cold", true, "also time each query's first run in a fresh process (the cold column)")
@@ -96,7 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	cfg := &config{runs: *runs, out: *out, seed: *seed, keepRows: *keep, cold: *cold,
-		command: "bench " + strings.Join(args, " "), profileDir: *profileDir}
+		command: "bench " + strings.Join(args, " "), profileDir: *profileDir, count: *count, timeout: *timeout}
 	if cfg.runs < 1 {
 		return nil, fmt.Errorf("--runs must be at least 1, got %d", cfg.runs)
 	}
@@ -117,8 +125,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if len(cfg.engines) == 0 {
 		return nil, errors.New("no engines selected")
 	}
-	rowsSet := false
-	fs.Visit(func(f *flag.Flag) { rowsSet = rowsSet || f.Name == "rows" })
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	rowsSet := set["rows"]
 	if *suite == "clickbench" && !rowsSet {
 		*rows = clickbenchDefaultRows
 	}
@@ -160,8 +169,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			}
 			cfg.queries = append(cfg.queries, extra...)
 		}
+	case "random", "shapes":
+		if err := randomConfig(cfg, set, *sf, *queries); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, fmt.Errorf("--suite: unknown suite %q (micro, tpch or clickbench)", cfg.suite)
+		return nil, fmt.Errorf("--suite: unknown suite %q (micro, tpch, clickbench, random or shapes)", cfg.suite)
 	}
 	return cfg, nil
 }
@@ -199,6 +212,11 @@ func parseCounts(s string) ([]int, error) {
 func writeOutputs(cfg *config, rep *report, stdout io.Writer) error {
 	if err := writeTable(stdout, rep); err != nil {
 		return fmt.Errorf("table: %w", err)
+	}
+	if cfg.suite == "random" || cfg.suite == "shapes" {
+		if err := writeRandomReport(stdout, cfg, rep); err != nil {
+			return fmt.Errorf("random suite report: %w", err)
+		}
 	}
 	if cfg.out == "" {
 		return nil

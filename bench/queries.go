@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gsqlengine/gsql/bench/internal/randq"
 )
 
 // benchQuery is one query of the suite.
@@ -19,6 +21,10 @@ type benchQuery struct {
 	// compare under datagen/clickbench/answers's rules; 0 for the other
 	// suites, whose answers compare by checksum.
 	clickbench int
+	// random is the generated query of the random and shapes suites,
+	// whose answers compare under its order keys with a tolerance
+	// (random.go); nil for the other suites.
+	random *randq.Query
 }
 
 // sqlFor returns the query text for an engine.

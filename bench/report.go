@@ -68,6 +68,8 @@ type queryInfo struct {
 	SQL      string            `json:"sql"`
 	Variants map[string]string `json:"variants,omitempty"`
 	Why      string            `json:"variant_reason,omitempty"`
+	// Features are a generated query's feature tags (--suite random).
+	Features []string `json:"features,omitempty"`
 }
 
 // resultRow is one query at one size on one engine.
@@ -119,7 +121,11 @@ func newReport(cfg *config) *report {
 		RunsPerQuery: cfg.runs,
 	}
 	for _, q := range cfg.queries {
-		rep.Queries = append(rep.Queries, queryInfo{Name: q.Name, Table: q.Table, SQL: q.SQL, Variants: q.Variants, Why: q.VariantWhy})
+		qi := queryInfo{Name: q.Name, Table: q.Table, SQL: q.SQL, Variants: q.Variants, Why: q.VariantWhy}
+		if q.random != nil {
+			qi.Features = q.random.Features
+		}
+		rep.Queries = append(rep.Queries, qi)
 	}
 	return rep
 }

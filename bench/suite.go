@@ -40,6 +40,10 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 		return nil, err
 	}
 	switch cfg.suite {
+	case "random", "shapes":
+		err := runRandom(ctx, cfg, rep, engines, stderr)
+		rep.finish()
+		return rep, err
 	case "tpch":
 		err := runTPCH(ctx, cfg, rep, engines, stderr)
 		rep.finish()
@@ -206,19 +210,21 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 		var res result
 		var err error
 		warmStart := time.Now()
-		if q.clickbench > 0 {
+		qctx, cancel := queryContext(ctx, cfg)
+		if q.clickbench > 0 || q.random != nil {
 			var a answers.Answer
-			if a, res, err = e.Answer(ctx, text); err == nil {
+			if a, res, err = e.Answer(qctx, text); err == nil {
 				ans[i] = &a
 				for _, row := range a.Rows {
 					c.AddRow([]byte(strings.Join(row, "\t")))
 				}
 			}
 		} else {
-			res, err = e.Run(ctx, text, c)
+			res, err = e.Run(qctx, text, c)
 		}
+		cancel()
 		if err != nil {
-			r.Status, r.Error = statusError, err.Error()
+			r.Status, r.Error = statusError, timeoutText(cfg, err)
 			out = append(out, r)
 			continue
 		}
@@ -252,16 +258,18 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 			return nil, err
 		}
 		for k := 0; k < cfg.runs && err == nil; k++ {
+			qctx, cancel := queryContext(ctx, cfg)
 			t0 := time.Now()
-			_, err = e.Run(ctx, text, nil)
+			_, err = e.Run(qctx, text, nil)
 			times = append(times, time.Since(t0))
+			cancel()
 		}
 		stopProfile()
 		// Progress with times, so that a run cut short still tells where
 		// its time went.
 		fmt.Fprintf(stderr, "  %s on %s: checked run and placement %v, timed %v\n", q.Name, e.Name(), warmUp.Round(time.Microsecond), times)
 		if err != nil {
-			r.Status, r.Error = statusError, fmt.Sprintf("timed run: %v", err)
+			r.Status, r.Error = statusError, fmt.Sprintf("timed run: %v", timeoutText(cfg, err))
 			out = append(out, r)
 			continue
 		}
@@ -279,9 +287,12 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, sche
 		r.Status = statusOK
 		out = append(out, r)
 	}
-	if q.clickbench > 0 {
+	switch {
+	case q.random != nil:
+		compareRandom(out, ans, q.random)
+	case q.clickbench > 0:
 		compareAnswers(ctx, q, rows, out, ans, engines)
-	} else {
+	default:
 		compareResults(out, sums)
 	}
 	// One output size for every engine: the first gsql engine's (DuckDB's

@@ -1,0 +1,25 @@
+// Package randq generates random analytic queries for the bench program's
+// random suite: joins, subqueries, window functions, top-k, CTEs and set
+// operations over ClickBench's hits table and the TPC-H tables, composed
+// at random from a seed. The suite runs them on every engine to find the
+// queries where gsql is slower than DuckDB, so the queries aim at the
+// work an analytic engine meets (large scans, hash joins on real keys,
+// grouped windows, correlated subqueries) rather than at the corner cases
+// of difftest's correctness generator.
+//
+// Every query's answer is determined by the data: the top-level ORDER BY
+// names every output column (the columns Query.Keys lists, in order), so
+// its LIMIT cuts a fixed set of rows; window functions whose value depends
+// on the order among peers (ROW_NUMBER, LAG, LEAD, ROWS frames) order by
+// a key that identifies the row; a LIMIT inside a subquery follows a total
+// order too; sums never run over identifiers (which would overflow
+// BIGINT). Float and DECIMAL results may still differ in their last
+// digits between engines (gsql answers AVG of an integer as a DECIMAL with
+// four more digits of scale, DuckDB as a DOUBLE), so answers compare with
+// a tolerance (the bench's random suite comparison).
+//
+// The SQL is the dialect both gsql and DuckDB accept: DATE 'yyyy-mm-dd'
+// literals, EXTRACT(unit FROM x), DATE_TRUNC('unit', x), CASE, window
+// frames, ORDER BY ordinals with NULLS LAST. Query.Duck carries a DuckDB
+// text where the dialects differ (none needs one yet).
+package randq
