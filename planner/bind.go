@@ -180,6 +180,11 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 		}
 		input = &Filter{Input: input, Pred: pred}
 	}
+	if len(s.GroupBy) == 0 && s.Having == nil && !hasAggregate(s.SelectExprs) && !hasWindow(s.SelectExprs) {
+		// Correlated scalar subqueries of the select list as joins
+		// (scalarjoin.go).
+		s, input, sc = b.planSelectScalarJoins(s, input, sc)
+	}
 	var having sqlparser.Expr
 	if s.Having != nil {
 		having = s.Having.Expr

@@ -22,8 +22,15 @@ import (
 // Q2, Q17, Q20). Each group is the subquery's answer for the outer rows
 // with those key values; an outer row with no group gets NULL, which is
 // what SUM, AVG, MIN and MAX of no rows are, so only those aggregates, and
-// arithmetic over them and constants, qualify (COUNT of no rows is 0).
-// Everything else keeps subquery.go's per-row path.
+// arithmetic over them and constants, qualify; a bare COUNT qualifies too,
+// read as COALESCE(value, 0) (COUNT of no rows is 0). Everything else
+// keeps subquery.go's per-row path.
+//
+// A select list's scalar subquery of that form is planned the same way
+// (planSelectScalarJoins) when the query has no GROUP BY, aggregate or
+// window function of its own: SELECT o.k, (SELECT COUNT(*) FROM l WHERE
+// l.k = o.k AND l.q < 24) FROM o joins o with the counts per key instead
+// of running the subquery once per row of o.
 
 // planScalarJoins rewrites the qualifying comparisons of where; the
 // returned scope names the joined values.
@@ -94,7 +101,11 @@ func (b *binder) scalarJoin(q *sqlparser.Subquery, input Node, sc *scope) (Node,
 		return nil, nil, nil, false
 	}
 	ae, ok := sel.SelectExprs[0].(*sqlparser.AliasedExpr)
-	if !ok || !hasAggregate(ae.Expr) || !nullOnEmpty(ae.Expr) {
+	if !ok || !hasAggregate(ae.Expr) {
+		return nil, nil, nil, false
+	}
+	zeroOnEmpty := bareCount(ae.Expr)
+	if !zeroOnEmpty && !nullOnEmpty(ae.Expr) {
 		return nil, nil, nil, false
 	}
 	for _, te := range sel.From {
@@ -192,8 +203,58 @@ func (b *binder) scalarJoin(q *sqlparser.Subquery, input Node, sc *scope) (Node,
 	for i, c := range gcols {
 		nsc.cols = append(nsc.cols, scopeCol{Table: name, Name: c.Name, Type: c.Type, Index: nl + i, hidden: true})
 	}
-	col := &sqlparser.ColName{Name: sqlparser.NewColIdent("gsql_value"), Qualifier: sqlparser.TableName{Name: sqlparser.NewTableIdent(name)}}
+	var col sqlparser.Expr = &sqlparser.ColName{Name: sqlparser.NewColIdent("gsql_value"), Qualifier: sqlparser.TableName{Name: sqlparser.NewTableIdent(name)}}
+	if zeroOnEmpty {
+		col = &sqlparser.FuncExpr{Name: sqlparser.NewColIdent("coalesce"), Exprs: sqlparser.SelectExprs{
+			&sqlparser.AliasedExpr{Expr: col}, &sqlparser.AliasedExpr{Expr: sqlparser.NewIntVal([]byte("0"))}}}
+	}
 	return j, col, nsc, true
+}
+
+// bareCount reports whether e is COUNT(...) alone, which is 0 over no rows.
+func bareCount(e sqlparser.Expr) bool {
+	f, ok := unparen(e).(*sqlparser.FuncExpr)
+	return ok && strings.EqualFold(f.Name.String(), "count")
+}
+
+// planSelectScalarJoins plans the select list's correlated scalar
+// subqueries that qualify as joins with input (see the top of this file),
+// returning the select statement with those subqueries replaced by the
+// joined values (a copy: the statement itself is left as it was). The
+// query must have no GROUP BY, aggregate or window function, whose
+// binding would not see the joined values.
+func (b *binder) planSelectScalarJoins(s *sqlparser.Select, input Node, sc *scope) (*sqlparser.Select, Node, *scope) {
+	var changed sqlparser.SelectExprs
+	for i, se := range s.SelectExprs {
+		ae, ok := se.(*sqlparser.AliasedExpr)
+		if !ok {
+			continue
+		}
+		q, ok := unparen(ae.Expr).(*sqlparser.Subquery)
+		if !ok {
+			continue
+		}
+		j, col, nsc, ok := b.scalarJoin(q, input, sc)
+		if !ok {
+			continue
+		}
+		if changed == nil {
+			changed = append(sqlparser.SelectExprs(nil), s.SelectExprs...)
+		}
+		na := *ae
+		na.Expr = col
+		if na.As.IsEmpty() {
+			na.As = sqlparser.NewColIdent(exprName(ae.Expr)) // the column keeps its name
+		}
+		changed[i] = &na
+		input, sc = j, nsc
+	}
+	if changed == nil {
+		return s, input, sc
+	}
+	ns := *s
+	ns.SelectExprs = changed
+	return &ns, input, sc
 }
 
 // nullOnEmpty reports whether e is NULL over no rows because every path
