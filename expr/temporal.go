@@ -390,6 +390,20 @@ const (
 	UnitDayOfYear
 	UnitEpoch
 	UnitISODayOfWeek
+	// MySQL's composite units, for EXTRACT (their INTERVALs are
+	// date_add_interval); EXTRACT(DAY_HOUR ...) reads the fields as
+	// digits of one number: day*100 + hour.
+	UnitYearMonth
+	UnitDayHour
+	UnitDayMinute
+	UnitDaySecond
+	UnitDayMicrosecond
+	UnitHourMinute
+	UnitHourSecond
+	UnitHourMicrosecond
+	UnitMinuteSecond
+	UnitMinuteMicrosecond
+	UnitSecondMicrosecond
 )
 
 var unitNames = map[string]Unit{
@@ -409,6 +423,10 @@ var unitNames = map[string]Unit{
 	"dayofweek": UnitDayOfWeek, "dow": UnitDayOfWeek,
 	"dayofyear": UnitDayOfYear, "doy": UnitDayOfYear,
 	"epoch": UnitEpoch, "isodow": UnitISODayOfWeek,
+	"year_month": UnitYearMonth, "day_hour": UnitDayHour, "day_minute": UnitDayMinute,
+	"day_second": UnitDaySecond, "day_microsecond": UnitDayMicrosecond, "hour_minute": UnitHourMinute,
+	"hour_second": UnitHourSecond, "hour_microsecond": UnitHourMicrosecond, "minute_second": UnitMinuteSecond,
+	"minute_microsecond": UnitMinuteMicrosecond, "second_microsecond": UnitSecondMicrosecond,
 }
 
 // ParseUnit reads a unit name (any case, singular or plural).
@@ -455,6 +473,9 @@ func ExtractField(u Unit, t int64) int64 {
 	case UnitHour:
 		return us / datetime.MicrosPerHour
 	}
+	if u >= UnitYearMonth {
+		return extractComposite(u, d, us)
+	}
 	y, m, day := datetime.CivilFromDays(d)
 	switch u {
 	case UnitDay:
@@ -485,24 +506,50 @@ func ExtractField(u Unit, t int64) int64 {
 	return 0
 }
 
+// evalWeek is WEEK(d[, mode]) for MySQL's eight modes (mode & 7; the
+// mode may vary by row).
+// extractComposite is EXTRACT of a composite unit: the fields from the
+// unit's first to its last, each two digits (microseconds six) of one
+// number, as MySQL prints them (HOUR_MINUTE of 10:30 is 1030).
+func extractComposite(u Unit, d, us int64) int64 {
+	y, m, day := datetime.CivilFromDays(d)
+	h, mi, s, f := us/datetime.MicrosPerHour, us/datetime.MicrosPerMinute%60, us/datetime.MicrosPerSecond%60, us%datetime.MicrosPerSecond
+	switch u {
+	case UnitYearMonth:
+		return y*100 + m
+	case UnitDayHour:
+		return day*100 + h
+	case UnitDayMinute:
+		return (day*100+h)*100 + mi
+	case UnitDaySecond:
+		return ((day*100+h)*100+mi)*100 + s
+	case UnitDayMicrosecond:
+		return (((day*100+h)*100+mi)*100+s)*1000000 + f
+	case UnitHourMinute:
+		return h*100 + mi
+	case UnitHourSecond:
+		return (h*100+mi)*100 + s
+	case UnitHourMicrosecond:
+		return ((h*100+mi)*100+s)*1000000 + f
+	case UnitMinuteSecond:
+		return mi*100 + s
+	case UnitMinuteMicrosecond:
+		return (mi*100+s)*1000000 + f
+	case UnitSecondMicrosecond:
+		return s*1000000 + f
+	}
+	return 0
+}
+
 func evalWeek(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-	mode := int64(0)
-	if len(args) == 2 {
-		if !args[1].Const || args[1].IsNull(0) {
-			return nil, fmt.Errorf("the mode of WEEK must be a constant")
-		}
-		mode = args[1].Int(0)
+	if len(args) == 1 {
+		return mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) { return datetime.WeekOf(days(t), 0), true })
 	}
-	var fn func(int64) int64
-	switch mode {
-	case 0:
-		fn = datetime.Week
-	case 3:
-		fn = datetime.ISOWeek
-	default:
-		return nil, fmt.Errorf("WEEK mode %d is not supported (0: weeks from Sunday, 3: ISO weeks)", mode)
+	d, err := mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) { return days(t), true })
+	if err != nil {
+		return nil, err
 	}
-	return mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) { return fn(days(t)), true })
+	return zipInts(d, args[1], n, coldata.Int64, func(z, mode int64) (int64, bool) { return datetime.WeekOf(z, mode), true })
 }
 
 func evalDateTrunc(args []*coldata.Vec, n int) (*coldata.Vec, error) {
@@ -858,10 +905,13 @@ func AppendDateFormat(buf []byte, f string, t int64) []byte {
 			pad(datetime.DayOfWeek(d)-1, 1)
 		case 'j':
 			pad(datetime.DayOfYear(d), 3)
-		case 'U':
-			pad(datetime.Week(d), 2)
-		case 'u', 'v':
-			pad(datetime.ISOWeek(d), 2)
+		case 'U', 'u', 'V', 'v':
+			// WEEK modes 0, 1, 2 and 3.
+			pad(datetime.WeekOf(d, int64(strings.IndexByte("UuVv", f[i]))), 2)
+		case 'X', 'x':
+			// The year of %V's and %v's week (YEARWEEK modes 0 and 1).
+			_, wy := datetime.ModeOf(int64(2 + strings.IndexByte("Xx", f[i]))).Week(d)
+			pad(wy, 4)
 		case 'D':
 			pad(day, 1)
 			suffix := "th"

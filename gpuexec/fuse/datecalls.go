@@ -95,7 +95,7 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 	}
 	switch name {
 	case "extract":
-		u, err := g.unitCode(name, args[0], func(u expr.Unit) bool { return u != expr.UnitNone })
+		u, err := g.unitCode(name, args[0], func(u expr.Unit) bool { return u != expr.UnitNone && u <= expr.UnitISODayOfWeek })
 		if err != nil {
 			return nil, err
 		}

@@ -185,7 +185,7 @@ func (b *Builder) DateCases() [][]expr.Expr {
 		diffs,
 		{c("last_day", d), c("datediff", d, c("cast_to_date", ts)), c("week", d, Lit(3)), c("week", ts, Lit(0)),
 			c("dayname", d), c("monthname", d), c("unix_timestamp", ts), c("from_unixtime", c("*", x, Lit(100000000))),
-			c("date_format", ts, Lit("%W %D %M %Y %H:%i:%s.%f %p %r %T %j %U %u %a %b %c %e %k %l %w %y %% %x")),
+			c("date_format", ts, Lit("%W %D %M %Y %H:%i:%s.%f %p %r %T %j %U %u %V %v %X %a %b %c %e %k %l %w %y %% %x")),
 			c("date_format", c("cast_to_timestamp", d), Lit("%Y-%m-%d")), c("date_format", ts, c("if", c(">", x, Lit(0)), Lit("%H"), Lit("%D")))},
 		{c("str_to_date", c("date_format", ts, Lit("%d/%m/%Y %H:%i:%s")), Lit("%d/%m/%Y %H:%i:%s")),
 			c("str_to_date", c("date_format", ts, Lit("%W %M %e, %Y %r")), Lit("%W %M %e, %Y %r")),

@@ -111,6 +111,40 @@ GSQL_DEV int64_t dt_iso_week(int64_t z) {
   return (thursday - dt_days_from_civil(y, 1, 1)) / 7 + 1;
 }
 
+// MySQL's WEEK(z, mode) for the eight modes, and in *year the year the
+// week belongs to (datetime.WeekMode.Week); year_range forces weeks 1..53
+// (YEARWEEK).
+GSQL_DEV int64_t dt_week1_start(int64_t y, bool monday, bool first_day) {
+  int64_t jan1 = dt_days_from_civil(y, 1, 1);
+  int64_t wd = dt_day_of_week(jan1) - 1;
+  if (monday) wd = (wd + 6) % 7;
+  if (first_day) return jan1 + (7 - wd) % 7;
+  return wd <= 3 ? jan1 - wd : jan1 + 7 - wd;
+}
+
+GSQL_DEV int64_t dt_week_mode(int64_t z, int64_t mode, bool year_range, int64_t* year) {
+  int64_t m = mode & 7;
+  bool monday = (m & 1) != 0;
+  bool first_day = ((m & 4) != 0) == monday;
+  year_range = year_range || (m & 2) != 0;
+  int64_t y, mo, d;
+  dt_civil(z, &y, &mo, &d);
+  int64_t start = dt_week1_start(y, monday, first_day);
+  if (z < start) {
+    if (!year_range) {
+      *year = y;
+      return 0;
+    }
+    y--;
+    start = dt_week1_start(y, monday, first_day);
+  } else if (year_range && z >= dt_week1_start(y + 1, monday, first_day)) {
+    *year = y + 1;
+    return 1;
+  }
+  *year = y;
+  return (z - start) / 7 + 1;
+}
+
 // Adds k months to day z, clamping the day; false out of range.
 GSQL_DEV bool dt_add_months(int64_t z, int64_t k, int64_t* out) {
   if (k > 120000 || k < -120000) return false;
@@ -534,9 +568,22 @@ GSQL_DEV int32_t dt_format(SV f, int64_t t, char* dst) {
       }
       case 'w': o = dt_put_num(dst, o, dt_day_of_week(d) - 1, 1); break;
       case 'j': o = dt_put_num(dst, o, dt_day_of_year(d), 3); break;
-      case 'U': o = dt_put_num(dst, o, dt_week0(d), 2); break;
+      case 'U':
       case 'u':
-      case 'v': o = dt_put_num(dst, o, dt_iso_week(d), 2); break;
+      case 'V':
+      case 'v': {
+        // WEEK modes 0, 1, 2, 3.
+        int64_t wy, mode = f.p[i] == 'U' ? 0 : f.p[i] == 'u' ? 1 : f.p[i] == 'V' ? 2 : 3;
+        o = dt_put_num(dst, o, dt_week_mode(d, mode, false, &wy), 2);
+        break;
+      }
+      case 'X':
+      case 'x': {
+        int64_t wy;
+        dt_week_mode(d, f.p[i] == 'X' ? 2 : 3, false, &wy);
+        o = dt_put_num(dst, o, wy, 4);
+        break;
+      }
       case 'D': {
         o = dt_put_num(dst, o, day, 1);
         const char* suf = "th";
