@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/datetime"
@@ -362,7 +363,7 @@ func evalCompositeInterval(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	months := unit == "year_month"
 	base := args[0]
 	return timeRows(args[:2], n, base.Type, func(i int) (int64, bool, bool) {
-		fields, neg, ok := datetime.IntervalFields(string(args[1].Str(i)), len(steps), steps[len(steps)-1] == 1)
+		fields, neg, ok := datetime.IntervalFields(string(args[1].Str(i)), len(steps), strings.HasSuffix(unit, "microsecond"))
 		if !ok {
 			return 0, false, false
 		}

@@ -269,6 +269,12 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			i = j - 1
 			continue
 		}
+		if isCompositeUnit(r, t) && i > 0 {
+			// INTERVAL '1 2' DAY_HOUR: the stock tokenizer reserves the
+			// composite units without a grammar rule (temporal.go).
+			r.emitFor("`"+strings.ToLower(t.text(r.src))+"`", t)
+			continue
+		}
 		if text, ok := r.quotedIntervalAt(toks, i); ok {
 			// INTERVAL '3 days' (temporal.go).
 			if text == "" {
