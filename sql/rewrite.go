@@ -209,6 +209,16 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			i = end
 			continue
 		}
+		if t.typ == sqlparser.UNION {
+			last, done, err := r.unionOperandOut(toks, i)
+			if err != nil {
+				return err
+			}
+			if done {
+				i = last
+				continue
+			}
+		}
 		if isSetOp(r, t) && i > 0 {
 			last, err := r.setOpOut(toks, i)
 			if err != nil {
@@ -255,6 +265,13 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			if t.is(r.src, "distinctrow") {
 				r.emitText("distinct", t.start)
 			}
+			continue
+		}
+		if i > 1 && toks[i-1].typ == '(' && t.typ == sqlparser.ALL && i+1 < len(toks) && toks[i+1].typ != ')' &&
+			(toks[i-2].typ == sqlparser.ID || toks[i-2].typ >= sqlparser.LEX_ERROR) {
+			// SUM(ALL x), COUNT(ALL x): ALL is the default quantifier of
+			// an aggregate's argument; the stock grammar knows only
+			// DISTINCT there.
 			continue
 		}
 		if t.typ == sqlparser.STRING && i+1 < len(toks) && toks[i+1].typ == sqlparser.STRING {
