@@ -982,8 +982,12 @@ func evalStrToDate(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 }
 
 // ParseDateFormat reads s with MySQL's STR_TO_DATE specifiers (%Y %y %m
-// %c %d %e %H %k %h %I %l %i %s %S %f %p %M %b %j and literal text);
-// ok is false when s does not match or is not a valid date.
+// %c %d %e %D %H %k %h %I %l %i %s %S %f %p %T %r %M %b %W %a %j, %# %. %@
+// skipping digits, punctuation or letters, and literal text); ok is false
+// when s does not match or is not a valid date. As in MySQL, text after
+// the format is ignored (MySQL warns), and so is the rest of the format
+// when s ends first, unless that rest holds a date field, which would be
+// zero (NULL in MySQL 8's default sql_mode).
 func ParseDateFormat(s, f string) (int64, bool) {
 	y, m, d := int64(1970), int64(1), int64(1)
 	var h, mi, sec, frac, yday int64
@@ -1014,6 +1018,12 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		return 0, false
 	}
 	for j := 0; j < len(f); j++ {
+		if i >= len(s) {
+			if hasDateSpecifier(f[j:]) {
+				return 0, false
+			}
+			break
+		}
 		if f[j] != '%' || j+1 == len(f) {
 			if f[j] == ' ' {
 				for i < len(s) && s[i] == ' ' {
@@ -1043,6 +1053,30 @@ func ParseDateFormat(s, f string) (int64, bool) {
 			m, ok = num(2)
 		case 'd', 'e':
 			d, ok = num(2)
+		case 'D':
+			// The day and its English suffix (5th).
+			if d, ok = num(2); ok && len(s)-i >= 2 && isLetter(s[i]) && isLetter(s[i+1]) {
+				i += 2
+			} else {
+				ok = false
+			}
+		case 'T', 'r':
+			// %H:%i:%s, or %I:%i:%s %p; like the format, these stop
+			// where s ends.
+			ok = parseClock(s, &i, &h, &mi, &sec, num)
+			if ok && f[j] == 'r' && i < len(s) {
+				for i < len(s) && s[i] == ' ' {
+					i++
+				}
+				ampm = true
+				ok, pm = meridiem(s, &i)
+			}
+		case '#', '.', '@':
+			// Skip digits, punctuation or letters.
+			for i < len(s) && skipClass(f[j], s[i]) {
+				i++
+			}
+			ok = true
 		case 'H', 'k':
 			h, ok = num(2)
 		case 'h', 'I', 'l':
@@ -1061,15 +1095,7 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		case 'j':
 			yday, ok = num(3)
 		case 'p':
-			if len(s)-i >= 2 {
-				switch strings.ToUpper(s[i : i+2]) {
-				case "AM":
-					ok = true
-				case "PM":
-					ok, pm = true, true
-				}
-				i += 2
-			}
+			ok, pm = meridiem(s, &i)
 		case 'M':
 			m, ok = name(monthNames, false)
 			m++
@@ -1089,9 +1115,6 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		if !ok {
 			return 0, false
 		}
-	}
-	if i != len(s) {
-		return 0, false
 	}
 	if ampm {
 		if h < 1 || h > 12 {
@@ -1118,6 +1141,72 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		z = datetime.DaysFromCivil(y, m, d)
 	}
 	return z*datetime.MicrosPerDay + h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + sec*datetime.MicrosPerSecond + frac, true
+}
+
+// parseClock reads h:m:s for %T and %r, stopping without error where s
+// ends.
+func parseClock(s string, i *int, h, mi, sec *int64, num func(int) (int64, bool)) bool {
+	fields := []*int64{h, mi, sec}
+	for k, p := range fields {
+		if k > 0 {
+			if *i >= len(s) {
+				return true
+			}
+			if s[*i] != ':' {
+				return false
+			}
+			*i++
+		}
+		v, ok := num(2)
+		if !ok {
+			return false
+		}
+		*p = v
+	}
+	return true
+}
+
+// meridiem reads AM or PM (any case) at s[*i].
+func meridiem(s string, i *int) (ok, pm bool) {
+	if len(s)-*i < 2 {
+		return false, false
+	}
+	switch strings.ToUpper(s[*i : *i+2]) {
+	case "AM":
+		ok = true
+	case "PM":
+		ok, pm = true, true
+	}
+	*i += 2
+	return ok, pm
+}
+
+// hasDateSpecifier reports whether format text holds a specifier of a
+// date field.
+func hasDateSpecifier(f string) bool {
+	for k := 0; k+1 < len(f); k++ {
+		if f[k] == '%' {
+			if strings.IndexByte("YymcdeDjMbUuVvXx", f[k+1]) >= 0 {
+				return true
+			}
+			k++
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// skipClass reports whether %# (digits), %. (punctuation) or %@ (letters)
+// skips c.
+func skipClass(spec, c byte) bool {
+	switch spec {
+	case '#':
+		return c >= '0' && c <= '9'
+	case '@':
+		return isLetter(c)
+	}
+	return c > ' ' && c < 0x7f && !isLetter(c) && !(c >= '0' && c <= '9')
 }
 
 func b2i(b bool) int64 {

@@ -650,12 +650,51 @@ GSQL_DEV int64_t dt_name(SV s, int32_t* i, bool months, bool abbrev) {
   return -1;
 }
 
+// dt_meridiem reads AM or PM (any case) at s[*i] (expr.meridiem).
+GSQL_DEV bool dt_meridiem(SV s, int32_t* i, bool* pm) {
+  if (s.n - *i < 2) return false;
+  char a = s.p[*i], b = s.p[*i + 1];
+  if (a >= 'a' && a <= 'z') a -= 32;
+  if (b >= 'a' && b <= 'z') b -= 32;
+  *i += 2;
+  if (a == 'A' && b == 'M') return true;
+  if (a == 'P' && b == 'M') return *pm = true;
+  return false;
+}
+
+GSQL_INL bool dt_is_letter(char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+
+// dt_skip_class: %# skips digits, %@ letters, %. punctuation.
+GSQL_INL bool dt_skip_class(char spec, char c) {
+  bool digit = c >= '0' && c <= '9';
+  if (spec == '#') return digit;
+  if (spec == '@') return dt_is_letter(c);
+  return c > ' ' && c < 0x7f && !dt_is_letter(c) && !digit;
+}
+
+// dt_has_date_spec: the format text f[j..] holds a date field.
+GSQL_DEV bool dt_has_date_spec(SV f, int32_t j) {
+  const char* date = "YymcdeDjMbUuVvXx";
+  for (int32_t k = j; k + 1 < f.n; k++) {
+    if (f.p[k] != '%') continue;
+    for (const char* c = date; *c; c++)
+      if (*c == f.p[k + 1]) return true;
+    k++;
+  }
+  return false;
+}
+
 GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
   int64_t y = 1970, m = 1, d = 1, h = 0, mi = 0, sec = 0, frac = 0, yday = 0;
   bool pm = false, ampm = false;
   int32_t i = 0;
   *out = 0;
   for (int32_t j = 0; j < f.n; j++) {
+    if (i >= s.n) {
+      // The rest of the format is ignored unless it holds a date field.
+      if (dt_has_date_spec(f, j)) return false;
+      break;
+    }
     if (f.p[j] != '%' || j + 1 == f.n) {
       if (f.p[j] == ' ') {
         while (i < s.n && s.p[i] == ' ') i++;
@@ -677,6 +716,31 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
       case 'c': ok = dt_num_sp(s, &i, 2, &m); break;
       case 'd':
       case 'e': ok = dt_num_sp(s, &i, 2, &d); break;
+      case 'D':
+        ok = dt_num_sp(s, &i, 2, &d) && s.n - i >= 2 && dt_is_letter(s.p[i]) &&
+             dt_is_letter(s.p[i + 1]);
+        if (ok) i += 2;
+        break;
+      case 'T':
+      case 'r':
+        // Like the format, these stop where s ends (expr.parseClock).
+        ok = dt_num_sp(s, &i, 2, &h);
+        if (ok && i < s.n) {
+          ok = s.p[i++] == ':' && dt_num_sp(s, &i, 2, &mi);
+          if (ok && i < s.n) ok = s.p[i++] == ':' && dt_num_sp(s, &i, 2, &sec);
+        }
+        if (ok && f.p[j] == 'r' && i < s.n) {
+          while (i < s.n && s.p[i] == ' ') i++;
+          ampm = true;
+          ok = dt_meridiem(s, &i, &pm);
+        }
+        break;
+      case '#':
+      case '.':
+      case '@':
+        while (i < s.n && dt_skip_class(f.p[j], s.p[i])) i++;
+        ok = true;
+        break;
       case 'H':
       case 'k': ok = dt_num_sp(s, &i, 2, &h); break;
       case 'h':
@@ -696,16 +760,7 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
         break;
       }
       case 'j': ok = dt_num_sp(s, &i, 3, &yday); break;
-      case 'p':
-        if (s.n - i >= 2) {
-          char a = s.p[i], b = s.p[i + 1];
-          if (a >= 'a' && a <= 'z') a -= 32;
-          if (b >= 'a' && b <= 'z') b -= 32;
-          if (a == 'A' && b == 'M') ok = true;
-          if (a == 'P' && b == 'M') ok = pm = true;
-          i += 2;
-        }
-        break;
+      case 'p': ok = dt_meridiem(s, &i, &pm); break;
       case 'M':
         m = dt_name(s, &i, true, false) + 1;
         ok = m > 0;
@@ -724,7 +779,7 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
     }
     if (!ok) return false;
   }
-  if (i != s.n) return false;
+  // Text after the format is ignored (MySQL warns).
   if (ampm) {
     if (h < 1 || h > 12) return false;
     h %= 12;
