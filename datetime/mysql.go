@@ -29,7 +29,7 @@ func FromDays(n int64) (int64, bool) {
 // MakeDate is MySQL's MAKEDATE(year, dayofyear): day 1 is January 1st and
 // days run on into the following years; a two-digit year is 1970..2069.
 func MakeDate(y, doy int64) (int64, bool) {
-	if doy <= 0 || y < 0 || y > MaxYear {
+	if doy <= 0 || y < 0 || y > MaxYear || doy > 3660000 {
 		return 0, false
 	}
 	if y < 100 {

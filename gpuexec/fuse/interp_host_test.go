@@ -427,8 +427,6 @@ var cpuOnly = map[string]string{
 	"maketime": "CPU first", "sec_to_time": "CPU first", "time_to_sec": "CPU first",
 	"addtime": "CPU first", "subtime": "CPU first", "timediff": "CPU first",
 	"period_add": "CPU first", "period_diff": "CPU first", "date_add_interval": "CPU first",
-	"to_days": "CPU first", "from_days": "CPU first", "makedate": "CPU first",
-	"weekofyear": "CPU first", "yearweek": "CPU first",
 }
 
 // TestRegistryOnGPU walks the function registry: every registered function

@@ -145,6 +145,18 @@ GSQL_DEV int64_t dt_week_mode(int64_t z, int64_t mode, bool year_range, int64_t*
   return (z - start) / 7 + 1;
 }
 
+// MAKEDATE(y, doy) (datetime.MakeDate): day doy of year y (a two-digit
+// year is 1970..2069); false out of range.
+GSQL_DEV bool dt_make_date(int64_t y, int64_t doy, int64_t* out) {
+  *out = 0;
+  if (doy <= 0 || y < 0 || y > 9999) return false;
+  if (y < 100) y += y < 70 ? 2000 : 1900;
+  if (doy > 3660000) return false;
+  int64_t z = dt_days_from_civil(y, 1, 1) + doy - 1;
+  *out = z;
+  return dt_date_in_range(z);
+}
+
 // Adds k months to day z, clamping the day; false out of range.
 GSQL_DEV bool dt_add_months(int64_t z, int64_t k, int64_t* out) {
   if (k > 120000 || k < -120000) return false;
