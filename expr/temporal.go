@@ -992,6 +992,7 @@ func ParseDateFormat(s, f string) (int64, bool) {
 	y, m, d := int64(1970), int64(1), int64(1)
 	var h, mi, sec, frac, yday int64
 	pm, ampm := false, false
+	seen := 0 // specField bits of the specifiers read
 	i := 0
 	num := func(maxDigits int) (int64, bool) {
 		for i < len(s) && s[i] == ' ' {
@@ -1115,6 +1116,10 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		if !ok {
 			return 0, false
 		}
+		seen |= specField(f[j])
+	}
+	if !fullDate(seen) {
+		return 0, false
 	}
 	if ampm {
 		if h < 1 || h > 12 {
@@ -1164,6 +1169,35 @@ func parseClock(s string, i *int, h, mi, sec *int64, num func(int) (int64, bool)
 		*p = v
 	}
 	return true
+}
+
+// specField is the field a STR_TO_DATE specifier sets: 1 year, 2 month,
+// 4 day, 8 day of year, 16 a time of day.
+func specField(c byte) int {
+	switch c {
+	case 'Y', 'y':
+		return 1
+	case 'm', 'c', 'M', 'b':
+		return 2
+	case 'd', 'e', 'D':
+		return 4
+	case 'j':
+		return 8
+	case 'H', 'k', 'h', 'I', 'l', 'i', 's', 'S', 'f', 'T', 'r', 'p':
+		return 16
+	}
+	return 0
+}
+
+// fullDate reports whether the fields read make a date: MySQL leaves a
+// field the format lacks zero, which its default sql_mode (NO_ZERO_IN_DATE,
+// NO_ZERO_DATE) turns into NULL, and gsql has no year 0. A format of
+// times only keeps gsql's 1970-01-01 (MySQL returns a TIME there).
+func fullDate(seen int) bool {
+	if seen&15 == 0 {
+		return seen != 0
+	}
+	return seen&1 != 0 && (seen&6 == 6 || seen&8 != 0)
 }
 
 // meridiem reads AM or PM (any case) at s[*i].

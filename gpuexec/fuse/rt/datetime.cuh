@@ -696,10 +696,44 @@ GSQL_DEV bool dt_has_date_spec(SV f, int32_t j) {
   return false;
 }
 
+// dt_spec_field / dt_full_date: expr.specField and expr.fullDate.
+GSQL_INL int32_t dt_spec_field(char c) {
+  switch (c) {
+    case 'Y':
+    case 'y': return 1;
+    case 'm':
+    case 'c':
+    case 'M':
+    case 'b': return 2;
+    case 'd':
+    case 'e':
+    case 'D': return 4;
+    case 'j': return 8;
+    case 'H':
+    case 'k':
+    case 'h':
+    case 'I':
+    case 'l':
+    case 'i':
+    case 's':
+    case 'S':
+    case 'f':
+    case 'T':
+    case 'r':
+    case 'p': return 16;
+  }
+  return 0;
+}
+
+GSQL_INL bool dt_full_date(int32_t seen) {
+  if ((seen & 15) == 0) return seen != 0;
+  return (seen & 1) != 0 && ((seen & 6) == 6 || (seen & 8) != 0);
+}
+
 GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
   int64_t y = 1970, m = 1, d = 1, h = 0, mi = 0, sec = 0, frac = 0, yday = 0;
   bool pm = false, ampm = false;
-  int32_t i = 0;
+  int32_t i = 0, seen = 0;
   *out = 0;
   for (int32_t j = 0; j < f.n; j++) {
     if (i >= s.n) {
@@ -790,8 +824,10 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
       default: return false;
     }
     if (!ok) return false;
+    seen |= dt_spec_field(f.p[j]);
   }
   // Text after the format is ignored (MySQL warns).
+  if (!dt_full_date(seen)) return false;
   if (ampm) {
     if (h < 1 || h > 12) return false;
     h %= 12;
