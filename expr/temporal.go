@@ -390,6 +390,20 @@ const (
 	UnitDayOfYear
 	UnitEpoch
 	UnitISODayOfWeek
+	// MySQL's composite units, for EXTRACT (their INTERVALs are
+	// date_add_interval); EXTRACT(DAY_HOUR ...) reads the fields as
+	// digits of one number: day*100 + hour.
+	UnitYearMonth
+	UnitDayHour
+	UnitDayMinute
+	UnitDaySecond
+	UnitDayMicrosecond
+	UnitHourMinute
+	UnitHourSecond
+	UnitHourMicrosecond
+	UnitMinuteSecond
+	UnitMinuteMicrosecond
+	UnitSecondMicrosecond
 )
 
 var unitNames = map[string]Unit{
@@ -409,6 +423,10 @@ var unitNames = map[string]Unit{
 	"dayofweek": UnitDayOfWeek, "dow": UnitDayOfWeek,
 	"dayofyear": UnitDayOfYear, "doy": UnitDayOfYear,
 	"epoch": UnitEpoch, "isodow": UnitISODayOfWeek,
+	"year_month": UnitYearMonth, "day_hour": UnitDayHour, "day_minute": UnitDayMinute,
+	"day_second": UnitDaySecond, "day_microsecond": UnitDayMicrosecond, "hour_minute": UnitHourMinute,
+	"hour_second": UnitHourSecond, "hour_microsecond": UnitHourMicrosecond, "minute_second": UnitMinuteSecond,
+	"minute_microsecond": UnitMinuteMicrosecond, "second_microsecond": UnitSecondMicrosecond,
 }
 
 // ParseUnit reads a unit name (any case, singular or plural).
@@ -455,6 +473,9 @@ func ExtractField(u Unit, t int64) int64 {
 	case UnitHour:
 		return us / datetime.MicrosPerHour
 	}
+	if u >= UnitYearMonth {
+		return extractComposite(u, d, us)
+	}
 	y, m, day := datetime.CivilFromDays(d)
 	switch u {
 	case UnitDay:
@@ -485,24 +506,50 @@ func ExtractField(u Unit, t int64) int64 {
 	return 0
 }
 
+// evalWeek is WEEK(d[, mode]) for MySQL's eight modes (mode & 7; the
+// mode may vary by row).
+// extractComposite is EXTRACT of a composite unit: the fields from the
+// unit's first to its last, each two digits (microseconds six) of one
+// number, as MySQL prints them (HOUR_MINUTE of 10:30 is 1030).
+func extractComposite(u Unit, d, us int64) int64 {
+	y, m, day := datetime.CivilFromDays(d)
+	h, mi, s, f := us/datetime.MicrosPerHour, us/datetime.MicrosPerMinute%60, us/datetime.MicrosPerSecond%60, us%datetime.MicrosPerSecond
+	switch u {
+	case UnitYearMonth:
+		return y*100 + m
+	case UnitDayHour:
+		return day*100 + h
+	case UnitDayMinute:
+		return (day*100+h)*100 + mi
+	case UnitDaySecond:
+		return ((day*100+h)*100+mi)*100 + s
+	case UnitDayMicrosecond:
+		return (((day*100+h)*100+mi)*100+s)*1000000 + f
+	case UnitHourMinute:
+		return h*100 + mi
+	case UnitHourSecond:
+		return (h*100+mi)*100 + s
+	case UnitHourMicrosecond:
+		return ((h*100+mi)*100+s)*1000000 + f
+	case UnitMinuteSecond:
+		return mi*100 + s
+	case UnitMinuteMicrosecond:
+		return (mi*100+s)*1000000 + f
+	case UnitSecondMicrosecond:
+		return s*1000000 + f
+	}
+	return 0
+}
+
 func evalWeek(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-	mode := int64(0)
-	if len(args) == 2 {
-		if !args[1].Const || args[1].IsNull(0) {
-			return nil, fmt.Errorf("the mode of WEEK must be a constant")
-		}
-		mode = args[1].Int(0)
+	if len(args) == 1 {
+		return mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) { return datetime.WeekOf(days(t), 0), true })
 	}
-	var fn func(int64) int64
-	switch mode {
-	case 0:
-		fn = datetime.Week
-	case 3:
-		fn = datetime.ISOWeek
-	default:
-		return nil, fmt.Errorf("WEEK mode %d is not supported (0: weeks from Sunday, 3: ISO weeks)", mode)
+	d, err := mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) { return days(t), true })
+	if err != nil {
+		return nil, err
 	}
-	return mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) { return fn(days(t)), true })
+	return zipInts(d, args[1], n, coldata.Int64, func(z, mode int64) (int64, bool) { return datetime.WeekOf(z, mode), true })
 }
 
 func evalDateTrunc(args []*coldata.Vec, n int) (*coldata.Vec, error) {
@@ -858,10 +905,13 @@ func AppendDateFormat(buf []byte, f string, t int64) []byte {
 			pad(datetime.DayOfWeek(d)-1, 1)
 		case 'j':
 			pad(datetime.DayOfYear(d), 3)
-		case 'U':
-			pad(datetime.Week(d), 2)
-		case 'u', 'v':
-			pad(datetime.ISOWeek(d), 2)
+		case 'U', 'u', 'V', 'v':
+			// WEEK modes 0, 1, 2 and 3.
+			pad(datetime.WeekOf(d, int64(strings.IndexByte("UuVv", f[i]))), 2)
+		case 'X', 'x':
+			// The year of %V's and %v's week (YEARWEEK modes 0 and 1).
+			_, wy := datetime.ModeOf(int64(2 + strings.IndexByte("Xx", f[i]))).Week(d)
+			pad(wy, 4)
 		case 'D':
 			pad(day, 1)
 			suffix := "th"
@@ -932,12 +982,17 @@ func evalStrToDate(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 }
 
 // ParseDateFormat reads s with MySQL's STR_TO_DATE specifiers (%Y %y %m
-// %c %d %e %H %k %h %I %l %i %s %S %f %p %M %b %j and literal text);
-// ok is false when s does not match or is not a valid date.
+// %c %d %e %D %H %k %h %I %l %i %s %S %f %p %T %r %M %b %W %a %j, %# %. %@
+// skipping digits, punctuation or letters, and literal text); ok is false
+// when s does not match or is not a valid date. As in MySQL, text after
+// the format is ignored (MySQL warns), and so is the rest of the format
+// when s ends first, unless that rest holds a date field, which would be
+// zero (NULL in MySQL 8's default sql_mode).
 func ParseDateFormat(s, f string) (int64, bool) {
 	y, m, d := int64(1970), int64(1), int64(1)
 	var h, mi, sec, frac, yday int64
 	pm, ampm := false, false
+	seen := 0 // specField bits of the specifiers read
 	i := 0
 	num := func(maxDigits int) (int64, bool) {
 		for i < len(s) && s[i] == ' ' {
@@ -964,6 +1019,12 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		return 0, false
 	}
 	for j := 0; j < len(f); j++ {
+		if i >= len(s) {
+			if hasDateSpecifier(f[j:]) {
+				return 0, false
+			}
+			break
+		}
 		if f[j] != '%' || j+1 == len(f) {
 			if f[j] == ' ' {
 				for i < len(s) && s[i] == ' ' {
@@ -993,6 +1054,30 @@ func ParseDateFormat(s, f string) (int64, bool) {
 			m, ok = num(2)
 		case 'd', 'e':
 			d, ok = num(2)
+		case 'D':
+			// The day and its English suffix (5th).
+			if d, ok = num(2); ok && len(s)-i >= 2 && isLetter(s[i]) && isLetter(s[i+1]) {
+				i += 2
+			} else {
+				ok = false
+			}
+		case 'T', 'r':
+			// %H:%i:%s, or %I:%i:%s %p; like the format, these stop
+			// where s ends.
+			ok = parseClock(s, &i, &h, &mi, &sec, num)
+			if ok && f[j] == 'r' && i < len(s) {
+				for i < len(s) && s[i] == ' ' {
+					i++
+				}
+				ampm = true
+				ok, pm = meridiem(s, &i)
+			}
+		case '#', '.', '@':
+			// Skip digits, punctuation or letters.
+			for i < len(s) && skipClass(f[j], s[i]) {
+				i++
+			}
+			ok = true
 		case 'H', 'k':
 			h, ok = num(2)
 		case 'h', 'I', 'l':
@@ -1011,15 +1096,7 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		case 'j':
 			yday, ok = num(3)
 		case 'p':
-			if len(s)-i >= 2 {
-				switch strings.ToUpper(s[i : i+2]) {
-				case "AM":
-					ok = true
-				case "PM":
-					ok, pm = true, true
-				}
-				i += 2
-			}
+			ok, pm = meridiem(s, &i)
 		case 'M':
 			m, ok = name(monthNames, false)
 			m++
@@ -1039,8 +1116,9 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		if !ok {
 			return 0, false
 		}
+		seen |= specField(f[j])
 	}
-	if i != len(s) {
+	if !fullDate(seen) {
 		return 0, false
 	}
 	if ampm {
@@ -1068,6 +1146,101 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		z = datetime.DaysFromCivil(y, m, d)
 	}
 	return z*datetime.MicrosPerDay + h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + sec*datetime.MicrosPerSecond + frac, true
+}
+
+// parseClock reads h:m:s for %T and %r, stopping without error where s
+// ends.
+func parseClock(s string, i *int, h, mi, sec *int64, num func(int) (int64, bool)) bool {
+	fields := []*int64{h, mi, sec}
+	for k, p := range fields {
+		if k > 0 {
+			if *i >= len(s) {
+				return true
+			}
+			if s[*i] != ':' {
+				return false
+			}
+			*i++
+		}
+		v, ok := num(2)
+		if !ok {
+			return false
+		}
+		*p = v
+	}
+	return true
+}
+
+// specField is the field a STR_TO_DATE specifier sets: 1 year, 2 month,
+// 4 day, 8 day of year, 16 a time of day.
+func specField(c byte) int {
+	switch c {
+	case 'Y', 'y':
+		return 1
+	case 'm', 'c', 'M', 'b':
+		return 2
+	case 'd', 'e', 'D':
+		return 4
+	case 'j':
+		return 8
+	case 'H', 'k', 'h', 'I', 'l', 'i', 's', 'S', 'f', 'T', 'r', 'p':
+		return 16
+	}
+	return 0
+}
+
+// fullDate reports whether the fields read make a date: MySQL leaves a
+// field the format lacks zero, which its default sql_mode (NO_ZERO_IN_DATE,
+// NO_ZERO_DATE) turns into NULL, and gsql has no year 0. A format of
+// times only keeps gsql's 1970-01-01 (MySQL returns a TIME there).
+func fullDate(seen int) bool {
+	if seen&15 == 0 {
+		return seen != 0
+	}
+	return seen&1 != 0 && (seen&6 == 6 || seen&8 != 0)
+}
+
+// meridiem reads AM or PM (any case) at s[*i].
+func meridiem(s string, i *int) (ok, pm bool) {
+	if len(s)-*i < 2 {
+		return false, false
+	}
+	switch strings.ToUpper(s[*i : *i+2]) {
+	case "AM":
+		ok = true
+	case "PM":
+		ok, pm = true, true
+	}
+	*i += 2
+	return ok, pm
+}
+
+// hasDateSpecifier reports whether format text holds a specifier of a
+// date field.
+func hasDateSpecifier(f string) bool {
+	for k := 0; k+1 < len(f); k++ {
+		if f[k] == '%' {
+			if strings.IndexByte("YymcdeDjMbUuVvXx", f[k+1]) >= 0 {
+				return true
+			}
+			k++
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// skipClass reports whether %# (digits), %. (punctuation) or %@ (letters)
+// skips c.
+func skipClass(spec, c byte) bool {
+	switch spec {
+	case '#':
+		return c >= '0' && c <= '9'
+	case '@':
+		return isLetter(c)
+	}
+	return c > ' ' && c < 0x7f && !isLetter(c) && !(c >= '0' && c <= '9')
 }
 
 func b2i(b bool) int64 {

@@ -132,6 +132,9 @@ func (b *binder) bindArith(x *sqlparser.BinaryExpr, sc *scope) (expr.Expr, bool,
 
 // addInterval binds base + INTERVAL n unit (or minus it).
 func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName string, minus bool, sc *scope) (expr.Expr, error) {
+	if unit := strings.ToLower(unitName); expr.IsCompositeUnit(unit) {
+		return b.addComposite(base, count, unit, minus, sc)
+	}
 	u, ok := expr.ParseUnit(unitName)
 	fn, factor, ok2 := expr.IntervalScale(u)
 	if !ok || !ok2 {
@@ -142,6 +145,30 @@ func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName stri
 		return nil, err
 	}
 	return b.scaledShift(fn, base, n, factor, minus)
+}
+
+// addComposite binds base + INTERVAL 'text' unit for MySQL's composite
+// units (DAY_HOUR ...): date_add_interval(base, text, '[-]unit'), whose
+// text is read per row. A DATE plus a unit with a time part becomes a
+// TIMESTAMP, as in MySQL.
+func (b *binder) addComposite(base expr.Expr, count sqlparser.Expr, unit string, minus bool, sc *scope) (expr.Expr, error) {
+	base = dateOnlyLiteral(base)
+	n, err := b.bindExpr(count, sc)
+	if err != nil {
+		return nil, err
+	}
+	if n, err = expr.CastTo(n, coldata.String); err != nil {
+		return nil, errorf(TypeMismatch, "", "INTERVAL: %v", err)
+	}
+	if t := base.Type(); t.IsTemporal() && expr.CompositeResult(t, unit) != t {
+		if base, err = expr.CastTo(base, expr.CompositeResult(t, unit)); err != nil {
+			return nil, err
+		}
+	}
+	if minus {
+		unit = "-" + unit
+	}
+	return b.apply("date_add_interval", base, n, &expr.Literal{Value: unit, T: coldata.String})
 }
 
 // scaledShift applies fn(base, n * factor), negated for minus.
@@ -230,6 +257,24 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		return e, true, err
 	case "str_to_date":
 		e, err := b.strToDate(args, sc)
+		return e, true, err
+	case "timestamp":
+		if len(args) != 2 {
+			return nil, false, nil
+		}
+		// TIMESTAMP(expr, time) is ADDTIME(CAST(expr AS DATETIME), time).
+		base, err := b.bindExpr(args[0], sc)
+		if err != nil {
+			return nil, true, err
+		}
+		if base, err = expr.CastTo(base, coldata.Timestamp); err != nil {
+			return nil, true, errorf(TypeMismatch, name, "function TIMESTAMP: %v", err)
+		}
+		t, err := b.bindExpr(args[1], sc)
+		if err != nil {
+			return nil, true, err
+		}
+		e, err := b.apply("addtime", base, t)
 		return e, true, err
 	case "timestampadd":
 		if len(args) != 3 {

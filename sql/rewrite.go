@@ -209,6 +209,16 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			i = end
 			continue
 		}
+		if t.typ == sqlparser.UNION {
+			last, done, err := r.unionOperandOut(toks, i)
+			if err != nil {
+				return err
+			}
+			if done {
+				i = last
+				continue
+			}
+		}
 		if isSetOp(r, t) && i > 0 {
 			last, err := r.setOpOut(toks, i)
 			if err != nil {
@@ -257,6 +267,13 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			}
 			continue
 		}
+		if i > 1 && toks[i-1].typ == '(' && t.typ == sqlparser.ALL && i+1 < len(toks) && toks[i+1].typ != ')' &&
+			(toks[i-2].typ == sqlparser.ID || toks[i-2].typ >= sqlparser.LEX_ERROR) {
+			// SUM(ALL x), COUNT(ALL x): ALL is the default quantifier of
+			// an aggregate's argument; the stock grammar knows only
+			// DISTINCT there.
+			continue
+		}
 		if t.typ == sqlparser.STRING && i+1 < len(toks) && toks[i+1].typ == sqlparser.STRING {
 			// MySQL concatenates adjacent literals ('a' 'b' is 'ab'); the
 			// stock grammar reads the second as an alias or fails.
@@ -267,6 +284,12 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			}
 			r.emitText(sqlparser.String(sqlparser.NewStrVal(val)), t.start)
 			i = j - 1
+			continue
+		}
+		if isCompositeUnit(r, t) && i > 0 {
+			// INTERVAL '1 2' DAY_HOUR: the stock tokenizer reserves the
+			// composite units without a grammar rule (temporal.go).
+			r.emitFor("`"+strings.ToLower(t.text(r.src))+"`", t)
 			continue
 		}
 		if text, ok := r.quotedIntervalAt(toks, i); ok {

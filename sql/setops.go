@@ -12,7 +12,9 @@ import (
 // (planner/bindunion.go) which set operation the UNION stands for, at the
 // node itself. INTERSECT binds tighter than UNION and EXCEPT (SQL); the
 // stock grammar reads them left to right, so an INTERSECT after a UNION or
-// EXCEPT of the same query needs parentheses (a clear error says so).
+// EXCEPT of the same query is grouped here: A UNION B INTERSECT C becomes
+// A UNION (B INTERSECT C) (unionOperandOut), and EXCEPT's right operand
+// runs to the next UNION or EXCEPT.
 
 // SetOpMarker prefixes the derived-table names that carry a set operation.
 const SetOpMarker = "__gsql_"
@@ -26,24 +28,6 @@ func isSetOp(r *rewriter, t token) bool {
 func (r *rewriter) setOpOut(toks []token, i int) (int, *Error) {
 	kw := toks[i]
 	kind := strings.ToLower(kw.text(r.src))
-	if kind == "intersect" {
-		// Reject INTERSECT after a UNION or EXCEPT of the same query.
-		depth := 0
-		for j := i - 1; j >= 0; j-- {
-			switch toks[j].typ {
-			case ')':
-				depth++
-			case '(':
-				depth--
-			}
-			if depth < 0 {
-				break
-			}
-			if depth == 0 && (toks[j].typ == sqlparser.UNION || toks[j].is(r.src, "except")) {
-				return 0, newError(ErrUnsupported, r.src, kw.start, "INTERSECT after UNION or EXCEPT needs parentheses: ( A UNION B ) INTERSECT C or A UNION ( B INTERSECT C )")
-			}
-		}
-	}
 	s := i + 1
 	if s < len(toks) && toks[s].typ == sqlparser.ALL {
 		kind += "_all"
@@ -64,7 +48,10 @@ func (r *rewriter) setOpOut(toks []token, i int) (int, *Error) {
 			}
 			depth--
 		}
-		if depth == 0 && (t.typ == sqlparser.UNION || isSetOp(r, t) || t.typ == sqlparser.ORDER || t.typ == sqlparser.LIMIT) {
+		if depth == 0 && (t.typ == sqlparser.UNION || isSetOp(r, t) || t.typ == sqlparser.ORDER || t.typ == sqlparser.LIMIT) &&
+			(kind == "intersect" || kind == "intersect_all" || !t.is(r.src, "intersect")) {
+			// EXCEPT's right operand takes the INTERSECTs that follow,
+			// which bind tighter.
 			break
 		}
 	}
@@ -81,4 +68,45 @@ func (r *rewriter) setOpOut(toks []token, i int) (int, *Error) {
 	}
 	r.emitText(") as "+SetOpMarker+kind, toks[e-1].end)
 	return e - 1, nil
+}
+
+// unionOperandOut emits the UNION [ALL|DISTINCT] at toks[i] and, when its
+// right operand holds an INTERSECT of the same query, that operand in
+// parentheses so that the INTERSECT binds first; done is false (nothing
+// emitted) when there is no such INTERSECT.
+func (r *rewriter) unionOperandOut(toks []token, i int) (last int, done bool, err *Error) {
+	s := i + 1
+	if s < len(toks) && (toks[s].typ == sqlparser.ALL || toks[s].typ == sqlparser.DISTINCT) {
+		s++
+	}
+	e, depth, intersect := s, 0, false
+	for ; e < len(toks); e++ {
+		t := toks[e]
+		if t.typ == '(' {
+			depth++
+		} else if t.typ == ')' {
+			if depth == 0 {
+				break
+			}
+			depth--
+		}
+		if depth == 0 {
+			if t.typ == sqlparser.UNION || t.is(r.src, "except") || t.typ == sqlparser.ORDER || t.typ == sqlparser.LIMIT {
+				break
+			}
+			intersect = intersect || t.is(r.src, "intersect")
+		}
+	}
+	if !intersect {
+		return 0, false, nil
+	}
+	for k := i; k < s; k++ {
+		r.emitSrc(toks[k])
+	}
+	r.emitText(" (", toks[s-1].end)
+	if err := r.rewrite(toks[s:e]); err != nil {
+		return 0, true, err
+	}
+	r.emitText(")", toks[e-1].end)
+	return e - 1, true, nil
 }

@@ -101,6 +101,10 @@ func (r *rewriter) quotedIntervalAt(toks []token, i int) (string, bool) {
 	if !toks[i].is(r.src, "interval") || i+1 >= len(toks) || toks[i+1].typ != sqlparser.STRING {
 		return "", false
 	}
+	if i+2 < len(toks) && (toks[i+2].typ == sqlparser.ID || isCompositeUnit(r, toks[i+2])) {
+		// MySQL's INTERVAL '1 2' DAY_HOUR: the unit follows the text.
+		return "", false
+	}
 	f := strings.Fields(string(toks[i+1].val))
 	if len(f) != 2 {
 		return "", false
@@ -117,4 +121,14 @@ func (r *rewriter) quotedIntervalAt(toks []token, i int) (string, bool) {
 		return "", true
 	}
 	return "interval " + f[0] + " " + unit, true
+}
+
+// compositeUnits are MySQL's INTERVAL units of several fields; the stock
+// tokenizer reserves them but its grammar has no rule that takes them.
+var compositeUnits = map[string]bool{"year_month": true, "day_hour": true, "day_minute": true, "day_second": true,
+	"day_microsecond": true, "hour_minute": true, "hour_second": true, "hour_microsecond": true,
+	"minute_second": true, "minute_microsecond": true, "second_microsecond": true}
+
+func isCompositeUnit(r *rewriter, t token) bool {
+	return t.typ != sqlparser.STRING && t.typ != sqlparser.ID && compositeUnits[strings.ToLower(t.text(r.src))]
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/datetime"
 	"github.com/gsqlengine/gsql/expr"
 )
 
@@ -33,7 +34,8 @@ func isDateCall(c *expr.Call) bool {
 	switch c.Fn.Name {
 	case "extract", "date_trunc", "last_day", "datediff", "date_add_days", "date_add_months", "date_add_micros",
 		"timestampdiff", "unix_timestamp", "from_unixtime", "dayname", "monthname", "week", "date_format", "str_to_date",
-		"cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal":
+		"cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal",
+		"to_days", "from_days", "makedate", "weekofyear", "yearweek":
 		return true
 	case "cast_to_bigint", "cast_to_double", "cast_to_boolean", "cast_to_varchar":
 		return c.Args[0].Type().IsTemporal()
@@ -95,7 +97,7 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 	}
 	switch name {
 	case "extract":
-		u, err := g.unitCode(name, args[0], func(u expr.Unit) bool { return u != expr.UnitNone })
+		u, err := g.unitCode(name, args[0], func(u expr.Unit) bool { return u != expr.UnitNone && u <= expr.UnitISODayOfWeek })
 		if err != nil {
 			return nil, err
 		}
@@ -110,22 +112,40 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 			v = fmt.Sprintf("dt_days(%s)", v)
 		}
 		return &val{kind: kInt, c: g.declare(kInt, 0, v), null: g.nullOf(args)}, nil
-	case "week":
+	case "week", "yearweek", "weekofyear":
+		// dt_week_mode takes any mode (its low three bits), so a mode
+		// read from a column needs no fallback.
 		mode := "0"
-		if len(args) == 2 {
-			if args[1].lit != nil {
-				m, _ := args[1].lit.Value.(int64)
-				if m != 0 && m != 3 {
-					return nil, fmt.Errorf("%w: WEEK mode %v", ErrNotFusable, args[1].lit.Value)
-				}
-				mode = fmt.Sprint(m)
-			} else {
-				mode = args[1].c
-				g.emit("if (!%s && %s != 0 && %s != 3 && err == 0) err = GSQL_ERR_FALLBACK;", g.nullOf(args), mode, mode)
-			}
+		if name == "weekofyear" {
+			mode = "3"
 		}
-		d := fmt.Sprintf("dt_days(%s)", micros(args[0], at(0)))
-		return &val{kind: kInt, c: g.declare(kInt, 0, fmt.Sprintf("%s == 3 ? dt_iso_week(%s) : dt_week0(%s)", mode, d, d)), null: g.nullOf(args)}, nil
+		if len(args) == 2 {
+			mode = args[1].c
+		}
+		d := micros(args[0], at(0))
+		if at(0) == coldata.Timestamp || name == "week" {
+			d = fmt.Sprintf("dt_days(%s)", d)
+		} else {
+			d = args[0].c
+		}
+		r, wy := g.tmp(), g.tmp()
+		g.emit("int64_t %s = 0; int64_t %s = dt_week_mode(%s, %s, %v, &%s);", wy, r, d, mode, name == "yearweek", wy)
+		if name == "yearweek" {
+			r = g.declare(kInt, 0, fmt.Sprintf("%s * 100 + %s", wy, r))
+		}
+		return result(r, ""), nil
+	case "to_days":
+		return result(g.declare(kInt, 0, fmt.Sprintf("%s + %d", args[0].c, datetime.ToDaysOffset)), ""), nil
+	case "from_days":
+		// datetime.FromDays: day numbers of 0001-01-01..9999-12-31 only.
+		lo, hi := datetime.ToDays(datetime.MinDays), datetime.ToDays(datetime.MaxDays)
+		x := args[0].c
+		ok := g.declare(kBool, 0, fmt.Sprintf("%s >= %d && %s <= %d", x, lo, x, hi))
+		return result(g.declare(kInt, 0, fmt.Sprintf("%s ? %s - %d : 0", ok, x, datetime.ToDaysOffset)), "!"+ok), nil
+	case "makedate":
+		r, ok := g.tmp(), g.tmp()
+		g.emit("int64_t %s = 0; bool %s = dt_make_date(%s, %s, &%s);", r, ok, args[0].c, args[1].c, r)
+		return result(r, "!"+ok), nil
 	case "last_day":
 		r := g.tmp()
 		g.emit("int64_t %s;", r)

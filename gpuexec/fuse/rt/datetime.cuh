@@ -111,6 +111,52 @@ GSQL_DEV int64_t dt_iso_week(int64_t z) {
   return (thursday - dt_days_from_civil(y, 1, 1)) / 7 + 1;
 }
 
+// MySQL's WEEK(z, mode) for the eight modes, and in *year the year the
+// week belongs to (datetime.WeekMode.Week); year_range forces weeks 1..53
+// (YEARWEEK).
+GSQL_DEV int64_t dt_week1_start(int64_t y, bool monday, bool first_day) {
+  int64_t jan1 = dt_days_from_civil(y, 1, 1);
+  int64_t wd = dt_day_of_week(jan1) - 1;
+  if (monday) wd = (wd + 6) % 7;
+  if (first_day) return jan1 + (7 - wd) % 7;
+  return wd <= 3 ? jan1 - wd : jan1 + 7 - wd;
+}
+
+GSQL_DEV int64_t dt_week_mode(int64_t z, int64_t mode, bool year_range, int64_t* year) {
+  int64_t m = mode & 7;
+  bool monday = (m & 1) != 0;
+  bool first_day = ((m & 4) != 0) == monday;
+  year_range = year_range || (m & 2) != 0;
+  int64_t y, mo, d;
+  dt_civil(z, &y, &mo, &d);
+  int64_t start = dt_week1_start(y, monday, first_day);
+  if (z < start) {
+    if (!year_range) {
+      *year = y;
+      return 0;
+    }
+    y--;
+    start = dt_week1_start(y, monday, first_day);
+  } else if (year_range && z >= dt_week1_start(y + 1, monday, first_day)) {
+    *year = y + 1;
+    return 1;
+  }
+  *year = y;
+  return (z - start) / 7 + 1;
+}
+
+// MAKEDATE(y, doy) (datetime.MakeDate): day doy of year y (a two-digit
+// year is 1970..2069); false out of range.
+GSQL_DEV bool dt_make_date(int64_t y, int64_t doy, int64_t* out) {
+  *out = 0;
+  if (doy <= 0 || y < 0 || y > 9999) return false;
+  if (y < 100) y += y < 70 ? 2000 : 1900;
+  if (doy > 3660000) return false;
+  int64_t z = dt_days_from_civil(y, 1, 1) + doy - 1;
+  *out = z;
+  return dt_date_in_range(z);
+}
+
 // Adds k months to day z, clamping the day; false out of range.
 GSQL_DEV bool dt_add_months(int64_t z, int64_t k, int64_t* out) {
   if (k > 120000 || k < -120000) return false;
@@ -534,9 +580,22 @@ GSQL_DEV int32_t dt_format(SV f, int64_t t, char* dst) {
       }
       case 'w': o = dt_put_num(dst, o, dt_day_of_week(d) - 1, 1); break;
       case 'j': o = dt_put_num(dst, o, dt_day_of_year(d), 3); break;
-      case 'U': o = dt_put_num(dst, o, dt_week0(d), 2); break;
+      case 'U':
       case 'u':
-      case 'v': o = dt_put_num(dst, o, dt_iso_week(d), 2); break;
+      case 'V':
+      case 'v': {
+        // WEEK modes 0, 1, 2, 3.
+        int64_t wy, mode = f.p[i] == 'U' ? 0 : f.p[i] == 'u' ? 1 : f.p[i] == 'V' ? 2 : 3;
+        o = dt_put_num(dst, o, dt_week_mode(d, mode, false, &wy), 2);
+        break;
+      }
+      case 'X':
+      case 'x': {
+        int64_t wy;
+        dt_week_mode(d, f.p[i] == 'X' ? 2 : 3, false, &wy);
+        o = dt_put_num(dst, o, wy, 4);
+        break;
+      }
       case 'D': {
         o = dt_put_num(dst, o, day, 1);
         const char* suf = "th";
@@ -603,12 +662,85 @@ GSQL_DEV int64_t dt_name(SV s, int32_t* i, bool months, bool abbrev) {
   return -1;
 }
 
+// dt_meridiem reads AM or PM (any case) at s[*i] (expr.meridiem).
+GSQL_DEV bool dt_meridiem(SV s, int32_t* i, bool* pm) {
+  if (s.n - *i < 2) return false;
+  char a = s.p[*i], b = s.p[*i + 1];
+  if (a >= 'a' && a <= 'z') a -= 32;
+  if (b >= 'a' && b <= 'z') b -= 32;
+  *i += 2;
+  if (a == 'A' && b == 'M') return true;
+  if (a == 'P' && b == 'M') return *pm = true;
+  return false;
+}
+
+GSQL_INL bool dt_is_letter(char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+
+// dt_skip_class: %# skips digits, %@ letters, %. punctuation.
+GSQL_INL bool dt_skip_class(char spec, char c) {
+  bool digit = c >= '0' && c <= '9';
+  if (spec == '#') return digit;
+  if (spec == '@') return dt_is_letter(c);
+  return c > ' ' && c < 0x7f && !dt_is_letter(c) && !digit;
+}
+
+// dt_has_date_spec: the format text f[j..] holds a date field.
+GSQL_DEV bool dt_has_date_spec(SV f, int32_t j) {
+  const char* date = "YymcdeDjMbUuVvXx";
+  for (int32_t k = j; k + 1 < f.n; k++) {
+    if (f.p[k] != '%') continue;
+    for (const char* c = date; *c; c++)
+      if (*c == f.p[k + 1]) return true;
+    k++;
+  }
+  return false;
+}
+
+// dt_spec_field / dt_full_date: expr.specField and expr.fullDate.
+GSQL_INL int32_t dt_spec_field(char c) {
+  switch (c) {
+    case 'Y':
+    case 'y': return 1;
+    case 'm':
+    case 'c':
+    case 'M':
+    case 'b': return 2;
+    case 'd':
+    case 'e':
+    case 'D': return 4;
+    case 'j': return 8;
+    case 'H':
+    case 'k':
+    case 'h':
+    case 'I':
+    case 'l':
+    case 'i':
+    case 's':
+    case 'S':
+    case 'f':
+    case 'T':
+    case 'r':
+    case 'p': return 16;
+  }
+  return 0;
+}
+
+GSQL_INL bool dt_full_date(int32_t seen) {
+  if ((seen & 15) == 0) return seen != 0;
+  return (seen & 1) != 0 && ((seen & 6) == 6 || (seen & 8) != 0);
+}
+
 GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
   int64_t y = 1970, m = 1, d = 1, h = 0, mi = 0, sec = 0, frac = 0, yday = 0;
   bool pm = false, ampm = false;
-  int32_t i = 0;
+  int32_t i = 0, seen = 0;
   *out = 0;
   for (int32_t j = 0; j < f.n; j++) {
+    if (i >= s.n) {
+      // The rest of the format is ignored unless it holds a date field.
+      if (dt_has_date_spec(f, j)) return false;
+      break;
+    }
     if (f.p[j] != '%' || j + 1 == f.n) {
       if (f.p[j] == ' ') {
         while (i < s.n && s.p[i] == ' ') i++;
@@ -630,6 +762,31 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
       case 'c': ok = dt_num_sp(s, &i, 2, &m); break;
       case 'd':
       case 'e': ok = dt_num_sp(s, &i, 2, &d); break;
+      case 'D':
+        ok = dt_num_sp(s, &i, 2, &d) && s.n - i >= 2 && dt_is_letter(s.p[i]) &&
+             dt_is_letter(s.p[i + 1]);
+        if (ok) i += 2;
+        break;
+      case 'T':
+      case 'r':
+        // Like the format, these stop where s ends (expr.parseClock).
+        ok = dt_num_sp(s, &i, 2, &h);
+        if (ok && i < s.n) {
+          ok = s.p[i++] == ':' && dt_num_sp(s, &i, 2, &mi);
+          if (ok && i < s.n) ok = s.p[i++] == ':' && dt_num_sp(s, &i, 2, &sec);
+        }
+        if (ok && f.p[j] == 'r' && i < s.n) {
+          while (i < s.n && s.p[i] == ' ') i++;
+          ampm = true;
+          ok = dt_meridiem(s, &i, &pm);
+        }
+        break;
+      case '#':
+      case '.':
+      case '@':
+        while (i < s.n && dt_skip_class(f.p[j], s.p[i])) i++;
+        ok = true;
+        break;
       case 'H':
       case 'k': ok = dt_num_sp(s, &i, 2, &h); break;
       case 'h':
@@ -649,16 +806,7 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
         break;
       }
       case 'j': ok = dt_num_sp(s, &i, 3, &yday); break;
-      case 'p':
-        if (s.n - i >= 2) {
-          char a = s.p[i], b = s.p[i + 1];
-          if (a >= 'a' && a <= 'z') a -= 32;
-          if (b >= 'a' && b <= 'z') b -= 32;
-          if (a == 'A' && b == 'M') ok = true;
-          if (a == 'P' && b == 'M') ok = pm = true;
-          i += 2;
-        }
-        break;
+      case 'p': ok = dt_meridiem(s, &i, &pm); break;
       case 'M':
         m = dt_name(s, &i, true, false) + 1;
         ok = m > 0;
@@ -676,8 +824,10 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
       default: return false;
     }
     if (!ok) return false;
+    seen |= dt_spec_field(f.p[j]);
   }
-  if (i != s.n) return false;
+  // Text after the format is ignored (MySQL warns).
+  if (!dt_full_date(seen)) return false;
   if (ampm) {
     if (h < 1 || h > 12) return false;
     h %= 12;
