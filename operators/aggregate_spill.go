@@ -2,11 +2,9 @@ package operators
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
-	"github.com/gsqlengine/gsql/memory"
 	"github.com/gsqlengine/gsql/spill"
 )
 
@@ -169,10 +167,7 @@ func (s *SpillAggregate) split(ctx context.Context, in Operator, depth int) erro
 
 // isGroupStateLimit reports the error of a GROUP BY state past its byte
 // limit (not past MaxGroups, a cap the user set on the groups).
-func isGroupStateLimit(err error) bool {
-	var oom *memory.OutOfMemoryError
-	return errors.As(err, &oom) && oom.State == groupByState && oom.Limit > 0
-}
+func isGroupStateLimit(err error) bool { return isStateLimit(err, groupByState) }
 
 // cleanup closes the partition being read and removes the spill files.
 func (s *SpillAggregate) cleanup() error {

@@ -2,11 +2,9 @@ package operators
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
-	"github.com/gsqlengine/gsql/memory"
 	"github.com/gsqlengine/gsql/spill"
 )
 
@@ -179,10 +177,7 @@ func (s *SpillJoin) removePart(p joinPart) error {
 
 // isJoinStateLimit reports the error of a join's build side past its byte
 // limit (not past MaxBuildRows).
-func isJoinStateLimit(err error) bool {
-	var oom *memory.OutOfMemoryError
-	return errors.As(err, &oom) && oom.State == joinBuildState && oom.Limit > 0
-}
+func isJoinStateLimit(err error) bool { return isStateLimit(err, joinBuildState) }
 
 func (s *SpillJoin) cleanup() error {
 	if s.cur != nil {

@@ -2,11 +2,13 @@ package operators
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/memory"
 	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/spill"
 )
@@ -125,4 +127,12 @@ func (sp *spillSplitter) remove() error {
 	err := sp.dir.Remove()
 	sp.dir = nil
 	return err
+}
+
+// isStateLimit reports the error of an operator's state past its byte
+// limit: what splitting the state over partitions on disk cures (a cap on
+// groups or rows that the user set is not).
+func isStateLimit(err error, state string) bool {
+	var oom *memory.OutOfMemoryError
+	return errors.As(err, &oom) && oom.State == state && oom.Limit > 0
 }
