@@ -160,12 +160,8 @@ func (b *Built) build(n planner.Node) (operators.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		var rt []coldata.Type
-		for _, c := range x.Right.Columns() {
-			rt = append(rt, c.Type)
-		}
 		join := &operators.HashJoin{Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
-			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: rt, MemoryLimit: b.MemoryLimit,
+			Cond: x.Cond, Kind: x.Kind, LeftCols: len(x.Left.Columns()), RightTypes: columnTypes(x.Right.Columns()), MemoryLimit: b.MemoryLimit,
 			Parallel: allOnCPU(x.Left) && allOnCPU(x.Right)}
 		op = join
 		if b.MemoryLimit > 0 && len(x.LeftKeys) > 0 {
@@ -406,11 +402,7 @@ func (b *Built) buildDevice(n planner.Node) (operators.DeviceOperator, error) {
 		if err != nil {
 			return nil, err
 		}
-		var types []coldata.Type
-		for _, c := range x.Input.Columns() {
-			types = append(types, c.Type)
-		}
-		op = &operators.DeviceCompute{Input: in, RT: b.GPU, Types: types, Pred: x.Pred, Exprs: x.Exprs, Fused: x.Fused, Stats: st, Strict: b.Strict}
+		op = &operators.DeviceCompute{Input: in, RT: b.GPU, Types: columnTypes(x.Input.Columns()), Pred: x.Pred, Exprs: x.Exprs, Fused: x.Fused, Stats: st, Strict: b.Strict}
 	case *planner.Limit:
 		b.noteSortLimit(x)
 		in, err := b.buildDevice(x.Input)
@@ -423,11 +415,7 @@ func (b *Built) buildDevice(n planner.Node) (operators.DeviceOperator, error) {
 		if err != nil {
 			return nil, err
 		}
-		var types []coldata.Type
-		for _, c := range x.Columns() {
-			types = append(types, c.Type)
-		}
-		op = &operators.DeviceSort{Input: in, RT: b.GPU, Keys: x.Keys, Types: types, Stats: st, Limit: b.sortLimit[x]}
+		op = &operators.DeviceSort{Input: in, RT: b.GPU, Keys: x.Keys, Types: columnTypes(x.Columns()), Stats: st, Limit: b.sortLimit[x]}
 	case *planner.Union:
 		u := &operators.DeviceUnionAll{}
 		for _, p := range x.Parts {
@@ -672,4 +660,13 @@ func (b *Built) parallelAggInput(x *planner.Aggregate) (operators.Operator, []ex
 		b.Stats[filter] = st
 	}
 	return operators.Instrument(&operators.ParallelCompute{Input: in, Pred: pred, Exprs: pre, Workers: workers}, st), keys, aggs
+}
+
+// columnTypes is the types of a plan's columns, as operators take them.
+func columnTypes(cs []planner.Column) []coldata.Type {
+	out := make([]coldata.Type, len(cs))
+	for i, c := range cs {
+		out[i] = c.Type
+	}
+	return out
 }

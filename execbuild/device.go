@@ -38,21 +38,14 @@ func (b *Built) buildDeviceJoin(x *planner.DeviceJoin, st *operators.Stats) (ope
 	if err != nil {
 		return nil, err
 	}
-	types := func(cs []planner.Column) []coldata.Type {
-		out := make([]coldata.Type, len(cs))
-		for i, c := range cs {
-			out[i] = c.Type
-		}
-		return out
-	}
 	if len(x.Orig.Right.Columns()) > len(x.Right.Columns()) {
 		return nil, fmt.Errorf("internal error: GPU join right side lost columns")
 	}
-	rightOut := types(x.Orig.Right.Columns())
+	rightOut := columnTypes(x.Orig.Right.Columns())
 	if x.Orig.Kind == opspec.SemiJoin || x.Orig.Kind == opspec.AntiJoin {
 		rightOut = nil // the left rows alone come out
 	}
 	return &operators.DeviceHashJoin{Left: l, Right: r, RT: b.GPU, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
-		Kind: x.Orig.Kind, LeftTypes: types(x.Orig.Left.Columns()), RightTypes: rightOut,
-		RightInTypes: types(x.Right.Columns()), Cond: x.Cond, Stats: st}, nil
+		Kind: x.Orig.Kind, LeftTypes: columnTypes(x.Orig.Left.Columns()), RightTypes: rightOut,
+		RightInTypes: columnTypes(x.Right.Columns()), Cond: x.Cond, Stats: st}, nil
 }

@@ -327,6 +327,48 @@ GSQL_RE_FN void sha1_write(SV s, char* dst) {
   dg_hex(out, 20, dst);
 }
 
+// SHA-2's rotation amounts, as compile-time constants: the message
+// schedule's s0 and s1 (two rotations and a shift each), then the rounds'
+// S0 and S1 (three rotations each).
+struct Sha256Rot {
+  enum { s0a = 7, s0b = 18, s0c = 3, s1a = 17, s1b = 19, s1c = 10 };
+  enum { S0a = 2, S0b = 13, S0c = 22, S1a = 6, S1b = 11, S1c = 25 };
+};
+struct Sha512Rot {
+  enum { s0a = 1, s0b = 8, s0c = 7, s1a = 19, s1b = 61, s1c = 6 };
+  enum { S0a = 28, S0b = 34, S0c = 39, S1a = 14, S1b = 18, S1c = 41 };
+};
+
+template <typename W>
+GSQL_INL W sha2_rotr(W x, int32_t n) {
+  return (x >> n) | (x << (int32_t)(8 * sizeof(W) - n));
+}
+
+// sha2_compress expands the block's first 16 words in w to ROUNDS, runs
+// the rounds and adds them into h: SHA-256 (32-bit words, 64 rounds) and
+// SHA-512 (64-bit, 80) differ only in these parameters.
+template <typename W, int ROUNDS, typename R>
+GSQL_INL void sha2_compress(W (&h)[8], W (&w)[ROUNDS], const W* k) {
+  for (int32_t i = 16; i < ROUNDS; i++) {
+    W s0 = sha2_rotr(w[i - 15], R::s0a) ^ sha2_rotr(w[i - 15], R::s0b) ^ (w[i - 15] >> R::s0c);
+    W s1 = sha2_rotr(w[i - 2], R::s1a) ^ sha2_rotr(w[i - 2], R::s1b) ^ (w[i - 2] >> R::s1c);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  W v[8];
+  for (int32_t j = 0; j < 8; j++) v[j] = h[j];
+  for (int32_t i = 0; i < ROUNDS; i++) {
+    W S1 = sha2_rotr(v[4], R::S1a) ^ sha2_rotr(v[4], R::S1b) ^ sha2_rotr(v[4], R::S1c);
+    W ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
+    W t1 = v[7] + S1 + ch + k[i] + w[i];
+    W S0 = sha2_rotr(v[0], R::S0a) ^ sha2_rotr(v[0], R::S0b) ^ sha2_rotr(v[0], R::S0c);
+    W mj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
+    for (int32_t j = 7; j > 0; j--) v[j] = v[j - 1];
+    v[4] += t1;
+    v[0] = t1 + S0 + mj;
+  }
+  for (int32_t j = 0; j < 8; j++) h[j] += v[j];
+}
+
 // sha256_write is SHA-256 (SHA-224 when small: other initial values, the
 // digest cut to 28 bytes).
 GSQL_RE_FN void sha256_write(SV s, bool small, char* dst) {
@@ -348,36 +390,7 @@ GSQL_RE_FN void sha256_write(SV s, bool small, char* dst) {
     for (int32_t i = 0; i < 16; i++)
       w[i] = ((uint32_t)blk[4 * i] << 24) | ((uint32_t)blk[4 * i + 1] << 16) |
              ((uint32_t)blk[4 * i + 2] << 8) | blk[4 * i + 3];
-    for (int32_t i = 16; i < 64; i++) {
-      uint32_t s0 = rotr32(w[i - 15], 7) ^ rotr32(w[i - 15], 18) ^ (w[i - 15] >> 3);
-      uint32_t s1 = rotr32(w[i - 2], 17) ^ rotr32(w[i - 2], 19) ^ (w[i - 2] >> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-    for (int32_t i = 0; i < 64; i++) {
-      uint32_t S1 = rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25);
-      uint32_t ch = (e & f) ^ (~e & g);
-      uint32_t t1 = hh + S1 + ch + sha256_k[i] + w[i];
-      uint32_t S0 = rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22);
-      uint32_t mj = (a & b) ^ (a & c) ^ (b & c);
-      uint32_t t2 = S0 + mj;
-      hh = g;
-      g = f;
-      f = e;
-      e = d + t1;
-      d = c;
-      c = b;
-      b = a;
-      a = t1 + t2;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-    h[5] += f;
-    h[6] += g;
-    h[7] += hh;
+    sha2_compress<uint32_t, 64, Sha256Rot>(h, w, sha256_k);
   }
   uint8_t out[32];
   for (int32_t i = 0; i < 8; i++)
@@ -409,36 +422,7 @@ GSQL_RE_FN void sha512_write(SV s, bool small, char* dst) {
       for (int32_t j = 0; j < 8; j++) x = (x << 8) | blk[8 * i + j];
       w[i] = x;
     }
-    for (int32_t i = 16; i < 80; i++) {
-      uint64_t s0 = rotr64(w[i - 15], 1) ^ rotr64(w[i - 15], 8) ^ (w[i - 15] >> 7);
-      uint64_t s1 = rotr64(w[i - 2], 19) ^ rotr64(w[i - 2], 61) ^ (w[i - 2] >> 6);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint64_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-    for (int32_t i = 0; i < 80; i++) {
-      uint64_t S1 = rotr64(e, 14) ^ rotr64(e, 18) ^ rotr64(e, 41);
-      uint64_t ch = (e & f) ^ (~e & g);
-      uint64_t t1 = hh + S1 + ch + sha512_k[i] + w[i];
-      uint64_t S0 = rotr64(a, 28) ^ rotr64(a, 34) ^ rotr64(a, 39);
-      uint64_t mj = (a & b) ^ (a & c) ^ (b & c);
-      uint64_t t2 = S0 + mj;
-      hh = g;
-      g = f;
-      f = e;
-      e = d + t1;
-      d = c;
-      c = b;
-      b = a;
-      a = t1 + t2;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-    h[5] += f;
-    h[6] += g;
-    h[7] += hh;
+    sha2_compress<uint64_t, 80, Sha512Rot>(h, w, sha512_k);
   }
   uint8_t out[64];
   for (int32_t i = 0; i < 8; i++)
