@@ -75,6 +75,9 @@ type gen struct {
 	alias int
 	feats map[string]bool
 	tabs  map[string]bool
+	// keyless names the tables read through a SELECT DISTINCT input,
+	// which does not carry their primary key.
+	keyless map[string]bool
 }
 
 func (g *gen) intn(n int) int        { return g.rng.Intn(n) }
@@ -268,7 +271,10 @@ func (g *gen) tpchSource(n int) source {
 		}
 		dims := slices.Clone(rt.dims)
 		g.rng.Shuffle(len(dims), func(i, j int) { dims[i], dims[j] = dims[j], dims[i] })
-		for _, d := range dims[:1+g.intn(len(dims))] {
+		if len(dims) > 0 {
+			dims = dims[:1+g.intn(len(dims))]
+		}
+		for _, d := range dims {
 			if !slices.Contains(cols, d) {
 				cols = append(cols, d)
 			}
@@ -287,6 +293,10 @@ func (g *gen) tpchSource(n int) source {
 		s.add(ref{dt, a})
 		s.ids = strings.Split(qualify(a, cols), ", ")
 		rt = dt
+		if g.keyless == nil {
+			g.keyless = map[string]bool{}
+		}
+		g.keyless[root] = true
 	} else {
 		s.from = root + " " + a
 		s.refs = append(s.refs, ref{rt, a})
@@ -358,7 +368,9 @@ func (g *gen) tpchSource(n int) source {
 func (g *gen) attachChildAggregate(s *source, in map[string]string) {
 	var names []string
 	for name := range in {
-		if len(children(name)) > 0 {
+		// A child joins its parent on the parent's key, which a
+		// DISTINCT input of the parent does not have.
+		if len(children(name)) > 0 && !g.keyless[name] {
 			names = append(names, name)
 		}
 	}
