@@ -164,6 +164,11 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 			return nil, err
 		}
 		if where != nil {
+			if where, input, err = b.planInJoins(where, input, sc); err != nil { // injoin.go
+				return nil, err
+			}
+		}
+		if where != nil {
 			if where, input, sc, err = b.planScalarJoins(where, input, sc); err != nil {
 				return nil, err
 			}

@@ -141,11 +141,11 @@ func TestPlanShapes(t *testing.T) {
 			"    Scan u [a] (3 rows) [cpu]"}},
 		{"SELECT DISTINCT b FROM t ORDER BY b", nil, []string{
 			"Sort b [cpu]",
-			"  Distinct [cpu]",
+			"  HashAggregate keys: b [cpu]",
 			"    Project b [cpu]",
 			"      Scan t [b] (4 rows) [cpu]"}},
 		{"SELECT a FROM t UNION SELECT a FROM u", nil, []string{
-			"Distinct [cpu]",
+			"HashAggregate keys: a [cpu]",
 			"  UnionAll [cpu]",
 			"    Project a [cpu]",
 			"      Scan t [a] (4 rows) [cpu]",

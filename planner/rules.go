@@ -43,6 +43,8 @@ var pipeline = []Rule{
 		apply: infallible(PushFilters)},
 	{Name: "reduce_grouped_joins", Purpose: "a semi join below a grouped join's aggregate, so it groups only rows that can match (TPC-H Q17)",
 		apply: infallible(ReduceGroupedJoins)},
+	{Name: "distinct_as_group_by", Purpose: "SELECT DISTINCT as a GROUP BY of its columns: the parallel, device and spilling grouping path",
+		apply: infallible(DistinctAsGroupBy)},
 	{Name: "prune_columns", Purpose: "make every scan read only the columns used above it",
 		apply: infallible(PruneColumns)},
 

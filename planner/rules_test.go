@@ -19,8 +19,8 @@ import (
 func TestPipelineOrder(t *testing.T) {
 	want := []string{
 		"dependent_group_keys", "sum_plus_const", "fold_constants", "factor_ors", "push_filters",
-		"reorder_joins", "push_filters", "reduce_grouped_joins", "prune_columns",
-		"pre_aggregate_joins",
+		"reorder_joins", "push_filters", "reduce_grouped_joins", "distinct_as_group_by",
+		"prune_columns", "pre_aggregate_joins",
 	}
 	var got []string
 	placement := false
@@ -125,6 +125,9 @@ func TestRuleRewrites(t *testing.T) {
 		{"sum_plus_const", small, "SELECT SUM(a + 2) FROM t HAVING SUM(a + 2) > 0",
 			[]string{"Filter (sum((a + 2)) > 0) [cpu]", "HashAggregate aggs: sum((a + 2)) [cpu]"},
 			[]string{"Project (sum(a) + (2 * count(a))) AS SUM(a + 2) [cpu]", "Filter ((sum(a) + (2 * count(a))) > 0) [cpu]", "HashAggregate aggs: sum(a), count(a) [cpu]"}},
+		{"distinct_as_group_by", small, "SELECT DISTINCT a, b FROM t",
+			[]string{"Distinct [cpu]"},
+			[]string{"HashAggregate keys: a, b [cpu]"}},
 		{"fold_constants", small, "SELECT a FROM t WHERE a > 1 + 1",
 			[]string{"Filter (a > (1 + 1)) [cpu]"},
 			[]string{"Filter (a > 2) [cpu]"}},

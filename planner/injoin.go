@@ -1,0 +1,96 @@
+package planner
+
+import (
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/xwb1989/sqlparser"
+)
+
+// x IN (SELECT v ...) as a semi join. A top-level conjunct of WHERE whose
+// subquery reads no outer column keeps a row of the enclosing FROM when
+// some row of the subquery has v = x: a semi join on x = v, NULLs on
+// either side matching nothing, as IN's NULL (or FALSE) drops the row
+// just the same. The join runs where the rest of the plan runs (a device
+// hash table in a GPU plan) and reads the subquery's rows once, streamed.
+// A subquery estimated to return few rows keeps the other path: it runs
+// once while binding and becomes a list of literals, which zone maps can
+// prune with and which costs no hash table.
+
+// inListMaxRows is the estimated subquery size up to which x IN (SELECT
+// ...) stays a list of literals.
+const inListMaxRows = 256
+
+// planInJoins rewrites the qualifying IN conjuncts of where over input and
+// returns what remains of where.
+func (b *binder) planInJoins(where sqlparser.Expr, input Node, sc *scope) (sqlparser.Expr, Node, error) {
+	var rest []sqlparser.Expr
+	for _, c := range andTerms(where) {
+		j, ok, err := b.inJoin(c, input, sc)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			input = j
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if len(rest) == 0 {
+		return nil, input, nil
+	}
+	out := rest[0]
+	for _, r := range rest[1:] {
+		out = &sqlparser.AndExpr{Left: out, Right: r}
+	}
+	return out, input, nil
+}
+
+// inJoin plans conjunct c over input as a semi join; ok is false when c is
+// not an IN over a large uncorrelated one-column subquery.
+func (b *binder) inJoin(c sqlparser.Expr, input Node, sc *scope) (Node, bool, error) {
+	cmp, ok := unparen(c).(*sqlparser.ComparisonExpr)
+	if !ok || cmp.Operator != sqlparser.InStr || isRowValue(cmp.Left) || hasSubquery(cmp.Left) {
+		return nil, false, nil
+	}
+	q, ok := cmp.Right.(*sqlparser.Subquery)
+	if !ok {
+		return nil, false, nil
+	}
+	// Planning has no side effects: a subquery that does not qualify is
+	// planned again, and its errors reported, by the expression path.
+	sq, err := b.planSubquery(q, sc)
+	if err != nil || sq.corr != nil || len(sq.cols) != 1 || estimateRows(sq.plan) <= inListMaxRows {
+		return nil, false, nil
+	}
+	l, err := b.bindExpr(cmp.Left, sc)
+	if err != nil {
+		return nil, false, nil
+	}
+	if volatile(l) {
+		return nil, false, nil
+	}
+	// Compare in one type, as the "in" function would.
+	t := expr.Unify(l.Type(), sq.cols[0].Type)
+	if (l.Type() == coldata.String) != (sq.cols[0].Type == coldata.String) {
+		t = coldata.Float64
+	}
+	if l, err = expr.CastTo(l, t); err != nil {
+		return nil, false, nil
+	}
+	inner := sq.plan
+	if sq.cols[0].Type != t {
+		inner = castNode(inner, []Column{{Name: sq.cols[0].Name, Type: t}})
+	}
+	nl := len(input.Columns())
+	eq, err := b.apply("=", l, &expr.ColumnRef{Index: nl, Name: sq.cols[0].Name, T: t})
+	if err != nil {
+		return nil, false, nil
+	}
+	j := &Join{Kind: opspec.SemiJoin, Left: input, Right: inner}
+	j.setCondition(eq, nl)
+	if len(j.LeftKeys) != 1 {
+		return nil, false, nil
+	}
+	return j, true, nil
+}
