@@ -1,0 +1,137 @@
+package window
+
+import (
+	"context"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/opspec/winspec"
+)
+
+// TestSortPathsMatchDefinition sorts random rows (few distinct values, so
+// many ties; NULLs; -0 and 0; every NULL placement) on both paths of
+// newPartitioned's sort, the radix sort of word keys and the comparison
+// sort with a string key among them, and checks each against a stable
+// sort by CompareValues as the window defines its order.
+func TestSortPathsMatchDefinition(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	const n = 3000
+	intVec := func(distinct int64, nulls bool) *coldata.Vec {
+		b := coldata.NewBuilder(coldata.Int64, n)
+		for i := 0; i < n; i++ {
+			if nulls && rng.Intn(7) == 0 {
+				b.AppendNull()
+				continue
+			}
+			b.AppendInt(rng.Int63n(distinct) - distinct/2)
+		}
+		return b.Finish()
+	}
+	floatVec := func() *coldata.Vec {
+		vals := []float64{math.Inf(-1), -2.5, math.Copysign(0, -1), 0, 1e-300, 3, math.Inf(1)}
+		b := coldata.NewBuilder(coldata.Float64, n)
+		for i := 0; i < n; i++ {
+			if rng.Intn(9) == 0 {
+				b.AppendNull()
+				continue
+			}
+			b.AppendFloat(vals[rng.Intn(len(vals))])
+		}
+		return b.Finish()
+	}
+	strVec := func() *coldata.Vec {
+		b := coldata.NewBuilder(coldata.String, n)
+		for i := 0; i < n; i++ {
+			if rng.Intn(8) == 0 {
+				b.AppendNull()
+				continue
+			}
+			b.AppendString([]string{"", "a", "ab", "b"}[rng.Intn(4)])
+		}
+		return b.Finish()
+	}
+	boolVec := func() *coldata.Vec {
+		b := coldata.NewBuilder(coldata.Bool, n)
+		for i := 0; i < n; i++ {
+			b.AppendBool(rng.Intn(2) == 0)
+		}
+		return b.Finish()
+	}
+	for _, tc := range []struct {
+		name  string
+		pv    []*coldata.Vec
+		ov    []*coldata.Vec
+		order []winspec.Key
+	}{
+		{"ints", []*coldata.Vec{intVec(5, true)}, []*coldata.Vec{intVec(1 << 40, true), intVec(3, false)},
+			[]winspec.Key{{Desc: true}, {Nulls: opspec.NullsFirst}}},
+		{"floats and bools", []*coldata.Vec{boolVec()}, []*coldata.Vec{floatVec(), floatVec()},
+			[]winspec.Key{{Desc: true, Nulls: opspec.NullsFirst}, {Nulls: opspec.NullsLast}}},
+		{"a string key", []*coldata.Vec{strVec()}, []*coldata.Vec{intVec(4, true), strVec()},
+			[]winspec.Key{{}, {Desc: true}}},
+		{"order only", nil, []*coldata.Vec{intVec(1<<62, true)}, []winspec.Key{{Desc: true, Nulls: opspec.NullsLast}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := make([]int, n)
+			for i := range want {
+				want[i] = i
+			}
+			slices.SortStableFunc(want, func(i, j int) int { return definitionCompare(tc.pv, tc.ov, tc.order, i, j) })
+			got := make([]int, n)
+			for i := range got {
+				got[i] = i
+			}
+			keys := sortKeys(tc.pv, tc.ov, tc.order)
+			if allWords(keys) {
+				if err := radixSortRows(context.Background(), got, keys); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				slices.SortStableFunc(got, func(i, j int) int {
+					for k := range keys {
+						if c := keys[k].compare(i, j); c != 0 {
+							return c
+						}
+					}
+					return 0
+				})
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("orders differ (radix path %v)", allWords(keys))
+			}
+		})
+	}
+}
+
+// definitionCompare is the window's order by its definition: partition
+// keys ascending with NULLs first, then each order key by CompareValues,
+// NULLs placed as the key says (MySQL's default: first ascending).
+func definitionCompare(pv, ov []*coldata.Vec, order []winspec.Key, i, j int) int {
+	for _, v := range pv {
+		if c := opspec.CompareValues(v, i, v, j); c != 0 {
+			return c
+		}
+	}
+	for k, v := range ov {
+		key := order[k]
+		if key.Nulls != opspec.NullsDefault {
+			if an, bn := v.IsNull(i), v.IsNull(j); an != bn {
+				if an == (key.Nulls == opspec.NullsFirst) {
+					return -1
+				}
+				return 1
+			}
+		}
+		if c := opspec.CompareValues(v, i, v, j); c != 0 {
+			if key.Desc {
+				return -c
+			}
+			return c
+		}
+	}
+	return 0
+}
