@@ -3,6 +3,9 @@ package gsql
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
 
 	"github.com/xwb1989/sqlparser"
 
@@ -33,16 +36,17 @@ func (db *DB) update(ctx context.Context, s *sql.Update, args []any) (int64, err
 	if err != nil {
 		return 0, err
 	}
+	stages, err := updateStages(t, s.Set)
+	if err != nil {
+		return 0, err
+	}
+	// set holds every assigned column's last expression, for the
+	// placeholder scan below.
 	set := map[int]sqlparser.Expr{}
-	for _, a := range s.Set {
-		ci := t.ColumnIndex(a.Column)
-		if ci < 0 {
-			return 0, &planner.Error{Kind: planner.UnknownColumn, Object: a.Column, Msg: fmt.Sprintf("unknown column %q in table %s", a.Column, t.Name)}
+	for _, st := range stages {
+		for ci, e := range st {
+			set[ci] = e
 		}
-		if _, dup := set[ci]; dup {
-			return 0, fmt.Errorf("column %q assigned twice", a.Column)
-		}
-		set[ci] = a.Expr
 	}
 	// The rows with whether each is updated, and the new values of the
 	// updated rows only (so a SET expression never runs on a row the WHERE
@@ -70,9 +74,26 @@ func (db *DB) update(ctx context.Context, s *sql.Update, args []any) (int64, err
 	if s.Where != nil {
 		vals.Where = sqlparser.NewWhere(sqlparser.WhereStr, hit)
 	}
+	// Each stage but the last computes every column, over the one before,
+	// in a derived table named as the table.
+	for _, st := range stages[:len(stages)-1] {
+		for ci, c := range t.Columns {
+			var e sqlparser.Expr = &sqlparser.ColName{Name: sqlparser.NewColIdent(c.Name)}
+			if x, ok := st[ci]; ok {
+				e = x
+			}
+			vals.SelectExprs = append(vals.SelectExprs, &sqlparser.AliasedExpr{Expr: e, As: sqlparser.NewColIdent(c.Name)})
+		}
+		vals = &sqlparser.Select{From: sqlparser.TableExprs{&sqlparser.AliasedTableExpr{Expr: &sqlparser.Subquery{Select: vals}, As: sqlparser.NewTableIdent(t.Name)}}}
+	}
+	last := stages[len(stages)-1]
 	var setCols []int
-	for ci := range t.Columns {
-		if e, ok := set[ci]; ok {
+	for ci, c := range t.Columns {
+		if _, ok := set[ci]; ok {
+			var e sqlparser.Expr = &sqlparser.ColName{Name: sqlparser.NewColIdent(c.Name)}
+			if x, ok := last[ci]; ok {
+				e = x
+			}
 			vals.SelectExprs = append(vals.SelectExprs, &sqlparser.AliasedExpr{Expr: e})
 			setCols = append(setCols, ci)
 		}
@@ -128,10 +149,101 @@ func (db *DB) update(ctx context.Context, s *sql.Update, args []any) (int64, err
 	if err != nil {
 		return 0, fmt.Errorf("UPDATE %s: %w", t.Name, err)
 	}
+	if keys := db.cat.UniqueKeys(t); len(keys) > 0 && affected > 0 {
+		if err := checkUpdatedKeys(t, keys, allBatches, recs); err != nil {
+			return 0, err
+		}
+	}
 	if err := db.cat.Replace(t.Name, t.Version, recs, rows); err != nil {
 		return 0, err
 	}
 	return affected, nil
+}
+
+// updateStages splits an UPDATE's assignments, left to right, into
+// stages: a column assigned again, or read after its assignment, starts a
+// new stage, computed over the one before. So SET a = a + 1, b = a reads
+// the new a, and SET x = 3, x = 5 sets 5, as MySQL's single-table UPDATE
+// does.
+func updateStages(t *catalog.Table, set []sql.SetExpr) ([]map[int]sqlparser.Expr, error) {
+	stages := []map[int]sqlparser.Expr{{}}
+	for _, a := range set {
+		ci := t.ColumnIndex(a.Column)
+		if ci < 0 {
+			return nil, &planner.Error{Kind: planner.UnknownColumn, Object: a.Column, Msg: fmt.Sprintf("unknown column %q in table %s", a.Column, t.Name)}
+		}
+		cur := stages[len(stages)-1]
+		_, again := cur[ci]
+		if again || readsAny(a.Expr, t, cur) {
+			cur = map[int]sqlparser.Expr{}
+			stages = append(stages, cur)
+		}
+		cur[ci] = a.Expr
+	}
+	return stages, nil
+}
+
+// readsAny reports whether e names one of cols of t (perhaps in a
+// subquery: then a stage more than needed, never a wrong value).
+func readsAny(e sqlparser.Expr, t *catalog.Table, cols map[int]sqlparser.Expr) bool {
+	found := false
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if c, ok := node.(*sqlparser.ColName); ok {
+			q := c.Qualifier.Name.String()
+			if q == "" || strings.EqualFold(q, t.Name) {
+				if _, ok := cols[t.ColumnIndex(c.Name.String())]; ok {
+					found = true
+				}
+			}
+		}
+		return !found, nil
+	}, e)
+	return found
+}
+
+// checkUpdatedKeys checks an UPDATE's rows against the table's unique
+// keys as MySQL does, row by row in table order: each updated row leaves
+// its old key and takes its new one, which no other row may hold then
+// (so SET a = a + 1 over a = 1, 2 fails on the first row, as in MySQL).
+// old are the rows read (table columns first), recs the new ones.
+func checkUpdatedKeys(t *catalog.Table, keys []catalog.Key, old []*coldata.Batch, recs []arrow.Record) error {
+	sets, err := catalog.KeySets(t, keys)
+	if err != nil {
+		return fmt.Errorf("UPDATE %s: %w", t.Name, err)
+	}
+	var newRows []*coldata.Batch
+	for _, r := range recs {
+		b, err := coldata.RecordToBatch(r)
+		if err != nil {
+			return err
+		}
+		newRows = append(newRows, b)
+	}
+	n := len(t.Columns)
+	nb, nr := 0, 0 // position in newRows
+	id := 0
+	for _, b := range old {
+		flag := b.Cols[n]
+		for r := 0; r < b.Len; r++ {
+			for nb < len(newRows) && nr >= newRows[nb].Len {
+				nb, nr = nb+1, 0
+			}
+			if !flag.IsNull(r) && flag.Bool(r) {
+				for _, set := range sets {
+					set.Remove(b, r)
+				}
+				for _, set := range sets {
+					if _, ok := set.Find(newRows[nb], nr); ok {
+						return set.Duplicate(newRows[nb], nr)
+					}
+					set.Put(newRows[nb], nr, id)
+				}
+			}
+			nr++
+			id++
+		}
+	}
+	return nil
 }
 
 func (db *DB) delete(ctx context.Context, s *sql.Delete, args []any) (int64, error) {

@@ -41,14 +41,14 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		_, err := db.cat.DropTables(s.Names, s.IfExists)
 		return Result{}, nil, err
 	case *sql.Insert:
-		n, err := db.insert(ctx, s, args)
-		return Result{RowsAffected: n}, nil, err
+		n, warnings, err := db.insert(ctx, s, args)
+		return Result{RowsAffected: n, Warnings: warnings}, nil, err
 	case *sql.CreateView:
 		return Result{}, nil, db.createView(ctx, s)
 	case *sql.DropView:
 		return Result{}, nil, db.cat.DropView(s.Name, s.IfExists)
 	case *sql.CreateIndex:
-		return Result{}, nil, db.cat.CreateIndex(s.Name, s.Table, s.Columns, s.IfNotExists)
+		return Result{}, nil, db.cat.CreateIndexDef(catalog.IndexDef{Name: s.Name, Table: s.Table, Columns: s.Columns, Unique: s.Unique}, s.IfNotExists)
 	case *sql.DropIndex:
 		return Result{}, nil, db.cat.DropIndex(s.Name, s.Table, s.IfExists)
 	case *sql.Update:
@@ -220,7 +220,11 @@ func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (
 		for i, c := range s.Columns {
 			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
 		}
-		_, err := db.cat.Create(s.Name, cols, nil, s.IfNotExists)
+		cols, keys, err := tableKeys(s, cols)
+		if err != nil {
+			return 0, err
+		}
+		_, err = db.cat.CreateKeyed(s.Name, cols, keys, nil, s.IfNotExists)
 		return 0, err
 	}
 	if _, err := db.cat.Get(s.Name); err == nil {
@@ -250,17 +254,38 @@ func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (
 			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
 		}
 	}
+	cols, keys, err := tableKeys(s, cols)
+	if err != nil {
+		return 0, err
+	}
 	recs, rows, err := convertBatches(batches, outCols, cols)
 	if err != nil {
 		return 0, fmt.Errorf("CREATE TABLE %s: %w", s.Name, err)
 	}
-	if _, err := db.cat.Create(s.Name, cols, recs, s.IfNotExists); err != nil {
+	if _, err := db.cat.CreateKeyed(s.Name, cols, keys, recs, s.IfNotExists); err != nil {
 		return 0, err
 	}
 	if sameTypes(outCols, cols) {
 		db.adoptResident(s.Name, recs, 0, nil, &kept)
 	}
 	return rows, nil
+}
+
+// tableKeys resolves CREATE TABLE's PRIMARY KEY and UNIQUE constraints
+// against its columns (primary key columns become NOT NULL).
+func tableKeys(s *sql.CreateTable, cols []catalog.Column) ([]catalog.Column, []catalog.Key, error) {
+	if len(s.Keys) == 0 {
+		return cols, nil, nil
+	}
+	defs := make([]catalog.Key, len(s.Keys))
+	for i, k := range s.Keys {
+		defs[i] = catalog.Key{Name: k.Name, Primary: k.Primary, Columns: k.Columns}
+	}
+	cols, keys, err := catalog.KeyDefs(cols, defs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("CREATE TABLE %s: %w", s.Name, err)
+	}
+	return cols, keys, nil
 }
 
 // collectKeep is collect that also keeps the device batches of a SELECT
@@ -464,10 +489,10 @@ func convertColumn(v *coldata.Vec, col catalog.Column, firstRow int) (*coldata.V
 	return out.Materialize(), nil
 }
 
-func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, error) {
+func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []Warning, error) {
 	t, err := db.cat.Get(s.Table)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	// target[i] is the table column receiving source column i.
 	var target []int
@@ -480,10 +505,10 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 		for _, name := range s.Columns {
 			ci := t.ColumnIndex(name)
 			if ci < 0 {
-				return 0, &planner.Error{Kind: planner.UnknownColumn, Object: name, Msg: fmt.Sprintf("unknown column %q in table %s", name, t.Name)}
+				return 0, nil, &planner.Error{Kind: planner.UnknownColumn, Object: name, Msg: fmt.Sprintf("unknown column %q in table %s", name, t.Name)}
 			}
 			if seen[ci] {
-				return 0, errkind.Errorf(errkind.DuplicateColumn, "column %q specified twice", name)
+				return 0, nil, errkind.Errorf(errkind.DuplicateColumn, "column %q specified twice", name)
 			}
 			seen[ci] = true
 			target = append(target, ci)
@@ -496,23 +521,24 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 	if s.Select != nil {
 		srcCols, src, kept, err = db.collectKeep(ctx, s.Select, args)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		if len(srcCols) != len(target) {
-			return 0, fmt.Errorf("INSERT INTO %s: %d columns selected for %d target columns", t.Name, len(srcCols), len(target))
+			return 0, nil, fmt.Errorf("INSERT INTO %s: %d columns selected for %d target columns", t.Name, len(srcCols), len(target))
 		}
-	} else {
-		rows, err := db.planner.BindRows(ctx, s.Rows, len(target), args)
-		if err != nil {
-			return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
-		}
+	}
+	rows, dup, err := db.bindInsert(ctx, t, s, target, args)
+	if err != nil {
+		return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+	}
+	if s.Select == nil {
 		types := make([]coldata.Type, len(target))
 		for i, ci := range target {
 			types[i] = t.Columns[ci].Type
 		}
 		b, err := valuesBatch(rows, len(target), types)
 		if err != nil {
-			return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+			return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
 		}
 		src = []*coldata.Batch{b}
 	}
@@ -523,14 +549,14 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 		for i, ci := range target {
 			v, err := convertColumn(b.Cols[i], t.Columns[ci], int(total))
 			if err != nil {
-				return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+				return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
 			}
 			full[ci] = v
 		}
 		for ci, c := range t.Columns {
 			if full[ci] == nil {
 				if c.NotNull {
-					return 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, &catalog.NotNullError{Column: c.Name})
+					return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, &catalog.NotNullError{Column: c.Name})
 				}
 				full[ci] = coldata.NewConst(c.Type, nil, b.Len).Materialize()
 			}
@@ -539,9 +565,12 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 		total += int64(b.Len)
 	}
 	if total == 0 {
-		return 0, nil
+		return 0, nil, nil
 	}
 	all := coldata.Concat(out, len(t.Columns))
+	if keys := db.cat.UniqueKeys(t); len(keys) > 0 {
+		return db.insertKeyed(ctx, t, keys, s, all, dup)
+	}
 	// The rows the GPU computed extend the table's resident copy when they
 	// are its rows unconverted, every column in order.
 	var old []*gpuexec.DeviceBatch
@@ -552,12 +581,12 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, err
 	}
 	if err := db.cat.Append(t.Name, all); err != nil {
 		releaseDevice(&old)
-		return 0, err
+		return 0, nil, err
 	}
 	if old != nil {
 		db.adoptResident(t.Name, t.Records, 1, old, &kept)
 	}
-	return total, nil
+	return total, nil, nil
 }
 
 // valuesBatch turns constant rows into a batch, each column of the common

@@ -133,6 +133,9 @@ type DB struct {
 // Result reports what a statement without rows did.
 type Result struct {
 	RowsAffected int64
+	// Warnings are the notes of the last statement run (INSERT IGNORE's
+	// skipped duplicates).
+	Warnings []Warning
 }
 
 // ErrClosed is returned by every method of a closed DB.
@@ -339,6 +342,7 @@ func (db *DB) exec(ctx context.Context, text string, args []any) (Result, error)
 			r.RowsAffected = n
 		}
 		res.RowsAffected += r.RowsAffected
+		res.Warnings = r.Warnings
 	}
 	return res, nil
 }

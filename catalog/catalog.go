@@ -31,6 +31,9 @@ type Column struct {
 type Table struct {
 	Name    string
 	Columns []Column
+	// Keys are the PRIMARY KEY (first) and UNIQUE constraints of CREATE
+	// TABLE (unique.go); unique indexes are the catalog's.
+	Keys    []Key
 	Records []arrow.Record
 	// Zones holds each record's zone maps (Zones[i][c] for record i,
 	// column c), or is nil when they are unknown; scans use them to skip
@@ -298,6 +301,12 @@ func (c *Catalog) List() []string {
 // Create adds a table with the given columns and records. The records must
 // match the columns' Arrow schema.
 func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotExists bool) (created bool, err error) {
+	return c.CreateKeyed(name, cols, nil, recs, ifNotExists)
+}
+
+// CreateKeyed is Create with the table's unique keys (KeyDefs resolves
+// them); recs must not break them.
+func (c *Catalog) CreateKeyed(name string, cols []Column, keys []Key, recs []arrow.Record, ifNotExists bool) (created bool, err error) {
 	if err := checkColumns(cols); err != nil {
 		return false, err
 	}
@@ -308,6 +317,11 @@ func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotE
 			return false, fmt.Errorf("create %s: record schema %s does not match %s", name, r.Schema(), schema)
 		}
 		rows += r.NumRows()
+	}
+	if len(keys) > 0 {
+		if _, err := KeySets(&Table{Name: name, Columns: cols, Records: recs, Rows: rows}, keys); err != nil {
+			return false, err
+		}
 	}
 	c.mu.Lock()
 	if _, ok := c.views[key(name)]; ok {
@@ -321,7 +335,7 @@ func (c *Catalog) Create(name string, cols []Column, recs []arrow.Record, ifNotE
 		}
 		return false, &ObjectError{Table: name, Exists: true}
 	}
-	nt := &Table{Name: name, Columns: cols, Records: recs, Zones: zonesOf(recs), Rows: rows, Version: c.version + 1, conv: newConvCache()}
+	nt := &Table{Name: name, Columns: cols, Keys: keys, Records: recs, Zones: zonesOf(recs), Rows: rows, Version: c.version + 1, conv: newConvCache()}
 	if err := c.commitLocked(nil, nt); err != nil {
 		c.mu.Unlock()
 		return false, err
@@ -483,6 +497,13 @@ const smallRecord = 64 << 10
 
 // Append adds rows to a table atomically: readers see all of them or none.
 func (c *Catalog) Append(name string, b *coldata.Batch) error {
+	return c.AppendAt(name, 0, b)
+}
+
+// AppendAt is Append provided the table is still at version (0: any
+// version): rows checked against the unique keys of that snapshot are
+// appended only to it, else the statement fails with ErrConflict.
+func (c *Catalog) AppendAt(name string, version uint64, b *coldata.Batch) error {
 	if b.Len == 0 {
 		return nil
 	}
@@ -491,6 +512,10 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 	if !ok {
 		c.mu.Unlock()
 		return &ObjectError{Table: name}
+	}
+	if version != 0 && t.Version != version {
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", name, ErrConflict)
 	}
 	if len(b.Cols) != len(t.Columns) {
 		c.mu.Unlock()
@@ -535,7 +560,7 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 	}
 	// A fresh cache: sharing t's would keep a merged-away last record's
 	// conversions alive for as long as the table.
-	nt := &Table{Name: t.Name, Columns: t.Columns, Records: recs, Zones: zones, Rows: t.Rows + int64(b.Len), Version: c.version + 1, conv: newConvCache()}
+	nt := &Table{Name: t.Name, Columns: t.Columns, Keys: t.Keys, Records: recs, Zones: zones, Rows: t.Rows + int64(b.Len), Version: c.version + 1, conv: newConvCache()}
 	if err := c.commitLocked(t, nt); err != nil {
 		c.mu.Unlock()
 		return fmt.Errorf("insert into %s: %w", name, err)
@@ -588,7 +613,7 @@ func (c *Catalog) Replace(name string, version uint64, recs []arrow.Record, rows
 	for i, r := range recs {
 		zones[i] = ComputeZones(r)
 	}
-	nt := &Table{Name: t.Name, Columns: t.Columns, Records: recs, Zones: zones, Rows: rows, Version: c.version + 1, conv: newConvCache()}
+	nt := &Table{Name: t.Name, Columns: t.Columns, Keys: t.Keys, Records: recs, Zones: zones, Rows: rows, Version: c.version + 1, conv: newConvCache()}
 	if err := c.commitLocked(t, nt); err != nil {
 		c.mu.Unlock()
 		return err

@@ -30,6 +30,9 @@ type Index struct {
 	// Columns are the indexed columns' names, Cols their positions.
 	Columns []string
 	Cols    []int
+	// Unique: CREATE UNIQUE INDEX, a key the table's rows keep unique
+	// (unique.go).
+	Unique bool
 
 	mu sync.Mutex
 	// zones maps each record of the table to its chunks' zone maps (one
@@ -57,6 +60,14 @@ func (e *IndexError) ErrorKind() errkind.Kind {
 // CreateIndex adds index name on table's columns. Index names are unique
 // in the database (as in SQLite and PostgreSQL).
 func (c *Catalog) CreateIndex(name, table string, cols []string, ifNotExists bool) error {
+	return c.CreateIndexDef(IndexDef{Name: name, Table: table, Columns: cols}, ifNotExists)
+}
+
+// CreateIndexDef is CreateIndex of a definition, which may be UNIQUE: the
+// table's rows must then be unique in the indexed columns (else a
+// DuplicateKeyError and nothing changes), and later writes keep them so.
+func (c *Catalog) CreateIndexDef(def IndexDef, ifNotExists bool) error {
+	name, table, cols := def.Name, def.Table, def.Columns
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.indexes[key(name)]; ok {
@@ -72,7 +83,7 @@ func (c *Catalog) CreateIndex(name, table string, cols []string, ifNotExists boo
 		}
 		return &ObjectError{Table: table}
 	}
-	ix := &Index{Name: name, Table: t.Name}
+	ix := &Index{Name: name, Table: t.Name, Unique: def.Unique}
 	seen := map[int]bool{}
 	for _, col := range cols {
 		i := t.ColumnIndex(col)
@@ -86,6 +97,13 @@ func (c *Catalog) CreateIndex(name, table string, cols []string, ifNotExists boo
 		ix.Columns = append(ix.Columns, t.Columns[i].Name)
 		ix.Cols = append(ix.Cols, i)
 	}
+	if ix.Unique {
+		// O(rows) under the lock: CREATE UNIQUE INDEX is rare, and no
+		// write may slip between the check and the index.
+		if _, err := KeySets(t, []Key{{Name: ix.Name, Columns: ix.Columns, Cols: ix.Cols}}); err != nil {
+			return err
+		}
+	}
 	if c.indexes == nil {
 		c.indexes = map[string]*Index{}
 	}
@@ -95,6 +113,14 @@ func (c *Catalog) CreateIndex(name, table string, cols []string, ifNotExists boo
 		return err
 	}
 	c.version++
+	if ix.Unique {
+		// A new snapshot version (same rows): a statement that checked
+		// its rows against the keys of the old one fails to commit them
+		// (AppendAt, Replace) instead of skipping this key.
+		nt := *t
+		nt.Version = c.version
+		c.tables[key(t.Name)] = &nt
+	}
 	return nil
 }
 

@@ -21,6 +21,7 @@ type ViewDef struct{ Name, Query string }
 type IndexDef struct {
 	Name, Table string
 	Columns     []string
+	Unique      bool `json:"unique,omitempty"`
 }
 
 // SchemaPersister is a Persister that also keeps views and indexes: it is
@@ -53,7 +54,7 @@ func (c *Catalog) schemaDefsLocked(idx map[string]*Index) ([]ViewDef, []IndexDef
 	sort.Slice(views, func(i, j int) bool { return views[i].Name < views[j].Name })
 	indexes := make([]IndexDef, 0, len(idx))
 	for _, ix := range idx {
-		indexes = append(indexes, IndexDef{Name: ix.Name, Table: ix.Table, Columns: append([]string(nil), ix.Columns...)})
+		indexes = append(indexes, IndexDef{Name: ix.Name, Table: ix.Table, Columns: append([]string(nil), ix.Columns...), Unique: ix.Unique})
 	}
 	sort.Slice(indexes, func(i, j int) bool { return indexes[i].Name < indexes[j].Name })
 	return views, indexes
@@ -159,7 +160,7 @@ func (c *Catalog) RestoreSchema(views []ViewDef, indexes []IndexDef) error {
 		}
 	}
 	for _, ix := range indexes {
-		if err := c.CreateIndex(ix.Name, ix.Table, ix.Columns, true); err != nil {
+		if err := c.CreateIndexDef(ix, true); err != nil {
 			var oe *ObjectError
 			var ie *IndexError
 			if errors.As(err, &oe) || errors.As(err, &ie) {

@@ -116,6 +116,12 @@ const (
 	// Internal is a bug in gsql caught at the API boundary: 1105
 	// ER_UNKNOWN_ERROR.
 	Internal
+	// DuplicateKey is a row whose PRIMARY KEY or UNIQUE key another row
+	// has: 1062 ER_DUP_ENTRY.
+	DuplicateKey
+	// NonGrouped is a select-list column neither grouped nor functionally
+	// dependent on the grouped columns: 1055 ER_WRONG_FIELD_WITH_GROUP.
+	NonGrouped
 
 	numKinds // the number of kinds; keep last
 )
@@ -155,6 +161,8 @@ var mysql = [numKinds]struct {
 	UnknownVariable:   {"unknown variable", 1193, "HY000"},
 	WrongValue:        {"wrong value", 1231, "42000"},
 	Internal:          {"internal error", 1105, "HY000"},
+	DuplicateKey:      {"duplicate key", 1062, "23000"},
+	NonGrouped:        {"non-grouped column", 1055, "42000"},
 }
 
 // Kinds returns every kind, Unknown first.

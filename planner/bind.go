@@ -82,6 +82,18 @@ func (p *Planner) PlanSelectWith(ctx context.Context, stmt sqlparser.SelectState
 // folded to literals; each row must have ncols values.
 func (p *Planner) BindRows(ctx context.Context, rows [][]sqlparser.Expr, ncols int, args []any) ([][]expr.Expr, error) {
 	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, run: p.Run}
+	out, err := b.bindRows(rows, ncols)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.checkArgs(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// bindRows binds constant rows of ncols values each, folded to literals.
+func (b *binder) bindRows(rows [][]sqlparser.Expr, ncols int) ([][]expr.Expr, error) {
 	out := make([][]expr.Expr, len(rows))
 	for r, row := range rows {
 		if len(row) != ncols {
@@ -102,9 +114,6 @@ func (p *Planner) BindRows(ctx context.Context, rows [][]sqlparser.Expr, ncols i
 			}
 			out[r][i] = be
 		}
-	}
-	if err := b.checkArgs(); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

@@ -86,6 +86,18 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 			}
 		}
 		return ref, err
+	case *sqlparser.ValuesFuncExpr:
+		// ON DUPLICATE KEY UPDATE's VALUES(col): the new row's col
+		// (BindInsert); elsewhere there is no such column.
+		if x.Name == nil {
+			return nil, errorf(Unsupported, "VALUES", "not supported: VALUES() without a column")
+		}
+		ref, err := sc.resolve(ValuesTable, x.Name.Name.String())
+		if err != nil {
+			name := x.Name.Name.String()
+			return nil, errorf(UnknownColumn, name, "unknown column %q in VALUES()", name)
+		}
+		return ref, nil
 	case *sqlparser.SQLVal:
 		return b.bindVal(x)
 	case *sqlparser.NullVal:

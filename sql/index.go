@@ -7,6 +7,9 @@ type CreateIndex struct {
 	Name, Table string
 	Columns     []string
 	IfNotExists bool
+	// Unique is CREATE UNIQUE INDEX: the indexed columns' values are kept
+	// unique (NULLs aside).
+	Unique bool
 }
 
 // DropIndex is DROP INDEX [IF EXISTS] name [ON table].
@@ -19,9 +22,9 @@ type DropIndex struct {
 func (*CreateIndex) statement() {}
 func (*DropIndex) statement()   {}
 
-// createIndex parses what follows CREATE INDEX.
-func (p *ddl) createIndex() (Statement, *Error) {
-	ci := &CreateIndex{}
+// createIndex parses what follows CREATE [UNIQUE] INDEX.
+func (p *ddl) createIndex(unique bool) (Statement, *Error) {
+	ci := &CreateIndex{Unique: unique}
 	if p.accept("if") {
 		if err := p.expect("not"); err != nil {
 			return nil, err
@@ -45,26 +48,35 @@ func (p *ddl) createIndex() (Statement, *Error) {
 	if !p.acceptTyp('(') {
 		return nil, p.errHere("expected ( and the indexed columns")
 	}
+	if ci.Columns, err = p.keyColumns(); err != nil {
+		return nil, err
+	}
+	if t, ok := p.peek(); ok && t.is(p.src, "using") {
+		return nil, p.errHere("not supported: index types (USING); gsql indexes are zone maps")
+	}
+	return ci, p.done()
+}
+
+// keyColumns reads an index's or key's column list after its '(':
+// names, each optionally ASC or DESC, up to ')'.
+func (p *ddl) keyColumns() ([]string, *Error) {
+	var cols []string
 	for {
 		col, err := p.ident("a column name")
 		if err != nil {
 			return nil, err
 		}
 		if t, ok := p.peek(); ok && (t.is(p.src, "asc") || t.is(p.src, "desc")) {
-			p.i++ // zone maps serve both orders
+			p.i++ // zone maps and hash sets serve both orders
 		}
-		ci.Columns = append(ci.Columns, col)
+		cols = append(cols, col)
 		if p.acceptTyp(')') {
-			break
+			return cols, nil
 		}
 		if !p.acceptTyp(',') {
 			return nil, p.errHere("expected , or ) in the index's column list")
 		}
 	}
-	if t, ok := p.peek(); ok && t.is(p.src, "using") {
-		return nil, p.errHere("not supported: index types (USING); gsql indexes are zone maps")
-	}
-	return ci, p.done()
 }
 
 // dropIndex parses what follows DROP INDEX.

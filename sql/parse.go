@@ -20,7 +20,17 @@ type CreateTable struct {
 	Name        string
 	IfNotExists bool
 	Columns     []ColumnDef
-	AsSelect    sqlparser.SelectStatement
+	// Keys are the PRIMARY KEY and UNIQUE constraints, of columns and of
+	// the table, in order.
+	Keys     []KeyDef
+	AsSelect sqlparser.SelectStatement
+}
+
+// KeyDef is a PRIMARY KEY or UNIQUE constraint of CREATE TABLE.
+type KeyDef struct {
+	Name    string // empty: named after its first column
+	Primary bool
+	Columns []string
 }
 
 // ColumnDef is one column of CREATE TABLE.
@@ -28,6 +38,8 @@ type ColumnDef struct {
 	Name    string
 	Type    coldata.Type
 	NotNull bool
+	// key is the column's own PRIMARY KEY or UNIQUE (CreateTable.Keys).
+	key *KeyDef
 }
 
 // DropTable is DROP TABLE [IF EXISTS] t[, t2 ...].
@@ -42,6 +54,16 @@ type Insert struct {
 	Columns []string
 	Rows    [][]sqlparser.Expr
 	Select  sqlparser.SelectStatement
+	// Ignore is INSERT IGNORE: rows that duplicate a key are skipped,
+	// each with a warning. Replace is REPLACE INTO: rows that share a key
+	// with a new row are deleted first.
+	Ignore, Replace bool
+	// OnDup is ON DUPLICATE KEY UPDATE's assignments (left to right), on
+	// the row a new row collides with; VALUES(col) and the row alias's
+	// columns (Alias.col, or AliasColumns) are the new row's values.
+	OnDup        []SetExpr
+	Alias        string
+	AliasColumns []string
 }
 
 // ShowTables is SHOW TABLES.
@@ -115,7 +137,7 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 	switch {
 	case first.typ == sqlparser.SELECT || first.typ == '(':
 		return parseQuery(src, toks)
-	case first.typ == sqlparser.INSERT:
+	case first.typ == sqlparser.INSERT || first.is(src, "replace"):
 		return parseInsert(src, toks)
 	case first.typ == sqlparser.UPDATE:
 		return parseUpdate(src, toks)
@@ -178,7 +200,7 @@ func parseStatement(src string, toks []token) (Statement, *Error) {
 	}
 	switch kw := strings.ToUpper(first.text(src)); kw {
 	case "ALTER", "TRUNCATE", "RENAME", "USE", "BEGIN", "START", "COMMIT",
-		"ROLLBACK", "GRANT", "REVOKE", "REPLACE", "LOCK", "UNLOCK", "CALL", "DO", "HANDLER", "LOAD",
+		"ROLLBACK", "GRANT", "REVOKE", "LOCK", "UNLOCK", "CALL", "DO", "HANDLER", "LOAD",
 		"ANALYZE", "OPTIMIZE", "REPAIR", "FLUSH", "KILL", "SAVEPOINT", "RELEASE", "PREPARE", "EXECUTE",
 		"DEALLOCATE", "MERGE", "VALUES", "TABLE", "COPY", "ATTACH", "DETACH", "PRAGMA", "VACUUM":
 		return nil, newError(ErrUnsupported, src, first.start, "not supported: %s", kw)
@@ -215,6 +237,10 @@ func parseInsert(src string, toks []token) (Statement, *Error) {
 	if werr != nil {
 		return nil, werr
 	}
+	toks, alias, aliasCols, aerr := rowAlias(src, toks)
+	if aerr != nil {
+		return nil, aerr
+	}
 	st, err := parseRewritten(src, toks)
 	if err != nil {
 		return nil, err
@@ -223,19 +249,19 @@ func parseInsert(src string, toks []token) (Statement, *Error) {
 	if !ok {
 		return nil, newError(ErrSyntax, src, toks[0].start, "expected INSERT")
 	}
-	if ins.Action != sqlparser.InsertStr {
-		return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: REPLACE")
-	}
-	if ins.Ignore != "" {
-		return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: INSERT IGNORE")
-	}
-	if len(ins.OnDup) > 0 {
-		return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: ON DUPLICATE KEY UPDATE")
-	}
 	if !ins.Table.Qualifier.IsEmpty() {
 		return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: qualified table name %s.%s", ins.Table.Qualifier.String(), ins.Table.Name.String())
 	}
-	out := &Insert{Table: ins.Table.Name.String()}
+	out := &Insert{Table: ins.Table.Name.String(), Ignore: ins.Ignore != "", Replace: ins.Action == sqlparser.ReplaceStr, Alias: alias, AliasColumns: aliasCols}
+	if out.Replace && len(ins.OnDup) > 0 {
+		return nil, newError(ErrSyntax, src, toks[0].start, "REPLACE cannot have ON DUPLICATE KEY UPDATE")
+	}
+	for _, e := range ins.OnDup {
+		if !e.Name.Qualifier.IsEmpty() && !strings.EqualFold(e.Name.Qualifier.Name.String(), out.Table) {
+			return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: ON DUPLICATE KEY UPDATE of another table's column %s", sqlparser.String(e.Name))
+		}
+		out.OnDup = append(out.OnDup, SetExpr{Column: e.Name.Name.String(), Expr: e.Expr})
+	}
 	for _, c := range ins.Columns {
 		out.Columns = append(out.Columns, c.String())
 	}
@@ -250,6 +276,44 @@ func parseInsert(src string, toks []token) (Statement, *Error) {
 		return nil, newError(ErrUnsupported, src, toks[0].start, "not supported: this form of INSERT")
 	}
 	return out, nil
+}
+
+// rowAlias takes MySQL 8.0.19's row alias out of INSERT ... VALUES (...)
+// AS name [(col, ...)] ON DUPLICATE KEY UPDATE, which the stock grammar
+// does not know: the tokens without it, the alias and its column names.
+func rowAlias(src string, toks []token) ([]token, string, []string, *Error) {
+	depth, values := 0, false
+	for i, t := range toks {
+		switch {
+		case t.typ == '(':
+			depth++
+		case t.typ == ')':
+			depth--
+		case depth > 0:
+		case t.typ == sqlparser.SELECT:
+			return toks, "", nil, nil // INSERT ... SELECT has no row alias
+		case t.is(src, "values") || t.is(src, "value"):
+			values = true
+		case values && t.is(src, "as"):
+			p := &ddl{src: src, toks: toks, i: i + 1}
+			name, err := p.ident("a row alias")
+			if err != nil {
+				return nil, "", nil, err
+			}
+			var cols []string
+			if p.acceptTyp('(') {
+				if cols, err = p.keyColumns(); err != nil {
+					return nil, "", nil, err
+				}
+			}
+			if nt, ok := p.peek(); !ok || !nt.is(src, "on") {
+				return nil, "", nil, p.errHere("expected ON DUPLICATE KEY UPDATE after the row alias %s", name)
+			}
+			rest := append(append([]token(nil), toks[:i]...), toks[p.i:]...)
+			return rest, name, cols, nil
+		}
+	}
+	return toks, "", nil, nil
 }
 
 // ddl parses the statements gsql reads itself, token by token.
@@ -370,10 +434,14 @@ func (p *ddl) createTable() (Statement, *Error) {
 	}
 	if t, ok := p.peek(); ok && isIndexKeyword(p.src, t) {
 		p.i++
-		return p.createIndex()
+		return p.createIndex(false)
 	}
-	if t, ok := p.peek(); ok && t.is(p.src, "unique") {
-		return nil, newError(ErrUnsupported, p.src, t.start, "not supported: UNIQUE indexes (gsql does not enforce uniqueness; use CREATE INDEX)")
+	if p.accept("unique") {
+		if t, ok := p.peek(); !ok || !isIndexKeyword(p.src, t) {
+			return nil, p.errHere("expected INDEX after CREATE UNIQUE")
+		}
+		p.i++
+		return p.createIndex(true)
 	}
 	if p.accept("temporary") {
 		// Every gsql table lives in memory; TEMPORARY changes nothing.
@@ -487,8 +555,14 @@ func (p *ddl) columns(ct *CreateTable) *Error {
 			return p.errHere("unexpected end of statement: expected a column definition")
 		}
 		switch {
-		case t.is(p.src, "primary") || t.is(p.src, "unique") || t.is(p.src, "key") || t.is(p.src, "index"):
-			// Table constraints: accepted, not enforced.
+		case t.is(p.src, "primary") || t.is(p.src, "unique") || t.is(p.src, "constraint") && p.constraintKey():
+			k, err := p.tableKey()
+			if err != nil {
+				return err
+			}
+			ct.Keys = append(ct.Keys, k)
+		case t.is(p.src, "key") || t.is(p.src, "index"):
+			// Plain indexes: accepted; gsql's scans need none.
 			for {
 				x, ok := p.peek()
 				if !ok {
@@ -516,6 +590,9 @@ func (p *ddl) columns(ct *CreateTable) *Error {
 			}
 			seen[key] = true
 			ct.Columns = append(ct.Columns, col)
+			if col.key != nil {
+				ct.Keys = append(ct.Keys, *col.key)
+			}
 		}
 		if p.acceptTyp(',') {
 			continue
@@ -528,6 +605,68 @@ func (p *ddl) columns(ct *CreateTable) *Error {
 		}
 		return p.errHere("unexpected end of statement: expected ')'")
 	}
+}
+
+// constraintKey reports whether the CONSTRAINT at the cursor names a
+// PRIMARY KEY or UNIQUE constraint (others are refused).
+func (p *ddl) constraintKey() bool {
+	for k := p.i + 1; k < len(p.toks) && k <= p.i+2; k++ {
+		if p.toks[k].is(p.src, "primary") || p.toks[k].is(p.src, "unique") {
+			return true
+		}
+	}
+	return false
+}
+
+// tableKey reads a table constraint: [CONSTRAINT [name]] PRIMARY KEY
+// (cols) or [CONSTRAINT [name]] UNIQUE [KEY|INDEX] [name] (cols).
+func (p *ddl) tableKey() (KeyDef, *Error) {
+	var k KeyDef
+	if p.accept("constraint") {
+		if t, ok := p.peek(); ok && !t.is(p.src, "primary") && !t.is(p.src, "unique") {
+			name, err := p.ident("a constraint name")
+			if err != nil {
+				return k, err
+			}
+			k.Name = name
+		}
+	}
+	if p.accept("primary") {
+		if err := p.expect("key"); err != nil {
+			return k, err
+		}
+		k.Primary = true
+	} else {
+		if err := p.expect("unique"); err != nil {
+			return k, err
+		}
+		if !p.accept("key") {
+			p.accept("index")
+		}
+		if t, ok := p.peek(); ok && t.typ != '(' {
+			name, err := p.ident("a key name")
+			if err != nil {
+				return k, err
+			}
+			k.Name = name
+		}
+	}
+	if !p.acceptTyp('(') {
+		return k, p.errHere("expected ( and the key's columns")
+	}
+	cols, err := p.keyColumns()
+	if err != nil {
+		return k, err
+	}
+	k.Columns = cols
+	if t, ok := p.peek(); ok && t.is(p.src, "using") {
+		// USING BTREE/HASH: the kind of index changes nothing here.
+		p.i++
+		if _, err := p.ident("an index type"); err != nil {
+			return k, err
+		}
+	}
+	return k, nil
 }
 
 // skipParens returns the index after the parenthesised group at k.
@@ -591,9 +730,16 @@ func (p *ddl) column() (ColumnDef, *Error) {
 				return col, err
 			}
 			col.NotNull = true
+			col.key = &KeyDef{Primary: true, Columns: []string{name}}
 		case p.accept("unique"):
 			p.accept("key")
+			if col.key == nil {
+				col.key = &KeyDef{Columns: []string{name}}
+			}
 		case p.accept("key"):
+			// KEY alone is PRIMARY KEY in a column definition (MySQL).
+			col.NotNull = true
+			col.key = &KeyDef{Primary: true, Columns: []string{name}}
 		case p.accept("auto_increment"):
 			return col, newError(ErrUnsupported, p.src, t.start, "not supported: AUTO_INCREMENT")
 		case p.accept("default"):

@@ -148,7 +148,7 @@ func TestParseStatements(t *testing.T) {
 			"CREATE t (id BIGINT notnull, u BIGINT, s VARCHAR)"},
 		{"CREATE TABLE t (a INT, b INT, PRIMARY KEY (a, b), UNIQUE KEY ub (b), KEY (a), INDEX i (b))",
 			"CREATE t (a BIGINT, b BIGINT)"},
-		{"CREATE TABLE t (a INT UNIQUE, b INT KEY) ENGINE=InnoDB DEFAULT CHARSET=utf8", "CREATE t (a BIGINT, b BIGINT)"},
+		{"CREATE TABLE t (a INT UNIQUE, b INT KEY) ENGINE=InnoDB DEFAULT CHARSET=utf8", "CREATE t (a BIGINT, b BIGINT notnull)"},
 		{"CREATE TEMPORARY TABLE t (a INT)", "CREATE t (a BIGINT)"},
 		{"CREATE TABLE `my t` (`a b` INT, `select` TEXT)", "CREATE my t (a b BIGINT, select VARCHAR)"},
 		{"CREATE TABLE t AS SELECT a FROM u", "CREATE t AS select a from u"},

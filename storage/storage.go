@@ -104,8 +104,11 @@ type manifest struct {
 }
 
 type tableEntry struct {
-	Name     string         `json:"name"`
-	Columns  []columnEntry  `json:"columns"`
+	Name    string        `json:"name"`
+	Columns []columnEntry `json:"columns"`
+	// Keys are the PRIMARY KEY and UNIQUE constraints (absent in
+	// databases written before gsql kept them: no keys).
+	Keys     []keyEntry     `json:"keys,omitempty"`
 	Segments []segmentEntry `json:"segments"`
 }
 
@@ -113,6 +116,12 @@ type columnEntry struct {
 	Name    string `json:"name"`
 	Type    string `json:"type"`
 	NotNull bool   `json:"not_null,omitempty"`
+}
+
+type keyEntry struct {
+	Name    string   `json:"name"`
+	Primary bool     `json:"primary,omitempty"`
+	Columns []string `json:"columns"`
 }
 
 type segmentEntry struct {
@@ -379,7 +388,11 @@ func (s *Store) load() error {
 			return &CorruptError{File: filepath.Join(s.dir, manifestName), Err: fmt.Errorf("table %s: %w", te.Name, err)}
 		}
 		schema := catalog.Schema(cols)
-		t := &catalog.Table{Name: te.Name, Columns: cols, Zones: [][]catalog.Zone{}}
+		keys, err := keysOf(te, cols)
+		if err != nil {
+			return &CorruptError{File: filepath.Join(s.dir, manifestName), Err: fmt.Errorf("table %s: %w", te.Name, err)}
+		}
+		t := &catalog.Table{Name: te.Name, Columns: cols, Keys: keys, Zones: [][]catalog.Zone{}}
 		for _, se := range te.Segments {
 			rec, err := s.openSegment(se, schema)
 			if err != nil {
@@ -412,6 +425,29 @@ func columnsOf(te tableEntry) ([]catalog.Column, error) {
 		cols[i] = catalog.Column{Name: c.Name, Type: t, NotNull: c.NotNull}
 	}
 	return cols, nil
+}
+
+// keysOf resolves a stored table's keys against its columns.
+func keysOf(te tableEntry, cols []catalog.Column) ([]catalog.Key, error) {
+	var keys []catalog.Key
+	for _, ke := range te.Keys {
+		k := catalog.Key{Name: ke.Name, Primary: ke.Primary}
+		for _, name := range ke.Columns {
+			i := -1
+			for j, c := range cols {
+				if c.Name == name {
+					i = j
+				}
+			}
+			if i < 0 {
+				return nil, fmt.Errorf("key %s: no column %s", ke.Name, name)
+			}
+			k.Columns = append(k.Columns, name)
+			k.Cols = append(k.Cols, i)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
 }
 
 func (s *Store) openSegment(se segmentEntry, schema *arrow.Schema) (arrow.Record, error) {
@@ -532,6 +568,9 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 				return fmt.Errorf("column %s: type %s cannot be stored", c.Name, c.Type)
 			}
 			te.Columns = append(te.Columns, columnEntry{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull})
+		}
+		for _, k := range nt.Keys {
+			te.Keys = append(te.Keys, keyEntry{Name: k.Name, Primary: k.Primary, Columns: k.Columns})
 		}
 		haveZones := len(nt.Zones) == len(nt.Records)
 		schema := catalog.Schema(nt.Columns)

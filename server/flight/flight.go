@@ -177,6 +177,8 @@ var grpcCodes = map[errkind.Kind]codes.Code{
 	errkind.UnknownVariable:   codes.InvalidArgument,
 	errkind.WrongValue:        codes.InvalidArgument,
 	errkind.Internal:          codes.Internal,
+	errkind.DuplicateKey:      codes.AlreadyExists,
+	errkind.NonGrouped:        codes.InvalidArgument,
 }
 
 // grpcError gives a gsql error the gRPC status a Flight client expects for

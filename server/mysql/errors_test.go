@@ -87,3 +87,40 @@ func TestMySQLErrorContext(t *testing.T) {
 		t.Error("mysqlError(nil) != nil")
 	}
 }
+
+// TestDuplicateKey: a duplicate key is sent as MySQL's 1062 (23000) with
+// MySQL 8's text; INSERT IGNORE's skipped rows are counted in the OK
+// packet and listed by SHOW WARNINGS.
+func TestDuplicateKey(t *testing.T) {
+	h, s := newHandler(t)
+	ctx := context.Background()
+	for _, q := range []string{"CREATE TABLE k (a BIGINT PRIMARY KEY, b VARCHAR(5))", "INSERT INTO k VALUES (1, 'x')"} {
+		if _, err := h.Run(ctx, s, q, nil); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	_, err := h.Run(ctx, s, "INSERT INTO k VALUES (2, 'y'), (1, 'z')", nil)
+	var me *wire.Error
+	if !errors.As(err, &me) || me.Code != 1062 || me.State != "23000" || me.Msg != "Duplicate entry '1' for key 'k.PRIMARY'" {
+		t.Fatalf("duplicate: got %#v", err)
+	}
+	res, err := h.Run(ctx, s, "INSERT IGNORE INTO k VALUES (2, 'y'), (1, 'z')", nil)
+	if err != nil || res.AffectedRows != 1 || res.Warnings != 1 {
+		t.Fatalf("INSERT IGNORE: %+v, %v; want 1 row, 1 warning", res, err)
+	}
+	res, err = h.Run(ctx, s, "SHOW WARNINGS", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for res.Rows.Next() {
+		rec := res.Rows.Record()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			got = append(got, fmt.Sprint(rec.Column(1).ValueStr(i), " ", rec.Column(2).ValueStr(i)))
+		}
+	}
+	res.Rows.Release()
+	if len(got) != 1 || got[0] != "1062 Duplicate entry '1' for key 'k.PRIMARY'" {
+		t.Fatalf("SHOW WARNINGS: %q", got)
+	}
+}

@@ -139,7 +139,11 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 	if err != nil {
 		return wire.Result{}, mysqlError(err)
 	}
-	return wire.Result{AffectedRows: uint64(res.RowsAffected)}, nil
+	s.Warnings = nil
+	for _, w := range res.Warnings {
+		s.Warnings = append(s.Warnings, []string{"Warning", strconv.Itoa(int(w.Code)), w.Msg})
+	}
+	return wire.Result{AffectedRows: uint64(res.RowsAffected), Warnings: uint16(min(len(res.Warnings), 65535))}, nil
 }
 
 // engineSession is the engine's session for a statement of client
@@ -295,7 +299,9 @@ func (h *Handler) show(ctx context.Context, s *wire.Session, body string, words 
 			}
 		}
 		return wire.Result{Rows: textRows([]string{"Variable_name", "Value"}, rows)}, true, nil
-	case words[1] == "WARNINGS" || words[1] == "ERRORS":
+	case words[1] == "WARNINGS":
+		return wire.Result{Rows: textRows([]string{"Level", "Code", "Message"}, s.Warnings)}, true, nil
+	case words[1] == "ERRORS":
 		return wire.Result{Rows: textRows([]string{"Level", "Code", "Message"}, nil)}, true, nil
 	case words[1] == "STATUS" || (len(words) > 2 && words[2] == "STATUS"):
 		return wire.Result{Rows: textRows([]string{"Variable_name", "Value"}, [][]string{{"Threads_connected", strconv.Itoa(s.Server().Conns())}})}, true, nil

@@ -344,7 +344,7 @@ func (c *Conn) query(text string) error {
 // them); a non-nil error is a failed write.
 func (c *Conn) writeResult(res Result, binary bool, status uint16) (ok bool, err error) {
 	if res.Rows == nil {
-		return true, c.pw.writePacket(okPacket(res.AffectedRows, res.LastInsertID, status, res.Info))
+		return true, c.pw.writePacket(okPacketWarnings(res.AffectedRows, res.LastInsertID, status, res.Warnings, res.Info))
 	}
 	defer res.Rows.Release()
 	schema := res.Rows.Schema()

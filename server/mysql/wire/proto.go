@@ -114,11 +114,16 @@ func toMySQL(err error) *Error {
 }
 
 func okPacket(affected, insertID uint64, status uint16, info string) []byte {
+	return okPacketWarnings(affected, insertID, status, 0, info)
+}
+
+// okPacketWarnings is an OK packet that counts the statement's warnings.
+func okPacketWarnings(affected, insertID uint64, status, warnings uint16, info string) []byte {
 	b := []byte{0x00}
 	b = appendLenEnc(b, affected)
 	b = appendLenEnc(b, insertID)
 	b = appendUint16(b, status)
-	b = appendUint16(b, 0) // warnings
+	b = appendUint16(b, warnings)
 	return append(b, info...)
 }
 

@@ -39,6 +39,9 @@ type Result struct {
 	AffectedRows uint64
 	LastInsertID uint64
 	Info         string
+	// Warnings is the count the OK packet reports (SHOW WARNINGS lists
+	// them: Session.Warnings).
+	Warnings uint16
 }
 
 // Session is one client connection as the Handler sees it.
@@ -49,7 +52,10 @@ type Session struct {
 	Addr string
 	// Vars holds session variables the Handler keeps (SET ...).
 	Vars map[string]string
-	srv  *Server
+	// Warnings are the last statement's warnings, as SHOW WARNINGS
+	// rows: level, code, message.
+	Warnings [][]string
+	srv      *Server
 }
 
 // Server returns the server the session belongs to (for KILL).

@@ -1,0 +1,175 @@
+package gsql_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	gsql "github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/catalog"
+	"github.com/gsqlengine/gsql/errkind"
+)
+
+// TestKeyAffectedRows: affected rows as MySQL counts them (1 per row
+// inserted or deleted, 2 per row updated, 0 when an update changes
+// nothing), and bad input failing whole.
+func TestKeyAffectedRows(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t, gsql.Options{Device: "cpu"},
+		"CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10) UNIQUE, c INT)",
+		"INSERT INTO t VALUES (1, 'x', 1), (2, 'y', 2)")
+	cases := []struct {
+		stmt     string
+		affected int64
+		warnings int
+		err      errkind.Kind
+	}{
+		{"INSERT INTO t VALUES (3, 'z', 3), (1, 'w', 4)", 0, 0, errkind.DuplicateKey},
+		{"INSERT INTO t VALUES (NULL, 'q', 5)", 0, 0, errkind.NotNull},
+		{"INSERT INTO t VALUES (3, 'q', 5) ON DUPLICATE KEY UPDATE nope = 1", 0, 0, errkind.NoSuchColumn},
+		{"INSERT INTO t VALUES (3, 'q', 5) ON DUPLICATE KEY UPDATE c = VALUES(nope)", 0, 0, errkind.NoSuchColumn},
+		{"INSERT INTO t VALUES (3, 'q', 5) AS n (p, q) ON DUPLICATE KEY UPDATE c = p", 0, 0, errkind.OperandColumns},
+		{"INSERT IGNORE INTO t VALUES (1, 'q', 9), (3, 'e', 5), (4, 'e', 6)", 1, 2, 0},
+		{"INSERT INTO t VALUES (1, 'q', 9) ON DUPLICATE KEY UPDATE c = c + 10", 2, 0, 0},
+		{"INSERT INTO t VALUES (1, 'q', 9) ON DUPLICATE KEY UPDATE c = c", 0, 0, 0},
+		{"INSERT INTO t VALUES (1, 'q', 9), (5, 'n', 1) ON DUPLICATE KEY UPDATE c = VALUES(c)", 3, 0, 0},
+		{"INSERT INTO t VALUES (?, 'q', 9) ON DUPLICATE KEY UPDATE c = ?", 2, 0, 0},
+		{"REPLACE INTO t VALUES (1, 'y', 7)", 3, 0, 0},
+		{"REPLACE INTO t VALUES (9, 'nine', 9)", 1, 0, 0},
+		{"UPDATE t SET a = 9 WHERE a = 1", 0, 0, errkind.DuplicateKey},
+	}
+	for _, c := range cases {
+		var args []any
+		if strings.Contains(c.stmt, "?") {
+			args = []any{1, 42}
+		}
+		before := dump(t, db, "SELECT * FROM t ORDER BY a")
+		res, err := db.Exec(ctx, c.stmt, args...)
+		if c.err != 0 {
+			if errkind.Of(err) != c.err {
+				t.Errorf("%s: got %v (%v), want %v", c.stmt, err, errkind.Of(err), c.err)
+			}
+			if after := dump(t, db, "SELECT * FROM t ORDER BY a"); after != before {
+				t.Errorf("%s failed but changed the table:\n%s\nto\n%s", c.stmt, before, after)
+			}
+			continue
+		}
+		if err != nil || res.RowsAffected != c.affected || len(res.Warnings) != c.warnings {
+			t.Errorf("%s: %+v, %v; want %d rows, %d warnings", c.stmt, res, err, c.affected, c.warnings)
+		}
+	}
+	if got, want := dump(t, db, "SELECT * FROM t ORDER BY a"), "1 y 7|3 e 5|5 n 1|9 nine 9|"; got != want {
+		t.Errorf("table: %s, want %s", got, want)
+	}
+}
+
+// dump is a query's rows as text, "v v v|" per row.
+func dump(t *testing.T, db *gsql.DB, q string) string {
+	t.Helper()
+	rdr, err := db.Query(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rdr.Release()
+	var sb strings.Builder
+	for rdr.Next() {
+		rec := rdr.Record()
+		for r := 0; r < int(rec.NumRows()); r++ {
+			for c := 0; c < int(rec.NumCols()); c++ {
+				if c > 0 {
+					sb.WriteByte(' ')
+				}
+				sb.WriteString(rec.Column(c).ValueStr(r))
+			}
+			sb.WriteByte('|')
+		}
+	}
+	return sb.String()
+}
+
+// TestKeysDurable: an on-disk database keeps its keys and unique indexes
+// across reopen, and a failed statement changes nothing on disk.
+func TestKeysDurable(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	db, err := gsql.Open(gsql.Options{Device: "cpu", Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"CREATE TABLE d (a INT, b VARCHAR(5), c INT, PRIMARY KEY (a, b))",
+		"INSERT INTO d VALUES (1, 'x', 1), (1, 'y', 2)",
+		"CREATE UNIQUE INDEX dc ON d (c)",
+	} {
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO d VALUES (2, 'x', 3), (1, 'x', 4)"); errkind.Of(err) != errkind.DuplicateKey {
+		t.Fatalf("duplicate: %v", err)
+	}
+	db.Close()
+	db, err = gsql.Open(gsql.Options{Device: "cpu", Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var dk *catalog.DuplicateKeyError
+	if _, err := db.Exec(ctx, "INSERT INTO d VALUES (1, 'y', 9)"); !errors.As(err, &dk) || dk.Error() != "Duplicate entry '1-y' for key 'd.PRIMARY'" {
+		t.Errorf("primary key after reopen: %v", err)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO d VALUES (5, 'y', 2)"); !errors.As(err, &dk) || dk.Key != "dc" {
+		t.Errorf("unique index after reopen: %v", err)
+	}
+	if got := dump(t, db, "SELECT * FROM d ORDER BY a, b"); got != "1 x 1|1 y 2|" {
+		t.Errorf("rows after reopen: %s", got)
+	}
+}
+
+// TestKeyedInsertLinear: inserting n rows into a keyed table of n rows
+// takes about twice as long as n into an empty one (hash sets built once
+// per statement), not n times.
+func TestKeyedInsertLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing")
+	}
+	ctx := context.Background()
+	db := openTestDB(t, gsql.Options{Device: "cpu"}, "CREATE TABLE big (a INT PRIMARY KEY, b INT)")
+	const n = 200_000
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	for i := int64(1); i <= n; i++ {
+		b.Field(0).(*array.Int64Builder).Append(i)
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	if err := db.RegisterTable("src", schema, []arrow.Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	timeInsert := func(lo, n int) time.Duration {
+		start := time.Now()
+		q := fmt.Sprintf("INSERT INTO big SELECT x + %d, x FROM src", lo)
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	first := timeInsert(0, n)
+	second := timeInsert(n, n)
+	t.Logf("%d rows into an empty table: %v; %d more: %v", n, first, n, second)
+	if second > 20*first+time.Second {
+		t.Errorf("second insert %v, first %v: not linear", second, first)
+	}
+	if _, err := db.Exec(ctx, fmt.Sprintf("INSERT INTO big VALUES (%d, 0)", n)); errkind.Of(err) != errkind.DuplicateKey {
+		t.Errorf("duplicate in a big table: %v", err)
+	}
+}
