@@ -45,6 +45,12 @@ type Runner struct {
 	// into shards this way. Statements always run, so every shard builds
 	// the same tables.
 	KeepQuery func(index int) bool
+	// SQLiteTypes converts a value whose type differs from its column's
+	// type letter the way SQLite's own sqllogictest driver does (a number
+	// in a T column prints as its text, text in an I or R column as its
+	// leading number), instead of failing the record: SQLite's corpus
+	// writes T for any column of a compound or CASE result.
+	SQLiteTypes bool
 	// Observe, when set, is told about every statement, query and explain
 	// record that ran: its wall time (the whole statement, rows read) and
 	// its failure, nil when it passed.
@@ -348,7 +354,7 @@ func (r *Runner) collect(ctx context.Context, query, types string) ([][]string, 
 		for i := 0; i < int(rec.NumRows()); i++ {
 			row := make([]string, len(types))
 			for c := range row {
-				v, err := FormatValue(rec.Column(c), i, types[c])
+				v, err := r.format(rec.Column(c), i, types[c])
 				if err != nil {
 					return nil, fmt.Errorf("row %d column %d: %w", len(rows)+1, c+1, err)
 				}
@@ -361,6 +367,14 @@ func (r *Runner) collect(ctx context.Context, query, types string) ([][]string, 
 		return nil, err
 	}
 	return rows, nil
+}
+
+// format is FormatValue, or FormatSQLiteValue with SQLiteTypes set.
+func (r *Runner) format(col arrow.Array, i int, typ byte) (string, error) {
+	if r.SQLiteTypes {
+		return FormatSQLiteValue(col, i, typ)
+	}
+	return FormatValue(col, i, typ)
 }
 
 // FormatValue renders row i of col for the type letter typ the way
