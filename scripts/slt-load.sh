@@ -27,7 +27,7 @@ bin=${SLTLOAD:-}
 if [ -z "$bin" ]; then
 	if [ -x "$root/build/cuda/sltload" ]; then bin=$root/build/cuda/sltload; else bin=$(command -v sltload || true); fi
 fi
-[ -x "$bin" ] || { echo "slt-load: no sltload binary (set SLTLOAD, or build it: make sltload-cuda)" >&2; exit 2; }
+[ -x "$bin" ] || { echo "slt-load: no sltload binary (set SLTLOAD, or build it: make sltload-cuda or make load-cuda)" >&2; exit 2; }
 device=${DEVICE:-gpu}
 procs=${PROCS:-16}
 corpus=${CORPUS:-$root/.slt}
