@@ -17,7 +17,7 @@ CUDA_ENV     = CGO_ENABLED=1 CGO_CFLAGS="-O2 -g $(CUDA_CFLAGS)" CGO_LDFLAGS="$(C
 CUDA_PKGS   ?= ./gpuexec
 CUDA_OUT    ?= build/cuda
 
-.PHONY: cuda-fmt cuda-headers cuda-check cuda-vet cuda-build cuda-tests cuda-bench bench-cuda
+.PHONY: cuda-fmt cuda-headers cuda-check cuda-vet cuda-build cuda-tests cuda-bench bench-cuda sltload-cuda load-cuda
 
 # Format all CUDA source in the one style of gpuexec/.clang-format (Debian's
 # clang-format 14; TestCUDAStyle checks the result, and runs this check
@@ -58,3 +58,15 @@ cuda-bench: cuda-tests
 # machine: gzipped to fit the device tool's carry limit.
 bench-cuda: cuda-check
 	cd bench && CGO_ENABLED=1 CGO_CFLAGS="-O2 -g $(CUDA_CFLAGS)" CGO_LDFLAGS="$(CUDA_LDFLAGS)" $(GO) build -tags cuda -ldflags='-s -w' -o out/cuda/bench . && gzip -f out/cuda/bench
+
+# The sqllogictest load harness (tests/cmd/sltload) for a GPU machine, run
+# there by scripts/slt-load.sh (docs/TESTING.md "Load runs").
+sltload-cuda: cuda-check
+	@mkdir -p $(CUDA_OUT)
+	$(CUDA_ENV) $(GO) build -tags cuda -ldflags='-s -w' -o $(CUDA_OUT)/sltload ./tests/cmd/sltload
+
+# Both load harnesses for a GPU machine: sltload (above), gsql and the
+# MySQL load generator, run there by scripts/serve-load.sh (docs/SERVER.md).
+load-cuda: sltload-cuda
+	$(CUDA_ENV) $(GO) build -tags cuda -ldflags='-s -w' -o $(CUDA_OUT)/gsql ./cmd/gsql
+	cd server/mysql/clienttest && $(GO) build -ldflags='-s -w' -o $(CURDIR)/$(CUDA_OUT)/mysqlload ./cmd/mysqlload

@@ -295,7 +295,7 @@ func (d *Device) build(name, key string, produce func() ([]byte, bool, error), d
 	}
 	if image == nil {
 		var err error
-		if image, from, err = d.produce(context.Background(), cache, key, produce); err != nil {
+		if image, from, err = d.produce(context.Background(), cache, name, key, produce); err != nil {
 			return nil, err
 		}
 	}
@@ -316,7 +316,7 @@ func (d *Device) build(name, key string, produce func() ([]byte, bool, error), d
 		if diskOnly {
 			return nil, errNotCached
 		}
-		if image, from, err = d.produce(context.Background(), cache, key, produce); err != nil {
+		if image, from, err = d.produce(context.Background(), cache, name, key, produce); err != nil {
 			return nil, err
 		}
 		h, err = load()
@@ -339,7 +339,7 @@ func (d *Device) build(name, key string, produce func() ([]byte, bool, error), d
 // (nil: none), holding the key's lock file meanwhile so that processes
 // missing the same kernel compile it once: a waiter that gets the lock
 // finds the entry the holder wrote (from "disk").
-func (d *Device) produce(ctx context.Context, cache *diskCache, key string, produce func() ([]byte, bool, error)) (image []byte, from string, err error) {
+func (d *Device) produce(ctx context.Context, cache *diskCache, name, key string, produce func() ([]byte, bool, error)) (image []byte, from string, err error) {
 	if cache != nil {
 		// A lock that cannot be taken costs only a duplicate compile.
 		unlock, locked, _ := cache.lock(ctx, key, CompileLockWait)
@@ -352,11 +352,13 @@ func (d *Device) produce(ctx context.Context, cache *diskCache, key string, prod
 	}
 	start := time.Now()
 	img, cubin, err := produce()
-	d.compileNanos.Add(int64(time.Since(start)))
+	took := time.Since(start)
+	d.compileNanos.Add(int64(took))
 	if err != nil {
 		return nil, "", err
 	}
 	d.compiles.Add(1)
+	logCompile(key, name, took)
 	if cache != nil {
 		// A failed cache write costs only a recompilation later.
 		_ = cache.write(key, img, cubin)

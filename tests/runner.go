@@ -39,6 +39,22 @@ type Runner struct {
 	Names []string
 	// Timeout bounds each record; zero means 30 seconds.
 	Timeout time.Duration
+	// KeepQuery, when set, decides which query records run, given the
+	// query's index among the script's queries (0-based, counting every
+	// query record, skipped or not): a load run splits a corpus's queries
+	// into shards this way. Statements always run, so every shard builds
+	// the same tables.
+	KeepQuery func(index int) bool
+	// SQLiteTypes converts a value whose type differs from its column's
+	// type letter the way SQLite's own sqllogictest driver does (a number
+	// in a T column prints as its text, text in an I or R column as its
+	// leading number), instead of failing the record: SQLite's corpus
+	// writes T for any column of a compound or CASE result.
+	SQLiteTypes bool
+	// Observe, when set, is told about every statement, query and explain
+	// record that ran: its wall time (the whole statement, rows read) and
+	// its failure, nil when it passed.
+	Observe func(rec *Record, elapsed time.Duration, f *Failure)
 }
 
 // Failure describes one record whose outcome differed from the file.
@@ -108,36 +124,52 @@ func (r *Runner) Run(ctx context.Context, s *Script) Summary {
 		names = DefaultEngineNames
 	}
 	threshold := 0
+	queryIndex := -1
 	for i := range s.Records {
 		rec := &s.Records[i]
 		if ctx.Err() != nil {
 			sum.Failures = append(sum.Failures, &Failure{File: s.Name, Line: rec.Line, Msg: "run cancelled: " + ctx.Err().Error()})
 			return sum
 		}
+		if rec.Kind == KindQuery {
+			queryIndex++
+			if r.KeepQuery != nil && !r.KeepQuery(queryIndex) {
+				continue
+			}
+		}
 		if rec.Skipped(names) {
 			sum.Skipped++
 			continue
 		}
+		var f *Failure
+		var elapsed time.Duration
 		switch rec.Kind {
 		case KindHalt:
 			return sum
 		case KindHashThreshold:
 			threshold = rec.Threshold
+			continue
 		case KindStatement:
 			sum.Statements++
-			if f := r.runStatement(ctx, s.Name, rec); f != nil {
-				sum.Failures = append(sum.Failures, f)
-			}
+			start := time.Now()
+			f = r.runStatement(ctx, s.Name, rec)
+			elapsed = time.Since(start)
 		case KindQuery:
 			sum.Queries++
-			if f := r.runQuery(ctx, s.Name, rec, threshold); f != nil {
-				sum.Failures = append(sum.Failures, f)
-			}
+			f, elapsed = r.runQuery(ctx, s.Name, rec, threshold)
 		case KindExplain:
 			sum.Explains++
-			if f := r.runExplain(ctx, s.Name, rec); f != nil {
-				sum.Failures = append(sum.Failures, f)
-			}
+			start := time.Now()
+			f = r.runExplain(ctx, s.Name, rec)
+			elapsed = time.Since(start)
+		default:
+			continue
+		}
+		if f != nil {
+			sum.Failures = append(sum.Failures, f)
+		}
+		if r.Observe != nil {
+			r.Observe(rec, elapsed, f)
 		}
 	}
 	return sum
@@ -194,7 +226,9 @@ func (r *Runner) runStatement(ctx context.Context, file string, rec *Record) *Fa
 	return nil
 }
 
-func (r *Runner) runQuery(ctx context.Context, file string, rec *Record, threshold int) *Failure {
+// runQuery runs a query record and checks its answer; elapsed is the
+// query's own time, from sending it to its last row, without the check.
+func (r *Runner) runQuery(ctx context.Context, file string, rec *Record, threshold int) (f *Failure, elapsed time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	fail := func(msg, act string) *Failure {
@@ -202,18 +236,20 @@ func (r *Runner) runQuery(ctx context.Context, file string, rec *Record, thresho
 			Expected: strings.Join(rec.Expected, "\n"), Actual: act}
 	}
 	var rows [][]string
+	start := time.Now()
 	err := guard(func() error {
 		var err error
 		rows, err = r.collect(ctx, rec.SQL, rec.Types)
 		return err
 	})
+	elapsed = time.Since(start)
 	if err != nil {
-		return fail("query failed", "error: "+err.Error())
+		return fail("query failed", "error: "+err.Error()), elapsed
 	}
 	if msg := Compare(rec, rows, threshold); msg != "" {
-		return fail(msg, FormatActual(rec, rows, threshold))
+		return fail(msg, FormatActual(rec, rows, threshold)), elapsed
 	}
-	return nil
+	return nil, elapsed
 }
 
 // runExplain checks the plan of an explain record: EXPLAIN's first
@@ -318,7 +354,7 @@ func (r *Runner) collect(ctx context.Context, query, types string) ([][]string, 
 		for i := 0; i < int(rec.NumRows()); i++ {
 			row := make([]string, len(types))
 			for c := range row {
-				v, err := FormatValue(rec.Column(c), i, types[c])
+				v, err := r.format(rec.Column(c), i, types[c])
 				if err != nil {
 					return nil, fmt.Errorf("row %d column %d: %w", len(rows)+1, c+1, err)
 				}
@@ -331,6 +367,14 @@ func (r *Runner) collect(ctx context.Context, query, types string) ([][]string, 
 		return nil, err
 	}
 	return rows, nil
+}
+
+// format is FormatValue, or FormatSQLiteValue with SQLiteTypes set.
+func (r *Runner) format(col arrow.Array, i int, typ byte) (string, error) {
+	if r.SQLiteTypes {
+		return FormatSQLiteValue(col, i, typ)
+	}
+	return FormatValue(col, i, typ)
 }
 
 // FormatValue renders row i of col for the type letter typ the way
