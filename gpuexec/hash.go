@@ -958,6 +958,19 @@ type JoinTable struct {
 // BuildJoin hashes the build batch on its key columns. The table keeps a
 // reference to build; Release frees both.
 func (d *Device) BuildJoin(ctx context.Context, build *DeviceBatch, keys []int) (*JoinTable, error) {
+	return d.buildJoin(ctx, build, keys, "gsql_join_build")
+}
+
+// BuildSemiJoin is BuildJoin keeping one row per distinct key: enough for
+// ProbeRows, whose semi and anti joins ask only whether a key is there.
+// A build side of many rows per key (x IN (SELECT UserID FROM hits ...))
+// otherwise makes every key a chain of its duplicates, walked by each
+// insert of the key and by every probe that finds no match.
+func (d *Device) BuildSemiJoin(ctx context.Context, build *DeviceBatch, keys []int) (*JoinTable, error) {
+	return d.buildJoin(ctx, build, keys, "gsql_join_build_distinct")
+}
+
+func (d *Device) buildJoin(ctx context.Context, build *DeviceBatch, keys []int, kernel string) (*JoinTable, error) {
 	if err := d.own(build); err != nil {
 		return nil, err
 	}
@@ -999,7 +1012,7 @@ func (d *Device) BuildJoin(ctx context.Context, build *DeviceBatch, keys []int) 
 		if n == 0 {
 			return nil
 		}
-		return d.launchGrid("gsql_join_build", d.strided(n), t.keyDesc.ptr, int64(len(keys)), n, t.slots.ptr, t.rowhash.ptr, t.mask)
+		return d.launchGrid(kernel, d.strided(n), t.keyDesc.ptr, int64(len(keys)), n, t.slots.ptr, t.rowhash.ptr, t.mask)
 	})
 	if err != nil {
 		t.scratch.release()

@@ -125,7 +125,12 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	j.table, err = j.RT.Dev.BuildJoin(ctx, j.build, j.RightKeys)
+	if (j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin) && j.Cond == nil {
+		// Only whether a key is there matters: one build row per key.
+		j.table, err = j.RT.Dev.BuildSemiJoin(ctx, j.build, j.RightKeys)
+	} else {
+		j.table, err = j.RT.Dev.BuildJoin(ctx, j.build, j.RightKeys)
+	}
 	if j.Stats != nil {
 		j.Stats.Launches.Add(1)
 	}

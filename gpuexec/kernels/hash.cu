@@ -664,6 +664,34 @@ extern "C" __global__ void gsql_join_build(const GCol* keys, long long nkeys, lo
   }
 }
 
+// gsql_join_build_distinct inserts each build row whose key no row in the
+// table has yet (NULL keys never): the table of a semi or anti join, which
+// needs one row per key. A row that loses a race for a slot to an equal
+// key whose hash it cannot see yet may still take a slot of its own: that
+// costs a longer chain, not a wrong answer.
+extern "C" __global__ void gsql_join_build_distinct(const GCol* keys, long long nkeys, long long n,
+                                                    int* slots, unsigned long long* rowhash,
+                                                    long long mask) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  int nk = (int)nkeys;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
+    if (gsql_any_null(keys, nk, r)) continue;
+    unsigned long long h = gsql_row_hash(keys, nk, r);
+    rowhash[r] = h;
+    __threadfence();
+    long long p = (long long)(h & (unsigned long long)mask);
+    for (;;) {
+      int s = slots[p];
+      if (s == -1) {
+        s = atomicCAS(&slots[p], -1, (int)r);
+        if (s == -1) break;
+      }
+      if (rowhash[s] == h && gsql_rows_equal(keys, r, keys, s, nk)) break;
+      p = (p + 1) & mask;
+    }
+  }
+}
+
 #define GSQL_JOIN_TILE 256
 
 // gsql_join_count counts each probe row's matches (cm) and, for a LEFT
