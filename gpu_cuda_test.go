@@ -25,8 +25,9 @@ import (
 )
 
 // TestGPUQueryLatency runs the redact query from SQL text on the GPU: cold
-// (table uploaded, the interpreter answering while the fused kernels
-// compile), then warm (both cached, no compiles), and checks the
+// (table uploaded, the interpreter answering), again (the interpreter,
+// while the fused kernels compile), then warm (both cached, no compiles),
+// and checks the
 // result against the CPU backend. Run on a GPU machine (-tags cuda).
 func TestGPUQueryLatency(t *testing.T) {
 	ctx := context.Background()
@@ -49,7 +50,7 @@ func TestGPUQueryLatency(t *testing.T) {
 		if err := db.RegisterTable("people", schema, recs); err != nil {
 			t.Fatal(err)
 		}
-		for run, label := range []string{"cold", "warm", "warm"} {
+		for run, label := range []string{"cold", "again", "warm"} {
 			before := db.Stats().GPU
 			start := time.Now()
 			got := checksum(t, db, redactQuery)
@@ -60,12 +61,14 @@ func TestGPUQueryLatency(t *testing.T) {
 			}
 			t.Logf("fusion=%v %s: %v end to end (download included), %d compiles, %d launches, %d bytes to device",
 				fusion, label, d.Round(time.Microsecond), after.Compiles-before.Compiles, after.Launches-before.Launches, after.BytesToDevice-before.BytesToDevice)
-			if run > 0 && after.Compiles != before.Compiles {
+			if run > 1 && after.Compiles != before.Compiles {
 				t.Fatalf("warm query compiled %d kernels", after.Compiles-before.Compiles)
 			}
-			if run == 0 {
-				// The cold run answered on the interpreter while its fused
-				// kernels compiled in the background; warm runs use them.
+			if run < 2 {
+				// The cold runs answered on the interpreter; a shape's
+				// fused kernels compile in the background from its
+				// second run (or first batch of a million rows,
+				// gpuexec/compilegate.go), and warm runs use them.
 				waitCompiles(t, db)
 			}
 		}

@@ -133,6 +133,7 @@ type deviceState struct {
 	// compilePool bounds background compiles (CompileAsync).
 	compilePool chan struct{}
 	asyncs      map[string]*Pending // background compiles, by source
+	seen        map[string]struct{} // kernel shapes asked for (Repeated)
 	later       atomic.Int64        // CompileFusedLater compiles not finished
 	poolsOnce   sync.Once
 	poolsWarm   chan struct{}      // closed when WarmPools is done

@@ -180,6 +180,7 @@ func (d *Device) CompileFusedLater(gen func() (*fuse.Kernel, error)) *Pending {
 		defer d.later.Add(-1)
 		pool <- struct{}{}
 		defer func() { <-pool }()
+		defer d.hostCompileSlot()()
 		start := time.Now()
 		k, err := gen()
 		if err == nil {

@@ -82,6 +82,7 @@ func (d *Device) CompileAsync(src Source) *Pending {
 		}()
 		pool <- struct{}{}
 		defer func() { <-pool }()
+		defer d.hostCompileSlot()()
 		start := time.Now()
 		// The state's own handle: the result is shared, and one
 		// caller's database closing must not fail it for the others.

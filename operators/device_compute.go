@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -39,8 +40,11 @@ type DeviceCompute struct {
 	kernel  *fuse.Kernel
 	compile *gpuexec.Pending
 	bg      *bgKernel // the kernel the background compile generates
-	prog    *gpuexec.ProgramKernel
-	lib     *libraryPlan
+	// compileLater starts the background compile of a shape run once, at
+	// its first batch of compileWorthRows rows.
+	compileLater func()
+	prog         *gpuexec.ProgramKernel
+	lib          *libraryPlan
 	// pending are row ranges of an input batch that ran out of device
 	// memory, to be computed before the next input batch.
 	pending []*gpuexec.DeviceBatch
@@ -186,13 +190,22 @@ func (c *DeviceCompute) openAuto(outs []expr.Expr) error {
 			// The goroutine writes only bg, before the Pending's channel
 			// closes; adoptFused reads it after (the operator may be
 			// closed and opened again meanwhile).
-			bg := &bgKernel{}
-			c.bg = bg
-			c.compile = d.CompileFusedLater(func() (*fuse.Kernel, error) {
-				k, err := fuse.Generate(types, pred, outs)
-				bg.k = k
-				return k, err
-			})
+			start := func() {
+				bg := &bgKernel{}
+				c.bg = bg
+				c.compile = d.CompileFusedLater(func() (*fuse.Kernel, error) {
+					k, err := fuse.Generate(types, pred, outs)
+					bg.k = k
+					return k, err
+				})
+			}
+			if d.Repeated(shapeKey(types, pred, outs)) {
+				start()
+			} else {
+				// A shape seen once compiles when a batch is large
+				// enough to pay for it (gpuexec/compilegate.go).
+				c.compileLater = start
+			}
 			return nil
 		}
 	}
@@ -339,6 +352,10 @@ func (c *DeviceCompute) compute(ctx context.Context, in *gpuexec.DeviceBatch) (*
 			c.Stats.Tier1Batches.Add(1)
 		}
 	case c.prog != nil:
+		if c.compileLater != nil && in.Len >= compileWorthRows {
+			c.compileLater()
+			c.compileLater = nil
+		}
 		out, err = c.prog.Run(ctx, in)
 		c.count(c.prog.Launches())
 		if err == nil && c.Stats != nil {
@@ -445,7 +462,7 @@ func (c *DeviceCompute) Close() error {
 		c.prog.Release()
 		c.prog = nil
 	}
-	c.compile, c.bg = nil, nil // a background compile goes on and fills the cache
+	c.compile, c.bg, c.compileLater = nil, nil, nil // a background compile goes on and fills the cache
 	if c.lib != nil {
 		c.lib.release()
 		c.lib = nil
@@ -614,4 +631,29 @@ func (p *libraryPlan) release() {
 	if p.compact != nil {
 		p.compact.Release()
 	}
+}
+
+// compileWorthRows is the batch size from which a shape run once is worth
+// its kernels' compile: the interpreter costs a few times the fused
+// kernels' time per row, NVRTC a fraction of a second per shape.
+const compileWorthRows = 1 << 20
+
+// shapeKey names a filter and projection's kernel shape for
+// gpuexec.Device.Repeated without generating its source.
+func shapeKey(types []coldata.Type, pred expr.Expr, outs []expr.Expr) string {
+	var b strings.Builder
+	b.WriteString("compute:")
+	for _, t := range types {
+		b.WriteString(t.String())
+		b.WriteByte(',')
+	}
+	b.WriteByte('|')
+	if pred != nil {
+		b.WriteString(pred.String())
+	}
+	for _, o := range outs {
+		b.WriteByte('|')
+		b.WriteString(o.String())
+	}
+	return b.String()
 }

@@ -67,7 +67,7 @@ func TestSortPathsMatchDefinition(t *testing.T) {
 		ov    []*coldata.Vec
 		order []winspec.Key
 	}{
-		{"ints", []*coldata.Vec{intVec(5, true)}, []*coldata.Vec{intVec(1 << 40, true), intVec(3, false)},
+		{"ints", []*coldata.Vec{intVec(5, true)}, []*coldata.Vec{intVec(1<<40, true), intVec(3, false)},
 			[]winspec.Key{{Desc: true}, {Nulls: opspec.NullsFirst}}},
 		{"floats and bools", []*coldata.Vec{boolVec()}, []*coldata.Vec{floatVec(), floatVec()},
 			[]winspec.Key{{Desc: true, Nulls: opspec.NullsFirst}, {Nulls: opspec.NullsLast}}},
