@@ -116,6 +116,9 @@ const (
 	// Internal is a bug in gsql caught at the API boundary: 1105
 	// ER_UNKNOWN_ERROR.
 	Internal
+	// DiskFull is a write that found no space left on its device (a
+	// query's spill files): 1021 ER_DISK_FULL.
+	DiskFull
 
 	numKinds // the number of kinds; keep last
 )
@@ -155,6 +158,7 @@ var mysql = [numKinds]struct {
 	UnknownVariable:   {"unknown variable", 1193, "HY000"},
 	WrongValue:        {"wrong value", 1231, "42000"},
 	Internal:          {"internal error", 1105, "HY000"},
+	DiskFull:          {"disk full", 1021, "HY000"},
 }
 
 // Kinds returns every kind, Unknown first.

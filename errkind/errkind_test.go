@@ -46,6 +46,7 @@ func TestMySQL(t *testing.T) {
 		{UnknownVariable, 1193, "HY000"},
 		{WrongValue, 1231, "42000"},
 		{Internal, 1105, "HY000"},
+		{DiskFull, 1021, "HY000"},
 		{numKinds + 3, 1105, "HY000"},
 	}
 	if len(cases)-1 != len(Kinds()) {
