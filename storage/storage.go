@@ -4,7 +4,11 @@
 //
 // Segments are opened by memory map and read without copying: a table's
 // records point straight into the page cache, so opening a database costs
-// the same whatever its size. A commit (one statement) writes and fsyncs its
+// the same whatever its size. A compressed segment (Options.Compression)
+// is mapped too, and each of its columns is decompressed when a query first
+// reads it, after a check of the column's stored bytes against the CRC32
+// the manifest keeps: a damaged column fails the queries that read it with
+// a CorruptError naming the table and the file. A commit (one statement) writes and fsyncs its
 // new segments, then writes the new manifest to a temporary file, fsyncs it,
 // renames it over MANIFEST and fsyncs the directory: the rename is the
 // commit point, and a crash anywhere before it leaves the previous manifest,

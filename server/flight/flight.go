@@ -177,6 +177,7 @@ var grpcCodes = map[errkind.Kind]codes.Code{
 	errkind.UnknownVariable:   codes.InvalidArgument,
 	errkind.WrongValue:        codes.InvalidArgument,
 	errkind.Internal:          codes.Internal,
+	errkind.DiskFull:          codes.ResourceExhausted,
 }
 
 // grpcError gives a gsql error the gRPC status a Flight client expects for
