@@ -414,6 +414,8 @@ type Stats struct {
 // TableMemory is one table's host memory: the bytes of its Arrow buffers,
 // of which Mapped are read from an on-disk database's memory maps (page
 // cache the kernel may drop and read again) and the rest are in the heap.
+// A compressed segment counts its compressed bytes as mapped and the
+// columns that queries have decompressed (on first read) as heap.
 type TableMemory struct {
 	Name   string
 	Rows   int64
@@ -463,6 +465,13 @@ func (db *DB) Stats() Stats {
 		}
 		tm := TableMemory{Name: name, Rows: t.Rows}
 		for _, rec := range t.Records {
+			// A compressed segment: its compressed bytes are mapped, and
+			// the columns queries have read are decompressed in the heap.
+			if heap, mapped, ok := storage.RecordMemory(rec); ok {
+				tm.Bytes += heap + mapped
+				tm.Mapped += mapped
+				continue
+			}
 			n := recordBytes(rec)
 			tm.Bytes += n
 			if db.store != nil && db.store.Mapped(rec) {

@@ -1,12 +1,17 @@
 package gsql_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gsqlengine/gsql"
+	"github.com/gsqlengine/gsql/errkind"
+	"github.com/gsqlengine/gsql/spill"
 )
 
 // TestGroupBySpillsPastMemoryLimit runs GROUP BYs and joins whose state is
@@ -99,4 +104,51 @@ func firstRow(rows []string) string {
 		return ""
 	}
 	return rows[0]
+}
+
+// TestSpillDiskFull: a spill write that finds the disk full (injected
+// ENOSPC, then a real 256 KiB tmpfs where the test may mount one) fails
+// the query with a DiskFullError, leaves no spill file, and loses nothing
+// committed: the table reads back whole after a reopen, and the same query
+// answers once there is room.
+func TestSpillDiskFull(t *testing.T) {
+	ctx := context.Background()
+	check := func(t *testing.T, tmp string, fail func() (restore func())) {
+		path := filepath.Join(t.TempDir(), "db")
+		db := openTestDB(t, gsql.Options{Device: "cpu", MemoryLimit: 256 << 10, Path: path, TempDir: tmp})
+		sequence(t, db, 15)
+		const q = `SELECT COUNT(*) FROM (SELECT g, COUNT(*) FROM seq GROUP BY g) AS x`
+		restore := fail()
+		err := queryError(ctx, db, q)
+		var full *spill.DiskFullError
+		if !errors.As(err, &full) || errkind.Of(err) != errkind.DiskFull {
+			restore()
+			t.Fatalf("query with the disk full: %v", err)
+		}
+		if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+			t.Errorf("left in the temp directory: %v", entries)
+		}
+		restore()
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		db = openTestDB(t, gsql.Options{Device: "cpu", MemoryLimit: 256 << 10, Path: path, TempDir: t.TempDir()})
+		if got := rowsOf(t, db, `SELECT COUNT(*), SUM(g) FROM seq`); got[0] != "32768|536887296" {
+			t.Fatalf("after the failed query: %v", got)
+		}
+		if got := rowsOf(t, db, q); got[0] != "32768" {
+			t.Fatalf("with room: %v", got)
+		}
+	}
+	t.Run("injected", func(t *testing.T) {
+		check(t, t.TempDir(), func() func() { return spill.FailWrites(syscall.ENOSPC) })
+	})
+	t.Run("tmpfs", func(t *testing.T) {
+		tmp := t.TempDir()
+		if err := syscall.Mount("tmpfs", tmp, "tmpfs", 0, "size=256k"); err != nil {
+			t.Skipf("cannot mount a tmpfs here: %v", err)
+		}
+		defer syscall.Unmount(tmp, 0)
+		check(t, tmp, func() func() { return func() {} })
+	})
 }

@@ -74,8 +74,11 @@ func (c *convCache) vec(rec arrow.Record, col int) (*coldata.Vec, error) {
 	v, ok := c.vecs[k]
 	c.mu.Unlock()
 	if !ok {
-		var err error
-		if v, err = coldata.FromArrow(rec.Column(col)); err != nil {
+		a, err := coldata.RecordColumn(rec, col)
+		if err != nil {
+			return nil, err
+		}
+		if v, err = coldata.FromArrow(a); err != nil {
 			return nil, fmt.Errorf("column %q: %w", rec.ColumnName(col), err)
 		}
 		c.mu.Lock()

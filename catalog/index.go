@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/gsqlengine/gsql/coldata"
 )
 
 // Indexes: CREATE INDEX name ON t (cols) keeps zone maps of the indexed
@@ -214,7 +216,13 @@ func (ix *Index) ChunkZones(t *Table, i int) [][]Zone {
 			z[c].Nulls = -1
 		}
 		for _, c := range ix.Cols {
-			col := array.NewSlice(rec.Column(c), lo, hi)
+			a, err := coldata.RecordColumn(rec, c)
+			if err != nil {
+				// Unknown: never excludes; the scan reports the error.
+				z[c] = Zone{Nulls: -1}
+				continue
+			}
+			col := array.NewSlice(a, lo, hi)
 			z[c] = ColumnZone(col)
 			col.Release()
 		}

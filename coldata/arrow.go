@@ -346,7 +346,11 @@ func RecordColumnsToBatch(rec arrow.Record, only []int) (*Batch, error) {
 		if cols[i] != nil {
 			return nil
 		}
-		v, err := FromArrow(rec.Column(i))
+		a, err := RecordColumn(rec, i)
+		if err != nil {
+			return err
+		}
+		v, err := FromArrow(a)
 		if err != nil {
 			return fmt.Errorf("column %q: %w", rec.ColumnName(i), err)
 		}

@@ -122,6 +122,9 @@ const (
 	// NonGrouped is a select-list column neither grouped nor functionally
 	// dependent on the grouped columns: 1055 ER_WRONG_FIELD_WITH_GROUP.
 	NonGrouped
+	// DiskFull is a write that found no space left on its device (a
+	// query's spill files): 1021 ER_DISK_FULL.
+	DiskFull
 
 	numKinds // the number of kinds; keep last
 )
@@ -163,6 +166,7 @@ var mysql = [numKinds]struct {
 	Internal:          {"internal error", 1105, "HY000"},
 	DuplicateKey:      {"duplicate key", 1062, "23000"},
 	NonGrouped:        {"non-grouped column", 1055, "42000"},
+	DiskFull:          {"disk full", 1021, "HY000"},
 }
 
 // Kinds returns every kind, Unknown first.

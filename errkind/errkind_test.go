@@ -48,6 +48,7 @@ func TestMySQL(t *testing.T) {
 		{Internal, 1105, "HY000"},
 		{DuplicateKey, 1062, "23000"},
 		{NonGrouped, 1055, "42000"},
+		{DiskFull, 1021, "HY000"},
 		{numKinds + 3, 1105, "HY000"},
 	}
 	if len(cases)-1 != len(Kinds()) {

@@ -244,11 +244,7 @@ func scannedBytes(n Node) uint64 {
 	var total uint64
 	for _, rec := range s.Table.Records {
 		for _, c := range s.Cols {
-			for _, b := range rec.Column(c).Data().Buffers() {
-				if b != nil {
-					total += uint64(b.Len())
-				}
-			}
+			total += uint64(coldata.ColumnBytes(rec, c))
 		}
 	}
 	return total

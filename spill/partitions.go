@@ -126,7 +126,7 @@ func (p *Partitions) flush(pw *partWriter) error {
 	rec.Release()
 	pw.pending, pw.rows = pw.pending[:0], 0
 	if err != nil {
-		return fmt.Errorf("spill: write %s: %w", pw.path, err)
+		return fmt.Errorf("spill: write %s: %w", pw.path, p.dir.full(err))
 	}
 	return nil
 }
@@ -147,13 +147,13 @@ func (p *Partitions) Finish() error {
 			continue
 		}
 		if err := pw.w.Close(); err != nil && first == nil {
-			first = fmt.Errorf("spill: finish %s: %w", pw.path, err)
+			first = fmt.Errorf("spill: finish %s: %w", pw.path, p.dir.full(err))
 		}
 		if err := pw.counter.w.(*bufio.Writer).Flush(); err != nil && first == nil {
-			first = fmt.Errorf("spill: write %s: %w", pw.path, err)
+			first = fmt.Errorf("spill: write %s: %w", pw.path, p.dir.full(err))
 		}
 		if err := pw.f.Close(); err != nil && first == nil {
-			first = fmt.Errorf("spill: close %s: %w", pw.path, err)
+			first = fmt.Errorf("spill: close %s: %w", pw.path, p.dir.full(err))
 		}
 		pw.w, pw.f = nil, nil
 	}
@@ -247,7 +247,10 @@ type countingWriter struct {
 }
 
 func (c *countingWriter) Write(b []byte) (int, error) {
+	if f := failWrites.Load(); f != nil {
+		return 0, c.dir.full(*f)
+	}
 	n, err := c.w.Write(b)
 	c.dir.written.Add(int64(n))
-	return n, err
+	return n, c.dir.full(err)
 }

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // dirPrefix starts the name of every spill directory: dirPrefix, the
@@ -61,6 +63,43 @@ func (d *Dir) BytesWritten() int64 { return d.written.Load() }
 
 // Files is the number of files created in the directory so far.
 func (d *Dir) Files() int64 { return d.files.Load() }
+
+// DiskFullError is a spill write that found no space left on the
+// device: the query fails (its spill directory is removed when it ends),
+// and nothing else is touched.
+type DiskFullError struct {
+	Dir string
+	Err error
+}
+
+func (e *DiskFullError) Error() string {
+	return fmt.Sprintf("spill: no space left for the query's spill files in %s: %v", filepath.Dir(e.Dir), e.Err)
+}
+func (e *DiskFullError) Unwrap() error { return e.Err }
+
+// ErrorKind implements errkind.Kinded.
+func (e *DiskFullError) ErrorKind() errkind.Kind { return errkind.DiskFull }
+
+// full wraps a write's ENOSPC (or EDQUOT) in a DiskFullError.
+func (d *Dir) full(err error) error {
+	var already *DiskFullError
+	if !errors.As(err, &already) && (errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)) {
+		return &DiskFullError{Dir: d.path, Err: err}
+	}
+	return err
+}
+
+// failWrites, when set, is the error every spill write returns instead of
+// writing (FailWrites).
+var failWrites atomic.Pointer[error]
+
+// FailWrites makes every later spill write fail with err, as a full disk
+// would (syscall.ENOSPC), until the returned function is called: for
+// tests of what a failed spill leaves behind.
+func FailWrites(err error) (restore func()) {
+	failWrites.Store(&err)
+	return func() { failWrites.Store(nil) }
+}
 
 // Remove deletes the directory and everything in it.
 func (d *Dir) Remove() error {

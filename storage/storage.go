@@ -4,7 +4,11 @@
 //
 // Segments are opened by memory map and read without copying: a table's
 // records point straight into the page cache, so opening a database costs
-// the same whatever its size. A commit (one statement) writes and fsyncs its
+// the same whatever its size. A compressed segment (Options.Compression)
+// is mapped too, and each of its columns is decompressed when a query first
+// reads it, after a check of the column's stored bytes against the CRC32
+// the manifest keeps: a damaged column fails the queries that read it with
+// a CorruptError naming the table and the file. A commit (one statement) writes and fsyncs its
 // new segments, then writes the new manifest to a temporary file, fsyncs it,
 // renames it over MANIFEST and fsyncs the directory: the rename is the
 // commit point, and a crash anywhere before it leaves the previous manifest,
@@ -39,15 +43,17 @@ import (
 	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/errkind"
 )
 
-// FormatVersion is the version of the on-disk format this package writes
-// and the only one it reads.
-const FormatVersion = 1
+// FormatVersion is the newest version of the on-disk format, which this
+// package writes when a segment needs it (version 2: encoded columns,
+// segmentEntry.Encodings); it reads every version from 1 up.
+const FormatVersion = 2
 
 const (
 	manifestName = "MANIFEST"
@@ -133,6 +139,25 @@ type segmentEntry struct {
 	CRC32 uint32 `json:"crc32"`
 	// Zones holds one zone map per column.
 	Zones []catalog.Zone `json:"zones,omitempty"`
+	// Checks are CRC32s of parts of the file, checked as the parts are
+	// read (absent in databases written before they were kept).
+	Checks *segmentChecks `json:"checks,omitempty"`
+	// Encodings holds, per column, the lightweight encoding of its values
+	// in a compressed segment (nil: as they are); absent when no column
+	// is encoded. A manifest naming one is written as format version 2.
+	Encodings []*colEncoding `json:"encodings,omitempty"`
+}
+
+// segmentChecks guard a segment against damage without reading it whole
+// at Open: Meta, over the file outside the body (schema, record batch
+// message, footer), is checked at Open; Columns, over each column's
+// stored (compressed) bytes, before a compressed column is decompressed,
+// so that a damaged segment gives an error rather than wrong rows. A
+// plain segment's data is read from the map without a pass over it; Verify
+// checks it.
+type segmentChecks struct {
+	Meta    uint32   `json:"meta"`
+	Columns []uint32 `json:"columns"`
 }
 
 // addedSegment is a segment a commit wrote, registered once it succeeds.
@@ -306,6 +331,20 @@ func readManifest(dir string) (m manifest, found bool, err error) {
 // The manifest is JSON followed by a line "crc32 XXXXXXXX" over the JSON.
 const crcTag = "\ncrc32 "
 
+// neededVersion is the format version m needs: 1 unless a segment's
+// columns are encoded, so that a database without any still opens in
+// earlier versions of gsql.
+func neededVersion(m *manifest) int {
+	for _, t := range m.Tables {
+		for _, se := range t.Segments {
+			if se.Encodings != nil {
+				return 2
+			}
+		}
+	}
+	return 1
+}
+
 func encodeManifest(m *manifest) ([]byte, error) {
 	b, err := json.MarshalIndent(m, "", " ")
 	if err != nil {
@@ -334,7 +373,7 @@ func decodeManifest(b []byte) (manifest, error) {
 	if m.Format != formatName {
 		return m, fmt.Errorf("format %q is not %q", m.Format, formatName)
 	}
-	if m.Version != FormatVersion {
+	if m.Version < 1 || m.Version > FormatVersion {
 		return m, fmt.Errorf("unsupported format version %d (this gsql reads version %d)", m.Version, FormatVersion)
 	}
 	return m, nil
@@ -342,6 +381,7 @@ func decodeManifest(b []byte) (manifest, error) {
 
 // writeManifest commits m: temp file, fsync, rename, directory fsync.
 func (s *Store) writeManifest(m *manifest) error {
+	m.Version = neededVersion(m)
 	b, err := encodeManifest(m)
 	if err != nil {
 		return err
@@ -394,7 +434,7 @@ func (s *Store) load() error {
 		}
 		t := &catalog.Table{Name: te.Name, Columns: cols, Keys: keys, Zones: [][]catalog.Zone{}}
 		for _, se := range te.Segments {
-			rec, err := s.openSegment(se, schema)
+			rec, _, err := s.openSegment(se, schema, te.Name, false)
 			if err != nil {
 				var ce *CorruptError
 				if errors.As(err, &ce) {
@@ -450,32 +490,60 @@ func keysOf(te tableEntry, cols []catalog.Column) ([]catalog.Key, error) {
 	return keys, nil
 }
 
-func (s *Store) openSegment(se segmentEntry, schema *arrow.Schema) (arrow.Record, error) {
+// openSegment maps segment se of table and decodes its layout: a plain
+// segment's record reads straight from the map, a compressed one's
+// decompresses each column when a query first reads it (lazyRecord).
+// For a segment just written (fresh), the checks are computed and
+// returned; a segment of an older database may have none.
+func (s *Store) openSegment(se segmentEntry, schema *arrow.Schema, table string, fresh bool) (arrow.Record, *segmentChecks, error) {
 	path := filepath.Join(s.dir, se.File)
 	if filepath.Base(se.File) != se.File || !isSegmentName(se.File) {
-		return nil, &CorruptError{File: filepath.Join(s.dir, manifestName), Err: fmt.Errorf("bad segment name %q", se.File)}
+		return nil, nil, &CorruptError{File: filepath.Join(s.dir, manifestName), Err: fmt.Errorf("bad segment name %q", se.File)}
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, &CorruptError{File: path, Err: err}
+		return nil, nil, &CorruptError{File: path, Err: err}
 	}
 	if fi.Size() != se.Bytes {
-		return nil, &CorruptError{File: path, Err: fmt.Errorf("segment is %d bytes, the manifest says %d (truncated or replaced)", fi.Size(), se.Bytes)}
+		return nil, nil, &CorruptError{File: path, Err: fmt.Errorf("segment is %d bytes, the manifest says %d (truncated or replaced)", fi.Size(), se.Bytes)}
 	}
 	data, err := mapFile(path)
 	if err != nil {
-		return nil, &CorruptError{File: path, Err: err}
+		return nil, nil, &CorruptError{File: path, Err: err}
 	}
 	s.maps = append(s.maps, data)
-	rec, compressed, err := decodeSegmentCodec(data, schema, se.Rows)
+	l, err := parseSegment(data, schema, se.Encodings, se.Rows)
 	if err != nil {
-		return nil, &CorruptError{File: path, Err: err}
+		return nil, nil, &CorruptError{File: path, Err: err}
 	}
-	if !compressed {
+	checks := se.Checks
+	if fresh {
+		checks = &segmentChecks{Meta: l.meta, Columns: make([]uint32, len(l.raw))}
+		for i := range l.raw {
+			checks.Columns[i] = l.columnCRC(i)
+		}
+	} else if checks != nil && checks.Meta != l.meta {
+		return nil, nil, &CorruptError{File: path, Err: fmt.Errorf("metadata checksum mismatch (manifest says %08x, contents give %08x)", checks.Meta, l.meta)}
+	}
+	var rec arrow.Record
+	if l.codec >= 0 || se.Encodings != nil {
+		var crcs []uint32
+		if checks != nil {
+			crcs = checks.Columns
+		}
+		rec = newLazyRecord(l, path, table, crcs)
+	} else {
+		cols := make([]arrow.Array, len(l.raw))
+		for i := range cols {
+			if cols[i], err = l.column(i); err != nil {
+				return nil, nil, &CorruptError{File: path, Err: err}
+			}
+		}
+		rec = array.NewRecord(schema, cols, se.Rows)
 		s.mapped[rec] = true
 	}
 	s.segs[rec] = se
-	return rec, nil
+	return rec, checks, nil
 }
 
 // clean removes files no manifest names: segments of an interrupted commit,
@@ -639,7 +707,7 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			}
 			name := fmt.Sprintf("%s%012d%s", segPrefix, next.NextSegment, segSuffix)
 			next.NextSegment++
-			size, err := writeSegment(filepath.Join(s.dir, name), rec, s.codec)
+			size, encs, err := writeSegment(filepath.Join(s.dir, name), rec, s.codec)
 			if err != nil {
 				return fmt.Errorf("writing segment %s: %w", name, err)
 			}
@@ -648,13 +716,14 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			if err != nil {
 				return fmt.Errorf("reading back segment %s: %w", name, err)
 			}
-			se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, CRC32: sum, Zones: z}
+			se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, CRC32: sum, Zones: z, Encodings: encs}
 			// The snapshot reads the segment back from its map: the
 			// statement's heap copy of the rows can go.
-			mapped, err := s.openSegment(se, schema)
+			mapped, checks, err := s.openSegment(se, schema, nt.Name, true)
 			if err != nil {
 				return fmt.Errorf("reading back segment %s: %w", name, err)
 			}
+			se.Checks = checks
 			heap := !s.mapped[mapped]
 			delete(s.segs, mapped) // registered once the commit succeeds
 			delete(s.mapped, mapped)

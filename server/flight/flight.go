@@ -179,6 +179,7 @@ var grpcCodes = map[errkind.Kind]codes.Code{
 	errkind.Internal:          codes.Internal,
 	errkind.DuplicateKey:      codes.AlreadyExists,
 	errkind.NonGrouped:        codes.InvalidArgument,
+	errkind.DiskFull:          codes.ResourceExhausted,
 }
 
 // grpcError gives a gsql error the gRPC status a Flight client expects for
