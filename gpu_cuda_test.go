@@ -243,8 +243,10 @@ func TestGPUPoolLimit(t *testing.T) {
 		t.Logf("%v, %d rows, %s in %d batches: %s", d.Round(time.Millisecond), len(got), q.chunked, batches[q.chunked], q.sql)
 	}
 	st := db.Stats()
-	t.Logf("pool peak %d of %d bytes; cache: %+v", st.GPU.Memory.Peak, limit, *st.Cache)
-	if st.Cache.Streamed == 0 || st.GPU.Memory.Peak > limit {
+	// The pool is shared with the process's other databases: the limit
+	// bounds this database's own bytes.
+	t.Logf("peak %d of %d bytes; cache: %+v", st.GPU.Peak, limit, *st.Cache)
+	if st.Cache.Streamed == 0 || st.GPU.Peak > limit {
 		t.Fatalf("no streamed scan or peak over the limit: %+v %+v", *st.Cache, st.GPU.Memory)
 	}
 

@@ -73,8 +73,9 @@ func TestLongStringsWarpPerRowFromSQL(t *testing.T) {
 			t.Fatalf("%s: GPU and CPU results differ (%d and %d rows)", q, len(got), len(want))
 		}
 		// The warp form is the fused kernels' (tier 1): with a cold kernel
-		// cache the first run answered on the interpreter while they
-		// compiled.
+		// cache the first runs answer on the interpreter, and the second
+		// starts their compile (gpuexec/compilegate.go).
+		rowsOf(t, gpu, q)
 		waitCompiles(t, gpu)
 		plan := strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE "+q), "\n")
 		if !strings.Contains(plan, "warp_per_row_batches=") {

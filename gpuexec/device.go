@@ -72,6 +72,7 @@ type Stats struct {
 	Results         ResultStats   // the page-locked result pool
 	Users           int           // handles sharing the device state (databases)
 	InUse           uint64        // device memory this handle's database holds
+	Peak            uint64        // the most device memory it has held
 }
 
 // Device is one user's handle on a GPU: the device state it shares with
@@ -96,6 +97,7 @@ type Device struct {
 type deviceUser struct {
 	limit  uint64       // quota on bytes in use (0: none)
 	inUse  atomic.Int64 // bytes of pool memory its buffers hold
+	peak   atomic.Int64 // the most inUse has been
 	closed atomic.Bool
 }
 
@@ -289,6 +291,7 @@ func (d *Device) Stats() Stats {
 		Results:         d.results.Stats(),
 		Users:           d.Users(),
 		InUse:           d.InUse(),
+		Peak:            d.Peak(),
 	}
 }
 
@@ -418,6 +421,9 @@ func (d *Device) allocOn(size uint64) (*Buffer, error) {
 			u.inUse.Add(-int64(b.held))
 			oom := &memory.OutOfMemoryError{Requested: size, Limit: u.limit, InUse: uint64(n) - b.held, Reserved: uint64(n) - b.held}
 			return nil, fmt.Errorf("gpu: allocating %d bytes of device memory: %w", size, &quotaError{oom})
+		} else {
+			for p := u.peak.Load(); n > p && !u.peak.CompareAndSwap(p, n); p = u.peak.Load() {
+			}
 		}
 	}
 	p, err := d.alloc.Alloc(size)

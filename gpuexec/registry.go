@@ -133,6 +133,15 @@ func (d *Device) ForQuery(w *Waits) *Device {
 	return &Device{deviceState: d.deviceState, user: d.user, waits: w, derived: true}
 }
 
+// Peak is the most device memory the handle's database has held (pool
+// bytes); for a state's own handle, the pool's peak.
+func (d *Device) Peak() uint64 {
+	if d.user == nil {
+		return d.alloc.Stats().Peak
+	}
+	return uint64(max(0, d.user.peak.Load()))
+}
+
 // InUse is the device memory the handle's database holds (pool bytes, as
 // the pool rounds them); for a state's own handle, the pool's bytes in use.
 func (d *Device) InUse() uint64 {
