@@ -17,6 +17,8 @@
 #   OUT       where reports go         (default: slt-load-<device>-<time>)
 #   DISK      1: on-disk databases     (default: 0, in memory)
 #   TIMEOUT   per-statement deadline   (default: 60s)
+#   DEADLINE  bound on each process    (default: none; e.g. 100s: each sltload
+#             stops there and reports what it ran, marked cut)
 #   WARM      1: keep the kernel cache (default: 0, an empty cache in $OUT/cache,
 #             so the loaded run compiles every kernel once)
 #   ORDER     loaded-first or alone-first (default: loaded-first)
@@ -49,7 +51,7 @@ disk=()
 
 # shard K LOG DIR: one process running shard K, its compiles logged to LOG.
 shard() {
-	GSQL_COMPILE_LOG=$2 "$bin" run -device "$device" "${disk[@]}" -timeout "$timeout" \
+	GSQL_COMPILE_LOG=$2 "$bin" run -device "$device" "${disk[@]}" -timeout "$timeout" -deadline "${DEADLINE:-0}" \
 		-shard "$1" -shards "$procs" -out "$3/shard$1.json" "${files[@]}" >>"$3/shard$1.log" 2>&1
 }
 

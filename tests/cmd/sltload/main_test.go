@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,13 +97,17 @@ func TestRunShard(t *testing.T) {
 		var lines []int
 		var failed []string
 		for shard := 0; shard < 2; shard++ {
+			var progress strings.Builder
 			rep, err := runShard(context.Background(), runConfig{device: "cpu", path: dir, shard: shard, shards: 2,
-				timeout: 30 * time.Second, files: []string{file}})
+				timeout: 30 * time.Second, files: []string{file}}, &progress)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Statements != 2 || rep.Queries != len(rep.Latencies) || rep.Failed != len(rep.Failures) || rep.OnDisk != disk {
+			if rep.Statements != 2 || rep.Queries != len(rep.Latencies) || rep.Failed != len(rep.Failures) || rep.OnDisk != disk || rep.Cut {
 				t.Fatalf("shard %d: %+v", shard, rep)
+			}
+			if !strings.Contains(progress.String(), fmt.Sprintf("shard %d/2: ", shard)) {
+				t.Errorf("no progress line: %q", progress.String())
 			}
 			for _, q := range rep.Latencies {
 				lines = append(lines, q.Line)
@@ -184,6 +190,8 @@ func TestReport(t *testing.T) {
 	alone := writeReports(t, rep(0, 1, 2, 3), rep(1, 1, 1, 4))
 	broken := rep(1, 1, 1, 4)
 	broken.Failed, broken.Failures = 1, []Failure{{File: "f.test", Line: 7, Kind: "query", SQL: "SELECT x", Msg: "query failed", Actual: "error: boom"}}
+	cut := rep(1, 1, 2, 3)
+	cut.Cut = true
 	tests := []struct {
 		name   string
 		loaded string
@@ -197,6 +205,8 @@ func TestReport(t *testing.T) {
 			[]string{"p99 ratio 15.00 (want <= 3.0)", "f.test:2 60.00 ms loaded, 3.00 ms alone", "FAIL"}},
 		{"failure", writeReports(t, rep(0, 1, 2, 3), broken), log, false,
 			[]string{"shard 1 f.test:7 (query) error: boom query failed", "SELECT x", "FAIL: 1 failures"}},
+		{"cut", writeReports(t, rep(0, 1, 2, 3), cut), log, false,
+			[]string{"1 of the runs stopped at their -deadline", "FAIL: 0 failures (want 0), 1 runs cut (want 0)"}},
 		{"repeated compile", writeReports(t, rep(0, 1, 2, 3), rep(1, 1, 1, 4)), repeated, false,
 			[]string{"2x k1 a.cu by pids [1 2]", "1 kernels compiled more than once (want 0)"}},
 	}
@@ -224,5 +234,23 @@ func TestReport(t *testing.T) {
 	os.WriteFile(bad, []byte("garbage\n"), 0o644)
 	if err := reportCmd([]string{"-loaded", alone, "-compile-log", bad}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("bad compile log: %v", err)
+	}
+}
+
+// TestRunShardDeadline stops a run whose deadline has passed: it reports
+// what ran, marked cut, with no failure for the records it never ran.
+func TestRunShardDeadline(t *testing.T) {
+	file := writeCorpus(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := runShard(ctx, runConfig{device: "cpu", shard: 0, shards: 1, timeout: time.Second, files: []string{file, file}}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Cut || rep.Failed != 0 || len(rep.Latencies) != 0 {
+		t.Fatalf("a run past its deadline: %+v", rep)
+	}
+	if _, err := parseRunFlags([]string{"-deadline", "-1s", file}); err == nil {
+		t.Fatal("a negative -deadline was accepted")
 	}
 }

@@ -213,11 +213,23 @@ func writeReport(w io.Writer, loaded, alone []*Report, logPaths []string, logs [
 			ok = false
 		}
 	}
+	cut := 0
+	for _, r := range append(append([]*Report(nil), loaded...), alone...) {
+		if r.Cut {
+			cut++
+		}
+	}
+	if cut > 0 {
+		// A run stopped at its deadline left queries out: no verdict on
+		// the whole corpus.
+		fmt.Fprintf(w, "\n%d of the runs stopped at their -deadline: the figures cover what ran\n", cut)
+		ok = false
+	}
 	verdict := "PASS"
 	if !ok {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "\n%s: %d failures (want 0)", verdict, failed)
+	fmt.Fprintf(w, "\n%s: %d failures (want 0), %d runs cut (want 0)", verdict, failed, cut)
 	if len(alone) > 0 {
 		fmt.Fprintf(w, ", p99 ratio %.2f (want <= %.1f)", p99Ratio, maxRatio)
 	}

@@ -35,6 +35,8 @@ type Report struct {
 	Queries     int       `json:"queries"`
 	Skipped     int       `json:"skipped"`
 	Failed      int       `json:"failed"`
+	// Cut says the run stopped at its -deadline: the counts cover what ran.
+	Cut bool `json:"cut,omitempty"`
 	// Latencies of the queries, in milliseconds.
 	P50MS     float64 `json:"p50_ms"`
 	P99MS     float64 `json:"p99_ms"`
@@ -85,7 +87,10 @@ type runConfig struct {
 	shards  int
 	out     string
 	timeout time.Duration
-	files   []string
+	// deadline bounds the whole run (0: none): past it the run stops
+	// and reports what it did, so that a run cut short is still read.
+	deadline time.Duration
+	files    []string
 }
 
 func parseRunFlags(args []string) (runConfig, error) {
@@ -98,6 +103,7 @@ func parseRunFlags(args []string) (runConfig, error) {
 	fs.IntVar(&c.shards, "shards", 1, "how many shards the queries are split into (by index mod shards)")
 	fs.StringVar(&c.out, "out", "", "write the JSON report here (default: stdout)")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "deadline of each statement and query")
+	fs.DurationVar(&c.deadline, "deadline", 0, "stop after this long and report what ran (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -113,6 +119,8 @@ func parseRunFlags(args []string) (runConfig, error) {
 		return c, fmt.Errorf("run: -device %q: want cpu, gpu or auto", c.device)
 	case c.timeout <= 0:
 		return c, fmt.Errorf("run: -timeout %v: must be positive", c.timeout)
+	case c.deadline < 0:
+		return c, fmt.Errorf("run: -deadline %v: must not be negative", c.deadline)
 	}
 	return c, nil
 }
@@ -122,7 +130,13 @@ func runCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := runShard(context.Background(), c)
+	ctx := context.Background()
+	if c.deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.deadline)
+		defer cancel()
+	}
+	rep, err := runShard(ctx, c, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -138,14 +152,19 @@ func runCmd(args []string, stdout io.Writer) error {
 	if err := os.WriteFile(c.out, b, 0o644); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	fmt.Fprintf(stdout, "shard %d/%d on %s: %d queries, %d failed, p50 %.2f ms, p99 %.2f ms, %.1f s\n",
-		rep.Shard, rep.Shards, rep.Device, rep.Queries, rep.Failed, rep.P50MS, rep.P99MS, rep.WallSeconds)
+	cut := ""
+	if rep.Cut {
+		cut = " (cut at the deadline)"
+	}
+	fmt.Fprintf(stdout, "shard %d/%d on %s: %d queries, %d failed, p50 %.2f ms, p99 %.2f ms, %.1f s%s\n",
+		rep.Shard, rep.Shards, rep.Device, rep.Queries, rep.Failed, rep.P50MS, rep.P99MS, rep.WallSeconds, cut)
 	return nil
 }
 
 // runShard runs every file's statements and this shard's queries, each
-// file in a fresh database.
-func runShard(ctx context.Context, c runConfig) (*Report, error) {
+// file in a fresh database, with a line per file on progress. When ctx
+// ends (the -deadline) it stops and reports what ran, marked Cut.
+func runShard(ctx context.Context, c runConfig, progress io.Writer) (*Report, error) {
 	rep := &Report{Device: c.device, OnDisk: c.path != "", Shard: c.shard, Shards: c.shards,
 		PID: os.Getpid(), Files: c.files, Started: time.Now().UTC(),
 		Latencies: []Query{}, Failures: []Failure{}}
@@ -169,6 +188,11 @@ func runShard(ctx context.Context, c runConfig) (*Report, error) {
 		}
 	}
 	for i, file := range c.files {
+		if ctx.Err() != nil {
+			rep.Cut = true
+			break
+		}
+		fileStart, queriesBefore, failedBefore := time.Now(), rep.Queries, len(rep.Failures)
 		src, err := os.ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("read test file: %w", err)
@@ -193,6 +217,9 @@ func runShard(ctx context.Context, c runConfig) (*Report, error) {
 			SQLiteTypes: true,
 			KeepQuery:   func(q int) bool { return q%c.shards == c.shard },
 			Observe: func(rec *tests.Record, elapsed time.Duration, f *tests.Failure) {
+				if ctx.Err() != nil {
+					return // cut by the deadline, not failed
+				}
 				if rec.Kind == tests.KindQuery {
 					rep.Latencies = append(rep.Latencies, Query{File: script.Name, Line: rec.Line,
 						MS: float64(elapsed) / float64(time.Millisecond), OK: f == nil})
@@ -207,6 +234,14 @@ func runShard(ctx context.Context, c runConfig) (*Report, error) {
 		rep.Statements += sum.Statements
 		rep.Queries += sum.Queries
 		rep.Skipped += sum.Skipped
+		if ctx.Err() != nil {
+			rep.Cut = true
+		}
+		if progress != nil {
+			fmt.Fprintf(progress, "%s shard %d/%d: %s: %d queries, %d failures, %.1f s%s\n", time.Now().UTC().Format(time.TimeOnly),
+				c.shard, c.shards, script.Name, rep.Queries-queriesBefore, len(rep.Failures)-failedBefore,
+				time.Since(fileStart).Seconds(), map[bool]string{true: " (cut at the deadline)"}[rep.Cut])
+		}
 		if st := db.Stats(); st.GPU != nil {
 			rep.GPU = &GPUCounters{Compiles: st.GPU.Compiles, CompileSeconds: st.GPU.CompileTime.Seconds(),
 				MemoryCacheHits: st.GPU.MemoryCacheHits, DiskCacheHits: st.GPU.DiskCacheHits, Launches: st.GPU.Launches}
