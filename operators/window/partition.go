@@ -54,29 +54,7 @@ func newPartitioned(ctx context.Context, b *coldata.Batch, partition []expr.Expr
 			perm[i] = i
 		}
 		keys := sortKeys(pv, ov, order)
-		var cancelled error
-		if allWords(keys) {
-			cancelled = radixSortRows(ctx, perm, keys)
-		} else {
-			calls := 0
-			// An unstable sort with the input row as the last key is
-			// stable, and pdqsort's n log n comparisons beat the stable
-			// merge's n log² n.
-			slices.SortFunc(perm, func(x, y int) int {
-				if calls++; calls&(1<<16-1) == 0 && cancelled == nil {
-					cancelled = ctx.Err()
-				}
-				if cancelled != nil {
-					return 0 // finish quickly; the error is returned below
-				}
-				for k := range keys {
-					if c := keys[k].compare(x, y); c != 0 {
-						return c
-					}
-				}
-				return x - y
-			})
-		}
+		cancelled := sortRows(ctx, perm, keys, len(pv))
 		if cancelled != nil {
 			return nil, cancelled
 		}
@@ -159,6 +137,80 @@ func allWords(keys []sortKey) bool {
 	return true
 }
 
+// sortRows sorts perm (input rows) stably by keys, the first np of them
+// the partition keys. Word keys sort by radix: the partition keys over all
+// rows, then each partition by its order keys on its own, a segment that
+// stays in cache where passes over every row for a random 64-bit key
+// miss it at each scatter. Other keys sort by comparison, the input row
+// breaking ties.
+func sortRows(ctx context.Context, perm []int, keys []sortKey, np int) error {
+	if !allWords(keys) {
+		return compareSortRows(ctx, perm, keys)
+	}
+	if np == 0 || np == len(keys) {
+		return radixSortRows(ctx, perm, keys)
+	}
+	if err := radixSortRows(ctx, perm, keys[:np]); err != nil {
+		return err
+	}
+	same := func(a, b int) bool {
+		for k := range keys[:np] {
+			key := &keys[k]
+			if key.words[a] != key.words[b] || key.nulls && key.v.IsNull(a) != key.v.IsNull(b) {
+				return false
+			}
+		}
+		return true
+	}
+	for start := 0; start < len(perm); {
+		end := start + 1
+		for end < len(perm) && same(perm[start], perm[end]) {
+			end++
+		}
+		if end-start > 1 {
+			seg := perm[start:end]
+			var err error
+			if len(seg) >= segmentRadixRows {
+				err = radixSortRows(ctx, seg, keys[np:])
+			} else {
+				err = compareSortRows(ctx, seg, keys[np:])
+			}
+			if err != nil {
+				return err
+			}
+		}
+		start = end
+	}
+	return nil
+}
+
+// segmentRadixRows is the partition size from which its order keys sort by
+// radix rather than by comparison.
+const segmentRadixRows = 256
+
+// compareSortRows sorts perm stably by keys with comparisons: an unstable
+// sort with the input row as the last key is stable, and pdqsort's n log
+// n comparisons beat a stable merge's n log² n.
+func compareSortRows(ctx context.Context, perm []int, keys []sortKey) error {
+	calls := 0
+	var cancelled error
+	slices.SortFunc(perm, func(x, y int) int {
+		if calls++; calls&(1<<16-1) == 0 && cancelled == nil {
+			cancelled = ctx.Err()
+		}
+		if cancelled != nil {
+			return 0 // finish quickly; the error is returned below
+		}
+		for k := range keys {
+			if c := keys[k].compare(x, y); c != 0 {
+				return c
+			}
+		}
+		return x - y
+	})
+	return cancelled
+}
+
 // radixSortRows sorts perm (input rows) stably by keys, all of them words:
 // a least-significant-digit radix sort, the last key first, a byte at a
 // time, skipping the bytes every row shares (a date key over a month
@@ -189,7 +241,8 @@ func radixSortRows(ctx context.Context, perm []int, keys []sortKey) error {
 	for k := len(keys) - 1; k >= 0; k-- {
 		key := &keys[k]
 		and, or := uint64(math.MaxUint64), uint64(0)
-		for _, w := range key.words {
+		for _, r := range perm {
+			w := key.words[r]
 			and &= w
 			or |= w
 		}

@@ -19,7 +19,7 @@ import (
 // sort by CompareValues as the window defines its order.
 func TestSortPathsMatchDefinition(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	const n = 3000
+	const n = 10000
 	intVec := func(distinct int64, nulls bool) *coldata.Vec {
 		b := coldata.NewBuilder(coldata.Int64, n)
 		for i := 0; i < n; i++ {
@@ -73,6 +73,8 @@ func TestSortPathsMatchDefinition(t *testing.T) {
 			[]winspec.Key{{Desc: true, Nulls: opspec.NullsFirst}, {Nulls: opspec.NullsLast}}},
 		{"a string key", []*coldata.Vec{strVec()}, []*coldata.Vec{intVec(4, true), strVec()},
 			[]winspec.Key{{}, {Desc: true}}},
+		{"two large partitions", []*coldata.Vec{boolVec()}, []*coldata.Vec{intVec(1<<62, true), intVec(7, false)},
+			[]winspec.Key{{Desc: true}, {}}},
 		{"order only", nil, []*coldata.Vec{intVec(1<<62, true)}, []winspec.Key{{Desc: true, Nulls: opspec.NullsLast}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,19 +88,8 @@ func TestSortPathsMatchDefinition(t *testing.T) {
 				got[i] = i
 			}
 			keys := sortKeys(tc.pv, tc.ov, tc.order)
-			if allWords(keys) {
-				if err := radixSortRows(context.Background(), got, keys); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				slices.SortStableFunc(got, func(i, j int) int {
-					for k := range keys {
-						if c := keys[k].compare(i, j); c != 0 {
-							return c
-						}
-					}
-					return 0
-				})
+			if err := sortRows(context.Background(), got, keys, len(tc.pv)); err != nil {
+				t.Fatal(err)
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("orders differ (radix path %v)", allWords(keys))
