@@ -1,7 +1,5 @@
 package planner
 
-import "github.com/gsqlengine/gsql/expr"
-
 // SELECT DISTINCT as a GROUP BY of every column, without aggregates:
 //
 //	SELECT COUNT(*) FROM (SELECT DISTINCT UserID FROM hits WHERE SearchPhrase <> '') u
@@ -34,10 +32,5 @@ func distinctAsGroupBy(n Node, underLimit bool) (Node, error) {
 	if !ok || underLimit {
 		return n, nil
 	}
-	cols := d.Input.Columns()
-	keys := make([]expr.Expr, len(cols))
-	for i, c := range cols {
-		keys[i] = &expr.ColumnRef{Index: i, Name: c.Name, T: c.Type}
-	}
-	return &Aggregate{placed: d.placed, Input: d.Input, Keys: keys}, nil
+	return &Aggregate{placed: d.placed, Input: d.Input, Keys: refs(d.Input.Columns())}, nil
 }

@@ -45,6 +45,8 @@ var pipeline = []Rule{
 		apply: infallible(ReduceGroupedJoins)},
 	{Name: "distinct_as_group_by", Purpose: "SELECT DISTINCT as a GROUP BY of its columns: the parallel, device and spilling grouping path",
 		apply: infallible(DistinctAsGroupBy)},
+	{Name: "setops_as_group_by", Purpose: "INTERSECT and EXCEPT as a GROUP BY over both inputs, keeping groups by the sides they came from",
+		apply: infallible(SetOpsAsGroupBy)},
 	{Name: "prune_columns", Purpose: "make every scan read only the columns used above it",
 		apply: infallible(PruneColumns)},
 

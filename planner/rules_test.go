@@ -20,7 +20,7 @@ func TestPipelineOrder(t *testing.T) {
 	want := []string{
 		"dependent_group_keys", "sum_plus_const", "fold_constants", "factor_ors", "push_filters",
 		"reorder_joins", "push_filters", "reduce_grouped_joins", "distinct_as_group_by",
-		"prune_columns", "pre_aggregate_joins",
+		"setops_as_group_by", "prune_columns", "pre_aggregate_joins",
 	}
 	var got []string
 	placement := false
@@ -128,6 +128,9 @@ func TestRuleRewrites(t *testing.T) {
 		{"distinct_as_group_by", small, "SELECT DISTINCT a, b FROM t",
 			[]string{"Distinct [cpu]"},
 			[]string{"HashAggregate keys: a, b [cpu]"}},
+		{"setops_as_group_by", small, "SELECT a FROM t EXCEPT SELECT a FROM u",
+			[]string{"Except [cpu]"},
+			[]string{"Filter (max(side) = 1) [cpu]", "HashAggregate keys: a aggs: min(side), max(side) [cpu]", "UnionAll [cpu]"}},
 		{"fold_constants", small, "SELECT a FROM t WHERE a > 1 + 1",
 			[]string{"Filter (a > (1 + 1)) [cpu]"},
 			[]string{"Filter (a > 2) [cpu]"}},
