@@ -14,7 +14,9 @@ import (
 //     counts as BIGINT), else DOUBLE; strings convert to DOUBLE. A BIGINT
 //     result that does not fit is an error (ErrOutOfRange), never a wrapped
 //     value; DOUBLE overflow gives ±Inf.
-//   - / is always DOUBLE; division by zero gives NULL.
+//   - / is DECIMAL over exact operands (integers and DECIMALs: 1/3 is
+//     0.3333, scale + 4 as MySQL's div_precision_increment gives), else
+//     DOUBLE; division by zero gives NULL.
 //   - DIV truncates toward zero and returns BIGINT; DOUBLE operands divide
 //     exactly first (7.5 DIV 2 = 3); a zero divisor gives NULL; a quotient
 //     outside BIGINT (MIN DIV -1, 1e300 DIV 1) is ErrOutOfRange.
@@ -51,7 +53,7 @@ func init() {
 	}
 	Alias("mod", "%")
 	Register(&Function{Name: "/", Infix: true, MinArgs: 2, MaxArgs: 2,
-		Check: decimalCheck(opDiv, Fixed(coldata.Float64, coldata.Float64, coldata.Float64)),
+		Check: divCheck,
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			return arith(opDiv, args[0], args[1], n)
 		}})
