@@ -280,6 +280,7 @@ func (b *binder) call(name string, sc *scope, args ...sqlparser.Expr) (expr.Expr
 func (b *binder) apply(name string, args ...expr.Expr) (expr.Expr, error) {
 	narrowDecimalLiterals(name, args)
 	exactDecimalComparands(name, args)
+	dateStringComparands(name, args)
 	if e, ok, err := b.applyWide(name, args); ok {
 		return e, err
 	}
@@ -631,6 +632,46 @@ func exactOperands(args []expr.Expr) bool {
 		}
 	}
 	return true
+}
+
+// dateStringComparands types a string literal compared with a DATE as a
+// DATE when it holds no time of day (or only midnight): the comparison
+// then stays on dates. A string with a time of day is left as text, and
+// the comparison is done as TIMESTAMPs (expr's compareType), as MySQL
+// compares them as DATETIME: DATE '2024-02-29' = '2024-02-29 12:34:56'
+// is false.
+func dateStringComparands(name string, args []expr.Expr) {
+	switch name {
+	case "=", "<>", "<", "<=", ">", ">=", "<=>", "in":
+	default:
+		return
+	}
+	date := false
+	for _, a := range args {
+		switch a.Type() {
+		case coldata.Timestamp:
+			return
+		case coldata.Date:
+			date = true
+		}
+	}
+	if !date {
+		return
+	}
+	for i, a := range args {
+		l, ok := a.(*expr.Literal)
+		if !ok || l.T != coldata.String {
+			continue
+		}
+		text, _ := l.Value.(string)
+		ts, ok := datetime.ParseTimestamp(text)
+		if !ok {
+			continue
+		}
+		if days, micros := datetime.SplitTimestamp(ts); micros == 0 {
+			args[i] = &expr.Literal{Value: days, T: coldata.Date}
+		}
+	}
 }
 
 // exactDecimalComparands types a DOUBLE literal compared with a DECIMAL as
