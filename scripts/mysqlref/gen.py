@@ -38,6 +38,9 @@ for line in open(qf):
         err=r.stderr.strip().split(': ',1)[-1]
         out+=pre+['# server: '+err,'statement error',q,'']
         continue
+    if not re.match(r'\s*(SELECT|WITH|\()', q, re.I):
+        out+=pre+['statement ok',q,'']
+        continue
     ti=subprocess.run(M+['gen','-t','--column-type-info','-e',q],capture_output=True,text=True)
     types=re.findall(r'^Type:\s+(\S+)',ti.stdout,re.M)
     rows=[l for l in r.stdout.split('\n') if l]
