@@ -116,7 +116,13 @@ func NewCall(f *Function, args []Expr) (Expr, error) {
 	}
 	types := make([]coldata.Type, len(args))
 	for i, a := range args {
+		// Functions see a DATETIME(n) as TIMESTAMP (a cast that only
+		// retypes the vector); conversions see the declared precision,
+		// which CAST(... AS CHAR) prints.
 		types[i] = a.Type()
+		if !strings.HasPrefix(f.Name, "cast_to_") {
+			types[i] = types[i].Plain()
+		}
 	}
 	ret, want, err := f.Check(types)
 	if err != nil {
@@ -143,7 +149,7 @@ func NewCall(f *Function, args []Expr) (Expr, error) {
 
 // CastFuncName is the registry name of the conversion to t.
 func CastFuncName(t coldata.Type) string {
-	switch t {
+	switch t.Plain() {
 	case coldata.Bool:
 		return "cast_to_boolean"
 	case coldata.Int64:
@@ -184,6 +190,16 @@ func CastTo(e Expr, t coldata.Type) (Expr, error) {
 	}
 	if t.IsDecimal() {
 		return &Call{Fn: f, Args: DecimalCastArgs(e, t), T: t}, nil
+	}
+	if fsp := e.Type().Fsp(); fsp >= 0 && t == coldata.String {
+		// The text of a DATETIME(n) has n digits: the inner cast gives the
+		// vector its precision whatever the operator below kept of it.
+		if ts, ok := Lookup(CastFuncName(coldata.Timestamp)); ok {
+			e = &Call{Fn: ts, Args: []Expr{e, &Literal{Value: int64(fsp), T: coldata.Int64}}, T: e.Type()}
+		}
+	}
+	if fsp := t.Fsp(); fsp >= 0 {
+		return &Call{Fn: f, Args: []Expr{e, &Literal{Value: int64(fsp), T: coldata.Int64}}, T: t}, nil
 	}
 	return &Call{Fn: f, Args: []Expr{e}, T: t}, nil
 }

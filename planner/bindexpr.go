@@ -145,6 +145,14 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 		if !ok {
 			return nil, errorf(TypeMismatch, x.Type.Type, "unknown type %s in CAST", x.Type.Type)
 		}
+		if t.Fsp() >= 0 {
+			// CAST(x AS DATETIME(n)): the precision is the cast's argument.
+			e, err := b.bindExpr(x.Expr, sc)
+			if err != nil {
+				return nil, err
+			}
+			return b.apply(expr.CastFuncName(t), e, &expr.Literal{Value: int64(t.Fsp()), T: coldata.Int64})
+		}
 		return b.call(expr.CastFuncName(t), sc, x.Expr)
 	case *sqlparser.SubstrExpr:
 		args := []sqlparser.Expr{x.Name, x.From}
@@ -549,6 +557,9 @@ func writtenCall(buf *sqlparser.TrackedBuffer, f *sqlparser.FuncExpr) bool {
 		return true
 	case name == "cast_to_decimal" && len(f.Exprs) == 3:
 		buf.Myprintf("CAST(%v AS DECIMAL(%v,%v))", f.Exprs[0], f.Exprs[1], f.Exprs[2])
+		return true
+	case name == "cast_to_timestamp" && len(f.Exprs) == 2:
+		buf.Myprintf("CAST(%v AS DATETIME(%v))", f.Exprs[0], f.Exprs[1])
 		return true
 	case strings.HasPrefix(name, "cast_to_") && len(f.Exprs) == 1:
 		t := strings.ToUpper(strings.TrimPrefix(name, "cast_to_"))

@@ -16,6 +16,10 @@ import subprocess,sys,re,os
 case,sock=sys.argv[1:3]
 setup,qf,hdr=(os.path.join(case,f) for f in ('setup.sql','queries.q','header.txt'))
 M=['mariadb','--no-defaults','-S',sock,'-uroot']
+# sql_mode.txt in a case directory replaces the session's sql_mode, as
+# TIME_ROUND_FRACTIONAL makes MariaDB round fractional seconds like MySQL 8.
+if os.path.exists(os.path.join(case,'sql_mode.txt')):
+    M.append('--init-command=SET SESSION sql_mode=\'%s\'' % open(os.path.join(case,'sql_mode.txt')).read().strip())
 subprocess.run(M+['-e','DROP DATABASE IF EXISTS gen; CREATE DATABASE gen'],check=True)
 subprocess.run(M+['gen'],stdin=open(setup),check=True)
 out=[open(hdr).read().rstrip('\n'),'']
