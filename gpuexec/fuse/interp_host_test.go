@@ -464,3 +464,25 @@ func TestRegistryOnGPU(t *testing.T) {
 		t.Fatalf("registry functions without GPU code:\n%s", strings.Join(missing, "\n"))
 	}
 }
+
+// TestInterpreterDatetimePrecision: DATETIME(n) casts have no interpreter
+// operation yet (the fused kernels have them): each output list either
+// lowers and matches the CPU or is ErrNotFusable, never a wrong program.
+func TestInterpreterDatetimePrecision(t *testing.T) {
+	var bld fusetest.Builder
+	cases := bld.FspCases()
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	it := fuse.Interpreter()
+	b := fusetest.Batch(500, 23)
+	for i, outs := range cases {
+		if _, err := it.Lower(fusetest.Types, nil, outs); err != nil {
+			if !errors.Is(err, fuse.ErrNotFusable) {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			continue
+		}
+		checkInterp(t, b, nil, outs)
+	}
+}

@@ -341,6 +341,12 @@ func (lw *lowering) call(c *expr.Call) (int32, error) {
 	types := make([]coldata.Type, len(c.Args))
 	for i, a := range c.Args {
 		types[i] = a.Type()
+		if types[i].Fsp() >= 0 {
+			return 0, fmt.Errorf("%w: %s over %s (the interpreter has no DATETIME precision)", ErrNotFusable, strings.ToUpper(c.Fn.Name), types[i])
+		}
+	}
+	if c.T.Fsp() >= 0 {
+		return 0, fmt.Errorf("%w: %s to %s (the interpreter has no DATETIME precision)", ErrNotFusable, strings.ToUpper(c.Fn.Name), c.T)
 	}
 	if _, want, err := c.Fn.Check(types); err == nil && len(want) == len(types) {
 		for i, a := range c.Args {
