@@ -193,6 +193,52 @@ func decimalArith(op arithOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
 	return out, nil
 }
 
+// decimalIntDiv is DIV over decimals: the exact quotient truncated toward
+// zero, NULL for a zero divisor, ErrOutOfRange outside BIGINT.
+func decimalIntDiv(a, b *coldata.Vec, n int) (*coldata.Vec, error) {
+	if isConstNull(a) || isConstNull(b) {
+		return coldata.NewConst(coldata.Int64, nil, n), nil
+	}
+	rows := n
+	if a.Const && b.Const {
+		rows = 1
+	}
+	nulls := CombineNulls([]*coldata.Vec{a, b}, rows)
+	ma, mb := rowMask(a), rowMask(b)
+	sa, sb := a.Type.Scale(), b.Type.Scale()
+	s := max(sa, sb)
+	out := coldata.NewVec(coldata.Int64, rows)
+	for i := 0; i < rows; i++ {
+		if !validAt(nulls, i) {
+			continue
+		}
+		x, y := a.Decs[i&ma], b.Decs[i&mb]
+		if y.Sign() == 0 {
+			if nulls == nil {
+				nulls = coldata.NewValidBitmap(rows)
+			}
+			coldata.ClearBit(nulls, i)
+			continue
+		}
+		var q int64
+		x, okx := x.Rescale(sa, s)
+		y, oky := y.Rescale(sb, s)
+		r, ok := x.Quo(y)
+		if ok && okx && oky {
+			q, ok = r.Int64()
+		}
+		if !ok || !okx || !oky {
+			return nil, fmt.Errorf("%w: %s DIV %s", ErrOutOfRange, a.Type, b.Type)
+		}
+		out.Ints[i] = q
+	}
+	out.Nulls = nulls
+	if rows == 1 && n != 1 {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
 // decRow computes one row of a binary decimal operator in 128 bits: x of
 // scale sa with y of scale sb, the result at scale sr. null is true for a
 // division or modulo by zero; ok is false when an intermediate overflows.

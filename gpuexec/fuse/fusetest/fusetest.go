@@ -320,7 +320,8 @@ func (b *Builder) DecimalCases() [][]expr.Expr {
 	c := b.Call
 	return [][]expr.Expr{
 		{d, big, c("+", d, d), c("-", d, Lit(1)), c("*", d, d), c("/", d, Lit(3)), c("%", d, Lit(7)), c("neg", d), c("/", d, x), c("%", d, x),
-			c("*", d, DecLit("0.05")), c("-", DecLit("1"), c("*", d, DecLit("0.01")))},
+			c("*", d, DecLit("0.05")), c("-", DecLit("1"), c("*", d, DecLit("0.01"))),
+			c("div", d, Lit(3)), c("div", d, big), c("div", d, DecLit("0.3")), c("div", x, DecLit("2.5"))},
 		{c("+", big, big), c("-", big, d), c("*", big, Lit(3)), c("/", d, DecLit("7.5")), c("%", big, d), c("neg", big), c("/", Lit(1), big)},
 		{c(">", d, Lit(150)), c("=", d, DecLit("1.50")), c("<", big, d), c(">=", d, x), c("in", d, DecLit("0.05"), DecLit("0.25"), Lit(1)),
 			c("<=>", d, big), c("and", c(">=", d, DecLit("-0.05")), c("<=", d, DecLit("0.25"))), c("<", d, f)},

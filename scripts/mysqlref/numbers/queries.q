@@ -1,7 +1,8 @@
 ## Literals with a decimal point are exact DECIMALs.
 T|SELECT 0.1 + 0.2 = 0.3, 0.1 + 0.2, 1.5 * 2, 0.1 * 3, 1.10 + 2.205
 T|SELECT 99999999999999999999, 99999999999999999999 + 1, -9223372036854775809
-!# BUG: DIV of a DECIMAL divides as DOUBLE, so a quotient near the BIGINT limit rounds past it (BIGINT value is out of range)\nskipif gsql|T|SELECT 18446744073709551615 DIV 2
+## DIV of exact values is exact, near the BIGINT limit too.
+T|SELECT 18446744073709551615 DIV 2, 7.5 DIV 2, 5 DIV 2.0, -7.5 DIV 2, x DIV 0.3 FROM dn WHERE id = 1
 T|SELECT 00.50, .5, -0.5, 1.
 ## x * 1.1 on DECIMAL(12,2): DECIMAL(15,3).
 T|SELECT x * 1.1, x + 0.001, x - 1.5, x * 1.1 * 1.1 FROM dn ORDER BY id
