@@ -144,6 +144,20 @@ func NewCall(f *Function, args []Expr) (Expr, error) {
 			return nil, &ArgError{Func: f.Name, Msg: err.Error()}
 		}
 	}
+	if ret == coldata.Timestamp && picksValue[f.Name] {
+		// COALESCE(a, b) of DATETIME(3) values is a DATETIME(3).
+		var temporal []coldata.Type
+		for _, a := range args {
+			if a.Type().IsTemporal() {
+				temporal = append(temporal, a.Type())
+			}
+		}
+		if t, ok := sameDatetimePrecision(temporal); ok {
+			// The values already have t's precision: the cast only
+			// retypes the result.
+			return CastTo(&Call{Fn: f, Args: out, T: ret}, t)
+		}
+	}
 	return &Call{Fn: f, Args: out, T: ret}, nil
 }
 
@@ -204,6 +218,26 @@ func CastTo(e Expr, t coldata.Type) (Expr, error) {
 	return &Call{Fn: f, Args: []Expr{e}, T: t}, nil
 }
 
+// picksValue are the functions whose result is one of their arguments'
+// values: over DATETIME(n) values of one n, the result keeps n.
+var picksValue = map[string]bool{"coalesce": true, "ifnull": true, "if": true, "case": true, "nullif": true, "greatest": true, "least": true}
+
+// sameDatetimePrecision is DATETIME(n) when every non-NULL type is that
+// one type.
+func sameDatetimePrecision(types []coldata.Type) (coldata.Type, bool) {
+	out := coldata.Null
+	for _, t := range types {
+		switch {
+		case t == coldata.Null:
+		case t.Fsp() < 0 || (out != coldata.Null && t != out):
+			return 0, false
+		default:
+			out = t
+		}
+	}
+	return out, out != coldata.Null
+}
+
 // Fixed returns a Check rule for a function whose arguments are converted to
 // the given parameter types (the last one repeats for variadic functions)
 // and whose result is ret.
@@ -227,6 +261,9 @@ func Fixed(ret coldata.Type, params ...coldata.Type) func([]coldata.Type) (colda
 func Unify(types ...coldata.Type) coldata.Type {
 	if t, ok := unifyDecimal(types); ok {
 		return t
+	}
+	if t, ok := sameDatetimePrecision(types); ok {
+		return t // UNION of DATETIME(3) columns stays DATETIME(3)
 	}
 	if t := temporalOf(types); t != coldata.Null {
 		// Dates and timestamps unify with each other (as TIMESTAMP);
