@@ -474,7 +474,18 @@ func TestInterpreterDatetimePrecision(t *testing.T) {
 	if bld.Err != nil {
 		t.Fatal(bld.Err)
 	}
+	// Functions over a DATETIME(n) column read it through a retyping
+	// cast, which the interpreter does take.
+	ts3 := coldata.TimestampOf(3)
+	col := &expr.ColumnRef{Index: 0, Name: "ts3", T: ts3}
+	hour := bld.Call("hour", col)
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
 	it := fuse.Interpreter()
+	if _, err := it.Lower([]coldata.Type{ts3}, nil, []expr.Expr{hour, col}); err != nil {
+		t.Fatalf("HOUR of a DATETIME(3) column: %v", err)
+	}
 	b := fusetest.Batch(500, 23)
 	for i, outs := range cases {
 		if _, err := it.Lower(fusetest.Types, nil, outs); err != nil {
