@@ -209,7 +209,7 @@ func schemaOf(cols []planner.Column) *arrow.Schema {
 		if t == coldata.Null {
 			t = coldata.String
 		}
-		fields[i] = arrow.Field{Name: c.Name, Type: coldata.ArrowType(t), Nullable: true}
+		fields[i] = coldata.ArrowField(c.Name, t, true)
 	}
 	return arrow.NewSchema(fields, nil)
 }

@@ -112,7 +112,7 @@ func (r *opReader) Err() error { return r.err }
 func rowsReader(names []string, cols []*coldata.Vec) array.RecordReader {
 	fields := make([]arrow.Field, len(names))
 	for i, n := range names {
-		fields[i] = arrow.Field{Name: n, Type: coldata.ArrowType(cols[i].Type), Nullable: true}
+		fields[i] = coldata.ArrowField(n, cols[i].Type, true)
 	}
 	schema := arrow.NewSchema(fields, nil)
 	n := 0

@@ -81,6 +81,9 @@ func (c *convCache) vec(rec arrow.Record, col int) (*coldata.Vec, error) {
 		if v, err = coldata.FromArrow(a); err != nil {
 			return nil, fmt.Errorf("column %q: %w", rec.ColumnName(col), err)
 		}
+		if fsp := coldata.FieldFsp(rec.Schema().Field(col)); fsp >= 0 && v.Type == coldata.Timestamp {
+			v.Type = coldata.TimestampOf(fsp) // DATETIME(n): the schema holds n
+		}
 		c.mu.Lock()
 		c.vecs[k] = v
 		c.mu.Unlock()
@@ -106,7 +109,7 @@ func (t *Table) Schema() *arrow.Schema { return Schema(t.Columns) }
 func Schema(cols []Column) *arrow.Schema {
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
-		fields[i] = arrow.Field{Name: c.Name, Type: coldata.ArrowType(c.Type), Nullable: !c.NotNull}
+		fields[i] = coldata.ArrowField(c.Name, c.Type, !c.NotNull)
 	}
 	return arrow.NewSchema(fields, nil)
 }

@@ -2,6 +2,7 @@ package coldata
 
 import (
 	"fmt"
+	"strconv"
 	"unsafe"
 
 	"github.com/gsqlengine/gsql/decimal"
@@ -26,6 +27,9 @@ func ArrowType(t Type) arrow.DataType {
 	case Date:
 		return arrow.FixedWidthTypes.Date32
 	case Timestamp:
+		return timestampType
+	}
+	if t.IsTimestamp() {
 		return timestampType
 	}
 	if t.IsDecimal() {
@@ -382,4 +386,47 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// fspKey is the Arrow field metadata key holding a DATETIME(n) column's
+// n: Arrow's timestamp type has no room for it.
+const fspKey = "gsql.fsp"
+
+// ArrowField is the Arrow field of a column of type t, with a DATETIME(n)
+// column's declared precision in its metadata.
+func ArrowField(name string, t Type, nullable bool) arrow.Field {
+	f := arrow.Field{Name: name, Type: ArrowType(t), Nullable: nullable}
+	if fsp := t.Fsp(); fsp >= 0 {
+		f.Metadata = arrow.NewMetadata([]string{fspKey}, []string{strconv.Itoa(fsp)})
+	}
+	return f
+}
+
+// FieldFsp is the declared fractional-second digits of a timestamp
+// field made by ArrowField, -1 when it has none.
+func FieldFsp(f arrow.Field) int {
+	if f.Type.ID() != arrow.TIMESTAMP {
+		return -1
+	}
+	i := f.Metadata.FindKey(fspKey)
+	if i < 0 {
+		return -1
+	}
+	n, err := strconv.Atoi(f.Metadata.Values()[i])
+	if err != nil || n < 0 || n > 6 {
+		return -1
+	}
+	return n
+}
+
+// FieldType is the gsql type of an Arrow field, its declared DATETIME
+// precision included.
+func FieldType(f arrow.Field) (Type, error) {
+	t, err := FromArrowType(f.Type)
+	if err == nil && t == Timestamp {
+		if fsp := FieldFsp(f); fsp >= 0 {
+			t = TimestampOf(fsp)
+		}
+	}
+	return t, err
 }

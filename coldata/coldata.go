@@ -41,6 +41,33 @@ const (
 // DecimalOf is DECIMAL(p,s); p in 1..38 and s in 0..p.
 func DecimalOf(p, s int) Type { return Decimal | Type(p)<<8 | Type(s)<<16 }
 
+// TimestampOf is DATETIME(fsp): a TIMESTAMP whose values are rounded to
+// fsp (0-6) digits of a second and print with exactly that many. Plain
+// Timestamp has no declared precision: it keeps microseconds and prints
+// the digits a value has.
+func TimestampOf(fsp int) Type { return Timestamp | Type(fsp+1)<<8 }
+
+// Fsp is the declared fractional-second digits of a TIMESTAMP, -1 when
+// it has none (and for other types).
+func (t Type) Fsp() int {
+	if t.Kind() != Timestamp {
+		return -1
+	}
+	return int(t>>8&0xff) - 1
+}
+
+// IsTimestamp reports whether t is a TIMESTAMP of any precision.
+func (t Type) IsTimestamp() bool { return t.Kind() == Timestamp }
+
+// Plain is t without a TIMESTAMP's declared precision: the type that
+// functions take and compute with (DATETIME(3) is TIMESTAMP to them).
+func (t Type) Plain() Type {
+	if t.Kind() == Timestamp {
+		return Timestamp
+	}
+	return t
+}
+
 // Kind is t without its precision and scale.
 func (t Type) Kind() Type { return t & 0xff }
 
@@ -74,6 +101,9 @@ func (t Type) String() string {
 	if t.IsDecimal() {
 		return fmt.Sprintf("DECIMAL(%d,%d)", t.Precision(), t.Scale())
 	}
+	if fsp := t.Fsp(); fsp >= 0 {
+		return fmt.Sprintf("DATETIME(%d)", fsp)
+	}
 	return fmt.Sprintf("Type(%d)", uint32(t))
 }
 
@@ -81,14 +111,14 @@ func (t Type) String() string {
 func (t Type) IsNumeric() bool { return t == Int64 || t == Float64 || t == Bool || t.IsDecimal() }
 
 // IsTemporal reports whether t is DATE or TIMESTAMP.
-func (t Type) IsTemporal() bool { return t == Date || t == Timestamp }
+func (t Type) IsTemporal() bool { return t == Date || t.Kind() == Timestamp }
 
 // Physical is the type whose storage t uses: BIGINT for DATE and
 // TIMESTAMP, t itself otherwise. Code that moves, compares, hashes or
 // sorts values without interpreting them switches on it.
 func (t Type) Physical() Type {
 	switch {
-	case t == Date || t == Timestamp:
+	case t == Date || t.Kind() == Timestamp:
 		return Int64
 	case t.IsDecimal():
 		return Decimal
@@ -108,6 +138,10 @@ func ParseType(name string) (t Type, ok bool) {
 	switch n {
 	case "DECIMAL", "NUMERIC", "DEC", "FIXED":
 		return parseDecimalArgs(args)
+	case "TIMESTAMP", "DATETIME":
+		if args != "" {
+			return parseFspArgs(args)
+		}
 	}
 	n = strings.TrimSuffix(n, " UNSIGNED")
 	switch n {
@@ -125,6 +159,18 @@ func ParseType(name string) (t Type, ok bool) {
 		return Timestamp, true
 	}
 	return Null, false
+}
+
+// parseFspArgs reads DATETIME's "(n)", n in 0..6.
+func parseFspArgs(args string) (Type, bool) {
+	if !strings.HasPrefix(args, "(") || !strings.HasSuffix(args, ")") {
+		return Null, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(args[1 : len(args)-1]))
+	if err != nil || n < 0 || n > 6 {
+		return Null, false
+	}
+	return TimestampOf(n), true
 }
 
 // parseDecimalArgs reads "(p,s)", "(p)" or "" (MySQL's DECIMAL(10,0)).

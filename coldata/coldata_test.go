@@ -90,7 +90,11 @@ func TestParseType(t *testing.T) {
 		{"BLOBBY", coldata.Null, false},
 		{"", coldata.Null, false},
 		{"DATE", coldata.Date, true},
-		{"datetime(6)", coldata.Timestamp, true},
+		{"datetime(6)", coldata.TimestampOf(6), true},
+		{"DATETIME(0)", coldata.TimestampOf(0), true},
+		{"timestamp( 3 )", coldata.TimestampOf(3), true},
+		{"DATETIME(7)", coldata.Null, false},
+		{"DATETIME(x)", coldata.Null, false},
 		{"TIMESTAMP", coldata.Timestamp, true},
 		{"TIME", coldata.Null, false},
 	} {
@@ -586,5 +590,29 @@ func TestAnyNull(t *testing.T) {
 	}
 	if c := coldata.NewConst(coldata.Int64, nil, 5); !c.AnyNull(5) {
 		t.Error("a NULL constant")
+	}
+}
+
+// TestTimestampPrecision checks DATETIME(n)'s attribute: it names the
+// type, survives its text (the storage's schema metadata) and an Arrow
+// field, and is TIMESTAMP to everything that computes.
+func TestTimestampPrecision(t *testing.T) {
+	for fsp := 0; fsp <= 6; fsp++ {
+		ty := coldata.TimestampOf(fsp)
+		if ty.Fsp() != fsp || !ty.IsTimestamp() || !ty.IsTemporal() || ty.Plain() != coldata.Timestamp || ty.Physical() != coldata.Int64 {
+			t.Errorf("TimestampOf(%d): Fsp %d, IsTimestamp %v, Plain %s, Physical %s", fsp, ty.Fsp(), ty.IsTimestamp(), ty.Plain(), ty.Physical())
+		}
+		if back, ok := coldata.ParseType(ty.String()); !ok || back != ty {
+			t.Errorf("ParseType(%q) = %s, %v; want %s", ty.String(), back, ok, ty)
+		}
+		if back, err := coldata.FieldType(coldata.ArrowField("c", ty, true)); err != nil || back != ty {
+			t.Errorf("FieldType(ArrowField(%s)) = %s, %v", ty, back, err)
+		}
+	}
+	if coldata.Timestamp.Fsp() != -1 || coldata.Date.Fsp() != -1 {
+		t.Errorf("plain TIMESTAMP and DATE have no declared precision")
+	}
+	if f := coldata.ArrowField("c", coldata.Timestamp, true); coldata.FieldFsp(f) != -1 {
+		t.Errorf("a plain TIMESTAMP field has precision %d", coldata.FieldFsp(f))
 	}
 }

@@ -349,6 +349,42 @@ func AppendTimestamp(b []byte, t int64) []byte {
 	return b
 }
 
+// AppendTimestampFsp appends t as AppendTimestamp does, but with exactly
+// fsp digits of a second (none for 0), as MySQL prints a DATETIME(fsp);
+// a negative fsp is AppendTimestamp's form.
+func AppendTimestampFsp(b []byte, t int64, fsp int) []byte {
+	if fsp < 0 {
+		return AppendTimestamp(b, t)
+	}
+	b = AppendTimestamp(b, t-floorMod(t, MicrosPerSecond))
+	if fsp > 0 {
+		frac := floorMod(t, MicrosPerSecond)
+		for i := fsp; i < 6; i++ {
+			frac /= 10
+		}
+		b = append(b, '.')
+		b = appendPadded(b, frac, fsp)
+	}
+	return b
+}
+
+// RoundFsp rounds t to fsp digits of a second, half up, as MySQL stores
+// a value in a DATETIME(fsp); ok is false when rounding leaves the years
+// 1-9999.
+func RoundFsp(t int64, fsp int) (int64, bool) {
+	if fsp < 0 || fsp >= 6 {
+		return t, true
+	}
+	unit := int64(1)
+	for i := fsp; i < 6; i++ {
+		unit *= 10
+	}
+	r := floorDiv(t+unit/2, unit) * unit
+	return r, TimestampInRange(r)
+}
+
+func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
+
 // FormatDate returns YYYY-MM-DD.
 func FormatDate(z int64) string { return string(AppendDate(nil, z)) }
 

@@ -360,3 +360,18 @@ func (x Int128) Append(b []byte, scale int) []byte {
 
 // String formats x with the given scale.
 func (x Int128) String(scale int) string { return string(x.Append(nil, scale)) }
+
+// DivScaled returns x * 10^shift / y rounded half away from zero, the
+// quotient of two decimals at a chosen scale; ok is false when y is zero
+// or the quotient does not fit in 128 bits. The product may pass 128
+// bits (a 30-digit dividend widened by 14 digits): the wide case divides
+// exactly in arbitrary precision.
+func (x Int128) DivScaled(y Int128, shift int) (Int128, bool) {
+	if y.Sign() == 0 || shift < 0 || shift >= len(pow10) {
+		return Int128{}, false
+	}
+	if num, ok := x.Mul(pow10[shift]); ok {
+		return num.DivRound(y)
+	}
+	return fromRat(new(big.Rat).SetFrac(new(big.Int).Mul(x.big(), pow10[shift].big()), y.big()), 0)
+}

@@ -14,9 +14,12 @@ import (
 //     counts as BIGINT), else DOUBLE; strings convert to DOUBLE. A BIGINT
 //     result that does not fit is an error (ErrOutOfRange), never a wrapped
 //     value; DOUBLE overflow gives ±Inf.
-//   - / is always DOUBLE; division by zero gives NULL.
-//   - DIV truncates toward zero and returns BIGINT; DOUBLE operands divide
-//     exactly first (7.5 DIV 2 = 3); a zero divisor gives NULL; a quotient
+//   - / is DECIMAL over exact operands (integers and DECIMALs: 1/3 is
+//     0.3333, scale + 4 as MySQL's div_precision_increment gives), else
+//     DOUBLE; division by zero gives NULL.
+//   - DIV truncates toward zero and returns BIGINT; DECIMAL operands divide
+//     exactly (18446744073709551615 DIV 2 = 9223372036854775807), DOUBLE
+//     ones as doubles (7.5e0 DIV 2 = 3); a zero divisor gives NULL; a quotient
 //     outside BIGINT (MIN DIV -1, 1e300 DIV 1) is ErrOutOfRange.
 //   - % (alias mod) takes the sign of the dividend (-7 % 3 = -1), works on
 //     DOUBLE too (MOD(34.5, 3) = 1.5); a zero divisor gives NULL.
@@ -51,12 +54,15 @@ func init() {
 	}
 	Alias("mod", "%")
 	Register(&Function{Name: "/", Infix: true, MinArgs: 2, MaxArgs: 2,
-		Check: decimalCheck(opDiv, Fixed(coldata.Float64, coldata.Float64, coldata.Float64)),
+		Check: divCheck,
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			return arith(opDiv, args[0], args[1], n)
 		}})
 	Register(&Function{Name: "div", Infix: true, MinArgs: 2, MaxArgs: 2,
 		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			if want, ok := decimalArgs(args); ok {
+				return coldata.Int64, want, nil // exact: decimalIntDiv
+			}
 			return coldata.Int64, sameTypes(numericType(args), 2), nil
 		},
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
@@ -79,7 +85,10 @@ func arithResultType(op arithOp, t coldata.Type) coldata.Type {
 
 // arith applies a binary operator to two vectors of one numeric type.
 func arith(op arithOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
-	if a.Type.IsDecimal() && b.Type.IsDecimal() && op != opIntDiv {
+	if a.Type.IsDecimal() && b.Type.IsDecimal() {
+		if op == opIntDiv {
+			return decimalIntDiv(a, b, n)
+		}
 		return decimalArith(op, a, b, n)
 	}
 	t := a.Type

@@ -93,11 +93,12 @@ func TestScMul(t *testing.T) {
 
 func TestScDivide(t *testing.T) {
 	scRun(t, "/", "II", []scCase{
-		{[]any{3, 5}, 0.6},
-		{[]any{1, 2}, 0.5},
+		// MySQL divides integers exactly, scale 4: 3/5 = 0.6000.
+		{[]any{3, 5}, scDec("0.6000")},
+		{[]any{1, 2}, scDec("0.5000")},
 		{[]any{102, 0}, nil}, // MySQL: 102/(1-1) = NULL
-		{[]any{-7, 2}, -3.5},
-		{[]any{scMin, -1}, 9.223372036854775808e18},
+		{[]any{-7, 2}, scDec("-3.5000")},
+		{[]any{scMin, -1}, scDec("9223372036854775808.0000")},
 		{[]any{nil, 2}, nil},
 		{[]any{2, nil}, nil},
 	})

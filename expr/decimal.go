@@ -27,6 +27,10 @@ import (
 //     number converts to 0, as CAST('abc' AS SIGNED) does.
 //   - SUM of DECIMAL(p,s) is DECIMAL(38,s), AVG DECIMAL(38,s+4).
 
+// maxRoundScale is the most digits ROUND and TRUNCATE keep after the point
+// (MySQL's DECIMAL_MAX_SCALE).
+const maxRoundScale = 30
+
 // ErrDecimalRange is a DECIMAL result with more digits than its type.
 var ErrDecimalRange = errkind.New(errkind.OutOfRange, "DECIMAL value is out of range")
 
@@ -100,6 +104,25 @@ func decimalResult(op arithOp, a, b coldata.Type) coldata.Type {
 	return coldata.Int64
 }
 
+// divCheck types /: DECIMAL when no operand is DOUBLE or text (MySQL
+// divides integers exactly: 7/2 is 3.5000), else DOUBLE.
+func divCheck(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+	exact := false
+	want := make([]coldata.Type, len(args))
+	for i, t := range args {
+		d, ok := asDecimal(t)
+		if !ok {
+			return Fixed(coldata.Float64, coldata.Float64, coldata.Float64)(args)
+		}
+		want[i] = d
+		exact = exact || t != coldata.Null
+	}
+	if !exact {
+		return Fixed(coldata.Float64, coldata.Float64, coldata.Float64)(args)
+	}
+	return decimalResult(opDiv, want[0], want[1]), want, nil
+}
+
 // decimalCheck wraps the Check rule of an arithmetic operator: decimal
 // operands keep their own types and give decimalResult.
 func decimalCheck(op arithOp, next func([]coldata.Type) (coldata.Type, []coldata.Type, error)) func([]coldata.Type) (coldata.Type, []coldata.Type, error) {
@@ -170,6 +193,52 @@ func decimalArith(op arithOp, a, b *coldata.Vec, n int) (*coldata.Vec, error) {
 	return out, nil
 }
 
+// decimalIntDiv is DIV over decimals: the exact quotient truncated toward
+// zero, NULL for a zero divisor, ErrOutOfRange outside BIGINT.
+func decimalIntDiv(a, b *coldata.Vec, n int) (*coldata.Vec, error) {
+	if isConstNull(a) || isConstNull(b) {
+		return coldata.NewConst(coldata.Int64, nil, n), nil
+	}
+	rows := n
+	if a.Const && b.Const {
+		rows = 1
+	}
+	nulls := CombineNulls([]*coldata.Vec{a, b}, rows)
+	ma, mb := rowMask(a), rowMask(b)
+	sa, sb := a.Type.Scale(), b.Type.Scale()
+	s := max(sa, sb)
+	out := coldata.NewVec(coldata.Int64, rows)
+	for i := 0; i < rows; i++ {
+		if !validAt(nulls, i) {
+			continue
+		}
+		x, y := a.Decs[i&ma], b.Decs[i&mb]
+		if y.Sign() == 0 {
+			if nulls == nil {
+				nulls = coldata.NewValidBitmap(rows)
+			}
+			coldata.ClearBit(nulls, i)
+			continue
+		}
+		var q int64
+		x, okx := x.Rescale(sa, s)
+		y, oky := y.Rescale(sb, s)
+		r, ok := x.Quo(y)
+		if ok && okx && oky {
+			q, ok = r.Int64()
+		}
+		if !ok || !okx || !oky {
+			return nil, fmt.Errorf("%w: %s DIV %s", ErrOutOfRange, a.Type, b.Type)
+		}
+		out.Ints[i] = q
+	}
+	out.Nulls = nulls
+	if rows == 1 && n != 1 {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
 // decRow computes one row of a binary decimal operator in 128 bits: x of
 // scale sa with y of scale sb, the result at scale sr. null is true for a
 // division or modulo by zero; ok is false when an intermediate overflows.
@@ -209,15 +278,13 @@ func decRow(op arithOp, x, y decimal.Int128, sa, sb, sr int) (r decimal.Int128, 
 		}
 		// x/10^sa / (y/10^sb) * 10^sr = x * 10^(sr+sb-sa) / y
 		shift := sr + sb - sa
-		num := x
-		den := y
 		if shift >= 0 {
-			num, ok = x.Mul(decimal.Pow10(shift))
-		} else {
-			den, ok = y.Mul(decimal.Pow10(-shift))
+			r, ok = x.DivScaled(y, shift)
+			break
 		}
-		if ok {
-			r, ok = num.DivRound(den)
+		den := y
+		if den, ok = y.Mul(decimal.Pow10(-shift)); ok {
+			r, ok = x.DivRound(den)
 		}
 	}
 	return r, false, ok
@@ -907,9 +974,10 @@ func literalInt(e Expr) (int64, bool) {
 
 // roundedType is the type of ROUND (or TRUNCATE, which has no carry) of
 // DECIMAL t to d digits after the point: MySQL keeps the integer digits,
-// adds one for a carry, and takes max(d, 0) digits of scale.
+// adds one for a carry, and takes d digits of scale, 0 to 30 (MySQL's
+// largest scale): ROUND(2.5, 3) is 2.500.
 func roundedType(t coldata.Type, d int64, trunc bool) coldata.Type {
-	scale := int(max(min(d, int64(t.Scale())), 0))
+	scale := int(max(min(d, maxRoundScale), 0))
 	intd := t.Precision() - t.Scale()
 	if !trunc {
 		intd++

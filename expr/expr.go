@@ -55,7 +55,7 @@ func (l *Literal) String() string {
 		return x.String(l.T.Scale())
 	}
 	if x, ok := l.Value.(int64); ok {
-		switch l.T {
+		switch l.T.Plain() {
 		case coldata.Date:
 			return "DATE '" + datetime.FormatDate(x) + "'"
 		case coldata.Timestamp:

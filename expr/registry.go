@@ -116,7 +116,13 @@ func NewCall(f *Function, args []Expr) (Expr, error) {
 	}
 	types := make([]coldata.Type, len(args))
 	for i, a := range args {
+		// Functions see a DATETIME(n) as TIMESTAMP (a cast that only
+		// retypes the vector); conversions see the declared precision,
+		// which CAST(... AS CHAR) prints.
 		types[i] = a.Type()
+		if !strings.HasPrefix(f.Name, "cast_to_") {
+			types[i] = types[i].Plain()
+		}
 	}
 	ret, want, err := f.Check(types)
 	if err != nil {
@@ -138,12 +144,26 @@ func NewCall(f *Function, args []Expr) (Expr, error) {
 			return nil, &ArgError{Func: f.Name, Msg: err.Error()}
 		}
 	}
+	if ret == coldata.Timestamp && picksValue[f.Name] {
+		// COALESCE(a, b) of DATETIME(3) values is a DATETIME(3).
+		var temporal []coldata.Type
+		for _, a := range args {
+			if a.Type().IsTemporal() {
+				temporal = append(temporal, a.Type())
+			}
+		}
+		if t, ok := sameDatetimePrecision(temporal); ok {
+			// The values already have t's precision: the cast only
+			// retypes the result.
+			return CastTo(&Call{Fn: f, Args: out, T: ret}, t)
+		}
+	}
 	return &Call{Fn: f, Args: out, T: ret}, nil
 }
 
 // CastFuncName is the registry name of the conversion to t.
 func CastFuncName(t coldata.Type) string {
-	switch t {
+	switch t.Plain() {
 	case coldata.Bool:
 		return "cast_to_boolean"
 	case coldata.Int64:
@@ -185,7 +205,37 @@ func CastTo(e Expr, t coldata.Type) (Expr, error) {
 	if t.IsDecimal() {
 		return &Call{Fn: f, Args: DecimalCastArgs(e, t), T: t}, nil
 	}
+	if fsp := e.Type().Fsp(); fsp >= 0 && t == coldata.String {
+		// The text of a DATETIME(n) has n digits: the inner cast gives the
+		// vector its precision whatever the operator below kept of it.
+		if ts, ok := Lookup(CastFuncName(coldata.Timestamp)); ok {
+			e = &Call{Fn: ts, Args: []Expr{e, &Literal{Value: int64(fsp), T: coldata.Int64}}, T: e.Type()}
+		}
+	}
+	if fsp := t.Fsp(); fsp >= 0 {
+		return &Call{Fn: f, Args: []Expr{e, &Literal{Value: int64(fsp), T: coldata.Int64}}, T: t}, nil
+	}
 	return &Call{Fn: f, Args: []Expr{e}, T: t}, nil
+}
+
+// picksValue are the functions whose result is one of their arguments'
+// values: over DATETIME(n) values of one n, the result keeps n.
+var picksValue = map[string]bool{"coalesce": true, "ifnull": true, "if": true, "case": true, "nullif": true, "greatest": true, "least": true}
+
+// sameDatetimePrecision is DATETIME(n) when every non-NULL type is that
+// one type.
+func sameDatetimePrecision(types []coldata.Type) (coldata.Type, bool) {
+	out := coldata.Null
+	for _, t := range types {
+		switch {
+		case t == coldata.Null:
+		case t.Fsp() < 0 || (out != coldata.Null && t != out):
+			return 0, false
+		default:
+			out = t
+		}
+	}
+	return out, out != coldata.Null
 }
 
 // Fixed returns a Check rule for a function whose arguments are converted to
@@ -211,6 +261,9 @@ func Fixed(ret coldata.Type, params ...coldata.Type) func([]coldata.Type) (colda
 func Unify(types ...coldata.Type) coldata.Type {
 	if t, ok := unifyDecimal(types); ok {
 		return t
+	}
+	if t, ok := sameDatetimePrecision(types); ok {
+		return t // UNION of DATETIME(3) columns stays DATETIME(3)
 	}
 	if t := temporalOf(types); t != coldata.Null {
 		// Dates and timestamps unify with each other (as TIMESTAMP);

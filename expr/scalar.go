@@ -48,8 +48,16 @@ func compareType(args []coldata.Type) coldata.Type {
 		return t
 	}
 	if t := temporalOf(args); t != coldata.Null {
-		// A date against a string or number compares as dates (MySQL
-		// converts the other side; '2024-01-05' = DATE '2024-01-05').
+		// A date against a number compares as dates (MySQL converts the
+		// other side); against text as DATETIMEs, since the text may hold
+		// a time of day (DATE '2024-02-29' < '2024-02-29 12:00:00').
+		if t == coldata.Date {
+			for _, a := range args {
+				if a == coldata.String {
+					return coldata.Timestamp
+				}
+			}
+		}
 		return t
 	}
 	str, other := false, false

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // Test harness of the scalar operator kernels. Every case is run in several
@@ -103,9 +104,20 @@ func scShow(v any) string {
 }
 
 // scMatch compares a result row with the expectation.
+// scDec is an expected DECIMAL written as text; its digits after the
+// point give the scale the result is compared at.
+type scDec string
+
 func scMatch(got, want any) bool {
 	want = scNorm(want)
 	switch w := want.(type) {
+	case scDec:
+		scale := 0
+		if dot := strings.IndexByte(string(w), '.'); dot >= 0 {
+			scale = len(w) - dot - 1
+		}
+		v, ok := decimal.Parse(string(w), scale)
+		return ok && got == v
 	case scApprox:
 		g, ok := got.(float64)
 		return ok && math.Abs(g-float64(w)) <= 1e-12*math.Max(1, math.Abs(float64(w)))
@@ -250,7 +262,7 @@ func TestScalarBinding(t *testing.T) {
 		{"+", []any{true, 2}, coldata.Int64, int64(3), 1},
 		{"+", []any{nil, 2}, coldata.Int64, nil, 0},
 		{"*", []any{1.5, 2}, coldata.Float64, 3.0, 1},
-		{"/", []any{3, 5}, coldata.Float64, 0.6, 2},
+		{"/", []any{3, 5}, coldata.DecimalOf(23, 4), scDec("0.6000"), 2}, // MySQL: 3/5 = 0.6000
 		{"div", []any{"7.5", 2}, coldata.Int64, int64(3), 2},
 		{"=", []any{1, "1"}, coldata.Bool, true, 2},
 		{"=", []any{"0.0", 0}, coldata.Bool, true, 2}, // MySQL: '0.0' = 0

@@ -27,16 +27,39 @@ import (
 //     DATE_ADD gives NULL.
 
 func init() {
-	for _, t := range []coldata.Type{coldata.Date, coldata.Timestamp} {
-		target := t
-		Register(&Function{Name: CastFuncName(target), MinArgs: 1, MaxArgs: 1,
-			Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
-				return target, []coldata.Type{args[0]}, nil
-			},
-			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-				return castVec(args[0], target, n)
-			}})
-	}
+	Register(&Function{Name: CastFuncName(coldata.Date), MinArgs: 1, MaxArgs: 1,
+		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			return coldata.Date, []coldata.Type{args[0]}, nil
+		},
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			return castVec(args[0], coldata.Date, n)
+		}})
+	// cast_to_timestamp(x[, fsp]): the second argument, a constant 0-6, is
+	// DATETIME(fsp)'s precision, to which values are rounded.
+	Register(&Function{Name: CastFuncName(coldata.Timestamp), MinArgs: 1, MaxArgs: 2,
+		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			if len(args) == 2 {
+				return coldata.Timestamp, []coldata.Type{args[0], coldata.Int64}, nil
+			}
+			return coldata.Timestamp, []coldata.Type{args[0]}, nil
+		},
+		Bind: func(args []Expr) (coldata.Type, error) {
+			if len(args) == 1 {
+				return coldata.Timestamp, nil
+			}
+			fsp, ok := literalInt(args[1])
+			if !ok || fsp < 0 || fsp > 6 {
+				return 0, fmt.Errorf("the precision of a DATETIME must be a constant from 0 to 6")
+			}
+			return coldata.TimestampOf(int(fsp)), nil
+		},
+		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			t := coldata.Timestamp
+			if len(args) == 2 {
+				t = coldata.TimestampOf(int(args[1].Int(0)))
+			}
+			return castVec(args[0], t, n)
+		}})
 	for name, t := range map[string]coldata.Type{"date_literal": coldata.Date, "timestamp_literal": coldata.Timestamp} {
 		name, target := name, t
 		Register(&Function{Name: name, MinArgs: 1, MaxArgs: 1, Check: Fixed(target, coldata.String),
@@ -167,7 +190,7 @@ func init() {
 func temporalOf(types []coldata.Type) coldata.Type {
 	out := coldata.Null
 	for _, t := range types {
-		switch t {
+		switch t.Plain() {
 		case coldata.Timestamp:
 			return coldata.Timestamp
 		case coldata.Date:
@@ -719,15 +742,20 @@ func formatInts(v *coldata.Vec, n int, fn func(x int64, buf []byte) []byte) (*co
 // castTemporal converts between DATE/TIMESTAMP and the other types; v or t
 // is temporal, and v is not a NULL constant.
 func castTemporal(v *coldata.Vec, t coldata.Type, rows int) (*coldata.Vec, error) {
-	src := v.Type
+	src, fsp := v.Type.Plain(), v.Type.Fsp()
 	switch {
 	case t == coldata.String:
 		return formatInts(v, rows, func(x int64, buf []byte) []byte {
 			if src == coldata.Date {
 				return datetime.AppendDate(buf, x)
 			}
-			return datetime.AppendTimestamp(buf, x)
+			return datetime.AppendTimestampFsp(buf, x, fsp)
 		})
+	case src == coldata.Timestamp && t.IsTimestamp() && t.Fsp() < 0:
+		// DATETIME(n) to TIMESTAMP: the same values, only retyped.
+		out := *v
+		out.Type = t
+		return &out, nil
 	case t == coldata.Int64 || t == coldata.Float64 || t == coldata.Bool:
 		ints, err := mapInts(v, rows, coldata.Int64, func(x int64) (int64, bool) { return temporalNumber(src, x), true })
 		if err != nil || t == coldata.Int64 {
@@ -767,6 +795,9 @@ func castTemporal(v *coldata.Vec, t coldata.Type, rows int) (*coldata.Vec, error
 			x, ok = numberTemporal(t, FloatToInt(v.Floats[i]))
 		default:
 			ok = false
+		}
+		if ok && t.Fsp() >= 0 {
+			x, ok = datetime.RoundFsp(x, t.Fsp())
 		}
 		if !ok {
 			coldata.ClearBit(nulls, i)

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/gsqlengine/gsql/datetime"
-	"github.com/gsqlengine/gsql/decimal"
 	"io"
 	"math"
 	"os"
@@ -14,6 +12,10 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/datetime"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // WriteCSV writes rdr's records as CSV: a header row (unless NoHeader), NULL
@@ -64,7 +66,7 @@ func WriteCSVTo(ctx context.Context, w io.Writer, rdr array.RecordReader, opts W
 					cw.field(c, "", false)
 					continue
 				}
-				cw.field(c, FormatValue(col, r), col.DataType().ID() == arrow.STRING)
+				cw.field(c, FormatFieldValue(rec.Schema().Field(c), col, r), col.DataType().ID() == arrow.STRING)
 			}
 			cw.w.WriteString("\n")
 		}
@@ -118,6 +120,18 @@ func FormatValue(a arrow.Array, i int) string {
 		}
 	}
 	return a.ValueStr(i)
+}
+
+// FormatFieldValue is FormatValue for a column of field f: a DATETIME(n)
+// column (coldata.ArrowField) prints exactly n digits of a second, as
+// MySQL prints it.
+func FormatFieldValue(f arrow.Field, a arrow.Array, i int) string {
+	if x, ok := a.(*array.Timestamp); ok {
+		if fsp := coldata.FieldFsp(f); fsp >= 0 && x.DataType().(*arrow.TimestampType).Unit == arrow.Microsecond {
+			return string(datetime.AppendTimestampFsp(nil, int64(x.Value(i)), fsp))
+		}
+	}
+	return FormatValue(a, i)
 }
 
 // FormatFloat renders f in the shortest form that reads back exactly,

@@ -25,6 +25,9 @@ type binder struct {
 	// win collects the window functions of the select list and ORDER BY
 	// being bound (bindwindow.go).
 	win *winCtx
+	// wide maps the casts around DECIMAL quotients to the quotients at
+	// MySQL's intermediate precision (binddiv.go).
+	wide map[expr.Expr]expr.Expr
 	// viewDepth counts the views being expanded (planView).
 	viewDepth int
 	// outer holds the scopes of enclosing queries, innermost last.

@@ -211,6 +211,16 @@ func (a *aggCtx) bindAggregate(b *binder, kind opspec.AggKind, x *sqlparser.Func
 		if err != nil {
 			return nil, err
 		}
+		if kind == opspec.AggSum || kind == opspec.AggAvg {
+			// SUM(a/3) adds the quotients at MySQL's intermediate
+			// precision, then rounds to the type of SUM of a/3 (binddiv.go).
+			if w, ok := b.peelWide(e); ok {
+				spec.Arg = w
+				spec.Type = opspec.AggResultType(kind, w.Type())
+				ref := a.addAgg(label+w.String()+")", spec)
+				return expr.CastTo(ref, opspec.AggResultType(kind, e.Type()))
+			}
+		}
 		if boolAggs[strings.ToLower(name)] && e.Type() != coldata.Bool {
 			if e, err = expr.CastTo(e, coldata.Bool); err != nil {
 				return nil, errorf(TypeMismatch, name, "function %s: %v", name, err)
@@ -230,6 +240,13 @@ func (a *aggCtx) bindAggregate(b *binder, kind opspec.AggKind, x *sqlparser.Func
 		}
 		if (kind == opspec.AggSum || kind == opspec.AggAvg) && (e.Type() == coldata.String || e.Type() == coldata.Null) {
 			if e, err = expr.CastTo(e, coldata.Float64); err != nil {
+				return nil, err
+			}
+		}
+		if kind == opspec.AggAvg && (e.Type() == coldata.Int64 || e.Type() == coldata.Bool) {
+			// MySQL averages integers exactly: AVG(1, 2) is 1.5000, DECIMAL
+			// with scale 4 (div_precision_increment).
+			if e, err = expr.CastTo(e, coldata.DecimalOf(19, 0)); err != nil {
 				return nil, err
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"github.com/gsqlengine/gsql/datetime"
 	"github.com/gsqlengine/gsql/decimal"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -127,9 +126,6 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 		}
 		return b.call(name, sc, x.Expr)
 	case *sqlparser.BinaryExpr:
-		if l, ok := foldExactLiterals(x); ok {
-			return l, nil
-		}
 		switch x.Operator {
 		case sqlparser.PlusStr, sqlparser.MinusStr:
 			e, _, err := b.bindArith(x, sc)
@@ -161,6 +157,14 @@ func (b *binder) bindExpr(e sqlparser.Expr, sc *scope) (expr.Expr, error) {
 		if !ok {
 			return nil, errorf(TypeMismatch, x.Type.Type, "unknown type %s in CAST", x.Type.Type)
 		}
+		if t.Fsp() >= 0 {
+			// CAST(x AS DATETIME(n)): the precision is the cast's argument.
+			e, err := b.bindExpr(x.Expr, sc)
+			if err != nil {
+				return nil, err
+			}
+			return b.apply(expr.CastFuncName(t), e, &expr.Literal{Value: int64(t.Fsp()), T: coldata.Int64})
+		}
 		return b.call(expr.CastFuncName(t), sc, x.Expr)
 	case *sqlparser.SubstrExpr:
 		args := []sqlparser.Expr{x.Name, x.From}
@@ -191,12 +195,18 @@ func (b *binder) bindVal(v *sqlparser.SQLVal) (expr.Expr, error) {
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return &expr.Literal{Value: i, T: coldata.Int64}, nil
 		}
+		if lit, ok := exactLiteralOf(s); ok {
+			return lit, nil // past BIGINT: DECIMAL, as in MySQL
+		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return nil, errorf(TypeMismatch, s, "bad number %s", s)
 		}
 		return &expr.Literal{Value: f, T: coldata.Float64}, nil
 	case sqlparser.FloatVal:
+		if lit, ok := exactLiteralOf(s); ok {
+			return lit, nil
+		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return nil, errorf(TypeMismatch, s, "bad number %s", s)
@@ -290,6 +300,10 @@ func (b *binder) call(name string, sc *scope, args ...sqlparser.Expr) (expr.Expr
 func (b *binder) apply(name string, args ...expr.Expr) (expr.Expr, error) {
 	narrowDecimalLiterals(name, args)
 	exactDecimalComparands(name, args)
+	dateStringComparands(name, args)
+	if e, ok, err := b.applyWide(name, args); ok {
+		return e, err
+	}
 	f, ok := expr.Lookup(name)
 	if !ok {
 		return nil, errorf(UnknownFunction, name, "unknown function %s", strings.ToUpper(name))
@@ -556,6 +570,9 @@ func writtenCall(buf *sqlparser.TrackedBuffer, f *sqlparser.FuncExpr) bool {
 	case name == "cast_to_decimal" && len(f.Exprs) == 3:
 		buf.Myprintf("CAST(%v AS DECIMAL(%v,%v))", f.Exprs[0], f.Exprs[1], f.Exprs[2])
 		return true
+	case name == "cast_to_timestamp" && len(f.Exprs) == 2:
+		buf.Myprintf("CAST(%v AS DATETIME(%v))", f.Exprs[0], f.Exprs[1])
+		return true
 	case strings.HasPrefix(name, "cast_to_") && len(f.Exprs) == 1:
 		t := strings.ToUpper(strings.TrimPrefix(name, "cast_to_"))
 		buf.Myprintf("CAST(%v AS %s)", f.Exprs[0], t)
@@ -607,7 +624,7 @@ func narrowDecimalLiterals(name string, args []expr.Expr) {
 	default:
 		return
 	}
-	if !anyDecimal(args) {
+	if !anyDecimal(args) && (name != "/" || !exactOperands(args)) {
 		return
 	}
 	for i, a := range args {
@@ -624,6 +641,59 @@ func narrowDecimalLiterals(name string, args []expr.Expr) {
 			digits--
 		}
 		args[i] = &expr.Literal{Value: decimal.FromInt64(x), T: coldata.DecimalOf(digits, 0)}
+	}
+}
+
+// exactOperands reports whether / over args divides exactly (no DOUBLE or
+// text operand): 1/3 is then DECIMAL(5,4), as MySQL types it.
+func exactOperands(args []expr.Expr) bool {
+	for _, a := range args {
+		switch t := a.Type(); {
+		case t == coldata.Int64, t == coldata.Bool, t == coldata.Null, t.IsDecimal():
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// dateStringComparands types a string literal compared with a DATE as a
+// DATE when it holds no time of day (or only midnight): the comparison
+// then stays on dates. A string with a time of day is left as text, and
+// the comparison is done as TIMESTAMPs (expr's compareType), as MySQL
+// compares them as DATETIME: DATE '2024-02-29' = '2024-02-29 12:34:56'
+// is false.
+func dateStringComparands(name string, args []expr.Expr) {
+	switch name {
+	case "=", "<>", "<", "<=", ">", ">=", "<=>", "in":
+	default:
+		return
+	}
+	date := false
+	for _, a := range args {
+		switch a.Type() {
+		case coldata.Timestamp:
+			return
+		case coldata.Date:
+			date = true
+		}
+	}
+	if !date {
+		return
+	}
+	for i, a := range args {
+		l, ok := a.(*expr.Literal)
+		if !ok || l.T != coldata.String {
+			continue
+		}
+		text, _ := l.Value.(string)
+		ts, ok := datetime.ParseTimestamp(text)
+		if !ok {
+			continue
+		}
+		if days, micros := datetime.SplitTimestamp(ts); micros == 0 {
+			args[i] = &expr.Literal{Value: days, T: coldata.Date}
+		}
 	}
 }
 
@@ -703,68 +773,31 @@ func foldTry(c *expr.Call) (expr.Expr, error) {
 	return &expr.Literal{Value: v.Value(0), T: c.T}, nil
 }
 
-// foldExactLiterals folds +, - and * over numeric literals written with a
-// decimal point (0.06 + 0.01) exactly, as MySQL's exact-value literals
-// do, and types the result as the nearest DOUBLE: 0.06 + 0.01 is then
-// 0.07, where adding the two doubles gives 0.06999999999999999 and
-// BETWEEN 0.06 - 0.01 AND 0.06 + 0.01 (TPC-H Q6) would miss 0.07.
-// Arithmetic over integer literals alone is left to the integer kernels.
-func foldExactLiterals(x *sqlparser.BinaryExpr) (expr.Expr, bool) {
-	r, frac, ok := exactLiteral(x)
-	if !ok || !frac {
+// exactLiteralOf types a number written without an exponent as MySQL's
+// exact-value literal: DECIMAL(p,s) with p the digits written (leading
+// zeros count, as in MySQL: 0.1 is DECIMAL(2,1)) and s those after the
+// point. A literal of more than 38 digits is left to DOUBLE (gsql's
+// DECIMAL stops at 38 digits where MySQL's allows 65).
+func exactLiteralOf(s string) (*expr.Literal, bool) {
+	if strings.ContainsAny(s, "eE") {
 		return nil, false
 	}
-	f, _ := r.Float64()
-	return &expr.Literal{Value: f, T: coldata.Float64}, true
-}
-
-// exactLiteral evaluates e when it is built from plain decimal literals
-// (no exponent) with +, -, * and parentheses; frac says whether one of
-// them had a decimal point.
-func exactLiteral(e sqlparser.Expr) (r *big.Rat, frac, ok bool) {
-	switch x := e.(type) {
-	case *sqlparser.SQLVal:
-		if x.Type != sqlparser.IntVal && x.Type != sqlparser.FloatVal {
-			return nil, false, false
+	digits, scale := 0, 0
+	dot := strings.IndexByte(s, '.')
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= '0' && c <= '9' {
+			digits++
+			if dot >= 0 && i > dot {
+				scale++
+			}
 		}
-		s := string(x.Val)
-		if strings.ContainsAny(s, "eE") {
-			return nil, false, false
-		}
-		r, ok := new(big.Rat).SetString(s)
-		return r, x.Type == sqlparser.FloatVal, ok
-	case *sqlparser.ParenExpr:
-		return exactLiteral(x.Expr)
-	case *sqlparser.UnaryExpr:
-		if x.Operator != sqlparser.UMinusStr {
-			return nil, false, false
-		}
-		r, frac, ok := exactLiteral(x.Expr)
-		if !ok {
-			return nil, false, false
-		}
-		return r.Neg(r), frac, true
-	case *sqlparser.BinaryExpr:
-		var op func(a, b *big.Rat) *big.Rat
-		switch x.Operator {
-		case sqlparser.PlusStr:
-			op = func(a, b *big.Rat) *big.Rat { return a.Add(a, b) }
-		case sqlparser.MinusStr:
-			op = func(a, b *big.Rat) *big.Rat { return a.Sub(a, b) }
-		case sqlparser.MultStr:
-			op = func(a, b *big.Rat) *big.Rat { return a.Mul(a, b) }
-		default:
-			return nil, false, false
-		}
-		a, fa, ok := exactLiteral(x.Left)
-		if !ok {
-			return nil, false, false
-		}
-		b, fb, ok := exactLiteral(x.Right)
-		if !ok {
-			return nil, false, false
-		}
-		return op(a, b), fa || fb, true
 	}
-	return nil, false, false
+	if digits > decimal.MaxPrecision || digits == 0 {
+		return nil, false
+	}
+	v, ok := decimal.Parse(s, scale)
+	if !ok {
+		return nil, false
+	}
+	return &expr.Literal{Value: v, T: coldata.DecimalOf(digits, scale)}, true
 }

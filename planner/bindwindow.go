@@ -7,6 +7,7 @@ import (
 	"github.com/xwb1989/sqlparser"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/opspec/winspec"
@@ -405,6 +406,10 @@ func (b *binder) windowFrame(args sqlparser.SelectExprs, f *winspec.Func, sc *sc
 		l, ok := e.(*expr.Literal)
 		if !ok || l.Value == nil {
 			return fr, errorf(TypeMismatch, "", "a window frame offset must be a constant, got %s", e)
+		}
+		if d, ok := l.Value.(decimal.Int128); ok {
+			// 1.5 is an exact DECIMAL literal; RANGE offsets are DOUBLE.
+			l = &expr.Literal{Value: d.Float64(l.T.Scale()), T: coldata.Float64}
 		}
 		switch v := l.Value.(type) {
 		case int64:

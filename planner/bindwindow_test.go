@@ -76,7 +76,7 @@ func TestWindowColumns(t *testing.T) {
 			{Name: "AVG(a) OVER ()", Type: coldata.Float64}, {Name: "COUNT(b) OVER ()", Type: coldata.Int64}, {Name: "MIN(b) OVER ()", Type: coldata.String}}},
 		// LAG's default joins the value's type.
 		{"SELECT LAG(a, 1, 0.5) OVER (), LEAD(b) OVER (), FIRST_VALUE(NULL) OVER () FROM t", []planner.Column{
-			{Name: "LAG(a, 1, 0.5) OVER ()", Type: coldata.Float64}, {Name: "LEAD(b) OVER ()", Type: coldata.String},
+			{Name: "LAG(a, 1, 0.5) OVER ()", Type: coldata.DecimalOf(20, 1)}, {Name: "LEAD(b) OVER ()", Type: coldata.String},
 			{Name: "FIRST_VALUE(NULL) OVER ()", Type: coldata.String}}},
 	} {
 		n, err := plan(t, cat, tc.q)

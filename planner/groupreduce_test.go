@@ -55,7 +55,7 @@ func TestPlanJoinReductions(t *testing.T) {
 		want []string // lines the plan must contain, in order
 	}{
 		{"SELECT SUM(big.v) FROM big, small WHERE big.k = small.k AND small.f = 'x' AND big.v < (SELECT AVG(b2.v) FROM big b2 WHERE b2.k = small.k)", []string{
-			"HashAggregate keys: k aggs: avg(v) [cpu]",
+			"HashAggregate keys: k aggs: avg(cast_to_decimal(v, 19, 0)) [cpu]",
 			"Semi HashJoin on k = k [cpu]",
 			"Scan big [k v] (100000 rows) [cpu]",
 			"Filter (f = 'x') [cpu]",

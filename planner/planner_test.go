@@ -173,7 +173,7 @@ func TestPlanColumns(t *testing.T) {
 		want []planner.Column
 	}{
 		{"SELECT a, b AS name, c * 2, d FROM t", []planner.Column{{Name: "a", Type: coldata.Int64}, {Name: "name", Type: coldata.String}, {Name: "c * 2", Type: coldata.Float64}, {Name: "d", Type: coldata.Bool}}},
-		{"SELECT count(*), avg(a), sum(a), min(b), group_concat(b) FROM t", []planner.Column{{Name: "count(*)", Type: coldata.Int64}, {Name: "avg(a)", Type: coldata.Float64},
+		{"SELECT count(*), avg(a), sum(a), min(b), group_concat(b) FROM t", []planner.Column{{Name: "count(*)", Type: coldata.Int64}, {Name: "avg(a)", Type: coldata.DecimalOf(38, 4)},
 			{Name: "sum(a)", Type: coldata.Int64}, {Name: "min(b)", Type: coldata.String}, {Name: "group_concat(b)", Type: coldata.String}}},
 		{"SELECT * FROM t JOIN u USING (a)", []planner.Column{{Name: "a", Type: coldata.Int64}, {Name: "b", Type: coldata.String}, {Name: "c", Type: coldata.Float64}, {Name: "d", Type: coldata.Bool}, {Name: "x", Type: coldata.String}}},
 		{"SELECT a FROM t ORDER BY c", []planner.Column{{Name: "a", Type: coldata.Int64}}},

@@ -48,15 +48,16 @@ func (f *Format) null() string {
 	return "NULL"
 }
 
-// cell renders row i of column a as text, NULL as "" with ok=false.
-func cell(a arrow.Array, i int) (string, bool) {
+// cell renders row i of column c of rec as text, NULL as "" with ok=false.
+func cell(rec arrow.Record, c, i int) (string, bool) {
+	a := rec.Column(c)
 	if a.IsNull(i) {
 		return "", false
 	}
 	// A string points into the record's memory, which may be page-locked
 	// result memory reused once the record is released; table mode keeps
 	// cells past that.
-	return strings.Clone(fileio.FormatValue(a, i)), true
+	return strings.Clone(fileio.FormatFieldValue(rec.Schema().Field(c), a, i)), true
 }
 
 func numeric(t arrow.DataType) bool {
@@ -134,7 +135,7 @@ func (f *Format) writeGrid(w *bufio.Writer, rdr array.RecordReader) (int64, erro
 		for r := 0; r < int(rec.NumRows()); r++ {
 			row := make([]string, ncol)
 			for c := 0; c < ncol; c++ {
-				s, ok := cell(rec.Column(c), r)
+				s, ok := cell(rec, c, r)
 				if !ok {
 					s = f.null()
 				}
@@ -233,7 +234,7 @@ func (f *Format) writeDelimited(w *bufio.Writer, rdr array.RecordReader) (int64,
 				if c > 0 {
 					w.WriteString(sep)
 				}
-				s, ok := cell(rec.Column(c), r)
+				s, ok := cell(rec, c, r)
 				switch {
 				case !ok:
 					w.WriteString(f.null())
@@ -298,7 +299,7 @@ func (f *Format) writeJSON(w *bufio.Writer, rdr array.RecordReader) (int64, erro
 				jsonString(w, fields[c].Name)
 				w.WriteString(":")
 				col := rec.Column(c)
-				s, ok := cell(col, r)
+				s, ok := cell(rec, c, r)
 				switch {
 				case !ok:
 					w.WriteString("null")
@@ -349,7 +350,7 @@ func (f *Format) writeLines(w *bufio.Writer, rdr array.RecordReader) (int64, err
 				w.WriteString("\n")
 			}
 			for c := 0; c < int(rec.NumCols()); c++ {
-				s, ok := cell(rec.Column(c), r)
+				s, ok := cell(rec, c, r)
 				if !ok {
 					s = f.null()
 				}

@@ -777,13 +777,13 @@ func parseTypeWords(src string, words []token) (coldata.Type, int) {
 	for k, w := range words {
 		if w.typ == '(' {
 			// Arguments follow the name; only a DECIMAL's precision and
-			// scale change the type.
+			// scale and a DATETIME's fractional digits change the type.
 			if k == 0 {
 				break
 			}
 			if n == k {
 				n = k + 1
-				if best.IsDecimal() {
+				if best.IsDecimal() || best == coldata.Timestamp {
 					t, ok := coldata.ParseType(strings.Join(name, " ") + w.text(src))
 					if !ok {
 						return coldata.Null, 0

@@ -546,6 +546,10 @@ func (r *rewriter) castName(typ []token) (string, string, *Error) {
 	if ct.IsDecimal() {
 		return "cast_to_decimal", fmt.Sprintf(", %d, %d", ct.Precision(), ct.Scale()), nil
 	}
+	if fsp := ct.Fsp(); fsp >= 0 {
+		// DATETIME(n): the precision follows the value.
+		return "cast_to_timestamp", fmt.Sprintf(", %d", fsp), nil
+	}
 	switch ct {
 	case coldata.Bool:
 		return "cast_to_boolean", "", nil

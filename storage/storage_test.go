@@ -680,3 +680,48 @@ func TestLazyColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestDatetimePrecisionRoundTrip: a DATETIME(3) column keeps its declared
+// precision through the schema metadata (the column type and the Arrow
+// field the scan reads it from), beside a plain TIMESTAMP column, which a
+// database written before DATETIME(n) existed holds.
+func TestDatetimePrecisionRoundTrip(t *testing.T) {
+	cols := []catalog.Column{{Name: "a", Type: coldata.TimestampOf(3)}, {Name: "b", Type: coldata.Timestamp}, {Name: "c", Type: coldata.TimestampOf(0)}}
+	n := 3
+	bs := []*coldata.Builder{coldata.NewBuilder(cols[0].Type, n), coldata.NewBuilder(cols[1].Type, n), coldata.NewBuilder(cols[2].Type, n)}
+	vecs := make([]*coldata.Vec, len(bs))
+	for i, b := range bs {
+		for r := 0; r < n; r++ {
+			b.AppendInt(int64(r) * 1_000_000)
+		}
+		vecs[i] = b.Finish()
+	}
+	rec := coldata.BatchToRecord(catalog.Schema(cols), &coldata.Batch{Cols: vecs, Len: n})
+	dir := filepath.Join(t.TempDir(), "db")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(nil, &catalog.Table{Name: "t", Columns: cols, Records: []arrow.Record{rec}, Rows: int64(n)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tables := s.Tables()
+	if len(tables) != 1 {
+		t.Fatalf("loaded %d tables", len(tables))
+	}
+	for i, c := range tables[0].Columns {
+		if c.Type != cols[i].Type {
+			t.Errorf("column %s: type %s, want %s", c.Name, c.Type, cols[i].Type)
+		}
+		if got, err := coldata.FieldType(tables[0].Records[0].Schema().Field(i)); err != nil || got != cols[i].Type {
+			t.Errorf("column %s: field type %s (%v), want %s", c.Name, got, err, cols[i].Type)
+		}
+	}
+}

@@ -354,7 +354,7 @@ func (r *Runner) collect(ctx context.Context, query, types string) ([][]string, 
 		for i := 0; i < int(rec.NumRows()); i++ {
 			row := make([]string, len(types))
 			for c := range row {
-				v, err := r.format(rec.Column(c), i, types[c])
+				v, err := r.format(rec.Schema().Field(c), rec.Column(c), i, types[c])
 				if err != nil {
 					return nil, fmt.Errorf("row %d column %d: %w", len(rows)+1, c+1, err)
 				}
@@ -369,10 +369,20 @@ func (r *Runner) collect(ctx context.Context, query, types string) ([][]string, 
 	return rows, nil
 }
 
-// format is FormatValue, or FormatSQLiteValue with SQLiteTypes set.
-func (r *Runner) format(col arrow.Array, i int, typ byte) (string, error) {
+// format is FormatFieldValue, or FormatSQLiteValue with SQLiteTypes set.
+func (r *Runner) format(f arrow.Field, col arrow.Array, i int, typ byte) (string, error) {
 	if r.SQLiteTypes {
 		return FormatSQLiteValue(col, i, typ)
+	}
+	return FormatFieldValue(f, col, i, typ)
+}
+
+// FormatFieldValue is FormatValue for a column of field f: a DATETIME(n)
+// column prints exactly n digits of a second (fileio.FormatFieldValue).
+func FormatFieldValue(f arrow.Field, col arrow.Array, i int, typ byte) (string, error) {
+	if _, ok := col.(*array.Timestamp); ok && i >= 0 && i < col.Len() && !col.IsNull(i) {
+		s := fileio.FormatFieldValue(f, col, i)
+		return formatText(s, typ, fmt.Errorf("type mismatch: %s value %s in a %c column", col.DataType(), s, typ))
 	}
 	return FormatValue(col, i, typ)
 }

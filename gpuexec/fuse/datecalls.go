@@ -2,6 +2,7 @@ package fuse
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -123,7 +124,7 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 			mode = args[1].c
 		}
 		d := micros(args[0], at(0))
-		if at(0) == coldata.Timestamp || name == "week" {
+		if at(0).IsTimestamp() || name == "week" {
 			d = fmt.Sprintf("dt_days(%s)", d)
 		} else {
 			d = args[0].c
@@ -167,7 +168,7 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 	case "date_add_months":
 		r, ok := g.tmp(), g.tmp()
 		fn := "dt_add_months"
-		if at(0) == coldata.Timestamp {
+		if at(0).IsTimestamp() {
 			fn = "dt_add_months_ts"
 		}
 		g.emit("int64_t %s = 0; bool %s = %s(%s, %s, &%s);", r, ok, fn, args[0].c, args[1].c, r)
@@ -211,15 +212,18 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 // what is not a date becomes NULL, or, for the strict literal forms, sends
 // the batch to the CPU, which reports the error.
 func (g *gen) toTemporal(name string, to coldata.Type, a *val, from coldata.Type) (*val, error) {
-	ts := to == coldata.Timestamp
+	ts := to.IsTimestamp()
+	if from == to || (from.IsTimestamp() && to == coldata.Timestamp) {
+		return a, nil // DATETIME(n) to TIMESTAMP only retypes
+	}
 	r, ok := g.tmp(), g.tmp()
 	g.emit("int64_t %s = 0; bool %s = true;", r, ok)
 	switch {
-	case from == to:
-		return a, nil
+	case from.IsTimestamp() && ts:
+		g.emit("%s = %s;", r, a.c)
 	case from == coldata.Date:
 		g.emit("%s = %s * DT_US_DAY;", r, a.c)
-	case from == coldata.Timestamp:
+	case from.IsTimestamp():
 		g.emit("%s = dt_days(%s);", r, a.c)
 	case a.kind == kSV || a.kind == kRope || a.kind == kGen:
 		g.emit("%s = dt_parse(%s, %v, &%s);", ok, g.asSV(a).c, ts, r)
@@ -229,6 +233,10 @@ func (g *gen) toTemporal(name string, to coldata.Type, a *val, from coldata.Type
 		g.emit("%s = dt_from_number(double_to_int(%s), %v, &%s);", ok, a.c, ts, r)
 	default:
 		g.emit("%s = false;", ok)
+	}
+	if fsp := to.Fsp(); fsp >= 0 && fsp < 6 {
+		// DATETIME(fsp): round as datetime.RoundFsp does.
+		g.emit("if (%s) %s = dt_round_fsp(%s, %d, &%s);", ok, r, r, fsp, ok)
 	}
 	if strings.HasSuffix(name, "_literal") {
 		g.emit("if (!%s && !%s && err == 0) err = GSQL_ERR_FALLBACK;", nullFlag(a), ok)
@@ -241,7 +249,7 @@ func (g *gen) toTemporal(name string, to coldata.Type, a *val, from coldata.Type
 // fromTemporal is CAST of a DATE or TIMESTAMP to BIGINT, DOUBLE, BOOLEAN or
 // VARCHAR.
 func (g *gen) fromTemporal(name string, a *val, from coldata.Type) (*val, error) {
-	ts := from == coldata.Timestamp
+	ts := from.IsTimestamp()
 	num := fmt.Sprintf("dt_to_number(%s, %v)", a.c, ts)
 	switch name {
 	case "cast_to_bigint":
@@ -255,6 +263,15 @@ func (g *gen) fromTemporal(name string, a *val, from coldata.Type) (*val, error)
 		if !ts {
 			return &val{kind: kGen, null: a.null, size: "10",
 				write: func(dst string) string { return fmt.Sprintf("dt_date_write(%s, %s);", v, dst) }}, nil
+		}
+		if fsp := from.Fsp(); fsp >= 0 {
+			// DATETIME(fsp) prints exactly fsp digits.
+			size := 19
+			if fsp > 0 {
+				size += fsp + 1
+			}
+			return &val{kind: kGen, null: a.null, size: strconv.Itoa(size),
+				write: func(dst string) string { return fmt.Sprintf("dt_ts_write_n(%s, %d, %s);", v, fsp, dst) }}, nil
 		}
 		return &val{kind: kGen, null: a.null, size: fmt.Sprintf("dt_ts_text_len(%s)", v),
 			write: func(dst string) string { return fmt.Sprintf("dt_ts_write(%s, %s);", v, dst) }}, nil

@@ -110,6 +110,18 @@ func (g *gen) decCall(name string, c *expr.Call, args []*val) (*val, error) {
 		g.emit("bool %s = %s || %s == 0;", null, g.nullOf(args), b.c)
 		fn := map[string]string{"/": "dec_div", "%": "dec_mod"}[name]
 		return g.decResult(rt, null, fmt.Sprintf("%s(%s, %s, %s, %s, %s, %s, %%s)", fn, a.c, a.sc, b.c, b.sc, s, p)), nil
+	case "div":
+		if !bothDec {
+			break
+		}
+		// Exact, truncated toward zero (expr.decimalIntDiv); outside
+		// BIGINT the CPU raises the error.
+		a, b := args[0], args[1]
+		null, r := g.tmp(), g.tmp()
+		g.emit("bool %s = %s || %s == 0;", null, g.nullOf(args), b.c)
+		g.emit("int64_t %s = 0;", r)
+		g.emit("if (!%s && !dec_intdiv(%s, %s, %s, %s, &%s) && err == 0) err = GSQL_ERR_DECIMAL;", null, a.c, a.sc, b.c, b.sc, r)
+		return &val{kind: kInt, c: r, null: null}, nil
 	case "neg":
 		if args[0].kind != kDec || !rt.IsDecimal() {
 			break

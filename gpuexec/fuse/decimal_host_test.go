@@ -67,6 +67,9 @@ func TestDecimalOverflowAndFallbackCodes(t *testing.T) {
 		{"add", big, []string{"99999999999999999999999999999999999999"}, bld.Call("+", col, col), codeDecimal, false},
 		{"narrow", big, []string{"12", "123456"}, bld.Cast(col, coldata.DecimalOf(4, 1)), codeDecimal, false},
 		{"bigint", big, []string{"9223372036854775808"}, bld.Call("cast_to_bigint", col), codeDecimal, false},
+		// An exact DIV whose quotient leaves BIGINT; one that just fits.
+		{"div", big, []string{"18446744073709551616"}, bld.Call("div", col, fusetest.Lit(2)), codeDecimal, false},
+		{"div fits", big, []string{"18446744073709551615"}, bld.Call("div", col, fusetest.Lit(2)), 0, false},
 		// Exact text the device does not parse (an exponent), and a
 		// DOUBLE at a rounding tie: the CPU decides.
 		{"exponent", big, []string{"1"}, bld.Cast(fusetest.Lit("1e3"), coldata.DecimalOf(6, 1)), codeFallback, true},

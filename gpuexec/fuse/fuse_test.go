@@ -54,7 +54,7 @@ func TestLiteralsShareKernels(t *testing.T) {
 
 func TestFunctionKernelsMatchCPU(t *testing.T) {
 	var bld fusetest.Builder
-	cases := append(bld.Cases(), bld.DateCases()...)
+	cases := append(append(bld.Cases(), bld.DateCases()...), bld.FspCases()...)
 	if bld.Err != nil {
 		t.Fatal(bld.Err)
 	}

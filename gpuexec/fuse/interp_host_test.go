@@ -464,3 +464,36 @@ func TestRegistryOnGPU(t *testing.T) {
 		t.Fatalf("registry functions without GPU code:\n%s", strings.Join(missing, "\n"))
 	}
 }
+
+// TestInterpreterDatetimePrecision: DATETIME(n) casts have no interpreter
+// operation yet (the fused kernels have them): each output list either
+// lowers and matches the CPU or is ErrNotFusable, never a wrong program.
+func TestInterpreterDatetimePrecision(t *testing.T) {
+	var bld fusetest.Builder
+	cases := bld.FspCases()
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	// Functions over a DATETIME(n) column read it through a retyping
+	// cast, which the interpreter does take.
+	ts3 := coldata.TimestampOf(3)
+	col := &expr.ColumnRef{Index: 0, Name: "ts3", T: ts3}
+	hour := bld.Call("hour", col)
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	it := fuse.Interpreter()
+	if _, err := it.Lower([]coldata.Type{ts3}, nil, []expr.Expr{hour, col}); err != nil {
+		t.Fatalf("HOUR of a DATETIME(3) column: %v", err)
+	}
+	b := fusetest.Batch(500, 23)
+	for i, outs := range cases {
+		if _, err := it.Lower(fusetest.Types, nil, outs); err != nil {
+			if !errors.Is(err, fuse.ErrNotFusable) {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			continue
+		}
+		checkInterp(t, b, nil, outs)
+	}
+}

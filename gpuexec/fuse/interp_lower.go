@@ -338,9 +338,18 @@ func (lw *lowering) literal(l *expr.Literal) (int32, error) {
 func (lw *lowering) call(c *expr.Call) (int32, error) {
 	// Argument types as the operation expects them: a NULL literal takes
 	// the type the function wants at its place.
+	if c.Fn.Name == "cast_to_timestamp" && len(c.Args) == 1 && c.T == coldata.Timestamp && c.Args[0].Type().IsTimestamp() {
+		return lw.expr(c.Args[0]) // DATETIME(n) to TIMESTAMP only retypes
+	}
 	types := make([]coldata.Type, len(c.Args))
 	for i, a := range c.Args {
 		types[i] = a.Type()
+		if types[i].Fsp() >= 0 {
+			return 0, fmt.Errorf("%w: %s over %s (the interpreter has no DATETIME precision)", ErrNotFusable, strings.ToUpper(c.Fn.Name), types[i])
+		}
+	}
+	if c.T.Fsp() >= 0 {
+		return 0, fmt.Errorf("%w: %s to %s (the interpreter has no DATETIME precision)", ErrNotFusable, strings.ToUpper(c.Fn.Name), c.T)
 	}
 	if _, want, err := c.Fn.Check(types); err == nil && len(want) == len(types) {
 		for i, a := range c.Args {

@@ -320,7 +320,8 @@ func (b *Builder) DecimalCases() [][]expr.Expr {
 	c := b.Call
 	return [][]expr.Expr{
 		{d, big, c("+", d, d), c("-", d, Lit(1)), c("*", d, d), c("/", d, Lit(3)), c("%", d, Lit(7)), c("neg", d), c("/", d, x), c("%", d, x),
-			c("*", d, DecLit("0.05")), c("-", DecLit("1"), c("*", d, DecLit("0.01")))},
+			c("*", d, DecLit("0.05")), c("-", DecLit("1"), c("*", d, DecLit("0.01"))),
+			c("div", d, Lit(3)), c("div", d, big), c("div", d, DecLit("0.3")), c("div", x, DecLit("2.5"))},
 		{c("+", big, big), c("-", big, d), c("*", big, Lit(3)), c("/", d, DecLit("7.5")), c("%", big, d), c("neg", big), c("/", Lit(1), big)},
 		{c(">", d, Lit(150)), c("=", d, DecLit("1.50")), c("<", big, d), c(">=", d, x), c("in", d, DecLit("0.05"), DecLit("0.25"), Lit(1)),
 			c("<=>", d, big), c("and", c(">=", d, DecLit("-0.05")), c("<=", d, DecLit("0.25"))), c("<", d, f)},
@@ -331,9 +332,35 @@ func (b *Builder) DecimalCases() [][]expr.Expr {
 			b.Cast(Lit(" -12.345x"), coldata.DecimalOf(6, 2)), b.Cast(Lit("+.5"), coldata.DecimalOf(3, 1))},
 		{c("abs", d), c("abs", big), c("sign", d), c("sign", big), c("round", d), c("round", d, Lit(1)), c("round", d, Lit(-2)), c("round", big, Lit(3)),
 			c("truncate", d, Lit(1)), c("truncate", big, Lit(-3)), c("floor", d), c("ceil", d), c("floor", big), c("ceil", big), c("round", d, x)},
+		// MySQL's exact values (issue 38): integer division and decimal
+		// literals are DECIMAL, ROUND/TRUNCATE keep D digits of scale, and a
+		// quotient computed wide is rounded to its declared type (the
+		// binder's form of 1/3*3); their text.
+		{c("/", x, Lit(7)), c("/", Lit(1), x), c("+", d, DecLit("0.1")), c("*", d, DecLit("1.1")), c("cast_to_varchar", c("/", d, Lit(3))),
+			c("concat", c("/", x, Lit(3)), Lit("|")), c("round", c("/", x, Lit(3)), Lit(6)), c("truncate", d, Lit(5)), c("round", DecLit("2.5"), Lit(3)),
+			b.Cast(c("*", c("/", b.Cast(x, coldata.DecimalOf(28, 5)), Lit(3)), Lit(3)), coldata.DecimalOf(24, 4))},
 		{c("greatest", d, Lit(1), DecLit("0.5")), c("least", d, big), c("coalesce", d, Lit(0)), c("ifnull", big, d), c("if", Col(B), d, big),
 			c("nullif", d, Lit(0)), c("nullif", d, big), c("nullif", d, Lit(2.5)), c("case", c(">", d, Lit(0)), d, c("neg", d)),
 			c("case", c(">", d, Lit(0)), d), c("case", Col(B), big)},
+	}
+}
+
+// FspCases are output lists over DATETIME(n): casts to each precision
+// (rounding half up, across midnight and the year's end), from DATE and
+// text, and the text of the results with exactly n digits.
+func (b *Builder) FspCases() [][]expr.Expr {
+	d, ts, ds := Col(D), Col(TS), Col(DS)
+	c := b.Call
+	var casts, texts []expr.Expr
+	for fsp := 0; fsp <= 6; fsp++ {
+		t := coldata.TimestampOf(fsp)
+		casts = append(casts, b.Cast(ts, t))
+		texts = append(texts, c("cast_to_varchar", b.Cast(ts, t)))
+	}
+	return [][]expr.Expr{casts, texts,
+		{b.Cast(d, coldata.TimestampOf(6)), c("cast_to_varchar", b.Cast(d, coldata.TimestampOf(3))), b.Cast(ds, coldata.TimestampOf(1)),
+			c("concat", b.Cast(ds, coldata.TimestampOf(0)), Lit("|")), c("hour", b.Cast(ts, coldata.TimestampOf(0))),
+			b.Cast(b.Cast(ts, coldata.TimestampOf(2)), coldata.Date)},
 	}
 }
 

@@ -480,7 +480,9 @@ GSQL_DEV int32_t dt_ts_text_len(int64_t t) {
   return 19 + (f ? f + 1 : 0);
 }
 
-GSQL_DEV void dt_ts_write(int64_t t, char* dst) {
+// dt_ts_write_n writes t with f (0-6) digits of a second (none for 0), as
+// a DATETIME(f) prints; 19 + (f ? f + 1 : 0) bytes.
+GSQL_DEV void dt_ts_write_n(int64_t t, int32_t f, char* dst) {
   int64_t z = dt_days(t), us = t - z * DT_US_DAY;
   dt_date_write(z, dst);
   dst[10] = ' ';
@@ -489,13 +491,25 @@ GSQL_DEV void dt_ts_write(int64_t t, char* dst) {
   dt_put(dst + 14, us / DT_US_MIN % 60, 2);
   dst[16] = ':';
   dt_put(dst + 17, us / DT_US_SEC % 60, 2);
-  int32_t f = dt_frac_digits(t);
   if (f) {
     int64_t frac = us % DT_US_SEC;
     for (int32_t k = f; k < 6; k++) frac /= 10;
     dst[19] = '.';
     dt_put(dst + 20, frac, f);
   }
+}
+
+GSQL_DEV void dt_ts_write(int64_t t, char* dst) { dt_ts_write_n(t, dt_frac_digits(t), dst); }
+
+// dt_round_fsp rounds t to f (0-5) digits of a second, half up, as a
+// value stored in a DATETIME(f) (datetime.RoundFsp); *ok turns false when
+// the result leaves the years 1-9999.
+GSQL_INL int64_t dt_round_fsp(int64_t t, int32_t f, bool* ok) {
+  int64_t unit = 1;
+  for (int32_t k = f; k < 6; k++) unit *= 10;
+  int64_t r = dt_floor_div(t + unit / 2, unit) * unit;
+  if (!dt_ts_in_range(r)) *ok = false;
+  return r;
 }
 
 GSQL_DEV SV dt_day_name(int64_t z) {

@@ -172,6 +172,20 @@ GSQL_DEV bool dec_div(dec_t x, int32_t sx, dec_t y, int32_t sy, int32_t sr, int3
   return dec_fit(dec_divround(num, den), p, r);
 }
 
+// dec_intdiv is x DIV y (y != 0): the exact quotient at the common scale,
+// truncated toward zero; false when a step leaves 128 bits or the result
+// leaves BIGINT.
+GSQL_DEV bool dec_intdiv(dec_t x, int32_t sx, dec_t y, int32_t sy, int64_t* r) {
+  int32_t s = sx > sy ? sx : sy;
+  dec_t a, b;
+  if (!dec_rescale(x, sx, s, &a) || !dec_rescale(y, sy, s, &b)) return false;
+  bool half;
+  dec_t q = dec_quo(a, b, &half);
+  if (q > (dec_t)0x7FFFFFFFFFFFFFFFLL || q < -(dec_t)0x7FFFFFFFFFFFFFFFLL - 1) return false;
+  *r = (int64_t)q;
+  return true;
+}
+
 // dec_mod is x - trunc(x/y)*y (y != 0) at the common scale, then sr.
 GSQL_DEV bool dec_mod(dec_t x, int32_t sx, dec_t y, int32_t sy, int32_t sr, int32_t p, dec_t* r) {
   int32_t s = sx > sy ? sx : sy;

@@ -59,6 +59,9 @@ func TestMariaDBClient(t *testing.T) {
 		{"information_schema", `SELECT TABLE_NAME, COUNT(*) AS n FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'gsql' GROUP BY TABLE_NAME`,
 			"TABLE_NAME\tn\npeople\t6\n", ""},
 		{"functions", `SELECT UPPER(name) AS u, LENGTH(name) AS n FROM people WHERE age > 30`, "u\tn\nADA\t3\n", ""},
+		// DATETIME(n) prints exactly n digits over the wire (issue 38).
+		{"fractional seconds", `SELECT CAST(DATE '2024-01-05' AS DATETIME(6)) AS a, CAST('2024-01-05 10:00:00.5' AS DATETIME(0)) AS b, CAST('2024-01-05 10:00:00.1' AS DATETIME(3)) AS c`,
+			"a\tb\tc\n2024-01-05 00:00:00.000000\t2024-01-05 10:00:01\t2024-01-05 10:00:00.100\n", ""},
 		{"unknown table", `SELECT * FROM nope`, "", "ERROR 1146 (42S02)"},
 		{"syntax error", `SELECT FROM WHERE`, "", "ERROR 1064 (42000)"},
 	}

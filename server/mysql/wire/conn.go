@@ -362,7 +362,7 @@ func (c *Conn) writeResult(res Result, binary bool, status uint16) (ok bool, err
 	}
 	var b []byte
 	for i, f := range schema.Fields() {
-		types[i] = typeOf(f.Type)
+		types[i] = typeOf(f)
 		b = columnDef(b[:0], f, types[i])
 		if err := c.pw.writePacket(b); err != nil {
 			return false, err

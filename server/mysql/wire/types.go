@@ -74,14 +74,44 @@ var colTypes = map[arrow.Type]colType{
 // fallbackType is VARCHAR text for Arrow types colTypes does not name.
 var fallbackType = colType{mysql: typeVarString, length: 1 << 24, text: valueStrText, bin: valueStrBin}
 
-func typeOf(dt arrow.DataType) colType {
+func typeOf(f arrow.Field) colType {
+	dt := f.Type
 	if t, ok := colTypes[dt.ID()]; ok {
 		if dec, ok := dt.(*arrow.Decimal128Type); ok {
 			t.length, t.decimals = uint32(dec.Precision)+2, byte(dec.Scale)
 		}
+		if fsp := fieldFsp(f); fsp >= 0 {
+			// DATETIME(n): n decimals, values printed with n digits.
+			t.decimals, t.length = byte(fsp), 19
+			if fsp > 0 {
+				t.length += uint32(fsp) + 1
+			}
+			t.text = func(b []byte, a arrow.Array, i int) []byte {
+				v := timestampMicros(a, i)
+				return withLen(b, func(b []byte) []byte { return datetime.AppendTimestampFsp(b, v, fsp) })
+			}
+		}
 		return t
 	}
 	return fallbackType
+}
+
+// fieldFsp is a DATETIME(n) column's n, which the engine keeps in the
+// Arrow field's metadata under "gsql.fsp" (coldata.ArrowField; the wire
+// protocol does not import the engine), -1 for other columns.
+func fieldFsp(f arrow.Field) int {
+	if f.Type.ID() != arrow.TIMESTAMP {
+		return -1
+	}
+	i := f.Metadata.FindKey("gsql.fsp")
+	if i < 0 {
+		return -1
+	}
+	n, err := strconv.Atoi(f.Metadata.Values()[i])
+	if err != nil || n < 0 || n > 6 {
+		return -1
+	}
+	return n
 }
 
 func (t colType) charset() uint16 {
