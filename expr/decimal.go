@@ -813,6 +813,14 @@ func castDecimal(v *coldata.Vec, t coldata.Type, rows int) (*coldata.Vec, error)
 		return &out, nil
 	}
 	out := coldata.NewVec(t, rows)
+	if src == coldata.Int64 && s == 0 && p >= 19 {
+		// Every BIGINT fits DECIMAL(19,0) and wider: the words are the
+		// value sign-extended (AVG of an integer column casts each row).
+		for i, x := range v.Ints[:rows] {
+			out.Decs[i] = decimal.FromInt64(x)
+		}
+		return withNulls(out, v, rows), nil
+	}
 	for i := 0; i < rows; i++ {
 		if !validAt(v.Nulls, i) {
 			continue
