@@ -3,21 +3,42 @@ package planner
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Explain renders a plan as indented lines, one operator per line with the
-// device it runs on.
-func Explain(n Node) []string {
+// device it runs on. An operator's description past describeMax bytes is
+// cut (an IN list of thousands of literals is read by nobody).
+func Explain(n Node) []string { return explainLines(n, describeMax) }
+
+// describeMax bounds an operator's description in EXPLAIN.
+const describeMax = 1000
+
+// explainLines is Explain with descriptions cut at limit bytes (0: whole).
+func explainLines(n Node, limit int) []string {
 	var lines []string
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
-		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), n.describe(), placement(n)))
+		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), clip(n.describe(), limit), placement(n)))
 		for _, in := range n.Inputs() {
 			walk(in, depth+1)
 		}
 	}
 	walk(n, 0)
 	return lines
+}
+
+// clip cuts s to limit bytes (at a rune boundary), saying how much it left
+// out; limit 0 keeps s whole.
+func clip(s string, limit int) string {
+	if limit <= 0 || len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d more bytes)", s[:cut], len(s)-cut)
 }
 
 // ExplainAnalyze renders an executed plan: Explain's lines, each followed
@@ -27,7 +48,7 @@ func ExplainAnalyze(n Node, stats func(Node) string) []string {
 	var lines []string
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
-		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), n.describe(), placement(n))+stats(n))
+		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), clip(n.describe(), describeMax), placement(n))+stats(n))
 		for _, in := range n.Inputs() {
 			walk(in, depth+1)
 		}

@@ -300,7 +300,7 @@ func runRules(n Node, o RuleOptions, placement, host bool) (Node, error) {
 }
 
 // fingerprint is a plan's EXPLAIN text: what "changed the plan" means.
-func fingerprint(n Node) string { return strings.Join(Explain(n), "\n") }
+func fingerprint(n Node) string { return strings.Join(explainLines(n, 0), "\n") }
 
 // mapInputs rewrites every input of n with f.
 func mapInputs(n Node, f func(Node) (Node, error)) (Node, error) {
