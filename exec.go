@@ -138,7 +138,7 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool) (array.Re
 	if err != nil {
 		return nil, err
 	}
-	rdr := newOpReader(ctx, schemaOf(n.Columns()), built.Root)
+	rdr := newOpReader(ctx, schemaOf(n), built.Root)
 	rdr.ranOn = "cpu"
 	rdr.collect = !db.opts.NoQueryGC
 	switch {
@@ -202,14 +202,27 @@ func (db *DB) collect(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	return n.Columns(), batches, err
 }
 
-func schemaOf(cols []planner.Column) *arrow.Schema {
+// schemaOf is the Arrow schema of n's result.
+func schemaOf(n planner.Node) *arrow.Schema {
+	cols := n.Columns()
+	origins := planner.Origins(n)
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		t := c.Type
 		if t == coldata.Null {
 			t = coldata.String
 		}
-		fields[i] = arrow.Field{Name: c.Name, Type: coldata.ArrowType(t), Nullable: true}
+		f := arrow.Field{Name: c.Name, Type: coldata.ArrowType(t), Nullable: true}
+		if o := origins[i]; o.Table != nil {
+			f.Nullable = !o.NotNull()
+			keys := []string{FieldTable, FieldOrgTable, FieldColumn}
+			vals := []string{o.Alias, o.Table.Name, o.Table.Columns[o.Col].Name}
+			if role := o.KeyRole(); role != "" {
+				keys, vals = append(keys, FieldKey), append(vals, role)
+			}
+			f.Metadata = arrow.NewMetadata(keys, vals)
+		}
+		fields[i] = f
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -697,5 +710,5 @@ func (db *DB) ResultSchema(ctx context.Context, text string, args ...any) (*arro
 	if err != nil {
 		return nil, err
 	}
-	return schemaOf(n.Columns()), nil
+	return schemaOf(n), nil
 }
