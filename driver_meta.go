@@ -12,14 +12,16 @@ import (
 // Result field metadata: a column that comes unchanged from a table says
 // which (FieldTable: its name as the query gave it; FieldOrgTable: the
 // table's own), the column's name in the table, and its part in the
-// table's keys (planner.Origin.KeyRole: PRI, UNI, MUL or PART). A NOT NULL
-// table column is a field that is not Nullable. The MySQL wire turns them
+// table's keys (planner.Origin.KeyRole: PRI, UNI, MUL or PART), and
+// FieldNotNull "1" when the table declares it NOT NULL; then the field is
+// not Nullable either, unless an outer join may give it NULLs. The MySQL wire turns them
 // into column definition flags (server/mysql/wire reads the same names).
 const (
 	FieldTable    = "gsql.table"
 	FieldOrgTable = "gsql.org_table"
 	FieldColumn   = "gsql.column"
 	FieldKey      = "gsql.key"
+	FieldNotNull  = "gsql.not_null"
 )
 
 // driverType is how the database/sql driver describes one Arrow result

@@ -220,6 +220,9 @@ func schemaOf(n planner.Node) *arrow.Schema {
 			if role := o.KeyRole(); role != "" {
 				keys, vals = append(keys, FieldKey), append(vals, role)
 			}
+			if o.Table.Columns[o.Col].NotNull {
+				keys, vals = append(keys, FieldNotNull), append(vals, "1")
+			}
 			f.Metadata = arrow.NewMetadata(keys, vals)
 		}
 		fields[i] = f
