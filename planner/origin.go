@@ -21,6 +21,9 @@ type Origin struct {
 	// OuterNull is set when an outer join may put NULL where the table
 	// has none.
 	OuterNull bool
+	// scan is the table's occurrence in the query (a self-join reads
+	// one table twice).
+	scan *Scan
 }
 
 // NotNull reports whether the column's values can never be NULL.
@@ -76,7 +79,7 @@ func Origins(n Node) []Origin {
 			if alias == "" {
 				alias = x.Table.Name
 			}
-			out[i] = Origin{Table: x.Table, Alias: alias, Col: c, Indexes: x.Indexes}
+			out[i] = Origin{Table: x.Table, Alias: alias, Col: c, Indexes: x.Indexes, scan: x}
 		}
 	case *Filter, *Sort, *Limit, *Distinct, *Transfer, *CTERef:
 		copy(out, Origins(n.Inputs()[0]))
@@ -125,4 +128,60 @@ func joinOrigins(out []Origin, kind opspec.JoinKind, left, right Node) {
 		o.OuterNull = kind == opspec.LeftJoin
 		out[len(l)+i] = o
 	}
+}
+
+// uniqueKeys are the column sets whose values identify one row of o's
+// table: the primary key, and UNIQUE keys and indexes whose columns are
+// all NOT NULL (a UNIQUE key lets NULLs repeat).
+func (o Origin) uniqueKeys() [][]int {
+	var keys [][]int
+	notNull := func(cols []int) bool {
+		for _, c := range cols {
+			if !o.Table.Columns[c].NotNull {
+				return false
+			}
+		}
+		return true
+	}
+	for _, k := range o.Table.Keys {
+		if k.Primary || notNull(k.Cols) {
+			keys = append(keys, k.Cols)
+		}
+	}
+	for _, ix := range o.Indexes {
+		if ix.Unique && notNull(ix.Cols) {
+			keys = append(keys, ix.Cols)
+		}
+	}
+	return keys
+}
+
+// dependsOn reports whether the column with origin o is functionally
+// dependent on the grouped columns (their origins): MySQL 8's rule that
+// a grouped PRIMARY KEY or UNIQUE NOT NULL key of a table determines its
+// other columns, in the same occurrence of the table.
+func (o Origin) dependsOn(grouped []Origin) bool {
+	if o.Table == nil {
+		return false
+	}
+	for _, key := range o.uniqueKeys() {
+		all := true
+		for _, kc := range key {
+			found := false
+			for _, g := range grouped {
+				if g.scan == o.scan && g.Col == kc {
+					found = true
+					break
+				}
+			}
+			if !found {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
