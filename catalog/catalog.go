@@ -507,28 +507,36 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 // version): rows checked against the unique keys of that snapshot are
 // appended only to it, else the statement fails with ErrConflict.
 func (c *Catalog) AppendAt(name string, version uint64, b *coldata.Batch) error {
+	_, err := c.AppendVersion(name, version, b)
+	return err
+}
+
+// AppendVersion is AppendAt that also returns the table's version after
+// the append (version itself when b has no rows), so that a caller can
+// keep state about exactly that snapshot.
+func (c *Catalog) AppendVersion(name string, version uint64, b *coldata.Batch) (uint64, error) {
 	if b.Len == 0 {
-		return nil
+		return version, nil
 	}
 	c.mu.Lock()
 	t, ok := c.tables[key(name)]
 	if !ok {
 		c.mu.Unlock()
-		return &ObjectError{Table: name}
+		return 0, &ObjectError{Table: name}
 	}
 	if version != 0 && t.Version != version {
 		c.mu.Unlock()
-		return fmt.Errorf("%s: %w", name, ErrConflict)
+		return 0, fmt.Errorf("%s: %w", name, ErrConflict)
 	}
 	if len(b.Cols) != len(t.Columns) {
 		c.mu.Unlock()
-		return fmt.Errorf("insert into %s: %d columns for %d", name, len(b.Cols), len(t.Columns))
+		return 0, fmt.Errorf("insert into %s: %d columns for %d", name, len(b.Cols), len(t.Columns))
 	}
 	// Checked here: building the record would panic with the lock held.
 	for i, v := range b.Cols {
 		if v.Type != t.Columns[i].Type || v.Len != b.Len {
 			c.mu.Unlock()
-			return fmt.Errorf("insert into %s: column %s: %d %s values for %d %s rows", name, t.Columns[i].Name, v.Len, v.Type, b.Len, t.Columns[i].Type)
+			return 0, fmt.Errorf("insert into %s: column %s: %d %s values for %d %s rows", name, t.Columns[i].Name, v.Len, v.Type, b.Len, t.Columns[i].Type)
 		}
 	}
 	schema := t.Schema()
@@ -547,7 +555,7 @@ func (c *Catalog) AppendAt(name string, version uint64, b *coldata.Batch) error 
 		newRec.Release()
 		if err != nil {
 			c.mu.Unlock()
-			return fmt.Errorf("insert into %s: %w", name, err)
+			return 0, fmt.Errorf("insert into %s: %w", name, err)
 		}
 		// The old last record stays referenced by older snapshots; the new
 		// snapshot owns merged instead.
@@ -566,13 +574,13 @@ func (c *Catalog) AppendAt(name string, version uint64, b *coldata.Batch) error 
 	nt := &Table{Name: t.Name, Columns: t.Columns, Keys: t.Keys, Records: recs, Zones: zones, Rows: t.Rows + int64(b.Len), Version: c.version + 1, conv: newConvCache()}
 	if err := c.commitLocked(t, nt); err != nil {
 		c.mu.Unlock()
-		return fmt.Errorf("insert into %s: %w", name, err)
+		return 0, fmt.Errorf("insert into %s: %w", name, err)
 	}
 	c.version++
 	c.tables[key(name)] = nt
 	c.mu.Unlock()
 	c.notify(t.Name)
-	return nil
+	return nt.Version, nil
 }
 
 func mergeRecords(schema *arrow.Schema, a, b arrow.Record) (arrow.Record, error) {
