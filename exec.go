@@ -560,12 +560,22 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 	}
 	var total int64
 	var out []*coldata.Batch
+	var nullWarnings []nullWarning
 	for _, b := range src {
 		full := make([]*coldata.Vec, len(t.Columns))
 		for i, ci := range target {
-			v, err := convertColumn(b.Cols[i], t.Columns[ci], int(total))
+			col := t.Columns[ci]
+			_, hasDefault := catalog.ImplicitDefault(col.Type)
+			ignoreNull := s.Ignore && col.NotNull && hasDefault
+			if ignoreNull {
+				col.NotNull = false // NULLs become the default below
+			}
+			v, err := convertColumn(b.Cols[i], col, int(total))
 			if err != nil {
 				return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+			}
+			if ignoreNull {
+				v, nullWarnings = fillImplicitDefault(v, ci, int(total), nullWarnings)
 			}
 			full[ci] = v
 		}
@@ -584,8 +594,13 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 		return 0, nil, nil
 	}
 	all := coldata.Concat(out, len(t.Columns))
+	warnings := nullWarningList(t, nullWarnings)
 	if keys := db.cat.UniqueKeys(t); len(keys) > 0 {
-		return db.insertKeyed(ctx, t, keys, s, all, dup)
+		n, keyWarnings, err := db.insertKeyed(ctx, t, keys, s, all, dup)
+		if err != nil {
+			return 0, nil, err
+		}
+		return n, append(warnings, keyWarnings...), nil
 	}
 	// The rows the GPU computed extend the table's resident copy when they
 	// are its rows unconverted, every column in order.
@@ -602,7 +617,46 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 	if old != nil {
 		db.adoptResident(t.Name, t.Records, 1, old, &kept)
 	}
-	return total, nil, nil
+	return total, warnings, nil
+}
+
+// nullWarning is a NULL that INSERT IGNORE stored in NOT NULL column col
+// of statement row row (0-based) as the column's implicit default.
+type nullWarning struct{ row, col int }
+
+// fillImplicitDefault replaces v's NULLs with its type's implicit default
+// (catalog.ImplicitDefault), noting each; firstRow numbers v's rows.
+func fillImplicitDefault(v *coldata.Vec, col, firstRow int, notes []nullWarning) (*coldata.Vec, []nullWarning) {
+	if !v.HasNulls() {
+		return v, notes
+	}
+	def, _ := catalog.ImplicitDefault(v.Type)
+	b := coldata.NewBuilder(v.Type, v.Len)
+	for i := 0; i < v.Len; i++ {
+		if v.IsNull(i) {
+			b.AppendValue(def)
+			notes = append(notes, nullWarning{firstRow + i, col})
+			continue
+		}
+		b.AppendFrom(v, i)
+	}
+	return b.Finish(), notes
+}
+
+// nullWarningList is MySQL's warning 1048 for each noted NULL, row by
+// row and left to right, as MySQL stores them.
+func nullWarningList(t *catalog.Table, notes []nullWarning) []Warning {
+	sort.Slice(notes, func(i, j int) bool {
+		if notes[i].row != notes[j].row {
+			return notes[i].row < notes[j].row
+		}
+		return notes[i].col < notes[j].col
+	})
+	var out []Warning
+	for _, n := range notes {
+		out = append(out, Warning{Code: 1048, Msg: fmt.Sprintf("Column '%s' cannot be null", t.Columns[n.col].Name)})
+	}
+	return out
 }
 
 // valuesBatch turns constant rows into a batch, each column of the common

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/errkind"
 )
 
@@ -187,11 +188,32 @@ type NotNullError struct {
 	Row int
 }
 
+// Error is MySQL's text for error 1048 with the row as context.
 func (e *NotNullError) Error() string {
 	if e.Row == 0 {
-		return fmt.Sprintf("column %q cannot be NULL and has no value", e.Column)
+		return fmt.Sprintf("Column '%s' cannot be null (the statement gives it no value)", e.Column)
 	}
-	return fmt.Sprintf("column %q cannot be NULL (row %d)", e.Column, e.Row)
+	return fmt.Sprintf("Column '%s' cannot be null (row %d)", e.Column, e.Row)
+}
+
+// ImplicitDefault is the value MySQL stores for a NULL in a NOT NULL
+// column of type t where it may not fail (INSERT IGNORE): 0, '' or
+// FALSE. ok is false for DATE and TIMESTAMP, whose MySQL default is the
+// zero date that gsql does not have.
+func ImplicitDefault(t coldata.Type) (v any, ok bool) {
+	switch {
+	case t == coldata.Int64:
+		return int64(0), true
+	case t == coldata.Float64:
+		return float64(0), true
+	case t == coldata.Bool:
+		return false, true
+	case t == coldata.String:
+		return "", true
+	case t.IsDecimal():
+		return decimal.Int128{}, true
+	}
+	return nil, false
 }
 
 // ErrorKind implements errkind.Kinded.
