@@ -197,7 +197,7 @@ func (e *NotNullError) Error() string {
 }
 
 // ImplicitDefault is the value MySQL stores for a NULL in a NOT NULL
-// column of type t where it may not fail (INSERT IGNORE): 0, ” or
+// column of type t where it may not fail (INSERT IGNORE): 0, the empty string or
 // FALSE. ok is false for DATE and TIMESTAMP, whose MySQL default is the
 // zero date that gsql does not have.
 func ImplicitDefault(t coldata.Type) (v any, ok bool) {
