@@ -51,12 +51,20 @@ type rowLoc struct {
 // affected-row count as MySQL counts it (1 per row inserted or deleted, 2
 // per row updated, 0 for an update that changes nothing) and warnings.
 func (db *DB) insertKeyed(ctx context.Context, t *catalog.Table, keys []catalog.Key, s *sql.Insert, rows *coldata.Batch, dup *onDup) (int64, []Warning, error) {
-	sets, err := catalog.KeySets(t, keys)
-	if err != nil {
-		return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+	sets := db.keySets.take(t, keys)
+	if sets == nil {
+		var err error
+		if sets, err = catalog.KeySets(t, keys); err != nil {
+			return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+		}
 	}
 	if !s.Replace && dup == nil {
-		return db.insertChecked(t, sets, s.Ignore, rows)
+		n, warnings, version, err := db.insertChecked(t, sets, s.Ignore, rows)
+		if err != nil {
+			return 0, nil, err
+		}
+		db.keySets.put(t.Name, version, keys, sets)
+		return n, warnings, nil
 	}
 	base, err := t.Batches()
 	if err != nil {
@@ -149,8 +157,11 @@ func (db *DB) insertKeyed(ctx context.Context, t *catalog.Table, keys []catalog.
 	return affected, warnings, nil
 }
 
-// insertChecked is a plain INSERT or INSERT IGNORE into a keyed table.
-func (db *DB) insertChecked(t *catalog.Table, sets []*catalog.KeySet, ignore bool, rows *coldata.Batch) (int64, []Warning, error) {
+// insertChecked is a plain INSERT or INSERT IGNORE into a keyed table;
+// it returns the table's version after the append, which sets then
+// describe (row ids are positions in the table, as KeySets numbers them).
+// On an error sets may hold rows that were not appended.
+func (db *DB) insertChecked(t *catalog.Table, sets []*catalog.KeySet, ignore bool, rows *coldata.Batch) (int64, []Warning, uint64, error) {
 	var keep []int
 	var warnings []Warning
 	for r := 0; r < rows.Len; r++ {
@@ -158,7 +169,7 @@ func (db *DB) insertChecked(t *catalog.Table, sets []*catalog.KeySet, ignore boo
 		for _, set := range sets {
 			if _, ok := set.Find(rows, r); ok {
 				if !ignore {
-					return 0, nil, set.Duplicate(rows, r)
+					return 0, nil, 0, set.Duplicate(rows, r)
 				}
 				warnings = append(warnings, Warning{Code: 1062, Msg: set.Duplicate(rows, r).Error()})
 				dup = true
@@ -169,14 +180,18 @@ func (db *DB) insertChecked(t *catalog.Table, sets []*catalog.KeySet, ignore boo
 			continue
 		}
 		for _, set := range sets {
-			set.Put(rows, r, int(t.Rows)+r)
+			set.Put(rows, r, int(t.Rows)+len(keep))
 		}
 		keep = append(keep, r)
 	}
 	if len(keep) < rows.Len {
 		rows = coldata.GatherBatch(rows, keep)
 	}
-	return int64(len(keep)), warnings, db.appendRows(t, rows)
+	version, err := db.cat.AppendVersion(t.Name, t.Version, rows)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	return int64(len(keep)), warnings, version, nil
 }
 
 // appendRows appends rows to snapshot t, provided the table is still at

@@ -48,6 +48,8 @@ func TestErrorKinds(t *testing.T) {
 		{`SELEC 1`, errkind.Syntax, &se},
 		{`SELECT * FROM missing`, errkind.NoSuchTable, &pe},
 		{`SELECT nope FROM e`, errkind.NoSuchColumn, &pe},
+		{`SELECT a, b FROM e GROUP BY a`, errkind.NonGrouped, &pe},
+		{`SELECT * FROM e GROUP BY b`, errkind.NonGrouped, &pe},
 		{`SELECT no_such_function(1)`, errkind.NoSuchFunction, &pe},
 		{`CREATE TABLE e (x BIGINT)`, errkind.TableExists, &oe},
 		{`DROP TABLE missing`, errkind.BadTable, &oe},

@@ -138,7 +138,7 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool) (array.Re
 	if err != nil {
 		return nil, err
 	}
-	rdr := newOpReader(ctx, schemaOf(n.Columns()), built.Root)
+	rdr := newOpReader(ctx, schemaOf(n), built.Root)
 	rdr.ranOn = "cpu"
 	rdr.collect = !db.opts.NoQueryGC
 	switch {
@@ -202,14 +202,32 @@ func (db *DB) collect(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	return n.Columns(), batches, err
 }
 
-func schemaOf(cols []planner.Column) *arrow.Schema {
+// schemaOf is the Arrow schema of n's result.
+func schemaOf(n planner.Node) *arrow.Schema {
+	cols := n.Columns()
+	origins := planner.Origins(n)
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		t := c.Type
 		if t == coldata.Null {
 			t = coldata.String
 		}
-		fields[i] = coldata.ArrowField(c.Name, t, true)
+		f := coldata.ArrowField(c.Name, t, true)
+		if o := origins[i]; o.Table != nil {
+			f.Nullable = !o.NotNull()
+			// After the type's own keys (a DATETIME(n)'s digits).
+			keys, vals := f.Metadata.Keys(), f.Metadata.Values()
+			keys = append(keys, FieldTable, FieldOrgTable, FieldColumn)
+			vals = append(vals, o.Alias, o.Table.Name, o.Table.Columns[o.Col].Name)
+			if role := o.KeyRole(); role != "" {
+				keys, vals = append(keys, FieldKey), append(vals, role)
+			}
+			if o.Table.Columns[o.Col].NotNull {
+				keys, vals = append(keys, FieldNotNull), append(vals, "1")
+			}
+			f.Metadata = arrow.NewMetadata(keys, vals)
+		}
+		fields[i] = f
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -544,12 +562,22 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 	}
 	var total int64
 	var out []*coldata.Batch
+	var nullWarnings []nullWarning
 	for _, b := range src {
 		full := make([]*coldata.Vec, len(t.Columns))
 		for i, ci := range target {
-			v, err := convertColumn(b.Cols[i], t.Columns[ci], int(total))
+			col := t.Columns[ci]
+			_, hasDefault := catalog.ImplicitDefault(col.Type)
+			ignoreNull := s.Ignore && col.NotNull && hasDefault
+			if ignoreNull {
+				col.NotNull = false // NULLs become the default below
+			}
+			v, err := convertColumn(b.Cols[i], col, int(total))
 			if err != nil {
 				return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+			}
+			if ignoreNull {
+				v, nullWarnings = fillImplicitDefault(v, ci, int(total), nullWarnings)
 			}
 			full[ci] = v
 		}
@@ -568,8 +596,13 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 		return 0, nil, nil
 	}
 	all := coldata.Concat(out, len(t.Columns))
+	warnings := nullWarningList(t, nullWarnings)
 	if keys := db.cat.UniqueKeys(t); len(keys) > 0 {
-		return db.insertKeyed(ctx, t, keys, s, all, dup)
+		n, keyWarnings, err := db.insertKeyed(ctx, t, keys, s, all, dup)
+		if err != nil {
+			return 0, nil, err
+		}
+		return n, append(warnings, keyWarnings...), nil
 	}
 	// The rows the GPU computed extend the table's resident copy when they
 	// are its rows unconverted, every column in order.
@@ -586,7 +619,46 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 	if old != nil {
 		db.adoptResident(t.Name, t.Records, 1, old, &kept)
 	}
-	return total, nil, nil
+	return total, warnings, nil
+}
+
+// nullWarning is a NULL that INSERT IGNORE stored in NOT NULL column col
+// of statement row row (0-based) as the column's implicit default.
+type nullWarning struct{ row, col int }
+
+// fillImplicitDefault replaces v's NULLs with its type's implicit default
+// (catalog.ImplicitDefault), noting each; firstRow numbers v's rows.
+func fillImplicitDefault(v *coldata.Vec, col, firstRow int, notes []nullWarning) (*coldata.Vec, []nullWarning) {
+	if !v.HasNulls() {
+		return v, notes
+	}
+	def, _ := catalog.ImplicitDefault(v.Type)
+	b := coldata.NewBuilder(v.Type, v.Len)
+	for i := 0; i < v.Len; i++ {
+		if v.IsNull(i) {
+			b.AppendValue(def)
+			notes = append(notes, nullWarning{firstRow + i, col})
+			continue
+		}
+		b.AppendFrom(v, i)
+	}
+	return b.Finish(), notes
+}
+
+// nullWarningList is MySQL's warning 1048 for each noted NULL, row by
+// row and left to right, as MySQL stores them.
+func nullWarningList(t *catalog.Table, notes []nullWarning) []Warning {
+	sort.Slice(notes, func(i, j int) bool {
+		if notes[i].row != notes[j].row {
+			return notes[i].row < notes[j].row
+		}
+		return notes[i].col < notes[j].col
+	})
+	var out []Warning
+	for _, n := range notes {
+		out = append(out, Warning{Code: 1048, Msg: fmt.Sprintf("Column '%s' cannot be null", t.Columns[n.col].Name)})
+	}
+	return out
 }
 
 // valuesBatch turns constant rows into a batch, each column of the common
@@ -697,5 +769,5 @@ func (db *DB) ResultSchema(ctx context.Context, text string, args ...any) (*arro
 	if err != nil {
 		return nil, err
 	}
-	return schemaOf(n.Columns()), nil
+	return schemaOf(n), nil
 }

@@ -115,6 +115,7 @@ type DB struct {
 	store    *storage.Store // nil for an in-memory database
 	planner  *planner.Planner
 	plans    planCache
+	keySets  keySetCache
 	opts     Options
 	gpuState gpuState
 	// disabledRules is Options.DisabledRules; session is the default

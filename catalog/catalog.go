@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/errkind"
 )
 
@@ -190,11 +191,32 @@ type NotNullError struct {
 	Row int
 }
 
+// Error is MySQL's text for error 1048 with the row as context.
 func (e *NotNullError) Error() string {
 	if e.Row == 0 {
-		return fmt.Sprintf("column %q cannot be NULL and has no value", e.Column)
+		return fmt.Sprintf("Column '%s' cannot be null (the statement gives it no value)", e.Column)
 	}
-	return fmt.Sprintf("column %q cannot be NULL (row %d)", e.Column, e.Row)
+	return fmt.Sprintf("Column '%s' cannot be null (row %d)", e.Column, e.Row)
+}
+
+// ImplicitDefault is the value MySQL stores for a NULL in a NOT NULL
+// column of type t where it may not fail (INSERT IGNORE): 0, the empty string or
+// FALSE. ok is false for DATE and TIMESTAMP, whose MySQL default is the
+// zero date that gsql does not have.
+func ImplicitDefault(t coldata.Type) (v any, ok bool) {
+	switch {
+	case t == coldata.Int64:
+		return int64(0), true
+	case t == coldata.Float64:
+		return float64(0), true
+	case t == coldata.Bool:
+		return false, true
+	case t == coldata.String:
+		return "", true
+	case t.IsDecimal():
+		return decimal.Int128{}, true
+	}
+	return nil, false
 }
 
 // ErrorKind implements errkind.Kinded.
@@ -510,28 +532,36 @@ func (c *Catalog) Append(name string, b *coldata.Batch) error {
 // version): rows checked against the unique keys of that snapshot are
 // appended only to it, else the statement fails with ErrConflict.
 func (c *Catalog) AppendAt(name string, version uint64, b *coldata.Batch) error {
+	_, err := c.AppendVersion(name, version, b)
+	return err
+}
+
+// AppendVersion is AppendAt that also returns the table's version after
+// the append (version itself when b has no rows), so that a caller can
+// keep state about exactly that snapshot.
+func (c *Catalog) AppendVersion(name string, version uint64, b *coldata.Batch) (uint64, error) {
 	if b.Len == 0 {
-		return nil
+		return version, nil
 	}
 	c.mu.Lock()
 	t, ok := c.tables[key(name)]
 	if !ok {
 		c.mu.Unlock()
-		return &ObjectError{Table: name}
+		return 0, &ObjectError{Table: name}
 	}
 	if version != 0 && t.Version != version {
 		c.mu.Unlock()
-		return fmt.Errorf("%s: %w", name, ErrConflict)
+		return 0, fmt.Errorf("%s: %w", name, ErrConflict)
 	}
 	if len(b.Cols) != len(t.Columns) {
 		c.mu.Unlock()
-		return fmt.Errorf("insert into %s: %d columns for %d", name, len(b.Cols), len(t.Columns))
+		return 0, fmt.Errorf("insert into %s: %d columns for %d", name, len(b.Cols), len(t.Columns))
 	}
 	// Checked here: building the record would panic with the lock held.
 	for i, v := range b.Cols {
 		if v.Type != t.Columns[i].Type || v.Len != b.Len {
 			c.mu.Unlock()
-			return fmt.Errorf("insert into %s: column %s: %d %s values for %d %s rows", name, t.Columns[i].Name, v.Len, v.Type, b.Len, t.Columns[i].Type)
+			return 0, fmt.Errorf("insert into %s: column %s: %d %s values for %d %s rows", name, t.Columns[i].Name, v.Len, v.Type, b.Len, t.Columns[i].Type)
 		}
 	}
 	schema := t.Schema()
@@ -550,7 +580,7 @@ func (c *Catalog) AppendAt(name string, version uint64, b *coldata.Batch) error 
 		newRec.Release()
 		if err != nil {
 			c.mu.Unlock()
-			return fmt.Errorf("insert into %s: %w", name, err)
+			return 0, fmt.Errorf("insert into %s: %w", name, err)
 		}
 		// The old last record stays referenced by older snapshots; the new
 		// snapshot owns merged instead.
@@ -569,13 +599,13 @@ func (c *Catalog) AppendAt(name string, version uint64, b *coldata.Batch) error 
 	nt := &Table{Name: t.Name, Columns: t.Columns, Keys: t.Keys, Records: recs, Zones: zones, Rows: t.Rows + int64(b.Len), Version: c.version + 1, conv: newConvCache()}
 	if err := c.commitLocked(t, nt); err != nil {
 		c.mu.Unlock()
-		return fmt.Errorf("insert into %s: %w", name, err)
+		return 0, fmt.Errorf("insert into %s: %w", name, err)
 	}
 	c.version++
 	c.tables[key(name)] = nt
 	c.mu.Unlock()
 	c.notify(t.Name)
-	return nil
+	return nt.Version, nil
 }
 
 func mergeRecords(schema *arrow.Schema, a, b arrow.Record) (arrow.Record, error) {

@@ -243,9 +243,6 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 	for _, se := range s.SelectExprs {
 		switch x := se.(type) {
 		case *sqlparser.StarExpr:
-			if b.agg != nil {
-				return nil, errorf(TypeMismatch, "*", "SELECT * cannot be combined with GROUP BY or aggregates")
-			}
 			qual := x.TableName.Name.String()
 			matched := false
 			for _, c := range sc.cols {
@@ -256,7 +253,15 @@ func (b *binder) planSelect(s *sqlparser.Select) (Node, error) {
 					continue
 				}
 				matched = true
-				exprs = append(exprs, &expr.ColumnRef{Index: c.Index, Name: c.Name, T: c.Type})
+				var e expr.Expr = &expr.ColumnRef{Index: c.Index, Name: c.Name, T: c.Type}
+				if b.agg != nil {
+					// Each column grouped or determined by the grouped
+					// columns, as MySQL 8 accepts.
+					if e, err = b.agg.groupedColumn(e.(*expr.ColumnRef)); err != nil {
+						return nil, err
+					}
+				}
+				exprs = append(exprs, e)
 				out = append(out, Column{Name: c.Name, Type: c.Type})
 			}
 			if qual != "" && !matched {

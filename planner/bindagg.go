@@ -18,6 +18,9 @@ type aggCtx struct {
 	from    *scope
 	node    *Aggregate
 	aliases map[string]expr.Expr // select-list aliases, for HAVING
+	// origins are the input's column origins (nil until a column outside
+	// the keys needs them: functional dependence).
+	origins []Origin
 }
 
 var aggKinds = map[string]opspec.AggKind{
@@ -122,9 +125,52 @@ func (a *aggCtx) intercept(b *binder, e sqlparser.Expr) (expr.Expr, bool, error)
 				return al, true, nil
 			}
 		}
-		return nil, true, errorf(TypeMismatch, c.Name.String(), "column %q must appear in the GROUP BY clause or be used in an aggregate function", sqlparser.String(c))
+		ref, err := a.column(bound, sqlparser.String(c))
+		return ref, true, err
 	}
 	return nil, false, nil
+}
+
+// column binds an input column that is not a group key: allowed when the
+// grouped columns determine it (MySQL 8's functional dependence on a
+// grouped PRIMARY KEY or UNIQUE NOT NULL key), error 1055 otherwise. A
+// dependent column has one value per group, which ANY_VALUE (the least)
+// reads without splitting groups.
+func (a *aggCtx) column(bound expr.Expr, name string) (expr.Expr, error) {
+	if ref, ok := bound.(*expr.ColumnRef); ok && a.dependent(ref) {
+		return a.addAgg("any_value("+ref.String()+")", opspec.AggSpec{Kind: opspec.AggMin, Arg: ref, Type: ref.T}), nil
+	}
+	return nil, errorf(NonGrouped, name, "column %q must appear in the GROUP BY clause or be used in an aggregate function (it does not depend on the grouped columns)", name)
+}
+
+// groupedColumn binds input column ref above the grouping: a group key,
+// or a column the keys determine (column).
+func (a *aggCtx) groupedColumn(ref *expr.ColumnRef) (expr.Expr, error) {
+	key := expr.Key(ref)
+	for i, k := range a.node.Keys {
+		if expr.Key(k) == key {
+			return &expr.ColumnRef{Index: i, Name: ref.Name, T: k.Type()}, nil
+		}
+	}
+	return a.column(ref, ref.Name)
+}
+
+// dependent reports whether input column ref is functionally dependent
+// on the group keys that are plain input columns.
+func (a *aggCtx) dependent(ref *expr.ColumnRef) bool {
+	if a.origins == nil {
+		a.origins = Origins(a.node.Input)
+	}
+	if ref.Index < 0 || ref.Index >= len(a.origins) {
+		return false
+	}
+	var grouped []Origin
+	for _, k := range a.node.Keys {
+		if c, ok := k.(*expr.ColumnRef); ok && c.Index >= 0 && c.Index < len(a.origins) {
+			grouped = append(grouped, a.origins[c.Index])
+		}
+	}
+	return a.origins[ref.Index].dependsOn(grouped)
 }
 
 // keyRef maps a column of the FROM scope that a correlated subquery reads

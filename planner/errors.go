@@ -24,6 +24,9 @@ const (
 	Unsupported
 	// UnknownRule: a rule name the optimizer does not have (rules.go).
 	UnknownRule
+	// NonGrouped: a column outside GROUP BY and aggregates that the
+	// grouped columns do not determine (MySQL's ONLY_FULL_GROUP_BY).
+	NonGrouped
 )
 
 func (k ErrorKind) String() string {
@@ -42,6 +45,8 @@ func (k ErrorKind) String() string {
 		return "not supported"
 	case UnknownRule:
 		return "unknown rule"
+	case NonGrouped:
+		return "non-grouped column"
 	}
 	return "error"
 }
@@ -71,6 +76,8 @@ func (e *Error) ErrorKind() errkind.Kind {
 		return errkind.Unsupported
 	case UnknownRule:
 		return errkind.WrongValue
+	case NonGrouped:
+		return errkind.NonGrouped
 	}
 	return errkind.TypeMismatch
 }

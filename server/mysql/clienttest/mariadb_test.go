@@ -121,3 +121,92 @@ func TestMariaDBClientAuthAndTLS(t *testing.T) {
 		})
 	}
 }
+
+// TestMariaDBColumnTypeInfo reads the column definitions the server sends
+// with `mariadb --column-type-info` and compares the parts gsql models
+// with what MariaDB 10.11.19 sends for the same tables and queries: the
+// table, type, decimals and flags (NOT NULL, keys, no default). Where
+// gsql differs it says so: its VARCHAR has no declared length, and it
+// does not infer NOT NULL for computed columns (MariaDB marks `a + 1`
+// and COUNT(*) NOT_NULL).
+func TestMariaDBColumnTypeInfo(t *testing.T) {
+	bin := mariadbClient(t)
+	s := start(t, mysql.Config{})
+	setup := `CREATE TABLE kt (a BIGINT PRIMARY KEY, b VARCHAR(10) UNIQUE, c DECIMAL(10,2) NOT NULL, d DATE, f DOUBLE, g BOOLEAN, i DECIMAL(10,0), j VARCHAR(5) NOT NULL UNIQUE, k BIGINT);
+		CREATE INDEX ik ON kt (k);
+		CREATE TABLE ku (a BIGINT, b BIGINT, c BIGINT, d BIGINT NOT NULL, PRIMARY KEY (a, b), UNIQUE (c, a), UNIQUE (d));
+		INSERT INTO kt VALUES (1, 'x', 1.5, '2024-01-01', 1.5, TRUE, 5, 'q', 1);
+		INSERT INTO ku VALUES (1, 2, 3, 4)`
+	if _, errOut, ok := runClient(t, bin, s, setup, "-u", "root", "--skip-ssl", "gsql"); !ok {
+		t.Fatalf("setup: %s", errOut)
+	}
+	cases := []struct {
+		query string
+		want  []string // per column: name table type decimals flags
+	}{
+		{`SELECT a, b, c, d, f, g, i, j, k FROM kt`, []string{
+			"a kt LONGLONG 0 NOT_NULL PRI_KEY NO_DEFAULT_VALUE NUM PART_KEY",
+			"b kt VAR_STRING 0 UNIQUE_KEY PART_KEY",
+			"c kt NEWDECIMAL 2 NOT_NULL NO_DEFAULT_VALUE NUM",
+			"d kt DATE 0 BINARY",
+			"f kt DOUBLE 31 NUM",
+			"g kt TINY 0 NUM",
+			"i kt NEWDECIMAL 0 NUM",
+			"j kt VAR_STRING 0 NOT_NULL UNIQUE_KEY NO_DEFAULT_VALUE PART_KEY",
+			"k kt LONGLONG 0 MULTIPLE_KEY NUM PART_KEY",
+		}},
+		{`SELECT a, b, c, d AS dd FROM ku WHERE a > 0 ORDER BY b`, []string{
+			"a ku LONGLONG 0 NOT_NULL PRI_KEY NO_DEFAULT_VALUE NUM PART_KEY",
+			"b ku LONGLONG 0 NOT_NULL PRI_KEY NO_DEFAULT_VALUE NUM PART_KEY",
+			"c ku LONGLONG 0 MULTIPLE_KEY NUM PART_KEY",
+			"dd ku LONGLONG 0 NOT_NULL UNIQUE_KEY NO_DEFAULT_VALUE NUM PART_KEY",
+		}},
+		// MariaDB: `a + 1` and COUNT(*) are NOT_NULL BINARY NUM.
+		{`SELECT a + 1, COUNT(*), SUM(c) FROM kt GROUP BY a`, []string{
+			"a + 1  LONGLONG 0 BINARY NUM",
+			"COUNT(*)  LONGLONG 0 BINARY NUM",
+			"SUM(c)  NEWDECIMAL 2 BINARY NUM",
+		}},
+		{`SELECT x.a, y.d FROM kt x LEFT JOIN ku y ON x.a = y.a`, []string{
+			"a x LONGLONG 0 NOT_NULL PRI_KEY NO_DEFAULT_VALUE NUM PART_KEY",
+			"d y LONGLONG 0 UNIQUE_KEY NO_DEFAULT_VALUE NUM PART_KEY",
+		}},
+	}
+	for _, c := range cases {
+		out, errOut, ok := runClient(t, bin, s, c.query, "-u", "root", "--skip-ssl", "--column-type-info", "-t", "gsql")
+		if !ok {
+			t.Fatalf("%s: %s", c.query, errOut)
+		}
+		got := columnTypeInfo(out)
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", c.query, got, c.want)
+		}
+	}
+}
+
+// columnTypeInfo reads the client's --column-type-info blocks as
+// "name table type decimals flags" lines.
+func columnTypeInfo(out string) []string {
+	var cols []string
+	var name, table, typ, decimals string
+	field := func(line, key string) (string, bool) {
+		v, ok := strings.CutPrefix(line, key+":")
+		return strings.Trim(strings.TrimSpace(v), "`"), ok
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "Field ") {
+			// "Field   1:  `a`"
+			_, n, _ := strings.Cut(line, "`")
+			name = strings.TrimSuffix(n, "`")
+		} else if v, ok := field(line, "Table"); ok {
+			table = v
+		} else if v, ok := field(line, "Type"); ok {
+			typ = v
+		} else if v, ok := field(line, "Decimals"); ok {
+			decimals = v
+		} else if v, ok := field(line, "Flags"); ok {
+			cols = append(cols, strings.TrimSpace(strings.Join([]string{name, table, typ, decimals, v}, " ")))
+		}
+	}
+	return cols
+}

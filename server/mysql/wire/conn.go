@@ -391,25 +391,75 @@ func (c *Conn) writeResult(res Result, binary bool, status uint16) (ok bool, err
 	return true, c.pw.writePacket(eofPacket(status))
 }
 
-// columnDef builds a ColumnDefinition41 packet.
+// columnDef builds a ColumnDefinition41 packet. A column read unchanged
+// from a table names it and carries its key flags, as MySQL's do (the
+// engine's field metadata, below); a computed one names none.
 func columnDef(b []byte, f arrow.Field, t colType) []byte {
+	table, _ := fieldMeta(f, metaTable)
+	orgTable, _ := fieldMeta(f, metaOrgTable)
+	orgName, fromTable := fieldMeta(f, metaColumn)
 	b = appendLenEncString(b, "def")
 	b = appendLenEncString(b, "") // schema
-	b = appendLenEncString(b, "") // table
-	b = appendLenEncString(b, "") // org_table
+	b = appendLenEncString(b, table)
+	b = appendLenEncString(b, orgTable)
 	b = appendLenEncString(b, f.Name)
-	b = appendLenEncString(b, f.Name)
+	b = appendLenEncString(b, orgName)
 	b = append(b, 0x0c)
 	b = appendUint16(b, t.charset())
 	b = appendUint32(b, t.length)
 	b = append(b, t.mysql)
+	b = appendUint16(b, columnFlags(f, t, fromTable))
+	b = append(b, t.decimals)
+	return append(b, 0, 0)
+}
+
+// Field metadata the engine sets on a result column that comes unchanged
+// from a table (gsql.FieldTable and its siblings).
+const (
+	metaTable    = "gsql.table"
+	metaOrgTable = "gsql.org_table"
+	metaColumn   = "gsql.column"
+	metaKey      = "gsql.key"
+	metaNotNull  = "gsql.not_null"
+)
+
+func fieldMeta(f arrow.Field, key string) (string, bool) {
+	if i := f.Metadata.FindKey(key); i >= 0 {
+		return f.Metadata.Values()[i], true
+	}
+	return "", false
+}
+
+// columnFlags are MySQL's column definition flags for f. A table's
+// NOT NULL column has no default (gsql has no DEFAULT clause), even on
+// the NULL side of an outer join; keys set
+// PRI_KEY on every column of the primary key, UNIQUE_KEY on the column
+// of a one-column unique key, MULTIPLE_KEY on the first column of any
+// other key, and PART_KEY on all of them. Computed numbers are BINARY
+// (MySQL's binary collation), table columns are not.
+func columnFlags(f arrow.Field, t colType, fromTable bool) uint16 {
 	flags := t.flags
 	if !f.Nullable {
 		flags |= flagNotNull
 	}
-	b = appendUint16(b, flags)
-	b = append(b, t.decimals)
-	return append(b, 0, 0)
+	if v, _ := fieldMeta(f, metaNotNull); v == "1" {
+		flags |= flagNoDefault
+	}
+	if !fromTable && flags&flagNum != 0 {
+		flags |= flagBinary
+	}
+	key, _ := fieldMeta(f, metaKey)
+	switch key {
+	case "PRI":
+		flags |= flagPriKey | flagPartKey
+	case "UNI":
+		flags |= flagUniqueKey | flagPartKey
+	case "MUL":
+		flags |= flagMultipleKey | flagPartKey
+	case "PART":
+		flags |= flagPartKey
+	}
+	return flags
 }
 
 func textRow(b []byte, cols []arrow.Array, types []colType, r int) []byte {

@@ -39,11 +39,16 @@ const (
 
 // Column flags.
 const (
-	flagNotNull  = 1
-	flagBlob     = 16
-	flagUnsigned = 32
-	flagBinary   = 128
-	flagNum      = 32768
+	flagNotNull     = 1
+	flagPriKey      = 2
+	flagUniqueKey   = 4
+	flagMultipleKey = 8
+	flagBlob        = 16
+	flagUnsigned    = 32
+	flagBinary      = 128
+	flagNoDefault   = 4096
+	flagPartKey     = 16384
+	flagNum         = 32768
 )
 
 // colType says how one Arrow type travels: its MySQL column definition
@@ -78,7 +83,12 @@ func typeOf(f arrow.Field) colType {
 	dt := f.Type
 	if t, ok := colTypes[dt.ID()]; ok {
 		if dec, ok := dt.(*arrow.Decimal128Type); ok {
-			t.length, t.decimals = uint32(dec.Precision)+2, byte(dec.Scale)
+			// Digits, a sign, and a point when there is a scale:
+			// DECIMAL(10,2) is 12 wide, DECIMAL(10,0) 11, as MySQL says.
+			t.length, t.decimals = uint32(dec.Precision)+1, byte(dec.Scale)
+			if dec.Scale > 0 {
+				t.length++
+			}
 		}
 		if fsp := fieldFsp(f); fsp >= 0 {
 			// DATETIME(n): n decimals, values printed with n digits.
