@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/fileio"
 )
@@ -56,8 +59,63 @@ func (db *DB) Export(ctx context.Context, query, path string) error {
 	if rdr.Schema().NumFields() == 0 {
 		return fmt.Errorf("export %s: the statement returns no rows", path)
 	}
-	if _, err := fileio.Write(ctx, path, rdr, fileio.WriteOptions{}); err != nil {
+	out := &exportReader{RecordReader: rdr, schema: exportSchema(rdr.Schema())}
+	defer out.release()
+	if _, err := fileio.Write(ctx, path, out, fileio.WriteOptions{}); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil
+}
+
+// originKeys are the result metadata that say where a column came from:
+// facts about this query for its clients, not part of the data a file
+// keeps (a file re-exported from its own import would differ by them).
+var originKeys = map[string]bool{FieldTable: true, FieldOrgTable: true, FieldColumn: true, FieldKey: true, FieldNotNull: true}
+
+// exportSchema is s without the origin metadata.
+func exportSchema(s *arrow.Schema) *arrow.Schema {
+	fields := make([]arrow.Field, s.NumFields())
+	for i, f := range s.Fields() {
+		var keys, vals []string
+		for j, k := range f.Metadata.Keys() {
+			if !originKeys[k] {
+				keys, vals = append(keys, k), append(vals, f.Metadata.Values()[j])
+			}
+		}
+		f.Metadata = arrow.Metadata{}
+		if len(keys) > 0 {
+			f.Metadata = arrow.NewMetadata(keys, vals)
+		}
+		fields[i] = f
+	}
+	md := s.Metadata()
+	return arrow.NewSchema(fields, &md)
+}
+
+// exportReader is a query's records under the export schema.
+type exportReader struct {
+	array.RecordReader
+	schema *arrow.Schema
+	cur    arrow.Record
+}
+
+func (r *exportReader) Schema() *arrow.Schema { return r.schema }
+
+func (r *exportReader) Next() bool {
+	r.release()
+	if !r.RecordReader.Next() {
+		return false
+	}
+	rec := r.RecordReader.Record()
+	r.cur = array.NewRecord(r.schema, rec.Columns(), rec.NumRows())
+	return true
+}
+
+func (r *exportReader) Record() arrow.Record { return r.cur }
+
+func (r *exportReader) release() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
 }
