@@ -194,7 +194,8 @@ GSQL_DEV bool dt_add_months_ts(int64_t t, int64_t k, int64_t* out) {
 // EXTRACT of a composite unit (expr.extractComposite): the fields as the
 // digits of one number, two a field (six for microseconds).
 GSQL_DEV int64_t dt_extract_composite(int32_t u, int64_t y, int64_t m, int64_t day, int64_t us) {
-  int64_t h = us / DT_US_HOUR, mi = us / DT_US_MIN % 60, s = us / DT_US_SEC % 60, f = us % DT_US_SEC;
+  int64_t h = us / DT_US_HOUR, mi = us / DT_US_MIN % 60, s = us / DT_US_SEC % 60,
+          f = us % DT_US_SEC;
   switch (u) {
     case DT_YEAR_MONTH: return y * 100 + m;
     case DT_DAY_HOUR: return day * 100 + h;

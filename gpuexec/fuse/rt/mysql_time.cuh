@@ -201,9 +201,10 @@ GSQL_DEV int32_t dt_composite_unit(SV s, int64_t* sign) {
     *sign = -1;
     s = sv_make(s.p + 1, s.n - 1);
   }
-  const char* names[] = {"year_month",  "day_hour",         "day_minute",       "day_second",
-                         "day_microsecond", "hour_minute", "hour_second", "hour_microsecond",
-                         "minute_second", "minute_microsecond", "second_microsecond"};
+  const char* names[] = {"year_month",         "day_hour",          "day_minute",
+                         "day_second",         "day_microsecond",   "hour_minute",
+                         "hour_second",        "hour_microsecond",  "minute_second",
+                         "minute_microsecond", "second_microsecond"};
   for (int32_t k = 0; k < 11; k++) {
     const char* p = names[k];
     int32_t j = 0;
@@ -275,7 +276,8 @@ GSQL_DEV bool dt_interval_fields(SV s, int32_t n, bool micros, int64_t* fields, 
 // base + INTERVAL s u, negated for sign -1 (expr.evalCompositeInterval):
 // months for YEAR_MONTH (base days when date), else microseconds added to
 // base.
-GSQL_DEV bool dt_add_composite(int64_t base, bool date, SV s, int32_t u, int64_t sign, int64_t* out) {
+GSQL_DEV bool dt_add_composite(int64_t base, bool date, SV s, int32_t u, int64_t sign,
+                               int64_t* out) {
   int64_t steps[5], fields[5], total = 0;
   bool neg;
   *out = 0;
