@@ -418,6 +418,20 @@ GSQL_DEV bool dt_parse_ymd(SV s, int32_t* i, int64_t* y, int64_t* m, int64_t* d)
   return true;
 }
 
+// An optional '.' and fraction of a second at s[*i], in microseconds
+// (the first six digits count); false for a '.' without digits.
+GSQL_DEV bool dt_frac_part(SV s, int32_t* i, int64_t* out) {
+  *out = 0;
+  if (*i >= s.n || s.p[*i] != '.') return true;
+  int32_t start = ++*i;
+  while (*i < s.n && dt_is_digit(s.p[*i])) {
+    if (*i - start < 6) *out = *out * 10 + (s.p[*i] - '0');
+    (*i)++;
+  }
+  for (int32_t k = *i - start; k < 6; k++) *out *= 10;
+  return *i > start;
+}
+
 // The time of day after the date (datetime.parseTimeOfDay).
 GSQL_DEV bool dt_parse_tod(SV s, int32_t i, int64_t* out) {
   *out = 0;
@@ -434,17 +448,7 @@ GSQL_DEV bool dt_parse_tod(SV s, int32_t i, int64_t* out) {
   if (!dt_num(t, &i, 2, &mi)) return false;
   if (i < t.n && t.p[i] == ':') {
     i++;
-    if (!dt_num(t, &i, 2, &sec)) return false;
-    if (i < t.n && t.p[i] == '.') {
-      i++;
-      int32_t start = i;
-      while (i < t.n && dt_is_digit(t.p[i])) {
-        if (i - start < 6) frac = frac * 10 + (t.p[i] - '0');
-        i++;
-      }
-      if (i == start) return false;
-      for (int32_t k = i - start; k < 6; k++) frac *= 10;
-    }
+    if (!dt_num(t, &i, 2, &sec) || !dt_frac_part(t, &i, &frac)) return false;
   }
   if (i != t.n || h > 23 || mi > 59 || sec > 59) return false;
   *out = h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;

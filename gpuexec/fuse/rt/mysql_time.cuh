@@ -69,17 +69,7 @@ GSQL_DEV bool dt_parse_time_body(SV s, int64_t* out) {
     mi = first / 100 % 100;
     sec = first % 100;
   }
-  if (i < s.n && s.p[i] == '.') {
-    i++;
-    int32_t start = i;
-    while (i < s.n && dt_is_digit(s.p[i])) {
-      if (i - start < 6) f = f * 10 + (s.p[i] - '0');
-      i++;
-    }
-    if (i == start) return false;
-    for (int32_t k = i - start; k < 6; k++) f *= 10;
-  }
-  if (i != s.n || mi > 59 || sec > 59 || day > 34) return false;
+  if (!dt_frac_part(s, &i, &f) || i != s.n || mi > 59 || sec > 59 || day > 34) return false;
   uint64_t secs = ((uint64_t)day * 24 + (uint64_t)h) * 3600 + (uint64_t)mi * 60 + (uint64_t)sec;
   *out = (int64_t)(secs * (uint64_t)DT_US_SEC + (uint64_t)f);
   return true;
