@@ -38,6 +38,8 @@ func isDateCall(c *expr.Call) bool {
 		"cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal",
 		"to_days", "from_days", "makedate", "weekofyear", "yearweek":
 		return true
+	case "maketime", "sec_to_time", "time_to_sec", "addtime", "subtime", "timediff", "period_add", "period_diff", "date_add_interval":
+		return true
 	case "cast_to_bigint", "cast_to_double", "cast_to_boolean", "cast_to_varchar":
 		return c.Args[0].Type().IsTemporal()
 	}
@@ -67,7 +69,7 @@ func (g *gen) unitCode(fn string, v *val, ok func(expr.Unit) bool) (string, erro
 	}
 	code := g.declare(kInt, 0, fmt.Sprintf("(int64_t)dt_unit_code(%s)", g.asSV(v).c))
 	lo, hi := int64(-1), int64(-1)
-	for u := expr.UnitMicrosecond; u <= expr.UnitISODayOfWeek; u++ {
+	for u := expr.UnitMicrosecond; u <= expr.UnitSecondMicrosecond; u++ {
 		if ok(u) {
 			if lo < 0 {
 				lo = int64(u)
@@ -93,12 +95,15 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 		}
 		return &val{kind: kInt, c: value, null: null}
 	}
+	if v, ok, err := g.mysqlTimeCall(c, args, result); ok {
+		return v, err
+	}
 	if f, ok := dateFieldUnits[name]; ok {
 		return &val{kind: kInt, c: g.declare(kInt, 0, fmt.Sprintf("dt_extract(%d, %s)%s", f.unit, micros(args[0], at(0)), f.add)), null: args[0].null}, nil
 	}
 	switch name {
 	case "extract":
-		u, err := g.unitCode(name, args[0], func(u expr.Unit) bool { return u != expr.UnitNone && u <= expr.UnitISODayOfWeek })
+		u, err := g.unitCode(name, args[0], func(u expr.Unit) bool { return u != expr.UnitNone })
 		if err != nil {
 			return nil, err
 		}

@@ -422,11 +422,6 @@ var cpuOnly = map[string]string{
 	"cast_to_decimal(DATE,BIGINT,BIGINT)": "no conversion", "cast_to_decimal(TIMESTAMP,BIGINT,BIGINT)": "no conversion",
 	// TRY re-evaluates failing batches row by row on the CPU.
 	"try": "row-by-row retry",
-	// MySQL's TIME functions (text in, text out), periods and composite
-	// INTERVALs run on the CPU for now (issue 38's first slice).
-	"maketime": "CPU first", "sec_to_time": "CPU first", "time_to_sec": "CPU first",
-	"addtime": "CPU first", "subtime": "CPU first", "timediff": "CPU first",
-	"period_add": "CPU first", "period_diff": "CPU first", "date_add_interval": "CPU first",
 }
 
 // TestRegistryOnGPU walks the function registry: every registered function

@@ -18,6 +18,7 @@ var runtimeParts = []string{
 	"numbers_convert.cuh", // numbers, row errors, conversions to and from text
 	"decimal.cuh",         // DECIMAL arithmetic (package decimal's mirror)
 	"datetime.cuh",        // DATE and TIMESTAMP (package datetime's mirror)
+	"mysql_time.cuh",      // MySQL's TIME text, periods, composite INTERVALs
 	"warp_strings.cuh",    // warp-per-row windowed string walks
 	"regex.cuh",           // the REGEXP family: Pike VM and backtracker
 	"encode_digest.cuh",   // HEX/BASE64 encodings, MD5/SHA digests

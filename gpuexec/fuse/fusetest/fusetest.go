@@ -25,7 +25,8 @@ const (
 	B
 	S
 	// D and TS are a DATE and a TIMESTAMP column (years 1 to 9999, most
-	// rows near today); DS holds text that may be a date.
+	// rows near today); DS holds text that may be a date, a TIME or the
+	// text of a composite INTERVAL.
 	D
 	TS
 	DS
@@ -173,6 +174,10 @@ func (b *Builder) DateCases() [][]expr.Expr {
 	for _, u := range []string{"microsecond", "millisecond", "second", "minute", "hour", "day", "week", "month", "quarter", "year", "decade", "century", "millennium"} {
 		truncs = append(truncs, c("date_trunc", Lit(u), ts), c("date_trunc", Lit(u), d))
 	}
+	for _, u := range []string{"year_month", "day_hour", "day_minute", "day_second", "day_microsecond", "hour_minute",
+		"hour_second", "hour_microsecond", "minute_second", "minute_microsecond", "second_microsecond"} {
+		units = append(units, c("extract", Lit(u), ts), c("extract", Lit(u), d))
+	}
 	var diffs []expr.Expr
 	for _, u := range []string{"microsecond", "second", "minute", "hour", "day", "week", "month", "quarter", "year"} {
 		diffs = append(diffs, c("timestampdiff", Lit(u), ts, c("cast_to_timestamp", d)), c("timestampdiff", Lit(u), c("cast_to_timestamp", d), ts))
@@ -186,6 +191,8 @@ func (b *Builder) DateCases() [][]expr.Expr {
 		{c("to_days", d), c("from_days", c("+", c("to_days", d), x)), c("from_days", c("*", x, Lit(100000))), c("makedate", c("%", x, Lit(120)), x),
 			c("makedate", c("year", d), c("*", x, Lit(1000))), c("week", d, x), c("week", ts, Lit(5)), c("yearweek", d, x), c("yearweek", d),
 			c("weekofyear", d)},
+		b.TimeCases(),
+		b.IntervalCases(),
 		{c("last_day", d), c("datediff", d, c("cast_to_date", ts)), c("week", d, Lit(3)), c("week", ts, Lit(0)),
 			c("dayname", d), c("monthname", d), c("unix_timestamp", ts), c("from_unixtime", c("*", x, Lit(100000000))),
 			c("date_format", ts, Lit("%W %D %M %Y %H:%i:%s.%f %p %r %T %j %U %u %V %v %X %a %b %c %e %k %l %w %y %% %x")),
@@ -210,6 +217,49 @@ func (b *Builder) DateCases() [][]expr.Expr {
 			c("case", c("is_null", d), ts, c("cast_to_timestamp", d)), c("is_null", ts), c("ifnull", ts, c("cast_to_timestamp", ds))},
 		{d, ts},
 	}
+}
+
+// TimeCases are MySQL's TIME functions and periods over the columns: TIME
+// text (DS), timestamps, seconds (F) and fields out of range.
+func (b *Builder) TimeCases() []expr.Expr {
+	d, ts, ds, x, f := Col(D), Col(TS), Col(DS), Col(A), Col(F)
+	c := b.Call
+	// A valid period: years 2000..2040, months 1..12; and a two-digit one
+	// around the 69/70 century switch.
+	p := c("+", c("*", c("+", x, Lit(2020)), Lit(100)), c("+", c("%", c("+", x, Lit(20)), Lit(12)), Lit(1)))
+	p2 := c("+", c("*", c("+", x, Lit(50)), Lit(100)), Lit(7))
+	return []expr.Expr{
+		c("maketime", c("*", x, Lit(50)), c("+", x, Lit(45)), c("/", f, Lit(2.0))), c("maketime", c("*", x, Lit(100000)), Lit(0), Lit(0)),
+		c("maketime", x, Lit(59), Lit(59.9999995)), c("sec_to_time", f), c("sec_to_time", c("*", f, Lit(100000.0))),
+		c("sec_to_time", c("*", f, Lit(1e10))), c("sec_to_time", c("/", f, Lit(1e7))),
+		c("time_to_sec", ds), c("time_to_sec", ts), c("time_to_sec", c("sec_to_time", c("*", f, Lit(997.0)))),
+		c("addtime", ts, ds), c("subtime", ts, ds), c("addtime", ds, ds), c("subtime", ds, c("sec_to_time", c("*", f, Lit(1001.0)))),
+		c("addtime", ds, Lit("1 1:1:1.000002")), c("addtime", ts, ts), c("addtime", c("cast_to_timestamp", d), Lit("-01:00:00")),
+		c("subtime", c("cast_to_timestamp", d), ds), c("addtime", Lit("9999-12-31 23:00:00"), ds),
+		c("timediff", ds, c("sec_to_time", f)), c("timediff", ts, ds), c("timediff", ts, c("cast_to_timestamp", d)),
+		c("timediff", ds, Lit("2024-01-05 09:00:00")), c("timediff", c("cast_to_varchar", ts), c("cast_to_varchar", d)),
+		c("period_add", p, x), c("period_add", p2, c("*", x, Lit(7))), c("period_add", p, c("*", x, Lit(10000))),
+		c("period_diff", p, p2), c("period_diff", p2, Lit(2402)),
+	}
+}
+
+// IntervalCases are composite INTERVALs (date_add_interval) with text
+// read from a column (DS) and from numbers, for each unit, both signs.
+func (b *Builder) IntervalCases() []expr.Expr {
+	d, ts, ds, x := Col(D), Col(TS), Col(DS), Col(A)
+	c := b.Call
+	var out []expr.Expr
+	for i, u := range []string{"year_month", "day_hour", "day_minute", "day_second", "day_microsecond", "hour_minute",
+		"hour_second", "hour_microsecond", "minute_second", "minute_microsecond", "second_microsecond"} {
+		if i%2 == 1 {
+			u = "-" + u
+		}
+		out = append(out, c("date_add_interval", ts, ds, Lit(u)))
+	}
+	return append(out, c("date_add_interval", d, ds, Lit("year_month")), c("date_add_interval", d, ds, Lit("-year_month")),
+		c("date_add_interval", ts, c("cast_to_varchar", c("*", x, Lit(100000))), Lit("year_month")),
+		c("date_add_interval", ts, c("concat", c("cast_to_varchar", x), Lit(" "), c("cast_to_varchar", c("*", x, Lit(99999)))), Lit("day_hour")),
+		c("date_add_interval", c("cast_to_timestamp", d), Lit("1 2"), Lit("-day_hour")))
 }
 
 // Filters are predicates for compaction tests.
@@ -385,7 +435,14 @@ func dateColumns(r *rand.Rand, n int) (d, ts, ds *coldata.Vec) {
 	lo, hi := datetime.MinDays, datetime.MaxDays
 	texts := []string{"2024-01-05", " 2024-2-29 ", "2023-02-29", "2024-13-01", "20240105", "2024/12/31 23:59:59.5",
 		"2024-01-05T10:30:00Z", "1969-12-31 23:59:59.999999", "abc", "", "0001-01-01", "9999-12-31 23:59:59",
-		"2024-01-05 24:00:00", "2024-01-05 10:30", "\t2024-03-01\v", "2024-01-05x", "2024-01-05 10:30:00."}
+		"2024-01-05 24:00:00", "2024-01-05 10:30", "\t2024-03-01\v", "2024-01-05x", "2024-01-05 10:30:00.",
+		// TIME text and composite INTERVAL text (issue 38's TIME
+		// functions and date_add_interval read these). Long digit runs
+		// follow other text, so that a cast of the column to
+		// DECIMAL(10,2) (DecimalCases) stays in range.
+		"10:30:00", "-01:02:03.5", "838:59:59", "900:00:00", "1 10:00:00", "103000", "10:61:00", "-1 01:00:00",
+		"34 23:59:59.999999", "35 00:00:00", "1.5", "1:2.5", "1 2", "1-2", "  1 : 2", "-1 2", "x99999999999999999999",
+		"1 1:1:1.000002", "1,2", "12345678", "34 999999999999:00:00", "10:00:00.", "-", "1 2 3 4 5 6", "00:00:00.0000005"}
 	for i := 0; i < n; i++ {
 		var z int64
 		switch r.Intn(8) {

@@ -28,7 +28,19 @@ enum {
   DT_DOW,
   DT_DOY,
   DT_EPOCH,
-  DT_ISODOW
+  DT_ISODOW,
+  // MySQL's composite units (expr.UnitYearMonth..UnitSecondMicrosecond).
+  DT_YEAR_MONTH,
+  DT_DAY_HOUR,
+  DT_DAY_MINUTE,
+  DT_DAY_SECOND,
+  DT_DAY_MICROSECOND,
+  DT_HOUR_MINUTE,
+  DT_HOUR_SECOND,
+  DT_HOUR_MICROSECOND,
+  DT_MINUTE_SECOND,
+  DT_MINUTE_MICROSECOND,
+  DT_SECOND_MICROSECOND
 };
 
 GSQL_INL int64_t dt_floor_div(int64_t a, int64_t b) {
@@ -179,10 +191,32 @@ GSQL_DEV bool dt_add_months_ts(int64_t t, int64_t k, int64_t* out) {
   return true;
 }
 
+// EXTRACT of a composite unit (expr.extractComposite): the fields as the
+// digits of one number, two a field (six for microseconds).
+GSQL_DEV int64_t dt_extract_composite(int32_t u, int64_t y, int64_t m, int64_t day, int64_t us) {
+  int64_t h = us / DT_US_HOUR, mi = us / DT_US_MIN % 60, s = us / DT_US_SEC % 60,
+          f = us % DT_US_SEC;
+  switch (u) {
+    case DT_YEAR_MONTH: return y * 100 + m;
+    case DT_DAY_HOUR: return day * 100 + h;
+    case DT_DAY_MINUTE: return (day * 100 + h) * 100 + mi;
+    case DT_DAY_SECOND: return ((day * 100 + h) * 100 + mi) * 100 + s;
+    case DT_DAY_MICROSECOND: return (((day * 100 + h) * 100 + mi) * 100 + s) * 1000000 + f;
+    case DT_HOUR_MINUTE: return h * 100 + mi;
+    case DT_HOUR_SECOND: return (h * 100 + mi) * 100 + s;
+    case DT_HOUR_MICROSECOND: return ((h * 100 + mi) * 100 + s) * 1000000 + f;
+    case DT_MINUTE_SECOND: return mi * 100 + s;
+    case DT_MINUTE_MICROSECOND: return (mi * 100 + s) * 1000000 + f;
+    case DT_SECOND_MICROSECOND: return s * 1000000 + f;
+  }
+  return 0;
+}
+
 GSQL_DEV int64_t dt_extract(int32_t u, int64_t t) {
   int64_t d = dt_days(t), us = t - d * DT_US_DAY;
   int64_t y, m, day;
   dt_civil(d, &y, &m, &day);
+  if (u >= DT_YEAR_MONTH) return dt_extract_composite(u, y, m, day, us);
   switch (u) {
     case DT_MICROSECOND: return us % DT_US_SEC;
     case DT_MILLISECOND: return us % DT_US_MIN / 1000;
@@ -258,13 +292,13 @@ GSQL_DEV int64_t dt_ts_diff(int32_t u, int64_t a, int64_t b) {
 
 // The unit named by s (expr.ParseUnit), or -1.
 GSQL_DEV int32_t dt_unit_code(SV s) {
-  char w[12];
+  char w[19];
   int32_t n = 0;
   int32_t i = 0;
   while (i < s.n && s.p[i] == ' ') i++;
   int32_t e = s.n;
   while (e > i && s.p[e - 1] == ' ') e--;
-  if (e - i > 11) return -1;
+  if (e - i > 18) return -1;
   for (; i < e; i++) {
     char c = s.p[i];
     w[n++] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
@@ -312,6 +346,17 @@ GSQL_DEV int32_t dt_unit_code(SV s) {
       {"doy", DT_DOY},
       {"epoch", DT_EPOCH},
       {"isodow", DT_ISODOW},
+      {"year_month", DT_YEAR_MONTH},
+      {"day_hour", DT_DAY_HOUR},
+      {"day_minute", DT_DAY_MINUTE},
+      {"day_second", DT_DAY_SECOND},
+      {"day_microsecond", DT_DAY_MICROSECOND},
+      {"hour_minute", DT_HOUR_MINUTE},
+      {"hour_second", DT_HOUR_SECOND},
+      {"hour_microsecond", DT_HOUR_MICROSECOND},
+      {"minute_second", DT_MINUTE_SECOND},
+      {"minute_microsecond", DT_MINUTE_MICROSECOND},
+      {"second_microsecond", DT_SECOND_MICROSECOND},
   };
   for (int32_t k = 0; k < (int32_t)(sizeof(names) / sizeof(names[0])); k++) {
     const char* p = names[k].name;
@@ -325,6 +370,14 @@ GSQL_DEV int32_t dt_unit_code(SV s) {
 GSQL_INL bool dt_is_digit(char c) { return c >= '0' && c <= '9'; }
 
 GSQL_INL bool dt_is_blank(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// s without ASCII blanks at either end (datetime's asciiSpace).
+GSQL_INL SV dt_trim(SV s) {
+  int32_t i = 0, e = s.n;
+  while (i < e && dt_is_blank(s.p[i])) i++;
+  while (e > i && dt_is_blank(s.p[e - 1])) e--;
+  return sv_make(s.p + i, e - i);
+}
 
 // Reads up to max digits at s[*i]; false when there are none.
 GSQL_DEV bool dt_num(SV s, int32_t* i, int32_t max, int64_t* out) {
@@ -365,6 +418,20 @@ GSQL_DEV bool dt_parse_ymd(SV s, int32_t* i, int64_t* y, int64_t* m, int64_t* d)
   return true;
 }
 
+// An optional '.' and fraction of a second at s[*i], in microseconds
+// (the first six digits count); false for a '.' without digits.
+GSQL_DEV bool dt_frac_part(SV s, int32_t* i, int64_t* out) {
+  *out = 0;
+  if (*i >= s.n || s.p[*i] != '.') return true;
+  int32_t start = ++*i;
+  while (*i < s.n && dt_is_digit(s.p[*i])) {
+    if (*i - start < 6) *out = *out * 10 + (s.p[*i] - '0');
+    (*i)++;
+  }
+  for (int32_t k = *i - start; k < 6; k++) *out *= 10;
+  return *i > start;
+}
+
 // The time of day after the date (datetime.parseTimeOfDay).
 GSQL_DEV bool dt_parse_tod(SV s, int32_t i, int64_t* out) {
   *out = 0;
@@ -381,17 +448,7 @@ GSQL_DEV bool dt_parse_tod(SV s, int32_t i, int64_t* out) {
   if (!dt_num(t, &i, 2, &mi)) return false;
   if (i < t.n && t.p[i] == ':') {
     i++;
-    if (!dt_num(t, &i, 2, &sec)) return false;
-    if (i < t.n && t.p[i] == '.') {
-      i++;
-      int32_t start = i;
-      while (i < t.n && dt_is_digit(t.p[i])) {
-        if (i - start < 6) frac = frac * 10 + (t.p[i] - '0');
-        i++;
-      }
-      if (i == start) return false;
-      for (int32_t k = i - start; k < 6; k++) frac *= 10;
-    }
+    if (!dt_num(t, &i, 2, &sec) || !dt_frac_part(t, &i, &frac)) return false;
   }
   if (i != t.n || h > 23 || mi > 59 || sec > 59) return false;
   *out = h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;
@@ -400,11 +457,7 @@ GSQL_DEV bool dt_parse_tod(SV s, int32_t i, int64_t* out) {
 
 // Text to DATE (ts false) or TIMESTAMP (ts true); false when it is not one.
 GSQL_DEV bool dt_parse(SV s, bool ts, int64_t* out) {
-  int32_t i = 0;
-  while (i < s.n && dt_is_blank(s.p[i])) i++;
-  int32_t e = s.n;
-  while (e > i && dt_is_blank(s.p[e - 1])) e--;
-  SV t = sv_make(s.p + i, e - i);
+  SV t = dt_trim(s);
   int32_t k = 0;
   int64_t y, m, d, tod;
   *out = 0;
@@ -463,9 +516,9 @@ GSQL_DEV void dt_date_write(int64_t z, char* dst) {
   dt_put(dst + 8, d, 2);
 }
 
-// Digits of the fraction printed (trailing zeros dropped), 0 for none.
-GSQL_INL int32_t dt_frac_digits(int64_t t) {
-  int64_t f = dt_tod(t) % DT_US_SEC;
+// Digits of a fraction f (microseconds, 0..999999) printed without
+// trailing zeros, 0 for none.
+GSQL_INL int32_t dt_frac_width(int64_t f) {
   if (f == 0) return 0;
   int32_t n = 6;
   while (f % 10 == 0) {
@@ -474,6 +527,9 @@ GSQL_INL int32_t dt_frac_digits(int64_t t) {
   }
   return n;
 }
+
+// Digits of t's fraction of a second as a timestamp prints it.
+GSQL_INL int32_t dt_frac_digits(int64_t t) { return dt_frac_width(dt_tod(t) % DT_US_SEC); }
 
 GSQL_DEV int32_t dt_ts_text_len(int64_t t) {
   int32_t f = dt_frac_digits(t);
