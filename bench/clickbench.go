@@ -95,33 +95,20 @@ func runClickBench(ctx context.Context, cfg *config, rep *report, engines []engi
 			runtime.GC()
 			debug.FreeOSMemory()
 		}
-		t0 := time.Now()
 		g, err := clickbench.New(int64(rows), uint64(cfg.seed))
 		if err != nil {
 			return err
 		}
-		heapGoal(rows, stderr)
-		recs, err := g.Records(ctx)
+		set, err := hitsSet(ctx, cfg, g, stderr)
 		if err != nil {
 			return err
 		}
-		schema := clickbench.Schema()
-		fmt.Fprintf(stderr, "generated hits: %d rows (%.2f GB of Arrow buffers) in %.1fs\n", rows, float64(recordsBytes(recs))/1e9, time.Since(t0).Seconds())
-		for _, e := range engines {
-			t0 := time.Now()
-			if err := e.Load(ctx, clickbench.TableName, schema, recs); err != nil {
-				return err
-			}
-			held := ""
-			if d, ok := e.(*duckEngine); ok {
-				if b, err := d.MemoryBytes(ctx); err == nil {
-					held = fmt.Sprintf(" (DuckDB holds %.2f GB)", float64(b)/1e9)
-				}
-			}
-			fmt.Fprintf(stderr, "loaded hits into %s in %.1fs%s\n", e.Name(), time.Since(t0).Seconds(), held)
+		if err := loadSets(ctx, engines, []loadSet{set}, clickbench.TableName, stderr); err != nil {
+			release(set.recs)
+			return err
 		}
 		for _, q := range cfg.queries {
-			res, err := measureQuery(ctx, cfg, q, rows, schema, recs, engines, stderr)
+			res, err := measureQuery(ctx, cfg, q, rows, set.cols, engines, stderr)
 			if err != nil {
 				return err
 			}
@@ -130,11 +117,30 @@ func runClickBench(ctx context.Context, cfg *config, rep *report, engines []engi
 			}
 			rep.Results = append(rep.Results, res...)
 		}
-		for _, r := range recs {
-			r.Release()
-		}
+		release(set.recs)
 	}
 	return nil
+}
+
+// hitsSet generates hits, in memory or (--data) as a Parquet file written
+// once (its records released as they are written).
+func hitsSet(ctx context.Context, cfg *config, g *clickbench.Generator, stderr io.Writer) (loadSet, error) {
+	rows := int(g.Rows())
+	heapGoal(rows, stderr)
+	if cfg.data != "" {
+		d, err := openDataSet(ctx, cfg.data, countKey(clickbench.TableName, rows, cfg.seed), []tableGen{hitsGen(g)}, stderr)
+		if err != nil {
+			return loadSet{}, err
+		}
+		return d.sets()[0], nil
+	}
+	t0 := time.Now()
+	recs, err := g.Records(ctx)
+	if err != nil {
+		return loadSet{}, err
+	}
+	fmt.Fprintf(stderr, "generated hits: %d rows (%.2f GB of Arrow buffers) in %.1fs\n", rows, float64(recordsBytes(recs))/1e9, time.Since(t0).Seconds())
+	return memorySet(clickbench.TableName, clickbench.Schema(), recs), nil
 }
 
 // recordsBytes sums the Arrow buffer bytes of records.

@@ -16,6 +16,9 @@ type engine interface {
 	Name() string
 	// Load makes a table of the given records (replacing one of that name).
 	Load(ctx context.Context, table string, schema *arrow.Schema, recs []arrow.Record) error
+	// LoadParquet makes a table of a Parquet file (replacing one of that
+	// name) through the engine's own reader (--data).
+	LoadParquet(ctx context.Context, table, path string) error
 	// Run executes a query and reads its whole result. With c != nil, every
 	// output row is added to c in canonical form (not part of timed runs).
 	Run(ctx context.Context, query string, c *Checksum) (result, error)

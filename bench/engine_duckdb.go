@@ -8,6 +8,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -128,6 +129,16 @@ func (e *duckEngine) Load(ctx context.Context, table string, schema *arrow17.Sch
 	}
 	if _, err := e.conn.ExecContext(ctx, "DROP VIEW IF EXISTS "+view); err != nil {
 		return fmt.Errorf("duckdb: load %s: drop view: %w", table, err)
+	}
+	return nil
+}
+
+// LoadParquet copies a Parquet file into a DuckDB table through
+// read_parquet.
+func (e *duckEngine) LoadParquet(ctx context.Context, table, path string) error {
+	q := fmt.Sprintf(`CREATE OR REPLACE TABLE %s AS SELECT * FROM read_parquet('%s')`, table, strings.ReplaceAll(path, "'", "''"))
+	if _, err := e.conn.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("duckdb: load %s from %s: %w", table, path, err)
 	}
 	return nil
 }

@@ -39,15 +39,35 @@ func openGSQL(name, device string, noFusion bool) (engine, error) {
 func (e *gsqlEngine) Name() string { return e.name }
 
 func (e *gsqlEngine) Load(_ context.Context, table string, schema *arrow.Schema, recs []arrow.Record) error {
+	if err := e.drop(table); err != nil {
+		return err
+	}
+	if err := e.db.RegisterTable(table, schema, recs); err != nil {
+		return fmt.Errorf("%s: load %s: %w", e.name, table, err)
+	}
+	return nil
+}
+
+// LoadParquet imports a Parquet file through gsql's own reader
+// (DB.Import), as a user of the shell or the API would.
+func (e *gsqlEngine) LoadParquet(ctx context.Context, table, path string) error {
+	if err := e.drop(table); err != nil {
+		return err
+	}
+	if _, err := e.db.Import(ctx, path, table, gsql.ImportOptions{}); err != nil {
+		return fmt.Errorf("%s: load %s: %w", e.name, table, err)
+	}
+	return nil
+}
+
+// drop drops table if it exists.
+func (e *gsqlEngine) drop(table string) error {
 	for _, t := range e.db.Tables() {
 		if t == table {
 			if _, err := e.db.Exec(context.Background(), "DROP TABLE "+table); err != nil {
 				return fmt.Errorf("%s: drop %s: %w", e.name, table, err)
 			}
 		}
-	}
-	if err := e.db.RegisterTable(table, schema, recs); err != nil {
-		return fmt.Errorf("%s: load %s: %w", e.name, table, err)
 	}
 	return nil
 }

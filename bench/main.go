@@ -50,6 +50,9 @@ type config struct {
 	profileDir string
 	// count is the number of generated queries (--suite random).
 	count int
+	// data, when set, is the directory of the Parquet files the engines
+	// load from (written once per data set and reused).
+	data string
 	// timeout bounds each run of a query on an engine (0: none), so a
 	// query that one engine cannot finish is an ERROR, not a hung run.
 	timeout time.Duration
@@ -97,6 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	coldRows := fs.String("cold-rows", "", "table sizes at which cold runs are timed (default: the smallest size of each table)")
 	sqlFile := fs.String("sql", "", "a file of extra queries over hits (--suite clickbench), one per line as NAME<tab>SQL: timed with their plans, compared across engines by checksum")
 	profileDir := fs.String("cpuprofile", "", "directory for a CPU profile of each query's timed runs on each gsql engine")
+	data := fs.String("data", "", "directory of Parquet files: each suite's tables are written there once (reused when complete) and every engine loads them through its own Parquet reader, so the bench process never holds the generated copy beside the engines'")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -104,7 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	cfg := &config{runs: *runs, out: *out, seed: *seed, keepRows: *keep, cold: *cold,
-		command: "bench " + strings.Join(args, " "), profileDir: *profileDir, count: *count, timeout: *timeout}
+		command: "bench " + strings.Join(args, " "), profileDir: *profileDir, count: *count, timeout: *timeout, data: *data}
 	if cfg.runs < 1 {
 		return nil, fmt.Errorf("--runs must be at least 1, got %d", cfg.runs)
 	}

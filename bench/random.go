@@ -124,50 +124,38 @@ func runRandom(ctx context.Context, cfg *config, rep *report, engines []engine, 
 	needTPCH := slices.ContainsFunc(cfg.queries, func(q benchQuery) bool {
 		return slices.ContainsFunc(q.random.Tables, func(t string) bool { return t != clickbench.TableName })
 	})
-	t0 := time.Now()
 	g, err := clickbench.New(int64(rows), uint64(cfg.seed))
 	if err != nil {
 		return err
 	}
-	heapGoal(rows, stderr)
-	hitsRecs, err := g.Records(ctx)
+	hits, err := hitsSet(ctx, cfg, g, stderr)
 	if err != nil {
 		return err
 	}
-	defer release(hitsRecs)
-	fmt.Fprintf(stderr, "generated hits: %d rows in %.1fs\n", rows, time.Since(t0).Seconds())
-	sets := []loadSet{{clickbench.TableName, clickbench.Schema(), hitsRecs}}
+	defer release(hits.recs)
+	sets := []loadSet{hits}
 	if needTPCH {
 		rep.ScaleFactors = []float64{sf}
 		tg, err := tpch.New(sf)
 		if err != nil {
 			return err
 		}
-		t0 := time.Now()
-		for _, t := range tpch.Tables {
-			recs, err := tg.Records(ctx, t)
-			if err != nil {
-				return err
-			}
-			defer release(recs)
-			sets = append(sets, loadSet{t.String(), tpch.Schema(t), recs})
+		ts, _, err := tpchSets(ctx, cfg, tg, stderr)
+		if err != nil {
+			return err
 		}
-		tpch.ReleaseTextPool()
-		fmt.Fprintf(stderr, "generated TPC-H SF %g in %.1fs\n", sf, time.Since(t0).Seconds())
+		for _, s := range ts {
+			defer release(s.recs)
+		}
+		sets = append(sets, ts...)
 	}
-	for _, e := range engines {
-		t0 := time.Now()
-		for _, s := range sets {
-			if err := e.Load(ctx, s.name, s.schema, s.recs); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintf(stderr, "loaded the tables into %s in %.1fs\n", e.Name(), time.Since(t0).Seconds())
+	if err := loadSets(ctx, engines, sets, "the tables", stderr); err != nil {
+		return err
 	}
 	runtime.GC()
 	debug.FreeOSMemory()
 	for _, q := range cfg.queries {
-		res, err := measureQuery(ctx, cfg, q, rows, clickbench.Schema(), hitsRecs, engines, stderr)
+		res, err := measureQuery(ctx, cfg, q, rows, hits.cols, engines, stderr)
 		if err != nil {
 			return err
 		}
@@ -175,12 +163,6 @@ func runRandom(ctx context.Context, cfg *config, rep *report, engines []engine, 
 		rep.Results = append(rep.Results, res...)
 	}
 	return nil
-}
-
-type loadSet struct {
-	name   string
-	schema *arrow.Schema
-	recs   []arrow.Record
 }
 
 func release(recs []arrow.Record) {

@@ -112,21 +112,19 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 		return rows == smallest
 	}
 	for _, ds := range sets {
-		t0 := time.Now()
-		schema, recs := generate(ds.table, ds.rows, cfg.seed)
-		fmt.Fprintf(stderr, "generated %s: %d rows in %.1fs\n", ds.table, ds.rows, time.Since(t0).Seconds())
-		for _, e := range engines {
-			t0 := time.Now()
-			if err := e.Load(ctx, ds.table, schema, recs); err != nil {
-				return nil, err
-			}
-			fmt.Fprintf(stderr, "loaded %s into %s in %.1fs\n", ds.table, e.Name(), time.Since(t0).Seconds())
+		set, err := microSet(ctx, cfg, ds.table, ds.rows, stderr)
+		if err != nil {
+			return nil, err
+		}
+		if err := loadSets(ctx, engines, []loadSet{set}, ds.table, stderr); err != nil {
+			release(set.recs)
+			return nil, err
 		}
 		for _, q := range cfg.queries {
 			if q.Table != ds.table {
 				continue
 			}
-			rows, err := measureQuery(ctx, cfg, q, ds.rows, schema, recs, engines, stderr)
+			rows, err := measureQuery(ctx, cfg, q, ds.rows, set.cols, engines, stderr)
 			if err != nil {
 				return nil, err
 			}
@@ -135,9 +133,7 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 			}
 			rep.Results = append(rep.Results, rows...)
 		}
-		for _, r := range recs {
-			r.Release()
-		}
+		release(set.recs)
 	}
 	sortResults(rep.Results, cfg.queries, cfg.engines)
 	rep.finish()
@@ -167,6 +163,31 @@ func sortResults(rs []resultRow, queries []benchQuery, engines []string) {
 	})
 }
 
+// microSet generates a table of the micro suite, in memory or (--data)
+// as a Parquet file written once.
+func microSet(ctx context.Context, cfg *config, table string, rows int, stderr io.Writer) (loadSet, error) {
+	gen := func() (*arrow.Schema, []arrow.Record) {
+		t0 := time.Now()
+		schema, recs := generate(table, rows, cfg.seed)
+		fmt.Fprintf(stderr, "generated %s: %d rows in %.1fs\n", table, rows, time.Since(t0).Seconds())
+		return schema, recs
+	}
+	if cfg.data == "" {
+		schema, recs := gen()
+		return memorySet(table, schema, recs), nil
+	}
+	schema, _ := generate(table, 0, cfg.seed)
+	tg := tableGen{name: table, schema: schema, gen: func(ctx context.Context, emit func(arrow.Record) error) error {
+		_, recs := gen()
+		return recordsGen(recs)(ctx, emit)
+	}}
+	d, err := openDataSet(ctx, cfg.data, countKey(table, rows, cfg.seed), []tableGen{tg}, stderr)
+	if err != nil {
+		return loadSet{}, err
+	}
+	return d.sets()[0], nil
+}
+
 // generate builds a table of the suite.
 func generate(table string, rows int, seed int64) (*arrow.Schema, []arrow.Record) {
 	if table == "people" {
@@ -175,27 +196,14 @@ func generate(table string, rows int, seed int64) (*arrow.Schema, []arrow.Record
 	return Logs(rows, seed)
 }
 
-// inputBytes sums the Arrow buffer bytes of the named columns.
-func inputBytes(schema *arrow.Schema, recs []arrow.Record, cols []string) int64 {
-	var b int64
-	for _, c := range cols {
-		idx := schema.FieldIndices(c)
-		if len(idx) == 0 {
-			continue
-		}
-		for _, r := range recs {
-			b += bytesV17(r.Column(idx[0]))
-		}
-	}
-	return b
-}
-
 // measureQuery runs one query on every engine: an untimed warm-up run whose
 // rows are checksummed, the placement (GPU engines), then cfg.runs timed
 // runs. It then compares every engine's checksum with the reference's.
-func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, schema *arrow.Schema,
-	recs []arrow.Record, engines []engine, stderr io.Writer) ([]resultRow, error) {
-	in := inputBytes(schema, recs, q.Cols)
+// cols holds the Arrow bytes of each column of the query's table (the
+// input bytes of GB/s; nil for TPC-H, whose queries read several tables).
+func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, cols map[string]int64,
+	engines []engine, stderr io.Writer) ([]resultRow, error) {
+	in := inputBytes(cols, q.Cols)
 	out := make([]resultRow, 0, len(engines))
 	sums := make([]*Checksum, len(engines))
 	ans := make([]*answers.Answer, len(engines))

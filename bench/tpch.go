@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
-
 	"github.com/gsqlengine/gsql/datagen/tpch"
 	"github.com/gsqlengine/gsql/datagen/tpch/queries"
 )
@@ -68,33 +66,16 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 		if err != nil {
 			return err
 		}
-		t0 := time.Now()
-		tables := make([][]arrow.Record, len(tpch.Tables))
-		var lineitems int
-		for i, t := range tpch.Tables {
-			if tables[i], err = g.Records(ctx, t); err != nil {
-				return err
-			}
-			if t == tpch.LineItem {
-				for _, r := range tables[i] {
-					lineitems += int(r.NumRows())
-				}
-			}
+		sets, lineitems, err := tpchSets(ctx, cfg, g, stderr)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(stderr, "generated TPC-H SF %g (%d lineitems) in %.1fs\n", sf, lineitems, time.Since(t0).Seconds())
-		// The generator's 300 MiB text pool would otherwise stay in the
-		// heap the queries of gsql measure (raising its GC goal by twice
-		// that); a next scale factor rebuilds it.
-		tpch.ReleaseTextPool()
 		rep.Rows = append(rep.Rows, lineitems)
-		for _, e := range engines {
-			t0 := time.Now()
-			for i, t := range tpch.Tables {
-				if err := e.Load(ctx, t.String(), tpch.Schema(t), tables[i]); err != nil {
-					return err
-				}
+		if err := loadSets(ctx, engines, sets, fmt.Sprintf("TPC-H SF %g", sf), stderr); err != nil {
+			for _, s := range sets {
+				release(s.recs)
 			}
-			fmt.Fprintf(stderr, "loaded TPC-H SF %g into %s in %.1fs\n", sf, e.Name(), time.Since(t0).Seconds())
+			return err
 		}
 		for _, q := range cfg.queries {
 			n, _ := strconv.Atoi(strings.TrimPrefix(q.Name, "q"))
@@ -110,7 +91,7 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 					}
 				}
 			}
-			rows, err := measureQuery(ctx, cfg, q, lineitems, nil, nil, engines, stderr)
+			rows, err := measureQuery(ctx, cfg, q, lineitems, nil, engines, stderr)
 			if err != nil {
 				return err
 			}
@@ -123,13 +104,47 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 			}
 			rep.Results = append(rep.Results, rows...)
 		}
-		for _, recs := range tables {
-			for _, r := range recs {
-				r.Release()
-			}
+		for _, s := range sets {
+			release(s.recs)
 		}
 	}
 	return nil
+}
+
+// tpchSets generates the eight tables at g's scale factor, in memory or
+// (--data) as Parquet files written once, and returns them with
+// lineitem's row count.
+func tpchSets(ctx context.Context, cfg *config, g *tpch.Generator, stderr io.Writer) ([]loadSet, int, error) {
+	sf := g.ScaleFactor()
+	// The generator's 300 MiB text pool would otherwise stay in the heap
+	// the queries of gsql measure (raising its GC goal by twice that); a
+	// next scale factor rebuilds it.
+	defer tpch.ReleaseTextPool()
+	if cfg.data != "" {
+		d, err := openDataSet(ctx, cfg.data, tpchKey(sf), tpchGens(g), stderr)
+		if err != nil {
+			return nil, 0, err
+		}
+		return d.sets(), int(d.table(tpch.LineItem.String()).Rows), nil
+	}
+	t0 := time.Now()
+	var sets []loadSet
+	lineitems := 0
+	for _, t := range tpch.Tables {
+		recs, err := g.Records(ctx, t)
+		if err != nil {
+			for _, s := range sets {
+				release(s.recs)
+			}
+			return nil, 0, err
+		}
+		sets = append(sets, memorySet(t.String(), tpch.Schema(t), recs))
+		if t == tpch.LineItem {
+			lineitems = int(sets[len(sets)-1].rows)
+		}
+	}
+	fmt.Fprintf(stderr, "generated TPC-H SF %g (%d lineitems) in %.1fs\n", sf, lineitems, time.Since(t0).Seconds())
+	return sets, lineitems, nil
 }
 
 // pickNumbered picks queries q01, q02, ... of a numbered suite by

@@ -19,9 +19,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
 // DefaultBatchRows is the number of rows per record produced by the readers.
@@ -109,6 +112,8 @@ func Read(ctx context.Context, path string, opts Options) (*arrow.Schema, []arro
 type ReadOptions struct {
 	Progress  ProgressFunc
 	BatchRows int
+	// Allocator allocates the Parquet reader's buffers (nil: Go's).
+	Allocator memory.Allocator
 }
 
 // WriteOptions configure the writers.
@@ -198,12 +203,16 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// progressReaderAt reports reads through an io.ReaderAt (Parquet, IPC file).
+// progressReaderAt reports reads through an io.ReaderAt (Parquet, IPC
+// file). It is safe for concurrent ReadAt calls (Parquet's row groups are
+// read in parallel); fn is called under a lock.
 type progressReaderAt struct {
-	f        *os.File
-	fn       ProgressFunc
-	total    int64
-	read     int64
+	f     *os.File
+	fn    ProgressFunc
+	total int64
+	read  atomic.Int64
+	mu    sync.Mutex
+	// reported is the count last passed to fn (under mu).
 	reported int64
 }
 
@@ -224,19 +233,23 @@ func (p *progressReaderAt) Seek(off int64, whence int) (int64, error) {
 }
 
 func (p *progressReaderAt) note(n int) {
-	p.read += int64(n)
-	if p.read > p.total {
-		p.read = p.total
+	read := min(p.read.Add(int64(n)), p.total)
+	if p.fn == nil {
+		return
 	}
-	if p.fn != nil && p.read-p.reported >= progressStep {
-		p.reported = p.read
-		p.fn(p.read, p.total)
+	p.mu.Lock()
+	if read-p.reported >= progressStep {
+		p.reported = read
+		p.fn(read, p.total)
 	}
+	p.mu.Unlock()
 }
 
 func (p *progressReaderAt) done() {
 	if p.fn != nil {
+		p.mu.Lock()
 		p.fn(p.total, p.total)
+		p.mu.Unlock()
 	}
 }
 

@@ -38,18 +38,24 @@ func Load(ctx context.Context, db Registrar, sf float64) error {
 	return nil
 }
 
+// RangeRows is the number of rows GenerateRange numbers for t: the rows
+// of its driving table (part for partsupp, orders for lineitem, t itself
+// otherwise).
+func (g *Generator) RangeRows(t Table) int64 {
+	switch t {
+	case PartSupp:
+		return g.Rows(Part)
+	case LineItem:
+		return g.Rows(Orders)
+	}
+	return g.Rows(t)
+}
+
 // Records generates all of t's rows, in order, and returns them as
 // records the caller releases. Ranges of rows are generated in parallel,
 // one goroutine per CPU.
 func (g *Generator) Records(ctx context.Context, t Table) ([]arrow.Record, error) {
-	driving := t
-	switch t {
-	case PartSupp:
-		driving = Part
-	case LineItem:
-		driving = Orders
-	}
-	total := g.Rows(driving)
+	total := g.RangeRows(t)
 	workers := runtime.GOMAXPROCS(0)
 	chunk := max(total/int64(4*workers), 8192)
 	var starts []int64
