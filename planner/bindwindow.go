@@ -350,8 +350,6 @@ func (b *binder) windowArgs(f *winspec.Func, name string, args sqlparser.SelectE
 			if v, err = expr.CastTo(v, coldata.Bool); err != nil {
 				return errorf(TypeMismatch, name, "function %s: %v", upper, err)
 			}
-		case (f.Kind == winspec.Sum || f.Kind == winspec.Avg) && v.Type().IsDecimal():
-			return errorf(Unsupported, name, "not supported yet: %s of DECIMAL over a window (cast the argument to DOUBLE)", upper)
 		case (f.Kind == winspec.Sum || f.Kind == winspec.Avg) && v.Type().IsTemporal():
 			return errorf(TypeMismatch, name, "function %s: cannot add values of type %s", upper, v.Type())
 		case (f.Kind == winspec.Sum || f.Kind == winspec.Avg) && (v.Type() == coldata.String || v.Type() == coldata.Null):
@@ -369,6 +367,9 @@ func (b *binder) windowArgs(f *winspec.Func, name string, args sqlparser.SelectE
 			f.Type = opspec.AggResultType(opspec.AggSum, v.Type())
 		case winspec.Avg:
 			f.Type = coldata.Float64
+			if v.Type().IsDecimal() {
+				f.Type = expr.DecimalAvgType(v.Type())
+			}
 		default:
 			f.Type = v.Type()
 		}
@@ -408,7 +409,17 @@ func (b *binder) windowFrame(args sqlparser.SelectExprs, f *winspec.Func, sc *sc
 			return fr, errorf(TypeMismatch, "", "a window frame offset must be a constant, got %s", e)
 		}
 		if d, ok := l.Value.(decimal.Int128); ok {
-			// 1.5 is an exact DECIMAL literal; RANGE offsets are DOUBLE.
+			if fr.Unit == winspec.Range && len(f.Order) == 1 && f.Order[0].Expr.Type().IsDecimal() {
+				// Over a DECIMAL key the offset stays exact: the frame
+				// compares key ∓ offset in decimal.
+				if d.IsNeg() {
+					return fr, errorf(TypeMismatch, "", "a window frame offset must not be negative, got %s", e)
+				}
+				bd.Offset = l
+				continue
+			}
+			// 1.5 is an exact DECIMAL literal; RANGE offsets over other
+			// keys are DOUBLE.
 			l = &expr.Literal{Value: d.Float64(l.T.Scale()), T: coldata.Float64}
 		}
 		switch v := l.Value.(type) {
@@ -428,7 +439,7 @@ func (b *binder) windowFrame(args sqlparser.SelectExprs, f *winspec.Func, sc *sc
 		}
 		bd.Offset = l.Value
 		if fr.Unit == winspec.Range {
-			if t := f.Order[0].Expr.Type(); t != coldata.Int64 && t != coldata.Float64 {
+			if t := f.Order[0].Expr.Type(); t != coldata.Int64 && t != coldata.Float64 && !t.IsDecimal() {
 				return fr, errorf(TypeMismatch, "", "RANGE with an offset needs a numeric ORDER BY column, not %s", t)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/opspec/winspec"
 )
@@ -87,6 +89,8 @@ func aggregate(k winspec.Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi
 			out.Floats[i] = s
 		}
 		return out, nil
+	case coldata.Decimal:
+		return decimalSums(k, t, v, cnt, lo, hi, out)
 	case coldata.Float64:
 		out.Floats = floatSums(v, partStart, lo, hi)
 		if k == winspec.Avg {
@@ -99,6 +103,46 @@ func aggregate(k winspec.Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi
 		return out, nil
 	}
 	return nil, fmt.Errorf("%s of %s is not supported", k, v.Type)
+}
+
+// decimalSums fills out (NULLs already marked) with SUM or AVG of a
+// DECIMAL v over each frame: exact 128-bit prefix sums, a frame's sum the
+// difference of two; AVG rounds the sum over the count to t's scale, as
+// GROUP BY's AVG does. A prefix past 128 bits is a range error, never a
+// wrong sum.
+func decimalSums(k winspec.Kind, t coldata.Type, v *coldata.Vec, cnt []int64, lo, hi []int, out *coldata.Vec) (*coldata.Vec, error) {
+	n := len(lo)
+	name := map[winspec.Kind]string{winspec.Sum: "SUM", winspec.Avg: "AVG"}[k]
+	pre := make([]decimal.Int128, n+1)
+	for i := 0; i < n; i++ {
+		pre[i+1] = pre[i]
+		if !v.IsNull(i) {
+			s, ok := pre[i].Add(v.Decs[i])
+			if !ok {
+				return nil, fmt.Errorf("%w in %s", expr.ErrDecimalRange, name)
+			}
+			pre[i+1] = s
+		}
+	}
+	out.Decs = make([]decimal.Int128, n)
+	sc := v.Type.Scale()
+	for i := range out.Decs {
+		c := cnt[hi[i]] - cnt[lo[i]]
+		if c == 0 {
+			continue // NULL
+		}
+		s, ok := pre[hi[i]].Sub(pre[lo[i]])
+		if ok && k == winspec.Avg {
+			if s, ok = s.Rescale(sc, t.Scale()); ok {
+				s, _ = s.DivRound(decimal.FromInt64(c))
+			}
+		}
+		if !ok || !s.Fits(t.Precision()) {
+			return nil, fmt.Errorf("%w in %s", expr.ErrDecimalRange, name)
+		}
+		out.Decs[i] = s
+	}
+	return out, nil
 }
 
 // floatSums sums v over each frame. Frames that all start at their

@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
@@ -20,7 +22,7 @@ func (p *partitioned) frames(f winspec.Frame) (lo, hi []int, err error) {
 		if len(p.order) != 1 {
 			return nil, nil, fmt.Errorf("RANGE with an offset needs exactly one ORDER BY key")
 		}
-		if t := p.order[0].Type; t != coldata.Int64 && t != coldata.Float64 && t != coldata.Null {
+		if t := p.order[0].Type; t != coldata.Int64 && t != coldata.Float64 && t != coldata.Null && !t.IsDecimal() {
 			return nil, nil, fmt.Errorf("RANGE with an offset needs a numeric ORDER BY key, not %s", t)
 		}
 	}
@@ -107,6 +109,11 @@ func (p *partitioned) rangeBound(b winspec.Bound, i int, start bool) (int, error
 	var before func(j int) bool // row j's key sorts before the target
 	var equal func(j int) bool
 	switch {
+	case v.Type.IsDecimal():
+		var err error
+		if before, equal, err = decimalTarget(v, i, b.Offset, subtract, desc); err != nil {
+			return 0, err
+		}
 	case v.Type == coldata.Int64:
 		k, ok := b.Offset.(int64)
 		if ok {
@@ -168,4 +175,60 @@ func satAdd(x, k int64, subtract bool) int64 {
 		return math.MaxInt64
 	}
 	return x + k
+}
+
+// decimalTarget compares DECIMAL keys with row i's key ∓ offset, exactly:
+// key and offset at the larger of their scales. The offset is an integer,
+// a DECIMAL literal (kept exact by the binder) or a DOUBLE.
+func decimalTarget(v *coldata.Vec, i int, offset any, subtract, desc bool) (before, equal func(j int) bool, err error) {
+	s := v.Type.Scale()
+	var off decimal.Int128
+	os := s
+	switch x := offset.(type) {
+	case int64:
+		off, os = decimal.FromInt64(x), 0
+	case *expr.Literal:
+		d, ok := x.Value.(decimal.Int128)
+		if !ok {
+			return nil, nil, fmt.Errorf("RANGE offset must be a number, got %v", x)
+		}
+		off, os = d, x.T.Scale()
+	case float64:
+		d, ok := decimal.FromFloat64(x, s)
+		if !ok || math.IsNaN(x) {
+			return nil, nil, fmt.Errorf("RANGE offset %v does not fit the ORDER BY key's DECIMAL", x)
+		}
+		off = d
+	default:
+		return nil, nil, fmt.Errorf("RANGE offset must be a number, got %v", offset)
+	}
+	if off.IsNeg() {
+		return nil, nil, fmt.Errorf("RANGE offset must not be negative, got %v", offset)
+	}
+	scale := max(s, os)
+	at := func(j int) (decimal.Int128, bool) { return v.Dec(j).Rescale(s, scale) }
+	key, ok1 := at(i)
+	o, ok2 := off.Rescale(os, scale)
+	var t decimal.Int128
+	ok3 := false
+	if ok1 && ok2 {
+		if subtract {
+			t, ok3 = key.Sub(o)
+		} else {
+			t, ok3 = key.Add(o)
+		}
+	}
+	if !ok3 {
+		return nil, nil, fmt.Errorf("%w: RANGE bound past DECIMAL's range", expr.ErrDecimalRange)
+	}
+	cmp := func(j int) int {
+		x, ok := at(j)
+		if !ok {
+			return 0
+		}
+		return x.Cmp(t)
+	}
+	before = func(j int) bool { c := cmp(j); return c != 0 && (c < 0) != desc }
+	equal = func(j int) bool { return cmp(j) == 0 }
+	return before, equal, nil
 }
