@@ -25,26 +25,9 @@ const inListMaxRows = 256
 // planInJoins rewrites the qualifying IN conjuncts of where over input and
 // returns what remains of where.
 func (b *binder) planInJoins(where sqlparser.Expr, input Node, sc *scope) (sqlparser.Expr, Node, error) {
-	var rest []sqlparser.Expr
-	for _, c := range andTerms(where) {
-		j, ok, err := b.inJoin(c, input, sc)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ok {
-			input = j
-			continue
-		}
-		rest = append(rest, c)
-	}
-	if len(rest) == 0 {
-		return nil, input, nil
-	}
-	out := rest[0]
-	for _, r := range rest[1:] {
-		out = &sqlparser.AndExpr{Left: out, Right: r}
-	}
-	return out, input, nil
+	return joinConjuncts(where, input, func(c sqlparser.Expr, input Node) (Node, bool, error) {
+		return b.inJoin(c, input, sc)
+	})
 }
 
 // inJoin plans conjunct c over input as a semi join (IN) or an anti join

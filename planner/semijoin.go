@@ -21,18 +21,28 @@ import (
 // planExistsJoins takes the EXISTS conjuncts of where that it can turn into
 // joins over input and returns what remains of where.
 func (b *binder) planExistsJoins(where sqlparser.Expr, input Node, sc *scope) (sqlparser.Expr, Node, error) {
+	return joinConjuncts(where, input, func(c sqlparser.Expr, input Node) (Node, bool, error) {
+		sub, anti := existsOperand(c)
+		if sub == nil {
+			return nil, false, nil
+		}
+		return b.existsJoin(sub, anti, input, sc)
+	})
+}
+
+// joinConjuncts offers each top-level conjunct of where to plan, which
+// turns it into a join over input (ok) or leaves it; it returns the
+// conjuncts left, ANDed (nil for none), and the input with the joins.
+func joinConjuncts(where sqlparser.Expr, input Node, plan func(c sqlparser.Expr, input Node) (Node, bool, error)) (sqlparser.Expr, Node, error) {
 	var rest []sqlparser.Expr
 	for _, c := range andTerms(where) {
-		sub, anti := existsOperand(c)
-		if sub != nil {
-			j, ok, err := b.existsJoin(sub, anti, input, sc)
-			if err != nil {
-				return nil, nil, err
-			}
-			if ok {
-				input = j
-				continue
-			}
+		j, ok, err := plan(c, input)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			input = j
+			continue
 		}
 		rest = append(rest, c)
 	}
