@@ -19,6 +19,10 @@ func (e *InternalError) Error() string {
 	return fmt.Sprintf("internal error (please report): %v", e.Value)
 }
 
+// PanicStack is the goroutine stack where the panic was caught, for test
+// runners that print it beside the failure.
+func (e *InternalError) PanicStack() string { return e.Stack }
+
 // ErrorKind implements errkind.Kinded: errkind.Internal.
 func (e *InternalError) ErrorKind() errkind.Kind { return errkind.Internal }
 

@@ -80,7 +80,7 @@ func (d *Device) runPasses(in *DeviceBatch, rowsIn int, l passLaunch) (*DeviceBa
 		if l.used[i] && c.NullOffset != 0 {
 			return nil, invalidf("%s input %d is a bit-shifted view", l.what, i)
 		}
-		if l.used[i] && c.Type != l.inputs[i] {
+		if l.used[i] && c.Type.Plain() != l.inputs[i].Plain() {
 			return nil, invalidf("%s input %d is %s, want %s", l.what, i, c.Type, l.inputs[i])
 		}
 	}

@@ -202,7 +202,7 @@ func (r *Runner) runStatement(ctx context.Context, file string, rec *Record) *Fa
 	}
 	if !rec.ExpectError {
 		if err != nil {
-			return fail("statement failed", "", "error: "+err.Error())
+			return fail("statement failed", "", "error: "+errorText(err))
 		}
 		return nil
 	}
@@ -226,6 +226,17 @@ func (r *Runner) runStatement(ctx context.Context, file string, rec *Record) *Fa
 	return nil
 }
 
+// errorText is err's message, followed by the stack of the panic behind it
+// when err is an internal error that caught one: a failure on a machine
+// we cannot debug on (the GPU runs) then says where it happened.
+func errorText(err error) string {
+	var p interface{ PanicStack() string }
+	if errors.As(err, &p) && p.PanicStack() != "" {
+		return err.Error() + "\n" + p.PanicStack()
+	}
+	return err.Error()
+}
+
 // runQuery runs a query record and checks its answer; elapsed is the
 // query's own time, from sending it to its last row, without the check.
 func (r *Runner) runQuery(ctx context.Context, file string, rec *Record, threshold int) (f *Failure, elapsed time.Duration) {
@@ -244,7 +255,7 @@ func (r *Runner) runQuery(ctx context.Context, file string, rec *Record, thresho
 	})
 	elapsed = time.Since(start)
 	if err != nil {
-		return fail("query failed", "error: "+err.Error()), elapsed
+		return fail("query failed", "error: "+errorText(err)), elapsed
 	}
 	if msg := Compare(rec, rows, threshold); msg != "" {
 		return fail(msg, FormatActual(rec, rows, threshold)), elapsed
