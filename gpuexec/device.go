@@ -73,6 +73,7 @@ type Stats struct {
 	Users           int           // handles sharing the device state (databases)
 	InUse           uint64        // device memory this handle's database holds
 	Peak            uint64        // the most device memory it has held
+	Waits           WaitTotals    // what the queries of every handle waited for, summed
 }
 
 // Device is one user's handle on a GPU: the device state it shares with
@@ -114,6 +115,8 @@ type deviceState struct {
 	idle *time.Timer // the linger after the last handle closed
 	// freed is closed and replaced whenever a buffer goes back to the
 	// pool while someone waits for memory (memWaiters > 0).
+	// totalWaits sums the waits of every query on the state (Stats.Waits).
+	totalWaits Waits
 	freedMu    sync.Mutex
 	freed      chan struct{}
 	memWaiters atomic.Int32
@@ -292,6 +295,7 @@ func (d *Device) Stats() Stats {
 		Users:           d.Users(),
 		InUse:           d.InUse(),
 		Peak:            d.Peak(),
+		Waits:           d.totalWaits.Snapshot(),
 	}
 }
 

@@ -130,6 +130,7 @@ func (d *Device) Users() int {
 // waits of the work done through it in w: the handle a query's operators
 // use. Closing it closes nothing.
 func (d *Device) ForQuery(w *Waits) *Device {
+	w.link(&d.totalWaits)
 	return &Device{deviceState: d.deviceState, user: d.user, waits: w, derived: true}
 }
 

@@ -19,11 +19,40 @@ type Waits struct {
 // WaitCounter is a number of waits and their total time.
 type WaitCounter struct {
 	n, nanos atomic.Int64
+	// total is the device state's counter of the same kind, which every
+	// query's waits also go to (Stats.Waits): a load harness reads what a
+	// query waited for as the difference around it.
+	total *WaitCounter
 }
 
 func (c *WaitCounter) add(d time.Duration) {
 	c.n.Add(1)
 	c.nanos.Add(int64(max(d, 0)))
+	if c.total != nil {
+		c.total.add(d)
+	}
+}
+
+// link makes w's counters add to totals too (once: a Waits is one query's).
+func (w *Waits) link(totals *Waits) {
+	if w == nil || totals == nil || w == totals || w.Thread.total != nil {
+		return
+	}
+	w.Thread.total, w.Compile.total, w.Memory.total = &totals.Thread, &totals.Compile, &totals.Memory
+}
+
+// WaitTotals is a snapshot of waits: counts and times of each kind.
+type WaitTotals struct {
+	ThreadWaits, CompileWaits, MemoryWaits int64
+	Thread, Compile, Memory                time.Duration
+}
+
+// Snapshot reads w's counters.
+func (w *Waits) Snapshot() WaitTotals {
+	return WaitTotals{
+		ThreadWaits: w.Thread.Count(), CompileWaits: w.Compile.Count(), MemoryWaits: w.Memory.Count(),
+		Thread: w.Thread.Total(), Compile: w.Compile.Total(), Memory: w.Memory.Total(),
+	}
 }
 
 // Count is the number of waits.

@@ -166,3 +166,28 @@ func TestWaitsPoolMemory(t *testing.T) {
 	}
 	checkWaitsLine(t, w)
 }
+
+// Every query's waits also add to the totals they are linked to, once,
+// and the snapshot reads counts and times.
+func TestWaitsAddToTotals(t *testing.T) {
+	var totals Waits
+	a, b := &Waits{}, &Waits{}
+	a.link(&totals)
+	a.link(&totals) // linking twice must not count twice
+	b.link(&totals)
+	a.Thread.add(2 * time.Millisecond)
+	a.Compile.add(5 * time.Millisecond)
+	b.Thread.add(3 * time.Millisecond)
+	b.Memory.add(time.Millisecond)
+	got := totals.Snapshot()
+	want := WaitTotals{ThreadWaits: 2, CompileWaits: 1, MemoryWaits: 1,
+		Thread: 5 * time.Millisecond, Compile: 5 * time.Millisecond, Memory: time.Millisecond}
+	if got != want {
+		t.Fatalf("totals %+v, want %+v", got, want)
+	}
+	if s := a.Snapshot(); s.ThreadWaits != 1 || s.Thread != 2*time.Millisecond {
+		t.Fatalf("query's own %+v", s)
+	}
+	var nilWaits *Waits
+	nilWaits.link(&totals) // a handle without a query: nothing to link
+}

@@ -21,7 +21,8 @@
 #             stops there and reports what it ran, marked cut)
 #   WARM      1: keep the kernel cache (default: 0, an empty cache in $OUT/cache,
 #             so the loaded run compiles every kernel once)
-#   ORDER     loaded-first or alone-first (default: loaded-first)
+#   ORDER     loaded-first, alone-first or loaded-only (default: loaded-first;
+#             loaded-only skips the baseline: a diagnostic run, no p99 ratio)
 #   MAX_RATIO the p99 ratio the check allows (default: 3)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,15 +81,19 @@ alone() {
 }
 
 status=0
+alone_flag=(-alone "$out/alone")
 if [ "$order" = alone-first ]; then
 	alone || status=1
 	loaded || status=1
+elif [ "$order" = loaded-only ]; then
+	loaded || status=1
+	alone_flag=()
 else
 	loaded || status=1
 	alone || status=1
 fi
 echo
-"$bin" report -loaded "$out/loaded" -alone "$out/alone" -max-ratio "${MAX_RATIO:-3}" \
+"$bin" report -loaded "$out/loaded" "${alone_flag[@]}" -max-ratio "${MAX_RATIO:-3}" \
 	-compile-log "$out/compiles-loaded.log" | tee "$out/report.txt" || status=1
 if [ -s "$out/compiles-alone.log" ]; then
 	echo "compiles during the alone runs: $(wc -l <"$out/compiles-alone.log") (log: $out/compiles-alone.log)" | tee -a "$out/report.txt"

@@ -254,3 +254,33 @@ func TestRunShardDeadline(t *testing.T) {
 		t.Fatal("a negative -deadline was accepted")
 	}
 }
+
+// The report splits the loaded query time into the device waits the
+// queries recorded and names the slowest queries with theirs.
+func TestReportWhereTimeWent(t *testing.T) {
+	a := rep(0, 10, 200)
+	a.Latencies[1].Waits = &QueryWaits{CompileMS: 150, ThreadMS: 20, Compiles: 2}
+	b := rep(1, 40)
+	b.Latencies[0].Waits = &QueryWaits{MemoryMS: 30}
+	b.StatementMS = 500
+	var out strings.Builder
+	whereTimeWent(&out, []*Report{a, b})
+	got := out.String()
+	for _, want := range []string{
+		"loaded query time 0.2 s: compile waits 0.1 s, context thread 0.0 s, pool memory 0.0 s, the rest 0.1 s; 2 compiles finished during queries; statements 0.5 s",
+		"shard 0 f.test:1 200.0 ms: compile 150.0, thread 20.0, memory 0.0 ms, 2 compiles",
+		"shard 1 f.test:100 40.0 ms: compile 0.0, thread 0.0, memory 30.0 ms, 0 compiles",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("report lacks %q:\n%s", want, got)
+		}
+	}
+	if i, j := strings.Index(got, "f.test:1 "), strings.Index(got, "f.test:100"); i > j {
+		t.Errorf("slowest first:\n%s", got)
+	}
+	out.Reset()
+	whereTimeWent(&out, []*Report{rep(0, 1, 2)}) // no waits recorded (CPU)
+	if out.Len() != 0 {
+		t.Errorf("CPU run: %q", out.String())
+	}
+}

@@ -162,6 +162,7 @@ func writeReport(w io.Writer, loaded, alone []*Report, logPaths []string, logs [
 	}
 	fmt.Fprintf(w, "\nloaded: %d queries, %d failed, p50 %.2f ms, p99 %.2f ms, max %.2f ms, query time %.1f s\n",
 		len(lms), failed, percentile(lms, 50), percentile(lms, 99), last(lms), total/1000)
+	whereTimeWent(w, loaded)
 	ok := failed == 0
 	p99Ratio := 0.0
 	if len(alone) > 0 {
@@ -274,6 +275,50 @@ func slowest(w io.Writer, loaded, alone []*Report, maxRatio float64) {
 			break
 		}
 		fmt.Fprintf(w, "  %s:%d %.2f ms loaded, %.2f ms alone\n", s.k.file, s.k.line, s.load, s.alone)
+	}
+}
+
+// whereTimeWent splits the loaded run's query time into its waits on the
+// shared device and the rest, and lists the ten slowest queries so: the
+// first question under contention is what a slow query waited for.
+func whereTimeWent(w io.Writer, loaded []*Report) {
+	type entry struct {
+		q     Query
+		shard int
+	}
+	var all []entry
+	var sum QueryWaits
+	var total, stmts float64
+	for _, r := range loaded {
+		stmts += r.StatementMS
+		for _, q := range r.Latencies {
+			total += q.MS
+			all = append(all, entry{q, r.Shard})
+			if q.Waits != nil {
+				sum.CompileMS += q.Waits.CompileMS
+				sum.ThreadMS += q.Waits.ThreadMS
+				sum.MemoryMS += q.Waits.MemoryMS
+				sum.Compiles += q.Waits.Compiles
+			}
+		}
+	}
+	if sum == (QueryWaits{}) {
+		return // a CPU run, or reports without waits
+	}
+	other := total - sum.CompileMS - sum.ThreadMS - sum.MemoryMS
+	fmt.Fprintf(w, "loaded query time %.1f s: compile waits %.1f s, context thread %.1f s, pool memory %.1f s, the rest %.1f s; %d compiles finished during queries; statements %.1f s\n",
+		total/1000, sum.CompileMS/1000, sum.ThreadMS/1000, sum.MemoryMS/1000, other/1000, sum.Compiles, stmts/1000)
+	sort.Slice(all, func(i, j int) bool { return all[i].q.MS > all[j].q.MS })
+	for i, e := range all {
+		if i == 10 {
+			break
+		}
+		qw := QueryWaits{}
+		if e.q.Waits != nil {
+			qw = *e.q.Waits
+		}
+		fmt.Fprintf(w, "  shard %d %s:%d %.1f ms: compile %.1f, thread %.1f, memory %.1f ms, %d compiles\n",
+			e.shard, e.q.File, e.q.Line, e.q.MS, qw.CompileMS, qw.ThreadMS, qw.MemoryMS, qw.Compiles)
 	}
 }
 

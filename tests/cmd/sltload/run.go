@@ -43,6 +43,9 @@ type Report struct {
 	MaxMS     float64 `json:"max_ms"`
 	TotalMS   float64 `json:"total_ms"`
 	Latencies []Query `json:"latencies"`
+	// StatementMS is the time of the statements (CREATE, INSERT): the
+	// setup each file's queries stand on.
+	StatementMS float64 `json:"statement_ms"`
 	// Failures lists every failed statement and query.
 	Failures []Failure `json:"failures"`
 	// GPU holds the process's device counters after its last file (the
@@ -56,6 +59,46 @@ type Query struct {
 	Line int     `json:"line"`
 	MS   float64 `json:"ms"`
 	OK   bool    `json:"ok"`
+	// Waits is what the query waited for on the shared device (GPU runs).
+	Waits *QueryWaits `json:"waits,omitempty"`
+}
+
+// QueryWaits is the part of a query's time spent waiting on the shared
+// device, read as the difference of the process's device counters around
+// it (a process runs one record at a time): for kernel compiles (its own
+// or another's holding the same kernel), for the context thread, for pool
+// memory; and how many compiles the process finished meanwhile (its own
+// and background ones).
+type QueryWaits struct {
+	CompileMS float64 `json:"compile_ms,omitempty"`
+	ThreadMS  float64 `json:"thread_ms,omitempty"`
+	MemoryMS  float64 `json:"memory_ms,omitempty"`
+	Compiles  uint64  `json:"compiles,omitempty"`
+}
+
+// deviceMark is the counters QueryWaits are differences of.
+type deviceMark struct {
+	waits    gpuexec.WaitTotals
+	compiles uint64
+}
+
+func markOf(db *gsql.DB) (deviceMark, bool) {
+	st := db.Stats().GPU
+	if st == nil {
+		return deviceMark{}, false
+	}
+	return deviceMark{st.Waits, st.Compiles}, true
+}
+
+// since is what was waited for between m and now.
+func (m deviceMark) since(now deviceMark) *QueryWaits {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	q := &QueryWaits{CompileMS: ms(now.waits.Compile - m.waits.Compile), ThreadMS: ms(now.waits.Thread - m.waits.Thread),
+		MemoryMS: ms(now.waits.Memory - m.waits.Memory), Compiles: now.compiles - m.compiles}
+	if *q == (QueryWaits{}) {
+		return nil
+	}
+	return q
 }
 
 // Failure is one failed record with its SQL and error.
@@ -209,6 +252,7 @@ func runShard(ctx context.Context, c runConfig, progress io.Writer) (*Report, er
 		if err != nil {
 			return nil, fmt.Errorf("open database on device %q: %w", c.device, err)
 		}
+		mark, onGPU := markOf(db)
 		r := &tests.Runner{
 			Engine:  engine{db},
 			Names:   append(append([]string(nil), tests.DefaultEngineNames...), "gsql-"+c.device),
@@ -220,9 +264,17 @@ func runShard(ctx context.Context, c runConfig, progress io.Writer) (*Report, er
 				if ctx.Err() != nil {
 					return // cut by the deadline, not failed
 				}
+				var waits *QueryWaits
+				if onGPU {
+					now, _ := markOf(db)
+					waits, mark = mark.since(now), now
+				}
+				ms := float64(elapsed) / float64(time.Millisecond)
 				if rec.Kind == tests.KindQuery {
 					rep.Latencies = append(rep.Latencies, Query{File: script.Name, Line: rec.Line,
-						MS: float64(elapsed) / float64(time.Millisecond), OK: f == nil})
+						MS: ms, OK: f == nil, Waits: waits})
+				} else {
+					rep.StatementMS += ms
 				}
 				if f != nil {
 					rep.Failures = append(rep.Failures, Failure{File: f.File, Line: f.Line, Kind: rec.Kind.String(),
