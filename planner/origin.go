@@ -101,9 +101,12 @@ func Origins(n Node) []Origin {
 	case *DeviceWindow:
 		copy(out, Origins(x.Orig))
 	case *Join:
-		joinOrigins(out, x.Kind, x.Left, x.Right)
+		joinOrigins(out, x.Kind, x.Left, x.Right, len(x.Left.Columns()))
 	case *DeviceJoin:
-		joinOrigins(out, x.Orig.Kind, x.Left, x.Right)
+		// The device inputs can carry computed key columns after the
+		// ones the join outputs (ON f.id = e.id + 1): the output's left
+		// part is the original join's left columns.
+		joinOrigins(out, x.Orig.Kind, x.Left, x.Right, len(x.Orig.Left.Columns()))
 	}
 	return out
 }
@@ -118,15 +121,22 @@ func refOrigins(out []Origin, exprs []expr.Expr, in []Origin) {
 	}
 }
 
-func joinOrigins(out []Origin, kind opspec.JoinKind, left, right Node) {
-	l := Origins(left)
-	copy(out, l)
-	if kind == opspec.SemiJoin || kind == opspec.AntiJoin || len(out) == len(l) {
+// joinOrigins fills out from a join's inputs: the first nLeft output
+// columns are left's, the rest (if any) right's leading ones.
+func joinOrigins(out []Origin, kind opspec.JoinKind, left, right Node, nLeft int) {
+	nLeft = min(nLeft, len(out))
+	copy(out[:nLeft], Origins(left))
+	if kind == opspec.SemiJoin || kind == opspec.AntiJoin || len(out) == nLeft {
 		return
 	}
-	for i, o := range Origins(right) {
+	r := Origins(right)
+	for i := range out[nLeft:] {
+		if i == len(r) {
+			break
+		}
+		o := r[i]
 		o.OuterNull = kind == opspec.LeftJoin
-		out[len(l)+i] = o
+		out[nLeft+i] = o
 	}
 }
 
