@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/decimal128"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
 func TestFormatSQLiteValue(t *testing.T) {
@@ -66,5 +69,26 @@ func TestRunnerSQLiteTypes(t *testing.T) {
 	loose := (&Runner{Engine: eng, SQLiteTypes: true}).Run(context.Background(), s)
 	if len(loose.Failures) != 0 {
 		t.Errorf("SQLiteTypes runner: %v", loose.Failures)
+	}
+}
+
+// A DECIMAL (gsql's exact division) in an I column reads as SQLite's
+// integer: the value toward zero.
+func TestFormatSQLiteDecimal(t *testing.T) {
+	b := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: 10, Scale: 4})
+	defer b.Release()
+	for _, v := range []int64{1120000, -1125000, -5000, 0} {
+		b.Append(decimal128.FromI64(v))
+	}
+	b.AppendNull()
+	col := b.NewArray()
+	defer col.Release()
+	for i, want := range []string{"112", "-112", "0", "0", "NULL"} {
+		if got, err := FormatSQLiteValue(col, i, 'I'); err != nil || got != want {
+			t.Errorf("row %d as I: %q, %v; want %q", i, got, err, want)
+		}
+	}
+	if got, err := FormatSQLiteValue(col, 1, 'R'); err != nil || got != "-112.5000" {
+		t.Errorf("row 1 as R: %q, %v", got, err)
 	}
 }
