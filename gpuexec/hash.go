@@ -927,9 +927,9 @@ func (d *Device) gather(ctx context.Context, k *fuse.Kernel, src *DeviceBatch, i
 		for i, c := range src.Cols {
 			types[i] = c.Type
 		}
-		if p, err := fuse.Interpreter().Lower(types, nil, fuse.GatherOutputs(types)); err == nil {
+		if s, err := fuse.Interpreter().LowerSplit(types, nil, fuse.GatherOutputs(types)); err == nil {
 			d.CompileFusedAsync(k)
-			return (&ProgramKernel{d: d, p: p}).run(src, idx, n)
+			return (&ProgramKernel{d: d, split: s}).run(src, idx, n)
 		}
 	}
 	fk, err := d.PrepareFused(k)

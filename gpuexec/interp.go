@@ -309,6 +309,9 @@ func (d *Device) WaitInterpreter(ctx context.Context) error {
 type ProgramKernel struct {
 	d *Device
 	p *fuse.Program
+	// split, when set instead of p, runs several programs over the batch
+	// (work wider than one program) and puts their outputs side by side.
+	split *fuse.Split
 }
 
 // PrepareProgram readies p for the interpreter, which must be ready.
@@ -322,11 +325,30 @@ func (d *Device) PrepareProgram(p *fuse.Program) (*ProgramKernel, error) {
 	return &ProgramKernel{d: d, p: p}, nil
 }
 
+// PrepareSplit readies the programs of s (fuse.Interp.LowerSplit) for the
+// interpreter, which must be ready.
+func (d *Device) PrepareSplit(s *fuse.Split) (*ProgramKernel, error) {
+	if len(s.Parts) == 1 && s.Parts[0].Cols == nil {
+		return d.PrepareProgram(s.Parts[0].Program)
+	}
+	pk, err := d.PrepareProgram(nil)
+	if err != nil {
+		return nil, err
+	}
+	pk.split = s
+	return pk, nil
+}
+
 // Release frees the program (nothing stays on the device between batches).
 func (pk *ProgramKernel) Release() error { return nil }
 
 // Launches is the number of kernel launches Run makes per batch.
-func (pk *ProgramKernel) Launches() int { return 3 }
+func (pk *ProgramKernel) Launches() int {
+	if pk.split != nil {
+		return 3 * len(pk.split.Parts)
+	}
+	return 3
+}
 
 // Run evaluates the program over the batch (the program's input types, in
 // order) and returns a new batch of its outputs, like FusedKernel.Run.
@@ -358,7 +380,53 @@ func (pk *ProgramKernel) RunGather(ctx context.Context, in *DeviceBatch, idx Dev
 }
 
 func (pk *ProgramKernel) run(in *DeviceBatch, gather DevicePtr, rowsIn int) (*DeviceBatch, error) {
-	p, st := pk.p, &pk.d.interp
+	if pk.split == nil {
+		return pk.runProgram(pk.p, in, gather, rowsIn)
+	}
+	var cols []DeviceVec
+	var outs []*DeviceBatch
+	defer func() {
+		for _, o := range outs {
+			o.Release()
+		}
+	}()
+	rows := -1
+	for i, part := range pk.split.Parts {
+		src := in
+		if part.Cols != nil {
+			sub := make([]DeviceVec, len(part.Cols))
+			for j, c := range part.Cols {
+				if c < 0 || c >= len(in.Cols) {
+					return nil, invalidf("program part %d reads column %d of %d", i, c, len(in.Cols))
+				}
+				sub[j] = in.Cols[c]
+			}
+			var err error
+			if src, err = Combine(sub, in.Len, in); err != nil {
+				return nil, err
+			}
+		}
+		out, err := pk.runProgram(part.Program, src, gather, rowsIn)
+		if src != in {
+			src.Release()
+		}
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, out)
+		if rows >= 0 && out.Len != rows {
+			// Every part evaluates the same filter over the same rows.
+			return nil, fmt.Errorf("internal error: program part %d kept %d rows, part 0 %d", i, out.Len, rows)
+		}
+		rows = out.Len
+		cols = append(cols, out.Cols...)
+	}
+	return Combine(cols, max(rows, 0), outs...)
+}
+
+// runProgram runs one program over the batch in (its inputs, in order).
+func (pk *ProgramKernel) runProgram(p *fuse.Program, in *DeviceBatch, gather DevicePtr, rowsIn int) (*DeviceBatch, error) {
+	st := &pk.d.interp
 	const tableWords = 4 * (fuse.InterpMaxInputs + fuse.InterpMaxOutputs)
 	progWords := (int64(len(p.Blob)) + 7) / 8
 	// The control buffer's prefix: the column table, then the program.

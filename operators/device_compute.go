@@ -117,7 +117,7 @@ func (c *DeviceCompute) Open(ctx context.Context) error {
 		}
 	}
 	if c.fk == nil && c.prog == nil {
-		if p, lerr := fuse.Interpreter().Lower(c.Types, c.Pred, outs); lerr == nil {
+		if p, lerr := fuse.Interpreter().LowerSplit(c.Types, c.Pred, outs); lerr == nil {
 			// Whichever is ready first: the interpreter (once per
 			// installation) or this operator's own kernels.
 			if ready, _ := c.RT.Dev.InterpreterReady(); !ready {
@@ -136,7 +136,7 @@ func (c *DeviceCompute) Open(ctx context.Context) error {
 			}
 			c.adoptFused()
 			if ready, _ := c.RT.Dev.InterpreterReady(); ready && c.fk == nil {
-				prog, err := c.RT.Dev.PrepareProgram(p)
+				prog, err := c.RT.Dev.PrepareSplit(p)
 				if err != nil {
 					return err
 				}
@@ -180,8 +180,8 @@ func (c *DeviceCompute) openAuto(outs []expr.Expr) error {
 		}
 	}
 	if ready, _ := d.InterpreterReady(); ready {
-		if p, err := fuse.Interpreter().Lower(c.Types, c.Pred, outs); err == nil {
-			prog, err := d.PrepareProgram(p)
+		if p, err := fuse.Interpreter().LowerSplit(c.Types, c.Pred, outs); err == nil {
+			prog, err := d.PrepareSplit(p)
 			if err != nil {
 				return err
 			}
@@ -224,7 +224,7 @@ func (c *DeviceCompute) openAuto(outs []expr.Expr) error {
 	case ok:
 		c.useFused(fk)
 	case err == nil:
-		if _, lerr := fuse.Interpreter().Lower(c.Types, c.Pred, outs); lerr != nil {
+		if _, lerr := fuse.Interpreter().LowerSplit(c.Types, c.Pred, outs); lerr != nil {
 			// Only these kernels can run the operator: compile them at
 			// once, not behind the background compiles of other shapes.
 			c.compile = d.CompileFusedNow(k)

@@ -49,8 +49,8 @@ func prepareTiered(d *gpuexec.Device, k *fuse.Kernel, types []coldata.Type, pred
 		return fk, nil
 	}
 	if ready, _ := d.InterpreterReady(); ready {
-		if p, err := fuse.Interpreter().Lower(types, pred, outs); err == nil {
-			pk, err := d.PrepareProgram(p)
+		if p, err := fuse.Interpreter().LowerSplit(types, pred, outs); err == nil {
+			pk, err := d.PrepareSplit(p)
 			if err != nil {
 				return nil, err
 			}

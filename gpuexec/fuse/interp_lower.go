@@ -47,7 +47,7 @@ type lowering struct {
 // interpreter operation.
 func (it *Interp) Lower(inputs []coldata.Type, filter expr.Expr, outputs []expr.Expr) (*Program, error) {
 	if len(inputs) > InterpMaxInputs || len(outputs) > InterpMaxOutputs {
-		return nil, fmt.Errorf("%w: %d inputs, %d outputs (interpreter limits %d, %d)", ErrNotFusable, len(inputs), len(outputs), InterpMaxInputs, InterpMaxOutputs)
+		return nil, fmt.Errorf("%w: %w: %d inputs, %d outputs (interpreter limits %d, %d)", ErrNotFusable, errInterpLimit, len(inputs), len(outputs), InterpMaxInputs, InterpMaxOutputs)
 	}
 	lw := &lowering{it: it, inputs: inputs, used: make([]bool, len(inputs)), memo: map[string]int32{}}
 	p := &Program{Inputs: inputs, Filter: filter != nil}
@@ -89,7 +89,7 @@ func (it *Interp) Lower(inputs []coldata.Type, filter expr.Expr, outputs []expr.
 		}
 	}
 	if p.StringOutputs > InterpMaxStrings {
-		return nil, fmt.Errorf("%w: %d string outputs (interpreter limit %d)", ErrNotFusable, p.StringOutputs, InterpMaxStrings)
+		return nil, fmt.Errorf("%w: %w: %d string outputs (interpreter limit %d)", ErrNotFusable, errInterpLimit, p.StringOutputs, InterpMaxStrings)
 	}
 	p.Used = lw.used
 	p.Instructions = len(lw.ins)
@@ -213,7 +213,7 @@ func (lw *lowering) allocate(keep *int32, outs []int32) (int32, error) {
 		}
 	}
 	if used > interpRegs {
-		return 0, fmt.Errorf("%w: more than %d values live at once for the interpreter", ErrNotFusable, interpRegs)
+		return 0, fmt.Errorf("%w: %w: more than %d values live at once for the interpreter", ErrNotFusable, errInterpLimit, interpRegs)
 	}
 	if *keep >= 0 {
 		*keep = phys[*keep]
