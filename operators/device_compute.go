@@ -211,6 +211,11 @@ func (c *DeviceCompute) openAuto(outs []expr.Expr) error {
 	}
 	k, err := fuse.Generate(c.Types, c.Pred, outs)
 	if err != nil {
+		if _, lerr := fuse.Interpreter().LowerSplit(c.Types, c.Pred, outs); lerr == nil {
+			// Too wide for one kernel (its parameters), not for the
+			// interpreter's parts: Open waits for the interpreter.
+			return nil
+		}
 		if c.Strict {
 			return fmt.Errorf("fused kernel: %w", err)
 		}

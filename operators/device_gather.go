@@ -2,6 +2,8 @@ package operators
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -70,11 +72,75 @@ func prepareTiered(d *gpuexec.Device, k *fuse.Kernel, types []coldata.Type, pred
 }
 
 // prepareGather returns the gather of columns of the given types, as
-// prepareTiered readies it.
+// prepareTiered readies it; a gather wider than one kernel runs as one per
+// group of columns (fuse.GatherGroups).
 func prepareGather(d *gpuexec.Device, types []coldata.Type, st *Stats) (gatherer, error) {
+	if groups := fuse.GatherGroups(types); len(groups) > 1 {
+		g := &groupedGather{ranges: groups}
+		for _, r := range groups {
+			part, err := prepareGather(d, types[r[0]:r[1]], st)
+			if err != nil {
+				g.Release()
+				return nil, err
+			}
+			g.parts = append(g.parts, part)
+		}
+		return g, nil
+	}
 	k, err := fuse.GenerateGather(types)
 	if err != nil {
 		return nil, err
 	}
 	return prepareTiered(d, k, types, nil, fuse.GatherOutputs(types), st)
+}
+
+// groupedGather gathers column ranges with a gatherer each and puts the
+// results side by side.
+type groupedGather struct {
+	ranges [][2]int
+	parts  []gatherer
+}
+
+func (g *groupedGather) RunGather(ctx context.Context, in *gpuexec.DeviceBatch, idx gpuexec.DevicePtr, n int) (*gpuexec.DeviceBatch, error) {
+	var outs []*gpuexec.DeviceBatch
+	defer func() {
+		for _, o := range outs {
+			o.Release()
+		}
+	}()
+	var cols []gpuexec.DeviceVec
+	for i, r := range g.ranges {
+		if r[1] > len(in.Cols) {
+			return nil, fmt.Errorf("internal error: gather of %d columns given %d", r[1], len(in.Cols))
+		}
+		src, err := gpuexec.Combine(in.Cols[r[0]:r[1]], in.Len, in)
+		if err != nil {
+			return nil, err
+		}
+		out, err := g.parts[i].RunGather(ctx, src, idx, n)
+		src.Release()
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, out)
+		cols = append(cols, out.Cols...)
+	}
+	return gpuexec.Combine(cols, n, outs...)
+}
+
+func (g *groupedGather) Launches() int {
+	n := 0
+	for _, p := range g.parts {
+		n += p.Launches()
+	}
+	return n
+}
+
+func (g *groupedGather) Release() error {
+	var errs []error
+	for _, p := range g.parts {
+		errs = append(errs, p.Release())
+	}
+	g.parts = nil
+	return errors.Join(errs...)
 }

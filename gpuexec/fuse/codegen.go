@@ -295,6 +295,27 @@ func GenerateGather(inputs []coldata.Type) (*Kernel, error) {
 	return generate(inputs, nil, GatherOutputs(inputs), true, Options{})
 }
 
+// GatherGroups cuts the columns of a gather into consecutive ranges
+// [lo,hi) that each fit one generated kernel's parameters and one
+// interpreter program (at most InterpMaxOutputs columns, InterpMaxStrings
+// of them text): a join's output of 100 columns gathers as four kernels
+// rather than failing to generate. One range when the gather fits whole.
+func GatherGroups(types []coldata.Type) [][2]int {
+	var groups [][2]int
+	lo, strs := 0, 0
+	for i, t := range types {
+		isStr := t == coldata.String
+		if i-lo == InterpMaxOutputs || (isStr && strs == InterpMaxStrings) {
+			groups = append(groups, [2]int{lo, i})
+			lo, strs = i, 0
+		}
+		if isStr {
+			strs++
+		}
+	}
+	return append(groups, [2]int{lo, len(types)})
+}
+
 // GatherOutputs are the outputs of a gather over inputs: every column as
 // it is (the interpreter's program for the same gather).
 func GatherOutputs(inputs []coldata.Type) []expr.Expr {

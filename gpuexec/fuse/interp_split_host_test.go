@@ -116,3 +116,36 @@ func TestLowerSplitKeepsSmallWorkWhole(t *testing.T) {
 		t.Fatalf("a part past the live-value limit after halving: %v", err)
 	}
 }
+
+// A gather of 120 columns (a 40-table join's output) is more than one
+// kernel's parameters; its groups cover the columns in order, and each
+// generates and fits one interpreter program.
+func TestGatherGroupsFitOneKernelEach(t *testing.T) {
+	var types []coldata.Type
+	for k := 0; k < 40; k++ {
+		types = append(types, coldata.Int64, coldata.Int64, coldata.String)
+	}
+	if _, err := fuse.GenerateGather(types); !errors.Is(err, fuse.ErrNotFusable) {
+		t.Fatalf("a gather of 120 columns generated whole (%v): the test shows nothing", err)
+	}
+	groups := fuse.GatherGroups(types)
+	next := 0
+	for _, g := range groups {
+		if g[0] != next || g[1] <= g[0] {
+			t.Fatalf("groups %v do not cover the columns in order", groups)
+		}
+		next = g[1]
+		if _, err := fuse.GenerateGather(types[g[0]:g[1]]); err != nil {
+			t.Errorf("group %v: %v", g, err)
+		}
+		if _, err := fuse.Interpreter().Lower(types[g[0]:g[1]], nil, fuse.GatherOutputs(types[g[0]:g[1]])); err != nil {
+			t.Errorf("group %v on the interpreter: %v", g, err)
+		}
+	}
+	if next != len(types) {
+		t.Fatalf("groups %v end at %d of %d", groups, next, len(types))
+	}
+	if g := fuse.GatherGroups(types[:9]); len(g) != 1 || g[0] != [2]int{0, 9} {
+		t.Fatalf("a narrow gather: %v", g)
+	}
+}
