@@ -126,15 +126,18 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 		return err
 	}
 	if (j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin) && j.Cond == nil {
-		// Only whether a key is there matters: one build row per key.
+		// Only whether a key is there matters: no rows per key.
 		j.table, err = j.RT.Dev.BuildSemiJoin(ctx, j.build, j.RightKeys)
 	} else {
 		j.table, err = j.RT.Dev.BuildJoin(ctx, j.build, j.RightKeys)
 	}
-	if j.Stats != nil {
-		j.Stats.Launches.Add(1)
+	if err != nil {
+		return err
 	}
-	return err
+	if j.Stats != nil {
+		j.Stats.Launches.Add(int64(j.table.Launches))
+	}
+	return nil
 }
 
 // NextDevice implements DeviceOperator.
