@@ -4,14 +4,9 @@ package gpuexec
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math/rand"
-	"slices"
 	"testing"
-	"time"
-
-	"github.com/gsqlengine/gsql/coldata"
 )
 
 // TestCUDAJoinDuplicateKeys compares the device join's pairs, in order,
