@@ -134,6 +134,9 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 		return err
 	}
 	if j.swapped, err = j.chooseBuildLeft(ctx); err != nil || j.swapped {
+		if j.swapped && j.Stats != nil {
+			j.Stats.HashedLeft.Store(1)
+		}
 		return err
 	}
 	if (j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin) && j.Cond == nil {
