@@ -964,8 +964,8 @@ type JoinTable struct {
 }
 
 // BuildJoin hashes the build batch on its key columns. The table keeps a
-// reference to build; Release frees both. One host synchronisation (the
-// sort's key range).
+// reference to build; Release frees both. One host synchronisation
+// (whether a key repeats), two when one does (the sort's key range).
 func (d *Device) BuildJoin(ctx context.Context, build *DeviceBatch, keys []int) (*JoinTable, error) {
 	return d.buildJoin(ctx, build, keys, true)
 }
@@ -1053,13 +1053,36 @@ func (d *Device) buildJoinOn(ctx context.Context, t *JoinTable, build *DeviceBat
 		}
 		slotKey = sk.ptr
 	}
+	dup, err := tmp.alloc(4)
+	if err != nil {
+		return err
+	}
+	if err := d.drv.memset8(dup.ptr, 0, 4, d.stream.h); err != nil {
+		return err
+	}
 	if err := d.launchGrid("gsql_join_insert", d.strided(n), t.keyDesc.ptr, int64(len(t.keys)), n, t.slots.ptr,
-		t.rowhash.ptr, t.mask, slotKey); err != nil {
+		t.rowhash.ptr, t.mask, slotKey, dup.ptr); err != nil {
 		return err
 	}
 	t.Launches++
 	if !withRows {
 		return nil
+	}
+	var flag [4]byte
+	if err := d.CopyToHost(flag[:], dup.ptr, nil); err != nil {
+		return err
+	}
+	if binary.LittleEndian.Uint32(flag[:]) == 0 {
+		// Every key once (a key column of the build side, the usual
+		// case): each slot's run is its row, in identity order; no sort.
+		if t.rows, err = t.scratch.alloc(uint64(4 * n)); err != nil {
+			return err
+		}
+		if err := d.launchGrid("gsql_sort_iota", d.strided(n), t.rows.ptr, n); err != nil {
+			return err
+		}
+		t.Launches += 2
+		return d.launchGrid("gsql_join_unique_ranges", d.strided(cap), t.slots.ptr, cap, t.ranges.ptr)
 	}
 	// A stable sort keeps each key's rows in build-row order, the order
 	// the probe's pairs promise.

@@ -22,6 +22,7 @@ import (
 func init() {
 	fakeTwins["gsql_join_insert"] = twinJoinInsert
 	fakeTwins["gsql_join_ranges"] = twinJoinRanges
+	fakeTwins["gsql_join_unique_ranges"] = twinJoinUniqueRanges
 	fakeTwins["gsql_join_count"] = twinJoinCount
 	fakeTwins["gsql_scan_pairs"] = twinScanPairs
 	fakeTwins["gsql_join_fill"] = twinJoinFill
@@ -83,12 +84,16 @@ func twinHash(key []byte) uint64 {
 	return h.Sum64()
 }
 
-// gsql_join_insert(keys, nkeys, n, slots, rowhash, mask, slot_key)
+// gsql_join_insert(keys, nkeys, n, slots, rowhash, mask, slot_key, dup)
 func twinJoinInsert(f *fakeDriver, _ Dim3, a []uint64) error {
 	nk, n, mask := int64(a[1]), int64(a[2]), int64(a[5])
 	slots, err1 := fakeI32(f, a[3], mask+1)
 	rowhash, err2 := fakeU64(f, a[4], n)
 	if err := firstErr(err1, err2); err != nil {
+		return err
+	}
+	dup, err := fakeI32(f, a[7], 1)
+	if err != nil {
 		return err
 	}
 	var slotKey []uint64
@@ -123,6 +128,7 @@ func twinJoinInsert(f *fakeDriver, _ Dim3, a []uint64) error {
 				return err
 			}
 			if rowhash[s] == h && bytes.Equal(sk, key) {
+				dup[0] = 1
 				break
 			}
 			p = (p + 1) & mask
@@ -151,6 +157,21 @@ func twinJoinRanges(f *fakeDriver, _ Dim3, a []uint64) error {
 		}
 		if i == len(sorted)-1 || sorted[i+1] != k {
 			ranges[2*k+1] = int32(i + 1)
+		}
+	}
+	return nil
+}
+
+// gsql_join_unique_ranges(slots, cap, ranges)
+func twinJoinUniqueRanges(f *fakeDriver, _ Dim3, a []uint64) error {
+	slots, err1 := fakeI32(f, a[0], int64(a[1]))
+	ranges, err2 := fakeI32(f, a[2], 2*int64(a[1]))
+	if err := firstErr(err1, err2); err != nil {
+		return err
+	}
+	for p, s := range slots {
+		if s != -1 {
+			ranges[2*p], ranges[2*p+1] = s, s+1
 		}
 	}
 	return nil
@@ -501,12 +522,13 @@ func TestFakeJoinGroupedBuild(t *testing.T) {
 		{"small probe, heavy VARCHAR build", joinSide{n: 30, keys: 30, nulls: 0.1}, joinSide{n: 3000, keys: 25, nulls: 0.02}, true},
 		{"large probe, heavy build", joinSide{n: 3000, keys: 30, nulls: 0.05}, joinSide{n: 500, keys: 25, nulls: 0.05}, false},
 		{"light keys", joinSide{n: 2000, keys: 1500, nulls: 0.01}, joinSide{n: 1000, keys: 1500, nulls: 0.01}, false},
+		{"unique keys", joinSide{n: 2000, keys: 4000, nulls: 0.01}, joinSide{n: 1000, keys: 1 << 40, nulls: 0.05}, false},
 		{"one key", joinSide{n: 300, keys: 1}, joinSide{n: 2000, keys: 1}, false},
 		{"all NULL build", joinSide{n: 100, keys: 5}, joinSide{n: 100, keys: 5, nulls: 1}, false},
 		{"empty build", joinSide{n: 100, keys: 5}, joinSide{n: 0, keys: 5}, false},
 		{"empty probe", joinSide{n: 0, keys: 5}, joinSide{n: 100, keys: 5}, false},
 	}, 40)
-	if f.launches["gsql_join_expand"] == 0 || f.launches["gsql_join_ranges"] == 0 {
+	if f.launches["gsql_join_expand"] == 0 || f.launches["gsql_join_ranges"] == 0 || f.launches["gsql_join_unique_ranges"] == 0 {
 		t.Fatalf("kernels not used: %v", f.launches)
 	}
 }

@@ -658,10 +658,12 @@ extern "C" __global__ void gsql_agg_compact(const int* slots, long long cap, int
 // (rows with a NULL key take none): one slot per distinct key, as
 // gsql_agg_insert (the hash is fenced before the row can be seen in a
 // slot). slot_key, when set, gets each row's slot as a sort key, or
-// mask + 1 (after every slot) for a NULL key.
+// mask + 1 (after every slot) for a NULL key; *dup is set when a row
+// finds its key already there (read first: with many duplicates, every
+// row storing to one address would serialise).
 extern "C" __global__ void gsql_join_insert(const GCol* keys, long long nkeys, long long n,
                                             int* slots, unsigned long long* rowhash, long long mask,
-                                            unsigned long long* slot_key) {
+                                            unsigned long long* slot_key, int* dup) {
   long long stride = (long long)gridDim.x * blockDim.x;
   int nk = (int)nkeys;
   for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
@@ -679,8 +681,11 @@ extern "C" __global__ void gsql_join_insert(const GCol* keys, long long nkeys, l
         s = atomicCAS(&slots[p], -1, (int)r);
         if (s == -1) break;
       }
-      if (((volatile unsigned long long*)rowhash)[s] == h && gsql_rows_equal(keys, r, keys, s, nk))
+      if (((volatile unsigned long long*)rowhash)[s] == h &&
+          gsql_rows_equal(keys, r, keys, s, nk)) {
+        if (*(volatile int*)dup == 0) *dup = 1;
         break;
+      }
       p = (p + 1) & mask;
     }
     if (slot_key) slot_key[r] = (unsigned long long)p;
@@ -698,6 +703,18 @@ extern "C" __global__ void gsql_join_ranges(const unsigned long long* sorted, lo
     if (k > (unsigned long long)mask) continue;
     if (i == 0 || sorted[i - 1] != k) ranges[2 * k] = (int)i;
     if (i == n - 1 || sorted[i + 1] != k) ranges[2 * k + 1] = (int)(i + 1);
+  }
+}
+
+// gsql_join_unique_ranges sets the runs of a build side whose keys are
+// all distinct, over identity-ordered rows: slot p's run is its one row.
+extern "C" __global__ void gsql_join_unique_ranges(const int* slots, long long cap, int* ranges) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < cap; p += stride) {
+    int s = slots[p];
+    if (s == -1) continue;
+    ranges[2 * p] = s;
+    ranges[2 * p + 1] = s + 1;
   }
 }
 
