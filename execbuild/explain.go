@@ -45,6 +45,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if p := st.HashPartitions.Load(); p > 0 {
 			line += fmt.Sprintf(" hash_partitions=%d", p)
 		}
+		if st.HashedLeft.Load() > 0 {
+			line += " hashed=left"
+		}
 		if n := st.StateBytes.Load(); n > 0 {
 			line += fmt.Sprintf(" state_bytes=%d", n)
 		}

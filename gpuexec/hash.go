@@ -940,9 +940,12 @@ func (d *Device) gather(ctx context.Context, k *fuse.Kernel, src *DeviceBatch, i
 	return fk.run(src, idx, n)
 }
 
-// JoinTable is a join's build side hashed on the device: every row whose
-// keys are all non-NULL sits in an open-addressing table (duplicates in
-// slots of their own).
+// JoinTable is a join's build side hashed on the device, grouped by key:
+// one hash-table slot per distinct key (rows with a NULL key take none)
+// and, unless the table is a semi join's, the build rows stably sorted by
+// their key's slot with each slot's run (start, end) in ranges. Many
+// duplicates of a key cost a probe one slot and one contiguous run, not a
+// chain of slots walked row by row.
 type JoinTable struct {
 	d       *Device
 	build   *DeviceBatch
@@ -953,29 +956,35 @@ type JoinTable struct {
 	keyDesc *Buffer
 	slots   *Buffer
 	rowhash *Buffer
+	// ranges holds two int32 per slot, rows the sorted build rows
+	// (uint32): nil for a semi join's table.
+	ranges, rows *Buffer
+	// Launches counts the kernels the build ran.
+	Launches int
 }
 
 // BuildJoin hashes the build batch on its key columns. The table keeps a
-// reference to build; Release frees both.
+// reference to build; Release frees both. One host synchronisation
+// (whether a key repeats), two when one does (the sort's key range).
 func (d *Device) BuildJoin(ctx context.Context, build *DeviceBatch, keys []int) (*JoinTable, error) {
-	return d.buildJoin(ctx, build, keys, "gsql_join_build")
+	return d.buildJoin(ctx, build, keys, true)
 }
 
-// BuildSemiJoin is BuildJoin keeping one row per distinct key: enough for
+// BuildSemiJoin is BuildJoin without the rows of each key: enough for
 // ProbeRows, whose semi and anti joins ask only whether a key is there.
-// A build side of many rows per key (x IN (SELECT UserID FROM hits ...))
-// otherwise makes every key a chain of its duplicates, walked by each
-// insert of the key and by every probe that finds no match.
 func (d *Device) BuildSemiJoin(ctx context.Context, build *DeviceBatch, keys []int) (*JoinTable, error) {
-	return d.buildJoin(ctx, build, keys, "gsql_join_build_distinct")
+	return d.buildJoin(ctx, build, keys, false)
 }
 
-func (d *Device) buildJoin(ctx context.Context, build *DeviceBatch, keys []int, kernel string) (*JoinTable, error) {
+func (d *Device) buildJoin(ctx context.Context, build *DeviceBatch, keys []int, withRows bool) (*JoinTable, error) {
 	if err := d.own(build); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if int64(build.Len) > math.MaxInt32 {
+		return nil, invalidf("join build side of %d rows (a device batch holds fewer than 2^31)", build.Len)
 	}
 	t := &JoinTable{d: d, keys: keys, scratch: &hashScratch{d: d}}
 	for _, k := range keys {
@@ -984,45 +993,113 @@ func (d *Device) buildJoin(ctx context.Context, build *DeviceBatch, keys []int, 
 		}
 		t.types = append(t.types, build.Cols[k].Type)
 	}
-	err := d.Do(func() error {
-		n := int64(build.Len)
-		cap := nextPow2(2 * n)
-		if cap < 1024 {
-			cap = 1024
-		}
-		t.mask = cap - 1
-		var words []uint64
-		for _, k := range keys {
-			c := colDesc(build.Cols[k])
-			words = append(words, c[:]...)
-		}
-		var err error
-		if t.keyDesc, err = t.scratch.upload(words); err != nil {
-			return err
-		}
-		if t.slots, err = t.scratch.alloc(uint64(4 * cap)); err != nil {
-			return err
-		}
-		if err := d.drv.memset8(t.slots.ptr, 0xff, uint64(4*cap), d.stream.h); err != nil {
-			return err
-		}
-		if t.rowhash, err = t.scratch.alloc(uint64(8 * n)); err != nil {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
-		return d.launchGrid(kernel, d.strided(n), t.keyDesc.ptr, int64(len(keys)), n, t.slots.ptr, t.rowhash.ptr, t.mask)
-	})
+	err := d.Do(func() error { return d.buildJoinOn(ctx, t, build, withRows) })
 	if err != nil {
 		t.scratch.release()
-		return nil, err
+		return nil, fmt.Errorf("join build: %w", err)
 	}
 	if t.build, err = build.Retain(); err != nil {
 		t.scratch.release()
 		return nil, err
 	}
 	return t, nil
+}
+
+// buildJoinOn fills t: insert the distinct keys, then (withRows) sort the
+// rows by slot and mark each slot's run. Context thread only.
+func (d *Device) buildJoinOn(ctx context.Context, t *JoinTable, build *DeviceBatch, withRows bool) error {
+	n := int64(build.Len)
+	cap := nextPow2(2 * n)
+	if cap < 1024 {
+		cap = 1024
+	}
+	t.mask = cap - 1
+	var words []uint64
+	for _, k := range t.keys {
+		c := colDesc(build.Cols[k])
+		words = append(words, c[:]...)
+	}
+	var err error
+	if t.keyDesc, err = t.scratch.upload(words); err != nil {
+		return err
+	}
+	if t.slots, err = t.scratch.alloc(uint64(4 * cap)); err != nil {
+		return err
+	}
+	if err := d.drv.memset8(t.slots.ptr, 0xff, uint64(4*cap), d.stream.h); err != nil {
+		return err
+	}
+	if t.rowhash, err = t.scratch.alloc(uint64(8 * n)); err != nil {
+		return err
+	}
+	if withRows {
+		if t.ranges, err = t.scratch.alloc(uint64(8 * cap)); err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		if withRows {
+			t.rows, err = t.scratch.alloc(4)
+		}
+		return err
+	}
+	tmp := &hashScratch{d: d}
+	defer tmp.release()
+	var slotKey DevicePtr
+	if withRows {
+		sk, err := tmp.alloc(uint64(8 * n))
+		if err != nil {
+			return err
+		}
+		slotKey = sk.ptr
+	}
+	dup, err := tmp.alloc(4)
+	if err != nil {
+		return err
+	}
+	if err := d.drv.memset8(dup.ptr, 0, 4, d.stream.h); err != nil {
+		return err
+	}
+	if err := d.launchGrid("gsql_join_insert", d.strided(n), t.keyDesc.ptr, int64(len(t.keys)), n, t.slots.ptr,
+		t.rowhash.ptr, t.mask, slotKey, dup.ptr); err != nil {
+		return err
+	}
+	t.Launches++
+	if !withRows {
+		return nil
+	}
+	var flag [4]byte
+	if err := d.CopyToHost(flag[:], dup.ptr, nil); err != nil {
+		return err
+	}
+	if binary.LittleEndian.Uint32(flag[:]) == 0 {
+		// Every key once (a key column of the build side, the usual
+		// case): each slot's run is its row, in identity order; no sort.
+		if t.rows, err = t.scratch.alloc(uint64(4 * n)); err != nil {
+			return err
+		}
+		if err := d.launchGrid("gsql_sort_iota", d.strided(n), t.rows.ptr, n); err != nil {
+			return err
+		}
+		t.Launches += 2
+		return d.launchGrid("gsql_join_unique_ranges", d.strided(cap), t.slots.ptr, cap, t.ranges.ptr)
+	}
+	// A stable sort keeps each key's rows in build-row order, the order
+	// the probe's pairs promise.
+	run, err := d.radixSortOn(ctx, tmp, slotKey, 0, n)
+	if err != nil {
+		return err
+	}
+	t.Launches += run.launches
+	if err := d.launchGrid("gsql_join_ranges", d.strided(n), run.keys.ptr, n, t.mask, t.ranges.ptr); err != nil {
+		return err
+	}
+	t.Launches++
+	// The sorted rows outlive the sort's scratch; queued work on the one
+	// stream orders any reuse of the rest after the kernels above.
+	t.rows = run.rows.Retain()
+	t.scratch.bufs = append(t.scratch.bufs, t.rows)
+	return nil
 }
 
 // Release frees the table and its reference to the build batch.
@@ -1060,8 +1137,8 @@ const joinTile = 256
 // Probe pairs each probe row with its matching build rows: matched pairs
 // first, in probe-row order and each row's matches in build-row order;
 // then, with left, every unmatched probe row paired with nullRow. NULL
-// keys never match. Three launches and one host synchronisation (the
-// pair count) per call.
+// keys never match. Three launches (four when a row has more than 16
+// matches) and one host synchronisation (the pair count) per call.
 func (t *JoinTable) Probe(ctx context.Context, probe *DeviceBatch, keys []int, left bool, nullRow int64) (*JoinPairs, error) {
 	mode := probeInner
 	if left {
@@ -1128,34 +1205,49 @@ func (t *JoinTable) probe(ctx context.Context, probe *DeviceBatch, keys []int, m
 		if err != nil {
 			return err
 		}
+		start, err := sc.alloc(uint64(4 * n))
+		if err != nil {
+			return err
+		}
+		off, err := sc.alloc(uint64(8 * n))
+		if err != nil {
+			return err
+		}
 		sums, err := sc.alloc(uint64(16 * blocks))
 		if err != nil {
 			return err
 		}
-		totals, err := sc.alloc(16)
+		// totals: matched pairs, unmatched rows, the heavy-row flag.
+		totals, err := sc.alloc(24)
 		if err != nil {
 			return err
+		}
+		if err := d.drv.memset8(totals.ptr, 0, 24, d.stream.h); err != nil {
+			return err
+		}
+		if mode < probeSemi && t.ranges == nil {
+			return invalidf("join probe of a semi join's table")
 		}
 		flag := mode
 		nk := int64(len(keys))
 		if n > 0 {
 			tiles := LaunchConfig{Grid: Dim3{int(blocks), 1, 1}, Block: Dim3{joinTile, 1, 1}}
 			if err := d.launchGrid("gsql_join_count", tiles, desc.ptr, t.keyDesc.ptr, nk, n, t.slots.ptr, t.rowhash.ptr,
-				t.mask, flag, cm.ptr, cu.ptr, sums.ptr); err != nil {
+				t.mask, bufPtr(t.ranges), flag, cm.ptr, cu.ptr, start.ptr, sums.ptr, totals.ptr+16); err != nil {
 				return err
 			}
 			one := LaunchConfig{Grid: Dim3{1, 1, 1}, Block: Dim3{1024, 1, 1}}
 			if err := d.launchGrid("gsql_scan_pairs", one, sums.ptr, blocks, totals.ptr); err != nil {
 				return err
 			}
-		} else if err := d.drv.memset8(totals.ptr, 0, 16, d.stream.h); err != nil {
-			return err
 		}
-		var tb [16]byte
+		var tb [24]byte
 		if err := d.CopyToHost(tb[:], totals.ptr, nil); err != nil {
 			return err
 		}
-		total := int64(binary.LittleEndian.Uint64(tb[:])) + int64(binary.LittleEndian.Uint64(tb[8:]))
+		matched := int64(binary.LittleEndian.Uint64(tb[:]))
+		total := matched + int64(binary.LittleEndian.Uint64(tb[8:]))
+		heavy := binary.LittleEndian.Uint64(tb[16:]) != 0
 		if total > math.MaxInt32 {
 			return fmt.Errorf("gpu: join produces %d rows from one batch, more than a device batch holds", total)
 		}
@@ -1169,13 +1261,23 @@ func (t *JoinTable) probe(ctx context.Context, probe *DeviceBatch, keys []int, m
 			return err
 		}
 		if total > 0 {
+			rows := bufPtr(t.rows)
 			tiles := LaunchConfig{Grid: Dim3{int(blocks), 1, 1}, Block: Dim3{joinTile, 1, 1}}
-			if err := d.launchGrid("gsql_join_fill", tiles, desc.ptr, t.keyDesc.ptr, nk, n, t.slots.ptr, t.rowhash.ptr,
-				t.mask, cm.ptr, cu.ptr, sums.ptr, totals.ptr, pairs.Probe.ptr, pairs.Build.ptr, nullRow); err != nil {
+			if err := d.launchGrid("gsql_join_fill", tiles, n, cm.ptr, cu.ptr, start.ptr, rows, sums.ptr, totals.ptr,
+				off.ptr, pairs.Probe.ptr, pairs.Build.ptr, nullRow); err != nil {
 				pairs.Release()
 				return err
 			}
 			pairs.Launches++
+			if heavy && matched > 0 {
+				// Rows with many matches: one thread per pair.
+				if err := d.launchGrid("gsql_join_expand", d.strided(matched), n, matched, off.ptr, cm.ptr, start.ptr, rows,
+					pairs.Probe.ptr, pairs.Build.ptr); err != nil {
+					pairs.Release()
+					return err
+				}
+				pairs.Launches++
+			}
 		}
 		// The scratch buffers go back to the pool while the fill may still
 		// read them: every later use of that memory is queued behind it on

@@ -17,7 +17,10 @@ import (
 // Output order is HashJoin's within a batch: matched pairs in left-row
 // order, a row's matches in build-row order, then (LEFT) the unmatched
 // left rows, whose right columns come from one all-NULL row appended to
-// the build side. A semi (anti) join keeps, in order, the left rows with
+// the build side. An INNER join whose left input turns out much smaller
+// than its right one hashes the left side instead (nextBuildLeft): its
+// output is then in right-row order, a right row's matches in left-row
+// order. A semi (anti) join keeps, in order, the left rows with
 // (without) a match: one gather of the left columns.
 type DeviceHashJoin struct {
 	Left, Right DeviceOperator
@@ -40,11 +43,16 @@ type DeviceHashJoin struct {
 	gLeft, gRight gatherer
 	res           *residual
 	leftExhausted bool
+	// leftBuf holds left batches read ahead to choose the side to hash
+	// (device_join_buildleft.go); swapped says the left side was hashed
+	// and the right probed it, swapDone that its output is out.
+	leftBuf           []*gpuexec.DeviceBatch
+	swapped, swapDone bool
 }
 
 // Open implements DeviceOperator.
 func (j *DeviceHashJoin) Open(ctx context.Context) error {
-	j.built, j.leftExhausted = false, false
+	j.built, j.leftExhausted, j.swapped, j.swapDone = false, false, false, false
 	var err error
 	if j.gLeft, err = j.prepareGather(j.LeftTypes); err != nil {
 		return err
@@ -125,16 +133,25 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if j.swapped, err = j.chooseBuildLeft(ctx); err != nil || j.swapped {
+		if j.swapped && j.Stats != nil {
+			j.Stats.HashedLeft.Store(1)
+		}
+		return err
+	}
 	if (j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin) && j.Cond == nil {
-		// Only whether a key is there matters: one build row per key.
+		// Only whether a key is there matters: no rows per key.
 		j.table, err = j.RT.Dev.BuildSemiJoin(ctx, j.build, j.RightKeys)
 	} else {
 		j.table, err = j.RT.Dev.BuildJoin(ctx, j.build, j.RightKeys)
 	}
-	if j.Stats != nil {
-		j.Stats.Launches.Add(1)
+	if err != nil {
+		return err
 	}
-	return err
+	if j.Stats != nil {
+		j.Stats.Launches.Add(int64(j.table.Launches))
+	}
+	return nil
 }
 
 // NextDevice implements DeviceOperator.
@@ -144,10 +161,18 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 			return nil, err
 		}
 	}
-	for !j.leftExhausted {
-		lb, err := j.Left.NextDevice(ctx)
-		if err != nil {
-			return nil, err
+	if j.swapped {
+		return j.nextBuildLeft(ctx)
+	}
+	for len(j.leftBuf) > 0 || !j.leftExhausted {
+		var lb *gpuexec.DeviceBatch
+		if len(j.leftBuf) > 0 {
+			lb, j.leftBuf = j.leftBuf[0], j.leftBuf[1:]
+		} else {
+			var err error
+			if lb, err = j.Left.NextDevice(ctx); err != nil {
+				return nil, err
+			}
 		}
 		if lb == nil {
 			j.leftExhausted = true
@@ -232,6 +257,10 @@ func (j *DeviceHashJoin) gather(ctx context.Context, fk gatherer, b *gpuexec.Dev
 
 // Close implements DeviceOperator.
 func (j *DeviceHashJoin) Close() error {
+	for _, b := range j.leftBuf {
+		b.Release()
+	}
+	j.leftBuf = nil
 	if j.table != nil {
 		j.table.Release()
 		j.table = nil

@@ -50,6 +50,9 @@ type Stats struct {
 	// input in, each partition's rows from every batch at once, because
 	// the batches were too large to concatenate.
 	HashPartitions atomic.Int64
+	// HashedLeft is 1 when a join hashed its left input instead of its
+	// right one (it was much smaller).
+	HashedLeft atomic.Int64
 	// SpillPartitions counts the partitions an operator wrote to disk
 	// because its state passed the memory limit, SpillBytes their bytes.
 	SpillPartitions, SpillBytes atomic.Int64

@@ -648,87 +648,129 @@ extern "C" __global__ void gsql_agg_compact(const int* slots, long long cap, int
   }
 }
 
-// gsql_join_build inserts every build row without a NULL key; duplicate
-// keys take slots of their own.
-extern "C" __global__ void gsql_join_build(const GCol* keys, long long nkeys, long long n,
-                                           int* slots, unsigned long long* rowhash,
-                                           long long mask) {
-  long long stride = (long long)gridDim.x * blockDim.x;
-  int nk = (int)nkeys;
-  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
-    if (gsql_any_null(keys, nk, r)) continue;
-    unsigned long long h = gsql_row_hash(keys, nk, r);
-    rowhash[r] = h;
-    long long p = (long long)(h & (unsigned long long)mask);
-    while (atomicCAS(&slots[p], -1, (int)r) != -1) p = (p + 1) & mask;
-  }
-}
+// A join's build side on the device is grouped by key: the hash table
+// holds one slot per distinct key (slots[p]: the row that claimed it), and
+// the build rows, stably sorted by their key's slot, form one contiguous
+// run per key (ranges[2p], ranges[2p+1]: its start and end in the sorted
+// rows), so a key of many duplicates costs a probe one slot, not a chain.
 
-// gsql_join_build_distinct inserts each build row whose key no row in the
-// table has yet (NULL keys never): the table of a semi or anti join, which
-// needs one row per key. A row that loses a race for a slot to an equal
-// key whose hash it cannot see yet may still take a slot of its own: that
-// costs a longer chain, not a wrong answer.
-extern "C" __global__ void gsql_join_build_distinct(const GCol* keys, long long nkeys, long long n,
-                                                    int* slots, unsigned long long* rowhash,
-                                                    long long mask) {
+// gsql_join_insert finds or claims the slot of every build row's key
+// (rows with a NULL key take none): one slot per distinct key, as
+// gsql_agg_insert (the hash is fenced before the row can be seen in a
+// slot). slot_key, when set, gets each row's slot as a sort key, or
+// mask + 1 (after every slot) for a NULL key; *dup is set when a row
+// finds its key already there (read first: with many duplicates, every
+// row storing to one address would serialise).
+extern "C" __global__ void gsql_join_insert(const GCol* keys, long long nkeys, long long n,
+                                            int* slots, unsigned long long* rowhash, long long mask,
+                                            unsigned long long* slot_key, int* dup) {
   long long stride = (long long)gridDim.x * blockDim.x;
   int nk = (int)nkeys;
   for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
-    if (gsql_any_null(keys, nk, r)) continue;
+    if (gsql_any_null(keys, nk, r)) {
+      if (slot_key) slot_key[r] = (unsigned long long)mask + 1;
+      continue;
+    }
     unsigned long long h = gsql_row_hash(keys, nk, r);
     rowhash[r] = h;
     __threadfence();
     long long p = (long long)(h & (unsigned long long)mask);
     for (;;) {
-      int s = slots[p];
+      int s = ((volatile int*)slots)[p];
       if (s == -1) {
         s = atomicCAS(&slots[p], -1, (int)r);
         if (s == -1) break;
       }
-      if (rowhash[s] == h && gsql_rows_equal(keys, r, keys, s, nk)) break;
+      if (((volatile unsigned long long*)rowhash)[s] == h &&
+          gsql_rows_equal(keys, r, keys, s, nk)) {
+        if (*(volatile int*)dup == 0) *dup = 1;
+        break;
+      }
       p = (p + 1) & mask;
     }
+    if (slot_key) slot_key[r] = (unsigned long long)p;
+  }
+}
+
+// gsql_join_ranges sets the run of each slot in the n sorted slot keys:
+// ranges[2p] its first position, ranges[2p+1] one past its last. Keys
+// above mask (NULL keys) have none.
+extern "C" __global__ void gsql_join_ranges(const unsigned long long* sorted, long long n,
+                                            long long mask, int* ranges) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    unsigned long long k = sorted[i];
+    if (k > (unsigned long long)mask) continue;
+    if (i == 0 || sorted[i - 1] != k) ranges[2 * k] = (int)i;
+    if (i == n - 1 || sorted[i + 1] != k) ranges[2 * k + 1] = (int)(i + 1);
+  }
+}
+
+// gsql_join_unique_ranges sets the runs of a build side whose keys are
+// all distinct, over identity-ordered rows: slot p's run is its one row.
+extern "C" __global__ void gsql_join_unique_ranges(const int* slots, long long cap, int* ranges) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < cap; p += stride) {
+    int s = slots[p];
+    if (s == -1) continue;
+    ranges[2 * p] = s;
+    ranges[2 * p + 1] = s + 1;
   }
 }
 
 #define GSQL_JOIN_TILE 256
 
-// gsql_join_count counts each probe row's matches (cm) and, for a LEFT
-// join, whether it is unmatched (cu); one tile of rows per block, the
-// block's sums in block_sums[2*b], [2*b+1]. Mode (`left`): 0 INNER, 1
-// LEFT, 2 semi (cu marks rows with a match, cm is 0: the fill lists each
-// kept row once), 3 anti (cu marks rows without one, NULL keys included).
+// GSQL_JOIN_SERIAL is the most matches a probe row's own thread writes;
+// the pairs of rows with more are written one thread per pair
+// (gsql_join_expand).
+#define GSQL_JOIN_SERIAL 16
+
+// gsql_join_count finds each probe row's key in the table: cm its number
+// of matches, start the first of them in the sorted build rows and, for a
+// LEFT join, cu whether it is unmatched; one tile of rows per block, the
+// block's sums in block_sums[2*b], [2*b+1]; *heavy is set when a row has
+// more than GSQL_JOIN_SERIAL matches. Mode (`left`): 0 INNER, 1 LEFT, 2
+// semi (cu marks rows with a match, cm is 0: the fill lists each kept row
+// once), 3 anti (cu marks rows without one, NULL keys included); the
+// table of a semi or anti join has no ranges.
 extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE)
     gsql_join_count(const GCol* pk, const GCol* bk, long long nkeys, long long n, const int* slots,
-                    const unsigned long long* rowhash, long long mask, long long left, int* cm,
-                    int* cu, long long* block_sums) {
+                    const unsigned long long* rowhash, long long mask, const int* ranges,
+                    long long left, int* cm, int* cu, int* start, long long* block_sums,
+                    long long* heavy) {
   __shared__ long long red[2][GSQL_JOIN_TILE];
   int nk = (int)nkeys;
   long long i = (long long)blockIdx.x * GSQL_JOIN_TILE + threadIdx.x;
   int m = 0, u = 0;
   if (i < n) {
+    bool found = false;
+    long long p = 0;
     if (!gsql_any_null(pk, nk, i)) {
       unsigned long long h = gsql_row_hash(pk, nk, i);
-      long long p = (long long)(h & (unsigned long long)mask);
+      p = (long long)(h & (unsigned long long)mask);
       int s;
       while ((s = slots[p]) != -1) {
         if (rowhash[s] == h && gsql_rows_equal(pk, i, bk, s, nk)) {
-          m++;
-          if (left >= 2) break; // semi and anti need one match
+          found = true;
+          break;
         }
         p = (p + 1) & mask;
       }
     }
     if (left >= 2) {
-      u = (left == 2) == (m > 0) ? 1 : 0;
-      m = 0;
+      u = (left == 2) == found ? 1 : 0;
     } else {
+      if (found) {
+        int lo = ranges[2 * p];
+        m = ranges[2 * p + 1] - lo;
+        start[i] = lo;
+      }
       u = (left && m == 0) ? 1 : 0;
     }
     cm[i] = m;
     cu[i] = u;
   }
+  if (__syncthreads_or(m > GSQL_JOIN_SERIAL) && threadIdx.x == 0) *heavy = 1;
   red[0][threadIdx.x] = m;
   red[1][threadIdx.x] = u;
   __syncthreads();
@@ -771,52 +813,16 @@ extern "C" __global__ void __launch_bounds__(1024)
   }
 }
 
-__device__ void gsql_sift_down(long long* x, long long root, long long n) {
-  for (;;) {
-    long long child = 2 * root + 1;
-    if (child >= n) return;
-    if (child + 1 < n && x[child + 1] > x[child]) child++;
-    if (x[root] >= x[child]) return;
-    long long t = x[root];
-    x[root] = x[child];
-    x[child] = t;
-    root = child;
-  }
-}
-
-// gsql_sort_segment orders x[0..n) ascending in place: insertion sort for
-// the usual few matches, heapsort when a key has many.
-__device__ void gsql_sort_segment(long long* x, long long n) {
-  if (n <= 16) {
-    for (long long i = 1; i < n; i++) {
-      long long v = x[i], j = i;
-      while (j > 0 && x[j - 1] > v) {
-        x[j] = x[j - 1];
-        j--;
-      }
-      x[j] = v;
-    }
-    return;
-  }
-  for (long long start = n / 2 - 1; start >= 0; start--) gsql_sift_down(x, start, n);
-  for (long long end = n - 1; end > 0; end--) {
-    long long t = x[0];
-    x[0] = x[end];
-    x[end] = t;
-    gsql_sift_down(x, 0, end);
-  }
-}
-
-// gsql_join_fill writes the row pairs: matched pairs first, in probe-row
-// order with each row's matches in build-row order, then (LEFT) the
-// unmatched probe rows paired with nullrow.
+// gsql_join_fill places the row pairs: matched pairs first, in probe-row
+// order with each row's matches in build-row order (the sorted rows keep
+// it), then (LEFT) the unmatched probe rows paired with nullrow. off[i]
+// gets the position of row i's first pair; a row with at most
+// GSQL_JOIN_SERIAL matches writes its pairs, gsql_join_expand the others'.
 extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE)
-    gsql_join_fill(const GCol* pk, const GCol* bk, long long nkeys, long long n, const int* slots,
-                   const unsigned long long* rowhash, long long mask, const int* cm, const int* cu,
-                   const long long* block_sums, const long long* totals, long long* li,
-                   long long* ri, long long nullrow) {
+    gsql_join_fill(long long n, const int* cm, const int* cu, const int* start,
+                   const unsigned int* rows, const long long* block_sums, const long long* totals,
+                   long long* off, long long* li, long long* ri, long long nullrow) {
   __shared__ long long sm[GSQL_JOIN_TILE], su[GSQL_JOIN_TILE];
-  int nk = (int)nkeys;
   long long i = (long long)blockIdx.x * GSQL_JOIN_TILE + threadIdx.x;
   long long m = i < n ? cm[i] : 0, u = i < n ? cu[i] : 0;
   sm[threadIdx.x] = m;
@@ -833,24 +839,41 @@ extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE)
   if (i >= n) return;
   long long om = block_sums[2 * (long long)blockIdx.x] + sm[threadIdx.x] - m;
   long long ou = totals[0] + block_sums[2 * (long long)blockIdx.x + 1] + su[threadIdx.x] - u;
-  if (m > 0) {
-    unsigned long long h = gsql_row_hash(pk, nk, i);
-    long long p = (long long)(h & (unsigned long long)mask);
-    long long k = 0;
-    int s;
-    while ((s = slots[p]) != -1 && k < m) {
-      if (rowhash[s] == h && gsql_rows_equal(pk, i, bk, s, nk)) {
-        li[om + k] = i;
-        ri[om + k] = s;
-        k++;
-      }
-      p = (p + 1) & mask;
+  off[i] = om;
+  if (m > 0 && m <= GSQL_JOIN_SERIAL) {
+    const unsigned int* r = rows + start[i];
+    for (long long k = 0; k < m; k++) {
+      li[om + k] = i;
+      ri[om + k] = r[k];
     }
-    gsql_sort_segment(ri + om, m);
   }
   if (u) {
     li[ou] = i;
     ri[ou] = nullrow;
+  }
+}
+
+// gsql_join_expand writes the pairs of the rows with more than
+// GSQL_JOIN_SERIAL matches, one thread per pair: pair k belongs to the
+// last row whose first pair (off, ascending) is at most k. A key with
+// many duplicates spreads over every thread instead of one.
+extern "C" __global__ void gsql_join_expand(long long n, long long matched, const long long* off,
+                                            const int* cm, const int* start,
+                                            const unsigned int* rows, long long* li,
+                                            long long* ri) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < matched; k += stride) {
+    long long lo = 0, hi = n - 1;
+    while (lo < hi) {
+      long long mid = (lo + hi + 1) >> 1;
+      if (off[mid] <= k)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    if (cm[lo] <= GSQL_JOIN_SERIAL) continue;
+    li[k] = lo;
+    ri[k] = rows[start[lo] + (k - off[lo])];
   }
 }
 
