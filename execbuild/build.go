@@ -616,7 +616,13 @@ func (b *Built) parallelAggInput(x *planner.Aggregate) (operators.Operator, []ex
 	}
 	aggs := append([]opspec.AggSpec(nil), x.Aggs...)
 	for i := range aggs {
-		if aggs[i].Arg != nil {
+		if inner := operators.IntAsDecimalArg(&aggs[i]); inner != nil {
+			// The integer is computed here, its widening to DECIMAL
+			// left to the aggregate's sum (cheaper than a cast per row).
+			c := *aggs[i].Arg.(*expr.Call)
+			c.Args = append([]expr.Expr{computed(inner)}, c.Args[1:]...)
+			aggs[i].Arg = &c
+		} else if aggs[i].Arg != nil {
 			aggs[i].Arg = computed(aggs[i].Arg)
 		}
 	}

@@ -230,7 +230,7 @@ func (h *HashAggregate) leaveRanges(b *coldata.Batch, n, nr, step, upto int, eva
 		v := h.rvecs[a]
 		if h.rangeEval[a] {
 			var e error
-			if v, e = expr.Eval(h.Aggs[a].Arg, b); e != nil {
+			if v, e = evalAggArg(&h.Aggs[a], b); e != nil {
 				return e
 			}
 		}
@@ -276,7 +276,7 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 			h.rvecs = append(h.rvecs, nil)
 			continue
 		}
-		v, err := expr.Eval(spec.Arg, b)
+		v, err := evalAggArg(&h.Aggs[a], b)
 		if err != nil {
 			upto, evalErr = a, err
 			break
@@ -418,7 +418,7 @@ func (h *HashAggregate) updateRange(c *HashAggregate, lo, hi, upto int) {
 				rows = coldata.SliceBatch(h.rbatch, lo, hi)
 			}
 			var err error
-			if v, err = expr.Eval(h.Aggs[a].Arg, rows); err != nil {
+			if v, err = evalAggArg(&h.Aggs[a], rows); err != nil {
 				c.rerr, c.rerrRank = err, errRank(a, false)
 				return
 			}
@@ -634,6 +634,16 @@ func updateSingle(spec *opspec.AggSpec, ar *aggRun, s []uint64, n int, ints []in
 		return true, nil
 	case opspec.AggSum, opspec.AggAvg:
 		switch {
+		case ints != nil && spec.Arg.Type().IsDecimal():
+			var lo, hi uint64 = s[0], s[2]
+			for _, x := range ints {
+				nlo := lo + uint64(x)
+				if nlo < lo {
+					hi++
+				}
+				lo, hi = nlo, hi+uint64(x>>63)
+			}
+			s[0], s[2] = lo, hi
 		case decs != nil:
 			sum := decimal.Int128{Lo: s[0], Hi: int64(s[2])}
 			for _, x := range decs {
