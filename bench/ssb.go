@@ -51,25 +51,10 @@ func ssbQueries(names string) ([]benchQuery, error) {
 
 // parseSSBScaleFactors parses --sf for the SSB suite.
 func parseSSBScaleFactors(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil {
-			return nil, fmt.Errorf("bad scale factor %q", f)
-		}
-		if _, err := ssb.New(v, 0); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no scale factors")
-	}
-	return out, nil
+	return parseFactors(s, func(v float64) error {
+		_, err := ssb.New(v, 0)
+		return err
+	})
 }
 
 // runSSB measures the SSB queries at every scale factor. A result's Rows

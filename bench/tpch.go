@@ -32,8 +32,17 @@ func tpchQueries(names string) ([]benchQuery, error) {
 	return pickNumbered(all, names, "TPC-H")
 }
 
-// parseScaleFactors parses "0.1,1,10".
+// parseScaleFactors parses "0.1,1,10" as TPC-H scale factors.
 func parseScaleFactors(s string) ([]float64, error) {
+	return parseFactors(s, func(v float64) error {
+		_, err := tpch.New(v)
+		return err
+	})
+}
+
+// parseFactors parses comma-separated scale factors, each checked by
+// valid (the suite's generator).
+func parseFactors(s string, valid func(float64) error) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
@@ -44,7 +53,7 @@ func parseScaleFactors(s string) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bad scale factor %q", f)
 		}
-		if _, err := tpch.New(v); err != nil {
+		if err := valid(v); err != nil {
 			return nil, err
 		}
 		out = append(out, v)
