@@ -257,11 +257,11 @@ func TestQgenTextChecksCounts(t *testing.T) {
 }
 
 // TestTPCHRandomSuiteEndToEnd runs --suite tpch --params random with two
-// sets (and DuckDB beside gsql where this build has it): every run is
-// named by its set, the report carries the set and its values, and the
-// engines agree.
+// sets (with gsql's GPU backend and DuckDB beside its CPU backend where
+// this build and machine have them): every run is named by its set, the
+// report carries the set and its values, and the engines agree.
 func TestTPCHRandomSuiteEndToEnd(t *testing.T) {
-	engines := "gsql-cpu"
+	engines := "gsql-cpu,gsql-gpu"
 	if duckdbAvailable {
 		engines += ",duckdb"
 	}

@@ -159,15 +159,16 @@ func TestSSBFlags(t *testing.T) {
 	}
 }
 
-// TestSSBSuiteEndToEnd runs the SSB suite at SF 0.01 on gsql's CPU
-// backend and DuckDB and requires every answer to agree.
+// TestSSBSuiteEndToEnd runs the SSB suite at SF 0.01 (seed 1) on gsql's
+// CPU backend, its GPU backend where this build and machine have one,
+// and DuckDB, and requires every answer to agree.
 func TestSSBSuiteEndToEnd(t *testing.T) {
 	if !duckdbAvailable {
 		t.Skip("DuckDB is not in this build (needs cgo and no noduckdb tag): skipping the end-to-end comparison")
 	}
-	rep, _ := runReport(t, []string{"--suite", "ssb", "--sf", "0.01", "--engines", "gsql-cpu,duckdb", "--runs", "1"})
-	if len(rep.Results) != 26 {
-		t.Errorf("%d results, want 26", len(rep.Results))
+	rep, _ := runReport(t, []string{"--suite", "ssb", "--sf", "0.01", "--seed", "1", "--engines", "gsql-cpu,gsql-gpu,duckdb", "--runs", "1"})
+	if want := 13 * len(rep.Engines); len(rep.Results) != want || len(rep.Engines) < 2 {
+		t.Errorf("%d results of engines %v, want %d", len(rep.Results), rep.Engines, want)
 	}
 	for _, r := range rep.Results {
 		if r.Status != statusOK || r.Reference != "duckdb" {

@@ -75,6 +75,10 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 		if err != nil {
 			return err
 		}
+		runs, err := tpchRuns(cfg, sf)
+		if err != nil {
+			return err
+		}
 		sets, lineitems, err := tpchSets(ctx, cfg, g, stderr)
 		if err != nil {
 			return err
@@ -84,10 +88,6 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 			for _, s := range sets {
 				release(s.recs)
 			}
-			return err
-		}
-		runs, err := tpchRuns(cfg, sf)
-		if err != nil {
 			return err
 		}
 		for _, tr := range runs {
