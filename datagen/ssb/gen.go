@@ -197,11 +197,15 @@ var (
 // of every 32 keys only the first 8 are used.
 func orderKey(i int64) int64 { return (i>>3)<<5 | i&7 }
 
-// dateKey is the yyyymmdd integer of a day since 1970-01-01.
-func dateKey(day int64) int64 {
-	y, m, d := time.Unix(day*86400, 0).UTC().Date()
-	return int64(y)*10000 + int64(m)*100 + int64(d)
-}
+// dateKeys are the yyyymmdd integers of the days from 1992-01-01, made
+// once: the fact table looks up two a line.
+var dateKeys = func() (k [totalDays]int64) {
+	for i := range k {
+		y, m, d := time.Unix(int64(firstDay+i)*86400, 0).UTC().Date()
+		k[i] = int64(y)*10000 + int64(m)*100 + int64(d)
+	}
+	return k
+}()
 
 // Records generates all of t's rows, in order, and returns them as
 // records the caller releases; ranges are generated in parallel.
@@ -326,7 +330,7 @@ func (g *Generator) orderRows(b *builder, i int64) {
 		delta = -delta
 	}
 	day := g.random(LineOrder, i, cOrderDate, 0, 0, maxOrderDay)
-	orderDate := dateKey(firstDay + day)
+	orderDate := dateKeys[day]
 	priority := g.pick(LineOrder, i, cOrderPriority, priorities)
 	n := int(g.random(LineOrder, i, cOrderLines, 0, 1, maxLines))
 	type line struct{ part, supp, qty, price, disc, tax, commit int64 }
@@ -340,7 +344,7 @@ func (g *Generator) orderRows(b *builder, i int64) {
 		l.qty = g.random(LineOrder, row, cLineQty, 0, 1, 50)
 		l.disc = g.random(LineOrder, row, cLineDiscount, 0, 0, 10)
 		l.tax = g.random(LineOrder, row, cLineTax, 0, 0, 8)
-		l.commit = dateKey(firstDay + day + g.random(LineOrder, row, cLineCommit, 0, 30, 90))
+		l.commit = dateKeys[day+g.random(LineOrder, row, cLineCommit, 0, 30, 90)]
 		l.price = tpch.RetailPrice(l.part) * l.qty
 		total += l.price * (100 - l.disc) / 100 * (100 + l.tax) / 100
 	}

@@ -258,3 +258,18 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkLineOrder(b *testing.B) {
+	g, _ := New(0.1, 1)
+	rows := int64(0)
+	for i := 0; i < b.N; i++ {
+		if err := g.GenerateRange(context.Background(), LineOrder, 1, -1, 0, func(r arrow.Record) error {
+			rows += r.NumRows()
+			r.Release()
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}
