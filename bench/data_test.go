@@ -203,6 +203,8 @@ func TestDataFlagSameAnswers(t *testing.T) {
 	}{
 		{"micro", []string{"--rows", "5000", "--redact-rows", "5000", "--cold=false"}, true},
 		{"tpch", []string{"--suite", "tpch", "--sf", "0.01"}, true},
+		{"ssb", []string{"--suite", "ssb", "--sf", "0.01"}, true},
+		{"tpch random parameters", []string{"--suite", "tpch", "--sf", "0.01", "--params", "random", "--sets", "2", "--queries", "q03,q15"}, true},
 		{"clickbench", []string{"--suite", "clickbench", "--rows", "5000"}, false},
 		{"shapes", []string{"--suite", "shapes", "--rows", "5000"}, false},
 	}

@@ -43,8 +43,8 @@ type config struct {
 	// coldRows sizes (nil: the smallest of each table).
 	cold     bool
 	coldRows []int
-	suite    string    // "micro" (the queries of queries.go), "tpch" or "clickbench"
-	sfs      []float64 // TPC-H scale factors
+	suite    string    // "micro" (the queries of queries.go), "tpch", "ssb", "clickbench", "random" or "shapes"
+	sfs      []float64 // TPC-H or SSB scale factors
 	// profileDir, when set, receives a CPU profile of each query's timed
 	// runs per gsql engine (QUERY-ROWS-ENGINE.prof).
 	profileDir string
@@ -56,7 +56,18 @@ type config struct {
 	// timeout bounds each run of a query on an engine (0: none), so a
 	// query that one engine cannot finish is an ERROR, not a hung run.
 	timeout time.Duration
+	// params is the TPC-H substitution parameters: paramsValidation (the
+	// specification's) or paramsRandom (qgen's draws from seed, sets of
+	// them).
+	params string
+	sets   int
 }
+
+// The --params values.
+const (
+	paramsValidation = "validation"
+	paramsRandom     = "random"
+)
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
@@ -91,15 +102,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	out := fs.String("out", "out", "directory for results.json and speedup.svg")
 	queries := fs.String("queries", "", "comma-separated query names (default all): "+strings.Join(queryNames(), ", "))
 	seed := fs.Int64("seed", 42, "data generator seed")
-	suite := fs.String("suite", "micro", "micro (gsql's own queries over generated logs and people tables), tpch (the 22 TPC-H queries), clickbench (the 43 ClickBench queries), random (--count generated queries over hits and TPC-H, from --seed) or shapes (issue 40's five regression shapes over hits)")
+	suite := fs.String("suite", "micro", "micro (gsql's own queries over generated logs and people tables), tpch (the 22 TPC-H queries), ssb (the 13 Star Schema Benchmark queries over tables generated from --seed), clickbench (the 43 ClickBench queries), random (--count generated queries over hits and TPC-H, from --seed) or shapes (issue 40's five regression shapes over hits)")
 	count := fs.Int("count", 50, "number of generated queries (--suite random)")
 	timeout := fs.Duration("timeout", 0, "limit on each run of a query on an engine, 0 for none (default 2m with --suite random or shapes)")
-	sf := fs.String("sf", "1", "TPC-H scale factors, comma-separated (--suite tpch)")
+	sf := fs.String("sf", "1", "scale factors, comma-separated (--suite tpch and ssb)")
 	keep := fs.Int("keep-rows", 1<<20, "results of at most this many rows are kept to show the first differing row on a mismatch")
 	cold := fs.Bool("cold", true, "also time each query's first run in a fresh process (the cold column)")
 	coldRows := fs.String("cold-rows", "", "table sizes at which cold runs are timed (default: the smallest size of each table)")
 	sqlFile := fs.String("sql", "", "a file of extra queries over hits (--suite clickbench), one per line as NAME<tab>SQL: timed with their plans, compared across engines by checksum")
 	profileDir := fs.String("cpuprofile", "", "directory for a CPU profile of each query's timed runs on each gsql engine")
+	params := fs.String("params", paramsValidation, "TPC-H substitution parameters (--suite tpch): validation (the specification's) or random (qgen's ranges, drawn from --seed)")
+	sets := fs.Int("sets", 1, "number of random parameter sets, each run over the selected queries (--suite tpch --params random)")
 	data := fs.String("data", "", "directory of Parquet files: each suite's tables are written there once (reused when complete) and every engine loads them through its own Parquet reader, so the bench process never holds the generated copy beside the engines'")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -108,7 +121,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	cfg := &config{runs: *runs, out: *out, seed: *seed, keepRows: *keep, cold: *cold,
-		command: "bench " + strings.Join(args, " "), profileDir: *profileDir, count: *count, timeout: *timeout, data: *data}
+		command: "bench " + strings.Join(args, " "), profileDir: *profileDir, count: *count, timeout: *timeout, data: *data, params: *params, sets: *sets}
 	if cfg.runs < 1 {
 		return nil, fmt.Errorf("--runs must be at least 1, got %d", cfg.runs)
 	}
@@ -150,6 +163,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	cfg.suite = *suite
+	switch {
+	case cfg.params != paramsValidation && cfg.params != paramsRandom:
+		return nil, fmt.Errorf("--params: unknown %q (validation or random)", cfg.params)
+	case cfg.params == paramsRandom && cfg.suite != "tpch":
+		return nil, fmt.Errorf("--params random is for --suite tpch, not %s", cfg.suite)
+	case cfg.sets < 1:
+		return nil, fmt.Errorf("--sets must be at least 1, got %d", cfg.sets)
+	case set["sets"] && cfg.params != paramsRandom:
+		return nil, errors.New("--sets needs --params random")
+	}
 	switch cfg.suite {
 	case "micro":
 		if cfg.queries, err = selectQueries(*queries); err != nil {
@@ -160,6 +183,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, fmt.Errorf("--queries: %w", err)
 		}
 		if cfg.sfs, err = parseScaleFactors(*sf); err != nil {
+			return nil, fmt.Errorf("--sf: %w", err)
+		}
+	case "ssb":
+		if cfg.queries, err = ssbQueries(*queries); err != nil {
+			return nil, fmt.Errorf("--queries: %w", err)
+		}
+		if cfg.sfs, err = parseSSBScaleFactors(*sf); err != nil {
 			return nil, fmt.Errorf("--sf: %w", err)
 		}
 	case "clickbench":
@@ -178,7 +208,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("--suite: unknown suite %q (micro, tpch, clickbench, random or shapes)", cfg.suite)
+		return nil, fmt.Errorf("--suite: unknown suite %q (micro, tpch, ssb, clickbench, random or shapes)", cfg.suite)
 	}
 	return cfg, nil
 }
@@ -221,6 +251,9 @@ func writeOutputs(cfg *config, rep *report, stdout io.Writer) error {
 		if err := writeRandomReport(stdout, cfg, rep); err != nil {
 			return fmt.Errorf("random suite report: %w", err)
 		}
+	}
+	if cfg.params == paramsRandom {
+		writeParamsReport(stdout, cfg, rep)
 	}
 	if cfg.out == "" {
 		return nil

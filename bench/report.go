@@ -101,6 +101,10 @@ type resultRow struct {
 	// ColdError says why there is none where the cold run failed.
 	ColdMs    *float64 `json:"cold_ms,omitempty"`
 	ColdError string   `json:"cold_error,omitempty"`
+	// ParamSet and Params are the TPC-H parameter set the run used and
+	// its substituted values (--params random).
+	ParamSet int    `json:"param_set,omitempty"`
+	Params   string `json:"params,omitempty"`
 	// Plan is EXPLAIN ANALYZE of the query on a GPU engine (per-operator
 	// device, rows, time and launches), run once after the warm-up run.
 	Plan string `json:"plan,omitempty"`

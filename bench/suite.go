@@ -48,6 +48,10 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 		err := runTPCH(ctx, cfg, rep, engines, stderr)
 		rep.finish()
 		return rep, err
+	case "ssb":
+		err := runSSB(ctx, cfg, rep, engines, stderr)
+		rep.finish()
+		return rep, err
 	case "clickbench":
 		// Cold runs regenerate and reload hits for every query and
 		// engine: only at the sizes --cold-rows names.

@@ -32,8 +32,17 @@ func tpchQueries(names string) ([]benchQuery, error) {
 	return pickNumbered(all, names, "TPC-H")
 }
 
-// parseScaleFactors parses "0.1,1,10".
+// parseScaleFactors parses "0.1,1,10" as TPC-H scale factors.
 func parseScaleFactors(s string) ([]float64, error) {
+	return parseFactors(s, func(v float64) error {
+		_, err := tpch.New(v)
+		return err
+	})
+}
+
+// parseFactors parses comma-separated scale factors, each checked by
+// valid (the suite's generator).
+func parseFactors(s string, valid func(float64) error) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
@@ -44,7 +53,7 @@ func parseScaleFactors(s string) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bad scale factor %q", f)
 		}
-		if _, err := tpch.New(v); err != nil {
+		if err := valid(v); err != nil {
 			return nil, err
 		}
 		out = append(out, v)
@@ -66,6 +75,10 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 		if err != nil {
 			return err
 		}
+		runs, err := tpchRuns(cfg, sf)
+		if err != nil {
+			return err
+		}
 		sets, lineitems, err := tpchSets(ctx, cfg, g, stderr)
 		if err != nil {
 			return err
@@ -77,13 +90,8 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 			}
 			return err
 		}
-		for _, q := range cfg.queries {
-			n, _ := strconv.Atoi(strings.TrimPrefix(q.Name, "q"))
-			st, err := queries.Statements(n)
-			if err != nil {
-				return err
-			}
-			a := queries.Answer(n)
+		for _, tr := range runs {
+			q, st, a := tr.query, tr.stmts, queries.Answer(tr.number)
 			for _, e := range engines {
 				for _, s := range st[:a] {
 					if err := e.Exec(ctx, s); err != nil {
@@ -102,6 +110,9 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 					}
 				}
 			}
+			for i := range rows {
+				rows[i].ParamSet, rows[i].Params = tr.set, tr.params
+			}
 			rep.Results = append(rep.Results, rows...)
 		}
 		for _, s := range sets {
@@ -109,6 +120,68 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 		}
 	}
 	return nil
+}
+
+// tpchRun is one query of the TPC-H suite as measured: its number, the
+// statements of its text (Q15's view around its query), and with
+// random parameters the set's number and its substituted values.
+type tpchRun struct {
+	query  benchQuery
+	number int
+	stmts  []string
+	set    int
+	params string
+}
+
+// tpchRuns are the runs of the selected queries at scale factor sf: once
+// each with the validation parameters, or (--params random) once per
+// parameter set, named qNN/pS, set after set.
+func tpchRuns(cfg *config, sf float64) ([]tpchRun, error) {
+	numbers := make([]int, len(cfg.queries))
+	for i, q := range cfg.queries {
+		n, err := strconv.Atoi(strings.TrimPrefix(q.Name, "q"))
+		if err != nil {
+			return nil, fmt.Errorf("TPC-H query %q: %w", q.Name, err)
+		}
+		numbers[i] = n
+	}
+	var out []tpchRun
+	if cfg.params != paramsRandom {
+		for i, q := range cfg.queries {
+			st, err := queries.Statements(numbers[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, tpchRun{query: q, number: numbers[i], stmts: st})
+		}
+		return out, nil
+	}
+	sets, err := qgenSets(cfg.seed, cfg.sets, sf)
+	if err != nil {
+		return nil, err
+	}
+	for _, set := range sets {
+		for i, q := range cfg.queries {
+			n := numbers[i]
+			st := splitStatements(set.Text[n-1])
+			q.Name = fmt.Sprintf("%s/p%d", q.Name, set.Number)
+			q.SQL = st[queries.Answer(n)]
+			out = append(out, tpchRun{query: q, number: n, stmts: st, set: set.Number, params: formatParams(set.Params[n-1])})
+		}
+	}
+	return out, nil
+}
+
+// splitStatements splits a query file's text at its semicolons (no
+// TPC-H query has one inside a literal).
+func splitStatements(text string) []string {
+	var out []string
+	for _, s := range strings.Split(text, ";") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // tpchSets generates the eight tables at g's scale factor, in memory or
