@@ -412,8 +412,9 @@ func (h *HashAggregate) topApplies() bool {
 			return false
 		}
 	}
-	k := h.Aggs[t.Agg].Kind
-	return k == opspec.AggCountStar || k == opspec.AggCount
+	// Other orderings (a SUM, a key, ties for a second term) are cut on
+	// the device only.
+	return t.CountOnly(h.Aggs)
 }
 
 // mergeParts gathers the parts' groups, in order of first appearance, into

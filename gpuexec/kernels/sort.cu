@@ -323,3 +323,120 @@ extern "C" __global__ void gsql_order_prefix(long long type, const unsigned char
     key[i] = k;
   }
 }
+
+// Top groups (topgroups.go, GroupTop): gsql_top_word writes each group's
+// ordering word and gsql_top_tie, over the sorted words, the K-th word
+// and where its ties end.
+
+// gsql_top_f64 is a DOUBLE's ascending word (gsql_order_key's); a NaN sets
+// *nan (the host's sort does not order it: no cut).
+__device__ __forceinline__ unsigned long long gsql_top_f64(double f, unsigned long long* nan) {
+  if (f != f) {
+    *nan = 1;
+    return 0;
+  }
+  unsigned long long u = (unsigned long long)__double_as_longlong(f);
+  if ((u << 1) == 0) u = 0;
+  return (u >> 63) ? ~u : (u | 0x8000000000000000ULL);
+}
+
+// gsql_top_clamp is a wide integer's ascending word: its low word's when
+// it fits an int64, else the end of its sign.
+__device__ __forceinline__ unsigned long long gsql_top_clamp(unsigned long long lo, bool fits,
+                                                             bool neg) {
+  if (fits) return lo ^ 0x8000000000000000ULL;
+  return neg ? 0ull : ~0ull;
+}
+
+// gsql_top_word: out[j] is group j's ordering word (topWord on the host):
+// kind < 0 orders by the key column (type, valid, nulloff, data) at the
+// group's first row firsts[j]; else by the aggregate of that kind whose
+// states by slot are s0, s1, s3 and cnt (occ[j] is group j's slot), avg
+// dividing a sum by its count. desc reverses; NULL goes to word 0
+// (nulls_first) or ~0, values clamped off it. A NaN, or an AVG whose
+// BIGINT sum passes int64, sets info[0].
+extern "C" __global__ void gsql_top_word(long long kind, long long avg,
+                                         const unsigned long long* s0, const unsigned long long* s1,
+                                         const unsigned long long* s3, const long long* cnt,
+                                         const int* occ, long long type, const unsigned char* valid,
+                                         long long nulloff, const unsigned char* data,
+                                         const unsigned long long* firsts, long long groups,
+                                         long long desc, long long nulls_first,
+                                         unsigned long long* out, unsigned long long* info) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < groups; j += stride) {
+    bool null = false;
+    unsigned long long v = 0;
+    if (kind < 0) {
+      long long r = (long long)firsts[j];
+      if (valid) {
+        long long b = nulloff + r;
+        null = ((valid[b >> 3] >> (b & 7)) & 1) == 0;
+      }
+      if (!null && type == GSQL_TYPE_FLOAT64) {
+        v = gsql_top_f64(((const double*)data)[r], info);
+      } else if (!null) {
+        v = gsql_order_key(type, data, r, 0);
+      }
+    } else {
+      int s = occ[j];
+      long long c = cnt[s];
+      if (kind == GSQL_AGG_COUNT_STAR || kind == GSQL_AGG_COUNT) {
+        v = (unsigned long long)c;
+      } else if (c == 0) {
+        null = true;
+      } else if (kind == GSQL_AGG_SUM_INT) {
+        unsigned long long lo = s0[s];
+        long long hi = (long long)s1[s];
+        bool fits = hi == ((long long)lo >> 63);
+        if (!avg) {
+          v = gsql_top_clamp(lo, fits, hi < 0);
+        } else if (fits) {
+          v = gsql_top_f64((double)(long long)lo / (double)c, info);
+        } else {
+          info[0] = 1;
+        }
+      } else if (kind == GSQL_AGG_SUM_DEC) {
+        unsigned long long lo = s0[s];
+        long long hi = (long long)s1[s], top = (long long)s3[s];
+        v = gsql_top_clamp(lo, hi == ((long long)lo >> 63) && top == (hi >> 63), top < 0);
+      } else if (kind == GSQL_AGG_SUM_FLOAT || kind == GSQL_AGG_MIN_FLOAT ||
+                 kind == GSQL_AGG_MAX_FLOAT) {
+        double f = __longlong_as_double((long long)s0[s]);
+        if (avg) f = f / (double)c;
+        v = gsql_top_f64(f, info);
+      } else if (kind == GSQL_AGG_MIN_BOOL || kind == GSQL_AGG_MAX_BOOL) {
+        v = s0[s] & 0xff;
+      } else {
+        v = s0[s] ^ 0x8000000000000000ULL; // MIN/MAX of BIGINT
+      }
+    }
+    if (desc) v = ~v;
+    if (null) {
+      v = nulls_first ? 0ull : ~0ull;
+    } else if (nulls_first) {
+      v = v < 1ull ? 1ull : v;
+    } else {
+      v = v > ~1ull ? ~1ull : v;
+    }
+    out[j] = v;
+  }
+}
+
+// gsql_top_tie: info[1] is the k-th of n ascending words and info[2] the
+// end of its run (the first word past it), by binary search; one thread.
+extern "C" __global__ void gsql_top_tie(const unsigned long long* sorted, long long n, long long k,
+                                        unsigned long long* info) {
+  unsigned long long w = sorted[k - 1];
+  long long lo = k, hi = n;
+  while (lo < hi) {
+    long long mid = lo + (hi - lo) / 2;
+    if (sorted[mid] <= w) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  info[1] = w;
+  info[2] = (unsigned long long)lo;
+}
