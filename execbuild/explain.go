@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/planner"
 )
 
@@ -69,6 +70,12 @@ func (b *Built) statistics(n planner.Node) string {
 			line += " compile_background=" + time.Duration(bg).Round(time.Microsecond).String()
 		}
 	}
+	if note := b.groupsNote(n); note != "" {
+		line += note
+		if st, ok := b.Stats[n]; ok && st.TopGroups.Load() > 0 {
+			line += fmt.Sprintf(" top_groups_kept=%d", st.TopGroups.Load()-1)
+		}
+	}
 	if seg := b.Segments[n]; seg != nil {
 		line += fmt.Sprintf(" segments=%d segments_skipped=%d", seg.Total, seg.Skipped)
 		if seg.Index != "" {
@@ -76,4 +83,71 @@ func (b *Built) statistics(n planner.Node) string {
 		}
 	}
 	return line
+}
+
+// TopNotes returns EXPLAIN's note on each GROUP BY that an ORDER BY ...
+// LIMIT (or a LIMIT alone) above lets cut its groups, as the builder
+// would note it ("" for every other node), without building the plan.
+func TopNotes(root planner.Node) func(planner.Node) string {
+	b := &Built{}
+	var walk func(n planner.Node)
+	walk = func(n planner.Node) {
+		if l, ok := n.(*planner.Limit); ok {
+			b.noteSortLimit(l)
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(root)
+	return b.groupsNote
+}
+
+// groupsNote is the note on a GROUP BY's cut (TopNotes), "" for none.
+func (b *Built) groupsNote(n planner.Node) string {
+	if t := b.aggTop[n]; t != nil {
+		return " " + describeTop(t, n)
+	}
+	if a, ok := n.(*planner.Aggregate); ok && b.aggLimit[a] > 0 {
+		return fmt.Sprintf(" first_groups=%d", b.aggLimit[a])
+	}
+	return ""
+}
+
+// describeTop renders the cut t of GROUP BY n: how many groups, by which
+// term (an aggregate or key, counted from 0), how ordered. The device
+// cuts by any of them it can order; a CPU GROUP BY cuts by a COUNT.
+func describeTop(t *opspec.TopGroups, n planner.Node) string {
+	if t.Agg < 0 && !t.Key {
+		return fmt.Sprintf("first_groups=%d", t.Limit)
+	}
+	var by string
+	if t.Key {
+		by = fmt.Sprintf("key %d", t.Agg)
+	} else {
+		by = fmt.Sprintf("aggregate %d", t.Agg)
+		var names []string
+		switch a := n.(type) {
+		case *planner.DeviceAggregate:
+			names = a.Orig.AggNames
+		case *planner.Aggregate:
+			names = a.AggNames
+		}
+		if t.Agg < len(names) {
+			by = names[t.Agg]
+		}
+	}
+	dir := "ASC"
+	if t.Desc {
+		dir = "DESC"
+	}
+	nulls := "NULLS LAST"
+	if t.NullsFirst() {
+		nulls = "NULLS FIRST"
+	}
+	s := fmt.Sprintf("top_groups=%d by=(%s %s %s)", t.Limit, by, dir, nulls)
+	if t.Ties {
+		s += " with_ties"
+	}
+	return s
 }

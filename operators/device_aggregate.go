@@ -222,11 +222,13 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	// group groups b; last says no batch follows it, so with no partials
 	// before it its groups are the final ones and a Top may cut them.
 	group := func(b *gpuexec.DeviceBatch, last bool) error {
-		p, err := h.RT.Dev.GroupByTop(ctx, b, h.Keys, kinds, h.deviceTop(last && len(parts) == 0, kinds))
+		top := h.deviceTop(last && len(parts) == 0, kinds)
+		p, err := h.RT.Dev.GroupByTop(ctx, b, h.Keys, kinds, top)
 		if err != nil {
 			return err
 		}
 		h.addLaunches(p.Launches)
+		h.noteTop(top, p)
 		parts = append(parts, p)
 		return nil
 	}
@@ -712,9 +714,11 @@ func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []g
 	// states the host finished one by one).
 	base := counts[0]
 	if len(plain) > 0 {
-		if base, err = h.RT.Dev.GroupByTop(ctx, in, h.Keys, plainKinds, h.plainTop(plain, kinds)); err != nil {
+		top := h.plainTop(plain, kinds)
+		if base, err = h.RT.Dev.GroupByTop(ctx, in, h.Keys, plainKinds, top); err != nil {
 			return nil, nil, false, err
 		}
+		h.noteTop(top, base)
 		launches += base.Launches
 	}
 	n := base.Keys.Len
@@ -1309,7 +1313,9 @@ func (h *DeviceHashAggregate) groupPartitioned(ctx context.Context, batches []*g
 	if len(outs) == 0 { // no rows: cannot happen over batches this large
 		return nil, errPartitionTooLarge
 	}
-	return combinePartitions(outs, aggs, top), nil
+	out := combinePartitions(outs, aggs, top)
+	h.noteTop(top, out)
+	return out, nil
 }
 
 // deviceTop is the device's form of h.Top for a grouping whose groups are
@@ -1340,6 +1346,13 @@ func (h *DeviceHashAggregate) deviceTop(final bool, kinds []gpuexec.GroupAgg) *g
 		}
 	}
 	return top
+}
+
+// noteTop counts the groups a cut by top kept in p (EXPLAIN ANALYZE).
+func (h *DeviceHashAggregate) noteTop(top *gpuexec.GroupTop, p *gpuexec.GroupPartial) {
+	if top != nil && h.Stats != nil {
+		h.Stats.TopGroups.Store(int64(p.Keys.Len) + 1)
+	}
 }
 
 func (h *DeviceHashAggregate) addLaunches(n int) {

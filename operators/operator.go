@@ -50,6 +50,9 @@ type Stats struct {
 	// input in, each partition's rows from every batch at once, because
 	// the batches were too large to concatenate.
 	HashPartitions atomic.Int64
+	// TopGroups counts the groups a GROUP BY's top-groups cut kept (the
+	// ones that left the device), plus one: 0 when there was no cut.
+	TopGroups atomic.Int64
 	// SpillPartitions counts the partitions an operator wrote to disk
 	// because its state passed the memory limit, SpillBytes their bytes.
 	SpillPartitions, SpillBytes atomic.Int64
