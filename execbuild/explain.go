@@ -2,6 +2,9 @@ package execbuild
 
 import (
 	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/operators"
 	"time"
 
 	"github.com/gsqlengine/gsql/opspec"
@@ -105,13 +108,37 @@ func TopNotes(root planner.Node) func(planner.Node) string {
 
 // groupsNote is the note on a GROUP BY's cut (TopNotes), "" for none.
 func (b *Built) groupsNote(n planner.Node) string {
-	if t := b.aggTop[n]; t != nil {
+	if t := b.aggTop[n]; t != nil && cuts(t, n) {
 		return " " + describeTop(t, n)
 	}
 	if a, ok := n.(*planner.Aggregate); ok && b.aggLimit[a] > 0 {
 		return fmt.Sprintf(" first_groups=%d", b.aggLimit[a])
 	}
 	return ""
+}
+
+// cuts reports whether GROUP BY n makes cut t: a CPU one under a COUNT
+// alone, a device one under the terms it orders by
+// (operators.DeviceTop).
+func cuts(t *opspec.TopGroups, n planner.Node) bool {
+	if t.Agg < 0 && !t.Key {
+		return true
+	}
+	switch a := n.(type) {
+	case *planner.Aggregate:
+		return t.CountOnly(a.Aggs)
+	case *planner.DeviceAggregate:
+		kinds, err := operators.DeviceAggKinds(a.Aggs)
+		if err != nil {
+			return false
+		}
+		types := make([]coldata.Type, a.NKeys)
+		for i := range types {
+			types[i] = a.Orig.Keys[i].Type()
+		}
+		return operators.DeviceTop(t, types, a.Aggs, kinds) != nil
+	}
+	return false
 }
 
 // describeTop renders the cut t of GROUP BY n: how many groups, by which

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // GroupTop asks a GROUP BY for only the groups that an ORDER BY ... LIMIT
@@ -26,9 +27,13 @@ import (
 // the K-th one is kept as well, so that the host's sort over the survivors
 // still orders them as over all groups.
 type GroupTop struct {
-	Agg        int
-	Key        bool
-	Avg        bool
+	Agg int
+	Key bool
+	Avg bool
+	// AvgScale is, for an AVG of a DECIMAL, the power of ten its sum is
+	// scaled by before the division rounds it (the result's scale less
+	// the argument's), as the host computes it.
+	AvgScale   int
 	Desc       bool
 	NullsFirst bool
 	Ties       bool
@@ -41,10 +46,9 @@ func TopOrderable(k GroupAggKind, avg bool) bool {
 	switch k {
 	case GroupCountStar, GroupCount:
 		return !avg
-	case GroupSumInt, GroupSumFloat:
+	case GroupSumInt, GroupSumFloat, GroupSumDec:
 		return true
-	case GroupSumDec, GroupMinInt, GroupMaxInt, GroupMinFloat, GroupMaxFloat, GroupMinBool, GroupMaxBool:
-		// An AVG of a DECIMAL divides at its scale, rounding: not mapped.
+	case GroupMinInt, GroupMaxInt, GroupMinFloat, GroupMaxFloat, GroupMinBool, GroupMaxBool:
 		return !avg
 	}
 	return false
@@ -73,6 +77,10 @@ func (top *GroupTop) check(in *DeviceBatch, keys []int, aggs []GroupAgg) error {
 	}
 	if top.Agg < 0 || top.Agg >= len(aggs) || !TopOrderable(aggs[top.Agg].Kind, top.Avg) {
 		return invalidf("top groups by aggregate %d: the device does not order by it", top.Agg)
+	}
+	if top.AvgScale < 0 || top.AvgScale > 4 {
+		// The result's scale is the argument's plus at most 4.
+		return invalidf("top groups by an AVG scaled by 10^%d", top.AvgScale)
 	}
 	return nil
 }
@@ -135,9 +143,13 @@ func clampWord(lo uint64, fits, neg bool) uint64 {
 }
 
 // topValueWord is group g's ascending word under aggregate kind k of
-// partial p (avg: its sum over its count), whether it is NULL, and false
-// where it has none (a NaN, an AVG whose BIGINT sum passes int64).
-func topValueWord(k GroupAggKind, avg bool, p *AggPartial, g int) (w uint64, null, ok bool) {
+// partial p (avg: its sum over its count, a DECIMAL's sum scaled by
+// 10^avgScale first), whether it is NULL, and false where it has none: a
+// NaN, or a sum the host may refuse (a BIGINT SUM past int64, a DECIMAL
+// one past 38 digits) or that the device does not divide (a sum past
+// int64 under AVG). Every group then comes to the host, which raises the
+// same errors as without the cut.
+func topValueWord(k GroupAggKind, avg bool, avgScale int, p *AggPartial, g int) (w uint64, null, ok bool) {
 	c := p.Count[g]
 	if k == GroupCountStar || k == GroupCount {
 		return uint64(c), false, true
@@ -148,18 +160,31 @@ func topValueWord(k GroupAggKind, avg bool, p *AggPartial, g int) (w uint64, nul
 	switch k {
 	case GroupSumInt:
 		lo, hi := p.Lo[g], p.Hi[g]
-		fits := hi == int64(lo)>>63
+		if hi != int64(lo)>>63 {
+			return 0, false, false
+		}
 		if avg {
-			if !fits {
-				return 0, false, false
-			}
 			w, ok := floatWord(float64(int64(lo)) / float64(c))
 			return w, false, ok
 		}
-		return clampWord(lo, fits, hi < 0), false, true
+		return intWord(int64(lo)), false, true
 	case GroupSumDec:
 		lo, hi, top := p.Lo[g], p.Hi[g], p.Top[g]
-		return clampWord(lo, hi == int64(lo)>>63 && top == hi>>63, top < 0), false, true
+		sum := decimal.Int128{Lo: lo, Hi: hi}
+		if top != hi>>63 || !sum.Fits(decimal.MaxPrecision) {
+			return 0, false, false
+		}
+		if !avg {
+			return clampWord(lo, hi == int64(lo)>>63, hi < 0), false, true
+		}
+		if hi != int64(lo)>>63 {
+			return 0, false, false
+		}
+		// The host's decimalAvg: exact, as |sum| * 10^4 fits 128 bits.
+		scaled, _ := sum.Mul(decimal.FromInt64(int64(math.Pow10(avgScale))))
+		q, _ := scaled.DivRound(decimal.FromInt64(c))
+		v, fits := q.Int64()
+		return clampWord(uint64(v), fits, q.IsNeg()), false, true
 	case GroupSumFloat, GroupMinFloat, GroupMaxFloat:
 		f := p.Float[g]
 		if avg {
@@ -208,7 +233,7 @@ func TopWords(top *GroupTop, aggs []GroupAgg, p *GroupPartial) ([]uint64, bool) 
 		if top.Key {
 			w, null, ok = topKeyWord(p.Keys.Cols[top.Agg], g)
 		} else {
-			w, null, ok = topValueWord(aggs[top.Agg].Kind, top.Avg, &p.Aggs[top.Agg], g)
+			w, null, ok = topValueWord(aggs[top.Agg].Kind, top.Avg, top.AvgScale, &p.Aggs[top.Agg], g)
 		}
 		if !ok {
 			return nil, false
@@ -272,7 +297,7 @@ func (d *Device) topGroupsOn(ctx context.Context, sc *hashScratch, in *DeviceBat
 	} else {
 		kind, st = int64(aggs[top.Agg].Kind), run.states[top.Agg]
 	}
-	if err := d.launchGrid("gsql_top_word", d.strided(groups), kind, boolArg(top.Avg), devPtr(st[0]), devPtr(st[1]),
+	if err := d.launchGrid("gsql_top_word", d.strided(groups), kind, boolArg(top.Avg), int64(top.AvgScale), devPtr(st[0]), devPtr(st[1]),
 		devPtr(st[3]), devPtr(st[2]), devPtr(occ), int64(kcol.Type.Physical()), kcol.Nulls, int64(kcol.NullOffset),
 		kcol.Data, devPtr(firsts), groups, boolArg(top.Desc), boolArg(top.NullsFirst), words.ptr, info.ptr); err != nil {
 		return nil, 0, 0, err

@@ -1320,29 +1320,41 @@ func (h *DeviceHashAggregate) groupPartitioned(ctx context.Context, batches []*g
 
 // deviceTop is the device's form of h.Top for a grouping whose groups are
 // final (nil when they are not, or there is no Top or no key).
-// A term the device cannot order by (a DECIMAL's AVG, a string, a
-// COUNT(DISTINCT)) gets no cut.
 func (h *DeviceHashAggregate) deviceTop(final bool, kinds []gpuexec.GroupAgg) *gpuexec.GroupTop {
-	t := h.Top
-	if t == nil || !final || len(h.Keys) == 0 || t.Limit < 1 {
+	if !final || len(h.Keys) == 0 {
+		return nil
+	}
+	return DeviceTop(h.Top, h.KeyTypes, h.Aggs, kinds)
+}
+
+// DeviceTop is the device's form of top over a grouping by keys of
+// keyTypes with aggregates aggs (on the device, kinds): nil where there is
+// no cut or the device cannot order by the term (a DECIMAL's AVG, a
+// string, a COUNT(DISTINCT)).
+func DeviceTop(t *opspec.TopGroups, keyTypes []coldata.Type, aggs []opspec.AggSpec, kinds []gpuexec.GroupAgg) *gpuexec.GroupTop {
+	if t == nil || t.Limit < 1 {
 		return nil
 	}
 	top := &gpuexec.GroupTop{Agg: t.Agg, Key: t.Key, Desc: t.Desc, NullsFirst: t.NullsFirst(), Ties: t.Ties, K: t.Limit}
 	switch {
 	case t.Key:
-		if t.Agg < 0 || t.Agg >= len(h.KeyTypes) || !gpuexec.TopKeyOrderable(h.KeyTypes[t.Agg]) {
+		if t.Agg < 0 || t.Agg >= len(keyTypes) || !gpuexec.TopKeyOrderable(keyTypes[t.Agg]) {
 			return nil
 		}
 	case t.Agg >= 0:
-		if t.Agg >= len(h.Aggs) || t.Agg >= len(kinds) {
+		if t.Agg >= len(aggs) || t.Agg >= len(kinds) {
 			return nil
 		}
-		spec, k := h.Aggs[t.Agg], kinds[t.Agg].Kind
+		spec, k := aggs[t.Agg], kinds[t.Agg].Kind
 		top.Avg = spec.Kind == opspec.AggAvg
 		// An integer SUM typed DOUBLE orders as its rounded values do.
 		sumAsFloat := k == gpuexec.GroupSumInt && spec.Kind == opspec.AggSum && spec.Type != coldata.Int64
 		if spec.Distinct || sumAsFloat || !gpuexec.TopOrderable(k, top.Avg) {
 			return nil
+		}
+		if top.Avg && k == gpuexec.GroupSumDec {
+			// decimalAvg rescales the sum to the result's scale first.
+			top.AvgScale = spec.Type.Scale() - spec.Arg.Type().Scale()
 		}
 	}
 	return top

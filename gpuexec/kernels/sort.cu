@@ -348,14 +348,67 @@ __device__ __forceinline__ unsigned long long gsql_top_clamp(unsigned long long 
   return neg ? 0ull : ~0ull;
 }
 
-// gsql_top_word: out[j] is group j's ordering word (topWord on the host):
-// kind < 0 orders by the key column (type, valid, nulloff, data) at the
-// group's first row firsts[j]; else by the aggregate of that kind whose
-// states by slot are s0, s1, s3 and cnt (occ[j] is group j's slot), avg
-// dividing a sum by its count. desc reverses; NULL goes to word 0
-// (nulls_first) or ~0, values clamped off it. A NaN, or an AVG whose
-// BIGINT sum passes int64, sets info[0].
-extern "C" __global__ void gsql_top_word(long long kind, long long avg,
+// gsql_top_dec is the ascending word of a DECIMAL sum (192 bits: lo, hi,
+// top) or, with avg, of its AVG over c rows at 10^scale times the sum's
+// scale, rounded half away from zero (the host's decimalAvg), clamped to
+// int64's ends. A sum past 38 digits (the host's error), past int64 under
+// AVG, or a count past 2^32 sets *bad. 64-bit words only: the runtime
+// module is built without 128-bit integers.
+__device__ unsigned long long gsql_top_dec(unsigned long long lo, long long hi, long long top,
+                                           long long avg, long long scale, long long c,
+                                           unsigned long long* bad) {
+  bool neg = hi < 0;
+  unsigned long long mlo = lo, mhi = (unsigned long long)hi;
+  if (neg) { // the magnitude: two's complement of the 128 bits
+    mlo = ~lo + 1;
+    mhi = ~mhi + (mlo == 0 ? 1 : 0);
+  }
+  const unsigned long long lim_hi = 0x4b3b4ca85a86c47aULL, lim_lo = 0x098a224000000000ULL; // 10^38
+  if (top != (hi >> 63) || mhi > lim_hi || (mhi == lim_hi && mlo >= lim_lo)) {
+    *bad = 1;
+    return 0;
+  }
+  bool fits = hi == ((long long)lo >> 63);
+  if (!avg) return gsql_top_clamp(lo, fits, neg);
+  if (!fits || c <= 0 || c >= (1ll << 32)) {
+    *bad = 1;
+    return 0;
+  }
+  // a = |sum| * 10^scale (below 2^78) in (ahi, alo); then a / c by 32-bit
+  // digits, the remainder staying below c < 2^32.
+  unsigned long long alo = mlo, ahi = 0;
+  for (long long i = 0; i < scale; i++) {
+    unsigned long long h = __umul64hi(alo, 10ull);
+    alo *= 10ull;
+    ahi = ahi * 10ull + h;
+  }
+  unsigned long long d = (unsigned long long)c;
+  unsigned long long qhi = ahi / d, r = ahi % d;
+  unsigned long long t = (r << 32) | (alo >> 32);
+  unsigned long long q1 = t / d;
+  r = t % d;
+  t = (r << 32) | (alo & 0xffffffffULL);
+  unsigned long long q0 = t / d;
+  r = t % d;
+  unsigned long long qlo = (q1 << 32) | q0;
+  if (2 * r >= d) {
+    qlo++;
+    if (qlo == 0) qhi++;
+  }
+  if (qhi != 0 || qlo > 0x7fffffffffffffffULL) return neg ? 0ull : ~0ull;
+  long long w = neg ? -(long long)qlo : (long long)qlo;
+  return (unsigned long long)w ^ 0x8000000000000000ULL;
+}
+
+// gsql_top_word: out[j] is group j's ordering word (TopWords on the
+// host): kind < 0 orders by the key column (type, valid, nulloff, data) at
+// the group's first row firsts[j]; else by the aggregate of that kind
+// whose states by slot are s0, s1, s3 and cnt (occ[j] is group j's slot),
+// avg dividing a sum by its count (a DECIMAL's scaled by 10^avg_scale
+// first). desc reverses; NULL goes to word 0 (nulls_first) or ~0, values
+// clamped off it. A group without a word (a NaN, a sum the host refuses
+// or the device does not divide) sets info[0]: no cut.
+extern "C" __global__ void gsql_top_word(long long kind, long long avg, long long avg_scale,
                                          const unsigned long long* s0, const unsigned long long* s1,
                                          const unsigned long long* s3, const long long* cnt,
                                          const int* occ, long long type, const unsigned char* valid,
@@ -387,19 +440,15 @@ extern "C" __global__ void gsql_top_word(long long kind, long long avg,
         null = true;
       } else if (kind == GSQL_AGG_SUM_INT) {
         unsigned long long lo = s0[s];
-        long long hi = (long long)s1[s];
-        bool fits = hi == ((long long)lo >> 63);
-        if (!avg) {
-          v = gsql_top_clamp(lo, fits, hi < 0);
-        } else if (fits) {
+        if ((long long)s1[s] != ((long long)lo >> 63)) {
+          info[0] = 1; // past int64: the host raises its error
+        } else if (avg) {
           v = gsql_top_f64((double)(long long)lo / (double)c, info);
         } else {
-          info[0] = 1;
+          v = lo ^ 0x8000000000000000ULL;
         }
       } else if (kind == GSQL_AGG_SUM_DEC) {
-        unsigned long long lo = s0[s];
-        long long hi = (long long)s1[s], top = (long long)s3[s];
-        v = gsql_top_clamp(lo, hi == ((long long)lo >> 63) && top == (hi >> 63), top < 0);
+        v = gsql_top_dec(s0[s], (long long)s1[s], (long long)s3[s], avg, avg_scale, c, info);
       } else if (kind == GSQL_AGG_SUM_FLOAT || kind == GSQL_AGG_MIN_FLOAT ||
                  kind == GSQL_AGG_MAX_FLOAT) {
         double f = __longlong_as_double((long long)s0[s]);
