@@ -117,8 +117,8 @@ func (b *Built) groupsNote(n planner.Node) string {
 	return ""
 }
 
-// cuts reports whether GROUP BY n makes cut t: a CPU one under a COUNT
-// alone, a device one under the terms it orders by
+// cuts reports whether GROUP BY n makes cut t: a CPU one under the terms
+// it ranks (operators.CPUTopCuts), a device one under those it orders by
 // (operators.DeviceTop).
 func cuts(t *opspec.TopGroups, n planner.Node) bool {
 	if t.Agg < 0 && !t.Key {
@@ -126,7 +126,11 @@ func cuts(t *opspec.TopGroups, n planner.Node) bool {
 	}
 	switch a := n.(type) {
 	case *planner.Aggregate:
-		return t.CountOnly(a.Aggs)
+		types := make([]coldata.Type, len(a.Keys))
+		for i, k := range a.Keys {
+			types[i] = k.Type()
+		}
+		return operators.CPUTopCuts(t, types, a.Aggs)
 	case *planner.DeviceAggregate:
 		kinds, err := operators.DeviceAggKinds(a.Aggs)
 		if err != nil {
@@ -142,8 +146,7 @@ func cuts(t *opspec.TopGroups, n planner.Node) bool {
 }
 
 // describeTop renders the cut t of GROUP BY n: how many groups, by which
-// term (an aggregate or key, counted from 0), how ordered. The device
-// cuts by any of them it can order; a CPU GROUP BY cuts by a COUNT.
+// term (an aggregate or key, counted from 0), how ordered.
 func describeTop(t *opspec.TopGroups, n planner.Node) string {
 	if t.Agg < 0 && !t.Key {
 		return fmt.Sprintf("first_groups=%d", t.Limit)

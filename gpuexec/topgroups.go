@@ -91,9 +91,9 @@ const (
 	topWordMax = uint64(math.MaxUint64)
 )
 
-// topPlace turns a value's ascending word v into its ordering word:
+// TopPlace turns a value's ascending word v into its ordering word:
 // reversed when desc, NULL at one end and values clamped off it.
-func topPlace(v uint64, null, desc, nullsFirst bool) uint64 {
+func TopPlace(v uint64, null, desc, nullsFirst bool) uint64 {
 	if desc {
 		v = ^v
 	}
@@ -108,34 +108,34 @@ func topPlace(v uint64, null, desc, nullsFirst bool) uint64 {
 	return min(v, topWordMax-1)
 }
 
-// topLossy reports whether several values may share ordering word w: the
+// TopLossy reports whether several values may share ordering word w: the
 // clamped extreme words beside the NULL end and at the other end.
-func topLossy(w uint64, nullsFirst bool) bool {
+func TopLossy(w uint64, nullsFirst bool) bool {
 	if nullsFirst {
 		return w == topWordMin+1 || w == topWordMax
 	}
 	return w == topWordMin || w == topWordMax-1
 }
 
-// floatWord is a DOUBLE's ascending word (OrderKey's), or false for a NaN,
+// FloatWord is a DOUBLE's ascending word (OrderKey's), or false for a NaN,
 // which the host's sort does not order (every comparison with it is
 // false): no cut then.
-func floatWord(f float64) (uint64, bool) {
+func FloatWord(f float64) (uint64, bool) {
 	if f != f {
 		return 0, false
 	}
 	return OrderKey(coldata.Float64, math.Float64bits(f), false), true
 }
 
-// intWord is a BIGINT's ascending word.
-func intWord(v int64) uint64 { return uint64(v) ^ 1<<63 }
+// IntWord is a BIGINT's ascending word.
+func IntWord(v int64) uint64 { return uint64(v) ^ 1<<63 }
 
-// clampWord is the ascending word of a wide integer whose top words say
+// ClampWord is the ascending word of a wide integer whose top words say
 // whether it fits an int64 (low word lo): its value, or an end.
-func clampWord(lo uint64, fits, neg bool) uint64 {
+func ClampWord(lo uint64, fits, neg bool) uint64 {
 	switch {
 	case fits:
-		return intWord(int64(lo))
+		return IntWord(int64(lo))
 	case neg:
 		return topWordMin
 	}
@@ -164,10 +164,10 @@ func topValueWord(k GroupAggKind, avg bool, avgScale int, p *AggPartial, g int) 
 			return 0, false, false
 		}
 		if avg {
-			w, ok := floatWord(float64(int64(lo)) / float64(c))
+			w, ok := FloatWord(float64(int64(lo)) / float64(c))
 			return w, false, ok
 		}
-		return intWord(int64(lo)), false, true
+		return IntWord(int64(lo)), false, true
 	case GroupSumDec:
 		lo, hi, top := p.Lo[g], p.Hi[g], p.Top[g]
 		sum := decimal.Int128{Lo: lo, Hi: hi}
@@ -175,7 +175,7 @@ func topValueWord(k GroupAggKind, avg bool, avgScale int, p *AggPartial, g int) 
 			return 0, false, false
 		}
 		if !avg {
-			return clampWord(lo, hi == int64(lo)>>63, hi < 0), false, true
+			return ClampWord(lo, hi == int64(lo)>>63, hi < 0), false, true
 		}
 		if hi != int64(lo)>>63 {
 			return 0, false, false
@@ -184,16 +184,16 @@ func topValueWord(k GroupAggKind, avg bool, avgScale int, p *AggPartial, g int) 
 		scaled, _ := sum.Mul(decimal.FromInt64(int64(math.Pow10(avgScale))))
 		q, _ := scaled.DivRound(decimal.FromInt64(c))
 		v, fits := q.Int64()
-		return clampWord(uint64(v), fits, q.IsNeg()), false, true
+		return ClampWord(uint64(v), fits, q.IsNeg()), false, true
 	case GroupSumFloat, GroupMinFloat, GroupMaxFloat:
 		f := p.Float[g]
 		if avg {
 			f /= float64(c)
 		}
-		w, ok := floatWord(f)
+		w, ok := FloatWord(f)
 		return w, false, ok
 	case GroupMinInt, GroupMaxInt:
-		return intWord(int64(p.Lo[g])), false, true
+		return IntWord(int64(p.Lo[g])), false, true
 	case GroupMinBool, GroupMaxBool:
 		return p.Lo[g] & 0xff, false, true
 	}
@@ -213,12 +213,12 @@ func topKeyWord(v *coldata.Vec, g int) (w uint64, null, ok bool) {
 		}
 		return 0, false, true
 	case coldata.Float64:
-		w, ok := floatWord(v.Float(g))
+		w, ok := FloatWord(v.Float(g))
 		return w, false, ok
 	case coldata.Decimal:
-		return intWord(int64(v.Dec(g).Lo)), false, true
+		return IntWord(int64(v.Dec(g).Lo)), false, true
 	}
-	return intWord(v.Int(g)), false, true
+	return IntWord(v.Int(g)), false, true
 }
 
 // TopWords returns the ordering words of p's groups (aggregates aggs)
@@ -238,7 +238,7 @@ func TopWords(top *GroupTop, aggs []GroupAgg, p *GroupPartial) ([]uint64, bool) 
 		if !ok {
 			return nil, false
 		}
-		out[g] = topPlace(w, null, top.Desc, top.NullsFirst)
+		out[g] = TopPlace(w, null, top.Desc, top.NullsFirst)
 	}
 	return out, true
 }
@@ -251,7 +251,7 @@ func TopKeep(top *GroupTop, sorted []uint64) int {
 		return len(sorted)
 	}
 	kth := sorted[top.K-1]
-	if !top.Ties && !topLossy(kth, top.NullsFirst) {
+	if !top.Ties && !TopLossy(kth, top.NullsFirst) {
 		return top.K
 	}
 	m := top.K
@@ -319,7 +319,7 @@ func (d *Device) topGroupsOn(ctx context.Context, sc *hashScratch, in *DeviceBat
 		return nil, groups, launches, nil
 	}
 	kept = int64(top.K)
-	if kth := binary.LittleEndian.Uint64(raw[8:]); top.Ties || topLossy(kth, top.NullsFirst) {
+	if kth := binary.LittleEndian.Uint64(raw[8:]); top.Ties || TopLossy(kth, top.NullsFirst) {
 		kept = int64(binary.LittleEndian.Uint64(raw[16:]))
 	}
 	rows := make([]byte, 4*kept)

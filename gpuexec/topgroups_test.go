@@ -189,7 +189,7 @@ func TestTopWordsOrderAsSQL(t *testing.T) {
 				for a := range words {
 					for b := range words {
 						s, w := sql(a, b), cmp.Compare(words[a], words[b])
-						if w < 0 && s >= 0 || s == 0 && w != 0 || s < 0 && w > 0 || s != 0 && w == 0 && !topLossy(words[a], nullsFirst) {
+						if w < 0 && s >= 0 || s == 0 && w != 0 || s < 0 && w > 0 || s != 0 && w == 0 && !TopLossy(words[a], nullsFirst) {
 							t.Fatalf("%s desc=%v nullsFirst=%v: groups %d and %d: SQL %d, words %#x %#x", c.name, desc, nullsFirst, a, b, s, words[a], words[b])
 						}
 					}

@@ -100,13 +100,3 @@ func (t *TopGroups) NullsFirst() bool {
 	}
 	return t.Nulls == NullsFirst
 }
-
-// CountOnly reports whether t orders by a COUNT of aggs alone (the cut
-// every grouping, CPU or device, can make): a COUNT is never NULL.
-func (t *TopGroups) CountOnly(aggs []AggSpec) bool {
-	if t.Key || t.Ties || t.Agg < 0 || t.Agg >= len(aggs) {
-		return false
-	}
-	k := aggs[t.Agg].Kind
-	return (k == AggCount || k == AggCountStar) && !aggs[t.Agg].Distinct
-}
