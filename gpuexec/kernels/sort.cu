@@ -440,8 +440,9 @@ extern "C" __global__ void gsql_top_word(long long kind, long long avg, long lon
         null = true;
       } else if (kind == GSQL_AGG_SUM_INT) {
         unsigned long long lo = s0[s];
+        // A sum past int64: no cut, the host raises its error.
         if ((long long)s1[s] != ((long long)lo >> 63)) {
-          info[0] = 1; // past int64: the host raises its error
+          info[0] = 1;
         } else if (avg) {
           v = gsql_top_f64((double)(long long)lo / (double)c, info);
         } else {
