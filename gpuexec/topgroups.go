@@ -127,6 +127,11 @@ func FloatWord(f float64) (uint64, bool) {
 	return OrderKey(coldata.Float64, math.Float64bits(f), false), true
 }
 
+// SmallWord is the ascending word of a count or a BOOL (0 or 1): two
+// words off the bottom, so that no NULL placement clamps it and the cut
+// never takes it for a clamped word (TopLossy).
+func SmallWord(v uint64) uint64 { return v + 2 }
+
 // IntWord is a BIGINT's ascending word.
 func IntWord(v int64) uint64 { return uint64(v) ^ 1<<63 }
 
@@ -152,7 +157,7 @@ func ClampWord(lo uint64, fits, neg bool) uint64 {
 func topValueWord(k GroupAggKind, avg bool, avgScale int, p *AggPartial, g int) (w uint64, null, ok bool) {
 	c := p.Count[g]
 	if k == GroupCountStar || k == GroupCount {
-		return uint64(c), false, true
+		return SmallWord(uint64(c)), false, true
 	}
 	if c == 0 {
 		return 0, true, true
@@ -195,7 +200,7 @@ func topValueWord(k GroupAggKind, avg bool, avgScale int, p *AggPartial, g int) 
 	case GroupMinInt, GroupMaxInt:
 		return IntWord(int64(p.Lo[g])), false, true
 	case GroupMinBool, GroupMaxBool:
-		return p.Lo[g] & 0xff, false, true
+		return SmallWord(p.Lo[g] & 0xff), false, true
 	}
 	return 0, false, false
 }
@@ -209,9 +214,9 @@ func topKeyWord(v *coldata.Vec, g int) (w uint64, null, ok bool) {
 	switch v.Type.Physical() {
 	case coldata.Bool:
 		if v.Bool(g) {
-			return 1, false, true
+			return SmallWord(1), false, true
 		}
-		return 0, false, true
+		return SmallWord(0), false, true
 	case coldata.Float64:
 		w, ok := FloatWord(v.Float(g))
 		return w, false, ok

@@ -245,3 +245,40 @@ func TestTopWordsRefuse(t *testing.T) {
 		}
 	}
 }
+
+// TestTopKeepExactSmallWords: counts and BOOLs never reach the clamped
+// words, so a K-th count of 0 (or a K-th FALSE) keeps K groups, not
+// every group tied with it; a second ORDER BY term (Ties) keeps them all.
+func TestTopKeepExactSmallWords(t *testing.T) {
+	const n = 100
+	keys := &coldata.Batch{Len: n}
+	zeros := AggPartial{Count: make([]int64, n), Lo: make([]uint64, n)}
+	falses := AggPartial{Count: make([]int64, n), Lo: make([]uint64, n)}
+	for g := range falses.Count {
+		falses.Count[g] = 1
+	}
+	for _, c := range []struct {
+		kind GroupAggKind
+		p    AggPartial
+	}{{GroupCount, zeros}, {GroupMinBool, falses}} {
+		p := &GroupPartial{Keys: keys, Aggs: []AggPartial{c.p}}
+		for _, desc := range []bool{false, true} {
+			for _, nullsFirst := range []bool{false, true} {
+				for _, ties := range []bool{false, true} {
+					top := &GroupTop{Agg: 0, Desc: desc, NullsFirst: nullsFirst, Ties: ties, K: 3}
+					words, ok := TopWords(top, []GroupAgg{{Kind: c.kind}}, p)
+					if !ok {
+						t.Fatal("no words")
+					}
+					want := 3
+					if ties {
+						want = n
+					}
+					if got := TopKeep(top, words); got != want {
+						t.Errorf("kind %d desc=%v nullsFirst=%v ties=%v: kept %d, want %d", c.kind, desc, nullsFirst, ties, got, want)
+					}
+				}
+			}
+		}
+	}
+}

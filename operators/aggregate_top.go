@@ -70,7 +70,7 @@ func topWordsCPU(t *opspec.TopGroups, aggs []opspec.AggSpec, off int, intSum boo
 		null, ok := false, true
 		switch {
 		case spec.Kind == opspec.AggCountStar || spec.Kind == opspec.AggCount:
-			v = st[w]
+			v = gpuexec.SmallWord(st[w])
 		case st[w+1] == 0:
 			null = true
 		case spec.Kind == opspec.AggAvg && spec.Type.IsDecimal():
@@ -90,7 +90,7 @@ func topWordsCPU(t *opspec.TopGroups, aggs []opspec.AggSpec, off int, intSum boo
 				v = gpuexec.IntWord(0) // as the result builds it
 			}
 		case spec.Type.Physical() == coldata.Bool:
-			v = min(st[w], 1)
+			v = gpuexec.SmallWord(min(st[w], 1))
 		case spec.Type.Physical() == coldata.Int64:
 			v = gpuexec.IntWord(int64(st[w]))
 		case spec.Type.Physical() == coldata.Float64:
@@ -121,9 +121,9 @@ func keyWordCPU(v *coldata.Vec, g int) (w uint64, null, ok bool) {
 	switch v.Type.Physical() {
 	case coldata.Bool:
 		if v.Bool(g) {
-			return 1, false, true
+			return gpuexec.SmallWord(1), false, true
 		}
-		return 0, false, true
+		return gpuexec.SmallWord(0), false, true
 	case coldata.Int64:
 		return gpuexec.IntWord(v.Int(g)), false, true
 	case coldata.Float64:

@@ -401,12 +401,11 @@ __device__ unsigned long long gsql_top_dec(unsigned long long lo, long long hi, 
 }
 
 // gsql_top_word: out[j] is group j's ordering word (TopWords on the
-// host): kind < 0 orders by the key column (type, valid, nulloff, data) at
-// the group's first row firsts[j]; else by the aggregate of that kind
-// whose states by slot are s0, s1, s3 and cnt (occ[j] is group j's slot),
-// avg dividing a sum by its count (a DECIMAL's scaled by 10^avg_scale
-// first). desc reverses; NULL goes to word 0 (nulls_first) or ~0, values
-// clamped off it. A group without a word (a NaN, a sum the host refuses
+// host; counts and BOOLs two words up, as SmallWord puts them): kind < 0 orders by the key column
+// (type, valid, nulloff, data) at the group's first row firsts[j]; else by the aggregate of that
+// kind whose states by slot are s0, s1, s3 and cnt (occ[j] is group j's slot), avg dividing a sum
+// by its count (a DECIMAL's scaled by 10^avg_scale first). desc reverses; NULL goes to word 0
+// (nulls_first) or ~0, values clamped off it. A group without a word (a NaN, a sum the host refuses
 // or the device does not divide) sets info[0]: no cut.
 extern "C" __global__ void gsql_top_word(long long kind, long long avg, long long avg_scale,
                                          const unsigned long long* s0, const unsigned long long* s1,
@@ -430,12 +429,13 @@ extern "C" __global__ void gsql_top_word(long long kind, long long avg, long lon
         v = gsql_top_f64(((const double*)data)[r], info);
       } else if (!null) {
         v = gsql_order_key(type, data, r, 0);
+        if (type == GSQL_TYPE_BOOL) v += 2;
       }
     } else {
       int s = occ[j];
       long long c = cnt[s];
       if (kind == GSQL_AGG_COUNT_STAR || kind == GSQL_AGG_COUNT) {
-        v = (unsigned long long)c;
+        v = (unsigned long long)c + 2;
       } else if (c == 0) {
         null = true;
       } else if (kind == GSQL_AGG_SUM_INT) {
@@ -456,7 +456,7 @@ extern "C" __global__ void gsql_top_word(long long kind, long long avg, long lon
         if (avg) f = f / (double)c;
         v = gsql_top_f64(f, info);
       } else if (kind == GSQL_AGG_MIN_BOOL || kind == GSQL_AGG_MAX_BOOL) {
-        v = s0[s] & 0xff;
+        v = (s0[s] & 0xff) + 2;
       } else {
         v = s0[s] ^ 0x8000000000000000ULL; // MIN/MAX of BIGINT
       }
