@@ -18,7 +18,7 @@ func TestExplainShowsTopGroups(t *testing.T) {
 		{"SELECT k, COUNT(*) AS c FROM tg GROUP BY k ORDER BY c DESC LIMIT 2", "top_groups=2 by=(count(*) DESC NULLS LAST)"},
 		{"SELECT k, COUNT(v) AS s FROM tg GROUP BY k ORDER BY s LIMIT 1 OFFSET 1", "top_groups=2 by=(count(v) ASC NULLS FIRST)"},
 		{"SELECT k, MAX(v) FROM tg GROUP BY k ORDER BY MAX(v) NULLS LAST, k LIMIT 3", "top_groups=3 by=(max(v) ASC NULLS LAST) with_ties"},
-		{"SELECT k, AVG(v) FROM tg GROUP BY k ORDER BY k DESC LIMIT 2", "top_groups=2 by=(key 0 DESC NULLS LAST)"},
+		{"SELECT k, AVG(v) FROM tg GROUP BY k ORDER BY k DESC LIMIT 2", "top_groups=2 by=(k DESC NULLS LAST)"},
 		{"SELECT k, SUM(v) AS s FROM tg GROUP BY k ORDER BY s LIMIT 1", "top_groups=1 by=(sum(v) ASC NULLS FIRST)"},
 		{"SELECT k, COUNT(*) AS c FROM tg GROUP BY k ORDER BY c DESC, k LIMIT 2", "top_groups=2 by=(count(*) DESC NULLS LAST) with_ties"},
 		{"SELECT k, MIN(CAST(v AS VARCHAR)) AS m FROM tg GROUP BY k ORDER BY m LIMIT 2", ""},

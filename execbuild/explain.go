@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
 	"time"
 
@@ -146,7 +147,7 @@ func cuts(t *opspec.TopGroups, n planner.Node) bool {
 }
 
 // describeTop renders the cut t of GROUP BY n: how many groups, by which
-// term (an aggregate or key, counted from 0), how ordered.
+// term (an aggregate or key, by name), how ordered.
 func describeTop(t *opspec.TopGroups, n planner.Node) string {
 	if t.Agg < 0 && !t.Key {
 		return fmt.Sprintf("first_groups=%d", t.Limit)
@@ -154,6 +155,16 @@ func describeTop(t *opspec.TopGroups, n planner.Node) string {
 	var by string
 	if t.Key {
 		by = fmt.Sprintf("key %d", t.Agg)
+		var keys []expr.Expr
+		switch a := n.(type) {
+		case *planner.DeviceAggregate:
+			keys = a.Orig.Keys
+		case *planner.Aggregate:
+			keys = a.Keys
+		}
+		if t.Agg < len(keys) {
+			by = keys[t.Agg].String()
+		}
 	} else {
 		by = fmt.Sprintf("aggregate %d", t.Agg)
 		var names []string
