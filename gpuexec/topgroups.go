@@ -16,11 +16,12 @@ import (
 // in keys); Agg -1 asks for the first K groups in first-appearance order
 // (a LIMIT without ORDER BY).
 //
-// Each group's value maps to an ordering word (topWord, the kernel's
-// gsql_top_word): an unsigned 64-bit word whose order is the term's
-// (Desc: reversed; NULLs at 0 when NullsFirst, else at the top). The words
-// are exact except at the clamped extremes of a wide sum or a BIGINT's
-// end values, where several values may share a word. The first K groups
+// Each group's value maps to an ordering word (TopWords on the host, the
+// kernel gsql_top_word on the device): an unsigned 64-bit word whose order
+// is the term's (Desc: reversed; NULLs at 0 when NullsFirst, else at the
+// top). The words are exact except at the clamped extremes of a wide sum
+// or a BIGINT's end values, where several values may share a word
+// (TopLossy). The first K groups
 // of a stable sort by word (groups in first-appearance order) are the
 // answer when the K-th word is exact and no further ORDER BY term follows;
 // otherwise (Ties, or a clamped K-th word) every group whose word equals
