@@ -176,7 +176,8 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 		return nil, err
 	}
 	if !analyze {
-		return append(planner.Explain(n), ro.Trace.Lines(verbose)...), nil
+		// The top-groups cuts the builder will make show on their GROUP BYs.
+		return append(planner.ExplainAnalyze(n, execbuild.TopNotes(n)), ro.Trace.Lines(verbose)...), nil
 	}
 	built, err := db.build(n)
 	if err != nil {

@@ -9,8 +9,9 @@ import (
 	"github.com/gsqlengine/gsql/planner"
 )
 
-// noteAggTop finds the device GROUP BY under ORDER BY <one COUNT> LIMIT
-// through projections of plain columns and transfers, and nothing else.
+// noteAggTop finds the device GROUP BY under ORDER BY <an aggregate or a
+// key, then any terms> LIMIT through projections of plain columns and
+// transfers, and nothing else.
 func TestNoteAggTop(t *testing.T) {
 	ref := func(i int) expr.Expr { return &expr.ColumnRef{Index: i, T: coldata.Int64} }
 	lit := &expr.Literal{T: coldata.Int64, Value: int64(1)}
@@ -35,14 +36,29 @@ func TestNoteAggTop(t *testing.T) {
 			return &planner.Sort{Input: &planner.Project{Input: p, Exprs: []expr.Expr{ref(2), ref(1)}}, Keys: []opspec.SortKey{{Col: 0}}}, true
 		}, []opspec.AggKind{opspec.AggCount}, &opspec.TopGroups{Agg: 0, Limit: 15}},
 		{"sort on a key", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
-			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 0}}}, false
-		}, []opspec.AggKind{opspec.AggCountStar}, nil},
+			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 0}}}, true
+		}, []opspec.AggKind{opspec.AggCountStar}, &opspec.TopGroups{Agg: 0, Key: true, Limit: 15}},
+		{"sort on a key descending, NULLs first", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
+			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 0, Desc: true, Nulls: opspec.NullsFirst}}}, true
+		}, []opspec.AggKind{opspec.AggCountStar}, &opspec.TopGroups{Agg: 0, Key: true, Desc: true, Nulls: opspec.NullsFirst, Limit: 15}},
 		{"sort on a SUM", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
+			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 1, Desc: true}}}, true
+		}, []opspec.AggKind{opspec.AggSum}, &opspec.TopGroups{Agg: 0, Desc: true, Limit: 15}},
+		{"sort on an AVG", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
+			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 2}}}, true
+		}, []opspec.AggKind{opspec.AggCountStar, opspec.AggAvg}, &opspec.TopGroups{Agg: 1, Limit: 15}},
+		{"sort on a MIN and a MAX", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
+			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 1, Nulls: opspec.NullsLast}, {Col: 2}}}, true
+		}, []opspec.AggKind{opspec.AggMin, opspec.AggMax}, &opspec.TopGroups{Agg: 0, Nulls: opspec.NullsLast, Ties: true, Limit: 15}},
+		{"two sort keys: the first one's ties", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
+			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 1}, {Col: 0}}}, true
+		}, []opspec.AggKind{opspec.AggCountStar}, &opspec.TopGroups{Agg: 0, Ties: true, Limit: 15}},
+		{"sort on a GROUP_CONCAT", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
 			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 1}}}, false
-		}, []opspec.AggKind{opspec.AggSum}, nil},
-		{"two sort keys", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
-			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 1}, {Col: 0}}}, false
-		}, []opspec.AggKind{opspec.AggCountStar}, nil},
+		}, []opspec.AggKind{opspec.AggGroupConcat}, nil},
+		{"sort on a variance", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
+			return &planner.Sort{Input: a, Keys: []opspec.SortKey{{Col: 1}}}, false
+		}, []opspec.AggKind{opspec.AggVarPop}, nil},
 		{"a filter between (HAVING)", func(a *planner.DeviceAggregate) (*planner.Sort, bool) {
 			return &planner.Sort{Input: &planner.Compute{Input: a, Pred: lit}, Keys: []opspec.SortKey{{Col: 1}}}, false
 		}, []opspec.AggKind{opspec.AggCountStar}, nil},

@@ -274,13 +274,14 @@ func (b *Built) noteSortLimit(l *planner.Limit) {
 	b.noteAggTop(s, l.Count+l.Offset)
 }
 
-// noteAggTop tells a device GROUP BY under an ORDER BY on one of its
-// COUNT aggregates and a LIMIT (only projections, with the sort key a
-// plain column, and transfers between them) how many groups the sort
-// reads, so that only those leave the device
-// (operators.DeviceHashAggregate.Top).
+// noteAggTop tells a GROUP BY under an ORDER BY ... LIMIT whose first
+// term is one of its aggregates or keys (only projections, with that term
+// a plain column, and transfers between them) how many groups the sort
+// reads and by what, so that only those leave the device
+// (operators.DeviceHashAggregate.Top; a CPU one cuts under a COUNT:
+// HashAggregate.Top). Further terms ask for the first term's ties.
 func (b *Built) noteAggTop(s *planner.Sort, limit int64) {
-	if len(s.Keys) != 1 || limit < 1 {
+	if len(s.Keys) == 0 || limit < 1 {
 		return
 	}
 	col, n := s.Keys[0].Col, s.Input
@@ -324,14 +325,23 @@ walk:
 	default:
 		return
 	}
-	if nkeys == 0 || col < nkeys {
+	if nkeys == 0 || col < 0 || col >= nkeys+len(aggs) {
 		return
 	}
-	spec := aggs[col-nkeys]
-	if (spec.Kind != opspec.AggCount && spec.Kind != opspec.AggCountStar) || spec.Distinct {
-		return
+	first := s.Keys[0]
+	top := &opspec.TopGroups{Agg: col, Key: true, Desc: first.Desc, Nulls: first.Nulls, Ties: len(s.Keys) > 1, Limit: int(limit)}
+	if col >= nkeys {
+		spec := aggs[col-nkeys]
+		switch spec.Kind {
+		case opspec.AggCount, opspec.AggCountStar, opspec.AggSum, opspec.AggAvg, opspec.AggMin, opspec.AggMax:
+		default:
+			return
+		}
+		if spec.Distinct {
+			return
+		}
+		top.Agg, top.Key = col-nkeys, false
 	}
-	top := &opspec.TopGroups{Agg: col - nkeys, Desc: s.Keys[0].Desc, Limit: int(limit)}
 	if b.aggTop == nil {
 		b.aggTop = map[planner.Node]*opspec.TopGroups{}
 	}

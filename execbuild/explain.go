@@ -2,8 +2,13 @@ package execbuild
 
 import (
 	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
 	"time"
 
+	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/planner"
 )
 
@@ -72,6 +77,12 @@ func (b *Built) statistics(n planner.Node) string {
 			line += " compile_background=" + time.Duration(bg).Round(time.Microsecond).String()
 		}
 	}
+	if note := b.groupsNote(n); note != "" {
+		line += note
+		if st, ok := b.Stats[n]; ok && st.TopGroups.Load() > 0 {
+			line += fmt.Sprintf(" top_groups_kept=%d", st.TopGroups.Load()-1)
+		}
+	}
 	if seg := b.Segments[n]; seg != nil {
 		line += fmt.Sprintf(" segments=%d segments_skipped=%d", seg.Total, seg.Skipped)
 		if seg.Index != "" {
@@ -79,4 +90,108 @@ func (b *Built) statistics(n planner.Node) string {
 		}
 	}
 	return line
+}
+
+// TopNotes returns EXPLAIN's note on each GROUP BY that an ORDER BY ...
+// LIMIT (or a LIMIT alone) above lets cut its groups, as the builder
+// would note it ("" for every other node), without building the plan.
+func TopNotes(root planner.Node) func(planner.Node) string {
+	b := &Built{}
+	var walk func(n planner.Node)
+	walk = func(n planner.Node) {
+		if l, ok := n.(*planner.Limit); ok {
+			b.noteSortLimit(l)
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(root)
+	return b.groupsNote
+}
+
+// groupsNote is the note on a GROUP BY's cut (TopNotes), "" for none.
+func (b *Built) groupsNote(n planner.Node) string {
+	if t := b.aggTop[n]; t != nil && cuts(t, n) {
+		return " " + describeTop(t, n)
+	}
+	if a, ok := n.(*planner.Aggregate); ok && b.aggLimit[a] > 0 {
+		return fmt.Sprintf(" first_groups=%d", b.aggLimit[a])
+	}
+	return ""
+}
+
+// cuts reports whether GROUP BY n makes cut t: a CPU one under the terms
+// it ranks (operators.CPUTopCuts), a device one under those it orders by
+// (operators.DeviceTop).
+func cuts(t *opspec.TopGroups, n planner.Node) bool {
+	if t.Agg < 0 && !t.Key {
+		return true
+	}
+	switch a := n.(type) {
+	case *planner.Aggregate:
+		types := make([]coldata.Type, len(a.Keys))
+		for i, k := range a.Keys {
+			types[i] = k.Type()
+		}
+		return operators.CPUTopCuts(t, types, a.Aggs)
+	case *planner.DeviceAggregate:
+		kinds, err := operators.DeviceAggKinds(a.Aggs)
+		if err != nil {
+			return false
+		}
+		types := make([]coldata.Type, a.NKeys)
+		for i := range types {
+			types[i] = a.Orig.Keys[i].Type()
+		}
+		return operators.DeviceTop(t, types, a.Aggs, kinds) != nil
+	}
+	return false
+}
+
+// describeTop renders the cut t of GROUP BY n: how many groups, by which
+// term (an aggregate or key, by name), how ordered.
+func describeTop(t *opspec.TopGroups, n planner.Node) string {
+	if t.Agg < 0 && !t.Key {
+		return fmt.Sprintf("first_groups=%d", t.Limit)
+	}
+	var by string
+	if t.Key {
+		by = fmt.Sprintf("key %d", t.Agg)
+		var keys []expr.Expr
+		switch a := n.(type) {
+		case *planner.DeviceAggregate:
+			keys = a.Orig.Keys
+		case *planner.Aggregate:
+			keys = a.Keys
+		}
+		if t.Agg < len(keys) {
+			by = keys[t.Agg].String()
+		}
+	} else {
+		by = fmt.Sprintf("aggregate %d", t.Agg)
+		var names []string
+		switch a := n.(type) {
+		case *planner.DeviceAggregate:
+			names = a.Orig.AggNames
+		case *planner.Aggregate:
+			names = a.AggNames
+		}
+		if t.Agg < len(names) {
+			by = names[t.Agg]
+		}
+	}
+	dir := "ASC"
+	if t.Desc {
+		dir = "DESC"
+	}
+	nulls := "NULLS LAST"
+	if t.NullsFirst() {
+		nulls = "NULLS FIRST"
+	}
+	s := fmt.Sprintf("top_groups=%d by=(%s %s %s)", t.Limit, by, dir, nulls)
+	if t.Ties {
+		s += " with_ties"
+	}
+	return s
 }

@@ -248,30 +248,18 @@ func (d *Device) GroupBy(ctx context.Context, in *DeviceBatch, keys []int, aggs 
 	return d.GroupByTop(ctx, in, keys, aggs, nil)
 }
 
-// GroupTop asks a GROUP BY for only the groups that an ORDER BY on one
-// COUNT aggregate followed by a LIMIT reads: the first K groups of a
-// stable sort of the groups (in first-appearance order) by aggregate
-// Agg's count, descending when Desc. Agg -1 asks for the first K groups in
-// first-appearance order (a LIMIT without ORDER BY).
-type GroupTop struct {
-	Agg  int
-	Desc bool
-	K    int
-}
-
 // GroupByTop is GroupBy bringing to the host only the groups top selects,
 // still in first-appearance order (all of them when top is nil or the
-// groups are at most K): only the counts of every group are downloaded, so
-// a GROUP BY with millions of groups under ORDER BY COUNT(*) LIMIT moves a
-// few rows instead of every group's keys and states. Sorting its result
-// stably by the count gives the LIMIT's rows, as over all groups.
+// groups are at most K): the groups are ranked on the device by their
+// ordering words (GroupTop) and only the picked groups' numbers come
+// back, so a GROUP BY with millions of groups under ORDER BY <aggregate or
+// key> LIMIT moves a few rows instead of every group's keys and states.
+// Sorting its result stably by the ordering term (and any further terms,
+// under Ties) gives the LIMIT's rows, as over all groups.
 func (d *Device) GroupByTop(ctx context.Context, in *DeviceBatch, keys []int, aggs []GroupAgg, top *GroupTop) (*GroupPartial, error) {
 	if top != nil {
-		if top.Agg < -1 || top.Agg >= len(aggs) || (top.Agg >= 0 && aggs[top.Agg].Kind != GroupCountStar && aggs[top.Agg].Kind != GroupCount) {
-			return nil, invalidf("top groups by aggregate %d: not a COUNT", top.Agg)
-		}
-		if top.K < 1 {
-			return nil, invalidf("top groups: K %d", top.K)
+		if err := top.check(in, keys, aggs); err != nil {
+			return nil, err
 		}
 		for _, a := range aggs {
 			if isQuantile(a.Kind) {
@@ -498,15 +486,18 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 	if top != nil && len(keys) > 0 && int64(top.K) < groups && top.Agg < 0 {
 		groups = int64(top.K) // the first K of the ordered groups
 	} else if top != nil && len(keys) > 0 && int64(top.K) < groups {
-		idx, launches, err := d.topGroupsOn(ctx, sc, run.states[top.Agg][2], occ, groups, top)
+		idx, kept, launches, err := d.topGroupsOn(ctx, sc, in, keys, counted, run, firsts, occ, groups, top)
 		if err != nil {
 			return nil, err
 		}
-		groups = int64(top.K)
-		if firsts, occ, err = d.permuteGroupsOn(sc, firsts, occ, idx, groups); err != nil {
-			return nil, err
+		res.Launches += launches
+		if idx != nil {
+			groups = kept
+			if firsts, occ, err = d.permuteGroupsOn(sc, firsts, occ, idx, groups); err != nil {
+				return nil, err
+			}
+			res.Launches += 2
 		}
-		res.Launches += launches + 2
 		phase("top")
 	}
 	if len(keys) > 0 {
@@ -642,50 +633,6 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		phase("quantiles")
 	}
 	return res, nil
-}
-
-// topGroupsOn returns, on the device, the group numbers top selects,
-// ascending: the groups' counts (counts is the state array by slot, occ
-// the slots in group order) are stably radix-sorted on the device (count
-// descending: its bits inverted) and only the first K group numbers come
-// to the host, to be put back in group order. A stable sort keeps ties in
-// group order, as the sort above the aggregate does. Context thread only.
-func (d *Device) topGroupsOn(ctx context.Context, sc *hashScratch, counts, occ *Buffer, groups int64, top *GroupTop) (idx *Buffer, launches int, err error) {
-	keys, err := sc.alloc(uint64(8 * groups))
-	if err != nil {
-		return nil, 0, err
-	}
-	mask := uint64(0)
-	if top.Desc {
-		mask = math.MaxUint64
-	}
-	if err := d.launchGrid("gsql_gather_u64_xor", d.strided(groups), keys.ptr, counts.ptr, occ.ptr, groups, mask); err != nil {
-		return nil, 0, err
-	}
-	run, err := d.radixSortOn(ctx, sc, keys.ptr, 0, groups)
-	if err != nil {
-		return nil, 0, err
-	}
-	launches = 1 + run.launches
-	raw := make([]byte, 4*top.K)
-	if err := d.CopyToHost(raw, run.rows.ptr, nil); err != nil {
-		return nil, 0, err
-	}
-	picked := make([]uint32, top.K)
-	for j := range picked {
-		picked[j] = binary.LittleEndian.Uint32(raw[4*j:])
-	}
-	slices.Sort(picked)
-	for j, g := range picked {
-		binary.LittleEndian.PutUint32(raw[4*j:], g)
-	}
-	if idx, err = sc.alloc(uint64(len(raw))); err != nil {
-		return nil, 0, err
-	}
-	if err := d.CopyToDevice(idx.ptr, raw, nil); err != nil {
-		return nil, 0, err
-	}
-	return idx, launches, nil
 }
 
 // firstOrderOnHost is the most groups ordered on the host (a sort of

@@ -500,8 +500,9 @@ func TestUploadByColumn(t *testing.T) {
 	}
 }
 
-// GroupByTop refuses a top that is not over a COUNT or asks for no
-// groups, with ErrInvalidArgument, before any work.
+// GroupByTop refuses a top over a term the device does not order by (a
+// string MIN, an AVG of a MIN, a string key, one out of range) or that
+// asks for no groups, with ErrInvalidArgument, before any work.
 func TestGroupByTopRejectsBadTop(t *testing.T) {
 	d, _ := newFakeDevice(t, Options{})
 	defer d.Close()
@@ -511,9 +512,10 @@ func TestGroupByTopRejectsBadTop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Release()
-	aggs := []GroupAgg{{Kind: GroupSumInt, Arg: 0}, {Kind: GroupCountStar}}
-	for _, top := range []GroupTop{{Agg: 0, K: 3}, {Agg: 2, K: 3}, {Agg: -2, K: 3}, {Agg: 1, K: 0}} {
-		if _, err := d.GroupByTop(ctx, db, []int{0}, aggs, &top); !errors.Is(err, ErrInvalidArgument) {
+	aggs := []GroupAgg{{Kind: GroupSumInt, Arg: 0}, {Kind: GroupCountStar}, {Kind: GroupMinString, Arg: 1}, {Kind: GroupMinInt, Arg: 0}}
+	for _, top := range []GroupTop{{Agg: 2, K: 3}, {Agg: 3, Avg: true, K: 3}, {Agg: 0, Avg: true, AvgScale: 5, K: 3},
+		{Agg: 4, K: 3}, {Agg: -2, K: 3}, {Agg: 1, K: 0}, {Agg: 1, Key: true, K: 3}, {Agg: 2, Key: true, K: 3}} {
+		if _, err := d.GroupByTop(ctx, db, []int{0, 1}, aggs, &top); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("top %+v: %v", top, err)
 		}
 	}

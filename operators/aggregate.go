@@ -39,10 +39,10 @@ type HashAggregate struct {
 	// dropped. The groups kept still see all of their rows. (ClickBench
 	// Q18: GROUP BY UserID, SearchPhrase LIMIT 10.)
 	FirstGroups int
-	// Top, when set, is an ORDER BY on one COUNT aggregate with a LIMIT
+	// Top, when set, is an ORDER BY on an aggregate or key with a LIMIT
 	// over the output: only the groups it can read are built (ClickBench
 	// Q33 builds 10 rows, not a million). Groups tie in first-appearance
-	// order, as the sort above keeps them.
+	// order, as the sort above keeps them (or all stay, for a second term).
 	Top        *opspec.TopGroups
 	topKeys    []*coldata.Vec // the kept groups' keys, when Top cut them
 	stateBytes uint64
@@ -1022,16 +1022,24 @@ func (h *HashAggregate) aggColumn(a, n int) (*coldata.Vec, error) {
 // cutTop keeps only the groups Top reads, when every aggregate's state is
 // its accumulator words (no DISTINCT sets, strings, value lists) and there
 // are more groups than the LIMIT reads: the first Limit groups of a stable
-// sort by the COUNT, kept in group order, their states compacted and
+// sort by the term's ordering word (topWordsCPU), and the Limit-th's ties
+// where Top keeps them, kept in group order, their states compacted and
 // their keys gathered.
 func (h *HashAggregate) cutTop() error {
 	if !h.topApplies() {
 		return nil
 	}
 	t := h.Top
-	n, stride, off := h.ngroups, h.stride, h.runs[t.Agg].off
+	n, stride, off, intSum := h.ngroups, h.stride, 0, false
+	if !t.Key {
+		off, intSum = h.runs[t.Agg].off, h.runs[t.Agg].intSum
+	}
 	st := h.st
-	picked := topGroupsBy(n, t.Limit, t.Desc, func(g int) int64 { return int64(st[g*stride+off]) })
+	words, ok, err := topWordsCPU(t, h.Aggs, off, intSum, st, stride, n, h.table.column)
+	if err != nil || !ok {
+		return err
+	}
+	picked := topGroupsByWord(n, t.Limit, func(g int) uint64 { return words[g] }, topTies(t))
 	kept := make([]uint64, len(picked)*stride)
 	for j, g := range picked {
 		copy(kept[j*stride:(j+1)*stride], st[g*stride:(g+1)*stride])
@@ -1047,55 +1055,6 @@ func (h *HashAggregate) cutTop() error {
 	uint64Pool.put(h.st)
 	h.st, h.ngroups = kept, len(picked)
 	return nil
-}
-
-// topGroupsBy returns the first k of n groups in a stable sort by
-// value(g) (descending when desc), in ascending group order: a heap of the
-// best k, whose root is the worst kept; a later group equal to it sorts
-// after it, so only a strictly better value enters.
-func topGroupsBy(n, k int, desc bool, value func(g int) int64) []int {
-	better := func(a, b int) bool { // a sorts before b
-		if va, vb := value(a), value(b); va != vb {
-			return (va > vb) == desc
-		}
-		return a < b
-	}
-	heap := make([]int, 0, k)
-	g := 0
-	for ; g < n && len(heap) < k; g++ {
-		heap = append(heap, g)
-		for at := len(heap) - 1; at > 0; {
-			up := (at - 1) / 2
-			if !better(heap[up], heap[at]) {
-				break
-			}
-			heap[up], heap[at] = heap[at], heap[up]
-			at = up
-		}
-	}
-	for ; g < n; g++ {
-		v, w := value(g), value(heap[0])
-		if v == w || (v > w) != desc {
-			continue
-		}
-		heap[0] = g
-		for at := 0; ; {
-			worst, l, r := at, 2*at+1, 2*at+2
-			if l < len(heap) && better(heap[worst], heap[l]) {
-				worst = l
-			}
-			if r < len(heap) && better(heap[worst], heap[r]) {
-				worst = r
-			}
-			if worst == at {
-				break
-			}
-			heap[at], heap[worst] = heap[worst], heap[at]
-			at = worst
-		}
-	}
-	sort.Ints(heap)
-	return heap
 }
 
 // countSumAvg builds the output of aggregate a over n groups straight

@@ -393,27 +393,18 @@ func (h *HashAggregate) admitInRowOrder(n int) error {
 	return fmt.Errorf("internal error: GROUP BY parts over the limit admitted every group")
 }
 
-// topApplies reports whether cutTop cuts the output to Top's groups: every
-// aggregate's state is its accumulator words (no DISTINCT sets, strings,
-// value lists), Top's is a COUNT, and there are more groups than the LIMIT
-// reads.
+// topApplies reports whether cutTop cuts the output to Top's groups
+// (CPUTopCuts) and there are more groups than the LIMIT reads.
 func (h *HashAggregate) topApplies() bool {
 	t := h.Top
-	if t == nil || h.table == nil || t.Agg < 0 || t.Agg >= len(h.Aggs) || h.ngroups <= t.Limit || t.Limit < 1 {
+	if t == nil || h.table == nil || h.ngroups <= t.Limit {
 		return false
 	}
-	for _, spec := range h.Aggs {
-		switch spec.Kind {
-		case opspec.AggCountStar, opspec.AggCount, opspec.AggSum, opspec.AggAvg, opspec.AggMin, opspec.AggMax:
-		default:
-			return false
-		}
-		if spec.Distinct || spec.Type.Physical() == coldata.String {
-			return false
-		}
+	types := make([]coldata.Type, len(h.Keys))
+	for i, k := range h.Keys {
+		types[i] = k.Type()
 	}
-	k := h.Aggs[t.Agg].Kind
-	return k == opspec.AggCountStar || k == opspec.AggCount
+	return CPUTopCuts(t, types, h.Aggs)
 }
 
 // mergeParts gathers the parts' groups, in order of first appearance, into
@@ -438,9 +429,14 @@ func (h *HashAggregate) mergeParts(ctx context.Context) error {
 	// keys alone order them: the merge of every group's is skipped
 	// (ClickBench Q33: 10M groups for 10 rows).
 	var sel, pos [][]uint32
+	cut := false
 	if h.topApplies() {
-		sel, pos, total = h.partsTop(firsts)
-	} else {
+		var err error
+		if sel, pos, total, cut, err = h.partsTop(firsts); err != nil {
+			return err
+		}
+	}
+	if !cut {
 		var err error
 		if pos, err = mergePositions(ctx, firsts, h.segGroups); err != nil {
 			return err
@@ -515,51 +511,81 @@ func (c *HashAggregate) scatterStates(h *HashAggregate, sel, pos [][]uint32) {
 
 // partsTop picks the groups Top reads from the parts, given every group's
 // order key (firsts, increasing within a part, distinct over all): each
-// part's first Limit groups by Top's COUNT (ties in id order, which is
-// order-key order), then the best Limit of those, ties by order key. It
-// returns, per part, the picked ids (ascending) and their positions among
-// the picked, in order-key order as the output keeps it, and how many
-// were picked.
-func (h *HashAggregate) partsTop(firsts [][]int64) ([][]uint32, [][]uint32, int) {
+// part's first Limit groups by Top's ordering word (ties in id order,
+// which is order-key order; the Limit-th's ties too where Top keeps
+// them), then the best Limit of those, ties by order key. It returns, per
+// part, the picked ids (ascending) and their positions among the picked,
+// in order-key order as the output keeps it, and how many were picked;
+// cut is false when some group has no word (no cut).
+func (h *HashAggregate) partsTop(firsts [][]int64) (sel, out [][]uint32, picked int, cut bool, err error) {
 	t := h.Top
-	stride, off := h.stride, h.runs[t.Agg].off
+	stride, off := h.stride, 0
+	intSum := false
+	if !t.Key {
+		off = h.runs[t.Agg].off
+		for _, c := range h.parts {
+			intSum = intSum || c.runs[t.Agg].intSum
+		}
+	}
 	cands := make([][]int, len(h.parts))
+	words := make([][]uint64, len(h.parts))
+	oks := make([]bool, len(h.parts))
+	errs := make([]error, len(h.parts))
 	var wg workGroup
 	for p, c := range h.parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			st := c.st
-			cands[p] = topGroupsBy(c.table.n, t.Limit, t.Desc, func(g int) int64 { return int64(st[g*stride+off]) })
+			w, ok, err := topWordsCPU(t, h.Aggs, off, intSum, c.st, stride, c.table.n, c.table.column)
+			if err != nil || !ok {
+				errs[p] = err
+				return
+			}
+			words[p], oks[p] = w, true
+			cands[p] = topGroupsByWord(c.table.n, t.Limit, func(g int) uint64 { return w[g] }, topTies(t))
 		}()
 	}
 	wg.Wait()
+	for p := range h.parts {
+		if errs[p] != nil {
+			return nil, nil, 0, false, errs[p]
+		}
+		if !oks[p] {
+			return nil, nil, 0, false, nil
+		}
+	}
 	type cand struct {
 		part, lid int
 		pos       int64
-		count     int64
+		word      uint64
 	}
 	var all []cand
 	for p, cs := range cands {
 		for _, lid := range cs {
-			all = append(all, cand{p, lid, firsts[p][lid], int64(h.parts[p].st[lid*stride+off])})
+			all = append(all, cand{p, lid, firsts[p][lid], words[p][lid]})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {
-		if all[i].count != all[j].count {
-			return (all[i].count > all[j].count) == t.Desc
+		if all[i].word != all[j].word {
+			return all[i].word < all[j].word
 		}
 		return all[i].pos < all[j].pos
 	})
-	all = all[:min(len(all), t.Limit)]
+	keep := min(len(all), t.Limit)
+	if keep < len(all) && topTies(t)(all[keep-1].word) {
+		for keep < len(all) && all[keep].word == all[keep-1].word {
+			keep++
+		}
+	}
+	all = all[:keep]
 	sort.Slice(all, func(i, j int) bool { return all[i].pos < all[j].pos })
-	sel := make([][]uint32, len(h.parts))
-	out := make([][]uint32, len(h.parts))
+	sel = make([][]uint32, len(h.parts))
+	out = make([][]uint32, len(h.parts))
 	for g, x := range all {
 		sel[x.part] = append(sel[x.part], uint32(x.lid))
 		out[x.part] = append(out[x.part], uint32(g))
 	}
-	return sel, out, len(all)
+	return sel, out, len(all), true, nil
 }
 
 // evalArg evaluates an aggregate's argument for the parts, which share it:

@@ -222,11 +222,13 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	// group groups b; last says no batch follows it, so with no partials
 	// before it its groups are the final ones and a Top may cut them.
 	group := func(b *gpuexec.DeviceBatch, last bool) error {
-		p, err := h.RT.Dev.GroupByTop(ctx, b, h.Keys, kinds, h.deviceTop(last && len(parts) == 0))
+		top := h.deviceTop(last && len(parts) == 0, kinds)
+		p, err := h.RT.Dev.GroupByTop(ctx, b, h.Keys, kinds, top)
 		if err != nil {
 			return err
 		}
 		h.addLaunches(p.Launches)
+		h.noteTop(top, p)
 		parts = append(parts, p)
 		return nil
 	}
@@ -712,9 +714,11 @@ func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []g
 	// states the host finished one by one).
 	base := counts[0]
 	if len(plain) > 0 {
-		if base, err = h.RT.Dev.GroupByTop(ctx, in, h.Keys, plainKinds, h.plainTop(plain)); err != nil {
+		top := h.plainTop(plain, kinds)
+		if base, err = h.RT.Dev.GroupByTop(ctx, in, h.Keys, plainKinds, top); err != nil {
 			return nil, nil, false, err
 		}
+		h.noteTop(top, base)
 		launches += base.Launches
 	}
 	n := base.Keys.Len
@@ -761,9 +765,9 @@ func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []g
 
 // plainTop is the top-groups cut for the plain aggregates' grouping when
 // the COUNT that orders the groups is one of them (nil otherwise).
-func (h *DeviceHashAggregate) plainTop(plain []int) *gpuexec.GroupTop {
-	t := h.deviceTop(true)
-	if t == nil || t.Agg < 0 {
+func (h *DeviceHashAggregate) plainTop(plain []int, kinds []gpuexec.GroupAgg) *gpuexec.GroupTop {
+	t := h.deviceTop(true, kinds)
+	if t == nil || t.Agg < 0 || t.Key {
 		return t
 	}
 	i := slices.Index(plain, t.Agg)
@@ -1249,7 +1253,7 @@ func (h *DeviceHashAggregate) groupPartitioned(ctx context.Context, batches []*g
 	nparts := partitionsFor(bytes, limit)
 	rowCol := len(batches[0].Cols)
 	aggs := append(slices.Clone(kinds), gpuexec.GroupAgg{Kind: gpuexec.GroupMinInt, Arg: rowCol})
-	top := h.deviceTop(final)
+	top := h.deviceTop(final, kinds)
 	var split []*gpuexec.PartitionedRows
 	defer func() {
 		for _, r := range split {
@@ -1309,16 +1313,58 @@ func (h *DeviceHashAggregate) groupPartitioned(ctx context.Context, batches []*g
 	if len(outs) == 0 { // no rows: cannot happen over batches this large
 		return nil, errPartitionTooLarge
 	}
-	return combinePartitions(outs, len(kinds), top), nil
+	out := combinePartitions(outs, aggs, top)
+	h.noteTop(top, out)
+	return out, nil
 }
 
 // deviceTop is the device's form of h.Top for a grouping whose groups are
 // final (nil when they are not, or there is no Top or no key).
-func (h *DeviceHashAggregate) deviceTop(final bool) *gpuexec.GroupTop {
-	if h.Top == nil || !final || len(h.Keys) == 0 {
+func (h *DeviceHashAggregate) deviceTop(final bool, kinds []gpuexec.GroupAgg) *gpuexec.GroupTop {
+	if !final || len(h.Keys) == 0 {
 		return nil
 	}
-	return &gpuexec.GroupTop{Agg: h.Top.Agg, Desc: h.Top.Desc, K: h.Top.Limit}
+	return DeviceTop(h.Top, h.KeyTypes, h.Aggs, kinds)
+}
+
+// DeviceTop is the device's form of top over a grouping by keys of
+// keyTypes with aggregates aggs (on the device, kinds): nil where there is
+// no cut or the device cannot order by the term (a DECIMAL's AVG, a
+// string, a COUNT(DISTINCT)).
+func DeviceTop(t *opspec.TopGroups, keyTypes []coldata.Type, aggs []opspec.AggSpec, kinds []gpuexec.GroupAgg) *gpuexec.GroupTop {
+	if t == nil || t.Limit < 1 {
+		return nil
+	}
+	top := &gpuexec.GroupTop{Agg: t.Agg, Key: t.Key, Desc: t.Desc, NullsFirst: t.NullsFirst(), Ties: t.Ties, K: t.Limit}
+	switch {
+	case t.Key:
+		if t.Agg < 0 || t.Agg >= len(keyTypes) || !gpuexec.TopKeyOrderable(keyTypes[t.Agg]) {
+			return nil
+		}
+	case t.Agg >= 0:
+		if t.Agg >= len(aggs) || t.Agg >= len(kinds) {
+			return nil
+		}
+		spec, k := aggs[t.Agg], kinds[t.Agg].Kind
+		top.Avg = spec.Kind == opspec.AggAvg
+		// An integer SUM typed DOUBLE orders as its rounded values do.
+		sumAsFloat := k == gpuexec.GroupSumInt && spec.Kind == opspec.AggSum && spec.Type != coldata.Int64
+		if spec.Distinct || sumAsFloat || !gpuexec.TopOrderable(k, top.Avg) {
+			return nil
+		}
+		if top.Avg && k == gpuexec.GroupSumDec {
+			// decimalAvg rescales the sum to the result's scale first.
+			top.AvgScale = spec.Type.Scale() - spec.Arg.Type().Scale()
+		}
+	}
+	return top
+}
+
+// noteTop counts the groups a cut by top kept in p (EXPLAIN ANALYZE).
+func (h *DeviceHashAggregate) noteTop(top *gpuexec.GroupTop, p *gpuexec.GroupPartial) {
+	if top != nil && h.Stats != nil {
+		h.Stats.TopGroups.Store(int64(p.Keys.Len) + 1)
+	}
 }
 
 func (h *DeviceHashAggregate) addLaunches(n int) {
@@ -1327,40 +1373,56 @@ func (h *DeviceHashAggregate) addLaunches(n int) {
 	}
 }
 
-// groupRef is group g of partition part, first seen at input row first.
+// groupRef is group g of partition part, first seen at input row first,
+// with its ordering word under a Top.
 type groupRef struct {
 	part, g int
 	first   int64
-	count   int64
+	word    uint64
 }
 
-// combinePartitions joins the partitions' groups (each holding nagg
-// aggregates and, last, the MIN of its rows' numbers) into one partial in
-// first-appearance order, keeping only top's K best when top is set.
-func combinePartitions(outs []*gpuexec.GroupPartial, nagg int, top *gpuexec.GroupTop) *gpuexec.GroupPartial {
+// combinePartitions joins the partitions' groups (each holding the
+// aggregates kinds, whose last is the MIN of its rows' numbers) into one
+// partial in first-appearance order, keeping only what top keeps when top
+// is set: each partition was cut on its own, and the best K of their
+// survivors by (ordering word, first row), with the K-th's ties when top
+// keeps them (gpuexec.TopKeep), are those of a cut over every group at
+// once. A partition without words (a NaN) leaves every group.
+func combinePartitions(outs []*gpuexec.GroupPartial, kinds []gpuexec.GroupAgg, top *gpuexec.GroupTop) *gpuexec.GroupPartial {
+	nagg := len(kinds) - 1
 	var refs []groupRef
+	ordered := top != nil && (top.Agg >= 0 || top.Key)
 	for pi, o := range outs {
 		firsts := o.Aggs[nagg].Lo
+		var words []uint64
+		if ordered {
+			w, ok := gpuexec.TopWords(top, kinds, o)
+			if !ok {
+				top, ordered = nil, false
+			}
+			words = w
+		}
 		for g := 0; g < o.Keys.Len; g++ {
 			r := groupRef{part: pi, g: g, first: int64(firsts[g])}
-			if top != nil && top.Agg >= 0 {
-				r.count = o.Aggs[top.Agg].Count[g]
+			if words != nil {
+				r.word = words[g]
 			}
 			refs = append(refs, r)
 		}
 	}
 	if top != nil && len(refs) > top.K {
 		slices.SortFunc(refs, func(a, b groupRef) int {
-			c := cmp.Compare(a.count, b.count)
-			if top.Desc {
-				c = -c
-			}
-			if top.Agg < 0 {
-				c = 0
-			}
-			return cmp.Or(c, cmp.Compare(a.first, b.first))
+			return cmp.Or(cmp.Compare(a.word, b.word), cmp.Compare(a.first, b.first))
 		})
-		refs = refs[:top.K]
+		keep := top.K
+		if ordered {
+			sorted := make([]uint64, len(refs))
+			for i, r := range refs {
+				sorted[i] = r.word
+			}
+			keep = gpuexec.TopKeep(top, sorted)
+		}
+		refs = refs[:keep]
 	}
 	slices.SortFunc(refs, func(a, b groupRef) int { return cmp.Compare(a.first, b.first) })
 	return takeGroups(outs, refs, nagg)

@@ -53,6 +53,9 @@ type Stats struct {
 	// HashedLeft is 1 when a join hashed its left input instead of its
 	// right one (it was much smaller).
 	HashedLeft atomic.Int64
+	// TopGroups counts the groups a GROUP BY's top-groups cut kept (the
+	// ones that left the device), plus one: 0 when there was no cut.
+	TopGroups atomic.Int64
 	// SpillPartitions counts the partitions an operator wrote to disk
 	// because its state passed the memory limit, SpillBytes their bytes.
 	SpillPartitions, SpillBytes atomic.Int64

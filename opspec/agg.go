@@ -77,11 +77,26 @@ func AggResultType(k AggKind, t coldata.Type) coldata.Type {
 	return t
 }
 
-// TopGroups is an ORDER BY on aggregate Agg (a COUNT) with a LIMIT of
-// Limit rows (its offset included) over a grouped aggregate's output; Agg
-// -1 is a LIMIT without ORDER BY, which any Limit groups answer.
+// TopGroups is an ORDER BY whose first term is aggregate Agg (or, with
+// Key, group key Agg) with a LIMIT of Limit rows (its offset included)
+// over a grouped aggregate's output; Agg -1 is a LIMIT without ORDER BY,
+// which any Limit groups answer. Desc and Nulls are the term's; Ties says
+// further terms follow, so every group tied with the Limit-th on this term
+// must survive for them to order.
 type TopGroups struct {
 	Agg   int
+	Key   bool
 	Desc  bool
+	Nulls NullOrder
+	Ties  bool
 	Limit int
+}
+
+// NullsFirst reports where the ordering term puts NULLs: MySQL's default
+// is first ascending, last descending.
+func (t *TopGroups) NullsFirst() bool {
+	if t.Nulls == NullsDefault {
+		return !t.Desc
+	}
+	return t.Nulls == NullsFirst
 }

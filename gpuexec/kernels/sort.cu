@@ -323,3 +323,170 @@ extern "C" __global__ void gsql_order_prefix(long long type, const unsigned char
     key[i] = k;
   }
 }
+
+// Top groups (topgroups.go, GroupTop): gsql_top_word writes each group's
+// ordering word and gsql_top_tie, over the sorted words, the K-th word
+// and where its ties end.
+
+// gsql_top_f64 is a DOUBLE's ascending word (gsql_order_key's); a NaN sets
+// *nan (the host's sort does not order it: no cut).
+__device__ __forceinline__ unsigned long long gsql_top_f64(double f, unsigned long long* nan) {
+  if (f != f) {
+    *nan = 1;
+    return 0;
+  }
+  unsigned long long u = (unsigned long long)__double_as_longlong(f);
+  if ((u << 1) == 0) u = 0;
+  return (u >> 63) ? ~u : (u | 0x8000000000000000ULL);
+}
+
+// gsql_top_clamp is a wide integer's ascending word: its low word's when
+// it fits an int64, else the end of its sign.
+__device__ __forceinline__ unsigned long long gsql_top_clamp(unsigned long long lo, bool fits,
+                                                             bool neg) {
+  if (fits) return lo ^ 0x8000000000000000ULL;
+  return neg ? 0ull : ~0ull;
+}
+
+// gsql_top_dec is the ascending word of a DECIMAL sum (192 bits: lo, hi,
+// top) or, with avg, of its AVG over c rows at 10^scale times the sum's
+// scale, rounded half away from zero (the host's decimalAvg), clamped to
+// int64's ends. A sum past 38 digits (the host's error), past int64 under
+// AVG, or a count past 2^32 sets *bad. 64-bit words only: the runtime
+// module is built without 128-bit integers.
+__device__ unsigned long long gsql_top_dec(unsigned long long lo, long long hi, long long top,
+                                           long long avg, long long scale, long long c,
+                                           unsigned long long* bad) {
+  bool neg = hi < 0;
+  unsigned long long mlo = lo, mhi = (unsigned long long)hi;
+  if (neg) { // the magnitude: two's complement of the 128 bits
+    mlo = ~lo + 1;
+    mhi = ~mhi + (mlo == 0 ? 1 : 0);
+  }
+  const unsigned long long lim_hi = 0x4b3b4ca85a86c47aULL, lim_lo = 0x098a224000000000ULL; // 10^38
+  if (top != (hi >> 63) || mhi > lim_hi || (mhi == lim_hi && mlo >= lim_lo)) {
+    *bad = 1;
+    return 0;
+  }
+  bool fits = hi == ((long long)lo >> 63);
+  if (!avg) return gsql_top_clamp(lo, fits, neg);
+  if (!fits || c <= 0 || c >= (1ll << 32)) {
+    *bad = 1;
+    return 0;
+  }
+  // a = |sum| * 10^scale (below 2^78) in (ahi, alo); then a / c by 32-bit
+  // digits, the remainder staying below c < 2^32.
+  unsigned long long alo = mlo, ahi = 0;
+  for (long long i = 0; i < scale; i++) {
+    unsigned long long h = __umul64hi(alo, 10ull);
+    alo *= 10ull;
+    ahi = ahi * 10ull + h;
+  }
+  unsigned long long d = (unsigned long long)c;
+  unsigned long long qhi = ahi / d, r = ahi % d;
+  unsigned long long t = (r << 32) | (alo >> 32);
+  unsigned long long q1 = t / d;
+  r = t % d;
+  t = (r << 32) | (alo & 0xffffffffULL);
+  unsigned long long q0 = t / d;
+  r = t % d;
+  unsigned long long qlo = (q1 << 32) | q0;
+  if (2 * r >= d) {
+    qlo++;
+    if (qlo == 0) qhi++;
+  }
+  if (qhi != 0 || qlo > 0x7fffffffffffffffULL) return neg ? 0ull : ~0ull;
+  long long w = neg ? -(long long)qlo : (long long)qlo;
+  return (unsigned long long)w ^ 0x8000000000000000ULL;
+}
+
+// gsql_top_word: out[j] is group j's ordering word (TopWords on the
+// host; counts and BOOLs two words up, as SmallWord puts them): kind < 0 orders by the key column
+// (type, valid, nulloff, data) at the group's first row firsts[j]; else by the aggregate of that
+// kind whose states by slot are s0, s1, s3 and cnt (occ[j] is group j's slot), avg dividing a sum
+// by its count (a DECIMAL's scaled by 10^avg_scale first). desc reverses; NULL goes to word 0
+// (nulls_first) or ~0, values clamped off it. A group without a word (a NaN, a sum the host refuses
+// or the device does not divide) sets info[0]: no cut.
+extern "C" __global__ void gsql_top_word(long long kind, long long avg, long long avg_scale,
+                                         const unsigned long long* s0, const unsigned long long* s1,
+                                         const unsigned long long* s3, const long long* cnt,
+                                         const int* occ, long long type, const unsigned char* valid,
+                                         long long nulloff, const unsigned char* data,
+                                         const unsigned long long* firsts, long long groups,
+                                         long long desc, long long nulls_first,
+                                         unsigned long long* out, unsigned long long* info) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < groups; j += stride) {
+    bool null = false;
+    unsigned long long v = 0;
+    if (kind < 0) {
+      long long r = (long long)firsts[j];
+      if (valid) {
+        long long b = nulloff + r;
+        null = ((valid[b >> 3] >> (b & 7)) & 1) == 0;
+      }
+      if (!null && type == GSQL_TYPE_FLOAT64) {
+        v = gsql_top_f64(((const double*)data)[r], info);
+      } else if (!null) {
+        v = gsql_order_key(type, data, r, 0);
+        if (type == GSQL_TYPE_BOOL) v += 2;
+      }
+    } else {
+      int s = occ[j];
+      long long c = cnt[s];
+      if (kind == GSQL_AGG_COUNT_STAR || kind == GSQL_AGG_COUNT) {
+        v = (unsigned long long)c + 2;
+      } else if (c == 0) {
+        null = true;
+      } else if (kind == GSQL_AGG_SUM_INT) {
+        unsigned long long lo = s0[s];
+        // A sum past int64: no cut, the host raises its error.
+        if ((long long)s1[s] != ((long long)lo >> 63)) {
+          info[0] = 1;
+        } else if (avg) {
+          v = gsql_top_f64((double)(long long)lo / (double)c, info);
+        } else {
+          v = lo ^ 0x8000000000000000ULL;
+        }
+      } else if (kind == GSQL_AGG_SUM_DEC) {
+        v = gsql_top_dec(s0[s], (long long)s1[s], (long long)s3[s], avg, avg_scale, c, info);
+      } else if (kind == GSQL_AGG_SUM_FLOAT || kind == GSQL_AGG_MIN_FLOAT ||
+                 kind == GSQL_AGG_MAX_FLOAT) {
+        double f = __longlong_as_double((long long)s0[s]);
+        if (avg) f = f / (double)c;
+        v = gsql_top_f64(f, info);
+      } else if (kind == GSQL_AGG_MIN_BOOL || kind == GSQL_AGG_MAX_BOOL) {
+        v = (s0[s] & 0xff) + 2;
+      } else {
+        v = s0[s] ^ 0x8000000000000000ULL; // MIN/MAX of BIGINT
+      }
+    }
+    if (desc) v = ~v;
+    if (null) {
+      v = nulls_first ? 0ull : ~0ull;
+    } else if (nulls_first) {
+      v = v < 1ull ? 1ull : v;
+    } else {
+      v = v > ~1ull ? ~1ull : v;
+    }
+    out[j] = v;
+  }
+}
+
+// gsql_top_tie: info[1] is the k-th of n ascending words and info[2] the
+// end of its run (the first word past it), by binary search; one thread.
+extern "C" __global__ void gsql_top_tie(const unsigned long long* sorted, long long n, long long k,
+                                        unsigned long long* info) {
+  unsigned long long w = sorted[k - 1];
+  long long lo = k, hi = n;
+  while (lo < hi) {
+    long long mid = lo + (hi - lo) / 2;
+    if (sorted[mid] <= w) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  info[1] = w;
+  info[2] = (unsigned long long)lo;
+}
