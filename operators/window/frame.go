@@ -22,7 +22,7 @@ func (p *partitioned) frames(f winspec.Frame) (lo, hi []int, err error) {
 		if len(p.order) != 1 {
 			return nil, nil, fmt.Errorf("RANGE with an offset needs exactly one ORDER BY key")
 		}
-		if t := p.order[0].Type; t != coldata.Int64 && t != coldata.Float64 && t != coldata.Null && !t.IsDecimal() {
+		if t := p.orderIn[0].Type; t != coldata.Int64 && t != coldata.Float64 && t != coldata.Null && !t.IsDecimal() {
 			return nil, nil, fmt.Errorf("RANGE with an offset needs a numeric ORDER BY key, not %s", t)
 		}
 	}
@@ -87,7 +87,7 @@ func (p *partitioned) bound(f winspec.Frame, b winspec.Bound, i int, start bool)
 // peers as such a bound; rows with NULL keys are never within an offset of
 // a non-NULL key.
 func (p *partitioned) rangeBound(b winspec.Bound, i int, start bool) (int, error) {
-	v := p.order[0]
+	v := p.orderAt(0)
 	if v.IsNull(i) {
 		if start {
 			return p.peerStart[i], nil

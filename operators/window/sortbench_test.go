@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec/winspec"
 )
 
@@ -36,5 +37,28 @@ func BenchmarkSortRows(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPartitionGroupCounts is issue 40's shape a: ROW_NUMBER() OVER
+// (PARTITION BY day ORDER BY count DESC, counter) over a GROUP BY's
+// 292K (day, counter, count) rows, counts small with many ties.
+func BenchmarkPartitionGroupCounts(b *testing.B) {
+	const n = 292651
+	rng := rand.New(rand.NewSource(2))
+	db, kb, cb := coldata.NewBuilder(coldata.Date, n), coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Int64, n)
+	for i := 0; i < n; i++ {
+		db.AppendInt(int64(15887 + rng.Intn(31)))
+		kb.AppendInt(int64(rng.Intn(1 << 20)))
+		cb.AppendInt(int64(1 + rng.ExpFloat64()*20))
+	}
+	batch := coldata.NewBatch([]*coldata.Vec{db.Finish(), kb.Finish(), cb.Finish()}, n)
+	partition := []expr.Expr{&expr.ColumnRef{Index: 0, Name: "d", T: coldata.Date}}
+	order := []winspec.Key{{Expr: &expr.ColumnRef{Index: 2, Name: "c", T: coldata.Int64}, Desc: true},
+		{Expr: &expr.ColumnRef{Index: 1, Name: "k", T: coldata.Int64}}}
+	for i := 0; i < b.N; i++ {
+		if _, err := newPartitioned(context.Background(), batch, partition, order); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
