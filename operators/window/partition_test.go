@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/opspec/winspec"
 )
@@ -94,6 +95,9 @@ func TestSortPathsMatchDefinition(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("orders differ (radix path %v)", allWords(keys))
 			}
+			// newPartitioned: its order (the packed sort when the keys fit
+			// 64 bits) and its partition and peer bounds.
+			checkPartitioned(t, tc.pv, tc.ov, tc.order, want)
 		})
 	}
 }
@@ -125,4 +129,61 @@ func definitionCompare(pv, ov []*coldata.Vec, order []winspec.Key, i, j int) int
 		}
 	}
 	return 0
+}
+
+// checkPartitioned runs newPartitioned over the keys and checks its order
+// against want and its partition and peer bounds against the definition.
+func checkPartitioned(t *testing.T, pv, ov []*coldata.Vec, order []winspec.Key, want []int) {
+	t.Helper()
+	n := len(want)
+	b := &coldata.Batch{Len: n}
+	var partition []expr.Expr
+	for _, v := range pv {
+		partition = append(partition, &expr.ColumnRef{Index: len(b.Cols), Name: "p", T: v.Type})
+		b.Cols = append(b.Cols, v)
+	}
+	keys := slices.Clone(order)
+	for k, v := range ov {
+		keys[k].Expr = &expr.ColumnRef{Index: len(b.Cols), Name: "o", T: v.Type}
+		b.Cols = append(b.Cols, v)
+	}
+	p, err := newPartitioned(context.Background(), b, partition, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perm := p.perm
+	if perm == nil {
+		perm = make([]int, n)
+		for i := range perm {
+			perm[i] = i
+		}
+	}
+	if !slices.Equal(perm, want) {
+		t.Fatal("newPartitioned's order differs from the definition")
+	}
+	newPart, newPeer := make([]bool, n), make([]bool, n)
+	newPart[0], newPeer[0] = true, true
+	for i := 1; i < n; i++ {
+		a, c := want[i-1], want[i]
+		newPart[i] = definitionCompare(pv, nil, nil, a, c) != 0 || nullsDiffer(pv, a, c)
+		newPeer[i] = newPart[i] || definitionCompare(nil, ov, order, a, c) != 0 || nullsDiffer(ov, a, c)
+	}
+	ps, pe := spans(newPart)
+	qs, qe := spans(newPeer)
+	if !slices.Equal(ps, p.partStart) || !slices.Equal(pe, p.partEnd) {
+		t.Fatal("partition bounds differ from the definition")
+	}
+	if !slices.Equal(qs, p.peerStart) || !slices.Equal(qe, p.peerEnd) {
+		t.Fatal("peer bounds differ from the definition")
+	}
+}
+
+// nullsDiffer reports whether rows a and c differ in NULL-ness on a key.
+func nullsDiffer(vs []*coldata.Vec, a, c int) bool {
+	for _, v := range vs {
+		if v.IsNull(a) != v.IsNull(c) {
+			return true
+		}
+	}
+	return false
 }
