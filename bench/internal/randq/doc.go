@@ -20,6 +20,7 @@
 //
 // The SQL is the dialect both gsql and DuckDB accept: DATE 'yyyy-mm-dd'
 // literals, EXTRACT(unit FROM x), DATE_TRUNC('unit', x), CASE, window
-// frames, ORDER BY ordinals with NULLS LAST. Query.Duck carries a DuckDB
+// frames, ORDER BY ordinals and window ORDER BY keys with NULLS LAST (gsql
+// orders NULLs first ascending, as MySQL does; DuckDB last). Query.Duck carries a DuckDB
 // text where the dialects differ (none needs one yet).
 package randq

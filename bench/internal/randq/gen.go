@@ -667,8 +667,10 @@ func (g *gen) rowWindow() stmt {
 	g.feat("window")
 	part := g.key(s, false)
 	m := pick(g, s.nums)
-	order := m + " DESC, " + strings.Join(s.ids, ", ")
-	byID := strings.Join(s.ids, ", ")
+	// Window keys say where NULLs go: gsql (MySQL) puts them first
+	// ascending, DuckDB last, and a frame over them differs.
+	byID := nullsLast(s.ids)
+	order := m + " DESC NULLS LAST, " + byID
 	items := []string{part + " AS p", m + " AS m"}
 	cols := []string{"p", "m"}
 	for i, id := range s.ids {
@@ -693,7 +695,7 @@ func (g *gen) rowWindow() stmt {
 			rankCol = fmt.Sprintf("w%d", i)
 		case 1:
 			g.feat("rank", "top-n-per-group")
-			w = fmt.Sprintf("%s() OVER (PARTITION BY %s ORDER BY %s DESC)", pick(g, []string{"RANK", "DENSE_RANK"}), part, m)
+			w = fmt.Sprintf("%s() OVER (PARTITION BY %s ORDER BY %s DESC NULLS LAST)", pick(g, []string{"RANK", "DENSE_RANK"}), part, m)
 			rankCol = fmt.Sprintf("w%d", i)
 		case 2:
 			g.feat("lag-lead")
@@ -749,21 +751,21 @@ func (g *gen) groupWindow() stmt {
 		switch g.intn(5) {
 		case 0:
 			g.feat("rank")
-			w = fmt.Sprintf("ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s DESC, %s)", k0, a0, k1)
+			w = fmt.Sprintf("ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s DESC NULLS LAST, %s NULLS LAST)", k0, a0, k1)
 			rankIdx = i
 		case 1:
 			g.feat("rank")
-			w = fmt.Sprintf("RANK() OVER (PARTITION BY %s ORDER BY %s DESC)", k0, a0)
+			w = fmt.Sprintf("RANK() OVER (PARTITION BY %s ORDER BY %s DESC NULLS LAST)", k0, a0)
 			rankIdx = i
 		case 2:
 			g.feat("lag-lead")
-			w = fmt.Sprintf("%s(%s) OVER (PARTITION BY %s ORDER BY %s)", pick(g, []string{"LAG", "LEAD"}), a0, k0, k1)
+			w = fmt.Sprintf("%s(%s) OVER (PARTITION BY %s ORDER BY %s NULLS LAST)", pick(g, []string{"LAG", "LEAD"}), a0, k0, k1)
 		case 3:
 			g.feat("running-sum")
-			w = fmt.Sprintf("SUM(COUNT(*)) OVER (PARTITION BY %s ORDER BY %s ROWS UNBOUNDED PRECEDING)", k0, k1)
+			w = fmt.Sprintf("SUM(COUNT(*)) OVER (PARTITION BY %s ORDER BY %s NULLS LAST ROWS UNBOUNDED PRECEDING)", k0, k1)
 		default:
 			g.feat("frame")
-			w = fmt.Sprintf("MAX(COUNT(*)) OVER (PARTITION BY %s ORDER BY %s ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)", k0, k1)
+			w = fmt.Sprintf("MAX(COUNT(*)) OVER (PARTITION BY %s ORDER BY %s NULLS LAST ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)", k0, k1)
 		}
 		ws = append(ws, w)
 	}
@@ -851,7 +853,7 @@ func (g *gen) withCTE() stmt {
 		// Top-n per first key over the grouped rows (the shape (a)).
 		g.feat("window", "window-over-groups", "rank", "top-n-per-group")
 		n := 1 + g.intn(3)
-		text := head + fmt.Sprintf("SELECT %s, rn FROM (SELECT %s, ROW_NUMBER() OVER (PARTITION BY k0 ORDER BY a0 DESC, k1) AS rn FROM c) t WHERE rn <= %d", list, list, n)
+		text := head + fmt.Sprintf("SELECT %s, rn FROM (SELECT %s, ROW_NUMBER() OVER (PARTITION BY k0 ORDER BY a0 DESC NULLS LAST, k1 NULLS LAST) AS rn FROM c) t WHERE rn <= %d", list, list, n)
 		return stmt{text: text, cols: append(slices.Clone(cols), "rn"), order: []orderKey{{0, false}, {len(cols), false}}, rowLevel: true}
 	case 1:
 		g.feat("cte-twice", "scalar-subquery")
@@ -928,4 +930,13 @@ func (g *gen) setOp() stmt {
 		return stmt{text: fmt.Sprintf("SELECT COUNT(*) AS n, MIN(k) AS lo, MAX(k) AS hi FROM (%s) t", body), cols: []string{"n", "lo", "hi"}}
 	}
 	return stmt{text: body, cols: []string{"k"}, order: []orderKey{{0, g.chance(0.5)}}, rowLevel: true}
+}
+
+// nullsLast joins ORDER BY items, each with NULLS LAST.
+func nullsLast(items []string) string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it + " NULLS LAST"
+	}
+	return strings.Join(out, ", ")
 }
