@@ -117,7 +117,12 @@ func newPartitioned(ctx context.Context, b *coldata.Batch, partition []expr.Expr
 		}
 	}
 	p.partStart, p.partEnd = spans(newPart)
-	p.peerStart, p.peerEnd = spans(newPeer)
+	if len(ov) == 0 {
+		// No ORDER BY: a partition's rows are all peers (read only).
+		p.peerStart, p.peerEnd = p.partStart, p.partEnd
+	} else {
+		p.peerStart, p.peerEnd = spans(newPeer)
+	}
 	return p, nil
 }
 
