@@ -175,14 +175,23 @@ func TestCacheLockWaitBounded(t *testing.T) {
 // probe kernel into the cache directory the variable names.
 const cacheHelperEnv = "GSQL_TEST_CACHE_HELPER_DIR"
 
+// cacheHelperDelayEnv sets how long the helper's compile takes.
+const cacheHelperDelayEnv = "GSQL_TEST_CACHE_HELPER_DELAY"
+
 // TestCacheHelperProcess is the helper: not a test on its own.
 func TestCacheHelperProcess(t *testing.T) {
 	dir := os.Getenv(cacheHelperEnv)
 	if dir == "" {
 		t.Skip("helper process of TestCacheCompileOnceAcrossProcesses")
 	}
+	var err error
 	d, f := newFakeDevice(t, Options{CacheDir: dir})
 	f.delay = 300 * time.Millisecond
+	if v := os.Getenv(cacheHelperDelayEnv); v != "" {
+		if f.delay, err = time.ParseDuration(v); err != nil {
+			t.Fatal(err)
+		}
+	}
 	defer d.Close()
 	m, err := d.Compile(Source{Name: "probe.cu", Code: probeSource})
 	if err != nil {
@@ -241,5 +250,77 @@ func TestCacheCompileOnceAcrossProcesses(t *testing.T) {
 	}
 	if tmp, _ := filepath.Glob(filepath.Join(dir, ".tmp-*")); len(tmp) != 0 {
 		t.Fatalf("temporary files left: %v", tmp)
+	}
+}
+
+// A process killed while it compiles (holding the kernel's lock, its
+// entry not written) leaves the cache usable: the lock dies with it, so
+// the next compile of the kernel neither waits out CompileLockWait nor
+// finds a partial entry (issue 39's fault case).
+func TestCacheSurvivesKilledCompiler(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a helper process")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCacheHelperProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), cacheHelperEnv+"="+dir, cacheHelperDelayEnv+"=1m")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	defer func() {
+		if !killed {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	// Wait until the helper holds a kernel lock.
+	deadline := time.Now().Add(30 * time.Second)
+	for held := false; !held; {
+		if time.Now().After(deadline) {
+			t.Fatal("the helper never took a kernel lock")
+		}
+		locks, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
+		for _, l := range locks {
+			f, err := os.OpenFile(l, os.O_RDWR, 0)
+			if err != nil {
+				continue
+			}
+			got, err := tryLock(f)
+			if err == nil && got {
+				unlockFile(f)
+			}
+			f.Close()
+			held = held || (err == nil && !got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if cmd.ProcessState != nil {
+		t.Fatal("the helper ended before it was killed")
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("the helper finished its one-minute compile: not killed mid-compile")
+	}
+	killed = true
+	d, f := newFakeDevice(t, Options{CacheDir: dir})
+	defer d.Close()
+	start := time.Now()
+	m, err := d.Compile(Source{Name: "probe.cu", Code: probeSource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 10*time.Second || f.compiles != 1 || m.FromCache != "" {
+		t.Fatalf("after the kill: %d compiles, from %q, in %v", f.compiles, m.FromCache, took)
+	}
+	files := cacheFiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("entries %v", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	if _, err := decodeEntry(b); err != nil {
+		t.Fatal(err)
 	}
 }
