@@ -255,7 +255,11 @@ func streamCSV(ctx context.Context, path string, r io.Reader, opts CSVOptions, b
 		}
 		if ch.res == nil {
 			// The dispatcher waits to hear whether the workers can start.
-			headAck <- cfg
+			select {
+			case headAck <- cfg:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 	}
 	if !done {
