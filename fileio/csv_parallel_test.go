@@ -60,6 +60,7 @@ func TestStreamCSVChunks(t *testing.T) {
 		{"bom", "\xEF\xBB\xBFa,b\n1,2\n3,4\n", CSVOptions{}},
 		{"multibyte", "名前,n\n日本語,1\n\"絵\n文字 😀\",2\n", CSVOptions{}},
 		{"stray quotes in unquoted fields", "a,b\n1,x\"y\n2,z\n3,w\"\n4,v\n5,\"q\n\"\n", CSVOptions{}},
+		{"stray quote before quoted newlines", "a,b\n1,x\n2,y\n3,z\n4,x\"y\n5,\"p\nq\"\n6,z\n7,\"r\ns\"\n8,t\n9,u\n10,\"v\nw\"\n", CSVOptions{}},
 		{"carriage returns only", "a,b\r1,2\r3,4\r", CSVOptions{}},
 		{"tsv", "a\tb\n1\tx,y\n2\t\"t\tu\"\n", CSVOptions{Delimiter: '\t'}},
 		{"nulls", "a,b\nNULL,1\n,\"\"\nx,NULL\n", CSVOptions{NullString: "NULL"}},
@@ -75,13 +76,16 @@ func TestStreamCSVChunks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, chunk := range []int{0, 1, 2, 3, 5, 8, 13} {
-				for _, workers := range []int{1, 3} {
-					opts := tc.opts
-					opts.chunkBytes, opts.Workers, opts.BatchRows = chunk, workers, 2
-					serial, parallel := readBoth(t, tc.in, opts)
-					if serial != parallel {
-						t.Fatalf("chunk %d, %d workers:\nparallel %s\nserial   %s", chunk, workers, parallel, serial)
+			// A sample of one row hands the rest to the workers.
+			for _, sample := range []int{tc.opts.SampleRows, 1} {
+				for _, chunk := range []int{0, 1, 2, 3, 5, 8, 13} {
+					for _, workers := range []int{1, 3} {
+						opts := tc.opts
+						opts.chunkBytes, opts.Workers, opts.BatchRows, opts.SampleRows = chunk, workers, 2, sample
+						serial, parallel := readBoth(t, tc.in, opts)
+						if serial != parallel {
+							t.Fatalf("sample %d, chunk %d, %d workers:\nparallel %s\nserial   %s", sample, chunk, workers, parallel, serial)
+						}
 					}
 				}
 			}
