@@ -23,27 +23,78 @@ type ImportOptions struct {
 // Import creates table from a file and returns its row count. The reader is
 // chosen by the file's extension: .csv and .tsv (header detection and type
 // inference), .parquet, and .arrow/.ipc/.feather (Arrow IPC file or stream).
-// Column types become BOOLEAN, BIGINT, DOUBLE or VARCHAR. A failed import
-// creates no table.
+// Column types become BOOLEAN, BIGINT, DOUBLE or VARCHAR (and DATE,
+// TIMESTAMP, DECIMAL where the file says so). A failed or cancelled import
+// creates no table. See ImportFile.
 func (db *DB) Import(ctx context.Context, path, table string, opts ImportOptions) (int64, error) {
+	return db.ImportFile(ctx, path, table, fileio.Options{CSV: opts.CSV, Progress: opts.Progress})
+}
+
+// ImportFile is Import with fileio's options (a format other than the
+// extension's, batch size). The file streams into the table: CSV chunks
+// and Parquet row groups are read in parallel, and each batch goes to the
+// table as it is made, so the file is never whole in memory. An in-memory
+// database keeps the batches as the table's records (no copy); an on-disk
+// one writes each as a segment at once (storage.Store.Stage) and holds
+// only its memory map. The table appears when the last batch is in, in
+// one commit; a failed or cancelled import creates no table and removes
+// the segments it wrote.
+func (db *DB) ImportFile(ctx context.Context, path, table string, opts fileio.Options) (rows int64, err error) {
 	if db.closed.Load() {
 		return 0, ErrClosed
 	}
 	if _, err := db.TableSchema(table); err == nil {
 		return 0, fmt.Errorf("import %s: %w", path, &catalog.ObjectError{Table: table, Exists: true})
 	}
-	schema, recs, err := fileio.Read(ctx, path, fileio.Options{CSV: opts.CSV, Progress: opts.Progress})
-	if err != nil {
+	var (
+		cols   []catalog.Column
+		target *arrow.Schema
+		recs   []arrow.Record
+	)
+	defer func() {
+		if err != nil {
+			if db.store != nil {
+				db.store.Unstage(recs)
+			}
+			fileio.ReleaseAll(recs)
+		}
+	}()
+	begin := func(schema *arrow.Schema) error {
+		var err error
+		if cols, err = tableColumns(table, schema); err != nil {
+			return err
+		}
+		target = catalog.Schema(cols)
+		return nil
+	}
+	emit := func(rec arrow.Record) error {
+		if rec.NumRows() == 0 {
+			rec.Release()
+			return nil
+		}
+		out, err := tableRecord(table, target, rec)
+		if err != nil {
+			return err
+		}
+		if db.store != nil {
+			staged, err := db.store.Stage(table, out)
+			out.Release()
+			if err != nil {
+				return fmt.Errorf("storing %s: %w", table, err)
+			}
+			out = staged
+		}
+		recs = append(recs, out)
+		rows += out.NumRows()
+		return nil
+	}
+	if err := fileio.Stream(ctx, path, opts, begin, emit); err != nil {
 		return 0, fmt.Errorf("import: %w", err)
 	}
-	if err := db.RegisterTable(table, schema, recs); err != nil {
-		fileio.ReleaseAll(recs)
+	if _, err := db.cat.Create(table, cols, recs, false); err != nil {
 		return 0, fmt.Errorf("import %s: %w", path, err)
 	}
-	var rows int64
-	for _, r := range recs {
-		rows += r.NumRows()
-	}
+	fileio.ReleaseAll(recs) // the catalog holds its own references
 	return rows, nil
 }
 
