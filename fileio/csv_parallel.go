@@ -48,10 +48,12 @@ import (
 const (
 	// headChunk is the size of the chunks read before the types are known.
 	headChunk = 1 << 20
-	// minChunk and maxChunk bound the chunk size picked afterwards: about
-	// one batch of rows per chunk.
+	// minChunk and maxChunk bound the chunk size picked afterwards: about a
+	// quarter of a batch of rows per chunk, so that a worker's share of the
+	// memory in flight stays small; the records are joined into full
+	// batches in order (batcher).
 	minChunk = 64 << 10
-	maxChunk = 32 << 20
+	maxChunk = 8 << 20
 )
 
 // csvChunk is a piece of the input that starts at a (supposed) record start.
@@ -121,7 +123,7 @@ func streamCSV(ctx context.Context, path string, r io.Reader, opts CSVOptions, b
 	var (
 		wg      sync.WaitGroup
 		readErr error // set by the splitter before it closes chunks
-		chunks  = make(chan *csvChunk, 1)
+		chunks  = make(chan *csvChunk)
 		order   = make(chan *csvChunk, workers)
 		jobs    = make(chan *csvChunk)
 		headAck = make(chan *csvReader)
@@ -166,7 +168,9 @@ func streamCSV(ctx context.Context, path string, r io.Reader, opts CSVOptions, b
 	base := 1
 	begun, emitted, done := false, false, false
 	var headBytes int64
-	out := func(recs []arrow.Record) error {
+	bat := &batcher{rows: int64(opts.BatchRows)}
+	defer bat.release()
+	send := func(recs []arrow.Record) error {
 		for i, rec := range recs {
 			if err := emit(rec); err != nil {
 				ReleaseAll(recs[i+1:])
@@ -175,6 +179,13 @@ func streamCSV(ctx context.Context, path string, r io.Reader, opts CSVOptions, b
 			emitted = true
 		}
 		return nil
+	}
+	out := func(recs []arrow.Record) error {
+		full, err := bat.add(recs)
+		if err != nil {
+			return err
+		}
+		return send(full)
 	}
 	defer func() {
 		if head.bld != nil {
@@ -232,7 +243,7 @@ func streamCSV(ctx context.Context, path string, r io.Reader, opts CSVOptions, b
 			}
 			if opts.chunkBytes == 0 && seq.line > 1 {
 				perRow := headBytes / int64(seq.line-1)
-				size.Store(min(max(perRow*int64(opts.BatchRows), minChunk), maxChunk))
+				size.Store(min(max(perRow*int64(opts.BatchRows)/4, minChunk), maxChunk))
 			}
 		}
 		if seqCR.started {
@@ -268,14 +279,116 @@ func streamCSV(ctx context.Context, path string, r io.Reader, opts CSVOptions, b
 		}
 		return ctx.Err()
 	}
+	last, err := bat.flush()
+	if err != nil {
+		return err
+	}
+	if err := send(last); err != nil {
+		return err
+	}
 	if !emitted {
 		// An empty file or a header alone: one empty record, as the
 		// one-goroutine reader gives.
 		bld := array.NewRecordBuilder(memory.DefaultAllocator, head.schema)
 		defer bld.Release()
-		return out([]arrow.Record{bld.NewRecord()})
+		return send([]arrow.Record{bld.NewRecord()})
 	}
 	return nil
+}
+
+// batcher joins the records of consecutive chunks into records of rows
+// rows (the last one fewer). A record that is a batch already passes
+// through; the others are copied once into the batch that takes them.
+type batcher struct {
+	rows    int64
+	pending []arrow.Record
+	have    int64
+}
+
+// add takes recs and returns the batches they complete.
+func (b *batcher) add(recs []arrow.Record) ([]arrow.Record, error) {
+	var out []arrow.Record
+	for i, rec := range recs {
+		if rec.NumRows() == b.rows && len(b.pending) == 0 {
+			out = append(out, rec)
+			continue
+		}
+		b.pending = append(b.pending, rec)
+		b.have += rec.NumRows()
+		for b.have >= b.rows {
+			batch, err := b.take(b.rows)
+			if err != nil {
+				ReleaseAll(out)
+				ReleaseAll(recs[i+1:])
+				return nil, err
+			}
+			out = append(out, batch)
+		}
+	}
+	return out, nil
+}
+
+// flush returns what is pending as one record.
+func (b *batcher) flush() ([]arrow.Record, error) {
+	if b.have == 0 {
+		b.release()
+		return nil, nil
+	}
+	rec, err := b.take(b.have)
+	if err != nil {
+		return nil, err
+	}
+	return []arrow.Record{rec}, nil
+}
+
+// take removes the first n pending rows and returns them as one record.
+func (b *batcher) take(n int64) (arrow.Record, error) {
+	var parts []arrow.Record
+	need := n
+	for need > 0 {
+		r := b.pending[0]
+		if r.NumRows() <= need {
+			parts = append(parts, r)
+			need -= r.NumRows()
+			b.pending = b.pending[1:]
+			continue
+		}
+		parts = append(parts, r.NewSlice(0, need))
+		b.pending[0] = r.NewSlice(need, r.NumRows())
+		r.Release()
+		need = 0
+	}
+	b.have -= n
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	defer ReleaseAll(parts)
+	schema := parts[0].Schema()
+	cols := make([]arrow.Array, schema.NumFields())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	arrs := make([]arrow.Array, len(parts))
+	for c := range cols {
+		for i, p := range parts {
+			arrs[i] = p.Column(c)
+		}
+		col, err := array.Concatenate(arrs, memory.DefaultAllocator)
+		if err != nil {
+			return nil, fmt.Errorf("joining batches: %w", err)
+		}
+		cols[c] = col
+	}
+	return array.NewRecord(schema, cols, n), nil
+}
+
+func (b *batcher) release() {
+	ReleaseAll(b.pending)
+	b.pending, b.have = nil, 0
 }
 
 // fileLine moves a CSVError found by a parser that started on line base
@@ -328,6 +441,17 @@ func parseChunk(ch *csvChunk) (res chunkResult) {
 	t := ch.cfg
 	cr := &csvReader{opts: t.opts, path: t.path, ncols: t.ncols, started: true, types: t.types, schema: t.schema}
 	cr.bld = array.NewRecordBuilder(memory.DefaultAllocator, cr.schema)
+	if t.rowBytes > 0 {
+		// Size the builders for the chunk at once: growing them by
+		// doubling would leave as much garbage as the batch itself.
+		rows := min(len(ch.data)/t.rowBytes+len(ch.data)/(4*t.rowBytes)+16, t.opts.BatchRows)
+		for c, fb := range cr.bld.Fields() {
+			fb.Reserve(rows)
+			if sb, ok := fb.(*array.StringBuilder); ok {
+				sb.ReserveData(rows * (t.widths[c] + 1))
+			}
+		}
+	}
 	p := &csvParser{path: t.path, delim: byte(t.opts.Delimiter), line: 1, col: 1, emit: cr.record}
 	res.p, res.cr = p, cr
 	res.err = p.feed(ch.data)

@@ -337,6 +337,10 @@ type csvReader struct {
 	bld     *array.RecordBuilder
 	rows    int
 	recs    []arrow.Record
+	// widths are the sample's mean field sizes in bytes and rowBytes its
+	// mean record size: the parallel reader sizes its builders by them.
+	widths   []int
+	rowBytes int
 }
 
 // ReadCSV reads a CSV (or, with another delimiter, TSV) file, infers its
@@ -485,6 +489,17 @@ func (cr *csvReader) start() error {
 		body = body[1:]
 	}
 	cr.types = cr.infer(body)
+	cr.widths = make([]int, cr.ncols)
+	if len(body) > 0 {
+		for c := range cr.widths {
+			n := 0
+			for _, r := range body {
+				n += len(r.field(c))
+			}
+			cr.widths[c] = n / len(body)
+			cr.rowBytes += cr.widths[c] + 1
+		}
+	}
 	seen := map[string]bool{}
 	fields := make([]arrow.Field, cr.ncols)
 	for i := range fields {

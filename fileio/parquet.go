@@ -48,15 +48,20 @@ func StreamParquet(ctx context.Context, path string, opts ReadOptions, begin fun
 			err = fmt.Errorf("%s: corrupt parquet file: %v", path, r)
 		}
 	}()
-	pf, err := file.NewParquetReader(pr)
-	if err != nil {
-		return fmt.Errorf("%s: not a valid parquet file: %w", path, err)
-	}
-	defer pf.Close()
 	mem := opts.Allocator
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
+	// Read column chunks through a buffer rather than whole: a row group
+	// of a large file is hundreds of megabytes.
+	rprops := parquet.NewReaderProperties(mem)
+	rprops.BufferedStreamEnabled = true
+	rprops.BufferSize = 1 << 20
+	pf, err := file.NewParquetReader(pr, file.WithReadProps(rprops))
+	if err != nil {
+		return fmt.Errorf("%s: not a valid parquet file: %w", path, err)
+	}
+	defer pf.Close()
 	groups := pf.NumRowGroups()
 	props := pqarrowProps(opts, groups)
 	fr, err := pqarrow.NewFileReader(pf, props, mem)
@@ -79,7 +84,7 @@ func StreamParquet(ctx context.Context, path string, opts ReadOptions, begin fun
 	workers := min(runtime.GOMAXPROCS(0), groups)
 	readers := make([]*pqarrow.FileReader, workers)
 	for w := range readers {
-		wf, err := file.NewParquetReader(pr, file.WithMetadata(pf.MetaData()))
+		wf, err := file.NewParquetReader(pr, file.WithMetadata(pf.MetaData()), file.WithReadProps(rprops))
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -144,9 +149,18 @@ func StreamParquet(ctx context.Context, path string, opts ReadOptions, begin fun
 		}()
 	}
 	for _, s := range slots {
-		for rec := range s.recs {
-			if err := emit(rec); err != nil {
-				return err
+		// A cancelled read may leave this group to no worker: wait on
+		// the context too.
+		for more := true; more; {
+			select {
+			case rec, ok := <-s.recs:
+				if more = ok; ok {
+					if err := emit(rec); err != nil {
+						return err
+					}
+				}
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 		}
 		if s.err != nil {
