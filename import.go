@@ -2,7 +2,9 @@ package gsql
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -67,6 +69,48 @@ func (db *DB) ImportFile(ctx context.Context, path, table string, opts fileio.Op
 		target = catalog.Schema(cols)
 		return nil
 	}
+	// On disk a writer goroutine stages each batch as a segment while the
+	// readers make the next one; it alone appends to recs until it ends.
+	add := func(rec arrow.Record) {
+		recs = append(recs, rec)
+		rows += rec.NumRows()
+	}
+	keep := func(rec arrow.Record) error {
+		add(rec)
+		return nil
+	}
+	var (
+		writes    chan arrow.Record
+		written   chan error
+		writeFail atomic.Bool
+	)
+	if db.store != nil {
+		writes, written = make(chan arrow.Record, 1), make(chan error, 1)
+		go func() {
+			var werr error
+			for rec := range writes {
+				if werr == nil {
+					staged, err := db.store.Stage(table, rec)
+					if err != nil {
+						werr = fmt.Errorf("storing %s: %w", table, err)
+						writeFail.Store(true)
+					} else {
+						add(staged)
+					}
+				}
+				rec.Release()
+			}
+			written <- werr
+		}()
+		keep = func(rec arrow.Record) error {
+			if writeFail.Load() {
+				rec.Release()
+				return errors.New("import stopped: storing a batch failed")
+			}
+			writes <- rec
+			return nil
+		}
+	}
 	emit := func(rec arrow.Record) error {
 		if rec.NumRows() == 0 {
 			rec.Release()
@@ -76,19 +120,16 @@ func (db *DB) ImportFile(ctx context.Context, path, table string, opts fileio.Op
 		if err != nil {
 			return err
 		}
-		if db.store != nil {
-			staged, err := db.store.Stage(table, out)
-			out.Release()
-			if err != nil {
-				return fmt.Errorf("storing %s: %w", table, err)
-			}
-			out = staged
-		}
-		recs = append(recs, out)
-		rows += out.NumRows()
-		return nil
+		return keep(out)
 	}
-	if err := fileio.Stream(ctx, path, opts, begin, emit); err != nil {
+	err = fileio.Stream(ctx, path, opts, begin, emit)
+	if writes != nil {
+		close(writes)
+		if werr := <-written; werr != nil {
+			err = werr // the first failure; the reader only saw its echo
+		}
+	}
+	if err != nil {
 		return 0, fmt.Errorf("import: %w", err)
 	}
 	if _, err := db.cat.Create(table, cols, recs, false); err != nil {
