@@ -73,8 +73,10 @@ func FormatOf(path string) Format {
 }
 
 // ProgressFunc is called while a file is read with the bytes consumed so far
-// and the file's total size (0 when unknown). It is called from the reading
-// goroutine, at most every few hundred kilobytes, and once at the end.
+// and the file's total size (0 when unknown). It is called from the
+// goroutine that reads the file (not the caller's: a CSV file is read
+// ahead of its parsing), one call at a time, at most every few hundred
+// kilobytes, and once at the end.
 type ProgressFunc func(read, total int64)
 
 // Options configure Read and Stream.
