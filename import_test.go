@@ -161,3 +161,27 @@ func TestImportFailureLeavesNothing(t *testing.T) {
 		db.Close()
 	}
 }
+
+// TestImportStoreFailure: a batch the store refuses (a read-only
+// database) stops the import with the store's error and writes nothing.
+func TestImportStoreFailure(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := writeImportCSV(t, dir, 5000, "")
+	dbPath := filepath.Join(dir, "db")
+	openFile(t, dbPath).Close()
+	db, err := gsql.Open(gsql.Options{Device: "cpu", Path: dbPath, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.ImportFile(context.Background(), csvPath, "t", fileio.Options{BatchRows: 1000})
+	if err == nil || !strings.Contains(err.Error(), "storing t") {
+		t.Fatalf("import into a read-only database: %v", err)
+	}
+	if tabs := db.Tables(); len(tabs) != 0 {
+		t.Errorf("tables %v", tabs)
+	}
+	if got := segmentFiles(t, dbPath); got != 0 {
+		t.Errorf("%d segment files written", got)
+	}
+}
