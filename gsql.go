@@ -273,16 +273,9 @@ func (db *DB) RegisterTable(name string, schema *arrow.Schema, recs []arrow.Reco
 	if db.closed.Load() {
 		return ErrClosed
 	}
-	cols := make([]catalog.Column, len(schema.Fields()))
-	for i, f := range schema.Fields() {
-		t, err := coldata.FromArrowType(f.Type)
-		if err != nil {
-			return fmt.Errorf("register %s: column %s: %w", name, f.Name, err)
-		}
-		if t == coldata.Null {
-			t = coldata.String
-		}
-		cols[i] = catalog.Column{Name: f.Name, Type: t}
+	cols, err := tableColumns(name, schema)
+	if err != nil {
+		return err
 	}
 	target := catalog.Schema(cols)
 	out := make([]arrow.Record, 0, len(recs))
@@ -294,19 +287,55 @@ func (db *DB) RegisterTable(name string, schema *arrow.Schema, recs []arrow.Reco
 			out = append(out, r)
 			continue
 		}
-		b, err := coldata.RecordToBatch(r)
+		r.Retain() // tableRecord takes a reference; the caller keeps its own
+		t, err := tableRecord(name, target, r)
 		if err != nil {
-			return fmt.Errorf("register %s: %w", name, err)
+			return err
 		}
-		for i, c := range b.Cols {
-			if c.Type == coldata.Null {
-				b.Cols[i] = coldata.NewConst(coldata.String, nil, b.Len).Materialize()
-			}
-		}
-		out = append(out, coldata.BatchToRecord(target, b))
+		out = append(out, t)
 	}
-	_, err := db.cat.Create(name, cols, out, false)
+	_, err = db.cat.Create(name, cols, out, false)
 	return err
+}
+
+// tableColumns are the columns of a table made from records of schema.
+func tableColumns(name string, schema *arrow.Schema) ([]catalog.Column, error) {
+	cols := make([]catalog.Column, len(schema.Fields()))
+	for i, f := range schema.Fields() {
+		t, err := coldata.FromArrowType(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("register %s: column %s: %w", name, f.Name, err)
+		}
+		if t == coldata.Null {
+			t = coldata.String
+		}
+		cols[i] = catalog.Column{Name: f.Name, Type: t}
+	}
+	return cols, nil
+}
+
+// tableRecord returns r as a record of the table's schema target, taking
+// over the caller's reference to r: its columns as they are when their
+// types are the table's (no copy), else converted.
+func tableRecord(name string, target *arrow.Schema, r arrow.Record) (arrow.Record, error) {
+	defer r.Release()
+	same := true
+	for i, f := range target.Fields() {
+		same = same && arrow.TypeEqual(f.Type, r.Column(i).DataType())
+	}
+	if same {
+		return array.NewRecord(target, r.Columns(), r.NumRows()), nil
+	}
+	b, err := coldata.RecordToBatch(r)
+	if err != nil {
+		return nil, fmt.Errorf("register %s: %w", name, err)
+	}
+	for i, c := range b.Cols {
+		if c.Type == coldata.Null {
+			b.Cols[i] = coldata.NewConst(coldata.String, nil, b.Len).Materialize()
+		}
+	}
+	return coldata.BatchToRecord(target, b), nil
 }
 
 // Exec runs one or more statements separated by semicolons, in the

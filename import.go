@@ -2,7 +2,9 @@ package gsql
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -23,27 +25,117 @@ type ImportOptions struct {
 // Import creates table from a file and returns its row count. The reader is
 // chosen by the file's extension: .csv and .tsv (header detection and type
 // inference), .parquet, and .arrow/.ipc/.feather (Arrow IPC file or stream).
-// Column types become BOOLEAN, BIGINT, DOUBLE or VARCHAR. A failed import
-// creates no table.
+// Column types become BOOLEAN, BIGINT, DOUBLE or VARCHAR (and DATE,
+// TIMESTAMP, DECIMAL where the file says so). A failed or cancelled import
+// creates no table. See ImportFile.
 func (db *DB) Import(ctx context.Context, path, table string, opts ImportOptions) (int64, error) {
+	return db.ImportFile(ctx, path, table, fileio.Options{CSV: opts.CSV, Progress: opts.Progress})
+}
+
+// ImportFile is Import with fileio's options (a format other than the
+// extension's, batch size). The file streams into the table: CSV chunks
+// and Parquet row groups are read in parallel, and each batch goes to the
+// table as it is made, so the file is never whole in memory. An in-memory
+// database keeps the batches as the table's records (no copy); an on-disk
+// one writes each as a segment at once (storage.Store.Stage) and holds
+// only its memory map. The table appears when the last batch is in, in
+// one commit; a failed or cancelled import creates no table and removes
+// the segments it wrote.
+func (db *DB) ImportFile(ctx context.Context, path, table string, opts fileio.Options) (rows int64, err error) {
 	if db.closed.Load() {
 		return 0, ErrClosed
 	}
 	if _, err := db.TableSchema(table); err == nil {
 		return 0, fmt.Errorf("import %s: %w", path, &catalog.ObjectError{Table: table, Exists: true})
 	}
-	schema, recs, err := fileio.Read(ctx, path, fileio.Options{CSV: opts.CSV, Progress: opts.Progress})
+	var (
+		cols   []catalog.Column
+		target *arrow.Schema
+		recs   []arrow.Record
+	)
+	defer func() {
+		if err != nil {
+			if db.store != nil {
+				db.store.Unstage(recs)
+			}
+			fileio.ReleaseAll(recs)
+		}
+	}()
+	begin := func(schema *arrow.Schema) error {
+		var err error
+		if cols, err = tableColumns(table, schema); err != nil {
+			return err
+		}
+		target = catalog.Schema(cols)
+		return nil
+	}
+	// On disk a writer goroutine stages each batch as a segment while the
+	// readers make the next one; it alone appends to recs until it ends.
+	add := func(rec arrow.Record) {
+		recs = append(recs, rec)
+		rows += rec.NumRows()
+	}
+	keep := func(rec arrow.Record) error {
+		add(rec)
+		return nil
+	}
+	var (
+		writes    chan arrow.Record
+		written   chan error
+		writeFail atomic.Bool
+	)
+	if db.store != nil {
+		writes, written = make(chan arrow.Record, 1), make(chan error, 1)
+		go func() {
+			var werr error
+			for rec := range writes {
+				if werr == nil {
+					staged, err := db.store.Stage(table, rec)
+					if err != nil {
+						werr = fmt.Errorf("storing %s: %w", table, err)
+						writeFail.Store(true)
+					} else {
+						add(staged)
+					}
+				}
+				rec.Release()
+			}
+			written <- werr
+		}()
+		keep = func(rec arrow.Record) error {
+			if writeFail.Load() {
+				rec.Release()
+				return errors.New("import stopped: storing a batch failed")
+			}
+			writes <- rec
+			return nil
+		}
+	}
+	emit := func(rec arrow.Record) error {
+		if rec.NumRows() == 0 {
+			rec.Release()
+			return nil
+		}
+		out, err := tableRecord(table, target, rec)
+		if err != nil {
+			return err
+		}
+		return keep(out)
+	}
+	err = fileio.Stream(ctx, path, opts, begin, emit)
+	if writes != nil {
+		close(writes)
+		if werr := <-written; werr != nil {
+			err = werr // the first failure; the reader only saw its echo
+		}
+	}
 	if err != nil {
 		return 0, fmt.Errorf("import: %w", err)
 	}
-	if err := db.RegisterTable(table, schema, recs); err != nil {
-		fileio.ReleaseAll(recs)
+	if _, err := db.cat.Create(table, cols, recs, false); err != nil {
 		return 0, fmt.Errorf("import %s: %w", path, err)
 	}
-	var rows int64
-	for _, r := range recs {
-		rows += r.NumRows()
-	}
+	fileio.ReleaseAll(recs) // the catalog holds its own references
 	return rows, nil
 }
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gsqlengine/gsql/datetime"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +12,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/gsqlengine/gsql/datetime"
+	"github.com/gsqlengine/gsql/errkind"
 )
 
 // HeaderMode says whether a CSV file's first row holds column names.
@@ -53,7 +54,15 @@ type CSVOptions struct {
 	// AllVarchar disables type inference: every column is VARCHAR.
 	AllVarchar bool
 	Progress   ProgressFunc
-	BatchRows  int
+	// BatchRows is the most rows a record holds (0: DefaultBatchRows).
+	BatchRows int
+	// Workers is the number of goroutines that parse and convert (0:
+	// GOMAXPROCS).
+	Workers int
+
+	// chunkBytes, when set, fixes the size of the pieces the input is cut
+	// into (tests make it tiny, so that piece boundaries land everywhere).
+	chunkBytes int
 }
 
 // colType is an inferred CSV column type.
@@ -87,6 +96,25 @@ func (t colType) arrow() arrow.DataType {
 	}
 	return arrow.BinaryTypes.String
 }
+
+// CSVError is malformed CSV input, or a value that does not fit the type
+// its column was inferred as, at a 1-based line and column (in
+// characters) of the file.
+type CSVError struct {
+	Path         string
+	Line, Column int
+	Msg          string
+	// For a value that does not fit its column: the column's name and
+	// inferred type (BIGINT, DOUBLE, ...); empty otherwise.
+	Field, Type string
+}
+
+func (e *CSVError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Column, e.Msg)
+}
+
+// ErrorKind implements errkind.Kinded: the file holds a bad value.
+func (e *CSVError) ErrorKind() errkind.Kind { return errkind.BadValue }
 
 // pos is a 1-based line and column (in characters).
 type pos struct{ line, col int }
@@ -152,7 +180,13 @@ const (
 )
 
 func (p *csvParser) errorf(at pos, format string, args ...any) error {
-	return fmt.Errorf("%s:%d:%d: %s", p.path, at.line, at.col, fmt.Sprintf(format, args...))
+	return &CSVError{Path: p.path, Line: at.line, Column: at.col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// clean reports whether the parser stands at the start of a record: what
+// it has read so far ends exactly at a record boundary.
+func (p *csvParser) clean() bool {
+	return p.state == stFieldStart && p.rec.n() == 0 && !p.skip && p.bom == 0
 }
 
 func (p *csvParser) here() pos { return pos{p.line, p.col} }
@@ -303,39 +337,35 @@ type csvReader struct {
 	bld     *array.RecordBuilder
 	rows    int
 	recs    []arrow.Record
+	// widths are the sample's mean field sizes in bytes and rowBytes its
+	// mean record size: the parallel reader sizes its builders by them.
+	widths   []int
+	rowBytes int
 }
 
 // ReadCSV reads a CSV (or, with another delimiter, TSV) file, infers its
 // header and column types and returns the schema and its records.
 func ReadCSV(ctx context.Context, path string, opts CSVOptions) (*arrow.Schema, []arrow.Record, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	pr := &progressReader{r: f, ctx: ctx, fn: opts.Progress, total: fileSize(f)}
-	return readCSV(path, pr, opts)
+	return collect(func(begin func(*arrow.Schema) error, emit func(arrow.Record) error) error {
+		return StreamCSV(ctx, path, opts, begin, emit)
+	})
 }
 
 // ReadCSVFrom reads CSV data from r; name is used in error messages.
 func ReadCSVFrom(ctx context.Context, name string, r io.Reader, opts CSVOptions) (*arrow.Schema, []arrow.Record, error) {
-	return readCSV(name, &progressReader{r: r, ctx: ctx, fn: opts.Progress}, opts)
+	return collect(func(begin func(*arrow.Schema) error, emit func(arrow.Record) error) error {
+		return StreamCSVFrom(ctx, name, r, opts, begin, emit)
+	})
 }
 
-func readCSV(path string, r io.Reader, opts CSVOptions) (schema *arrow.Schema, recs []arrow.Record, err error) {
-	if opts.Delimiter == 0 {
-		opts.Delimiter = ','
+// readCSVSerial is the one-goroutine reader: the parallel one (StreamCSV)
+// must give the same records, and tests compare them.
+func readCSVSerial(path string, r io.Reader, opts CSVOptions) (schema *arrow.Schema, recs []arrow.Record, err error) {
+	opts, err = checkCSVOptions(path, opts)
+	if err != nil {
+		return nil, nil, err
 	}
-	if opts.Delimiter > 127 || opts.Delimiter == '"' || opts.Delimiter == '\n' || opts.Delimiter == '\r' {
-		return nil, nil, fmt.Errorf("%s: invalid delimiter %q (want one ASCII character other than quote or newline)", path, opts.Delimiter)
-	}
-	if opts.BatchRows <= 0 {
-		opts.BatchRows = DefaultBatchRows
-	}
-	cr := &csvReader{opts: opts, path: path, ncols: -1, limit: opts.SampleRows}
-	if cr.limit == 0 {
-		cr.limit = DefaultSampleRows
-	}
+	cr := newCSVReader(path, opts)
 	defer func() {
 		if cr.bld != nil {
 			cr.bld.Release()
@@ -374,6 +404,30 @@ func readCSV(path string, r io.Reader, opts CSVOptions) (schema *arrow.Schema, r
 	return cr.schema, cr.recs, nil
 }
 
+// checkCSVOptions validates opts and fills in the defaults.
+func checkCSVOptions(path string, opts CSVOptions) (CSVOptions, error) {
+	if opts.Delimiter == 0 {
+		opts.Delimiter = ','
+	}
+	if opts.Delimiter > 127 || opts.Delimiter == '"' || opts.Delimiter == '\n' || opts.Delimiter == '\r' {
+		return opts, fmt.Errorf("%s: invalid delimiter %q (want one ASCII character other than quote or newline)", path, opts.Delimiter)
+	}
+	if opts.BatchRows <= 0 {
+		opts.BatchRows = DefaultBatchRows
+	}
+	return opts, nil
+}
+
+// newCSVReader returns a reader that infers the header and types from its
+// first records.
+func newCSVReader(path string, opts CSVOptions) *csvReader {
+	cr := &csvReader{opts: opts, path: path, ncols: -1, limit: opts.SampleRows}
+	if cr.limit == 0 {
+		cr.limit = DefaultSampleRows
+	}
+	return cr
+}
+
 // record receives one parsed record.
 func (cr *csvReader) record(r *record) error {
 	if r.blank() && cr.ncols != 1 {
@@ -386,7 +440,7 @@ func (cr *csvReader) record(r *record) error {
 		if r.n() > cr.ncols {
 			at = r.pos[cr.ncols]
 		}
-		return fmt.Errorf("%s:%d:%d: expected %d fields, got %d", cr.path, at.line, at.col, cr.ncols, r.n())
+		return &CSVError{Path: cr.path, Line: at.line, Column: at.col, Msg: fmt.Sprintf("expected %d fields, got %d", cr.ncols, r.n())}
 	}
 	if !cr.started {
 		cr.sample = append(cr.sample, r.clone())
@@ -435,6 +489,17 @@ func (cr *csvReader) start() error {
 		body = body[1:]
 	}
 	cr.types = cr.infer(body)
+	cr.widths = make([]int, cr.ncols)
+	if len(body) > 0 {
+		for c := range cr.widths {
+			n := 0
+			for _, r := range body {
+				n += len(r.field(c))
+			}
+			cr.widths[c] = n / len(body)
+			cr.rowBytes += cr.widths[c] + 1
+		}
+	}
 	seen := map[string]bool{}
 	fields := make([]arrow.Field, cr.ncols)
 	for i := range fields {
@@ -608,7 +673,7 @@ func (cr *csvReader) append(r *record) error {
 		raw := r.field(c)
 		if t == typeString {
 			if !utf8.Valid(raw) {
-				return fmt.Errorf("%s:%d:%d: invalid UTF-8 in field", cr.path, r.pos[c].line, r.pos[c].col)
+				return &CSVError{Path: cr.path, Line: r.pos[c].line, Column: r.pos[c].col, Msg: "invalid UTF-8 in field"}
 			}
 			fb.(*array.StringBuilder).BinaryBuilder.Append(raw)
 			continue
@@ -644,8 +709,9 @@ func (cr *csvReader) append(r *record) error {
 			}
 		}
 		if !ok {
-			return fmt.Errorf("%s:%d:%d: cannot parse '%s' as %s (column %q, type inferred from the first rows)",
-				cr.path, r.pos[c].line, r.pos[c].col, clip(string(raw), 40), t, cr.schema.Field(c).Name)
+			name := cr.schema.Field(c).Name
+			return &CSVError{Path: cr.path, Line: r.pos[c].line, Column: r.pos[c].col, Field: name, Type: t.String(),
+				Msg: fmt.Sprintf("cannot parse '%s' as %s (column %q, type inferred from the first rows)", clip(string(raw), 40), t, name)}
 		}
 	}
 	cr.rows++
@@ -663,6 +729,14 @@ func (cr *csvReader) flush() error {
 	cr.recs = append(cr.recs, rec)
 	cr.rows = 0
 	return nil
+}
+
+// flushRows ends the current batch if it holds rows.
+func (cr *csvReader) flushRows() {
+	if cr.rows > 0 {
+		cr.recs = append(cr.recs, cr.bld.NewRecord())
+		cr.rows = 0
+	}
 }
 
 // clip shortens s to at most n characters for error messages.

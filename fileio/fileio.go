@@ -73,21 +73,41 @@ func FormatOf(path string) Format {
 }
 
 // ProgressFunc is called while a file is read with the bytes consumed so far
-// and the file's total size (0 when unknown). It is called from the reading
-// goroutine, at most every few hundred kilobytes, and once at the end.
+// and the file's total size (0 when unknown). It is called from the
+// goroutine that reads the file (not the caller's: a CSV file is read
+// ahead of its parsing), one call at a time, at most every few hundred
+// kilobytes, and once at the end.
 type ProgressFunc func(read, total int64)
 
-// Options configure Read.
+// Options configure Read and Stream.
 type Options struct {
 	CSV      CSVOptions
 	Progress ProgressFunc
-	// BatchRows is the number of rows per produced record (0: DefaultBatchRows).
+	// BatchRows is the most rows a produced record holds (0: DefaultBatchRows).
 	BatchRows int
+	// Format is the file's format (FormatUnknown: chosen by the extension).
+	Format Format
 }
 
-// Read reads a file of any supported format, chosen by its extension.
+// Read reads a file of any supported format, chosen by its extension, and
+// returns all of its records.
 func Read(ctx context.Context, path string, opts Options) (*arrow.Schema, []arrow.Record, error) {
-	switch FormatOf(path) {
+	return collect(func(begin func(*arrow.Schema) error, emit func(arrow.Record) error) error {
+		return Stream(ctx, path, opts, begin, emit)
+	})
+}
+
+// Stream reads a file of any supported format: it calls begin once with
+// the schema, then emit with each record in file order, as they are read
+// (emit owns the record and may keep it). CSV and Parquet are read in
+// parallel and never whole in memory: a slow emit holds the readers back.
+// An error from begin or emit stops the read and is returned as it is.
+func Stream(ctx context.Context, path string, opts Options, begin func(*arrow.Schema) error, emit func(arrow.Record) error) error {
+	format := opts.Format
+	if format == FormatUnknown {
+		format = FormatOf(path)
+	}
+	switch format {
 	case FormatCSV, FormatTSV:
 		co := opts.CSV
 		if co.Progress == nil {
@@ -96,16 +116,48 @@ func Read(ctx context.Context, path string, opts Options) (*arrow.Schema, []arro
 		if co.BatchRows == 0 {
 			co.BatchRows = opts.BatchRows
 		}
-		if co.Delimiter == 0 && FormatOf(path) == FormatTSV {
+		if co.Delimiter == 0 && format == FormatTSV {
 			co.Delimiter = '\t'
 		}
-		return ReadCSV(ctx, path, co)
+		return StreamCSV(ctx, path, co, begin, emit)
 	case FormatParquet:
-		return ReadParquet(ctx, path, ReadOptions{Progress: opts.Progress, BatchRows: opts.BatchRows})
+		return StreamParquet(ctx, path, ReadOptions{Progress: opts.Progress, BatchRows: opts.BatchRows}, begin, emit)
 	case FormatIPC:
-		return ReadIPC(ctx, path, ReadOptions{Progress: opts.Progress, BatchRows: opts.BatchRows})
+		schema, recs, err := ReadIPC(ctx, path, ReadOptions{Progress: opts.Progress, BatchRows: opts.BatchRows})
+		if err != nil {
+			return err
+		}
+		if err := begin(schema); err != nil {
+			ReleaseAll(recs)
+			return err
+		}
+		for i, rec := range recs {
+			if err := emit(rec); err != nil {
+				ReleaseAll(recs[i+1:])
+				return err
+			}
+		}
+		return nil
 	}
-	return nil, nil, fmt.Errorf("%s: unknown file type %q (want .csv, .tsv, .parquet, .arrow, .ipc or .feather)", path, filepath.Ext(path))
+	return fmt.Errorf("%s: unknown file type %q (want .csv, .tsv, .parquet, .arrow, .ipc or .feather)", path, filepath.Ext(path))
+}
+
+// collect runs a streaming read and gathers its records.
+func collect(read func(begin func(*arrow.Schema) error, emit func(arrow.Record) error) error) (*arrow.Schema, []arrow.Record, error) {
+	var schema *arrow.Schema
+	var recs []arrow.Record
+	err := read(func(s *arrow.Schema) error {
+		schema = s
+		return nil
+	}, func(rec arrow.Record) error {
+		recs = append(recs, rec)
+		return nil
+	})
+	if err != nil {
+		ReleaseAll(recs)
+		return nil, nil, err
+	}
+	return schema, recs, nil
 }
 
 // ReadOptions configure ReadParquet and ReadIPC.

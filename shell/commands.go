@@ -478,6 +478,7 @@ func (s *Shell) cmdImport(ctx context.Context, args []string) error {
 	path, table := pos[0], pos[1]
 	if fileio.FormatOf(path) == fileio.FormatUnknown {
 		// Files without a known extension are read as CSV.
+		opts.Format = fileio.FormatCSV
 		if opts.CSV.Delimiter == 0 {
 			opts.CSV.Delimiter = ','
 		}
@@ -493,33 +494,45 @@ func (s *Shell) cmdImport(ctx context.Context, args []string) error {
 	ctx, done := s.begin(ctx)
 	defer done()
 	start := time.Now()
-	var schema *arrow.Schema
-	var recs []arrow.Record
-	var err error
-	if fileio.FormatOf(path) == fileio.FormatUnknown {
-		schema, recs, err = fileio.ReadCSV(ctx, path, opts.CSV)
-	} else {
-		schema, recs, err = fileio.Read(ctx, path, opts)
-	}
+	rows, err := s.importFile(ctx, path, table, opts)
 	if bar != nil {
 		bar.finish()
 	}
 	if err != nil {
 		return fmt.Errorf(".import: %w", err)
 	}
-	if err := s.db.RegisterTable(table, schema, recs); err != nil {
-		fileio.ReleaseAll(recs)
-		return fmt.Errorf(".import: %w", err)
-	}
-	var rows int64
-	for _, r := range recs {
-		rows += r.NumRows()
-	}
 	if s.interactive {
 		fmt.Fprintf(s.opts.Out, "%s imported into %s\n", plural(rows), table)
 	}
 	s.printTimer(time.Since(start), nil)
 	return nil
+}
+
+// fileImporter is implemented by engines that import a file as it is read
+// (*gsql.DB): the file streams into the table, never whole in memory.
+type fileImporter interface {
+	ImportFile(ctx context.Context, path, table string, opts fileio.Options) (int64, error)
+}
+
+// importFile reads path into a new table; engines without ImportFile get
+// the file's records read whole and registered.
+func (s *Shell) importFile(ctx context.Context, path, table string, opts fileio.Options) (int64, error) {
+	if imp, ok := s.db.(fileImporter); ok {
+		return imp.ImportFile(ctx, path, table, opts)
+	}
+	schema, recs, err := fileio.Read(ctx, path, opts)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.db.RegisterTable(table, schema, recs); err != nil {
+		fileio.ReleaseAll(recs)
+		return 0, err
+	}
+	var rows int64
+	for _, r := range recs {
+		rows += r.NumRows()
+	}
+	return rows, nil
 }
 
 func (s *Shell) cmdDemo(_ context.Context, args []string) error {

@@ -187,6 +187,9 @@ type Store struct {
 	mapped map[arrow.Record]bool
 	// maps are the memory maps behind loaded records, unmapped on Close.
 	maps [][]byte
+	// staged are segments written ahead of a commit (Stage), by the
+	// record over each; no manifest names them until a commit takes them.
+	staged map[arrow.Record]segmentEntry
 	// loaded are the tables read at Open, for the catalog.
 	loaded []*catalog.Table
 	// broken is set when a commit failed after its rename: the disk may
@@ -622,6 +625,8 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 	}
 	var written []string
 	added := map[arrow.Record]addedSegment{}
+	var given []arrow.Record // nt's records as the catalog gave them
+	stagedUsed := false
 	defer func() {
 		if err != nil {
 			for _, f := range written {
@@ -641,6 +646,7 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			te.Keys = append(te.Keys, keyEntry{Name: k.Name, Primary: k.Primary, Columns: k.Columns})
 		}
 		haveZones := len(nt.Zones) == len(nt.Records)
+		given = nt.Records
 		schema := catalog.Schema(nt.Columns)
 		// The table's records as segments-to-be: stored ones keep their
 		// segment; new ones are grouped (consecutive, up to targetSegment
@@ -658,6 +664,11 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			}
 			if se, ok := s.segs[rec]; ok {
 				items = append(items, item{srcs: []int{i}, se: &se, rows: n})
+				continue
+			}
+			if se, ok := s.staged[rec]; ok {
+				items = append(items, item{srcs: []int{i}, se: &se, rows: n})
+				stagedUsed = true
 				continue
 			}
 			if k := len(items) - 1; k >= 0 && items[k].se == nil && items[k].rows+n <= targetSegment {
@@ -741,7 +752,7 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 		}
 		next.Tables = append(next.Tables, te)
 	}
-	if len(written) > 0 {
+	if len(written) > 0 || stagedUsed {
 		// The segments' directory entries must be durable before the
 		// manifest that names them.
 		if err := syncDir(s.dir); err != nil {
@@ -763,6 +774,14 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 		}
 	}
 	s.man = next
+	// The staged segments are the table's now (or, merged by the tail
+	// compaction, no one's: removed below).
+	for _, rec := range given {
+		if se, ok := s.staged[rec]; ok {
+			delete(s.staged, rec)
+			s.segs[rec] = se
+		}
+	}
 	// Remove segments no table names any more. Readers of older snapshots
 	// keep their memory maps, which outlive the unlink.
 	keep := s.referenced(&next)
@@ -774,6 +793,71 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 		}
 	}
 	return nil
+}
+
+// Stage writes rec, a batch of table's rows, as a segment ahead of the
+// statement that will commit it, so that a large load (an import) need not
+// hold the whole table in memory until its commit. It returns a record over
+// the segment, which the caller holds in place of rec: a later Commit of a
+// table holding that record keeps the segment instead of writing it again.
+// Until then no manifest names the segment: Unstage removes it when the
+// statement fails, and a crash leaves it for the next Open to remove.
+func (s *Store) Stage(table string, rec arrow.Record) (arrow.Record, error) {
+	s.mu.Lock()
+	if err := s.writableLocked(); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	// The number is taken now; the next manifest written records it.
+	name := fmt.Sprintf("%s%012d%s", segPrefix, s.man.NextSegment, segSuffix)
+	s.man.NextSegment++
+	codec := s.codec
+	s.mu.Unlock()
+	path := filepath.Join(s.dir, name)
+	zones := catalog.ComputeZones(rec)
+	size, encs, err := writeSegment(path, rec, codec)
+	if err != nil {
+		os.Remove(path)
+		return nil, fmt.Errorf("writing segment %s: %w", name, err)
+	}
+	sum, err := fileCRC(path)
+	if err != nil {
+		os.Remove(path)
+		return nil, fmt.Errorf("reading back segment %s: %w", name, err)
+	}
+	se := segmentEntry{File: name, Rows: rec.NumRows(), Bytes: size, CRC32: sum, Zones: zones, Encodings: encs}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writableLocked(); err != nil {
+		os.Remove(path)
+		return nil, err
+	}
+	mapped, checks, err := s.openSegment(se, rec.Schema(), table, true)
+	if err != nil {
+		os.Remove(path)
+		return nil, fmt.Errorf("reading back segment %s: %w", name, err)
+	}
+	se.Checks = checks
+	delete(s.segs, mapped) // not committed yet
+	if s.staged == nil {
+		s.staged = map[arrow.Record]segmentEntry{}
+	}
+	s.staged[mapped] = se
+	return mapped, nil
+}
+
+// Unstage removes the staged segments of recs (records Stage returned that
+// no commit took); other records are left alone.
+func (s *Store) Unstage(recs []arrow.Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rec := range recs {
+		if se, ok := s.staged[rec]; ok {
+			delete(s.staged, rec)
+			delete(s.mapped, rec)
+			os.Remove(filepath.Join(s.dir, se.File))
+		}
+	}
 }
 
 // fileCRC returns the CRC32 (IEEE) of a file's contents.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,5 +231,39 @@ func TestKernelsPrintsWarpForm(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "one row per warp (batches averaging >= 128 bytes a string row)") || !strings.Contains(out.String(), "#define GSQL_WARP 1") {
 		t.Fatalf(".kernels printed no warp form:\n%.400s", out.String())
+	}
+}
+
+// TestShellImportStreams: the shell's .import goes through the database's
+// streaming import (on disk here), draws its progress bar, and reads a
+// file without a known extension as CSV.
+func TestShellImportStreams(t *testing.T) {
+	dir := t.TempDir()
+	db, err := gsql.Open(gsql.Options{Device: "cpu", Path: filepath.Join(dir, "db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var b strings.Builder
+	b.WriteString("k|v\n")
+	for i := 0; i < 50000; i++ {
+		fmt.Fprintf(&b, "%d|\"v\n%d\"\n", i, i)
+	}
+	data := filepath.Join(dir, "data")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	sh := shell.New(db, shell.Options{Out: &out, Err: &errb, ProgressMin: 1})
+	for _, cmd := range []string{".import --delimiter | " + data + " t", "SELECT COUNT(*), SUM(k) FROM t;"} {
+		if err := sh.Exec(context.Background(), cmd); err != nil {
+			t.Fatalf("%s: %v: %s", cmd, err, errb.String())
+		}
+	}
+	if !strings.Contains(out.String(), "50000") || !strings.Contains(out.String(), "1249975000") {
+		t.Errorf("stdout %q", out.String())
+	}
+	if !strings.Contains(errb.String(), "100%") {
+		t.Errorf("no progress bar in %q", errb.String())
 	}
 }
