@@ -104,20 +104,9 @@ func ssbSets(ctx context.Context, cfg *config, g *ssb.Generator, stderr io.Write
 		return d.sets(), int(d.table(ssb.LineOrder.String()).Rows), nil
 	}
 	t0 := time.Now()
-	var sets []loadSet
-	lineorders := 0
-	for _, t := range ssb.Tables {
-		recs, err := g.Records(ctx, t)
-		if err != nil {
-			for _, s := range sets {
-				release(s.recs)
-			}
-			return nil, 0, err
-		}
-		sets = append(sets, memorySet(t.String(), ssb.Schema(t), recs))
-		if t == ssb.LineOrder {
-			lineorders = int(sets[len(sets)-1].rows)
-		}
+	sets, lineorders, err := generatedSets(ctx, ssb.Tables, ssb.LineOrder, g.Records, ssb.Schema)
+	if err != nil {
+		return nil, 0, err
 	}
 	fmt.Fprintf(stderr, "generated SSB SF %g (%d lineorders) in %.1fs\n", sf, lineorders, time.Since(t0).Seconds())
 	return sets, lineorders, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/gsqlengine/gsql/datagen/tpch"
 	"github.com/gsqlengine/gsql/datagen/tpch/queries"
 )
@@ -201,20 +202,9 @@ func tpchSets(ctx context.Context, cfg *config, g *tpch.Generator, stderr io.Wri
 		return d.sets(), int(d.table(tpch.LineItem.String()).Rows), nil
 	}
 	t0 := time.Now()
-	var sets []loadSet
-	lineitems := 0
-	for _, t := range tpch.Tables {
-		recs, err := g.Records(ctx, t)
-		if err != nil {
-			for _, s := range sets {
-				release(s.recs)
-			}
-			return nil, 0, err
-		}
-		sets = append(sets, memorySet(t.String(), tpch.Schema(t), recs))
-		if t == tpch.LineItem {
-			lineitems = int(sets[len(sets)-1].rows)
-		}
+	sets, lineitems, err := generatedSets(ctx, tpch.Tables, tpch.LineItem, g.Records, tpch.Schema)
+	if err != nil {
+		return nil, 0, err
 	}
 	fmt.Fprintf(stderr, "generated TPC-H SF %g (%d lineitems) in %.1fs\n", sf, lineitems, time.Since(t0).Seconds())
 	return sets, lineitems, nil
@@ -239,4 +229,29 @@ func pickNumbered(all []benchQuery, names, suite string) ([]benchQuery, error) {
 		out = append(out, all[n-1])
 	}
 	return out, nil
+}
+
+// generatedSets generates a suite's tables in memory, in order, and
+// returns them with the fact table's row count; a failure releases what
+// was made.
+func generatedSets[T interface {
+	comparable
+	String() string
+}](ctx context.Context, tables []T, fact T, records func(context.Context, T) ([]arrow.Record, error), schema func(T) *arrow.Schema) ([]loadSet, int, error) {
+	var sets []loadSet
+	rows := 0
+	for _, t := range tables {
+		recs, err := records(ctx, t)
+		if err != nil {
+			for _, s := range sets {
+				release(s.recs)
+			}
+			return nil, 0, err
+		}
+		sets = append(sets, memorySet(t.String(), schema(t), recs))
+		if t == fact {
+			rows = int(sets[len(sets)-1].rows)
+		}
+	}
+	return sets, rows, nil
 }
