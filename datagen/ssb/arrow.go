@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/gsqlengine/gsql/datagen/tpch"
 )
 
 var (
@@ -11,13 +12,7 @@ var (
 	tStr = arrow.BinaryTypes.String
 )
 
-func schemaOf(cols ...any) *arrow.Schema {
-	f := make([]arrow.Field, 0, len(cols)/2)
-	for i := 0; i < len(cols); i += 2 {
-		f = append(f, arrow.Field{Name: cols[i].(string), Type: cols[i+1].(arrow.DataType), Nullable: true})
-	}
-	return arrow.NewSchema(f, nil)
-}
+var schemaOf = tpch.SchemaOf
 
 // schemas are the tables' columns as the specification lists them:
 // numbers (keys, money in cents, yyyymmdd dates, flags) BIGINT, text

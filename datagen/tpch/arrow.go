@@ -21,7 +21,8 @@ var (
 	tDate  = arrow.FixedWidthTypes.Date32
 )
 
-func schemaOf(cols ...any) *arrow.Schema {
+// SchemaOf is a schema of nullable columns given as name, type pairs.
+func SchemaOf(cols ...any) *arrow.Schema {
 	f := make([]arrow.Field, 0, len(cols)/2)
 	for i := 0; i < len(cols); i += 2 {
 		f = append(f, arrow.Field{Name: cols[i].(string), Type: cols[i+1].(arrow.DataType), Nullable: true})
@@ -33,19 +34,19 @@ func schemaOf(cols ...any) *arrow.Schema {
 // (clause 1.4.1): identifiers and integers BIGINT, money and quantities
 // DECIMAL(15,2), dates DATE, text VARCHAR.
 var schemas = [...]*arrow.Schema{
-	Region: schemaOf("r_regionkey", tInt, "r_name", tStr, "r_comment", tStr),
-	Nation: schemaOf("n_nationkey", tInt, "n_name", tStr, "n_regionkey", tInt, "n_comment", tStr),
-	Part: schemaOf("p_partkey", tInt, "p_name", tStr, "p_mfgr", tStr, "p_brand", tStr, "p_type", tStr,
+	Region: SchemaOf("r_regionkey", tInt, "r_name", tStr, "r_comment", tStr),
+	Nation: SchemaOf("n_nationkey", tInt, "n_name", tStr, "n_regionkey", tInt, "n_comment", tStr),
+	Part: SchemaOf("p_partkey", tInt, "p_name", tStr, "p_mfgr", tStr, "p_brand", tStr, "p_type", tStr,
 		"p_size", tInt, "p_container", tStr, "p_retailprice", tMoney, "p_comment", tStr),
-	Supplier: schemaOf("s_suppkey", tInt, "s_name", tStr, "s_address", tStr, "s_nationkey", tInt,
+	Supplier: SchemaOf("s_suppkey", tInt, "s_name", tStr, "s_address", tStr, "s_nationkey", tInt,
 		"s_phone", tStr, "s_acctbal", tMoney, "s_comment", tStr),
-	PartSupp: schemaOf("ps_partkey", tInt, "ps_suppkey", tInt, "ps_availqty", tInt, "ps_supplycost", tMoney,
+	PartSupp: SchemaOf("ps_partkey", tInt, "ps_suppkey", tInt, "ps_availqty", tInt, "ps_supplycost", tMoney,
 		"ps_comment", tStr),
-	Customer: schemaOf("c_custkey", tInt, "c_name", tStr, "c_address", tStr, "c_nationkey", tInt,
+	Customer: SchemaOf("c_custkey", tInt, "c_name", tStr, "c_address", tStr, "c_nationkey", tInt,
 		"c_phone", tStr, "c_acctbal", tMoney, "c_mktsegment", tStr, "c_comment", tStr),
-	Orders: schemaOf("o_orderkey", tInt, "o_custkey", tInt, "o_orderstatus", tStr, "o_totalprice", tMoney,
+	Orders: SchemaOf("o_orderkey", tInt, "o_custkey", tInt, "o_orderstatus", tStr, "o_totalprice", tMoney,
 		"o_orderdate", tDate, "o_orderpriority", tStr, "o_clerk", tStr, "o_shippriority", tInt, "o_comment", tStr),
-	LineItem: schemaOf("l_orderkey", tInt, "l_partkey", tInt, "l_suppkey", tInt, "l_linenumber", tInt,
+	LineItem: SchemaOf("l_orderkey", tInt, "l_partkey", tInt, "l_suppkey", tInt, "l_linenumber", tInt,
 		"l_quantity", tMoney, "l_extendedprice", tMoney, "l_discount", tMoney, "l_tax", tMoney,
 		"l_returnflag", tStr, "l_linestatus", tStr, "l_shipdate", tDate, "l_commitdate", tDate,
 		"l_receiptdate", tDate, "l_shipinstruct", tStr, "l_shipmode", tStr, "l_comment", tStr),
