@@ -139,3 +139,33 @@ func TestJoinOrderCompositeKey(t *testing.T) {
 		t.Errorf("all three: %g rows estimated, want %g", got, want)
 	}
 }
+
+// joinDistinct caps a side's range-derived distinct values by the other
+// side's table when its range lies within the other's (containment), and
+// never by the other side's filtered count.
+func TestJoinDistinctContainment(t *testing.T) {
+	dates := keyStats{ndv: 2557, domain: 2557, lo: 19920101, hi: 19981231, bounded: true}
+	orderdate := keyStats{ndv: 69131, domain: 69131, lo: 19920101, hi: 19981231, bounded: true}
+	for _, tc := range []struct {
+		name   string
+		a, b   keyStats
+		na, nb float64
+	}{
+		// SSB's lineorder x dates: yyyymmdd keys span 69,131 values and
+		// hold 2,557; the fact side has no more than the dimension's.
+		{"dates", orderdate, dates, 2557, 2557},
+		{"dates swapped", dates, orderdate, 2557, 2557},
+		// A filter on small leaves small.k 3.3 values of its 10; mid.j's 7
+		// values, within small.k's range, stay 7.
+		{"filtered other side", keyStats{ndv: 7, domain: 7, lo: 0, hi: 6, bounded: true},
+			keyStats{ndv: 10.0 / 3, domain: 10, lo: 0, hi: 9, bounded: true}, 7, 10.0 / 3},
+		{"disjoint ranges", keyStats{ndv: 50, domain: 50, lo: 0, hi: 49, bounded: true},
+			keyStats{ndv: 10, domain: 10, lo: 100, hi: 109, bounded: true}, 50, 10},
+		{"no zone maps", keyStats{ndv: 6e6, domain: 6e6}, keyStats{ndv: 1.5e6, domain: 1.5e6}, 6e6, 1.5e6},
+	} {
+		na, nb := joinDistinct(tc.a, tc.b)
+		if math.Abs(na-tc.na) > 1e-9 || math.Abs(nb-tc.nb) > 1e-9 {
+			t.Errorf("%s: %g, %g; want %g, %g", tc.name, na, nb, tc.na, tc.nb)
+		}
+	}
+}

@@ -236,20 +236,52 @@ func (g *joinGraph) selectivity(p *joinPred) float64 {
 			la, oka := g.singleLeaf(c.Args[0])
 			lb, okb := g.singleLeaf(c.Args[1])
 			if oka && okb && la != lb {
-				return 1 / math.Max(g.distinct(la, c.Args[0]), g.distinct(lb, c.Args[1]))
+				return 1 / math.Max(joinDistinct(g.distinct(la, c.Args[0]), g.distinct(lb, c.Args[1])))
 			}
 		}
 	}
 	return predSelectivity(p.e)
 }
 
+// keyStats are a join key's estimated distinct values over its leaf's
+// base rows and, when zone maps bound an integer key, its range and its
+// distinct values over the whole table (domain: before the leaf's
+// filters).
+type keyStats struct {
+	ndv, domain float64
+	lo, hi      int64
+	bounded     bool
+}
+
+// joinDistinct are the distinct values of an equality's two sides as the
+// join sees them. A range-derived count is only a bound (dates kept as
+// yyyymmdd integers span 69,130 values and hold 2,557), and under the
+// usual containment assumption a side whose range lies within the
+// other's has no more distinct values than the other's table holds (its
+// domain: the other side's filters do not shrink this side's values):
+// without it SSB's
+// lineorder x dates was estimated at 2.2M rows instead of 60M and joined
+// first, and TPC-H's lineitem x orders at a quarter of its size.
+func joinDistinct(a, b keyStats) (float64, float64) {
+	na, nb := a.ndv, b.ndv
+	if a.bounded && b.bounded {
+		if b.lo <= a.lo && a.hi <= b.hi {
+			na = math.Min(na, b.domain)
+		}
+		if a.lo <= b.lo && b.hi <= a.hi {
+			nb = math.Min(nb, a.domain)
+		}
+	}
+	return na, nb
+}
+
 // distinct estimates the distinct values of e over leaf l's base rows.
-func (g *joinGraph) distinct(l int, e expr.Expr) float64 {
+func (g *joinGraph) distinct(l int, e expr.Expr) keyStats {
 	leaf := g.leaves[l]
 	n := leaf.base
 	ref, ok := e.(*expr.ColumnRef)
 	if !ok {
-		return n
+		return keyStats{ndv: n}
 	}
 	node, col := leaf.node, ref.Index-leaf.offset
 	for {
@@ -261,30 +293,31 @@ func (g *joinGraph) distinct(l int, e expr.Expr) float64 {
 	}
 	s, ok := node.(*Scan)
 	if !ok || col < 0 || col >= len(s.Cols) || len(s.Table.Zones) == 0 {
-		return n
+		return keyStats{ndv: n}
 	}
 	tc := s.Cols[col]
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, zs := range s.Table.Zones {
 		if tc >= len(zs) {
-			return n
+			return keyStats{ndv: n}
 		}
 		z := zs[tc]
 		if z.MinI == nil || z.MaxI == nil {
 			if z.Nulls >= 0 && z.MinF == nil && z.MinS == nil && z.MaxI == nil {
 				continue // an all-NULL record adds no value
 			}
-			return n
+			return keyStats{ndv: n}
 		}
 		lo, hi = min(lo, *z.MinI), max(hi, *z.MaxI)
 	}
 	if lo > hi {
-		return n
+		return keyStats{ndv: n}
 	}
-	if span := float64(hi) - float64(lo) + 1; span < n {
-		return math.Max(1, span)
-	}
-	return n
+	span := float64(hi) - float64(lo) + 1
+	st := keyStats{ndv: math.Min(n, span), lo: lo, hi: hi, bounded: true,
+		domain: math.Min(float64(s.Table.Rows), span)}
+	st.ndv, st.domain = math.Max(1, st.ndv), math.Max(1, st.domain)
+	return st
 }
 
 // singleLeaf returns the one leaf e reads, if it reads exactly one.
