@@ -133,7 +133,12 @@ func (b *binder) bindArith(x *sqlparser.BinaryExpr, sc *scope) (expr.Expr, bool,
 // addInterval binds base + INTERVAL n unit (or minus it).
 func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName string, minus bool, sc *scope) (expr.Expr, error) {
 	if unit := strings.ToLower(unitName); expr.IsCompositeUnit(unit) {
-		return b.addComposite(base, count, unit, minus, sc)
+		dec := 0
+		if strings.HasSuffix(unit, "microsecond") {
+			dec = 6
+		}
+		e, err := b.addComposite(base, count, unit, minus, sc)
+		return withIntervalPrecision(e, base, dec, err)
 	}
 	u, ok := expr.ParseUnit(unitName)
 	fn, factor, ok2 := expr.IntervalScale(u)
@@ -144,7 +149,45 @@ func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName stri
 	if err != nil {
 		return nil, err
 	}
-	return b.scaledShift(fn, base, n, factor, minus)
+	dec := 0
+	switch {
+	case u == expr.UnitMicrosecond:
+		dec = 6
+	case u == expr.UnitSecond && n.Type().IsDecimal() && n.Type().Scale() > 0:
+		// INTERVAL 1.5 SECOND keeps its fraction (other units round the
+		// count): add its microseconds.
+		dec = min(n.Type().Scale(), 6)
+		if n, err = b.apply("*", n, &expr.Literal{Value: int64(datetime.MicrosPerSecond), T: coldata.Int64}); err != nil {
+			return nil, err
+		}
+		fn, factor = "date_add_micros", 1
+	}
+	e, err := b.scaledShift(fn, base, n, factor, minus)
+	return withIntervalPrecision(e, base, dec, err)
+}
+
+// withIntervalPrecision types date arithmetic's result as MySQL does: a
+// DATETIME(n) base plus an interval of dec fractional digits (6 for a
+// unit with microseconds, a SECOND count's own digits) is
+// DATETIME(max(n, dec)), a DATE plus a time unit DATETIME(dec). A
+// TIMESTAMP of no declared precision stays one (it prints the digits a
+// value has) unless dec is 6.
+func withIntervalPrecision(e, base expr.Expr, dec int, err error) (expr.Expr, error) {
+	if err != nil || e.Type() != coldata.Timestamp {
+		return e, err
+	}
+	bt := base.Type()
+	fsp := -1
+	switch {
+	case bt.Fsp() >= 0:
+		fsp = max(bt.Fsp(), dec)
+	case bt == coldata.Date || (bt == coldata.Timestamp && dec == 6):
+		fsp = dec
+	}
+	if fsp < 0 {
+		return e, nil
+	}
+	return expr.CastTo(e, coldata.TimestampOf(fsp))
 }
 
 // addComposite binds base + INTERVAL 'text' unit for MySQL's composite
@@ -179,6 +222,15 @@ func (b *binder) scaledShift(fn string, base, n expr.Expr, factor int64, minus b
 		return nil, errorf(TypeMismatch, "", "INTERVAL: %v", err)
 	}
 	if factor != 1 {
+		// A count past every date gives NULL, as in MySQL, not an
+		// overflow of the multiplication: clamp it first.
+		bound := int64(1<<62) / factor
+		if n, err = b.apply("least", n, &expr.Literal{Value: bound, T: coldata.Int64}); err != nil {
+			return nil, err
+		}
+		if n, err = b.apply("greatest", n, &expr.Literal{Value: -bound, T: coldata.Int64}); err != nil {
+			return nil, err
+		}
 		if n, err = b.apply("*", n, &expr.Literal{Value: factor, T: coldata.Int64}); err != nil {
 			return nil, err
 		}
@@ -206,6 +258,35 @@ func dateOnlyLiteral(e expr.Expr) expr.Expr {
 	return e
 }
 
+// addTime binds ADDTIME and SUBTIME. On a DATE or DATETIME(n) the result
+// is DATETIME(max(n, k)), k the fractional digits of the TIME: a constant
+// text's own, 6 for any other, as in MySQL.
+func (b *binder) addTime(name string, args []sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	e, err := b.call(name, sc, args...)
+	if err != nil || len(args) != 2 || e.Type() != coldata.Timestamp {
+		return e, err
+	}
+	base, err := b.bindExpr(args[0], sc)
+	if err != nil {
+		return nil, err
+	}
+	fsp := base.Type().Fsp()
+	if base.Type() == coldata.Date {
+		fsp = 0
+	}
+	if fsp < 0 {
+		return e, nil
+	}
+	k := 6
+	if v, ok := args[1].(*sqlparser.SQLVal); ok && v.Type == sqlparser.StrVal {
+		k = 0
+		if dot := strings.LastIndexByte(string(v.Val), '.'); dot >= 0 {
+			k = min(len(strings.TrimSpace(string(v.Val[dot+1:]))), 6)
+		}
+	}
+	return expr.CastTo(e, coldata.TimestampOf(max(fsp, k)))
+}
+
 // timeSpecifiers are the STR_TO_DATE format specifiers of a time of day.
 const timeSpecifiers = "HkhIlisSfprT"
 
@@ -221,13 +302,20 @@ func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) 
 		return e, nil
 	}
 	fs := string(f.Val)
+	timeOfDay := false
 	for i := 0; i+1 < len(fs); i++ {
 		if fs[i] == '%' {
-			if strings.IndexByte(timeSpecifiers, fs[i+1]) >= 0 {
-				return e, nil
+			if fs[i+1] == 'f' {
+				// MySQL types it DATETIME(6) when the format reads
+				// microseconds, DATETIME(0) otherwise.
+				return expr.CastTo(e, coldata.TimestampOf(6))
 			}
+			timeOfDay = timeOfDay || strings.IndexByte(timeSpecifiers, fs[i+1]) >= 0
 			i++
 		}
+	}
+	if timeOfDay {
+		return expr.CastTo(e, coldata.TimestampOf(0))
 	}
 	return b.apply("cast_to_date", e)
 }
@@ -257,6 +345,17 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		return e, true, err
 	case "str_to_date":
 		e, err := b.strToDate(args, sc)
+		return e, true, err
+	case "extract":
+		// EXTRACT(WEEK FROM d) is WEEK(d) in MySQL (mode 0, the default
+		// default_week_format), not the ISO week.
+		if u, ok := args[0].(*sqlparser.SQLVal); ok && len(args) == 2 && strings.EqualFold(string(u.Val), "week") {
+			e, err := b.call("week", sc, args[1], sqlparser.NewIntVal([]byte("0")))
+			return e, true, err
+		}
+		return nil, false, nil
+	case "addtime", "subtime":
+		e, err := b.addTime(name, args, sc)
 		return e, true, err
 	case "timestamp":
 		if len(args) != 2 {
