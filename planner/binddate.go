@@ -130,8 +130,69 @@ func (b *binder) bindArith(x *sqlparser.BinaryExpr, sc *scope) (expr.Expr, bool,
 	return nil, true, errorf(TypeMismatch, "", "operator %s is not defined for %s and %s", x.Operator, l.Type(), r.Type())
 }
 
-// addInterval binds base + INTERVAL n unit (or minus it).
+// addInterval binds base + INTERVAL n unit (or minus it); on text the
+// result is text (textDateResult).
 func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName string, minus bool, sc *scope) (expr.Expr, error) {
+	e, err := b.addIntervalTyped(base, count, unitName, minus, sc)
+	if err != nil || base.Type() != coldata.String {
+		return e, err
+	}
+	unit := strings.ToLower(unitName)
+	u, _ := expr.ParseUnit(unitName)
+	dateUnit := unit == "year_month" || (!expr.IsCompositeUnit(unit) && u >= expr.UnitDay && u <= expr.UnitMillennium)
+	return b.textDateResult(e, base, dateUnit)
+}
+
+// textDateResult is date arithmetic on text as MySQL gives it: text
+// shaped per value like the input, a date when the input holds a date
+// alone and the unit is days or longer, else a datetime whose fraction
+// of a second prints six digits when it is not zero (MySQL's
+// Item_temporal_hybrid_func::val_str_ascii). A date alone is text of at
+// most ten characters (dateOnlyLiteral's reading).
+func (b *binder) textDateResult(ts, base expr.Expr, dateUnit bool) (expr.Expr, error) {
+	lit := func(s string) expr.Expr { return &expr.Literal{Value: s, T: coldata.String} }
+	whole, err := b.apply("date_format", ts, lit("%Y-%m-%d %H:%i:%s"))
+	if err != nil {
+		return nil, err
+	}
+	frac, err := b.apply("date_format", ts, lit("%Y-%m-%d %H:%i:%s.%f"))
+	if err != nil {
+		return nil, err
+	}
+	us, err := b.apply("extract", lit("microsecond"), ts)
+	if err != nil {
+		return nil, err
+	}
+	noFrac, err := b.apply("=", us, &expr.Literal{Value: int64(0), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	out, err := b.apply("if", noFrac, whole, frac)
+	if err != nil || !dateUnit {
+		return out, err
+	}
+	day, err := b.apply("date_format", ts, lit("%Y-%m-%d"))
+	if err != nil {
+		return nil, err
+	}
+	trimmed, err := b.apply("trim", base)
+	if err != nil {
+		return nil, err
+	}
+	n, err := b.apply("char_length", trimmed)
+	if err != nil {
+		return nil, err
+	}
+	dateOnly, err := b.apply("<=", n, &expr.Literal{Value: int64(10), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("if", dateOnly, day, out)
+}
+
+// addIntervalTyped binds base + INTERVAL n unit (or minus it), text
+// read as a DATE or TIMESTAMP.
+func (b *binder) addIntervalTyped(base expr.Expr, count sqlparser.Expr, unitName string, minus bool, sc *scope) (expr.Expr, error) {
 	if unit := strings.ToLower(unitName); expr.IsCompositeUnit(unit) {
 		dec := 0
 		if strings.HasSuffix(unit, "microsecond") {
@@ -183,6 +244,10 @@ func withIntervalPrecision(e, base expr.Expr, dec int, err error) (expr.Expr, er
 		fsp = max(bt.Fsp(), dec)
 	case bt == coldata.Date || (bt == coldata.Timestamp && dec == 6):
 		fsp = dec
+	case bt == coldata.Timestamp:
+		if k, ok := literalFsp(base); ok {
+			fsp = max(k, dec)
+		}
 	}
 	if fsp < 0 {
 		return e, nil
@@ -258,6 +323,26 @@ func dateOnlyLiteral(e expr.Expr) expr.Expr {
 	return e
 }
 
+// literalFsp is the digits of a second a TIMESTAMP literal is written
+// with: TIMESTAMP '2024-01-05 10:00:00.5' is a DATETIME(1) in MySQL. ok
+// is false for anything but such a literal.
+func literalFsp(e expr.Expr) (int, bool) {
+	c, ok := e.(*expr.Call)
+	if !ok || c.Fn.Name != "timestamp_literal" || len(c.Args) != 1 {
+		return 0, false
+	}
+	l, ok := c.Args[0].(*expr.Literal)
+	if !ok {
+		return 0, false
+	}
+	s, _ := l.Value.(string)
+	s = strings.TrimSpace(s)
+	if dot := strings.LastIndexByte(s, '.'); dot >= 0 && strings.ContainsRune(s[:dot], ':') {
+		return min(len(s)-dot-1, 6), true
+	}
+	return 0, true
+}
+
 // addTime binds ADDTIME and SUBTIME. On a DATE or DATETIME(n) the result
 // is DATETIME(max(n, k)), k the fractional digits of the TIME: a constant
 // text's own, 6 for any other, as in MySQL.
@@ -273,6 +358,9 @@ func (b *binder) addTime(name string, args []sqlparser.Expr, sc *scope) (expr.Ex
 	fsp := base.Type().Fsp()
 	if base.Type() == coldata.Date {
 		fsp = 0
+	}
+	if k, ok := literalFsp(base); ok {
+		fsp = k
 	}
 	if fsp < 0 {
 		return e, nil
@@ -342,6 +430,9 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 			return nil, true, err
 		}
 		e, err := b.scaledShift("date_add_days", base, n, 1, minus)
+		if err == nil && base.Type() == coldata.String {
+			e, err = b.textDateResult(e, base, true)
+		}
 		return e, true, err
 	case "str_to_date":
 		e, err := b.strToDate(args, sc)
