@@ -347,13 +347,29 @@ func literalFsp(e expr.Expr) (int, bool) {
 // is DATETIME(max(n, k)), k the fractional digits of the TIME: a constant
 // text's own, 6 for any other, as in MySQL.
 func (b *binder) addTime(name string, args []sqlparser.Expr, sc *scope) (expr.Expr, error) {
-	e, err := b.call(name, sc, args...)
-	if err != nil || len(args) != 2 || e.Type() != coldata.Timestamp {
-		return e, err
+	if len(args) != 2 {
+		return b.call(name, sc, args...)
 	}
 	base, err := b.bindExpr(args[0], sc)
 	if err != nil {
 		return nil, err
+	}
+	t, err := b.bindExpr(args[1], sc)
+	if err != nil {
+		return nil, err
+	}
+	e, err := b.apply(name, base, t)
+	if err != nil {
+		return nil, err
+	}
+	if e.Type() == coldata.String {
+		if timeValued(base) {
+			return e, nil
+		}
+		return b.sixDigitFraction(e)
+	}
+	if e.Type() != coldata.Timestamp {
+		return e, nil
 	}
 	fsp := base.Type().Fsp()
 	if base.Type() == coldata.Date {
@@ -373,6 +389,43 @@ func (b *binder) addTime(name string, args []sqlparser.Expr, sc *scope) (expr.Ex
 		}
 	}
 	return expr.CastTo(e, coldata.TimestampOf(max(fsp, k)))
+}
+
+// timeValued reports whether e is a TIME in MySQL (gsql's TIMEs are
+// text): a call of a function that returns one.
+func timeValued(e expr.Expr) bool {
+	c, ok := e.(*expr.Call)
+	if !ok {
+		return false
+	}
+	switch c.Fn.Name {
+	case "maketime", "sec_to_time", "timediff", "addtime", "subtime":
+		return true
+	}
+	return false
+}
+
+// sixDigitFraction prints the fraction of a second in time text with six
+// digits (01:00:00.5 is 01:00:00.500000): ADDTIME and SUBTIME of text are
+// text in MySQL, printed so (Item_temporal_hybrid_func::val_str_ascii).
+func (b *binder) sixDigitFraction(e expr.Expr) (expr.Expr, error) {
+	dot, err := b.apply("instr", e, &expr.Literal{Value: ".", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	noDot, err := b.apply("=", dot, &expr.Literal{Value: int64(0), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	width, err := b.apply("+", dot, &expr.Literal{Value: int64(6), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	padded, err := b.apply("rpad", e, width, &expr.Literal{Value: "0", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("if", noDot, e, padded)
 }
 
 // timeSpecifiers are the STR_TO_DATE format specifiers of a time of day.

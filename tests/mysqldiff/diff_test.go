@@ -38,7 +38,8 @@ func testDevice() string {
 // TestMySQLDiff runs every recorded query on gsql and compares its answer
 // with the server's. A query listed in departures must still differ (the
 // test says when one starts to match, so the list shrinks); any other
-// difference fails.
+// difference fails. MYSQLDIFF_ANSWERS names another answers file (other
+// seeds, recorded with mysqldiffgen -seed and diff.py) to run instead.
 func TestMySQLDiff(t *testing.T) {
 	device := testDevice()
 	db, err := gsql.Open(gsql.Options{Device: device})
@@ -56,12 +57,25 @@ func TestMySQLDiff(t *testing.T) {
 		Names:   append(append([]string(nil), tests.DefaultEngineNames...), "gsql-"+device),
 		Timeout: timeout,
 	}
-	sum, err := r.RunFile(context.Background(), answersFile)
+	file := answersFile
+	if other := os.Getenv("MYSQLDIFF_ANSWERS"); other != "" {
+		// Answers recorded from another seed: look for new differences
+		// (the departures are the checked-in file's).
+		file = other
+	}
+	sum, err := r.RunFile(context.Background(), file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range sum.Failures {
 		failed[f.SQL] = f
+	}
+	if file != answersFile {
+		for _, f := range sum.Failures {
+			t.Error(f.Error())
+		}
+		t.Logf("%d statements, %d queries, %d differ", sum.Statements, sum.Queries, len(sum.Failures))
+		return
 	}
 	if sum.Queries+sum.Statements < Count {
 		t.Fatalf("%s holds %d records, want %d queries and the setup", answersFile, sum.Queries+sum.Statements, Count)
@@ -139,10 +153,17 @@ const (
 	// last value of the precision; MySQL 8 gives NULL with a warning
 	// (my_datetime_adjust_frac overflows), as gsql does.
 	roundPast9999 = "rounding past 9999-12-31 23:59:59: MariaDB clamps, MySQL 8 and gsql give NULL"
+	// Other seeds also show: a sum past 38 digits (gsql's DECIMAL stops
+	// at 38, MySQL's at 65; README), and an error in an argument that
+	// MySQL never evaluates because the date beside it is already NULL
+	// (gsql evaluates every argument of a batch).
 )
 
 var departures = []departure{
-	{"SELECT id, ADDDATE('2008-12-29', n), CAST(dt6 AS DATETIME(2)) FROM e ORDER BY id", roundPast9999},
 	{"SELECT id, DATE_ADD(DATE_ADD(dt3, INTERVAL -1 SECOND), INTERVAL 1 MONTH), (DATE_ADD(d, INTERVAL n QUARTER) < '2021-01-03') FROM e ORDER BY id", yearZero},
-	{"SELECT id, CAST(y AS DECIMAL(13,3)) FROM e ORDER BY id", decimalClip},
+	{"SELECT id, d + INTERVAL n YEAR, ROUND(x, -1) FROM e ORDER BY id", yearZero},
+	{"SELECT id, (99999999.99 - 99999999.99), DATE_SUB('0001-01-01', INTERVAL n MONTH) FROM e ORDER BY id", yearZero},
+	{"SELECT id, CAST('2024-02-29 23:59:59.5' AS DECIMAL(9,9)), DATE_ADD(ADDTIME(dt3, '01:00:00'), INTERVAL -3652425 DAY) FROM e ORDER BY id", decimalClip},
+	{"SELECT (1.005 * 2.5), CAST('1900-02-28 12:00:00' AS DECIMAL(2,0))", decimalClip},
+	{"SELECT DATE_SUB(DATE '0001-01-01', INTERVAL 12 MONTH), DATE_FORMAT('abc', '%e')", yearZero},
 }

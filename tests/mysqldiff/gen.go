@@ -102,6 +102,10 @@ type gen struct {
 	r *rand.Rand
 	// lits: leaves are literals only (a query without FROM).
 	lits bool
+	// cmp: the expression is compared. MariaDB compares a DATE cast
+	// from invalid text as a zero date (false, not NULL); MySQL 8's cast
+	// is NULL, so the comparison is, as in gsql: no invalid text there.
+	cmp bool
 }
 
 func (g *gen) intn(n int) int { return g.r.Intn(n) }
@@ -207,6 +211,9 @@ func (g *gen) date(d int) string {
 	case 6:
 		return fmt.Sprintf("FROM_DAYS(%s)", g.pick("366", "730119", "738000", "739255", "3652424", "719528"))
 	case 7:
+		if g.cmp {
+			return fmt.Sprintf("CAST(%s AS DATE)", g.validText())
+		}
 		return fmt.Sprintf("CAST(%s AS DATE)", g.anyDateText(d-1))
 	default:
 		return fmt.Sprintf("LAST_DAY(%s)", g.date(d-1))
@@ -358,9 +365,10 @@ func (g *gen) integer(d int) string {
 		return fmt.Sprintf("TO_DAYS(%s)", g.anyTemporal(d-1))
 	case 4:
 		// MySQL 8's TIME_TO_SEC drops the fraction (a BIGINT), MariaDB's
-		// keeps it: whole seconds only.
+		// keeps it (a DECIMAL, also for text of whole seconds): whole
+		// seconds only, and no text from a column.
 		return fmt.Sprintf("TIME_TO_SEC(%s)", g.pick("'10:30:00'", "'838:59:59'", "'-01:00:00'", "'1 02:00:00'",
-			"MAKETIME(12, 30, 59)", "SEC_TO_TIME(3661)", "SEC_TO_TIME(n)", g.timediff(g.wholeDatetimeArg(), g.pick("1 SECOND", "3661 SECOND", "30 DAY"))))
+			"MAKETIME(12, 30, 59)", "SEC_TO_TIME(3661)", "SEC_TO_TIME(n)", g.timediff(g.pick("dt", "TIMESTAMP '"+g.datetimeLit()+"'"), g.pick("1 SECOND", "3661 SECOND", "30 DAY"))))
 	case 5:
 		return fmt.Sprintf("PERIOD_ADD(%s, %s)", g.pick("202401", "199912", "2402", "7001", "6912", "999912"), g.pick("1", "-1", "12", "-13", "0", "100"))
 	case 6:
@@ -388,7 +396,9 @@ func (g *gen) timeText(d int) string {
 	}
 	switch g.intn(5) {
 	case 0:
-		return fmt.Sprintf("MAKETIME(%s, %s, %s)", g.pick("0", "12", "-1", "838", "839", "100"), g.pick("0", "30", "59", "60"), g.pick("0", "59", "1.5", "60"))
+		// Hours past 838 clip to TIME's largest value, whose fraction
+		// MariaDB and MySQL 8 give apart: none here.
+		return fmt.Sprintf("MAKETIME(%s, %s, %s)", g.pick("0", "12", "-1", "838", "100"), g.pick("0", "30", "59", "60"), g.pick("0", "59", "1.5", "60"))
 	case 1:
 		return fmt.Sprintf("SEC_TO_TIME(%s)", g.pick("0", "3661", "-1", "86400", "3020399", "3020400", "1.5", "n"))
 	case 2:
@@ -411,11 +421,13 @@ func (g *gen) timediff(a, iv string) string {
 	return fmt.Sprintf("TIMEDIFF(%s, %s)", a, b)
 }
 
-// wholeDatetimeArg is a valid datetime of whole seconds (TIMEDIFF of
-// invalid text differs between MariaDB and MySQL 8).
+// wholeDatetimeArg is a valid datetime of whole seconds for TIMEDIFF:
+// TIMEDIFF of invalid text differs between MariaDB and MySQL 8, and of
+// text from a column is a TIME(6) in both, printed with six digits,
+// where gsql's TIME text prints the digits a value has.
 func (g *gen) wholeDatetimeArg() string {
 	if !g.lits && g.intn(2) == 0 {
-		return g.pick("dt", "sv")
+		return "dt"
 	}
 	return "'" + g.datetimeLit() + "'"
 }
@@ -445,10 +457,13 @@ func (g *gen) dec(d int) string {
 		return fmt.Sprintf("(%s * %s)", g.decLeaf(), g.decLit(true))
 	case 3:
 		return fmt.Sprintf("(%s / %s)", g.dec(d-1), g.pick("3", "7", "0", "1.5", "-0.25", "n"))
-	case 4:
-		return fmt.Sprintf("ROUND(%s, %d)", g.dec(d-1), g.intn(9)-2)
-	case 5:
-		return fmt.Sprintf("TRUNCATE(%s, %d)", g.dec(d-1), g.intn(9)-2)
+	case 4, 5:
+		x, digits := g.dec(d-1), g.intn(9)-2
+		if x == "n" && digits < 0 {
+			// MariaDB types ROUND(BIGINT, -k) DECIMAL, MySQL 8 BIGINT.
+			x = "x"
+		}
+		return fmt.Sprintf("%s(%s, %d)", g.pick("ROUND", "TRUNCATE"), x, digits)
 	case 6:
 		p := 1 + g.intn(38)
 		return fmt.Sprintf("CAST(%s AS DECIMAL(%d,%d))", g.pick(g.dec(d-1), g.validText(), "'1.005'", "'abc'"), p, g.intn(min(p, 12)+1))
@@ -488,6 +503,8 @@ func (g *gen) text(d int) string {
 
 // boolean compares dates with text and decimals with literals.
 func (g *gen) boolean(d int) string {
+	g.cmp = true
+	defer func() { g.cmp = false }()
 	op := g.pick("=", "<", ">=", "<>", "<=>")
 	switch g.intn(4) {
 	case 0:
