@@ -80,9 +80,17 @@ func TestMySQLDiff(t *testing.T) {
 	if sum.Queries+sum.Statements < Count {
 		t.Fatalf("%s holds %d records, want %d queries and the setup", answersFile, sum.Queries+sum.Statements, Count)
 	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 	known := map[string]bool{}
 	for _, d := range departures {
 		known[d.sql] = true
+		if !strings.Contains(string(src), "\n"+d.sql+"\n") {
+			t.Errorf("departure names a query %s does not hold (recorded again?): %s", file, d.sql)
+			continue
+		}
 		if failed[d.sql] == nil {
 			t.Errorf("departure now matches the server (remove it from departures): %s\n  reason was: %s", d.sql, d.reason)
 		}
@@ -161,8 +169,6 @@ const (
 
 var departures = []departure{
 	{"SELECT id, DATE_ADD(DATE_ADD(dt3, INTERVAL -1 SECOND), INTERVAL 1 MONTH), (DATE_ADD(d, INTERVAL n QUARTER) < '2021-01-03') FROM e ORDER BY id", yearZero},
-	{"SELECT id, d + INTERVAL n YEAR, ROUND(x, -1) FROM e ORDER BY id", yearZero},
-	{"SELECT id, (99999999.99 - 99999999.99), DATE_SUB('0001-01-01', INTERVAL n MONTH) FROM e ORDER BY id", yearZero},
 	{"SELECT id, CAST('2024-02-29 23:59:59.5' AS DECIMAL(9,9)), DATE_ADD(ADDTIME(dt3, '01:00:00'), INTERVAL -3652425 DAY) FROM e ORDER BY id", decimalClip},
 	{"SELECT (1.005 * 2.5), CAST('1900-02-28 12:00:00' AS DECIMAL(2,0))", decimalClip},
 	{"SELECT DATE_SUB(DATE '0001-01-01', INTERVAL 12 MONTH), DATE_FORMAT('abc', '%e')", yearZero},
