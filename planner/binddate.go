@@ -130,10 +130,76 @@ func (b *binder) bindArith(x *sqlparser.BinaryExpr, sc *scope) (expr.Expr, bool,
 	return nil, true, errorf(TypeMismatch, "", "operator %s is not defined for %s and %s", x.Operator, l.Type(), r.Type())
 }
 
-// addInterval binds base + INTERVAL n unit (or minus it).
+// addInterval binds base + INTERVAL n unit (or minus it); on text the
+// result is text (textDateResult).
 func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName string, minus bool, sc *scope) (expr.Expr, error) {
+	e, err := b.addIntervalTyped(base, count, unitName, minus, sc)
+	if err != nil || base.Type() != coldata.String {
+		return e, err
+	}
+	unit := strings.ToLower(unitName)
+	u, _ := expr.ParseUnit(unitName)
+	dateUnit := unit == "year_month" || (!expr.IsCompositeUnit(unit) && u >= expr.UnitDay && u <= expr.UnitMillennium)
+	return b.textDateResult(e, base, dateUnit)
+}
+
+// textDateResult is date arithmetic on text as MySQL gives it: text
+// shaped per value like the input, a date when the input holds a date
+// alone and the unit is days or longer, else a datetime whose fraction
+// of a second prints six digits when it is not zero (MySQL's
+// Item_temporal_hybrid_func::val_str_ascii). A date alone is text of at
+// most ten characters (dateOnlyLiteral's reading).
+func (b *binder) textDateResult(ts, base expr.Expr, dateUnit bool) (expr.Expr, error) {
+	lit := func(s string) expr.Expr { return &expr.Literal{Value: s, T: coldata.String} }
+	whole, err := b.apply("date_format", ts, lit("%Y-%m-%d %H:%i:%s"))
+	if err != nil {
+		return nil, err
+	}
+	frac, err := b.apply("date_format", ts, lit("%Y-%m-%d %H:%i:%s.%f"))
+	if err != nil {
+		return nil, err
+	}
+	us, err := b.apply("extract", lit("microsecond"), ts)
+	if err != nil {
+		return nil, err
+	}
+	noFrac, err := b.apply("=", us, &expr.Literal{Value: int64(0), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	out, err := b.apply("if", noFrac, whole, frac)
+	if err != nil || !dateUnit {
+		return out, err
+	}
+	day, err := b.apply("date_format", ts, lit("%Y-%m-%d"))
+	if err != nil {
+		return nil, err
+	}
+	trimmed, err := b.apply("trim", base)
+	if err != nil {
+		return nil, err
+	}
+	n, err := b.apply("char_length", trimmed)
+	if err != nil {
+		return nil, err
+	}
+	dateOnly, err := b.apply("<=", n, &expr.Literal{Value: int64(10), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("if", dateOnly, day, out)
+}
+
+// addIntervalTyped binds base + INTERVAL n unit (or minus it), text
+// read as a DATE or TIMESTAMP.
+func (b *binder) addIntervalTyped(base expr.Expr, count sqlparser.Expr, unitName string, minus bool, sc *scope) (expr.Expr, error) {
 	if unit := strings.ToLower(unitName); expr.IsCompositeUnit(unit) {
-		return b.addComposite(base, count, unit, minus, sc)
+		dec := 0
+		if strings.HasSuffix(unit, "microsecond") {
+			dec = 6
+		}
+		e, err := b.addComposite(base, count, unit, minus, sc)
+		return withIntervalPrecision(e, base, dec, err)
 	}
 	u, ok := expr.ParseUnit(unitName)
 	fn, factor, ok2 := expr.IntervalScale(u)
@@ -144,7 +210,49 @@ func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName stri
 	if err != nil {
 		return nil, err
 	}
-	return b.scaledShift(fn, base, n, factor, minus)
+	dec := 0
+	switch {
+	case u == expr.UnitMicrosecond:
+		dec = 6
+	case u == expr.UnitSecond && n.Type().IsDecimal() && n.Type().Scale() > 0:
+		// INTERVAL 1.5 SECOND keeps its fraction (other units round the
+		// count): add its microseconds.
+		dec = min(n.Type().Scale(), 6)
+		if n, err = b.apply("*", n, &expr.Literal{Value: int64(datetime.MicrosPerSecond), T: coldata.Int64}); err != nil {
+			return nil, err
+		}
+		fn, factor = "date_add_micros", 1
+	}
+	e, err := b.scaledShift(fn, base, n, factor, minus)
+	return withIntervalPrecision(e, base, dec, err)
+}
+
+// withIntervalPrecision types date arithmetic's result as MySQL does: a
+// DATETIME(n) base plus an interval of dec fractional digits (6 for a
+// unit with microseconds, a SECOND count's own digits) is
+// DATETIME(max(n, dec)), a DATE plus a time unit DATETIME(dec). A
+// TIMESTAMP of no declared precision stays one (it prints the digits a
+// value has) unless dec is 6.
+func withIntervalPrecision(e, base expr.Expr, dec int, err error) (expr.Expr, error) {
+	if err != nil || e.Type() != coldata.Timestamp {
+		return e, err
+	}
+	bt := base.Type()
+	fsp := -1
+	switch {
+	case bt.Fsp() >= 0:
+		fsp = max(bt.Fsp(), dec)
+	case bt == coldata.Date || (bt == coldata.Timestamp && dec == 6):
+		fsp = dec
+	case bt == coldata.Timestamp:
+		if k, ok := literalFsp(base); ok {
+			fsp = max(k, dec)
+		}
+	}
+	if fsp < 0 {
+		return e, nil
+	}
+	return expr.CastTo(e, coldata.TimestampOf(fsp))
 }
 
 // addComposite binds base + INTERVAL 'text' unit for MySQL's composite
@@ -179,6 +287,15 @@ func (b *binder) scaledShift(fn string, base, n expr.Expr, factor int64, minus b
 		return nil, errorf(TypeMismatch, "", "INTERVAL: %v", err)
 	}
 	if factor != 1 {
+		// A count past every date gives NULL, as in MySQL, not an
+		// overflow of the multiplication: clamp it first.
+		bound := int64(1<<62) / factor
+		if n, err = b.apply("least", n, &expr.Literal{Value: bound, T: coldata.Int64}); err != nil {
+			return nil, err
+		}
+		if n, err = b.apply("greatest", n, &expr.Literal{Value: -bound, T: coldata.Int64}); err != nil {
+			return nil, err
+		}
 		if n, err = b.apply("*", n, &expr.Literal{Value: factor, T: coldata.Int64}); err != nil {
 			return nil, err
 		}
@@ -206,6 +323,111 @@ func dateOnlyLiteral(e expr.Expr) expr.Expr {
 	return e
 }
 
+// literalFsp is the digits of a second a TIMESTAMP literal is written
+// with: TIMESTAMP '2024-01-05 10:00:00.5' is a DATETIME(1) in MySQL. ok
+// is false for anything but such a literal.
+func literalFsp(e expr.Expr) (int, bool) {
+	c, ok := e.(*expr.Call)
+	if !ok || c.Fn.Name != "timestamp_literal" || len(c.Args) != 1 {
+		return 0, false
+	}
+	l, ok := c.Args[0].(*expr.Literal)
+	if !ok {
+		return 0, false
+	}
+	s, _ := l.Value.(string)
+	s = strings.TrimSpace(s)
+	if dot := strings.LastIndexByte(s, '.'); dot >= 0 && strings.ContainsRune(s[:dot], ':') {
+		return min(len(s)-dot-1, 6), true
+	}
+	return 0, true
+}
+
+// addTime binds ADDTIME and SUBTIME. On a DATE or DATETIME(n) the result
+// is DATETIME(max(n, k)), k the fractional digits of the TIME: a constant
+// text's own, 6 for any other, as in MySQL.
+func (b *binder) addTime(name string, args []sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	if len(args) != 2 {
+		return b.call(name, sc, args...)
+	}
+	base, err := b.bindExpr(args[0], sc)
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.bindExpr(args[1], sc)
+	if err != nil {
+		return nil, err
+	}
+	e, err := b.apply(name, base, t)
+	if err != nil {
+		return nil, err
+	}
+	if e.Type() == coldata.String {
+		if timeValued(base) {
+			return e, nil
+		}
+		return b.sixDigitFraction(e)
+	}
+	if e.Type() != coldata.Timestamp {
+		return e, nil
+	}
+	fsp := base.Type().Fsp()
+	if base.Type() == coldata.Date {
+		fsp = 0
+	}
+	if k, ok := literalFsp(base); ok {
+		fsp = k
+	}
+	if fsp < 0 {
+		return e, nil
+	}
+	k := 6
+	if v, ok := args[1].(*sqlparser.SQLVal); ok && v.Type == sqlparser.StrVal {
+		k = 0
+		if dot := strings.LastIndexByte(string(v.Val), '.'); dot >= 0 {
+			k = min(len(strings.TrimSpace(string(v.Val[dot+1:]))), 6)
+		}
+	}
+	return expr.CastTo(e, coldata.TimestampOf(max(fsp, k)))
+}
+
+// timeValued reports whether e is a TIME in MySQL (gsql's TIMEs are
+// text): a call of a function that returns one.
+func timeValued(e expr.Expr) bool {
+	c, ok := e.(*expr.Call)
+	if !ok {
+		return false
+	}
+	switch c.Fn.Name {
+	case "maketime", "sec_to_time", "timediff", "addtime", "subtime":
+		return true
+	}
+	return false
+}
+
+// sixDigitFraction prints the fraction of a second in time text with six
+// digits (01:00:00.5 is 01:00:00.500000): ADDTIME and SUBTIME of text are
+// text in MySQL, printed so (Item_temporal_hybrid_func::val_str_ascii).
+func (b *binder) sixDigitFraction(e expr.Expr) (expr.Expr, error) {
+	dot, err := b.apply("instr", e, &expr.Literal{Value: ".", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	noDot, err := b.apply("=", dot, &expr.Literal{Value: int64(0), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	width, err := b.apply("+", dot, &expr.Literal{Value: int64(6), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	padded, err := b.apply("rpad", e, width, &expr.Literal{Value: "0", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("if", noDot, e, padded)
+}
+
 // timeSpecifiers are the STR_TO_DATE format specifiers of a time of day.
 const timeSpecifiers = "HkhIlisSfprT"
 
@@ -221,13 +443,20 @@ func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) 
 		return e, nil
 	}
 	fs := string(f.Val)
+	timeOfDay := false
 	for i := 0; i+1 < len(fs); i++ {
 		if fs[i] == '%' {
-			if strings.IndexByte(timeSpecifiers, fs[i+1]) >= 0 {
-				return e, nil
+			if fs[i+1] == 'f' {
+				// MySQL types it DATETIME(6) when the format reads
+				// microseconds, DATETIME(0) otherwise.
+				return expr.CastTo(e, coldata.TimestampOf(6))
 			}
+			timeOfDay = timeOfDay || strings.IndexByte(timeSpecifiers, fs[i+1]) >= 0
 			i++
 		}
+	}
+	if timeOfDay {
+		return expr.CastTo(e, coldata.TimestampOf(0))
 	}
 	return b.apply("cast_to_date", e)
 }
@@ -254,9 +483,23 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 			return nil, true, err
 		}
 		e, err := b.scaledShift("date_add_days", base, n, 1, minus)
+		if err == nil && base.Type() == coldata.String {
+			e, err = b.textDateResult(e, base, true)
+		}
 		return e, true, err
 	case "str_to_date":
 		e, err := b.strToDate(args, sc)
+		return e, true, err
+	case "extract":
+		// EXTRACT(WEEK FROM d) is WEEK(d) in MySQL (mode 0, the default
+		// default_week_format), not the ISO week.
+		if u, ok := args[0].(*sqlparser.SQLVal); ok && len(args) == 2 && strings.EqualFold(string(u.Val), "week") {
+			e, err := b.call("week", sc, args[1], sqlparser.NewIntVal([]byte("0")))
+			return e, true, err
+		}
+		return nil, false, nil
+	case "addtime", "subtime":
+		e, err := b.addTime(name, args, sc)
 		return e, true, err
 	case "timestamp":
 		if len(args) != 2 {

@@ -17,7 +17,8 @@ import (
 // type MySQL gives it. Comparisons and everything else see the declared
 // value. Departure: MySQL truncates the wide quotient at its last digit,
 // gsql rounds it there (a difference of one unit in the 9th or 18th digit
-// after the point, visible only when a later product scales it up).
+// after the point, visible when the declared scale is a whole word,
+// 0.05000/3 = 0.016666666 in MySQL, or a later operation reads it).
 
 // wideOps are the functions that read a quotient at its intermediate
 // precision.

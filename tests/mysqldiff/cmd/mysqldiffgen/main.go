@@ -1,0 +1,39 @@
+// Command mysqldiffgen prints the differential test's setup statements
+// and queries for scripts/mysqlref/diff.py: "S|<statement>" and
+// "Q|<columns>|<query>", one a line, where columns lists the result
+// columns (0-based, comma-separated) that are date arithmetic on text.
+//
+//	go run ./tests/mysqldiff/cmd/mysqldiffgen -seed 1 -n 300
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gsqlengine/gsql/tests/mysqldiff"
+)
+
+func main() {
+	seed := flag.Int64("seed", mysqldiff.Seed, "seed of the queries")
+	n := flag.Int("n", mysqldiff.Count, "number of queries")
+	flag.Parse()
+	w := bufio.NewWriter(os.Stdout)
+	for _, s := range mysqldiff.Setup {
+		fmt.Fprintf(w, "S|%s\n", s)
+	}
+	for _, q := range mysqldiff.Generate(*seed, *n) {
+		cols := make([]string, len(q.TextDates))
+		for i, c := range q.TextDates {
+			cols[i] = strconv.Itoa(c)
+		}
+		fmt.Fprintf(w, "Q|%s|%s\n", strings.Join(cols, ","), q.SQL)
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintln(os.Stderr, "mysqldiffgen:", err)
+		os.Exit(1)
+	}
+}
