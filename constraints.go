@@ -331,7 +331,10 @@ func (db *DB) bindInsert(ctx context.Context, t *catalog.Table, s *sql.Insert, t
 	}
 	var rows [][]sqlparser.Expr
 	if s.Select == nil {
-		rows = s.Rows
+		var err error
+		if rows, err = withDefaults(t, target, s.Rows); err != nil {
+			return nil, nil, err
+		}
 	}
 	bound, exprs, err := db.planner.BindInsert(ctx, rows, len(target), set, cols, args)
 	if err != nil {

@@ -36,6 +36,8 @@ func TestErrorKinds(t *testing.T) {
 		pe *planner.Error
 		oe *catalog.ObjectError
 		ne *catalog.NotNullError
+		nd *catalog.NoDefaultError
+		dv *catalog.InvalidDefaultError
 		ve *catalog.ViewError
 		ie *catalog.IndexError
 		me *memory.OutOfMemoryError
@@ -54,7 +56,8 @@ func TestErrorKinds(t *testing.T) {
 		{`CREATE TABLE e (x BIGINT)`, errkind.TableExists, &oe},
 		{`DROP TABLE missing`, errkind.BadTable, &oe},
 		{`INSERT INTO e VALUES (NULL, 'x')`, errkind.NotNull, &ne},
-		{`INSERT INTO e (b) VALUES ('x')`, errkind.NotNull, &ne},
+		{`INSERT INTO e (b) VALUES ('x')`, errkind.NoDefault, &nd},
+		{`CREATE TABLE f (a BIGINT NOT NULL DEFAULT NULL)`, errkind.InvalidDefault, &dv},
 		{`UPDATE e SET a = NULL`, errkind.NotNull, &ne},
 		{`CREATE TABLE n (a BIGINT NOT NULL) AS SELECT NULL`, errkind.NotNull, &ne},
 		{`INSERT INTO e VALUES ('abc', 'x')`, errkind.BadValue, nil},

@@ -237,10 +237,13 @@ func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (
 	if s.AsSelect == nil {
 		cols := make([]catalog.Column, len(s.Columns))
 		for i, c := range s.Columns {
-			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default}
 		}
 		cols, keys, err := tableKeys(s, cols)
 		if err != nil {
+			return 0, err
+		}
+		if err := db.checkDefaults(ctx, cols); err != nil {
 			return 0, err
 		}
 		_, err = db.cat.CreateKeyed(s.Name, cols, keys, nil, s.IfNotExists)
@@ -270,11 +273,14 @@ func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (
 			return 0, fmt.Errorf("CREATE TABLE %s: %d columns declared but the SELECT returns %d", s.Name, len(s.Columns), len(cols))
 		}
 		for i, c := range s.Columns {
-			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default}
 		}
 	}
 	cols, keys, err := tableKeys(s, cols)
 	if err != nil {
+		return 0, err
+	}
+	if err := db.checkDefaults(ctx, cols); err != nil {
 		return 0, err
 	}
 	recs, rows, err := convertBatches(batches, outCols, cols)
@@ -583,10 +589,19 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 			full[ci] = v
 		}
 		for ci, c := range t.Columns {
-			if full[ci] == nil {
-				if c.NotNull {
-					return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, &catalog.NotNullError{Column: c.Name})
+			if full[ci] != nil {
+				continue
+			}
+			switch {
+			case c.Default != "":
+				v, err := db.defaultColumn(ctx, c, b.Len)
+				if err != nil {
+					return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
 				}
+				full[ci] = v
+			case c.NotNull:
+				return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, &catalog.NoDefaultError{Column: c.Name})
+			default:
 				full[ci] = coldata.NewConst(c.Type, nil, b.Len).Materialize()
 			}
 		}

@@ -26,6 +26,10 @@ type Column struct {
 	Name    string
 	Type    coldata.Type
 	NotNull bool
+	// Default is the column's DEFAULT expression as written (a literal,
+	// CURRENT_TIMESTAMP, a parenthesised expression), "" when it has
+	// none: an INSERT that gives the column no value evaluates it.
+	Default string
 }
 
 // Table is an immutable snapshot of a table's schema and rows.
@@ -198,6 +202,33 @@ func (e *NotNullError) Error() string {
 	}
 	return fmt.Sprintf("Column '%s' cannot be null (row %d)", e.Column, e.Row)
 }
+
+// NoDefaultError is an INSERT that gives no value to a NOT NULL column
+// without a DEFAULT (MySQL's error 1364 in its default strict mode).
+type NoDefaultError struct{ Column string }
+
+func (e *NoDefaultError) Error() string {
+	return fmt.Sprintf("Field '%s' doesn't have a default value", e.Column)
+}
+
+// ErrorKind implements errkind.Kinded: errkind.NoDefault.
+func (e *NoDefaultError) ErrorKind() errkind.Kind { return errkind.NoDefault }
+
+// InvalidDefaultError is a DEFAULT that is not a value of its column
+// (MySQL's error 1067), with why.
+type InvalidDefaultError struct {
+	Column string
+	Err    error
+}
+
+func (e *InvalidDefaultError) Error() string {
+	return fmt.Sprintf("Invalid default value for '%s': %v", e.Column, e.Err)
+}
+
+func (e *InvalidDefaultError) Unwrap() error { return e.Err }
+
+// ErrorKind implements errkind.Kinded: errkind.InvalidDefault.
+func (e *InvalidDefaultError) ErrorKind() errkind.Kind { return errkind.InvalidDefault }
 
 // ImplicitDefault is the value MySQL stores for a NULL in a NOT NULL
 // column of type t where it may not fail (INSERT IGNORE): 0, the empty string or

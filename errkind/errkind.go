@@ -125,6 +125,12 @@ const (
 	// DiskFull is a write that found no space left on its device (a
 	// query's spill files): 1021 ER_DISK_FULL.
 	DiskFull
+	// NoDefault is a NOT NULL column without a DEFAULT that an INSERT
+	// gives no value: 1364 ER_NO_DEFAULT_FOR_FIELD.
+	NoDefault
+	// InvalidDefault is a DEFAULT that is not a value of its column:
+	// 1067 ER_INVALID_DEFAULT.
+	InvalidDefault
 
 	numKinds // the number of kinds; keep last
 )
@@ -167,6 +173,8 @@ var mysql = [numKinds]struct {
 	DuplicateKey:      {"duplicate key", 1062, "23000"},
 	NonGrouped:        {"non-grouped column", 1055, "42000"},
 	DiskFull:          {"disk full", 1021, "HY000"},
+	NoDefault:         {"no default", 1364, "HY000"},
+	InvalidDefault:    {"invalid default", 1067, "42000"},
 }
 
 // Kinds returns every kind, Unknown first.

@@ -49,6 +49,8 @@ func TestMySQL(t *testing.T) {
 		{DuplicateKey, 1062, "23000"},
 		{NonGrouped, 1055, "42000"},
 		{DiskFull, 1021, "HY000"},
+		{NoDefault, 1364, "HY000"},
+		{InvalidDefault, 1067, "42000"},
 		{numKinds + 3, 1105, "HY000"},
 	}
 	if len(cases)-1 != len(Kinds()) {

@@ -38,6 +38,9 @@ type ColumnDef struct {
 	Name    string
 	Type    coldata.Type
 	NotNull bool
+	// Default is the DEFAULT clause's expression as written ("" when
+	// none): a literal, CURRENT_TIMESTAMP or a parenthesised expression.
+	Default string
 	// key is the column's own PRIMARY KEY or UNIQUE (CreateTable.Keys).
 	key *KeyDef
 }
@@ -743,7 +746,11 @@ func (p *ddl) column() (ColumnDef, *Error) {
 		case p.accept("auto_increment"):
 			return col, newError(ErrUnsupported, p.src, t.start, "not supported: AUTO_INCREMENT")
 		case p.accept("default"):
-			return col, newError(ErrUnsupported, p.src, t.start, "not supported: DEFAULT values")
+			text, err := p.defaultValue()
+			if err != nil {
+				return col, err
+			}
+			col.Default = text
 		case p.accept("comment"):
 			p.acceptTyp(sqlparser.STRING)
 		case p.accept("collate"):
@@ -765,6 +772,41 @@ func (p *ddl) column() (ColumnDef, *Error) {
 			return col, newError(ErrUnsupported, p.src, t.start, "not supported: column option %s", strings.ToUpper(t.text(p.src)))
 		}
 	}
+}
+
+// defaultValue reads a DEFAULT clause's value and returns its text: a
+// parenthesised expression (MySQL 8.0.13), a signed number, or one token
+// (a literal, NULL, TRUE, CURRENT_TIMESTAMP) with an argument list such
+// as CURRENT_TIMESTAMP(3) or NOW().
+func (p *ddl) defaultValue() (string, *Error) {
+	t, ok := p.peek()
+	if !ok || t.typ == ',' || t.typ == ')' {
+		return "", p.errHere("expected a value after DEFAULT")
+	}
+	start := t.start
+	if t.typ == '(' {
+		j := matching(p.toks, p.i)
+		if j < 0 {
+			return "", p.errHere("unbalanced parentheses in DEFAULT")
+		}
+		p.i = j + 1
+		return p.src[start:p.toks[j].end], nil
+	}
+	if t.typ == '-' || t.typ == '+' {
+		p.i++
+		if _, ok := p.peek(); !ok {
+			return "", p.errHere("expected a number after the sign")
+		}
+	}
+	p.i++
+	if n, ok := p.peek(); ok && n.typ == '(' {
+		j := matching(p.toks, p.i)
+		if j < 0 {
+			return "", p.errHere("unbalanced parentheses in DEFAULT")
+		}
+		p.i = j + 1
+	}
+	return p.src[start:p.toks[p.i-1].end], nil
 }
 
 // parseTypeWords reads a type name from its words (a parenthesised group

@@ -122,6 +122,7 @@ type columnEntry struct {
 	Name    string `json:"name"`
 	Type    string `json:"type"`
 	NotNull bool   `json:"not_null,omitempty"`
+	Default string `json:"default,omitempty"`
 }
 
 type keyEntry struct {
@@ -465,7 +466,7 @@ func columnsOf(te tableEntry) ([]catalog.Column, error) {
 		if !ok || t == coldata.Null {
 			return nil, fmt.Errorf("column %s: unknown type %q", c.Name, c.Type)
 		}
-		cols[i] = catalog.Column{Name: c.Name, Type: t, NotNull: c.NotNull}
+		cols[i] = catalog.Column{Name: c.Name, Type: t, NotNull: c.NotNull, Default: c.Default}
 	}
 	return cols, nil
 }
@@ -640,7 +641,7 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			if pt, ok := coldata.ParseType(c.Type.String()); !ok || pt != c.Type {
 				return fmt.Errorf("column %s: type %s cannot be stored", c.Name, c.Type)
 			}
-			te.Columns = append(te.Columns, columnEntry{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull})
+			te.Columns = append(te.Columns, columnEntry{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull, Default: c.Default})
 		}
 		for _, k := range nt.Keys {
 			te.Keys = append(te.Keys, keyEntry{Name: k.Name, Primary: k.Primary, Columns: k.Columns})

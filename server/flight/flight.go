@@ -180,6 +180,8 @@ var grpcCodes = map[errkind.Kind]codes.Code{
 	errkind.DuplicateKey:      codes.AlreadyExists,
 	errkind.NonGrouped:        codes.InvalidArgument,
 	errkind.DiskFull:          codes.ResourceExhausted,
+	errkind.NoDefault:         codes.InvalidArgument,
+	errkind.InvalidDefault:    codes.InvalidArgument,
 }
 
 // grpcError gives a gsql error the gRPC status a Flight client expects for
