@@ -2,6 +2,7 @@ package gsql_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,4 +55,43 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// An INSERT reports the first AUTO_INCREMENT number it gave, through the
+// API and database/sql (LastInsertId), and a reopened on-disk table goes
+// on from its largest number.
+func TestAutoIncrementLastInsertID(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	db := openTestDB(t, gsql.Options{Path: path, Device: "cpu"},
+		"CREATE TABLE a (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR)")
+	res, err := db.Exec(ctx, "INSERT INTO a (v) VALUES ('x'), ('y'), ('z')")
+	if err != nil || res.LastInsertID != 1 || res.RowsAffected != 3 {
+		t.Fatalf("first INSERT: %+v, %v", res, err)
+	}
+	if res, err = db.Exec(ctx, "INSERT INTO a VALUES (7, 'explicit')"); err != nil || res.LastInsertID != 0 {
+		t.Fatalf("explicit id: %+v, %v", res, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openTestDB(t, gsql.Options{Path: path, Device: "cpu"})
+	if res, err = db.Exec(ctx, "INSERT INTO a (v) VALUES ('after')"); err != nil || res.LastInsertID != 8 {
+		t.Fatalf("after reopening: %+v, %v", res, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sdb, err := sql.Open("gsql", "file:"+path+"?device=cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	r, err := sdb.ExecContext(ctx, "INSERT INTO a (v) VALUES (?), (?)", "p", "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := r.LastInsertId(); err != nil || id != 9 {
+		t.Fatalf("database/sql LastInsertId: %d, %v", id, err)
+	}
 }

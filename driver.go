@@ -162,8 +162,15 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	if err != nil {
 		return nil, err
 	}
-	return driver.RowsAffected(res.RowsAffected), nil
+	return execResult{res}, nil
 }
+
+// execResult is a statement's driver.Result: rows affected and the first
+// AUTO_INCREMENT number an INSERT gave.
+type execResult struct{ r Result }
+
+func (e execResult) LastInsertId() (int64, error) { return e.r.LastInsertID, nil }
+func (e execResult) RowsAffected() (int64, error) { return e.r.RowsAffected, nil }
 
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	rdr, err := c.sess.Query(ctx, query, namedArgs(args)...)

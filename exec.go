@@ -41,8 +41,8 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		_, err := db.cat.DropTables(s.Names, s.IfExists)
 		return Result{}, nil, err
 	case *sql.Insert:
-		n, warnings, err := db.insert(ctx, s, args)
-		return Result{RowsAffected: n, Warnings: warnings}, nil, err
+		n, warnings, lastID, err := db.insert(ctx, s, args)
+		return Result{RowsAffected: n, Warnings: warnings, LastInsertID: lastID}, nil, err
 	case *sql.CreateView:
 		return Result{}, nil, db.createView(ctx, s)
 	case *sql.DropView:
@@ -237,13 +237,16 @@ func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (
 	if s.AsSelect == nil {
 		cols := make([]catalog.Column, len(s.Columns))
 		for i, c := range s.Columns {
-			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default}
+			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default, AutoIncrement: c.AutoIncrement}
 		}
 		cols, keys, err := tableKeys(s, cols)
 		if err != nil {
 			return 0, err
 		}
 		if err := db.checkDefaults(ctx, cols); err != nil {
+			return 0, err
+		}
+		if err := checkAutoIncrement(cols, keys); err != nil {
 			return 0, err
 		}
 		_, err = db.cat.CreateKeyed(s.Name, cols, keys, nil, s.IfNotExists)
@@ -273,7 +276,7 @@ func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (
 			return 0, fmt.Errorf("CREATE TABLE %s: %d columns declared but the SELECT returns %d", s.Name, len(s.Columns), len(cols))
 		}
 		for i, c := range s.Columns {
-			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default}
+			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default, AutoIncrement: c.AutoIncrement}
 		}
 	}
 	cols, keys, err := tableKeys(s, cols)
@@ -281,6 +284,9 @@ func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (
 		return 0, err
 	}
 	if err := db.checkDefaults(ctx, cols); err != nil {
+		return 0, err
+	}
+	if err := checkAutoIncrement(cols, keys); err != nil {
 		return 0, err
 	}
 	recs, rows, err := convertBatches(batches, outCols, cols)
@@ -514,10 +520,12 @@ func convertColumn(v *coldata.Vec, col catalog.Column, firstRow int) (*coldata.V
 	return out.Materialize(), nil
 }
 
-func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []Warning, error) {
+// insert runs INSERT and returns the rows it wrote, its warnings, and the
+// first AUTO_INCREMENT number it gave (0: none), LAST_INSERT_ID's value.
+func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []Warning, int64, error) {
 	t, err := db.cat.Get(s.Table)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, 0, err
 	}
 	// target[i] is the table column receiving source column i.
 	var target []int
@@ -530,10 +538,10 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 		for _, name := range s.Columns {
 			ci := t.ColumnIndex(name)
 			if ci < 0 {
-				return 0, nil, &planner.Error{Kind: planner.UnknownColumn, Object: name, Msg: fmt.Sprintf("unknown column %q in table %s", name, t.Name)}
+				return 0, nil, 0, &planner.Error{Kind: planner.UnknownColumn, Object: name, Msg: fmt.Sprintf("unknown column %q in table %s", name, t.Name)}
 			}
 			if seen[ci] {
-				return 0, nil, errkind.Errorf(errkind.DuplicateColumn, "column %q specified twice", name)
+				return 0, nil, 0, errkind.Errorf(errkind.DuplicateColumn, "column %q specified twice", name)
 			}
 			seen[ci] = true
 			target = append(target, ci)
@@ -546,15 +554,15 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 	if s.Select != nil {
 		srcCols, src, kept, err = db.collectKeep(ctx, s.Select, args)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, 0, err
 		}
 		if len(srcCols) != len(target) {
-			return 0, nil, fmt.Errorf("INSERT INTO %s: %d columns selected for %d target columns", t.Name, len(srcCols), len(target))
+			return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %d columns selected for %d target columns", t.Name, len(srcCols), len(target))
 		}
 	}
 	rows, dup, err := db.bindInsert(ctx, t, s, target, args)
 	if err != nil {
-		return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+		return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
 	}
 	if s.Select == nil {
 		types := make([]coldata.Type, len(target))
@@ -563,17 +571,24 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 		}
 		b, err := valuesBatch(rows, len(target), types)
 		if err != nil {
-			return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+			return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
 		}
 		src = []*coldata.Batch{b}
 	}
 	var total int64
 	var out []*coldata.Batch
 	var nullWarnings []nullWarning
+	auto, counter, firstID := autoColumn(t), int64(0), int64(0)
+	if auto >= 0 {
+		counter = autoCounter(t, auto)
+	}
 	for _, b := range src {
 		full := make([]*coldata.Vec, len(t.Columns))
 		for i, ci := range target {
 			col := t.Columns[ci]
+			if ci == auto {
+				col.NotNull = false // NULLs are numbered below
+			}
 			_, hasDefault := catalog.ImplicitDefault(col.Type)
 			ignoreNull := s.Ignore && col.NotNull && hasDefault
 			if ignoreNull {
@@ -581,10 +596,19 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 			}
 			v, err := convertColumn(b.Cols[i], col, int(total))
 			if err != nil {
-				return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+				return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
 			}
 			if ignoreNull {
 				v, nullWarnings = fillImplicitDefault(v, ci, int(total), nullWarnings)
+			}
+			if ci == auto {
+				var first int64
+				if v, first, err = numberRows(v, &counter); err != nil {
+					return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+				}
+				if firstID == 0 {
+					firstID = first
+				}
 			}
 			full[ci] = v
 		}
@@ -593,14 +617,23 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 				continue
 			}
 			switch {
+			case ci == auto:
+				v, first, err := autoValues(b.Len, &counter)
+				if err != nil {
+					return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+				}
+				if firstID == 0 {
+					firstID = first
+				}
+				full[ci] = v
 			case c.Default != "":
 				v, err := db.defaultColumn(ctx, c, b.Len)
 				if err != nil {
-					return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+					return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
 				}
 				full[ci] = v
 			case c.NotNull:
-				return 0, nil, fmt.Errorf("INSERT INTO %s: %w", t.Name, &catalog.NoDefaultError{Column: c.Name})
+				return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, &catalog.NoDefaultError{Column: c.Name})
 			default:
 				full[ci] = coldata.NewConst(c.Type, nil, b.Len).Materialize()
 			}
@@ -609,16 +642,16 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 		total += int64(b.Len)
 	}
 	if total == 0 {
-		return 0, nil, nil
+		return 0, nil, 0, nil
 	}
 	all := coldata.Concat(out, len(t.Columns))
 	warnings := nullWarningList(t, nullWarnings)
 	if keys := db.cat.UniqueKeys(t); len(keys) > 0 {
 		n, keyWarnings, err := db.insertKeyed(ctx, t, keys, s, all, dup)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, 0, err
 		}
-		return n, append(warnings, keyWarnings...), nil
+		return n, append(warnings, keyWarnings...), firstID, nil
 	}
 	// The rows the GPU computed extend the table's resident copy when they
 	// are its rows unconverted, every column in order.
@@ -630,12 +663,12 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 	}
 	if err := db.cat.Append(t.Name, all); err != nil {
 		releaseDevice(&old)
-		return 0, nil, err
+		return 0, nil, 0, err
 	}
 	if old != nil {
 		db.adoptResident(t.Name, t.Records, 1, old, &kept)
 	}
-	return total, warnings, nil
+	return total, warnings, firstID, nil
 }
 
 // nullWarning is a NULL that INSERT IGNORE stored in NOT NULL column col

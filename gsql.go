@@ -134,6 +134,9 @@ type DB struct {
 // Result reports what a statement without rows did.
 type Result struct {
 	RowsAffected int64
+	// LastInsertID is the first number an INSERT gave an AUTO_INCREMENT
+	// column (MySQL's LAST_INSERT_ID()), 0 when it gave none.
+	LastInsertID int64
 	// Warnings are the notes of the last statement run (INSERT IGNORE's
 	// skipped duplicates).
 	Warnings []Warning
@@ -373,6 +376,9 @@ func (db *DB) exec(ctx context.Context, text string, args []any) (Result, error)
 		}
 		res.RowsAffected += r.RowsAffected
 		res.Warnings = r.Warnings
+		if r.LastInsertID != 0 {
+			res.LastInsertID = r.LastInsertID // the last INSERT that numbered rows
+		}
 	}
 	return res, nil
 }

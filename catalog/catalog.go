@@ -30,6 +30,9 @@ type Column struct {
 	// CURRENT_TIMESTAMP, a parenthesised expression), "" when it has
 	// none: an INSERT that gives the column no value evaluates it.
 	Default string
+	// AutoIncrement numbers the rows an INSERT gives no value (NULL, 0 or
+	// none) from one past the column's largest value.
+	AutoIncrement bool
 }
 
 // Table is an immutable snapshot of a table's schema and rows.

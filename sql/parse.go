@@ -41,6 +41,9 @@ type ColumnDef struct {
 	// Default is the DEFAULT clause's expression as written ("" when
 	// none): a literal, CURRENT_TIMESTAMP or a parenthesised expression.
 	Default string
+	// AutoIncrement is AUTO_INCREMENT: an INSERT's NULL, 0 or missing
+	// value is the next number.
+	AutoIncrement bool
 	// key is the column's own PRIMARY KEY or UNIQUE (CreateTable.Keys).
 	key *KeyDef
 }
@@ -744,7 +747,7 @@ func (p *ddl) column() (ColumnDef, *Error) {
 			col.NotNull = true
 			col.key = &KeyDef{Primary: true, Columns: []string{name}}
 		case p.accept("auto_increment"):
-			return col, newError(ErrUnsupported, p.src, t.start, "not supported: AUTO_INCREMENT")
+			col.AutoIncrement = true
 		case p.accept("default"):
 			text, err := p.defaultValue()
 			if err != nil {

@@ -33,6 +33,9 @@ func show(st Statement) string {
 				if c.NotNull {
 					b.WriteString(" notnull")
 				}
+				if c.AutoIncrement {
+					b.WriteString(" auto")
+				}
 				if c.Default != "" {
 					b.WriteString(" default=" + c.Default)
 				}
@@ -152,6 +155,7 @@ func TestParseStatements(t *testing.T) {
 		{"CREATE TABLE t (a INT, b INT, PRIMARY KEY (a, b), UNIQUE KEY ub (b), KEY (a), INDEX i (b))",
 			"CREATE t (a BIGINT, b BIGINT)"},
 		{"CREATE TABLE t (a INT UNIQUE, b INT KEY) ENGINE=InnoDB DEFAULT CHARSET=utf8", "CREATE t (a BIGINT, b BIGINT notnull)"},
+		{"CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)", "CREATE t (id BIGINT notnull auto, v BIGINT)"},
 		{"CREATE TABLE t (a INT NOT NULL DEFAULT -1, b VARCHAR(10) DEFAULT 'x, y' COMMENT 'c', c DATETIME(3) DEFAULT CURRENT_TIMESTAMP(3), d DOUBLE DEFAULT (1 + 2) NULL, e INT DEFAULT NULL)",
 			"CREATE t (a BIGINT notnull default=-1, b VARCHAR default='x, y', c DATETIME(3) default=CURRENT_TIMESTAMP(3), d DOUBLE default=(1 + 2), e BIGINT default=NULL)"},
 		{"CREATE TEMPORARY TABLE t (a INT)", "CREATE t (a BIGINT)"},

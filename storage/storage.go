@@ -123,6 +123,7 @@ type columnEntry struct {
 	Type    string `json:"type"`
 	NotNull bool   `json:"not_null,omitempty"`
 	Default string `json:"default,omitempty"`
+	Auto    bool   `json:"auto_increment,omitempty"`
 }
 
 type keyEntry struct {
@@ -466,7 +467,7 @@ func columnsOf(te tableEntry) ([]catalog.Column, error) {
 		if !ok || t == coldata.Null {
 			return nil, fmt.Errorf("column %s: unknown type %q", c.Name, c.Type)
 		}
-		cols[i] = catalog.Column{Name: c.Name, Type: t, NotNull: c.NotNull, Default: c.Default}
+		cols[i] = catalog.Column{Name: c.Name, Type: t, NotNull: c.NotNull, Default: c.Default, AutoIncrement: c.Auto}
 	}
 	return cols, nil
 }
@@ -641,7 +642,7 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 			if pt, ok := coldata.ParseType(c.Type.String()); !ok || pt != c.Type {
 				return fmt.Errorf("column %s: type %s cannot be stored", c.Name, c.Type)
 			}
-			te.Columns = append(te.Columns, columnEntry{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull, Default: c.Default})
+			te.Columns = append(te.Columns, columnEntry{Name: c.Name, Type: c.Type.String(), NotNull: c.NotNull, Default: c.Default, Auto: c.AutoIncrement})
 		}
 		for _, k := range nt.Keys {
 			te.Keys = append(te.Keys, keyEntry{Name: k.Name, Primary: k.Primary, Columns: k.Columns})

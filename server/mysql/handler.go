@@ -143,7 +143,7 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 	for _, w := range res.Warnings {
 		s.Warnings = append(s.Warnings, []string{"Warning", strconv.Itoa(int(w.Code)), w.Msg})
 	}
-	return wire.Result{AffectedRows: uint64(res.RowsAffected), Warnings: uint16(min(len(res.Warnings), 65535))}, nil
+	return wire.Result{AffectedRows: uint64(res.RowsAffected), LastInsertID: uint64(max(res.LastInsertID, 0)), Warnings: uint16(min(len(res.Warnings), 65535))}, nil
 }
 
 // engineSession is the engine's session for a statement of client
