@@ -95,3 +95,38 @@ func TestAutoIncrementLastInsertID(t *testing.T) {
 		t.Fatalf("database/sql LastInsertId: %d, %v", id, err)
 	}
 }
+
+// LAST_INSERT_ID() is per session: the first number the session's last
+// numbering INSERT gave; an INSERT of explicit values leaves it (MariaDB
+// 10.11 answers 4, 4, 0 below).
+func TestLastInsertIDPerSession(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t, gsql.Options{Device: "cpu"},
+		"CREATE TABLE b (id BIGINT AUTO_INCREMENT PRIMARY KEY, v BIGINT)",
+		"INSERT INTO b (v) VALUES (1), (2), (3)")
+	s1, s2 := db.Session(), db.Session()
+	if _, err := s1.Exec(ctx, "INSERT INTO b (v) VALUES (40), (50)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s1.Exec(ctx, "INSERT INTO b VALUES (100, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	one := func(s *gsql.Session) string {
+		rdr, err := s.Query(ctx, "SELECT LAST_INSERT_ID()")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rdr.Release()
+		rdr.Next()
+		return rdr.Record().Column(0).ValueStr(0)
+	}
+	if got := one(s1); got != "4" {
+		t.Errorf("session 1: LAST_INSERT_ID() = %s, want 4", got)
+	}
+	if got := one(s1); got != "4" {
+		t.Errorf("session 1 again (no plan cached with the value): %s", got)
+	}
+	if got := one(s2); got != "0" {
+		t.Errorf("session 2: LAST_INSERT_ID() = %s, want 0", got)
+	}
+}

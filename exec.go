@@ -29,6 +29,13 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 	if err := ctx.Err(); err != nil {
 		return Result{}, nil, err
 	}
+	sess := db.sessionOf(ctx)
+	ctx = planner.WithLastInsertID(ctx, sess.lastInsertID.Load())
+	defer func() {
+		if err == nil && res.LastInsertID != 0 {
+			sess.lastInsertID.Store(res.LastInsertID)
+		}
+	}()
 	switch s := st.(type) {
 	case *sql.Select:
 		rdr, err := db.query(ctx, s.Stmt, args)

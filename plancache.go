@@ -151,7 +151,7 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 // volatileWords are functions whose value changes between runs of one
 // statement: a statement naming one is planned afresh each time (the
 // planner may fold a call into a constant).
-var volatileWords = []string{"rand", "now", "current_", "sysdate", "curdate", "curtime", "localtime", "uuid", "unix_timestamp", "utc_"}
+var volatileWords = []string{"rand", "now", "current_", "sysdate", "curdate", "curtime", "localtime", "uuid", "unix_timestamp", "utc_", "last_insert_id"}
 
 // cacheableText reports whether a statement's plan may be reused: it names
 // no volatile function (a conservative test on the text: a column called

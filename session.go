@@ -24,6 +24,9 @@ import (
 type Session struct {
 	db       *DB
 	disabled atomic.Uint64 // planner.RuleSet
+	// lastInsertID is LAST_INSERT_ID(): the first AUTO_INCREMENT number
+	// the session's last INSERT that gave one gave.
+	lastInsertID atomic.Int64
 }
 
 // Session starts a session on db with the database's settings.

@@ -538,6 +538,27 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		if e, ok := b.clockValue(name); ok {
 			return e, true, nil
 		}
+		if name == "last_insert_id" {
+			return &expr.Literal{Value: lastInsertID(b.ctx), T: coldata.Int64}, true, nil
+		}
 	}
 	return nil, false, nil
+}
+
+type lastInsertIDKey struct{}
+
+// WithLastInsertID gives LAST_INSERT_ID() its value for the statements run
+// under ctx: the first AUTO_INCREMENT number the session's last INSERT
+// gave.
+func WithLastInsertID(ctx context.Context, id int64) context.Context {
+	return context.WithValue(ctx, lastInsertIDKey{}, id)
+}
+
+func lastInsertID(ctx context.Context) int64 {
+	if ctx != nil {
+		if id, ok := ctx.Value(lastInsertIDKey{}).(int64); ok {
+			return id
+		}
+	}
+	return 0
 }
