@@ -58,6 +58,8 @@ func TestErrorKinds(t *testing.T) {
 		{`INSERT INTO e VALUES (NULL, 'x')`, errkind.NotNull, &ne},
 		{`INSERT INTO e (b) VALUES ('x')`, errkind.NoDefault, &nd},
 		{`CREATE TABLE f (a BIGINT NOT NULL DEFAULT NULL)`, errkind.InvalidDefault, &dv},
+		{`SELECT a, COUNT(*) FROM e`, errkind.MixedAggregate, nil},
+		{`SELECT b, COUNT(*) FROM e GROUP BY a`, errkind.NonGrouped, nil},
 		{`UPDATE e SET a = NULL`, errkind.NotNull, &ne},
 		{`CREATE TABLE n (a BIGINT NOT NULL) AS SELECT NULL`, errkind.NotNull, &ne},
 		{`INSERT INTO e VALUES ('abc', 'x')`, errkind.BadValue, nil},

@@ -131,6 +131,10 @@ const (
 	// InvalidDefault is a DEFAULT that is not a value of its column:
 	// 1067 ER_INVALID_DEFAULT.
 	InvalidDefault
+	// MixedAggregate is an aggregated query without GROUP BY whose select
+	// list reads a column outside aggregates: 1140
+	// ER_MIX_OF_GROUP_FUNC_AND_FIELDS.
+	MixedAggregate
 
 	numKinds // the number of kinds; keep last
 )
@@ -175,6 +179,7 @@ var mysql = [numKinds]struct {
 	DiskFull:          {"disk full", 1021, "HY000"},
 	NoDefault:         {"no default", 1364, "HY000"},
 	InvalidDefault:    {"invalid default", 1067, "42000"},
+	MixedAggregate:    {"aggregate mixed with a column", 1140, "42000"},
 }
 
 // Kinds returns every kind, Unknown first.

@@ -51,6 +51,7 @@ func TestMySQL(t *testing.T) {
 		{DiskFull, 1021, "HY000"},
 		{NoDefault, 1364, "HY000"},
 		{InvalidDefault, 1067, "42000"},
+		{MixedAggregate, 1140, "42000"},
 		{numKinds + 3, 1105, "HY000"},
 	}
 	if len(cases)-1 != len(Kinds()) {

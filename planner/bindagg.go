@@ -140,6 +140,9 @@ func (a *aggCtx) column(bound expr.Expr, name string) (expr.Expr, error) {
 	if ref, ok := bound.(*expr.ColumnRef); ok && a.dependent(ref) {
 		return a.addAgg("any_value("+ref.String()+")", opspec.AggSpec{Kind: opspec.AggMin, Arg: ref, Type: ref.T}), nil
 	}
+	if len(a.node.Keys) == 0 {
+		return nil, errorf(MixedAggregate, name, "In aggregated query without GROUP BY, the SELECT list contains nonaggregated column '%s'; this is incompatible with sql_mode=only_full_group_by", name)
+	}
 	return nil, errorf(NonGrouped, name, "column %q must appear in the GROUP BY clause or be used in an aggregate function (it does not depend on the grouped columns)", name)
 }
 

@@ -27,6 +27,9 @@ const (
 	// NonGrouped: a column outside GROUP BY and aggregates that the
 	// grouped columns do not determine (MySQL's ONLY_FULL_GROUP_BY).
 	NonGrouped
+	// MixedAggregate: an aggregated query without GROUP BY that also reads
+	// a column outside aggregates (MySQL's ONLY_FULL_GROUP_BY, 1140).
+	MixedAggregate
 )
 
 func (k ErrorKind) String() string {
@@ -47,6 +50,8 @@ func (k ErrorKind) String() string {
 		return "unknown rule"
 	case NonGrouped:
 		return "non-grouped column"
+	case MixedAggregate:
+		return "aggregate mixed with a column"
 	}
 	return "error"
 }
@@ -78,6 +83,8 @@ func (e *Error) ErrorKind() errkind.Kind {
 		return errkind.WrongValue
 	case NonGrouped:
 		return errkind.NonGrouped
+	case MixedAggregate:
+		return errkind.MixedAggregate
 	}
 	return errkind.TypeMismatch
 }

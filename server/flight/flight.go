@@ -182,6 +182,7 @@ var grpcCodes = map[errkind.Kind]codes.Code{
 	errkind.DiskFull:          codes.ResourceExhausted,
 	errkind.NoDefault:         codes.InvalidArgument,
 	errkind.InvalidDefault:    codes.InvalidArgument,
+	errkind.MixedAggregate:    codes.InvalidArgument,
 }
 
 // grpcError gives a gsql error the gRPC status a Flight client expects for

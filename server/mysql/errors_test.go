@@ -38,6 +38,7 @@ func TestErrorCodes(t *testing.T) {
 		{"INSERT INTO e (a, b) VALUES (NULL, 'x')", 1048, "23000"},
 		{"INSERT INTO e (b) VALUES ('x')", 1364, "HY000"},
 		{"CREATE TABLE f (a BIGINT NOT NULL DEFAULT NULL)", 1067, "42000"},
+		{"SELECT a, COUNT(*) FROM e", 1140, "42000"},
 		{"UPDATE e SET a = NULL", 1048, "23000"},
 		{"INSERT INTO e VALUES ('abc', 'x')", 1366, "HY000"},
 		{"SELECT a + 9223372036854775807 FROM e", 1690, "22003"},
