@@ -3,6 +3,7 @@ package gsql
 import (
 	"context"
 	"fmt"
+	"regexp"
 
 	"github.com/xwb1989/sqlparser"
 
@@ -11,10 +12,20 @@ import (
 	"github.com/gsqlengine/gsql/sql"
 )
 
+// clockDefault is a clock function with its fractional digits, as MySQL
+// writes DEFAULT CURRENT_TIMESTAMP(3).
+var clockDefault = regexp.MustCompile(`(?i)^\s*(current_timestamp|now|localtimestamp|localtime)\s*\(\s*[0-6]?\s*\)\s*$`)
+
 // defaultExpr parses column c's DEFAULT text into the expression an INSERT
 // binds in its place.
 func defaultExpr(c catalog.Column) (sqlparser.Expr, error) {
-	st, err := sql.ParseOne("SELECT " + c.Default)
+	text := c.Default
+	if clockDefault.MatchString(text) {
+		// CURRENT_TIMESTAMP(3): the column's DATETIME(n) rounds the
+		// statement's time to its digits.
+		text = "CURRENT_TIMESTAMP"
+	}
+	st, err := sql.ParseOne("SELECT " + text)
 	if err != nil {
 		return nil, err
 	}

@@ -130,3 +130,43 @@ func TestLastInsertIDPerSession(t *testing.T) {
 		t.Errorf("session 2: LAST_INSERT_ID() = %s, want 0", got)
 	}
 }
+
+// SHOW CREATE TABLE prints a statement that makes the same table: run in
+// a fresh database it gives the same SHOW CREATE TABLE, and the copy
+// numbers, defaults and refuses duplicates as the original.
+func TestShowCreateTableRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	a := openTestDB(t, gsql.Options{Device: "cpu"},
+		"CREATE TABLE `order lines` (id INT NOT NULL AUTO_INCREMENT, sku VARCHAR(20) DEFAULT 'it''s', amt DECIMAL(10,2) NOT NULL DEFAULT 0.5, "+
+			"at DATETIME(3) DEFAULT CURRENT_TIMESTAMP(3), d DATE, ok BOOLEAN DEFAULT TRUE, PRIMARY KEY (id), UNIQUE KEY uq_sku (sku))")
+	show := func(db *gsql.DB) string {
+		rows := rowsOf(t, db, "SHOW CREATE TABLE `order lines`")
+		if len(rows) != 1 {
+			t.Fatalf("SHOW CREATE TABLE: %q", rows)
+		}
+		return strings.TrimPrefix(rows[0], "order lines|")
+	}
+	text := show(a)
+	for _, want := range []string{"CREATE TABLE `order lines` (", "`id` BIGINT NOT NULL AUTO_INCREMENT", "DEFAULT 'it''s'",
+		"`amt` DECIMAL(10,2) NOT NULL DEFAULT 0.5", "DEFAULT CURRENT_TIMESTAMP(3)", "PRIMARY KEY (`id`)", "UNIQUE KEY `uq_sku` (`sku`)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("SHOW CREATE TABLE lacks %q:\n%s", want, text)
+		}
+	}
+	b := openTestDB(t, gsql.Options{Device: "cpu"}, text)
+	if got := show(b); got != text {
+		t.Errorf("round trip:\n%s\nwant\n%s", got, text)
+	}
+	if _, err := b.Exec(ctx, "INSERT INTO `order lines` (d) VALUES (DATE '2024-02-29')"); err != nil {
+		t.Fatal(err)
+	}
+	if got := rowsOf(t, b, "SELECT id, sku, amt, at IS NOT NULL, d, ok FROM `order lines`"); len(got) != 1 || got[0] != "1|it's|0.5|true|2024-02-29|true" {
+		t.Errorf("the copy's defaults: %q", got)
+	}
+	if _, err := b.Exec(ctx, "INSERT INTO `order lines` (sku) VALUES ('it''s')"); errkind.Of(err) != errkind.DuplicateKey {
+		t.Errorf("the copy's UNIQUE key: %v", err)
+	}
+	if _, err := a.Exec(ctx, "SHOW CREATE TABLE nosuch"); errkind.Of(err) != errkind.NoSuchTable {
+		t.Errorf("SHOW CREATE TABLE of a missing table: %v", err)
+	}
+}

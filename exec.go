@@ -64,6 +64,16 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 	case *sql.Delete:
 		n, err := db.delete(ctx, s, args)
 		return Result{RowsAffected: n}, nil, err
+	case *sql.ShowCreateTable:
+		t, err := db.cat.Get(s.Table)
+		if err != nil {
+			// A statement that reads a table: MySQL's 1146, as SELECT's.
+			return Result{}, nil, &planner.Error{Kind: planner.UnknownTable, Object: s.Table, Msg: fmt.Sprintf("unknown table %q", s.Table)}
+		}
+		name, text := coldata.NewBuilder(coldata.String, 1), coldata.NewBuilder(coldata.String, 1)
+		name.AppendString(t.Name)
+		text.AppendString(createTableText(t))
+		return Result{}, rowsReader([]string{"Table", "Create Table"}, []*coldata.Vec{name.Finish(), text.Finish()}), nil
 	case *sql.ShowTables:
 		b := coldata.NewBuilder(coldata.String, 0)
 		names := append(db.cat.List(), db.cat.Views()...)

@@ -75,6 +75,9 @@ type Insert struct {
 // ShowTables is SHOW TABLES.
 type ShowTables struct{}
 
+// ShowCreateTable is SHOW CREATE TABLE t: the statement that makes t.
+type ShowCreateTable struct{ Table string }
+
 // Describe is DESCRIBE t, DESC t or SHOW COLUMNS FROM t.
 type Describe struct {
 	Table string
@@ -90,13 +93,14 @@ type Explain struct {
 	Stmt    Statement
 }
 
-func (*Select) statement()      {}
-func (*CreateTable) statement() {}
-func (*DropTable) statement()   {}
-func (*Insert) statement()      {}
-func (*ShowTables) statement()  {}
-func (*Describe) statement()    {}
-func (*Explain) statement()     {}
+func (*Select) statement()          {}
+func (*ShowCreateTable) statement() {}
+func (*CreateTable) statement()     {}
+func (*DropTable) statement()       {}
+func (*Insert) statement()          {}
+func (*ShowTables) statement()      {}
+func (*Describe) statement()        {}
+func (*Explain) statement()         {}
 
 // Parse parses text holding one or more statements separated by ';'. Empty
 // statements are ignored.
@@ -902,6 +906,15 @@ func (p *ddl) show() (Statement, *Error) {
 	switch {
 	case p.accept("tables"):
 		return &ShowTables{}, p.done()
+	case p.accept("create"):
+		if err := p.expect("table"); err != nil {
+			return nil, err
+		}
+		name, err := p.tableName()
+		if err != nil {
+			return nil, err
+		}
+		return &ShowCreateTable{Table: name}, p.done()
 	case p.accept("columns") || p.accept("fields"):
 		if !p.accept("from") && !p.accept("in") {
 			return nil, p.errHere("expected FROM")

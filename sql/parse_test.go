@@ -315,3 +315,19 @@ func TestParseOne(t *testing.T) {
 		}
 	}
 }
+
+// SHOW CREATE TABLE names its table; other SHOW CREATE forms are errors
+// with a position.
+func TestParseShowCreateTable(t *testing.T) {
+	st, err := ParseOne("SHOW CREATE TABLE `order lines`")
+	if sc, ok := st.(*ShowCreateTable); err != nil || !ok || sc.Table != "order lines" {
+		t.Fatalf("got %#v, %v", st, err)
+	}
+	for _, bad := range []string{"SHOW CREATE VIEW v", "SHOW CREATE TABLE", "SHOW CREATE TABLE t u"} {
+		if _, err := ParseOne(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		} else if e, ok := err.(*Error); !ok || e.Line != 1 || e.Col < 1 {
+			t.Errorf("%s: %v has no position", bad, err)
+		}
+	}
+}
