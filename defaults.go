@@ -44,9 +44,9 @@ func defaultExpr(c catalog.Column) (sqlparser.Expr, error) {
 	return ae.Expr, nil
 }
 
-// defaultColumn is column c's DEFAULT evaluated for n rows of an INSERT
+// defaultValue is column c's DEFAULT evaluated for an INSERT
 // (CURRENT_TIMESTAMP at the statement's time), converted to c's type.
-func (db *DB) defaultColumn(ctx context.Context, c catalog.Column, n int) (*coldata.Vec, error) {
+func (db *DB) defaultValue(ctx context.Context, c catalog.Column) (any, error) {
 	e, err := defaultExpr(c)
 	if err != nil {
 		return nil, &catalog.InvalidDefaultError{Column: c.Name, Err: err}
@@ -63,7 +63,7 @@ func (db *DB) defaultColumn(ctx context.Context, c catalog.Column, n int) (*cold
 	if err != nil {
 		return nil, &catalog.InvalidDefaultError{Column: c.Name, Err: err}
 	}
-	return coldata.NewConst(c.Type, v.Value(0), n).Materialize(), nil
+	return v.Value(0), nil
 }
 
 // checkDefaults evaluates every DEFAULT of a new table's columns once, so
@@ -74,7 +74,7 @@ func (db *DB) checkDefaults(ctx context.Context, cols []catalog.Column) error {
 		if c.Default == "" {
 			continue
 		}
-		if _, err := db.defaultColumn(ctx, c, 1); err != nil {
+		if _, err := db.defaultValue(ctx, c); err != nil {
 			return err
 		}
 	}
@@ -85,8 +85,9 @@ func (db *DB) checkDefaults(ctx context.Context, cols []catalog.Column) error {
 // target column's DEFAULT expression (target[i] is the table column of
 // value i); a column without one keeps the keyword, which binds as NULL.
 func withDefaults(t *catalog.Table, target []int, rows [][]sqlparser.Expr) ([][]sqlparser.Expr, error) {
-	var out [][]sqlparser.Expr
+	out := rows
 	for r, row := range rows {
+		copied := false
 		for i, e := range row {
 			if _, ok := e.(*sqlparser.Default); !ok || i >= len(target) || t.Columns[target[i]].Default == "" {
 				continue
@@ -95,18 +96,15 @@ func withDefaults(t *catalog.Table, target []int, rows [][]sqlparser.Expr) ([][]
 			if err != nil {
 				return nil, &catalog.InvalidDefaultError{Column: t.Columns[target[i]].Name, Err: err}
 			}
-			if out == nil {
-				out = make([][]sqlparser.Expr, len(rows))
-				copy(out, rows)
-			}
-			if &out[r][0] == &rows[r][0] {
-				out[r] = append([]sqlparser.Expr(nil), row...)
+			if !copied {
+				// The statement's rows stay as parsed (a cached plan's).
+				if &out[0] == &rows[0] {
+					out = append([][]sqlparser.Expr(nil), rows...)
+				}
+				out[r], copied = append([]sqlparser.Expr(nil), row...), true
 			}
 			out[r][i] = de
 		}
-	}
-	if out == nil {
-		return rows, nil
 	}
 	return out, nil
 }

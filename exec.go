@@ -250,20 +250,36 @@ func schemaOf(n planner.Node) *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
+// declaredColumn is a column as CREATE TABLE declares it.
+func declaredColumn(c sql.ColumnDef) catalog.Column {
+	return catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default, AutoIncrement: c.AutoIncrement}
+}
+
+// tableDefinition adds CREATE TABLE's keys to cols and checks what the
+// columns declare against them: each DEFAULT a value of its column, an
+// AUTO_INCREMENT column keyed.
+func (db *DB) tableDefinition(ctx context.Context, s *sql.CreateTable, cols []catalog.Column) ([]catalog.Column, []catalog.Key, error) {
+	cols, keys, err := tableKeys(s, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := db.checkDefaults(ctx, cols); err != nil {
+		return nil, nil, err
+	}
+	if err := checkAutoIncrement(cols, keys); err != nil {
+		return nil, nil, err
+	}
+	return cols, keys, nil
+}
+
 func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (int64, error) {
 	if s.AsSelect == nil {
 		cols := make([]catalog.Column, len(s.Columns))
 		for i, c := range s.Columns {
-			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default, AutoIncrement: c.AutoIncrement}
+			cols[i] = declaredColumn(c)
 		}
-		cols, keys, err := tableKeys(s, cols)
+		cols, keys, err := db.tableDefinition(ctx, s, cols)
 		if err != nil {
-			return 0, err
-		}
-		if err := db.checkDefaults(ctx, cols); err != nil {
-			return 0, err
-		}
-		if err := checkAutoIncrement(cols, keys); err != nil {
 			return 0, err
 		}
 		_, err = db.cat.CreateKeyed(s.Name, cols, keys, nil, s.IfNotExists)
@@ -293,17 +309,11 @@ func (db *DB) createTable(ctx context.Context, s *sql.CreateTable, args []any) (
 			return 0, fmt.Errorf("CREATE TABLE %s: %d columns declared but the SELECT returns %d", s.Name, len(s.Columns), len(cols))
 		}
 		for i, c := range s.Columns {
-			cols[i] = catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Default: c.Default, AutoIncrement: c.AutoIncrement}
+			cols[i] = declaredColumn(c)
 		}
 	}
-	cols, keys, err := tableKeys(s, cols)
+	cols, keys, err := db.tableDefinition(ctx, s, cols)
 	if err != nil {
-		return 0, err
-	}
-	if err := db.checkDefaults(ctx, cols); err != nil {
-		return 0, err
-	}
-	if err := checkAutoIncrement(cols, keys); err != nil {
 		return 0, err
 	}
 	recs, rows, err := convertBatches(batches, outCols, cols)
@@ -596,6 +606,7 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 	var out []*coldata.Batch
 	var nullWarnings []nullWarning
 	auto, counter, firstID := autoColumn(t), int64(0), int64(0)
+	defaults := map[int]any{} // each DEFAULT's value, evaluated on first use
 	if auto >= 0 {
 		counter = autoCounter(t, auto)
 	}
@@ -644,11 +655,15 @@ func (db *DB) insert(ctx context.Context, s *sql.Insert, args []any) (int64, []W
 				}
 				full[ci] = v
 			case c.Default != "":
-				v, err := db.defaultColumn(ctx, c, b.Len)
-				if err != nil {
-					return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+				v, ok := defaults[ci]
+				if !ok {
+					// Once per statement: every batch gets the same value.
+					if v, err = db.defaultValue(ctx, c); err != nil {
+						return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, err)
+					}
+					defaults[ci] = v
 				}
-				full[ci] = v
+				full[ci] = coldata.NewConst(c.Type, v, b.Len).Materialize()
 			case c.NotNull:
 				return 0, nil, 0, fmt.Errorf("INSERT INTO %s: %w", t.Name, &catalog.NoDefaultError{Column: c.Name})
 			default:
