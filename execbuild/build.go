@@ -442,6 +442,12 @@ func (b *Built) buildDevice(n planner.Node) (operators.DeviceOperator, error) {
 			return nil, err
 		}
 		op = &window.DeviceOperator{Input: in, RT: b.GPU, NCols: x.NCols, Funcs: x.Funcs, Stats: st}
+	case *planner.DeviceAggregate:
+		a, ast, err := b.deviceAggregate(x)
+		if err != nil {
+			return nil, err
+		}
+		return operators.InstrumentDevice(a, ast), nil
 	case *planner.DeviceJoin:
 		j, err := b.buildDeviceJoin(x, st)
 		if err != nil {

@@ -9,11 +9,21 @@ import (
 	"github.com/gsqlengine/gsql/planner"
 )
 
-// buildDeviceAggregate builds the device GROUP BY.
+// buildDeviceAggregate builds the device GROUP BY whose output is on the
+// host.
 func (b *Built) buildDeviceAggregate(x *planner.DeviceAggregate) (operators.Operator, error) {
-	in, err := b.buildDevice(x.Input)
+	op, st, err := b.deviceAggregate(x)
 	if err != nil {
 		return nil, err
+	}
+	return operators.Instrument(op, st), nil
+}
+
+// deviceAggregate builds the device GROUP BY, for either side.
+func (b *Built) deviceAggregate(x *planner.DeviceAggregate) (*operators.DeviceHashAggregate, *operators.Stats, error) {
+	in, err := b.buildDevice(x.Input)
+	if err != nil {
+		return nil, nil, err
 	}
 	keys := make([]int, x.NKeys)
 	types := make([]coldata.Type, x.NKeys)
@@ -25,7 +35,7 @@ func (b *Built) buildDeviceAggregate(x *planner.DeviceAggregate) (operators.Oper
 	b.Stats[x] = st
 	op := &operators.DeviceHashAggregate{Input: in, RT: b.GPU, Keys: keys, KeyTypes: types, Aggs: x.Aggs,
 		MemoryLimit: b.MemoryLimit, Stats: st, Top: b.aggTop[x], Spill: b.MemoryLimit > 0 && len(keys) > 0, SpillDir: b.TempDir}
-	return operators.Instrument(op, st), nil
+	return op, st, nil
 }
 
 // buildDeviceJoin builds the device hash join.

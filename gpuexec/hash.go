@@ -440,47 +440,10 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		return nil, err
 	}
 	phase("table")
-	// The used slots (any order), then per group its first row, the key
-	// values there and each state.
-	occ := run.occ
-	firsts, err := sc.alloc(uint64(8 * groups))
+	firsts, occ, l, err := d.orderGroupsOn(sc, run, groups, n)
+	res.Launches += l
 	if err != nil {
 		return nil, err
-	}
-	if err := d.launchGrid("gsql_gather_u64", d.strided(groups), firsts.ptr, run.first.ptr, occ.ptr, groups); err != nil {
-		return nil, err
-	}
-	res.Launches++
-	// Groups in order of first appearance: ranked on the device when
-	// there are many (sorting them on the host, and reordering every
-	// downloaded array, took most of a 1.5M-group GROUP BY:
-	// TestCUDAGroupByPhases, docs/benchlog/2026-11-26-tpch-gpu.md).
-	if groups > firstOrderOnHost {
-		if firsts, occ, err = d.firstOrderOn(sc, firsts, occ, groups, n); err != nil {
-			return nil, err
-		}
-		res.Launches += 7
-	} else {
-		firstRows := make([]byte, 8*groups)
-		if err := d.CopyToHost(firstRows, firsts.ptr, nil); err != nil {
-			return nil, err
-		}
-		order := firstAppearance(firstRows, n)
-		ordered := make([]byte, 4*groups)
-		for j, o := range order {
-			binary.LittleEndian.PutUint32(ordered[4*j:], uint32(o))
-		}
-		idx, err := sc.alloc(uint64(4 * groups))
-		if err != nil {
-			return nil, err
-		}
-		if err := d.CopyToDevice(idx.ptr, ordered, nil); err != nil {
-			return nil, err
-		}
-		if firsts, occ, err = d.permuteGroupsOn(sc, firsts, occ, idx, groups); err != nil {
-			return nil, err
-		}
-		res.Launches += 2
 	}
 	phase("order")
 	if top != nil && len(keys) > 0 && int64(top.K) < groups && top.Agg < 0 {
@@ -633,6 +596,52 @@ func (d *Device) groupByOn(ctx context.Context, in *DeviceBatch, keys []int, agg
 		phase("quantiles")
 	}
 	return res, nil
+}
+
+// orderGroupsOn lists a group table's used slots and each group's first
+// row, both in order of the groups' first appearance among the n rows.
+// Context thread only.
+func (d *Device) orderGroupsOn(sc *hashScratch, run *groupRun, groups, n int64) (firsts, occ *Buffer, launches int, err error) {
+	occ = run.occ
+	if firsts, err = sc.alloc(uint64(8 * groups)); err != nil {
+		return nil, nil, 0, err
+	}
+	if err := d.launchGrid("gsql_gather_u64", d.strided(groups), firsts.ptr, run.first.ptr, occ.ptr, groups); err != nil {
+		return nil, nil, launches, err
+	}
+	launches++
+	// Groups in order of first appearance: ranked on the device when
+	// there are many (sorting them on the host, and reordering every
+	// downloaded array, took most of a 1.5M-group GROUP BY:
+	// TestCUDAGroupByPhases, docs/benchlog/2026-11-26-tpch-gpu.md).
+	if groups > firstOrderOnHost {
+		if firsts, occ, err = d.firstOrderOn(sc, firsts, occ, groups, n); err != nil {
+			return nil, nil, launches, err
+		}
+		launches += 7
+	} else {
+		firstRows := make([]byte, 8*groups)
+		if err := d.CopyToHost(firstRows, firsts.ptr, nil); err != nil {
+			return nil, nil, launches, err
+		}
+		order := firstAppearance(firstRows, n)
+		ordered := make([]byte, 4*groups)
+		for j, o := range order {
+			binary.LittleEndian.PutUint32(ordered[4*j:], uint32(o))
+		}
+		idx, err := sc.alloc(uint64(4 * groups))
+		if err != nil {
+			return nil, nil, launches, err
+		}
+		if err := d.CopyToDevice(idx.ptr, ordered, nil); err != nil {
+			return nil, nil, launches, err
+		}
+		if firsts, occ, err = d.permuteGroupsOn(sc, firsts, occ, idx, groups); err != nil {
+			return nil, nil, launches, err
+		}
+		launches += 2
+	}
+	return firsts, occ, launches, nil
 }
 
 // firstOrderOnHost is the most groups ordered on the host (a sort of

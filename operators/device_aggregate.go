@@ -57,6 +57,19 @@ type DeviceHashAggregate struct {
 	SpillDir string
 
 	out *Materialized
+	// devDone says NextDevice has returned the groups; onDevice holds,
+	// while consume runs for NextDevice, how the device finishes each
+	// aggregate.
+	devDone  bool
+	onDevice *deviceFinish
+}
+
+// deviceFinish is how the device finishes every aggregate of a GROUP BY
+// whose groups stay there.
+type deviceFinish struct {
+	finish []gpuexec.GroupFinish
+	types  []coldata.Type
+	out    *gpuexec.DeviceBatch
 }
 
 // DeviceAggKinds maps the aggregates of specs onto device aggregates, or
@@ -119,8 +132,98 @@ func hasQuantile(kinds []gpuexec.GroupAgg) bool {
 
 // Open implements Operator.
 func (h *DeviceHashAggregate) Open(ctx context.Context) error {
-	h.out = nil
+	h.out, h.devDone = nil, false
 	return h.Input.Open(ctx)
+}
+
+// NextDevice implements DeviceOperator, for a GROUP BY read by device
+// operators (a join, a filter): when the whole input is grouped at once
+// and the device finishes every aggregate (deviceFinishes), the groups
+// never leave the device; otherwise the host's result is uploaded.
+func (h *DeviceHashAggregate) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	if !h.devDone {
+		h.devDone = true
+		kinds, err := DeviceAggKinds(h.Aggs)
+		if err != nil {
+			return nil, err
+		}
+		if f := deviceFinishes(h.Aggs, kinds); f != nil && h.Top == nil {
+			h.onDevice = f
+			b, err := h.consume(ctx)
+			h.onDevice = nil
+			switch {
+			case err == nil && f.out != nil:
+				h.out = &Materialized{}
+				return f.out, nil
+			case err == nil:
+				h.out = &Materialized{Batches: []*coldata.Batch{b}}
+			case h.Spill && isGroupStateLimit(err):
+				// Past MemoryLimit on the host: Next reads the input
+				// again and spills.
+				if err := h.Input.Close(); err != nil {
+					return nil, err
+				}
+				if err := h.Input.Open(ctx); err != nil {
+					return nil, err
+				}
+			default:
+				return nil, err
+			}
+		}
+	}
+	b, err := h.Next(ctx)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	return h.upload(ctx, b)
+}
+
+// upload brings the host's groups to the device.
+func (h *DeviceHashAggregate) upload(ctx context.Context, b *coldata.Batch) (*gpuexec.DeviceBatch, error) {
+	var db *gpuexec.DeviceBatch
+	err := h.RT.Cache.RetryOOM(h.RT.waitCtx(ctx), func() (err error) {
+		db, err = h.RT.Dev.Upload(ctx, b)
+		return err
+	})
+	return db, err
+}
+
+// deviceFinishes maps each aggregate onto the device's finish of its
+// state, or returns nil when one has none (a variance,
+// MIN/MAX of text, DISTINCT, a quantile: the host finishes those).
+func deviceFinishes(specs []opspec.AggSpec, kinds []gpuexec.GroupAgg) *deviceFinish {
+	f := &deviceFinish{finish: make([]gpuexec.GroupFinish, len(specs)), types: make([]coldata.Type, len(specs))}
+	for i, s := range specs {
+		if s.Distinct {
+			return nil
+		}
+		avg := s.Kind == opspec.AggAvg
+		sum := s.Kind == opspec.AggSum
+		var fin gpuexec.GroupFinish
+		switch k := kinds[i].Kind; {
+		case s.Kind == opspec.AggCountStar || s.Kind == opspec.AggCount:
+			fin = gpuexec.FinishCount
+		case k == gpuexec.GroupSumInt && sum && s.Type == coldata.Int64:
+			fin = gpuexec.FinishSumInt
+		case k == gpuexec.GroupSumInt && avg && s.Type == coldata.Float64:
+			fin = gpuexec.FinishAvgInt
+		case k == gpuexec.GroupSumFloat && avg && s.Type == coldata.Float64:
+			fin = gpuexec.FinishAvgFloat
+		case (k == gpuexec.GroupSumFloat && sum || k == gpuexec.GroupMinFloat || k == gpuexec.GroupMaxFloat) && s.Type == coldata.Float64:
+			fin = gpuexec.FinishFloat
+		case (k == gpuexec.GroupMinInt || k == gpuexec.GroupMaxInt) && s.Type.Physical() == coldata.Int64:
+			fin = gpuexec.FinishInt
+		case k == gpuexec.GroupSumDec && sum && s.Type.IsDecimal():
+			fin = gpuexec.FinishSumDec
+		case k == gpuexec.GroupSumDec && avg && s.Type.IsDecimal() && s.Arg != nil &&
+			s.Type.Scale() >= s.Arg.Type().Scale() && s.Type.Scale()-s.Arg.Type().Scale() <= 18:
+			fin = gpuexec.FinishAvgDec
+		default:
+			return nil
+		}
+		f.finish[i], f.types[i] = fin, s.Type
+	}
+	return f
 }
 
 // Next implements Operator.
@@ -222,6 +325,17 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	// group groups b; last says no batch follows it, so with no partials
 	// before it its groups are the final ones and a Top may cut them.
 	group := func(b *gpuexec.DeviceBatch, last bool) error {
+		if f := h.onDevice; f != nil && last && len(parts) == 0 {
+			out, err := h.RT.Dev.GroupByOnDevice(ctx, b, h.Keys, kinds, f.finish, f.types)
+			if err == nil {
+				h.addLaunches(4 + len(kinds))
+				f.out = out
+				return nil
+			}
+			if !errors.Is(err, gpuexec.ErrGroupsOnHost) {
+				return err
+			}
+		}
 		top := h.deviceTop(last && len(parts) == 0, kinds)
 		p, err := h.RT.Dev.GroupByTop(ctx, b, h.Keys, kinds, top)
 		if err != nil {
@@ -323,6 +437,9 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	}
 	if hostOut != nil {
 		return hostOut, nil
+	}
+	if f := h.onDevice; f != nil && f.out != nil {
+		return nil, nil
 	}
 	return h.mergeParts(parts, kinds)
 }

@@ -14,7 +14,9 @@ import (
 // (a Compute producing the key columns then the aggregate arguments) runs
 // on the device, each device batch is grouped there, and the groups come
 // to the host, where batches' partials are merged. Its output is on the
-// host.
+// host, unless a device operator reads it (gpuInput places it on the GPU):
+// then the groups stay on the device whenever the device finishes every
+// aggregate and groups the input at once, and are uploaded otherwise.
 type DeviceAggregate struct {
 	placed
 	Input Node
@@ -33,6 +35,9 @@ func (g *DeviceAggregate) Columns() []Column { return g.Orig.Columns() }
 func (g *DeviceAggregate) Inputs() []Node { return []Node{g.Input} }
 
 func (g *DeviceAggregate) describe() string {
+	if g.Dev == GPU {
+		return g.Orig.describe() + " (hash table on the gpu, groups kept on the gpu)"
+	}
 	return g.Orig.describe() + " (hash table on the gpu, groups merged on the host)"
 }
 

@@ -326,10 +326,24 @@ func hostOnly(n Node) string {
 // gpuInput makes n produce device batches: a scan reads the device-resident
 // copy of its table; anything else is transferred.
 func gpuInput(n Node) Node {
-	if s, ok := n.(*Scan); ok {
-		c := *s
+	switch x := n.(type) {
+	case *Scan:
+		c := *x
 		c.Dev = GPU
 		return &c
+	case *DeviceAggregate:
+		// Its groups stay on the device for the reader.
+		c := *x
+		c.Dev = GPU
+		return &c
+	case *Project:
+		// Columns chosen from a GROUP BY's groups (a derived table's
+		// names) are chosen on the device where the groups stay.
+		if _, ok := x.Input.(*DeviceAggregate); ok && x.Dev == CPU && onlyColumns(x.Exprs) {
+			c := &Compute{Input: gpuInput(x.Input), Exprs: x.Exprs, Out: x.Out}
+			c.Dev = GPU
+			return c
+		}
 	}
 	return toSide(n, GPU)
 }

@@ -893,6 +893,93 @@ extern "C" __global__ void gsql_mark_rows(const long long* rows, const unsigned 
   }
 }
 
+// gsql_group_finish writes one aggregate's output column for the groups
+// j in [0, n), from the state at slot occ[j] (a GROUP BY whose groups stay
+// on the device): mode 0 the count; 1 a BIGINT sum; 2 a BIGINT sum's
+// average; 3 a DOUBLE state (SUM, MIN, MAX); 4 a DOUBLE sum's average; 5
+// the low word (MIN or MAX of a BIGINT); 6 a DECIMAL sum's 128 bits (two
+// words a group); 7 a DECIMAL sum's average, the sum times p10 (10 to the
+// output scale less the argument's) over the count, rounded half away from
+// zero, below 10^precision (lim_lo, lim_hi). valid, when set, gets bit j
+// for a group with a value (count > 0). *bad is set where the host must
+// finish instead: a sum past BIGINT (modes 1, 2) or past 38 digits (6, 7),
+// or an average past its precision (7).
+extern "C" __global__ void gsql_group_finish(
+    long long mode, unsigned long long* out, unsigned int* valid, const long long* count,
+    const unsigned long long* w0, const unsigned long long* w1, const unsigned long long* w3,
+    const int* occ, long long n, unsigned long long* bad, unsigned long long p10,
+    unsigned long long lim_lo, unsigned long long lim_hi) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  int lane = threadIdx.x & 31;
+  // Whole warps iterate together so that each writes one 32-bit word of
+  // the validity bitmap (the stride is a multiple of 32).
+  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j - lane < n; j += stride) {
+    bool has = false;
+    if (j < n) {
+      int s = occ[j];
+      long long c = count[s];
+      has = c > 0;
+      unsigned long long lo = w0 ? w0[s] : 0;
+      long long hi = w1 ? (long long)w1[s] : 0;
+      bool fits = (hi == 0 && lo < (1ULL << 63)) || (hi == -1 && lo >= (1ULL << 63));
+      switch (mode) {
+        case 0: out[j] = (unsigned long long)c; break;
+        case 1:
+          if (has && !fits) *bad = 1;
+          out[j] = lo;
+          break;
+        case 2: {
+          if (has && !fits) *bad = 1;
+          double v = has ? (double)(long long)lo / (double)c : 0.0;
+          out[j] = __double_as_longlong(v);
+          break;
+        }
+        case 3: out[j] = lo; break;
+        case 4: {
+          double v = has ? __longlong_as_double((long long)lo) / (double)c : 0.0;
+          out[j] = __double_as_longlong(v);
+          break;
+        }
+        case 5: out[j] = lo; break;
+        case 6:
+        case 7: {
+          long long top = (long long)w3[s];
+          // |sum| <= 10^38 - 1 (0x4b3b4ca85a86c47a098a223fffffffff).
+          unsigned long long mlo = lo, mhi = (unsigned long long)hi;
+          if (hi < 0) {
+            mlo = ~lo + 1;
+            mhi = ~(unsigned long long)hi + (mlo == 0 ? 1 : 0);
+          }
+          bool big = mhi > 0x4b3b4ca85a86c47aULL ||
+                     (mhi == 0x4b3b4ca85a86c47aULL && mlo > 0x098a223fffffffffULL);
+          if (has && (top != (hi >> 63) || big)) *bad = 1;
+          if (mode == 6 || !has) {
+            out[2 * j] = lo;
+            out[2 * j + 1] = (unsigned long long)hi;
+            break;
+          }
+          unsigned __int128 m = ((unsigned __int128)mhi << 64) | mlo;
+          if (m > ((((unsigned __int128)1) << 127) - 1) / p10) {
+            *bad = 1;
+            break;
+          }
+          m *= p10;
+          unsigned long long cnt = (unsigned long long)c;
+          unsigned __int128 q = m / cnt;
+          if (2 * (m % cnt) >= cnt) q++;
+          if (q >= (((unsigned __int128)lim_hi << 64) | lim_lo)) *bad = 1;
+          if (hi < 0) q = ~q + 1;
+          out[2 * j] = (unsigned long long)q;
+          out[2 * j + 1] = (unsigned long long)(q >> 64);
+          break;
+        }
+      }
+    }
+    unsigned int word = __ballot_sync(0xffffffffu, has);
+    if (valid && lane == 0) valid[j >> 5] = word;
+  }
+}
+
 // gsql_part_keys sets each row's partition, the top bits of its group key
 // hash (gsql_row_hash: equal keys share one), as a radix-sort key.
 extern "C" __global__ void gsql_part_keys(const GCol* keys, long long nkeys, long long n,
