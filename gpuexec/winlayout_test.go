@@ -270,6 +270,16 @@ func winRefFrame(rows bool, start, end WindowBound, ps, pe, qs, qe []int) (lo, h
 func TestFakeSortWindow(t *testing.T) {
 	d, f := newFakeDevice(t, Options{})
 	defer d.Close()
+	runSortWindowCases(t, d, []int{1, 7, 3000, 9000})
+	if f.launches["gsql_wl_gather"] == 0 || f.launches["gsql_sort_scatter"] == 0 {
+		t.Errorf("several sort words never gathered: %v", f.launches)
+	}
+	requireNoLeak(t, d, "window layouts")
+}
+
+// runSortWindowCases is TestFakeSortWindow's body over windows of the
+// given sizes (the cuda tests run it on the GPU).
+func runSortWindowCases(t *testing.T, d *Device, sizes []int) {
 	ctx := context.Background()
 	type key struct {
 		kind             string
@@ -301,7 +311,7 @@ func TestFakeSortWindow(t *testing.T) {
 		{true, WindowBound{Kind: WindowPreceding, Offset: math.MaxInt64}, WindowBound{Kind: WindowCurrentRow}},
 	}
 	rng := rand.New(rand.NewSource(11))
-	for _, n := range []int{1, 7, 3000, 9000} {
+	for _, n := range sizes {
 		for _, tc := range cases {
 			keys := append(append([]key(nil), tc.part...), tc.order...)
 			var cols []*coldata.Vec
@@ -374,10 +384,6 @@ func TestFakeSortWindow(t *testing.T) {
 			}
 		}
 	}
-	if f.launches["gsql_wl_gather"] == 0 || f.launches["gsql_sort_scatter"] == 0 {
-		t.Errorf("several sort words never gathered: %v", f.launches)
-	}
-	requireNoLeak(t, d, "window layouts")
 }
 
 // TestFakeSortWindowErrors: invalid layouts and frames are refused with
