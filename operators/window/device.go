@@ -202,8 +202,12 @@ func nullsFirst(k winspec.Key) bool {
 
 // deviceOrderable reports whether the device builds function i's
 // ordering: every key's type is one it sorts, and every frame of the
-// functions sharing the ordering is one it computes.
+// functions sharing the ordering is one it computes (as the plan says,
+// winspec.HostSortReason; the key columns' types are checked again here).
 func (o *DeviceOperator) deviceOrderable(all *gpuexec.DeviceBatch, i int) bool {
+	if winspec.HostSortReason(o.Funcs, i) != "" {
+		return false
+	}
 	f := &o.Funcs[i]
 	for _, e := range f.Partition {
 		if !gpuexec.WindowSortable(all.Cols[colIndex(e)].Type) {
@@ -212,16 +216,6 @@ func (o *DeviceOperator) deviceOrderable(all *gpuexec.DeviceBatch, i int) bool {
 	}
 	for _, k := range f.Order {
 		if !gpuexec.WindowSortable(all.Cols[colIndex(k.Expr)].Type) {
-			return false
-		}
-	}
-	key := winspec.OrderIdentity(f)
-	for j := i; j < len(o.Funcs); j++ {
-		g := &o.Funcs[j]
-		if winspec.OrderIdentity(g) != key || !g.Kind.UsesFrame() {
-			continue
-		}
-		if _, _, _, ok := deviceFrame(g.Frame); !ok {
 			return false
 		}
 	}

@@ -73,6 +73,9 @@ func TestDeviceFrame(t *testing.T) {
 		{"rows negative offset", winspec.Frame{Unit: winspec.Rows, Start: rows(-1), End: cur}, true, up, cr, false},
 	} {
 		r, s, e, ok := deviceFrame(tc.fr)
+		if ok != winspec.DeviceFrame(tc.fr) {
+			t.Errorf("%s: the device computes it %v, the plan says %v", tc.name, ok, winspec.DeviceFrame(tc.fr))
+		}
 		if ok != tc.ok || (ok && (r != tc.rows || s != tc.start || e != tc.end)) {
 			t.Errorf("%s: %v %+v %+v %v, want %v %+v %+v %v", tc.name, r, s, e, ok, tc.rows, tc.start, tc.end, tc.ok)
 		}
@@ -124,5 +127,16 @@ func TestFrameAggModeAgrees(t *testing.T) {
 	}
 	if decided == 0 {
 		t.Fatal("no decision taken from the frame's shape")
+	}
+}
+
+// TestDeviceKeyTypes: the plan's rule for the keys the device sorts
+// (winspec.DeviceKeyType, which EXPLAIN reports) is the device's.
+func TestDeviceKeyTypes(t *testing.T) {
+	for _, typ := range []coldata.Type{coldata.Null, coldata.Bool, coldata.Int64, coldata.Float64, coldata.String, coldata.Date,
+		coldata.Timestamp, coldata.DecimalOf(18, 2), coldata.DecimalOf(19, 0), coldata.DecimalOf(38, 10), coldata.DecimalOf(5, 5)} {
+		if winspec.DeviceKeyType(typ) != gpuexec.WindowSortable(typ) {
+			t.Errorf("%s: plan %v, device %v", typ, winspec.DeviceKeyType(typ), gpuexec.WindowSortable(typ))
+		}
 	}
 }
