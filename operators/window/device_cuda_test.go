@@ -4,6 +4,7 @@ package window
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
@@ -207,4 +208,58 @@ func TestDeviceWindowMatchesCPU(t *testing.T) {
 		}
 	}
 	t.Logf("%d launches", op.Stats.Launches.Load())
+}
+
+// BenchmarkDeviceWindowRowNumber is issue 40's window shape on DeviceOperator:
+// ROW_NUMBER() OVER (PARTITION BY day ORDER BY c DESC) over 1M and 10M
+// resident rows (31 days, counts up to 10^6), the ordering built on the
+// device and, for comparison, sorted on the host.
+func BenchmarkDeviceWindowRowNumber(b *testing.B) {
+	rt, err := operators.NewDeviceRuntime(gpuexec.Options{CacheDir: os.Getenv("GSQL_KERNEL_CACHE")}, 16<<30)
+	if err != nil {
+		b.Skipf("no GPU: %v", err)
+	}
+	defer func() { rt.Cache.Clear(); rt.Dev.Close() }()
+	ctx := context.Background()
+	for _, n := range []int{1_000_000, 10_000_000} {
+		r := rand.New(rand.NewSource(5))
+		day, cnt := coldata.NewBuilder(coldata.Date, n), coldata.NewBuilder(coldata.Int64, n)
+		for i := 0; i < n; i++ {
+			day.AppendInt(int64(19000 + r.Intn(31)))
+			cnt.AppendInt(int64(r.Intn(1_000_000)))
+		}
+		in, err := rt.Dev.Upload(ctx, coldata.NewBatch([]*coldata.Vec{day.Finish(), cnt.Finish()}, n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		fn := winspec.Func{Kind: winspec.RowNumber, Type: coldata.Int64,
+			Partition: []expr.Expr{&expr.ColumnRef{Index: 0, T: coldata.Date}},
+			Order:     []winspec.Key{{Expr: &expr.ColumnRef{Index: 1, T: coldata.Int64}, Desc: true}}}
+		for _, host := range []bool{false, true} {
+			name := fmt.Sprintf("%d rows/device", n)
+			if host {
+				name = fmt.Sprintf("%d rows/host", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				defer func(v bool) { hostOrderOnly = v }(hostOrderOnly)
+				hostOrderOnly = host
+				for i := 0; i < b.N; i++ {
+					op := &DeviceOperator{Input: &deviceParts{parts: []*gpuexec.DeviceBatch{in}}, RT: rt, NCols: 2, Funcs: []winspec.Func{fn}}
+					if err := op.Open(ctx); err != nil {
+						b.Fatal(err)
+					}
+					out, err := op.NextDevice(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := rt.Dev.Synchronize(); err != nil {
+						b.Fatal(err)
+					}
+					out.Release()
+					op.Close()
+				}
+			})
+		}
+		in.Release()
+	}
 }
