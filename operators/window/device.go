@@ -428,7 +428,43 @@ func frameAggMode(k winspec.Kind, t coldata.Type, fr winspec.Frame) (mode gpuexe
 	case fr.Start.Kind == winspec.UnboundedPreceding:
 		return gpuexec.WindowRunning, true, true
 	}
+	if w, ok := rowsFrameWidth(fr); ok && w <= 32 {
+		// At most 32 rows a frame is within the loop's bound whatever the
+		// partitions (deviceAggMode would pick a scan only where every
+		// frame happens to start its partition; both are exact for MIN
+		// and MAX, and the loop adds DOUBLEs in row order as the CPU does).
+		return gpuexec.WindowLoop, true, true
+	}
 	return 0, false, false
+}
+
+// rowsFrameWidth is the most rows a ROWS frame between offsets (or the
+// current row) holds; ok is false for other frames.
+func rowsFrameWidth(fr winspec.Frame) (int64, bool) {
+	if fr.Unit != winspec.Rows {
+		return 0, false
+	}
+	rel := func(b winspec.Bound) (int64, bool) {
+		if b.Kind == winspec.CurrentRow {
+			return 0, true
+		}
+		k, ok := b.Offset.(int64)
+		switch {
+		case !ok || k < 0 || k > 1<<32:
+			return 0, false
+		case b.Kind == winspec.Preceding:
+			return -k, true
+		case b.Kind == winspec.Following:
+			return k, true
+		}
+		return 0, false
+	}
+	a, ok1 := rel(fr.Start)
+	b, ok2 := rel(fr.End)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return max(0, b+1-a), true
 }
 
 // deviceAggMode picks how the device covers an aggregate's frames; ok is

@@ -140,3 +140,25 @@ func TestDeviceKeyTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsFrameWidth: the most rows a ROWS frame of offsets holds.
+func TestRowsFrameWidth(t *testing.T) {
+	for _, tc := range []struct {
+		fr   winspec.Frame
+		want int64
+		ok   bool
+	}{
+		{winspec.Frame{Unit: winspec.Rows, Start: rows(3), End: fol(2)}, 6, true},
+		{winspec.Frame{Unit: winspec.Rows, Start: rows(3), End: cur}, 4, true},
+		{winspec.Frame{Unit: winspec.Rows, Start: fol(1), End: fol(4)}, 4, true},
+		{winspec.Frame{Unit: winspec.Rows, Start: fol(2), End: rows(1)}, 0, true},
+		{winspec.Frame{Unit: winspec.Rows, Start: cur, End: unbFol}, 0, false},
+		{winspec.Frame{Unit: winspec.Range, Start: cur, End: cur}, 0, false},
+		{winspec.Frame{Unit: winspec.Rows, Start: winspec.Bound{Kind: winspec.Preceding, Offset: 1.5}, End: cur}, 0, false},
+	} {
+		got, ok := rowsFrameWidth(tc.fr)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("%s: %d %v, want %d %v", tc.fr, got, ok, tc.want, tc.ok)
+		}
+	}
+}
