@@ -263,3 +263,80 @@ func BenchmarkDeviceWindowRowNumber(b *testing.B) {
 		in.Release()
 	}
 }
+
+// TestDeviceOrderingMatchesHost builds orderings on the device and on
+// the host (newPartitioned) from the same keys and compares their
+// permutations and spans exactly: ties in input order, NULLs where
+// NULLS FIRST/LAST and the direction put them, -0.0 equal to 0.0.
+func TestDeviceOrderingMatchesHost(t *testing.T) {
+	rt, err := operators.NewDeviceRuntime(gpuexec.Options{CacheDir: os.Getenv("GSQL_KERNEL_CACHE")}, 16<<30)
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer func() { rt.Cache.Clear(); rt.Dev.Close() }()
+	ctx := context.Background()
+	const n = 200_000
+	in := deviceWindowTable(n, 21)
+	all, err := rt.Dev.Upload(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Release()
+	ref := func(i int) *expr.ColumnRef { return &expr.ColumnRef{Index: i, T: in.Cols[i].Type} }
+	g, day, o, f, b, dec, v := ref(0), ref(1), ref(2), ref(3), ref(4), ref(5), ref(6)
+	for _, w := range []struct {
+		name      string
+		partition []expr.Expr
+		order     []winspec.Key
+	}{
+		{"day, o desc", []expr.Expr{day}, []winspec.Key{{Expr: o, Desc: true}}},
+		{"g, b; f nulls last, dec desc nulls first", []expr.Expr{g, b}, []winspec.Key{{Expr: f, Nulls: opspec.NullsLast}, {Expr: dec, Desc: true, Nulls: opspec.NullsFirst}}},
+		{"v (wide) desc, o", nil, []winspec.Key{{Expr: v, Desc: true}, {Expr: o}}},
+		{"g alone", []expr.Expr{g}, nil},
+		{"no keys", nil, nil},
+	} {
+		op := &DeviceOperator{RT: rt, Funcs: []winspec.Func{{Kind: winspec.RowNumber, Partition: w.partition, Order: w.order, Type: coldata.Int64}}}
+		ord, err := op.order(ctx, all, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		if !ord.device {
+			t.Fatalf("%s: sorted on the host", w.name)
+		}
+		got, err := ord.hostView(ctx)
+		ord.l.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := newPartitioned(ctx, in, w.partition, w.order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		identity := func(p []int) []int {
+			if p != nil {
+				return p
+			}
+			p = make([]int, n)
+			for i := range p {
+				p[i] = i
+			}
+			return p
+		}
+		for _, c := range []struct {
+			what      string
+			got, want []int
+		}{
+			{"perm", identity(got.perm), identity(want.perm)},
+			{"partStart", got.partStart, want.partStart}, {"partEnd", got.partEnd, want.partEnd},
+			{"peerStart", got.peerStart, want.peerStart}, {"peerEnd", got.peerEnd, want.peerEnd},
+		} {
+			if !reflect.DeepEqual(c.got, c.want) {
+				at := 0
+				for at < n && c.got[at] == c.want[at] {
+					at++
+				}
+				t.Errorf("%s: %s differs first at %d: device %v, host %v", w.name, c.what, at, c.got[at:min(n, at+5)], c.want[at:min(n, at+5)])
+			}
+		}
+	}
+}
