@@ -34,10 +34,15 @@ var windowKernels string
 //go:embed kernels/sort.cu
 var sortKernels string
 
+//go:embed kernels/winlayout.cu
+var winLayoutKernels string
+
 // runtimeSource is the package's own module: the batch utilities, the
 // hash aggregation and join kernels, the window function kernels and the
-// radix sort with the grouped quantiles.
-var runtimeSource = kernelTypes + "\n" + runtimeKernels + "\n" + hashKernels + "\n" + windowKernels + "\n" + sortKernels
+// radix sort with the grouped quantiles, and the window layouts built on
+// the device (after the sort, whose order keys they use).
+var runtimeSource = kernelTypes + "\n" + runtimeKernels + "\n" + hashKernels + "\n" + windowKernels + "\n" + sortKernels +
+	"\n" + winLayoutKernels
 
 // RuntimeSource is the CUDA C source of the package's own kernels.
 func RuntimeSource() string { return runtimeSource }

@@ -11,14 +11,17 @@ import (
 // WindowLayout is one window ordering on the device (kernels/window.cu):
 // the permutation from sorted positions to input rows and each row's
 // partition and peer-group spans, in sorted positions. The host computes
-// it from the partition and order keys alone; the functions then run on
-// the device and write their results in input row order.
+// it from the partition and order keys alone (NewWindowLayout), or the
+// device sorts the keys itself (SortWindow, winlayout.go); the functions
+// then run on the device and write their results in input row order.
 type WindowLayout struct {
 	d  *Device
 	n  int
 	sc *hashScratch
 	// perm is nil when the rows are already in order.
 	perm, ps, pe, qs, qe, ord *Buffer
+	// Launches counts the kernels SortWindow and FrameOf ran.
+	Launches int
 }
 
 // WindowFrame is every row's frame [Lo, Hi) in sorted positions.

@@ -196,16 +196,23 @@ func TestWindowPlaced(t *testing.T) {
 		{"SELECT a, SUM(c) OVER (ORDER BY a) + 1 FROM t WHERE c > 1", all, []string{
 			"DeviceToHost [cpu]",
 			"  Project a, (SUM(c) OVER (ORDER BY a) + 1) AS SUM(c) OVER (ORDER BY a) + 1 (fused kernel) [gpu]",
-			"    Window sum(c) OVER (ORDER BY a RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) (gpu: keys sorted on the host) [gpu]",
+			"    Window sum(c) OVER (ORDER BY a RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) (gpu: keys sorted on the device) [gpu]",
 			"      Filter (c > 1) (fused kernel) [gpu]",
 			"        Scan t [a c] (4 rows) [gpu]",
 		}},
 		{"SELECT a, ROW_NUMBER() OVER (PARTITION BY a % 2 ORDER BY c) FROM t", all, []string{
 			"DeviceToHost [cpu]",
 			"  Project a, ROW_NUMBER() OVER (PARTITION BY a % 2 ORDER BY c) (fused kernel) [gpu]",
-			"    Window row_number() OVER (PARTITION BY (a % 2) ORDER BY c) (gpu: keys sorted on the host) [gpu]",
+			"    Window row_number() OVER (PARTITION BY (a % 2) ORDER BY c) (gpu: keys sorted on the device) [gpu]",
 			"      Project a, c, (a % 2) AS (a % 2) (fused kernel) [gpu]",
 			"        Scan t [a c] (4 rows) [gpu]",
+		}},
+		{"SELECT a, ROW_NUMBER() OVER (PARTITION BY b ORDER BY a), SUM(c) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW), RANK() OVER (ORDER BY d DESC) FROM t", all, []string{
+			"DeviceToHost [cpu]",
+			"  Project a, ROW_NUMBER() OVER (PARTITION BY b ORDER BY a), SUM(c) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW), RANK() OVER (ORDER BY d DESC) (fused kernel) [gpu]",
+			"    Window row_number() OVER (PARTITION BY b ORDER BY a), sum(c) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW), rank() OVER (ORDER BY d DESC) " +
+				"(gpu: keys sorted on the device, and on the host for a VARCHAR key, the frame RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) [gpu]",
+			"      Scan t [a b c d] (4 rows) [gpu]",
 		}},
 		{"SELECT a, ROW_NUMBER() OVER (PARTITION BY a % 2 ORDER BY c) FROM t WHERE c > 1", none, []string{
 			"Project a, ROW_NUMBER() OVER (PARTITION BY a % 2 ORDER BY c) [cpu: chooses columns of host batches]",

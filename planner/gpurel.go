@@ -2,6 +2,8 @@ package planner
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/opspec/winspec"
@@ -257,8 +259,9 @@ func scannedBytes(n Node) uint64 {
 
 // DeviceWindow computes window functions over device-resident rows: Input
 // (the window's input on the device, followed by the key and argument
-// expressions that are not plain columns) stays there; only the partition
-// and ORDER BY keys travel to the host to be sorted.
+// expressions that are not plain columns) stays there; the device sorts
+// the partition and ORDER BY keys, or (keys of other types, RANGE offset
+// frames) they travel to the host to be sorted.
 type DeviceWindow struct {
 	placed
 	Orig  *Window
@@ -276,7 +279,35 @@ func (w *DeviceWindow) Columns() []Column { return w.Orig.Columns() }
 func (w *DeviceWindow) Inputs() []Node { return []Node{w.Input} }
 
 func (w *DeviceWindow) describe() string {
-	return w.Orig.describe() + " (gpu: keys sorted on the host)"
+	return w.Orig.describe() + " (gpu: " + windowSortNote(w.Funcs) + ")"
+}
+
+// windowSortNote says where a device window sorts its orderings: on the
+// device, or on the host with the reason (winspec.HostSortReason).
+func windowSortNote(funcs []winspec.Func) string {
+	seen := map[string]bool{}
+	var host []string
+	device := 0
+	for i := range funcs {
+		id := winspec.OrderIdentity(&funcs[i])
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		switch r := winspec.HostSortReason(funcs, i); {
+		case r == "":
+			device++
+		case !slices.Contains(host, r):
+			host = append(host, r)
+		}
+	}
+	switch {
+	case len(host) == 0:
+		return "keys sorted on the device"
+	case device == 0:
+		return "keys sorted on the host: " + strings.Join(host, ", ")
+	}
+	return "keys sorted on the device, and on the host for " + strings.Join(host, ", ")
 }
 
 // placeWindow puts window functions on the GPU when their keys and

@@ -1,0 +1,62 @@
+package winspec
+
+import (
+	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
+)
+
+// DeviceKeyType reports whether a GPU window sorts keys of type t on the
+// device: the fixed-width types the device's radix sort orders (BOOLEAN,
+// BIGINT, DATE, TIMESTAMP, DOUBLE, DECIMAL of at most 18 digits; a test in
+// operators/window keeps this equal to gpuexec.WindowSortable).
+func DeviceKeyType(t coldata.Type) bool {
+	switch t.Physical() {
+	case coldata.Bool, coldata.Int64, coldata.Float64:
+		return t != coldata.Null
+	case coldata.Decimal:
+		return t.Precision() <= 18
+	}
+	return false
+}
+
+// DeviceFrame reports whether the device computes frame fr from the
+// ordering's spans: ROWS with non-negative integer offsets, or RANGE
+// without offsets (a RANGE offset compares key values).
+func DeviceFrame(fr Frame) bool {
+	for _, b := range []Bound{fr.Start, fr.End} {
+		if b.Kind != Preceding && b.Kind != Following {
+			continue
+		}
+		if k, ok := b.Offset.(int64); fr.Unit != Rows || !ok || k < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// HostSortReason says why a GPU window sorts the ordering of funcs[i]
+// (shared by the later functions with its OrderIdentity) on the host, or
+// returns "" when the device sorts it: a key of a type the device does not
+// order, or a frame it does not compute.
+func HostSortReason(funcs []Func, i int) string {
+	f := &funcs[i]
+	for _, e := range f.Partition {
+		if !DeviceKeyType(e.Type()) {
+			return fmt.Sprintf("a %s key", e.Type())
+		}
+	}
+	for _, k := range f.Order {
+		if !DeviceKeyType(k.Expr.Type()) {
+			return fmt.Sprintf("a %s key", k.Expr.Type())
+		}
+	}
+	id := OrderIdentity(f)
+	for j := i; j < len(funcs); j++ {
+		g := &funcs[j]
+		if g.Kind.UsesFrame() && OrderIdentity(g) == id && !DeviceFrame(g.Frame) {
+			return fmt.Sprintf("the frame %s", g.Frame)
+		}
+	}
+	return ""
+}
