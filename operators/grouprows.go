@@ -11,6 +11,9 @@ import (
 // context: large enough that a chunk still probes in parallel parts.
 const groupRowsChunk = 1 << 20
 
+// groupRowsFirst is GroupRows' first chunk.
+const groupRowsFirst = 1 << 12
+
 // GroupRows numbers the rows of the key columns keys (n rows each) by
 // group with GROUP BY's hash table: ids[r] is row r's group, numbered 0,
 // 1, 2, ... in order of first appearance, and groups the number of
@@ -40,11 +43,14 @@ func GroupRows(ctx context.Context, keys []*coldata.Vec, n int) (ids []uint32, g
 	for i, v := range keys {
 		kv[i].prepare(v, n)
 	}
-	for lo := 0; lo < n; lo += groupRowsChunk {
+	// Chunks grow from small: a chunk's rows probe the table before any
+	// of its new keys are inserted, and each row that misses takes the
+	// slow insertion path, so the first chunk (all misses) stays small.
+	for lo, step := 0, groupRowsFirst; lo < n; lo, step = lo+step, min(2*step, groupRowsChunk) {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		if err := t.findOrInsert(kv, lo, min(lo+groupRowsChunk, n), ids, nil, nil); err != nil {
+		if err := t.findOrInsert(kv, lo, min(lo+step, n), ids, nil, nil); err != nil {
 			return nil, 0, fmt.Errorf("grouping rows: %w", err)
 		}
 	}

@@ -55,7 +55,7 @@ func partitionAggregate(ctx context.Context, b *coldata.Batch, f *winspec.Func, 
 		return nil, err
 	}
 	for r, g := range ids {
-		if !v.IsNull(r) {
+		if v.Nulls == nil || !v.IsNull(r) {
 			cnt[g]++
 		}
 	}
@@ -85,17 +85,23 @@ func partitionAggregate(ctx context.Context, b *coldata.Batch, f *winspec.Func, 
 	switch v.Type.Physical() {
 	case coldata.Int64, coldata.Bool:
 		sums := make([]int128, groups)
-		for r, g := range ids {
-			if v.IsNull(r) {
-				continue
+		switch {
+		case v.Type == coldata.Bool:
+			for r, g := range ids {
+				if !v.IsNull(r) {
+					sums[g] = sums[g].add(int64(v.Bools[r]))
+				}
 			}
-			x := int64(0)
-			if v.Type == coldata.Bool {
-				x = int64(v.Bools[r])
-			} else {
-				x = v.Ints[r]
+		case v.Nulls == nil:
+			for r, g := range ids {
+				sums[g] = sums[g].add(v.Ints[r])
 			}
-			sums[g] = sums[g].add(x)
+		default:
+			for r, g := range ids {
+				if !v.IsNull(r) {
+					sums[g] = sums[g].add(v.Ints[r])
+				}
+			}
 		}
 		if f.Kind == winspec.Sum && t == coldata.Int64 {
 			res := make([]int64, groups)
