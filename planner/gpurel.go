@@ -271,7 +271,13 @@ func (w *DeviceWindow) Columns() []Column { return w.Orig.Columns() }
 func (w *DeviceWindow) Inputs() []Node { return []Node{w.Input} }
 
 func (w *DeviceWindow) describe() string {
-	return w.Orig.describe() + " (gpu: keys sorted on the host)"
+	switch any, all := winspec.AnyHashed(w.Funcs, true); {
+	case all:
+		return w.Orig.funcList() + " (gpu: partition aggregates hashed)"
+	case any:
+		return w.Orig.funcList() + " (gpu: partition aggregates hashed; keys sorted on the host)"
+	}
+	return w.Orig.funcList() + " (gpu: keys sorted on the host)"
 }
 
 // placeWindow puts window functions on the GPU when their keys and
