@@ -450,7 +450,7 @@ func lessVal(v *coldata.Vec, x, y int) bool {
 }
 
 // windowHashBatch is n rows: keys k1 BIGINT (NULLs), k2 VARCHAR (NULLs,
-// ”), k3 DOUBLE (-0.0 beside 0.0, NULLs); arguments v BIGINT (NULLs), f
+// the empty string), k3 DOUBLE (-0.0 beside 0.0, NULLs); arguments v BIGINT (NULLs), f
 // DOUBLE (NULLs, small integers: sums exact in any order), b BOOLEAN,
 // dt DATE, e BIGINT all NULL.
 func windowHashBatch(rng *rand.Rand, n int) *coldata.Batch {
