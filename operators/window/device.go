@@ -122,6 +122,16 @@ func (o *DeviceOperator) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 		if done[i] {
 			continue
 		}
+		if winspec.DeviceHashed(o.Funcs, i) { // no sort (device_hashed.go)
+			b, err := o.hashed(ctx, all, i, done, results)
+			if err != nil {
+				return nil, err
+			}
+			if b != nil {
+				owners = append(owners, b)
+				continue
+			}
+		}
 		p, layout, err := o.order(ctx, all, &o.Funcs[i])
 		if err != nil {
 			return nil, err
