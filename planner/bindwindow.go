@@ -38,7 +38,7 @@ func (w *Window) Inputs() []Node { return []Node{w.Input} }
 
 func (w *Window) describe() string {
 	s := w.funcList()
-	if any, _ := winspec.AnyHashed(w.Funcs, false); any {
+	if some, _ := winspec.AnyHashed(w.Funcs, false); some {
 		// Aggregates over whole partitions hash their keys instead of
 		// sorting (operators/window, hashed.go).
 		s += " (partition aggregates hashed)"

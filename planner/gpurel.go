@@ -271,10 +271,10 @@ func (w *DeviceWindow) Columns() []Column { return w.Orig.Columns() }
 func (w *DeviceWindow) Inputs() []Node { return []Node{w.Input} }
 
 func (w *DeviceWindow) describe() string {
-	switch any, all := winspec.AnyHashed(w.Funcs, true); {
+	switch some, all := winspec.AnyHashed(w.Funcs, true); {
 	case all:
 		return w.Orig.funcList() + " (gpu: partition aggregates hashed)"
-	case any:
+	case some:
 		return w.Orig.funcList() + " (gpu: partition aggregates hashed; keys sorted on the host)"
 	}
 	return w.Orig.funcList() + " (gpu: keys sorted on the host)"

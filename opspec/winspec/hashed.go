@@ -105,15 +105,15 @@ func sharing(funcs []Func, i int, ok func(*Func) bool) bool {
 
 // AnyHashed reports whether some function of funcs is computed by hashing
 // (device: on the device operator), for EXPLAIN.
-func AnyHashed(funcs []Func, device bool) (any, all bool) {
+func AnyHashed(funcs []Func, device bool) (some, all bool) {
 	all = len(funcs) > 0
 	for i := range funcs {
 		h := Hashed(funcs, i)
 		if device {
 			h = DeviceHashed(funcs, i)
 		}
-		any = any || h
+		some = some || h
 		all = all && h
 	}
-	return any, all
+	return some, all
 }
