@@ -37,6 +37,16 @@ func (w *Window) Columns() []Column {
 func (w *Window) Inputs() []Node { return []Node{w.Input} }
 
 func (w *Window) describe() string {
+	s := w.funcList()
+	if some, _ := winspec.AnyHashed(w.Funcs, false); some {
+		// Aggregates over whole partitions hash their keys instead of
+		// sorting (operators/window, hashed.go).
+		s += " (partition aggregates hashed)"
+	}
+	return s
+}
+
+func (w *Window) funcList() string {
 	parts := make([]string, len(w.Funcs))
 	for i := range w.Funcs {
 		parts[i] = w.Funcs[i].String()

@@ -50,6 +50,11 @@ func TestWindowPlans(t *testing.T) {
 			"    Inner NestedLoopJoin filter (b < x) [cpu]",
 			"      Scan t [a b] (4 rows) [cpu]",
 			"      Scan u [a x] (3 rows) [cpu]"}},
+		// Aggregates over whole partitions hash their keys: no sort.
+		{"SELECT a, COUNT(*) OVER (PARTITION BY d), MIN(b) OVER (PARTITION BY d) FROM t", []string{
+			"Project a, COUNT(*) OVER (PARTITION BY d), MIN(b) OVER (PARTITION BY d) [cpu]",
+			"  Window count(*) OVER (PARTITION BY d RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), min(b) OVER (PARTITION BY d RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) (partition aggregates hashed) [cpu]",
+			"    Scan t [a b d] (4 rows) [cpu]"}},
 	} {
 		n, err := plan(t, cat, tc.q)
 		if err != nil {
@@ -213,6 +218,21 @@ func TestWindowPlaced(t *testing.T) {
 			"    Window row_number() OVER (PARTITION BY b ORDER BY a), sum(c) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW), rank() OVER (ORDER BY d DESC) " +
 				"(gpu: keys sorted on the device, and on the host for a VARCHAR key, the frame RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) [gpu]",
 			"      Scan t [a b c d] (4 rows) [gpu]",
+		}},
+		// Whole-partition aggregates of BIGINTs and DOUBLEs hash on the
+		// device; MIN of text keeps the sort there (its BIGINT key sorts on
+		// the device).
+		{"SELECT a, SUM(a) OVER (PARTITION BY d), AVG(c) OVER (PARTITION BY d) FROM t", all, []string{
+			"DeviceToHost [cpu]",
+			"  Project a, SUM(a) OVER (PARTITION BY d), AVG(c) OVER (PARTITION BY d) (fused kernel) [gpu]",
+			"    Window sum(a) OVER (PARTITION BY d RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), avg(c) OVER (PARTITION BY d RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) (gpu: partition aggregates hashed) [gpu]",
+			"      Scan t [a c d] (4 rows) [gpu]",
+		}},
+		{"SELECT COUNT(*) OVER (PARTITION BY d), MIN(b) OVER (PARTITION BY a) FROM t", all, []string{
+			"DeviceToHost [cpu]",
+			"  Project COUNT(*) OVER (PARTITION BY d), MIN(b) OVER (PARTITION BY a) (fused kernel) [gpu]",
+			"    Window count(*) OVER (PARTITION BY d RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), min(b) OVER (PARTITION BY a RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) (gpu: partition aggregates hashed; keys sorted on the device) [gpu]",
+			"      Scan t [a b d] (4 rows) [gpu]",
 		}},
 		{"SELECT a, ROW_NUMBER() OVER (PARTITION BY a % 2 ORDER BY c) FROM t WHERE c > 1", none, []string{
 			"Project a, ROW_NUMBER() OVER (PARTITION BY a % 2 ORDER BY c) [cpu: chooses columns of host batches]",

@@ -279,7 +279,13 @@ func (w *DeviceWindow) Columns() []Column { return w.Orig.Columns() }
 func (w *DeviceWindow) Inputs() []Node { return []Node{w.Input} }
 
 func (w *DeviceWindow) describe() string {
-	return w.Orig.describe() + " (gpu: " + windowSortNote(w.Funcs) + ")"
+	switch some, all := winspec.AnyHashed(w.Funcs, true); {
+	case all:
+		return w.Orig.funcList() + " (gpu: partition aggregates hashed)"
+	case some:
+		return w.Orig.funcList() + " (gpu: partition aggregates hashed; " + windowSortNote(w.Funcs) + ")"
+	}
+	return w.Orig.funcList() + " (gpu: " + windowSortNote(w.Funcs) + ")"
 }
 
 // windowSortNote says where a device window sorts its orderings: on the
@@ -294,6 +300,9 @@ func windowSortNote(funcs []winspec.Func) string {
 			continue
 		}
 		seen[id] = true
+		if winspec.DeviceHashed(funcs, i) {
+			continue // no sort
+		}
 		switch r := winspec.HostSortReason(funcs, i); {
 		case r == "":
 			device++

@@ -1009,3 +1009,49 @@ extern "C" __global__ void gsql_rows_i64(const unsigned int* rows, long long n, 
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
     out[i] = base + (long long)rows[i];
 }
+
+// gsql_win_hash_finish gives every row its group's aggregate (a window
+// aggregate over whole partitions, the partitions grouped by
+// gsql_agg_insert): row i reads the states of slot slot_of[i] for kind
+// (GSQL_AGG_*: COUNT(*), COUNT, SUM of BIGINT/BOOL or DOUBLE, MIN/MAX of
+// BIGINT or DOUBLE) and writes an int64 or a double at out[i]; avg divides
+// a sum by the count. A group without values leaves its rows' validity
+// bits clear (NULL); COUNT has no validity. An integer SUM past BIGINT
+// sets *overflow (the host then computes it exactly, and fails).
+extern "C" __global__ void gsql_win_hash_finish(long long kind, long long avg, long long n,
+                                                const int* slot_of, const unsigned long long* cnt,
+                                                const unsigned long long* s0,
+                                                const unsigned long long* s1, void* out,
+                                                unsigned int* valid, int* overflow) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const int slot = slot_of[i];
+    const long long c = (long long)cnt[slot];
+    if (kind == GSQL_AGG_COUNT_STAR || kind == GSQL_AGG_COUNT) {
+      ((long long*)out)[i] = c;
+      continue;
+    }
+    if (c == 0) continue; // NULL: the validity bit stays clear
+    if (kind == GSQL_AGG_SUM_INT) {
+      const unsigned long long lo = s0[slot];
+      const long long hi = (long long)s1[slot];
+      const bool fits = hi == ((long long)lo >> 63);
+      if (avg) {
+        // The exact 128-bit sum as a double, as the host's int128.
+        double s = fits ? (double)(long long)lo : (double)hi * 18446744073709551616.0 + (double)lo;
+        ((double*)out)[i] = s / (double)c;
+      } else if (fits) {
+        ((long long*)out)[i] = (long long)lo;
+      } else {
+        *overflow = 1;
+        continue;
+      }
+    } else if (kind == GSQL_AGG_SUM_FLOAT && avg) {
+      ((double*)out)[i] = __longlong_as_double((long long)s0[slot]) / (double)c;
+    } else {
+      // DOUBLE sums and MIN/MAX: the state's word is the value.
+      ((unsigned long long*)out)[i] = s0[slot];
+    }
+    atomicOr(valid + (i >> 5), 1u << (i & 31));
+  }
+}

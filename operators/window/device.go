@@ -128,6 +128,16 @@ func (o *DeviceOperator) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 		if done[i] {
 			continue
 		}
+		if winspec.DeviceHashed(o.Funcs, i) { // no sort (device_hashed.go)
+			b, err := o.hashed(ctx, all, i, done, results)
+			if err != nil {
+				return nil, err
+			}
+			if b != nil {
+				owners = append(owners, b)
+				continue
+			}
+		}
 		ord, err := o.order(ctx, all, i)
 		if err != nil {
 			return nil, err

@@ -534,9 +534,11 @@ func markDiffs(v *coldata.Vec, diff []bool) {
 			}
 		}
 	case coldata.Float64:
+		// NaNs of one bit pattern are peers (they sort together, and
+		// GROUP BY groups them); -0 and 0 are too.
 		xs := v.Floats[:n]
 		for i := 1; i < n; i++ {
-			if xs[i] != xs[i-1] && valid(i) {
+			if xs[i] != xs[i-1] && math.Float64bits(xs[i]) != math.Float64bits(xs[i-1]) && valid(i) {
 				diff[i] = true
 			}
 		}

@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -79,5 +80,49 @@ func BenchmarkPartitionOnly(b *testing.B) {
 		if _, err := newPartitioned(context.Background(), batch, partition, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkPartitionAggregate is COUNT(*) and SUM(x) OVER (PARTITION BY
+// k) over 1M rows, hashed against sorted, for a key of 5 values (issue
+// 40's region) and one of 100K values.
+func BenchmarkPartitionAggregate(b *testing.B) {
+	const n = 1_000_000
+	ctx := context.Background()
+	for _, card := range []int{5, 100_000} {
+		rng := rand.New(rand.NewSource(4))
+		kb, xb := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Int64, n)
+		for i := 0; i < n; i++ {
+			kb.AppendInt(int64(rng.Intn(card)))
+			xb.AppendInt(int64(rng.Intn(1000)))
+		}
+		batch := coldata.NewBatch([]*coldata.Vec{kb.Finish(), xb.Finish()}, n)
+		part := []expr.Expr{&expr.ColumnRef{Index: 0, Name: "k", T: coldata.Int64}}
+		frame := winspec.DefaultFrame(false)
+		funcs := []winspec.Func{
+			{Kind: winspec.CountStar, Partition: part, Frame: frame, Type: coldata.Int64},
+			{Kind: winspec.Sum, Args: []expr.Expr{&expr.ColumnRef{Index: 1, Name: "x", T: coldata.Int64}}, Partition: part,
+				Frame: frame, Type: coldata.Int64},
+		}
+		b.Run(fmt.Sprintf("keys=%d/hashed", card), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := Compute(ctx, batch, funcs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("keys=%d/sorted", card), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p, err := newPartitioned(ctx, batch, part, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for j := range funcs {
+					if _, err := p.compute(ctx, batch, &funcs[j]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }

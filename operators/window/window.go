@@ -102,7 +102,8 @@ func (o *Operator) compute(ctx context.Context) error {
 
 // Compute evaluates funcs over the rows of b and returns one result vector
 // per function, in b's row order. Functions with the same window share one
-// sort.
+// sort, or one hash of the partition keys when they are all aggregates
+// over whole partitions (hashed.go).
 func Compute(ctx context.Context, b *coldata.Batch, funcs []winspec.Func) ([]*coldata.Vec, error) {
 	out := make([]*coldata.Vec, len(funcs))
 	done := make([]bool, len(funcs))
@@ -116,6 +117,15 @@ func Compute(ctx context.Context, b *coldata.Batch, funcs []winspec.Func) ([]*co
 			if !done[j] && winspec.OrderIdentity(&funcs[j]) == key {
 				group = append(group, j)
 			}
+		}
+		if winspec.Hashed(funcs, i) {
+			if err := computeHashed(ctx, b, funcs, group, out); err != nil {
+				return nil, err
+			}
+			for _, j := range group {
+				done[j] = true
+			}
+			continue
 		}
 		p, err := newPartitioned(ctx, b, funcs[i].Partition, funcs[i].Order)
 		if err != nil {
