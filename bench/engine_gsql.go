@@ -21,8 +21,16 @@ type gsqlEngine struct {
 // operator placement.
 type gsqlGPU struct{ *gsqlEngine }
 
+// gsqlPoolLimit caps the GPU engines' device memory pool (--pool-limit;
+// 0: no cap), for issue 36's runs of data larger than the pool.
+var gsqlPoolLimit uint64
+
 func openGSQL(name, device string, noFusion bool) (engine, error) {
-	db, err := gsql.Open(gsql.Options{Device: device, NoFusion: noFusion})
+	opts := gsql.Options{Device: device, NoFusion: noFusion}
+	if device == "gpu" {
+		opts.PoolLimit = gsqlPoolLimit
+	}
+	db, err := gsql.Open(opts)
 	if err != nil {
 		if device == "gpu" {
 			return nil, fmt.Errorf("%s: %w: %w", name, errUnavailable, err)

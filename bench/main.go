@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/gsqlengine/gsql/internal/bytesize"
 	"io"
 	"os"
 	"path/filepath"
@@ -113,6 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	profileDir := fs.String("cpuprofile", "", "directory for a CPU profile of each query's timed runs on each gsql engine")
 	params := fs.String("params", paramsValidation, "TPC-H substitution parameters (--suite tpch): validation (the specification's) or random (qgen's ranges, drawn from --seed)")
 	sets := fs.Int("sets", 1, "number of random parameter sets, each run over the selected queries (--suite tpch --params random)")
+	poolLimit := fs.String("pool-limit", "", "cap the GPU engines' device memory pool, e.g. 8GiB (data larger than the GPU; default: no cap)")
 	data := fs.String("data", "", "directory of Parquet files: each suite's tables are written there once (reused when complete) and every engine loads them through its own Parquet reader, so the bench process never holds the generated copy beside the engines'")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -120,6 +122,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	limit, err := bytesize.Parse(*poolLimit)
+	if err != nil {
+		return nil, fmt.Errorf("--pool-limit: %w", err)
+	}
+	gsqlPoolLimit = limit
 	cfg := &config{runs: *runs, out: *out, seed: *seed, keepRows: *keep, cold: *cold,
 		command: "bench " + strings.Join(args, " "), profileDir: *profileDir, count: *count, timeout: *timeout, data: *data, params: *params, sets: *sets}
 	if cfg.runs < 1 {
@@ -148,7 +155,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if *suite == "clickbench" && !rowsSet {
 		*rows = clickbenchDefaultRows
 	}
-	var err error
 	if cfg.rows, err = parseCounts(*rows); err != nil {
 		return nil, fmt.Errorf("--rows: %w", err)
 	}
