@@ -337,12 +337,19 @@ func gpuInput(n Node) Node {
 		c.Dev = GPU
 		return &c
 	case *Project:
-		// Columns chosen from a GROUP BY's groups (a derived table's
-		// names) are chosen on the device where the groups stay.
-		if _, ok := x.Input.(*DeviceAggregate); ok && x.Dev == CPU && onlyColumns(x.Exprs) {
-			c := &Compute{Input: gpuInput(x.Input), Exprs: x.Exprs, Out: x.Out}
-			c.Dev = GPU
-			return c
+		// Columns chosen from a table or from a GROUP BY's groups (a
+		// derived table's names, SELECT DISTINCT's columns) are chosen on
+		// the device, from the resident table or the groups kept there,
+		// instead of on the host and uploaded.
+		switch x.Input.(type) {
+		case *Scan, *DeviceAggregate:
+			if x.Dev == CPU && onlyColumns(x.Exprs) {
+				// A selection runs no kernel; it is described as the
+				// other column choices on the device are.
+				c := &Compute{Input: gpuInput(x.Input), Exprs: x.Exprs, Out: x.Out, Fused: true}
+				c.Dev = GPU
+				return c
+			}
 		}
 	}
 	return toSide(n, GPU)
