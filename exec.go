@@ -31,9 +31,18 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 	}
 	sess := db.sessionOf(ctx)
 	ctx = planner.WithLastInsertID(ctx, sess.lastInsertID.Load())
+	if sw, ok := st.(*sql.ShowWarnings); ok {
+		// Reads the previous statement's warnings, keeping them.
+		return Result{}, showWarnings(sess.warnings.Load(), sw.Count), nil
+	}
+	ctx, warnings := db.startWarnings(ctx)
 	defer func() {
 		if err == nil && res.LastInsertID != 0 {
 			sess.lastInsertID.Store(res.LastInsertID)
+		}
+		if err == nil && rdr == nil {
+			warnings.Append(res.Warnings...)
+			res.Warnings, res.WarningCount = warnings.List(), warnings.Count()
 		}
 	}()
 	switch s := st.(type) {
@@ -119,6 +128,23 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		return Result{}, rowsReader([]string{"plan"}, []*coldata.Vec{b.Finish()}), nil
 	}
 	return Result{}, nil, errkind.Errorf(errkind.Unsupported, "not supported: statement %T", st)
+}
+
+// showWarnings is SHOW WARNINGS (Level, Code, Message) over w, or with
+// count SHOW COUNT(*) WARNINGS.
+func showWarnings(w *expr.Warnings, count bool) array.RecordReader {
+	if count {
+		b := coldata.NewBuilder(coldata.Int64, 1)
+		b.AppendInt(w.Count())
+		return rowsReader([]string{"@@session.warning_count"}, []*coldata.Vec{b.Finish()})
+	}
+	level, code, msg := coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.Int64, 0), coldata.NewBuilder(coldata.String, 0)
+	for _, x := range w.List() {
+		level.AppendString(x.Level)
+		code.AppendInt(int64(x.Code))
+		msg.AppendString(x.Msg)
+	}
+	return rowsReader([]string{"Level", "Code", "Message"}, []*coldata.Vec{level.Finish(), code.Finish(), msg.Finish()})
 }
 
 // plan binds a SELECT and places its operators, under the rule settings
@@ -737,7 +763,7 @@ func nullWarningList(t *catalog.Table, notes []nullWarning) []Warning {
 	})
 	var out []Warning
 	for _, n := range notes {
-		out = append(out, Warning{Code: 1048, Msg: fmt.Sprintf("Column '%s' cannot be null", t.Columns[n.col].Name)})
+		out = append(out, Warning{Level: "Warning", Code: 1048, Msg: fmt.Sprintf("Column '%s' cannot be null", t.Columns[n.col].Name)})
 	}
 	return out
 }
