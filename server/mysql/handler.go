@@ -123,6 +123,9 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 		done()
 		return wire.Result{}, mysqlError(err)
 	}
+	// A statement clears the previous one's warnings (MySQL's diagnostics
+	// area), also when it fails.
+	s.Warnings, s.WarningCount = nil, 0
 	switch st.(type) {
 	case *sql.Select, *sql.ShowTables, *sql.Describe, *sql.Explain:
 		rdr, err := eng.Query(ctx, stmt, args...)
@@ -131,19 +134,26 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 			return wire.Result{}, mysqlError(err)
 		}
 		// The statement runs while its rows are read: the limits hold
-		// until the protocol layer releases the reader.
-		return wire.Result{Rows: &errMapped{RecordReader: rdr, done: done}}, nil
+		// until the protocol layer releases the reader, and its warnings
+		// are known then.
+		return wire.Result{Rows: &errMapped{RecordReader: rdr, done: done, eng: eng, sess: s}}, nil
 	}
 	defer done()
 	res, err := eng.Exec(ctx, stmt, args...)
 	if err != nil {
 		return wire.Result{}, mysqlError(err)
 	}
+	setWarnings(s, res.Warnings, res.WarningCount)
+	return wire.Result{AffectedRows: uint64(res.RowsAffected), LastInsertID: uint64(max(res.LastInsertID, 0)), Warnings: uint16(min(res.WarningCount, 65535))}, nil
+}
+
+// setWarnings keeps a statement's warnings as SHOW WARNINGS rows.
+func setWarnings(s *wire.Session, ws []gsql.Warning, count int64) {
 	s.Warnings = nil
-	for _, w := range res.Warnings {
-		s.Warnings = append(s.Warnings, []string{"Warning", strconv.Itoa(int(w.Code)), w.Msg})
+	for _, w := range ws {
+		s.Warnings = append(s.Warnings, []string{w.Level, strconv.Itoa(int(w.Code)), w.Msg})
 	}
-	return wire.Result{AffectedRows: uint64(res.RowsAffected), LastInsertID: uint64(max(res.LastInsertID, 0)), Warnings: uint16(min(len(res.Warnings), 65535))}, nil
+	s.WarningCount = max(count, int64(len(ws)))
 }
 
 // engineSession is the engine's session for a statement of client
@@ -173,32 +183,40 @@ func (h *Handler) begin(ctx context.Context, s *wire.Session) (context.Context, 
 	return h.Limits.Begin(ctx, session)
 }
 
-// errMapped maps the errors a reader reports midway to MySQL codes and
-// releases the statement's limits with the reader.
+// errMapped maps the errors a reader reports midway to MySQL codes,
+// releases the statement's limits with the reader and then keeps the
+// statement's warnings in the client session sess.
 type errMapped struct {
 	array.RecordReader
 	done     func()
+	eng      *gsql.Session
+	sess     *wire.Session
 	released bool
 }
 
 func (r *errMapped) Err() error { return mysqlError(r.RecordReader.Err()) }
+
+// WarningCount implements wire.RowsWarnings.
+func (r *errMapped) WarningCount() int64 { return r.eng.WarningCount() }
 
 func (r *errMapped) Release() {
 	r.RecordReader.Release()
 	if !r.released {
 		r.released = true
 		r.done()
+		setWarnings(r.sess, r.eng.Warnings(), r.eng.WarningCount())
 	}
 }
 
 var (
-	reSetNames   = regexp.MustCompile(`(?is)^SET\s+(NAMES|CHARACTER\s+SET|CHARSET)\s+(.*)$`)
-	reKill       = regexp.MustCompile(`(?is)^KILL\s+(?:(QUERY|CONNECTION)\s+)?(\d+)\s*$`)
-	reUse        = regexp.MustCompile("(?is)^USE\\s+`?([^`\\s]+)`?\\s*$")
-	reShowTbl    = regexp.MustCompile("(?is)^SHOW\\s+(FULL\\s+)?TABLES(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?(?:\\s+LIKE\\s+'([^']*)')?\\s*$")
-	reShowCols   = regexp.MustCompile("(?is)^(?:SHOW\\s+(?:FULL\\s+)?(?:COLUMNS|FIELDS)\\s+(?:FROM|IN)|DESCRIBE|DESC)\\s+`?(\\w+)`?(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?\\s*$")
-	reShowCreate = regexp.MustCompile("(?is)^SHOW\\s+CREATE\\s+TABLE\\s+(?:`?\\w+`?\\.)?`?(\\w+)`?\\s*$")
-	reShowVars   = regexp.MustCompile(`(?is)^SHOW\s+(?:SESSION\s+|GLOBAL\s+)?VARIABLES(?:\s+LIKE\s+'([^']*)')?\s*$`)
+	reSetNames          = regexp.MustCompile(`(?is)^SET\s+(NAMES|CHARACTER\s+SET|CHARSET)\s+(.*)$`)
+	reKill              = regexp.MustCompile(`(?is)^KILL\s+(?:(QUERY|CONNECTION)\s+)?(\d+)\s*$`)
+	reUse               = regexp.MustCompile("(?is)^USE\\s+`?([^`\\s]+)`?\\s*$")
+	reShowTbl           = regexp.MustCompile("(?is)^SHOW\\s+(FULL\\s+)?TABLES(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?(?:\\s+LIKE\\s+'([^']*)')?\\s*$")
+	reShowCols          = regexp.MustCompile("(?is)^(?:SHOW\\s+(?:FULL\\s+)?(?:COLUMNS|FIELDS)\\s+(?:FROM|IN)|DESCRIBE|DESC)\\s+`?(\\w+)`?(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?\\s*$")
+	reShowCreate        = regexp.MustCompile("(?is)^SHOW\\s+CREATE\\s+TABLE\\s+(?:`?\\w+`?\\.)?`?(\\w+)`?\\s*$")
+	reShowCountWarnings = regexp.MustCompile(`(?is)^SHOW\s+COUNT\s*\(\s*\*\s*\)\s+WARNINGS\s*$`)
+	reShowVars          = regexp.MustCompile(`(?is)^SHOW\s+(?:SESSION\s+|GLOBAL\s+)?VARIABLES(?:\s+LIKE\s+'([^']*)')?\s*$`)
 )
 
 // session answers the statements about the session and the server that
@@ -301,6 +319,8 @@ func (h *Handler) show(ctx context.Context, s *wire.Session, body string, words 
 		return wire.Result{Rows: textRows([]string{"Variable_name", "Value"}, rows)}, true, nil
 	case words[1] == "WARNINGS":
 		return wire.Result{Rows: textRows([]string{"Level", "Code", "Message"}, s.Warnings)}, true, nil
+	case reShowCountWarnings.MatchString(body):
+		return wire.Result{Rows: textRows([]string{"@@session.warning_count"}, [][]string{{strconv.FormatInt(s.WarningCount, 10)}})}, true, nil
 	case words[1] == "ERRORS":
 		return wire.Result{Rows: textRows([]string{"Level", "Code", "Message"}, nil)}, true, nil
 	case words[1] == "STATUS" || (len(words) > 2 && words[2] == "STATUS"):
