@@ -74,7 +74,7 @@ type Session struct {
 	// COUNT(*) WARNINGS), those past the kept ones too.
 	Warnings     [][]string
 	WarningCount int64
-	srv      *Server
+	srv          *Server
 }
 
 // Server returns the server the session belongs to (for KILL).
