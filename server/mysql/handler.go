@@ -225,6 +225,9 @@ func (h *Handler) session(ctx context.Context, s *wire.Session, body string, wor
 	switch words[0] {
 	case "SELECT":
 		if rdr, ok, err := h.selectVars(s, body); ok {
+			// A SELECT, even of @@warning_count, is no diagnostic
+			// statement: it clears the warnings it may have read.
+			s.Warnings, s.WarningCount = nil, 0
 			return wire.Result{Rows: rdr}, true, err
 		}
 	case "SET":
