@@ -46,6 +46,8 @@ func TestStatementWarnings(t *testing.T) {
 		{"SELECT DATE_ADD(DATE '9999-12-31', INTERVAL 1 DAY)", []string{"Warning 1441 Datetime function: datetime field overflow"}, 1},
 		{"SELECT STR_TO_DATE('abc', '%Y')", []string{"Warning 1411 Incorrect datetime value: 'abc' for function str_to_date"}, 1},
 		{"SELECT TRY_CAST('2023-02-30' AS DATE)", nil, 0},
+		{"SELECT SUM(10 / a) FROM w", []string{div}, 1},
+		{"SELECT 10 DIV a, COUNT(*) FROM w GROUP BY 10 DIV a", []string{div}, 1},
 		{"SELECT CAST(s AS DATE) FROM w, (SELECT 1 FROM w) x, (SELECT 1 FROM w) y, (SELECT 1 FROM w) z", nil, 81},
 	}
 	for _, c := range cases {
