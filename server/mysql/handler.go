@@ -189,7 +189,7 @@ func (h *Handler) begin(ctx context.Context, s *wire.Session) (context.Context, 
 type errMapped struct {
 	array.RecordReader
 	done     func()
-	eng      *gsql.Session
+	eng      *gsql.Session // nil: no warnings to keep
 	sess     *wire.Session
 	released bool
 }
@@ -197,14 +197,21 @@ type errMapped struct {
 func (r *errMapped) Err() error { return mysqlError(r.RecordReader.Err()) }
 
 // WarningCount implements wire.RowsWarnings.
-func (r *errMapped) WarningCount() int64 { return r.eng.WarningCount() }
+func (r *errMapped) WarningCount() int64 {
+	if r.eng == nil {
+		return 0
+	}
+	return r.eng.WarningCount()
+}
 
 func (r *errMapped) Release() {
 	r.RecordReader.Release()
 	if !r.released {
 		r.released = true
 		r.done()
-		setWarnings(r.sess, r.eng.Warnings(), r.eng.WarningCount())
+		if r.eng != nil && r.sess != nil {
+			setWarnings(r.sess, r.eng.Warnings(), r.eng.WarningCount())
+		}
 	}
 }
 
