@@ -99,17 +99,7 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		if err != nil {
 			return Result{}, nil, err
 		}
-		names, types, nulls := coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0)
-		for _, c := range t.Columns {
-			names.AppendString(c.Name)
-			types.AppendString(c.Type.String())
-			if c.NotNull {
-				nulls.AppendString("NO")
-			} else {
-				nulls.AppendString("YES")
-			}
-		}
-		return Result{}, rowsReader([]string{"Field", "Type", "Null"}, []*coldata.Vec{names.Finish(), types.Finish(), nulls.Finish()}), nil
+		return Result{}, db.describeTable(ctx, t, s.Full), nil
 	case *sql.Set:
 		return Result{}, nil, db.sessionOf(ctx).set(s)
 	case *sql.Explain:
@@ -842,17 +832,15 @@ func (db *DB) describeQuery(ctx context.Context, stmt sqlparser.SelectStatement,
 	if err != nil {
 		return Result{}, nil, err
 	}
-	names, types, nulls := coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0)
+	var rows []columnInfo
 	for _, c := range n.Columns() {
-		names.AppendString(c.Name)
 		t := c.Type
 		if t == coldata.Null {
 			t = coldata.String
 		}
-		types.AppendString(t.String())
-		nulls.AppendString("YES")
+		rows = append(rows, columnInfo{field: c.Name, typ: MySQLTypeName(t), null: "YES", isString: t == coldata.String})
 	}
-	return Result{}, rowsReader([]string{"Field", "Type", "Null"}, []*coldata.Vec{names.Finish(), types.Finish(), nulls.Finish()}), nil
+	return Result{}, describeRows(rows, false), nil
 }
 
 // ResultSchema returns the Arrow schema of a query's result without

@@ -8,7 +8,6 @@ package mysql
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"regexp"
 	"sort"
@@ -220,7 +219,7 @@ var (
 	reKill              = regexp.MustCompile(`(?is)^KILL\s+(?:(QUERY|CONNECTION)\s+)?(\d+)\s*$`)
 	reUse               = regexp.MustCompile("(?is)^USE\\s+`?([^`\\s]+)`?\\s*$")
 	reShowTbl           = regexp.MustCompile("(?is)^SHOW\\s+(FULL\\s+)?TABLES(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?(?:\\s+LIKE\\s+'([^']*)')?\\s*$")
-	reShowCols          = regexp.MustCompile("(?is)^(?:SHOW\\s+(?:FULL\\s+)?(?:COLUMNS|FIELDS)\\s+(?:FROM|IN)|DESCRIBE|DESC)\\s+`?(\\w+)`?(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?\\s*$")
+	reShowCols          = regexp.MustCompile("(?is)^(?:SHOW\\s+(FULL\\s+)?(?:COLUMNS|FIELDS)\\s+(?:FROM|IN)|DESCRIBE|DESC)\\s+`?(\\w+)`?(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?\\s*$")
 	reShowCreate        = regexp.MustCompile("(?is)^SHOW\\s+CREATE\\s+TABLE\\s+(?:`?\\w+`?\\.)?`?(\\w+)`?\\s*$")
 	reShowCountWarnings = regexp.MustCompile(`(?is)^SHOW\s+COUNT\s*\(\s*\*\s*\)\s+WARNINGS\s*$`)
 	reShowVars          = regexp.MustCompile(`(?is)^SHOW\s+(?:SESSION\s+|GLOBAL\s+)?VARIABLES(?:\s+LIKE\s+'([^']*)')?\s*$`)
@@ -272,7 +271,7 @@ func (h *Handler) session(ctx context.Context, s *wire.Session, body string, wor
 		return h.show(ctx, s, body, words)
 	case "DESCRIBE", "DESC":
 		if m := reShowCols.FindStringSubmatch(body); m != nil {
-			return h.columns(ctx, m[1])
+			return h.columns(ctx, m[2], false)
 		}
 	}
 	return res, false, nil
@@ -314,7 +313,7 @@ func (h *Handler) show(ctx context.Context, s *wire.Session, body string, words 
 		return wire.Result{Rows: textRows(cols, rows)}, true, nil
 	case reShowCols.MatchString(body):
 		m := reShowCols.FindStringSubmatch(body)
-		return h.columns(ctx, m[1])
+		return h.columns(ctx, m[2], m[1] != "")
 	case reShowCreate.MatchString(body):
 		return h.showCreate(ctx, reShowCreate.FindStringSubmatch(body)[1])
 	case reShowVars.MatchString(body):
@@ -357,9 +356,25 @@ func (h *Handler) tables(ctx context.Context) ([]string, error) {
 	return names, rdr.Err()
 }
 
-// columns is SHOW COLUMNS / DESCRIBE with MySQL's six columns.
-func (h *Handler) columns(ctx context.Context, table string) (wire.Result, bool, error) {
-	rdr, err := h.DB.Query(ctx, "DESCRIBE "+quoteIdent(table))
+// columns is SHOW [FULL] COLUMNS / DESCRIBE: the engine's, with MySQL's
+// six columns (nine with FULL).
+func (h *Handler) columns(ctx context.Context, table string, full bool) (wire.Result, bool, error) {
+	q := "DESCRIBE " + quoteIdent(table)
+	if full {
+		q = "SHOW FULL COLUMNS FROM " + quoteIdent(table)
+	}
+	return h.tableQuery(ctx, q)
+}
+
+// showCreate is SHOW CREATE TABLE: the engine's.
+func (h *Handler) showCreate(ctx context.Context, table string) (wire.Result, bool, error) {
+	return h.tableQuery(ctx, "SHOW CREATE TABLE "+quoteIdent(table))
+}
+
+// tableQuery runs a statement about one table; a missing table is
+// MySQL's 1146.
+func (h *Handler) tableQuery(ctx context.Context, q string) (wire.Result, bool, error) {
+	rdr, err := h.DB.Query(ctx, q)
 	var oe *catalog.ObjectError
 	if errors.As(err, &oe) {
 		// MySQL says 1146 here (1051 is DROP's "unknown table").
@@ -368,47 +383,7 @@ func (h *Handler) columns(ctx context.Context, table string) (wire.Result, bool,
 	if err != nil {
 		return wire.Result{}, true, err
 	}
-	defer rdr.Release()
-	var rows [][]string
-	for rdr.Next() {
-		rec := rdr.Record()
-		f, t, n := rec.Column(0).(*array.String), rec.Column(1).(*array.String), rec.Column(2).(*array.String)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			rows = append(rows, []string{strings.Clone(f.Value(i)), strings.ToLower(t.Value(i)), strings.Clone(n.Value(i)), "", "", ""})
-		}
-	}
-	if err := rdr.Err(); err != nil {
-		return wire.Result{}, true, err
-	}
-	return wire.Result{Rows: textRows([]string{"Field", "Type", "Null", "Key", "Default", "Extra"}, rows)}, true, nil
-}
-
-// showCreate is SHOW CREATE TABLE, rebuilt from DESCRIBE.
-func (h *Handler) showCreate(ctx context.Context, table string) (wire.Result, bool, error) {
-	res, _, err := h.columns(ctx, table)
-	if err != nil {
-		return res, true, err
-	}
-	defer res.Rows.Release()
-	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE %s (", quoteIdent(table))
-	n := 0
-	for res.Rows.Next() {
-		rec := res.Rows.Record()
-		f, t, null := rec.Column(0).(*array.String), rec.Column(1).(*array.String), rec.Column(2).(*array.String)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			if n > 0 {
-				b.WriteByte(',')
-			}
-			n++
-			fmt.Fprintf(&b, "\n  %s %s", quoteIdent(f.Value(i)), strings.ToUpper(t.Value(i)))
-			if null.Value(i) == "NO" {
-				b.WriteString(" NOT NULL")
-			}
-		}
-	}
-	b.WriteString("\n)")
-	return wire.Result{Rows: textRows([]string{"Table", "Create Table"}, [][]string{{table, b.String()}})}, true, nil
+	return wire.Result{Rows: rdr}, true, nil
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
