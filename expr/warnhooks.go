@@ -39,9 +39,9 @@ func init() {
 	warnOnNull("str_to_date", func(w *Warnings, args []*coldata.Vec, i int) {
 		w.Add(WarnWrongValueForFunction, "Incorrect datetime value: '%s' for function str_to_date", valueText(args[0], i))
 	})
-	warnTruncatedText(CastFuncName(coldata.Float64), "DOUBLE", false)
-	warnTruncatedText(CastFuncName(coldata.Int64), "INTEGER", true)
-	warnTruncatedText("cast_to_decimal", "DECIMAL", false)
+	warnTruncatedText(CastFuncName(coldata.Float64), "DOUBLE", false, true)
+	warnTruncatedText(CastFuncName(coldata.Int64), "INTEGER", true, true)
+	warnTruncatedText("cast_to_decimal", "DECIMAL", false, false)
 }
 
 // warnOnNull gives function name an EvalW that calls warn for each row
@@ -69,17 +69,26 @@ func warnOnNull(name string, warn func(w *Warnings, args []*coldata.Vec, row int
 // warnTruncatedText gives the cast function name an EvalW that warns,
 // as MySQL's 1292 "Truncated incorrect <what> value", on each text
 // argument that is not wholly a number: a Note when only spaces follow
-// the number, else a Warning.
-func warnTruncatedText(name, what string, integer bool) {
+// the number, else a Warning. With parses, the EvalW converts a text
+// column itself and learns of a bad tail from the parse (where the
+// number ends); otherwise, and for a constant, the text is checked after
+// the kernel.
+func warnTruncatedText(name, what string, integer, parses bool) {
 	f, ok := Lookup(name)
 	if !ok {
 		panic("expr: no function " + name + " to warn for")
 	}
 	eval := f.Eval
 	f.EvalW = func(args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
-		out, err := eval(args, n)
 		in := args[0]
-		if err != nil || w == nil || in.Type != coldata.String {
+		if w == nil || in.Type != coldata.String || isConstNull(in) {
+			return eval(args, n)
+		}
+		if parses && !in.Const {
+			return parseTextWarn(in, n, integer, what, w), nil
+		}
+		out, err := eval(args, n)
+		if err != nil {
 			return out, err
 		}
 		for i := 0; i < n; i++ {
@@ -87,15 +96,55 @@ func warnTruncatedText(name, what string, integer bool) {
 				continue
 			}
 			s := in.Str(i)
-			switch numberTail(s, integer) {
-			case tailSpaces:
-				w.AddLevel("Note", WarnTruncated, "Truncated incorrect %s value: '%s'", what, string(s))
-			case tailOther:
-				w.Add(WarnTruncated, "Truncated incorrect %s value: '%s'", what, string(s))
+			if t := numberTail(s, integer); t != tailNone {
+				warnTail(w, what, s, t == tailOther)
 			}
 		}
 		return out, nil
 	}
+}
+
+// parseTextWarn converts n rows of text column in to DOUBLE (or BIGINT
+// when integer), as castVec does, warning on each text that is not
+// wholly a number.
+func parseTextWarn(in *coldata.Vec, n int, integer bool, what string, w *Warnings) *coldata.Vec {
+	offs := in.Offsets[:n+1]
+	var out *coldata.Vec
+	if integer {
+		out = coldata.NewVec(coldata.Int64, n)
+		r := out.Ints[:n]
+		for i := range r {
+			s := in.Bytes[offs[i]:offs[i+1]]
+			var end int
+			if r[i], end = parseIntPrefixEnd(s); end != len(s) && !in.IsNull(i) {
+				warnTail(w, what, s, end < 0 || numberTail(s, true) == tailOther)
+			}
+		}
+	} else {
+		out = coldata.NewVec(coldata.Float64, n)
+		r := out.Floats[:n]
+		for i := range r {
+			s := in.Bytes[offs[i]:offs[i+1]]
+			var end int
+			if r[i], end = parseFloatPrefixEnd(s); end != len(s) && !in.IsNull(i) {
+				warnTail(w, what, s, end < 0 || numberTail(s, false) == tailOther)
+			}
+		}
+	}
+	if in.Nulls != nil {
+		out.Nulls = in.Nulls[:coldata.BitmapLen(n)]
+	}
+	return out
+}
+
+// warnTail records MySQL's warning for text s read as a <what> number
+// whose tail is not empty: a Note when only spaces follow the number.
+func warnTail(w *Warnings, what string, s []byte, other bool) {
+	if other {
+		w.Add(WarnTruncated, "Truncated incorrect %s value: '%s'", what, string(s))
+		return
+	}
+	w.AddLevel("Note", WarnTruncated, "Truncated incorrect %s value: '%s'", what, string(s))
 }
 
 // What follows the number at the start of a text.

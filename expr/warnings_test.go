@@ -156,3 +156,41 @@ func TestEvalWarn(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCastTextWarnings measures the cost of the warnings check on
+// text read as a number (clean text: no warning is given) and of a
+// division whose result has no NULLs, with and without a sink.
+func BenchmarkCastTextWarnings(b *testing.B) {
+	const n = 1 << 16
+	sb := coldata.NewBuilder(coldata.String, n)
+	ib := coldata.NewBuilder(coldata.Int64, n)
+	for i := 0; i < n; i++ {
+		sb.AppendString(fmt.Sprintf("%d.%02d", i, i%100))
+		ib.AppendInt(int64(i + 1))
+	}
+	batch := &coldata.Batch{Cols: []*coldata.Vec{sb.Finish(), ib.Finish()}, Len: n}
+	cast, _ := Lookup(CastFuncName(coldata.Float64))
+	div, _ := Lookup("/")
+	s := &ColumnRef{Index: 0, Name: "s", T: coldata.String}
+	x := &ColumnRef{Index: 1, Name: "x", T: coldata.Int64}
+	castE, _ := NewCall(cast, []Expr{s})
+	divE, _ := NewCall(div, []Expr{&Literal{Value: int64(7), T: coldata.Int64}, x})
+	for _, c := range []struct {
+		name string
+		e    Expr
+	}{{"cast", castE}, {"div", divE}} {
+		for _, sink := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/sink=%v", c.name, sink), func(b *testing.B) {
+				var w *Warnings
+				if sink {
+					w = new(Warnings)
+				}
+				for i := 0; i < b.N; i++ {
+					if _, err := EvalWarn(c.e, batch, w); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
