@@ -933,6 +933,7 @@ func (p *ddl) show() (Statement, *Error) {
 		}
 		return &ShowWarnings{Count: true}, p.done()
 	}
+	at := p.i
 	full := p.accept("full")
 	if p.accept("columns") || p.accept("fields") {
 		if !p.accept("from") && !p.accept("in") {
@@ -944,6 +945,7 @@ func (p *ddl) show() (Statement, *Error) {
 		}
 		return &Describe{Table: name, Full: full}, p.done()
 	}
+	p.i = at
 	t, ok := p.peek()
 	if !ok {
 		return nil, p.errHere("unexpected end of statement: expected TABLES or COLUMNS")
