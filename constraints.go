@@ -27,11 +27,9 @@ import (
 // meanwhile fails the statement (ErrConflict) and nothing changes.
 
 // Warning is a note about a statement that succeeded (MySQL's SHOW
-// WARNINGS): INSERT IGNORE's skipped rows.
-type Warning struct {
-	Code uint16
-	Msg  string
-}
+// WARNINGS): INSERT IGNORE's skipped rows, a SELECT's invalid dates,
+// divisions by zero and truncated numbers.
+type Warning = expr.Warning
 
 // onDup is ON DUPLICATE KEY UPDATE bound: assignment k sets column
 // cols[k] to exprs[k], evaluated over the current row's columns then the
@@ -110,7 +108,7 @@ func (db *DB) insertKeyed(ctx context.Context, t *catalog.Table, keys []catalog.
 			if err != nil {
 				if s.Ignore {
 					if dk, ok := err.(*catalog.DuplicateKeyError); ok {
-						warnings = append(warnings, Warning{Code: 1062, Msg: dk.Error()})
+						warnings = append(warnings, Warning{Level: "Warning", Code: 1062, Msg: dk.Error()})
 						continue
 					}
 				}
@@ -171,7 +169,7 @@ func (db *DB) insertChecked(t *catalog.Table, sets []*catalog.KeySet, ignore boo
 				if !ignore {
 					return 0, nil, 0, set.Duplicate(rows, r)
 				}
-				warnings = append(warnings, Warning{Code: 1062, Msg: set.Duplicate(rows, r).Error()})
+				warnings = append(warnings, Warning{Level: "Warning", Code: 1062, Msg: set.Duplicate(rows, r).Error()})
 				dup = true
 				break
 			}

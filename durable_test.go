@@ -71,7 +71,7 @@ func TestDurableReopen(t *testing.T) {
 	db = openFile(t, path)
 	defer db.Close()
 	check(db)
-	if got := rowsOf(t, db, "DESCRIBE people"); !reflect.DeepEqual(got, []string{"id|BIGINT|NO", "name|VARCHAR|YES", "score|DOUBLE|YES", "ok|BOOLEAN|YES"}) {
+	if got := rowsOf(t, db, "DESCRIBE people"); !reflect.DeepEqual(got, []string{"id|bigint|NO||NULL|", "name|varchar|YES||NULL|", "score|double|YES||NULL|", "ok|tinyint(1)|YES||NULL|"}) {
 		t.Errorf("DESCRIBE after reopen: %q", got)
 	}
 	// Nothing but the manifest, the lock and the named segments is left.

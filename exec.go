@@ -31,9 +31,18 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 	}
 	sess := db.sessionOf(ctx)
 	ctx = planner.WithLastInsertID(ctx, sess.lastInsertID.Load())
+	if sw, ok := st.(*sql.ShowWarnings); ok {
+		// Reads the previous statement's warnings, keeping them.
+		return Result{}, showWarnings(sess.warnings.Load(), sw.Count), nil
+	}
+	ctx, warnings := db.startWarnings(ctx)
 	defer func() {
 		if err == nil && res.LastInsertID != 0 {
 			sess.lastInsertID.Store(res.LastInsertID)
+		}
+		if err == nil && rdr == nil {
+			warnings.Append(res.Warnings...)
+			res.Warnings, res.WarningCount = warnings.List(), warnings.Count()
 		}
 	}()
 	switch s := st.(type) {
@@ -90,17 +99,7 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		if err != nil {
 			return Result{}, nil, err
 		}
-		names, types, nulls := coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0)
-		for _, c := range t.Columns {
-			names.AppendString(c.Name)
-			types.AppendString(c.Type.String())
-			if c.NotNull {
-				nulls.AppendString("NO")
-			} else {
-				nulls.AppendString("YES")
-			}
-		}
-		return Result{}, rowsReader([]string{"Field", "Type", "Null"}, []*coldata.Vec{names.Finish(), types.Finish(), nulls.Finish()}), nil
+		return Result{}, db.describeTable(ctx, t, s.Full), nil
 	case *sql.Set:
 		return Result{}, nil, db.sessionOf(ctx).set(s)
 	case *sql.Explain:
@@ -119,6 +118,23 @@ func (db *DB) run(ctx context.Context, st sql.Statement, args []any) (res Result
 		return Result{}, rowsReader([]string{"plan"}, []*coldata.Vec{b.Finish()}), nil
 	}
 	return Result{}, nil, errkind.Errorf(errkind.Unsupported, "not supported: statement %T", st)
+}
+
+// showWarnings is SHOW WARNINGS (Level, Code, Message) over w, or with
+// count SHOW COUNT(*) WARNINGS.
+func showWarnings(w *expr.Warnings, count bool) array.RecordReader {
+	if count {
+		b := coldata.NewBuilder(coldata.Int64, 1)
+		b.AppendInt(w.Count())
+		return rowsReader([]string{"@@session.warning_count"}, []*coldata.Vec{b.Finish()})
+	}
+	level, code, msg := coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.Int64, 0), coldata.NewBuilder(coldata.String, 0)
+	for _, x := range w.List() {
+		level.AppendString(x.Level)
+		code.AppendInt(int64(x.Code))
+		msg.AppendString(x.Msg)
+	}
+	return rowsReader([]string{"Level", "Code", "Message"}, []*coldata.Vec{level.Finish(), code.Finish(), msg.Finish()})
 }
 
 // plan binds a SELECT and places its operators, under the rule settings
@@ -737,7 +753,7 @@ func nullWarningList(t *catalog.Table, notes []nullWarning) []Warning {
 	})
 	var out []Warning
 	for _, n := range notes {
-		out = append(out, Warning{Code: 1048, Msg: fmt.Sprintf("Column '%s' cannot be null", t.Columns[n.col].Name)})
+		out = append(out, Warning{Level: "Warning", Code: 1048, Msg: fmt.Sprintf("Column '%s' cannot be null", t.Columns[n.col].Name)})
 	}
 	return out
 }
@@ -816,17 +832,15 @@ func (db *DB) describeQuery(ctx context.Context, stmt sqlparser.SelectStatement,
 	if err != nil {
 		return Result{}, nil, err
 	}
-	names, types, nulls := coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0), coldata.NewBuilder(coldata.String, 0)
+	var rows []columnInfo
 	for _, c := range n.Columns() {
-		names.AppendString(c.Name)
 		t := c.Type
 		if t == coldata.Null {
 			t = coldata.String
 		}
-		types.AppendString(t.String())
-		nulls.AppendString("YES")
+		rows = append(rows, columnInfo{field: c.Name, typ: MySQLTypeName(t), null: "YES", isString: t == coldata.String})
 	}
-	return Result{}, rowsReader([]string{"Field", "Type", "Null"}, []*coldata.Vec{names.Finish(), types.Finish(), nulls.Finish()}), nil
+	return Result{}, describeRows(rows, false), nil
 }
 
 // ResultSchema returns the Arrow schema of a query's result without

@@ -138,8 +138,10 @@ type Result struct {
 	// column (MySQL's LAST_INSERT_ID()), 0 when it gave none.
 	LastInsertID int64
 	// Warnings are the notes of the last statement run (INSERT IGNORE's
-	// skipped duplicates).
-	Warnings []Warning
+	// skipped duplicates, a SELECT's invalid dates): the first
+	// expr.MaxWarnings; WarningCount counts them all.
+	Warnings     []Warning
+	WarningCount int64
 }
 
 // ErrClosed is returned by every method of a closed DB.
@@ -373,9 +375,11 @@ func (db *DB) exec(ctx context.Context, text string, args []any) (Result, error)
 				return res, err
 			}
 			r.RowsAffected = n
+			sess := db.sessionOf(ctx)
+			r.Warnings, r.WarningCount = sess.Warnings(), sess.WarningCount()
 		}
 		res.RowsAffected += r.RowsAffected
-		res.Warnings = r.Warnings
+		res.Warnings, res.WarningCount = r.Warnings, r.WarningCount
 		if r.LastInsertID != 0 {
 			res.LastInsertID = r.LastInsertID // the last INSERT that numbered rows
 		}

@@ -121,6 +121,7 @@ func (db *DB) queryCached(ctx context.Context, key planKey) (rdr array.RecordRea
 	if err := ctx.Err(); err != nil {
 		return nil, true, err
 	}
+	ctx, _ = db.startWarnings(ctx)
 	rdr, err = db.execute(ctx, n, true)
 	return rdr, true, err
 }
@@ -132,6 +133,7 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	ctx, _ = db.startWarnings(ctx)
 	version := db.cat.Version()
 	ro := db.ruleOptions(ctx)
 	n, err := db.planner.PlanSelectWith(ctx, sel.Stmt, args, ro)

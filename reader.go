@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
 )
@@ -33,7 +34,25 @@ type opReader struct {
 	done    bool
 }
 
-var _ array.RecordReader = (*opReader)(nil)
+var _ WarningReader = (*opReader)(nil)
+
+// WarningReader is implemented by the readers Query returns for a
+// SELECT: the warnings the statement gave so far (MySQL's SHOW
+// WARNINGS), all of them once Next has returned false. Session.Warnings
+// gives the same list for every kind of statement.
+type WarningReader interface {
+	array.RecordReader
+	// Warnings are the first expr.MaxWarnings warnings, in order.
+	Warnings() []Warning
+	// WarningCount counts every warning, kept or not.
+	WarningCount() int64
+}
+
+// Warnings implements WarningReader.
+func (r *opReader) Warnings() []Warning { return expr.WarningsOf(r.ctx).List() }
+
+// WarningCount implements WarningReader.
+func (r *opReader) WarningCount() int64 { return expr.WarningsOf(r.ctx).Count() }
 
 func newOpReader(ctx context.Context, schema *arrow.Schema, op operators.Operator) *opReader {
 	r := &opReader{ctx: ctx, schema: schema, op: op}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/array"
 
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/planner"
 	"github.com/gsqlengine/gsql/sql"
 )
@@ -27,6 +28,35 @@ type Session struct {
 	// lastInsertID is LAST_INSERT_ID(): the first AUTO_INCREMENT number
 	// the session's last INSERT that gave one gave.
 	lastInsertID atomic.Int64
+	// warnings are the warnings of the session's last statement (every
+	// statement but SHOW WARNINGS starts a fresh sink); a SELECT's grow
+	// while its rows are read.
+	warnings atomic.Pointer[expr.Warnings]
+}
+
+// Warnings are the warnings of the session's last statement, as MySQL's
+// SHOW WARNINGS lists them: the first expr.MaxWarnings in order. A
+// SELECT's are complete once its reader is exhausted.
+func (s *Session) Warnings() []Warning { return s.warnings.Load().List() }
+
+// WarningCount counts the last statement's warnings, those past
+// expr.MaxWarnings too (SHOW COUNT(*) WARNINGS).
+func (s *Session) WarningCount() int64 { return s.warnings.Load().Count() }
+
+// Warnings are the warnings of the last statement run in the database's
+// default session (Exec and Query): Session.Warnings.
+func (db *DB) Warnings() []Warning { return db.session.Warnings() }
+
+// WarningCount is Session.WarningCount of the default session.
+func (db *DB) WarningCount() int64 { return db.session.WarningCount() }
+
+// startWarnings gives the statement about to run in ctx's session a
+// fresh warnings sink, which becomes the session's last statement's, and
+// returns ctx carrying it for the kernels.
+func (db *DB) startWarnings(ctx context.Context) (context.Context, *expr.Warnings) {
+	w := new(expr.Warnings)
+	db.sessionOf(ctx).warnings.Store(w)
+	return expr.WithWarnings(ctx, w), w
 }
 
 // Session starts a session on db with the database's settings.

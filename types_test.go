@@ -50,7 +50,7 @@ func TestTypesRoundTripFiles(t *testing.T) {
 	if got := rowsOf(t, db, `SELECT * FROM e ORDER BY id`); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("reopened:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if got := rowsOf(t, db, `DESCRIBE e`); !strings.Contains(strings.Join(got, ";"), "DECIMAL(38,10)") {
+	if got := rowsOf(t, db, `DESCRIBE e`); !strings.Contains(strings.Join(got, ";"), "decimal(38,10)") {
 		t.Fatalf("describe: %v", got)
 	}
 	t.Logf("%s", strings.Join(want, "\n"))

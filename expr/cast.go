@@ -220,6 +220,14 @@ func FloatToInt(f float64) int64 {
 // MySQL converts a string to BIGINT: '12abc' is 12, '3.7' is 3, 'abc' is 0;
 // out-of-range values clamp.
 func ParseIntPrefix(s []byte) int64 {
+	x, _ := parseIntPrefixEnd(s)
+	return x
+}
+
+// parseIntPrefixEnd is ParseIntPrefix and the index in s where the
+// number ends (-1 when s starts with no digit), for MySQL's warning on
+// text that is not wholly a number.
+func parseIntPrefixEnd(s []byte) (int64, int) {
 	i := 0
 	for i < len(s) && isSpaceByte(s[i]) {
 		i++
@@ -231,6 +239,7 @@ func ParseIntPrefix(s []byte) int64 {
 	}
 	var u uint64
 	over := false
+	start := i
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 		d := uint64(s[i] - '0')
 		if u > (math.MaxUint64-d)/10 {
@@ -239,15 +248,19 @@ func ParseIntPrefix(s []byte) int64 {
 		}
 		u = u*10 + d
 	}
+	end := i
+	if i == start {
+		end = -1
+	}
 	switch {
 	case neg && (over || u > 1<<63):
-		return math.MinInt64
+		return math.MinInt64, end
 	case neg:
-		return -int64(u)
+		return -int64(u), end
 	case over || u > math.MaxInt64:
-		return math.MaxInt64
+		return math.MaxInt64, end
 	}
-	return int64(u)
+	return int64(u), end
 }
 
 // pow10tab holds the powers of ten a float64 represents exactly.
@@ -260,6 +273,14 @@ var pow10tab = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e
 // exactly without strconv: one correctly rounded division of two exact
 // values.
 func ParseFloatPrefix(s []byte) float64 {
+	f, _ := parseFloatPrefixEnd(s)
+	return f
+}
+
+// parseFloatPrefixEnd is ParseFloatPrefix and the index in s where the
+// number ends (-1 when s holds no digit before it), for MySQL's warning
+// on text that is not wholly a number.
+func parseFloatPrefixEnd(s []byte) (float64, int) {
 	i := 0
 	for i < len(s) && isSpaceByte(s[i]) {
 		i++
@@ -285,7 +306,7 @@ func ParseFloatPrefix(s []byte) float64 {
 		}
 	}
 	if digits == 0 {
-		return 0
+		return 0, -1
 	}
 	end := i
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
@@ -306,11 +327,11 @@ func ParseFloatPrefix(s []byte) float64 {
 		if neg {
 			f = -f
 		}
-		return f
+		return f, end
 	}
 	// Out of range: ParseFloat returns ±Inf (or 0) with an error we ignore.
 	f, _ := strconv.ParseFloat(string(s[start:end]), 64)
-	return f
+	return f, end
 }
 
 func isSpaceByte(c byte) bool {

@@ -109,7 +109,10 @@ func (c *Call) String() string {
 
 // Eval evaluates e over batch b and returns a vector of b.Len rows (which may
 // be a constant vector).
-func Eval(e Expr, b *coldata.Batch) (*coldata.Vec, error) {
+func Eval(e Expr, b *coldata.Batch) (*coldata.Vec, error) { return EvalWarn(e, b, nil) }
+
+// EvalWarn is Eval adding the warnings MySQL would give to w (nil: none).
+func EvalWarn(e Expr, b *coldata.Batch, w *Warnings) (*coldata.Vec, error) {
 	switch x := e.(type) {
 	case *ColumnRef:
 		return b.Cols[x.Index], nil
@@ -121,13 +124,13 @@ func Eval(e Expr, b *coldata.Batch) (*coldata.Vec, error) {
 		}
 		args := make([]*coldata.Vec, len(x.Args))
 		for i, a := range x.Args {
-			v, err := Eval(a, b)
+			v, err := EvalWarn(a, b, w)
 			if err != nil {
 				return nil, err
 			}
 			args[i] = v
 		}
-		out, err := evalCall(x.Fn, args, b.Len)
+		out, err := evalCall(x.Fn, args, b.Len, w)
 		return callResult(x, out, err, b.Len)
 	}
 	return nil, fmt.Errorf("internal error: cannot evaluate %T", e)
@@ -176,9 +179,13 @@ func Remap(e Expr, m map[int]int) Expr {
 }
 
 // evalCall runs f's kernel; when every argument is constant it computes one
-// row and returns a constant vector instead of n identical rows.
-func evalCall(f *Function, args []*coldata.Vec, n int) (*coldata.Vec, error) {
+// row and returns a constant vector instead of n identical rows (and
+// repeats that row's warnings n times, as MySQL warns per row).
+func evalCall(f *Function, args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
 	if n <= 1 || !AllConst(args) || f.Volatile {
+		if f.EvalW != nil {
+			return f.EvalW(args, n, w)
+		}
 		return f.Eval(args, n)
 	}
 	one := make([]*coldata.Vec, len(args))
@@ -187,7 +194,15 @@ func evalCall(f *Function, args []*coldata.Vec, n int) (*coldata.Vec, error) {
 		c.Len = 1
 		one[i] = &c
 	}
-	out, err := f.Eval(one, 1)
+	var out *coldata.Vec
+	var err error
+	if f.EvalW != nil && w != nil {
+		var local Warnings
+		out, err = f.EvalW(one, 1, &local)
+		w.addTimes(local.List(), n)
+	} else {
+		out, err = f.Eval(one, 1)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -93,14 +93,17 @@ func (p *Program) add(e Expr, memo map[string]int) (int, bool) {
 
 // Eval evaluates the program's expressions over b, one vector of b.Len
 // rows each (several expressions with one key share one vector).
-func (p *Program) Eval(b *coldata.Batch) ([]*coldata.Vec, error) {
+func (p *Program) Eval(b *coldata.Batch) ([]*coldata.Vec, error) { return p.EvalWarn(b, nil) }
+
+// EvalWarn is Eval adding the warnings MySQL would give to w (nil: none).
+func (p *Program) EvalWarn(b *coldata.Batch, w *Warnings) ([]*coldata.Vec, error) {
 	vals := make([]*coldata.Vec, len(p.nodes))
 	var args []*coldata.Vec
 	var dead []*coldata.Vec
 	for i := range p.nodes {
 		nd := &p.nodes[i]
 		if nd.call == nil {
-			v, err := Eval(nd.e, b)
+			v, err := EvalWarn(nd.e, b, w)
 			if err != nil {
 				return nil, err
 			}
@@ -111,7 +114,7 @@ func (p *Program) Eval(b *coldata.Batch) ([]*coldata.Vec, error) {
 		for _, a := range nd.args {
 			args = append(args, vals[a])
 		}
-		out, err := evalCall(nd.call.Fn, args, b.Len)
+		out, err := evalCall(nd.call.Fn, args, b.Len, w)
 		if vals[i], err = callResult(nd.call, out, err, b.Len); err != nil {
 			return nil, err
 		}

@@ -26,6 +26,10 @@ type Function struct {
 	// Eval computes the function for n rows. Arguments may be constant
 	// vectors. The result has n rows (or is constant).
 	Eval func(args []*coldata.Vec, n int) (*coldata.Vec, error)
+	// EvalW, when set, is Eval for a function that gives MySQL warnings
+	// (an invalid date in text, a division by zero): it adds them to w,
+	// which may be nil. Register derives Eval from it.
+	EvalW func(args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error)
 	// Bind, when set, refines the result type from the bound arguments
 	// (a literal argument that names a type, as CAST to DECIMAL(p,s)); it
 	// runs after Check and the implicit casts.
@@ -49,6 +53,9 @@ func Register(f *Function) {
 	defer regMu.Unlock()
 	if _, dup := registry[f.Name]; dup {
 		panic("expr: duplicate function " + f.Name)
+	}
+	if f.Eval == nil && f.EvalW != nil {
+		f.Eval = func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return f.EvalW(args, n, nil) }
 	}
 	registry[f.Name] = f
 }

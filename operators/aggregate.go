@@ -26,6 +26,8 @@ type HashAggregate struct {
 	Input Operator
 	Keys  []expr.Expr
 	Aggs  []opspec.AggSpec
+	// warn takes the warnings of the keys and arguments (Open's context).
+	warn *expr.Warnings
 	// MaxGroups bounds the state (0: unbounded); past it the query fails
 	// with a clear error instead of exhausting memory.
 	MaxGroups int
@@ -140,6 +142,7 @@ type concatPart struct {
 
 // Open implements Operator.
 func (h *HashAggregate) Open(ctx context.Context) error {
+	h.warn = expr.WarningsOf(ctx)
 	h.stateBytes, h.ngroups, h.table, h.zeroGids, h.topKeys = 0, 0, nil, 0, nil
 	if len(h.Keys) > 0 {
 		types := make([]coldata.Type, len(h.Keys))
@@ -352,7 +355,7 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 			}
 		} else {
 			for i, k := range h.Keys {
-				v, err := expr.Eval(k, b)
+				v, err := expr.EvalWarn(k, b, h.warn)
 				if err != nil {
 					return err
 				}
@@ -596,7 +599,7 @@ func (h *HashAggregate) update(a int, b *coldata.Batch) error {
 	if h.Aggs[a].Kind == opspec.AggCountStar {
 		return h.updateVec(a, nil, b, b.Len, nil)
 	}
-	v, err := evalAggArg(&h.Aggs[a], b)
+	v, err := evalAggArg(&h.Aggs[a], b, h.warn)
 	if err != nil {
 		return err
 	}
@@ -608,11 +611,11 @@ func (h *HashAggregate) update(a int, b *coldata.Batch) error {
 // MySQL gives. Casting every row to 128 bits cost more than the sum
 // (AVG(x) 9x SUM(x) at 1M rows), so the integers come as they are and
 // updateVec widens them into the 128-bit sum.
-func evalAggArg(spec *opspec.AggSpec, b *coldata.Batch) (*coldata.Vec, error) {
+func evalAggArg(spec *opspec.AggSpec, b *coldata.Batch, w *expr.Warnings) (*coldata.Vec, error) {
 	if x := IntAsDecimalArg(spec); x != nil {
-		return expr.Eval(x, b)
+		return expr.EvalWarn(x, b, w)
 	}
-	return expr.Eval(spec.Arg, b)
+	return expr.EvalWarn(spec.Arg, b, w)
 }
 
 // IntAsDecimalArg is x when spec is a plain SUM or AVG of

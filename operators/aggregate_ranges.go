@@ -230,7 +230,7 @@ func (h *HashAggregate) leaveRanges(b *coldata.Batch, n, nr, step, upto int, eva
 		v := h.rvecs[a]
 		if h.rangeEval[a] {
 			var e error
-			if v, e = evalAggArg(&h.Aggs[a], b); e != nil {
+			if v, e = evalAggArg(&h.Aggs[a], b, h.warn); e != nil {
 				return e
 			}
 		}
@@ -276,7 +276,7 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 			h.rvecs = append(h.rvecs, nil)
 			continue
 		}
-		v, err := evalAggArg(&h.Aggs[a], b)
+		v, err := evalAggArg(&h.Aggs[a], b, h.warn)
 		if err != nil {
 			upto, evalErr = a, err
 			break
@@ -418,7 +418,7 @@ func (h *HashAggregate) updateRange(c *HashAggregate, lo, hi, upto int) {
 				rows = coldata.SliceBatch(h.rbatch, lo, hi)
 			}
 			var err error
-			if v, err = evalAggArg(&h.Aggs[a], rows); err != nil {
+			if v, err = evalAggArg(&h.Aggs[a], rows, h.warn); err != nil {
 				c.rerr, c.rerrRank = err, errRank(a, false)
 				return
 			}

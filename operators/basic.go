@@ -97,7 +97,7 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 			f.prog = expr.NewProgram([]expr.Expr{f.Pred})
 		}
 		if f.Cols == nil {
-			if out, f.sel, err = filterBatch(f.prog, b, f.sel); err != nil || out != nil {
+			if out, f.sel, err = filterBatch(f.prog, b, f.sel, expr.WarningsOf(ctx)); err != nil || out != nil {
 				return out, err
 			}
 			continue
@@ -108,7 +108,7 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 				f.need[c] = true
 			}
 		}
-		if out, f.sel, err = filterColumns(f.prog, b, f.sel, f.need); err != nil || out == nil {
+		if out, f.sel, err = filterColumns(f.prog, b, f.sel, f.need, expr.WarningsOf(ctx)); err != nil || out == nil {
 			if err != nil {
 				return nil, err
 			}
@@ -124,16 +124,16 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 
 // filterBatch keeps the rows of b where pred (a program of one
 // expression) is TRUE, or returns nil when none is; sel is scratch for the
-// selection.
-func filterBatch(pred *expr.Program, b *coldata.Batch, sel []int) (*coldata.Batch, []int, error) {
-	return filterColumns(pred, b, sel, nil)
+// selection; w takes the statement's warnings.
+func filterBatch(pred *expr.Program, b *coldata.Batch, sel []int, w *expr.Warnings) (*coldata.Batch, []int, error) {
+	return filterColumns(pred, b, sel, nil, w)
 }
 
 // filterColumns is filterBatch gathering only the columns need marks (nil:
 // all of them); the others become constant NULLs of their type, for a
 // consumer that reads only the marked columns.
-func filterColumns(pred *expr.Program, b *coldata.Batch, sel []int, need []bool) (*coldata.Batch, []int, error) {
-	sel, all, err := selectTrue(pred, b, sel)
+func filterColumns(pred *expr.Program, b *coldata.Batch, sel []int, need []bool, w *expr.Warnings) (*coldata.Batch, []int, error) {
+	sel, all, err := selectTrue(pred, b, sel, w)
 	if err != nil {
 		return nil, sel, err
 	}
@@ -159,8 +159,8 @@ func filterColumns(pred *expr.Program, b *coldata.Batch, sel []int, need []bool)
 
 // selectTrue evaluates pred over b and returns the rows where it is TRUE
 // appended to sel[:0], or all when every row is (sel then says nothing).
-func selectTrue(pred *expr.Program, b *coldata.Batch, sel []int) (_ []int, all bool, _ error) {
-	res, err := pred.Eval(b)
+func selectTrue(pred *expr.Program, b *coldata.Batch, sel []int, w *expr.Warnings) (_ []int, all bool, _ error) {
+	res, err := pred.EvalWarn(b, w)
 	if err != nil {
 		return sel, false, err
 	}
@@ -201,12 +201,13 @@ func (p *Project) Next(ctx context.Context) (*coldata.Batch, error) {
 	if p.prog == nil {
 		p.prog = expr.NewProgram(p.Exprs)
 	}
-	return projectBatch(p.prog, b)
+	return projectBatch(p.prog, b, expr.WarningsOf(ctx))
 }
 
-// projectBatch evaluates one output column per expression of prog.
-func projectBatch(prog *expr.Program, b *coldata.Batch) (*coldata.Batch, error) {
-	cols, err := prog.Eval(b)
+// projectBatch evaluates one output column per expression of prog,
+// adding the warnings MySQL gives to w.
+func projectBatch(prog *expr.Program, b *coldata.Batch, w *expr.Warnings) (*coldata.Batch, error) {
+	cols, err := prog.EvalWarn(b, w)
 	if err != nil {
 		return nil, err
 	}

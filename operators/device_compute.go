@@ -422,8 +422,9 @@ func (c *DeviceCompute) cpuBatch(ctx context.Context, in *gpuexec.DeviceBatch) (
 	if err != nil {
 		return nil, err
 	}
+	w := expr.WarningsOf(ctx) // the CPU kernels warn as in a CPU plan
 	if c.Pred != nil {
-		m, err := expr.Eval(c.Pred, hb)
+		m, err := expr.EvalWarn(c.Pred, hb, w)
 		if err != nil {
 			return nil, err
 		}
@@ -438,7 +439,7 @@ func (c *DeviceCompute) cpuBatch(ctx context.Context, in *gpuexec.DeviceBatch) (
 	outs := c.outputs()
 	cols := make([]*coldata.Vec, len(outs))
 	for i, e := range outs {
-		v, err := expr.Eval(e, hb)
+		v, err := expr.EvalWarn(e, hb, w)
 		if err != nil {
 			return nil, err
 		}

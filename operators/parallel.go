@@ -25,9 +25,10 @@ type ParallelCompute struct {
 	// columns the filter gathered).
 	Select bool
 
-	need   []bool        // the input columns Exprs read
-	pred   *expr.Program // Pred's (nil without one)
-	prog   *expr.Program // Exprs'
+	need   []bool         // the input columns Exprs read
+	pred   *expr.Program  // Pred's (nil without one)
+	warn   *expr.Warnings // the statement's warnings (Open's context)
+	prog   *expr.Program  // Exprs'
 	cancel context.CancelFunc
 	order  chan chan parallelResult
 	wg     sync.WaitGroup
@@ -61,6 +62,7 @@ func (p *ParallelCompute) Open(ctx context.Context) error {
 		}
 	}
 	p.prog = expr.NewProgram(p.Exprs)
+	p.warn = expr.WarningsOf(ctx)
 	p.pred = nil
 	if p.Pred != nil {
 		p.pred = expr.NewProgram([]expr.Expr{p.Pred})
@@ -118,7 +120,7 @@ func (p *ParallelCompute) compute(b *coldata.Batch) parallelResult {
 		// The selection is dead once the columns are gathered: pooled,
 		// it is not 8 fresh bytes a row per batch.
 		sel := intPool.get(b.Len)[:0]
-		f, sel, err := filterColumns(p.pred, b, sel, p.need)
+		f, sel, err := filterColumns(p.pred, b, sel, p.need, p.warn)
 		intPool.put(sel)
 		if err != nil || f == nil {
 			if err == nil {
@@ -128,7 +130,7 @@ func (p *ParallelCompute) compute(b *coldata.Batch) parallelResult {
 		}
 		b = f
 	}
-	out, err := projectBatch(p.prog, b)
+	out, err := projectBatch(p.prog, b, p.warn)
 	if err != nil {
 		return parallelResult{err: err}
 	}
@@ -173,7 +175,7 @@ func (p *ParallelCompute) selectRows(b *coldata.Batch) parallelResult {
 		return parallelResult{b: view}
 	}
 	// The selection lives until the consumer gathers.
-	sel, all, err := selectTrue(p.pred, b, make([]int, 0, b.Len/8))
+	sel, all, err := selectTrue(p.pred, b, make([]int, 0, b.Len/8), p.warn)
 	switch {
 	case err != nil:
 		return parallelResult{err: err}

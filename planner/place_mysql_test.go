@@ -51,3 +51,33 @@ func TestPlaceMySQLExactValuesOnGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceWarningCallsOnGPU: a constant call that gives a MySQL warning
+// is left unfolded (it warns at every run, planner's foldConstants), so
+// in strict GPU mode it must place on the device as the literal it used
+// to fold into did: invalid dates in text, division by zero, text read
+// as a number, intervals past 9999, STR_TO_DATE of unreadable text.
+func TestPlaceWarningCallsOnGPU(t *testing.T) {
+	cat := catalog.New()
+	cols := []catalog.Column{{Name: "id", Type: coldata.Int64}, {Name: "s", Type: coldata.String}, {Name: "d", Type: coldata.Date}, {Name: "x", Type: coldata.DecimalOf(5, 2)}}
+	if _, err := cat.Create("wt", cols, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	opts := planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.AggregatesOnDevice}
+	for _, q := range []string{
+		"SELECT DATE('2023-02-30'), CAST('2023-02-30' AS DATE), CAST('2024-01-05 25:00:00' AS DATETIME), YEAR('2023-13-01'), DAYOFMONTH('2023-02-29')",
+		"SELECT DATE_ADD('2023-02-30', INTERVAL 1 DAY), DATEDIFF('2023-02-30', '2023-01-01'), LAST_DAY('2023-02-30'), DATE_FORMAT('2023-02-30', '%Y'), TO_DAYS('2023-02-30')",
+		"SELECT DATE_ADD(DATE '9999-12-31', INTERVAL 1 DAY), DATE_SUB(DATE '0001-01-01', INTERVAL 1 DAY)",
+		"SELECT 1/0, 1 DIV 0, 5 MOD 0, '12abc' + 1, CAST('12abc' AS SIGNED), CAST('1.5x' AS DECIMAL(5,2))",
+		"SELECT STR_TO_DATE('abc', '%Y'), DATE '2024-01-01' + INTERVAL 'abc' DAY",
+		"SELECT id, x / 0, 10 DIV x, s + 1, DATE(s), d + INTERVAL 1 DAY, DATE('2023-02-30') FROM wt WHERE s + 0 > 100",
+	} {
+		n, err := plan(t, cat, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if _, err = planner.Place(n, opts); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+}

@@ -325,8 +325,29 @@ func (s *Shell) statement(parent context.Context, st string) error {
 	if err != nil {
 		return err
 	}
+	s.printWarnings(rdr)
 	s.printTimer(time.Since(start), rdr)
 	return nil
+}
+
+// warningCounter is implemented by results whose statement counts MySQL
+// warnings (gsql.WarningReader).
+type warningCounter interface {
+	WarningCount() int64
+}
+
+// printWarnings says on the error stream, as MySQL's client does after
+// a result, how many warnings the query gave (SHOW WARNINGS lists them);
+// the results stream stays machine-readable.
+func (s *Shell) printWarnings(rdr array.RecordReader) {
+	if w, ok := rdr.(warningCounter); ok {
+		switch n := w.WarningCount(); {
+		case n == 1:
+			fmt.Fprintln(s.opts.Err, "1 warning (SHOW WARNINGS lists it)")
+		case n > 1:
+			fmt.Fprintf(s.opts.Err, "%d warnings (SHOW WARNINGS lists them)\n", n)
+		}
+	}
 }
 
 // compileTimer is implemented by results that know their kernel compile

@@ -80,6 +80,14 @@ func (db *fakeDB) Query(ctx context.Context, text string, args ...any) (array.Re
 		b.Append(1)
 		rec := array.NewRecord(schema, []arrow.Array{b.NewArray()}, 1)
 		return array.NewRecordReader(schema, []arrow.Record{rec})
+	case up == "SELECT 1/0":
+		// A reader whose statement gave warnings (gsql.WarningReader).
+		schema := arrow.NewSchema([]arrow.Field{{Name: "1/0", Type: arrow.PrimitiveTypes.Int64}}, nil)
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		b.AppendNull()
+		rec := array.NewRecord(schema, []arrow.Array{b.NewArray()}, 1)
+		rdr, err := array.NewRecordReader(schema, []arrow.Record{rec})
+		return warnReader{rdr, 2}, err
 	case up == "SLEEP":
 		db.started <- struct{}{}
 		select {
@@ -542,5 +550,28 @@ func TestTimerAsksForDeviceTime(t *testing.T) {
 	}
 	if want := []bool{false, true, false}; !reflect.DeepEqual(db.timed, want) {
 		t.Fatalf("timed queries %v, want %v", db.timed, want)
+	}
+}
+
+// warnReader is a result whose statement gave n warnings.
+type warnReader struct {
+	array.RecordReader
+	n int64
+}
+
+func (r warnReader) WarningCount() int64 { return r.n }
+
+// TestShellWarnings: after a result whose statement gave warnings the
+// shell says how many on the error stream, leaving the results alone.
+func TestShellWarnings(t *testing.T) {
+	sh, _, out, errb := newTestShell(t, false)
+	if err := sh.Run(context.Background(), strings.NewReader("SELECT 1/0;\n"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "warning") {
+		t.Errorf("warnings in the results: %q", out.String())
+	}
+	if !strings.Contains(errb.String(), "2 warnings (SHOW WARNINGS lists them)") {
+		t.Errorf("stderr %q", errb.String())
 	}
 }

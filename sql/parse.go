@@ -78,9 +78,15 @@ type ShowTables struct{}
 // ShowCreateTable is SHOW CREATE TABLE t: the statement that makes t.
 type ShowCreateTable struct{ Table string }
 
-// Describe is DESCRIBE t, DESC t or SHOW COLUMNS FROM t.
+// ShowWarnings is SHOW WARNINGS, or with Count SHOW COUNT(*) WARNINGS:
+// the warnings of the session's previous statement.
+type ShowWarnings struct{ Count bool }
+
+// Describe is DESCRIBE t, DESC t or SHOW [FULL] COLUMNS FROM t.
 type Describe struct {
 	Table string
+	// Full is SHOW FULL COLUMNS: MySQL's nine columns.
+	Full bool
 	// Query, when not nil, is DESCRIBE SELECT ...: the query's columns.
 	Query sqlparser.SelectStatement
 }
@@ -100,6 +106,7 @@ func (*DropTable) statement()       {}
 func (*Insert) statement()          {}
 func (*ShowTables) statement()      {}
 func (*Describe) statement()        {}
+func (*ShowWarnings) statement()    {}
 func (*Explain) statement()         {}
 
 // Parse parses text holding one or more statements separated by ';'. Empty
@@ -915,7 +922,20 @@ func (p *ddl) show() (Statement, *Error) {
 			return nil, err
 		}
 		return &ShowCreateTable{Table: name}, p.done()
-	case p.accept("columns") || p.accept("fields"):
+	case p.accept("warnings"):
+		return &ShowWarnings{}, p.done()
+	case p.accept("count"):
+		if !p.acceptTyp('(') || !p.acceptTyp('*') || !p.acceptTyp(')') {
+			return nil, p.errHere("expected COUNT(*) WARNINGS")
+		}
+		if err := p.expect("warnings"); err != nil {
+			return nil, err
+		}
+		return &ShowWarnings{Count: true}, p.done()
+	}
+	at := p.i
+	full := p.accept("full")
+	if p.accept("columns") || p.accept("fields") {
 		if !p.accept("from") && !p.accept("in") {
 			return nil, p.errHere("expected FROM")
 		}
@@ -923,8 +943,9 @@ func (p *ddl) show() (Statement, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Describe{Table: name}, p.done()
+		return &Describe{Table: name, Full: full}, p.done()
 	}
+	p.i = at
 	t, ok := p.peek()
 	if !ok {
 		return nil, p.errHere("unexpected end of statement: expected TABLES or COLUMNS")

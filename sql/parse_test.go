@@ -217,6 +217,11 @@ func TestParseStructs(t *testing.T) {
 	}{
 		{"SHOW TABLES", &ShowTables{}},
 		{"DESC t1", &Describe{Table: "t1"}},
+		{"SHOW COLUMNS FROM t1", &Describe{Table: "t1"}},
+		{"SHOW FULL FIELDS IN t1", &Describe{Table: "t1", Full: true}},
+		{"SHOW WARNINGS", &ShowWarnings{}},
+		{"show count(*) warnings", &ShowWarnings{Count: true}},
+		{"SHOW COUNT( * ) WARNINGS", &ShowWarnings{Count: true}},
 		{"DROP TABLE IF EXISTS a, b", &DropTable{Names: []string{"a", "b"}, IfExists: true}},
 		{"DROP TABLE a", &DropTable{Names: []string{"a"}}},
 		{"CREATE INDEX ia ON t (a)", &CreateIndex{Name: "ia", Table: "t", Columns: []string{"a"}}},

@@ -127,3 +127,54 @@ func TestDuplicateKey(t *testing.T) {
 		t.Fatalf("SHOW WARNINGS: %q", got)
 	}
 }
+
+// TestSelectWarnings: a SELECT's warnings are counted by its reader
+// (the EOF packet's count) once its rows are read, listed by SHOW
+// WARNINGS and counted by SHOW COUNT(*) WARNINGS and @@warning_count;
+// the next statement without warnings clears them.
+func TestSelectWarnings(t *testing.T) {
+	h, s := newHandler(t)
+	ctx := context.Background()
+	res, err := h.Run(ctx, s, "SELECT 1/0, CAST('2023-02-30' AS DATE), '12abc' + 1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for res.Rows.Next() {
+	}
+	if wr, ok := res.Rows.(wire.RowsWarnings); !ok || wr.WarningCount() != 3 {
+		t.Fatalf("reader's warning count: %T %v", res.Rows, ok)
+	}
+	res.Rows.Release()
+	res, err = h.Run(ctx, s, "SHOW WARNINGS", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for res.Rows.Next() {
+		rec := res.Rows.Record()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			got = append(got, fmt.Sprint(rec.Column(0).ValueStr(i), " ", rec.Column(1).ValueStr(i), " ", rec.Column(2).ValueStr(i)))
+		}
+	}
+	res.Rows.Release()
+	want := []string{"Warning 1365 Division by 0", "Warning 1292 Incorrect datetime value: '2023-02-30'", "Warning 1292 Truncated incorrect DOUBLE value: '12abc'"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("SHOW WARNINGS:\n got %q\nwant %q", got, want)
+	}
+	if c := cells(t, h, s, "SHOW COUNT(*) WARNINGS"); c[0] != "3" {
+		t.Fatalf("SHOW COUNT(*) WARNINGS: %v", c)
+	}
+	if c := cells(t, h, s, "SELECT @@warning_count"); c[0] != "3" {
+		t.Fatalf("@@warning_count: %v", c)
+	}
+	// That SELECT cleared them (MySQL 8; MariaDB keeps them after a
+	// statement that reads no table).
+	if c := cells(t, h, s, "SHOW COUNT(*) WARNINGS"); c[0] != "0" {
+		t.Fatalf("after SELECT @@warning_count: %v warnings", c)
+	}
+	cells(t, h, s, "SELECT 1/0")
+	cells(t, h, s, "SELECT 1")
+	if c := cells(t, h, s, "SHOW COUNT(*) WARNINGS"); c[0] != "0" {
+		t.Fatalf("after SELECT 1: %v warnings", c)
+	}
+}

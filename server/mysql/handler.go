@@ -8,7 +8,6 @@ package mysql
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"regexp"
 	"sort"
@@ -123,6 +122,9 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 		done()
 		return wire.Result{}, mysqlError(err)
 	}
+	// A statement clears the previous one's warnings (MySQL's diagnostics
+	// area), also when it fails.
+	s.Warnings, s.WarningCount = nil, 0
 	switch st.(type) {
 	case *sql.Select, *sql.ShowTables, *sql.Describe, *sql.Explain:
 		rdr, err := eng.Query(ctx, stmt, args...)
@@ -131,19 +133,26 @@ func (h *Handler) Run(ctx context.Context, s *wire.Session, stmt string, args []
 			return wire.Result{}, mysqlError(err)
 		}
 		// The statement runs while its rows are read: the limits hold
-		// until the protocol layer releases the reader.
-		return wire.Result{Rows: &errMapped{RecordReader: rdr, done: done}}, nil
+		// until the protocol layer releases the reader, and its warnings
+		// are known then.
+		return wire.Result{Rows: &errMapped{RecordReader: rdr, done: done, eng: eng, sess: s}}, nil
 	}
 	defer done()
 	res, err := eng.Exec(ctx, stmt, args...)
 	if err != nil {
 		return wire.Result{}, mysqlError(err)
 	}
+	setWarnings(s, res.Warnings, res.WarningCount)
+	return wire.Result{AffectedRows: uint64(res.RowsAffected), LastInsertID: uint64(max(res.LastInsertID, 0)), Warnings: uint16(min(res.WarningCount, 65535))}, nil
+}
+
+// setWarnings keeps a statement's warnings as SHOW WARNINGS rows.
+func setWarnings(s *wire.Session, ws []gsql.Warning, count int64) {
 	s.Warnings = nil
-	for _, w := range res.Warnings {
-		s.Warnings = append(s.Warnings, []string{"Warning", strconv.Itoa(int(w.Code)), w.Msg})
+	for _, w := range ws {
+		s.Warnings = append(s.Warnings, []string{w.Level, strconv.Itoa(int(w.Code)), w.Msg})
 	}
-	return wire.Result{AffectedRows: uint64(res.RowsAffected), LastInsertID: uint64(max(res.LastInsertID, 0)), Warnings: uint16(min(len(res.Warnings), 65535))}, nil
+	s.WarningCount = max(count, int64(len(ws)))
 }
 
 // engineSession is the engine's session for a statement of client
@@ -173,32 +182,47 @@ func (h *Handler) begin(ctx context.Context, s *wire.Session) (context.Context, 
 	return h.Limits.Begin(ctx, session)
 }
 
-// errMapped maps the errors a reader reports midway to MySQL codes and
-// releases the statement's limits with the reader.
+// errMapped maps the errors a reader reports midway to MySQL codes,
+// releases the statement's limits with the reader and then keeps the
+// statement's warnings in the client session sess.
 type errMapped struct {
 	array.RecordReader
 	done     func()
+	eng      *gsql.Session // nil: no warnings to keep
+	sess     *wire.Session
 	released bool
 }
 
 func (r *errMapped) Err() error { return mysqlError(r.RecordReader.Err()) }
+
+// WarningCount implements wire.RowsWarnings.
+func (r *errMapped) WarningCount() int64 {
+	if r.eng == nil {
+		return 0
+	}
+	return r.eng.WarningCount()
+}
 
 func (r *errMapped) Release() {
 	r.RecordReader.Release()
 	if !r.released {
 		r.released = true
 		r.done()
+		if r.eng != nil && r.sess != nil {
+			setWarnings(r.sess, r.eng.Warnings(), r.eng.WarningCount())
+		}
 	}
 }
 
 var (
-	reSetNames   = regexp.MustCompile(`(?is)^SET\s+(NAMES|CHARACTER\s+SET|CHARSET)\s+(.*)$`)
-	reKill       = regexp.MustCompile(`(?is)^KILL\s+(?:(QUERY|CONNECTION)\s+)?(\d+)\s*$`)
-	reUse        = regexp.MustCompile("(?is)^USE\\s+`?([^`\\s]+)`?\\s*$")
-	reShowTbl    = regexp.MustCompile("(?is)^SHOW\\s+(FULL\\s+)?TABLES(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?(?:\\s+LIKE\\s+'([^']*)')?\\s*$")
-	reShowCols   = regexp.MustCompile("(?is)^(?:SHOW\\s+(?:FULL\\s+)?(?:COLUMNS|FIELDS)\\s+(?:FROM|IN)|DESCRIBE|DESC)\\s+`?(\\w+)`?(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?\\s*$")
-	reShowCreate = regexp.MustCompile("(?is)^SHOW\\s+CREATE\\s+TABLE\\s+(?:`?\\w+`?\\.)?`?(\\w+)`?\\s*$")
-	reShowVars   = regexp.MustCompile(`(?is)^SHOW\s+(?:SESSION\s+|GLOBAL\s+)?VARIABLES(?:\s+LIKE\s+'([^']*)')?\s*$`)
+	reSetNames          = regexp.MustCompile(`(?is)^SET\s+(NAMES|CHARACTER\s+SET|CHARSET)\s+(.*)$`)
+	reKill              = regexp.MustCompile(`(?is)^KILL\s+(?:(QUERY|CONNECTION)\s+)?(\d+)\s*$`)
+	reUse               = regexp.MustCompile("(?is)^USE\\s+`?([^`\\s]+)`?\\s*$")
+	reShowTbl           = regexp.MustCompile("(?is)^SHOW\\s+(FULL\\s+)?TABLES(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?(?:\\s+LIKE\\s+'([^']*)')?\\s*$")
+	reShowCols          = regexp.MustCompile("(?is)^(?:SHOW\\s+(FULL\\s+)?(?:COLUMNS|FIELDS)\\s+(?:FROM|IN)|DESCRIBE|DESC)\\s+`?(\\w+)`?(?:\\s+(?:FROM|IN)\\s+`?(\\w+)`?)?\\s*$")
+	reShowCreate        = regexp.MustCompile("(?is)^SHOW\\s+CREATE\\s+TABLE\\s+(?:`?\\w+`?\\.)?`?(\\w+)`?\\s*$")
+	reShowCountWarnings = regexp.MustCompile(`(?is)^SHOW\s+COUNT\s*\(\s*\*\s*\)\s+WARNINGS\s*$`)
+	reShowVars          = regexp.MustCompile(`(?is)^SHOW\s+(?:SESSION\s+|GLOBAL\s+)?VARIABLES(?:\s+LIKE\s+'([^']*)')?\s*$`)
 )
 
 // session answers the statements about the session and the server that
@@ -207,6 +231,9 @@ func (h *Handler) session(ctx context.Context, s *wire.Session, body string, wor
 	switch words[0] {
 	case "SELECT":
 		if rdr, ok, err := h.selectVars(s, body); ok {
+			// A SELECT, even of @@warning_count, is no diagnostic
+			// statement: it clears the warnings it may have read.
+			s.Warnings, s.WarningCount = nil, 0
 			return wire.Result{Rows: rdr}, true, err
 		}
 	case "SET":
@@ -244,7 +271,7 @@ func (h *Handler) session(ctx context.Context, s *wire.Session, body string, wor
 		return h.show(ctx, s, body, words)
 	case "DESCRIBE", "DESC":
 		if m := reShowCols.FindStringSubmatch(body); m != nil {
-			return h.columns(ctx, m[1])
+			return h.columns(ctx, m[2], false)
 		}
 	}
 	return res, false, nil
@@ -286,7 +313,7 @@ func (h *Handler) show(ctx context.Context, s *wire.Session, body string, words 
 		return wire.Result{Rows: textRows(cols, rows)}, true, nil
 	case reShowCols.MatchString(body):
 		m := reShowCols.FindStringSubmatch(body)
-		return h.columns(ctx, m[1])
+		return h.columns(ctx, m[2], m[1] != "")
 	case reShowCreate.MatchString(body):
 		return h.showCreate(ctx, reShowCreate.FindStringSubmatch(body)[1])
 	case reShowVars.MatchString(body):
@@ -301,6 +328,8 @@ func (h *Handler) show(ctx context.Context, s *wire.Session, body string, words 
 		return wire.Result{Rows: textRows([]string{"Variable_name", "Value"}, rows)}, true, nil
 	case words[1] == "WARNINGS":
 		return wire.Result{Rows: textRows([]string{"Level", "Code", "Message"}, s.Warnings)}, true, nil
+	case reShowCountWarnings.MatchString(body):
+		return wire.Result{Rows: textRows([]string{"@@session.warning_count"}, [][]string{{strconv.FormatInt(s.WarningCount, 10)}})}, true, nil
 	case words[1] == "ERRORS":
 		return wire.Result{Rows: textRows([]string{"Level", "Code", "Message"}, nil)}, true, nil
 	case words[1] == "STATUS" || (len(words) > 2 && words[2] == "STATUS"):
@@ -327,9 +356,25 @@ func (h *Handler) tables(ctx context.Context) ([]string, error) {
 	return names, rdr.Err()
 }
 
-// columns is SHOW COLUMNS / DESCRIBE with MySQL's six columns.
-func (h *Handler) columns(ctx context.Context, table string) (wire.Result, bool, error) {
-	rdr, err := h.DB.Query(ctx, "DESCRIBE "+quoteIdent(table))
+// columns is SHOW [FULL] COLUMNS / DESCRIBE: the engine's, with MySQL's
+// six columns (nine with FULL).
+func (h *Handler) columns(ctx context.Context, table string, full bool) (wire.Result, bool, error) {
+	q := "DESCRIBE " + quoteIdent(table)
+	if full {
+		q = "SHOW FULL COLUMNS FROM " + quoteIdent(table)
+	}
+	return h.tableQuery(ctx, q)
+}
+
+// showCreate is SHOW CREATE TABLE: the engine's.
+func (h *Handler) showCreate(ctx context.Context, table string) (wire.Result, bool, error) {
+	return h.tableQuery(ctx, "SHOW CREATE TABLE "+quoteIdent(table))
+}
+
+// tableQuery runs a statement about one table; a missing table is
+// MySQL's 1146.
+func (h *Handler) tableQuery(ctx context.Context, q string) (wire.Result, bool, error) {
+	rdr, err := h.DB.Query(ctx, q)
 	var oe *catalog.ObjectError
 	if errors.As(err, &oe) {
 		// MySQL says 1146 here (1051 is DROP's "unknown table").
@@ -338,47 +383,7 @@ func (h *Handler) columns(ctx context.Context, table string) (wire.Result, bool,
 	if err != nil {
 		return wire.Result{}, true, err
 	}
-	defer rdr.Release()
-	var rows [][]string
-	for rdr.Next() {
-		rec := rdr.Record()
-		f, t, n := rec.Column(0).(*array.String), rec.Column(1).(*array.String), rec.Column(2).(*array.String)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			rows = append(rows, []string{strings.Clone(f.Value(i)), strings.ToLower(t.Value(i)), strings.Clone(n.Value(i)), "", "", ""})
-		}
-	}
-	if err := rdr.Err(); err != nil {
-		return wire.Result{}, true, err
-	}
-	return wire.Result{Rows: textRows([]string{"Field", "Type", "Null", "Key", "Default", "Extra"}, rows)}, true, nil
-}
-
-// showCreate is SHOW CREATE TABLE, rebuilt from DESCRIBE.
-func (h *Handler) showCreate(ctx context.Context, table string) (wire.Result, bool, error) {
-	res, _, err := h.columns(ctx, table)
-	if err != nil {
-		return res, true, err
-	}
-	defer res.Rows.Release()
-	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE %s (", quoteIdent(table))
-	n := 0
-	for res.Rows.Next() {
-		rec := res.Rows.Record()
-		f, t, null := rec.Column(0).(*array.String), rec.Column(1).(*array.String), rec.Column(2).(*array.String)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			if n > 0 {
-				b.WriteByte(',')
-			}
-			n++
-			fmt.Fprintf(&b, "\n  %s %s", quoteIdent(f.Value(i)), strings.ToUpper(t.Value(i)))
-			if null.Value(i) == "NO" {
-				b.WriteString(" NOT NULL")
-			}
-		}
-	}
-	b.WriteString("\n)")
-	return wire.Result{Rows: textRows([]string{"Table", "Create Table"}, [][]string{{table, b.String()}})}, true, nil
+	return wire.Result{Rows: rdr}, true, nil
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

@@ -73,20 +73,30 @@ func (h *Handler) fillInfoSchema(ctx context.Context, idb *gsql.DB) error {
 	}
 	for _, t := range names {
 		appendStrings(tb, 0, "def", h.Database, t, "BASE TABLE", "gsql", "")
-		res, _, err := h.columns(ctx, t)
+		res, _, err := h.columns(ctx, t, false)
 		if err != nil {
 			continue // a view that no longer binds: listed without columns
 		}
 		pos := int64(0)
 		for res.Rows.Next() {
 			rec := res.Rows.Record()
-			f, ty, null := rec.Column(0).(*array.String), rec.Column(1).(*array.String), rec.Column(2).(*array.String)
+			// DESCRIBE's Field, Type, Null, Key, Default, Extra.
+			var c [6]*array.String
+			for k := range c {
+				c[k] = rec.Column(k).(*array.String)
+			}
 			for i := 0; i < int(rec.NumRows()); i++ {
 				pos++
-				appendStrings(cb, 0, "def", h.Database, t, f.Value(i))
+				appendStrings(cb, 0, "def", h.Database, t, c[0].Value(i))
 				cb.Field(4).(*array.Int64Builder).Append(pos)
-				cb.Field(5).(*array.StringBuilder).AppendNull()
-				appendStrings(cb, 6, null.Value(i), ty.Value(i), ty.Value(i), "", "")
+				if c[4].IsNull(i) {
+					cb.Field(5).(*array.StringBuilder).AppendNull()
+				} else {
+					cb.Field(5).(*array.StringBuilder).Append(c[4].Value(i))
+				}
+				ty := c[1].Value(i)
+				dataType, _, _ := strings.Cut(ty, "(")
+				appendStrings(cb, 6, c[2].Value(i), dataType, ty, c[3].Value(i), c[5].Value(i))
 			}
 		}
 		res.Rows.Release()

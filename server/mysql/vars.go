@@ -73,8 +73,11 @@ func (h *Handler) variable(s *wire.Session, name string) (string, bool) {
 	if v, ok := s.Vars[name]; ok {
 		return v, true
 	}
-	if name == "version" {
+	switch name {
+	case "version":
 		return h.Version, true
+	case "warning_count":
+		return strconv.FormatInt(s.WarningCount, 10), true
 	}
 	v, ok := defaultVars[name]
 	return v, ok

@@ -55,7 +55,7 @@ func TestMariaDBClient(t *testing.T) {
 		{"select every type", `SELECT * FROM people ORDER BY name`,
 			"name\tage\tscore\tborn\tseen\tok\nAda\t36\t9.5\t1815-12-10\t2024-01-02 03:04:05\t1\nBob\tNULL\tNULL\tNULL\tNULL\t0\n", ""},
 		{"show", `SHOW TABLES; DESCRIBE people`,
-			"Tables_in_gsql\npeople\nField\tType\tNull\tKey\tDefault\tExtra\nname\tvarchar\tYES\t\tNULL\t\nage\tbigint\tYES\t\tNULL\t\nscore\tdouble\tYES\t\tNULL\t\nborn\tdate\tYES\t\tNULL\t\nseen\ttimestamp\tYES\t\tNULL\t\nok\tboolean\tYES\t\tNULL\t\n", ""},
+			"Tables_in_gsql\npeople\nField\tType\tNull\tKey\tDefault\tExtra\nname\tvarchar\tYES\t\tNULL\t\nage\tbigint\tYES\t\tNULL\t\nscore\tdouble\tYES\t\tNULL\t\nborn\tdate\tYES\t\tNULL\t\nseen\tdatetime\tYES\t\tNULL\t\nok\ttinyint(1)\tYES\t\tNULL\t\n", ""},
 		{"information_schema", `SELECT TABLE_NAME, COUNT(*) AS n FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'gsql' GROUP BY TABLE_NAME`,
 			"TABLE_NAME\tn\npeople\t6\n", ""},
 		{"functions", `SELECT UPPER(name) AS u, LENGTH(name) AS n FROM people WHERE age > 30`, "u\tn\nADA\t3\n", ""},
@@ -209,4 +209,17 @@ func columnTypeInfo(out string) []string {
 		}
 	}
 	return cols
+}
+
+// TestMariaDBClientWarnings: the client reads a SELECT's warning count
+// from the EOF packet after its rows and, with --show-warnings, lists
+// them (it sends SHOW WARNINGS), as against a MySQL server.
+func TestMariaDBClientWarnings(t *testing.T) {
+	bin := mariadbClient(t)
+	s := start(t, mysql.Config{})
+	out, errOut, ok := runClient(t, bin, s, "SELECT 1/0 AS x, CAST('2023-02-30' AS DATE) AS d", "-u", "root", "--skip-ssl", "--show-warnings")
+	want := "x\td\nNULL\tNULL\nWarning (Code 1365): Division by 0\nWarning (Code 1292): Incorrect datetime value: '2023-02-30'\n"
+	if !ok || out != want {
+		t.Fatalf("ok=%v stderr %q\ngot\n%q\nwant\n%q", ok, errOut, out, want)
+	}
 }

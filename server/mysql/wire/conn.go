@@ -354,7 +354,7 @@ func (c *Conn) writeResult(res Result, binary bool, status uint16) (ok bool, err
 		if err := res.Rows.Err(); err != nil {
 			return false, c.pw.writePacket(errPacket(toMySQL(err)))
 		}
-		return true, c.pw.writePacket(okPacket(res.AffectedRows, res.LastInsertID, status, res.Info))
+		return true, c.pw.writePacket(okPacketWarnings(res.AffectedRows, res.LastInsertID, status, warningCount(res.Rows), res.Info))
 	}
 	types := make([]colType, schema.NumFields())
 	if err := c.pw.writePacket(appendLenEnc(nil, uint64(len(types)))); err != nil {
@@ -388,7 +388,7 @@ func (c *Conn) writeResult(res Result, binary bool, status uint16) (ok bool, err
 	if err := res.Rows.Err(); err != nil {
 		return false, c.pw.writePacket(errPacket(toMySQL(err)))
 	}
-	return true, c.pw.writePacket(eofPacket(status))
+	return true, c.pw.writePacket(eofPacketWarnings(status, warningCount(res.Rows)))
 }
 
 // columnDef builds a ColumnDefinition41 packet. A column read unchanged

@@ -143,7 +143,11 @@ func errPacket(e *Error) []byte {
 	return append(b, msg...)
 }
 
-func eofPacket(status uint16) []byte {
-	b := []byte{0xfe, 0, 0}
+func eofPacket(status uint16) []byte { return eofPacketWarnings(status, 0) }
+
+// eofPacketWarnings is an EOF packet that counts the statement's warnings
+// (after a resultset's rows).
+func eofPacketWarnings(status, warnings uint16) []byte {
+	b := appendUint16([]byte{0xfe}, warnings)
 	return appendUint16(b, status)
 }

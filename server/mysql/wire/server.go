@@ -40,8 +40,25 @@ type Result struct {
 	LastInsertID uint64
 	Info         string
 	// Warnings is the count the OK packet reports (SHOW WARNINGS lists
-	// them: Session.Warnings).
+	// them: Session.Warnings). For Rows, the EOF packet after the rows
+	// reports Rows' WarningCount when it has one (RowsWarnings): a
+	// SELECT's warnings are known only once its rows are read.
 	Warnings uint16
+}
+
+// RowsWarnings is implemented by a Result's Rows whose statement counts
+// warnings while the rows are read.
+type RowsWarnings interface {
+	WarningCount() int64
+}
+
+// warningCount is rows' warning count for an OK or EOF packet (MySQL's
+// field holds at most 65535).
+func warningCount(rows array.RecordReader) uint16 {
+	if w, ok := rows.(RowsWarnings); ok {
+		return uint16(min(max(w.WarningCount(), 0), 65535))
+	}
+	return 0
 }
 
 // Session is one client connection as the Handler sees it.
@@ -53,9 +70,11 @@ type Session struct {
 	// Vars holds session variables the Handler keeps (SET ...).
 	Vars map[string]string
 	// Warnings are the last statement's warnings, as SHOW WARNINGS
-	// rows: level, code, message.
-	Warnings [][]string
-	srv      *Server
+	// rows: level, code, message; WarningCount counts them all (SHOW
+	// COUNT(*) WARNINGS), those past the kept ones too.
+	Warnings     [][]string
+	WarningCount int64
+	srv          *Server
 }
 
 // Server returns the server the session belongs to (for KILL).

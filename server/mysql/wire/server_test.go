@@ -277,3 +277,45 @@ func TestShutdownCancelsAfterDeadline(t *testing.T) {
 		t.Fatal("connections left open")
 	}
 }
+
+// warnRows is a reader whose statement gave n warnings.
+type warnRows struct {
+	array.RecordReader
+	n int64
+}
+
+func (r warnRows) WarningCount() int64 { return r.n }
+
+// warnHandler answers every statement with echoHandler's row, its
+// statement having given 70000 warnings (more than the packet holds).
+type warnHandler struct{ echoHandler }
+
+func (h *warnHandler) Run(ctx context.Context, s *Session, stmt string, args []any) (Result, error) {
+	res, err := h.echoHandler.Run(ctx, s, stmt, args)
+	res.Rows = warnRows{RecordReader: res.Rows, n: 70000}
+	return res, err
+}
+
+// TestEOFWarnings: the EOF packet after a resultset's rows carries the
+// warning count of the rows' statement (capped at 65535); the EOF after
+// the column definitions carries none.
+func TestEOFWarnings(t *testing.T) {
+	_, addr := startServer(t, Config{}, &warnHandler{})
+	rc := dial(t, addr)
+	rc.login()
+	rc.seq = 0
+	rc.write(append([]byte{comQuery}, "SELECT x"...))
+	var eofs [][]byte
+	for len(eofs) < 2 {
+		p := rc.read()
+		if len(p) > 0 && p[0] == 0xfe && len(p) < 9 {
+			eofs = append(eofs, p)
+		}
+	}
+	if w := int(eofs[0][1]) | int(eofs[0][2])<<8; w != 0 {
+		t.Errorf("EOF after the columns counts %d warnings, want 0", w)
+	}
+	if w := int(eofs[1][1]) | int(eofs[1][2])<<8; w != 65535 {
+		t.Errorf("EOF after the rows counts %d warnings, want 65535", w)
+	}
+}

@@ -1,0 +1,231 @@
+package expr
+
+import (
+	"strconv"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/datetime"
+)
+
+// The warnings MySQL gives where a SELECT's expression reads bad input
+// (its default sql_mode reads a SELECT leniently): the value is NULL, or
+// the number read from text's prefix, and the statement carries a
+// warning. Each hook wraps a kernel and inspects its result only where
+// that is cheap: a result without NULLs has nothing to report (its
+// bitmap is nil), so the scan runs only when the kernel made NULLs; the
+// text-to-number casts check each string's tail, a scan no longer than
+// the parse itself, and only for text arguments.
+//
+// This file's init must run after the kernels are registered: Go runs a
+// package's init functions in file-name order, and every kernel file
+// sorts before this one.
+
+func init() {
+	for _, name := range []string{"/", "div", "%"} {
+		warnOnNull(name, func(w *Warnings, _ []*coldata.Vec, _ int) {
+			w.Add(WarnDivByZero, "Division by 0")
+		})
+	}
+	for _, name := range []string{CastFuncName(coldata.Date), CastFuncName(coldata.Timestamp)} {
+		warnOnNull(name, func(w *Warnings, args []*coldata.Vec, i int) {
+			w.Add(WarnTruncated, "Incorrect datetime value: '%s'", valueText(args[0], i))
+		})
+	}
+	for _, name := range []string{"date_add_days", "date_add_months", "date_add_micros", "date_add_interval"} {
+		warnOnNull(name, func(w *Warnings, _ []*coldata.Vec, _ int) {
+			w.Add(WarnDatetimeOverflow, "Datetime function: datetime field overflow")
+		})
+	}
+	warnOnNull("str_to_date", func(w *Warnings, args []*coldata.Vec, i int) {
+		w.Add(WarnWrongValueForFunction, "Incorrect datetime value: '%s' for function str_to_date", valueText(args[0], i))
+	})
+	warnTruncatedText(CastFuncName(coldata.Float64), "DOUBLE", false, true)
+	warnTruncatedText(CastFuncName(coldata.Int64), "INTEGER", true, true)
+	warnTruncatedText("cast_to_decimal", "DECIMAL", false, false)
+}
+
+// warnOnNull gives function name an EvalW that calls warn for each row
+// its kernel made NULL although no argument was.
+func warnOnNull(name string, warn func(w *Warnings, args []*coldata.Vec, row int)) {
+	f, ok := Lookup(name)
+	if !ok {
+		panic("expr: no function " + name + " to warn for")
+	}
+	eval := f.Eval
+	f.EvalW = func(args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
+		out, err := eval(args, n)
+		if err != nil || w == nil || out == nil || out.Nulls == nil {
+			return out, err
+		}
+		for i := 0; i < n; i++ {
+			if out.IsNull(i) && !anyNull(args, i) {
+				warn(w, args, i)
+			}
+		}
+		return out, nil
+	}
+}
+
+// warnTruncatedText gives the cast function name an EvalW that warns,
+// as MySQL's 1292 "Truncated incorrect <what> value", on each text
+// argument that is not wholly a number: a Note when only spaces follow
+// the number, else a Warning. With parses, the EvalW converts a text
+// column itself and learns of a bad tail from the parse (where the
+// number ends); otherwise, and for a constant, the text is checked after
+// the kernel.
+func warnTruncatedText(name, what string, integer, parses bool) {
+	f, ok := Lookup(name)
+	if !ok {
+		panic("expr: no function " + name + " to warn for")
+	}
+	eval := f.Eval
+	f.EvalW = func(args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
+		in := args[0]
+		if w == nil || in.Type != coldata.String || isConstNull(in) {
+			return eval(args, n)
+		}
+		if parses && !in.Const {
+			return parseTextWarn(in, n, integer, what, w), nil
+		}
+		out, err := eval(args, n)
+		if err != nil {
+			return out, err
+		}
+		for i := 0; i < n; i++ {
+			if in.IsNull(i) {
+				continue
+			}
+			s := in.Str(i)
+			if t := numberTail(s, integer); t != tailNone {
+				warnTail(w, what, s, t == tailOther)
+			}
+		}
+		return out, nil
+	}
+}
+
+// parseTextWarn converts n rows of text column in to DOUBLE (or BIGINT
+// when integer), as castVec does, warning on each text that is not
+// wholly a number.
+func parseTextWarn(in *coldata.Vec, n int, integer bool, what string, w *Warnings) *coldata.Vec {
+	offs := in.Offsets[:n+1]
+	var out *coldata.Vec
+	if integer {
+		out = coldata.NewVec(coldata.Int64, n)
+		r := out.Ints[:n]
+		for i := range r {
+			s := in.Bytes[offs[i]:offs[i+1]]
+			var end int
+			if r[i], end = parseIntPrefixEnd(s); end != len(s) && !in.IsNull(i) {
+				warnTail(w, what, s, end < 0 || numberTail(s, true) == tailOther)
+			}
+		}
+	} else {
+		out = coldata.NewVec(coldata.Float64, n)
+		r := out.Floats[:n]
+		for i := range r {
+			s := in.Bytes[offs[i]:offs[i+1]]
+			var end int
+			if r[i], end = parseFloatPrefixEnd(s); end != len(s) && !in.IsNull(i) {
+				warnTail(w, what, s, end < 0 || numberTail(s, false) == tailOther)
+			}
+		}
+	}
+	if in.Nulls != nil {
+		out.Nulls = in.Nulls[:coldata.BitmapLen(n)]
+	}
+	return out
+}
+
+// warnTail records MySQL's warning for text s read as a <what> number
+// whose tail is not empty: a Note when only spaces follow the number.
+func warnTail(w *Warnings, what string, s []byte, other bool) {
+	if other {
+		w.Add(WarnTruncated, "Truncated incorrect %s value: '%s'", what, string(s))
+		return
+	}
+	w.AddLevel("Note", WarnTruncated, "Truncated incorrect %s value: '%s'", what, string(s))
+}
+
+// What follows the number at the start of a text.
+const (
+	tailNone   = iota // nothing: the text is a number
+	tailSpaces        // only whitespace (MySQL's Note)
+	tailOther         // anything else, or no number at all
+)
+
+// numberTail classifies the text after the longest number at the start
+// of s (leading whitespace, a sign, digits, and unless integer a
+// fraction and an exponent), as MySQL's conversion reads it.
+func numberTail(s []byte, integer bool) int {
+	i := 0
+	for i < len(s) && isSpaceByte(s[i]) {
+		i++
+	}
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if !integer && i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return tailOther
+	}
+	if !integer && i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		if k > j {
+			i = k
+		}
+	}
+	if i == len(s) {
+		return tailNone
+	}
+	for ; i < len(s); i++ {
+		if !isSpaceByte(s[i]) {
+			return tailOther
+		}
+	}
+	return tailSpaces
+}
+
+// anyNull reports whether some argument is NULL at row i.
+func anyNull(args []*coldata.Vec, i int) bool {
+	for _, a := range args {
+		if a.Type == coldata.Null || a.IsNull(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// valueText is row i of v as MySQL quotes it in a warning.
+func valueText(v *coldata.Vec, i int) string {
+	switch {
+	case v.Type == coldata.String:
+		return string(v.Str(i))
+	case v.Type == coldata.Int64:
+		return strconv.FormatInt(v.Int(i), 10)
+	case v.Type == coldata.Float64:
+		return string(AppendFloat(nil, v.Float(i)))
+	case v.Type.IsDecimal():
+		return v.Dec(i).String(v.Type.Scale())
+	case v.Type.Plain() == coldata.Date:
+		return datetime.FormatDate(v.Int(i))
+	case v.Type.Plain() == coldata.Timestamp:
+		return datetime.FormatTimestamp(v.Int(i))
+	}
+	return v.Type.String()
+}
