@@ -19,7 +19,8 @@ import (
 // groups a device operator reads (a join, a HAVING, an IN subquery, a
 // DISTINCT derived table), which keep their groups on the device, over
 // every finish the device has (counts, BIGINT sums and averages, DOUBLE
-// sums, averages and extremes, MIN/MAX of dates, DECIMAL sums) with NULL
+// sums, averages and extremes, MIN/MAX of dates, text and DECIMALs,
+// DECIMAL sums and averages) with NULL
 // keys and arguments, string and multi-column keys, an empty input, and
 // a BIGINT sum past the range that the host must report.
 func TestGPUGroupsStayOnDevice(t *testing.T) {
@@ -93,6 +94,9 @@ func TestGPUGroupsStayOnDevice(t *testing.T) {
 		{sql: "SELECT g.k, g.c, g.ci, g.si, g.ai, g.sx, g.ax, g.mnx, g.mxx, g.mnd, g.mxd, g.sm, g.am, dim.name FROM " +
 			"(SELECT k, COUNT(*) c, COUNT(i) ci, SUM(i) si, AVG(i) ai, SUM(x) sx, AVG(x) ax, MIN(x) mnx, MAX(x) mxx, MIN(d) mnd, MAX(d) mxd, SUM(m) sm, AVG(m) am FROM f GROUP BY k) g " +
 			"JOIN dim ON g.k = dim.k", onGPU: true},
+		{sql: "SELECT g.k, g.mins, g.maxs, g.minm, g.maxm FROM (SELECT k, MIN(s) mins, MAX(s) maxs, MIN(m) minm, MAX(m) maxm FROM f WHERE x > 0 GROUP BY k) g " +
+			"JOIN dim ON g.k = dim.k", onGPU: true},
+		{sql: "SELECT dim.k, dim.name, (SELECT MIN(f.m) FROM f WHERE f.k = dim.k AND f.x < 0) FROM dim", onGPU: true},
 		{sql: "SELECT k, SUM(m) FROM f GROUP BY k HAVING SUM(m) > 40000", onGPU: true},
 		{sql: "SELECT k, AVG(m), AVG(i) FROM f GROUP BY k HAVING AVG(m) < -20000 OR AVG(i) > 900000", onGPU: true},
 		{sql: "SELECT s, k, COUNT(*), MAX(i) FROM f GROUP BY s, k HAVING COUNT(*) > 1", onGPU: true},

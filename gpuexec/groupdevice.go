@@ -35,7 +35,17 @@ const (
 	// FinishAvgDec is a DECIMAL sum's average at the output type's scale,
 	// at least the argument's (GroupSumDec).
 	FinishAvgDec
+	// FinishRows is MIN or MAX of text or DECIMAL: the winning rows'
+	// values gathered from the argument (GroupMinString, GroupMaxString,
+	// GroupMinDec, GroupMaxDec).
+	FinishRows
 )
+
+// finishMode is gsql_group_finish's mode of each finish.
+var finishMode = map[GroupFinish]int64{
+	FinishCount: 0, FinishSumInt: 1, FinishAvgInt: 2, FinishFloat: 3, FinishAvgFloat: 4, FinishInt: 5,
+	FinishSumDec: 6, FinishAvgDec: 7, FinishRows: 8,
+}
 
 // finishKinds are the state kinds each finish reads.
 var finishKinds = map[GroupFinish][]GroupAggKind{
@@ -47,6 +57,7 @@ var finishKinds = map[GroupFinish][]GroupAggKind{
 	FinishInt:      {GroupMinInt, GroupMaxInt},
 	FinishSumDec:   {GroupSumDec},
 	FinishAvgDec:   {GroupSumDec},
+	FinishRows:     {GroupMinString, GroupMaxString, GroupMinDec, GroupMaxDec},
 }
 
 // finishStorage is the physical type of each finish's output column.
@@ -96,7 +107,13 @@ func (d *Device) GroupByOnDevice(ctx context.Context, in *DeviceBatch, keys []in
 		for _, k := range finishKinds[finish[a]] {
 			ok = ok || k == g.Kind
 		}
-		if !ok || types[a].Physical() != finishStorage[finish[a]] {
+		storage, fixed := finishStorage[finish[a]]
+		if finish[a] == FinishRows && g.Kind != GroupCountStar {
+			storage = in.Cols[g.Arg].Type.Physical()
+		} else if !fixed {
+			ok = false
+		}
+		if !ok || types[a].Physical() != storage {
 			return nil, invalidf("aggregate %d: finish %d of kind %d into %s", a, finish[a], g.Kind, types[a])
 		}
 		if finish[a] == FinishAvgDec {
@@ -148,9 +165,24 @@ func (d *Device) GroupByOnDevice(ctx context.Context, in *DeviceBatch, keys []in
 		if err := d.fillWords(bad.ptr, 0, 1); err != nil {
 			return err
 		}
+		owners := []*DeviceBatch{kb, vals}
+		defer func() {
+			for _, o := range owners[2:] {
+				o.Release()
+			}
+		}()
 		for a := range aggs {
 			st := run.states[a]
 			f := finish[a]
+			if f == FinishRows {
+				col, b, err := d.finishRowsOn(ctx, sc, vals, in, aggs[a].Arg, st, occ, groups, types[a])
+				if err != nil {
+					return err
+				}
+				owners = append(owners, b)
+				vals.Cols = append(vals.Cols, col)
+				continue
+			}
 			col := DeviceVec{Type: types[a], Len: int(groups)}
 			data, err := d.allocOn(uint64(groups * elemSize(types[a])))
 			if err != nil {
@@ -178,7 +210,7 @@ func (d *Device) GroupByOnDevice(ctx context.Context, in *DeviceBatch, keys []in
 				p10 = decimal.Pow10(types[a].Scale() - in.Cols[aggs[a].Arg].Type.Scale()).Lo
 				lim = decimal.Pow10(types[a].Precision())
 			}
-			if err := d.launchGrid("gsql_group_finish", d.strided(groups), int64(f), col.Data, col.Nulls, word(2), word(0), word(1), word(3),
+			if err := d.launchGrid("gsql_group_finish", d.strided(groups), finishMode[f], col.Data, col.Nulls, word(2), word(0), word(1), word(3),
 				occ.ptr, groups, bad.ptr, p10, lim.Lo, uint64(lim.Hi)); err != nil {
 				return err
 			}
@@ -191,7 +223,7 @@ func (d *Device) GroupByOnDevice(ctx context.Context, in *DeviceBatch, keys []in
 		if flag != [8]byte{} {
 			return ErrGroupsOnHost
 		}
-		out, err = Combine(append(append([]DeviceVec(nil), kb.Cols...), vals.Cols...), int(groups), kb, vals)
+		out, err = Combine(append(append([]DeviceVec(nil), kb.Cols...), vals.Cols...), int(groups), owners...)
 		return err
 	})
 	if err != nil {
@@ -201,4 +233,41 @@ func (d *Device) GroupByOnDevice(ctx context.Context, in *DeviceBatch, keys []in
 		return nil, fmt.Errorf("group on device: %w", err)
 	}
 	return out, nil
+}
+
+// finishRowsOn gathers MIN or MAX of text or DECIMAL from the argument
+// column at each group's winning row; the validity (a bitmap owned by
+// vals) is the group's having a value. The returned batch owns the
+// gathered values. Context thread only.
+func (d *Device) finishRowsOn(ctx context.Context, sc *hashScratch, vals *DeviceBatch, in *DeviceBatch, arg int, st [4]*Buffer,
+	occ *Buffer, groups int64, t coldata.Type) (DeviceVec, *DeviceBatch, error) {
+	rows, err := sc.alloc(uint64(8 * groups))
+	if err != nil {
+		return DeviceVec{}, nil, err
+	}
+	valid, err := d.allocOn(uint64(4 * ((groups + 31) / 32)))
+	if err != nil {
+		return DeviceVec{}, nil, err
+	}
+	vals.bufs = append(vals.bufs, valid)
+	if err := d.launchGrid("gsql_group_finish", d.strided(groups), finishMode[FinishRows], rows.ptr, valid.ptr, st[2].ptr, st[0].ptr,
+		DevicePtr(0), DevicePtr(0), occ.ptr, groups, DevicePtr(0), uint64(0), uint64(0), uint64(0)); err != nil {
+		return DeviceVec{}, nil, err
+	}
+	k, err := fuse.GenerateGather([]coldata.Type{in.Cols[arg].Type})
+	if err != nil {
+		return DeviceVec{}, nil, err
+	}
+	src, err := Combine([]DeviceVec{in.Cols[arg]}, in.Len, in)
+	if err != nil {
+		return DeviceVec{}, nil, err
+	}
+	defer src.Release()
+	g, err := d.gather(ctx, k, src, rows.ptr, int(groups))
+	if err != nil {
+		return DeviceVec{}, nil, err
+	}
+	col := g.Cols[0]
+	col.Type, col.Nulls, col.NullOffset = t, valid.ptr, 0
+	return col, g, nil
 }

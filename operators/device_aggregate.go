@@ -189,8 +189,8 @@ func (h *DeviceHashAggregate) upload(ctx context.Context, b *coldata.Batch) (*gp
 }
 
 // deviceFinishes maps each aggregate onto the device's finish of its
-// state, or returns nil when one has none (a variance,
-// MIN/MAX of text, DISTINCT, a quantile: the host finishes those).
+// state, or returns nil when one has none (a variance, MIN/MAX of a
+// BOOLEAN, DISTINCT, a quantile: the host finishes those).
 func deviceFinishes(specs []opspec.AggSpec, kinds []gpuexec.GroupAgg) *deviceFinish {
 	f := &deviceFinish{finish: make([]gpuexec.GroupFinish, len(specs)), types: make([]coldata.Type, len(specs))}
 	for i, s := range specs {
@@ -215,6 +215,9 @@ func deviceFinishes(specs []opspec.AggSpec, kinds []gpuexec.GroupAgg) *deviceFin
 			fin = gpuexec.FinishInt
 		case k == gpuexec.GroupSumDec && sum && s.Type.IsDecimal():
 			fin = gpuexec.FinishSumDec
+		case (k == gpuexec.GroupMinString || k == gpuexec.GroupMaxString || k == gpuexec.GroupMinDec || k == gpuexec.GroupMaxDec) &&
+			s.Arg != nil && s.Type.Physical() == s.Arg.Type().Physical():
+			fin = gpuexec.FinishRows
 		case k == gpuexec.GroupSumDec && avg && s.Type.IsDecimal() && s.Arg != nil &&
 			s.Type.Scale() >= s.Arg.Type().Scale() && s.Type.Scale()-s.Arg.Type().Scale() <= 18:
 			fin = gpuexec.FinishAvgDec

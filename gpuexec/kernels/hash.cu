@@ -903,7 +903,9 @@ extern "C" __global__ void gsql_mark_rows(const long long* rows, const unsigned 
 // zero, below 10^precision (lim_lo, lim_hi). valid, when set, gets bit j
 // for a group with a value (count > 0). *bad is set where the host must
 // finish instead: a sum past BIGINT (modes 1, 2) or past 38 digits (6, 7),
-// or an average past its precision (7).
+// or an average past its precision (7). Mode 8 writes the winning row of
+// MIN or MAX of text or DECIMAL (row 0 for a group without one, which is
+// NULL), for a gather of the values.
 extern "C" __global__ void gsql_group_finish(
     long long mode, unsigned long long* out, unsigned int* valid, const long long* count,
     const unsigned long long* w0, const unsigned long long* w1, const unsigned long long* w3,
@@ -941,6 +943,7 @@ extern "C" __global__ void gsql_group_finish(
           break;
         }
         case 5: out[j] = lo; break;
+        case 8: out[j] = (long long)lo < 0 ? 0 : lo; break;
         case 6:
         case 7: {
           long long top = (long long)w3[s];
