@@ -56,7 +56,7 @@ type gpuEngine interface {
 var errUnavailable = errors.New("engine unavailable")
 
 // engineNames are the known engines, in column order.
-var engineNames = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-library", "duckdb"}
+var engineNames = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-library", "gsql-auto", "duckdb"}
 
 // openEngine opens an engine by name.
 func openEngine(name string) (engine, error) {
@@ -67,6 +67,10 @@ func openEngine(name string) (engine, error) {
 		return openGSQL(name, "gpu", false)
 	case "gsql-gpu-library":
 		return openGSQL(name, "gpu", true)
+	case "gsql-auto":
+		// Device auto: the GPU for queries over enough rows, the CPU for
+		// the rest (issue 39 asks it to stay within 1.1x of gsql-gpu).
+		return openGSQL(name, "auto", false)
 	case "duckdb":
 		return openDuckDB()
 	}

@@ -27,7 +27,7 @@ var gsqlPoolLimit uint64
 
 func openGSQL(name, device string, noFusion bool) (engine, error) {
 	opts := gsql.Options{Device: device, NoFusion: noFusion}
-	if device == "gpu" {
+	if device != "cpu" {
 		opts.PoolLimit = gsqlPoolLimit
 	}
 	db, err := gsql.Open(opts)
@@ -38,7 +38,7 @@ func openGSQL(name, device string, noFusion bool) (engine, error) {
 		return nil, fmt.Errorf("%s: open: %w", name, err)
 	}
 	e := &gsqlEngine{name: name, db: db}
-	if device == "gpu" {
+	if device == "gpu" || (device == "auto" && db.Device() == "gpu") {
 		return gsqlGPU{e}, nil
 	}
 	return e, nil
