@@ -41,8 +41,11 @@ import (
 // Options configure a database.
 type Options struct {
 	// Device selects where operators run: "auto" (the GPU when gsql was
-	// built with CUDA support and a device is present, else the CPU), "gpu"
-	// (the GPU or an error; never a silent fallback) or "cpu". Empty means auto.
+	// built with CUDA support and a device is present, else the CPU; a
+	// SELECT whose GPU plan runs out of device memory before its first
+	// rows runs again on the CPU, as RanOn, EXPLAIN ANALYZE and
+	// Stats.CPUFallbacks say), "gpu" (the GPU or an error; never a silent
+	// fallback) or "cpu". Empty means auto.
 	Device string
 	// PoolLimit caps the GPU memory pool in bytes (0: no limit).
 	PoolLimit uint64
