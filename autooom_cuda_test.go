@@ -38,6 +38,17 @@ func openAutoTiny(t *testing.T) *gsql.DB {
 	return db
 }
 
+// warmPlan plans q once (auto placement starts compiling the kernels no
+// tier has ready) and waits for those compiles, so that q is placed on the
+// GPU by its operators, not by what is compiled yet.
+func warmPlan(t *testing.T, db *gsql.DB, q string) {
+	t.Helper()
+	rowsOf(t, db, "EXPLAIN "+q)
+	if err := db.WaitCompiles(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // explainFallback runs EXPLAIN ANALYZE q and checks that it ran on the CPU
 // and says why on its first line.
 func explainFallback(t *testing.T, db *gsql.DB, q string) {
@@ -83,6 +94,7 @@ func TestAutoFallbackWideRow(t *testing.T) {
 	if err := queryErr(ctx, strict, q); errkind.Of(err) != errkind.OutOfMemory {
 		t.Fatalf("strict gpu: %v (kind %v), want out of memory", err, errkind.Of(err))
 	}
+	warmPlan(t, auto, q)
 	got, want := sortedRows(t, auto, q), sortedRows(t, cpu, q)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("auto: %v, CPU backend %v", got, want)
@@ -146,6 +158,7 @@ func TestAutoFallbackTPCH(t *testing.T) {
 		}
 	}
 	const sortAll = "SELECT l_orderkey, l_linenumber, l_comment FROM lineitem ORDER BY l_orderkey, l_linenumber"
+	warmPlan(t, auto, sortAll)
 	before := auto.Stats().CPUFallbacks
 	gotRows, got := orderedDigest(t, auto, sortAll)
 	wantRows, want := orderedDigest(t, cpu, sortAll)
