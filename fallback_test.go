@@ -183,6 +183,9 @@ func TestAutoFallbackOnDeviceOOM(t *testing.T) {
 			if c.fallback {
 				wantFallbacks = runs
 			}
+			if runs == 2 && db.Stats().Plans.Hits == 0 {
+				t.Fatal("the second run did not use the cached plan")
+			}
 			if attempts != runs || cpuRuns != wantFallbacks || db.Stats().CPUFallbacks != uint64(wantFallbacks) {
 				t.Fatalf("%d attempts, %d CPU runs, Stats.CPUFallbacks %d; want %d, %d", attempts, cpuRuns, db.Stats().CPUFallbacks, runs, wantFallbacks)
 			}
