@@ -161,17 +161,22 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 	if err != nil {
 		return nil, err
 	}
-	return db.execute(ctx, placed, final)
+	return db.execute(ctx, placed, final, db.hostPlan(stmt, args))
 }
 
 // execute builds a placed plan's operators and opens its reader. final is
 // placeFinal's: false when work went to the CPU while GPU kernels compiled.
-func (db *DB) execute(ctx context.Context, n planner.Node, final bool) (array.RecordReader, error) {
+// onCPU plans the statement for the CPU alone: in auto mode a GPU plan
+// that runs out of device memory before its first batch runs that instead
+// (fallback.go; nil: never).
+func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hostPlanFunc) (array.RecordReader, error) {
+	fallback := onCPU != nil && db.mayFallBack(n)
 	built, err := db.build(n)
 	if err != nil {
 		return nil, err
 	}
-	rdr := newOpReader(ctx, schemaOf(n), built.Root)
+	root := db.attemptRoot(built.Root)
+	rdr := newOpReader(ctx, schemaOf(n), root)
 	rdr.ranOn = "cpu"
 	rdr.collect = !db.opts.NoQueryGC
 	switch {
@@ -191,9 +196,30 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool) (array.Re
 			rdr.stats = append(rdr.stats, st)
 		}
 	}
-	if err := built.Root.Open(ctx); err != nil {
-		built.Root.Close()
-		return nil, err
+	if err := root.Open(ctx); err != nil {
+		root.Close()
+		if rdr.timer != nil {
+			_, _ = rdr.timer.Stop()
+		}
+		if !fallback || !shouldFallBack(ctx, err) {
+			return nil, err
+		}
+		why := fallbackReason(err, built.Waits)
+		cctx, op, err := db.fallBack(ctx, onCPU)
+		if err != nil {
+			return nil, err
+		}
+		cpu := newOpReader(cctx, rdr.schema, op)
+		cpu.ranOn, cpu.collect = "cpu: "+why, rdr.collect
+		return cpu, nil
+	}
+	if fallback {
+		waits := built.Waits
+		rdr.fallback = func(cause error) (context.Context, operators.Operator, string, error) {
+			why := fallbackReason(cause, waits)
+			cctx, op, err := db.fallBack(rdr.ctx, onCPU)
+			return cctx, op, "cpu: " + why, err
+		}
 	}
 	return rdr, nil
 }
@@ -212,14 +238,45 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 		// The top-groups cuts the builder will make show on their GROUP BYs.
 		return append(planner.ExplainAnalyze(n, execbuild.TopNotes(n)), ro.Trace.Lines(verbose)...), nil
 	}
+	fallback := db.mayFallBack(n)
 	built, err := db.build(n)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := operators.Drain(ctx, built.Root); err != nil {
+	_, err = operators.Drain(ctx, db.attemptRoot(built.Root))
+	if err != nil && fallback && shouldFallBack(ctx, err) {
+		// Drain closed the attempt: its device memory is back.
+		return db.explainOnCPU(ctx, stmt, args, verbose, fallbackReason(err, built.Waits))
+	}
+	if err != nil {
 		return nil, err
 	}
 	return append(built.ExplainAnalyze(n), ro.Trace.Lines(verbose)...), nil
+}
+
+// explainOnCPU is EXPLAIN ANALYZE of a SELECT whose GPU plan ran out of
+// device memory (why): its CPU plan, run, after a first line that says so.
+func (db *DB) explainOnCPU(ctx context.Context, stmt sqlparser.SelectStatement, args []any, verbose bool, why string) ([]string, error) {
+	db.cpuFallbacks.Add(1)
+	if db.hooks.beforeCPU != nil {
+		db.hooks.beforeCPU()
+	}
+	ctx, _ = db.startWarnings(ctx)
+	ro := db.ruleOptions(ctx)
+	ro.Trace = &planner.RuleTrace{}
+	n, err := db.hostPlan(stmt, args)(ctx, ro)
+	if err != nil {
+		return nil, fmt.Errorf("planning for the cpu after the gpu ran out of memory: %w", err)
+	}
+	built, err := db.build(n)
+	if err != nil {
+		return nil, fmt.Errorf("building the cpu plan after the gpu ran out of memory: %w", err)
+	}
+	if _, err := operators.Drain(ctx, built.Root); err != nil {
+		return nil, err
+	}
+	lines := append([]string{"ran on the cpu: " + why}, built.ExplainAnalyze(n)...)
+	return append(lines, ro.Trace.Lines(verbose)...), nil
 }
 
 // collect runs a SELECT to the end and returns its columns and rows.

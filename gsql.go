@@ -41,8 +41,11 @@ import (
 // Options configure a database.
 type Options struct {
 	// Device selects where operators run: "auto" (the GPU when gsql was
-	// built with CUDA support and a device is present, else the CPU), "gpu"
-	// (the GPU or an error; never a silent fallback) or "cpu". Empty means auto.
+	// built with CUDA support and a device is present, else the CPU; a
+	// SELECT whose GPU plan runs out of device memory before its first
+	// rows runs again on the CPU, as RanOn, EXPLAIN ANALYZE and
+	// Stats.CPUFallbacks say), "gpu" (the GPU or an error; never a silent
+	// fallback) or "cpu". Empty means auto.
 	Device string
 	// PoolLimit caps the GPU memory pool in bytes (0: no limit).
 	PoolLimit uint64
@@ -129,6 +132,10 @@ type DB struct {
 	device    string // "cpu" or "gpu": what queries use now
 	requested string // "auto", "gpu" or "cpu"
 	closed    atomic.Bool
+	// cpuFallbacks counts statements that ran on the CPU after their GPU
+	// plan ran out of device memory (auto mode, fallback.go).
+	cpuFallbacks atomic.Uint64
+	hooks        testHooks
 }
 
 // Result reports what a statement without rows did.
@@ -402,7 +409,7 @@ func (db *DB) queryText(ctx context.Context, text string, args []any) (array.Rec
 	}
 	key, cacheable := db.planKey(text, args, db.sessionOf(ctx).rules())
 	if cacheable {
-		if rdr, ok, err := db.queryCached(ctx, key); ok {
+		if rdr, ok, err := db.queryCached(ctx, key, args); ok {
 			return rdr, err
 		}
 	}
@@ -449,6 +456,10 @@ type Stats struct {
 	Plans PlanCacheStats
 	// TableMemory is each table's host memory, by name.
 	TableMemory []TableMemory
+	// CPUFallbacks counts the statements that ran on the CPU in auto mode
+	// because their GPU plan ran out of device memory (or waited for it
+	// past gpuexec.MemoryWait).
+	CPUFallbacks uint64
 }
 
 // TableMemory is one table's host memory: the bytes of its Arrow buffers,
@@ -466,6 +477,9 @@ type TableMemory struct {
 // String renders the statistics for the shell's .stats.
 func (s Stats) String() string {
 	out := fmt.Sprintf("device: %s\ntables: %d\nplan cache: %d hits, %d misses\n", s.Device, s.Tables, s.Plans.Hits, s.Plans.Misses)
+	if s.CPUFallbacks > 0 {
+		out += fmt.Sprintf("auto: %d statements ran on the cpu after the gpu ran out of memory\n", s.CPUFallbacks)
+	}
 	if s.GPU != nil {
 		m := s.GPU.Memory
 		out += fmt.Sprintf("pool: %d bytes in use, %d peak, %d reserved, %d allocations (%d from the pool, %d upstream), largest free %d\n",
@@ -491,7 +505,8 @@ func (s Stats) String() string {
 // Stats returns the database's statistics.
 func (db *DB) Stats() Stats {
 	st := Stats{Device: db.Device(), Tables: len(db.cat.List()),
-		Plans: PlanCacheStats{Hits: db.plans.hits.Load(), Misses: db.plans.misses.Load()}}
+		Plans:        PlanCacheStats{Hits: db.plans.hits.Load(), Misses: db.plans.misses.Load()},
+		CPUFallbacks: db.cpuFallbacks.Load()}
 	if db.Device() == "gpu" {
 		if rt, err := db.gpu(); err == nil {
 			g, c := rt.Dev.Stats(), rt.Cache.Stats()

@@ -112,7 +112,9 @@ func (db *DB) planKey(text string, args []any, disabled planner.RuleSet) (k plan
 }
 
 // queryCached runs a statement from a cached plan; ok is false on a miss.
-func (db *DB) queryCached(ctx context.Context, key planKey) (rdr array.RecordReader, ok bool, err error) {
+// args are the statement's, for planning it again on the CPU should its
+// GPU plan run out of device memory.
+func (db *DB) queryCached(ctx context.Context, key planKey, args []any) (rdr array.RecordReader, ok bool, err error) {
 	n, ok := db.plans.get(key, db.cat.Version())
 	if !ok {
 		return nil, false, nil
@@ -122,7 +124,7 @@ func (db *DB) queryCached(ctx context.Context, key planKey) (rdr array.RecordRea
 		return nil, true, err
 	}
 	ctx, _ = db.startWarnings(ctx)
-	rdr, err = db.execute(ctx, n, true)
+	rdr, err = db.execute(ctx, n, true, db.hostPlanText(key.text, args))
 	return rdr, true, err
 }
 
@@ -147,7 +149,7 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 	if final {
 		db.plans.put(key, version, placed)
 	}
-	return db.execute(ctx, placed, final)
+	return db.execute(ctx, placed, final, db.hostPlan(sel.Stmt, args))
 }
 
 // volatileWords are functions whose value changes between runs of one

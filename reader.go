@@ -26,12 +26,18 @@ type opReader struct {
 	// enough (querygc.go).
 	collect bool
 	ranOn   string // where the query ran: "gpu", "cpu", or why the CPU
-	ctx     context.Context
-	schema  *arrow.Schema
-	op      operators.Operator
-	cur     arrow.Record
-	err     error
-	done    bool
+	// fallback, set for a GPU attempt in auto mode until a batch is
+	// handed out, runs the statement on the CPU instead when the attempt
+	// runs out of device memory (fallback.go): the CPU plan's opened
+	// operators, their context and where they ran.
+	fallback func(cause error) (context.Context, operators.Operator, string, error)
+	handed   bool // a batch went to the caller: never re-run
+	ctx      context.Context
+	schema   *arrow.Schema
+	op       operators.Operator
+	cur      arrow.Record
+	err      error
+	done     bool
 }
 
 var _ WarningReader = (*opReader)(nil)
@@ -75,8 +81,12 @@ func (r *opReader) finish() {
 	}
 	if !r.done {
 		r.done = true
-		if err := r.op.Close(); err != nil && r.err == nil {
-			r.err = err
+		// r.op is nil after a fallback whose CPU plan failed to open:
+		// the attempt's operators are closed already.
+		if r.op != nil {
+			if err := r.op.Close(); err != nil && r.err == nil {
+				r.err = err
+			}
 		}
 		// The operators' state is garbage now, also while the caller
 		// still holds the reader.
@@ -103,6 +113,9 @@ func (r *opReader) Next() bool {
 		return false
 	}
 	b, err := r.nextBatch()
+	if err != nil && r.fallback != nil && !r.handed && shouldFallBack(r.ctx, err) {
+		b, err = r.runOnCPU(err)
+	}
 	if err != nil {
 		r.err = err
 		r.finish()
@@ -118,7 +131,30 @@ func (r *opReader) Next() bool {
 		}
 	}
 	r.cur = coldata.BatchToRecord(r.schema, b)
+	r.handed = true
 	return true
+}
+
+// runOnCPU closes the GPU attempt that failed with cause (its device
+// memory goes back before the CPU starts) and continues with the
+// statement's CPU plan, returning its first batch.
+func (r *opReader) runOnCPU(cause error) (*coldata.Batch, error) {
+	fallback := r.fallback
+	r.fallback = nil
+	// The attempt failed: an error closing it says nothing more.
+	_ = r.op.Close()
+	r.op = nil
+	if r.timer != nil {
+		_, _ = r.timer.Stop()
+		r.timer = nil
+	}
+	r.stats = nil
+	ctx, op, ranOn, err := fallback(cause)
+	if err != nil {
+		return nil, err
+	}
+	r.ctx, r.op, r.ranOn = ctx, op, ranOn
+	return r.nextBatch()
 }
 
 func (r *opReader) Record() arrow.Record { return r.cur }

@@ -65,8 +65,9 @@ func (e *cacheEntry) inUse() bool {
 // RetryOOM runs fn; when it fails for lack of device memory and evicting
 // tables no query holds frees something, it runs fn once more. When
 // nothing could be evicted and other databases sharing the device hold
-// memory, it waits for them to free some (up to MemoryWait, counted in
-// the query's Waits that ctx carries) and runs fn again after each free.
+// memory, it waits for them to free some (what is left of the query's
+// MemoryWait, counted in the query's Waits that ctx carries) and runs fn
+// again after each free.
 // fn must leave nothing allocated when it fails. A nil cache runs fn once.
 func (c *TableCache) RetryOOM(ctx context.Context, fn func() error) error {
 	err := fn()
@@ -88,8 +89,13 @@ func (c *TableCache) RetryOOM(ctx context.Context, fn func() error) error {
 	return c.d.awaitMemory(ctx, err, fn)
 }
 
-// MemoryWait bounds how long an allocation that failed waits for other
-// databases of a shared device to free memory before it gives up.
+// MemoryWait bounds how long a query waits, in all, for other databases
+// of a shared device to free memory before its allocations give up (an
+// allocation outside a query, whose context carries no Waits, waits up to
+// MemoryWait itself). The bound is the query's, not each allocation's:
+// an operator that retries a batch in halves after a wait that timed out
+// would otherwise wait again for each half, and auto mode's CPU fallback
+// (root package) would come only after all of them.
 var MemoryWait = 2 * time.Second
 
 // awaitMemory runs fn again each time a buffer goes back to the shared
@@ -106,13 +112,19 @@ func (d *Device) awaitMemory(ctx context.Context, err error, fn func() error) er
 		return err // nobody else could free what is missing
 	}
 	w := WaitsOf(ctx)
+	budget := MemoryWait
+	if w != nil {
+		if budget -= w.Memory.Total(); budget <= 0 {
+			return fmt.Errorf("%w (the query already waited %s for other databases on the device to free memory)", err, w.Memory.Total().Round(time.Millisecond))
+		}
+	}
 	start := time.Now()
 	defer func() {
 		if w != nil {
 			w.Memory.add(time.Since(start))
 		}
 	}()
-	deadline := time.NewTimer(MemoryWait)
+	deadline := time.NewTimer(budget)
 	defer deadline.Stop()
 	for {
 		// Register and take the channel before trying again, so that a
@@ -131,7 +143,7 @@ func (d *Device) awaitMemory(ctx context.Context, err error, fn func() error) er
 		select {
 		case <-freed:
 		case <-deadline.C:
-			stop = fmt.Errorf("%w (waited %s for other databases on the device to free memory)", err, MemoryWait)
+			stop = fmt.Errorf("%w (waited %s for other databases on the device to free memory)", err, time.Since(start).Round(time.Millisecond))
 		case <-ctx.Done():
 			stop = ctx.Err()
 		}

@@ -101,7 +101,9 @@ func TestWaitsThreadAndCompile(t *testing.T) {
 }
 
 // An allocation that fails because another database holds the shared
-// pool's memory waits for a free (counted), or gives up after MemoryWait.
+// pool's memory waits for a free (counted), or gives up once its query
+// has waited MemoryWait in all: a later allocation of that query fails
+// at once.
 func TestWaitsPoolMemory(t *testing.T) {
 	defer func(w time.Duration) { MemoryWait = w }(MemoryWait)
 	fr := newFakeRegistry()
@@ -144,9 +146,17 @@ func TestWaitsPoolMemory(t *testing.T) {
 	}
 	defer other.Release()
 	MemoryWait = 60 * time.Millisecond
+	w = &Waits{} // another query
+	ctx = WithWaits(context.Background(), w)
+	start = time.Now()
 	err = cache.RetryOOM(ctx, alloc)
-	if !IsOutOfMemory(err) || !strings.Contains(err.Error(), "waited") || w.Memory.Count() != 2 {
-		t.Fatalf("bounded wait: %v, waits %s", err, &w.Memory)
+	if !IsOutOfMemory(err) || !strings.Contains(err.Error(), "waited") || w.Memory.Count() != 1 || time.Since(start) < 50*time.Millisecond {
+		t.Fatalf("bounded wait: %v after %s, waits %s", err, time.Since(start), &w.Memory)
+	}
+	// The bound is the query's: its next allocation waits no more.
+	err = cache.RetryOOM(ctx, alloc)
+	if !IsOutOfMemory(err) || !strings.Contains(err.Error(), "already waited") || w.Memory.Count() != 1 {
+		t.Fatalf("after the query's bound: %v, waits %s", err, &w.Memory)
 	}
 	// A cancelled query stops waiting with its context's error.
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
@@ -156,6 +166,8 @@ func TestWaitsPoolMemory(t *testing.T) {
 		t.Fatalf("cancelled wait: %v", err)
 	}
 	// The database's own quota is not waited for.
+	w = &Waits{}
+	ctx = WithWaits(context.Background(), w)
 	q, _ := fr.open(Options{CacheDir: opts.CacheDir, SlabSize: 1 << 20, PoolLimit: 1 << 20})
 	defer q.Close()
 	qc := NewTableCache(q, 1<<20)
