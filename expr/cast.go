@@ -308,20 +308,7 @@ func parseFloatPrefixEnd(s []byte) (float64, int) {
 	if digits == 0 {
 		return 0, -1
 	}
-	end := i
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		k := j
-		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-			k++
-		}
-		if k > j {
-			end = k
-		}
-	}
+	end := exponentEnd(s, i)
 	if end == i && digits <= 15 {
 		f := float64(mant) / pow10tab[frac]
 		if neg {
@@ -332,6 +319,26 @@ func parseFloatPrefixEnd(s []byte) (float64, int) {
 	// Out of range: ParseFloat returns ±Inf (or 0) with an error we ignore.
 	f, _ := strconv.ParseFloat(string(s[start:end]), 64)
 	return f, end
+}
+
+// exponentEnd is the end of an exponent (e or E, a sign, digits) at s[i:],
+// or i where none is there.
+func exponentEnd(s []byte, i int) int {
+	if i >= len(s) || (s[i] != 'e' && s[i] != 'E') {
+		return i
+	}
+	j := i + 1
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	k := j
+	for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+		k++
+	}
+	if k == j {
+		return i
+	}
+	return k
 }
 
 func isSpaceByte(c byte) bool {

@@ -876,19 +876,14 @@ func numericPrefix(s []byte) []byte {
 	if !digits {
 		return nil
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+	if k := exponentEnd(s, i); k > i {
+		// Exponents past two digits are not part of a DECIMAL's text.
 		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		if s[j] == '+' || s[j] == '-' {
 			j++
 		}
-		k := j
-		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-			k++
-		}
-		if k > j {
-			if e, err := strconv.Atoi(string(s[j:k])); err == nil && e < 100 && e > -100 {
-				i = k
-			}
+		if e, err := strconv.Atoi(string(s[j:k])); err == nil && e < 100 && e > -100 {
+			i = k
 		}
 	}
 	return s[start:i]

@@ -177,18 +177,8 @@ func numberTail(s []byte, integer bool) int {
 	if digits == 0 {
 		return tailOther
 	}
-	if !integer && i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		k := j
-		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-			k++
-		}
-		if k > j {
-			i = k
-		}
+	if !integer {
+		i = exponentEnd(s, i)
 	}
 	if i == len(s) {
 		return tailNone
