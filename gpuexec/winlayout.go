@@ -134,50 +134,16 @@ func (l *WindowLayout) sortOn(ctx context.Context, keys []WindowKey, nPart int) 
 		d.drv.syncStream(d.stream.h)
 		sc.release()
 	}()
-	words, err := l.planOn(sc, keys, nPart)
+	ks, err := d.sortKeysOn(ctx, sc, n, keys, nPart)
 	if err != nil {
 		return err
 	}
+	l.Launches += ks.launches
+	words, wbufs, rows, rowsBuf, sorted := ks.words, ks.wbufs, DevicePtr(0), ks.rows, ks.sorted
+	if rowsBuf != nil {
+		rows = rowsBuf.ptr
+	}
 	cfg := d.strided(n)
-	wbufs := make([]*Buffer, len(words))
-	for w, word := range words {
-		if wbufs[w], err = sc.alloc(uint64(8 * n)); err != nil {
-			return err
-		}
-		for j, f := range word.fields {
-			c := keys[f.key].Col
-			if err := d.launchGrid("gsql_wl_pack", cfg, int64(c.Type.Physical()), c.Nulls, int64(c.NullOffset), c.Data,
-				boolArg(keys[f.key].Desc), boolArg(keys[f.key].NullsFirst), f.kmin, int64(f.rank), int64(f.width),
-				boolArg(j == 0), n, wbufs[w].ptr); err != nil {
-				return err
-			}
-			l.Launches++
-		}
-	}
-	// Least significant word first; each later sort is stable, so the
-	// rows end ordered by every word, ties in input order.
-	var rows, sorted DevicePtr
-	var rowsBuf *Buffer
-	for w := len(words) - 1; w >= 0; w-- {
-		in := wbufs[w].ptr
-		if rows != 0 {
-			g, err := sc.alloc(uint64(8 * n))
-			if err != nil {
-				return err
-			}
-			if err := d.launchGrid("gsql_wl_gather", cfg, in, rows, n, g.ptr); err != nil {
-				return err
-			}
-			l.Launches++
-			in = g.ptr
-		}
-		run, err := d.radixSortOn(ctx, sc, in, rows, n)
-		if err != nil {
-			return err
-		}
-		l.Launches += run.launches
-		rows, rowsBuf, sorted = run.rows.ptr, run.rows, run.keys.ptr
-	}
 	pc, err := sc.alloc(uint64(8 * n))
 	if err != nil {
 		return err
@@ -243,13 +209,77 @@ func (l *WindowLayout) sortOn(ctx context.Context, keys []WindowKey, nPart int) 
 	return nil
 }
 
-// planOn reads every key's range (one launch each, one copy back) and
-// plans the sort words. Context thread only.
-func (l *WindowLayout) planOn(sc *hashScratch, keys []WindowKey, nPart int) ([]wlWord, error) {
+// keySort is sortKeysOn's result, in scratch buffers: the keys' sort
+// words (input order), the sorted rows (uint32; nil when no key varies:
+// the input order is sorted) and word 0 in sorted order.
+type keySort struct {
+	words    []wlWord
+	wbufs    []*Buffer
+	rows     *Buffer
+	sorted   DevicePtr
+	launches int
+}
+
+// sortKeysOn orders n rows stably by keys (the first nPart of them
+// partition keys, which only mark the words' bits): each key's order
+// words packed into as few sort words as its range needs
+// (planWindowWords), then one stable radix sort per word, least
+// significant first. SortWindow and SortRows share it. Context thread
+// only.
+func (d *Device) sortKeysOn(ctx context.Context, sc *hashScratch, n int64, keys []WindowKey, nPart int) (*keySort, error) {
+	ks := &keySort{}
+	var err error
+	if ks.words, err = d.planKeysOn(sc, n, keys, nPart, &ks.launches); err != nil {
+		return nil, err
+	}
+	cfg := d.strided(n)
+	ks.wbufs = make([]*Buffer, len(ks.words))
+	for w, word := range ks.words {
+		if ks.wbufs[w], err = sc.alloc(uint64(8 * n)); err != nil {
+			return nil, err
+		}
+		for j, f := range word.fields {
+			c := keys[f.key].Col
+			if err := d.launchGrid("gsql_wl_pack", cfg, int64(c.Type.Physical()), c.Nulls, int64(c.NullOffset), c.Data,
+				boolArg(keys[f.key].Desc), boolArg(keys[f.key].NullsFirst), f.kmin, int64(f.rank), int64(f.width),
+				boolArg(j == 0), n, ks.wbufs[w].ptr); err != nil {
+				return nil, err
+			}
+			ks.launches++
+		}
+	}
+	// Least significant word first; each later sort is stable, so the
+	// rows end ordered by every word, ties in input order.
+	var rows DevicePtr
+	for w := len(ks.words) - 1; w >= 0; w-- {
+		in := ks.wbufs[w].ptr
+		if rows != 0 {
+			g, err := sc.alloc(uint64(8 * n))
+			if err != nil {
+				return nil, err
+			}
+			if err := d.launchGrid("gsql_wl_gather", cfg, in, rows, n, g.ptr); err != nil {
+				return nil, err
+			}
+			ks.launches++
+			in = g.ptr
+		}
+		run, err := d.radixSortOn(ctx, sc, in, rows, n)
+		if err != nil {
+			return nil, err
+		}
+		ks.launches += run.launches
+		rows, ks.rows, ks.sorted = run.rows.ptr, run.rows, run.keys.ptr
+	}
+	return ks, nil
+}
+
+// planKeysOn reads every key's range (one launch each, counted in
+// launches; one copy back) and plans the sort words. Context thread only.
+func (d *Device) planKeysOn(sc *hashScratch, n int64, keys []WindowKey, nPart int, launches *int) ([]wlWord, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	d, n := l.d, int64(l.n)
 	init := make([]uint64, 3*len(keys))
 	for k := range keys {
 		init[3*k] = math.MaxUint64
@@ -264,7 +294,7 @@ func (l *WindowLayout) planOn(sc *hashScratch, keys []WindowKey, nPart int) ([]w
 			boolArg(key.Desc), n, rb.ptr+DevicePtr(24*k)); err != nil {
 			return nil, err
 		}
-		l.Launches++
+		*launches++
 	}
 	raw := make([]byte, 24*len(keys))
 	if err := d.CopyToHost(raw, rb.ptr, nil); err != nil {
