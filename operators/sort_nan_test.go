@@ -46,4 +46,3 @@ func TestSortNaN(t *testing.T) {
 		}
 	}
 }
-
