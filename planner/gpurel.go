@@ -319,6 +319,19 @@ func windowSortNote(funcs []winspec.Func) string {
 	return "keys sorted on the device, and on the host for " + strings.Join(host, ", ")
 }
 
+// sortNote says where a device ORDER BY sorts its keys: on the device
+// when every key's type is one its radix sort packs (the window
+// orderings' rule, winspec.DeviceKeyType; operators.DeviceSortable),
+// else on the host with the reason.
+func sortNote(cols []Column, keys []opspec.SortKey) string {
+	for _, k := range keys {
+		if t := cols[k.Col].Type; !winspec.DeviceKeyType(t) {
+			return fmt.Sprintf("keys sorted on the host: a %s key", t)
+		}
+	}
+	return "keys sorted on the device"
+}
+
 // placeWindow puts window functions on the GPU when their keys and
 // arguments compute there; ok false leaves them to the CPU.
 func placeWindow(w *Window, opts PlaceOptions) (Node, string, error) {
