@@ -3,6 +3,8 @@ package gpuexec
 import (
 	"context"
 	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
 )
 
 // RowOrder is SortRows' result: the first Len rows of a sort as int64 row
@@ -22,32 +24,41 @@ func (o *RowOrder) Release() {
 	}
 }
 
+// RowSortable reports whether SortRows orders keys of type t: the
+// WindowSortable types, and text, whose strings it packs whole when none
+// is longer than MaxTextSortBytes.
+func RowSortable(t coldata.Type) bool {
+	return WindowSortable(t) || t != coldata.Null && t.Physical() == coldata.String
+}
+
 // SortRows orders n rows by keys on the device, as ORDER BY does: a
 // stable sort (ties keep input order), each key ascending or descending
 // with its NULLs first or last, DOUBLE's -0.0 equal to 0.0 and every NaN
-// one value above +Inf. The keys are packed and radix-sorted as
-// SortWindow's (sortKeysOn); only their ranges and the sort's digit
-// ranges come to the host. It returns the first limit rows of the order
-// (all n when limit <= 0 or limit >= n). Every key's type must be
-// WindowSortable. The caller releases the result.
-func (d *Device) SortRows(ctx context.Context, n int, keys []WindowKey, limit int) (*RowOrder, error) {
+// one value above +Inf, text bytewise. The keys are packed and
+// radix-sorted as SortWindow's (sortKeysOn); only their ranges and the
+// sort's digit ranges come to the host. It returns the first limit rows
+// of the order (all n when limit <= 0 or limit >= n). Every key's type
+// must be RowSortable; ok is false, and nothing sorted, when a text key
+// holds a string longer than MaxTextSortBytes. The caller releases the
+// result.
+func (d *Device) SortRows(ctx context.Context, n int, keys []WindowKey, limit int) (o *RowOrder, ok bool, err error) {
 	if n <= 0 || n >= 1<<31-1 {
-		return nil, invalidf("sort of %d rows on the device (at least one, fewer than 2^31)", n)
+		return nil, false, invalidf("sort of %d rows on the device (at least one, fewer than 2^31)", n)
 	}
 	for i, k := range keys {
-		if !WindowSortable(k.Col.Type) || k.Col.Len != n {
-			return nil, invalidf("sort key %d: %d rows of %s for a sort of %d", i, k.Col.Len, k.Col.Type, n)
+		if !RowSortable(k.Col.Type) || k.Col.Len != n {
+			return nil, false, invalidf("sort key %d: %d rows of %s for a sort of %d", i, k.Col.Len, k.Col.Type, n)
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	m := n
 	if limit > 0 && limit < n {
 		m = limit
 	}
-	o := &RowOrder{Len: m}
-	err := d.Do(func() error {
+	o = &RowOrder{Len: m}
+	err = d.Do(func() error {
 		sc := &hashScratch{d: d}
 		defer func() {
 			// Kernels reading the scratch may still be in flight.
@@ -59,6 +70,10 @@ func (d *Device) SortRows(ctx context.Context, n int, keys []WindowKey, limit in
 			return err
 		}
 		o.Launches += ks.launches
+		if ks.long {
+			return nil
+		}
+		ok = true
 		rows := ks.rows
 		if rows == nil {
 			// No key varies: the input order is the order.
@@ -82,9 +97,12 @@ func (d *Device) SortRows(ctx context.Context, n int, keys []WindowKey, limit in
 		o.Rows = out
 		return nil
 	})
-	if err != nil {
+	if err != nil || !ok {
 		o.Release()
-		return nil, fmt.Errorf("sort on the device: %w", err)
+		if err != nil {
+			return nil, false, fmt.Errorf("sort on the device: %w", err)
+		}
+		return nil, false, nil
 	}
-	return o, nil
+	return o, true, nil
 }

@@ -214,6 +214,8 @@ func (l *WindowLayout) sortOn(ctx context.Context, keys []WindowKey, nPart int) 
 // the input order is sorted) and word 0 in sorted order.
 type keySort struct {
 	words    []wlWord
+	parts    []wlPart // what each field's key number (wlField.key) packs
+	long     bool     // a text key too long to pack: nothing sorted
 	wbufs    []*Buffer
 	rows     *Buffer
 	sorted   DevicePtr
@@ -229,8 +231,12 @@ type keySort struct {
 func (d *Device) sortKeysOn(ctx context.Context, sc *hashScratch, n int64, keys []WindowKey, nPart int) (*keySort, error) {
 	ks := &keySort{}
 	var err error
-	if ks.words, err = d.planKeysOn(sc, n, keys, nPart, &ks.launches); err != nil {
+	if ks.words, ks.parts, err = d.planKeysOn(sc, n, keys, nPart, &ks.launches); err != nil {
 		return nil, err
+	}
+	if ks.parts == nil && len(keys) > 0 {
+		ks.long = true
+		return ks, nil
 	}
 	cfg := d.strided(n)
 	ks.wbufs = make([]*Buffer, len(ks.words))
@@ -239,10 +245,19 @@ func (d *Device) sortKeysOn(ctx context.Context, sc *hashScratch, n int64, keys 
 			return nil, err
 		}
 		for j, f := range word.fields {
-			c := keys[f.key].Col
-			if err := d.launchGrid("gsql_wl_pack", cfg, int64(c.Type.Physical()), c.Nulls, int64(c.NullOffset), c.Data,
-				boolArg(keys[f.key].Desc), boolArg(keys[f.key].NullsFirst), f.kmin, int64(f.rank), int64(f.width),
-				boolArg(j == 0), n, ks.wbufs[w].ptr); err != nil {
+			part := ks.parts[f.key]
+			k := keys[part.key]
+			c := k.Col
+			if part.chunk == wlValue {
+				err = d.launchGrid("gsql_wl_pack", cfg, int64(c.Type.Physical()), c.Nulls, int64(c.NullOffset), c.Data,
+					boolArg(k.Desc), boolArg(k.NullsFirst), f.kmin, int64(f.rank), int64(f.width),
+					boolArg(j == 0), n, ks.wbufs[w].ptr)
+			} else {
+				err = d.launchGrid("gsql_wl_pack_str", cfg, c.Nulls, int64(c.NullOffset), c.Offsets, c.Data,
+					int64(part.chunk), int64(part.bytes), boolArg(k.Desc), boolArg(k.NullsFirst), f.kmin, int64(f.rank), int64(f.width),
+					boolArg(j == 0), n, ks.wbufs[w].ptr)
+			}
+			if err != nil {
 				return nil, err
 			}
 			ks.launches++
@@ -274,11 +289,32 @@ func (d *Device) sortKeysOn(ctx context.Context, sc *hashScratch, n int64, keys 
 	return ks, nil
 }
 
+// MaxTextSortBytes is the longest string a text key of SortRows may hold
+// for the device to order it: its bytes pack whole, 8 a sort word, with
+// its length; a longer one leaves the sort to the host.
+const MaxTextSortBytes = 32
+
+// wlPart is the part of a key one planned field packs: a fixed-width
+// key's order word (chunk wlValue), or of a text key the bytes
+// [8*chunk, 8*chunk+bytes) big-endian (chunk >= 0) or its length
+// (wlLength).
+type wlPart struct {
+	key, chunk, bytes int
+}
+
+const (
+	wlValue  = -1
+	wlLength = -2
+)
+
 // planKeysOn reads every key's range (one launch each, counted in
-// launches; one copy back) and plans the sort words. Context thread only.
-func (d *Device) planKeysOn(sc *hashScratch, n int64, keys []WindowKey, nPart int, launches *int) ([]wlWord, error) {
+// launches; one copy back) and plans the sort words over the keys' parts
+// (a text key packs as its 8-byte chunks and its length: strings compare
+// as their zero-padded bytes, then lengths). parts is nil when a text key
+// holds a string longer than MaxTextSortBytes. Context thread only.
+func (d *Device) planKeysOn(sc *hashScratch, n int64, keys []WindowKey, nPart int, launches *int) (words []wlWord, parts []wlPart, err error) {
 	if len(keys) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	init := make([]uint64, 3*len(keys))
 	for k := range keys {
@@ -286,26 +322,79 @@ func (d *Device) planKeysOn(sc *hashScratch, n int64, keys []WindowKey, nPart in
 	}
 	rb, err := sc.upload(init)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for k, key := range keys {
 		c := key.Col
-		if err := d.launchGrid("gsql_wl_range", d.strided(n), int64(c.Type.Physical()), c.Nulls, int64(c.NullOffset), c.Data,
-			boolArg(key.Desc), n, rb.ptr+DevicePtr(24*k)); err != nil {
-			return nil, err
+		if c.Type.Physical() == coldata.String {
+			err = d.launchGrid("gsql_wl_str_range", d.strided(n), c.Nulls, int64(c.NullOffset), c.Offsets, n, rb.ptr+DevicePtr(24*k))
+		} else {
+			err = d.launchGrid("gsql_wl_range", d.strided(n), int64(c.Type.Physical()), c.Nulls, int64(c.NullOffset), c.Data,
+				boolArg(key.Desc), n, rb.ptr+DevicePtr(24*k))
+		}
+		if err != nil {
+			return nil, nil, err
 		}
 		*launches++
 	}
 	raw := make([]byte, 24*len(keys))
 	if err := d.CopyToHost(raw, rb.ptr, nil); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rng := make([]wlRange, len(keys))
-	for k := range rng {
+	var rng []wlRange
+	pPart := 0 // the parts of the partition keys
+	for k, key := range keys {
 		w := func(i int) uint64 { return binary.LittleEndian.Uint64(raw[24*k+8*i:]) }
-		rng[k] = wlRange{min: w(0), max: w(1), nulls: w(2) != 0}
+		r := wlRange{min: w(0), max: w(1), nulls: w(2) != 0}
+		if key.Col.Type.Physical() != coldata.String {
+			rng, parts = append(rng, r), append(parts, wlPart{key: k, chunk: wlValue})
+		} else {
+			kr, kp, ok := textParts(k, r, key.Desc)
+			if !ok {
+				return nil, nil, nil
+			}
+			rng, parts = append(rng, kr...), append(parts, kp...)
+		}
+		if k < nPart {
+			pPart = len(parts)
+		}
 	}
-	return planWindowWords(rng, nPart), nil
+	return planWindowWords(rng, pPart), parts, nil
+}
+
+// textParts turns text key k's length range r (over its non-NULL rows;
+// min > max: none) into the ranges and parts of its fields: a chunk per 8
+// bytes of the longest string (the last as wide as its bytes), then the
+// length; the first field carries the NULL rank. desc reverses each
+// field's values (~v) as it does a fixed-width key's. ok is false past
+// MaxTextSortBytes.
+func textParts(k int, r wlRange, desc bool) (rng []wlRange, parts []wlPart, ok bool) {
+	maxLen := uint64(0)
+	if r.min <= r.max {
+		maxLen = r.max
+	}
+	if maxLen > MaxTextSortBytes {
+		return nil, nil, false
+	}
+	add := func(lo, hi uint64, p wlPart) {
+		if desc {
+			lo, hi = ^hi, ^lo
+		}
+		rng = append(rng, wlRange{min: lo, max: hi, nulls: r.nulls && len(rng) == 0})
+		parts = append(parts, p)
+	}
+	for c := 0; uint64(8*c) < maxLen; c++ {
+		b := min(8, int(maxLen)-8*c)
+		add(0, math.MaxUint64>>(64-8*b), wlPart{key: k, chunk: c, bytes: b})
+	}
+	if r.min <= r.max {
+		add(r.min, r.max, wlPart{key: k, chunk: wlLength})
+	} else {
+		// Every row NULL: the rank alone.
+		rng = append(rng, r)
+		parts = append(parts, wlPart{key: k, chunk: wlLength})
+	}
+	return rng, parts, true
 }
 
 // WindowBoundKind is one end of a frame.

@@ -113,12 +113,13 @@ func SetSortKeysOnHost(on bool) (restore func()) {
 }
 
 // DeviceSortable reports whether DeviceSort orders keys of type t on the
-// device (gpuexec.SortRows): the fixed-width types its radix sort packs.
-func DeviceSortable(t coldata.Type) bool { return gpuexec.WindowSortable(t) }
+// device (gpuexec.SortRows): the fixed-width types its radix sort packs,
+// and text (whose strings past gpuexec.MaxTextSortBytes the host sorts).
+func DeviceSortable(t coldata.Type) bool { return gpuexec.RowSortable(t) }
 
 // deviceKeys returns b's sort keys for gpuexec.SortRows, NULLs placed as
 // the host's rowComparator places them; ok is false when a key's type is
-// one the device does not order (text) or b is past its size.
+// one the device does not order or b is past its size.
 func (s *DeviceSort) deviceKeys(b *gpuexec.DeviceBatch) (keys []gpuexec.WindowKey, ok bool) {
 	if sortKeysOnHost.Load() || b.Len <= 0 || b.Len >= math.MaxInt32 {
 		return nil, false
@@ -148,9 +149,17 @@ func (s *DeviceSort) sortOnDevice(ctx context.Context, all *gpuexec.DeviceBatch,
 	if s.Limit > 0 && s.Limit < int64(all.Len) {
 		limit = int(s.Limit)
 	}
-	order, err := s.RT.Dev.SortRows(ctx, all.Len, keys, limit)
+	order, ok, err := s.RT.Dev.SortRows(ctx, all.Len, keys, limit)
 	if err != nil {
 		return nil, fmt.Errorf("ORDER BY: %w", err)
+	}
+	if !ok {
+		// A text key too long to pack: the host sorts the keys.
+		perm, err := s.hostOrder(ctx, all)
+		if err != nil {
+			return nil, err
+		}
+		return s.gatherRows(ctx, all, perm)
 	}
 	defer order.Release()
 	if s.Stats != nil {

@@ -321,13 +321,23 @@ func windowSortNote(funcs []winspec.Func) string {
 
 // sortNote says where a device ORDER BY sorts its keys: on the device
 // when every key's type is one its radix sort packs (the window
-// orderings' rule, winspec.DeviceKeyType; operators.DeviceSortable),
-// else on the host with the reason.
+// orderings' types, winspec.DeviceKeyType, and text, whose strings pack
+// whole up to gpuexec.MaxTextSortBytes: longer ones the host sorts; as
+// operators.DeviceSortable), else on the host with the reason.
 func sortNote(cols []Column, keys []opspec.SortKey) string {
+	text := false
 	for _, k := range keys {
-		if t := cols[k.Col].Type; !winspec.DeviceKeyType(t) {
+		t := cols[k.Col].Type
+		switch {
+		case winspec.DeviceKeyType(t):
+		case t != coldata.Null && t.Physical() == coldata.String:
+			text = true
+		default:
 			return fmt.Sprintf("keys sorted on the host: a %s key", t)
 		}
+	}
+	if text {
+		return "keys sorted on the device, and on the host for text past 32 bytes"
 	}
 	return "keys sorted on the device"
 }

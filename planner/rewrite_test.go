@@ -459,7 +459,7 @@ func TestPlace(t *testing.T) {
 		}, opts, []string{
 			"DeviceToHost [cpu]",
 			"  Limit 5 [gpu]",
-			"    Sort lower(b) DESC (gpu: keys sorted on the host: a VARCHAR key) [gpu]",
+			"    Sort lower(b) DESC (gpu: keys sorted on the device, and on the host for text past 32 bytes) [gpu]",
 			"      Project lower(b) AS lower(b) (fused kernel) [gpu]",
 			"        Scan t [a b c d] (10 rows) [gpu]",
 		}},
