@@ -104,6 +104,9 @@ func TestGPUOrderByMatchesCPU(t *testing.T) {
 		if !strings.Contains(plan, "(gpu: keys sorted on the device) [gpu]") {
 			t.Errorf("%s: the keys are not sorted on the device:\n%s", q, plan)
 		}
+		if ran := strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE "+q), "\n"); strings.Contains(ran, "keys_sorted=host") {
+			t.Errorf("%s: the keys were sorted on the host:\n%s", q, ran)
+		}
 		requireSameRows(t, q, rowsOf(t, gpu, q), rowsOf(t, cpu, q))
 	}
 	// Text keys: strings of up to 7 bytes pack whole on the device; the
@@ -118,6 +121,10 @@ func TestGPUOrderByMatchesCPU(t *testing.T) {
 		plan := strings.Join(rowsOf(t, gpu, "EXPLAIN "+q), "\n")
 		if !strings.Contains(plan, "(gpu: keys sorted on the device, and on the host for text past 32 bytes) [gpu]") {
 			t.Errorf("%s: the keys are not sorted on the device:\n%s", q, plan)
+		}
+		ran := strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE "+q), "\n")
+		if long := strings.Contains(q, "CONCAT"); strings.Contains(ran, "keys_sorted=host") != long {
+			t.Errorf("%s: EXPLAIN ANALYZE does not say the keys were sorted on the host just when the text is long (%v):\n%s", q, long, ran)
 		}
 		requireSameRows(t, q, rowsOf(t, gpu, q), rowsOf(t, cpu, q))
 	}

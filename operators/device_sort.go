@@ -205,6 +205,9 @@ func (s *DeviceSort) candidates(ctx context.Context, all *gpuexec.DeviceBatch) (
 // hostOrder downloads all's keys and returns the order of its rows the
 // sort outputs (the first Limit of them when Limit is set).
 func (s *DeviceSort) hostOrder(ctx context.Context, all *gpuexec.DeviceBatch) ([]int, error) {
+	if s.Stats != nil {
+		s.Stats.HostSorts.Add(1)
+	}
 	hk, hostKeys, err := s.keysOf(ctx, all)
 	if err != nil {
 		return nil, err
