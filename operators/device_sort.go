@@ -78,6 +78,9 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 		parts = append(parts, c)
 		all = c
 	}
+	if all.Len == 0 {
+		return all.Retain()
+	}
 	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
 		// The device narrows the rows to the candidates for the LIMIT;
 		// only those are ordered.
@@ -121,7 +124,7 @@ func DeviceSortable(t coldata.Type) bool { return gpuexec.RowSortable(t) }
 // the host's rowComparator places them; ok is false when a key's type is
 // one the device does not order or b is past its size.
 func (s *DeviceSort) deviceKeys(b *gpuexec.DeviceBatch) (keys []gpuexec.WindowKey, ok bool) {
-	if sortKeysOnHost.Load() || b.Len <= 0 || b.Len >= math.MaxInt32 {
+	if sortKeysOnHost.Load() || b.Len >= math.MaxInt32 {
 		return nil, false
 	}
 	keys = make([]gpuexec.WindowKey, len(s.Keys))
