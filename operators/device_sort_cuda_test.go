@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -18,7 +19,8 @@ import (
 
 // sortBatches makes host batches of the sort test's columns: k BIGINT
 // (ties, NULLs), f DOUBLE (-0.0, NaN, infinities, NULLs), d DATE, m
-// DECIMAL(12,2), b BOOLEAN, s VARCHAR (NULLs), id (unique).
+// DECIMAL(12,2), b BOOLEAN, s VARCHAR (NULLs), id (unique), l VARCHAR
+// (some strings past gpuexec.MaxTextSortBytes: the host sorts those).
 func sortBatches(sizes []int, seed int64) []*coldata.Batch {
 	r := rand.New(rand.NewSource(seed))
 	floats := []float64{math.Inf(-1), -2.5, math.Copysign(0, -1), 0, 1, 1e300, math.Inf(1), math.NaN()}
@@ -27,7 +29,7 @@ func sortBatches(sizes []int, seed int64) []*coldata.Batch {
 	for _, n := range sizes {
 		k, f, d := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Float64, n), coldata.NewBuilder(coldata.Date, n)
 		m, b, s := coldata.NewBuilder(coldata.DecimalOf(12, 2), n), coldata.NewBuilder(coldata.Bool, n), coldata.NewBuilder(coldata.String, n)
-		ids := coldata.NewBuilder(coldata.Int64, n)
+		ids, l := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.String, n)
 		for i := 0; i < n; i++ {
 			if r.Intn(10) == 0 {
 				k.AppendNull()
@@ -59,15 +61,16 @@ func sortBatches(sizes []int, seed int64) []*coldata.Batch {
 			}
 			ids.AppendInt(int64(id))
 			id++
+			l.AppendString(strings.Repeat("x", r.Intn(gpuexec.MaxTextSortBytes+2)))
 		}
-		out = append(out, coldata.NewBatch([]*coldata.Vec{k.Finish(), f.Finish(), d.Finish(), m.Finish(), b.Finish(), s.Finish(), ids.Finish()}, n))
+		out = append(out, coldata.NewBatch([]*coldata.Vec{k.Finish(), f.Finish(), d.Finish(), m.Finish(), b.Finish(), s.Finish(), ids.Finish(), l.Finish()}, n))
 	}
 	return out
 }
 
 // TestDeviceSortMatchesCPU runs DeviceSort over three device batches with
-// keys of every type it sorts on the device (and a text key, which the
-// host sorts), ascending and descending, NULLS FIRST/LAST, several keys,
+// keys of every type it sorts on the device (short text too; long text
+// the host sorts), ascending and descending, NULLS FIRST/LAST, several keys,
 // with and without a LIMIT, on the device path and the host path, and
 // compares every output row with the CPU Sort's.
 func TestDeviceSortMatchesCPU(t *testing.T) {
@@ -112,6 +115,8 @@ func TestDeviceSortMatchesCPU(t *testing.T) {
 		{{Col: 6, Desc: true}},
 		{{Col: 0, Desc: true}, {Col: 6}},
 		{{Col: 5}, {Col: 0}},
+		{{Col: 5, Desc: true, Nulls: opspec.NullsFirst}, {Col: 1, Desc: true}},
+		{{Col: 7, Desc: true}, {Col: 0}},
 	} {
 		for _, limit := range []int64{0, 1, 10, 1000, 150_000} {
 			cpu := &operators.Sort{Input: &operators.Materialized{Batches: hosts}, Keys: keys, NCols: len(types), Limit: limit}
@@ -122,7 +127,8 @@ func TestDeviceSortMatchesCPU(t *testing.T) {
 			want := rowsOf(all, int(limit))
 			for _, onHost := range []bool{false, true} {
 				restore := operators.SetSortKeysOnHost(onHost)
-				ds := &operators.DeviceSort{Input: &batchesSource{bs: devs}, RT: rt, Keys: keys, Types: types, Limit: limit}
+				st := &operators.Stats{}
+				ds := &operators.DeviceSort{Input: &batchesSource{bs: devs}, RT: rt, Keys: keys, Types: types, Limit: limit, Stats: st}
 				if err := ds.Open(ctx); err != nil {
 					t.Fatal(err)
 				}
@@ -144,6 +150,13 @@ func TestDeviceSortMatchesCPU(t *testing.T) {
 				}
 				ds.Close()
 				restore()
+				long := false
+				for _, k := range keys {
+					long = long || k.Col == 7
+				}
+				if hs := st.HostSorts.Load(); onHost && hs == 0 || !onHost && !long && hs != 0 {
+					t.Errorf("keys %v limit %d host %v: %d host sorts", keys, limit, onHost, hs)
+				}
 				g := rowsOf(got, int(limit))
 				if len(g) != len(want) {
 					t.Fatalf("keys %v limit %d host %v: %d rows, want %d", keys, limit, onHost, len(g), len(want))
