@@ -53,6 +53,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if st.HashedLeft.Load() > 0 {
 			line += " hashed=left"
 		}
+		if st.HostSorts.Load() > 0 {
+			line += " keys_sorted=host"
+		}
 		if n := st.StateBytes.Load(); n > 0 {
 			line += fmt.Sprintf(" state_bytes=%d", n)
 		}

@@ -134,50 +134,16 @@ func (l *WindowLayout) sortOn(ctx context.Context, keys []WindowKey, nPart int) 
 		d.drv.syncStream(d.stream.h)
 		sc.release()
 	}()
-	words, err := l.planOn(sc, keys, nPart)
+	ks, err := d.sortKeysOn(ctx, sc, n, keys, nPart)
 	if err != nil {
 		return err
 	}
+	l.Launches += ks.launches
+	words, wbufs, rows, rowsBuf, sorted := ks.words, ks.wbufs, DevicePtr(0), ks.rows, ks.sorted
+	if rowsBuf != nil {
+		rows = rowsBuf.ptr
+	}
 	cfg := d.strided(n)
-	wbufs := make([]*Buffer, len(words))
-	for w, word := range words {
-		if wbufs[w], err = sc.alloc(uint64(8 * n)); err != nil {
-			return err
-		}
-		for j, f := range word.fields {
-			c := keys[f.key].Col
-			if err := d.launchGrid("gsql_wl_pack", cfg, int64(c.Type.Physical()), c.Nulls, int64(c.NullOffset), c.Data,
-				boolArg(keys[f.key].Desc), boolArg(keys[f.key].NullsFirst), f.kmin, int64(f.rank), int64(f.width),
-				boolArg(j == 0), n, wbufs[w].ptr); err != nil {
-				return err
-			}
-			l.Launches++
-		}
-	}
-	// Least significant word first; each later sort is stable, so the
-	// rows end ordered by every word, ties in input order.
-	var rows, sorted DevicePtr
-	var rowsBuf *Buffer
-	for w := len(words) - 1; w >= 0; w-- {
-		in := wbufs[w].ptr
-		if rows != 0 {
-			g, err := sc.alloc(uint64(8 * n))
-			if err != nil {
-				return err
-			}
-			if err := d.launchGrid("gsql_wl_gather", cfg, in, rows, n, g.ptr); err != nil {
-				return err
-			}
-			l.Launches++
-			in = g.ptr
-		}
-		run, err := d.radixSortOn(ctx, sc, in, rows, n)
-		if err != nil {
-			return err
-		}
-		l.Launches += run.launches
-		rows, rowsBuf, sorted = run.rows.ptr, run.rows, run.keys.ptr
-	}
 	pc, err := sc.alloc(uint64(8 * n))
 	if err != nil {
 		return err
@@ -243,39 +209,192 @@ func (l *WindowLayout) sortOn(ctx context.Context, keys []WindowKey, nPart int) 
 	return nil
 }
 
-// planOn reads every key's range (one launch each, one copy back) and
-// plans the sort words. Context thread only.
-func (l *WindowLayout) planOn(sc *hashScratch, keys []WindowKey, nPart int) ([]wlWord, error) {
-	if len(keys) == 0 {
-		return nil, nil
+// keySort is sortKeysOn's result, in scratch buffers: the keys' sort
+// words (input order), the sorted rows (uint32; nil when no key varies:
+// the input order is sorted) and word 0 in sorted order.
+type keySort struct {
+	words    []wlWord
+	parts    []wlPart // what each field's key number (wlField.key) packs
+	long     bool     // a text key too long to pack: nothing sorted
+	wbufs    []*Buffer
+	rows     *Buffer
+	sorted   DevicePtr
+	launches int
+}
+
+// sortKeysOn orders n rows stably by keys (the first nPart of them
+// partition keys, which only mark the words' bits): each key's order
+// words packed into as few sort words as its range needs
+// (planWindowWords), then one stable radix sort per word, least
+// significant first. SortWindow and SortRows share it. Context thread
+// only.
+func (d *Device) sortKeysOn(ctx context.Context, sc *hashScratch, n int64, keys []WindowKey, nPart int) (*keySort, error) {
+	ks := &keySort{}
+	var err error
+	if ks.words, ks.parts, err = d.planKeysOn(sc, n, keys, nPart, &ks.launches); err != nil {
+		return nil, err
 	}
-	d, n := l.d, int64(l.n)
+	if ks.parts == nil && len(keys) > 0 {
+		ks.long = true
+		return ks, nil
+	}
+	cfg := d.strided(n)
+	ks.wbufs = make([]*Buffer, len(ks.words))
+	for w, word := range ks.words {
+		if ks.wbufs[w], err = sc.alloc(uint64(8 * n)); err != nil {
+			return nil, err
+		}
+		for j, f := range word.fields {
+			part := ks.parts[f.key]
+			k := keys[part.key]
+			c := k.Col
+			if part.chunk == wlValue {
+				err = d.launchGrid("gsql_wl_pack", cfg, int64(c.Type.Physical()), c.Nulls, int64(c.NullOffset), c.Data,
+					boolArg(k.Desc), boolArg(k.NullsFirst), f.kmin, int64(f.rank), int64(f.width),
+					boolArg(j == 0), n, ks.wbufs[w].ptr)
+			} else {
+				err = d.launchGrid("gsql_wl_pack_str", cfg, c.Nulls, int64(c.NullOffset), c.Offsets, c.Data,
+					int64(part.chunk), int64(part.bytes), boolArg(k.Desc), boolArg(k.NullsFirst), f.kmin, int64(f.rank), int64(f.width),
+					boolArg(j == 0), n, ks.wbufs[w].ptr)
+			}
+			if err != nil {
+				return nil, err
+			}
+			ks.launches++
+		}
+	}
+	// Least significant word first; each later sort is stable, so the
+	// rows end ordered by every word, ties in input order.
+	var rows DevicePtr
+	for w := len(ks.words) - 1; w >= 0; w-- {
+		in := ks.wbufs[w].ptr
+		if rows != 0 {
+			g, err := sc.alloc(uint64(8 * n))
+			if err != nil {
+				return nil, err
+			}
+			if err := d.launchGrid("gsql_wl_gather", cfg, in, rows, n, g.ptr); err != nil {
+				return nil, err
+			}
+			ks.launches++
+			in = g.ptr
+		}
+		run, err := d.radixSortOn(ctx, sc, in, rows, n)
+		if err != nil {
+			return nil, err
+		}
+		ks.launches += run.launches
+		rows, ks.rows, ks.sorted = run.rows.ptr, run.rows, run.keys.ptr
+	}
+	return ks, nil
+}
+
+// MaxTextSortBytes is the longest string a text key of SortRows may hold
+// for the device to order it: its bytes pack whole, 8 a sort word, with
+// its length; a longer one leaves the sort to the host.
+const MaxTextSortBytes = 32
+
+// wlPart is the part of a key one planned field packs: a fixed-width
+// key's order word (chunk wlValue), or of a text key the bytes
+// [8*chunk, 8*chunk+bytes) big-endian (chunk >= 0) or its length
+// (wlLength).
+type wlPart struct {
+	key, chunk, bytes int
+}
+
+const (
+	wlValue  = -1
+	wlLength = -2
+)
+
+// planKeysOn reads every key's range (one launch each, counted in
+// launches; one copy back) and plans the sort words over the keys' parts
+// (a text key packs as its 8-byte chunks and its length: strings compare
+// as their zero-padded bytes, then lengths). parts is nil when a text key
+// holds a string longer than MaxTextSortBytes. Context thread only.
+func (d *Device) planKeysOn(sc *hashScratch, n int64, keys []WindowKey, nPart int, launches *int) (words []wlWord, parts []wlPart, err error) {
+	if len(keys) == 0 {
+		return nil, nil, nil
+	}
 	init := make([]uint64, 3*len(keys))
 	for k := range keys {
 		init[3*k] = math.MaxUint64
 	}
 	rb, err := sc.upload(init)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for k, key := range keys {
 		c := key.Col
-		if err := d.launchGrid("gsql_wl_range", d.strided(n), int64(c.Type.Physical()), c.Nulls, int64(c.NullOffset), c.Data,
-			boolArg(key.Desc), n, rb.ptr+DevicePtr(24*k)); err != nil {
-			return nil, err
+		if c.Type.Physical() == coldata.String {
+			err = d.launchGrid("gsql_wl_str_range", d.strided(n), c.Nulls, int64(c.NullOffset), c.Offsets, n, rb.ptr+DevicePtr(24*k))
+		} else {
+			err = d.launchGrid("gsql_wl_range", d.strided(n), int64(c.Type.Physical()), c.Nulls, int64(c.NullOffset), c.Data,
+				boolArg(key.Desc), n, rb.ptr+DevicePtr(24*k))
 		}
-		l.Launches++
+		if err != nil {
+			return nil, nil, err
+		}
+		*launches++
 	}
 	raw := make([]byte, 24*len(keys))
 	if err := d.CopyToHost(raw, rb.ptr, nil); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rng := make([]wlRange, len(keys))
-	for k := range rng {
+	var rng []wlRange
+	pPart := 0 // the parts of the partition keys
+	for k, key := range keys {
 		w := func(i int) uint64 { return binary.LittleEndian.Uint64(raw[24*k+8*i:]) }
-		rng[k] = wlRange{min: w(0), max: w(1), nulls: w(2) != 0}
+		r := wlRange{min: w(0), max: w(1), nulls: w(2) != 0}
+		if key.Col.Type.Physical() != coldata.String {
+			rng, parts = append(rng, r), append(parts, wlPart{key: k, chunk: wlValue})
+		} else {
+			kr, kp, ok := textParts(k, r, key.Desc)
+			if !ok {
+				return nil, nil, nil
+			}
+			rng, parts = append(rng, kr...), append(parts, kp...)
+		}
+		if k < nPart {
+			pPart = len(parts)
+		}
 	}
-	return planWindowWords(rng, nPart), nil
+	return planWindowWords(rng, pPart), parts, nil
+}
+
+// textParts turns text key k's length range r (over its non-NULL rows;
+// min > max: none) into the ranges and parts of its fields: a chunk per 8
+// bytes of the longest string (the last as wide as its bytes), then the
+// length; the first field carries the NULL rank. desc reverses each
+// field's values (~v) as it does a fixed-width key's. ok is false past
+// MaxTextSortBytes.
+func textParts(k int, r wlRange, desc bool) (rng []wlRange, parts []wlPart, ok bool) {
+	maxLen := uint64(0)
+	if r.min <= r.max {
+		maxLen = r.max
+	}
+	if maxLen > MaxTextSortBytes {
+		return nil, nil, false
+	}
+	add := func(lo, hi uint64, p wlPart) {
+		if desc {
+			lo, hi = ^hi, ^lo
+		}
+		rng = append(rng, wlRange{min: lo, max: hi, nulls: r.nulls && len(rng) == 0})
+		parts = append(parts, p)
+	}
+	for c := 0; uint64(8*c) < maxLen; c++ {
+		b := min(8, int(maxLen)-8*c)
+		add(0, math.MaxUint64>>(64-8*b), wlPart{key: k, chunk: c, bytes: b})
+	}
+	if r.min <= r.max {
+		add(r.min, r.max, wlPart{key: k, chunk: wlLength})
+	} else {
+		// Every row NULL: the rank alone.
+		rng = append(rng, r)
+		parts = append(parts, wlPart{key: k, chunk: wlLength})
+	}
+	return rng, parts, true
 }
 
 // WindowBoundKind is one end of a frame.

@@ -1,6 +1,7 @@
 package gpuexec
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"math/rand"
@@ -132,6 +133,8 @@ func winCmp(v *coldata.Vec, i, j int) int {
 		return 1
 	case coldata.Decimal:
 		return v.Dec(i).Cmp(v.Dec(j))
+	case coldata.String:
+		return bytes.Compare(v.Str(i), v.Str(j))
 	}
 	a, b := v.Int(i), v.Int(j)
 	switch {

@@ -3,7 +3,10 @@ package operators
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
+	"math"
 	"sort"
+	"sync/atomic"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
@@ -11,9 +14,12 @@ import (
 )
 
 // DeviceSort orders device batches: it concatenates them on the device,
-// brings only the key columns to the host to compute the permutation there,
-// and gathers every column into sorted order with one generated kernel, so
-// the payload columns never leave the device.
+// sorts the keys there when every key's type is one the device's radix
+// sort packs (DeviceSortable; else it brings only the key columns to the
+// host to compute the permutation), and gathers every column into sorted
+// order with one generated kernel, so the payload columns never leave the
+// device. Under a LIMIT the device first narrows the rows to candidates
+// by the first key (gpuexec.TopCandidates) and only those are sorted.
 type DeviceSort struct {
 	Input DeviceOperator
 	RT    *DeviceRuntime
@@ -72,26 +78,97 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 		parts = append(parts, c)
 		all = c
 	}
-	var perm []int
+	if all.Len == 0 {
+		return all.Retain()
+	}
 	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
 		// The device narrows the rows to the candidates for the LIMIT;
-		// the host orders those.
-		cand, p, ok, err := s.topOnDevice(ctx, all)
+		// only those are ordered.
+		cand, ok, err := s.candidates(ctx, all)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
 			parts = append(parts, cand)
-			all, perm = cand, p
+			all = cand
 		}
 	}
-	if perm == nil {
-		var err error
-		if perm, err = s.hostOrder(ctx, all); err != nil {
-			return nil, err
-		}
+	if keys, ok := s.deviceKeys(all); ok {
+		return s.sortOnDevice(ctx, all, keys)
+	}
+	perm, err := s.hostOrder(ctx, all)
+	if err != nil {
+		return nil, err
 	}
 	return s.gatherRows(ctx, all, perm)
+}
+
+// sortKeysOnHost makes DeviceSort order every input's keys on the host
+// (SetSortKeysOnHost).
+var sortKeysOnHost atomic.Bool
+
+// SetSortKeysOnHost makes a device ORDER BY sort its keys on the host even
+// when the device could (benchmarks compare the two paths); the returned
+// function restores the previous setting.
+func SetSortKeysOnHost(on bool) (restore func()) {
+	old := sortKeysOnHost.Swap(on)
+	return func() { sortKeysOnHost.Store(old) }
+}
+
+// DeviceSortable reports whether DeviceSort orders keys of type t on the
+// device (gpuexec.SortRows): the fixed-width types its radix sort packs,
+// and text (whose strings past gpuexec.MaxTextSortBytes the host sorts).
+func DeviceSortable(t coldata.Type) bool { return gpuexec.RowSortable(t) }
+
+// deviceKeys returns b's sort keys for gpuexec.SortRows, NULLs placed as
+// the host's rowComparator places them; ok is false when a key's type is
+// one the device does not order or b is past its size.
+func (s *DeviceSort) deviceKeys(b *gpuexec.DeviceBatch) (keys []gpuexec.WindowKey, ok bool) {
+	if sortKeysOnHost.Load() || b.Len >= math.MaxInt32 {
+		return nil, false
+	}
+	keys = make([]gpuexec.WindowKey, len(s.Keys))
+	for i, k := range s.Keys {
+		c := b.Cols[k.Col]
+		if !DeviceSortable(c.Type) {
+			return nil, false
+		}
+		// NULLs compare below every value, so DESC puts them last unless
+		// NULLS FIRST/LAST says.
+		nullsFirst := !k.Desc
+		if k.Nulls != opspec.NullsDefault {
+			nullsFirst = k.Nulls == opspec.NullsFirst
+		}
+		keys[i] = gpuexec.WindowKey{Col: c, Desc: k.Desc, NullsFirst: nullsFirst}
+	}
+	return keys, true
+}
+
+// sortOnDevice orders all by keys on the device (gpuexec.SortRows) and
+// gathers the rows the sort outputs (the first Limit when set) there: no
+// key leaves the device.
+func (s *DeviceSort) sortOnDevice(ctx context.Context, all *gpuexec.DeviceBatch, keys []gpuexec.WindowKey) (*gpuexec.DeviceBatch, error) {
+	limit := 0
+	if s.Limit > 0 && s.Limit < int64(all.Len) {
+		limit = int(s.Limit)
+	}
+	order, ok, err := s.RT.Dev.SortRows(ctx, all.Len, keys, limit)
+	if err != nil {
+		return nil, fmt.Errorf("ORDER BY: %w", err)
+	}
+	if !ok {
+		// A text key too long to pack: the host sorts the keys.
+		perm, err := s.hostOrder(ctx, all)
+		if err != nil {
+			return nil, err
+		}
+		return s.gatherRows(ctx, all, perm)
+	}
+	defer order.Release()
+	if s.Stats != nil {
+		s.Stats.Launches.Add(int64(order.Launches))
+	}
+	return s.gatherIndex(ctx, all, order.Rows.Ptr(), order.Len)
 }
 
 // keysOf downloads the sort keys of b, as a host batch whose columns are
@@ -112,42 +189,28 @@ func (s *DeviceSort) keysOf(ctx context.Context, b *gpuexec.DeviceBatch) (*colda
 	return hk, hostKeys, err
 }
 
-// topOnDevice orders the first Limit rows of all from candidates the
-// device picks by the first key (gpuexec.TopCandidates): the candidates'
-// rows are gathered on the device and only their keys come to the host.
-// It returns the gathered candidates and their order; ok is false when the
+// candidates gathers, on the device, the rows of all that can be among
+// the first Limit by the first key (gpuexec.TopCandidates), in input
+// order, so that ties still break by row order. ok is false when the
 // device could not narrow the rows.
-func (s *DeviceSort) topOnDevice(ctx context.Context, all *gpuexec.DeviceBatch) (cand *gpuexec.DeviceBatch, perm []int, ok bool, err error) {
+func (s *DeviceSort) candidates(ctx context.Context, all *gpuexec.DeviceBatch) (cand *gpuexec.DeviceBatch, ok bool, err error) {
 	first := s.Keys[0]
 	rows, ok, err := s.RT.Dev.TopCandidates(ctx, all.Cols[first.Col], first.Desc, int(s.Limit))
 	if err != nil || !ok {
-		return nil, nil, false, err
+		return nil, false, err
 	}
 	if cand, err = s.gatherRows(ctx, all, rows); err != nil {
-		return nil, nil, false, err
+		return nil, false, err
 	}
-	// Candidates keep the input's order, so index order breaks ties as
-	// row order does.
-	hk, keys, err := s.keysOf(ctx, cand)
-	if err != nil {
-		cand.Release()
-		return nil, nil, false, err
-	}
-	cmp := rowComparator(hk, keys)
-	if perm, err = topRows(ctx, hk.Len, int(s.Limit), cmp); err == nil {
-		sort.Ints(perm)
-		err = sortCancellable(ctx, perm, cmp)
-	}
-	if err != nil {
-		cand.Release()
-		return nil, nil, false, err
-	}
-	return cand, perm, true, nil
+	return cand, true, nil
 }
 
 // hostOrder downloads all's keys and returns the order of its rows the
 // sort outputs (the first Limit of them when Limit is set).
 func (s *DeviceSort) hostOrder(ctx context.Context, all *gpuexec.DeviceBatch) ([]int, error) {
+	if s.Stats != nil {
+		s.Stats.HostSorts.Add(1)
+	}
 	hk, hostKeys, err := s.keysOf(ctx, all)
 	if err != nil {
 		return nil, err
@@ -168,6 +231,9 @@ func (s *DeviceSort) hostOrder(ctx context.Context, all *gpuexec.DeviceBatch) ([
 	if err := sortCancellable(ctx, perm, cmp); err != nil {
 		return nil, err
 	}
+	if s.Limit > 0 && int64(len(perm)) > s.Limit {
+		perm = perm[:s.Limit]
+	}
 	return perm, nil
 }
 
@@ -186,7 +252,13 @@ func (s *DeviceSort) gatherRows(ctx context.Context, all *gpuexec.DeviceBatch, p
 	if err := s.RT.Dev.CopyToDevice(buf.Ptr(), idx, nil); err != nil {
 		return nil, err
 	}
-	out, err := s.gather.RunGather(ctx, all, buf.Ptr(), len(perm))
+	return s.gatherIndex(ctx, all, buf.Ptr(), len(perm))
+}
+
+// gatherIndex gathers the n rows of all whose int64 row numbers idx holds
+// on the device into a new device batch.
+func (s *DeviceSort) gatherIndex(ctx context.Context, all *gpuexec.DeviceBatch, idx gpuexec.DevicePtr, n int) (*gpuexec.DeviceBatch, error) {
+	out, err := s.gather.RunGather(ctx, all, idx, n)
 	if s.Stats != nil {
 		s.Stats.Launches.Add(int64(s.gather.Launches()))
 	}

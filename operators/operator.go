@@ -53,6 +53,10 @@ type Stats struct {
 	// HashedLeft is 1 when a join hashed its left input instead of its
 	// right one (it was much smaller).
 	HashedLeft atomic.Int64
+	// HostSorts counts the sorts a device ORDER BY ran on the host (its
+	// keys downloaded): a key type the device does not order, or text
+	// too long to pack, found at run time.
+	HostSorts atomic.Int64
 	// TopGroups counts the groups a GROUP BY's top-groups cut kept (the
 	// ones that left the device), plus one: 0 when there was no cut.
 	TopGroups atomic.Int64

@@ -551,7 +551,7 @@ func rowComparator(b *coldata.Batch, keys []opspec.SortKey) func(i, j int) int {
 					return 1
 				}
 			}
-			c := opspec.CompareValues(v, i, v, j)
+			c := orderCompare(v, i, j)
 			if c != 0 {
 				if k.Desc {
 					return -c
@@ -561,6 +561,27 @@ func rowComparator(b *coldata.Batch, keys []opspec.SortKey) func(i, j int) int {
 		}
 		return 0
 	}
+}
+
+// orderCompare is CompareValues for ORDER BY: a DOUBLE NaN sorts above
+// every other value (+Inf too) and equals other NaNs, a total order where
+// CompareValues finds NaN equal to everything (and a sort's result would
+// depend on its algorithm); the device's sort keys order them so too
+// (gpuexec.OrderKey).
+func orderCompare(v *coldata.Vec, i, j int) int {
+	if v.Type.Physical() == coldata.Float64 && !v.IsNull(i) && !v.IsNull(j) {
+		a, b := v.Float(i), v.Float(j)
+		if an, bn := a != a, b != b; an || bn {
+			switch {
+			case an && bn:
+				return 0
+			case an:
+				return 1
+			}
+			return -1
+		}
+	}
+	return opspec.CompareValues(v, i, v, j)
 }
 
 func idx(v *coldata.Vec, i int) int {

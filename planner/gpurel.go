@@ -319,6 +319,29 @@ func windowSortNote(funcs []winspec.Func) string {
 	return "keys sorted on the device, and on the host for " + strings.Join(host, ", ")
 }
 
+// sortNote says where a device ORDER BY sorts its keys: on the device
+// when every key's type is one its radix sort packs (the window
+// orderings' types, winspec.DeviceKeyType, and text, whose strings pack
+// whole up to gpuexec.MaxTextSortBytes: longer ones the host sorts; as
+// operators.DeviceSortable), else on the host with the reason.
+func sortNote(cols []Column, keys []opspec.SortKey) string {
+	text := false
+	for _, k := range keys {
+		t := cols[k.Col].Type
+		switch {
+		case winspec.DeviceKeyType(t):
+		case t != coldata.Null && t.Physical() == coldata.String:
+			text = true
+		default:
+			return fmt.Sprintf("keys sorted on the host: a %s key", t)
+		}
+	}
+	if text {
+		return "keys sorted on the device, and on the host for text past 32 bytes"
+	}
+	return "keys sorted on the device"
+}
+
 // placeWindow puts window functions on the GPU when their keys and
 // arguments compute there; ok false leaves them to the CPU.
 func placeWindow(w *Window, opts PlaceOptions) (Node, string, error) {

@@ -183,6 +183,9 @@ func (s *Sort) describe() string {
 			d += " NULLS LAST"
 		}
 	}
+	if s.Dev == GPU {
+		d += " (gpu: " + sortNote(cols, s.Keys) + ")"
+	}
 	return d
 }
 

@@ -267,7 +267,7 @@ func TestPlanPlaced(t *testing.T) {
 	}
 	want := []string{
 		"DeviceToHost [cpu]",
-		"  Sort CONCAT(b, '!') [gpu]",
+		"  Sort CONCAT(b, '!') (gpu: keys sorted on the device, and on the host for text past 32 bytes) [gpu]",
 		"    Project concat(b, '!') AS CONCAT(b, '!') Filter (c > 2) (fused kernel) [gpu]",
 		"      Scan t [b c] (4 rows) [gpu]",
 	}

@@ -459,9 +459,18 @@ func TestPlace(t *testing.T) {
 		}, opts, []string{
 			"DeviceToHost [cpu]",
 			"  Limit 5 [gpu]",
-			"    Sort lower(b) DESC [gpu]",
+			"    Sort lower(b) DESC (gpu: keys sorted on the device, and on the host for text past 32 bytes) [gpu]",
 			"      Project lower(b) AS lower(b) (fused kernel) [gpu]",
 			"        Scan t [a b c d] (10 rows) [gpu]",
+		}},
+		{"sort of a number on the device", func() Node {
+			p := project(s, call(t, "lower", b), a)
+			return &Sort{Input: p, Keys: []opspec.SortKey{{Col: 1, Desc: true}}}
+		}, opts, []string{
+			"DeviceToHost [cpu]",
+			"  Sort a DESC (gpu: keys sorted on the device) [gpu]",
+			"    Project lower(b) AS lower(b), a (fused kernel) [gpu]",
+			"      Scan t [a b c d] (10 rows) [gpu]",
 		}},
 		{"limit over GPU output stays on the GPU", func() Node {
 			return &Limit{Input: project(s, call(t, "lower", b)), Count: 2, Offset: 1}

@@ -73,6 +73,74 @@ extern "C" __global__ void gsql_wl_pack(long long type, const unsigned char* val
   }
 }
 
+// gsql_wl_str_range folds the byte lengths of a text column's non-NULL
+// rows into r[0] min and r[1] max, and sets r[2] when a row is NULL (the
+// host starts them at ~0, 0, 0): a text key packs whole when its longest
+// string is short (SortRows).
+extern "C" __global__ void gsql_wl_str_range(const unsigned char* valid, long long off,
+                                             const int* offs, long long n, unsigned long long* r) {
+  unsigned long long lo = ~0ull, hi = 0ull, nul = 0ull;
+  long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if (gsql_wl_null(valid, off, i)) {
+      nul = 1;
+      continue;
+    }
+    unsigned long long k = (unsigned long long)(offs[i + 1] - offs[i]);
+    lo = k < lo ? k : lo;
+    hi = k > hi ? k : hi;
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    unsigned long long x = __shfl_xor_sync(0xffffffffu, lo, o);
+    unsigned long long y = __shfl_xor_sync(0xffffffffu, hi, o);
+    unsigned long long z = __shfl_xor_sync(0xffffffffu, nul, o);
+    lo = x < lo ? x : lo;
+    hi = y > hi ? y : hi;
+    nul |= z;
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(&r[0], lo);
+    atomicMax(&r[1], hi);
+    if (nul) atomicOr(&r[2], nul);
+  }
+}
+
+// gsql_wl_pack_str is gsql_wl_pack for a part of a text key: chunk >= 0
+// the string's bytes [8 * chunk, 8 * chunk + bytes) big-endian, zero
+// past its end; chunk < 0 its length. Strings compare as their chunks,
+// then their lengths (a string zero-padded equal to a longer one is its
+// prefix, so sorts first). desc reverses the value (~), as
+// gsql_order_key does, before kmin is taken off.
+extern "C" __global__ void gsql_wl_pack_str(const unsigned char* valid, long long off,
+                                            const int* offs, const unsigned char* data,
+                                            long long chunk, long long bytes, long long desc,
+                                            long long nulls_first, unsigned long long kmin,
+                                            long long rank, long long width, long long first,
+                                            long long n, unsigned long long* out) {
+  const long long sh = rank + width;
+  long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const bool null = gsql_wl_null(valid, off, i);
+    unsigned long long v = 0;
+    if (!null && width > 0) {
+      const long long lo = offs[i], hi = offs[i + 1];
+      unsigned long long k = 0;
+      if (chunk < 0) {
+        k = (unsigned long long)(hi - lo);
+      } else {
+        for (long long j = 0; j < bytes; j++) {
+          const long long p = lo + 8 * chunk + j;
+          k = (k << 8) | (p < hi ? data[p] : 0);
+        }
+      }
+      v = (desc ? ~k : k) - kmin;
+    }
+    if (rank) v |= (unsigned long long)(null != (nulls_first != 0)) << width;
+    unsigned long long prev = first ? 0ull : out[i];
+    out[i] = (sh >= 64 ? 0ull : prev << sh) | v;
+  }
+}
+
 // gsql_wl_gather: out[j] = words[rows[j]], a word in the order of the
 // sorts so far (the keys of the next, stable, sort).
 extern "C" __global__ void gsql_wl_gather(const unsigned long long* words, const unsigned int* rows,
