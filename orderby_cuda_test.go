@@ -78,18 +78,20 @@ func orderRecords(rows int, seed int64) (*arrow.Schema, []arrow.Record) {
 
 // orderQueries are ORDER BY queries over o whose keys the device sorts
 // (every order is total: id breaks the ties that remain), with and
-// without LIMIT and OFFSET.
+// without LIMIT and OFFSET. Each filters on the device (WHERE id >= 0
+// keeps every row): a Sort follows its input's placement, and over a bare
+// scan that is still the host.
 var orderQueries = []string{
-	"SELECT * FROM o ORDER BY k, id",
-	"SELECT id, f FROM o ORDER BY f DESC, id",
-	"SELECT id, f, k FROM o ORDER BY f NULLS LAST, k DESC NULLS FIRST, id",
-	"SELECT id, d, m, b FROM o ORDER BY d DESC, m, b DESC, id",
+	"SELECT * FROM o WHERE id >= 0 ORDER BY k, id",
+	"SELECT id, f FROM o WHERE id >= 0 ORDER BY f DESC, id",
+	"SELECT id, f, k FROM o WHERE id >= 0 ORDER BY f NULLS LAST, k DESC NULLS FIRST, id",
+	"SELECT id, d, m, b FROM o WHERE id >= 0 ORDER BY d DESC, m, b DESC, id",
 	"SELECT id, b, k, s FROM o WHERE k < 500 ORDER BY b NULLS FIRST, k % 7 DESC, id DESC",
-	"SELECT id, m, s FROM o ORDER BY m DESC NULLS LAST, id LIMIT 10",
-	"SELECT * FROM o ORDER BY k DESC, f, id LIMIT 10",
-	"SELECT * FROM o ORDER BY f, id LIMIT 25 OFFSET 100",
-	"SELECT id, k, d FROM o ORDER BY d, k, id DESC LIMIT 1000",
-	"SELECT id, k FROM o ORDER BY id DESC LIMIT 600000",
+	"SELECT id, m, s FROM o WHERE id >= 0 ORDER BY m DESC NULLS LAST, id LIMIT 10",
+	"SELECT * FROM o WHERE id >= 0 ORDER BY k DESC, f, id LIMIT 10",
+	"SELECT * FROM o WHERE id >= 0 ORDER BY f, id LIMIT 25 OFFSET 100",
+	"SELECT id, k, d FROM o WHERE id >= 0 ORDER BY d, k, id DESC LIMIT 1000",
+	"SELECT id, k FROM o WHERE id >= 0 ORDER BY id DESC LIMIT 600000",
 }
 
 // TestGPUOrderByMatchesCPU runs ORDER BY over 1M rows in ten records on
@@ -112,11 +114,11 @@ func TestGPUOrderByMatchesCPU(t *testing.T) {
 	// Text keys: strings of up to 7 bytes pack whole on the device; the
 	// 42-byte CONCAT is sorted on the host at run time.
 	for _, q := range []string{
-		"SELECT id, s, k FROM o ORDER BY s, id LIMIT 20",
-		"SELECT id, s FROM o ORDER BY k, s DESC, id",
-		"SELECT id, s, b FROM o ORDER BY s DESC NULLS FIRST, b, id",
-		"SELECT id, CONCAT(s, s, s, s, s, s) AS l FROM o ORDER BY l, id",
-		"SELECT id, CONCAT(s, s, s, s, s, s) AS l FROM o ORDER BY l DESC, id LIMIT 15",
+		"SELECT id, s, k FROM o WHERE id >= 0 ORDER BY s, id LIMIT 20",
+		"SELECT id, s FROM o WHERE id >= 0 ORDER BY k, s DESC, id",
+		"SELECT id, s, b FROM o WHERE id >= 0 ORDER BY s DESC NULLS FIRST, b, id",
+		"SELECT id, CONCAT(s, s, s, s, s, s) AS l FROM o WHERE id >= 0 ORDER BY l, id",
+		"SELECT id, CONCAT(s, s, s, s, s, s) AS l FROM o WHERE id >= 0 ORDER BY l DESC, id LIMIT 15",
 	} {
 		plan := strings.Join(rowsOf(t, gpu, "EXPLAIN "+q), "\n")
 		if !strings.Contains(plan, "(gpu: keys sorted on the device, and on the host for text past 32 bytes) [gpu]") {
@@ -149,14 +151,14 @@ func BenchmarkGPUOrderBy(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, q := range []struct{ name, sql string }{
-		{"bigint_full", "SELECT id, k, f FROM o ORDER BY k, id"},
-		{"bigint_limit10", "SELECT id, k, f FROM o ORDER BY k, id LIMIT 10"},
-		{"double_full", "SELECT id, f FROM o ORDER BY f DESC"},
-		{"double_limit10", "SELECT id, f, s FROM o ORDER BY f DESC LIMIT 10"},
-		{"three_keys_full", "SELECT id, d, m, b FROM o ORDER BY d DESC, m, b"},
-		{"three_keys_limit10", "SELECT * FROM o ORDER BY d DESC, m, b LIMIT 10"},
-		{"text_full", "SELECT id, s FROM o ORDER BY s"},
-		{"text_limit10", "SELECT id, s FROM o ORDER BY s DESC LIMIT 10"},
+		{"bigint_full", "SELECT id, k, f FROM o WHERE id >= 0 ORDER BY k, id"},
+		{"bigint_limit10", "SELECT id, k, f FROM o WHERE id >= 0 ORDER BY k, id LIMIT 10"},
+		{"double_full", "SELECT id, f FROM o WHERE id >= 0 ORDER BY f DESC"},
+		{"double_limit10", "SELECT id, f, s FROM o WHERE id >= 0 ORDER BY f DESC LIMIT 10"},
+		{"three_keys_full", "SELECT id, d, m, b FROM o WHERE id >= 0 ORDER BY d DESC, m, b"},
+		{"three_keys_limit10", "SELECT * FROM o WHERE id >= 0 ORDER BY d DESC, m, b LIMIT 10"},
+		{"text_full", "SELECT id, s FROM o WHERE id >= 0 ORDER BY s"},
+		{"text_limit10", "SELECT id, s FROM o WHERE id >= 0 ORDER BY s DESC LIMIT 10"},
 	} {
 		for _, onHost := range []bool{false, true} {
 			path := "device"
