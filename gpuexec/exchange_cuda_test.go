@@ -13,6 +13,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/exchange"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/operators"
 )
 
 // cudaDevices opens up to want GPUs. A host with one GPU gets that GPU
@@ -213,4 +214,47 @@ func BenchmarkCUDACopyBatch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestCUDADistributedAggregate is TestFakeDistributedAggregate on real
+// devices: the device's own hash split and GroupBy, both plans, checked
+// row for row against the CPU's HashAggregate.
+func TestCUDADistributedAggregate(t *testing.T) {
+	ctx := context.Background()
+	devs := cudaDevices(t, 4)
+	local, err := exchange.NewLocal(devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := &exchange.Group{Devices: devs, Transport: local}
+	r := rand.New(rand.NewSource(17))
+	var batches []*coldata.Batch
+	base := 0
+	for _, n := range []int{300_000, 0, 120_000, 5, 450_000} {
+		batches = append(batches, exchangeBatch(r, n, base))
+		base += n
+	}
+	in, err := operators.SpreadRoundRobin(ctx, devs, batches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Release()
+	for _, c := range distAggCases() {
+		want := rowKeys(cpuAggregate(t, batches, c.keys, c.aggs))
+		for _, merge := range []bool{false, true} {
+			keyTypes := make([]coldata.Type, len(c.keys))
+			for i, k := range c.keys {
+				keyTypes[i] = batches[0].Cols[k].Type
+			}
+			da := &operators.DistributedAggregate{Group: group, Keys: c.keys, KeyTypes: keyTypes, Aggs: c.aggs, Merge: merge}
+			got, err := da.Run(ctx, in)
+			if err != nil {
+				t.Fatalf("keys %v merge %v: %v", c.keys, merge, err)
+			}
+			if g := rowKeys(got); !slices.Equal(g, want) {
+				t.Fatalf("keys %v merge %v: %d groups, want %d", c.keys, merge, len(g), len(want))
+			}
+		}
+	}
+	t.Logf("transport: %+v", local.Stats())
 }
