@@ -90,6 +90,15 @@ func downloadAll(t *testing.T, devs []*gpuexec.Device, bs []*gpuexec.DeviceBatch
 }
 
 func TestFakeExchangeThreeDevices(t *testing.T) {
+	t.Run("whole", func(t *testing.T) { runFakeExchange(t) })
+	// Copies in many odd-sized steps, over both routes.
+	t.Run("steps", func(t *testing.T) {
+		defer gpuexec.SetCopyChunk(gpuexec.SetCopyChunk(999))
+		runFakeExchange(t)
+	})
+}
+
+func runFakeExchange(t *testing.T) {
 	ctx := context.Background()
 	// Devices 0 and 1 are peers; 2 reaches them only through the host.
 	devs, peerCopies := gpuexec.FakeDevices(t, 3, func(from, to int) bool { return from != 2 && to != 2 })

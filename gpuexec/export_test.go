@@ -36,3 +36,11 @@ func FakeDevices(t testing.TB, n int, peer func(from, to int) bool) ([]*Device, 
 // InUse is the bytes of device memory the state's pool lends, for leak
 // checks from outside the package.
 func InUse(d *Device) uint64 { return d.alloc.Stats().InUse }
+
+// SetCopyChunk sets the step of cross-device copies (copyChunk) and
+// returns the previous one.
+func SetCopyChunk(n uint64) uint64 {
+	old := copyChunk
+	copyChunk = n
+	return old
+}
