@@ -82,3 +82,11 @@ func TestDevicesString(t *testing.T) {
 		}
 	}
 }
+
+// TestDSNDevices: the database/sql name's devices= reaches Options.Devices
+// (a malformed list fails the open).
+func TestDSNDevices(t *testing.T) {
+	if _, err := (&sqlDriver{}).OpenConnector("dsndevices?device=cpu&devices=0,zero"); err == nil || !strings.Contains(err.Error(), "Options.Devices") {
+		t.Fatalf("devices=0,zero: %v", err)
+	}
+}
