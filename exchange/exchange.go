@@ -209,6 +209,9 @@ func (g *Group) Repartition(ctx context.Context, in Parts, keys []int) (Parts, e
 	}
 	err := g.each(ctx, func(ctx context.Context, s int) error {
 		for _, b := range in[s] {
+			if b.Len == 0 {
+				continue // nothing to send (and no kernel over zero rows)
+			}
 			parts, err := split(ctx, b, keys, n)
 			if err != nil {
 				return fmt.Errorf("exchange: repartition on device %d: %w", s, err)

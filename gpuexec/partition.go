@@ -182,12 +182,24 @@ func (d *Device) SplitByHash(ctx context.Context, b *DeviceBatch, keys []int, n 
 	if n < 1 || n > 1<<hashPartBits {
 		return nil, invalidf("hash split into %d destinations (1 to %d)", n, 1<<hashPartBits)
 	}
-	if n == 1 {
-		r, err := b.Retain()
-		if err != nil {
-			return nil, err
+	if err := d.own(b); err != nil {
+		return nil, err
+	}
+	if n == 1 || b.Len == 0 {
+		// Nothing to hash: every part is b itself (empty ones for an
+		// empty b), so no kernel runs over zero rows.
+		out := make([]*DeviceBatch, n)
+		for i := range out {
+			r, err := b.Retain()
+			if err != nil {
+				for _, o := range out[:i] {
+					o.Release()
+				}
+				return nil, err
+			}
+			out[i] = r
 		}
-		return []*DeviceBatch{r}, nil
+		return out, nil
 	}
 	pr, err := d.PartitionRows(ctx, b, keys, 1<<hashPartBits, 0)
 	if err != nil {

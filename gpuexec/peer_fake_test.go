@@ -156,3 +156,52 @@ func sliceHost(b *coldata.Batch, lo, hi int) *coldata.Batch {
 	}
 	return coldata.NewBatch(cols, hi-lo)
 }
+
+// TestFakeSplitByHashEdges: an empty batch splits into empty parts and a
+// split into one part is the batch itself, without kernels; bad arguments
+// are errors.
+func TestFakeSplitByHashEdges(t *testing.T) {
+	ctx := context.Background()
+	d, f := newFakeDevice(t, Options{})
+	defer d.Close()
+	hb := randBatch(rand.New(rand.NewSource(8)), 50)
+	b, err := d.Upload(ctx, hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := Slice(b, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	launches := f.launches["gsql_part_keys"]
+	for _, c := range []struct {
+		in   *DeviceBatch
+		n    int
+		rows int
+	}{{empty, 3, 0}, {b, 1, 50}} {
+		parts, err := d.SplitByHash(ctx, c.in, []int{0}, c.n)
+		if err != nil || len(parts) != c.n {
+			t.Fatalf("%d rows into %d: %d parts, %v", c.in.Len, c.n, len(parts), err)
+		}
+		for _, p := range parts {
+			if p.Len != c.rows {
+				t.Fatalf("a part of %d rows, want %d", p.Len, c.rows)
+			}
+			p.Release()
+		}
+	}
+	if f.launches["gsql_part_keys"] != launches {
+		t.Fatal("a kernel ran")
+	}
+	for _, n := range []int{0, 257} {
+		if _, err := d.SplitByHash(ctx, b, []int{0}, n); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("%d parts: %v", n, err)
+		}
+	}
+	if _, err := d.SplitByHash(ctx, nil, []int{0}, 2); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("nil batch: %v", err)
+	}
+	empty.Release()
+	b.Release()
+	requireNoLeak(t, d, "split")
+}
