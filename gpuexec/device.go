@@ -151,6 +151,9 @@ type deviceState struct {
 	// peers are the device states EnablePeerAccess linked this one to.
 	peerMu sync.Mutex
 	peers  map[*deviceState]bool
+	// bounce is the page-locked pair host-staged copies to other devices
+	// go through (peer.go), one copy at a time.
+	bounce bounceBuffers
 
 	launches, compiles, memHits, diskHits, toDevice, toHost, toPeer atomic.Uint64
 	compileNanos, loadNanos                                         atomic.Int64
@@ -381,6 +384,7 @@ func (s *deviceState) close() error {
 			keep(s.drv.hostFree(s.staging))
 			s.staging = nil
 		}
+		keep(s.bounce.free(s.drv))
 		keep(s.results.close())
 		if s.pool != nil {
 			keep(s.pool.Release())

@@ -3,6 +3,8 @@ package gpuexec
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 )
 
 // Several GPUs in one process: each has its own device state (context
@@ -151,33 +153,120 @@ func (d *Device) CopyBatchTo(ctx context.Context, b *DeviceBatch, dst *Device) (
 var copyChunk uint64 = 64 << 20
 
 // copyChunks copies n bytes from src on d to dst on peer, a chunk at a
-// time, over the peer link (RoutePeer) or through a host buffer reused
-// for every chunk (RouteHost), checking ctx between chunks.
+// time, over the peer link (RoutePeer) or through the host (RouteHost),
+// checking ctx between chunks.
 func (d *Device) copyChunks(ctx context.Context, dst DevicePtr, peer *Device, src DevicePtr, n uint64, route Route) error {
-	var host []byte
-	step := 4 * copyChunk
 	if route == RouteHost {
-		step = copyChunk
-		host = make([]byte, min(n, step))
+		return d.copyStaged(ctx, dst, peer, src, n)
 	}
+	step := 4 * copyChunk
 	for off := uint64(0); off < n; off += step {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		m := min(step, n-off)
-		at, to := src+DevicePtr(off), dst+DevicePtr(off)
-		if route == RoutePeer {
-			if err := d.CopyPeer(to, peer, at, m); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := d.CopyToHost(host[:m], at, nil); err != nil {
-			return err
-		}
-		if err := peer.CopyToDevice(to, host[:m], nil); err != nil {
+		if err := d.CopyPeer(dst+DevicePtr(off), peer, src+DevicePtr(off), min(step, n-off)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// bounceBuffers are a device's two page-locked buffers for host-staged
+// copies: with unified addressing (every 64-bit platform CUDA supports)
+// page-locked memory of one context is page-locked for all, so the
+// target's upload reads it at full speed too.
+type bounceBuffers struct {
+	mu   sync.Mutex // held by the copy using them
+	bufs [2][]byte
+}
+
+// get returns the pair, each at least n bytes, allocating on d's
+// context thread. Under b.mu.
+func (b *bounceBuffers) get(d *Device, n uint64) ([2][]byte, error) {
+	if uint64(len(b.bufs[0])) >= n {
+		return b.bufs, nil
+	}
+	err := d.Do(func() error {
+		if err := b.free(d.drv); err != nil {
+			return err
+		}
+		for i := range b.bufs {
+			buf, err := d.drv.hostAlloc(int(n))
+			if err != nil {
+				return err
+			}
+			b.bufs[i] = buf
+		}
+		return nil
+	})
+	return b.bufs, err
+}
+
+// free gives the pair back; context thread.
+func (b *bounceBuffers) free(drv driver) error {
+	var first error
+	for i, buf := range b.bufs {
+		if buf != nil {
+			if err := drv.hostFree(buf); err != nil && first == nil {
+				first = err
+			}
+			b.bufs[i] = nil
+		}
+	}
+	return first
+}
+
+// copyStaged copies n bytes from src on d to dst on peer through d's
+// page-locked bounce pair, pipelined: while peer uploads one chunk, d
+// downloads the next into the other buffer.
+func (d *Device) copyStaged(ctx context.Context, dst DevicePtr, peer *Device, src DevicePtr, n uint64) error {
+	if n == 0 {
+		return nil
+	}
+	d.bounce.mu.Lock()
+	defer d.bounce.mu.Unlock()
+	bufs, err := d.bounce.get(d, min(n, copyChunk))
+	if err != nil {
+		return fmt.Errorf("host staging: %w", err)
+	}
+	type piece struct {
+		off, size uint64
+		buf       int
+	}
+	ready := make(chan piece, 2)
+	free := make(chan int, 2)
+	free <- 0
+	free <- 1
+	var upErr error
+	var failed atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for p := range ready {
+			if !failed.Load() {
+				if err := peer.CopyToDevice(dst+DevicePtr(p.off), bufs[p.buf][:p.size], nil); err != nil {
+					upErr = err
+					failed.Store(true)
+				}
+			}
+			free <- p.buf
+		}
+	}()
+	for off := uint64(0); off < n && !failed.Load(); off += copyChunk {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		b, m := <-free, min(copyChunk, n-off)
+		if err = d.CopyToHost(bufs[b][:m], src+DevicePtr(off), nil); err != nil {
+			free <- b
+			break
+		}
+		ready <- piece{off, m, b}
+	}
+	close(ready)
+	<-done
+	if err == nil {
+		err = upErr
+	}
+	return err
 }

@@ -98,6 +98,9 @@ func TestFakeCopyBatchTo(t *testing.T) {
 			}
 			requireNoLeak(t, a, "source")
 			requireNoLeak(t, b, "target")
+			if err := a.Close(); err != nil || fa.hostLive != 0 {
+				t.Fatalf("close: %v, %d host buffers left", err, fa.hostLive)
+			}
 		})
 	}
 }
