@@ -2,8 +2,10 @@ package gsql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,13 +23,42 @@ type gpuState struct {
 	once sync.Once
 	rt   *operators.DeviceRuntime
 	err  error
+	// others are the devices of Options.Devices after the first, where
+	// no query runs yet; skipped says why listed ones are not open.
+	others  []*gpuexec.Device
+	skipped []string
 }
 
-// gpu opens the GPU runtime (once) or says why it cannot.
+// gpu opens the GPU runtime (once) or says why it cannot: the runtime on
+// the first device of Options.Devices, and a device state on each other.
 func (db *DB) gpu() (*operators.DeviceRuntime, error) {
 	db.gpuState.once.Do(func() {
-		rt, err := operators.NewDeviceRuntime(gpuexec.Options{PoolLimit: db.opts.PoolLimit, NoPool: db.opts.NoPool, ResultMemory: db.opts.ResultMemory, NoResultPool: db.opts.NoResultPool}, db.opts.CacheBudget)
+		count, err := gpuexec.DeviceCount()
 		if err != nil {
+			db.gpuState.err = err
+			return
+		}
+		ordinals, missing, err := deviceOrdinals(db.opts.Devices, count)
+		if err == nil && len(missing) > 0 && strings.EqualFold(strings.TrimSpace(db.opts.Device), "gpu") {
+			err = fmt.Errorf("%w: %s", gpuexec.ErrNoDevice, strings.Join(missing, "; "))
+		}
+		if err == nil && len(ordinals) == 0 {
+			err = fmt.Errorf("%w: none of the GPUs %q is present (%d GPUs)", gpuexec.ErrNoDevice, db.opts.Devices, count)
+		}
+		if err != nil {
+			db.gpuState.err = fmt.Errorf("gsql: Options.Devices: %w", err)
+			return
+		}
+		db.gpuState.skipped = missing
+		opts := gpuexec.Options{Ordinal: ordinals[0], PoolLimit: db.opts.PoolLimit, NoPool: db.opts.NoPool, ResultMemory: db.opts.ResultMemory, NoResultPool: db.opts.NoResultPool}
+		rt, err := operators.NewDeviceRuntime(opts, db.opts.CacheBudget)
+		if err != nil {
+			db.gpuState.err = err
+			return
+		}
+		if err := db.openOtherDevices(ordinals[1:], opts); err != nil {
+			db.closeOtherDevices()
+			rt.Close()
 			db.gpuState.err = err
 			return
 		}
@@ -219,7 +250,7 @@ func (db *DB) closeGPU() error {
 	if db.gpuState.rt == nil {
 		return nil
 	}
-	return db.gpuState.rt.Close()
+	return errors.Join(db.closeOtherDevices(), db.gpuState.rt.Close())
 }
 
 // CopyBandwidth measures the GPU's device-to-device copy rate (read plus

@@ -59,7 +59,7 @@ func (d *sqlDriver) OpenConnector(dsn string) (driver.Connector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gsql dsn %q: %w", dsn, err)
 	}
-	opts := Options{Device: vals.Get("device")}
+	opts := Options{Device: vals.Get("device"), Devices: vals.Get("devices")}
 	if pl := vals.Get("pool_limit"); pl != "" {
 		if opts.PoolLimit, err = strconv.ParseUint(pl, 10, 64); err != nil {
 			return nil, fmt.Errorf("gsql dsn %q: pool_limit: %w", dsn, err)

@@ -47,6 +47,14 @@ type Options struct {
 	// Stats.CPUFallbacks say), "gpu" (the GPU or an error; never a silent
 	// fallback) or "cpu". Empty means auto.
 	Device string
+	// Devices lists the GPUs the database opens: "all" or GPU numbers
+	// such as "0,2"; empty (the default) opens GPU 0 alone, while plans do
+	// not spread over several devices. Each gets its own device state
+	// (context, pool, counters in Stats.Devices); a listed GPU that is
+	// missing or fails to open is skipped (Stats.SkippedDevices), or with
+	// Device "gpu" fails the GPU. Queries run on the first one: plans do
+	// not spread over several devices yet.
+	Devices string
 	// PoolLimit caps the GPU memory pool in bytes (0: no limit).
 	PoolLimit uint64
 	// CacheBudget caps the device memory of resident tables (0: half the
@@ -168,6 +176,9 @@ func Open(opts Options) (*DB, error) {
 	}
 	db.disabledRules = rules
 	db.session = db.Session()
+	if _, err := parseDevices(opts.Devices); err != nil {
+		return nil, fmt.Errorf("gsql: Options.Devices: %w", err)
+	}
 	codec, err := storage.ParseCodec(opts.Compression)
 	if err != nil {
 		return nil, fmt.Errorf("gsql: Options.Compression: %w", err)
@@ -452,6 +463,11 @@ type Stats struct {
 	GPU *gpuexec.Stats
 	// Cache is the device-resident table cache.
 	Cache *gpuexec.CacheStats
+	// Devices are every open GPU's counters, the one queries run on
+	// first (GPU is its Stats); SkippedDevices say why GPUs listed in
+	// Options.Devices are not open.
+	Devices        []DeviceStats
+	SkippedDevices []string
 	// Plans counts the plan cache's lookups (SELECTs run by Query).
 	Plans PlanCacheStats
 	// TableMemory is each table's host memory, by name.
@@ -490,6 +506,7 @@ func (s Stats) String() string {
 		r := s.GPU.Results
 		out += fmt.Sprintf("result memory: %d bytes in use in %d blocks, %d peak, %d page-locked of %d, %d results from the pool, %d to Go memory\n",
 			r.InUse, r.Lent, r.Peak, r.Reserved, r.Limit, r.Lends, r.Fallbacks)
+		out += devicesString(s.Devices, s.SkippedDevices)
 	}
 	for _, t := range s.TableMemory {
 		out += fmt.Sprintf("table %s: %d rows, %d bytes in host memory (%d in the heap, %d mapped from disk)\n",
@@ -511,6 +528,7 @@ func (db *DB) Stats() Stats {
 		if rt, err := db.gpu(); err == nil {
 			g, c := rt.Dev.Stats(), rt.Cache.Stats()
 			st.GPU, st.Cache = &g, &c
+			st.Devices, st.SkippedDevices = db.deviceStats(), db.gpuState.skipped
 		}
 	}
 	for _, name := range db.cat.List() {

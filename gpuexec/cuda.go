@@ -272,6 +272,8 @@ type cudaDriver struct {
 	tid  int
 	ctx  cu.CUContext
 	dev  cu.Device
+	// raw is ctx as the C API names it (peer copies name both contexts).
+	raw C.CUcontext
 
 	// Handle tables: only the context thread touches them.
 	nextH     uintptr
@@ -326,6 +328,9 @@ func (c *cudaDriver) loop(ordinal int, ready chan<- error) {
 		}
 		if err := cu.SetCurrentContext(c.ctx); err != nil {
 			return wrapCu("cuCtxSetCurrent", err)
+		}
+		if err := cuErr("cuCtxGetCurrent", C.cuCtxGetCurrent(&c.raw)); err != nil {
+			return err
 		}
 		c.inf.Ordinal = ordinal
 		if c.inf.Name, err = dev.Name(); err != nil {
@@ -544,6 +549,47 @@ func (c *cudaDriver) destroyEvent(e eventH) error {
 }
 
 func (c *cudaDriver) syncDevice() error { return cuErr("cuCtxSynchronize", C.cuCtxSynchronize()) }
+
+func (c *cudaDriver) canAccessPeer(peer driver) (bool, error) {
+	p, ok := peer.(*cudaDriver)
+	if !ok {
+		return false, invalidf("peer access to a device of another driver")
+	}
+	if p.dev == c.dev {
+		return true, nil // one device: its primary context is shared
+	}
+	var v C.int
+	if err := cuErr("cuDeviceCanAccessPeer", C.cuDeviceCanAccessPeer(&v, C.CUdevice(c.dev), C.CUdevice(p.dev))); err != nil {
+		return false, err
+	}
+	return v != 0, nil
+}
+
+func (c *cudaDriver) enablePeer(peer driver) error {
+	p, ok := peer.(*cudaDriver)
+	if !ok {
+		return invalidf("peer access to a device of another driver")
+	}
+	if p.dev == c.dev {
+		return nil
+	}
+	r := C.cuCtxEnablePeerAccess(p.raw, 0)
+	if r == C.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+		return nil
+	}
+	return cuErr("cuCtxEnablePeerAccess", r)
+}
+
+func (c *cudaDriver) peerCopy(dst DevicePtr, peer driver, src DevicePtr, n uint64, s streamH) error {
+	p, ok := peer.(*cudaDriver)
+	if !ok {
+		return invalidf("peer copy to a device of another driver")
+	}
+	if n == 0 {
+		return nil
+	}
+	return cuErr("cuMemcpyPeerAsync", C.cuMemcpyPeerAsync(C.CUdeviceptr(dst), p.raw, C.CUdeviceptr(src), c.raw, C.size_t(n), c.stream(s)))
+}
 
 func (c *cudaDriver) loadModule(image []byte) (moduleH, error) {
 	if len(image) == 0 {

@@ -69,6 +69,7 @@ type Stats struct {
 	DiskCacheHits   uint64        // Compile answered from the disk cache
 	BytesToDevice   uint64        // host-to-device bytes copied
 	BytesToHost     uint64        // device-to-host bytes copied
+	BytesToPeer     uint64        // bytes copied from here to other GPUs over peer links
 	Results         ResultStats   // the page-locked result pool
 	Users           int           // handles sharing the device state (databases)
 	InUse           uint64        // device memory this handle's database holds
@@ -147,8 +148,15 @@ type deviceState struct {
 	results     *ResultPool        // nil with Options.NoResultPool
 	closed      atomic.Bool
 
-	launches, compiles, memHits, diskHits, toDevice, toHost atomic.Uint64
-	compileNanos, loadNanos                                 atomic.Int64
+	// peers are the device states EnablePeerAccess linked this one to.
+	peerMu sync.Mutex
+	peers  map[*deviceState]bool
+	// bounce is the page-locked pair host-staged copies to other devices
+	// go through (peer.go), one copy at a time.
+	bounce bounceBuffers
+
+	launches, compiles, memHits, diskHits, toDevice, toHost, toPeer atomic.Uint64
+	compileNanos, loadNanos                                         atomic.Int64
 
 	interp interpState // the tier-0 interpreter
 }
@@ -291,6 +299,7 @@ func (d *Device) Stats() Stats {
 		DiskCacheHits:   d.diskHits.Load(),
 		BytesToDevice:   d.toDevice.Load(),
 		BytesToHost:     d.toHost.Load(),
+		BytesToPeer:     d.toPeer.Load(),
 		Results:         d.results.Stats(),
 		Users:           d.Users(),
 		InUse:           d.InUse(),
@@ -375,6 +384,7 @@ func (s *deviceState) close() error {
 			keep(s.drv.hostFree(s.staging))
 			s.staging = nil
 		}
+		keep(s.bounce.free(s.drv))
 		keep(s.results.close())
 		if s.pool != nil {
 			keep(s.pool.Release())

@@ -73,4 +73,15 @@ type driver interface {
 	// launch starts f; args are the kernel's parameters, each passed in an
 	// 8-byte slot whose low bytes hold the value (size is 4 or 8).
 	launch(f functionH, grid, block Dim3, shmem int, s streamH, args []uint64, sizes []uint8) error
+
+	// canAccessPeer reports whether this device can read and write peer's
+	// memory directly (NVLink or PCIe peer-to-peer). Any thread.
+	canAccessPeer(peer driver) (bool, error)
+	// enablePeer maps peer's memory into this device's context, so that
+	// peerCopy from here runs device to device; enabling twice is not
+	// an error. Context thread.
+	enablePeer(peer driver) error
+	// peerCopy queues a copy of n bytes from src on this device to dst on
+	// peer on stream s of this device. Context thread (of this device).
+	peerCopy(dst DevicePtr, peer driver, src DevicePtr, n uint64, s streamH) error
 }

@@ -34,6 +34,13 @@ type fakeDriver struct {
 	// devices and processes); closes counts close calls.
 	delay  time.Duration
 	closes int
+	// ordinal is the fake GPU's number; peer, when set, says whether it
+	// reaches another's memory directly (nil: every pair does); enabled
+	// lists the peers enabled, peerCopies counts direct copies.
+	ordinal    int
+	peer       func(from, to int) bool
+	enabled    map[int]bool
+	peerCopies int
 }
 
 func newFakeDriver() *fakeDriver {
@@ -57,7 +64,53 @@ func newFakeDevice(t testing.TB, opts Options) (*Device, *fakeDriver) {
 func (f *fakeDriver) id() uintptr { f.mu.Lock(); defer f.mu.Unlock(); f.next++; return f.next }
 
 func (f *fakeDriver) info() DeviceInfo {
-	return DeviceInfo{Name: "fake", Major: 9, Minor: 0, TotalMemory: 4 << 30, SMs: 4, DriverVersion: 13000}
+	return DeviceInfo{Ordinal: f.ordinal, Name: "fake", Major: 9, Minor: 0, TotalMemory: 4 << 30, SMs: 4, DriverVersion: 13000}
+}
+
+func (f *fakeDriver) canAccessPeer(peer driver) (bool, error) {
+	p, ok := peer.(*fakeDriver)
+	if !ok {
+		return false, invalidf("peer access to a device of another driver")
+	}
+	return p == f || f.peer == nil || f.peer(f.ordinal, p.ordinal), nil
+}
+
+func (f *fakeDriver) enablePeer(peer driver) error {
+	if ok, err := f.canAccessPeer(peer); err != nil || !ok {
+		return firstErr(err, &CUDAError{Call: "cuCtxEnablePeerAccess", Code: 217, Name: "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"})
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.enabled == nil {
+		f.enabled = map[int]bool{}
+	}
+	f.enabled[peer.(*fakeDriver).ordinal] = true
+	return nil
+}
+
+// peerCopy copies between the two fakes' memories; like CUDA's, it works
+// whether or not peer access was enabled (the driver stages it then), so
+// it counts only the enabled ones as direct.
+func (f *fakeDriver) peerCopy(dst DevicePtr, peer driver, src DevicePtr, n uint64, s streamH) error {
+	p, ok := peer.(*fakeDriver)
+	if !ok {
+		return invalidf("peer copy to a device of another driver")
+	}
+	from, err := f.slice(src, n)
+	if err != nil {
+		return err
+	}
+	to, err := p.slice(dst, n)
+	if err != nil {
+		return err
+	}
+	copy(to, from)
+	f.mu.Lock()
+	if f.enabled[p.ordinal] || p == f {
+		f.peerCopies++
+	}
+	f.mu.Unlock()
+	return nil
 }
 func (f *fakeDriver) do(fn func() error) error   { return fn() }
 func (f *fakeDriver) close() error               { f.mu.Lock(); f.closes++; f.mu.Unlock(); return nil }

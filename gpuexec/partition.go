@@ -170,3 +170,65 @@ func (d *Device) partitionRowsOn(ctx context.Context, in *DeviceBatch, keys []in
 	}
 	return res, nil
 }
+
+// SplitByHash splits b's rows among n destinations by the hash of its key
+// columns keys: part i holds, as a view, the rows whose
+// HashDestination(RowHash(keys), n) is i (what the CPU computes for the
+// same rows, so a host and a device split agree). It partitions the rows
+// into 2^8 hash partitions (PartitionRows) and hands each destination a
+// contiguous run of them; rows keep their order within a partition. The
+// caller releases the parts.
+func (d *Device) SplitByHash(ctx context.Context, b *DeviceBatch, keys []int, n int) ([]*DeviceBatch, error) {
+	if n < 1 || n > 1<<hashPartBits {
+		return nil, invalidf("hash split into %d destinations (1 to %d)", n, 1<<hashPartBits)
+	}
+	if err := d.own(b); err != nil {
+		return nil, err
+	}
+	if n == 1 || b.Len == 0 {
+		// Nothing to hash: every part is b itself (empty ones for an
+		// empty b), so no kernel runs over zero rows.
+		out := make([]*DeviceBatch, n)
+		for i := range out {
+			r, err := b.Retain()
+			if err != nil {
+				for _, o := range out[:i] {
+					o.Release()
+				}
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	pr, err := d.PartitionRows(ctx, b, keys, 1<<hashPartBits, 0)
+	if err != nil {
+		return nil, fmt.Errorf("hash split: %w", err)
+	}
+	defer pr.Release()
+	width := len(b.Cols) // the row numbers PartitionRows adds are dropped
+	out := make([]*DeviceBatch, 0, n)
+	p := 0
+	for dest := 0; dest < n; dest++ {
+		lo := pr.Bounds[p]
+		for p < 1<<hashPartBits && int((uint64(p)*uint64(n))>>hashPartBits) == dest {
+			p++
+		}
+		part, err := Slice(pr.Batch, lo, pr.Bounds[p])
+		if err == nil {
+			var view *DeviceBatch
+			view, err = Combine(part.Cols[:width], part.Len, part)
+			part.Release()
+			out = append(out, view)
+		}
+		if err != nil {
+			for _, o := range out {
+				if o != nil {
+					o.Release()
+				}
+			}
+			return nil, fmt.Errorf("hash split: %w", err)
+		}
+	}
+	return out, nil
+}

@@ -42,6 +42,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	command := fs.String("c", "", "run `SQL` (statements and dot-commands) and exit")
 	file := fs.String("f", "", "run the script `FILE` and exit")
 	device := fs.String("device", "auto", "device to run queries on: auto, gpu or cpu")
+	devices := fs.String("devices", "", "GPUs to open: all, or numbers such as 0,2 (default: GPU 0; queries run on the first)")
 	mode := fs.String("mode", "table", "output mode: table, csv, tsv, json, jsonl, markdown or line")
 	poolLimit := fs.String("pool-limit", "", "GPU memory pool limit, e.g. 2GiB (default: no limit)")
 	compression := fs.String("compression", "none", "compress the segments an on-disk database writes: none, lz4 or zstd")
@@ -96,7 +97,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gsql: --readonly needs a database path\n")
 		return 2
 	}
-	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, Path: path, ReadOnly: *readOnly, Compression: *compression})
+	db, err := gsql.Open(gsql.Options{Device: *device, Devices: *devices, PoolLimit: limit, Path: path, ReadOnly: *readOnly, Compression: *compression})
 	if err != nil {
 		fmt.Fprintf(stderr, "gsql: %v\n", err)
 		return 1
@@ -107,7 +108,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if p != "" && path != "" && sameFile(p, path) {
 			return db, nil
 		}
-		ndb, err := gsql.Open(gsql.Options{Device: db.Device(), PoolLimit: limit, Path: p, Compression: *compression})
+		ndb, err := gsql.Open(gsql.Options{Device: db.Device(), Devices: *devices, PoolLimit: limit, Path: p, Compression: *compression})
 		if err != nil {
 			return nil, err
 		}

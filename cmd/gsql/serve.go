@@ -55,6 +55,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	addr := fs.String("mysql", "", "listen for MySQL clients on `ADDR` (host:port)")
 	flightAddr := fs.String("flight", "", "listen for Arrow Flight SQL clients on `ADDR` (host:port)")
 	device := fs.String("device", "auto", "device to run queries on: auto, gpu or cpu")
+	devices := fs.String("devices", "", "GPUs to open: all, or numbers such as 0,2 (default: GPU 0; queries run on the first)")
 	data := fs.String("data", "", "serve the on-disk database in `DIR` (created if new; default: in memory)")
 	poolLimit := fs.String("pool-limit", "", "GPU memory pool limit, e.g. 2GiB (default: no limit)")
 	compression := fs.String("compression", "none", "compress the segments --data writes: none, lz4 or zstd")
@@ -153,7 +154,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
-	db, err := gsql.Open(gsql.Options{Device: *device, PoolLimit: limit, MemoryLimit: memCap, Path: *data, Compression: *compression})
+	db, err := gsql.Open(gsql.Options{Device: *device, Devices: *devices, PoolLimit: limit, MemoryLimit: memCap, Path: *data, Compression: *compression})
 	if err != nil {
 		fmt.Fprintf(stderr, "gsql serve: %v\n", err)
 		return 1
