@@ -1024,8 +1024,13 @@ __device__ __forceinline__ __int128 gsql_win_int_avg(unsigned long long lo, long
   unsigned __int128 m =
       sum < 0 ? (unsigned __int128)0 - (unsigned __int128)sum : (unsigned __int128)sum;
   m *= p10;
-  unsigned __int128 q = m / c;
-  if (2 * (m % c) >= c) q++;
+  unsigned __int128 q = 0;
+  if ((unsigned long long)(m >> 64) == 0) {
+    // The usual case: a 64-bit division, far cheaper than a 128-bit one.
+    const unsigned long long m64 = (unsigned long long)m, r = m64 % c;
+    q = m64 / c + (r >= c - r ? 1 : 0); // 2 * r >= c, without overflow
+  }
+  if ((unsigned long long)(m >> 64) != 0) q = m / c + (2 * (m % c) >= c ? 1 : 0);
   return sum < 0 ? -(__int128)q : (__int128)q;
 }
 
