@@ -329,11 +329,20 @@ func windowAggRef(kind WindowAggKind, v *coldata.Vec, perm, lo, hi []int, t cold
 // moving, running and whole-partition frames, by prefix differences and
 // by per-row loops, against windowAggRef.
 func TestFakeWindowAggregate(t *testing.T) {
-	ctx := context.Background()
 	d, f := newFakeDevice(t, Options{})
 	defer d.Close()
+	runWindowAggregate(t, d, 5000)
+	if f.launches["gsql_win_agg"] == 0 || f.launches["gsql_win_load"] == 0 {
+		t.Fatalf("kernels not used: %v", f.launches)
+	}
+	requireNoLeak(t, d, "window aggregate")
+}
+
+// runWindowAggregate checks WindowLayout.Aggregate against windowAggRef
+// over n random rows (TestFakeWindowAggregate's cases).
+func runWindowAggregate(t *testing.T, d *Device, n int) {
+	ctx := context.Background()
 	rng := rand.New(rand.NewSource(38))
-	const n = 5000
 	vb, bb := coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Bool, n)
 	for range n {
 		if rng.Intn(6) == 0 {
@@ -419,12 +428,8 @@ func TestFakeWindowAggregate(t *testing.T) {
 			}
 		}
 	}
-	if f.launches["gsql_win_agg"] == 0 || f.launches["gsql_win_load"] == 0 {
-		t.Fatalf("kernels not used: %v", f.launches)
-	}
 	l.Release()
 	db.Release()
-	requireNoLeak(t, d, "window aggregate")
 }
 
 // TestFakeWindowAggregateLimits: an average whose frame sum may pass
@@ -432,9 +437,14 @@ func TestFakeWindowAggregate(t *testing.T) {
 // DECIMAL result is refused but for AVG of integers with room for any
 // average of BIGINTs.
 func TestFakeWindowAggregateLimits(t *testing.T) {
-	ctx := context.Background()
 	d, _ := newFakeDevice(t, Options{})
 	defer d.Close()
+	runWindowAggregateLimits(t, d)
+}
+
+// runWindowAggregateLimits is TestFakeWindowAggregateLimits on device d.
+func runWindowAggregateLimits(t *testing.T, d *Device) {
+	ctx := context.Background()
 	hb := coldata.NewBatch([]*coldata.Vec{
 		vecOf(coldata.Int64, int64(math.MaxInt64), int64(math.MaxInt64), int64(1)),
 		vecOf(coldata.Float64, 1.5, 2.5, 3.5),
