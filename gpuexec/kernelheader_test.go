@@ -63,7 +63,7 @@ func kernelHeader() string {
 		{"MODE_RUNNING", int64(WindowRunning)}, {"MODE_LOOP", int64(WindowLoop)}, {"MODE_DIFF", int64(WindowDiff)},
 		{"I64", winI64}, {"F64", winF64}, {"SUM", winSum}, {"MIN", winMin}, {"MAX", winMax},
 		{"ARG_INT64", winArgInt64}, {"ARG_FLOAT64", winArgFloat64}, {"ARG_BOOL", winArgBool}, {"ARG_VALIDITY", winArgValidity},
-		{"OUT_INT64", winOutInt64}, {"OUT_FLOAT64", winOutFloat64}, {"OUT_BOOL", winOutBool},
+		{"OUT_INT64", winOutInt64}, {"OUT_FLOAT64", winOutFloat64}, {"OUT_BOOL", winOutBool}, {"OUT_DEC", winOutDec},
 		{"BOUND_UNBOUNDED_PRECEDING", int64(WindowUnboundedPreceding)}, {"BOUND_PRECEDING", int64(WindowPreceding)},
 		{"BOUND_CURRENT_ROW", int64(WindowCurrentRow)}, {"BOUND_FOLLOWING", int64(WindowFollowing)},
 		{"BOUND_UNBOUNDED_FOLLOWING", int64(WindowUnboundedFollowing)},

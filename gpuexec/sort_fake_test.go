@@ -25,34 +25,39 @@ var fakeTwins = map[string]func(f *fakeDriver, grid Dim3, args []uint64) error{
 	"gsql_sort_iota":     twinSortIota,
 	"gsql_win_scan_tile": twinScanTile,
 	"gsql_win_scan_tiles": func(f *fakeDriver, _ Dim3, a []uint64) error {
-		if a[0] != winI64 || a[1] != winSum {
-			return fmt.Errorf("twin scan: type %d op %d", a[0], a[1])
+		add, err := twinScanAdd(a[0], a[1])
+		if err != nil {
+			return err
 		}
 		ntiles := int64(a[2])
-		tv, err1 := fakeI64(f, a[3], ntiles)
-		carry, err2 := fakeI64(f, a[5], ntiles)
+		tv, err1 := fakeU64(f, a[3], ntiles)
+		carry, err2 := fakeU64(f, a[5], ntiles)
 		if err := firstErr(err1, err2); err != nil {
 			return err
 		}
-		var acc int64
+		var acc uint64 // 0 is the identity of both sums
 		for t := range tv {
 			carry[t] = acc
-			acc += tv[t]
+			acc = add(acc, tv[t])
 		}
 		return nil
 	},
 	"gsql_win_scan_apply": func(f *fakeDriver, _ Dim3, a []uint64) error {
+		add, err := twinScanAdd(a[0], a[1])
+		if err != nil {
+			return err
+		}
 		n := int64(a[2])
 		if a[3] != 0 {
 			return fmt.Errorf("twin scan: partition starts")
 		}
-		carry, err1 := fakeI64(f, a[4], (n+winTile-1)/winTile)
-		out, err2 := fakeI64(f, a[5], n)
+		carry, err1 := fakeU64(f, a[4], (n+winTile-1)/winTile)
+		out, err2 := fakeU64(f, a[5], n)
 		if err := firstErr(err1, err2); err != nil {
 			return err
 		}
 		for s := int64(winTile); s < n; s++ {
-			out[s] += carry[s/winTile]
+			out[s] = add(carry[s/winTile], out[s])
 		}
 		return nil
 	},
@@ -220,26 +225,45 @@ func twinSortIota(f *fakeDriver, _ Dim3, a []uint64) error {
 	return err
 }
 
+// twinScanAdd is the scans' combination of 8-byte words for the twins:
+// sums of int64s (wrapping) or of doubles, without partition starts.
+func twinScanAdd(ty, op uint64) (func(a, b uint64) uint64, error) {
+	switch {
+	case op != winSum:
+	case ty == winI64:
+		return func(a, b uint64) uint64 { return a + b }, nil
+	case ty == winF64:
+		return func(a, b uint64) uint64 {
+			return math.Float64bits(math.Float64frombits(a) + math.Float64frombits(b))
+		}, nil
+	}
+	return nil, fmt.Errorf("twin scan: type %d op %d", ty, op)
+}
+
 func twinScanTile(f *fakeDriver, grid Dim3, a []uint64) error {
-	if a[0] != winI64 || a[1] != winSum || a[4] != 0 {
-		return fmt.Errorf("twin scan: type %d op %d starts %#x", a[0], a[1], a[4])
+	add, err := twinScanAdd(a[0], a[1])
+	if err != nil {
+		return err
+	}
+	if a[4] != 0 {
+		return fmt.Errorf("twin scan: partition starts")
 	}
 	n := int64(a[2])
 	ntiles := (n + winTile - 1) / winTile
 	if int64(grid.X) != ntiles {
 		return fmt.Errorf("twin scan: %d blocks for %d tiles", grid.X, ntiles)
 	}
-	in, err1 := fakeI64(f, a[3], n)
-	out, err2 := fakeI64(f, a[5], n)
-	tv, err3 := fakeI64(f, a[6], ntiles)
+	in, err1 := fakeU64(f, a[3], n)
+	out, err2 := fakeU64(f, a[5], n)
+	tv, err3 := fakeU64(f, a[6], ntiles)
 	tf, err4 := fakeI32(f, a[7], ntiles)
 	if err := firstErr(err1, err2, err3, err4); err != nil {
 		return err
 	}
 	for t := int64(0); t < ntiles; t++ {
-		var acc int64
+		var acc uint64
 		for s := t * winTile; s < min(n, (t+1)*winTile); s++ {
-			acc += in[s]
+			acc = add(acc, in[s])
 			out[s] = acc
 		}
 		tv[t], tf[t] = acc, 0

@@ -85,7 +85,15 @@ type WindowAgg struct {
 	Arg   DeviceVec // BIGINT (or DATE/TIMESTAMP), DOUBLE or BOOLEAN; any type for COUNT
 	Frame *WindowFrame
 	Mode  WindowAggMode
-	Out   coldata.Type // the result type
+	Out   coldata.Type // the result type: DECIMAL for AVG of integers (IntAvgType)
+}
+
+// IntAvgType reports whether the device writes AVG of integers as DECIMAL
+// t: the exact sum times 10^scale over the count, rounded half away from
+// zero (MySQL's AVG of integers). An average of int64 values fits in 19
+// digits before the point, and 10^scale times a window sum in 128 bits.
+func IntAvgType(t coldata.Type) bool {
+	return t.IsDecimal() && t.Scale() <= 18 && t.Precision()-t.Scale() >= 19
 }
 
 // int32Bytes encodes positions (all below 2^31: a window's rows fit in one
@@ -304,6 +312,7 @@ const (
 	winOutInt64    = 0
 	winOutFloat64  = 1
 	winOutBool     = 2
+	winOutDec      = 3
 	// winTile is GSQL_WIN_TILE.
 	winTile = 2048
 )
@@ -351,13 +360,18 @@ func (l *WindowLayout) Aggregate(ctx context.Context, a WindowAgg) (*DeviceBatch
 	if !intSum && a.Kind != WindowCount && mode == WindowDiff {
 		return nil, invalidf("window %d of %s by prefix differences", a.Kind, a.Arg.Type)
 	}
-	outTy, elem := int64(winOutInt64), uint64(8)
+	outTy, elem, p10 := int64(winOutInt64), uint64(8), uint64(0)
 	switch a.Out.Physical() {
 	case coldata.Int64:
 	case coldata.Float64:
 		outTy = winOutFloat64
 	case coldata.Bool:
 		outTy, elem = winOutBool, 1
+	case coldata.Decimal:
+		if a.Kind != WindowAvg || !intSum || !IntAvgType(a.Out) {
+			return nil, invalidf("window %d of %s with a %s result", a.Kind, a.Arg.Type, a.Out)
+		}
+		outTy, elem, p10 = winOutDec, 16, pow10u64(a.Out.Scale())
 	default:
 		return nil, invalidf("window %d result of type %s", a.Kind, a.Out)
 	}
@@ -439,7 +453,7 @@ func (l *WindowLayout) Aggregate(ctx context.Context, a WindowAgg) (*DeviceBatch
 		}
 		lo, hi := a.Frame.ptrs()
 		if err := l.d.launchGrid("gsql_win_agg", cfg, int64(a.Kind), int64(mode), ty, op, outTy, n, bufPtr(l.perm), lo, hi,
-			vals.ptr, scan, cscan, fscan, res.ptr, bufPtr(valid), flag.ptr); err != nil {
+			vals.ptr, scan, cscan, fscan, res.ptr, bufPtr(valid), flag.ptr, p10); err != nil {
 			return err
 		}
 		raw := make([]byte, 4)
@@ -470,6 +484,15 @@ func (l *WindowLayout) Aggregate(ctx context.Context, a WindowAgg) (*DeviceBatch
 		return nil, ErrWindowOverflow
 	}
 	return out, nil
+}
+
+// pow10u64 is 10^s for s in [0, 19].
+func pow10u64(s int) uint64 {
+	p := uint64(1)
+	for range s {
+		p *= 10
+	}
+	return p
 }
 
 // windowScanOn scans n 8-byte words inclusively (restarting at partition

@@ -10,7 +10,7 @@ import (
 
 // WindowHashAgg is one window aggregate over whole partitions: COUNT(*)
 // (CountStar, Arg ignored), or Kind (COUNT, SUM, AVG, MIN, MAX) of column
-// Arg; Out is the result type.
+// Arg; Out is the result type (DECIMAL for AVG of integers, IntAvgType).
 type WindowHashAgg struct {
 	CountStar bool
 	Kind      WindowAggKind
@@ -79,6 +79,10 @@ func (d *Device) WindowHashed(ctx context.Context, in *DeviceBatch, keys []int, 
 			if p != coldata.Int64 {
 				return nil, invalidf("hashed window aggregate %d with a %s result", a.Kind, a.Out)
 			}
+		case k == GroupSumInt && p == coldata.Decimal:
+			if !IntAvgType(a.Out) {
+				return nil, invalidf("hashed window aggregate %d with a %s result", a.Kind, a.Out)
+			}
 		case p != coldata.Float64:
 			return nil, invalidf("hashed window aggregate %d with a %s result", a.Kind, a.Out)
 		}
@@ -114,7 +118,11 @@ func (d *Device) WindowHashed(ctx context.Context, in *DeviceBatch, keys []int, 
 		}
 		cols := make([]DeviceVec, len(aggs))
 		for i, g := range gaggs {
-			res, err := d.allocOn(uint64(8 * n))
+			elem, p10 := uint64(8), uint64(0)
+			if aggs[i].Out.IsDecimal() {
+				elem, p10 = 16, pow10u64(aggs[i].Out.Scale())
+			}
+			res, err := d.allocOn(elem * uint64(n))
 			if err != nil {
 				return err
 			}
@@ -139,7 +147,7 @@ func (d *Device) WindowHashed(ctx context.Context, in *DeviceBatch, keys []int, 
 				avg = 1
 			}
 			if err := d.launchGrid("gsql_win_hash_finish", d.strided(n), int64(g.Kind), avg, n, run.slotOf.ptr,
-				st[2].ptr, statePtr(st[0]), statePtr(st[1]), res.ptr, valid, flag.ptr); err != nil {
+				st[2].ptr, statePtr(st[0]), statePtr(st[1]), res.ptr, valid, flag.ptr, p10); err != nil {
 				return err
 			}
 		}

@@ -19,6 +19,17 @@ func TestCUDAWindowHashed(t *testing.T) {
 	requireNoLeak(t, d, "window hashed")
 }
 
+// TestCUDAWindowAggregate runs the window aggregate kernels (COUNT, SUM
+// and AVG of integers, AVG as DOUBLE and as MySQL's DECIMAL) on the GPU
+// against the host reference (the fake-device test's cases), and their
+// limits: an average whose sum may pass BIGINT goes to the host.
+func TestCUDAWindowAggregate(t *testing.T) {
+	d := cudaDevice(t)
+	runWindowAggregate(t, d, 200_000)
+	runWindowAggregateLimits(t, d)
+	requireNoLeak(t, d, "window aggregate")
+}
+
 // BenchmarkCUDAWindowHashed is COUNT(*) and SUM(x) OVER (PARTITION BY k)
 // over 1.5M device rows (issue 40's region shape: 5 keys) and over 100K
 // keys: the table, the per-row finish and the result buffers.

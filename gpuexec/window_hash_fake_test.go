@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 )
 
 // Go twins of the GROUP BY table kernels (kernels/hash.cu: gsql_fill_u64,
@@ -256,11 +257,15 @@ func twinAggCompact(f *fakeDriver, _ Dim3, a []uint64) error {
 }
 
 // gsql_win_hash_finish(kind, avg, n, slot_of, cnt, s0, s1, out, valid,
-// overflow)
+// overflow, p10)
 func twinWinHashFinish(f *fakeDriver, _ Dim3, a []uint64) error {
-	kind, avg, n := GroupAggKind(a[0]), a[1] != 0, int64(a[2])
+	kind, avg, n, p10 := GroupAggKind(a[0]), a[1] != 0, int64(a[2]), a[10]
+	words := n
+	if avg && p10 != 0 {
+		words = 2 * n // DECIMAL results
+	}
 	slotOf, err1 := fakeI32(f, a[3], n)
-	out, err2 := fakeU64(f, a[7], n)
+	out, err2 := fakeU64(f, a[7], words)
 	overflow, err3 := fakeI32(f, a[9], 1)
 	if err := firstErr(err1, err2, err3); err != nil {
 		return err
@@ -304,6 +309,13 @@ func twinWinHashFinish(f *fakeDriver, _ Dim3, a []uint64) error {
 			}
 			fits := int64(hi) == int64(s0)>>63
 			switch {
+			case avg && p10 != 0:
+				d, ok := twinIntAvg(decimal.Int128{Lo: s0, Hi: int64(hi)}, int64(c), p10)
+				if !ok {
+					overflow[0] = 1
+					continue
+				}
+				out[2*i], out[2*i+1] = d.Lo, uint64(d.Hi)
 			case avg:
 				s := float64(int64(s0))
 				if !fits {
@@ -324,6 +336,25 @@ func twinWinHashFinish(f *fakeDriver, _ Dim3, a []uint64) error {
 		valid[i>>5] |= 1 << (i & 31)
 	}
 	return nil
+}
+
+// twinIntAvg is gsql_win_int_avg behind gsql_win_hash_finish's overflow
+// rule ((|high word| + 1) * p10 past 2^63): the sum times p10 over the
+// count, rounded half away from zero (decimal's DivRound, which the
+// kernel's division must equal).
+func twinIntAvg(sum decimal.Int128, c int64, p10 uint64) (decimal.Int128, bool) {
+	mhi := uint64(sum.Hi)
+	if sum.Hi < 0 {
+		mhi = ^mhi
+	}
+	if h, l := bits.Mul64(mhi+1, p10); h != 0 || l > 1<<63 {
+		return decimal.Int128{}, false
+	}
+	m, ok := sum.Mul(decimal.Int128{Lo: p10})
+	if !ok {
+		return decimal.Int128{}, false
+	}
+	return m.DivRound(decimal.FromInt64(c))
 }
 
 // hashedRef computes the hashed window's expected results on the host:
@@ -430,6 +461,18 @@ func hashedRef(b *coldata.Batch, keys []int, aggs []WindowHashAgg) ([]*coldata.V
 					bld.AppendInt(int64(lo[p]))
 					continue
 				}
+				if a.Out.IsDecimal() {
+					// MySQL's AVG of integers, by decimal's own arithmetic.
+					d, ok := decimal.Int128{Lo: lo[p], Hi: hi[p]}.Rescale(0, a.Out.Scale())
+					if ok {
+						d, ok = d.DivRound(decimal.FromInt64(cnt[p]))
+					}
+					if !ok {
+						return nil, ErrWindowOverflow
+					}
+					bld.AppendDec(d)
+					continue
+				}
 				s := float64(int64(lo[p]))
 				if !fits {
 					s = float64(hi[p])*math.Exp2(64) + float64(lo[p])
@@ -502,6 +545,10 @@ var windowHashCases = []WindowHashAgg{
 	{Kind: WindowMax, Arg: 4, Out: coldata.Float64},
 	{Kind: WindowMax, Arg: 6, Out: coldata.Date},
 	{Kind: WindowSum, Arg: 7, Out: coldata.Int64},
+	// AVG of integers as MySQL gives it: DECIMAL with scale 4.
+	{Kind: WindowAvg, Arg: 3, Out: coldata.DecimalOf(38, 4)},
+	{Kind: WindowAvg, Arg: 5, Out: coldata.DecimalOf(38, 4)},
+	{Kind: WindowAvg, Arg: 7, Out: coldata.DecimalOf(38, 4)},
 }
 
 // runWindowHashed checks WindowHashed against hashedRef over random
@@ -583,6 +630,19 @@ func TestFakeWindowHashedErrors(t *testing.T) {
 	if want := (float64(math.MaxInt64) + 1) / 2; got.Cols[0].Floats[0] != want || got.Cols[0].Floats[2] != 3 {
 		t.Errorf("avg: %v", got.Cols[0].Floats)
 	}
+	// The DECIMAL average of a sum past BIGINT is exact: (2^63 - 1 + 1) / 2.
+	res, err = d.WindowHashed(ctx, db, []int{0}, []WindowHashAgg{{Kind: WindowAvg, Arg: 1, Out: coldata.DecimalOf(38, 4)}})
+	if err != nil {
+		t.Fatalf("decimal avg: %v", err)
+	}
+	got, err = d.Download(ctx, res)
+	res.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got.Cols[0]; g.Decs[0].String(4) != "4611686018427387904.0000" || g.Decs[1] != g.Decs[0] || g.Decs[2].String(4) != "3.0000" {
+		t.Errorf("decimal avg: %v %v %v", g.Decs[0].String(4), g.Decs[1].String(4), g.Decs[2].String(4))
+	}
 	for _, bad := range []struct {
 		keys []int
 		agg  WindowHashAgg
@@ -591,6 +651,10 @@ func TestFakeWindowHashedErrors(t *testing.T) {
 		{[]int{0}, WindowHashAgg{Kind: WindowSum, Arg: 9, Out: coldata.Int64}},
 		{[]int{7}, WindowHashAgg{CountStar: true, Out: coldata.Int64}},
 		{[]int{0}, WindowHashAgg{Kind: WindowAvg, Arg: 1, Out: coldata.Int64}},
+		// A DECIMAL result only for AVG of integers, with room for any
+		// average of BIGINTs.
+		{[]int{0}, WindowHashAgg{Kind: WindowAvg, Arg: 1, Out: coldata.DecimalOf(20, 4)}},
+		{[]int{0}, WindowHashAgg{Kind: WindowSum, Arg: 1, Out: coldata.DecimalOf(38, 0)}},
 	} {
 		if _, err := d.WindowHashed(ctx, db, bad.keys, []WindowHashAgg{bad.agg}); err == nil {
 			t.Errorf("%+v over keys %v: no error", bad.agg, bad.keys)
@@ -624,6 +688,10 @@ func sameRows(want, got *coldata.Vec) (int, bool) {
 		switch want.Type.Physical() {
 		case coldata.Float64:
 			if math.Float64bits(want.Floats[i]) != math.Float64bits(got.Floats[i]) {
+				return i, false
+			}
+		case coldata.Decimal:
+			if want.Decs[i] != got.Decs[i] {
 				return i, false
 			}
 		default:

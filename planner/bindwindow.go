@@ -377,8 +377,15 @@ func (b *binder) windowArgs(f *winspec.Func, name string, args sqlparser.SelectE
 			f.Type = opspec.AggResultType(opspec.AggSum, v.Type())
 		case winspec.Avg:
 			f.Type = coldata.Float64
-			if v.Type().IsDecimal() {
-				f.Type = expr.DecimalAvgType(v.Type())
+			switch t := v.Type(); {
+			case t.IsDecimal():
+				f.Type = expr.DecimalAvgType(t)
+			case t == coldata.Int64 || t == coldata.Bool:
+				// MySQL averages integers exactly, as GROUP BY's AVG does
+				// (bindagg.go): DECIMAL with scale 4. The argument stays an
+				// integer: the operators sum it exactly and finish the sum
+				// as a DECIMAL, with no cast per row.
+				f.Type = expr.DecimalAvgType(coldata.DecimalOf(19, 0))
 			}
 		default:
 			f.Type = v.Type()

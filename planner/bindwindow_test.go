@@ -76,9 +76,12 @@ func TestWindowColumns(t *testing.T) {
 		{"SELECT ROW_NUMBER() OVER (), RANK() OVER (ORDER BY a) AS r, PERCENT_RANK() OVER (ORDER BY a), NTILE(2) OVER ()  FROM t", []planner.Column{
 			{Name: "ROW_NUMBER() OVER ()", Type: coldata.Int64}, {Name: "r", Type: coldata.Int64},
 			{Name: "PERCENT_RANK() OVER (ORDER BY a)", Type: coldata.Float64}, {Name: "NTILE(2) OVER ()", Type: coldata.Int64}}},
-		{"SELECT SUM(a) OVER (), SUM(c) OVER (), AVG(a) OVER (), COUNT(b) OVER (), MIN(b) OVER () FROM t", []planner.Column{
+		// AVG of an integer is DECIMAL with scale 4 (MySQL, and GROUP BY's
+		// AVG); SUM of an integer stays BIGINT, as GROUP BY's SUM.
+		{"SELECT SUM(a) OVER (), SUM(c) OVER (), AVG(a) OVER (), COUNT(b) OVER (), MIN(b) OVER (), AVG(c) OVER (), AVG(a > 1) OVER () FROM t", []planner.Column{
 			{Name: "SUM(a) OVER ()", Type: coldata.Int64}, {Name: "SUM(c) OVER ()", Type: coldata.Float64},
-			{Name: "AVG(a) OVER ()", Type: coldata.Float64}, {Name: "COUNT(b) OVER ()", Type: coldata.Int64}, {Name: "MIN(b) OVER ()", Type: coldata.String}}},
+			{Name: "AVG(a) OVER ()", Type: coldata.DecimalOf(38, 4)}, {Name: "COUNT(b) OVER ()", Type: coldata.Int64}, {Name: "MIN(b) OVER ()", Type: coldata.String},
+			{Name: "AVG(c) OVER ()", Type: coldata.Float64}, {Name: "AVG(a > 1) OVER ()", Type: coldata.DecimalOf(38, 4)}}},
 		// LAG's default joins the value's type.
 		{"SELECT LAG(a, 1, 0.5) OVER (), LEAD(b) OVER (), FIRST_VALUE(NULL) OVER () FROM t", []planner.Column{
 			{Name: "LAG(a, 1, 0.5) OVER ()", Type: coldata.DecimalOf(20, 1)}, {Name: "LEAD(b) OVER ()", Type: coldata.String},

@@ -80,7 +80,7 @@ func createTable(t *testing.T, cat *catalog.Catalog, q string) {
 // device-support check.
 func TestPlaceMySQLDatesOnGPU(t *testing.T) {
 	opts := planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.AggregatesOnDevice}
-	for _, file := range []string{"mysql_dates", "mysql_str_to_date", "mysql_numbers", "mysql_datetime_fsp", "mysql_bad_input"} {
+	for _, file := range []string{"mysql_dates", "mysql_str_to_date", "mysql_numbers", "mysql_datetime_fsp", "mysql_bad_input", "mysql_window_avg"} {
 		cat, qs := regressionFile(t, "../tests/sql/"+file+".test")
 		if len(qs) < 8 {
 			t.Fatalf("read %d queries from %s.test", len(qs), file)

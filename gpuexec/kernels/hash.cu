@@ -1013,19 +1013,44 @@ extern "C" __global__ void gsql_rows_i64(const unsigned int* rows, long long n, 
     out[i] = base + (long long)rows[i];
 }
 
+// gsql_win_int_avg is AVG of integers as a DECIMAL: the exact sum (lo,
+// hi: 128 bits, two's complement) times p10 over the count c, rounded
+// half away from zero, as decimal.Int128's DivRound (window AVG of
+// integers, here and in window.cu). The caller keeps |sum| * p10 below
+// 2^127.
+__device__ __forceinline__ __int128 gsql_win_int_avg(unsigned long long lo, long long hi,
+                                                     unsigned long long c, unsigned long long p10) {
+  const __int128 sum = (__int128)(((unsigned __int128)(unsigned long long)hi << 64) | lo);
+  unsigned __int128 m =
+      sum < 0 ? (unsigned __int128)0 - (unsigned __int128)sum : (unsigned __int128)sum;
+  m *= p10;
+  unsigned __int128 q = 0;
+  if ((unsigned long long)(m >> 64) == 0) {
+    // The usual case: a 64-bit division, far cheaper than a 128-bit one.
+    const unsigned long long m64 = (unsigned long long)m, r = m64 % c;
+    q = m64 / c + (r >= c - r ? 1 : 0); // 2 * r >= c, without overflow
+  }
+  if ((unsigned long long)(m >> 64) != 0) q = m / c + (2 * (m % c) >= c ? 1 : 0);
+  return sum < 0 ? -(__int128)q : (__int128)q;
+}
+
 // gsql_win_hash_finish gives every row its group's aggregate (a window
 // aggregate over whole partitions, the partitions grouped by
 // gsql_agg_insert): row i reads the states of slot slot_of[i] for kind
 // (GSQL_AGG_*: COUNT(*), COUNT, SUM of BIGINT/BOOL or DOUBLE, MIN/MAX of
 // BIGINT or DOUBLE) and writes an int64 or a double at out[i]; avg divides
-// a sum by the count. A group without values leaves its rows' validity
-// bits clear (NULL); COUNT has no validity. An integer SUM past BIGINT
-// sets *overflow (the host then computes it exactly, and fails).
+// a sum by the count, and p10 (nonzero: 10 to the result's scale) makes an
+// integer sum's average a DECIMAL (16 bytes, gsql_win_int_avg). A group
+// without values leaves its rows' validity bits clear (NULL); COUNT has
+// no validity. An integer SUM past BIGINT, or a DECIMAL average whose
+// scaled sum passes 128 bits, sets *overflow (the host then computes it
+// exactly).
 extern "C" __global__ void gsql_win_hash_finish(long long kind, long long avg, long long n,
                                                 const int* slot_of, const unsigned long long* cnt,
                                                 const unsigned long long* s0,
                                                 const unsigned long long* s1, void* out,
-                                                unsigned int* valid, int* overflow) {
+                                                unsigned int* valid, int* overflow,
+                                                unsigned long long p10) {
   long long stride = (long long)gridDim.x * blockDim.x;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     const int slot = slot_of[i];
@@ -1039,7 +1064,15 @@ extern "C" __global__ void gsql_win_hash_finish(long long kind, long long avg, l
       const unsigned long long lo = s0[slot];
       const long long hi = (long long)s1[slot];
       const bool fits = hi == ((long long)lo >> 63);
-      if (avg) {
+      if (avg && p10) {
+        const unsigned long long mhi = hi < 0 ? ~(unsigned long long)hi : (unsigned long long)hi;
+        // |sum| < (mhi + 1) * 2^64; the scaled sum must stay below 2^127.
+        if ((unsigned __int128)(mhi + 1) * p10 > ((unsigned __int128)1 << 63)) {
+          *overflow = 1;
+          continue;
+        }
+        ((__int128*)out)[i] = gsql_win_int_avg(lo, hi, (unsigned long long)c, p10);
+      } else if (avg) {
         // The exact 128-bit sum as a double, as the host's int128.
         double s = fits ? (double)(long long)lo : (double)hi * 18446744073709551616.0 + (double)lo;
         ((double*)out)[i] = s / (double)c;

@@ -273,13 +273,15 @@ __device__ __forceinline__ long long gsql_win_at(const long long* scan, long lon
 // difference (integer sums). cnt is the whole-array scan of the count
 // words; fsum (integer SUM/AVG) the whole-array DOUBLE scan, which flags
 // a frame whose sum may not fit in a BIGINT (*overflow = 1; the host then
-// computes the function exactly). out_ty: 0 int64, 1 double, 2 bool byte.
+// computes the function exactly). out_ty: 0 int64, 1 double, 2 bool byte,
+// 3 a DECIMAL (16 bytes): AVG of integers, the exact sum times p10 (10 to
+// the result's scale) over the count, rounded half away from zero.
 extern "C" __global__ void gsql_win_agg(long long kind, long long mode, long long ty, long long op,
                                         long long out_ty, long long n, const int* perm,
                                         const int* lo, const int* hi, const long long* vals,
                                         const long long* scan, const long long* cnt,
                                         const double* fsum, void* out, unsigned int* valid,
-                                        int* overflow) {
+                                        int* overflow, unsigned long long p10) {
   for (long long s = blockIdx.x * (long long)blockDim.x + threadIdx.x; s < n;
        s += (long long)blockDim.x * gridDim.x) {
     const long long r = GSQL_WIN_ROW(perm, s);
@@ -316,6 +318,13 @@ extern "C" __global__ void gsql_win_agg(long long kind, long long mode, long lon
     } else {
       v = scan[b - 1];
       fv = ty == GSQL_WIN_F64 ? __longlong_as_double(v) : (double)v;
+    }
+    if (out_ty == GSQL_WIN_OUT_DEC) {
+      // The sum is exact (checked above): |v| * p10 fits in 128 bits.
+      // gsql_win_int_avg is in hash.cu, which the module puts first.
+      ((__int128*)out)[r] = gsql_win_int_avg(v, v >> 63, (unsigned long long)c, p10);
+      gsql_win_set_valid(valid, r);
+      continue;
     }
     if (kind == GSQL_WIN_AGG_AVG) fv /= (double)c;
     if (out_ty == GSQL_WIN_OUT_INT64)

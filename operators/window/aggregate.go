@@ -78,6 +78,19 @@ func aggregate(k winspec.Kind, t coldata.Type, v *coldata.Vec, partStart, lo, hi
 			}
 			return out, nil
 		}
+		if k == winspec.Avg && t.IsDecimal() {
+			out.Decs = make([]decimal.Int128, n)
+			for i := range out.Decs {
+				if c := cnt[hi[i]] - cnt[lo[i]]; c > 0 {
+					d, err := intAvg(pre[hi[i]].sub(pre[lo[i]]), c, t)
+					if err != nil {
+						return nil, err
+					}
+					out.Decs[i] = d
+				}
+			}
+			return out, nil
+		}
 		out.Floats = make([]float64, n)
 		for i := range out.Floats {
 			s := pre[hi[i]].sub(pre[lo[i]]).float64()
@@ -143,6 +156,22 @@ func decimalSums(k winspec.Kind, t coldata.Type, v *coldata.Vec, cnt []int64, lo
 		out.Decs[i] = s
 	}
 	return out, nil
+}
+
+// intAvg is AVG of integers as MySQL gives it: the exact sum over the
+// count as DECIMAL t (scale 4), rounded half away from zero.
+func intAvg(sum int128, count int64, t coldata.Type) (decimal.Int128, error) {
+	d := decimal.Int128{Lo: sum.lo, Hi: sum.hi}
+	scaled, ok := d.Rescale(0, t.Scale())
+	if ok {
+		if d, ok = scaled.DivRound(decimal.FromInt64(count)); ok {
+			ok = d.Fits(t.Precision())
+		}
+	}
+	if !ok {
+		return decimal.Int128{}, fmt.Errorf("%w in AVG", expr.ErrDecimalRange)
+	}
+	return d, nil
 }
 
 // floatSums sums v over each frame. Frames that all start at their

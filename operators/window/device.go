@@ -23,7 +23,7 @@ import (
 // run on the device (kernels/window.cu): positions for the ranking
 // functions, a gather for LAG/LEAD/FIRST_VALUE/LAST_VALUE/NTH_VALUE, and
 // segmented scans, prefix differences or short per-row loops for the
-// aggregates. An aggregate the device has no form for (MIN/MAX of text or
+// aggregates (AVG of integers finished there as MySQL's DECIMAL). An aggregate the device has no form for (MIN/MAX of text or
 // DECIMAL, a DOUBLE sum over long moving frames, an integer sum near the
 // BIGINT limit) brings its argument to the host and runs Operator's code.
 //
@@ -39,8 +39,9 @@ type DeviceOperator struct {
 
 	done    bool
 	gathers map[coldata.Type]operators.Gatherer
-	// hostOrders counts the orderings sorted on the host (tests).
-	hostOrders int
+	// hostOrders counts the orderings sorted on the host, hostAggs the
+	// aggregates computed there (tests).
+	hostOrders, hostAggs int
 }
 
 // Open implements operators.DeviceOperator.
@@ -575,6 +576,7 @@ func (o *DeviceOperator) gatherOf(t coldata.Type) (operators.Gatherer, error) {
 // onHost computes an aggregate with Operator's code: the argument comes
 // to the host, the result goes back.
 func (o *DeviceOperator) onHost(ctx context.Context, all *gpuexec.DeviceBatch, p *partitioned, f *winspec.Func, arg gpuexec.DeviceVec, lo, hi []int) (*gpuexec.DeviceBatch, error) {
+	o.hostAggs++
 	ab, err := gpuexec.Combine([]gpuexec.DeviceVec{arg}, all.Len, all)
 	if err != nil {
 		return nil, err

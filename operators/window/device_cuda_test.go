@@ -156,9 +156,16 @@ func TestDeviceWindowMatchesCPU(t *testing.T) {
 		{Kind: winspec.Sum, Args: args(v), Partition: args(g), Frame: whole, Type: coldata.Int64},
 		{Kind: winspec.RowNumber, Type: coldata.Int64},
 		{Kind: winspec.Max, Args: args(f), Frame: whole, Type: coldata.Float64},
+		// AVG of integers is DECIMAL(38,4) (MySQL): moving, running and
+		// whole-partition frames, a BOOLEAN argument.
+		a(winspec.Func{Kind: winspec.Avg, Args: args(v), Frame: rowsFr(rows(3), fol(1)), Type: intAvgType}),
+		a(winspec.Func{Kind: winspec.Avg, Args: args(v), Frame: def, Type: intAvgType}),
+		bw(winspec.Func{Kind: winspec.Avg, Args: args(b), Frame: rowsFr(unbPre, cur), Type: intAvgType}),
+		{Kind: winspec.Avg, Args: args(v), Partition: args(g), Frame: whole, Type: intAvgType},
 		// The host sorts these two orderings.
 		{Kind: winspec.RowNumber, Partition: args(s), Order: []winspec.Key{{Expr: o}}, Type: coldata.Int64},
 		{Kind: winspec.Sum, Args: args(v), Order: []winspec.Key{{Expr: o}}, Frame: winspec.Frame{Unit: winspec.Range, Start: rows(2), End: cur}, Type: coldata.Int64},
+		{Kind: winspec.Avg, Args: args(v), Order: []winspec.Key{{Expr: o}}, Frame: winspec.Frame{Unit: winspec.Range, Start: rows(2), End: cur}, Type: intAvgType},
 	}
 	want, err := Compute(ctx, in, funcs)
 	if err != nil {
@@ -208,6 +215,90 @@ func TestDeviceWindowMatchesCPU(t *testing.T) {
 		}
 	}
 	t.Logf("%d launches", op.Stats.Launches.Load())
+}
+
+// intAvgType is the type of AVG of an integer (planner, bindwindow.go).
+var intAvgType = coldata.DecimalOf(38, 4)
+
+// TestDeviceWindowIntAvgOnDevice: AVG of integers as DECIMAL stays on the
+// device for every frame kind (sorted and hashed, device and host
+// orderings), with no aggregate brought to the host, and equals the CPU's
+// (exact sums, rounding half away from zero at scale 4).
+func TestDeviceWindowIntAvgOnDevice(t *testing.T) {
+	rt, err := operators.NewDeviceRuntime(gpuexec.Options{CacheDir: os.Getenv("GSQL_KERNEL_CACHE")}, 16<<30)
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer func() { rt.Cache.Clear(); rt.Dev.Close() }()
+	ctx := context.Background()
+	const n = 200_000
+	in := deviceWindowTable(n, 11)
+	ref := func(i int) *expr.ColumnRef { return &expr.ColumnRef{Index: i, T: in.Cols[i].Type} }
+	g, day, o, b, v, id, s := ref(0), ref(1), ref(2), ref(4), ref(6), ref(7), ref(8)
+	args := func(es ...expr.Expr) []expr.Expr { return es }
+	rowsFr := func(start, end winspec.Bound) winspec.Frame {
+		return winspec.Frame{Unit: winspec.Rows, Start: start, End: end}
+	}
+	byDay := func(fr winspec.Frame, arg expr.Expr) winspec.Func {
+		return winspec.Func{Kind: winspec.Avg, Args: args(arg), Partition: args(day), Order: []winspec.Key{{Expr: o, Desc: true}}, Frame: fr, Type: intAvgType}
+	}
+	funcs := []winspec.Func{
+		byDay(winspec.DefaultFrame(true), v),
+		byDay(rowsFr(rows(3), fol(1)), v),
+		byDay(rowsFr(rows(1000), fol(1000)), v),
+		byDay(rowsFr(cur, unbFol), v),
+		byDay(rowsFr(unbPre, unbFol), b),
+		byDay(winspec.Frame{Unit: winspec.Range, Start: cur, End: unbFol}, v),
+		{Kind: winspec.Avg, Args: args(v), Order: []winspec.Key{{Expr: id}}, Frame: rowsFr(rows(2), fol(2)), Type: intAvgType},
+		// Whole partitions: hashed.
+		{Kind: winspec.Avg, Args: args(v), Partition: args(g), Frame: winspec.DefaultFrame(false), Type: intAvgType},
+		{Kind: winspec.Avg, Args: args(b), Partition: args(g), Frame: winspec.DefaultFrame(false), Type: intAvgType},
+		{Kind: winspec.Avg, Args: args(v), Frame: winspec.DefaultFrame(false), Type: intAvgType},
+		// A text key: the host sorts, the device averages.
+		{Kind: winspec.Avg, Args: args(v), Partition: args(s), Order: []winspec.Key{{Expr: id}}, Frame: winspec.DefaultFrame(true), Type: intAvgType},
+	}
+	want, err := Compute(ctx, in, funcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := rt.Dev.Upload(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release()
+	op := &DeviceOperator{Input: &deviceParts{parts: []*gpuexec.DeviceBatch{p}}, RT: rt, NCols: 1, Funcs: funcs, Stats: &operators.Stats{}}
+	if err := op.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := op.NextDevice(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rt.Dev.Download(ctx, out)
+	out.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if op.hostAggs != 0 {
+		t.Errorf("%d averages computed on the host, want none", op.hostAggs)
+	}
+	for j := range funcs {
+		if got.Cols[1+j].Type != intAvgType {
+			t.Errorf("%s: GPU type %s", funcs[j].String(), got.Cols[1+j].Type)
+		}
+		w, gv := values(want[j]), values(got.Cols[1+j])
+		if !reflect.DeepEqual(w, gv) {
+			for r := range w {
+				if !reflect.DeepEqual(w[r], gv[r]) {
+					t.Errorf("%s: row %d: GPU %v, CPU %v", funcs[j].String(), r, gv[r], w[r])
+					break
+				}
+			}
+		}
+	}
 }
 
 // BenchmarkDeviceWindowRowNumber is issue 40's window shape on DeviceOperator:

@@ -118,6 +118,23 @@ func partitionAggregate(ctx context.Context, b *coldata.Batch, f *winspec.Func, 
 			}
 			return out, nil
 		}
+		if f.Kind == winspec.Avg && t.IsDecimal() {
+			res := make([]decimal.Int128, groups)
+			for g, s := range sums {
+				if cnt[g] > 0 {
+					d, err := intAvg(s, cnt[g], t)
+					if err != nil {
+						return nil, err
+					}
+					res[g] = d
+				}
+			}
+			out.Decs = make([]decimal.Int128, n)
+			for r, g := range ids {
+				out.Decs[r] = res[g]
+			}
+			return out, nil
+		}
 		res := make([]float64, groups)
 		for g, s := range sums {
 			res[g] = s.float64()

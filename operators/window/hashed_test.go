@@ -130,6 +130,9 @@ func aggFunc(kind winspec.Kind, arg *expr.ColumnRef, keys []int, ordered bool, f
 		f.Type = opspec.AggResultType(opspec.AggSum, arg.T)
 	case winspec.Avg:
 		f.Type = opspec.AggResultType(opspec.AggAvg, arg.T)
+		if arg.T == coldata.Int64 || arg.T == coldata.Bool {
+			f.Type = coldata.DecimalOf(38, 4) // MySQL's AVG of integers
+		}
 	case winspec.Min, winspec.Max:
 		f.Type = arg.T
 	}

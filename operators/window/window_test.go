@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/opspec"
@@ -211,6 +212,70 @@ func TestComputeSums(t *testing.T) {
 	}
 }
 
+// TestComputeIntAvg: AVG of integers as DECIMAL(38,4), MySQL's type: the
+// exact sum (past BIGINT too) over the count, rounded half away from zero
+// at the fourth digit, over sorted frames and hashed whole partitions.
+func TestComputeIntAvg(t *testing.T) {
+	big := int64(math.MaxInt64)
+	dec := coldata.DecimalOf(38, 4)
+	v := &expr.ColumnRef{Index: 0, Name: "v", T: coldata.Int64}
+	o := &expr.ColumnRef{Index: 1, Name: "o", T: coldata.Int64}
+	p := &expr.ColumnRef{Index: 2, Name: "p", T: coldata.Int64}
+	// 64 rows in partitions p = 0 and 1 of 32: v is 5 in the first row
+	// of the first and -5 in the first of the second, else 0; o = row.
+	vs, os, ps := make([]any, 64), make([]any, 64), make([]any, 64)
+	for i := range vs {
+		vs[i], os[i], ps[i] = 0, i, i/32
+	}
+	vs[0], vs[32] = 5, -5
+	halves := coldata.NewBatch([]*coldata.Vec{vec(coldata.Int64, vs...), vec(coldata.Int64, os...), vec(coldata.Int64, ps...)}, 64)
+	for _, tc := range []struct {
+		name string
+		b    *coldata.Batch
+		f    winspec.Func
+		want []string // rows 0, 1, 2 and the last
+	}{
+		{"whole, past BIGINT", coldata.NewBatch([]*coldata.Vec{vec(coldata.Int64, big, 1, -1), vec(coldata.Int64, 0, 1, 2)}, 3),
+			winspec.Func{Kind: winspec.Avg, Args: []expr.Expr{v}, Frame: winspec.DefaultFrame(false), Type: dec},
+			[]string{"3074457345618258602.3333", "3074457345618258602.3333", "3074457345618258602.3333"}},
+		{"running, past BIGINT", coldata.NewBatch([]*coldata.Vec{vec(coldata.Int64, big, 1, nil, -1), vec(coldata.Int64, 0, 1, 2, 3)}, 4),
+			winspec.Func{Kind: winspec.Avg, Args: []expr.Expr{v}, Order: []winspec.Key{{Expr: o}}, Frame: winspec.DefaultFrame(true), Type: dec},
+			[]string{"9223372036854775807.0000", "4611686018427387904.0000", "4611686018427387904.0000", "3074457345618258602.3333"}},
+		{"NULLs only", coldata.NewBatch([]*coldata.Vec{vec(coldata.Int64, nil, nil), vec(coldata.Int64, 0, 1)}, 2),
+			winspec.Func{Kind: winspec.Avg, Args: []expr.Expr{v}, Order: []winspec.Key{{Expr: o}}, Frame: winspec.DefaultFrame(true), Type: dec},
+			[]string{"NULL", "NULL"}},
+		// ±5/32 = ±0.15625: half away from zero at the fifth digit.
+		{"hashed, half away from zero", halves,
+			winspec.Func{Kind: winspec.Avg, Args: []expr.Expr{v}, Partition: []expr.Expr{p}, Frame: winspec.DefaultFrame(false), Type: dec},
+			[]string{"0.1563", "0.1563", "0.1563", "-0.1563"}},
+		{"running, half away from zero", halves,
+			winspec.Func{Kind: winspec.Avg, Args: []expr.Expr{v}, Partition: []expr.Expr{p}, Order: []winspec.Key{{Expr: o}}, Frame: winspec.DefaultFrame(true), Type: dec},
+			[]string{"5.0000", "2.5000", "1.6667", "-0.1563"}},
+		{"moving 32 rows, half away from zero", halves,
+			winspec.Func{Kind: winspec.Avg, Args: []expr.Expr{v}, Partition: []expr.Expr{p}, Order: []winspec.Key{{Expr: o, Desc: true}}, Frame: winspec.Frame{Unit: winspec.Rows, Start: rows(31), End: cur}, Type: dec},
+			[]string{"0.1563", "0.0000", "0.0000", "0.0000"}}, // rows 1 to 31 come before row 0
+	} {
+		out, err := Compute(context.Background(), tc.b, []winspec.Func{tc.f})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if out[0].Type != dec {
+			t.Fatalf("%s: type %s", tc.name, out[0].Type)
+		}
+		var got []string
+		for _, r := range []int{0, 1, 2, tc.b.Len - 1}[:min(4, tc.b.Len)] {
+			if out[0].IsNull(r) {
+				got = append(got, "NULL")
+			} else {
+				got = append(got, out[0].Decs[r].String(4))
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // naive computes an aggregate by the definition of its frame: the set of
 // rows of the partition whose position (ROWS; keys are unique) or key
 // (RANGE) is within the bounds, with no sorting or sliding.
@@ -288,6 +353,10 @@ func naive(b *coldata.Batch, f winspec.Func) []any {
 			out[i] = s
 		case winspec.Avg:
 			out[i] = float64(s) / float64(len(acc))
+			if f.Type.IsDecimal() {
+				d, _ := decimal.FromInt64(s).Rescale(0, f.Type.Scale())
+				out[i], _ = d.DivRound(decimal.FromInt64(int64(len(acc))))
+			}
 		case winspec.Min:
 			out[i] = acc[0]
 		case winspec.Max:
@@ -342,7 +411,8 @@ func TestFramesAgainstDefinition(t *testing.T) {
 		k := kinds[rng.Intn(len(kinds))]
 		typ := coldata.Int64
 		if k == winspec.Avg {
-			typ = coldata.Float64
+			// MySQL's DECIMAL average of integers, or a DOUBLE one.
+			typ = []coldata.Type{coldata.DecimalOf(38, 4), coldata.Float64}[rng.Intn(2)]
 		}
 		f := winspec.Func{Kind: k, Args: []expr.Expr{&expr.ColumnRef{Index: 2, T: coldata.Int64}},
 			Partition: []expr.Expr{&expr.ColumnRef{Index: 0, T: coldata.Int64}},
