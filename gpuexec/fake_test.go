@@ -233,7 +233,9 @@ func (f *fakeDriver) function(m moduleH, name string) (functionH, error) {
 
 func (f *fakeDriver) launch(fn functionH, grid, block Dim3, shmem int, s streamH, args []uint64, sizes []uint8) error {
 	name := f.funcs[fn]
-	f.launches[name]++
+	f.mu.Lock()
+	f.launches[name]++ // devices run their kernels on no one thread here
+	f.mu.Unlock()
 	i64 := func(i int) int64 { return int64(args[i]) }
 	switch name {
 	case "gsql_copy_bits":
