@@ -90,6 +90,9 @@ func TestGPUGroupsStayOnDevice(t *testing.T) {
 		sql    string
 		onGPU  bool // EXPLAIN shows the groups kept on the device
 		errHas string
+		// hostGroups: EXPLAIN ANALYZE says the groups were finished on
+		// the host (else that it does not).
+		hostGroups bool
 	}{
 		{sql: "SELECT g.k, g.c, g.ci, g.si, g.ai, g.sx, g.ax, g.mnx, g.mxx, g.mnd, g.mxd, g.sm, g.am, dim.name FROM " +
 			"(SELECT k, COUNT(*) c, COUNT(i) ci, SUM(i) si, AVG(i) ai, SUM(x) sx, AVG(x) ax, MIN(x) mnx, MAX(x) mxx, MIN(d) mnd, MAX(d) mxd, SUM(m) sm, AVG(m) am FROM f GROUP BY k) g " +
@@ -105,6 +108,9 @@ func TestGPUGroupsStayOnDevice(t *testing.T) {
 		{sql: "SELECT g.k, g.c FROM (SELECT k, COUNT(*) c FROM f WHERE i > 5000000 GROUP BY k) g JOIN dim ON g.k = dim.k"},
 		{sql: "SELECT g.k, g.t FROM (SELECT k, SUM(big) t FROM f GROUP BY k) g JOIN dim ON g.k = dim.k", errHas: "out of range"},
 		{sql: "SELECT g.s, g.t FROM (SELECT s, SUM(big) t FROM f WHERE k < 10 GROUP BY s) g JOIN dim ON g.s = dim.name"},
+		// A variance has no device finish: the groups are finished on the
+		// host and uploaded, which EXPLAIN ANALYZE says.
+		{sql: "SELECT g.k, g.v FROM (SELECT k, VAR_POP(x) v FROM f GROUP BY k) g JOIN dim ON g.k = dim.k", hostGroups: true},
 	} {
 		got, gerr := rowsErr(ctx, gpu, c.sql)
 		want, werr := rowsErr(ctx, cpu, c.sql)
@@ -126,6 +132,10 @@ func TestGPUGroupsStayOnDevice(t *testing.T) {
 		plan := strings.Join(rowsOf(t, gpu, "EXPLAIN "+c.sql), "\n")
 		if c.onGPU && !strings.Contains(plan, "groups kept on the gpu") {
 			t.Errorf("%s: the groups do not stay on the GPU:\n%s", c.sql, plan)
+		}
+		ran := strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE "+c.sql), "\n")
+		if strings.Contains(ran, "groups_finished=host") != c.hostGroups {
+			t.Errorf("%s: EXPLAIN ANALYZE says groups_finished=host %v, want %v:\n%s", c.sql, !c.hostGroups, c.hostGroups, ran)
 		}
 	}
 }

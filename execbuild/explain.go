@@ -56,6 +56,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if st.HostSorts.Load() > 0 {
 			line += " keys_sorted=host"
 		}
+		if st.HostGroups.Load() > 0 {
+			line += " groups_finished=host"
+		}
 		if n := st.StateBytes.Load(); n > 0 {
 			line += fmt.Sprintf(" state_bytes=%d", n)
 		}

@@ -175,6 +175,9 @@ func (h *DeviceHashAggregate) NextDevice(ctx context.Context) (*gpuexec.DeviceBa
 	if err != nil || b == nil {
 		return nil, err
 	}
+	if h.Stats != nil && b.Len > 0 {
+		h.Stats.HostGroups.Add(1)
+	}
 	return h.upload(ctx, b)
 }
 

@@ -57,6 +57,11 @@ type Stats struct {
 	// keys downloaded): a key type the device does not order, or text
 	// too long to pack, found at run time.
 	HostSorts atomic.Int64
+	// HostGroups counts the GROUP BYs a device operator read whose groups
+	// were finished on the host and uploaded (an aggregate the device
+	// cannot finish, a value it cannot finish exactly, a partitioned
+	// input) instead of staying on the device.
+	HostGroups atomic.Int64
 	// TopGroups counts the groups a GROUP BY's top-groups cut kept (the
 	// ones that left the device), plus one: 0 when there was no cut.
 	TopGroups atomic.Int64
