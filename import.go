@@ -75,8 +75,10 @@ func (db *DB) ImportFile(ctx context.Context, path, table string, opts fileio.Op
 		recs = append(recs, rec)
 		rows += rec.NumRows()
 	}
+	// In memory the loader's records become the table: fitted first, so
+	// that the readers' spare capacity is not kept with them.
 	keep := func(rec arrow.Record) error {
-		add(rec)
+		add(fileio.FitRecord(rec))
 		return nil
 	}
 	var (
