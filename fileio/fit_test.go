@@ -70,7 +70,7 @@ func TestFitRecord(t *testing.T) {
 	}{
 		{"spare room", 10_000, 100_000, true},
 		{"reserved exactly", 8192, 8192, true}, // builders still double
-		{"small", 10, 100, false}, // a few bytes to spare: not worth a copy
+		{"small", 10, 100, false},              // a few bytes to spare: not worth a copy
 		{"empty", 0, 100_000, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
