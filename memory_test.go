@@ -20,6 +20,7 @@ import (
 
 	"github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/datagen/tpch"
+	"github.com/gsqlengine/gsql/datagen/tpch/queries"
 )
 
 // TestHostMemoryFromParquet measures the host memory of a database that
@@ -31,7 +32,8 @@ import (
 //
 //	GSQL_MEMORY_SF=1 GSQL_MEMORY_DIR=/tmp/mem go test -run HostMemoryFromParquet -v -timeout 1h .
 //
-// GSQL_MEMORY_DB=DIR loads into an on-disk database there instead of an
+// GSQL_MEMORY_EXPLAIN=18,9 prints those queries' EXPLAIN ANALYZE (state
+// bytes per operator). GSQL_MEMORY_DB=DIR loads into an on-disk database there instead of an
 // in-memory one. The files are written by this process (a row group per
 // 65,536 rows, as bench --data writes them); the load runs in a child
 // process, so that the generator's memory is not counted.
@@ -169,18 +171,42 @@ func loadAndMeasure(t *testing.T) {
 		mapped += tm.Mapped
 	}
 	loaded := measure(t, prof+"-loaded.pprof")
+	ratio := func(n int64) float64 { return float64(n) / float64(arrowBytes) }
 	t0 = time.Now()
+	var peaks []string
+	peak := loaded.peak // the reset below loses it
 	for n := 1; n <= 22; n++ {
+		// Writing 5 to clear_refs resets VmHWM (Linux 4.0 on), so each
+		// query's own peak shows.
+		reset := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 		if _, err := runTPCH(ctx, db, n); err != nil {
 			t.Fatalf("q%02d: %v", n, err)
+		}
+		if reset {
+			p := procStatus(t, "VmHWM:")
+			peak = max(peak, p)
+			peaks = append(peaks, fmt.Sprintf("q%02d %.2fx", n, ratio(p)))
+		}
+	}
+	if os.Getenv("GSQL_MEMORY_EXPLAIN") != "" {
+		for _, q := range strings.Split(os.Getenv("GSQL_MEMORY_EXPLAIN"), ",") {
+			n, _ := strconv.Atoi(q)
+			stmts, err := queries.Statements(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("q%02d:\n%s", n, strings.Join(rowsOf(t, db, "EXPLAIN ANALYZE "+stmts[queries.Answer(n)]), "\n"))
 		}
 	}
 	queryTime := time.Since(t0)
 	queried := measure(t, prof+"-queried.pprof")
-	ratio := func(n int64) float64 { return float64(n) / float64(arrowBytes) }
 	t.Logf("tables: %s of Arrow buffers (%s mapped)", mb(arrowBytes), mb(mapped))
 	t.Logf("after loading (%.1fs): %v; peak/Arrow %.2fx, heap in use/Arrow %.2fx", loadTime.Seconds(), loaded, ratio(loaded.peak), ratio(int64(loaded.heapInuse)))
-	t.Logf("after the 22 queries (%.1fs): %v; peak/Arrow %.2fx, heap in use/Arrow %.2fx", queryTime.Seconds(), queried, ratio(queried.peak), ratio(int64(queried.heapInuse)))
+	if peaks != nil {
+		t.Logf("each query's peak RSS / Arrow bytes: %s", strings.Join(peaks, ", "))
+	}
+	peak = max(peak, queried.peak)
+	t.Logf("after the 22 queries (%.1fs): %v; peak/Arrow %.2fx, heap in use/Arrow %.2fx", queryTime.Seconds(), queried, ratio(peak), ratio(int64(queried.heapInuse)))
 }
 
 // procStatus is a size field of /proc/self/status in bytes (Linux).
