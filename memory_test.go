@@ -1,6 +1,7 @@
 package gsql_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -32,7 +33,9 @@ import (
 //
 //	GSQL_MEMORY_SF=1 GSQL_MEMORY_DIR=/tmp/mem go test -run HostMemoryFromParquet -v -timeout 1h .
 //
-// GSQL_MEMORY_EXPLAIN=18,9 prints those queries' EXPLAIN ANALYZE (state
+// GSQL_MEMORY_PEAK_QUERY=18 runs that query once more and writes the
+// heap profile of the collection that found the most live heap during it
+// (<profile>-q18.pprof). GSQL_MEMORY_EXPLAIN=18,9 prints those queries' EXPLAIN ANALYZE (state
 // bytes per operator). GSQL_MEMORY_DB=DIR loads into an on-disk database there instead of an
 // in-memory one. The files are written by this process (a row group per
 // 65,536 rows, as bench --data writes them); the load runs in a child
@@ -70,7 +73,12 @@ func TestHostMemoryFromParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The profiles' top entries, by the test binary's symbols.
-	for _, when := range []string{"loaded", "queried"} {
+	whens := []string{"loaded", "queried"}
+	if q := os.Getenv("GSQL_MEMORY_PEAK_QUERY"); q != "" {
+		n, _ := strconv.Atoi(q)
+		whens = append(whens, fmt.Sprintf("q%02d", n))
+	}
+	for _, when := range whens {
 		p := profiles + "-" + when + ".pprof"
 		top, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=inuse_space", "-nodecount=15", os.Args[0], p).CombinedOutput()
 		if err != nil {
@@ -188,6 +196,14 @@ func loadAndMeasure(t *testing.T) {
 			peaks = append(peaks, fmt.Sprintf("q%02d %.2fx", n, ratio(p)))
 		}
 	}
+	if q := os.Getenv("GSQL_MEMORY_PEAK_QUERY"); q != "" {
+		n, _ := strconv.Atoi(q)
+		peakProfile(t, fmt.Sprintf("%s-q%02d.pprof", prof, n), func() {
+			if _, err := runTPCH(ctx, db, n); err != nil {
+				t.Fatalf("q%02d: %v", n, err)
+			}
+		})
+	}
 	if os.Getenv("GSQL_MEMORY_EXPLAIN") != "" {
 		for _, q := range strings.Split(os.Getenv("GSQL_MEMORY_EXPLAIN"), ",") {
 			n, _ := strconv.Atoi(q)
@@ -226,4 +242,46 @@ func procStatus(t *testing.T, field string) int64 {
 	}
 	t.Skipf("no %s", field)
 	return 0
+}
+
+// peakProfile runs fn and writes to path the heap profile taken after the
+// collection, during fn, that found the most live heap.
+func peakProfile(t *testing.T, path string, fn func()) {
+	stop := make(chan struct{})
+	done := make(chan []byte)
+	go func() {
+		var best []byte
+		var most uint64
+		var last uint32
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				done <- best
+				return
+			case <-tick.C:
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.NumGC == last {
+				continue
+			}
+			last = ms.NumGC
+			// HeapAlloc just after a collection is close to what it
+			// found live; the profile is as of that collection.
+			if ms.HeapAlloc > most {
+				most = ms.HeapAlloc
+				var b bytes.Buffer
+				if err := pprof.Lookup("heap").WriteTo(&b, 0); err == nil {
+					best = b.Bytes()
+				}
+			}
+		}
+	}()
+	fn()
+	close(stop)
+	if err := os.WriteFile(path, <-done, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
