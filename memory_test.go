@@ -187,13 +187,15 @@ func loadAndMeasure(t *testing.T) {
 		// Writing 5 to clear_refs resets VmHWM (Linux 4.0 on), so each
 		// query's own peak shows.
 		reset := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+		q0 := time.Now()
 		if _, err := runTPCH(ctx, db, n); err != nil {
 			t.Fatalf("q%02d: %v", n, err)
 		}
+		took := time.Since(q0)
 		if reset {
 			p := procStatus(t, "VmHWM:")
 			peak = max(peak, p)
-			peaks = append(peaks, fmt.Sprintf("q%02d %.2fx", n, ratio(p)))
+			peaks = append(peaks, fmt.Sprintf("q%02d %.2fx %.2fs", n, ratio(p), took.Seconds()))
 		}
 	}
 	if q := os.Getenv("GSQL_MEMORY_PEAK_QUERY"); q != "" {
@@ -219,10 +221,11 @@ func loadAndMeasure(t *testing.T) {
 	t.Logf("tables: %s of Arrow buffers (%s mapped)", mb(arrowBytes), mb(mapped))
 	t.Logf("after loading (%.1fs): %v; peak/Arrow %.2fx, heap in use/Arrow %.2fx", loadTime.Seconds(), loaded, ratio(loaded.peak), ratio(int64(loaded.heapInuse)))
 	if peaks != nil {
-		t.Logf("each query's peak RSS / Arrow bytes: %s", strings.Join(peaks, ", "))
+		t.Logf("each query's peak RSS / Arrow bytes, and time: %s", strings.Join(peaks, ", "))
 	}
 	peak = max(peak, queried.peak)
-	t.Logf("after the 22 queries (%.1fs): %v; peak/Arrow %.2fx, heap in use/Arrow %.2fx", queryTime.Seconds(), queried, ratio(peak), ratio(int64(queried.heapInuse)))
+	t.Logf("after the 22 queries (%.1fs): %v (since the last query began); peak RSS of the whole run %s, peak/Arrow %.2fx, heap in use/Arrow %.2fx",
+		queryTime.Seconds(), queried, mb(peak), ratio(peak), ratio(int64(queried.heapInuse)))
 }
 
 // procStatus is a size field of /proc/self/status in bytes (Linux).
