@@ -98,10 +98,10 @@ type Options struct {
 	NoQueryGC bool
 	// NoHeapLimit leaves the Go runtime's memory limit alone. By default
 	// gsql sets it (debug.SetMemoryLimit) to the heap bytes of the open
-	// databases' tables plus a quarter (at least 256 MiB), so that the
-	// garbage of loads and queries is collected before it grows to the
-	// size of the tables (heaplimit.go); a limit the program set itself,
-	// or GOMEMLIMIT, is kept.
+	// databases' tables plus a quarter (at least 256 MiB, and 256 MiB
+	// above the live heap), so that the garbage of loads and queries is
+	// collected before it grows to the size of the tables (heaplimit.go);
+	// a limit the program set itself, or GOMEMLIMIT, is kept.
 	NoHeapLimit bool
 	// Path, when set, keeps the database on disk in that directory: a new
 	// path creates it, an existing one opens it, and every statement is

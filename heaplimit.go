@@ -3,7 +3,9 @@ package gsql
 import (
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
@@ -23,14 +25,26 @@ import (
 // disk) plus headroom for the work: a quarter of them, at least
 // minHeapHeadroom. Past the limit the runtime collects sooner, which is
 // cheap here since the tables hold no pointers and are not scanned;
-// nothing fails, and the runtime caps the collector at half the CPU when a
-// query's own memory stays above the limit. A limit the program set
-// (debug.SetMemoryLimit, GOMEMLIMIT) is left alone, as is the runtime's
-// pacing under Options.NoHeapLimit.
+// nothing fails. A query whose own memory outgrows the headroom would
+// make the collector run back to back (the runtime lets it take half the
+// CPU then: TPC-H Q18 took twice as long), so after every collection the
+// limit is raised, while the live heap needs it, to that live heap plus
+// liveHeadroom (gcHook), and it falls back when the live heap does. A
+// limit the program set (debug.SetMemoryLimit, GOMEMLIMIT) is left alone,
+// as is the runtime's pacing under Options.NoHeapLimit.
 
 // minHeapHeadroom is the least room for a query's working memory above
 // the tables.
 const minHeapHeadroom = 256 << 20
+
+// liveHeadroom is the least room above the live heap that the limit
+// leaves, so that a query whose working memory outgrows the headroom
+// makes the collector run every liveHeadroom bytes, not back to back.
+// TPC-H SF1: 64 MiB gave a peak of 1.52x the tables and 25% more time
+// than no limit; 256 MiB 1.68x and no more time (the collector's reuse
+// of memory saves what its cycles cost); the strict limit 1.51x and 47%
+// more time (docs/benchlog/2026-11-29-host-memory.md).
+const liveHeadroom = minHeapHeadroom
 
 var heapLimit struct {
 	mu sync.Mutex
@@ -39,6 +53,41 @@ var heapLimit struct {
 	tables map[*DB]map[string]int64
 	// set is the limit gsql last set; 0 when it set none.
 	set int64
+	// live is the live heap the last collection found; hooked is true
+	// while gcHook follows the collections.
+	live   int64
+	hooked bool
+}
+
+// gcSentinel is an object whose finalizer runs after each collection
+// (it is made unreachable at once). It is larger than the tiny
+// allocator's blocks, whose finalizers may never run.
+type gcSentinel struct{ _ [64]byte }
+
+// armGCHook makes a sentinel for the next collection.
+func armGCHook() {
+	runtime.SetFinalizer(&gcSentinel{}, gcHook)
+}
+
+// liveSample reads the live heap the last collection found.
+var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+
+// gcHook runs after a collection: it keeps the limit at least
+// liveHeadroom above the live heap, and re-arms itself while any
+// database is tracked.
+func gcHook(*gcSentinel) {
+	heapLimit.mu.Lock()
+	defer heapLimit.mu.Unlock()
+	if len(heapLimit.tables) == 0 {
+		heapLimit.hooked = false
+		return
+	}
+	metrics.Read(liveSample)
+	if liveSample[0].Value.Kind() == metrics.KindUint64 {
+		heapLimit.live = int64(liveSample[0].Value.Uint64())
+		retuneHeapLocked()
+	}
+	armGCHook()
 }
 
 // trackHeap registers db's tables with the heap limit and follows their
@@ -52,6 +101,10 @@ func (db *DB) trackHeap() {
 		heapLimit.tables = map[*DB]map[string]int64{}
 	}
 	heapLimit.tables[db] = map[string]int64{}
+	if !heapLimit.hooked {
+		heapLimit.hooked = true
+		armGCHook()
+	}
 	heapLimit.mu.Unlock()
 	for _, name := range db.cat.List() {
 		db.tableHeapChanged(name)
@@ -133,6 +186,12 @@ func retuneHeapLocked() {
 		return // the program's own limit
 	}
 	limit := heapLimitFor(total)
+	if limit > 0 {
+		limit = max(limit, heapLimit.live+liveHeadroom)
+	}
+	if limit == heapLimit.set {
+		return
+	}
 	heapLimit.set = limit
 	if limit == 0 {
 		limit = math.MaxInt64

@@ -38,7 +38,11 @@ func heapTracked(db *DB) (n int64, tracked bool, limit int64) {
 		}
 	}
 	_, tracked = heapLimit.tables[db]
-	return n, tracked, heapLimitFor(total)
+	limit = heapLimitFor(total)
+	if limit > 0 {
+		limit = max(limit, heapLimit.live+liveHeadroom)
+	}
+	return n, tracked, limit
 }
 
 // writeCSV writes a CSV file of rows rows to a temporary directory.
