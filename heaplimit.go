@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/gsqlengine/gsql/storage"
 )
 
 // The Go heap's headroom, sized to the tables held.
@@ -135,6 +137,13 @@ func (db *DB) tableHeapChanged(name string) {
 	var n int64
 	if t, err := db.cat.Get(name); err == nil {
 		for _, rec := range t.Records {
+			// A compressed segment: only the columns queries have
+			// decompressed are in the heap (not followed as they are).
+			// Reading its columns here would decompress them.
+			if heap, _, ok := storage.RecordMemory(rec); ok {
+				n += heap
+				continue
+			}
 			if db.store != nil && db.store.Mapped(rec) {
 				continue
 			}
