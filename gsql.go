@@ -104,6 +104,13 @@ type Options struct {
 	// starts one in the background, so that later queries reuse that
 	// memory instead of growing the heap into new pages (querygc.go).
 	NoQueryGC bool
+	// NoHeapLimit leaves the Go runtime's memory limit alone. By default
+	// gsql sets it (debug.SetMemoryLimit) to the heap bytes of the open
+	// databases' tables plus a quarter (at least 256 MiB, and 256 MiB
+	// above the live heap), so that the garbage of loads and queries is
+	// collected before it grows to the size of the tables (heaplimit.go);
+	// a limit the program set itself, or GOMEMLIMIT, is kept.
+	NoHeapLimit bool
 	// Path, when set, keeps the database on disk in that directory: a new
 	// path creates it, an existing one opens it, and every statement is
 	// committed durably before it returns. Empty means in memory.
@@ -201,6 +208,7 @@ func Open(opts Options) (*DB, error) {
 		}
 		return nil, err
 	}
+	db.trackHeap()
 	return db, nil
 }
 
@@ -222,6 +230,7 @@ func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
+	db.untrackHeap()
 	err := db.closeGPU()
 	if db.store != nil {
 		if serr := db.store.Close(); err == nil {

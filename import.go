@@ -75,8 +75,17 @@ func (db *DB) ImportFile(ctx context.Context, path, table string, opts fileio.Op
 		recs = append(recs, rec)
 		rows += rec.NumRows()
 	}
+	// In memory the loader's records become the table: fitted first, so
+	// that the readers' spare capacity is not kept with them.
+	var held, counted int64 // heap bytes kept, and as the heap limit knows them
+	defer db.importHeap(table, 0)
 	keep := func(rec arrow.Record) error {
+		rec = fileio.FitRecord(rec)
 		add(rec)
+		if held += recordBytes(rec); held-counted >= 64<<20 {
+			db.importHeap(table, held)
+			counted = held
+		}
 		return nil
 	}
 	var (

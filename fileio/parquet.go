@@ -64,6 +64,15 @@ func StreamParquet(ctx context.Context, path string, opts ReadOptions, begin fun
 	defer pf.Close()
 	groups := pf.NumRowGroups()
 	props := pqarrowProps(opts, groups)
+	// A batch larger than every row group only reserves memory it never
+	// fills: pqarrow reserves a whole batch of values per column.
+	var most int64
+	for i := 0; i < groups; i++ {
+		most = max(most, pf.MetaData().RowGroup(i).NumRows())
+	}
+	if most > 0 && most < props.BatchSize {
+		props.BatchSize = most
+	}
 	fr, err := pqarrow.NewFileReader(pf, props, mem)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -27,38 +27,42 @@ const (
 
 // begin prepares the join before the first output: an inner or left
 // join builds its right side; a semi or anti join first reads ahead to
-// choose which side to hash.
+// choose which side to hash. It reads the two inputs in turn, the left
+// while the right has more than buildLeftRatio times its rows so far and
+// the right otherwise, so that it stops as soon as the side that decides
+// ends and holds little more of the other: TPC-H Q18's semi join, six
+// million joined rows against 57, once read ahead four million left rows
+// (a quarter of SF1's tables in memory) before finding the right side
+// tiny. The decision is the same as reading the left side first: hash
+// the left when it ends within buildLeftMaxRows rows and the right has
+// more than buildLeftRatio times them.
 func (j *HashJoin) begin(ctx context.Context) error {
 	if (j.Kind != opspec.SemiJoin && j.Kind != opspec.AntiJoin) || len(j.LeftKeys) == 0 {
 		return j.buildSide(ctx)
 	}
-	lrows := 0
-	for lrows <= buildLeftMaxRows {
-		b, err := j.Left.Next(ctx)
-		if err != nil {
-			return err
+	lrows, rrows := 0, 0
+	for {
+		if lrows == 0 || rrows > buildLeftRatio*lrows {
+			if lrows > buildLeftMaxRows {
+				return j.buildSide(ctx)
+			}
+			b, err := j.Left.Next(ctx)
+			if err != nil {
+				return err
+			}
+			if b == nil {
+				if lrows == 0 {
+					// No left row: nothing to emit, and the right input
+					// need not be read at all.
+					j.build, j.buildLeft, j.done = &coldata.Batch{}, true, true
+					return nil
+				}
+				return j.hashLeft(ctx)
+			}
+			j.leftBuf = append(j.leftBuf, b)
+			lrows += b.Len
+			continue
 		}
-		if b == nil {
-			return j.decide(ctx, lrows)
-		}
-		j.leftBuf = append(j.leftBuf, b)
-		lrows += b.Len
-	}
-	return j.buildSide(ctx)
-}
-
-// decide reads the right input until it has more than buildLeftRatio
-// times the left's lrows (then hashes the left side) or ends (then builds
-// it as usual).
-func (j *HashJoin) decide(ctx context.Context, lrows int) error {
-	if lrows == 0 {
-		// No left row: nothing to emit, and the right input need not be
-		// read at all.
-		j.build, j.buildLeft, j.done = &coldata.Batch{}, true, true
-		return nil
-	}
-	rrows := 0
-	for rrows <= buildLeftRatio*lrows {
 		b, err := j.Right.Next(ctx)
 		if err != nil {
 			return err
@@ -70,7 +74,6 @@ func (j *HashJoin) decide(ctx context.Context, lrows int) error {
 		j.rightBuf = append(j.rightBuf, b)
 		rrows += b.Len
 	}
-	return j.hashLeft(ctx)
 }
 
 // hashLeft makes the read-ahead left rows the hashed side.
