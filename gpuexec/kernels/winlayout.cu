@@ -20,6 +20,27 @@ __device__ __forceinline__ bool gsql_wl_null(const unsigned char* valid, long lo
   return ((valid[b >> 3] >> (b & 7)) & 1) == 0;
 }
 
+// gsql_wl_range_reduce folds a thread's smallest and largest key and its
+// NULL flag into r[0..2] (min, max, any NULL): across the warp by
+// shuffles, then one atomic each per warp.
+__device__ __forceinline__ void gsql_wl_range_reduce(unsigned long long lo, unsigned long long hi,
+                                                     unsigned long long nul,
+                                                     unsigned long long* r) {
+  for (int o = 16; o > 0; o >>= 1) {
+    unsigned long long x = __shfl_xor_sync(0xffffffffu, lo, o);
+    unsigned long long y = __shfl_xor_sync(0xffffffffu, hi, o);
+    unsigned long long z = __shfl_xor_sync(0xffffffffu, nul, o);
+    lo = x < lo ? x : lo;
+    hi = y > hi ? y : hi;
+    nul |= z;
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(&r[0], lo);
+    atomicMax(&r[1], hi);
+    if (nul) atomicOr(&r[2], nul);
+  }
+}
+
 // gsql_wl_range folds the order keys of the non-NULL rows into r[0] min
 // and r[1] max, and sets r[2] when a row is NULL (the host starts them at
 // ~0, 0, 0).
@@ -37,19 +58,7 @@ extern "C" __global__ void gsql_wl_range(long long type, const unsigned char* va
     lo = k < lo ? k : lo;
     hi = k > hi ? k : hi;
   }
-  for (int o = 16; o > 0; o >>= 1) {
-    unsigned long long x = __shfl_xor_sync(0xffffffffu, lo, o);
-    unsigned long long y = __shfl_xor_sync(0xffffffffu, hi, o);
-    unsigned long long z = __shfl_xor_sync(0xffffffffu, nul, o);
-    lo = x < lo ? x : lo;
-    hi = y > hi ? y : hi;
-    nul |= z;
-  }
-  if ((threadIdx.x & 31) == 0) {
-    atomicMin(&r[0], lo);
-    atomicMax(&r[1], hi);
-    if (nul) atomicOr(&r[2], nul);
-  }
+  gsql_wl_range_reduce(lo, hi, nul, r);
 }
 
 // gsql_wl_pack appends one field of a key to every row's word: rank (0 or
@@ -90,19 +99,7 @@ extern "C" __global__ void gsql_wl_str_range(const unsigned char* valid, long lo
     lo = k < lo ? k : lo;
     hi = k > hi ? k : hi;
   }
-  for (int o = 16; o > 0; o >>= 1) {
-    unsigned long long x = __shfl_xor_sync(0xffffffffu, lo, o);
-    unsigned long long y = __shfl_xor_sync(0xffffffffu, hi, o);
-    unsigned long long z = __shfl_xor_sync(0xffffffffu, nul, o);
-    lo = x < lo ? x : lo;
-    hi = y > hi ? y : hi;
-    nul |= z;
-  }
-  if ((threadIdx.x & 31) == 0) {
-    atomicMin(&r[0], lo);
-    atomicMax(&r[1], hi);
-    if (nul) atomicOr(&r[2], nul);
-  }
+  gsql_wl_range_reduce(lo, hi, nul, r);
 }
 
 // gsql_wl_pack_str is gsql_wl_pack for a part of a text key: chunk >= 0
