@@ -164,12 +164,30 @@ func (f *fakeDriver) memset8(dst DevicePtr, v byte, n uint64, s streamH) error {
 	}
 	return err
 }
-func (f *fakeDriver) newStream() (streamH, error) { f.streams++; return streamH(f.id()), nil }
-func (f *fakeDriver) syncStream(streamH) error    { return nil }
-func (f *fakeDriver) destroyStream(streamH) error { f.streams--; return nil }
+
+// The driver's state is under f.mu: its do runs work inline, so several
+// goroutines may drive one fake device at once (an exchange packing one
+// source for several targets), where a real context thread takes them in
+// turn.
+func (f *fakeDriver) newStream() (streamH, error) {
+	h := streamH(f.id())
+	f.mu.Lock()
+	f.streams++
+	f.mu.Unlock()
+	return h, nil
+}
+func (f *fakeDriver) syncStream(streamH) error { return nil }
+func (f *fakeDriver) destroyStream(streamH) error {
+	f.mu.Lock()
+	f.streams--
+	f.mu.Unlock()
+	return nil
+}
 func (f *fakeDriver) newEvent() (eventH, error) {
 	e := eventH(f.id())
+	f.mu.Lock()
 	f.events[e] = true
+	f.mu.Unlock()
 	return e, nil
 }
 func (f *fakeDriver) recordEvent(eventH, streamH) error { return nil }
@@ -178,8 +196,13 @@ func (f *fakeDriver) waitEvent(streamH, eventH) error   { return nil }
 func (f *fakeDriver) elapsed(a, b eventH) (float32, error) {
 	return 0.5, nil
 }
-func (f *fakeDriver) destroyEvent(e eventH) error { delete(f.events, e); return nil }
-func (f *fakeDriver) syncDevice() error           { return nil }
+func (f *fakeDriver) destroyEvent(e eventH) error {
+	f.mu.Lock()
+	delete(f.events, e)
+	f.mu.Unlock()
+	return nil
+}
+func (f *fakeDriver) syncDevice() error { return nil }
 func (f *fakeDriver) nvrtcVersion() (string, error) {
 	return "13.0", nil
 }
@@ -217,24 +240,35 @@ func (f *fakeDriver) loadModule(image []byte) (moduleH, error) {
 		return 0, &CUDAError{Call: "cuModuleLoadData", Code: 200, Name: "CUDA_ERROR_INVALID_IMAGE"}
 	}
 	m := moduleH(f.id())
+	f.mu.Lock()
 	f.modules[m] = string(image[len(fakeImagePrefix):])
+	f.mu.Unlock()
 	return m, nil
 }
-func (f *fakeDriver) unloadModule(m moduleH) error { delete(f.modules, m); return nil }
+func (f *fakeDriver) unloadModule(m moduleH) error {
+	f.mu.Lock()
+	delete(f.modules, m)
+	f.mu.Unlock()
+	return nil
+}
 func (f *fakeDriver) function(m moduleH, name string) (functionH, error) {
+	f.mu.Lock()
 	src, ok := f.modules[m]
+	f.mu.Unlock()
 	if !ok || !strings.Contains(src, " "+name+"(") {
 		return 0, &CUDAError{Call: "cuModuleGetFunction", Code: 500, Name: "CUDA_ERROR_NOT_FOUND", Detail: name}
 	}
 	h := functionH(f.id())
+	f.mu.Lock()
 	f.funcs[h] = name
+	f.mu.Unlock()
 	return h, nil
 }
 
 func (f *fakeDriver) launch(fn functionH, grid, block Dim3, shmem int, s streamH, args []uint64, sizes []uint8) error {
-	name := f.funcs[fn]
 	f.mu.Lock()
-	f.launches[name]++ // devices run their kernels on no one thread here
+	name := f.funcs[fn]
+	f.launches[name]++
 	f.mu.Unlock()
 	i64 := func(i int) int64 { return int64(args[i]) }
 	switch name {
