@@ -102,14 +102,38 @@ func pickNamed(all []benchQuery, names string) ([]benchQuery, error) {
 		return all, nil
 	}
 	var out []benchQuery
+	index := func(n string) (int, error) {
+		i := slices.IndexFunc(all, func(q benchQuery) bool { return strings.EqualFold(q.Name, n) })
+		if i < 0 {
+			return 0, fmt.Errorf("unknown query %q (have %s ... %s)", n, all[0].Name, all[len(all)-1].Name)
+		}
+		return i, nil
+	}
 	for _, n := range strings.Split(names, ",") {
 		n = strings.TrimSpace(n)
 		if n == "" {
 			continue
 		}
-		i := slices.IndexFunc(all, func(q benchQuery) bool { return strings.EqualFold(q.Name, n) })
-		if i < 0 {
-			return nil, fmt.Errorf("unknown query %q (have %s ... %s)", n, all[0].Name, all[len(all)-1].Name)
+		// FIRST-LAST picks a run of queries in generated order, so that a
+		// long suite can be measured a slice per call (r051-r100).
+		if first, last, ok := strings.Cut(n, "-"); ok {
+			i, err := index(strings.TrimSpace(first))
+			if err != nil {
+				return nil, err
+			}
+			j, err := index(strings.TrimSpace(last))
+			if err != nil {
+				return nil, err
+			}
+			if j < i {
+				return nil, fmt.Errorf("%q: %s comes after %s", n, all[i].Name, all[j].Name)
+			}
+			out = append(out, all[i:j+1]...)
+			continue
+		}
+		i, err := index(n)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, all[i])
 	}

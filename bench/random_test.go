@@ -72,6 +72,10 @@ func TestRandomFlags(t *testing.T) {
 	if err != nil || len(cfg.queries) != 2 || cfg.queries[1].Name != "r012" || cfg.rows[0] != 2000 || cfg.runs != 2 || cfg.timeout != 5*time.Second {
 		t.Fatalf("flags: %+v %v", cfg, err)
 	}
+	cfg, err = parseFlags([]string{"--suite", "random", "--count", "30", "--queries", "r026-r030, r003"}, io.Discard)
+	if err != nil || len(cfg.queries) != 6 || cfg.queries[0].Name != "r026" || cfg.queries[4].Name != "r030" || cfg.queries[5].Name != "r003" {
+		t.Fatalf("a run of queries: %+v %v", cfg.queries, err)
+	}
 	cfg, err = parseFlags([]string{"--suite", "shapes"}, io.Discard)
 	if err != nil || len(cfg.queries) != 5 || cfg.queries[0].Table != "hits" {
 		t.Fatalf("shapes: %+v %v", cfg, err)
@@ -81,6 +85,8 @@ func TestRandomFlags(t *testing.T) {
 		{"--suite", "random", "--rows", "1000,2000"},
 		{"--suite", "random", "--sf", "0.1,1"},
 		{"--suite", "random", "--count", "5", "--queries", "r006"},
+		{"--suite", "random", "--count", "9", "--queries", "r005-r002"},
+		{"--suite", "random", "--count", "9", "--queries", "r005-r010"},
 	} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("%v: no error", bad)
