@@ -2,6 +2,7 @@ package datagen
 
 import (
 	"context"
+	"runtime"
 	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -9,6 +10,20 @@ import (
 
 // RangeGenerator emits the records of the n rows starting at row start.
 type RangeGenerator func(ctx context.Context, start, n int64, emit func(arrow.Record) error) error
+
+// ParallelRows runs gen over rows 1 through total (1-based, as the
+// generators number them) in ranges, one worker per CPU and about four
+// ranges per worker (at least 8,192 rows each), and returns the records
+// in row order, as Parallel does.
+func ParallelRows(ctx context.Context, total int64, gen RangeGenerator) ([]arrow.Record, error) {
+	workers := runtime.GOMAXPROCS(0)
+	chunk := max(total/int64(4*workers), 8192)
+	var starts []int64
+	for s := int64(1); s <= total; s += chunk {
+		starts = append(starts, s)
+	}
+	return Parallel(ctx, starts, chunk, workers, gen)
+}
 
 // Parallel runs gen over the chunk-row ranges starting at starts, workers
 // at a time, and returns every record in range order (the order a

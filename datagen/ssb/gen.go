@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -210,14 +209,7 @@ var dateKeys = func() (k [totalDays]int64) {
 // Records generates all of t's rows, in order, and returns them as
 // records the caller releases; ranges are generated in parallel.
 func (g *Generator) Records(ctx context.Context, t Table) ([]arrow.Record, error) {
-	total := g.RangeRows(t)
-	workers := runtime.GOMAXPROCS(0)
-	chunk := max(total/int64(4*workers), 8192)
-	var starts []int64
-	for s := int64(1); s <= total; s += chunk {
-		starts = append(starts, s)
-	}
-	recs, err := datagen.Parallel(ctx, starts, chunk, workers, func(ctx context.Context, start, n int64, emit func(arrow.Record) error) error {
+	recs, err := datagen.ParallelRows(ctx, g.RangeRows(t), func(ctx context.Context, start, n int64, emit func(arrow.Record) error) error {
 		return g.GenerateRange(ctx, t, start, n, 0, emit)
 	})
 	if err != nil {

@@ -3,7 +3,6 @@ package tpch
 import (
 	"context"
 	"fmt"
-	"runtime"
 
 	"github.com/apache/arrow/go/v17/arrow"
 
@@ -55,14 +54,7 @@ func (g *Generator) RangeRows(t Table) int64 {
 // records the caller releases. Ranges of rows are generated in parallel,
 // one goroutine per CPU.
 func (g *Generator) Records(ctx context.Context, t Table) ([]arrow.Record, error) {
-	total := g.RangeRows(t)
-	workers := runtime.GOMAXPROCS(0)
-	chunk := max(total/int64(4*workers), 8192)
-	var starts []int64
-	for s := int64(1); s <= total; s += chunk {
-		starts = append(starts, s)
-	}
-	recs, err := datagen.Parallel(ctx, starts, chunk, workers, func(ctx context.Context, start, n int64, emit func(arrow.Record) error) error {
+	recs, err := datagen.ParallelRows(ctx, g.RangeRows(t), func(ctx context.Context, start, n int64, emit func(arrow.Record) error) error {
 		return g.GenerateRange(ctx, t, start, n, 0, emit)
 	})
 	if err != nil {
