@@ -28,9 +28,21 @@ func havingTwin(q string) string {
 	return q[:at] + " HAVING COUNT(*) > 0" + q[at:]
 }
 
+// allGroups is q without its ORDER BY and LIMIT: every group comes to the
+// host as the result, the bytes a cut saves. (The HAVING twin no longer
+// is that baseline: its groups stay on the device through the HAVING
+// filter and the sort, so only its LIMIT rows come back too.)
+func allGroups(q string) string {
+	at := strings.Index(q, " ORDER BY")
+	if at < 0 {
+		at = strings.Index(q, " LIMIT")
+	}
+	return q[:at]
+}
+
 // topAnyTermQueries are GROUP BYs under ORDER BY <aggregate or key> ...
 // LIMIT over the table w (windowRecords); cut says the device should send
-// only the picked groups (checked against the HAVING twin's bytes).
+// only the picked groups (checked against the bytes of every group).
 var topAnyTermQueries = []struct {
 	sql string
 	cut bool
@@ -86,7 +98,7 @@ func TestGPUTopGroupsAnyTerm(t *testing.T) {
 		if !q.cut {
 			continue
 		}
-		cut, all := moved(q.sql), moved(havingTwin(q.sql))
+		cut, all := moved(q.sql), moved(allGroups(q.sql))
 		if float64(cut) > 0.7*float64(all) {
 			t.Errorf("%s: %d bytes came to the host, %d without the cut\n%s", q.sql, cut, all,
 				strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE "+q.sql), "\n"))
