@@ -30,8 +30,18 @@ import (
 // nothing fails. A query whose own memory outgrows the headroom would
 // make the collector run back to back (the runtime lets it take half the
 // CPU then: TPC-H Q18 took twice as long), so after every collection the
-// limit is raised, while the live heap needs it, to that live heap plus
-// liveHeadroom (gcHook), and it falls back when the live heap does. A
+// limit is raised, while the process needs it, to what it holds plus
+// headroom (gcHook, afterGCLimit), and it falls back when that falls. What
+// it holds is what the runtime's limit counts, not only the live heap:
+// the runtime's own overhead (heap fragmentation, span metadata, freed
+// pages not yet returned) grows with the heap, and a limit set at the
+// live heap plus a fixed 256 MiB sat below that total in a bench process
+// holding 21 GB (TPC-H SF10 twice: gsql's tables and the generator's), so
+// the collector ran back to back, 4,092 times in 22 queries, and TPC-H
+// SF10 on the GPU took 1,665 ms against 407 without the limit
+// (docs/benchlog/2026-11-29-heap-limit.md). The headroom is also a share
+// of what is held, so the collections per byte allocated do not grow
+// with the heap an embedding program keeps beside gsql's tables. A
 // limit the program set (debug.SetMemoryLimit, GOMEMLIMIT) is left alone,
 // as is the runtime's pacing under Options.NoHeapLimit.
 
@@ -39,9 +49,10 @@ import (
 // the tables.
 const minHeapHeadroom = 256 << 20
 
-// liveHeadroom is the least room above the live heap that the limit
-// leaves, so that a query whose working memory outgrows the headroom
-// makes the collector run every liveHeadroom bytes, not back to back.
+// liveHeadroom is the least room above what the process holds after a
+// collection that the limit leaves (an eighth of it when that is more),
+// so that a query whose working memory outgrows the headroom makes the
+// collector run every liveHeadroom bytes or more, not back to back.
 // TPC-H SF1: 64 MiB gave a peak of 1.52x the tables and 25% more time
 // than no limit; 256 MiB 1.68x and no more time (the collector's reuse
 // of memory saves what its cycles cost); the strict limit 1.51x and 47%
@@ -55,9 +66,10 @@ var heapLimit struct {
 	tables map[*DB]map[string]int64
 	// set is the limit gsql last set; 0 when it set none.
 	set int64
-	// live is the live heap the last collection found; hooked is true
-	// while gcHook follows the collections.
-	live   int64
+	// held is what the runtime's limit counted after the last
+	// collection (afterGCHeld); hooked is true while gcHook follows the
+	// collections.
+	held   int64
 	hooked bool
 }
 
@@ -71,12 +83,45 @@ func armGCHook() {
 	runtime.SetFinalizer(&gcSentinel{}, gcHook)
 }
 
-// liveSample reads the live heap the last collection found.
-var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+// heldSamples read, after a collection, the live heap, the heap's object
+// bytes (live and not yet swept), and the runtime's mapped and released
+// memory, whose difference is what the memory limit counts.
+var heldSamples = []metrics.Sample{
+	{Name: "/gc/heap/live:bytes"},
+	{Name: "/memory/classes/heap/objects:bytes"},
+	{Name: "/memory/classes/total:bytes"},
+	{Name: "/memory/classes/heap/released:bytes"},
+}
 
-// gcHook runs after a collection: it keeps the limit at least
-// liveHeadroom above the live heap, and re-arms itself while any
-// database is tracked.
+// afterGCHeld is what the process holds after a collection as the memory
+// limit counts it: the live heap plus the runtime's memory that is not
+// heap objects (free spans, metadata, stacks), less what it returned to
+// the system. Objects the sweep has not freed yet are not counted.
+func afterGCHeld() (int64, bool) {
+	metrics.Read(heldSamples)
+	var v [4]int64
+	for i, s := range heldSamples {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return 0, false
+		}
+		v[i] = int64(s.Value.Uint64())
+	}
+	live, objects, total, released := v[0], v[1], v[2], v[3]
+	return live + max(0, total-released-objects), true
+}
+
+// afterGCLimit is the least limit for a process holding held bytes after
+// a collection: held plus an eighth, at least liveHeadroom.
+func afterGCLimit(held int64) int64 {
+	if held == 0 {
+		return 0
+	}
+	return held + max(liveHeadroom, held/8)
+}
+
+// gcHook runs after a collection: it keeps the limit above what the
+// process holds (afterGCLimit), and re-arms itself while any database is
+// tracked.
 func gcHook(*gcSentinel) {
 	heapLimit.mu.Lock()
 	defer heapLimit.mu.Unlock()
@@ -84,9 +129,8 @@ func gcHook(*gcSentinel) {
 		heapLimit.hooked = false
 		return
 	}
-	metrics.Read(liveSample)
-	if liveSample[0].Value.Kind() == metrics.KindUint64 {
-		heapLimit.live = int64(liveSample[0].Value.Uint64())
+	if held, ok := afterGCHeld(); ok {
+		heapLimit.held = held
 		retuneHeapLocked()
 	}
 	armGCHook()
@@ -196,7 +240,7 @@ func retuneHeapLocked() {
 	}
 	limit := heapLimitFor(total)
 	if limit > 0 {
-		limit = max(limit, heapLimit.live+liveHeadroom)
+		limit = max(limit, afterGCLimit(heapLimit.held))
 	}
 	if limit == heapLimit.set {
 		return

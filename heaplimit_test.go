@@ -6,7 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
 )
@@ -40,7 +42,7 @@ func heapTracked(db *DB) (n int64, tracked bool, limit int64) {
 	_, tracked = heapLimit.tables[db]
 	limit = heapLimitFor(total)
 	if limit > 0 {
-		limit = max(limit, heapLimit.live+liveHeadroom)
+		limit = max(limit, afterGCLimit(heapLimit.held))
 	}
 	return n, tracked, limit
 }
@@ -136,4 +138,71 @@ func TestHeapLimitKeepsProgramLimit(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != mine {
 		t.Errorf("memory limit %d, want the program's %d", got, int64(mine))
 	}
+}
+
+func TestAfterGCLimit(t *testing.T) {
+	for _, tc := range []struct{ held, want int64 }{
+		{0, 0},
+		{100 << 20, 100<<20 + liveHeadroom},
+		// A process holding 21 GB (the bench's TPC-H SF10 twice) leaves
+		// an eighth, not 256 MiB.
+		{21 << 30, 21<<30 + 21<<30/8},
+	} {
+		if got := afterGCLimit(tc.held); got != tc.want {
+			t.Errorf("afterGCLimit(%d) = %d, want %d", tc.held, got, tc.want)
+		}
+	}
+	runtime.GC()
+	held, ok := afterGCHeld()
+	live := int64(0)
+	if ok {
+		metrics.Read(heldSamples[:1])
+		live = int64(heldSamples[0].Value.Uint64())
+	}
+	if !ok || held < live || held == 0 {
+		t.Errorf("afterGCHeld = %d, %v; want at least the live heap %d", held, ok, live)
+	}
+}
+
+// TestHeapLimitNoBackToBackCollections: a process holding far more heap
+// than gsql's tables (an embedding program's own data) collects about
+// once per headroom of garbage, not back to back.
+func TestHeapLimitNoBackToBackCollections(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set: gsql leaves the limit alone")
+	}
+	if testing.Short() {
+		t.Skip("allocates 2 GiB of garbage")
+	}
+	ctx := context.Background()
+	db, err := Open(Options{Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Import(ctx, writeCSV(t, 20_000), "t", ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ballast := make([]byte, 384<<20)
+	for i := range ballast {
+		ballast[i] = byte(i)
+	}
+	runtime.GC()
+	runtime.GC() // the hook has seen the ballast
+	var sink []byte
+	const garbage = 2 << 30
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	gcs := ms.NumGC
+	for n := 0; n < garbage; n += 1 << 20 {
+		sink = make([]byte, 1<<20)
+		sink[0] = byte(n)
+	}
+	runtime.ReadMemStats(&ms)
+	if got, most := ms.NumGC-gcs, uint32(2*garbage/liveHeadroom+4); got > most {
+		t.Errorf("%d collections for %d bytes of garbage beside %d held, want at most %d", got, garbage, len(ballast), most)
+	}
+	t.Logf("%d collections for %d bytes of garbage", ms.NumGC-gcs, garbage)
+	runtime.KeepAlive(ballast)
+	runtime.KeepAlive(sink)
 }
