@@ -3,6 +3,8 @@ package operators
 import (
 	"slices"
 	"testing"
+
+	"github.com/gsqlengine/gsql/gpuexec"
 )
 
 // TestPartOrderPlan checks how a sort over several batches maps sorted key
@@ -68,6 +70,40 @@ func TestPartOrderPlan(t *testing.T) {
 		}
 		if !slices.Equal(pick, tc.pick) {
 			t.Errorf("%s: pick %v, want %v", tc.name, pick, tc.pick)
+		}
+	}
+}
+
+// TestDropEmpty: batches without rows are released and left out of a
+// sort over several batches, except one when no batch has rows.
+func TestDropEmpty(t *testing.T) {
+	for _, tc := range []struct {
+		lens []int
+		want []int // indexes kept
+	}{
+		{[]int{0, 3, 0, 5}, []int{1, 3}},
+		{[]int{2}, []int{0}},
+		{[]int{0, 0}, []int{0}},
+		{[]int{4, 0}, []int{0}},
+	} {
+		in := make([]*gpuexec.DeviceBatch, len(tc.lens))
+		for i, n := range tc.lens {
+			in[i] = &gpuexec.DeviceBatch{Len: n}
+		}
+		orig := slices.Clone(in)
+		got := dropEmpty(in)
+		var idx []int
+		for _, b := range got {
+			idx = append(idx, slices.Index(orig, b))
+		}
+		if !slices.Equal(idx, tc.want) {
+			t.Errorf("lens %v: kept %v, want %v", tc.lens, idx, tc.want)
+		}
+		for i, b := range orig {
+			kept := slices.Contains(tc.want, i)
+			if _, err := b.Retain(); (err == nil) != kept {
+				t.Errorf("lens %v: batch %d kept %v but released: %v", tc.lens, i, kept, err != nil)
+			}
 		}
 	}
 }
