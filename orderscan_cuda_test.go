@@ -99,8 +99,8 @@ func TestGPUOrderByScanMatchesCPU(t *testing.T) {
 // table: LIMIT 10 by one BIGINT key over 10M rows (id: every row
 // distinct, so the device narrows each row group to candidates; k: NULLs
 // and ties, so every key is sorted), and a full sort of 1M rows by one
-// BIGINT key, each over the table as one row group and as five (groups of
-// 2M rows). The cpu runs are the CPU backend over the same tables (each a
+// BIGINT key, each over the tables as one row group and in groups of 500K
+// rows (20 and 2; output chunks of 500K). The cpu runs are the CPU backend over the same tables (each a
 // fraction of a second, so b.N stays small).
 func BenchmarkGPUOrderByScan(b *testing.B) {
 	ctx := context.Background()
@@ -142,7 +142,7 @@ func BenchmarkGPUOrderByScan(b *testing.B) {
 	for _, groups := range []struct {
 		name string
 		rows int
-	}{{"one_group", operators.DeviceBatchRows}, {"groups_of_2M", 2_000_000}} {
+	}{{"one_group", operators.DeviceBatchRows}, {"groups_of_500K", 500_000}} {
 		operators.DeviceBatchRows = groups.rows
 		db := open(b, "gpu")
 		if err := db.WaitGPU(ctx); err != nil {
