@@ -32,11 +32,19 @@ type DeviceSort struct {
 
 	gather gatherer
 	done   bool
+	// keyGather gathers the key columns alone (the candidates of a batch
+	// among several); prepared when first needed.
+	keyGather gatherer
+	// parts and order are a sort over several batches while its rows are
+	// gathered, a chunk at a time (nextChunk).
+	parts []*gpuexec.DeviceBatch
+	order *partOrder
 }
 
 // Open implements DeviceOperator.
 func (s *DeviceSort) Open(ctx context.Context) error {
 	s.done = false
+	s.releaseParts()
 	var err error
 	if s.gather, err = prepareGather(s.RT.Dev, s.Types, s.Stats); err != nil {
 		return err
@@ -46,6 +54,9 @@ func (s *DeviceSort) Open(ctx context.Context) error {
 
 // NextDevice implements DeviceOperator.
 func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	if s.parts != nil {
+		return s.nextChunk(ctx)
+	}
 	if s.done {
 		return nil, nil
 	}
@@ -69,15 +80,18 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	all := parts[0]
+	parts = dropEmpty(parts)
 	if len(parts) > 1 {
-		c, err := s.RT.Dev.Concatenate(parts)
-		if err != nil {
+		// Several batches (a resident table's row groups): the keys are
+		// ordered across them and the rows gathered from where they are,
+		// so the other columns are never concatenated.
+		if err := s.orderParts(ctx, parts); err != nil {
 			return nil, err
 		}
-		parts = append(parts, c)
-		all = c
+		s.parts, parts = parts, nil
+		return s.nextChunk(ctx)
 	}
+	all := parts[0]
 	if all.Len == 0 {
 		return all.Retain()
 	}
@@ -93,10 +107,10 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 			all = cand
 		}
 	}
-	if keys, ok := s.deviceKeys(all); ok {
+	if keys, ok := s.deviceKeys(all, s.Keys); ok {
 		return s.sortOnDevice(ctx, all, keys)
 	}
-	perm, err := s.hostOrder(ctx, all)
+	perm, err := s.hostOrder(ctx, all, s.Keys)
 	if err != nil {
 		return nil, err
 	}
@@ -120,15 +134,16 @@ func SetSortKeysOnHost(on bool) (restore func()) {
 // and text (whose strings past gpuexec.MaxTextSortBytes the host sorts).
 func DeviceSortable(t coldata.Type) bool { return gpuexec.RowSortable(t) }
 
-// deviceKeys returns b's sort keys for gpuexec.SortRows, NULLs placed as
+// deviceKeys returns b's sort keys (sortKeys: s.Keys, or the keys
+// renumbered over a batch of key columns) for gpuexec.SortRows, NULLs placed as
 // the host's rowComparator places them; ok is false when a key's type is
 // one the device does not order or b is past its size.
-func (s *DeviceSort) deviceKeys(b *gpuexec.DeviceBatch) (keys []gpuexec.WindowKey, ok bool) {
+func (s *DeviceSort) deviceKeys(b *gpuexec.DeviceBatch, sortKeys []opspec.SortKey) (keys []gpuexec.WindowKey, ok bool) {
 	if sortKeysOnHost.Load() || b.Len >= math.MaxInt32 {
 		return nil, false
 	}
-	keys = make([]gpuexec.WindowKey, len(s.Keys))
-	for i, k := range s.Keys {
+	keys = make([]gpuexec.WindowKey, len(sortKeys))
+	for i, k := range sortKeys {
 		c := b.Cols[k.Col]
 		if !DeviceSortable(c.Type) {
 			return nil, false
@@ -158,7 +173,7 @@ func (s *DeviceSort) sortOnDevice(ctx context.Context, all *gpuexec.DeviceBatch,
 	}
 	if !ok {
 		// A text key too long to pack: the host sorts the keys.
-		perm, err := s.hostOrder(ctx, all)
+		perm, err := s.hostOrder(ctx, all, s.Keys)
 		if err != nil {
 			return nil, err
 		}
@@ -171,16 +186,26 @@ func (s *DeviceSort) sortOnDevice(ctx context.Context, all *gpuexec.DeviceBatch,
 	return s.gatherIndex(ctx, all, order.Rows.Ptr(), order.Len)
 }
 
-// keysOf downloads the sort keys of b, as a host batch whose columns are
-// the keys in order, with the keys renumbered to them.
-func (s *DeviceSort) keysOf(ctx context.Context, b *gpuexec.DeviceBatch) (*coldata.Batch, []opspec.SortKey, error) {
-	keyCols := make([]gpuexec.DeviceVec, len(s.Keys))
-	hostKeys := make([]opspec.SortKey, len(s.Keys))
-	for i, k := range s.Keys {
+// keyColumns returns a view of b holding only the columns of keys, in
+// order, and keys renumbered to that view.
+func keyColumns(b *gpuexec.DeviceBatch, keys []opspec.SortKey) (*gpuexec.DeviceBatch, []opspec.SortKey, error) {
+	keyCols := make([]gpuexec.DeviceVec, len(keys))
+	renumbered := make([]opspec.SortKey, len(keys))
+	for i, k := range keys {
 		keyCols[i] = b.Cols[k.Col]
-		hostKeys[i] = opspec.SortKey{Col: i, Desc: k.Desc, Nulls: k.Nulls}
+		renumbered[i] = opspec.SortKey{Col: i, Desc: k.Desc, Nulls: k.Nulls}
 	}
 	kb, err := gpuexec.Combine(keyCols, b.Len, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kb, renumbered, nil
+}
+
+// keysOf downloads the sort keys of b, as a host batch whose columns are
+// the keys in order, with the keys renumbered to them.
+func (s *DeviceSort) keysOf(ctx context.Context, b *gpuexec.DeviceBatch, keys []opspec.SortKey) (*coldata.Batch, []opspec.SortKey, error) {
+	kb, hostKeys, err := keyColumns(b, keys)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -205,13 +230,14 @@ func (s *DeviceSort) candidates(ctx context.Context, all *gpuexec.DeviceBatch) (
 	return cand, true, nil
 }
 
-// hostOrder downloads all's keys and returns the order of its rows the
-// sort outputs (the first Limit of them when Limit is set).
-func (s *DeviceSort) hostOrder(ctx context.Context, all *gpuexec.DeviceBatch) ([]int, error) {
+// hostOrder downloads all's keys (columns of all, as keys name them) and
+// returns the order of its rows the sort outputs (the first Limit of them
+// when Limit is set).
+func (s *DeviceSort) hostOrder(ctx context.Context, all *gpuexec.DeviceBatch, keys []opspec.SortKey) ([]int, error) {
 	if s.Stats != nil {
 		s.Stats.HostSorts.Add(1)
 	}
-	hk, hostKeys, err := s.keysOf(ctx, all)
+	hk, hostKeys, err := s.keysOf(ctx, all, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +266,11 @@ func (s *DeviceSort) hostOrder(ctx context.Context, all *gpuexec.DeviceBatch) ([
 // gatherRows gathers rows perm of all (every column) into a new device
 // batch.
 func (s *DeviceSort) gatherRows(ctx context.Context, all *gpuexec.DeviceBatch, perm []int) (*gpuexec.DeviceBatch, error) {
+	return s.gatherRowsWith(ctx, s.gather, all, perm)
+}
+
+// gatherRowsWith gathers rows perm of in with g into a new device batch.
+func (s *DeviceSort) gatherRowsWith(ctx context.Context, g gatherer, in *gpuexec.DeviceBatch, perm []int) (*gpuexec.DeviceBatch, error) {
 	idx := make([]byte, 8*len(perm))
 	for i, p := range perm {
 		binary.LittleEndian.PutUint64(idx[8*i:], uint64(p))
@@ -252,15 +283,20 @@ func (s *DeviceSort) gatherRows(ctx context.Context, all *gpuexec.DeviceBatch, p
 	if err := s.RT.Dev.CopyToDevice(buf.Ptr(), idx, nil); err != nil {
 		return nil, err
 	}
-	return s.gatherIndex(ctx, all, buf.Ptr(), len(perm))
+	return s.gatherIndexWith(ctx, g, in, buf.Ptr(), len(perm))
 }
 
 // gatherIndex gathers the n rows of all whose int64 row numbers idx holds
 // on the device into a new device batch.
 func (s *DeviceSort) gatherIndex(ctx context.Context, all *gpuexec.DeviceBatch, idx gpuexec.DevicePtr, n int) (*gpuexec.DeviceBatch, error) {
-	out, err := s.gather.RunGather(ctx, all, idx, n)
+	return s.gatherIndexWith(ctx, s.gather, all, idx, n)
+}
+
+// gatherIndexWith is gatherIndex with the gatherer g.
+func (s *DeviceSort) gatherIndexWith(ctx context.Context, g gatherer, all *gpuexec.DeviceBatch, idx gpuexec.DevicePtr, n int) (*gpuexec.DeviceBatch, error) {
+	out, err := g.RunGather(ctx, all, idx, n)
 	if s.Stats != nil {
-		s.Stats.Launches.Add(int64(s.gather.Launches()))
+		s.Stats.Launches.Add(int64(g.Launches()))
 	}
 	if err != nil {
 		return nil, err
@@ -276,9 +312,14 @@ func (s *DeviceSort) gatherIndex(ctx context.Context, all *gpuexec.DeviceBatch, 
 
 // Close implements DeviceOperator.
 func (s *DeviceSort) Close() error {
+	s.releaseParts()
 	if s.gather != nil {
 		s.gather.Release()
 		s.gather = nil
+	}
+	if s.keyGather != nil {
+		s.keyGather.Release()
+		s.keyGather = nil
 	}
 	return s.Input.Close()
 }

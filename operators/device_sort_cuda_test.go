@@ -170,3 +170,98 @@ func TestDeviceSortMatchesCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceSortChunksMatchCPU: a sort over several batches (one empty)
+// gathers its output in chunks (DeviceBatchRows made small), each from
+// several batches; the rows, in order, are the CPU Sort's, with and
+// without a LIMIT, keys sorted on the device and on the host.
+func TestDeviceSortChunksMatchCPU(t *testing.T) {
+	defer func(n int) { operators.DeviceBatchRows = n }(operators.DeviceBatchRows)
+	operators.DeviceBatchRows = 40_000
+	rt := openRuntime(t, false)
+	ctx := context.Background()
+	hosts := sortBatches([]int{60_000, 0, 90_000, 25_000}, 8)
+	var devs []*gpuexec.DeviceBatch
+	for _, h := range hosts {
+		db, err := rt.Dev.Upload(ctx, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Release()
+		devs = append(devs, db)
+	}
+	types := make([]coldata.Type, len(hosts[0].Cols))
+	for i, c := range hosts[0].Cols {
+		types[i] = c.Type
+	}
+	rowsOf := func(bs []*coldata.Batch) []string {
+		var out []string
+		for _, b := range bs {
+			for i := 0; i < b.Len; i++ {
+				row := ""
+				for _, c := range b.Cols {
+					row += fmt.Sprintf("%v|", c.Value(i))
+				}
+				out = append(out, row)
+			}
+		}
+		return out
+	}
+	for _, keys := range [][]opspec.SortKey{
+		{{Col: 0}},
+		{{Col: 5, Desc: true}, {Col: 1, Nulls: opspec.NullsLast}},
+		{{Col: 6, Desc: true}},
+		{{Col: 7}, {Col: 6, Desc: true}},
+	} {
+		for _, limit := range []int64{0, 7, 100_000} {
+			all, err := operators.Drain(ctx, &operators.Sort{Input: &operators.Materialized{Batches: hosts}, Keys: keys, NCols: len(types), Limit: limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := rowsOf(all)
+			if limit > 0 && int64(len(want)) > limit {
+				want = want[:limit]
+			}
+			for _, onHost := range []bool{false, true} {
+				restore := operators.SetSortKeysOnHost(onHost)
+				ds := &operators.DeviceSort{Input: &batchesSource{bs: devs}, RT: rt, Keys: keys, Types: types, Limit: limit, Stats: &operators.Stats{}}
+				if err := ds.Open(ctx); err != nil {
+					t.Fatal(err)
+				}
+				var got []*coldata.Batch
+				for {
+					b, err := ds.NextDevice(ctx)
+					if err != nil {
+						t.Fatalf("keys %v limit %d: %v", keys, limit, err)
+					}
+					if b == nil {
+						break
+					}
+					if b.Len > operators.DeviceBatchRows {
+						t.Errorf("keys %v limit %d: an output batch of %d rows", keys, limit, b.Len)
+					}
+					h, err := rt.Dev.Download(ctx, b)
+					b.Release()
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, h)
+				}
+				ds.Close()
+				restore()
+				g := rowsOf(got)
+				if limit > 0 && int64(len(g)) > limit {
+					g = g[:limit]
+				}
+				if len(g) != len(want) {
+					t.Fatalf("keys %v limit %d host %v: %d rows, want %d", keys, limit, onHost, len(g), len(want))
+				}
+				for i := range g {
+					if g[i] != want[i] {
+						t.Fatalf("keys %v limit %d host %v: row %d is %s, want %s", keys, limit, onHost, i, g[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

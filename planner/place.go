@@ -3,7 +3,9 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec"
 )
@@ -215,7 +217,11 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		c.Input = in
 		c.Dev = in.Placement()
 		if c.Dev == CPU {
-			c.Why = inputOnHost
+			if why := scanSortWhy(in, x.Keys, opts); why == "" {
+				c.Input, c.Dev = gpuInput(in), GPU
+			} else {
+				c.Why = why
+			}
 		}
 		return &c, nil
 	case *Limit:
@@ -299,6 +305,35 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 // inputOnHost is the EXPLAIN note of an operator that follows its input
 // to the host.
 const inputOnHost = "its input is on the host"
+
+// scanSortWhy says why a sort over host input stays on the CPU ("" when
+// it moves to the device). A sort reading a table (or columns chosen from
+// one) runs on the device when the device orders every key: it sorts the
+// resident table's keys and gathers only the rows it outputs, where the
+// host would sort every row. Keys the host would order anyway, and tables
+// too large to keep resident (the sort would hold them whole on the
+// device), stay with the host's copy.
+func scanSortWhy(in Node, keys []opspec.SortKey, opts PlaceOptions) string {
+	scan, ok := in.(*Scan)
+	if p, isProject := in.(*Project); isProject && onlyColumns(p.Exprs) {
+		scan, ok = p.Input.(*Scan)
+	}
+	if !ok || scan.Table == nil {
+		return inputOnHost
+	}
+	for _, c := range scan.Columns() {
+		if c.Type == coldata.Null {
+			return inputOnHost
+		}
+	}
+	if why := sortNote(in.Columns(), keys); strings.HasPrefix(why, "keys sorted on the host") {
+		return inputOnHost + "; the device would not sort its keys (" + strings.TrimPrefix(why, "keys sorted on the host: ") + ")"
+	}
+	if b := scannedBytes(scan); opts.DeviceMemory > 0 && b > opts.DeviceMemory/2 {
+		return fmt.Sprintf("its input is on the host; its scan's %d columns take %s, over the half of device memory a table may keep resident", len(scan.Cols), byteSize(b))
+	}
+	return ""
+}
 
 // hostOnly is why an operator without a device form runs on the CPU in a
 // GPU plan.

@@ -481,12 +481,12 @@ func TestPlace(t *testing.T) {
 			"      Scan t [a b c d] (10 rows) [gpu]",
 		}},
 		{"filter over a host operator is uploaded", func() Node {
-			return &Filter{Input: &Sort{Input: s, Keys: []opspec.SortKey{{Col: 0}}}, Pred: gt()}
+			return &Filter{Input: &Distinct{Input: s}, Pred: gt()}
 		}, opts, []string{
 			"DeviceToHost [cpu]",
 			"  Filter (a > 1) (fused kernel) [gpu]",
 			"    HostToDevice [gpu]",
-			"      Sort a [cpu: its input is on the host]",
+			"      Distinct [cpu: DISTINCT has no device operator]",
 			"        Scan t [a b c d] (10 rows) [cpu]",
 		}},
 		{"aggregate and join on the GPU", func() Node {
