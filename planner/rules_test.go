@@ -201,7 +201,7 @@ func TestRuleTraceDevicePlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	rules := planner.Rules()
-	if last := len(rules) - 1; rules[last].Name != "pre_aggregate_joins" || tr.State(last) != planner.RuleSkipped {
+	if last := len(rules) - 2; rules[last].Name != "pre_aggregate_joins" || tr.State(last) != planner.RuleSkipped {
 		t.Errorf("pre_aggregate_joins on a device plan: %s", tr.State(last))
 	}
 	if got := tr.Lines(false); !slices.Equal(got, []string{"rules: prune_columns"}) {
