@@ -12,6 +12,7 @@ package gpuexec_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -126,6 +127,9 @@ func TestFakeDistributedPlans(t *testing.T) {
 		// GROUP BY: repartition by key, finish per device, gather.
 		{"SELECT s, COUNT(*), SUM(v), MIN(k), MAX(f) FROM fact GROUP BY s", false, []string{"repartition by s"}},
 		{"SELECT k, s, COUNT(*) AS n FROM fact WHERE v % 3 <> 1 GROUP BY k, s ORDER BY n DESC, k, s LIMIT 9", true, []string{"repartition by k, s", "Limit 9"}},
+		// Few groups (k's zone maps: 41): partial per device, merged.
+		{"SELECT k, COUNT(*), SUM(v), MIN(s), MAX(f) FROM fact GROUP BY k", false, []string{"partial", "final"}},
+		{"SELECT k, COUNT(*) FROM fact WHERE f > 2 GROUP BY k ORDER BY k", true, []string{"partial", "final"}},
 		// No keys: partial per device, merged on device 0.
 		{"SELECT COUNT(*), COUNT(k), SUM(v), MIN(s), MAX(f) FROM fact", true, []string{"partial", "final"}},
 		{"SELECT COUNT(*), SUM(v) FROM fact WHERE v < 0", true, []string{"partial"}},
@@ -200,6 +204,57 @@ func TestFakeDistributedPlans(t *testing.T) {
 		rt.Cache.Clear()
 		if n := gpuexec.InUse(devs[i]); n != 0 {
 			t.Errorf("device %d: %d bytes still lent", i, n)
+		}
+	}
+}
+
+// failingInput yields one batch of rows, then fails.
+type failingInput struct {
+	d    *gpuexec.Device
+	sent bool
+}
+
+func (f *failingInput) Open(context.Context) error { return nil }
+func (f *failingInput) Close() error               { return nil }
+func (f *failingInput) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	if f.sent {
+		return nil, errors.New("input broke")
+	}
+	f.sent = true
+	return f.d.Upload(ctx, exchangeBatch(rand.New(rand.NewSource(1)), 50, 0))
+}
+
+// TestFakeExchangeSourceErrors: a source with inputs for the wrong number
+// of devices, or whose input fails, fails every reader with the cause and
+// keeps no device memory.
+func TestFakeExchangeSourceErrors(t *testing.T) {
+	ctx := context.Background()
+	devs, _ := gpuexec.FakeDevices(t, 3, nil)
+	local, err := exchange.NewLocal(devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := &exchange.Group{Devices: devs, Transport: local, Split: exchange.HostSplit}
+	for _, c := range []struct {
+		name   string
+		inputs []operators.DeviceOperator
+		want   string
+	}{
+		{"two inputs for three devices", []operators.DeviceOperator{&failingInput{d: devs[0]}, &failingInput{d: devs[1]}}, "2 inputs for 3 devices"},
+		{"an input fails", []operators.DeviceOperator{&failingInput{d: devs[0]}, &failingInput{d: devs[1]}, &failingInput{d: devs[2]}}, "input broke"},
+	} {
+		src := &operators.ExchangeSource{Group: group, Kind: operators.ExchangeRepartition, Keys: []int{0}, Inputs: c.inputs}
+		for i := range devs {
+			out := src.Output(i)
+			if _, err := out.NextDevice(ctx); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: reader %d: %v, want %q", c.name, i, err, c.want)
+			}
+			out.Close()
+		}
+		for i, d := range devs {
+			if n := gpuexec.InUse(d); n != 0 {
+				t.Errorf("%s: device %d: %d bytes still lent", c.name, i, n)
+			}
 		}
 	}
 }

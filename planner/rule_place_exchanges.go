@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"math"
+
+	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec"
 )
@@ -23,8 +26,9 @@ import (
 //
 // Filters and projections run where their input is. A GROUP BY with keys
 // repartitions its rows by key and finishes on every device (each group
-// lives on one); without keys, each device aggregates its rows and device
-// 0 merges the partial rows (COUNT, SUM, MIN, MAX); COUNT(DISTINCT x)
+// lives on one), unless its keys' zone maps promise few groups; then, as
+// without keys, each device aggregates its rows and device 0 merges the
+// partial groups (COUNT, SUM, MIN, MAX); COUNT(DISTINCT x)
 // without keys repartitions by x first, so that each device's distinct
 // values are its own. A join keeps its larger (left, probe) side where it
 // is and broadcasts the smaller, or, when both are large, repartitions
@@ -206,14 +210,14 @@ func (p *exchanger) aggregate(x *DeviceAggregate, in Node, w where) (Node, where
 	if w != spread {
 		return withInputs(x, []Node{p.one(in, w)}), onOne
 	}
-	if x.NKeys > 0 {
+	merge, byArg, ok := mergeAggs(x.Aggs)
+	if x.NKeys > 0 && (!ok || byArg >= 0 || !p.fewGroups(x, in)) {
 		keys := make([]int, x.NKeys)
 		for i := range keys {
 			keys[i] = i
 		}
 		return withInputs(x, []Node{p.exchange(in, ExchangeRepartition, keys, true)}), spread
 	}
-	merge, byArg, ok := mergeAggs(x.Aggs)
 	if !ok {
 		return withInputs(x, []Node{p.one(in, w)}), onOne
 	}
@@ -224,13 +228,89 @@ func (p *exchanger) aggregate(x *DeviceAggregate, in Node, w where) (Node, where
 	part.Phase = "partial"
 	gather := p.exchange(part, ExchangeGather, nil, true)
 	cols := part.Columns()
-	for i := range merge {
-		merge[i].Arg = &expr.ColumnRef{Index: i, Name: cols[i].Name, T: cols[i].Type}
+	keys := make([]expr.Expr, x.NKeys)
+	for i := range keys {
+		keys[i] = &expr.ColumnRef{Index: i, Name: cols[i].Name, T: cols[i].Type}
 	}
-	orig := &Aggregate{Input: gather, Aggs: merge, AggNames: x.Orig.AggNames}
-	final := &DeviceAggregate{Input: gather, Orig: orig, Aggs: merge, Phase: "final"}
+	for i := range merge {
+		c := x.NKeys + i
+		merge[i].Arg = &expr.ColumnRef{Index: c, Name: cols[c].Name, T: cols[c].Type}
+	}
+	orig := &Aggregate{Input: gather, Keys: keys, Aggs: merge, AggNames: x.Orig.AggNames}
+	final := &DeviceAggregate{Input: gather, Orig: orig, Aggs: merge, NKeys: x.NKeys, Phase: "final"}
 	final.Dev = GPU
 	return final, onOne
+}
+
+// fewGroupsMax bounds the groups a GROUP BY merges on one device.
+const fewGroupsMax = 1 << 16
+
+// fewGroups reports whether a keyed GROUP BY over in has few enough
+// groups, by its key columns' zone maps, that merging every device's
+// partial groups on device 0 moves less than repartitioning its rows:
+// each device sends at most its groups, where a repartition sends
+// (n-1)/n of the rows. Keys whose range is unknown (text, computed
+// values, columns without zone maps) count as many.
+func (p *exchanger) fewGroups(x *DeviceAggregate, in Node) bool {
+	rows := float64(ScannedRows(in))
+	groups := 1.0
+	for k := 0; k < x.NKeys; k++ {
+		span, ok := keySpan(in, k)
+		if !ok {
+			return false
+		}
+		groups *= span + 1 // NULL is a group too
+	}
+	return groups <= fewGroupsMax && groups*float64(p.n) <= rows
+}
+
+// keySpan is how many values column col of n can take, followed through
+// device filters and projections of plain columns down to a scan: two
+// for a BOOLEAN, an integer column's range over its zone maps.
+func keySpan(n Node, col int) (float64, bool) {
+	for {
+		c, ok := n.(*Compute)
+		if !ok {
+			break
+		}
+		if c.Exprs != nil {
+			ref, isRef := c.Exprs[col].(*expr.ColumnRef)
+			if !isRef {
+				return 0, false
+			}
+			col = ref.Index
+		}
+		n = c.Input
+	}
+	s, ok := n.(*Scan)
+	if !ok || s.Table == nil || col >= len(s.Cols) {
+		return 0, false
+	}
+	tc := s.Cols[col]
+	switch t := s.Table.Columns[tc].Type; {
+	case t == coldata.Bool:
+		return 2, true
+	case t.Physical() != coldata.Int64 || t.IsDecimal():
+		return 0, false
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, zs := range s.Table.Zones {
+		if tc >= len(zs) {
+			return 0, false
+		}
+		z := zs[tc]
+		if z.MinI == nil || z.MaxI == nil {
+			if z.MinF == nil && z.MinS == nil {
+				continue // all NULL
+			}
+			return 0, false
+		}
+		lo, hi = min(lo, *z.MinI), max(hi, *z.MaxI)
+	}
+	if len(s.Table.Zones) == 0 || lo > hi {
+		return 0, false
+	}
+	return float64(hi) - float64(lo) + 1, true
 }
 
 // mergeAggs gives the aggregates that merge per-device partial rows of
