@@ -445,7 +445,7 @@ func (b *Built) buildDevice(n planner.Node) (operators.DeviceOperator, error) {
 		op = &operators.DeviceScan{RT: b.GPU, Table: name, Version: t.Version, Cols: x.Cols, Stats: st,
 			Load: load, Prepare: operators.GroupForDevice}
 	case *planner.Exchange:
-		e, err := b.buildExchange(x, st)
+		e, err := b.buildExchange(x)
 		if err != nil {
 			return nil, err
 		}

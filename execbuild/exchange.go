@@ -63,7 +63,7 @@ func (b *Built) scanShare(x *planner.Scan) (string, func() ([]*coldata.Batch, er
 // buildExchange builds (once) the exchange's source, its input once per
 // device (or once on device 0), and returns the reader of the device
 // being built.
-func (b *Built) buildExchange(x *planner.Exchange, st *operators.Stats) (operators.DeviceOperator, error) {
+func (b *Built) buildExchange(x *planner.Exchange) (operators.DeviceOperator, error) {
 	if err := b.checkSpread(x.Devices); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,9 @@ func (b *Built) buildExchange(x *planner.Exchange, st *operators.Stats) (operato
 		case planner.ExchangeBroadcast:
 			kind = operators.ExchangeBroadcast
 		}
-		src = &operators.ExchangeSource{Group: b.group, Kind: kind, Keys: x.Keys, Stats: st}
+		// Its readers' rows and time count in st (buildDevice's
+		// instrument, one per device).
+		src = &operators.ExchangeSource{Group: b.group, Kind: kind, Keys: x.Keys}
 		devices := 1
 		if x.Spread {
 			devices = len(b.devs)

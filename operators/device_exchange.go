@@ -48,7 +48,6 @@ type ExchangeSource struct {
 	// Inputs[i] produces batches on Group.Devices[i]; a single input
 	// (a broadcast of one device's rows) produces them on device 0.
 	Inputs []DeviceOperator
-	Stats  *Stats
 
 	once sync.Once
 	mu   sync.Mutex
@@ -101,12 +100,6 @@ func (s *ExchangeSource) exchange(ctx context.Context) (exchange.Parts, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("exchange %s over %d devices: %w", s.Kind, n, err)
-	}
-	if s.Stats != nil {
-		s.Stats.Rows.Add(int64(out.Rows()))
-		for _, bs := range out {
-			s.Stats.Batches.Add(int64(len(bs)))
-		}
 	}
 	return out, nil
 }
