@@ -74,4 +74,20 @@ func TestPlaceExchanges(t *testing.T) {
 	if got := trace.Lines(false); !strings.Contains(got[len(got)-1], "place_exchanges") {
 		t.Errorf("rules line %q", got)
 	}
+	// Switched off, or with one device, the plan stays on device 0.
+	n, err := plan(t, testCatalog(t), "SELECT a + 1 FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func([]planner.Column, expr.Expr, []expr.Expr) (bool, error) { return true, nil }
+	n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Supported: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _ := planner.ParseRules("place_exchanges")
+	for _, ro := range []planner.RuleOptions{{Devices: 3, SpreadRows: 1, Disabled: off}, {Devices: 1, SpreadRows: 1}} {
+		if got := strings.Join(planner.Explain(planner.Distribute(n, ro)), "\n"); strings.Contains(got, "Exchange") || strings.Contains(got, "devices") {
+			t.Errorf("%+v: spread:\n%s", ro, got)
+		}
+	}
 }
