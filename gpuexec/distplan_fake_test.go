@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
+
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/exchange"
@@ -37,10 +39,11 @@ func distCatalog(t *testing.T) *catalog.Catalog {
 	cat := catalog.New()
 	r := rand.New(rand.NewSource(37))
 	words := []string{"", "a", "ünï", "日本語", "key-7", "key-70"}
+	// Each group is a record of its own (Create keeps them; Append
+	// would merge small ones).
 	add := func(name string, cols []catalog.Column, groups []int, row func(i int, bs []*coldata.Builder)) {
-		if _, err := cat.Create(name, cols, nil, false); err != nil {
-			t.Fatal(err)
-		}
+		var recs []arrow.Record
+		schema := catalog.Schema(cols)
 		base := 0
 		for _, n := range groups {
 			bs := make([]*coldata.Builder, len(cols))
@@ -55,9 +58,13 @@ func distCatalog(t *testing.T) *catalog.Catalog {
 			for c, b := range bs {
 				vecs[c] = b.Finish()
 			}
-			if err := cat.Append(name, coldata.NewBatch(vecs, n)); err != nil {
-				t.Fatal(err)
-			}
+			recs = append(recs, coldata.BatchToRecord(schema, coldata.NewBatch(vecs, n)))
+		}
+		if _, err := cat.Create(name, cols, recs, false); err != nil {
+			t.Fatal(err)
+		}
+		if tb, _ := cat.Get(name); len(tb.Records) != len(groups) {
+			t.Fatalf("%s: %d records, want %d", name, len(tb.Records), len(groups))
 		}
 	}
 	key := func(b *coldata.Builder, n int) {
@@ -68,7 +75,7 @@ func distCatalog(t *testing.T) *catalog.Catalog {
 		}
 	}
 	add("fact", []catalog.Column{{Name: "k", Type: coldata.Int64}, {Name: "s", Type: coldata.String}, {Name: "v", Type: coldata.Int64}, {Name: "f", Type: coldata.Float64}},
-		[]int{300, 41, 0 + 1, 500, 260, 7, 390}, func(i int, bs []*coldata.Builder) {
+		[]int{300, 41, 1, 500, 260, 7, 390}, func(i int, bs []*coldata.Builder) {
 			key(bs[0], 40)
 			if r.Intn(11) == 0 {
 				bs[1].AppendNull()
@@ -189,6 +196,13 @@ func TestFakeDistributedPlans(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: %d rows, want %d\ngot  %.6q\nwant %.6q\n%s", c.q, len(got), len(want), got, want, explain)
 		}
+		// EXPLAIN ANALYZE: every spread scan read every row once, in
+		// one batch per device.
+		for _, line := range built.ExplainAnalyze(g) {
+			if strings.Contains(line, "Scan fact ") && !strings.Contains(line, "rows=1499 batches=3 ") {
+				t.Errorf("%s: %s", c.q, line)
+			}
+		}
 	}
 	if len(kinds) != 3 {
 		t.Errorf("exchange kinds run: %v, want all three", kinds)
@@ -196,10 +210,10 @@ func TestFakeDistributedPlans(t *testing.T) {
 	if s := local.Stats(); s.PeerBytes == 0 || s.StagedBytes == 0 {
 		t.Errorf("transport stats %+v: want peer copies and host staging (device 2 has no peer access)", s)
 	}
-	// Every device holds its share of fact; nothing else stays lent.
+	// Every device holds row groups of its share; nothing else stays lent.
 	for i, rt := range rts {
-		if rt.Cache.Stats().Tables == 0 {
-			t.Errorf("device %d keeps no resident table", i)
+		if st := rt.Cache.Stats(); st.Tables == 0 || st.Batches == 0 {
+			t.Errorf("device %d keeps no resident rows: %+v", i, st)
 		}
 		rt.Cache.Clear()
 		if n := gpuexec.InUse(devs[i]); n != 0 {

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -121,10 +122,19 @@ func (s *ExchangeSource) drain(ctx context.Context, in exchange.Parts) error {
 		}()
 	}
 	wg.Wait()
+	// The cause, not the cancellations it made in the other inputs.
+	first := -1
 	for i, err := range errs {
-		if err != nil {
+		switch {
+		case err == nil:
+		case !errors.Is(err, context.Canceled):
 			return fmt.Errorf("exchange %s, input on device %d: %w", s.Kind, i, err)
+		case first < 0:
+			first = i
 		}
+	}
+	if first >= 0 {
+		return fmt.Errorf("exchange %s, input on device %d: %w", s.Kind, first, errs[first])
 	}
 	return nil
 }
