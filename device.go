@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/exchange"
 	"github.com/gsqlengine/gsql/execbuild"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
@@ -23,10 +24,15 @@ type gpuState struct {
 	once sync.Once
 	rt   *operators.DeviceRuntime
 	err  error
-	// others are the devices of Options.Devices after the first, where
-	// no query runs yet; skipped says why listed ones are not open.
-	others  []*gpuexec.Device
-	skipped []string
+	// others are the devices of Options.Devices after the first, and
+	// spread their runtimes (rt first, then one per other device, each
+	// with its resident tables) when plans spread over several GPUs;
+	// transport moves batches among them. skipped says why listed GPUs
+	// are not open.
+	others    []*gpuexec.Device
+	spread    []*operators.DeviceRuntime
+	transport exchange.Transport
+	skipped   []string
 }
 
 // gpu opens the GPU runtime (once) or says why it cannot: the runtime on
@@ -63,7 +69,13 @@ func (db *DB) gpu() (*operators.DeviceRuntime, error) {
 			return
 		}
 		db.gpuState.rt = rt
-		db.cat.OnChange(func(name string) { rt.Cache.Invalidate(name) })
+		if err := db.spreadRuntimes(); err != nil {
+			db.closeOtherDevices()
+			rt.Close()
+			db.gpuState.rt, db.gpuState.err = nil, err
+			return
+		}
+		db.cat.OnChange(db.invalidateResident)
 		// The interpreter and the runtime module compile (or load from
 		// the disk cache) in the background, before the first query, and
 		// the memory pools reserve their first slabs.
@@ -141,7 +153,12 @@ func (db *DB) placeFinal(n planner.Node, ro planner.RuleOptions) (placed planner
 	}
 	placed, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: supported,
 		Aggregates: execbuild.AggregatesOnDevice, DeviceMemory: mem})
-	return placed, final, err
+	if err != nil {
+		return nil, final, err
+	}
+	// With several GPUs open, the placed plan spreads over them.
+	ro.Devices, ro.SpreadRows = len(db.gpuState.spread), db.opts.SpreadRows
+	return planner.Distribute(placed, ro), final, nil
 }
 
 // defaultAutoGPUMinRows is Options.AutoGPUMinRows when unset: on the H200,

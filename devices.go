@@ -6,13 +6,17 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gsqlengine/gsql/exchange"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/operators"
 )
 
 // Several GPUs (Options.Devices): the database opens a device state on
-// each GPU it is given, so that their contexts, pools and counters exist
-// and show in .stats. Until plans spread over devices (issue 37: exchanges
-// placed by a rule), every query runs on the first of them.
+// each GPU it is given, with its own resident tables, and the
+// place_exchanges rule spreads device plans over all of them (tables by
+// row groups, exchanges between the devices; docs/SCALEOUT.md). The
+// first device runs what a plan does once (the final merge, the sort of
+// gathered rows) and hands the result to the host.
 
 // parseDevices reads Options.Devices: "" or "all" (every GPU present:
 // nil) or a comma-separated list of distinct GPU ordinals, in the order
@@ -105,8 +109,48 @@ func (db *DB) openOtherDevices(ordinals []int, opts gpuexec.Options) error {
 	return failed
 }
 
+// spreadRuntimes gives every other open device a runtime with its own
+// resident tables, and makes the transport among all of them (peer
+// access where the pairs have it). With one device it does nothing.
+func (db *DB) spreadRuntimes() error {
+	if len(db.gpuState.others) == 0 {
+		return nil
+	}
+	rts := []*operators.DeviceRuntime{db.gpuState.rt}
+	devs := []*gpuexec.Device{db.gpuState.rt.Dev}
+	for _, d := range db.gpuState.others {
+		budget := db.opts.CacheBudget
+		if budget == 0 {
+			budget = operators.DefaultCacheBudget(d.MemoryLimit())
+		}
+		rts = append(rts, &operators.DeviceRuntime{Dev: d, Cache: gpuexec.NewTableCache(d, budget)})
+		devs = append(devs, d)
+	}
+	local, err := exchange.NewLocal(devs)
+	if err != nil {
+		return fmt.Errorf("gsql: connecting the GPUs of Options.Devices %q: %w", db.opts.Devices, err)
+	}
+	db.gpuState.spread, db.gpuState.transport = rts, local
+	return nil
+}
+
+// invalidateResident drops a changed table from every device: the whole
+// table and each device's share of its row groups.
+func (db *DB) invalidateResident(name string) {
+	db.gpuState.rt.Cache.Invalidate(name)
+	n := len(db.gpuState.spread)
+	for i, rt := range db.gpuState.spread {
+		rt.Cache.Invalidate(name)
+		rt.Cache.Invalidate(operators.ShareName(name, i, n))
+	}
+}
+
 // closeOtherDevices gives back the devices after the first.
 func (db *DB) closeOtherDevices() error {
+	for _, rt := range db.gpuState.spread[min(1, len(db.gpuState.spread)):] {
+		rt.Cache.Clear()
+	}
+	db.gpuState.spread, db.gpuState.transport = nil, nil
 	var first error
 	for _, d := range db.gpuState.others {
 		if err := d.Close(); err != nil && first == nil {

@@ -866,7 +866,11 @@ func (db *DB) build(n planner.Node) (*execbuild.Built, error) {
 	if onGPU {
 		rt, _ = db.gpu()
 	}
-	return execbuild.BuildWith(n, execbuild.BuildOptions{GPU: rt, Strict: strict, MemoryLimit: db.opts.MemoryLimit, TempDir: db.tempDir})
+	o := execbuild.BuildOptions{GPU: rt, Strict: strict, MemoryLimit: db.opts.MemoryLimit, TempDir: db.tempDir}
+	if rt != nil {
+		o.Devices, o.Transport = db.gpuState.spread, db.gpuState.transport
+	}
+	return execbuild.BuildWith(n, o)
 }
 
 // hasDeviceNode reports whether any operator of the plan runs on the GPU.

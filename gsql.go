@@ -48,13 +48,19 @@ type Options struct {
 	// fallback) or "cpu". Empty means auto.
 	Device string
 	// Devices lists the GPUs the database opens: "all" or GPU numbers
-	// such as "0,2"; empty (the default) opens GPU 0 alone, while plans do
-	// not spread over several devices. Each gets its own device state
-	// (context, pool, counters in Stats.Devices); a listed GPU that is
-	// missing or fails to open is skipped (Stats.SkippedDevices), or with
-	// Device "gpu" fails the GPU. Queries run on the first one: plans do
-	// not spread over several devices yet.
+	// such as "0,2"; empty (the default) opens GPU 0 alone. Each gets its
+	// own device state (context, pool, resident tables, counters in
+	// Stats.Devices); a listed GPU that is missing or fails to open is
+	// skipped (Stats.SkippedDevices), or with Device "gpu" fails the GPU.
+	// With several open, device plans spread over all of them (the
+	// place_exchanges rule): large tables by row groups, small ones
+	// replicated, exchanges where rows must meet; the first listed device
+	// runs the final steps.
 	Devices string
+	// SpreadRows is the table size from which a plan over several GPUs
+	// spreads a table's row groups over them; smaller tables are
+	// replicated on each (0: planner.DefaultSpreadRows, 1M rows).
+	SpreadRows int64
 	// PoolLimit caps the GPU memory pool in bytes (0: no limit).
 	PoolLimit uint64
 	// CacheBudget caps the device memory of resident tables (0: half the

@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/exchange"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
@@ -50,6 +51,14 @@ type Built struct {
 	// work holds the working table of each recursive CTE by its WorkKey
 	// (cte.go).
 	work map[any]*operators.WorkTable
+	// devs are the runtimes of a plan spread over several GPUs (devs[0]
+	// is GPU's device); on is the one device operators are built for now
+	// (exchange.go).
+	devs  []*operators.DeviceRuntime
+	on    int
+	group *exchange.Group
+	exch  map[*planner.Exchange]*operators.ExchangeSource
+	twins bool
 }
 
 // BuildOptions configure Build.
@@ -58,6 +67,19 @@ type BuildOptions struct {
 	Strict      bool
 	MemoryLimit uint64
 	TempDir     string
+	// Devices are the runtimes of every GPU a plan may spread over
+	// (planner.Distribute), Devices[0] on GPU's device; Transport moves
+	// batches between them and Split cuts batches by key hash (nil:
+	// on the device).
+	Devices   []*operators.DeviceRuntime
+	Transport exchange.Transport
+	Split     exchange.Splitter
+	// HostTwins runs the device operators that launch generated kernels
+	// (filters and projections, GROUP BY, joins, sorts) as their host
+	// operators between a download and an upload: for the multi-device
+	// tests over the fake driver, which runs no generated kernels; never
+	// for queries.
+	HostTwins bool
 }
 
 // Build turns a plan into operators. Plans with GPU nodes need rt.
@@ -72,6 +94,10 @@ func BuildWith(n planner.Node, o BuildOptions) (*Built, error) {
 	if o.GPU != nil {
 		b.Waits = &gpuexec.Waits{}
 		b.GPU = o.GPU.ForQuery(b.Waits)
+		b.twins = o.HostTwins
+		if err := b.spreadOver(o); err != nil {
+			return nil, err
+		}
 	}
 	filtersOverScans(n, b.prune)
 	root, err := b.build(n)
@@ -399,14 +425,31 @@ func (b *Built) buildDevice(n planner.Node) (operators.DeviceOperator, error) {
 	if b.GPU == nil {
 		return nil, fmt.Errorf("plan needs a GPU but none is open")
 	}
-	st := &operators.Stats{}
-	b.Stats[n] = st
+	// A node built once per device keeps one Stats for all of them.
+	st := b.Stats[n]
+	if st == nil {
+		st = &operators.Stats{}
+		b.Stats[n] = st
+	}
+	if op, ok, err := b.twin(n, st); ok || err != nil {
+		return op, err
+	}
 	var op operators.DeviceOperator
 	switch x := n.(type) {
 	case *planner.Scan:
 		t := x.Table
-		op = &operators.DeviceScan{RT: b.GPU, Table: t.Name, Version: t.Version, Cols: x.Cols, Stats: st,
-			Load: t.Batches, Prepare: operators.GroupForDevice}
+		name, load, err := b.scanShare(x)
+		if err != nil {
+			return nil, err
+		}
+		op = &operators.DeviceScan{RT: b.GPU, Table: name, Version: t.Version, Cols: x.Cols, Stats: st,
+			Load: load, Prepare: operators.GroupForDevice}
+	case *planner.Exchange:
+		e, err := b.buildExchange(x)
+		if err != nil {
+			return nil, err
+		}
+		op = e
 	case *planner.Compute:
 		in, err := b.buildDevice(x.Input)
 		if err != nil {

@@ -7,14 +7,15 @@ import "testing"
 // above gpuexec, which live in this directory's external test package
 // (gpuexec_test) because the fake driver exists only in test builds.
 // peer says which ordered pairs have peer access (nil: all). It returns
-// a function counting each device's direct peer copies so far.
+// a function counting each device's direct peer copies so far. Each fake
+// takes its calls in turn, as a context thread does.
 func FakeDevices(t testing.TB, n int, peer func(from, to int) bool) ([]*Device, func() []int) {
 	t.Helper()
 	devs := make([]*Device, n)
 	fakes := make([]*fakeDriver, n)
 	for i := range devs {
 		f := newFakeDriver()
-		f.ordinal, f.peer = i, peer
+		f.ordinal, f.peer, f.serial = i, peer, true
 		d, err := newDevice(f, Options{Ordinal: i, CacheDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,6 +42,10 @@ type fakeDriver struct {
 	peer       func(from, to int) bool
 	enabled    map[int]bool
 	peerCopies int
+	// serial makes do take calls in turn (turn, held by turnOwner).
+	serial    bool
+	turn      sync.Mutex
+	turnOwner atomic.Int64
 }
 
 func newFakeDriver() *fakeDriver {
@@ -112,7 +117,30 @@ func (f *fakeDriver) peerCopy(dst DevicePtr, peer driver, src DevicePtr, n uint6
 	f.mu.Unlock()
 	return nil
 }
-func (f *fakeDriver) do(fn func() error) error   { return fn() }
+
+// do runs fn inline. A serial fake (FakeDevices) also takes its calls in
+// turn, as a real context thread does: the plans spread over several
+// fake devices drive one device from several goroutines, which would
+// otherwise share its staging buffers at once. Calls from inside fn run
+// directly (the goroutine holding the turn; goroutineID is
+// lockorder_test.go's).
+func (f *fakeDriver) do(fn func() error) error {
+	if !f.serial {
+		return fn()
+	}
+	id := goroutineID()
+	if f.turnOwner.Load() == id {
+		return fn()
+	}
+	f.turn.Lock()
+	f.turnOwner.Store(id)
+	defer func() {
+		f.turnOwner.Store(0)
+		f.turn.Unlock()
+	}()
+	return fn()
+}
+
 func (f *fakeDriver) close() error               { f.mu.Lock(); f.closes++; f.mu.Unlock(); return nil }
 func (f *fakeDriver) onThread() bool             { return true }
 func (f *fakeDriver) await(done <-chan struct{}) { <-done }

@@ -28,6 +28,9 @@ type DeviceAggregate struct {
 	// columns (after the NKeys key columns).
 	Aggs  []opspec.AggSpec
 	NKeys int
+	// Phase is "partial" or "final" for the two halves of a GROUP BY
+	// merged across devices (place_exchanges); "" for a whole one.
+	Phase string
 }
 
 // Columns implements Node.
@@ -37,10 +40,14 @@ func (g *DeviceAggregate) Columns() []Column { return g.Orig.Columns() }
 func (g *DeviceAggregate) Inputs() []Node { return []Node{g.Input} }
 
 func (g *DeviceAggregate) describe() string {
-	if g.Dev == GPU {
-		return g.Orig.describe() + " (hash table on the gpu, groups kept on the gpu)"
+	d := g.Orig.describe()
+	if g.Phase != "" {
+		d += " " + g.Phase
 	}
-	return g.Orig.describe() + " (hash table on the gpu, groups merged on the host)"
+	if g.Dev == GPU {
+		return d + " (hash table on the gpu, groups kept on the gpu)"
+	}
+	return d + " (hash table on the gpu, groups merged on the host)"
 }
 
 // DeviceJoin is an equi-join on the GPU (INNER or LEFT without a residual

@@ -453,6 +453,10 @@ func withInputs(n Node, in []Node) Node {
 		c := *x
 		c.Left, c.Right = in[0], in[1]
 		return &c
+	case *Exchange:
+		c := *x
+		c.Input = in[0]
+		return &c
 	case *CTERef:
 		c := *x
 		c.Body = in[0]

@@ -72,6 +72,11 @@ type Scan struct {
 	Cols  []int
 	// Indexes are the table's indexes (index.go).
 	Indexes []*catalog.Index
+	// Devices > 1: a multi-device plan reads the table on that many
+	// devices (place_exchanges), each its share of the row groups
+	// (round-robin) or, Replicated, all of them.
+	Devices    int
+	Replicated bool
 }
 
 // Columns implements Node.
@@ -91,7 +96,7 @@ func (s *Scan) describe() string {
 	for i, c := range s.Cols {
 		names[i] = s.Table.Columns[c].Name
 	}
-	return fmt.Sprintf("Scan %s %v (%d rows)", s.Table.Name, names, s.Table.Rows)
+	return fmt.Sprintf("Scan %s %v (%d rows)", s.Table.Name, names, s.Table.Rows) + s.spreadNote()
 }
 
 // Values produces constant rows.

@@ -53,6 +53,12 @@ var pipeline = []Rule{
 	// Placement rules.
 	{Name: "pre_aggregate_joins", Purpose: "count a left join's right side per join key below the join (host plans only; TPC-H Q13)",
 		Placement: true, HostOnly: true, apply: infallible(PreAggregateJoins)},
+
+	// Device rules: over the placed plan, when several GPUs are open.
+	{Name: "place_exchanges", Purpose: "spread a device plan over every open GPU: tables by row groups, exchanges (repartition, broadcast, gather) where rows must meet",
+		Devices: true, applyDevices: func(n Node, o RuleOptions) Node {
+			return PlaceExchanges(n, ExchangeOptions{Devices: o.Devices, SpreadRows: o.SpreadRows})
+		}},
 }
 
 // Rule is one named rewrite of the pipeline.
@@ -66,6 +72,10 @@ type Rule struct {
 	// ones; HostOnly ones only on plans that stay on the CPU.
 	Placement, HostOnly bool
 	apply               func(Node) (Node, error)
+	// Devices marks the rules that run over the placed plan of a
+	// database with several GPUs (Distribute).
+	Devices      bool
+	applyDevices func(Node, RuleOptions) Node
 }
 
 // infallible adapts a rewrite that cannot fail.
@@ -158,6 +168,11 @@ type RuleOptions struct {
 	// Trace, when set, records what each rule did (for EXPLAIN); nil
 	// records nothing and costs nothing.
 	Trace *RuleTrace
+	// Devices is the number of GPUs a placed plan may spread over (the
+	// device rules run from 2); SpreadRows is the table size from which
+	// a table is spread rather than replicated (0: DefaultSpreadRows).
+	Devices    int
+	SpreadRows int64
 }
 
 // RuleState is what one entry of the pipeline did to a statement's plan.
@@ -268,7 +283,7 @@ func runRules(n Node, o RuleOptions, placement, host bool) (Node, error) {
 		before = fingerprint(n)
 	}
 	for i, r := range pipeline {
-		if r.Placement != placement {
+		if r.Placement != placement || r.Devices {
 			continue
 		}
 		if o.Disabled.Has(r.Name) {
@@ -297,6 +312,33 @@ func runRules(n Node, o RuleOptions, placement, host bool) (Node, error) {
 		}
 	}
 	return n, nil
+}
+
+// Distribute runs the device rules over a placed plan (planner.Place's
+// output) when o.Devices is 2 or more.
+func Distribute(n Node, o RuleOptions) Node {
+	for i, r := range pipeline {
+		if !r.Devices || o.Devices < 2 {
+			continue
+		}
+		if o.Disabled.Has(r.Name) {
+			o.Trace.record(i, RuleDisabled)
+			continue
+		}
+		var before string
+		if o.Trace != nil {
+			before = fingerprint(n)
+		}
+		n = r.applyDevices(n, o)
+		if o.Trace != nil {
+			state := RuleNoChange
+			if fingerprint(n) != before {
+				state = RuleFired
+			}
+			o.Trace.record(i, state)
+		}
+	}
+	return n
 }
 
 // fingerprint is a plan's EXPLAIN text: what "changed the plan" means.

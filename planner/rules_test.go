@@ -20,13 +20,13 @@ func TestPipelineOrder(t *testing.T) {
 	want := []string{
 		"dependent_group_keys", "sum_plus_const", "fold_constants", "factor_ors", "push_filters",
 		"reorder_joins", "push_filters", "reduce_grouped_joins", "distinct_as_group_by",
-		"setops_as_group_by", "prune_columns", "pre_aggregate_joins",
+		"setops_as_group_by", "prune_columns", "pre_aggregate_joins", "place_exchanges",
 	}
 	var got []string
 	placement := false
 	for _, r := range planner.Rules() {
 		got = append(got, r.Name)
-		if placement && !r.Placement {
+		if placement && !r.Placement && !r.Devices {
 			t.Errorf("logical rule %s after a placement rule", r.Name)
 		}
 		placement = placement || r.Placement
@@ -201,7 +201,7 @@ func TestRuleTraceDevicePlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	rules := planner.Rules()
-	if last := len(rules) - 1; rules[last].Name != "pre_aggregate_joins" || tr.State(last) != planner.RuleSkipped {
+	if last := len(rules) - 2; rules[last].Name != "pre_aggregate_joins" || tr.State(last) != planner.RuleSkipped {
 		t.Errorf("pre_aggregate_joins on a device plan: %s", tr.State(last))
 	}
 	if got := tr.Lines(false); !slices.Equal(got, []string{"rules: prune_columns"}) {

@@ -337,8 +337,11 @@ func (s *Shell) cmdStats(context.Context, []string) error {
 func (s *Shell) cmdRules(context.Context, []string) error {
 	for i, r := range gsql.Rules() {
 		when := ""
-		if r.Placement {
+		switch {
+		case r.Placement:
 			when = " (at placement)"
+		case r.Devices:
+			when = " (placed plans, several GPUs)"
 		}
 		fmt.Fprintf(s.opts.Out, "%2d %-22s %s%s\n", i+1, r.Name, r.Purpose, when)
 	}

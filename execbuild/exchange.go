@@ -1,0 +1,167 @@
+package execbuild
+
+import (
+	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/exchange"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators"
+	"github.com/gsqlengine/gsql/planner"
+)
+
+// Plans spread over several GPUs (planner.PlaceExchanges): the subtree
+// below an exchange is built once per device, each copy over that
+// device's runtime (its device and resident tables); the exchange's
+// operator drains the copies and deals their rows out
+// (operators.ExchangeSource).
+
+// spreadOver sets up the devices of a multi-device build.
+func (b *Built) spreadOver(o BuildOptions) error {
+	if len(o.Devices) < 2 {
+		return nil
+	}
+	if o.Transport == nil {
+		return fmt.Errorf("internal error: a build over %d devices without a transport", len(o.Devices))
+	}
+	b.devs = make([]*operators.DeviceRuntime, len(o.Devices))
+	b.group = &exchange.Group{Transport: o.Transport, Split: o.Split}
+	for i, rt := range o.Devices {
+		if i == 0 {
+			b.devs[0] = b.GPU
+		} else {
+			b.devs[i] = rt.ForQuery(b.Waits)
+		}
+		b.group.Devices = append(b.group.Devices, b.devs[i].Dev)
+	}
+	b.exch = map[*planner.Exchange]*operators.ExchangeSource{}
+	return nil
+}
+
+// checkSpread fails when a plan spread over n devices meets a build
+// with another number of them.
+func (b *Built) checkSpread(n int) error {
+	if n != len(b.devs) {
+		return fmt.Errorf("internal error: plan spread over %d devices, %d open", n, len(b.devs))
+	}
+	return nil
+}
+
+// scanShare is the resident table a device scan reads: the whole table,
+// or on a spread scan, the device's share of its row groups.
+func (b *Built) scanShare(x *planner.Scan) (string, func() ([]*coldata.Batch, error), error) {
+	t := x.Table
+	if x.Devices < 2 || x.Replicated {
+		return t.Name, t.Batches, nil
+	}
+	if err := b.checkSpread(x.Devices); err != nil {
+		return "", nil, err
+	}
+	return operators.ShareName(t.Name, b.on, x.Devices), operators.RowGroupShare(t.Batches, b.on, x.Devices), nil
+}
+
+// buildExchange builds (once) the exchange's source, its input once per
+// device (or once on device 0), and returns the reader of the device
+// being built.
+func (b *Built) buildExchange(x *planner.Exchange) (operators.DeviceOperator, error) {
+	if err := b.checkSpread(x.Devices); err != nil {
+		return nil, err
+	}
+	src := b.exch[x]
+	if src == nil {
+		kind := operators.ExchangeGather
+		switch x.Kind {
+		case planner.ExchangeRepartition:
+			kind = operators.ExchangeRepartition
+		case planner.ExchangeBroadcast:
+			kind = operators.ExchangeBroadcast
+		}
+		// Its readers' rows and time count in st (buildDevice's
+		// instrument, one per device).
+		src = &operators.ExchangeSource{Group: b.group, Kind: kind, Keys: x.Keys}
+		devices := 1
+		if x.Spread {
+			devices = len(b.devs)
+		}
+		for i := 0; i < devices; i++ {
+			in, err := b.buildOn(x.Input, i)
+			if err != nil {
+				return nil, err
+			}
+			src.Inputs = append(src.Inputs, in)
+		}
+		b.exch[x] = src
+	}
+	return src.Output(b.on), nil
+}
+
+// buildOn builds n's device operators over device i.
+func (b *Built) buildOn(n planner.Node, i int) (operators.DeviceOperator, error) {
+	gpu, on := b.GPU, b.on
+	b.GPU, b.on = b.devs[i], i
+	defer func() { b.GPU, b.on = gpu, on }()
+	return b.buildDevice(n)
+}
+
+// twin builds, with HostTwins, a device node that launches generated
+// kernels as its host operator between a download and an upload.
+func (b *Built) twin(n planner.Node, st *operators.Stats) (operators.DeviceOperator, bool, error) {
+	if !b.twins {
+		return nil, false, nil
+	}
+	var ins []planner.Node
+	switch n.(type) {
+	case *planner.Compute, *planner.DeviceAggregate, *planner.DeviceJoin, *planner.Sort:
+		ins = n.Inputs()
+	default:
+		return nil, false, nil
+	}
+	host := make([]operators.Operator, len(ins))
+	for i, in := range ins {
+		d, err := b.buildDevice(in)
+		if err != nil {
+			return nil, true, err
+		}
+		host[i] = &operators.DeviceToHost{Input: d, RT: b.GPU, Stats: &operators.Stats{}}
+	}
+	refs := func(cols []planner.Column, idx []int) []expr.Expr {
+		out := make([]expr.Expr, len(idx))
+		for i, c := range idx {
+			out[i] = &expr.ColumnRef{Index: c, Name: cols[c].Name, T: cols[c].Type}
+		}
+		return out
+	}
+	var op operators.Operator
+	switch x := n.(type) {
+	case *planner.Compute:
+		op = host[0]
+		if x.Pred != nil {
+			op = &operators.Filter{Input: op, Pred: x.Pred}
+		}
+		if x.Exprs != nil {
+			op = &operators.Project{Input: op, Exprs: x.Exprs}
+		}
+	case *planner.DeviceAggregate:
+		keys := make([]int, x.NKeys)
+		for i := range keys {
+			keys[i] = i
+		}
+		op = &operators.HashAggregate{Input: host[0], Keys: refs(x.Input.Columns(), keys), Aggs: x.Aggs}
+	case *planner.DeviceJoin:
+		op = &operators.HashJoin{Left: host[0], Right: host[1], LeftKeys: refs(x.Left.Columns(), x.LeftKeys),
+			RightKeys: refs(x.Right.Columns(), x.RightKeys), Cond: x.Cond, Kind: x.Orig.Kind,
+			LeftCols: len(x.Left.Columns()), RightTypes: columnTypes(x.Right.Columns())}
+		if out, all := len(x.Columns()), len(x.Left.Columns())+len(x.Right.Columns()); out < all && out > len(x.Left.Columns()) {
+			// The device join drops the right side's extra columns.
+			idx := make([]int, out)
+			for i := range idx {
+				idx[i] = i
+			}
+			cols := append(append([]planner.Column(nil), x.Left.Columns()...), x.Right.Columns()...)
+			op = &operators.Project{Input: op, Exprs: refs(cols, idx)}
+		}
+	case *planner.Sort:
+		op = &operators.Sort{Input: host[0], Keys: x.Keys, NCols: len(x.Columns())}
+	}
+	return operators.InstrumentDevice(&operators.HostToDevice{Input: op, RT: b.GPU, Stats: st}, st), true, nil
+}

@@ -1,0 +1,82 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ExchangeKind is how an Exchange moves rows between the devices of a
+// multi-device plan (package exchange runs them).
+type ExchangeKind uint8
+
+const (
+	// ExchangeGather brings every device's rows to device 0: the plan
+	// above it runs once.
+	ExchangeGather ExchangeKind = iota
+	// ExchangeRepartition sends every row to the device its key columns
+	// hash to, so that equal keys meet on one device.
+	ExchangeRepartition
+	// ExchangeBroadcast copies every row to every device.
+	ExchangeBroadcast
+)
+
+func (k ExchangeKind) String() string {
+	switch k {
+	case ExchangeRepartition:
+		return "repartition"
+	case ExchangeBroadcast:
+		return "broadcast"
+	}
+	return "gather"
+}
+
+// Exchange moves its input's device batches between Devices GPUs. Its
+// input runs once per device (Spread: each device over its own rows) or
+// once on device 0 (a broadcast of one device's rows); its output is one
+// stream on device 0 (gather) or one per device (repartition, broadcast).
+// Placed by the place_exchanges rule.
+type Exchange struct {
+	placed
+	Input   Node
+	Kind    ExchangeKind
+	Keys    []int // repartition: the input's key columns
+	Devices int
+	// Spread says the input runs on every device (false: on device 0).
+	Spread bool
+}
+
+// Columns implements Node.
+func (e *Exchange) Columns() []Column { return e.Input.Columns() }
+
+// Inputs implements Node.
+func (e *Exchange) Inputs() []Node { return []Node{e.Input} }
+
+func (e *Exchange) describe() string {
+	from := "device 0"
+	if e.Spread {
+		from = fmt.Sprintf("%d devices", e.Devices)
+	}
+	switch e.Kind {
+	case ExchangeRepartition:
+		cols := e.Input.Columns()
+		names := make([]string, len(e.Keys))
+		for i, k := range e.Keys {
+			names[i] = cols[k].Name
+		}
+		return fmt.Sprintf("Exchange repartition by %s (%s to %d devices)", strings.Join(names, ", "), from, e.Devices)
+	case ExchangeBroadcast:
+		return fmt.Sprintf("Exchange broadcast (%s to %d devices)", from, e.Devices)
+	}
+	return fmt.Sprintf("Exchange gather (%s to device 0)", from)
+}
+
+// scanSpread is the EXPLAIN note of a scan in a multi-device plan.
+func (s *Scan) spreadNote() string {
+	switch {
+	case s.Devices > 1 && s.Replicated:
+		return fmt.Sprintf(" (replicated on %d devices)", s.Devices)
+	case s.Devices > 1:
+		return fmt.Sprintf(" (row groups round-robin over %d devices)", s.Devices)
+	}
+	return ""
+}

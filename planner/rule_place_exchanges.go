@@ -1,0 +1,396 @@
+package planner
+
+import (
+	"math"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/opspec"
+)
+
+// Exchange placement. With several GPUs open, a placed device plan is
+// spread over them: large tables are read where their row groups live
+// (round-robin over the devices), small ones on every device, and the
+// operators above move rows only where the answer needs it:
+//
+//	SELECT k, COUNT(*) FROM big GROUP BY k ORDER BY 2 DESC LIMIT 5
+//
+//	Limit 5                            Limit 5
+//	  Sort count DESC                    Sort count DESC
+//	    HashAggregate keys: k     =>       Exchange gather (3 devices to device 0)
+//	      Scan big                           Limit 5
+//	                                           Sort count DESC
+//	                                             HashAggregate keys: k
+//	                                               Exchange repartition by k
+//	                                                 Scan big (row groups round-robin over 3 devices)
+//
+// Filters and projections run where their input is. A GROUP BY with keys
+// repartitions its rows by key and finishes on every device (each group
+// lives on one), unless its keys' zone maps promise few groups; then, as
+// without keys, each device aggregates its rows and device 0 merges the
+// partial groups (COUNT, SUM, MIN, MAX); COUNT(DISTINCT x)
+// without keys repartitions by x first, so that each device's distinct
+// values are its own. A join keeps its larger (left, probe) side where it
+// is and broadcasts the smaller, or, when both are large, repartitions
+// both by the join keys. ORDER BY ... LIMIT keeps each device's top rows
+// before gathering; everything else gathers its input to device 0, and
+// the plan's result is gathered before it leaves the device.
+
+// DefaultSpreadRows is the table size from which a multi-device plan
+// spreads a table's row groups over the devices; smaller tables are
+// replicated on each (they are cheap to hold everywhere, and a join with
+// them then moves nothing).
+const DefaultSpreadRows = 1 << 20
+
+// ExchangeOptions size a multi-device plan.
+type ExchangeOptions struct {
+	// Devices is the number of GPUs the plan runs on (< 2: none placed).
+	Devices int
+	// SpreadRows is the table size from which a table is spread (0:
+	// DefaultSpreadRows).
+	SpreadRows int64
+}
+
+// where says which devices a placed subtree's output is on.
+type where uint8
+
+const (
+	onOne      where = iota // device 0 (or the host)
+	spread                  // every device, each its own rows
+	replicated              // every device, each all the rows
+)
+
+type exchanger struct {
+	n      int
+	spread int64
+}
+
+// PlaceExchanges spreads a placed plan over o.Devices GPUs.
+func PlaceExchanges(n Node, o ExchangeOptions) Node {
+	if o.Devices < 2 {
+		return n
+	}
+	p := &exchanger{n: o.Devices, spread: o.SpreadRows}
+	if p.spread <= 0 {
+		p.spread = DefaultSpreadRows
+	}
+	return p.host(n)
+}
+
+// host rewrites a host-side subtree: the device subtrees below it end on
+// one device.
+func (p *exchanger) host(n Node) Node {
+	switch x := n.(type) {
+	case *Transfer:
+		if !x.ToDevice {
+			in, w := p.dev(x.Input)
+			c := *x
+			c.Input = p.one(in, w)
+			return &c
+		}
+	case *DeviceAggregate:
+		// Groups merged on the host: spread, the groups stay on the
+		// devices and come down once gathered.
+		in, w := p.dev(x.Input)
+		if w != spread {
+			c := *x
+			c.Input = p.one(in, w)
+			return &c
+		}
+		g := *x
+		g.Dev, g.Why = GPU, ""
+		out, ow := p.aggregate(&g, in, w)
+		return toSide(p.one(out, ow), CPU)
+	}
+	if n.Placement() == GPU {
+		in, w := p.dev(n)
+		return p.one(in, w)
+	}
+	out, _ := mapInputs(n, func(in Node) (Node, error) { return p.host(in), nil })
+	return out
+}
+
+// one makes a subtree's output one stream on device 0.
+func (p *exchanger) one(n Node, w where) Node {
+	switch w {
+	case spread:
+		return p.exchange(n, ExchangeGather, nil, true)
+	case replicated:
+		return unreplicate(n)
+	}
+	return n
+}
+
+func (p *exchanger) exchange(n Node, k ExchangeKind, keys []int, spread bool) *Exchange {
+	e := &Exchange{Input: n, Kind: k, Keys: keys, Devices: p.n, Spread: spread}
+	e.Dev = GPU
+	return e
+}
+
+// unreplicate reads a replicated subtree's tables on device 0 alone.
+func unreplicate(n Node) Node {
+	if s, ok := n.(*Scan); ok && s.Replicated {
+		c := *s
+		c.Devices, c.Replicated = 0, false
+		return &c
+	}
+	if t, ok := n.(*Transfer); ok && t.ToDevice {
+		return n
+	}
+	out, _ := mapInputs(n, func(in Node) (Node, error) { return unreplicate(in), nil })
+	return out
+}
+
+// dev rewrites a device subtree and says where its output is.
+func (p *exchanger) dev(n Node) (Node, where) {
+	switch x := n.(type) {
+	case *Scan:
+		if x.Table == nil {
+			return n, onOne
+		}
+		c := *x
+		c.Devices = p.n
+		if x.Table.Rows < p.spread {
+			c.Replicated = true
+			return &c, replicated
+		}
+		return &c, spread
+	case *Compute:
+		in, w := p.dev(x.Input)
+		return withInputs(x, []Node{in}), w
+	case *Transfer:
+		if x.ToDevice {
+			return withInputs(x, []Node{p.host(x.Input)}), onOne
+		}
+	case *Limit:
+		return p.limit(x)
+	case *DeviceAggregate:
+		in, w := p.dev(x.Input)
+		return p.aggregate(x, in, w)
+	case *DeviceJoin:
+		return p.join(x)
+	}
+	// Any other device operator (a sort, a window, a union) runs once,
+	// on device 0.
+	out, _ := mapInputs(n, func(in Node) (Node, error) {
+		d, w := p.dev(in)
+		return p.one(d, w), nil
+	})
+	return out, onOne
+}
+
+// limit keeps each device's first Count+Offset rows (in order, under a
+// sort) before gathering them, so that only those move.
+func (p *exchanger) limit(x *Limit) (Node, where) {
+	s, sorted := x.Input.(*Sort)
+	below := x.Input
+	if sorted {
+		below = s.Input
+	}
+	in, w := p.dev(below)
+	if w == spread && x.Count >= 0 {
+		var local Node = in
+		if sorted {
+			local = withInputs(s, []Node{in})
+		}
+		l := *x
+		l.Input, l.Count, l.Offset = local, x.Count+x.Offset, 0
+		in = p.exchange(&l, ExchangeGather, nil, true)
+	} else {
+		in = p.one(in, w)
+	}
+	if sorted {
+		in = withInputs(s, []Node{in})
+	}
+	return withInputs(x, []Node{in}), onOne
+}
+
+// aggregate places a device GROUP BY over in.
+func (p *exchanger) aggregate(x *DeviceAggregate, in Node, w where) (Node, where) {
+	if w != spread {
+		return withInputs(x, []Node{p.one(in, w)}), onOne
+	}
+	merge, byArg, ok := mergeAggs(x.Aggs)
+	if x.NKeys > 0 && (!ok || byArg >= 0 || !p.fewGroups(x, in)) {
+		keys := make([]int, x.NKeys)
+		for i := range keys {
+			keys[i] = i
+		}
+		return withInputs(x, []Node{p.exchange(in, ExchangeRepartition, keys, true)}), spread
+	}
+	if !ok {
+		return withInputs(x, []Node{p.one(in, w)}), onOne
+	}
+	if byArg >= 0 {
+		in = p.exchange(in, ExchangeRepartition, []int{byArg}, true)
+	}
+	part := withInputs(x, []Node{in}).(*DeviceAggregate)
+	part.Phase = "partial"
+	gather := p.exchange(part, ExchangeGather, nil, true)
+	cols := part.Columns()
+	keys := make([]expr.Expr, x.NKeys)
+	for i := range keys {
+		keys[i] = &expr.ColumnRef{Index: i, Name: cols[i].Name, T: cols[i].Type}
+	}
+	for i := range merge {
+		c := x.NKeys + i
+		merge[i].Arg = &expr.ColumnRef{Index: c, Name: cols[c].Name, T: cols[c].Type}
+	}
+	orig := &Aggregate{Input: gather, Keys: keys, Aggs: merge, AggNames: x.Orig.AggNames}
+	final := &DeviceAggregate{Input: gather, Orig: orig, Aggs: merge, NKeys: x.NKeys, Phase: "final"}
+	final.Dev = GPU
+	return final, onOne
+}
+
+// fewGroupsMax bounds the groups a GROUP BY merges on one device.
+const fewGroupsMax = 1 << 16
+
+// fewGroups reports whether a keyed GROUP BY over in has few enough
+// groups, by its key columns' zone maps, that merging every device's
+// partial groups on device 0 moves less than repartitioning its rows:
+// each device sends at most its groups, where a repartition sends
+// (n-1)/n of the rows. Keys whose range is unknown (text, computed
+// values, columns without zone maps) count as many.
+func (p *exchanger) fewGroups(x *DeviceAggregate, in Node) bool {
+	rows := float64(ScannedRows(in))
+	groups := 1.0
+	for k := 0; k < x.NKeys; k++ {
+		span, ok := keySpan(in, k)
+		if !ok {
+			return false
+		}
+		groups *= span + 1 // NULL is a group too
+	}
+	return groups <= fewGroupsMax && groups*float64(p.n) <= rows
+}
+
+// keySpan is how many values column col of n can take, followed through
+// device filters and projections of plain columns down to a scan: two
+// for a BOOLEAN, an integer column's range over its zone maps.
+func keySpan(n Node, col int) (float64, bool) {
+	for {
+		c, ok := n.(*Compute)
+		if !ok {
+			break
+		}
+		if c.Exprs != nil {
+			ref, isRef := c.Exprs[col].(*expr.ColumnRef)
+			if !isRef {
+				return 0, false
+			}
+			col = ref.Index
+		}
+		n = c.Input
+	}
+	s, ok := n.(*Scan)
+	if !ok || s.Table == nil || col >= len(s.Cols) {
+		return 0, false
+	}
+	tc := s.Cols[col]
+	switch t := s.Table.Columns[tc].Type; {
+	case t == coldata.Bool:
+		return 2, true
+	case t.Physical() != coldata.Int64 || t.IsDecimal():
+		return 0, false
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, zs := range s.Table.Zones {
+		if tc >= len(zs) {
+			return 0, false
+		}
+		z := zs[tc]
+		if z.MinI == nil || z.MaxI == nil {
+			if z.MinF == nil && z.MinS == nil {
+				continue // all NULL
+			}
+			return 0, false
+		}
+		lo, hi = min(lo, *z.MinI), max(hi, *z.MaxI)
+	}
+	if len(s.Table.Zones) == 0 || lo > hi {
+		return 0, false
+	}
+	return float64(hi) - float64(lo) + 1, true
+}
+
+// mergeAggs gives the aggregates that merge per-device partial rows of
+// aggs (COUNT adds up; SUM, MIN and MAX apply again), and, when every
+// aggregate is DISTINCT over one column, that column (the rows must be
+// repartitioned by it first; -1 otherwise). ok is false when some
+// aggregate has no such merge (AVG, variance, GROUP_CONCAT...).
+func mergeAggs(aggs []opspec.AggSpec) (merge []opspec.AggSpec, byArg int, ok bool) {
+	byArg = -1
+	for i, a := range aggs {
+		m := opspec.AggSpec{Kind: a.Kind, Type: a.Type}
+		switch a.Kind {
+		case opspec.AggCountStar, opspec.AggCount:
+			m.Kind = opspec.AggSum
+		case opspec.AggSum, opspec.AggMin, opspec.AggMax:
+		default:
+			return nil, -1, false
+		}
+		col := -1
+		if c, isCol := a.Arg.(*expr.ColumnRef); isCol && a.Distinct {
+			col = c.Index
+		}
+		switch {
+		case a.Distinct && col < 0, a.Distinct && i > 0 && col != byArg, !a.Distinct && byArg >= 0:
+			return nil, -1, false
+		case a.Distinct:
+			byArg = col
+		}
+		merge = append(merge, m)
+	}
+	if byArg < 0 {
+		for _, a := range aggs {
+			if a.Distinct {
+				return nil, -1, false
+			}
+		}
+	}
+	return merge, byArg, true
+}
+
+// join places a device join: the left (probe) side stays where it is
+// when it is spread, the right comes to it (replicated tables are there
+// already; others are broadcast, or repartitioned with the left side by
+// the join keys when both are large).
+func (p *exchanger) join(x *DeviceJoin) (Node, where) {
+	l, lw := p.dev(x.Left)
+	r, rw := p.dev(x.Right)
+	with := func(l, r Node, w where) (Node, where) { return withInputs(x, []Node{l, r}), w }
+	switch {
+	case lw == spread && rw == replicated:
+		return with(l, r, spread)
+	case lw == spread && rw == onOne:
+		return with(l, p.exchange(r, ExchangeBroadcast, nil, false), spread)
+	case lw == spread && rw == spread:
+		lrows, rrows := ScannedRows(l), ScannedRows(r)
+		// A broadcast moves the right side to n-1 devices; a
+		// repartition moves (n-1)/n of both sides.
+		if rrows*int64(p.n-1) > lrows && sameKeyTypes(x) {
+			return with(p.exchange(l, ExchangeRepartition, x.LeftKeys, true), p.exchange(r, ExchangeRepartition, x.RightKeys, true), spread)
+		}
+		return with(l, p.exchange(r, ExchangeBroadcast, nil, true), spread)
+	case lw == replicated && rw == replicated:
+		return with(l, r, replicated)
+	case x.Orig.Kind == opspec.InnerJoin && rw == spread && lw == replicated:
+		// Each device joins all the left rows with its right rows.
+		return with(l, r, spread)
+	case x.Orig.Kind == opspec.InnerJoin && rw == spread:
+		return with(p.exchange(l, ExchangeBroadcast, nil, false), r, spread)
+	}
+	return with(p.one(l, lw), p.one(r, rw), onOne)
+}
+
+// sameKeyTypes reports whether both sides' join keys have one type each
+// (a hash repartition sends equal values of one type to one device).
+func sameKeyTypes(x *DeviceJoin) bool {
+	lc, rc := x.Left.Columns(), x.Right.Columns()
+	for i := range x.LeftKeys {
+		if lc[x.LeftKeys[i]].Type != rc[x.RightKeys[i]].Type {
+			return false
+		}
+	}
+	return true
+}
