@@ -121,6 +121,11 @@ type deviceState struct {
 	freedMu    sync.Mutex
 	freed      chan struct{}
 	memWaiters atomic.Int32
+	// admit is the admission queue (admission.go), sched the turn-taking
+	// of the queries' work on the context thread (sched.go).
+	admitOnce sync.Once
+	admit     *Admission
+	sched     scheduler
 
 	drv    driver
 	opts   Options
@@ -271,8 +276,9 @@ func (d *Device) Do(fn func() error) error {
 	if w := d.waits; w != nil && !d.drv.onThread() {
 		// The time until fn starts is the query's wait for the thread,
 		// which every other user of the shared device also submits to.
+		// Its turn comes round-robin among the queries (sched.go).
 		start := time.Now()
-		return d.drv.do(func() error {
+		return d.sched.do(d.drv, w, func() error {
 			w.Thread.add(time.Since(start))
 			return fn()
 		})

@@ -1,0 +1,97 @@
+package gpuexec
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// waitFor polls cond until it holds (or fails the test after a while):
+// goroutines reaching a queue have no event to wait on.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(100 * time.Microsecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// TestSchedulerTakesQueriesInTurn: with the context thread busy, a large
+// query queues many closures (one per goroutine) and then small queries
+// queue theirs; once the thread is free, the lanes are served round-robin
+// one closure each, so the small queries' work runs before the large
+// query's queue drains (in arrival order it would run last).
+func TestSchedulerTakesQueriesInTurn(t *testing.T) {
+	cases := []struct {
+		name   string
+		queued []struct {
+			name string
+			n    int
+		} // in arrival order
+		want string // the order the closures ran in, one letter each
+	}{
+		{name: "one small behind a large", queued: []struct {
+			name string
+			n    int
+		}{{"L", 8}, {"S", 1}}, want: "LLSLLLLLL"},
+		{name: "two small behind a large", queued: []struct {
+			name string
+			n    int
+		}{{"L", 6}, {"S", 1}, {"T", 2}}, want: "LLSTLTLLL"},
+		{name: "two large alternate", queued: []struct {
+			name string
+			n    int
+		}{{"A", 4}, {"B", 4}}, want: "AABABABB"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			drv := newThreadedDriver()
+			d, err := newDevice(drv, Options{CacheDir: t.TempDir(), NoResultPool: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			gate := make(chan struct{})
+			busy := make(chan struct{})
+			go drv.do(func() error { close(busy); <-gate; return nil })
+			<-busy
+			var mu sync.Mutex
+			var order strings.Builder
+			var wg sync.WaitGroup
+			total := 0
+			for _, q := range c.queued {
+				h := d.ForQuery(&Waits{})
+				for i := 0; i < q.n; i++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						err := h.Do(func() error {
+							mu.Lock()
+							order.WriteString(q.name)
+							mu.Unlock()
+							return nil
+						})
+						if err != nil {
+							t.Error(err)
+						}
+					}()
+					total++
+					// One at a time, so that arrival order is known: the
+					// first holds the baton (handed to the busy thread),
+					// the others wait in their lanes.
+					waitFor(t, "the closure to queue", func() bool { return d.sched.queued() == total-1 })
+				}
+			}
+			close(gate)
+			wg.Wait()
+			if got := order.String(); got != c.want {
+				t.Errorf("ran in order %q, want %q", got, c.want)
+			}
+			if n := d.sched.queued(); n != 0 || d.sched.baton || len(d.sched.lanes) != 0 {
+				t.Errorf("after the work: %d queued, baton %v, %d lanes", n, d.sched.baton, len(d.sched.lanes))
+			}
+		})
+	}
+}
