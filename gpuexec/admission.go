@@ -19,10 +19,10 @@ import (
 // A reservation is a promise made before work starts, not a limit on
 // allocations: the pool and the quotas still bound what is held.
 type Admission struct {
-	mu       sync.Mutex
-	capacity uint64
-	used     uint64
-	queue    list.List // *Ticket waiting, first come first
+	mu               sync.Mutex
+	capacity         uint64
+	used             uint64
+	queue            list.List // *Ticket waiting, first come first
 	admitted, waited uint64
 	waitNanos        int64
 	timeouts         uint64
