@@ -175,10 +175,25 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 	if err != nil {
 		return nil, err
 	}
+	release, busy, err := db.admit(ctx, n, built, fallback)
+	if err != nil {
+		return nil, err
+	}
+	if busy != "" {
+		// Nothing was opened: the CPU plan runs in the attempt's place.
+		cctx, op, err := db.fallBack(ctx, onCPU)
+		if err != nil {
+			return nil, err
+		}
+		cpu := newOpReader(cctx, schemaOf(n), op)
+		cpu.ranOn, cpu.collect = "cpu: "+busy, !db.opts.NoQueryGC
+		return cpu, nil
+	}
 	root := db.attemptRoot(built.Root)
 	rdr := newOpReader(ctx, schemaOf(n), root)
 	rdr.ranOn = "cpu"
 	rdr.collect = !db.opts.NoQueryGC
+	rdr.release = release
 	switch {
 	case hasDeviceNode(n) && final:
 		rdr.ranOn = "gpu"
@@ -198,6 +213,7 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 	}
 	if err := root.Open(ctx); err != nil {
 		root.Close()
+		release()
 		if rdr.timer != nil {
 			_, _ = rdr.timer.Stop()
 		}
@@ -243,10 +259,18 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	if err != nil {
 		return nil, err
 	}
+	release, busy, err := db.admit(ctx, n, built, fallback)
+	if err != nil {
+		return nil, err
+	}
+	if busy != "" {
+		return db.explainOnCPU(ctx, stmt, args, verbose, admissionLine(busy))
+	}
 	_, err = operators.Drain(ctx, db.attemptRoot(built.Root))
+	release()
 	if err != nil && fallback && shouldFallBack(ctx, err) {
 		// Drain closed the attempt: its device memory is back.
-		return db.explainOnCPU(ctx, stmt, args, verbose, fallbackReason(err, built.Waits))
+		return db.explainOnCPU(ctx, stmt, args, verbose, "ran on the cpu: "+fallbackReason(err, built.Waits))
 	}
 	if err != nil {
 		return nil, err
@@ -255,8 +279,9 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 }
 
 // explainOnCPU is EXPLAIN ANALYZE of a SELECT whose GPU plan ran out of
-// device memory (why): its CPU plan, run, after a first line that says so.
-func (db *DB) explainOnCPU(ctx context.Context, stmt sqlparser.SelectStatement, args []any, verbose bool, why string) ([]string, error) {
+// device memory or waited past its admission bound: its CPU plan, run,
+// after a first line (first) that says why.
+func (db *DB) explainOnCPU(ctx context.Context, stmt sqlparser.SelectStatement, args []any, verbose bool, first string) ([]string, error) {
 	db.cpuFallbacks.Add(1)
 	if db.hooks.beforeCPU != nil {
 		db.hooks.beforeCPU()
@@ -275,7 +300,7 @@ func (db *DB) explainOnCPU(ctx context.Context, stmt sqlparser.SelectStatement, 
 	if _, err := operators.Drain(ctx, built.Root); err != nil {
 		return nil, err
 	}
-	lines := append([]string{"ran on the cpu: " + why}, built.ExplainAnalyze(n)...)
+	lines := append([]string{first}, built.ExplainAnalyze(n)...)
 	return append(lines, ro.Trace.Lines(verbose)...), nil
 }
 

@@ -92,6 +92,12 @@ type Options struct {
 	// says so. 0 means 100,000; negative places every query by its
 	// operators alone.
 	AutoGPUMinRows int64
+	// AdmissionWait bounds how long, in auto mode, a GPU query waits in
+	// the device's admission queue for its share of device memory (the
+	// queries before it hold the rest) before it runs on the CPU instead,
+	// as RanOn and EXPLAIN ANALYZE say. 0 means 2 seconds; negative waits
+	// as long as the query lives. With Device "gpu" a query always waits.
+	AdmissionWait time.Duration
 	// TempDir is where queries spill state past MemoryLimit: each query
 	// makes its own directory there and removes it when it ends, and Open
 	// removes those left by processes that died. Empty: the database's

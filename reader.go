@@ -32,6 +32,9 @@ type opReader struct {
 	// operators, their context and where they ran.
 	fallback func(cause error) (context.Context, operators.Operator, string, error)
 	handed   bool // a batch went to the caller: never re-run
+	// release gives back the GPU attempt's admission share (admission.go),
+	// once its operators are closed; nil when it holds none.
+	release func()
 	ctx      context.Context
 	schema   *arrow.Schema
 	op       operators.Operator
@@ -88,6 +91,7 @@ func (r *opReader) finish() {
 				r.err = err
 			}
 		}
+		r.giveBack()
 		// The operators' state is garbage now, also while the caller
 		// still holds the reader.
 		r.op = nil
@@ -144,6 +148,7 @@ func (r *opReader) runOnCPU(cause error) (*coldata.Batch, error) {
 	// The attempt failed: an error closing it says nothing more.
 	_ = r.op.Close()
 	r.op = nil
+	r.giveBack()
 	if r.timer != nil {
 		_, _ = r.timer.Stop()
 		r.timer = nil
@@ -230,5 +235,13 @@ func deviceTimingOn(ctx context.Context) bool {
 func (r *opReader) timeOnDevice(d *gpuexec.Device) {
 	if t, err := d.StartTimer(); err == nil {
 		r.timer = t
+	}
+}
+
+// giveBack releases the admission share, once.
+func (r *opReader) giveBack() {
+	if r.release != nil {
+		r.release()
+		r.release = nil
 	}
 }
