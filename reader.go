@@ -35,12 +35,12 @@ type opReader struct {
 	// release gives back the GPU attempt's admission share (admission.go),
 	// once its operators are closed; nil when it holds none.
 	release func()
-	ctx      context.Context
-	schema   *arrow.Schema
-	op       operators.Operator
-	cur      arrow.Record
-	err      error
-	done     bool
+	ctx     context.Context
+	schema  *arrow.Schema
+	op      operators.Operator
+	cur     arrow.Record
+	err     error
+	done    bool
 }
 
 var _ WarningReader = (*opReader)(nil)
