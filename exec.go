@@ -161,15 +161,17 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 	if err != nil {
 		return nil, err
 	}
-	return db.execute(ctx, placed, final, db.hostPlan(stmt, args))
+	return db.execute(ctx, placed, final, db.hostPlan(stmt, args), nil)
 }
 
 // execute builds a placed plan's operators and opens its reader. final is
 // placeFinal's: false when work went to the CPU while GPU kernels compiled.
 // onCPU plans the statement for the CPU alone: in auto mode a GPU plan
 // that runs out of device memory before its first batch runs that instead
-// (fallback.go; nil: never).
-func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hostPlanFunc) (array.RecordReader, error) {
+// (fallback.go; nil: never). note, when set, hears how a GPU attempt
+// ended: true when it ran out of device memory and fell back, false when
+// it finished on the GPU (the plan cache's CPU-plan memory counts them).
+func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hostPlanFunc, note func(oom bool)) (array.RecordReader, error) {
 	fallback := onCPU != nil && db.mayFallBack(n)
 	built, err := db.build(n)
 	if err != nil {
@@ -189,11 +191,18 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 		cpu.ranOn, cpu.collect = "cpu: "+busy, !db.opts.NoQueryGC
 		return cpu, nil
 	}
-	root := db.attemptRoot(built.Root)
+	root := built.Root
+	if onCPU != nil {
+		// A plan with no CPU twin (a remembered CPU plan) is no attempt.
+		root = db.attemptRoot(root)
+	}
 	rdr := newOpReader(ctx, schemaOf(n), root)
 	rdr.ranOn = "cpu"
 	rdr.collect = !db.opts.NoQueryGC
 	rdr.release = release
+	if fallback && note != nil {
+		rdr.gpuDone = func() { note(false) }
+	}
 	switch {
 	case hasDeviceNode(n) && final:
 		rdr.ranOn = "gpu"
@@ -221,6 +230,9 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 			return nil, err
 		}
 		why := fallbackReason(err, built.Waits)
+		if note != nil {
+			note(true)
+		}
 		cctx, op, err := db.fallBack(ctx, onCPU)
 		if err != nil {
 			return nil, err
@@ -233,6 +245,9 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 		waits := built.Waits
 		rdr.fallback = func(cause error) (context.Context, operators.Operator, string, error) {
 			why := fallbackReason(cause, waits)
+			if note != nil {
+				note(true)
+			}
 			cctx, op, err := db.fallBack(rdr.ctx, onCPU)
 			return cctx, op, "cpu: " + why, err
 		}
@@ -244,6 +259,9 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 // verbose, every rule's state first); with analyze it runs the plan and
 // adds each operator's statistics.
 func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args []any, analyze, verbose bool) ([]string, error) {
+	if lines, ok, err := db.explainRemembered(ctx, stmt, args, analyze, verbose); ok {
+		return lines, err
+	}
 	ro := db.ruleOptions(ctx)
 	ro.Trace = &planner.RuleTrace{}
 	n, err := db.planWith(ctx, stmt, args, ro)

@@ -537,7 +537,7 @@ func (s Stats) String() string {
 // Stats returns the database's statistics.
 func (db *DB) Stats() Stats {
 	st := Stats{Device: db.Device(), Tables: len(db.cat.List()),
-		Plans:        PlanCacheStats{Hits: db.plans.hits.Load(), Misses: db.plans.misses.Load()},
+		Plans:        PlanCacheStats{Hits: db.plans.hits.Load(), Misses: db.plans.misses.Load(), CPURuns: db.plans.cpuRuns.Load()},
 		CPUFallbacks: db.cpuFallbacks.Load()}
 	if db.Device() == "gpu" {
 		if rt, err := db.gpu(); err == nil {

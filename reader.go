@@ -35,6 +35,9 @@ type opReader struct {
 	// release gives back the GPU attempt's admission share (admission.go),
 	// once its operators are closed; nil when it holds none.
 	release func()
+	// gpuDone, when set, is told that the GPU attempt finished without
+	// falling back (the plan cache's CPU-plan memory).
+	gpuDone func()
 	ctx     context.Context
 	schema  *arrow.Schema
 	op      operators.Operator
@@ -92,6 +95,9 @@ func (r *opReader) finish() {
 			}
 		}
 		r.giveBack()
+		if r.gpuDone != nil && r.fallback != nil && r.err == nil {
+			r.gpuDone() // still the GPU attempt, and it did not fail
+		}
 		// The operators' state is garbage now, also while the caller
 		// still holds the reader.
 		r.op = nil
