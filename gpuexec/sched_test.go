@@ -95,3 +95,63 @@ func TestSchedulerTakesQueriesInTurn(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkSchedulerSmallUnderLoad: the time a small query's trip to the
+// context thread takes while a large query's 16 goroutines keep it busy
+// with 200µs closures, taken in turn (the scheduler) or in arrival order
+// (straight to the driver, as before it); "idle" is the trip alone, the
+// scheduler's own cost. One iteration is one trip.
+func BenchmarkSchedulerSmallUnderLoad(b *testing.B) {
+	for _, mode := range []string{"turns", "arrival", "idle-turns", "idle-arrival"} {
+		b.Run(mode, func(b *testing.B) {
+			load := 16
+			if strings.HasPrefix(mode, "idle-") {
+				mode, load = strings.TrimPrefix(mode, "idle-"), 0
+			}
+			drv := newThreadedDriver()
+			d, err := newDevice(drv, Options{CacheDir: b.TempDir(), NoResultPool: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer d.Close()
+			large, small := d.ForQuery(&Waits{}), d.ForQuery(&Waits{})
+			spin := func() error {
+				for start := time.Now(); time.Since(start) < 200*time.Microsecond; {
+				}
+				return nil
+			}
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for i := 0; i < load; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						if mode == "turns" {
+							_ = large.Do(spin)
+						} else {
+							_ = drv.do(spin)
+						}
+					}
+				}()
+			}
+			time.Sleep(time.Millisecond)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if mode == "turns" {
+					_ = small.Do(func() error { return nil })
+				} else {
+					_ = drv.do(func() error { return nil })
+				}
+			}
+			b.StopTimer()
+			close(stop)
+			wg.Wait()
+		})
+	}
+}
