@@ -155,3 +155,54 @@ func BenchmarkSchedulerSmallUnderLoad(b *testing.B) {
 		})
 	}
 }
+
+// TestSchedulerAwaitOnThread: a query's closure that waits on the
+// context thread (await, as for another query's compile) for work that
+// other queries must still bring to the thread does not deadlock on the
+// turn: the turn passes on when a closure starts, and await serves the
+// closures handed to the driver meanwhile.
+func TestSchedulerAwaitOnThread(t *testing.T) {
+	drv := newThreadedDriver()
+	d, err := newDevice(drv, Options{CacheDir: t.TempDir(), NoResultPool: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	qa, qb, qc := d.ForQuery(&Waits{}), d.ForQuery(&Waits{}), d.ForQuery(&Waits{})
+	loaded := make(chan struct{})
+	waiting := make(chan struct{})
+	finished := make(chan error, 1)
+	go func() {
+		finished <- qb.Do(func() error {
+			close(waiting)
+			drv.await(loaded) // B waits on the thread for A's load
+			return nil
+		})
+	}()
+	<-waiting
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ { // C queues work of its own meanwhile
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := qc.Do(func() error { return nil }); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	go func() {
+		if err := qa.Do(func() error { return nil }); err != nil {
+			t.Error(err)
+		}
+		close(loaded)
+	}()
+	select {
+	case err := <-finished:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("deadlock: the closure awaiting on the thread never finished")
+	}
+	wg.Wait()
+}
