@@ -3,6 +3,7 @@ package gpuexec
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -204,7 +205,7 @@ func TestAdmitQueryCountsWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	tk.Release()
-	if w.Admission.Count() != 1 || w.Admission.Total() <= 0 {
+	if w.Admission.Count() != 1 || w.Admission.Total() <= 0 || !strings.Contains(w.String(), " admission=1/") {
 		t.Errorf("query waits %s", w)
 	}
 	if st := d.Stats(); st.Waits.AdmissionWaits != 1 {
