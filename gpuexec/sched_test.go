@@ -1,6 +1,9 @@
 package gpuexec
 
 import (
+	"context"
+	"fmt"
+	"math/rand"
 	"strings"
 	"sync"
 	"testing"
@@ -205,4 +208,52 @@ func TestSchedulerAwaitOnThread(t *testing.T) {
 		t.Fatal("deadlock: the closure awaiting on the thread never finished")
 	}
 	wg.Wait()
+}
+
+// TestSchedulerConcurrentQueries: queries of several goroutines each
+// upload and download batches through their own query handles on a
+// device whose context thread is one goroutine (as CUDA's is), taking
+// turns; every batch comes back as it went, and the turns end empty.
+func TestSchedulerConcurrentQueries(t *testing.T) {
+	drv := newThreadedDriver()
+	d, err := newDevice(drv, Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for q := 0; q < 6; q++ {
+		h := d.ForQuery(&Waits{})
+		workers, rows := 1, 200
+		if q == 0 {
+			workers, rows = 6, 20_000 // the large query
+		}
+		for g := 0; g < workers; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewSource(int64(q*100 + g)))
+				for i := 0; i < 4; i++ {
+					hb := randBatchLight(r, rows)
+					db, err := h.Upload(ctx, hb)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					got, err := h.Download(ctx, db)
+					db.Release()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					requireEqualBatch(t, hb, got, fmt.Sprintf("query %d worker %d batch %d", q, g, i))
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if n := d.sched.queued(); n != 0 || d.sched.baton || len(d.sched.lanes) != 0 {
+		t.Errorf("after the work: %d queued, baton %v, %d lanes", n, d.sched.baton, len(d.sched.lanes))
+	}
 }
