@@ -141,21 +141,31 @@ func (db *DB) queryCached(ctx context.Context, key planKey, args []any) (rdr arr
 		return nil, true, err
 	}
 	ctx, _ = db.startWarnings(ctx)
-	if why, cpu := db.plans.rememberedCPU(memo, version); why != "" {
-		if cpu == nil {
-			if cpu, err = db.hostPlanText(key.text, args)(ctx, db.ruleOptions(ctx)); err != nil {
-				return nil, true, err
-			}
-			db.plans.keepCPU(memo, version, cpu)
-		}
-		db.plans.cpuRuns.Add(1)
-		rdr, err = db.execute(ctx, cpu, true, nil, nil)
-		if r, ok := rdr.(*opReader); ok {
-			r.ranOn = "cpu: " + why
-		}
+	if rdr, ok, err := db.runRemembered(ctx, memo, version, db.hostPlanText(key.text, args)); ok {
 		return rdr, true, err
 	}
 	rdr, err = db.execute(ctx, n, true, db.hostPlanText(key.text, args), db.plans.outcome(memo))
+	return rdr, true, err
+}
+
+// runRemembered runs statement memo's remembered CPU plan (planned by
+// plan once per catalog version); ok is false when there is none now.
+func (db *DB) runRemembered(ctx context.Context, memo planKey, version uint64, plan hostPlanFunc) (rdr array.RecordReader, ok bool, err error) {
+	why, cpu := db.plans.rememberedCPU(memo, version)
+	if why == "" {
+		return nil, false, nil
+	}
+	if cpu == nil {
+		if cpu, err = plan(ctx, db.ruleOptions(ctx)); err != nil {
+			return nil, true, err
+		}
+		db.plans.keepCPU(memo, version, cpu)
+	}
+	db.plans.cpuRuns.Add(1)
+	rdr, err = db.execute(ctx, cpu, true, nil, nil)
+	if r, ok := rdr.(*opReader); ok {
+		r.ranOn = "cpu: " + why
+	}
 	return rdr, true, err
 }
 
@@ -168,6 +178,11 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 	}
 	ctx, _ = db.startWarnings(ctx)
 	version := db.cat.Version()
+	memo := db.memoKey(sel.Stmt, key)
+	// A plan evicted from the cache leaves its statement's memory.
+	if rdr, ok, err := db.runRemembered(ctx, memo, version, db.hostPlan(sel.Stmt, args)); ok {
+		return rdr, err
+	}
 	ro := db.ruleOptions(ctx)
 	n, err := db.planner.PlanSelectWith(ctx, sel.Stmt, args, ro)
 	if err != nil {
@@ -179,7 +194,6 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 	}
 	var note func(bool)
 	if final {
-		memo := db.memoKey(sel.Stmt, key)
 		db.plans.put(key, version, placed, memo)
 		note = db.plans.outcome(memo)
 	}
