@@ -161,24 +161,48 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 	if err != nil {
 		return nil, err
 	}
-	return db.execute(ctx, placed, final, db.hostPlan(stmt, args))
+	return db.execute(ctx, placed, final, db.hostPlan(stmt, args), nil)
 }
 
 // execute builds a placed plan's operators and opens its reader. final is
 // placeFinal's: false when work went to the CPU while GPU kernels compiled.
 // onCPU plans the statement for the CPU alone: in auto mode a GPU plan
 // that runs out of device memory before its first batch runs that instead
-// (fallback.go; nil: never).
-func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hostPlanFunc) (array.RecordReader, error) {
+// (fallback.go; nil: never). note, when set, hears how a GPU attempt
+// ended: true when it ran out of device memory and fell back, false when
+// it finished on the GPU (the plan cache's CPU-plan memory counts them).
+func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hostPlanFunc, note func(oom bool)) (array.RecordReader, error) {
 	fallback := onCPU != nil && db.mayFallBack(n)
 	built, err := db.build(n)
 	if err != nil {
 		return nil, err
 	}
-	root := db.attemptRoot(built.Root)
+	release, busy, err := db.admit(ctx, n, built, fallback)
+	if err != nil {
+		return nil, err
+	}
+	if busy != "" {
+		// Nothing was opened: the CPU plan runs in the attempt's place.
+		cctx, op, err := db.fallBack(ctx, onCPU)
+		if err != nil {
+			return nil, err
+		}
+		cpu := newOpReader(cctx, schemaOf(n), op)
+		cpu.ranOn, cpu.collect = "cpu: "+busy, !db.opts.NoQueryGC
+		return cpu, nil
+	}
+	root := built.Root
+	if onCPU != nil {
+		// A plan with no CPU twin (a remembered CPU plan) is no attempt.
+		root = db.attemptRoot(root)
+	}
 	rdr := newOpReader(ctx, schemaOf(n), root)
 	rdr.ranOn = "cpu"
 	rdr.collect = !db.opts.NoQueryGC
+	rdr.release = release
+	if fallback && note != nil {
+		rdr.gpuDone = func() { note(false) }
+	}
 	switch {
 	case hasDeviceNode(n) && final:
 		rdr.ranOn = "gpu"
@@ -198,6 +222,7 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 	}
 	if err := root.Open(ctx); err != nil {
 		root.Close()
+		release()
 		if rdr.timer != nil {
 			_, _ = rdr.timer.Stop()
 		}
@@ -205,6 +230,9 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 			return nil, err
 		}
 		why := fallbackReason(err, built.Waits)
+		if note != nil {
+			note(true)
+		}
 		cctx, op, err := db.fallBack(ctx, onCPU)
 		if err != nil {
 			return nil, err
@@ -217,6 +245,9 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 		waits := built.Waits
 		rdr.fallback = func(cause error) (context.Context, operators.Operator, string, error) {
 			why := fallbackReason(cause, waits)
+			if note != nil {
+				note(true)
+			}
 			cctx, op, err := db.fallBack(rdr.ctx, onCPU)
 			return cctx, op, "cpu: " + why, err
 		}
@@ -228,6 +259,9 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 // verbose, every rule's state first); with analyze it runs the plan and
 // adds each operator's statistics.
 func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args []any, analyze, verbose bool) ([]string, error) {
+	if lines, ok, err := db.explainRemembered(ctx, stmt, args, analyze, verbose); ok {
+		return lines, err
+	}
 	ro := db.ruleOptions(ctx)
 	ro.Trace = &planner.RuleTrace{}
 	n, err := db.planWith(ctx, stmt, args, ro)
@@ -243,10 +277,18 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	if err != nil {
 		return nil, err
 	}
+	release, busy, err := db.admit(ctx, n, built, fallback)
+	if err != nil {
+		return nil, err
+	}
+	if busy != "" {
+		return db.explainOnCPU(ctx, stmt, args, verbose, admissionLine(busy))
+	}
 	_, err = operators.Drain(ctx, db.attemptRoot(built.Root))
+	release()
 	if err != nil && fallback && shouldFallBack(ctx, err) {
 		// Drain closed the attempt: its device memory is back.
-		return db.explainOnCPU(ctx, stmt, args, verbose, fallbackReason(err, built.Waits))
+		return db.explainOnCPU(ctx, stmt, args, verbose, "ran on the cpu: "+fallbackReason(err, built.Waits))
 	}
 	if err != nil {
 		return nil, err
@@ -255,8 +297,9 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 }
 
 // explainOnCPU is EXPLAIN ANALYZE of a SELECT whose GPU plan ran out of
-// device memory (why): its CPU plan, run, after a first line that says so.
-func (db *DB) explainOnCPU(ctx context.Context, stmt sqlparser.SelectStatement, args []any, verbose bool, why string) ([]string, error) {
+// device memory or waited past its admission bound: its CPU plan, run,
+// after a first line (first) that says why.
+func (db *DB) explainOnCPU(ctx context.Context, stmt sqlparser.SelectStatement, args []any, verbose bool, first string) ([]string, error) {
 	db.cpuFallbacks.Add(1)
 	if db.hooks.beforeCPU != nil {
 		db.hooks.beforeCPU()
@@ -275,7 +318,7 @@ func (db *DB) explainOnCPU(ctx context.Context, stmt sqlparser.SelectStatement, 
 	if _, err := operators.Drain(ctx, built.Root); err != nil {
 		return nil, err
 	}
-	lines := append([]string{"ran on the cpu: " + why}, built.ExplainAnalyze(n)...)
+	lines := append([]string{first}, built.ExplainAnalyze(n)...)
 	return append(lines, ro.Trace.Lines(verbose)...), nil
 }
 

@@ -65,6 +65,9 @@ type testHooks struct {
 	// beforeCPU runs once the failed attempt is closed, before the CPU
 	// plan is built.
 	beforeCPU func()
+	// admission, when set, is the admission queue every SELECT of the
+	// database waits in, as a GPU plan waits in its device's.
+	admission *gpuexec.Admission
 }
 
 // mayFallBack reports whether a failure of placed plan n for lack of

@@ -98,6 +98,12 @@ type Options struct {
 	// says so. 0 means 100,000; negative places every query by its
 	// operators alone.
 	AutoGPUMinRows int64
+	// AdmissionWait bounds how long, in auto mode, a GPU query waits in
+	// the device's admission queue for its share of device memory (the
+	// queries before it hold the rest) before it runs on the CPU instead,
+	// as RanOn and EXPLAIN ANALYZE say. 0 means 2 seconds; negative waits
+	// as long as the query lives. With Device "gpu" a query always waits.
+	AdmissionWait time.Duration
 	// TempDir is where queries spill state past MemoryLimit: each query
 	// makes its own directory there and removes it when it ends, and Open
 	// removes those left by processes that died. Empty: the database's
@@ -511,6 +517,9 @@ func (s Stats) String() string {
 	if s.CPUFallbacks > 0 {
 		out += fmt.Sprintf("auto: %d statements ran on the cpu after the gpu ran out of memory\n", s.CPUFallbacks)
 	}
+	if s.Plans.CPURuns > 0 {
+		out += fmt.Sprintf("auto: %d runs of remembered cpu plans (their gpu plans kept running out of memory)\n", s.Plans.CPURuns)
+	}
 	if s.GPU != nil {
 		m := s.GPU.Memory
 		out += fmt.Sprintf("pool: %d bytes in use, %d peak, %d reserved, %d allocations (%d from the pool, %d upstream), largest free %d\n",
@@ -518,6 +527,10 @@ func (s Stats) String() string {
 		out += fmt.Sprintf("kernels: %d launches, %d compiles (%s in NVRTC, %s loading modules), %d memory-cache hits, %d disk-cache hits\n",
 			s.GPU.Launches, s.GPU.Compiles, s.GPU.CompileTime.Round(time.Millisecond), s.GPU.LoadTime.Round(time.Millisecond), s.GPU.MemoryCacheHits, s.GPU.DiskCacheHits)
 		out += fmt.Sprintf("transfers: %d bytes to the device, %d bytes to the host\n", s.GPU.BytesToDevice, s.GPU.BytesToHost)
+		if a := s.GPU.Admission; a.Waited > 0 {
+			out += fmt.Sprintf("admission: %d queries admitted, %d waited (%s), %d past their bound, %d waiting; %d of %d bytes reserved\n",
+				a.Admitted, a.Waited, a.WaitTime.Round(time.Millisecond), a.TimedOut, a.Waiting, a.InUse, a.Capacity)
+		}
 		r := s.GPU.Results
 		out += fmt.Sprintf("result memory: %d bytes in use in %d blocks, %d peak, %d page-locked of %d, %d results from the pool, %d to Go memory\n",
 			r.InUse, r.Lent, r.Peak, r.Reserved, r.Limit, r.Lends, r.Fallbacks)
@@ -537,7 +550,7 @@ func (s Stats) String() string {
 // Stats returns the database's statistics.
 func (db *DB) Stats() Stats {
 	st := Stats{Device: db.Device(), Tables: len(db.cat.List()),
-		Plans:        PlanCacheStats{Hits: db.plans.hits.Load(), Misses: db.plans.misses.Load()},
+		Plans:        PlanCacheStats{Hits: db.plans.hits.Load(), Misses: db.plans.misses.Load(), CPURuns: db.plans.cpuRuns.Load()},
 		CPUFallbacks: db.cpuFallbacks.Load()}
 	if db.Device() == "gpu" {
 		if rt, err := db.gpu(); err == nil {

@@ -32,12 +32,18 @@ type opReader struct {
 	// operators, their context and where they ran.
 	fallback func(cause error) (context.Context, operators.Operator, string, error)
 	handed   bool // a batch went to the caller: never re-run
-	ctx      context.Context
-	schema   *arrow.Schema
-	op       operators.Operator
-	cur      arrow.Record
-	err      error
-	done     bool
+	// release gives back the GPU attempt's admission share (admission.go),
+	// once its operators are closed; nil when it holds none.
+	release func()
+	// gpuDone, when set, is told that the GPU attempt finished without
+	// falling back (the plan cache's CPU-plan memory).
+	gpuDone func()
+	ctx     context.Context
+	schema  *arrow.Schema
+	op      operators.Operator
+	cur     arrow.Record
+	err     error
+	done    bool
 }
 
 var _ WarningReader = (*opReader)(nil)
@@ -87,6 +93,10 @@ func (r *opReader) finish() {
 			if err := r.op.Close(); err != nil && r.err == nil {
 				r.err = err
 			}
+		}
+		r.giveBack()
+		if r.gpuDone != nil && r.fallback != nil && r.err == nil {
+			r.gpuDone() // still the GPU attempt, and it did not fail
 		}
 		// The operators' state is garbage now, also while the caller
 		// still holds the reader.
@@ -144,6 +154,7 @@ func (r *opReader) runOnCPU(cause error) (*coldata.Batch, error) {
 	// The attempt failed: an error closing it says nothing more.
 	_ = r.op.Close()
 	r.op = nil
+	r.giveBack()
 	if r.timer != nil {
 		_, _ = r.timer.Stop()
 		r.timer = nil
@@ -230,5 +241,13 @@ func deviceTimingOn(ctx context.Context) bool {
 func (r *opReader) timeOnDevice(d *gpuexec.Device) {
 	if t, err := d.StartTimer(); err == nil {
 		r.timer = t
+	}
+}
+
+// giveBack releases the admission share, once.
+func (r *opReader) giveBack() {
+	if r.release != nil {
+		r.release()
+		r.release = nil
 	}
 }

@@ -59,22 +59,23 @@ func (i DeviceInfo) String() string {
 
 // Stats are a Device's counters.
 type Stats struct {
-	Memory          memory.Stats  // the pool (or pass-through) allocator
-	Launches        uint64        // kernel launches
-	Compiles        uint64        // NVRTC compilations
-	CompileTime     time.Duration // time spent in NVRTC (all goroutines)
-	LoadTime        time.Duration // time spent loading modules (cuModuleLoadData)
-	CompilesQueued  int           // background compiles not finished yet
-	MemoryCacheHits uint64        // Compile answered from memory
-	DiskCacheHits   uint64        // Compile answered from the disk cache
-	BytesToDevice   uint64        // host-to-device bytes copied
-	BytesToHost     uint64        // device-to-host bytes copied
-	BytesToPeer     uint64        // bytes copied from here to other GPUs over peer links
-	Results         ResultStats   // the page-locked result pool
-	Users           int           // handles sharing the device state (databases)
-	InUse           uint64        // device memory this handle's database holds
-	Peak            uint64        // the most device memory it has held
-	Waits           WaitTotals    // what the queries of every handle waited for, summed
+	Memory          memory.Stats   // the pool (or pass-through) allocator
+	Launches        uint64         // kernel launches
+	Compiles        uint64         // NVRTC compilations
+	CompileTime     time.Duration  // time spent in NVRTC (all goroutines)
+	LoadTime        time.Duration  // time spent loading modules (cuModuleLoadData)
+	CompilesQueued  int            // background compiles not finished yet
+	MemoryCacheHits uint64         // Compile answered from memory
+	DiskCacheHits   uint64         // Compile answered from the disk cache
+	BytesToDevice   uint64         // host-to-device bytes copied
+	BytesToHost     uint64         // device-to-host bytes copied
+	BytesToPeer     uint64         // bytes copied from here to other GPUs over peer links
+	Results         ResultStats    // the page-locked result pool
+	Users           int            // handles sharing the device state (databases)
+	InUse           uint64         // device memory this handle's database holds
+	Peak            uint64         // the most device memory it has held
+	Waits           WaitTotals     // what the queries of every handle waited for, summed
+	Admission       AdmissionStats // the queries' admission queue (shared by every handle)
 }
 
 // Device is one user's handle on a GPU: the device state it shares with
@@ -121,6 +122,11 @@ type deviceState struct {
 	freedMu    sync.Mutex
 	freed      chan struct{}
 	memWaiters atomic.Int32
+	// admit is the admission queue (admission.go), sched the turn-taking
+	// of the queries' work on the context thread (sched.go).
+	admitOnce sync.Once
+	admit     *Admission
+	sched     scheduler
 
 	drv    driver
 	opts   Options
@@ -271,8 +277,9 @@ func (d *Device) Do(fn func() error) error {
 	if w := d.waits; w != nil && !d.drv.onThread() {
 		// The time until fn starts is the query's wait for the thread,
 		// which every other user of the shared device also submits to.
+		// Its turn comes round-robin among the queries (sched.go).
 		start := time.Now()
-		return d.drv.do(func() error {
+		return d.sched.do(d.drv, w, func() error {
 			w.Thread.add(time.Since(start))
 			return fn()
 		})
@@ -305,6 +312,7 @@ func (d *Device) Stats() Stats {
 		InUse:           d.InUse(),
 		Peak:            d.Peak(),
 		Waits:           d.totalWaits.Snapshot(),
+		Admission:       d.Admission().Stats(),
 	}
 }
 

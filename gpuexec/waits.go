@@ -14,6 +14,9 @@ import (
 // ANALYZE prints it, so that contention shows.
 type Waits struct {
 	Thread, Compile, Memory WaitCounter
+	// Admission is the wait for the query's share of device memory
+	// (admission.go) before its device work started.
+	Admission WaitCounter
 }
 
 // WaitCounter is a number of waits and their total time.
@@ -39,12 +42,13 @@ func (w *Waits) link(totals *Waits) {
 		return
 	}
 	w.Thread.total, w.Compile.total, w.Memory.total = &totals.Thread, &totals.Compile, &totals.Memory
+	w.Admission.total = &totals.Admission
 }
 
 // WaitTotals is a snapshot of waits: counts and times of each kind.
 type WaitTotals struct {
-	ThreadWaits, CompileWaits, MemoryWaits int64
-	Thread, Compile, Memory                time.Duration
+	ThreadWaits, CompileWaits, MemoryWaits, AdmissionWaits int64
+	Thread, Compile, Memory, Admission                     time.Duration
 }
 
 // Snapshot reads w's counters.
@@ -52,6 +56,7 @@ func (w *Waits) Snapshot() WaitTotals {
 	return WaitTotals{
 		ThreadWaits: w.Thread.Count(), CompileWaits: w.Compile.Count(), MemoryWaits: w.Memory.Count(),
 		Thread: w.Thread.Total(), Compile: w.Compile.Total(), Memory: w.Memory.Total(),
+		AdmissionWaits: w.Admission.Count(), Admission: w.Admission.Total(),
 	}
 }
 
@@ -67,7 +72,12 @@ func (c *WaitCounter) String() string {
 
 // String is the EXPLAIN ANALYZE line: count/time of each kind of wait.
 func (w *Waits) String() string {
-	return fmt.Sprintf("gpu waits: context_thread=%s compile=%s pool_memory=%s", &w.Thread, &w.Compile, &w.Memory)
+	s := fmt.Sprintf("gpu waits: context_thread=%s compile=%s pool_memory=%s", &w.Thread, &w.Compile, &w.Memory)
+	if w.Admission.Count() > 0 {
+		// Only when it queued: most queries are admitted at once.
+		s += fmt.Sprintf(" admission=%s", &w.Admission)
+	}
+	return s
 }
 
 type waitsKey struct{}

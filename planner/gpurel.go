@@ -242,6 +242,10 @@ func placeJoin(j *Join, opts PlaceOptions) (Node, string, error) {
 	return c, "", nil
 }
 
+// ScannedBytes is scannedBytes for the executor: the estimate of device
+// memory a query reserves before it starts (admission).
+func ScannedBytes(n Node) uint64 { return scannedBytes(n) }
+
 // scannedBytes is the Arrow size of the columns that the scans below n
 // read: an upper bound of what n's rows take on the device when filters
 // keep everything (projections can widen rows; joins are counted as the sum

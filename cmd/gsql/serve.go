@@ -72,6 +72,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 	maxQueries := fs.Int("max-queries", 0, "run at most `N` statements at once over all connections; more wait (0: no limit)")
 	perConn := fs.Int("max-queries-per-connection", 0, "refuse a Flight SQL connection's statements past `N` running at once (0: no limit; a MySQL connection runs one at a time)")
 	maxTime := fs.Duration("max-statement-time", 0, "cancel statements running longer (0: no limit)")
+	admissionWait := fs.Duration("admission-wait", 0, "with --device auto, how long a GPU statement waits for its share of device memory before it runs on the CPU (0: 2s; negative: no bound)")
 	tokenTTL := fs.Duration("token-ttl", flightsrv.DefaultTokenTTL, "how long a Flight SQL login token stays valid")
 	filesDir := fs.String("files", "", "let statements read files (read_csv, read_parquet, ...) inside `DIR` (default: no file access)")
 	database := fs.String("database", "gsql", "database `NAME` clients see (SHOW DATABASES, USE)")
@@ -154,7 +155,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ready func(addr
 		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
-	db, err := gsql.Open(gsql.Options{Device: *device, Devices: *devices, PoolLimit: limit, MemoryLimit: memCap, Path: *data, Compression: *compression})
+	db, err := gsql.Open(gsql.Options{Device: *device, Devices: *devices, PoolLimit: limit, MemoryLimit: memCap, Path: *data, Compression: *compression, AdmissionWait: *admissionWait})
 	if err != nil {
 		fmt.Fprintf(stderr, "gsql serve: %v\n", err)
 		return 1
