@@ -52,6 +52,8 @@ func TestExplainAnalyzePeakHostBytes(t *testing.T) {
 		{"join", `SELECT COUNT(*) FROM t AS a JOIN t AS b ON a.g = b.g`, "Inner HashJoin", rows * 8},
 		{"distinct, as a GROUP BY", `SELECT DISTINCT s FROM t`, "HashAggregate", 1000 * 64},
 		{"window", `SELECT g, SUM(m) OVER (PARTITION BY s ORDER BY g) FROM t`, "Window", rows * 8},
+		// The result, and the rows seen (UNION).
+		{"recursive CTE", `WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 1000) SELECT COUNT(*) FROM r`, "RecursiveCTE", 1000 * (8 + 48)},
 		{"shared CTE", `WITH c AS (SELECT g FROM t WHERE m < 50) SELECT COUNT(*) FROM c AS x JOIN c AS y ON x.g = y.g`, "CTE", rows / 2 * 8},
 	}
 	for _, tc := range tests {

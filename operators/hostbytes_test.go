@@ -42,7 +42,7 @@ func TestHostBytes(t *testing.T) {
 }
 
 // Instrumented operators record the peak host bytes of those that hold
-// rows (a sort, a distinct) when they close; a filter holds none.
+// rows (a sort, a distinct, an INTERSECT) when they close; a filter holds none.
 func TestInstrumentRecordsPeakHostBytes(t *testing.T) {
 	const n = 10000
 	ints := func() *coldata.Batch {
@@ -63,6 +63,10 @@ func TestInstrumentRecordsPeakHostBytes(t *testing.T) {
 		}, 16 * n},
 		// Every row is a new key.
 		{"distinct", func(in operators.Operator) operators.Operator { return &operators.Distinct{Input: in} }, 48 * n},
+		// The right side's keys.
+		{"intersect", func(in operators.Operator) operators.Operator {
+			return &operators.SetOp{Left: in, Right: &operators.Values{Batch: ints()}}
+		}, 48 * n},
 		{"filter", func(in operators.Operator) operators.Operator {
 			return &operators.Filter{Input: in, Pred: fn(t, ">", colRef(0, tInt), lit(5, tInt))}
 		}, 0},
