@@ -105,6 +105,14 @@ func recordPeak(op any, st *Stats) {
 	if p, ok := op.(peakHolder); ok {
 		n = max(n, p.PeakHostBytes())
 	}
+	raisePeak(st, n)
+}
+
+// raisePeak raises st's PeakHostBytes to n (st may be nil).
+func raisePeak(st *Stats, n int64) {
+	if st == nil {
+		return
+	}
 	for {
 		old := st.PeakHostBytes.Load()
 		if n <= old || st.PeakHostBytes.CompareAndSwap(old, n) {
@@ -203,6 +211,13 @@ func InstrumentDevice(op DeviceOperator, st *Stats) DeviceOperator {
 type instrumentedDevice struct {
 	DeviceOperator
 	st *Stats
+}
+
+// Close records the operator's peak host memory (a device operator
+// that finishes work on the host) before the operator drops its state.
+func (o *instrumentedDevice) Close() error {
+	recordPeak(o.DeviceOperator, o.st)
+	return o.DeviceOperator.Close()
 }
 
 func (o *instrumentedDevice) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
