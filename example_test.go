@@ -54,3 +54,20 @@ func ExampleDB_Query() {
 	// 3 BLUE
 	// 2 GREEN
 }
+
+// A table's memory: its Arrow buffers on the host (in the heap, or mapped
+// from an on-disk database's files) and on the GPU where it is resident.
+func ExampleDB_TableMemory() {
+	ctx := context.Background()
+	db, _ := gsql.Open(gsql.Options{Device: "cpu"})
+	defer db.Close()
+	db.Exec(ctx, `CREATE TABLE t (id BIGINT NOT NULL)`)
+	db.Exec(ctx, `INSERT INTO t VALUES (1), (2), (3), (4)`)
+	tm, err := db.TableMemory("t")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: %d rows, %d bytes (%d heap, %d mapped, %d on the device)\n", tm.Name, tm.Rows, tm.Bytes, tm.Heap(), tm.Mapped, tm.Device)
+	// Output:
+	// t: 4 rows, 32 bytes (32 heap, 0 mapped, 0 on the device)
+}

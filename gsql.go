@@ -491,24 +491,15 @@ type Stats struct {
 	SkippedDevices []string
 	// Plans counts the plan cache's lookups (SELECTs run by Query).
 	Plans PlanCacheStats
-	// TableMemory is each table's host memory, by name.
-	TableMemory []TableMemory
+	// TableMemory is each table's memory, by name; TableBytes and
+	// TableMapped total their host bytes, a buffer that several tables
+	// share counted once.
+	TableMemory             []TableMemory
+	TableBytes, TableMapped int64
 	// CPUFallbacks counts the statements that ran on the CPU in auto mode
 	// because their GPU plan ran out of device memory (or waited for it
 	// past gpuexec.MemoryWait).
 	CPUFallbacks uint64
-}
-
-// TableMemory is one table's host memory: the bytes of its Arrow buffers,
-// of which Mapped are read from an on-disk database's memory maps (page
-// cache the kernel may drop and read again) and the rest are in the heap.
-// A compressed segment counts its compressed bytes as mapped and the
-// columns that queries have decompressed (on first read) as heap.
-type TableMemory struct {
-	Name   string
-	Rows   int64
-	Bytes  int64
-	Mapped int64
 }
 
 // String renders the statistics for the shell's .stats.
@@ -537,8 +528,16 @@ func (s Stats) String() string {
 		out += devicesString(s.Devices, s.SkippedDevices)
 	}
 	for _, t := range s.TableMemory {
-		out += fmt.Sprintf("table %s: %d rows, %d bytes in host memory (%d in the heap, %d mapped from disk)\n",
-			t.Name, t.Rows, t.Bytes, t.Bytes-t.Mapped, t.Mapped)
+		out += fmt.Sprintf("table %s: %d rows, %d bytes in host memory (%d in the heap, %d mapped from disk)",
+			t.Name, t.Rows, t.Bytes, t.Heap(), t.Mapped)
+		if t.Device > 0 {
+			out += fmt.Sprintf(", %d resident on the device", t.Device)
+		}
+		out += "\n"
+	}
+	if len(s.TableMemory) > 0 {
+		out += fmt.Sprintf("tables in host memory: %d bytes (%d in the heap, %d mapped from disk)\n",
+			s.TableBytes, s.TableBytes-s.TableMapped, s.TableMapped)
 	}
 	if s.Cache != nil {
 		out += fmt.Sprintf("resident tables: %d (%d of %d bytes), %d hits, %d misses (%d adding columns), %d evictions, %d column sets dropped for others\n",
@@ -552,33 +551,28 @@ func (db *DB) Stats() Stats {
 	st := Stats{Device: db.Device(), Tables: len(db.cat.List()),
 		Plans:        PlanCacheStats{Hits: db.plans.hits.Load(), Misses: db.plans.misses.Load(), CPURuns: db.plans.cpuRuns.Load()},
 		CPUFallbacks: db.cpuFallbacks.Load()}
+	var cache *gpuexec.TableCache // nil holds nothing
 	if db.Device() == "gpu" {
 		if rt, err := db.gpu(); err == nil {
+			cache = rt.Cache
 			g, c := rt.Dev.Stats(), rt.Cache.Stats()
 			st.GPU, st.Cache = &g, &c
 			st.Devices, st.SkippedDevices = db.deviceStats(), db.gpuState.skipped
 		}
 	}
+	// Each table counts its own buffers once; the totals count a buffer
+	// several tables share once.
+	all := bufferSet{}
 	for _, name := range db.cat.List() {
 		t, err := db.cat.Get(name)
 		if err != nil {
 			continue // dropped meanwhile
 		}
-		tm := TableMemory{Name: name, Rows: t.Rows}
-		for _, rec := range t.Records {
-			// A compressed segment: its compressed bytes are mapped, and
-			// the columns queries have read are decompressed in the heap.
-			if heap, mapped, ok := storage.RecordMemory(rec); ok {
-				tm.Bytes += heap + mapped
-				tm.Mapped += mapped
-				continue
-			}
-			n := recordBytes(rec)
-			tm.Bytes += n
-			if db.store != nil && db.store.Mapped(rec) {
-				tm.Mapped += n
-			}
-		}
+		tm := db.tableMemory(name, t, bufferSet{})
+		tm.Device = int64(cache.TableBytes(name))
+		total := db.tableMemory(name, t, all)
+		st.TableBytes += total.Bytes
+		st.TableMapped += total.Mapped
 		st.TableMemory = append(st.TableMemory, tm)
 	}
 	return st

@@ -7,8 +7,6 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
-
-	"github.com/gsqlengine/gsql/storage"
 )
 
 // The Go heap's headroom, sized to the tables held.
@@ -180,19 +178,9 @@ func (db *DB) importHeap(table string, n int64) {
 func (db *DB) tableHeapChanged(name string) {
 	var n int64
 	if t, err := db.cat.Get(name); err == nil {
-		for _, rec := range t.Records {
-			// A compressed segment: only the columns queries have
-			// decompressed are in the heap (not followed as they are).
-			// Reading its columns here would decompress them.
-			if heap, _, ok := storage.RecordMemory(rec); ok {
-				n += heap
-				continue
-			}
-			if db.store != nil && db.store.Mapped(rec) {
-				continue
-			}
-			n += recordBytes(rec)
-		}
+		// As .stats counts it: mapped bytes are not the heap's, and a
+		// buffer several batches share counts once.
+		n = db.tableMemory(name, t, bufferSet{}).Heap()
 	}
 	db.setHeapBytes(name, n)
 }

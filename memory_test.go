@@ -35,8 +35,8 @@ import (
 //
 // GSQL_MEMORY_PEAK_QUERY=18 runs that query once more and writes the
 // heap profile of the collection that found the most live heap during it
-// (<profile>-q18.pprof). GSQL_MEMORY_EXPLAIN=18,9 prints those queries' EXPLAIN ANALYZE (state
-// bytes per operator). GSQL_MEMORY_DB=DIR loads into an on-disk database there instead of an
+// (<profile>-q18.pprof). GSQL_MEMORY_EXPLAIN=18,9 prints those queries' EXPLAIN ANALYZE (peak
+// host bytes per operator). GSQL_MEMORY_DB=DIR loads into an on-disk database there instead of an
 // in-memory one. The files are written by this process (a row group per
 // 65,536 rows, as bench --data writes them); the load runs in a child
 // process, so that the generator's memory is not counted.

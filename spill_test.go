@@ -61,7 +61,7 @@ func TestGroupBySpillsPastMemoryLimit(t *testing.T) {
 		`EXPLAIN ANALYZE SELECT COUNT(*) FROM t AS a JOIN t AS b ON a.id = b.id`,
 	} {
 		plan := strings.Join(rowsOf(t, limited, q), "\n")
-		if !strings.Contains(plan, "spilled_partitions=") || !strings.Contains(plan, "state_bytes=") {
+		if !strings.Contains(plan, "spilled_partitions=") || !strings.Contains(plan, "peak_host_bytes=") {
 			t.Fatalf("EXPLAIN ANALYZE does not show the spill:\n%s", plan)
 		}
 	}

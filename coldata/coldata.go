@@ -396,6 +396,22 @@ type Batch struct {
 	Owner Owner
 }
 
+// HostBytes is the host memory a batch's vectors view: validity, values,
+// offsets, and the string bytes its rows use. Vectors that are slices of
+// a larger one count only their rows; it costs a few additions per
+// column, never a pass over the rows (operators count what they hold
+// with it a batch at a time).
+func (b *Batch) HostBytes() int64 {
+	var n int64
+	for _, v := range b.Cols {
+		n += int64(len(v.Nulls) + len(v.Bools) + 8*len(v.Ints) + 8*len(v.Floats) + 4*len(v.Offsets) + 16*len(v.Decs))
+		if v.Type.Physical() == String && !v.Const && v.Len > 0 && len(v.Offsets) > v.Len {
+			n += int64(v.Offsets[v.Len] - v.Offsets[0])
+		}
+	}
+	return n
+}
+
 // Owner is reference-counted ownership of memory outside the Go heap; the
 // memory returns to its pool when the last reference is released.
 type Owner interface {

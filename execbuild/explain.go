@@ -59,8 +59,8 @@ func (b *Built) statistics(n planner.Node) string {
 		if st.HostGroups.Load() > 0 {
 			line += " groups_finished=host"
 		}
-		if n := st.StateBytes.Load(); n > 0 {
-			line += fmt.Sprintf(" state_bytes=%d", n)
+		if n := st.PeakHostBytes.Load(); n > 0 {
+			line += fmt.Sprintf(" peak_host_bytes=%d", n)
 		}
 		if p := st.SpillPartitions.Load(); p > 0 {
 			line += fmt.Sprintf(" spilled_partitions=%d spilled_bytes=%d", p, st.SpillBytes.Load())

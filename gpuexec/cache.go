@@ -397,6 +397,21 @@ func (c *TableCache) Resident(name string, version uint64) ([]*DeviceBatch, bool
 	return out, err == nil
 }
 
+// TableBytes returns the device bytes table name holds resident (every
+// uploaded column part of its cached version), 0 when none: the per-table
+// figure of `.stats`.
+func (c *TableCache) TableBytes(name string) uint64 {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[name]; ok {
+		return el.Value.(*cacheEntry).bytes
+	}
+	return 0
+}
+
 // Invalidate drops every cached version of table name.
 func (c *TableCache) Invalidate(name string) {
 	c.mu.Lock()

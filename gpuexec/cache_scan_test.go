@@ -529,6 +529,15 @@ func TestTableCacheColumnParts(t *testing.T) {
 	if st := c.Stats(); st.Hits != 3 || st.Misses != 2 || st.ColumnUploads != 1 || st.Tables != 1 || st.Batches != 2 {
 		t.Fatalf("stats %+v", st)
 	}
+	// The table's device bytes are the cache's (its only table), about
+	// those of the two columns uploaded; a table not resident holds none.
+	if got, st, want := c.TableBytes("t"), c.Stats(), colBytes([]int{1})+colBytes([]int{3}); got != st.Bytes || got+4096 < want || got > want+4096 {
+		t.Fatalf("TableBytes %d, cache %d, columns %d", got, st.Bytes, colBytes([]int{1})+colBytes([]int{3}))
+	}
+	var nilCache *TableCache
+	if c.TableBytes("u") != 0 || nilCache.TableBytes("t") != 0 {
+		t.Fatal("bytes of a table not resident")
+	}
 	if bs, ok := c.Resident("t", 1); ok {
 		releaseAll(bs)
 		t.Fatal("resident with columns missing")
@@ -581,6 +590,9 @@ func TestTableCacheColumnParts(t *testing.T) {
 	}
 	small.Clear()
 	c.Clear()
+	if c.TableBytes("t") != 0 {
+		t.Fatal("bytes after Clear")
+	}
 	requireNoLeak(t, d, "column parts")
 }
 

@@ -187,3 +187,7 @@ func (s *SpillAggregate) Close() error {
 	}
 	return err
 }
+
+// PeakHostBytes is the most host memory the spill's write buffers held
+// (the state's own, StateBytes, is counted beside it).
+func (s *SpillAggregate) PeakHostBytes() int64 { return s.sp.peak }

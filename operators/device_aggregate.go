@@ -473,7 +473,15 @@ func (h *DeviceHashAggregate) aggregateOnHost(ctx context.Context, batches []*gp
 	if err := agg.Open(ctx); err != nil {
 		return nil, err
 	}
-	defer agg.Close()
+	defer func() {
+		// The downloaded input and the groups are held together.
+		var n int64
+		for _, b := range host {
+			n += b.HostBytes()
+		}
+		raisePeak(h.Stats, n+int64(agg.StateBytes()))
+		agg.Close()
+	}()
 	var out []*coldata.Batch
 	for {
 		b, err := agg.Next(ctx)
@@ -552,6 +560,7 @@ func (h *DeviceHashAggregate) mergeParts(parts []*gpuexec.GroupPartial, kinds []
 	if len(h.Keys) == 0 && len(states) == 0 {
 		states = append(states, make([]mergedAgg, len(h.Aggs)))
 	}
+	raisePeak(h.Stats, int64(stateBytes)) // the groups merged on the host
 	keys := make([]*coldata.Vec, len(keyB))
 	for i, kb := range keyB {
 		keys[i] = kb.Finish()
@@ -756,6 +765,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 			}
 		}
 	}
+	raisePeak(h.Stats, int64(stateBytes)) // the groups and distinct values on the host
 	keys := make([]*coldata.Vec, nk)
 	for i, kb := range keyB {
 		keys[i] = kb.Finish()

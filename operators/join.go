@@ -627,16 +627,7 @@ func (j *HashJoin) Close() error {
 }
 
 // batchBytes estimates the memory a batch's columns hold.
-func batchBytes(b *coldata.Batch) uint64 {
-	var n uint64
-	for _, v := range b.Cols {
-		n += uint64(len(v.Nulls) + len(v.Bools) + 8*len(v.Ints) + 8*len(v.Floats) + 4*len(v.Offsets))
-		if v.Type == coldata.String && !v.Const && v.Len > 0 {
-			n += uint64(v.Offsets[v.Len] - v.Offsets[0])
-		}
-	}
-	return n
-}
+func batchBytes(b *coldata.Batch) uint64 { return uint64(b.HostBytes()) }
 
 // isIdentity reports whether order lists 0 to n-1 in order.
 func isIdentity(order []int, n int) bool {

@@ -196,3 +196,7 @@ func (s *SpillJoin) Close() error {
 	}
 	return err
 }
+
+// PeakHostBytes is the most host memory the spill's write buffers held
+// (the state's own, StateBytes, is counted beside it).
+func (s *SpillJoin) PeakHostBytes() int64 { return s.sp.peak }

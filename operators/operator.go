@@ -68,10 +68,11 @@ type Stats struct {
 	// SpillPartitions counts the partitions an operator wrote to disk
 	// because its state passed the memory limit, SpillBytes their bytes.
 	SpillPartitions, SpillBytes atomic.Int64
-	// StateBytes is the host memory an operator's state held (a GROUP
-	// BY's groups, a join's hashed side), estimated as MemoryLimit counts
-	// it, recorded when the operator closes.
-	StateBytes atomic.Int64
+	// PeakHostBytes is the most host memory an operator's state held at
+	// once: a GROUP BY's groups and a join's hashed side (as MemoryLimit
+	// counts them), a sort's, window's or shared CTE's buffered batches,
+	// spill write buffers; recorded when the operator closes.
+	PeakHostBytes atomic.Int64
 }
 
 // stateSizer is an operator that can tell its state's host memory.
@@ -88,14 +89,36 @@ type instrumented struct {
 	st *Stats
 }
 
-// Close records the operator's state size before the operator drops it.
+// Close records the operator's peak host memory before the operator
+// drops its state.
 func (o *instrumented) Close() error {
-	if s, ok := o.Operator.(stateSizer); ok {
-		if n := int64(s.StateBytes()); n > o.st.StateBytes.Load() {
-			o.st.StateBytes.Store(n)
+	recordPeak(o.Operator, o.st)
+	return o.Operator.Close()
+}
+
+// recordPeak raises st's PeakHostBytes to what op reports held.
+func recordPeak(op any, st *Stats) {
+	var n int64
+	if s, ok := op.(stateSizer); ok {
+		n = int64(s.StateBytes())
+	}
+	if p, ok := op.(peakHolder); ok {
+		n = max(n, p.PeakHostBytes())
+	}
+	raisePeak(st, n)
+}
+
+// raisePeak raises st's PeakHostBytes to n (st may be nil).
+func raisePeak(st *Stats, n int64) {
+	if st == nil {
+		return
+	}
+	for {
+		old := st.PeakHostBytes.Load()
+		if n <= old || st.PeakHostBytes.CompareAndSwap(old, n) {
+			return
 		}
 	}
-	return o.Operator.Close()
 }
 
 func (o *instrumented) Next(ctx context.Context) (*coldata.Batch, error) {
@@ -188,6 +211,13 @@ func InstrumentDevice(op DeviceOperator, st *Stats) DeviceOperator {
 type instrumentedDevice struct {
 	DeviceOperator
 	st *Stats
+}
+
+// Close records the operator's peak host memory (a device operator
+// that finishes work on the host) before the operator drops its state.
+func (o *instrumentedDevice) Close() error {
+	recordPeak(o.DeviceOperator, o.st)
+	return o.DeviceOperator.Close()
 }
 
 func (o *instrumentedDevice) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {

@@ -61,12 +61,18 @@ type Recursive struct {
 	i    int
 	seen map[string]struct{}
 	key  []byte
+	// host counts the result's batches and, under UNION, the rows seen.
+	host HostBytes
 }
+
+// PeakHostBytes is the most host memory the recursion's result held.
+func (r *Recursive) PeakHostBytes() int64 { return r.host.Peak() }
 
 // Open implements Operator: the whole recursion runs here.
 func (r *Recursive) Open(ctx context.Context) error {
 	r.out, r.i, r.Iterations = nil, 0, 0
 	r.seen = nil
+	r.host.ReleaseAll()
 	if r.Distinct {
 		r.seen = map[string]struct{}{}
 	}
@@ -80,6 +86,7 @@ func (r *Recursive) Open(ctx context.Context) error {
 		r.out = append(r.out, fresh...)
 		for _, b := range fresh {
 			rows += int64(b.Len)
+			r.host.Grow(b.HostBytes())
 		}
 		if r.MaxRows > 0 && rows > r.MaxRows {
 			return fmt.Errorf("WITH RECURSIVE %s: more than %d rows (is there a stop condition?)", r.Name, r.MaxRows)
@@ -113,6 +120,7 @@ func (r *Recursive) fresh(in []*coldata.Batch) []*coldata.Batch {
 			continue
 		}
 		sel = sel[:0]
+		added := 0
 		for i := 0; i < b.Len; i++ {
 			r.key = opspec.AppendRowKey(r.key[:0], b.Cols, i)
 			if _, ok := r.seen[string(r.key)]; ok {
@@ -120,7 +128,9 @@ func (r *Recursive) fresh(in []*coldata.Batch) []*coldata.Batch {
 			}
 			r.seen[string(r.key)] = struct{}{}
 			sel = append(sel, i)
+			added += len(r.key) + distinctEntryBytes
 		}
+		r.host.Grow(int64(added))
 		switch len(sel) {
 		case 0:
 		case b.Len:
@@ -145,4 +155,4 @@ func (r *Recursive) Next(ctx context.Context) (*coldata.Batch, error) {
 }
 
 // Close implements Operator.
-func (r *Recursive) Close() error { r.out, r.seen = nil, nil; return nil }
+func (r *Recursive) Close() error { r.out, r.seen = nil, nil; r.host.ReleaseAll(); return nil }

@@ -21,11 +21,20 @@ type SetOp struct {
 	key     []byte
 	sel     []int
 	built   bool
+	host    HostBytes // the keys of both tables
 }
+
+// setEntryBytes is a key's cost in a table besides its bytes: its string
+// header, its count and its share of the map's buckets.
+const setEntryBytes = 56
+
+// PeakHostBytes is the most host memory the row tables held.
+func (s *SetOp) PeakHostBytes() int64 { return s.host.Peak() }
 
 // Open implements Operator.
 func (s *SetOp) Open(ctx context.Context) error {
 	s.counts, s.emitted, s.built = map[string]int{}, map[string]struct{}{}, false
+	s.host.ReleaseAll()
 	if err := s.Left.Open(ctx); err != nil {
 		return err
 	}
@@ -45,10 +54,16 @@ func (s *SetOp) build(ctx context.Context) error {
 		if b == nil {
 			return nil
 		}
+		added := 0
 		for i := 0; i < b.Len; i++ {
 			s.key = opspec.AppendRowKey(s.key[:0], b.Cols, i)
+			n := len(s.counts)
 			s.counts[string(s.key)]++
+			if len(s.counts) > n {
+				added += len(s.key) + setEntryBytes
+			}
 		}
+		s.host.Grow(int64(added))
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -69,12 +84,15 @@ func (s *SetOp) Next(ctx context.Context) (*coldata.Batch, error) {
 			return nil, err
 		}
 		s.sel = s.sel[:0]
+		emitted := len(s.emitted)
 		for i := 0; i < b.Len; i++ {
 			s.key = opspec.AppendRowKey(s.key[:0], b.Cols, i)
 			if s.keep(string(s.key)) {
 				s.sel = append(s.sel, i)
 			}
 		}
+		// Distinct rows emitted are remembered: about a key each.
+		s.host.Grow(int64((len(s.emitted) - emitted) * (len(s.key) + setEntryBytes)))
 		switch len(s.sel) {
 		case 0:
 			continue
@@ -112,6 +130,7 @@ func (s *SetOp) keep(k string) bool {
 // Close implements Operator.
 func (s *SetOp) Close() error {
 	s.counts, s.emitted = nil, nil
+	s.host.ReleaseAll()
 	err := s.Left.Close()
 	if rerr := s.Right.Close(); err == nil {
 		err = rerr

@@ -20,22 +20,29 @@ type SharedResult struct {
 	done    bool
 	batches []*coldata.Batch
 	err     error
+	// host counts the kept batches, held until the statement ends.
+	host HostBytes
 }
 
-// result computes the input on first use.
-func (s *SharedResult) result(ctx context.Context) ([]*coldata.Batch, error) {
+// result computes the input on first use; ran says whether this call
+// ran it.
+func (s *SharedResult) result(ctx context.Context) (_ []*coldata.Batch, ran bool, _ error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
-		return s.batches, s.err
+		return s.batches, false, s.err
 	}
 	s.Runs.Add(1)
+	s.host.ReleaseAll()
 	s.batches, s.err = drain(ctx, s.Input)
+	for _, b := range s.batches {
+		s.host.Grow(b.HostBytes())
+	}
 	if ctx.Err() == nil {
 		// A cancelled run is not kept: another reader may retry.
 		s.done = true
 	}
-	return s.batches, s.err
+	return s.batches, true, s.err
 }
 
 // drain runs op to the end and returns its batches.
@@ -66,13 +73,23 @@ type SharedScan struct {
 	Src     *SharedResult
 	batches []*coldata.Batch
 	i       int
+	ran     bool // this reader computed the result
 }
 
 // Open implements Operator: the first reader computes the result.
 func (s *SharedScan) Open(ctx context.Context) error {
-	b, err := s.Src.result(ctx)
-	s.batches, s.i = b, 0
+	b, ran, err := s.Src.result(ctx)
+	s.batches, s.i, s.ran = b, 0, s.ran || ran
 	return err
+}
+
+// PeakHostBytes is the host memory of the shared result's batches, shown
+// on the reference that computed it (the others read the same batches).
+func (s *SharedScan) PeakHostBytes() int64 {
+	if !s.ran {
+		return 0
+	}
+	return s.Src.host.Peak()
 }
 
 // Next implements Operator.

@@ -32,11 +32,18 @@ type Sort struct {
 	src    []*coldata.Batch
 	sels   [][]int // the rows of src[i] the input passed (nil: all)
 	starts []int
+	// host counts the buffered input (which may view a table's own
+	// buffers), then the concatenated copy and its permutation.
+	host HostBytes
 }
+
+// PeakHostBytes is the most host memory the sort held at once.
+func (s *Sort) PeakHostBytes() int64 { return s.host.Peak() }
 
 // Open implements Operator.
 func (s *Sort) Open(ctx context.Context) error {
 	s.sorted, s.all, s.perm, s.pos, s.src, s.sels, s.starts = false, nil, nil, 0, nil, nil, nil
+	s.host.ReleaseAll()
 	return s.Input.Open(ctx)
 }
 
@@ -69,6 +76,7 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 				break
 			}
 			batches, sels = append(batches, b), append(sels, sel)
+			s.host.Grow(b.HostBytes() + 8*int64(len(sel)))
 		}
 		if done, err := s.topOfKeys(ctx, batches, sels); done || err != nil {
 			return s.nextOfSources(ctx, err)
@@ -83,6 +91,14 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 		all, err := coldata.ConcatCheck(batches, s.NCols, ctx.Err)
 		if err != nil {
 			return nil, err
+		}
+		// The copy and the input are both live here; the input goes
+		// once this returns.
+		buffered := s.host.Held()
+		if len(batches) == 1 && sels[0] == nil {
+			buffered = 0 // the one input batch is sorted as it is
+		} else {
+			s.host.Grow(all.HostBytes())
 		}
 		cmp := rowComparator(all, s.Keys)
 		var perm []int
@@ -99,9 +115,11 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 				perm[i] = i
 			}
 		}
+		s.host.Grow(8 * int64(len(perm)))
 		if err := sortCancellable(ctx, perm, cmp); err != nil {
 			return nil, err
 		}
+		s.host.Release(buffered)
 		s.sorted, s.all, s.perm = true, all, perm
 	}
 	// Rows are gathered one output batch at a time: a cancelled query
@@ -111,6 +129,7 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 	}
 	if s.pos >= len(s.perm) {
 		s.all, s.perm = nil, nil
+		s.host.ReleaseAll()
 		return nil, nil
 	}
 	end := min(s.pos+opspec.BatchSize, len(s.perm))
@@ -120,7 +139,7 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 }
 
 // Close implements Operator.
-func (s *Sort) Close() error { return s.Input.Close() }
+func (s *Sort) Close() error { s.host.ReleaseAll(); return s.Input.Close() }
 
 // topOfKeys orders the first Limit rows of batches when they are few and
 // the rows have columns besides the keys: only the key columns are
@@ -276,6 +295,7 @@ func (s *Sort) nextOfSources(ctx context.Context, err error) (*coldata.Batch, er
 	}
 	if s.pos >= len(s.perm) {
 		s.src, s.sels, s.starts, s.perm = nil, nil, nil, nil
+		s.host.ReleaseAll()
 		return nil, nil
 	}
 	end := min(s.pos+opspec.BatchSize, len(s.perm))
@@ -597,11 +617,20 @@ type Distinct struct {
 	seen  map[string]struct{}
 	key   []byte
 	sel   []int
+	host  HostBytes // the seen keys
 }
+
+// distinctEntryBytes is a seen key's cost besides its bytes: its string
+// header and its share of the map's buckets.
+const distinctEntryBytes = 48
+
+// PeakHostBytes is the most host memory the seen rows' keys held.
+func (d *Distinct) PeakHostBytes() int64 { return d.host.Peak() }
 
 // Open implements Operator.
 func (d *Distinct) Open(ctx context.Context) error {
 	d.seen = map[string]struct{}{}
+	d.host.ReleaseAll()
 	return d.Input.Open(ctx)
 }
 
@@ -613,6 +642,7 @@ func (d *Distinct) Next(ctx context.Context) (*coldata.Batch, error) {
 			return nil, err
 		}
 		d.sel = d.sel[:0]
+		added := 0
 		for i := 0; i < b.Len; i++ {
 			d.key = opspec.AppendRowKey(d.key[:0], b.Cols, i)
 			if _, ok := d.seen[string(d.key)]; ok {
@@ -620,7 +650,9 @@ func (d *Distinct) Next(ctx context.Context) (*coldata.Batch, error) {
 			}
 			d.seen[string(d.key)] = struct{}{}
 			d.sel = append(d.sel, i)
+			added += len(d.key) + distinctEntryBytes
 		}
+		d.host.Grow(int64(added))
 		switch len(d.sel) {
 		case 0:
 			continue
@@ -632,4 +664,4 @@ func (d *Distinct) Next(ctx context.Context) (*coldata.Batch, error) {
 }
 
 // Close implements Operator.
-func (d *Distinct) Close() error { d.seen = nil; return d.Input.Close() }
+func (d *Distinct) Close() error { d.seen = nil; d.host.ReleaseAll(); return d.Input.Close() }

@@ -35,6 +35,9 @@ type spillSplitter struct {
 	keyBuf []byte
 	route  []int
 	keys   []*coldata.Vec
+	// peak is the most host memory one split's partitions held (rows
+	// waiting to be written, write buffers).
+	peak int64
 }
 
 // start makes the spill directory under parent and the hashes.
@@ -61,6 +64,11 @@ func (sp *spillSplitter) split(ctx context.Context, in Operator, keys []expr.Exp
 	}
 	defer in.Close()
 	var parts *spill.Partitions
+	defer func() {
+		if parts != nil {
+			sp.peak = max(sp.peak, parts.PeakBytes())
+		}
+	}()
 	sp.keys = append(sp.keys[:0], make([]*coldata.Vec, len(keys))...)
 	for {
 		b, err := in.Next(ctx)

@@ -30,6 +30,21 @@ type Partitions struct {
 	flushRows int
 	idx       [][]int // per partition, the rows of the current batch
 	finished  bool
+	// held is the host memory of the pending rows and the open files'
+	// write buffers, peak the most it reached (PeakBytes).
+	held, peak int64
+}
+
+// writeBuffer is the buffer in front of each partition's file.
+const writeBuffer = 1 << 20
+
+// PeakBytes is the most host memory the partitions held at once: rows
+// waiting for their partition's next write, and the write buffers.
+func (p *Partitions) PeakBytes() int64 { return p.peak }
+
+func (p *Partitions) grow(n int64) {
+	p.held += n
+	p.peak = max(p.peak, p.held)
 }
 
 type partWriter struct {
@@ -38,7 +53,8 @@ type partWriter struct {
 	counter *countingWriter
 	w       *ipc.Writer
 	pending []*coldata.Batch
-	rows    int // rows in pending
+	rows    int   // rows in pending
+	bytes   int64 // host memory of pending
 	total   int64
 }
 
@@ -90,7 +106,10 @@ func (p *Partitions) Add(b *coldata.Batch, part []int) error {
 			continue
 		}
 		pw := &p.parts[i]
-		pw.pending = append(pw.pending, coldata.GatherBatch(b, rows))
+		g := coldata.GatherBatch(b, rows)
+		pw.pending = append(pw.pending, g)
+		pw.bytes += g.HostBytes()
+		p.grow(g.HostBytes())
 		pw.rows += len(rows)
 		pw.total += int64(len(rows))
 		if pw.rows >= p.flushRows {
@@ -114,7 +133,8 @@ func (p *Partitions) flush(pw *partWriter) error {
 		}
 		p.dir.files.Add(1)
 		pw.f = f
-		pw.counter = &countingWriter{w: bufio.NewWriterSize(f, 1<<20), dir: p.dir}
+		pw.counter = &countingWriter{w: bufio.NewWriterSize(f, writeBuffer), dir: p.dir}
+		p.grow(writeBuffer)
 		pw.w = ipc.NewWriter(pw.counter, ipc.WithSchema(p.schema), ipc.WithAllocator(memory.DefaultAllocator))
 	}
 	b := pw.pending[0]
@@ -125,6 +145,8 @@ func (p *Partitions) flush(pw *partWriter) error {
 	err := pw.w.Write(rec)
 	rec.Release()
 	pw.pending, pw.rows = pw.pending[:0], 0
+	p.held -= pw.bytes
+	pw.bytes = 0
 	if err != nil {
 		return fmt.Errorf("spill: write %s: %w", pw.path, p.dir.full(err))
 	}
@@ -156,6 +178,7 @@ func (p *Partitions) Finish() error {
 			first = fmt.Errorf("spill: close %s: %w", pw.path, p.dir.full(err))
 		}
 		pw.w, pw.f = nil, nil
+		p.held -= writeBuffer
 	}
 	return first
 }

@@ -206,3 +206,51 @@ func TestAddChecksColumns(t *testing.T) {
 		t.Fatal("a batch of 7 columns was added to partitions of 2")
 	}
 }
+
+// TestPartitionsPeakBytes: the partitions count the rows they hold until
+// a write and the files' write buffers.
+func TestPartitionsPeakBytes(t *testing.T) {
+	const parts, batches, rows = 4, 3, 2000
+	var input int64 // bytes of every row added
+	for bi := 0; bi < batches; bi++ {
+		input += testBatch(rows, bi).HostBytes()
+	}
+	for _, tc := range []struct {
+		name     string
+		flush    int
+		min, max int64
+	}{
+		// Every row waits for Finish: all of them, then one buffer.
+		{"held to the end", 1 << 20, input, input + writeBuffer + input/10},
+		// A write per Add: at most a batch's rows and every buffer.
+		{"written at once", 1, writeBuffer, input/batches + parts*writeBuffer + input/10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := NewDir(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Remove()
+			p, err := d.NewPartitions("t", parts, testTypes, tc.flush)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for bi := 0; bi < batches; bi++ {
+				b := testBatch(rows, bi)
+				part := make([]int, b.Len)
+				for r := range part {
+					part[r] = r % parts
+				}
+				if err := p.Add(b, part); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := p.Finish(); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.PeakBytes(); got < tc.min || got > tc.max || p.held != 0 {
+				t.Fatalf("peak %d bytes (want %d to %d), %d held after Finish", got, tc.min, tc.max, p.held)
+			}
+		})
+	}
+}

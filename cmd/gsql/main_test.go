@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -265,5 +267,25 @@ func TestShellImportStreams(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "100%") {
 		t.Errorf("no progress bar in %q", errb.String())
+	}
+}
+
+// TestStatsTableMemory: .stats shows each table's host bytes, heap and
+// mapped, and their total.
+func TestStatsTableMemory(t *testing.T) {
+	var out, errb bytes.Buffer
+	if status := run([]string{"--device", "cpu", "--demo", "1000", "-c", ".stats"}, strings.NewReader(""), &out, &errb); status != 0 {
+		t.Fatalf("status %d, stderr %q", status, errb.String())
+	}
+	m := regexp.MustCompile(`(?m)^table people: 1000 rows, (\d+) bytes in host memory \((\d+) in the heap, 0 mapped from disk\)$`).FindStringSubmatch(out.String())
+	if m == nil || m[1] != m[2] {
+		t.Fatalf(".stats:\n%s", out.String())
+	}
+	// 1000 names ("First Last") and visibilities, with their offsets.
+	if n, _ := strconv.Atoi(m[1]); n < 20_000 || n > 40_000 {
+		t.Fatalf("people holds %d bytes", n)
+	}
+	if !strings.Contains(out.String(), "tables in host memory: "+m[1]+" bytes") {
+		t.Fatalf(".stats total:\n%s", out.String())
 	}
 }

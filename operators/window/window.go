@@ -34,11 +34,17 @@ type Operator struct {
 	done bool
 	all  *coldata.Batch // input columns then results
 	pos  int
+	// host counts the buffered input, its concatenation and the results.
+	host operators.HostBytes
 }
+
+// PeakHostBytes is the most host memory the operator held at once.
+func (o *Operator) PeakHostBytes() int64 { return o.host.Peak() }
 
 // Open implements operators.Operator.
 func (o *Operator) Open(ctx context.Context) error {
 	o.done, o.all, o.pos = false, nil, 0
+	o.host.ReleaseAll()
 	return o.Input.Open(ctx)
 }
 
@@ -55,6 +61,7 @@ func (o *Operator) Next(ctx context.Context) (*coldata.Batch, error) {
 	}
 	if o.all == nil || o.pos >= o.all.Len {
 		o.all = nil
+		o.host.ReleaseAll()
 		return nil, nil
 	}
 	end := min(o.pos+opspec.BatchSize, o.all.Len)
@@ -66,6 +73,7 @@ func (o *Operator) Next(ctx context.Context) (*coldata.Batch, error) {
 // Close implements operators.Operator.
 func (o *Operator) Close() error {
 	o.all = nil
+	o.host.ReleaseAll()
 	return o.Input.Close()
 }
 
@@ -83,6 +91,7 @@ func (o *Operator) compute(ctx context.Context) error {
 			break
 		}
 		batches = append(batches, b)
+		o.host.Grow(b.HostBytes())
 	}
 	all, err := coldata.ConcatCheck(batches, o.NCols, ctx.Err)
 	if err != nil {
@@ -91,10 +100,19 @@ func (o *Operator) compute(ctx context.Context) error {
 	if all.Len == 0 {
 		return nil
 	}
+	// The input and its copy are both live until Compute is done.
+	buffered := o.host.Held()
+	if len(batches) > 1 { // one batch is passed on, not copied
+		o.host.Grow(all.HostBytes())
+	} else {
+		buffered = 0
+	}
 	res, err := Compute(ctx, all, o.Funcs)
 	if err != nil {
 		return err
 	}
+	o.host.Grow((&coldata.Batch{Cols: res, Len: all.Len}).HostBytes())
+	o.host.Release(buffered)
 	cols := append(append(make([]*coldata.Vec, 0, len(all.Cols)+len(res)), all.Cols[:o.NCols]...), res...)
 	o.all = &coldata.Batch{Cols: cols, Len: all.Len}
 	return nil

@@ -187,7 +187,7 @@ func TestShowCreateTable(t *testing.T) {
 func TestInformationSchema(t *testing.T) {
 	h, s := newHandler(t)
 	ctx := context.Background()
-	for _, q := range []string{"CREATE TABLE a (x BIGINT NOT NULL, y VARCHAR)", "CREATE TABLE b (d DATE)"} {
+	for _, q := range []string{"CREATE TABLE a (x BIGINT NOT NULL, y VARCHAR)", "CREATE TABLE b (d DATE)", "INSERT INTO a VALUES (1, 'one'), (2, NULL)"} {
 		if _, err := h.Run(ctx, s, q, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -223,6 +223,8 @@ func TestInformationSchema(t *testing.T) {
 		{"SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'gsql' ORDER BY TABLE_NAME", nil, "[a|BASE TABLE b|BASE TABLE]"},
 		{"select column_name, ordinal_position, is_nullable, data_type from INFORMATION_SCHEMA.COLUMNS where table_name = ? order by ordinal_position", []any{"a"}, "[x|1|NO|bigint y|2|YES|varchar]"},
 		{"SELECT COUNT(*) FROM `information_schema`.`columns`", nil, "[3]"},
+		// a holds 2 BIGINTs and 2 strings: values, offsets, validity.
+		{"SELECT TABLE_NAME, TABLE_ROWS, DATA_LENGTH BETWEEN 30 AND 200, AVG_ROW_LENGTH * 2 <= DATA_LENGTH FROM information_schema.TABLES ORDER BY TABLE_NAME", nil, "[a|2|true|true b|0|false|true]"},
 		{"SELECT SCHEMA_NAME FROM information_schema.schemata", nil, "[gsql]"},
 	}
 	for _, c := range cases {

@@ -14,7 +14,9 @@ import (
 )
 
 // A minimal information_schema: SCHEMATA, TABLES and COLUMNS, which
-// GUI clients and connectors read for their metadata. A statement naming
+// GUI clients and connectors read for their metadata. TABLES has MySQL's
+// TABLE_ROWS, AVG_ROW_LENGTH and DATA_LENGTH (the table's host bytes, as
+// .stats counts them), which clients show as a table's size. A statement naming
 // information_schema.X runs on a small in-memory gsql database built for
 // it from the catalog, so every WHERE, ORDER BY and join gsql supports
 // works on these tables.
@@ -55,7 +57,11 @@ func (h *Handler) fillInfoSchema(ctx context.Context, idb *gsql.DB) error {
 		return arrow.NewSchema(fs, nil)
 	}
 	schemata := str("CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME", "DEFAULT_COLLATION_NAME")
-	tables := str("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE", "TABLE_COMMENT")
+	tableFields := str("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE", "TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "TABLE_COMMENT").Fields()
+	for i := tableRows; i <= tableDataLength; i++ {
+		tableFields[i].Type = arrow.PrimitiveTypes.Int64
+	}
+	tables := arrow.NewSchema(tableFields, nil)
 	colFields := str("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION", "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE", "COLUMN_TYPE", "COLUMN_KEY", "EXTRA").Fields()
 	colFields[4].Type = arrow.PrimitiveTypes.Int64
 	columns := arrow.NewSchema(colFields, nil)
@@ -72,7 +78,9 @@ func (h *Handler) fillInfoSchema(ctx context.Context, idb *gsql.DB) error {
 		return err
 	}
 	for _, t := range names {
-		appendStrings(tb, 0, "def", h.Database, t, "BASE TABLE", "gsql", "")
+		appendStrings(tb, 0, "def", h.Database, t, "BASE TABLE", "gsql")
+		appendSize(tb, h.DB, t)
+		appendStrings(tb, tableDataLength+1, "")
 		res, _, err := h.columns(ctx, t, false)
 		if err != nil {
 			continue // a view that no longer binds: listed without columns
@@ -113,6 +121,33 @@ func (h *Handler) fillInfoSchema(ctx context.Context, idb *gsql.DB) error {
 		}
 	}
 	return nil
+}
+
+// The TABLES columns of a table's size.
+const (
+	tableRows       = 5
+	tableDataLength = 7
+)
+
+// appendSize appends table's TABLE_ROWS, AVG_ROW_LENGTH and DATA_LENGTH
+// (NULLs for a view, which holds no rows of its own).
+func appendSize(b *array.RecordBuilder, db *gsql.DB, table string) {
+	tm, err := db.TableMemory(table)
+	for i := tableRows; i <= tableDataLength; i++ {
+		if err != nil {
+			b.Field(i).AppendNull()
+		}
+	}
+	if err != nil {
+		return
+	}
+	avg := int64(0)
+	if tm.Rows > 0 {
+		avg = tm.Bytes / tm.Rows
+	}
+	for i, v := range []int64{tm.Rows, avg, tm.Bytes} {
+		b.Field(tableRows + i).(*array.Int64Builder).Append(v)
+	}
 }
 
 // appendStrings appends values to the string columns from index at on.
