@@ -636,8 +636,8 @@ func TestTableScanDropsUnreadColumns(t *testing.T) {
 		}
 		c.mu.Lock()
 		var parts [][]int
-		if el, ok := c.entries["t"]; ok {
-			for _, p := range el.Value.(*cacheEntry).parts {
+		if e, ok := c.entries["t"]; ok {
+			for _, p := range e.parts {
 				parts = append(parts, p.cols)
 			}
 		}
