@@ -170,15 +170,15 @@ func (e *cacheEntry) release() {
 }
 
 // NewTableCache returns a cache on d holding at most budget bytes of device
-// memory (and never more than the device's resident share of its limit).
+// memory.
 func NewTableCache(d *Device, budget uint64) *TableCache {
 	return &TableCache{d: d, budget: budget, entries: map[string]*cacheEntry{}}
 }
 
-// limit is the cache's effective budget: its own, bounded by the resident
-// share of the device's memory limit, so that a capped pool keeps room for
-// the kernels over the resident columns.
-func (c *TableCache) limit() uint64 {
+// tableLimit is the most one table's resident columns may take: the
+// budget, bounded by the resident share of the device's memory limit, so
+// that a capped pool keeps room for the kernels over them.
+func (c *TableCache) tableLimit() uint64 {
 	if c.d == nil {
 		return c.budget
 	}
@@ -343,7 +343,7 @@ func (c *TableCache) keepLocked(ctx context.Context, e *cacheEntry, name string,
 			e.ncols = len(groups[0][0].Cols)
 		}
 	}
-	if e.bytes+bytes > c.limit() {
+	if e.bytes+bytes > c.budget {
 		// Over the whole budget: served from a temporary entry, not kept.
 		tmp := &cacheEntry{name: name, version: version, rows: e.rows}
 		for _, p := range append(slices.Clone(e.parts), parts...) {
@@ -360,7 +360,7 @@ func (c *TableCache) keepLocked(ctx context.Context, e *cacheEntry, name string,
 		}
 		return tmp.assemble(c.d, want)
 	}
-	c.evictLocked(c.bytes+bytes-min(c.bytes+bytes, c.limit()), e, false)
+	c.evictLocked(c.bytes+bytes-min(c.bytes+bytes, c.budget), e, false)
 	for _, p := range parts {
 		kept, err := retainAll(p.batches)
 		if err != nil {
@@ -447,11 +447,11 @@ func (c *TableCache) Adopt(name string, version uint64, batches []*DeviceBatch) 
 		e.rows = append(e.rows, b.Len)
 	}
 	e.parts, e.bytes = []*colPart{part}, part.bytes
-	if e.bytes > c.limit() {
+	if e.bytes > c.budget {
 		releaseAll(batches)
 		return false
 	}
-	c.evictLocked(c.bytes+e.bytes-min(c.bytes+e.bytes, c.limit()), nil, false)
+	c.evictLocked(c.bytes+e.bytes-min(c.bytes+e.bytes, c.budget), nil, false)
 	c.entries[name] = e
 	c.bytes += e.bytes
 	c.touchLocked(e, part.cols)

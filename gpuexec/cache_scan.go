@@ -239,7 +239,7 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 			total += n
 		}
 	}
-	limit := c.limit()
+	limit := c.tableLimit()
 	if e != nil && have+total > limit {
 		have = c.dropUnreadLocked(e, cols, total)
 	}
@@ -341,7 +341,7 @@ func unique(cols []int) []int {
 // columns resident instead of streaming every column the first queries
 // left behind.
 func (c *TableCache) dropUnreadLocked(e *cacheEntry, cols []int, need uint64) uint64 {
-	limit := c.limit()
+	limit := c.tableLimit()
 	unread := func(p *colPart) bool {
 		for _, col := range p.cols {
 			if slices.Contains(cols, col) {
