@@ -72,6 +72,11 @@ type Stats struct {
 	// BY's groups, a join's hashed side), estimated as MemoryLimit counts
 	// it, recorded when the operator closes.
 	StateBytes atomic.Int64
+	// ColsResident, ColsUploaded and ColsStreamed count a device scan's
+	// columns by where they came from: the resident table cache, uploaded
+	// and kept there, or streamed chunk by chunk because they did not fit
+	// beside the resident ones (the bytes moved are in Bytes).
+	ColsResident, ColsUploaded, ColsStreamed atomic.Int64
 }
 
 // stateSizer is an operator that can tell its state's host memory.
