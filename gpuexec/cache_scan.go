@@ -158,6 +158,7 @@ type TableScan struct {
 	// where each scan column comes from: hot[i] >= 0 is a column of the
 	// resident batch, else cold[i] one of the uploaded chunk.
 	groups    [][]*coldata.Batch
+	ncold     int // the groups' first columns are the cold ones, then the hot
 	hot, cold []int
 	chunk     uint64
 	g, h, row int // next row group, host batch in it and row in that
@@ -301,10 +302,14 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 		s.hot[i] = slices.Index(hot, col)
 		s.cold[i] = slices.Index(cold, col)
 	}
+	// The host batches carry the hot columns too, after the cold ones:
+	// only the cold ones are uploaded, but a chunk's rows are bounded by
+	// the bytes of every column the operators above receive.
 	s.groups = make([][]*coldata.Batch, len(groups))
+	s.ncold = len(cold)
 	for g, group := range groups {
 		for _, hb := range group {
-			picked := pick(hb, cold)
+			picked := pick(hb, append(slices.Clone(cold), hot...))
 			for i, v := range picked.Cols {
 				if v.Const {
 					picked.Cols[i] = v.Materialize()
@@ -430,8 +435,8 @@ func (s *TableScan) Next(ctx context.Context) (*DeviceBatch, error) {
 }
 
 // nextChunk uploads the next rows of the current row group's cold columns,
-// across its host batches while they fit the chunk size, and returns them
-// with the same rows of its hot columns.
+// across its host batches while they (with the hot columns' bytes) fit the
+// chunk size, and returns them with the same rows of its hot columns.
 func (s *TableScan) nextChunk(ctx context.Context, group []*coldata.Batch) (*DeviceBatch, error) {
 	start := s.off + s.row
 	var pieces []*coldata.Batch
@@ -449,7 +454,9 @@ func (s *TableScan) nextChunk(ctx context.Context, group []*coldata.Batch) (*Dev
 			break
 		}
 		end := chunkEnd(hb, s.row, left)
-		pieces = append(pieces, coldata.SliceBatch(hb, s.row, end))
+		piece := coldata.SliceBatch(hb, s.row, end)
+		piece.Cols = piece.Cols[:s.ncold]
+		pieces = append(pieces, piece)
 		used += rangeBytes(hb, s.row, end)
 		n += end - s.row
 		s.row = end
