@@ -57,8 +57,11 @@ type CacheStats struct {
 	// room for other columns of the same table that a scan reads.
 	ColumnEvictions uint64
 	Tables          int
-	Batches         int // device batches (row groups) of the resident tables
-	Bytes, Budget   uint64
+	Batches         int // row groups of the resident tables
+	// Buffers counts the device batches the parts hold (a part's row
+	// groups): one pool allocation each, for uploaded columns.
+	Buffers       int
+	Bytes, Budget uint64
 }
 
 // cacheEntry is one resident table version: its row groups' sizes and the
@@ -503,6 +506,9 @@ func (c *TableCache) Stats() CacheStats {
 	s.Tables, s.Bytes, s.Budget = len(c.entries), c.bytes, c.budget
 	for _, e := range c.entries {
 		s.Batches += len(e.rows)
+		for _, p := range e.parts {
+			s.Buffers += len(p.batches)
+		}
 	}
 	return s
 }
