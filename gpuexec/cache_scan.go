@@ -442,6 +442,10 @@ func (s *TableScan) nextChunk(ctx context.Context, group []*coldata.Batch) (*Dev
 	var pieces []*coldata.Batch
 	var used uint64
 	n := 0
+	// The hot text columns' bytes in the chunk, known from the host
+	// offsets: a view of the resident column cannot tell, and operators
+	// size their work by it (DeviceBatch.ColumnBytes).
+	chars := make([]int64, len(group[0].Cols)-s.ncold)
 	for s.h < len(group) {
 		hb := group[s.h]
 		if s.row >= hb.Len {
@@ -454,6 +458,11 @@ func (s *TableScan) nextChunk(ctx context.Context, group []*coldata.Batch) (*Dev
 			break
 		}
 		end := chunkEnd(hb, s.row, left)
+		for j, v := range hb.Cols[s.ncold:] {
+			if v.Type.Physical() == coldata.String {
+				chars[j] += int64(v.Offsets[end] - v.Offsets[s.row])
+			}
+		}
 		piece := coldata.SliceBatch(hb, s.row, end)
 		piece.Cols = piece.Cols[:s.ncold]
 		pieces = append(pieces, piece)
@@ -490,6 +499,9 @@ func (s *TableScan) nextChunk(ctx context.Context, group []*coldata.Batch) (*Dev
 	for i := range s.cols {
 		if s.hot[i] >= 0 {
 			vecs[i] = hot.Cols[s.hot[i]]
+			if vecs[i].Type.Physical() == coldata.String {
+				vecs[i].Chars = chars[s.hot[i]]
+			}
 		} else {
 			vecs[i] = up.Cols[s.cold[i]]
 		}
