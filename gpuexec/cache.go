@@ -282,9 +282,10 @@ func groupRows(groups [][]*coldata.Batch) []int {
 // keepLocked uploads parts add of a table's host row groups (each part
 // some columns, one device batch per group; a column a part gives the
 // finest eviction) into entry e (a new entry when nil; e's row groups must
-// be groups'), and returns columns want (resident or in add) assembled. The cache stays under its budget, evicting the
-// least recently read parts of other tables; columns that would take the
-// table over the whole budget are returned, not kept. An upload that runs
+// be groups'), and returns columns want (resident or in add) assembled.
+// The cache stays under its budget, evicting the least recently read
+// parts of other tables; columns that would take the table over the whole
+// budget are returned, not kept. An upload that runs
 // out of device memory evicts parts no query holds (never e's: they are
 // held meanwhile) and is tried once more. c.mu is held.
 func (c *TableCache) keepLocked(ctx context.Context, e *cacheEntry, name string, version uint64, groups [][]*coldata.Batch, add [][]int, want []int) ([]*DeviceBatch, error) {
