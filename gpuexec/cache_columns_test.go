@@ -112,6 +112,15 @@ func TestScanUploadsOnlyReadColumns(t *testing.T) {
 // fit keeps the resident ones and streams only the others, beside views of
 // the same rows, whether the row groups join host batches or not.
 func TestScanHotColumnsUnderCap(t *testing.T) {
+	runHotColumns(t, func(t *testing.T, opts Options) *Device {
+		d, _ := newFakeDevice(t, opts)
+		return d
+	})
+}
+
+// runHotColumns is TestScanHotColumnsUnderCap on the devices open makes
+// (the fake driver, or the GPU in cuda_test.go).
+func runHotColumns(t *testing.T, open func(*testing.T, Options) *Device) {
 	hosts, size := colTable(52)
 	// The table's share (half the limit) holds columns 0 and 1, not 2 too;
 	// the other half is room for the packed copy a download makes.
@@ -129,7 +138,7 @@ func TestScanHotColumnsUnderCap(t *testing.T) {
 	} {
 		t.Run(prep.name, func(t *testing.T) {
 			size := groupedSizes(hosts, prep.prepare)
-			d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 64 << 10})
+			d := open(t, Options{PoolLimit: limit, SlabSize: 64 << 10, NoDiskCache: true})
 			defer d.Close()
 			c := NewTableCache(d, 1<<30)
 			for i, step := range []struct {
