@@ -226,7 +226,6 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 		missing, have = e.missing(cols), e.bytes
 	}
 	size := make(map[int]uint64, len(missing))
-	var total uint64
 	for _, hb := range hosts {
 		for _, col := range missing {
 			if col < 0 || col >= len(hb.Cols) {
@@ -237,23 +236,31 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 				return nil, fmt.Errorf("table %s: %w", name, err)
 			}
 			size[col] += n
-			total += n
 		}
 	}
+	// Parts of the table that the scan does not read may go, least
+	// recently read first, to keep more of its columns: they would be
+	// uploaded now whether kept or streamed, and the next run of the query
+	// then finds them.
 	limit := c.tableLimit()
-	if e != nil && have+total > limit {
-		have = c.dropUnreadLocked(e, cols, total)
+	if e != nil {
+		have -= e.unreadBytes(cols)
 	}
 	byBytes := slices.Clone(missing)
 	slices.SortStableFunc(byBytes, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
 	var keep, cold []int
+	var need uint64
 	for _, col := range byBytes {
 		if have+size[col] <= limit {
 			keep = append(keep, col)
 			have += size[col]
+			need += size[col]
 		} else {
 			cold = append(cold, col)
 		}
+	}
+	if e != nil {
+		c.dropUnreadLocked(e, cols, need)
 	}
 	slices.Sort(keep)
 	slices.Sort(cold)
@@ -337,42 +344,45 @@ func unique(cols []int) []int {
 	return out
 }
 
-// dropUnreadLocked makes room in table entry e for need more bytes by
-// dropping its parts that hold none of the columns cols, least recently
-// read first, and returns the entry's bytes. It drops nothing when even
-// dropping them all would leave no room: the scan then streams what does
-// not fit and the parts stay for the queries that read them. Queries over
-// a wide table with changing column sets thus keep the latest ones'
-// columns resident instead of streaming every column the first queries
-// left behind.
-func (c *TableCache) dropUnreadLocked(e *cacheEntry, cols []int, need uint64) uint64 {
-	limit := c.tableLimit()
-	unread := func(p *colPart) bool {
-		for _, col := range p.cols {
-			if slices.Contains(cols, col) {
-				return false
-			}
+// unread reports whether part p holds none of the columns cols.
+func (p *colPart) unread(cols []int) bool {
+	for _, col := range p.cols {
+		if slices.Contains(cols, col) {
+			return false
 		}
-		return true
 	}
-	var droppable uint64
+	return true
+}
+
+// unreadBytes is the bytes of e's parts that hold none of the columns cols.
+func (e *cacheEntry) unreadBytes(cols []int) uint64 {
+	var n uint64
 	for _, p := range e.parts {
-		if unread(p) {
-			droppable += p.bytes
+		if p.unread(cols) {
+			n += p.bytes
 		}
 	}
-	if e.bytes-droppable+need > limit {
-		return e.bytes
-	}
+	return n
+}
+
+// dropUnreadLocked makes room in table entry e for need more bytes under
+// the table's limit by dropping its parts that hold none of the columns
+// cols, least recently read first, no more than needed. Queries over a
+// wide table with changing column sets thus keep the latest ones' columns
+// resident instead of those the first queries read.
+func (c *TableCache) dropUnreadLocked(e *cacheEntry, cols []int, need uint64) {
+	limit := c.tableLimit()
 	parts := slices.Clone(e.parts)
 	slices.SortStableFunc(parts, func(a, b *colPart) int { return cmp.Compare(a.used, b.used) })
 	for _, p := range parts {
-		if e.bytes+need > limit && unread(p) {
+		if e.bytes+need <= limit {
+			return
+		}
+		if p.unread(cols) {
 			c.dropPartLocked(e, p)
 			c.stats.ColumnEvictions++
 		}
 	}
-	return e.bytes
 }
 
 // pick returns the chosen columns of hb (constants stay constant).
