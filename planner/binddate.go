@@ -501,6 +501,9 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 	case "addtime", "subtime":
 		e, err := b.addTime(name, args, sc)
 		return e, true, err
+	case "convert_tz":
+		e, err := b.convertTZ(args, sc)
+		return e, true, err
 	case "timestamp":
 		if len(args) != 2 {
 			return nil, false, nil
@@ -543,6 +546,79 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		}
 	}
 	return nil, false, nil
+}
+
+// convertTZ binds CONVERT_TZ(t, from, to) as convert_tz(t, from, to,
+// system offset). The result keeps t's digits of a second as MySQL types
+// it: DATETIME(n) n, a DATE or an integer 0, a text literal its own, other
+// text 6.
+func (b *binder) convertTZ(args []sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	if len(args) != 3 {
+		return nil, errorf(TypeMismatch, "convert_tz", "function CONVERT_TZ: expects 3 arguments, got %d", len(args))
+	}
+	bound := make([]expr.Expr, 0, 4)
+	for _, a := range args {
+		e, err := b.bindExpr(a, sc)
+		if err != nil {
+			return nil, err
+		}
+		bound = append(bound, e)
+	}
+	bound = append(bound, &expr.Literal{Value: systemTZOffset(), T: coldata.Int64})
+	e, err := b.apply("convert_tz", bound...)
+	if err != nil {
+		return nil, err
+	}
+	fsp := -1
+	t := bound[0].Type()
+	switch {
+	case t.Fsp() >= 0:
+		fsp = t.Fsp()
+	case t == coldata.Date || t == coldata.Int64:
+		fsp = 0
+	case t.IsDecimal():
+		fsp = min(t.Scale(), 6)
+	case t == coldata.String:
+		fsp = 6
+		if l, ok := bound[0].(*expr.Literal); ok {
+			fsp = textFsp(l)
+		}
+	case t == coldata.Timestamp:
+		if k, ok := literalFsp(bound[0]); ok {
+			fsp = k
+		}
+	}
+	if fsp < 0 {
+		return e, nil
+	}
+	return expr.CastTo(e, coldata.TimestampOf(fsp))
+}
+
+// textFsp is the digits of a second of a text literal read as a
+// datetime ('2024-01-05 10:00:00.5' has 1), as MySQL types a constant.
+func textFsp(l *expr.Literal) int {
+	s, _ := l.Value.(string)
+	s = strings.TrimSpace(s)
+	if dot := strings.LastIndexByte(s, '.'); dot >= 0 && strings.ContainsRune(s[:dot], ':') {
+		return min(len(s)-dot-1, 6)
+	}
+	return 0
+}
+
+// systemTZOffset is the offset of the zone NOW() reads (the process's
+// local zone) in seconds, or datetime.TZSystemVaries when it is not one
+// number over the TIMESTAMP range's years (daylight saving time, a
+// changed standard offset).
+func systemTZOffset() int64 {
+	_, off := time.Date(1971, 1, 1, 0, 0, 0, 0, time.Local).Zone()
+	for _, y := range []int{1971, 1990, 2000, 2010, 2024, 2037} {
+		for _, m := range []time.Month{time.January, time.April, time.July, time.October} {
+			if _, o := time.Date(y, m, 1, 12, 0, 0, 0, time.Local).Zone(); o != off {
+				return datetime.TZSystemVaries
+			}
+		}
+	}
+	return int64(off)
 }
 
 type lastInsertIDKey struct{}
