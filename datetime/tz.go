@@ -1,7 +1,5 @@
 package datetime
 
-import "strings"
-
 // Time zones as numeric offsets, for CONVERT_TZ. gsql has no time-zone
 // tables, so a zone is an offset ('+05:30', '-1:00') or SYSTEM, as on a
 // MySQL server whose time-zone tables are empty; any other name is no
@@ -69,8 +67,14 @@ func tzDigits(s string, i *int) (v int64, ok bool) {
 // TZZone reads a zone name: an offset (system false), or SYSTEM in any
 // case (system true); ok is false for anything else.
 func TZZone(s string) (off int64, system, ok bool) {
-	if strings.EqualFold(s, "system") {
-		return 0, true, true
+	if len(s) == 6 {
+		same := true
+		for k := 0; k < 6; k++ {
+			same = same && s[k]|0x20 == "system"[k]
+		}
+		if same {
+			return 0, true, true
+		}
 	}
 	off, ok = ParseTZOffset(s)
 	return off, false, ok
@@ -85,4 +89,19 @@ func ConvertTZ(t, from, to int64) int64 {
 		return t
 	}
 	return t + (to-from)*MicrosPerSecond
+}
+
+// MaxUnixSecond is the last second FROM_UNIXTIME and UNIX_TIMESTAMP take
+// in MySQL 8.0.28+ on 64-bit platforms: 3001-01-18 23:59:59 UTC.
+const MaxUnixSecond = 32536771199
+
+// UnixSeconds is UNIX_TIMESTAMP of TIMESTAMP t read as UTC: whole seconds
+// since the epoch, 0 outside 1970-01-01 00:00:00 ..
+// 3001-01-18 23:59:59.999999, as MySQL 8.
+func UnixSeconds(t int64) int64 {
+	s := floorDiv(t, MicrosPerSecond)
+	if s < 0 || s > MaxUnixSecond {
+		return 0
+	}
+	return s
 }

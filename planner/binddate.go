@@ -2,6 +2,8 @@ package planner
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/datetime"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 )
 
@@ -55,22 +58,79 @@ func wallMicros(t time.Time) int64 {
 // clockValue binds a clock function called with no arguments; ok is false
 // for other names.
 func (b *binder) clockValue(name string) (expr.Expr, bool) {
+	e, ok, _ := b.clockAt(name, 0)
+	return e, ok
+}
+
+// clockAt binds a clock function with fsp digits of a second (NOW(3)), as
+// MySQL: the statement's time truncated to them, a DATETIME(fsp) or, for
+// the TIME functions, TIME text with fsp digits. ok is false for other
+// names; err reports a precision the function does not take.
+func (b *binder) clockAt(name string, fsp int) (expr.Expr, bool, error) {
 	now := b.now
+	local := wallMicros(now)
 	switch name {
-	case "now", "current_timestamp", "localtimestamp", "localtime", "sysdate":
-		return &expr.Literal{Value: wallMicros(now), T: coldata.Timestamp}, true
+	case "now", "current_timestamp", "localtimestamp", "localtime", "sysdate", "utc_timestamp":
+		if name == "utc_timestamp" {
+			local = wallMicros(now.UTC())
+		}
+		e, err := expr.CastTo(&expr.Literal{Value: truncFsp(local, fsp), T: coldata.Timestamp}, coldata.TimestampOf(fsp))
+		return e, true, err
+	case "curtime", "current_time", "utc_time":
+		if name == "utc_time" {
+			local = wallMicros(now.UTC())
+		}
+		_, tod := datetime.SplitTimestamp(truncFsp(local, fsp))
+		text := datetime.AppendTime(nil, tod-tod%datetime.MicrosPerSecond)
+		if fsp > 0 {
+			frac := fmt.Sprintf(".%06d", tod%datetime.MicrosPerSecond)
+			text = append(text, frac[:1+fsp]...)
+		}
+		return &expr.Literal{Value: string(text), T: coldata.String}, true, nil
+	}
+	if fsp > 0 {
+		// CURDATE, UTC_DATE and UNIX_TIMESTAMP take no precision.
+		return nil, false, nil
+	}
+	switch name {
 	case "current_date", "curdate":
-		d, _ := datetime.SplitTimestamp(wallMicros(now))
-		return &expr.Literal{Value: d, T: coldata.Date}, true
-	case "utc_timestamp":
-		return &expr.Literal{Value: wallMicros(now.UTC()), T: coldata.Timestamp}, true
+		d, _ := datetime.SplitTimestamp(local)
+		return &expr.Literal{Value: d, T: coldata.Date}, true, nil
 	case "utc_date":
 		d, _ := datetime.SplitTimestamp(wallMicros(now.UTC()))
-		return &expr.Literal{Value: d, T: coldata.Date}, true
+		return &expr.Literal{Value: d, T: coldata.Date}, true, nil
 	case "unix_timestamp":
-		return &expr.Literal{Value: now.Unix(), T: coldata.Int64}, true
+		return &expr.Literal{Value: now.Unix(), T: coldata.Int64}, true, nil
 	}
-	return nil, false
+	return nil, false, nil
+}
+
+// truncFsp truncates timestamp t to fsp digits of a second.
+func truncFsp(t int64, fsp int) int64 {
+	unit := int64(1)
+	for k := fsp; k < 6; k++ {
+		unit *= 10
+	}
+	return datetime.FloorDiv(t, unit) * unit
+}
+
+// clockPrecision binds NOW(n) and the other clock functions with a
+// precision: n a literal 0..6 (MySQL's error 1426 past 6). ok is false
+// for other calls.
+func (b *binder) clockPrecision(name string, arg sqlparser.Expr) (expr.Expr, bool, error) {
+	if _, ok, _ := b.clockAt(name, 1); !ok {
+		return nil, false, nil
+	}
+	v, ok := arg.(*sqlparser.SQLVal)
+	if !ok || v.Type != sqlparser.IntVal {
+		return nil, true, errorf(TypeMismatch, name, "function %s: the precision must be a number from 0 to 6", strings.ToUpper(name))
+	}
+	n, err := strconv.Atoi(string(v.Val))
+	if err != nil || n > 6 {
+		return nil, true, errorf(TypeMismatch, name, "Too-big precision %s specified for '%s'. Maximum is 6", v.Val, name)
+	}
+	e, _, err := b.clockAt(name, n)
+	return e, true, err
 }
 
 // bindArith binds + and - where a date, timestamp or INTERVAL takes part;
@@ -504,6 +564,13 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 	case "convert_tz":
 		e, err := b.convertTZ(args, sc)
 		return e, true, err
+	case "from_unixtime":
+		e, err := b.fromUnixtime(args, sc)
+		return e, true, err
+	case "unix_timestamp":
+		if e, ok, err := b.unixTimestamp(args, sc); ok {
+			return e, true, err
+		}
 	case "timestamp":
 		if len(args) != 2 {
 			return nil, false, nil
@@ -537,6 +604,11 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		e, err := b.addInterval(base, args[1], string(unit.Val), false, sc)
 		return e, true, err
 	}
+	if len(args) == 1 {
+		if e, ok, err := b.clockPrecision(name, args[0]); ok {
+			return e, true, err
+		}
+	}
 	if len(args) == 0 {
 		if e, ok := b.clockValue(name); ok {
 			return e, true, nil
@@ -569,29 +641,162 @@ func (b *binder) convertTZ(args []sqlparser.Expr, sc *scope) (expr.Expr, error) 
 	if err != nil {
 		return nil, err
 	}
-	fsp := -1
-	t := bound[0].Type()
-	switch {
-	case t.Fsp() >= 0:
-		fsp = t.Fsp()
-	case t == coldata.Date || t == coldata.Int64:
-		fsp = 0
-	case t.IsDecimal():
-		fsp = min(t.Scale(), 6)
-	case t == coldata.String:
-		fsp = 6
-		if l, ok := bound[0].(*expr.Literal); ok {
-			fsp = textFsp(l)
-		}
-	case t == coldata.Timestamp:
-		if k, ok := literalFsp(bound[0]); ok {
-			fsp = k
-		}
-	}
+	fsp := argFsp(bound[0])
 	if fsp < 0 {
 		return e, nil
 	}
 	return expr.CastTo(e, coldata.TimestampOf(fsp))
+}
+
+// argFsp is the digits of a second MySQL gives a temporal function's
+// argument (Item::datetime_precision): DATETIME(n) n, a DATE or an
+// integer 0, a DECIMAL its scale, a text literal its own, other text 6;
+// -1 for a TIMESTAMP of no declared precision.
+func argFsp(e expr.Expr) int {
+	t := e.Type()
+	switch {
+	case t.Fsp() >= 0:
+		return t.Fsp()
+	case t == coldata.Date || t == coldata.Int64:
+		return 0
+	case t.IsDecimal():
+		return min(t.Scale(), 6)
+	case t == coldata.String:
+		if l, ok := e.(*expr.Literal); ok {
+			return textFsp(l)
+		}
+		return 6
+	case t == coldata.Timestamp:
+		if k, ok := literalFsp(e); ok {
+			return k
+		}
+	}
+	return -1
+}
+
+// fromUnixtime binds FROM_UNIXTIME(x [, format]). A DECIMAL or DOUBLE x
+// keeps its fraction of a second (its scale, 6 for a DOUBLE, as MySQL
+// types it): whole seconds through from_unixtime, the rest added as
+// microseconds; a negative x is NULL.
+func (b *binder) fromUnixtime(args []sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return nil, errorf(TypeMismatch, "from_unixtime", "function FROM_UNIXTIME: expects 1 or 2 arguments, got %d", len(args))
+	}
+	x, err := b.bindExpr(args[0], sc)
+	if err != nil {
+		return nil, err
+	}
+	fsp := 0
+	switch t := x.Type(); {
+	case t.IsDecimal() && t.Scale() > 0:
+		fsp = min(t.Scale(), 6)
+	case t == coldata.Float64:
+		fsp = 6
+	}
+	var e expr.Expr
+	if fsp == 0 {
+		e, err = b.apply("from_unixtime", x)
+	} else {
+		e, err = b.fractionalUnixtime(x, fsp)
+	}
+	if err != nil || len(args) == 1 {
+		return e, err
+	}
+	f, err := b.bindExpr(args[1], sc)
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("date_format", e, f)
+}
+
+func (b *binder) fractionalUnixtime(x expr.Expr, fsp int) (expr.Expr, error) {
+	million := &expr.Literal{Value: int64(datetime.MicrosPerSecond), T: coldata.Int64}
+	scaled, err := b.apply("*", x, million)
+	if err != nil {
+		return nil, err
+	}
+	if scaled, err = b.apply("round", scaled); err != nil {
+		return nil, err
+	}
+	us, err := expr.CastTo(scaled, coldata.Int64)
+	if err != nil {
+		return nil, err
+	}
+	neg, err := b.apply("<", us, &expr.Literal{Value: int64(0), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	if us, err = b.apply("if", neg, &expr.Literal{T: coldata.Null}, us); err != nil {
+		return nil, err
+	}
+	secs, err := b.apply("div", us, million)
+	if err != nil {
+		return nil, err
+	}
+	whole, err := b.apply("from_unixtime", secs)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := b.apply("%", us, million)
+	if err != nil {
+		return nil, err
+	}
+	e, err := b.apply("date_add_micros", whole, rest)
+	if err != nil {
+		return nil, err
+	}
+	return expr.CastTo(e, coldata.TimestampOf(fsp))
+}
+
+// unixTimestamp binds UNIX_TIMESTAMP(t): a BIGINT, or for t with digits
+// of a second a DECIMAL of that scale, as MySQL; 0 outside the range
+// UNIX_TIMESTAMP takes.
+func (b *binder) unixTimestamp(args []sqlparser.Expr, sc *scope) (expr.Expr, bool, error) {
+	if len(args) != 1 {
+		return nil, false, nil
+	}
+	x, err := b.bindExpr(args[0], sc)
+	if err != nil {
+		return nil, true, err
+	}
+	e, err := b.apply("unix_timestamp", x)
+	fsp := argFsp(x)
+	if err != nil || fsp <= 0 {
+		return e, true, err
+	}
+	ts, err := expr.CastTo(x, coldata.Timestamp)
+	if err != nil {
+		return nil, true, err
+	}
+	us, err := b.apply("extract", &expr.Literal{Value: "microsecond", T: coldata.String}, ts)
+	if err != nil {
+		return nil, true, err
+	}
+	frac, err := b.apply("*", us, &expr.Literal{Value: decimal.FromInt64(1), T: coldata.DecimalOf(7, 6)})
+	if err != nil {
+		return nil, true, err
+	}
+	sum, err := b.apply("+", e, frac)
+	if err != nil {
+		return nil, true, err
+	}
+	lo, err := b.apply(">=", ts, &expr.Literal{Value: int64(0), T: coldata.Timestamp})
+	if err != nil {
+		return nil, true, err
+	}
+	hi, err := b.apply("<", ts, &expr.Literal{Value: int64((datetime.MaxUnixSecond + 1) * datetime.MicrosPerSecond), T: coldata.Timestamp})
+	if err != nil {
+		return nil, true, err
+	}
+	in, err := b.apply("and", lo, hi)
+	if err != nil {
+		return nil, true, err
+	}
+	if e, err = b.apply("if", in, sum, &expr.Literal{Value: int64(0), T: coldata.Int64}); err != nil {
+		return nil, true, err
+	}
+	e, err = expr.CastTo(e, coldata.DecimalOf(12+fsp, fsp))
+	return e, true, err
 }
 
 // textFsp is the digits of a second of a text literal read as a
