@@ -488,11 +488,18 @@ func (b *binder) sixDigitFraction(e expr.Expr) (expr.Expr, error) {
 	return b.apply("if", noDot, e, padded)
 }
 
-// timeSpecifiers are the STR_TO_DATE format specifiers of a time of day.
-const timeSpecifiers = "HkhIlisSfprT"
+// MySQL's classes of STR_TO_DATE specifiers (get_date_time_result_type):
+// a time of day, and a date. %d, %e, %D and %p are in neither.
+const (
+	timeSpecifiers = "HISThiklrs"
+	dateSpecifiers = "MVUXYWabcjmvuxyw"
+)
 
-// strToDate binds STR_TO_DATE: a DATE when its format is a literal without
-// time-of-day specifiers (as MySQL types it), else a TIMESTAMP.
+// strToDate binds STR_TO_DATE typed by its format as MySQL types it when
+// the format is a literal: date specifiers alone give a DATE, time
+// specifiers alone a TIME (gsql's TIME text: the time of day, six digits
+// of a second with %f), both a DATETIME, DATETIME(6) with %f. A format
+// read per row gives a TIMESTAMP.
 func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) {
 	e, err := b.call("str_to_date", sc, args...)
 	if err != nil || len(args) != 2 {
@@ -503,19 +510,26 @@ func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) 
 		return e, nil
 	}
 	fs := string(f.Val)
-	timeOfDay := false
+	date, clock, frac := false, false, false
 	for i := 0; i+1 < len(fs); i++ {
 		if fs[i] == '%' {
-			if fs[i+1] == 'f' {
-				// MySQL types it DATETIME(6) when the format reads
-				// microseconds, DATETIME(0) otherwise.
-				return expr.CastTo(e, coldata.TimestampOf(6))
-			}
-			timeOfDay = timeOfDay || strings.IndexByte(timeSpecifiers, fs[i+1]) >= 0
+			c := fs[i+1]
+			frac = frac || c == 'f'
+			clock = clock || c == 'f' || strings.IndexByte(timeSpecifiers, c) >= 0
+			date = date || strings.IndexByte(dateSpecifiers, c) >= 0
 			i++
 		}
 	}
-	if timeOfDay {
+	switch {
+	case clock && !date:
+		layout := "%H:%i:%s"
+		if frac {
+			layout += ".%f"
+		}
+		return b.apply("date_format", e, &expr.Literal{Value: layout, T: coldata.String})
+	case frac:
+		return expr.CastTo(e, coldata.TimestampOf(6))
+	case clock:
 		return expr.CastTo(e, coldata.TimestampOf(0))
 	}
 	return b.apply("cast_to_date", e)
@@ -566,6 +580,20 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		return e, true, err
 	case "from_unixtime":
 		e, err := b.fromUnixtime(args, sc)
+		return e, true, err
+	case "hour", "minute", "second":
+		if len(args) != 1 {
+			return nil, false, nil
+		}
+		x, err := b.bindExpr(args[0], sc)
+		if err != nil {
+			return nil, true, err
+		}
+		if x.Type() != coldata.String {
+			e, err := b.apply(name, x)
+			return e, true, err
+		}
+		e, err := b.timeTextField(name, x)
 		return e, true, err
 	case "unix_timestamp":
 		if e, ok, err := b.unixTimestamp(args, sc); ok {
@@ -618,6 +646,31 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		}
 	}
 	return nil, false, nil
+}
+
+// timeTextField binds HOUR, MINUTE or SECOND of text, which MySQL reads
+// as a TIME (HOUR('100:30:00') is 100; a datetime's text gives its time
+// of day): the fields of TIME_TO_SEC's seconds.
+func (b *binder) timeTextField(name string, x expr.Expr) (expr.Expr, error) {
+	secs, err := b.apply("time_to_sec", x)
+	if err != nil {
+		return nil, err
+	}
+	if secs, err = b.apply("abs", secs); err != nil {
+		return nil, err
+	}
+	lit := func(v int64) expr.Expr { return &expr.Literal{Value: v, T: coldata.Int64} }
+	switch name {
+	case "hour":
+		return b.apply("div", secs, lit(3600))
+	case "minute":
+		m, err := b.apply("div", secs, lit(60))
+		if err != nil {
+			return nil, err
+		}
+		return b.apply("%", m, lit(60))
+	}
+	return b.apply("%", secs, lit(60))
 }
 
 // convertTZ binds CONVERT_TZ(t, from, to) as convert_tz(t, from, to,
