@@ -845,7 +845,12 @@ func (b *binder) unixTimestamp(args []sqlparser.Expr, sc *scope) (expr.Expr, boo
 	if err != nil {
 		return nil, true, err
 	}
-	if e, err = b.apply("if", in, sum, &expr.Literal{Value: int64(0), T: coldata.Int64}); err != nil {
+	// NOT: a NULL t gives NULL (the sum), not 0.
+	out, err := b.apply("not", in)
+	if err != nil {
+		return nil, true, err
+	}
+	if e, err = b.apply("if", out, &expr.Literal{Value: int64(0), T: coldata.Int64}, sum); err != nil {
 		return nil, true, err
 	}
 	e, err = expr.CastTo(e, coldata.DecimalOf(12+fsp, fsp))
