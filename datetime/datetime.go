@@ -234,8 +234,13 @@ func parseYMD(s string) (y, m, d int64, rest string, ok bool) {
 		return false
 	}
 	var ok1, ok2, ok3 bool
-	if y, ok1 = num(4); !ok1 || i < 4 || !sep() {
+	// A year of two digits is MySQL's YY-MM-DD: 70-99 the 1900s, 00-69
+	// the 2000s; one or three digits are the year itself.
+	y, ok1 = num(4)
+	if yDigits := i; !ok1 || !sep() {
 		return 0, 0, 0, "", false
+	} else if yDigits == 2 {
+		y = TwoDigitYear(y)
 	}
 	if m, ok2 = num(2); !ok2 || !sep() {
 		return 0, 0, 0, "", false

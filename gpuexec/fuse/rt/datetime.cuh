@@ -407,8 +407,10 @@ GSQL_DEV bool dt_parse_ymd(SV s, int32_t* i, int64_t* y, int64_t* m, int64_t* d)
     }
   }
   int32_t start = k;
-  if (!dt_num(s, &k, 4, y) || k - start < 4) return false;
+  if (!dt_num(s, &k, 4, y)) return false;
   if (k >= s.n || (s.p[k] != '-' && s.p[k] != '/' && s.p[k] != '.')) return false;
+  // YY-MM-DD (datetime.TwoDigitYear).
+  if (k - start == 2) *y += *y < 70 ? 2000 : 1900;
   k++;
   if (!dt_num(s, &k, 2, m)) return false;
   if (k >= s.n || (s.p[k] != '-' && s.p[k] != '/' && s.p[k] != '.')) return false;
