@@ -199,7 +199,12 @@ func ParseTimestamp(s string) (int64, bool) {
 			return 0, false
 		}
 	}
-	return DaysFromCivil(y, m, d)*MicrosPerDay + tod, true
+	t := DaysFromCivil(y, m, d)*MicrosPerDay + tod
+	if t == (MaxDays+1)*MicrosPerDay {
+		// 9999-12-31 23:59:59.9999995 stays in the last microsecond.
+		t--
+	}
+	return t, true
 }
 
 // asciiSpace is the blank text around a date may have (ASCII only, so that
@@ -301,6 +306,11 @@ func parseTimeOfDay(s string) (int64, bool) {
 			}
 			for k := i - start; k < 6; k++ {
 				frac *= 10
+			}
+			// A seventh digit rounds, as MySQL 8 reads text (23:59:59.9999995
+			// is the next midnight: the caller adds a whole day).
+			if i-start > 6 && s[start+6] >= '5' {
+				frac++
 			}
 		}
 	}
