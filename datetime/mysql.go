@@ -155,7 +155,8 @@ func ClampTime(t int64) int64 {
 func ParseTime(s string) (int64, bool) {
 	s = strings.Trim(s, asciiSpace)
 	if _, tod, ok := parseDateTime(s); ok {
-		return tod, true
+		// A seventh digit may round up to the next midnight.
+		return tod % MicrosPerDay, true
 	}
 	neg := strings.HasPrefix(s, "-")
 	if neg {
