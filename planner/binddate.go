@@ -526,6 +526,9 @@ func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) 
 		if frac {
 			layout += ".%f"
 		}
+		if day := strings.Contains(fs, "%d") || strings.Contains(fs, "%e") || strings.Contains(fs, "%D"); day {
+			return b.timeWithDays(args[0], fs, frac, sc)
+		}
 		return b.apply("date_format", e, &expr.Literal{Value: layout, T: coldata.String})
 	case frac:
 		return expr.CastTo(e, coldata.TimestampOf(6))
@@ -533,6 +536,64 @@ func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) 
 		return expr.CastTo(e, coldata.TimestampOf(0))
 	}
 	return b.apply("cast_to_date", e)
+}
+
+// timeWithDays is STR_TO_DATE of a TIME format that reads a day (%d, %e,
+// %D): MySQL counts the day as 24 hours ('05 10' with '%d %H' is
+// 130:00:00). The text is read as a date of January 1970, whose day and
+// time make the hours.
+func (b *binder) timeWithDays(arg sqlparser.Expr, format string, frac bool, sc *scope) (expr.Expr, error) {
+	x, err := b.bindExpr(arg, sc)
+	if err != nil {
+		return nil, err
+	}
+	lit := func(v any, t coldata.Type) expr.Expr { return &expr.Literal{Value: v, T: t} }
+	text, err := b.apply("concat", lit("1970-01 ", coldata.String), x)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := b.apply("str_to_date", text, lit("%Y-%m "+format, coldata.String))
+	if err != nil {
+		return nil, err
+	}
+	day, err := b.apply("day", ts)
+	if err != nil {
+		return nil, err
+	}
+	hour, err := b.apply("hour", ts)
+	if err != nil {
+		return nil, err
+	}
+	if day, err = b.apply("*", day, lit(int64(24), coldata.Int64)); err != nil {
+		return nil, err
+	}
+	hours, err := b.apply("+", day, hour)
+	if err != nil {
+		return nil, err
+	}
+	if hours, err = expr.CastTo(hours, coldata.String); err != nil {
+		return nil, err
+	}
+	// At least two digits (LPAD alone would cut 130 to 13).
+	n, err := b.apply("char_length", hours)
+	if err != nil {
+		return nil, err
+	}
+	if n, err = b.apply("greatest", n, lit(int64(2), coldata.Int64)); err != nil {
+		return nil, err
+	}
+	if hours, err = b.apply("lpad", hours, n, lit("0", coldata.String)); err != nil {
+		return nil, err
+	}
+	rest := ":%i:%s"
+	if frac {
+		rest += ".%f"
+	}
+	tail, err := b.apply("date_format", ts, lit(rest, coldata.String))
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("concat", hours, tail)
 }
 
 // bindDateFunc binds the date functions whose arguments the registry cannot
