@@ -214,6 +214,10 @@ func parseTimeBody(s string) (int64, bool) {
 		for k := i - start; k < 6; k++ {
 			f *= 10
 		}
+		// A seventh digit rounds, as MySQL 8 reads text.
+		if i-start > 6 && s[start+6] >= '5' {
+			f++
+		}
 		return f, i > start
 	}
 	first, n, ok := digits()

@@ -861,7 +861,15 @@ func evalDateFormat(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	nulls := CombineNulls(args, rows)
 	var buf []byte
 	for i := 0; i < rows; i++ {
-		if validAt(nulls, i) {
+		switch {
+		case !validAt(nulls, i):
+		case len(fv.Str(i)) == 0:
+			// An empty format is NULL, as in MySQL.
+			if nulls == nil {
+				nulls = coldata.NewValidBitmap(rows)
+			}
+			coldata.ClearBit(nulls, i)
+		default:
 			buf = AppendDateFormat(buf, string(fv.Str(i)), v.Int(i))
 			if err := checkStringSize(len(buf)); err != nil {
 				return nil, err

@@ -632,6 +632,22 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 			e, err := b.call("week", sc, args[1], sqlparser.NewIntVal([]byte("0")))
 			return e, true, err
 		}
+		// EXTRACT(HOUR FROM '10:30:15') reads text as a TIME, as HOUR does.
+		if u, ok := args[0].(*sqlparser.SQLVal); ok && len(args) == 2 {
+			unit := strings.ToLower(string(u.Val))
+			if unit == "hour" || unit == "minute" || unit == "second" {
+				x, err := b.bindExpr(args[1], sc)
+				if err != nil {
+					return nil, true, err
+				}
+				if x.Type() == coldata.String {
+					e, err := b.timeTextField(unit, x)
+					return e, true, err
+				}
+				e, err := b.apply("extract", &expr.Literal{Value: unit, T: coldata.String}, x)
+				return e, true, err
+			}
+		}
 		return nil, false, nil
 	case "addtime", "subtime":
 		e, err := b.addTime(name, args, sc)

@@ -197,7 +197,9 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 	case "date_format":
 		// The format is read per row (a literal's is a kernel parameter).
 		ts, f := args[0].c, g.asSV(args[1]).c
-		null := g.nullOf(args)
+		// An empty format is NULL (expr.evalDateFormat).
+		null := g.tmp()
+		g.emit("bool %s = %s || %s.n == 0;", null, g.nullOf(args), f)
 		return &val{kind: kGen, null: null, size: fmt.Sprintf("dt_format(%s, %s, (char*)0)", f, ts),
 			write: func(dst string) string { return fmt.Sprintf("dt_format(%s, %s, %s);", f, ts, dst) }}, nil
 	case "str_to_date":

@@ -69,7 +69,10 @@ GSQL_DEV bool dt_parse_time_body(SV s, int64_t* out) {
     mi = first / 100 % 100;
     sec = first % 100;
   }
+  int32_t dot = i;
   if (!dt_frac_part(s, &i, &f) || i != s.n || mi > 59 || sec > 59 || day > 34) return false;
+  // A seventh digit rounds, as MySQL 8 reads text.
+  if (i - dot > 7 && s.p[dot + 7] >= '5') f++;
   uint64_t secs = ((uint64_t)day * 24 + (uint64_t)h) * 3600 + (uint64_t)mi * 60 + (uint64_t)sec;
   *out = (int64_t)(secs * (uint64_t)DT_US_SEC + (uint64_t)f);
   return true;
