@@ -199,7 +199,12 @@ func ParseTimestamp(s string) (int64, bool) {
 			return 0, false
 		}
 	}
-	return DaysFromCivil(y, m, d)*MicrosPerDay + tod, true
+	t := DaysFromCivil(y, m, d)*MicrosPerDay + tod
+	if t == (MaxDays+1)*MicrosPerDay {
+		// 9999-12-31 23:59:59.9999995 stays in the last microsecond.
+		t--
+	}
+	return t, true
 }
 
 // asciiSpace is the blank text around a date may have (ASCII only, so that
@@ -234,8 +239,13 @@ func parseYMD(s string) (y, m, d int64, rest string, ok bool) {
 		return false
 	}
 	var ok1, ok2, ok3 bool
-	if y, ok1 = num(4); !ok1 || i < 4 || !sep() {
+	// A year of two digits is MySQL's YY-MM-DD: 70-99 the 1900s, 00-69
+	// the 2000s; one or three digits are the year itself.
+	y, ok1 = num(4)
+	if yDigits := i; !ok1 || !sep() {
 		return 0, 0, 0, "", false
+	} else if yDigits == 2 {
+		y = TwoDigitYear(y)
 	}
 	if m, ok2 = num(2); !ok2 || !sep() {
 		return 0, 0, 0, "", false
@@ -296,6 +306,11 @@ func parseTimeOfDay(s string) (int64, bool) {
 			}
 			for k := i - start; k < 6; k++ {
 				frac *= 10
+			}
+			// A seventh digit rounds, as MySQL 8 reads text (23:59:59.9999995
+			// is the next midnight: the caller adds a whole day).
+			if i-start > 6 && s[start+6] >= '5' {
+				frac++
 			}
 		}
 	}

@@ -155,7 +155,8 @@ func ClampTime(t int64) int64 {
 func ParseTime(s string) (int64, bool) {
 	s = strings.Trim(s, asciiSpace)
 	if _, tod, ok := parseDateTime(s); ok {
-		return tod, true
+		// A seventh digit may round up to the next midnight.
+		return tod % MicrosPerDay, true
 	}
 	neg := strings.HasPrefix(s, "-")
 	if neg {
@@ -212,6 +213,10 @@ func parseTimeBody(s string) (int64, bool) {
 		}
 		for k := i - start; k < 6; k++ {
 			f *= 10
+		}
+		// A seventh digit rounds, as MySQL 8 reads text.
+		if i-start > 6 && s[start+6] >= '5' {
+			f++
 		}
 		return f, i > start
 	}

@@ -168,14 +168,18 @@ func init() {
 	Register(&Function{Name: "unix_timestamp", MinArgs: 1, MaxArgs: 1, Check: Fixed(coldata.Int64, coldata.Timestamp),
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			return mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) {
-				return datetime.FloorDiv(t, datetime.MicrosPerSecond), true
+				return datetime.UnixSeconds(t), true
 			})
 		}})
 	Register(&Function{Name: "from_unixtime", MinArgs: 1, MaxArgs: 1, Check: Fixed(coldata.Timestamp, coldata.Int64),
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			return mapInts(args[0], n, coldata.Timestamp, func(s int64) (int64, bool) {
-				t, ok := mulChecked(s, datetime.MicrosPerSecond)
-				return t, ok && datetime.TimestampInRange(t)
+				// Seconds before the epoch or past MySQL 8's last one
+				// (64-bit time_t) are NULL.
+				if s < 0 || s > datetime.MaxUnixSecond {
+					return 0, false
+				}
+				return s * datetime.MicrosPerSecond, true
 			})
 		}})
 	for _, name := range []string{"dayname", "monthname"} {
@@ -857,7 +861,15 @@ func evalDateFormat(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	nulls := CombineNulls(args, rows)
 	var buf []byte
 	for i := 0; i < rows; i++ {
-		if validAt(nulls, i) {
+		switch {
+		case !validAt(nulls, i):
+		case len(fv.Str(i)) == 0:
+			// An empty format is NULL, as in MySQL.
+			if nulls == nil {
+				nulls = coldata.NewValidBitmap(rows)
+			}
+			coldata.ClearBit(nulls, i)
+		default:
 			buf = AppendDateFormat(buf, string(fv.Str(i)), v.Int(i))
 			if err := checkStringSize(len(buf)); err != nil {
 				return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/datetime"
@@ -111,6 +112,58 @@ func init() {
 	}
 	Register(&Function{Name: "timediff", MinArgs: 2, MaxArgs: 2, Check: timeArgs(coldata.String), Eval: evalTimeDiff})
 	Register(&Function{Name: "date_add_interval", MinArgs: 3, MaxArgs: 3, Check: compositeCheck, Eval: evalCompositeInterval})
+	// convert_tz(t, from, to, system): CONVERT_TZ with the binder's fourth
+	// argument, the system zone's offset in seconds (or
+	// datetime.TZSystemVaries: read SYSTEM with the host's zone rules).
+	Register(&Function{Name: "convert_tz", MinArgs: 4, MaxArgs: 4,
+		Check: Fixed(coldata.Timestamp, coldata.Timestamp, coldata.String, coldata.String, coldata.Int64), Eval: evalConvertTZ})
+}
+
+// evalConvertTZ is CONVERT_TZ: a zone that is neither an offset nor
+// SYSTEM gives NULL, as on a server without time-zone tables.
+func evalConvertTZ(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	return timeRows(args, n, coldata.Timestamp, func(i int) (int64, bool, bool) {
+		t, sys := args[0].Int(i), args[3].Int(i)
+		from, fromSys, ok := datetime.TZZone(string(args[1].Str(i)))
+		to, toSys, ok2 := datetime.TZZone(string(args[2].Str(i)))
+		if !ok || !ok2 {
+			return 0, false, false
+		}
+		if sys == datetime.TZSystemVaries && (fromSys || toSys) {
+			return hostConvertTZ(t, from, fromSys, to, toSys), false, true
+		}
+		if fromSys {
+			from = sys
+		}
+		if toSys {
+			to = sys
+		}
+		return datetime.ConvertTZ(t, from, to), false, true
+	})
+}
+
+// hostConvertTZ converts with the host's zone for SYSTEM where its offset
+// changes over the year: the offset in force at the instant.
+func hostConvertTZ(t, from int64, fromSys bool, to int64, toSys bool) int64 {
+	days, tod := datetime.SplitTimestamp(t)
+	if fromSys {
+		y, m, d := datetime.CivilFromDays(days)
+		s := tod / datetime.MicrosPerSecond
+		_, from = zoneOffset(time.Date(int(y), time.Month(m), int(d), int(s/3600), int(s/60%60), int(s%60), 0, time.Local))
+	}
+	sec := datetime.FloorDiv(t, datetime.MicrosPerSecond) - from
+	if sec < datetime.MinTimestampSecond || sec > datetime.MaxTimestampSecond {
+		return t
+	}
+	if toSys {
+		_, to = zoneOffset(time.Unix(sec, 0).In(time.Local))
+	}
+	return t + (to-from)*datetime.MicrosPerSecond
+}
+
+func zoneOffset(t time.Time) (string, int64) {
+	name, off := t.Zone()
+	return name, int64(off)
 }
 
 func badPeriod(fn string, p int64) error {

@@ -2,6 +2,8 @@ package planner
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/datetime"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 )
 
@@ -55,22 +58,79 @@ func wallMicros(t time.Time) int64 {
 // clockValue binds a clock function called with no arguments; ok is false
 // for other names.
 func (b *binder) clockValue(name string) (expr.Expr, bool) {
+	e, ok, _ := b.clockAt(name, 0)
+	return e, ok
+}
+
+// clockAt binds a clock function with fsp digits of a second (NOW(3)), as
+// MySQL: the statement's time truncated to them, a DATETIME(fsp) or, for
+// the TIME functions, TIME text with fsp digits. ok is false for other
+// names; err reports a precision the function does not take.
+func (b *binder) clockAt(name string, fsp int) (expr.Expr, bool, error) {
 	now := b.now
+	local := wallMicros(now)
 	switch name {
-	case "now", "current_timestamp", "localtimestamp", "localtime", "sysdate":
-		return &expr.Literal{Value: wallMicros(now), T: coldata.Timestamp}, true
+	case "now", "current_timestamp", "localtimestamp", "localtime", "sysdate", "utc_timestamp":
+		if name == "utc_timestamp" {
+			local = wallMicros(now.UTC())
+		}
+		e, err := expr.CastTo(&expr.Literal{Value: truncFsp(local, fsp), T: coldata.Timestamp}, coldata.TimestampOf(fsp))
+		return e, true, err
+	case "curtime", "current_time", "utc_time":
+		if name == "utc_time" {
+			local = wallMicros(now.UTC())
+		}
+		_, tod := datetime.SplitTimestamp(truncFsp(local, fsp))
+		text := datetime.AppendTime(nil, tod-tod%datetime.MicrosPerSecond)
+		if fsp > 0 {
+			frac := fmt.Sprintf(".%06d", tod%datetime.MicrosPerSecond)
+			text = append(text, frac[:1+fsp]...)
+		}
+		return &expr.Literal{Value: string(text), T: coldata.String}, true, nil
+	}
+	if fsp > 0 {
+		// CURDATE, UTC_DATE and UNIX_TIMESTAMP take no precision.
+		return nil, false, nil
+	}
+	switch name {
 	case "current_date", "curdate":
-		d, _ := datetime.SplitTimestamp(wallMicros(now))
-		return &expr.Literal{Value: d, T: coldata.Date}, true
-	case "utc_timestamp":
-		return &expr.Literal{Value: wallMicros(now.UTC()), T: coldata.Timestamp}, true
+		d, _ := datetime.SplitTimestamp(local)
+		return &expr.Literal{Value: d, T: coldata.Date}, true, nil
 	case "utc_date":
 		d, _ := datetime.SplitTimestamp(wallMicros(now.UTC()))
-		return &expr.Literal{Value: d, T: coldata.Date}, true
+		return &expr.Literal{Value: d, T: coldata.Date}, true, nil
 	case "unix_timestamp":
-		return &expr.Literal{Value: now.Unix(), T: coldata.Int64}, true
+		return &expr.Literal{Value: now.Unix(), T: coldata.Int64}, true, nil
 	}
-	return nil, false
+	return nil, false, nil
+}
+
+// truncFsp truncates timestamp t to fsp digits of a second.
+func truncFsp(t int64, fsp int) int64 {
+	unit := int64(1)
+	for k := fsp; k < 6; k++ {
+		unit *= 10
+	}
+	return datetime.FloorDiv(t, unit) * unit
+}
+
+// clockPrecision binds NOW(n) and the other clock functions with a
+// precision: n a literal 0..6 (MySQL's error 1426 past 6). ok is false
+// for other calls.
+func (b *binder) clockPrecision(name string, arg sqlparser.Expr) (expr.Expr, bool, error) {
+	if _, ok, _ := b.clockAt(name, 1); !ok {
+		return nil, false, nil
+	}
+	v, ok := arg.(*sqlparser.SQLVal)
+	if !ok || v.Type != sqlparser.IntVal {
+		return nil, true, errorf(TypeMismatch, name, "function %s: the precision must be a number from 0 to 6", strings.ToUpper(name))
+	}
+	n, err := strconv.Atoi(string(v.Val))
+	if err != nil || n > 6 {
+		return nil, true, errorf(TypeMismatch, name, "Too-big precision %s specified for '%s'. Maximum is 6", v.Val, name)
+	}
+	e, _, err := b.clockAt(name, n)
+	return e, true, err
 }
 
 // bindArith binds + and - where a date, timestamp or INTERVAL takes part;
@@ -428,11 +488,18 @@ func (b *binder) sixDigitFraction(e expr.Expr) (expr.Expr, error) {
 	return b.apply("if", noDot, e, padded)
 }
 
-// timeSpecifiers are the STR_TO_DATE format specifiers of a time of day.
-const timeSpecifiers = "HkhIlisSfprT"
+// MySQL's classes of STR_TO_DATE specifiers (get_date_time_result_type):
+// a time of day, and a date. %d, %e, %D and %p are in neither.
+const (
+	timeSpecifiers = "HISThiklrs"
+	dateSpecifiers = "MVUXYWabcjmvuxyw"
+)
 
-// strToDate binds STR_TO_DATE: a DATE when its format is a literal without
-// time-of-day specifiers (as MySQL types it), else a TIMESTAMP.
+// strToDate binds STR_TO_DATE typed by its format as MySQL types it when
+// the format is a literal: date specifiers alone give a DATE, time
+// specifiers alone a TIME (gsql's TIME text: the time of day, six digits
+// of a second with %f), both a DATETIME, DATETIME(6) with %f. A format
+// read per row gives a TIMESTAMP.
 func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) {
 	e, err := b.call("str_to_date", sc, args...)
 	if err != nil || len(args) != 2 {
@@ -443,22 +510,90 @@ func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) 
 		return e, nil
 	}
 	fs := string(f.Val)
-	timeOfDay := false
+	date, clock, frac := false, false, false
 	for i := 0; i+1 < len(fs); i++ {
 		if fs[i] == '%' {
-			if fs[i+1] == 'f' {
-				// MySQL types it DATETIME(6) when the format reads
-				// microseconds, DATETIME(0) otherwise.
-				return expr.CastTo(e, coldata.TimestampOf(6))
-			}
-			timeOfDay = timeOfDay || strings.IndexByte(timeSpecifiers, fs[i+1]) >= 0
+			c := fs[i+1]
+			frac = frac || c == 'f'
+			clock = clock || c == 'f' || strings.IndexByte(timeSpecifiers, c) >= 0
+			date = date || strings.IndexByte(dateSpecifiers, c) >= 0
 			i++
 		}
 	}
-	if timeOfDay {
+	switch {
+	case clock && !date:
+		layout := "%H:%i:%s"
+		if frac {
+			layout += ".%f"
+		}
+		if day := strings.Contains(fs, "%d") || strings.Contains(fs, "%e") || strings.Contains(fs, "%D"); day {
+			return b.timeWithDays(args[0], fs, frac, sc)
+		}
+		return b.apply("date_format", e, &expr.Literal{Value: layout, T: coldata.String})
+	case frac:
+		return expr.CastTo(e, coldata.TimestampOf(6))
+	case clock:
 		return expr.CastTo(e, coldata.TimestampOf(0))
 	}
 	return b.apply("cast_to_date", e)
+}
+
+// timeWithDays is STR_TO_DATE of a TIME format that reads a day (%d, %e,
+// %D): MySQL counts the day as 24 hours ('05 10' with '%d %H' is
+// 130:00:00). The text is read as a date of January 1970, whose day and
+// time make the hours.
+func (b *binder) timeWithDays(arg sqlparser.Expr, format string, frac bool, sc *scope) (expr.Expr, error) {
+	x, err := b.bindExpr(arg, sc)
+	if err != nil {
+		return nil, err
+	}
+	lit := func(v any, t coldata.Type) expr.Expr { return &expr.Literal{Value: v, T: t} }
+	text, err := b.apply("concat", lit("1970-01 ", coldata.String), x)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := b.apply("str_to_date", text, lit("%Y-%m "+format, coldata.String))
+	if err != nil {
+		return nil, err
+	}
+	day, err := b.apply("day", ts)
+	if err != nil {
+		return nil, err
+	}
+	hour, err := b.apply("hour", ts)
+	if err != nil {
+		return nil, err
+	}
+	if day, err = b.apply("*", day, lit(int64(24), coldata.Int64)); err != nil {
+		return nil, err
+	}
+	hours, err := b.apply("+", day, hour)
+	if err != nil {
+		return nil, err
+	}
+	if hours, err = expr.CastTo(hours, coldata.String); err != nil {
+		return nil, err
+	}
+	// At least two digits (LPAD alone would cut 130 to 13).
+	n, err := b.apply("char_length", hours)
+	if err != nil {
+		return nil, err
+	}
+	if n, err = b.apply("greatest", n, lit(int64(2), coldata.Int64)); err != nil {
+		return nil, err
+	}
+	if hours, err = b.apply("lpad", hours, n, lit("0", coldata.String)); err != nil {
+		return nil, err
+	}
+	rest := ":%i:%s"
+	if frac {
+		rest += ".%f"
+	}
+	tail, err := b.apply("date_format", ts, lit(rest, coldata.String))
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("concat", hours, tail)
 }
 
 // bindDateFunc binds the date functions whose arguments the registry cannot
@@ -497,10 +632,50 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 			e, err := b.call("week", sc, args[1], sqlparser.NewIntVal([]byte("0")))
 			return e, true, err
 		}
+		// EXTRACT(HOUR FROM '10:30:15') reads text as a TIME, as HOUR does.
+		if u, ok := args[0].(*sqlparser.SQLVal); ok && len(args) == 2 {
+			unit := strings.ToLower(string(u.Val))
+			if unit == "hour" || unit == "minute" || unit == "second" {
+				x, err := b.bindExpr(args[1], sc)
+				if err != nil {
+					return nil, true, err
+				}
+				if x.Type() == coldata.String {
+					e, err := b.timeTextField(unit, x)
+					return e, true, err
+				}
+				e, err := b.apply("extract", &expr.Literal{Value: unit, T: coldata.String}, x)
+				return e, true, err
+			}
+		}
 		return nil, false, nil
 	case "addtime", "subtime":
 		e, err := b.addTime(name, args, sc)
 		return e, true, err
+	case "convert_tz":
+		e, err := b.convertTZ(args, sc)
+		return e, true, err
+	case "from_unixtime":
+		e, err := b.fromUnixtime(args, sc)
+		return e, true, err
+	case "hour", "minute", "second":
+		if len(args) != 1 {
+			return nil, false, nil
+		}
+		x, err := b.bindExpr(args[0], sc)
+		if err != nil {
+			return nil, true, err
+		}
+		if x.Type() != coldata.String {
+			e, err := b.apply(name, x)
+			return e, true, err
+		}
+		e, err := b.timeTextField(name, x)
+		return e, true, err
+	case "unix_timestamp":
+		if e, ok, err := b.unixTimestamp(args, sc); ok {
+			return e, true, err
+		}
 	case "timestamp":
 		if len(args) != 2 {
 			return nil, false, nil
@@ -534,6 +709,11 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		e, err := b.addInterval(base, args[1], string(unit.Val), false, sc)
 		return e, true, err
 	}
+	if len(args) == 1 {
+		if e, ok, err := b.clockPrecision(name, args[0]); ok {
+			return e, true, err
+		}
+	}
 	if len(args) == 0 {
 		if e, ok := b.clockValue(name); ok {
 			return e, true, nil
@@ -543,6 +723,242 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		}
 	}
 	return nil, false, nil
+}
+
+// timeTextField binds HOUR, MINUTE or SECOND of text, which MySQL reads
+// as a TIME (HOUR('100:30:00') is 100; a datetime's text gives its time
+// of day): the fields of TIME_TO_SEC's seconds.
+func (b *binder) timeTextField(name string, x expr.Expr) (expr.Expr, error) {
+	secs, err := b.apply("time_to_sec", x)
+	if err != nil {
+		return nil, err
+	}
+	if secs, err = b.apply("abs", secs); err != nil {
+		return nil, err
+	}
+	lit := func(v int64) expr.Expr { return &expr.Literal{Value: v, T: coldata.Int64} }
+	switch name {
+	case "hour":
+		return b.apply("div", secs, lit(3600))
+	case "minute":
+		m, err := b.apply("div", secs, lit(60))
+		if err != nil {
+			return nil, err
+		}
+		return b.apply("%", m, lit(60))
+	}
+	return b.apply("%", secs, lit(60))
+}
+
+// convertTZ binds CONVERT_TZ(t, from, to) as convert_tz(t, from, to,
+// system offset). The result keeps t's digits of a second as MySQL types
+// it: DATETIME(n) n, a DATE or an integer 0, a text literal its own, other
+// text 6.
+func (b *binder) convertTZ(args []sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	if len(args) != 3 {
+		return nil, errorf(TypeMismatch, "convert_tz", "function CONVERT_TZ: expects 3 arguments, got %d", len(args))
+	}
+	bound := make([]expr.Expr, 0, 4)
+	for _, a := range args {
+		e, err := b.bindExpr(a, sc)
+		if err != nil {
+			return nil, err
+		}
+		bound = append(bound, e)
+	}
+	bound = append(bound, &expr.Literal{Value: systemTZOffset(), T: coldata.Int64})
+	e, err := b.apply("convert_tz", bound...)
+	if err != nil {
+		return nil, err
+	}
+	fsp := argFsp(bound[0])
+	if fsp < 0 {
+		return e, nil
+	}
+	return expr.CastTo(e, coldata.TimestampOf(fsp))
+}
+
+// argFsp is the digits of a second MySQL gives a temporal function's
+// argument (Item::datetime_precision): DATETIME(n) n, a DATE or an
+// integer 0, a DECIMAL its scale, a text literal its own, other text 6;
+// -1 for a TIMESTAMP of no declared precision.
+func argFsp(e expr.Expr) int {
+	t := e.Type()
+	switch {
+	case t.Fsp() >= 0:
+		return t.Fsp()
+	case t == coldata.Date || t == coldata.Int64:
+		return 0
+	case t.IsDecimal():
+		return min(t.Scale(), 6)
+	case t == coldata.String:
+		if l, ok := e.(*expr.Literal); ok {
+			return textFsp(l)
+		}
+		return 6
+	case t == coldata.Timestamp:
+		if k, ok := literalFsp(e); ok {
+			return k
+		}
+	}
+	return -1
+}
+
+// fromUnixtime binds FROM_UNIXTIME(x [, format]). A DECIMAL or DOUBLE x
+// keeps its fraction of a second (its scale, 6 for a DOUBLE, as MySQL
+// types it): whole seconds through from_unixtime, the rest added as
+// microseconds; a negative x is NULL.
+func (b *binder) fromUnixtime(args []sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return nil, errorf(TypeMismatch, "from_unixtime", "function FROM_UNIXTIME: expects 1 or 2 arguments, got %d", len(args))
+	}
+	x, err := b.bindExpr(args[0], sc)
+	if err != nil {
+		return nil, err
+	}
+	fsp := 0
+	switch t := x.Type(); {
+	case t.IsDecimal() && t.Scale() > 0:
+		fsp = min(t.Scale(), 6)
+	case t == coldata.Float64:
+		fsp = 6
+	}
+	var e expr.Expr
+	if fsp == 0 {
+		e, err = b.apply("from_unixtime", x)
+	} else {
+		e, err = b.fractionalUnixtime(x, fsp)
+	}
+	if err != nil || len(args) == 1 {
+		return e, err
+	}
+	f, err := b.bindExpr(args[1], sc)
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("date_format", e, f)
+}
+
+func (b *binder) fractionalUnixtime(x expr.Expr, fsp int) (expr.Expr, error) {
+	million := &expr.Literal{Value: int64(datetime.MicrosPerSecond), T: coldata.Int64}
+	scaled, err := b.apply("*", x, million)
+	if err != nil {
+		return nil, err
+	}
+	if scaled, err = b.apply("round", scaled); err != nil {
+		return nil, err
+	}
+	us, err := expr.CastTo(scaled, coldata.Int64)
+	if err != nil {
+		return nil, err
+	}
+	neg, err := b.apply("<", us, &expr.Literal{Value: int64(0), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	if us, err = b.apply("if", neg, &expr.Literal{T: coldata.Null}, us); err != nil {
+		return nil, err
+	}
+	secs, err := b.apply("div", us, million)
+	if err != nil {
+		return nil, err
+	}
+	whole, err := b.apply("from_unixtime", secs)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := b.apply("%", us, million)
+	if err != nil {
+		return nil, err
+	}
+	e, err := b.apply("date_add_micros", whole, rest)
+	if err != nil {
+		return nil, err
+	}
+	return expr.CastTo(e, coldata.TimestampOf(fsp))
+}
+
+// unixTimestamp binds UNIX_TIMESTAMP(t): a BIGINT, or for t with digits
+// of a second a DECIMAL of that scale, as MySQL; 0 outside the range
+// UNIX_TIMESTAMP takes.
+func (b *binder) unixTimestamp(args []sqlparser.Expr, sc *scope) (expr.Expr, bool, error) {
+	if len(args) != 1 {
+		return nil, false, nil
+	}
+	x, err := b.bindExpr(args[0], sc)
+	if err != nil {
+		return nil, true, err
+	}
+	e, err := b.apply("unix_timestamp", x)
+	fsp := argFsp(x)
+	if err != nil || fsp <= 0 {
+		return e, true, err
+	}
+	ts, err := expr.CastTo(x, coldata.Timestamp)
+	if err != nil {
+		return nil, true, err
+	}
+	us, err := b.apply("extract", &expr.Literal{Value: "microsecond", T: coldata.String}, ts)
+	if err != nil {
+		return nil, true, err
+	}
+	frac, err := b.apply("*", us, &expr.Literal{Value: decimal.FromInt64(1), T: coldata.DecimalOf(7, 6)})
+	if err != nil {
+		return nil, true, err
+	}
+	sum, err := b.apply("+", e, frac)
+	if err != nil {
+		return nil, true, err
+	}
+	lo, err := b.apply(">=", ts, &expr.Literal{Value: int64(0), T: coldata.Timestamp})
+	if err != nil {
+		return nil, true, err
+	}
+	hi, err := b.apply("<", ts, &expr.Literal{Value: int64((datetime.MaxUnixSecond + 1) * datetime.MicrosPerSecond), T: coldata.Timestamp})
+	if err != nil {
+		return nil, true, err
+	}
+	in, err := b.apply("and", lo, hi)
+	if err != nil {
+		return nil, true, err
+	}
+	// NOT: a NULL t gives NULL (the sum), not 0.
+	out, err := b.apply("not", in)
+	if err != nil {
+		return nil, true, err
+	}
+	if e, err = b.apply("if", out, &expr.Literal{Value: int64(0), T: coldata.Int64}, sum); err != nil {
+		return nil, true, err
+	}
+	e, err = expr.CastTo(e, coldata.DecimalOf(12+fsp, fsp))
+	return e, true, err
+}
+
+// textFsp is the digits of a second of a text literal read as a
+// datetime ('2024-01-05 10:00:00.5' has 1), as MySQL types a constant.
+func textFsp(l *expr.Literal) int {
+	s, _ := l.Value.(string)
+	s = strings.TrimSpace(s)
+	if dot := strings.LastIndexByte(s, '.'); dot >= 0 && strings.ContainsRune(s[:dot], ':') {
+		return min(len(s)-dot-1, 6)
+	}
+	return 0
+}
+
+// systemTZOffset is the offset of the zone NOW() reads (the process's
+// local zone) in seconds, or datetime.TZSystemVaries when it is not one
+// number over the TIMESTAMP range's years (daylight saving time, a
+// changed standard offset).
+func systemTZOffset() int64 {
+	_, off := time.Date(1971, 1, 1, 0, 0, 0, 0, time.Local).Zone()
+	for _, y := range []int{1971, 1990, 2000, 2010, 2024, 2037} {
+		for _, m := range []time.Month{time.January, time.April, time.July, time.October} {
+			if _, o := time.Date(y, m, 1, 12, 0, 0, 0, time.Local).Zone(); o != off {
+				return datetime.TZSystemVaries
+			}
+		}
+	}
+	return int64(off)
 }
 
 type lastInsertIDKey struct{}

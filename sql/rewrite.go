@@ -310,6 +310,18 @@ func (r *rewriter) rewrite(toks []token) *Error {
 			i++
 			continue
 		}
+		if i+2 < len(toks) && toks[i+1].typ == '(' && toks[i+2].typ != ')' && isClockKeyword(t) {
+			// NOW(3)'s keyword spellings: CURRENT_TIMESTAMP(3),
+			// UTC_TIME(3) ...; the stock grammar takes only ().
+			if j := matching(toks, i+1); j > 0 {
+				parts, seps := splitTop(toks[i+2:j], func(x token) bool { return x.typ == ',' })
+				if err := r.call(strings.ToLower(t.text(r.src)), t, toks[j], seps, parts...); err != nil {
+					return err
+				}
+				i = j
+				continue
+			}
+		}
 		if i+1 < len(toks) && toks[i+1].typ == '(' && (t.typ == sqlparser.ID || t.is(r.src, "extract")) {
 			if j := matching(toks, i+1); j > 0 {
 				done, err := r.temporalCall(t, toks[i+2:j], toks[j])
@@ -338,6 +350,17 @@ func (r *rewriter) rewrite(toks []token) *Error {
 		r.emitSrc(t)
 	}
 	return nil
+}
+
+// isClockKeyword reports whether t is a clock function the stock grammar
+// reserves as a keyword.
+func isClockKeyword(t token) bool {
+	switch t.typ {
+	case sqlparser.CURRENT_TIMESTAMP, sqlparser.CURRENT_TIME, sqlparser.CURRENT_DATE, sqlparser.LOCALTIME,
+		sqlparser.LOCALTIMESTAMP, sqlparser.UTC_TIMESTAMP, sqlparser.UTC_TIME, sqlparser.UTC_DATE:
+		return true
+	}
+	return false
 }
 
 // isSpecial reports whether t names one of the call forms that special

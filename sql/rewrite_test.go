@@ -120,6 +120,14 @@ func TestRewriteFuncExpr(t *testing.T) {
 		{"TRIM(TRAILING FROM a)", "rtrim", []string{"a"}},
 		{"CAST(a AS DOUBLE)", "cast_to_double", []string{"a"}},
 		{"CONVERT(a, SIGNED)", "cast_to_bigint", []string{"a"}},
+		// Clock keywords with a precision (the stock grammar takes only ()).
+		{"CURRENT_TIMESTAMP(3)", "current_timestamp", []string{"3"}},
+		{"UTC_TIME(6)", "utc_time", []string{"6"}},
+		{"utc_timestamp(0)", "utc_timestamp", []string{"0"}},
+		{"LOCALTIME(2)", "localtime", []string{"2"}},
+		{"CURRENT_TIME(1)", "current_time", []string{"1"}},
+		{"UTC_TIME()", "utc_time", nil},
+		{"CURRENT_TIME", "current_time", nil},
 	}
 	for _, tc := range tests {
 		st, err := ParseOne("SELECT " + tc.in)

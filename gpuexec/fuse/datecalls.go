@@ -38,7 +38,7 @@ func isDateCall(c *expr.Call) bool {
 		"cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal",
 		"to_days", "from_days", "makedate", "weekofyear", "yearweek":
 		return true
-	case "maketime", "sec_to_time", "time_to_sec", "addtime", "subtime", "timediff", "period_add", "period_diff", "date_add_interval":
+	case "maketime", "sec_to_time", "time_to_sec", "addtime", "subtime", "timediff", "period_add", "period_diff", "date_add_interval", "convert_tz":
 		return true
 	case "cast_to_bigint", "cast_to_double", "cast_to_boolean", "cast_to_varchar":
 		return c.Args[0].Type().IsTemporal()
@@ -189,15 +189,17 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 		}
 		return result(g.declare(kInt, 0, fmt.Sprintf("dt_ts_diff(%s, %s, %s)", u, args[1].c, args[2].c)), ""), nil
 	case "unix_timestamp":
-		return &val{kind: kInt, c: g.declare(kInt, 0, fmt.Sprintf("dt_floor_div(%s, DT_US_SEC)", args[0].c)), null: args[0].null}, nil
+		return &val{kind: kInt, c: g.declare(kInt, 0, fmt.Sprintf("dt_unix_seconds(%s)", args[0].c)), null: args[0].null}, nil
 	case "from_unixtime":
 		r, ok := g.tmp(), g.tmp()
-		g.emit("int64_t %s = 0; bool %s = !mul_overflows(%s, DT_US_SEC, &%s) && dt_ts_in_range(%s);", r, ok, args[0].c, r, r)
+		g.emit("bool %s = %s >= 0 && %s <= DT_MAX_UNIX_SECOND; int64_t %s = %s ? %s * DT_US_SEC : 0;", ok, args[0].c, args[0].c, r, ok, args[0].c)
 		return result(r, "!"+ok), nil
 	case "date_format":
 		// The format is read per row (a literal's is a kernel parameter).
 		ts, f := args[0].c, g.asSV(args[1]).c
-		null := g.nullOf(args)
+		// An empty format is NULL (expr.evalDateFormat).
+		null := g.tmp()
+		g.emit("bool %s = %s || %s.n == 0;", null, g.nullOf(args), f)
 		return &val{kind: kGen, null: null, size: fmt.Sprintf("dt_format(%s, %s, (char*)0)", f, ts),
 			write: func(dst string) string { return fmt.Sprintf("dt_format(%s, %s, %s);", f, ts, dst) }}, nil
 	case "str_to_date":

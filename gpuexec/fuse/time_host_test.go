@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/gsqlengine/gsql/datetime"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
 	"github.com/gsqlengine/gsql/gpuexec/fuse/fusetest"
@@ -50,6 +51,44 @@ func TestTimeErrorsGoToCPU(t *testing.T) {
 		}
 		if _, code := runInterpHost(t, p, b); code != codeFallback {
 			t.Fatalf("%v: interpreter error code %d, want %d", out, code, codeFallback)
+		}
+	}
+}
+
+// TestConvertTZSystemWithDSTGoesToCPU: CONVERT_TZ reads SYSTEM as the
+// binder's fixed offset; a system zone with daylight saving time
+// (datetime.TZSystemVaries) has no one offset, so the fused kernels and
+// the interpreter send the batch to the CPU, which reads the host's
+// rules. Other zones stay on the device.
+func TestConvertTZSystemWithDSTGoesToCPU(t *testing.T) {
+	var bld fusetest.Builder
+	ts := fusetest.Col(fusetest.TS)
+	varies := fusetest.Lit(0)
+	varies.(*expr.Literal).Value = int64(datetime.TZSystemVaries)
+	system := bld.Call("convert_tz", ts, fusetest.Lit("System"), fusetest.Lit("+01:00"), varies)
+	offsets := bld.Call("convert_tz", ts, fusetest.Lit("+02:00"), fusetest.Lit("-01:00"), varies)
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	b := fusetest.Batch(300, 7)
+	for _, c := range []struct {
+		out  expr.Expr
+		code int32
+	}{{system, codeFallback}, {offsets, 0}} {
+		outs := []expr.Expr{c.out}
+		k, err := fuse.Generate(fusetest.Types, nil, outs)
+		if err != nil {
+			t.Fatalf("%v: generate: %v", c.out, err)
+		}
+		if _, code := runHost(t, k, b); code != c.code {
+			t.Fatalf("%v: fused kernel error code %d, want %d", c.out, code, c.code)
+		}
+		p, err := fuse.Interpreter().Lower(fusetest.Types, nil, outs)
+		if err != nil {
+			t.Fatalf("%v: lower: %v", c.out, err)
+		}
+		if _, code := runInterpHost(t, p, b); code != c.code {
+			t.Fatalf("%v: interpreter error code %d, want %d", c.out, code, c.code)
 		}
 	}
 }

@@ -77,6 +77,18 @@ func (g *gen) mysqlTimeCall(c *expr.Call, args []*val, result func(value, bad st
 		k := args[1].c
 		fits := g.declare(kBool, 0, fmt.Sprintf("%s && %s <= 120000 && %s >= -120000", good, k, k))
 		return result(g.declare(kInt, 0, fmt.Sprintf("%s ? dt_months_period(%s + %s) : 0", fits, m, k)), "!"+fits), true, nil
+	case "convert_tz":
+		// SYSTEM reads the binder's offset (args[3]); a system zone with
+		// daylight saving time sends the batch to the CPU, which knows
+		// the host's rules.
+		from, to, fk, tk := g.tmp(), g.tmp(), g.tmp(), g.tmp()
+		g.emit("int64_t %s = 0, %s = 0; int32_t %s = dt_tz_zone(%s, &%s); int32_t %s = dt_tz_zone(%s, &%s);",
+			from, to, fk, g.asSV(args[1]).c, from, tk, g.asSV(args[2]).c, to)
+		g.emit("if (!%s && (%s == 2 || %s == 2) && %s == DT_TZ_SYSTEM_VARIES && err == 0) err = GSQL_ERR_FALLBACK;", null, fk, tk, args[3].c)
+		g.emit("if (%s == 2) %s = %s;", fk, from, args[3].c)
+		g.emit("if (%s == 2) %s = %s;", tk, to, args[3].c)
+		g.emit("int64_t %s = dt_convert_tz(%s, %s, %s);", r, args[0].c, from, to)
+		return result(r, fmt.Sprintf("%s == 0 || %s == 0", fk, tk)), true, nil
 	case "date_add_interval":
 		u, sign, err := g.compositeUnit(args[2])
 		if err != nil {

@@ -10,7 +10,8 @@ and copied as "statement ok" records) and queries.q: one query a line as
 LETTER|SQL (the letter is ignored: column type letters come from the
 server's column types), "## text" for a comment, and "!line\\nline|T|SQL"
 to put lines (a "# BUG" note and "skipif gsql") before a record. A query
-the server refuses becomes a "statement error" record.
+the server refuses becomes a "statement error" record. An optional
+tail.txt holds records written by hand, copied at the end.
 """
 import subprocess,sys,re,os
 case,sock=sys.argv[1:3]
@@ -51,4 +52,8 @@ for line in open(qf):
     t=''.join(letters.get(x,'T') for x in types)
     sort=' rowsort' if 'ORDER BY' not in q.upper() and len(rows)>1 else ''
     out+=pre+['query '+t+sort,q,'----']+[r_.replace('\t','\t') for r_ in rows]+['']
+# tail.txt: records written by hand (MySQL 8's answers where the server
+# differs), copied after the generated ones.
+tail=os.path.join(case,'tail.txt')
+if os.path.exists(tail): out+=[open(tail).read().rstrip('\n')]
 print('\n'.join(out))

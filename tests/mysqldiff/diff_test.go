@@ -116,7 +116,7 @@ func TestRecordedQueriesAreGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append([]string(nil), Setup...)
-	for _, q := range Generate(Seed, Count) {
+	for _, q := range append(Generate(Seed, Count), GenerateTZ(Seed, TZCount)...) {
 		want = append(want, q.SQL)
 	}
 	if len(s.Records) != len(want) {

@@ -12,7 +12,8 @@
 // text, nested one to three deep, over the edge-value table of Setup
 // (leap days, years 1 and 9999, month ends, ISO week boundaries,
 // microsecond edges, DECIMAL maxima, invalid date text, NULLs) or over
-// literals alone.
+// literals alone. GenerateTZ adds CONVERT_TZ queries (offsets, SYSTEM,
+// zones that are none) from a stream of their own.
 //
 // scripts/mysqlref/diff.sh runs the queries on MariaDB and writes
 // testdata/answers.test; TestMySQLDiff runs every recorded query on gsql
@@ -96,6 +97,78 @@ func Generate(seed int64, n int) []Query {
 		out = append(out, g.query())
 	}
 	return out
+}
+
+// GenerateTZ returns n queries of CONVERT_TZ over the table's dates,
+// datetimes and text, nested in the date functions, from their own random
+// stream (seed), so that they leave Generate's queries as they were.
+// Offsets stay in -12:59..+13:00, which MariaDB and MySQL 8 share (MySQL
+// 8 takes -13:59..+14:00: tests/sql/mysql_timezone.test).
+func GenerateTZ(seed int64, n int) []Query {
+	g := &gen{r: rand.New(rand.NewSource(seed))}
+	out := make([]Query, 0, n)
+	for len(out) < n {
+		g.lits = g.intn(5) == 0
+		var items []string
+		for i, k := 0, 1+g.intn(2); i < k; i++ {
+			items = append(items, g.tzItem(2+g.intn(2)))
+		}
+		q := "SELECT " + strings.Join(items, ", ")
+		if !g.lits {
+			q = "SELECT id, " + strings.Join(items, ", ") + " FROM e ORDER BY id"
+		}
+		out = append(out, Query{SQL: q})
+	}
+	return out
+}
+
+// CONVERT_TZ's zones: offsets (some written loosely) and SYSTEM, and
+// text that is no zone (names need time-zone tables: NULL), picked one
+// time in five.
+var (
+	tzZones   = []string{"'+00:00'", "'+05:30'", "'-08:00'", "'+13:00'", "'-12:59'", "'+1:5'", "'-0:30'", "'SYSTEM'", "'system'"}
+	tzNoZones = []string{"'+01:60'", "'UTC'", "'abc'", "'+14:01'"}
+)
+
+func (g *gen) zone() string {
+	if g.intn(5) == 0 {
+		return g.pick(tzNoZones...)
+	}
+	return g.pick(tzZones...)
+}
+
+// tz is CONVERT_TZ of a DATETIME, a DATE or text.
+func (g *gen) tz(d int) string {
+	var arg string
+	switch g.intn(4) {
+	case 0:
+		arg = g.date(d - 1)
+	case 1:
+		arg = g.anyDateText(d - 1)
+	default:
+		arg = g.datetime(d - 1)
+	}
+	return fmt.Sprintf("CONVERT_TZ(%s, %s, %s)", arg, g.zone(), g.zone())
+}
+
+// tzItem is CONVERT_TZ alone or read by another function.
+func (g *gen) tzItem(d int) string {
+	t := g.tz(d)
+	switch g.intn(7) {
+	case 0:
+		return fmt.Sprintf("DATE_FORMAT(%s, '%%Y-%%m-%%d %%H:%%i:%%s.%%f')", t)
+	case 1:
+		return fmt.Sprintf("CAST(%s AS CHAR)", t)
+	case 2:
+		return fmt.Sprintf("DATE(%s)", t)
+	case 3:
+		return fmt.Sprintf("DATE_ADD(%s, %s)", t, g.interval(d-1))
+	case 4:
+		return fmt.Sprintf("TIMESTAMPDIFF(MINUTE, %s, %s)", g.datetime(d-1), t)
+	case 5:
+		return fmt.Sprintf("CONVERT_TZ(%s, %s, %s)", t, g.zone(), g.zone())
+	}
+	return t
 }
 
 type gen struct {
@@ -530,8 +603,10 @@ func (g *gen) boolean(d int) string {
 	}
 }
 
-// Seed and Count make the recorded queries (testdata/answers.test).
+// Seed and Count make the recorded queries (testdata/answers.test), and
+// TZCount more of GenerateTZ's.
 const (
-	Seed  = 1
-	Count = 300
+	Seed    = 1
+	Count   = 300
+	TZCount = 40
 )

@@ -192,6 +192,7 @@ func (b *Builder) DateCases() [][]expr.Expr {
 			c("makedate", c("year", d), c("*", x, Lit(1000))), c("week", d, x), c("week", ts, Lit(5)), c("yearweek", d, x), c("yearweek", d),
 			c("weekofyear", d)},
 		b.TimeCases(),
+		b.TZCases(),
 		b.IntervalCases(),
 		{c("last_day", d), c("datediff", d, c("cast_to_date", ts)), c("week", d, Lit(3)), c("week", ts, Lit(0)),
 			c("dayname", d), c("monthname", d), c("unix_timestamp", ts), c("from_unixtime", c("*", x, Lit(100000000))),
@@ -240,6 +241,26 @@ func (b *Builder) TimeCases() []expr.Expr {
 		c("timediff", ds, Lit("2024-01-05 09:00:00")), c("timediff", c("cast_to_varchar", ts), c("cast_to_varchar", d)),
 		c("period_add", p, x), c("period_add", p2, c("*", x, Lit(7))), c("period_add", p, c("*", x, Lit(10000))),
 		c("period_diff", p, p2), c("period_diff", p2, Lit(2402)),
+	}
+}
+
+// TZCases are CONVERT_TZ over offsets made from a column (valid, out of
+// range, malformed), SYSTEM as a fixed offset, names that are no zone and
+// zone text read from DS; timestamps inside and outside TIMESTAMP's
+// range.
+func (b *Builder) TZCases() []expr.Expr {
+	d, ts, ds, x := Col(D), Col(TS), Col(DS), Col(A)
+	c := b.Call
+	sign := c("if", c(">", x, Lit(0)), Lit("+"), Lit("-"))
+	hours := c("cast_to_varchar", c("%", c("abs", x), Lit(16)))
+	mins := c("cast_to_varchar", c("%", c("abs", c("*", x, Lit(7))), Lit(62)))
+	off := c("concat", sign, hours, Lit(":"), mins)
+	return []expr.Expr{
+		c("convert_tz", ts, Lit("+00:00"), off, Lit(0)), c("convert_tz", ts, off, Lit("-05:30"), Lit(0)),
+		c("convert_tz", c("cast_to_timestamp", d), off, off, Lit(3600)), c("convert_tz", ts, Lit("SYSTEM"), off, Lit(19800)),
+		c("convert_tz", ts, off, Lit("system"), Lit(-3600)), c("convert_tz", ts, ds, Lit("+01:00"), Lit(0)),
+		c("convert_tz", ts, Lit("UTC"), Lit("+01:00"), Lit(0)), c("convert_tz", ts, Lit("+1:"), Lit("+01:00"), Lit(0)),
+		c("convert_tz", c("cast_to_timestamp", ds), Lit("+14:00"), Lit("-13:59"), Lit(0)),
 	}
 }
 

@@ -407,8 +407,10 @@ GSQL_DEV bool dt_parse_ymd(SV s, int32_t* i, int64_t* y, int64_t* m, int64_t* d)
     }
   }
   int32_t start = k;
-  if (!dt_num(s, &k, 4, y) || k - start < 4) return false;
+  if (!dt_num(s, &k, 4, y)) return false;
   if (k >= s.n || (s.p[k] != '-' && s.p[k] != '/' && s.p[k] != '.')) return false;
+  // YY-MM-DD (datetime.TwoDigitYear).
+  if (k - start == 2) *y += *y < 70 ? 2000 : 1900;
   k++;
   if (!dt_num(s, &k, 2, m)) return false;
   if (k >= s.n || (s.p[k] != '-' && s.p[k] != '/' && s.p[k] != '.')) return false;
@@ -448,7 +450,11 @@ GSQL_DEV bool dt_parse_tod(SV s, int32_t i, int64_t* out) {
   if (!dt_num(t, &i, 2, &mi)) return false;
   if (i < t.n && t.p[i] == ':') {
     i++;
-    if (!dt_num(t, &i, 2, &sec) || !dt_frac_part(t, &i, &frac)) return false;
+    if (!dt_num(t, &i, 2, &sec)) return false;
+    int32_t dot = i;
+    if (!dt_frac_part(t, &i, &frac)) return false;
+    // A seventh digit rounds (23:59:59.9999995 is the next midnight).
+    if (i - dot > 7 && t.p[dot + 7] >= '5') frac++;
   }
   if (i != t.n || h > 23 || mi > 59 || sec > 59) return false;
   *out = h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;
@@ -465,6 +471,8 @@ GSQL_DEV bool dt_parse(SV s, bool ts, int64_t* out) {
   if (!dt_parse_tod(t, k, &tod)) return false;
   int64_t z = dt_days_from_civil(y, m, d);
   *out = ts ? z * DT_US_DAY + tod : z;
+  // 9999-12-31 23:59:59.9999995 stays in the last microsecond.
+  if (ts && *out == (dt_days_from_civil(9999, 12, 31) + 1) * DT_US_DAY) (*out)--;
   return true;
 }
 
@@ -483,6 +491,8 @@ GSQL_DEV bool dt_from_number(int64_t x, bool ts, int64_t* out) {
   if (!dt_valid_date(y, m, d)) return false;
   int64_t z = dt_days_from_civil(y, m, d);
   *out = ts ? z * DT_US_DAY + tod : z;
+  // 9999-12-31 23:59:59.9999995 stays in the last microsecond.
+  if (ts && *out == (dt_days_from_civil(9999, 12, 31) + 1) * DT_US_DAY) (*out)--;
   return true;
 }
 

@@ -69,7 +69,10 @@ GSQL_DEV bool dt_parse_time_body(SV s, int64_t* out) {
     mi = first / 100 % 100;
     sec = first % 100;
   }
+  int32_t dot = i;
   if (!dt_frac_part(s, &i, &f) || i != s.n || mi > 59 || sec > 59 || day > 34) return false;
+  // A seventh digit rounds, as MySQL 8 reads text.
+  if (i - dot > 7 && s.p[dot + 7] >= '5') f++;
   uint64_t secs = ((uint64_t)day * 24 + (uint64_t)h) * 3600 + (uint64_t)mi * 60 + (uint64_t)sec;
   *out = (int64_t)(secs * (uint64_t)DT_US_SEC + (uint64_t)f);
   return true;
@@ -285,4 +288,67 @@ GSQL_DEV bool dt_add_composite(int64_t base, bool date, SV s, int32_t u, int64_t
     return date ? dt_add_months(base, total, out) : dt_add_months_ts(base, total, out);
   }
   return !add_overflows(base, total, out) && dt_ts_in_range(*out);
+}
+
+// ---- CONVERT_TZ (datetime/tz.go) -------------------------------------------
+
+#define DT_TZ_MIN_OFFSET (-(13LL * 3600 + 59 * 60))
+#define DT_TZ_MAX_OFFSET (14LL * 3600)
+#define DT_TZ_SYSTEM_VARIES (-(1LL << 62))
+
+// A run of digits at s.p[*i] (datetime.tzDigits); false past any offset.
+GSQL_DEV bool dt_tz_digits(SV s, int32_t* i, int64_t* v) {
+  *v = 0;
+  while (*i < s.n && dt_is_digit(s.p[*i])) {
+    *v = *v * 10 + (s.p[*i] - '0');
+    if (*v > (1LL << 40)) return false;
+    (*i)++;
+  }
+  return true;
+}
+
+// datetime.ParseTZOffset: [+-]H*:M+ in MySQL 8's range, in seconds.
+GSQL_DEV bool dt_tz_offset(SV s, int64_t* out) {
+  int32_t i = 1;
+  int64_t h, m;
+  *out = 0;
+  if (s.n < 4 || (s.p[0] != '+' && s.p[0] != '-')) return false;
+  if (!dt_tz_digits(s, &i, &h) || i + 1 >= s.n || s.p[i] != ':') return false;
+  i++;
+  if (!dt_tz_digits(s, &i, &m) || i != s.n || m > 59) return false;
+  int64_t off = (h * 60 + m) * 60;
+  if (s.p[0] == '-') off = -off;
+  if (off < DT_TZ_MIN_OFFSET || off > DT_TZ_MAX_OFFSET) return false;
+  *out = off;
+  return true;
+}
+
+// datetime.TZZone: 1 for an offset (in *off), 2 for SYSTEM in any case,
+// 0 for anything else.
+GSQL_DEV int32_t dt_tz_zone(SV s, int64_t* off) {
+  const char* sys = "system";
+  *off = 0;
+  if (s.n == 6) {
+    bool same = true;
+    for (int32_t k = 0; k < 6; k++) same = same && (s.p[k] | 0x20) == sys[k];
+    if (same) return 2;
+  }
+  return dt_tz_offset(s, off) ? 1 : 0;
+}
+
+// datetime.ConvertTZ: t itself when its instant is outside TIMESTAMP's
+// range.
+GSQL_INL int64_t dt_convert_tz(int64_t t, int64_t from, int64_t to) {
+  int64_t sec = dt_floor_div(t, DT_US_SEC) - from;
+  if (sec < 1 || sec > 2147483647LL) return t;
+  return t + (to - from) * DT_US_SEC;
+}
+
+// datetime.MaxUnixSecond: 3001-01-18 23:59:59 UTC.
+#define DT_MAX_UNIX_SECOND 32536771199LL
+
+// datetime.UnixSeconds: 0 outside 1970 .. DT_MAX_UNIX_SECOND.
+GSQL_INL int64_t dt_unix_seconds(int64_t t) {
+  int64_t s = dt_floor_div(t, DT_US_SEC);
+  return s < 0 || s > DT_MAX_UNIX_SECOND ? 0 : s;
 }
