@@ -69,16 +69,9 @@ func (b *Built) buildExchange(x *planner.Exchange) (operators.DeviceOperator, er
 	}
 	src := b.exch[x]
 	if src == nil {
-		kind := operators.ExchangeGather
-		switch x.Kind {
-		case planner.ExchangeRepartition:
-			kind = operators.ExchangeRepartition
-		case planner.ExchangeBroadcast:
-			kind = operators.ExchangeBroadcast
-		}
 		// Its readers' rows and time count in st (buildDevice's
 		// instrument, one per device).
-		src = &operators.ExchangeSource{Group: b.group, Kind: kind, Keys: x.Keys}
+		src = &operators.ExchangeSource{Group: b.group, Kind: x.Kind, Keys: x.Keys}
 		devices := 1
 		if x.Spread {
 			devices = len(b.devs)

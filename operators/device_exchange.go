@@ -9,6 +9,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/exchange"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // The exchange of a plan spread over several GPUs (planner.Exchange):
@@ -19,27 +20,15 @@ import (
 // device its share. The exchange holds its rows until they are read: a
 // pipeline breaker, like the GROUP BY and join builds it feeds.
 
-// ExchangeKind is what an ExchangeSource does with its input rows.
-type ExchangeKind uint8
+// ExchangeKind is how an exchange moves rows (opspec.ExchangeKind).
+type ExchangeKind = opspec.ExchangeKind
 
+// The exchange kinds.
 const (
-	// ExchangeGather brings every row to device 0.
-	ExchangeGather ExchangeKind = iota
-	// ExchangeRepartition sends each row to the device its keys hash to.
-	ExchangeRepartition
-	// ExchangeBroadcast copies every row to every device.
-	ExchangeBroadcast
+	ExchangeGather      = opspec.ExchangeGather
+	ExchangeRepartition = opspec.ExchangeRepartition
+	ExchangeBroadcast   = opspec.ExchangeBroadcast
 )
-
-func (k ExchangeKind) String() string {
-	switch k {
-	case ExchangeRepartition:
-		return "repartition"
-	case ExchangeBroadcast:
-		return "broadcast"
-	}
-	return "gather"
-}
 
 // ExchangeSource runs one exchange.
 type ExchangeSource struct {

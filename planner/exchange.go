@@ -3,32 +3,19 @@ package planner
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gsqlengine/gsql/opspec"
 )
 
-// ExchangeKind is how an Exchange moves rows between the devices of a
-// multi-device plan (package exchange runs them).
-type ExchangeKind uint8
+// ExchangeKind is how an exchange moves rows (opspec.ExchangeKind).
+type ExchangeKind = opspec.ExchangeKind
 
+// The exchange kinds.
 const (
-	// ExchangeGather brings every device's rows to device 0: the plan
-	// above it runs once.
-	ExchangeGather ExchangeKind = iota
-	// ExchangeRepartition sends every row to the device its key columns
-	// hash to, so that equal keys meet on one device.
-	ExchangeRepartition
-	// ExchangeBroadcast copies every row to every device.
-	ExchangeBroadcast
+	ExchangeGather      = opspec.ExchangeGather
+	ExchangeRepartition = opspec.ExchangeRepartition
+	ExchangeBroadcast   = opspec.ExchangeBroadcast
 )
-
-func (k ExchangeKind) String() string {
-	switch k {
-	case ExchangeRepartition:
-		return "repartition"
-	case ExchangeBroadcast:
-		return "broadcast"
-	}
-	return "gather"
-}
 
 // Exchange moves its input's device batches between Devices GPUs. Its
 // input runs once per device (Spread: each device over its own rows) or
