@@ -26,7 +26,7 @@ func TestCUDADevicesOption(t *testing.T) {
 		skipped         int
 		err             bool
 	}{
-		{"gpu", "", n, 0, false},
+		{"gpu", "", 1, 0, false}, // the default: GPU 0 alone
 		{"gpu", "all", n, 0, false},
 		{"gpu", "0", 1, 0, false},
 		{"auto", fmt.Sprintf("0,%d", n), 1, 1, false},
