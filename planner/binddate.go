@@ -540,23 +540,19 @@ func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) 
 
 // timeWithDays is STR_TO_DATE of a TIME format that reads a day (%d, %e,
 // %D): MySQL counts the day as 24 hours ('05 10' with '%d %H' is
-// 130:00:00). The text is read as a date of January 1970, whose day and
-// time make the hours.
+// 130:00:00; day 0 is allowed). str_to_dayclock reads the text as that
+// many days and hours after 1970-01-01, which make the hours.
 func (b *binder) timeWithDays(arg sqlparser.Expr, format string, frac bool, sc *scope) (expr.Expr, error) {
 	x, err := b.bindExpr(arg, sc)
 	if err != nil {
 		return nil, err
 	}
 	lit := func(v any, t coldata.Type) expr.Expr { return &expr.Literal{Value: v, T: t} }
-	text, err := b.apply("concat", lit("1970-01 ", coldata.String), x)
+	ts, err := b.apply("str_to_dayclock", x, lit(format, coldata.String))
 	if err != nil {
 		return nil, err
 	}
-	ts, err := b.apply("str_to_date", text, lit("%Y-%m "+format, coldata.String))
-	if err != nil {
-		return nil, err
-	}
-	day, err := b.apply("day", ts)
+	day, err := b.apply("datediff", ts, lit(int64(0), coldata.Date))
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,15 @@ func (g *gen) mysqlTimeCall(c *expr.Call, args []*val, result func(value, bad st
 		b, bDT, bRead := g.timeArg(args[1], at(1))
 		g.emit("int64_t %s = dt_clamp_time((int64_t)((uint64_t)%s - (uint64_t)%s));", r, a, b)
 		return timeText(r, "false", nullOr(fmt.Sprintf("%s && %s && %s == %s", aRead, bRead, aDT, bDT))), true, nil
+	case "time_format":
+		// A TIMESTAMP reads as its time of day; an empty format or one
+		// with a date specifier a TIME cannot give is NULL.
+		a, aDT, read := g.timeArg(args[0], at(0))
+		f := g.asSV(args[1]).c
+		g.emit("int64_t %s = %s ? dt_tod(%s) : %s;", r, aDT, a, a)
+		nb := nullOr(fmt.Sprintf("%s && %s.n > 0 && dt_time_format_valid(%s)", read, f, f))
+		return &val{kind: kGen, null: nb, size: fmt.Sprintf("dt_time_format(%s, %s, (char*)0)", f, r),
+			write: func(dst string) string { return fmt.Sprintf("dt_time_format(%s, %s, %s);", f, r, dst) }}, true, nil
 	case "period_add", "period_diff":
 		// A period whose month is 0 or past 12 is an error: the CPU
 		// reports it.

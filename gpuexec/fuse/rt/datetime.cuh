@@ -810,8 +810,11 @@ GSQL_INL bool dt_full_date(int32_t seen) {
   return (seen & 1) != 0 && ((seen & 6) == 6 || (seen & 8) != 0);
 }
 
-GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
-  int64_t y = 1970, m = 1, d = 1, h = 0, mi = 0, sec = 0, frac = 0, yday = 0;
+// With day_clock (expr.ParseDayClock) the format holds a day and times
+// only: the day may be 0..31 and the result is days and time in
+// microseconds.
+GSQL_DEV bool dt_str_to_date(SV s, SV f, bool day_clock, int64_t* out) {
+  int64_t y = 1970, m = 1, d = day_clock ? 0 : 1, h = 0, mi = 0, sec = 0, frac = 0, yday = 0;
   bool pm = false, ampm = false;
   int32_t i = 0, seen = 0;
   *out = 0;
@@ -907,13 +910,18 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
     seen |= dt_spec_field(f.p[j]);
   }
   // Text after the format is ignored (MySQL warns).
-  if (!dt_full_date(seen)) return false;
+  if ((!day_clock && !dt_full_date(seen)) || seen == 0) return false;
   if (ampm) {
     if (h < 1 || h > 12) return false;
     h %= 12;
     if (pm) h += 12;
   }
   if (h > 23 || mi > 59 || sec > 59) return false;
+  int64_t clock = h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;
+  if (day_clock) {
+    *out = d * DT_US_DAY + clock;
+    return d <= 31;
+  }
   int64_t z;
   if (yday > 0) {
     if (y < 1 || y > 9999 || yday > 365 + (dt_is_leap(y) ? 1 : 0)) return false;
@@ -922,6 +930,6 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
     if (!dt_valid_date(y, m, d)) return false;
     z = dt_days_from_civil(y, m, d);
   }
-  *out = z * DT_US_DAY + h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;
+  *out = z * DT_US_DAY + clock;
   return true;
 }
