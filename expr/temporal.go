@@ -69,7 +69,8 @@ func init() {
 					return nil, err
 				}
 				for i := 0; i < n; i++ {
-					if out.IsNull(i) && !args[0].IsNull(i) {
+					// A literal is read whole: no trailing text.
+					if !args[0].IsNull(i) && (out.IsNull(i) || !strictTemporal(string(args[0].Str(i)), target)) {
 						return nil, fmt.Errorf("invalid %s literal '%s'", target, args[0].Str(i))
 					}
 				}
@@ -796,11 +797,13 @@ func castTemporal(v *coldata.Vec, t coldata.Type, rows int) (*coldata.Vec, error
 				x = v.Ints[i]
 			}
 		case coldata.String:
+			// Trailing text after a date is dropped, as MySQL converts
+			// text (DATE '2024-02-29' = '2024-02-29x' is true).
 			s := string(v.Str(i))
 			if t == coldata.Date {
-				x, ok = datetime.ParseDate(s)
+				x, ok = datetime.ParseDatePrefix(s)
 			} else {
-				x, ok = datetime.ParseTimestamp(s)
+				x, ok = datetime.ParseTimestampPrefix(s)
 			}
 		case coldata.Int64:
 			x, ok = numberTemporal(t, v.Ints[i])
@@ -1315,4 +1318,15 @@ func b2i(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// strictTemporal reports whether s is a date (t DATE) or timestamp with
+// nothing after it.
+func strictTemporal(s string, t coldata.Type) bool {
+	if t == coldata.Date {
+		_, ok := datetime.ParseDate(s)
+		return ok
+	}
+	_, ok := datetime.ParseTimestamp(s)
+	return ok
 }

@@ -233,7 +233,12 @@ func (g *gen) toTemporal(name string, to coldata.Type, a *val, from coldata.Type
 	case from.IsTimestamp():
 		g.emit("%s = dt_days(%s);", r, a.c)
 	case a.kind == kSV || a.kind == kRope || a.kind == kGen:
-		g.emit("%s = dt_parse(%s, %v, &%s);", ok, g.asSV(a).c, ts, r)
+		// A literal is read whole; a cast drops trailing text.
+		parse := "dt_parse_prefix"
+		if strings.HasSuffix(name, "_literal") {
+			parse = "dt_parse"
+		}
+		g.emit("%s = %s(%s, %v, &%s);", ok, parse, g.asSV(a).c, ts, r)
 	case a.kind == kInt:
 		g.emit("%s = dt_from_number(%s, %v, &%s);", ok, a.c, ts, r)
 	case a.kind == kFloat:

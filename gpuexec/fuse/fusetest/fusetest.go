@@ -193,6 +193,7 @@ func (b *Builder) DateCases() [][]expr.Expr {
 			c("weekofyear", d)},
 		b.TimeCases(),
 		b.TimeFormatCases(),
+		b.TrailingTextCases(),
 		b.TZCases(),
 		b.IntervalCases(),
 		{c("last_day", d), c("datediff", d, c("cast_to_date", ts)), c("week", d, Lit(3)), c("week", ts, Lit(0)),
@@ -261,6 +262,22 @@ func (b *Builder) TimeFormatCases() []expr.Expr {
 		c("str_to_dayclock", c("concat", day, Lit(" "), c("date_format", ts, Lit("%h %p"))), Lit("%e %h %p")),
 		c("str_to_dayclock", c("concat", c("date_format", ts, Lit("%H")), Lit(" "), day, Lit("th")), Lit("%H %D")),
 		c("str_to_dayclock", ds, Lit("%d %H")),
+	}
+}
+
+// TrailingTextCases convert text with trailing characters to dates and
+// timestamps (the prefix is the value, as in MySQL) and compare dates
+// with such text; text that goes on with digits stays NULL.
+func (b *Builder) TrailingTextCases() []expr.Expr {
+	d, ts, ds, x := Col(D), Col(TS), Col(DS), Col(A)
+	c := b.Call
+	tail := c("if", c(">", x, Lit(0)), Lit("x"), c("if", c("<", x, Lit(-3)), Lit(" 12"), Lit(" -- abc")))
+	dt := c("concat", c("cast_to_varchar", ts), tail)
+	return []expr.Expr{
+		c("cast_to_date", c("concat", ds, tail)), c("cast_to_timestamp", c("concat", ds, tail)), c("cast_to_date", dt), c("cast_to_timestamp", dt),
+		c("cast_to_timestamp", c("concat", c("date_format", ts, Lit("%Y%m%d")), tail)), c("cast_to_timestamp", c("concat", Lit("  "), dt)),
+		c("=", d, c("concat", c("cast_to_varchar", d), tail)), c("<", ts, dt), c("=", c("cast_to_timestamp", d), c("concat", c("cast_to_varchar", d), Lit("T"))),
+		c("cast_to_timestamp", c("concat", c("date_format", ts, Lit("%Y-%m-%d %H:%i:%s.%f")), tail)), c("cast_to_date", Lit("2024-02-29 12:00:00Zx")),
 	}
 }
 

@@ -476,6 +476,35 @@ GSQL_DEV bool dt_parse(SV s, bool ts, int64_t* out) {
   return true;
 }
 
+// datetime.junkAt: s[p..] does not go on with a digit after punctuation
+// and blanks.
+GSQL_DEV bool dt_junk_at(SV s, int32_t p) {
+  for (; p < s.n; p++) {
+    char c = s.p[p];
+    if (dt_is_digit(c)) return false;
+    bool letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+    if (c == ' ' || (c > ' ' && c < 0x7f && !letter)) continue;
+    return true;
+  }
+  return true;
+}
+
+// datetime.ParseDatePrefix / ParseTimestampPrefix: dt_parse, else the
+// longest prefix (ending by byte 64) that is a date followed by trailing
+// text.
+GSQL_DEV bool dt_parse_prefix(SV s, bool ts, int64_t* out) {
+  if (dt_parse(s, ts, out)) return true;
+  int32_t i = 0;
+  while (i < s.n && dt_is_blank(s.p[i])) i++;
+  SV t = sv_make(s.p + i, s.n - i);
+  for (int32_t p = t.n - 1 < 64 ? t.n - 1 : 64; p > 0; p--) {
+    if (!dt_is_digit(t.p[p - 1]) || !dt_junk_at(t, p)) continue;
+    if (dt_parse(sv_make(t.p, p), ts, out)) return true;
+  }
+  *out = 0;
+  return false;
+}
+
 // YYYYMMDD or YYYYMMDDhhmmss to DATE/TIMESTAMP (expr.numberTemporal).
 GSQL_DEV bool dt_from_number(int64_t x, bool ts, int64_t* out) {
   int64_t tod = 0;
