@@ -117,6 +117,8 @@ func init() {
 			_, want, _ := timeArgs(coldata.String)(args[:1])
 			return coldata.String, append(want, coldata.String), nil
 		}})
+	Register(&Function{Name: "cast_to_time", MinArgs: 2, MaxArgs: 2, Check: castTimeCheck, Eval: evalCastTime})
+	Register(&Function{Name: "time_literal", MinArgs: 1, MaxArgs: 1, Check: Fixed(coldata.String, coldata.String), Eval: evalTimeLiteral})
 	Register(&Function{Name: "date_add_interval", MinArgs: 3, MaxArgs: 3, Check: compositeCheck, Eval: evalCompositeInterval})
 	// convert_tz(t, from, to, system): CONVERT_TZ with the binder's fourth
 	// argument, the system zone's offset in seconds (or
@@ -586,4 +588,110 @@ func AppendTimeFormat(buf []byte, f string, t int64) []byte {
 		}
 	}
 	return buf
+}
+
+// castTimeCheck types cast_to_time(x, fsp): x as timeArgs reads it, a
+// constant number of digits of a second.
+func castTimeCheck(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+	_, want, _ := timeArgs(coldata.String)(args[:1])
+	return coldata.String, append(want, coldata.Int64), nil
+}
+
+// evalCastTime is CAST(x AS TIME(fsp)): x read as a TIME (a DATE or
+// TIMESTAMP as its time of day, a number as its digits [HH]MMSS),
+// rounded to fsp digits, which it prints; what is no TIME is NULL.
+func evalCastTime(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	fv := args[1]
+	if !fv.Const || fv.IsNull(0) || fv.Int(0) < 0 || fv.Int(0) > 6 {
+		return nil, &ArgError{Func: "cast_to_time", Msg: "the precision of TIME must be a constant from 0 to 6"}
+	}
+	fsp := int(fv.Int(0))
+	return timeText(args[:1], n, func(i int) (int64, bool) {
+		t, _, ok := timeAt(args[0], i, true)
+		return datetime.RoundTime(t, fsp), ok
+	}, fsp)
+}
+
+// evalTimeLiteral is TIME 'text': the TIME the text holds, with as many
+// digits of a second as it has; text that is no TIME is an error.
+func evalTimeLiteral(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	v := args[0]
+	rows := n
+	if v.Const {
+		rows = 1
+	}
+	for i := 0; i < rows; i++ {
+		if v.IsNull(i) {
+			continue
+		}
+		if _, ok := datetime.ParseTime(string(v.Str(i))); !ok {
+			return nil, fmt.Errorf("invalid TIME literal '%s'", v.Str(i))
+		}
+	}
+	fsps := make([]int, rows)
+	for i := range fsps {
+		if !v.IsNull(i) {
+			fsps[i] = literalFsp(string(v.Str(i)))
+		}
+	}
+	return timeText(args, n, func(i int) (int64, bool) {
+		t, ok := datetime.ParseTime(string(v.Str(i)))
+		return datetime.RoundTime(t, fsps[i]), ok
+	}, -1, fsps...)
+}
+
+// literalFsp is the number of digits of a second in TIME text (up to 6).
+func literalFsp(s string) int {
+	s = strings.TrimSpace(s)
+	dot := strings.LastIndexByte(s, '.')
+	if dot < 0 {
+		return 0
+	}
+	k := 0
+	for _, c := range []byte(s[dot+1:]) {
+		if c < '0' || c > '9' {
+			break
+		}
+		k++
+	}
+	return min(k, 6)
+}
+
+// timeText evaluates fn on the rows where no argument is NULL and prints
+// each TIME with fsp digits of a second (or, for fsp -1, with fsps[i]).
+func timeText(args []*coldata.Vec, n int, fn func(i int) (int64, bool), fsp int, fsps ...int) (*coldata.Vec, error) {
+	for _, a := range args {
+		if isConstNull(a) {
+			return coldata.NewConst(coldata.String, nil, n), nil
+		}
+	}
+	rows := n
+	if AllConst(args) {
+		rows = 1
+	}
+	nulls := CombineNulls(args, rows)
+	if nulls == nil {
+		nulls = coldata.NewValidBitmap(rows)
+	}
+	out := &coldata.Vec{Type: coldata.String, Len: rows, Offsets: make([]int32, rows+1)}
+	var buf []byte
+	for i := 0; i < rows; i++ {
+		if validAt(nulls, i) {
+			if t, ok := fn(i); ok {
+				f := fsp
+				if f < 0 {
+					f = fsps[i]
+				}
+				buf = datetime.AppendTimeFsp(buf, t, f)
+			} else {
+				coldata.ClearBit(nulls, i)
+			}
+		}
+		out.Offsets[i+1] = int32(len(buf))
+	}
+	out.Bytes, out.Nulls = buf, nulls
+	if rows == 1 && n != 1 {
+		return constOf(out, n), nil
+	}
+	return out, nil
 }

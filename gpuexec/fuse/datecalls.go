@@ -38,7 +38,7 @@ func isDateCall(c *expr.Call) bool {
 		"cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal",
 		"to_days", "from_days", "makedate", "weekofyear", "yearweek":
 		return true
-	case "maketime", "sec_to_time", "time_to_sec", "addtime", "subtime", "timediff", "time_format", "period_add", "period_diff", "date_add_interval", "convert_tz":
+	case "maketime", "sec_to_time", "time_to_sec", "addtime", "subtime", "timediff", "time_format", "cast_to_time", "time_literal", "period_add", "period_diff", "date_add_interval", "convert_tz":
 		return true
 	case "cast_to_bigint", "cast_to_double", "cast_to_boolean", "cast_to_varchar":
 		return c.Args[0].Type().IsTemporal()

@@ -262,6 +262,9 @@ func (b *Builder) TimeFormatCases() []expr.Expr {
 		c("str_to_dayclock", c("concat", day, Lit(" "), c("date_format", ts, Lit("%h %p"))), Lit("%e %h %p")),
 		c("str_to_dayclock", c("concat", c("date_format", ts, Lit("%H")), Lit(" "), day, Lit("th")), Lit("%H %D")),
 		c("str_to_dayclock", ds, Lit("%d %H")),
+		c("cast_to_time", ds, Lit(0)), c("cast_to_time", ds, Lit(3)), c("cast_to_time", ts, Lit(6)),
+		c("cast_to_time", c("sec_to_time", c("*", f, Lit(100000.0))), Lit(1)), c("cast_to_time", c("*", x, Lit(1013)), Lit(0)),
+		c("time_literal", Lit("-1 2:3:4.50")),
 	}
 }
 

@@ -423,3 +423,48 @@ GSQL_DEV int32_t dt_time_format(SV f, int64_t t, char* dst) {
   }
   return o;
 }
+
+// datetime.RoundTime: t rounded to fsp digits of a second (half away from
+// zero), clamped to TIME's range.
+GSQL_DEV int64_t dt_round_time(int64_t t, int32_t fsp) {
+  int64_t unit = 1;
+  for (int32_t k = fsp; k < 6; k++) unit *= 10;
+  bool neg = t < 0;
+  if (neg) t = -t;
+  t = (t + unit / 2) / unit * unit;
+  return dt_clamp_time(neg ? -t : t);
+}
+
+// datetime.AppendTimeFsp: TIME text with exactly fsp digits of a second;
+// the bytes written (only counted for a null dst).
+GSQL_DEV int32_t dt_time_write_fsp(int64_t t, int32_t fsp, char* dst) {
+  int32_t at = 0;
+  if (t < 0) {
+    if (dst) dst[at] = '-';
+    at++;
+    t = -t;
+  }
+  int64_t frac = t % DT_US_SEC;
+  at += dt_time_write(t - frac, dst ? dst + at : (char*)0);
+  if (fsp > 0) {
+    for (int32_t k = fsp; k < 6; k++) frac /= 10;
+    if (dst) {
+      dst[at] = '.';
+      dt_put(dst + at + 1, frac, fsp);
+    }
+    at += fsp + 1;
+  }
+  return at;
+}
+
+// expr.literalFsp: the digits of a second in TIME text (up to 6).
+GSQL_DEV int32_t dt_literal_fsp(SV s) {
+  s = dt_trim(s);
+  int32_t dot = -1;
+  for (int32_t i = 0; i < s.n; i++)
+    if (s.p[i] == '.') dot = i;
+  if (dot < 0) return 0;
+  int32_t k = 0;
+  for (int32_t i = dot + 1; i < s.n && dt_is_digit(s.p[i]); i++) k++;
+  return k < 6 ? k : 6;
+}
