@@ -654,7 +654,7 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 	case "from_unixtime":
 		e, err := b.fromUnixtime(args, sc)
 		return e, true, err
-	case "hour", "minute", "second":
+	case "hour", "minute", "second", "microsecond":
 		if len(args) != 1 {
 			return nil, false, nil
 		}
@@ -721,10 +721,22 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 	return nil, false, nil
 }
 
-// timeTextField binds HOUR, MINUTE or SECOND of text, which MySQL reads
+// timeTextField binds HOUR, MINUTE, SECOND or MICROSECOND of text, which MySQL reads
 // as a TIME (HOUR('100:30:00') is 100; a datetime's text gives its time
 // of day): the fields of TIME_TO_SEC's seconds.
 func (b *binder) timeTextField(name string, x expr.Expr) (expr.Expr, error) {
+	if name == "microsecond" {
+		// The TIME's fraction, as TIME_FORMAT's %f prints it (after
+		// the sign of a negative TIME).
+		f, err := b.apply("time_format", x, &expr.Literal{Value: "%f", T: coldata.String})
+		if err != nil {
+			return nil, err
+		}
+		if f, err = expr.CastTo(f, coldata.Int64); err != nil {
+			return nil, err
+		}
+		return b.apply("abs", f)
+	}
 	secs, err := b.apply("time_to_sec", x)
 	if err != nil {
 		return nil, err
