@@ -208,7 +208,7 @@ func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName stri
 // alone and the unit is days or longer, else a datetime whose fraction
 // of a second prints six digits when it is not zero (MySQL's
 // Item_temporal_hybrid_func::val_str_ascii). A date alone is text of at
-// most ten characters (dateOnlyLiteral's reading).
+// most ten characters (dateOnlyLiteral's reading) or without a ':'.
 func (b *binder) textDateResult(ts, base expr.Expr, dateUnit bool) (expr.Expr, error) {
 	lit := func(s string) expr.Expr { return &expr.Literal{Value: s, T: coldata.String} }
 	whole, err := b.apply("date_format", ts, lit("%Y-%m-%d %H:%i:%s"))
@@ -243,7 +243,20 @@ func (b *binder) textDateResult(ts, base expr.Expr, dateUnit bool) (expr.Expr, e
 	if err != nil {
 		return nil, err
 	}
-	dateOnly, err := b.apply("<=", n, &expr.Literal{Value: int64(10), T: coldata.Int64})
+	short, err := b.apply("<=", n, &expr.Literal{Value: int64(10), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	// Longer text without a ':' is a date with trailing characters
+	// ('2024-02-29x'): a time of day always has one.
+	colon, err := b.apply("instr", base, &expr.Literal{Value: ":", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	if colon, err = b.apply("=", colon, &expr.Literal{Value: int64(0), T: coldata.Int64}); err != nil {
+		return nil, err
+	}
+	dateOnly, err := b.apply("or", short, colon)
 	if err != nil {
 		return nil, err
 	}
