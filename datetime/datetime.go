@@ -207,6 +207,56 @@ func ParseTimestamp(s string) (int64, bool) {
 	return t, true
 }
 
+// ParseDatePrefix and ParseTimestampPrefix read text as MySQL converts it
+// to a date outside literals: a date or timestamp followed by trailing
+// text ('2024-02-29x', '2024-02-29 12:00:00 abc') is the value its prefix
+// holds (MySQL warns that the rest was truncated). Trailing text that
+// goes on with digits after punctuation or blanks ('2024-02-29 12') would
+// be more fields to MySQL; it is not read as a prefix (NULL, as before).
+func ParseDatePrefix(s string) (int64, bool) { return parsePrefix(s, ParseDate) }
+
+// ParseTimestampPrefix is ParseDatePrefix for a TIMESTAMP.
+func ParseTimestampPrefix(s string) (int64, bool) { return parsePrefix(s, ParseTimestamp) }
+
+// maxPrefix bounds where a prefix may end: a date and time with a
+// fraction of a second fits well within it.
+const maxPrefix = 64
+
+func parsePrefix(s string, parse func(string) (int64, bool)) (int64, bool) {
+	if v, ok := parse(s); ok {
+		return v, true
+	}
+	s = strings.TrimLeft(s, asciiSpace)
+	for p := min(len(s)-1, maxPrefix); p > 0; p-- {
+		if !isDigit(s[p-1]) || !junkAt(s, p) {
+			continue
+		}
+		if v, ok := parse(s[:p]); ok {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// junkAt reports whether s[p:] is trailing text: after any punctuation
+// and blanks it does not go on with a digit.
+func junkAt(s string, p int) bool {
+	for ; p < len(s); p++ {
+		c := s[p]
+		switch {
+		case isDigit(c):
+			return false
+		case c == ' ' || (c > ' ' && c < 0x7f && !isLetter(c)):
+			continue
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
+
 // asciiSpace is the blank text around a date may have (ASCII only, so that
 // the GPU runtime's parser agrees byte for byte).
 const asciiSpace = " \t\n\r\v\f"

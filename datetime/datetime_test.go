@@ -116,3 +116,51 @@ func TestTimestampSplitNegative(t *testing.T) {
 		t.Fatalf("FormatTimestamp = %s", got)
 	}
 }
+
+// TestParsePrefix: text with trailing characters is the date or timestamp
+// its prefix holds (MariaDB 10.11's CAST answers); text that goes on with
+// digits after punctuation, an invalid date, or no date at all is not.
+func TestParsePrefix(t *testing.T) {
+	for _, c := range []struct {
+		in, ts string // ts "" for not a timestamp
+	}{
+		{"2024-02-29", "2024-02-29 00:00:00"},
+		{"2024-02-29x", "2024-02-29 00:00:00"},
+		{" 2024-02-29 x ", "2024-02-29 00:00:00"},
+		{"2024-02-29T", "2024-02-29 00:00:00"},
+		{"2024-02-29--x", "2024-02-29 00:00:00"},
+		{"2024-02-29 12:00:00.5x", "2024-02-29 12:00:00.5"},
+		{"2024-02-29 12:00:00.x", "2024-02-29 12:00:00"},
+		{"2024-02-29 12:00x", "2024-02-29 12:00:00"},
+		{"2024-02-29 12:00:00Zx", "2024-02-29 12:00:00"},
+		{"2024-02-29 12:00:00:x", "2024-02-29 12:00:00"},
+		{"2024-02-29x 12:00:00", "2024-02-29 00:00:00"},
+		{"20240229x", "2024-02-29 00:00:00"},
+		{"24-2-9!", "2024-02-09 00:00:00"},
+		{"2024-02-29 12", ""},
+		{"2024-02-29 12:x", ""},
+		{"2024-02-29.5x", ""},
+		{"2024-02-30x", ""},
+		{"2024-02-291", ""},
+		{"x2024-02-29", ""},
+		{"", ""},
+	} {
+		got, ok := ParseTimestampPrefix(c.in)
+		if c.ts == "" {
+			if ok {
+				t.Errorf("ParseTimestampPrefix(%q) = %s, want not a timestamp", c.in, FormatTimestamp(got))
+			}
+			if _, ok := ParseDatePrefix(c.in); ok {
+				t.Errorf("ParseDatePrefix(%q) reads a date", c.in)
+			}
+			continue
+		}
+		if !ok || FormatTimestamp(got) != c.ts {
+			t.Errorf("ParseTimestampPrefix(%q) = %s, %v, want %s", c.in, FormatTimestamp(got), ok, c.ts)
+		}
+		z, ok := ParseDatePrefix(c.in)
+		if !ok || FormatDate(z) != c.ts[:10] {
+			t.Errorf("ParseDatePrefix(%q) = %s, %v, want %s", c.in, FormatDate(z), ok, c.ts[:10])
+		}
+	}
+}

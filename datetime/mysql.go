@@ -356,3 +356,40 @@ func IntervalFields(s string, n int, micros bool) (fields []int64, neg, ok bool)
 	copy(fields[n-len(runs):], runs)
 	return fields, neg, true
 }
+
+// RoundTime rounds TIME t (microseconds) to fsp digits of a second, half
+// away from zero as MySQL 8 rounds, and clamps it to TIME's range.
+func RoundTime(t int64, fsp int) int64 {
+	unit := int64(1)
+	for k := fsp; k < 6; k++ {
+		unit *= 10
+	}
+	neg := t < 0
+	if neg {
+		t = -t
+	}
+	t = (t + unit/2) / unit * unit
+	if neg {
+		t = -t
+	}
+	return ClampTime(t)
+}
+
+// AppendTimeFsp is AppendTime with exactly fsp digits of a second (TIME(n)
+// prints n digits); t is already rounded to them.
+func AppendTimeFsp(b []byte, t int64, fsp int) []byte {
+	if t < 0 {
+		b = append(b, '-')
+		t = -t
+	}
+	b = AppendTime(b, t-t%MicrosPerSecond)
+	if fsp > 0 {
+		frac := t % MicrosPerSecond
+		for k := fsp; k < 6; k++ {
+			frac /= 10
+		}
+		b = append(b, '.')
+		b = appendPadded(b, frac, fsp)
+	}
+	return b
+}

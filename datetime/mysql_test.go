@@ -190,3 +190,30 @@ func equalInts(a, b []int64) bool {
 	}
 	return true
 }
+
+// TestRoundTimeFsp: CAST(... AS TIME(n)) rounds half away from zero to n
+// digits, clamps to 838 hours and prints exactly n digits.
+func TestRoundTimeFsp(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		fsp  int
+		want string
+	}{
+		{"10:30:15.25", 1, "10:30:15.3"},
+		{"10:30:15.5", 0, "10:30:16"},
+		{"-10:30:15.5", 0, "-10:30:16"},
+		{"-00:00:00.4", 0, "00:00:00"},
+		{"838:59:59.5", 0, "838:59:59"},
+		{"10:30", 3, "10:30:00.000"},
+		{"00:00:10.5", 2, "00:00:10.50"},
+		{"23:59:59.9999996", 6, "24:00:00.000000"},
+	} {
+		tm, ok := ParseTime(c.in)
+		if !ok {
+			t.Fatalf("ParseTime(%q) failed", c.in)
+		}
+		if got := string(AppendTimeFsp(nil, RoundTime(tm, c.fsp), c.fsp)); got != c.want {
+			t.Errorf("TIME(%d) of %q = %q, want %q", c.fsp, c.in, got, c.want)
+		}
+	}
+}

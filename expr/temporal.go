@@ -69,7 +69,8 @@ func init() {
 					return nil, err
 				}
 				for i := 0; i < n; i++ {
-					if out.IsNull(i) && !args[0].IsNull(i) {
+					// A literal is read whole: no trailing text.
+					if !args[0].IsNull(i) && (out.IsNull(i) || !strictTemporal(string(args[0].Str(i)), target)) {
 						return nil, fmt.Errorf("invalid %s literal '%s'", target, args[0].Str(i))
 					}
 				}
@@ -164,7 +165,16 @@ func init() {
 	Register(&Function{Name: "date_format", MinArgs: 2, MaxArgs: 2,
 		Check: Fixed(coldata.String, coldata.Timestamp, coldata.String), Eval: evalDateFormat})
 	Register(&Function{Name: "str_to_date", MinArgs: 2, MaxArgs: 2,
-		Check: Fixed(coldata.Timestamp, coldata.String, coldata.String), Eval: evalStrToDate})
+		Check: Fixed(coldata.Timestamp, coldata.String, coldata.String), Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			return evalStrToDate(args, n, ParseDateFormat)
+		}})
+	// str_to_dayclock is the binder's STR_TO_DATE of a day and a time
+	// (ParseDayClock): a TIMESTAMP that many days and hours after
+	// 1970-01-01, from which the binder makes the TIME's hours.
+	Register(&Function{Name: "str_to_dayclock", MinArgs: 2, MaxArgs: 2,
+		Check: Fixed(coldata.Timestamp, coldata.String, coldata.String), Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+			return evalStrToDate(args, n, ParseDayClock)
+		}})
 	Register(&Function{Name: "unix_timestamp", MinArgs: 1, MaxArgs: 1, Check: Fixed(coldata.Int64, coldata.Timestamp),
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			return mapTemporal(args[0], n, coldata.Int64, func(t int64) (int64, bool) {
@@ -787,11 +797,13 @@ func castTemporal(v *coldata.Vec, t coldata.Type, rows int) (*coldata.Vec, error
 				x = v.Ints[i]
 			}
 		case coldata.String:
+			// Trailing text after a date is dropped, as MySQL converts
+			// text (DATE '2024-02-29' = '2024-02-29x' is true).
 			s := string(v.Str(i))
 			if t == coldata.Date {
-				x, ok = datetime.ParseDate(s)
+				x, ok = datetime.ParseDatePrefix(s)
 			} else {
-				x, ok = datetime.ParseTimestamp(s)
+				x, ok = datetime.ParseTimestampPrefix(s)
 			}
 		case coldata.Int64:
 			x, ok = numberTemporal(t, v.Ints[i])
@@ -994,7 +1006,7 @@ func AppendDateFormat(buf []byte, f string, t int64) []byte {
 	return buf
 }
 
-func evalStrToDate(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+func evalStrToDate(args []*coldata.Vec, n int, parse func(s, f string) (int64, bool)) (*coldata.Vec, error) {
 	v, fv := args[0], args[1]
 	if isConstNull(v) || isConstNull(fv) {
 		return coldata.NewConst(coldata.Timestamp, nil, n), nil
@@ -1013,7 +1025,7 @@ func evalStrToDate(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 			continue
 		}
 		var ok bool
-		if out.Ints[i], ok = ParseDateFormat(string(v.Str(i)), string(fv.Str(i))); !ok {
+		if out.Ints[i], ok = parse(string(v.Str(i)), string(fv.Str(i))); !ok {
 			coldata.ClearBit(nulls, i)
 		}
 	}
@@ -1031,8 +1043,19 @@ func evalStrToDate(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 // the format is ignored (MySQL warns), and so is the rest of the format
 // when s ends first, unless that rest holds a date field, which would be
 // zero (NULL in MySQL 8's default sql_mode).
-func ParseDateFormat(s, f string) (int64, bool) {
+func ParseDateFormat(s, f string) (int64, bool) { return parseDateFormat(s, f, false) }
+
+// ParseDayClock reads s with a STR_TO_DATE format of a day (%d %e %D) and
+// time specifiers, which MySQL reads as a TIME whose day counts 24 hours:
+// the day may be 0 to 31 (ParseDateFormat's dates have no day 0). The
+// result is the microseconds of days and time.
+func ParseDayClock(s, f string) (int64, bool) { return parseDateFormat(s, f, true) }
+
+func parseDateFormat(s, f string, dayClock bool) (int64, bool) {
 	y, m, d := int64(1970), int64(1), int64(1)
+	if dayClock {
+		d = 0
+	}
 	var h, mi, sec, frac, yday int64
 	pm, ampm := false, false
 	seen := 0 // specField bits of the specifiers read
@@ -1161,7 +1184,7 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		}
 		seen |= specField(f[j])
 	}
-	if !fullDate(seen) {
+	if (!dayClock && !fullDate(seen)) || seen == 0 {
 		return 0, false
 	}
 	if ampm {
@@ -1176,6 +1199,10 @@ func ParseDateFormat(s, f string) (int64, bool) {
 	if h > 23 || mi > 59 || sec > 59 {
 		return 0, false
 	}
+	clock := h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + sec*datetime.MicrosPerSecond + frac
+	if dayClock {
+		return d*datetime.MicrosPerDay + clock, d <= 31
+	}
 	var z int64
 	if yday > 0 {
 		if y < datetime.MinYear || y > datetime.MaxYear || yday > 365+b2i(datetime.IsLeap(y)) {
@@ -1188,7 +1215,7 @@ func ParseDateFormat(s, f string) (int64, bool) {
 		}
 		z = datetime.DaysFromCivil(y, m, d)
 	}
-	return z*datetime.MicrosPerDay + h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + sec*datetime.MicrosPerSecond + frac, true
+	return z*datetime.MicrosPerDay + clock, true
 }
 
 // parseClock reads h:m:s for %T and %r, stopping without error where s
@@ -1291,4 +1318,15 @@ func b2i(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// strictTemporal reports whether s is a date (t DATE) or timestamp with
+// nothing after it.
+func strictTemporal(s string, t coldata.Type) bool {
+	if t == coldata.Date {
+		_, ok := datetime.ParseDate(s)
+		return ok
+	}
+	_, ok := datetime.ParseTimestamp(s)
+	return ok
 }

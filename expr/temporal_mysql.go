@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 // MySQL's remaining date and time functions (issue 38):
 //
 //	TO_DAYS, FROM_DAYS, MAKEDATE, YEARWEEK, WEEKOFYEAR, PERIOD_ADD/DIFF
-//	MAKETIME, SEC_TO_TIME, TIME_TO_SEC, ADDTIME/SUBTIME, TIMEDIFF
+//	MAKETIME, SEC_TO_TIME, TIME_TO_SEC, ADDTIME/SUBTIME, TIMEDIFF, TIME_FORMAT
 //	date_add_interval (a composite INTERVAL: '1 2' DAY_HOUR)
 //
 // gsql has no TIME type, so a TIME value is VARCHAR text in MySQL's form
@@ -111,6 +112,13 @@ func init() {
 			Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) { return evalAddTime(args, n, sign) }})
 	}
 	Register(&Function{Name: "timediff", MinArgs: 2, MaxArgs: 2, Check: timeArgs(coldata.String), Eval: evalTimeDiff})
+	Register(&Function{Name: "time_format", MinArgs: 2, MaxArgs: 2, Eval: evalTimeFormat,
+		Check: func(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+			_, want, _ := timeArgs(coldata.String)(args[:1])
+			return coldata.String, append(want, coldata.String), nil
+		}})
+	Register(&Function{Name: "cast_to_time", MinArgs: 2, MaxArgs: 2, Check: castTimeCheck, Eval: evalCastTime})
+	Register(&Function{Name: "time_literal", MinArgs: 1, MaxArgs: 1, Check: Fixed(coldata.String, coldata.String), Eval: evalTimeLiteral})
 	Register(&Function{Name: "date_add_interval", MinArgs: 3, MaxArgs: 3, Check: compositeCheck, Eval: evalCompositeInterval})
 	// convert_tz(t, from, to, system): CONVERT_TZ with the binder's fourth
 	// argument, the system zone's offset in seconds (or
@@ -445,4 +453,245 @@ func evalCompositeInterval(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 func addMonthsChecked(t coldata.Type, x, k int64) (int64, bool, bool) {
 	r, ok := addMonths(t, x, k)
 	return r, false, ok
+}
+
+// evalTimeFormat is TIME_FORMAT(t, format): t read as a TIME (a DATE or
+// TIMESTAMP as its time of day), printed with AppendTimeFormat. An empty
+// format, or one with a specifier a TIME cannot give, is NULL.
+func evalTimeFormat(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	v, fv := args[0], args[1]
+	if isConstNull(v) || isConstNull(fv) {
+		return coldata.NewConst(coldata.String, nil, n), nil
+	}
+	rows := n
+	if v.Const && fv.Const {
+		rows = 1
+	}
+	out := &coldata.Vec{Type: coldata.String, Len: rows, Offsets: make([]int32, rows+1)}
+	nulls := CombineNulls(args, rows)
+	if nulls == nil {
+		nulls = coldata.NewValidBitmap(rows)
+	}
+	var buf []byte
+	for i := 0; i < rows; i++ {
+		if validAt(nulls, i) {
+			t, _, ok := timeAt(v, i, true)
+			f := string(fv.Str(i))
+			if ok && f != "" && TimeFormatValid(f) {
+				buf = AppendTimeFormat(buf, f, t)
+				if err := checkStringSize(len(buf)); err != nil {
+					return nil, err
+				}
+			} else {
+				coldata.ClearBit(nulls, i)
+			}
+		}
+		out.Offsets[i+1] = int32(len(buf))
+	}
+	out.Bytes, out.Nulls = buf, nulls
+	if rows == 1 && n != 1 {
+		return constOf(out, n), nil
+	}
+	return out, nil
+}
+
+// timeFormatNull holds the specifiers that make TIME_FORMAT NULL in MySQL
+// 8: names and numbers a TIME has no date for. %Y %y %m %c %d %e print
+// zeros instead (a TIME's year, month and day are 0). MariaDB is NULL
+// for those too; gsql follows MySQL 8.
+const timeFormatNull = "MbWaDjUuVvXxw"
+
+// TimeFormatValid reports whether TIME_FORMAT's format f gives a value
+// (no specifier in timeFormatNull).
+func TimeFormatValid(f string) bool {
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == '%' {
+			i++
+			if strings.IndexByte(timeFormatNull, f[i]) >= 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// AppendTimeFormat formats TIME t (signed microseconds, hours past 23)
+// with TIME_FORMAT's specifiers: a negative TIME starts with '-', %H and
+// %k print every hour, %h %I %l %p %r read the hour modulo 24 as a clock.
+func AppendTimeFormat(buf []byte, f string, t int64) []byte {
+	if t < 0 {
+		buf = append(buf, '-')
+		t = -t
+	}
+	h, mi := t/datetime.MicrosPerHour, t/datetime.MicrosPerMinute%60
+	s, us := t/datetime.MicrosPerSecond%60, t%datetime.MicrosPerSecond
+	h12, pm := (h%24+11)%12+1, h%24 >= 12
+	num := func(v int64, w int) {
+		str := strconv.FormatInt(v, 10)
+		for k := len(str); k < w; k++ {
+			buf = append(buf, '0')
+		}
+		buf = append(buf, str...)
+	}
+	clock := func(hh int64) {
+		num(hh, 2)
+		buf = append(buf, ':')
+		num(mi, 2)
+		buf = append(buf, ':')
+		num(s, 2)
+	}
+	meridiem := func() {
+		if pm {
+			buf = append(buf, "PM"...)
+		} else {
+			buf = append(buf, "AM"...)
+		}
+	}
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 == len(f) {
+			buf = append(buf, f[i])
+			continue
+		}
+		i++
+		switch f[i] {
+		case 'H':
+			num(h, 2)
+		case 'k':
+			num(h, 1)
+		case 'h', 'I':
+			num(h12, 2)
+		case 'l':
+			num(h12, 1)
+		case 'i':
+			num(mi, 2)
+		case 's', 'S':
+			num(s, 2)
+		case 'f':
+			num(us, 6)
+		case 'p':
+			meridiem()
+		case 'T':
+			clock(h)
+		case 'r':
+			clock(h12)
+			buf = append(buf, ' ')
+			meridiem()
+		case 'Y':
+			buf = append(buf, "0000"...)
+		case 'y', 'm', 'd':
+			buf = append(buf, "00"...)
+		case 'c', 'e':
+			buf = append(buf, '0')
+		default:
+			// %% and unknown specifiers print the character itself.
+			buf = append(buf, f[i])
+		}
+	}
+	return buf
+}
+
+// castTimeCheck types cast_to_time(x, fsp): x as timeArgs reads it, a
+// constant number of digits of a second.
+func castTimeCheck(args []coldata.Type) (coldata.Type, []coldata.Type, error) {
+	_, want, _ := timeArgs(coldata.String)(args[:1])
+	return coldata.String, append(want, coldata.Int64), nil
+}
+
+// evalCastTime is CAST(x AS TIME(fsp)): x read as a TIME (a DATE or
+// TIMESTAMP as its time of day, a number as its digits [HH]MMSS),
+// rounded to fsp digits, which it prints; what is no TIME is NULL.
+func evalCastTime(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	fv := args[1]
+	if !fv.Const || fv.IsNull(0) || fv.Int(0) < 0 || fv.Int(0) > 6 {
+		return nil, &ArgError{Func: "cast_to_time", Msg: "the precision of TIME must be a constant from 0 to 6"}
+	}
+	fsp := int(fv.Int(0))
+	return timeText(args[:1], n, func(i int) (int64, bool) {
+		t, _, ok := timeAt(args[0], i, true)
+		return datetime.RoundTime(t, fsp), ok
+	}, fsp)
+}
+
+// evalTimeLiteral is TIME 'text': the TIME the text holds, with as many
+// digits of a second as it has; text that is no TIME is an error.
+func evalTimeLiteral(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	v := args[0]
+	rows := n
+	if v.Const {
+		rows = 1
+	}
+	for i := 0; i < rows; i++ {
+		if v.IsNull(i) {
+			continue
+		}
+		if _, ok := datetime.ParseTime(string(v.Str(i))); !ok {
+			return nil, fmt.Errorf("invalid TIME literal '%s'", v.Str(i))
+		}
+	}
+	fsps := make([]int, rows)
+	for i := range fsps {
+		if !v.IsNull(i) {
+			fsps[i] = literalFsp(string(v.Str(i)))
+		}
+	}
+	return timeText(args, n, func(i int) (int64, bool) {
+		t, ok := datetime.ParseTime(string(v.Str(i)))
+		return datetime.RoundTime(t, fsps[i]), ok
+	}, -1, fsps...)
+}
+
+// literalFsp is the number of digits of a second in TIME text (up to 6).
+func literalFsp(s string) int {
+	s = strings.TrimSpace(s)
+	dot := strings.LastIndexByte(s, '.')
+	if dot < 0 {
+		return 0
+	}
+	k := 0
+	for _, c := range []byte(s[dot+1:]) {
+		if c < '0' || c > '9' {
+			break
+		}
+		k++
+	}
+	return min(k, 6)
+}
+
+// timeText evaluates fn on the rows where no argument is NULL and prints
+// each TIME with fsp digits of a second (or, for fsp -1, with fsps[i]).
+func timeText(args []*coldata.Vec, n int, fn func(i int) (int64, bool), fsp int, fsps ...int) (*coldata.Vec, error) {
+	for _, a := range args {
+		if isConstNull(a) {
+			return coldata.NewConst(coldata.String, nil, n), nil
+		}
+	}
+	rows := n
+	if AllConst(args) {
+		rows = 1
+	}
+	nulls := CombineNulls(args, rows)
+	if nulls == nil {
+		nulls = coldata.NewValidBitmap(rows)
+	}
+	out := &coldata.Vec{Type: coldata.String, Len: rows, Offsets: make([]int32, rows+1)}
+	var buf []byte
+	for i := 0; i < rows; i++ {
+		if validAt(nulls, i) {
+			if t, ok := fn(i); ok {
+				f := fsp
+				if f < 0 {
+					f = fsps[i]
+				}
+				buf = datetime.AppendTimeFsp(buf, t, f)
+			} else {
+				coldata.ClearBit(nulls, i)
+			}
+		}
+		out.Offsets[i+1] = int32(len(buf))
+	}
+	out.Bytes, out.Nulls = buf, nulls
+	if rows == 1 && n != 1 {
+		return constOf(out, n), nil
+	}
+	return out, nil
 }

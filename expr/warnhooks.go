@@ -36,9 +36,11 @@ func init() {
 			w.Add(WarnDatetimeOverflow, "Datetime function: datetime field overflow")
 		})
 	}
-	warnOnNull("str_to_date", func(w *Warnings, args []*coldata.Vec, i int) {
-		w.Add(WarnWrongValueForFunction, "Incorrect datetime value: '%s' for function str_to_date", valueText(args[0], i))
-	})
+	for _, name := range []string{"str_to_date", "str_to_dayclock"} {
+		warnOnNull(name, func(w *Warnings, args []*coldata.Vec, i int) {
+			w.Add(WarnWrongValueForFunction, "Incorrect datetime value: '%s' for function str_to_date", valueText(args[0], i))
+		})
+	}
 	warnTruncatedText(CastFuncName(coldata.Float64), "DOUBLE", false, true)
 	warnTruncatedText(CastFuncName(coldata.Int64), "INTEGER", true, true)
 	warnTruncatedText("cast_to_decimal", "DECIMAL", false, false)

@@ -208,7 +208,7 @@ func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName stri
 // alone and the unit is days or longer, else a datetime whose fraction
 // of a second prints six digits when it is not zero (MySQL's
 // Item_temporal_hybrid_func::val_str_ascii). A date alone is text of at
-// most ten characters (dateOnlyLiteral's reading).
+// most ten characters (dateOnlyLiteral's reading) or without a ':'.
 func (b *binder) textDateResult(ts, base expr.Expr, dateUnit bool) (expr.Expr, error) {
 	lit := func(s string) expr.Expr { return &expr.Literal{Value: s, T: coldata.String} }
 	whole, err := b.apply("date_format", ts, lit("%Y-%m-%d %H:%i:%s"))
@@ -243,7 +243,20 @@ func (b *binder) textDateResult(ts, base expr.Expr, dateUnit bool) (expr.Expr, e
 	if err != nil {
 		return nil, err
 	}
-	dateOnly, err := b.apply("<=", n, &expr.Literal{Value: int64(10), T: coldata.Int64})
+	short, err := b.apply("<=", n, &expr.Literal{Value: int64(10), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	// Longer text without a ':' is a date with trailing characters
+	// ('2024-02-29x'): a time of day always has one.
+	colon, err := b.apply("instr", base, &expr.Literal{Value: ":", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	if colon, err = b.apply("=", colon, &expr.Literal{Value: int64(0), T: coldata.Int64}); err != nil {
+		return nil, err
+	}
+	dateOnly, err := b.apply("or", short, colon)
 	if err != nil {
 		return nil, err
 	}
@@ -540,23 +553,19 @@ func (b *binder) strToDate(args []sqlparser.Expr, sc *scope) (expr.Expr, error) 
 
 // timeWithDays is STR_TO_DATE of a TIME format that reads a day (%d, %e,
 // %D): MySQL counts the day as 24 hours ('05 10' with '%d %H' is
-// 130:00:00). The text is read as a date of January 1970, whose day and
-// time make the hours.
+// 130:00:00; day 0 is allowed). str_to_dayclock reads the text as that
+// many days and hours after 1970-01-01, which make the hours.
 func (b *binder) timeWithDays(arg sqlparser.Expr, format string, frac bool, sc *scope) (expr.Expr, error) {
 	x, err := b.bindExpr(arg, sc)
 	if err != nil {
 		return nil, err
 	}
 	lit := func(v any, t coldata.Type) expr.Expr { return &expr.Literal{Value: v, T: t} }
-	text, err := b.apply("concat", lit("1970-01 ", coldata.String), x)
+	ts, err := b.apply("str_to_dayclock", x, lit(format, coldata.String))
 	if err != nil {
 		return nil, err
 	}
-	ts, err := b.apply("str_to_date", text, lit("%Y-%m "+format, coldata.String))
-	if err != nil {
-		return nil, err
-	}
-	day, err := b.apply("day", ts)
+	day, err := b.apply("datediff", ts, lit(int64(0), coldata.Date))
 	if err != nil {
 		return nil, err
 	}
@@ -658,7 +667,7 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 	case "from_unixtime":
 		e, err := b.fromUnixtime(args, sc)
 		return e, true, err
-	case "hour", "minute", "second":
+	case "hour", "minute", "second", "microsecond":
 		if len(args) != 1 {
 			return nil, false, nil
 		}
@@ -725,10 +734,22 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 	return nil, false, nil
 }
 
-// timeTextField binds HOUR, MINUTE or SECOND of text, which MySQL reads
+// timeTextField binds HOUR, MINUTE, SECOND or MICROSECOND of text, which MySQL reads
 // as a TIME (HOUR('100:30:00') is 100; a datetime's text gives its time
 // of day): the fields of TIME_TO_SEC's seconds.
 func (b *binder) timeTextField(name string, x expr.Expr) (expr.Expr, error) {
+	if name == "microsecond" {
+		// The TIME's fraction, as TIME_FORMAT's %f prints it (after
+		// the sign of a negative TIME).
+		f, err := b.apply("time_format", x, &expr.Literal{Value: "%f", T: coldata.String})
+		if err != nil {
+			return nil, err
+		}
+		if f, err = expr.CastTo(f, coldata.Int64); err != nil {
+			return nil, err
+		}
+		return b.apply("abs", f)
+	}
 	secs, err := b.apply("time_to_sec", x)
 	if err != nil {
 		return nil, err

@@ -133,7 +133,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT CONVERT(a, FOO) FROM t", syn, 1, 19, "unknown type FOO"},
 		{"SELECT CAST(a) FROM t", syn, 1, 14, "expected CAST(expr AS type)"},
 		{"SELECT CAST(a AS) FROM t", syn, 1, 17, "expected CAST(expr AS type)"},
-		{"SELECT CAST(a AS TIME) FROM t", syn, 1, 18, "unknown type TIME"},
+		{"SELECT CAST(a AS TIME(7)) FROM t", syn, 1, 18, "unknown type TIME(7)"},
 		{"SELECT CAST(a AS CHAR(3) x) FROM t", syn, 1, 26, "near 'x': expected ')'"},
 		{"SELECT CAST(a AS CHAR CHARACTER SET) FROM t", syn, 1, 23, "near 'CHARACTER': expected ')'"},
 		{"SELECT CAST(a AS DOUBLE CHARSET utf8) FROM t", syn, 1, 25, "near 'CHARSET': expected ')'"},

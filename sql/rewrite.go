@@ -554,6 +554,10 @@ func (r *rewriter) castName(typ []token) (string, string, *Error) {
 		// MySQL's cast grammar takes SIGNED INT as well as SIGNED INTEGER.
 		return "cast_to_bigint", "", nil
 	}
+	if fsp, ok := r.timeType(words); ok {
+		// MySQL's TIME: gsql's TIME text, with fsp digits of a second.
+		return "cast_to_time", fmt.Sprintf(", %d", fsp), nil
+	}
 	ct, n := parseTypeWords(r.src, words)
 	if n == 0 {
 		return "", "", newError(ErrSyntax, r.src, typ[0].start, "unknown type %s", typeText(r.src, words))
@@ -586,6 +590,24 @@ func (r *rewriter) castName(typ []token) (string, string, *Error) {
 		return "cast_to_timestamp", "", nil
 	}
 	return "cast_to_varchar", "", nil
+}
+
+// timeType reads TIME or TIME(n) (n from 0 to 6), CAST's TIME target.
+func (r *rewriter) timeType(words []token) (int, bool) {
+	if len(words) == 0 || len(words) > 2 || !words[0].is(r.src, "time") {
+		return 0, false
+	}
+	if len(words) == 1 {
+		return 0, true
+	}
+	if words[1].typ != '(' {
+		return 0, false
+	}
+	inner := strings.TrimSpace(r.src[words[1].start+1 : words[1].end-1])
+	if len(inner) != 1 || inner[0] < '0' || inner[0] > '6' {
+		return 0, false
+	}
+	return int(inner[0] - '0'), true
 }
 
 // skipCharset returns the index after the CHARACTER SET x, CHARSET x,

@@ -9,6 +9,7 @@ import (
 // Date and time syntax the stock grammar lacks, rewritten into calls:
 //
 //	DATE 'lit', TIMESTAMP 'lit', DATETIME 'lit'       date_literal|timestamp_literal('lit')
+//	TIME 'lit'                                         time_literal('lit')
 //	EXTRACT(unit FROM x)                               extract('unit', x)
 //	TIMESTAMPDIFF(unit, a, b), TIMESTAMPADD(unit, n, x),
 //	DATE_TRUNC(unit, x) with a bare unit               the unit as a string literal
@@ -22,6 +23,8 @@ import (
 const (
 	DateLiteral      = "date_literal"
 	TimestampLiteral = "timestamp_literal"
+	// TimeLiteral is TIME 'lit': gsql's TIME text (no TIME type).
+	TimeLiteral = "time_literal"
 )
 
 // typedLiteralAt reports whether toks[i] starts a typed literal
@@ -39,6 +42,8 @@ func (r *rewriter) typedLiteralAt(toks []token, i int) (string, bool) {
 		return DateLiteral, true
 	case t.is(r.src, "timestamp"), t.is(r.src, "datetime"):
 		return TimestampLiteral, true
+	case t.is(r.src, "time"):
+		return TimeLiteral, true
 	}
 	return "", false
 }

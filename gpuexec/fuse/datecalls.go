@@ -34,11 +34,11 @@ var dateFieldUnits = map[string]struct {
 func isDateCall(c *expr.Call) bool {
 	switch c.Fn.Name {
 	case "extract", "date_trunc", "last_day", "datediff", "date_add_days", "date_add_months", "date_add_micros",
-		"timestampdiff", "unix_timestamp", "from_unixtime", "dayname", "monthname", "week", "date_format", "str_to_date",
+		"timestampdiff", "unix_timestamp", "from_unixtime", "dayname", "monthname", "week", "date_format", "str_to_date", "str_to_dayclock",
 		"cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal",
 		"to_days", "from_days", "makedate", "weekofyear", "yearweek":
 		return true
-	case "maketime", "sec_to_time", "time_to_sec", "addtime", "subtime", "timediff", "period_add", "period_diff", "date_add_interval", "convert_tz":
+	case "maketime", "sec_to_time", "time_to_sec", "addtime", "subtime", "timediff", "time_format", "cast_to_time", "time_literal", "period_add", "period_diff", "date_add_interval", "convert_tz":
 		return true
 	case "cast_to_bigint", "cast_to_double", "cast_to_boolean", "cast_to_varchar":
 		return c.Args[0].Type().IsTemporal()
@@ -202,9 +202,9 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 		g.emit("bool %s = %s || %s.n == 0;", null, g.nullOf(args), f)
 		return &val{kind: kGen, null: null, size: fmt.Sprintf("dt_format(%s, %s, (char*)0)", f, ts),
 			write: func(dst string) string { return fmt.Sprintf("dt_format(%s, %s, %s);", f, ts, dst) }}, nil
-	case "str_to_date":
+	case "str_to_date", "str_to_dayclock":
 		r, ok := g.tmp(), g.tmp()
-		g.emit("int64_t %s = 0; bool %s = dt_str_to_date(%s, %s, &%s);", r, ok, g.asSV(args[0]).c, g.asSV(args[1]).c, r)
+		g.emit("int64_t %s = 0; bool %s = dt_str_to_date(%s, %s, %v, &%s);", r, ok, g.asSV(args[0]).c, g.asSV(args[1]).c, name == "str_to_dayclock", r)
 		return result(r, "!"+ok), nil
 	case "dayname", "monthname":
 		fn := map[string]string{"dayname": "dt_day_name", "monthname": "dt_month_name"}[name]
@@ -233,7 +233,12 @@ func (g *gen) toTemporal(name string, to coldata.Type, a *val, from coldata.Type
 	case from.IsTimestamp():
 		g.emit("%s = dt_days(%s);", r, a.c)
 	case a.kind == kSV || a.kind == kRope || a.kind == kGen:
-		g.emit("%s = dt_parse(%s, %v, &%s);", ok, g.asSV(a).c, ts, r)
+		// A literal is read whole; a cast drops trailing text.
+		parse := "dt_parse_prefix"
+		if strings.HasSuffix(name, "_literal") {
+			parse = "dt_parse"
+		}
+		g.emit("%s = %s(%s, %v, &%s);", ok, parse, g.asSV(a).c, ts, r)
 	case a.kind == kInt:
 		g.emit("%s = dt_from_number(%s, %v, &%s);", ok, a.c, ts, r)
 	case a.kind == kFloat:

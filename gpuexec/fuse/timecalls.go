@@ -60,6 +60,34 @@ func (g *gen) mysqlTimeCall(c *expr.Call, args []*val, result func(value, bad st
 		b, bDT, bRead := g.timeArg(args[1], at(1))
 		g.emit("int64_t %s = dt_clamp_time((int64_t)((uint64_t)%s - (uint64_t)%s));", r, a, b)
 		return timeText(r, "false", nullOr(fmt.Sprintf("%s && %s && %s == %s", aRead, bRead, aDT, bDT))), true, nil
+	case "time_format":
+		// A TIMESTAMP reads as its time of day; an empty format or one
+		// with a date specifier a TIME cannot give is NULL.
+		a, aDT, read := g.timeArg(args[0], at(0))
+		f := g.asSV(args[1]).c
+		g.emit("int64_t %s = %s ? dt_tod(%s) : %s;", r, aDT, a, a)
+		nb := nullOr(fmt.Sprintf("%s && %s.n > 0 && dt_time_format_valid(%s)", read, f, f))
+		return &val{kind: kGen, null: nb, size: fmt.Sprintf("dt_time_format(%s, %s, (char*)0)", f, r),
+			write: func(dst string) string { return fmt.Sprintf("dt_time_format(%s, %s, %s);", f, r, dst) }}, true, nil
+	case "cast_to_time", "time_literal":
+		// A TIMESTAMP reads as its time of day; CAST prints its fsp
+		// digits, a literal its own. A literal that is no TIME sends the
+		// batch to the CPU, which reports the error.
+		a, aDT, read := g.timeArg(args[0], at(0))
+		fsp := g.tmp()
+		if c.Fn.Name == "time_literal" {
+			g.emit("int32_t %s = dt_literal_fsp(%s);", fsp, g.asSV(args[0]).c)
+			g.emit("if (!%s && !%s && err == 0) err = GSQL_ERR_FALLBACK;", null, read)
+		} else {
+			// A precision out of 0..6 (the binder never makes one) is
+			// the CPU's error.
+			g.emit("int32_t %s = (int32_t)%s;", fsp, args[1].c)
+			g.emit("if ((%s || %s < 0 || %s > 6) && err == 0) err = GSQL_ERR_FALLBACK;", nullFlag(args[1]), args[1].c, args[1].c)
+			g.emit("if (%s < 0 || %s > 6) %s = 0;", fsp, fsp, fsp)
+		}
+		g.emit("int64_t %s = dt_round_time(%s ? dt_tod(%s) : %s, %s);", r, aDT, a, a, fsp)
+		return &val{kind: kGen, null: nullOr(read), size: fmt.Sprintf("dt_time_write_fsp(%s, %s, (char*)0)", r, fsp),
+			write: func(dst string) string { return fmt.Sprintf("dt_time_write_fsp(%s, %s, %s);", r, fsp, dst) }}, true, nil
 	case "period_add", "period_diff":
 		// A period whose month is 0 or past 12 is an error: the CPU
 		// reports it.

@@ -13,7 +13,8 @@
 // (leap days, years 1 and 9999, month ends, ISO week boundaries,
 // microsecond edges, DECIMAL maxima, invalid date text, NULLs) or over
 // literals alone. GenerateTZ adds CONVERT_TZ queries (offsets, SYSTEM,
-// zones that are none) from a stream of their own.
+// zones that are none) from a stream of their own, and GenerateTime
+// TIME_FORMAT and CAST(... AS TIME(n)) queries from another.
 //
 // scripts/mysqlref/diff.sh runs the queries on MariaDB and writes
 // testdata/answers.test; TestMySQLDiff runs every recorded query on gsql
@@ -120,6 +121,79 @@ func GenerateTZ(seed int64, n int) []Query {
 		out = append(out, Query{SQL: q})
 	}
 	return out
+}
+
+// GenerateTime returns n queries of TIME_FORMAT and CAST(... AS TIME(n))
+// over TIME values (SEC_TO_TIME, MAKETIME, TIMEDIFF, TIME text) and the
+// table's dates and datetimes (their time of day), nested in each other
+// and read by HOUR, TIME_TO_SEC and CONCAT, from their own random stream
+// (seed), so that they leave the other queries as they were. Text of a
+// date alone is not a TIME argument (MariaDB reads '2024-02-29' as 20:24),
+// and a CAST with digits of a second is not read by the functions that
+// print TIME text (gsql prints the digits a value has).
+func GenerateTime(seed int64, n int) []Query {
+	g := &gen{r: rand.New(rand.NewSource(seed))}
+	out := make([]Query, 0, n)
+	for len(out) < n {
+		g.lits = g.intn(4) == 0
+		var items []string
+		for i, k := 0, 1+g.intn(3); i < k; i++ {
+			items = append(items, g.timeItem(1+g.intn(3)))
+		}
+		q := "SELECT " + strings.Join(items, ", ")
+		if !g.lits {
+			q = "SELECT id, " + strings.Join(items, ", ") + " FROM e ORDER BY id"
+		}
+		out = append(out, Query{SQL: q})
+	}
+	return out
+}
+
+// TIME_FORMAT's formats: hour specifiers read as hours and as a clock,
+// digits of a second, literal text and %%, and date specifiers that make
+// the result NULL (MySQL 8 prints zeros for %Y %y %m %c %d %e, MariaDB
+// NULL: those are left out).
+var timeFormats = []string{"'%H:%i:%s'", "'%k %h %I %l %p'", "'%r'", "'%T.%f'", "'%H %i %S %f'", "'%l:%i %p'",
+	"'at %H%%'", "'%T %q'", "''", "'%M'", "'%j %H'", "'%W'"}
+
+// timeValue is a TIME: a function's, text, or a DATE or DATETIME (its
+// time of day), or a cast of one to TIME(0).
+func (g *gen) timeValue(d int) string {
+	if d > 0 && g.intn(3) == 0 {
+		return fmt.Sprintf("CAST(%s AS TIME)", g.timeValue(d-1))
+	}
+	switch g.intn(7) {
+	case 0:
+		return fmt.Sprintf("SEC_TO_TIME(%s)", g.pick("0", "3661", "-1", "86399", "90000.5", "-3020399", "3020400", "n * 3607", "n * 86400"))
+	case 1:
+		return fmt.Sprintf("MAKETIME(%s, %s, %s)", g.pick("0", "25", "-100", "838", "n"), g.pick("0", "30", "59"), g.pick("0", "15", "59.5"))
+	case 2:
+		return g.timediff(g.wholeDatetimeArg(), g.pick("1 SECOND", "3661 SECOND", "1 DAY", "30 DAY"))
+	case 3:
+		return g.pick("'10:30:15'", "'-100:00:01.5'", "'838:59:59'", "'1 02:03:04'", "'00:00:00.000001'", "'23:59:59.999999'", "'12:00:00'", "'103015'")
+	case 4:
+		if !g.lits {
+			return g.pick("d", "dt", "dt3", "dt6")
+		}
+	}
+	return g.pick("TIMESTAMP '2024-02-29 13:14:15'", "DATE '2021-01-03'", "TIMESTAMP '1999-12-31 23:59:59'")
+}
+
+// timeItem is TIME_FORMAT or CAST AS TIME(n) of a TIME, maybe read by
+// another function.
+func (g *gen) timeItem(d int) string {
+	t := g.timeValue(d - 1)
+	switch g.intn(6) {
+	case 0, 1:
+		return fmt.Sprintf("TIME_FORMAT(%s, %s)", t, g.pick(timeFormats...))
+	case 2:
+		return fmt.Sprintf("CAST(%s AS TIME(%d))", t, g.intn(7))
+	case 3:
+		return fmt.Sprintf("%s(CAST(%s AS TIME(%d)))", g.pick("HOUR", "MINUTE", "SECOND", "TIME_TO_SEC", "MICROSECOND"), t, g.intn(7))
+	case 4:
+		return fmt.Sprintf("CONCAT(TIME_FORMAT(%s, %s), '|', CAST(%s AS TIME))", t, g.pick(timeFormats...), t)
+	}
+	return fmt.Sprintf("TIME_FORMAT(CAST(%s AS TIME(%d)), %s)", t, g.intn(7), g.pick(timeFormats...))
 }
 
 // CONVERT_TZ's zones: offsets (some written loosely) and SYSTEM, and
@@ -603,10 +677,11 @@ func (g *gen) boolean(d int) string {
 	}
 }
 
-// Seed and Count make the recorded queries (testdata/answers.test), and
-// TZCount more of GenerateTZ's.
+// Seed and Count make the recorded queries (testdata/answers.test), then
+// TZCount more of GenerateTZ's and TimeCount of GenerateTime's.
 const (
-	Seed    = 1
-	Count   = 300
-	TZCount = 40
+	Seed      = 1
+	Count     = 300
+	TZCount   = 40
+	TimeCount = 40
 )

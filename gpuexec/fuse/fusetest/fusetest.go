@@ -192,6 +192,8 @@ func (b *Builder) DateCases() [][]expr.Expr {
 			c("makedate", c("year", d), c("*", x, Lit(1000))), c("week", d, x), c("week", ts, Lit(5)), c("yearweek", d, x), c("yearweek", d),
 			c("weekofyear", d)},
 		b.TimeCases(),
+		b.TimeFormatCases(),
+		b.TrailingTextCases(),
 		b.TZCases(),
 		b.IntervalCases(),
 		{c("last_day", d), c("datediff", d, c("cast_to_date", ts)), c("week", d, Lit(3)), c("week", ts, Lit(0)),
@@ -241,6 +243,44 @@ func (b *Builder) TimeCases() []expr.Expr {
 		c("timediff", ds, Lit("2024-01-05 09:00:00")), c("timediff", c("cast_to_varchar", ts), c("cast_to_varchar", d)),
 		c("period_add", p, x), c("period_add", p2, c("*", x, Lit(7))), c("period_add", p, c("*", x, Lit(10000))),
 		c("period_diff", p, p2), c("period_diff", p2, Lit(2402)),
+	}
+}
+
+// TimeFormatCases are TIME_FORMAT of TIME text, of TIMEs past 24 hours
+// and negative, of timestamps, with literal and per-row formats; and
+// str_to_dayclock (STR_TO_DATE of a day and times, day 0 included).
+func (b *Builder) TimeFormatCases() []expr.Expr {
+	d, ts, ds, x, f := Col(D), Col(TS), Col(DS), Col(A), Col(F)
+	c := b.Call
+	day := c("cast_to_varchar", c("%", c("abs", x), Lit(34)))
+	return []expr.Expr{
+		c("time_format", ds, Lit("%H %k %h %I %l %i %s %S %f %p %r %T %Y-%m-%d %c %e %y %% %q")),
+		c("time_format", c("sec_to_time", c("*", f, Lit(100000.0))), Lit("%H|%k|%h|%l|%p|%r|%T|%f")), c("time_format", ts, Lit("%r %f")),
+		c("time_format", c("cast_to_timestamp", d), Lit("%T")), c("time_format", ds, c("if", c(">", x, Lit(0)), Lit("%H:%i"), Lit("%M"))),
+		c("time_format", ds, c("if", c(">", x, Lit(0)), Lit(""), Lit("%%%"))), c("time_format", ds, Lit("%j")),
+		c("str_to_dayclock", c("concat", day, Lit(" "), c("date_format", ts, Lit("%H:%i:%s.%f"))), Lit("%d %T.%f")),
+		c("str_to_dayclock", c("concat", day, Lit(" "), c("date_format", ts, Lit("%h %p"))), Lit("%e %h %p")),
+		c("str_to_dayclock", c("concat", c("date_format", ts, Lit("%H")), Lit(" "), day, Lit("th")), Lit("%H %D")),
+		c("str_to_dayclock", ds, Lit("%d %H")),
+		c("cast_to_time", ds, Lit(0)), c("cast_to_time", ds, Lit(3)), c("cast_to_time", ts, Lit(6)),
+		c("cast_to_time", c("sec_to_time", c("*", f, Lit(100000.0))), Lit(1)), c("cast_to_time", c("*", x, Lit(1013)), Lit(0)),
+		c("time_literal", Lit("-1 2:3:4.50")),
+	}
+}
+
+// TrailingTextCases convert text with trailing characters to dates and
+// timestamps (the prefix is the value, as in MySQL) and compare dates
+// with such text; text that goes on with digits stays NULL.
+func (b *Builder) TrailingTextCases() []expr.Expr {
+	d, ts, ds, x := Col(D), Col(TS), Col(DS), Col(A)
+	c := b.Call
+	tail := c("if", c(">", x, Lit(0)), Lit("x"), c("if", c("<", x, Lit(-3)), Lit(" 12"), Lit(" -- abc")))
+	dt := c("concat", c("cast_to_varchar", ts), tail)
+	return []expr.Expr{
+		c("cast_to_date", c("concat", ds, tail)), c("cast_to_timestamp", c("concat", ds, tail)), c("cast_to_date", dt), c("cast_to_timestamp", dt),
+		c("cast_to_timestamp", c("concat", c("date_format", ts, Lit("%Y%m%d")), tail)), c("cast_to_timestamp", c("concat", Lit("  "), dt)),
+		c("=", d, c("concat", c("cast_to_varchar", d), tail)), c("<", ts, dt), c("=", c("cast_to_timestamp", d), c("concat", c("cast_to_varchar", d), Lit("T"))),
+		c("cast_to_timestamp", c("concat", c("date_format", ts, Lit("%Y-%m-%d %H:%i:%s.%f")), tail)), c("cast_to_date", Lit("2024-02-29 12:00:00Zx")),
 	}
 }
 

@@ -476,6 +476,35 @@ GSQL_DEV bool dt_parse(SV s, bool ts, int64_t* out) {
   return true;
 }
 
+// datetime.junkAt: s[p..] does not go on with a digit after punctuation
+// and blanks.
+GSQL_DEV bool dt_junk_at(SV s, int32_t p) {
+  for (; p < s.n; p++) {
+    char c = s.p[p];
+    if (dt_is_digit(c)) return false;
+    bool letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+    if (c == ' ' || (c > ' ' && c < 0x7f && !letter)) continue;
+    return true;
+  }
+  return true;
+}
+
+// datetime.ParseDatePrefix / ParseTimestampPrefix: dt_parse, else the
+// longest prefix (ending by byte 64) that is a date followed by trailing
+// text.
+GSQL_DEV bool dt_parse_prefix(SV s, bool ts, int64_t* out) {
+  if (dt_parse(s, ts, out)) return true;
+  int32_t i = 0;
+  while (i < s.n && dt_is_blank(s.p[i])) i++;
+  SV t = sv_make(s.p + i, s.n - i);
+  for (int32_t p = t.n - 1 < 64 ? t.n - 1 : 64; p > 0; p--) {
+    if (!dt_is_digit(t.p[p - 1]) || !dt_junk_at(t, p)) continue;
+    if (dt_parse(sv_make(t.p, p), ts, out)) return true;
+  }
+  *out = 0;
+  return false;
+}
+
 // YYYYMMDD or YYYYMMDDhhmmss to DATE/TIMESTAMP (expr.numberTemporal).
 GSQL_DEV bool dt_from_number(int64_t x, bool ts, int64_t* out) {
   int64_t tod = 0;
@@ -810,8 +839,11 @@ GSQL_INL bool dt_full_date(int32_t seen) {
   return (seen & 1) != 0 && ((seen & 6) == 6 || (seen & 8) != 0);
 }
 
-GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
-  int64_t y = 1970, m = 1, d = 1, h = 0, mi = 0, sec = 0, frac = 0, yday = 0;
+// With day_clock (expr.ParseDayClock) the format holds a day and times
+// only: the day may be 0..31 and the result is days and time in
+// microseconds.
+GSQL_DEV bool dt_str_to_date(SV s, SV f, bool day_clock, int64_t* out) {
+  int64_t y = 1970, m = 1, d = day_clock ? 0 : 1, h = 0, mi = 0, sec = 0, frac = 0, yday = 0;
   bool pm = false, ampm = false;
   int32_t i = 0, seen = 0;
   *out = 0;
@@ -907,13 +939,18 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
     seen |= dt_spec_field(f.p[j]);
   }
   // Text after the format is ignored (MySQL warns).
-  if (!dt_full_date(seen)) return false;
+  if ((!day_clock && !dt_full_date(seen)) || seen == 0) return false;
   if (ampm) {
     if (h < 1 || h > 12) return false;
     h %= 12;
     if (pm) h += 12;
   }
   if (h > 23 || mi > 59 || sec > 59) return false;
+  int64_t clock = h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;
+  if (day_clock) {
+    *out = d * DT_US_DAY + clock;
+    return d <= 31;
+  }
   int64_t z;
   if (yday > 0) {
     if (y < 1 || y > 9999 || yday > 365 + (dt_is_leap(y) ? 1 : 0)) return false;
@@ -922,6 +959,6 @@ GSQL_DEV bool dt_str_to_date(SV s, SV f, int64_t* out) {
     if (!dt_valid_date(y, m, d)) return false;
     z = dt_days_from_civil(y, m, d);
   }
-  *out = z * DT_US_DAY + h * DT_US_HOUR + mi * DT_US_MIN + sec * DT_US_SEC + frac;
+  *out = z * DT_US_DAY + clock;
   return true;
 }

@@ -352,3 +352,119 @@ GSQL_INL int64_t dt_unix_seconds(int64_t t) {
   int64_t s = dt_floor_div(t, DT_US_SEC);
   return s < 0 || s > DT_MAX_UNIX_SECOND ? 0 : s;
 }
+
+// TIME_FORMAT (expr.TimeFormatValid): a format with a specifier a TIME
+// has no date for is NULL.
+GSQL_DEV bool dt_time_format_valid(SV f) {
+  const char* bad = "MbWaDjUuVvXxw";
+  for (int32_t i = 0; i + 1 < f.n; i++) {
+    if (f.p[i] != '%') continue;
+    i++;
+    for (const char* c = bad; *c; c++)
+      if (*c == f.p[i]) return false;
+  }
+  return true;
+}
+
+// TIME_FORMAT (expr.AppendTimeFormat): writes TIME t with format f into
+// dst (when not null) and returns the length. %H and %k print every hour,
+// the clock specifiers read it modulo 24; %Y %y %m %c %d %e print zeros.
+GSQL_DEV int32_t dt_time_format(SV f, int64_t t, char* dst) {
+  int32_t o = 0;
+  if (t < 0) {
+    if (dst) dst[o] = '-';
+    o++;
+    t = -t;
+  }
+  int64_t h = t / DT_US_HOUR, mi = t / DT_US_MIN % 60, s = t / DT_US_SEC % 60;
+  int64_t h12 = (h % 24 + 11) % 12 + 1;
+  SV mer = h % 24 < 12 ? sv_make("AM", 2) : sv_make("PM", 2);
+  for (int32_t i = 0; i < f.n; i++) {
+    char c = f.p[i];
+    if (c != '%' || i + 1 == f.n) {
+      if (dst) dst[o] = c;
+      o++;
+      continue;
+    }
+    i++;
+    switch (f.p[i]) {
+      case 'H': o = dt_put_num(dst, o, h, 2); break;
+      case 'k': o = dt_put_num(dst, o, h, 1); break;
+      case 'h':
+      case 'I': o = dt_put_num(dst, o, h12, 2); break;
+      case 'l': o = dt_put_num(dst, o, h12, 1); break;
+      case 'i': o = dt_put_num(dst, o, mi, 2); break;
+      case 's':
+      case 'S': o = dt_put_num(dst, o, s, 2); break;
+      case 'f': o = dt_put_num(dst, o, t % DT_US_SEC, 6); break;
+      case 'p': o = dt_put_sv(dst, o, mer); break;
+      case 'T':
+      case 'r':
+        o = dt_put_num(dst, o, f.p[i] == 'T' ? h : h12, 2);
+        o = dt_put_sv(dst, o, sv_make(":", 1));
+        o = dt_put_num(dst, o, mi, 2);
+        o = dt_put_sv(dst, o, sv_make(":", 1));
+        o = dt_put_num(dst, o, s, 2);
+        if (f.p[i] == 'r') {
+          o = dt_put_sv(dst, o, sv_make(" ", 1));
+          o = dt_put_sv(dst, o, mer);
+        }
+        break;
+      case 'Y': o = dt_put_num(dst, o, 0, 4); break;
+      case 'y':
+      case 'm':
+      case 'd': o = dt_put_num(dst, o, 0, 2); break;
+      case 'c':
+      case 'e': o = dt_put_num(dst, o, 0, 1); break;
+      default:
+        if (dst) dst[o] = f.p[i];
+        o++;
+    }
+  }
+  return o;
+}
+
+// datetime.RoundTime: t rounded to fsp digits of a second (half away from
+// zero), clamped to TIME's range.
+GSQL_DEV int64_t dt_round_time(int64_t t, int32_t fsp) {
+  int64_t unit = 1;
+  for (int32_t k = fsp; k < 6; k++) unit *= 10;
+  bool neg = t < 0;
+  if (neg) t = -t;
+  t = (t + unit / 2) / unit * unit;
+  return dt_clamp_time(neg ? -t : t);
+}
+
+// datetime.AppendTimeFsp: TIME text with exactly fsp digits of a second;
+// the bytes written (only counted for a null dst).
+GSQL_DEV int32_t dt_time_write_fsp(int64_t t, int32_t fsp, char* dst) {
+  int32_t at = 0;
+  if (t < 0) {
+    if (dst) dst[at] = '-';
+    at++;
+    t = -t;
+  }
+  int64_t frac = t % DT_US_SEC;
+  at += dt_time_write(t - frac, dst ? dst + at : (char*)0);
+  if (fsp > 0) {
+    for (int32_t k = fsp; k < 6; k++) frac /= 10;
+    if (dst) {
+      dst[at] = '.';
+      dt_put(dst + at + 1, frac, fsp);
+    }
+    at += fsp + 1;
+  }
+  return at;
+}
+
+// expr.literalFsp: the digits of a second in TIME text (up to 6).
+GSQL_DEV int32_t dt_literal_fsp(SV s) {
+  s = dt_trim(s);
+  int32_t dot = -1;
+  for (int32_t i = 0; i < s.n; i++)
+    if (s.p[i] == '.') dot = i;
+  if (dot < 0) return 0;
+  int32_t k = 0;
+  for (int32_t i = dot + 1; i < s.n && dt_is_digit(s.p[i]); i++) k++;
+  return k < 6 ? k : 6;
+}

@@ -208,7 +208,11 @@ T|SELECT id, x * 1.1, x / 3, ROUND(x, 1), ROUND(x * 1.5, 3), TRUNCATE(x / 7, 2),
 T|SELECT id, STR_TO_DATE(DATE_FORMAT(d, '%d/%m/%y'), '%d/%m/%y'), STR_TO_DATE(s, '%y-%c-%e %H:%i:%s') FROM sw ORDER BY id
 ## (Text of an invalid date is left out: MariaDB reads '2024-02-30' as 20:24 in HOUR and MINUTE.)
 T|SELECT id, HOUR(s), MINUTE(s), SECOND(s) FROM sw WHERE id < 6 ORDER BY id
-!# BUG: MySQL reads '2024-02-29x' as the date with a warning (trailing text); gsql's conversion gives NULL\nskipif gsql|T|SELECT DATE '2024-02-29' = '2024-02-29x', DATE '2024-02-29' < '2024-02-29x', DATE '2024-02-29' >= '2024-02-29x', TIMESTAMP '2024-02-29 00:00:00' = '2024-02-29x', '2024-02-29x' BETWEEN DATE '2024-01-01' AND DATE '2024-12-31'
+## Text with trailing characters is the date its prefix holds (the server warns); text that goes on with digits is not read so.
+T|SELECT DATE '2024-02-29' = '2024-02-29x', DATE '2024-02-29' < '2024-02-29x', DATE '2024-02-29' >= '2024-02-29x', TIMESTAMP '2024-02-29 00:00:00' = '2024-02-29x', '2024-02-29x' BETWEEN DATE '2024-01-01' AND DATE '2024-12-31'
+T|SELECT CAST('2024-02-29x' AS DATE), CAST('2024-02-29 12:00:00.5 abc' AS DATETIME(1)), DATE('20240229x'), DATE('2024-02-29--x') + INTERVAL 1 DAY, CAST('2024-02-29 12:00x' AS DATETIME), CAST('2024-02-30x' AS DATE), CAST('2024-02-291' AS DATE), DATE '2024-02-29' IN ('2024-02-29x', '2024-03-01')
+T|SELECT '2024-02-29--x' + INTERVAL 1 DAY, '2024-02-29x' + INTERVAL 1 DAY, DATE_ADD('2024-02-29 12:00x', INTERVAL 1 DAY), DATE_SUB('20240229x', INTERVAL 1 MONTH), '2024-02-29x' + INTERVAL 1 HOUR, ADDDATE('2024-02-29 abc', 1)
+T|SELECT id, d = CONCAT(d, 'x'), d < CONCAT(d, ' 23:59:59 x'), CAST(CONCAT(d, 'T') AS DATETIME), DATE(CONCAT(s, ' abc')) FROM sw ORDER BY id
 ## DATE_FORMAT with an empty format is NULL.
 T|SELECT id, DATE_FORMAT(d, ''), DATE_FORMAT(d, IF(id > 3, '', '%Y')) FROM sw ORDER BY id
 ## TIME text: a seventh digit of a second rounds; EXTRACT of a time unit reads text as a TIME.
@@ -220,4 +224,18 @@ T|SELECT LAST_DAY('2024-02-10'), LAST_DAY('2023-02-10 10:00:00'), LAST_DAY('2023
 T|SELECT TIMESTAMPDIFF(MONTH, '2024-01-31', '2024-02-29'), TIMESTAMPDIFF(YEAR, '2000-02-29', '2024-02-28'), TIMESTAMPDIFF(MICROSECOND, '2024-01-01', '2024-01-01 00:00:01.5'), TIMESTAMPADD(MONTH, 1, '2024-01-31')
 T|SELECT DATE_FORMAT('2024-01-05 10:30:00', '%l:%i %p'), DATE_FORMAT('2024-01-05 00:30:00', '%h %I %l %p'), DATE_FORMAT(NULL, '%Y'), DATE_FORMAT('2024-01-05', NULL), DATE_FORMAT('2024-01-05', '')
 T|SELECT id, EXTRACT(HOUR FROM s), EXTRACT(MINUTE FROM s), EXTRACT(SECOND FROM s) FROM sw WHERE id IN (1, 2, 3, 5) ORDER BY id
-!# BUG: TIME_FORMAT is not implemented (unknown function)\nskipif gsql|T|SELECT TIME_FORMAT('10:30:15', '%H %i %s'), TIME_FORMAT('100:30:15', '%H %k %h')
+## TIME_FORMAT: %H and %k print every hour, %h %I %l %p %r read it as a clock (modulo 24); a negative TIME starts with '-'.
+T|SELECT TIME_FORMAT('10:30:15', '%H %i %s'), TIME_FORMAT('100:30:15', '%H %k %h'), TIME_FORMAT('100:30:15', '%I %l %p %r %T'), TIME_FORMAT('-100:30:15.5', '%H %k %h %f %S'), TIME_FORMAT('00:30:15', '%h %I %l %p %r'), TIME_FORMAT('12:30:15', '%h %p %r')
+T|SELECT TIME_FORMAT('24:00:00', '%H %k %h %l %p %r'), TIME_FORMAT('-838:59:59', '%k:%i:%s %h %p'), TIME_FORMAT('839:00:00', '%H'), TIME_FORMAT('1 10:00:00', '%T'), TIME_FORMAT(103015, '%T'), TIME_FORMAT(10.5, '%T %f'), TIME_FORMAT('23:59:59.999999', '%r %f')
+T|SELECT TIME_FORMAT(TIMESTAMP '2024-01-05 13:01:02.5', '%H %f'), TIME_FORMAT(DATE '2024-01-05', '%H:%i'), TIME_FORMAT('2024-01-05 10:30:15', '%l %p'), TIME_FORMAT('10:30', '%%%q%'), TIME_FORMAT('10:30', 'a%'), TIME_FORMAT('10:30', ''), TIME_FORMAT('abc', '%H'), TIME_FORMAT(NULL, '%H'), TIME_FORMAT('10:30', NULL)
+## Specifiers of a date's names and numbers give NULL (%Y %y %m %c %d %e differ: MySQL 8 prints zeros, MariaDB NULL; at the end).
+T|SELECT TIME_FORMAT('10:30', '%M'), TIME_FORMAT('10:30', '%b'), TIME_FORMAT('10:30', '%W'), TIME_FORMAT('10:30', '%a'), TIME_FORMAT('10:30', '%D'), TIME_FORMAT('10:30', '%j'), TIME_FORMAT('10:30', '%U %u'), TIME_FORMAT('10:30', '%V%v'), TIME_FORMAT('10:30', '%X'), TIME_FORMAT('10:30', '%x'), TIME_FORMAT('10:30', '%w')
+## (Text of an invalid date and SEC_TO_TIME past 838 hours are left out: the README's departures.)
+T|SELECT id, TIME_FORMAT(s, '%H:%i:%s %p'), TIME_FORMAT(d, '%T'), TIME_FORMAT(ADDTIME(s, '100:00:00'), '%k %h %r'), TIME_FORMAT(s, IF(id > 2, '%T', '%r')), CAST(s AS TIME), CAST(s AS TIME(3)), CAST(d AS TIME) FROM sw WHERE id IN (1, 2, 3, 5) ORDER BY id
+T|SELECT id, TIME_FORMAT(SEC_TO_TIME(x * 100), '%H %i %s %f'), CAST(x AS TIME(2)), CAST(SEC_TO_TIME(x * 1000) AS TIME(1)), TIME_FORMAT(d, '%H:%i:%s') FROM sw WHERE id <> 3 ORDER BY id
+T|SELECT TIME_FORMAT(SEC_TO_TIME(-3661.5), '%H:%i:%s.%f %p'), TIME_FORMAT(MAKETIME(25, 1, 2), '%l %p'), TIME_FORMAT(TIMEDIFF('2024-01-05 10:00:00', '2024-01-01 00:00:00'), '%H %k'), CONCAT(TIME_FORMAT('10:30', '%T'), '|'), LENGTH(TIME_FORMAT('100:00:00', '%H'))
+## CAST(x AS TIME(n)) and TIME 'text': TIME text with n digits of a second (a literal's own), rounded; a DATE or DATETIME gives its time of day.
+T|SELECT CAST('10:30' AS TIME), CAST('10:30:15.25' AS TIME(1)), TIME '10:30:00', CAST(103015 AS TIME), CAST('2024-01-05 10:30:00.5' AS TIME), CAST('-838:59:59' AS TIME), CAST('900:00:00' AS TIME), CAST('abc' AS TIME)
+T|SELECT CAST(DATE '2024-01-05' AS TIME), CAST(TIMESTAMP '2024-01-05 10:30:00.25' AS TIME), CAST('10:30:15.25' AS TIME(0)), CAST('10:30:15.5' AS TIME), CAST('1 10:00' AS TIME), CAST(10.5 AS TIME(2)), TIME '10:30:15.250', TIME '-1:2:3', CAST('838:59:59.5' AS TIME), CAST('-00:00:00.4' AS TIME)
+T|SELECT CAST('10:30:15.123456' AS TIME(6)), CAST('10:30:15.9999996' AS TIME(6)), CAST(NULL AS TIME), CAST('10:30' AS TIME(3)), TIME_TO_SEC(CAST('10:30:15' AS TIME)), HOUR(TIME '100:00:00'), CONCAT(CAST('1:2:3' AS TIME), '|'), TIME_FORMAT(TIME '10:30:15', '%r')
+T|SELECT TIME 'abc'

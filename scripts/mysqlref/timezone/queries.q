@@ -42,9 +42,11 @@ T|SELECT TIME_TO_SEC(STR_TO_DATE('10:30:00', '%T')), CONCAT(STR_TO_DATE('10:30',
 ## %d, %e and %D are no date specifiers to MySQL: with time specifiers they make a TIME whose day counts 24 hours.
 T|SELECT STR_TO_DATE('05 10', '%d %H'), STR_TO_DATE('10 5th', '%H %D'), STR_TO_DATE('31 23:59:59.5', '%e %T.%f'), STR_TO_DATE('1 1', '%d %H'), STR_TO_DATE('x', '%d %H')
 T|SELECT id, STR_TO_DATE(DATE_FORMAT(dt3, '%e %H:%i:%s'), '%e %H:%i:%s') FROM tz ORDER BY id
-!# BUG: day 0 is 10:00:00 in MySQL; gsql reads the day as a date's, which has no day 0 (NULL)\nskipif gsql|T|SELECT STR_TO_DATE('00 10', '%d %H')
+## Day 0 is allowed there (a TIME's day), to 31.
+T|SELECT STR_TO_DATE('00 10', '%d %H'), STR_TO_DATE('0 10', '%d %H'), STR_TO_DATE('0th 10', '%D %H'), STR_TO_DATE('0 10:30:00.5', '%e %T.%f'), STR_TO_DATE('00 0', '%d %H'), STR_TO_DATE('32 10', '%e %H'), STR_TO_DATE('99 1', '%d %H'), STR_TO_DATE('0 25', '%d %H')
 T|SELECT id, STR_TO_DATE(DATE_FORMAT(dt3, '%H:%i:%s'), '%H:%i:%s'), STR_TO_DATE(DATE_FORMAT(dt3, '%r'), '%r'), STR_TO_DATE(DATE_FORMAT(dt3, '%T.%f'), '%T.%f'), STR_TO_DATE(DATE_FORMAT(dt3, '%Y%m%d'), '%Y%m%d') FROM tz ORDER BY id
-## HOUR, MINUTE and SECOND read text as a TIME (hours past 23, a sign); a datetime's text gives its time of day.
+## HOUR, MINUTE, SECOND and MICROSECOND read text as a TIME (hours past 23, a sign); a datetime's text gives its time of day.
 T|SELECT HOUR('2024-01-05 10:30:00'), HOUR('-100:30:00.5'), HOUR('10:30'), HOUR('1030'), HOUR('abc'), MINUTE('10:30'), SECOND('-1:2:3'), MINUTE('838:59:59'), SECOND('12:34:56.789')
+T|SELECT MICROSECOND('838:00:00'), MICROSECOND('10:00:00.5'), MICROSECOND('-1:00:00.5'), MICROSECOND('2024-01-05 10:00:00.25'), MICROSECOND('abc'), MICROSECOND(NULL), MICROSECOND(TIMESTAMP '2024-01-05 10:00:00.125'), MICROSECOND(SEC_TO_TIME(-3661.25))
 ## (Text of a date alone is left out: MariaDB reads '2024-02-29' as 20:24, minutes and seconds.)
 T|SELECT id, HOUR(s), MINUTE(s), SECOND(s), HOUR(dt3), MINUTE(d) FROM tz WHERE id <> 5 ORDER BY id
