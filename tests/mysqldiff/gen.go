@@ -106,21 +106,7 @@ func Generate(seed int64, n int) []Query {
 // Offsets stay in -12:59..+13:00, which MariaDB and MySQL 8 share (MySQL
 // 8 takes -13:59..+14:00: tests/sql/mysql_timezone.test).
 func GenerateTZ(seed int64, n int) []Query {
-	g := &gen{r: rand.New(rand.NewSource(seed))}
-	out := make([]Query, 0, n)
-	for len(out) < n {
-		g.lits = g.intn(5) == 0
-		var items []string
-		for i, k := 0, 1+g.intn(2); i < k; i++ {
-			items = append(items, g.tzItem(2+g.intn(2)))
-		}
-		q := "SELECT " + strings.Join(items, ", ")
-		if !g.lits {
-			q = "SELECT id, " + strings.Join(items, ", ") + " FROM e ORDER BY id"
-		}
-		out = append(out, Query{SQL: q})
-	}
-	return out
+	return generateItems(seed, n, 5, 2, func(g *gen) string { return g.tzItem(2 + g.intn(2)) })
 }
 
 // GenerateTime returns n queries of TIME_FORMAT and CAST(... AS TIME(n))
@@ -132,13 +118,20 @@ func GenerateTZ(seed int64, n int) []Query {
 // and a CAST with digits of a second is not read by the functions that
 // print TIME text (gsql prints the digits a value has).
 func GenerateTime(seed int64, n int) []Query {
+	return generateItems(seed, n, 4, 3, func(g *gen) string { return g.timeItem(1 + g.intn(3)) })
+}
+
+// generateItems returns n queries from their own random stream (seed),
+// each selecting 1 to maxItems of item's expressions: one in litsOneIn
+// over literals alone, the others over the table e by id.
+func generateItems(seed int64, n, litsOneIn, maxItems int, item func(*gen) string) []Query {
 	g := &gen{r: rand.New(rand.NewSource(seed))}
 	out := make([]Query, 0, n)
 	for len(out) < n {
-		g.lits = g.intn(4) == 0
+		g.lits = g.intn(litsOneIn) == 0
 		var items []string
-		for i, k := 0, 1+g.intn(3); i < k; i++ {
-			items = append(items, g.timeItem(1+g.intn(3)))
+		for i, k := 0, 1+g.intn(maxItems); i < k; i++ {
+			items = append(items, item(g))
 		}
 		q := "SELECT " + strings.Join(items, ", ")
 		if !g.lits {
