@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/gsqlengine/gsql/catalog"
 )
 
 // lazyRecord is the record of a compressed segment: a column's buffers are
@@ -28,10 +30,18 @@ type lazyRecord struct {
 	// decompressing (nil for segments written before they were kept).
 	crcs []uint32
 	cols []lazyColumn
+	// zones are the segment's zone maps from its manifest entry (nil if
+	// it has none), so that a table made of staged segments takes them
+	// without decompressing every column to compute them again.
+	zones []catalog.Zone
 	// heap counts the bytes decompressed so far.
 	heap atomic.Int64
 	refs atomic.Int64
 }
+
+// Zones returns the segment's zone maps, nil when the manifest has none
+// (catalog.Zoned).
+func (r *lazyRecord) Zones() []catalog.Zone { return r.zones }
 
 type lazyColumn struct {
 	once sync.Once

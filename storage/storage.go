@@ -536,7 +536,11 @@ func (s *Store) openSegment(se segmentEntry, schema *arrow.Schema, table string,
 		if checks != nil {
 			crcs = checks.Columns
 		}
-		rec = newLazyRecord(l, path, table, crcs)
+		lr := newLazyRecord(l, path, table, crcs)
+		if len(se.Zones) == len(l.raw) {
+			lr.zones = se.Zones
+		}
+		rec = lr
 	} else {
 		cols := make([]arrow.Array, len(l.raw))
 		for i := range cols {
