@@ -861,6 +861,19 @@ func numberTemporal(t coldata.Type, x int64) (int64, bool) {
 }
 
 func evalDateFormat(args []*coldata.Vec, n int) (*coldata.Vec, error) {
+	v := args[0]
+	return evalFormat(args, n, func(buf []byte, i int, f string) ([]byte, bool) {
+		if f == "" {
+			return buf, false // an empty format is NULL, as in MySQL
+		}
+		return AppendDateFormat(buf, f, v.Int(i)), true
+	})
+}
+
+// evalFormat is a formatting function of a value and a format (args[0],
+// args[1]): format appends row i's text under format f, or reports the
+// row NULL. Two constants are formatted once.
+func evalFormat(args []*coldata.Vec, n int, format func(buf []byte, i int, f string) ([]byte, bool)) (*coldata.Vec, error) {
 	v, fv := args[0], args[1]
 	if isConstNull(v) || isConstNull(fv) {
 		return coldata.NewConst(coldata.String, nil, n), nil
@@ -873,18 +886,18 @@ func evalDateFormat(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	nulls := CombineNulls(args, rows)
 	var buf []byte
 	for i := 0; i < rows; i++ {
-		switch {
-		case !validAt(nulls, i):
-		case len(fv.Str(i)) == 0:
-			// An empty format is NULL, as in MySQL.
-			if nulls == nil {
-				nulls = coldata.NewValidBitmap(rows)
-			}
-			coldata.ClearBit(nulls, i)
-		default:
-			buf = AppendDateFormat(buf, string(fv.Str(i)), v.Int(i))
-			if err := checkStringSize(len(buf)); err != nil {
-				return nil, err
+		if validAt(nulls, i) {
+			next, ok := format(buf, i, string(fv.Str(i)))
+			if !ok {
+				if nulls == nil {
+					nulls = coldata.NewValidBitmap(rows)
+				}
+				coldata.ClearBit(nulls, i)
+			} else {
+				buf = next
+				if err := checkStringSize(len(buf)); err != nil {
+					return nil, err
+				}
 			}
 		}
 		out.Offsets[i+1] = int32(len(buf))

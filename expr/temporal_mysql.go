@@ -459,40 +459,14 @@ func addMonthsChecked(t coldata.Type, x, k int64) (int64, bool, bool) {
 // TIMESTAMP as its time of day), printed with AppendTimeFormat. An empty
 // format, or one with a specifier a TIME cannot give, is NULL.
 func evalTimeFormat(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-	v, fv := args[0], args[1]
-	if isConstNull(v) || isConstNull(fv) {
-		return coldata.NewConst(coldata.String, nil, n), nil
-	}
-	rows := n
-	if v.Const && fv.Const {
-		rows = 1
-	}
-	out := &coldata.Vec{Type: coldata.String, Len: rows, Offsets: make([]int32, rows+1)}
-	nulls := CombineNulls(args, rows)
-	if nulls == nil {
-		nulls = coldata.NewValidBitmap(rows)
-	}
-	var buf []byte
-	for i := 0; i < rows; i++ {
-		if validAt(nulls, i) {
-			t, _, ok := timeAt(v, i, true)
-			f := string(fv.Str(i))
-			if ok && f != "" && TimeFormatValid(f) {
-				buf = AppendTimeFormat(buf, f, t)
-				if err := checkStringSize(len(buf)); err != nil {
-					return nil, err
-				}
-			} else {
-				coldata.ClearBit(nulls, i)
-			}
+	v := args[0]
+	return evalFormat(args, n, func(buf []byte, i int, f string) ([]byte, bool) {
+		t, _, ok := timeAt(v, i, true)
+		if !ok || f == "" || !TimeFormatValid(f) {
+			return buf, false
 		}
-		out.Offsets[i+1] = int32(len(buf))
-	}
-	out.Bytes, out.Nulls = buf, nulls
-	if rows == 1 && n != 1 {
-		return constOf(out, n), nil
-	}
-	return out, nil
+		return AppendTimeFormat(buf, f, t), true
+	})
 }
 
 // timeFormatNull holds the specifiers that make TIME_FORMAT NULL in MySQL
