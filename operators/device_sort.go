@@ -241,20 +241,17 @@ func (s *DeviceSort) hostOrder(ctx context.Context, all *gpuexec.DeviceBatch, ke
 	if err != nil {
 		return nil, err
 	}
-	cmp := rowComparator(hk, hostKeys)
 	var perm []int
 	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
+		cmp := rowComparator(hk, hostKeys)
 		if perm, err = topRowsOf(ctx, hk, hostKeys, int(s.Limit), cmp); err != nil {
 			return nil, err
 		}
 		sort.Ints(perm)
-	} else {
-		perm = make([]int, all.Len)
-		for i := range perm {
-			perm[i] = i
+		if err := sortCancellable(ctx, perm, cmp); err != nil {
+			return nil, err
 		}
-	}
-	if err := sortCancellable(ctx, perm, cmp); err != nil {
+	} else if perm, err = orderOf(ctx, hk, hostKeys); err != nil {
 		return nil, err
 	}
 	if s.Limit > 0 && int64(len(perm)) > s.Limit {

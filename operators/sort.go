@@ -100,25 +100,21 @@ func (s *Sort) Next(ctx context.Context) (*coldata.Batch, error) {
 		} else {
 			s.host.Grow(all.HostBytes())
 		}
-		cmp := rowComparator(all, s.Keys)
 		var perm []int
 		if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
+			cmp := rowComparator(all, s.Keys)
 			perm, err = topRowsOf(ctx, all, s.Keys, int(s.Limit), cmp)
 			if err != nil {
 				return nil, err
 			}
 			sort.Ints(perm) // row order, which the stable sort keeps for ties
-
-		} else {
-			perm = make([]int, all.Len)
-			for i := range perm {
-				perm[i] = i
+			if err := sortCancellable(ctx, perm, cmp); err != nil {
+				return nil, err
 			}
-		}
-		s.host.Grow(8 * int64(len(perm)))
-		if err := sortCancellable(ctx, perm, cmp); err != nil {
+		} else if perm, err = orderOf(ctx, all, s.Keys); err != nil {
 			return nil, err
 		}
+		s.host.Grow(8 * int64(len(perm)))
 		s.host.Release(buffered)
 		s.sorted, s.all, s.perm = true, all, perm
 	}
@@ -259,18 +255,17 @@ func (s *Sort) topOfKeys(ctx context.Context, batches []*coldata.Batch, sels [][
 	if err != nil {
 		return true, err
 	}
-	cmp := rowComparator(all, keys)
-	perm := make([]int, all.Len)
-	for i := range perm {
-		perm[i] = i
-	}
+	var perm []int
 	if int(s.Limit) < all.Len {
+		cmp := rowComparator(all, keys)
 		if perm, err = topRowsOf(ctx, all, keys, int(s.Limit), cmp); err != nil {
 			return true, err
 		}
 		sort.Ints(perm) // row order, which the stable sort keeps for ties
-	}
-	if err := sortCancellable(ctx, perm, cmp); err != nil {
+		if err := sortCancellable(ctx, perm, cmp); err != nil {
+			return true, err
+		}
+	} else if perm, err = orderOf(ctx, all, keys); err != nil {
 		return true, err
 	}
 	for i, c := range perm {
@@ -556,6 +551,20 @@ func sortCancellable(ctx context.Context, perm []int, cmp func(i, j int) int) (e
 		return a - b
 	})
 	return ctx.Err()
+}
+
+// orderOf returns the rows of b in the order of keys, ties in row order:
+// by normalized keys where every key's type has an encoding, else by
+// comparing rows.
+func orderOf(ctx context.Context, b *coldata.Batch, keys []opspec.SortKey) ([]int, error) {
+	if perm, ok, err := sortByNormalizedKeys(ctx, b, keys); ok || err != nil {
+		return perm, err
+	}
+	perm := make([]int, b.Len)
+	for i := range perm {
+		perm[i] = i
+	}
+	return perm, sortCancellable(ctx, perm, rowComparator(b, keys))
 }
 
 // rowComparator returns a three-way comparison of rows of b by keys.

@@ -1,0 +1,326 @@
+package operators
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"runtime"
+	"slices"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/opspec"
+)
+
+// Normalized sort keys: every row's ORDER BY keys encoded into one byte
+// string whose bytewise order is the rows' order (DuckDB sorts so too).
+// A comparison is then one memcmp instead of a walk over the keys with a
+// type switch per key; sorting 28K rows of four keys (TPC-H Q16's output)
+// took 34 ms through rowComparator.
+//
+// Each key is a flag byte (NULL or not, where the column has a NULL)
+// then, for a value, its encoding: BIGINT as its big-endian offset from
+// the column's minimum in the bytes its range needs; DOUBLE the IEEE bits made
+// order-preserving (-0 as 0, every NaN one value above +Inf, as
+// orderCompare); DECIMAL the high word as BIGINT then the low word;
+// strings with 0x00 escaped as 0x00 0xFF and ended by 0x00 0x00, so that
+// no encoding is a prefix of another. DESC inverts the key's bytes; an
+// explicit NULLS FIRST/LAST places the flag outside that inversion.
+
+// sortEntry is one row to sort: the first eight bytes of its key (most
+// comparisons end there) and the row.
+type sortEntry struct {
+	prefix uint64
+	row    int32
+}
+
+// sortByNormalizedKeys returns the rows of b in the order of keys, ties in
+// row order (a stable sort). It reports ok=false for key types it cannot
+// encode, leaving the caller to compare rows.
+func sortByNormalizedKeys(ctx context.Context, b *coldata.Batch, keys []opspec.SortKey) (perm []int, ok bool, err error) {
+	n := b.Len
+	if int64(n) > math.MaxInt32 {
+		return nil, false, nil
+	}
+	for _, k := range keys {
+		switch b.Cols[k.Col].Type.Physical() {
+		case coldata.Bool, coldata.Int64, coldata.Float64, coldata.String, coldata.Decimal:
+		default:
+			return nil, false, nil
+		}
+	}
+	arena, offs := encodeSortKeys(b, keys)
+	entries := make([]sortEntry, n)
+	for i := range entries {
+		key := arena[offs[i]:offs[i+1]]
+		var p [8]byte
+		copy(p[:], key)
+		entries[i] = sortEntry{prefix: binary.BigEndian.Uint64(p[:]), row: int32(i)}
+	}
+	compare := func(a, b sortEntry) int {
+		if a.prefix != b.prefix {
+			if a.prefix < b.prefix {
+				return -1
+			}
+			return 1
+		}
+		ka, kb := arena[offs[a.row]:offs[a.row+1]], arena[offs[b.row]:offs[b.row+1]]
+		if len(ka) > 8 || len(kb) > 8 {
+			if c := bytes.Compare(ka[min(8, len(ka)):], kb[min(8, len(kb)):]); c != 0 {
+				return c
+			}
+		}
+		return int(a.row - b.row)
+	}
+	err = sortEntriesParallel(ctx, entries, compare)
+	if err != nil {
+		return nil, true, err
+	}
+	perm = make([]int, n)
+	for i, e := range entries {
+		perm[i] = int(e.row)
+	}
+	return perm, true, nil
+}
+
+// parallelSortRows is the fewest rows sorted in parallel runs: below it
+// the goroutines cost more than they save.
+const parallelSortRows = 1 << 16
+
+// sortEntriesParallel sorts entries by compare (a total order: ties are
+// broken by row): runs sorted on every core, then merged pairwise, each
+// round's merges in parallel.
+func sortEntriesParallel(ctx context.Context, entries []sortEntry, compare func(a, b sortEntry) int) error {
+	runs := 1
+	for runs < runtime.GOMAXPROCS(0) && len(entries)/(2*runs) >= parallelSortRows/2 {
+		runs *= 2
+	}
+	bounds := make([]int, runs+1)
+	for r := range bounds {
+		bounds[r] = r * len(entries) / runs
+	}
+	errs := make([]error, runs)
+	parallelDo(runs, runs, func(_, r int) {
+		errs[r] = sortEntriesCancellable(ctx, entries[bounds[r]:bounds[r+1]], compare)
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	src, dst := entries, make([]sortEntry, len(entries))
+	for width := 1; width < runs; width *= 2 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		pairs := runs / (2 * width)
+		parallelDo(pairs, pairs, func(_, m int) {
+			lo, mid, hi := bounds[2*m*width], bounds[(2*m+1)*width], bounds[(2*m+2)*width]
+			mergeEntries(dst[lo:hi], src[lo:mid], src[mid:hi], compare)
+		})
+		src, dst = dst, src
+	}
+	if runs > 1 && &src[0] != &entries[0] {
+		copy(entries, src)
+	}
+	return nil
+}
+
+// mergeEntries merges the sorted a and b into dst.
+func mergeEntries(dst, a, b []sortEntry, compare func(a, b sortEntry) int) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if compare(b[j], a[i]) < 0 {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
+}
+
+// sortEntriesCancellable sorts entries by compare, stopping with the
+// context's error when it is cancelled.
+func sortEntriesCancellable(ctx context.Context, entries []sortEntry, compare func(a, b sortEntry) int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sc, ok := r.(sortCancelled)
+			if !ok {
+				panic(r)
+			}
+			err = sc.err
+		}
+	}()
+	calls := 0
+	slices.SortFunc(entries, func(a, b sortEntry) int {
+		calls++
+		if calls&(1<<16-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				panic(sortCancelled{err})
+			}
+		}
+		return compare(a, b)
+	})
+	return ctx.Err()
+}
+
+// keyPlan is how one sort key is encoded over a batch: whether rows carry
+// the NULL flag (only when the column has a NULL: a flag every row shares
+// orders nothing), and for BIGINT the value's offset from the column's
+// minimum in as few bytes as its range needs (a count of 13 values is
+// one byte, so the eight-byte prefix reaches the next key).
+type keyPlan struct {
+	k      opspec.SortKey
+	v      *coldata.Vec
+	flag   bool
+	min    int64
+	nbytes int // BIGINT: bytes of x - min
+}
+
+func planSortKeys(b *coldata.Batch, keys []opspec.SortKey) ([]keyPlan, int) {
+	n := b.Len
+	plans := make([]keyPlan, len(keys))
+	width := 0
+	for j, k := range keys {
+		v := b.Cols[k.Col]
+		p := keyPlan{k: k, v: v, flag: v.AnyNull(n)}
+		if p.flag {
+			width++
+		}
+		switch v.Type.Physical() {
+		case coldata.Bool:
+			width++
+		case coldata.Float64:
+			width += 8
+		case coldata.Decimal:
+			width += 16
+		case coldata.Int64:
+			lo, hi, any := int64(math.MaxInt64), int64(math.MinInt64), false
+			for i := 0; i < n; i++ {
+				if !v.IsNull(i) {
+					x := v.Int(i)
+					lo, hi, any = min(lo, x), max(hi, x), true
+				}
+			}
+			if any {
+				p.min = lo
+				for span := uint64(hi) - uint64(lo); span > 0; span >>= 8 {
+					p.nbytes++
+				}
+			}
+			width += p.nbytes
+		case coldata.String:
+			width += 2 // the terminator
+			if v.Const {
+				width += len(v.Str(0))
+			} else if n > 0 {
+				width += len(v.Bytes) / n // the mean; escapes are rare
+			}
+		}
+		plans[j] = p
+	}
+	return plans, width
+}
+
+// encodeSortKeys encodes every row's keys: row i's key is
+// arena[offs[i]:offs[i+1]].
+func encodeSortKeys(b *coldata.Batch, keys []opspec.SortKey) ([]byte, []int) {
+	n := b.Len
+	plans, width := planSortKeys(b, keys)
+	arena := make([]byte, 0, width*n)
+	offs := make([]int, n+1)
+	for i := 0; i < n; i++ {
+		for j := range plans {
+			arena = plans[j].appendKey(arena, i)
+		}
+		offs[i+1] = len(arena)
+	}
+	return arena, offs
+}
+
+// Flag bytes: a NULL sorts before every value unless NULLS LAST says
+// otherwise (CompareValues' order, inverted by DESC with the value).
+const (
+	sortNullLow  = 0x00
+	sortValue    = 0x01
+	sortNullHigh = 0x02
+)
+
+// appendKey appends row i's encoding of the key.
+func (p *keyPlan) appendKey(dst []byte, i int) []byte {
+	v, k := p.v, p.k
+	null := p.flag && v.IsNull(i)
+	explicit := k.Nulls != opspec.NullsDefault
+	if p.flag && explicit {
+		switch {
+		case !null:
+			dst = append(dst, sortValue)
+		case k.Nulls == opspec.NullsFirst:
+			dst = append(dst, sortNullLow)
+		default:
+			dst = append(dst, sortNullHigh)
+		}
+		if null {
+			return dst
+		}
+	}
+	start := len(dst)
+	if p.flag && !explicit {
+		if null {
+			dst = append(dst, sortNullLow)
+		} else {
+			dst = append(dst, sortValue)
+		}
+	}
+	if !null {
+		switch v.Type.Physical() {
+		case coldata.Bool:
+			dst = append(dst, v.Bools[idx(v, i)])
+		case coldata.Int64:
+			off := uint64(v.Int(i)) - uint64(p.min)
+			for s := 8 * (p.nbytes - 1); s >= 0; s -= 8 {
+				dst = append(dst, byte(off>>s))
+			}
+		case coldata.Float64:
+			dst = binary.BigEndian.AppendUint64(dst, sortableFloat(v.Float(i)))
+		case coldata.Decimal:
+			d := v.Dec(i)
+			dst = binary.BigEndian.AppendUint64(dst, uint64(d.Hi)^(1<<63))
+			dst = binary.BigEndian.AppendUint64(dst, d.Lo)
+		case coldata.String:
+			for _, c := range v.Str(i) {
+				if c == 0 {
+					dst = append(dst, 0, 0xff)
+				} else {
+					dst = append(dst, c)
+				}
+			}
+			dst = append(dst, 0, 0)
+		}
+	}
+	if k.Desc {
+		for j := start; j < len(dst); j++ {
+			dst[j] = ^dst[j]
+		}
+	}
+	return dst
+}
+
+// sortableFloat maps f to bits whose unsigned order is orderCompare's:
+// -0 equals 0 and every NaN is one value above +Inf.
+func sortableFloat(f float64) uint64 {
+	switch {
+	case f != f:
+		return math.MaxUint64
+	case f == 0:
+		f = 0
+	}
+	u := math.Float64bits(f)
+	if u&(1<<63) != 0 {
+		return ^u
+	}
+	return u | 1<<63
+}
