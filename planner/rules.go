@@ -37,6 +37,8 @@ var pipeline = []Rule{
 	// order.
 	{Name: "push_filters", Purpose: "move filters into joins: one side's predicates below it, equalities as hash keys",
 		apply: infallible(PushFilters)},
+	{Name: "push_semi_joins", Purpose: "move semi and anti joins (IN, EXISTS) below the joins under them, onto the input whose columns they test (TPC-H Q18)",
+		apply: infallible(PushSemiJoins)},
 	{Name: "reorder_joins", Purpose: "order each tree of inner joins by estimated cost (dynamic programming, greedy above 12 inputs)",
 		apply: infallible(ReorderJoins)},
 	{Name: "push_filters", Purpose: "push the filters of the new join order down again",

@@ -19,7 +19,7 @@ import (
 func TestPipelineOrder(t *testing.T) {
 	want := []string{
 		"dependent_group_keys", "sum_plus_const", "fold_constants", "factor_ors", "push_filters",
-		"reorder_joins", "push_filters", "reduce_grouped_joins", "distinct_as_group_by",
+		"push_semi_joins", "reorder_joins", "push_filters", "reduce_grouped_joins", "distinct_as_group_by",
 		"setops_as_group_by", "prune_columns", "pre_aggregate_joins", "place_exchanges",
 	}
 	var got []string
@@ -144,6 +144,10 @@ func TestRuleRewrites(t *testing.T) {
 			// As written: big crossed with small, then mid.
 			[]string{"Inner HashJoin on k = k AND j = j [cpu]", "Inner NestedLoopJoin [cpu]", "Scan big [k] (1000 rows) [cpu]", "Scan small [j] (10 rows) [cpu]"},
 			[]string{"Inner HashJoin on j = j [cpu]", "Inner HashJoin on k = k [cpu]", "Scan big [k] (1000 rows) [cpu]", "Scan mid [k j] (100 rows) [cpu]"}},
+		{"push_semi_joins", sized, "SELECT big.k FROM big, mid WHERE big.k = mid.k AND EXISTS (SELECT 1 FROM small WHERE small.j = mid.j)",
+			// The EXISTS tests mid's column: it filters mid before the join.
+			[]string{"Semi HashJoin on j = j [cpu]", "Inner HashJoin on k = k [cpu]", "Scan mid [k j] (100 rows) [cpu]"},
+			[]string{"Inner HashJoin on k = k [cpu]", "Semi HashJoin on j = j [cpu]", "Scan mid [k j] (100 rows) [cpu]"}},
 		{"reduce_grouped_joins", grouped, "SELECT SUM(big.v) FROM big, small WHERE big.k = small.k AND small.f = 'x' AND big.v < (SELECT AVG(b2.v) FROM big b2 WHERE b2.k = small.k)",
 			[]string{"HashAggregate keys: k aggs: avg(cast_to_decimal(v, 19, 0)) [cpu]", "Scan big [k v] (100000 rows) [cpu]"},
 			[]string{"HashAggregate keys: k aggs: avg(cast_to_decimal(v, 19, 0)) [cpu]", "Semi HashJoin on k = k [cpu]"}},
