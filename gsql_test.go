@@ -311,6 +311,22 @@ func TestKernelSources(t *testing.T) {
 	if ks[0].WarpSource != "" {
 		t.Errorf("redact kernel has a warp form (its functions run faster one row per thread)")
 	}
+	if ks[0].InterpErr != nil {
+		t.Errorf("the interpreter cannot run the redact query: %v", ks[0].InterpErr)
+	}
+	// A fused operator the interpreter refuses says why (a CASE of 40
+	// branches keeps more values live than its registers).
+	var arms []string
+	for i := 0; i < 40; i++ {
+		arms = append(arms, fmt.Sprintf("WHEN LENGTH(name) > %d THEN LENGTH(visibility) + %d", i, i))
+	}
+	ks, err = db.KernelSources(context.Background(), `SELECT CASE `+strings.Join(arms, " ")+` END FROM people`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks) != 1 || !errors.Is(ks[0].InterpErr, fuse.ErrNotFusable) {
+		t.Fatalf("a CASE too wide for the interpreter: %+v", ks)
+	}
 	ks, err = db.KernelSources(context.Background(), `SELECT REPLACE(name, ' ', '_') FROM people`)
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,10 @@ type KernelSource struct {
 	// empty when the operator has no such form.
 	WarpSource string
 	WarpMinAvg int
+	// InterpErr is why the precompiled interpreter tier cannot run the
+	// operator (so a cold query would wait for Source's compile); nil
+	// when it can.
+	InterpErr error
 }
 
 // KernelSources returns the fused kernels a query's GPU operators would
@@ -64,8 +68,9 @@ func (db *DB) KernelSources(ctx context.Context, query string, args ...any) ([]K
 			if err != nil {
 				return err
 			}
+			_, ierr := fuse.Interpreter().LowerSplit(types, c.Pred, outs)
 			out = append(out, KernelSource{Operator: planner.Explain(c)[0], Key: k.Key, Source: k.Source,
-				WarpSource: k.WarpSource, WarpMinAvg: k.WarpMinAvg})
+				WarpSource: k.WarpSource, WarpMinAvg: k.WarpMinAvg, InterpErr: ierr})
 		}
 		for _, in := range n.Inputs() {
 			if err := walk(in); err != nil {

@@ -95,7 +95,7 @@ func runComputeTier(t testing.TB, rt *operators.DeviceRuntime, in *gpuexec.Devic
 
 // TestInterpreterDeviceMatchesCPU runs every fused-kernel test case through
 // the tier-0 interpreter on the GPU: each function over 2^20 rows, the
-// filters, long strings, the scan and UTF-8 edge batches.
+// filters, long strings, the scan and UTF-8 edge batches, DATETIME(n).
 func TestInterpreterDeviceMatchesCPU(t *testing.T) {
 	rt := openRuntime(t, false)
 	ctx := context.Background()
@@ -106,7 +106,8 @@ func TestInterpreterDeviceMatchesCPU(t *testing.T) {
 	st := rt.Dev.Stats()
 	t.Logf("interpreter ready in %v (%d compiles, NVRTC %v, load %v, %d disk hits)", time.Since(start).Round(time.Millisecond), st.Compiles, st.CompileTime.Round(time.Millisecond), st.LoadTime.Round(time.Millisecond), st.DiskCacheHits)
 	var bld fusetest.Builder
-	cases, filters := append(bld.Cases(), bld.DateCases()...), bld.Filters()
+	// FspCases: casts to DATETIME(n) and their text (issue 39 item 3).
+	cases, filters := append(append(bld.Cases(), bld.DateCases()...), bld.FspCases()...), bld.Filters()
 	scanCases := bld.ScanCases()
 	if bld.Err != nil {
 		t.Fatal(bld.Err)

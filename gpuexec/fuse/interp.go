@@ -182,6 +182,12 @@ func regVal(k int, t coldata.Type) *val {
 	return &val{kind: kSV, c: fmt.Sprintf("sv_make(%s.p, %s.n)", reg, reg), null: null}
 }
 
+// roundKey is the operation key of the rounding of a TIMESTAMP to
+// DATETIME(fsp) (a cast whose result has that precision).
+func roundKey(fsp int) string {
+	return sigKey("cast_to_timestamp", []coldata.Type{coldata.Timestamp}) + "->" + coldata.TimestampOf(fsp).String()
+}
+
 func sigKey(name string, types []coldata.Type) string {
 	var b strings.Builder
 	b.WriteString(name)
@@ -283,32 +289,51 @@ func buildInterp(parts int) *Interp {
 	var texts []opText
 	g := &gen{memo: map[string]*val{}, lits: map[string]int{}, finds: map[string]string{}, interp: true}
 	code := int32(opFirstFunc)
+	// add makes the operation key: fn over sig, returning ret, as the
+	// generator writes it (nothing when the generator has no such call).
+	add := func(key string, fn *expr.Function, sig []coldata.Type, ret coldata.Type) {
+		args := make([]expr.Expr, len(sig))
+		for i, t := range sig {
+			args[i] = &regArg{k: i, t: t}
+		}
+		var body strings.Builder
+		g.out, g.memo, g.finds = &body, map[string]*val{}, map[string]string{}
+		v, err := g.call(&expr.Call{Fn: fn, Args: args, T: ret})
+		if err != nil {
+			return // not on the GPU in either tier
+		}
+		store := storeResult(g, v, ret)
+		if store == "" {
+			return
+		}
+		t := opText{code: code,
+			body: fmt.Sprintf("// %s\nGSQL_IOP void gsql_op%d(IReg* R, const int32_t* I, Scratch& sc, int32_t& err, const IArgs& a) {\n%s%s}\n\n",
+				key, code, body.String(), store),
+			call: fmt.Sprintf("    case %d: gsql_op%d(R, I, sc, err, a); break;\n", code, code)}
+		texts = append(texts, t)
+		ops.WriteString(t.body)
+		cases.WriteString(t.call)
+		it.ops[key] = opInfo{code: code, ret: ret}
+		code++
+	}
 	for _, fn := range fns {
 		for _, sig := range signatures(fn) {
 			ret, _, _ := fn.Check(sig)
-			args := make([]expr.Expr, len(sig))
-			for i, t := range sig {
-				args[i] = &regArg{k: i, t: t}
-			}
-			var body strings.Builder
-			g.out, g.memo, g.finds = &body, map[string]*val{}, map[string]string{}
-			v, err := g.call(&expr.Call{Fn: fn, Args: args, T: ret})
-			if err != nil {
-				continue // not on the GPU in either tier
-			}
-			store := storeResult(g, v, ret)
-			if store == "" {
-				continue
-			}
-			t := opText{code: code,
-				body: fmt.Sprintf("// %s\nGSQL_IOP void gsql_op%d(IReg* R, const int32_t* I, Scratch& sc, int32_t& err, const IArgs& a) {\n%s%s}\n\n",
-					sigKey(fn.Name, sig), code, body.String(), store),
-				call: fmt.Sprintf("    case %d: gsql_op%d(R, I, sc, err, a); break;\n", code, code)}
-			texts = append(texts, t)
-			ops.WriteString(t.body)
-			cases.WriteString(t.call)
-			it.ops[sigKey(fn.Name, sig)] = opInfo{code: code, ret: ret}
-			code++
+			add(sigKey(fn.Name, sig), fn, sig, ret)
+		}
+	}
+	// DATETIME(n)'s precision matters to two conversions only (functions
+	// see it as TIMESTAMP): the rounding of a cast to DATETIME(n), and
+	// the n digits its text prints. One operation each per n.
+	if fn, ok := expr.Lookup("cast_to_timestamp"); ok {
+		for fsp := 0; fsp < 6; fsp++ {
+			add(roundKey(fsp), fn, []coldata.Type{coldata.Timestamp}, coldata.TimestampOf(fsp))
+		}
+	}
+	if fn, ok := expr.Lookup("cast_to_varchar"); ok {
+		for fsp := 0; fsp <= 6; fsp++ {
+			sig := []coldata.Type{coldata.TimestampOf(fsp)}
+			add(sigKey(fn.Name, sig), fn, sig, coldata.String)
 		}
 	}
 	it.Ops = int(code - opFirstFunc)

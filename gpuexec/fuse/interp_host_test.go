@@ -460,35 +460,47 @@ func TestRegistryOnGPU(t *testing.T) {
 	}
 }
 
-// TestInterpreterDatetimePrecision: DATETIME(n) casts have no interpreter
-// operation yet (the fused kernels have them): each output list either
-// lowers and matches the CPU or is ErrNotFusable, never a wrong program.
+// TestInterpreterDatetimePrecision: casts to DATETIME(n) (rounded to n
+// digits) and the text of DATETIME(n) values (exactly n digits) run on the
+// interpreter and match the CPU, on the test table and its edge rows;
+// functions over a DATETIME(n) column read it as TIMESTAMP.
 func TestInterpreterDatetimePrecision(t *testing.T) {
 	var bld fusetest.Builder
 	cases := bld.FspCases()
-	if bld.Err != nil {
-		t.Fatal(bld.Err)
-	}
-	// Functions over a DATETIME(n) column read it through a retyping
-	// cast, which the interpreter does take.
 	ts3 := coldata.TimestampOf(3)
 	col := &expr.ColumnRef{Index: 0, Name: "ts3", T: ts3}
-	hour := bld.Call("hour", col)
+	others := []expr.Expr{bld.Call("hour", col), col, bld.Cast(col, coldata.String), bld.Call("coalesce", col, col),
+		bld.Call("date_format", col, fusetest.Lit("%f")), bld.Cast(col, coldata.Date), bld.Cast(col, coldata.TimestampOf(1)),
+		bld.Cast(bld.Call("coalesce", col, col), coldata.String), bld.Call("timediff", col, fusetest.Lit("10:00:00.5"))}
 	if bld.Err != nil {
 		t.Fatal(bld.Err)
 	}
 	it := fuse.Interpreter()
-	if _, err := it.Lower([]coldata.Type{ts3}, nil, []expr.Expr{hour, col}); err != nil {
-		t.Fatalf("HOUR of a DATETIME(3) column: %v", err)
+	p, err := it.Lower([]coldata.Type{ts3}, nil, others)
+	if err != nil {
+		t.Fatalf("functions of a DATETIME(3) column: %v", err)
 	}
-	b := fusetest.Batch(500, 23)
-	for i, outs := range cases {
-		if _, err := it.Lower(fusetest.Types, nil, outs); err != nil {
-			if !errors.Is(err, fuse.ErrNotFusable) {
-				t.Fatalf("case %d: %v", i, err)
-			}
-			continue
+	// The TIMESTAMP column's values rounded to milliseconds, as a
+	// DATETIME(3) column stores them.
+	src := fusetest.EdgeBatch(600, 5).Cols[fusetest.TS]
+	v := *src
+	v.Type = ts3
+	v.Ints = make([]int64, len(src.Ints))
+	for i, x := range src.Ints {
+		v.Ints[i] = x - x%1000
+	}
+	one := &coldata.Batch{Len: v.Len, Cols: []*coldata.Vec{&v}}
+	got, code := runInterpHost(t, p, one)
+	want, err := fusetest.Reference(one, nil, others)
+	if err != nil || code != 0 {
+		t.Fatalf("CPU %v, interpreter error %d", err, code)
+	}
+	if err := fusetest.Compare(others, got, want); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []*coldata.Batch{fusetest.Batch(500, 23), fusetest.EdgeBatch(600, 5)} {
+		for _, outs := range cases {
+			checkInterp(t, b, nil, outs)
 		}
-		checkInterp(t, b, nil, outs)
 	}
 }

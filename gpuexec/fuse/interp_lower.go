@@ -338,24 +338,31 @@ func (lw *lowering) literal(l *expr.Literal) (int32, error) {
 func (lw *lowering) call(c *expr.Call) (int32, error) {
 	// Argument types as the operation expects them: a NULL literal takes
 	// the type the function wants at its place.
-	if c.Fn.Name == "cast_to_timestamp" && len(c.Args) == 1 && c.T == coldata.Timestamp && c.Args[0].Type().IsTimestamp() {
-		return lw.expr(c.Args[0]) // DATETIME(n) to TIMESTAMP only retypes
-	}
-	types := make([]coldata.Type, len(c.Args))
-	for i, a := range c.Args {
-		types[i] = a.Type()
-		if types[i].Fsp() >= 0 {
-			return 0, fmt.Errorf("%w: %s over %s (the interpreter has no DATETIME precision)", ErrNotFusable, strings.ToUpper(c.Fn.Name), types[i])
+	if c.Fn.Name == "cast_to_timestamp" && c.T.IsTimestamp() {
+		if c.T.Fsp() >= 0 {
+			return lw.roundFsp(c)
+		}
+		if len(c.Args) == 1 && c.Args[0].Type().IsTimestamp() {
+			return lw.expr(c.Args[0]) // DATETIME(n) to TIMESTAMP only retypes
 		}
 	}
-	if c.T.Fsp() >= 0 {
-		return 0, fmt.Errorf("%w: %s to %s (the interpreter has no DATETIME precision)", ErrNotFusable, strings.ToUpper(c.Fn.Name), c.T)
+	// Functions see a DATETIME(n) as TIMESTAMP (as the binder checks
+	// them), and the registers hold the same microseconds; only the text
+	// of a DATETIME(n) has an operation of its own (its n digits).
+	types := make([]coldata.Type, len(c.Args))
+	nullArg := make([]bool, len(c.Args))
+	for i, a := range c.Args {
+		types[i] = a.Type().Plain()
+		if c.Fn.Name == "cast_to_varchar" && a.Type().Fsp() >= 0 {
+			types[i] = a.Type()
+		}
 	}
 	if _, want, err := c.Fn.Check(types); err == nil && len(want) == len(types) {
 		for i, a := range c.Args {
 			if types[i] == coldata.Null {
 				if l, ok := a.(*expr.Literal); ok && l.Value == nil && want[i] != coldata.Null {
 					types[i] = want[i]
+					nullArg[i] = true
 				}
 			}
 		}
@@ -379,7 +386,7 @@ func (lw *lowering) call(c *expr.Call) (int32, error) {
 	for i, a := range c.Args {
 		var r int32
 		var err error
-		if types[i] != a.Type() {
+		if nullArg[i] {
 			r, err = lw.null()
 		} else {
 			r, err = lw.expr(a)
@@ -394,6 +401,33 @@ func (lw *lowering) call(c *expr.Call) (int32, error) {
 		return 0, err
 	}
 	lw.emit(op.code, r, imm, args...)
+	return r, nil
+}
+
+// roundFsp lowers a cast to DATETIME(n): the cast to TIMESTAMP, then the
+// rounding to n digits (the generator's toTemporal does the same in one).
+func (lw *lowering) roundFsp(c *expr.Call) (int32, error) {
+	x := c.Args[0]
+	if !x.Type().IsTimestamp() {
+		x = &expr.Call{Fn: c.Fn, Args: []expr.Expr{x}, T: coldata.Timestamp}
+	}
+	a, err := lw.expr(x)
+	if err != nil {
+		return 0, err
+	}
+	fsp := c.T.Fsp()
+	if fsp >= 6 {
+		return a, nil // microseconds: nothing to round
+	}
+	op, ok := lw.it.ops[roundKey(fsp)]
+	if !ok {
+		return 0, fmt.Errorf("%w: CAST to %s has no interpreter operation", ErrNotFusable, c.T)
+	}
+	r, err := lw.reg()
+	if err != nil {
+		return 0, err
+	}
+	lw.emit(op.code, r, 0, a)
 	return r, nil
 }
 
