@@ -1388,15 +1388,17 @@ func int128Float(hi int64, lo uint64, fitsInt64 bool) float64 {
 	return f
 }
 
-// aggFewRows: a batch over the concatenation limit with at most one group
-// for every aggFewRows rows is grouped on its own and its groups merged on
-// the host, which costs about a few hundred ns a group against a few
-// hundred rows' partitioning and regrouping on the device for each (51 ms
-// for TPC-H Q1's 60M rows at SF10, whose 4 groups took no time to merge).
-const aggFewRows = 256
+// AggFewRows: a batch over the concatenation limit with at most one group
+// for every AggFewRows rows is grouped on its own and its groups merged on
+// the host, which costs a few hundred ns a group against a few hundred
+// rows' partitioning and regrouping on the device for each (51 ms for
+// TPC-H Q1's 60M rows at SF10, whose 4 groups take no time to merge).
+// A variable so that benchmarks can compare the partitioned path (0:
+// never).
+var AggFewRows = 256
 
 // groupFew groups batches one at a time while each has at most one group
-// for every aggFewRows of its rows, appending their partials to parts, and
+// for every AggFewRows of its rows, appending their partials to parts, and
 // returns how many it grouped. Each is grouped once: the device brings
 // back at most one group past that bound, so a batch with many shows it
 // at the cost of one grouping, without its groups leaving the device; it
@@ -1405,8 +1407,11 @@ const aggFewRows = 256
 // is nothing to decide.
 func (h *DeviceHashAggregate) groupFew(ctx context.Context, batches []*gpuexec.DeviceBatch, kinds []gpuexec.GroupAgg,
 	parts *[]*gpuexec.GroupPartial) (int, error) {
+	if AggFewRows <= 0 {
+		return 0, nil
+	}
 	for i, b := range batches[:len(batches)-1] {
-		most := b.Len / aggFewRows
+		most := b.Len / AggFewRows
 		p, err := h.groupByTop(ctx, b, kinds, &gpuexec.GroupTop{Agg: -1, K: most + 1})
 		if err != nil {
 			return i, err
