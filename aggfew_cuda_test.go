@@ -16,20 +16,23 @@ import (
 // (hash_partitions), and input that turns from few to many both ways; the
 // answers and their order (first appearance) are the CPU's.
 func TestGPUFewGroupsBatchesMatchCPU(t *testing.T) {
-	defer func(n, c int) { operators.DeviceBatchRows, operators.AggConcatBytes = n, c }(operators.DeviceBatchRows, operators.AggConcatBytes)
+	defer func(n, c, p int) {
+		operators.DeviceBatchRows, operators.AggConcatBytes, operators.AggProbeRows = n, c, p
+	}(
+		operators.DeviceBatchRows, operators.AggConcatBytes, operators.AggProbeRows)
 	operators.DeviceBatchRows = 300_000 // 1M rows in records of 100,000: 4 row groups
 	operators.AggConcatBytes = 1 << 20
 	schema, recs := windowRecords(1_000_000, 21)
 	cpu, gpu := cpuAndGPU(t, "w", schema, recs)
 	const (
-		few   = "SELECT g, COUNT(*), SUM(v), MIN(s), MAX(d), AVG(d), COUNT(o) FROM w GROUP BY g"
-		many  = "SELECT s, COUNT(*), SUM(v), MAX(d) FROM w GROUP BY s"
+		few  = "SELECT g, COUNT(*), SUM(v), MIN(s), MAX(d), AVG(d), COUNT(o) FROM w GROUP BY g"
+		many = "SELECT s, COUNT(*), SUM(v), MAX(d) FROM w GROUP BY s"
+		// TPC-H Q1's shape: two keys of few values, many aggregates.
+		q1    = "SELECT o % 3, g % 2, COUNT(*), SUM(v), AVG(d), MIN(v), MAX(d), COUNT(s), MIN(s), MAX(s) FROM w GROUP BY o % 3, g % 2 ORDER BY 1, 2"
 		mixed = "SELECT CASE WHEN id < 600000 THEN g ELSE id END AS k, COUNT(*), SUM(v) FROM w GROUP BY CASE WHEN id < 600000 THEN g ELSE id END"
 	)
-	for _, q := range []string{
-		few, many, mixed,
-		// TPC-H Q1's shape: two keys of few values, many aggregates.
-		"SELECT o % 3, g % 2, COUNT(*), SUM(v), AVG(d), MIN(v), MAX(d), COUNT(s), MIN(s), MAX(s) FROM w GROUP BY o % 3, g % 2 ORDER BY 1, 2",
+	queries := []string{
+		few, many, mixed, q1,
 		"SELECT g % 10, COUNT(*), SUM(v) FROM w WHERE v > 0 GROUP BY g % 10",
 		// A top-groups cut over partial groups: none on the device.
 		"SELECT g, COUNT(*) AS c FROM w GROUP BY g ORDER BY c DESC, g LIMIT 5",
@@ -40,7 +43,8 @@ func TestGPUFewGroupsBatchesMatchCPU(t *testing.T) {
 		"SELECT g % 4, MEDIAN(v), COUNT(*) FROM w GROUP BY g % 4 ORDER BY 1",
 		"SELECT g % 4, COUNT(DISTINCT o), SUM(v) FROM w GROUP BY g % 4 ORDER BY 1",
 		"SELECT o, g, COUNT(*), SUM(v), MAX(d) FROM w GROUP BY o, g",
-	} {
+	}
+	for _, q := range queries {
 		requireSameRows(t, q, rowsOf(t, gpu, q), rowsOf(t, cpu, q))
 	}
 	for _, c := range []struct {
@@ -51,6 +55,7 @@ func TestGPUFewGroupsBatchesMatchCPU(t *testing.T) {
 		{many, []string{"hash_partitions="}, []string{"batch_partials="}},
 		// Rows below 600,000 (two row groups) have few groups, the rest many.
 		{mixed, []string{"batch_partials=2", "hash_partitions="}, nil},
+		{q1, []string{"batch_partials=4"}, []string{"hash_partitions="}},
 	} {
 		plan := strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE "+c.q), "\n")
 		for _, w := range c.want {
@@ -63,5 +68,14 @@ func TestGPUFewGroupsBatchesMatchCPU(t *testing.T) {
 				t.Errorf("%s: %s:\n%s", c.q, n, plan)
 			}
 		}
+	}
+	// The first batch probed by its first 50,000 rows (the rest of it
+	// grouped as a piece of its own, or with the others by partition).
+	operators.AggProbeRows = 50_000
+	for _, q := range queries {
+		requireSameRows(t, q, rowsOf(t, gpu, q), rowsOf(t, cpu, q))
+	}
+	if plan := strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE "+q1), "\n"); !strings.Contains(plan, "batch_partials=4") {
+		t.Errorf("%s, probed by 50,000 rows: no batch_partials=4:\n%s", q1, plan)
 	}
 }

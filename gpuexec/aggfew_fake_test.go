@@ -156,8 +156,10 @@ func fewManyAggs() []opspec.AggSpec {
 }
 
 func TestFakeAggFewGroups(t *testing.T) {
-	defer func(c int) { operators.AggConcatBytes = c }(operators.AggConcatBytes)
-	operators.AggConcatBytes = 4 << 10 // every pair of batches is over it
+	defer func(c, f, p int) { operators.AggConcatBytes, operators.AggFewRows, operators.AggProbeRows = c, f, p }(
+		operators.AggConcatBytes, operators.AggFewRows, operators.AggProbeRows)
+	operators.AggConcatBytes = 32 << 10 // every batch is over it
+	few := operators.AggFewRows
 	devs, _ := gpuexec.FakeDevices(t, 1, nil)
 	rt := &operators.DeviceRuntime{Dev: devs[0]}
 	sizes := []int{3000, 2500, 3000, 1700}
@@ -188,8 +190,14 @@ func TestFakeAggFewGroups(t *testing.T) {
 				keyTypes[i] = batches[0].Cols[k].Type
 			}
 			// A device consumer (NextDevice) gets the same groups, merged
-			// on the host and uploaded.
-			for _, device := range []bool{false, true} {
+			// on the host and uploaded. split: the first batch is probed
+			// by its first 600 rows (at most one group per 16 for few).
+			for _, mode := range []struct{ device, split bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+				device := mode.device
+				operators.AggFewRows, operators.AggProbeRows = few, 1<<30
+				if mode.split {
+					operators.AggFewRows, operators.AggProbeRows = 16, 600
+				}
 				st := &operators.Stats{}
 				groupings := 0 // GroupOn calls
 				group := func(ctx context.Context, d *gpuexec.Device, b *gpuexec.DeviceBatch, keys []int, aggs []gpuexec.GroupAgg, top *gpuexec.GroupTop) (*gpuexec.GroupPartial, error) {
@@ -200,19 +208,27 @@ func TestFakeAggFewGroups(t *testing.T) {
 					RT: rt, Keys: c.keys, KeyTypes: keyTypes, Aggs: aggs, Stats: st, GroupOn: group, PartitionOn: hostPartitionRows}
 				got := runDeviceAggregate(t, h, device)
 				if w, g := rowKeys(want), rowKeys(got); !slices.Equal(w, g) {
-					t.Fatalf("device %v: %d groups, want %d\ngot  %.5q\nwant %.5q", device, len(g), len(w), g, w)
+					t.Fatalf("%+v: %d groups, want %d\ngot  %.5q\nwant %.5q", mode, len(g), len(w), g, w)
 				}
 				if n := st.BatchPartials.Load(); n != c.few {
-					t.Errorf("device %v: %d batches grouped one by one, want %d", device, n, c.few)
+					t.Errorf("%+v: %d batches grouped one by one, want %d", mode, n, c.few)
 				}
 				p := st.HashPartitions.Load()
 				if (p > 0) != c.partitioned {
-					t.Errorf("device %v: %d hash partitions, want partitioned %v", device, p, c.partitioned)
+					t.Errorf("%+v: %d hash partitions, want partitioned %v", mode, p, c.partitioned)
 				}
-				// Each batch grouped once; a batch that showed many groups
-				// once more, by partition.
-				if w := int(c.few) + int(p); c.partitioned && groupings != w+1 || !c.partitioned && groupings != w {
-					t.Errorf("device %v: %d groupings (%d batches one by one, %d partitions)", device, groupings, c.few, p)
+				// Each batch grouped once (the first in two pieces when
+				// split); the piece that showed many groups once more, by
+				// partition.
+				w := int(c.few) + int(p)
+				if mode.split && c.few > 0 {
+					w++
+				}
+				if c.partitioned {
+					w++
+				}
+				if groupings != w {
+					t.Errorf("%+v: %d groupings (%d batches one by one, %d partitions)", mode, groupings, c.few, p)
 				}
 			}
 		})

@@ -405,22 +405,40 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 				// 60M rows) are grouped one by one, their small partials
 				// merged on the host; from the first with many, the rest
 				// are grouped by partition.
-				few, err := h.groupFew(ctx, pending, kinds, &parts)
+				// A large first batch is probed by its first AggProbeRows
+				// rows, so that many groups cost little grouping twice;
+				// with few, the rest of it is grouped as a batch of its own.
+				pieces, split := pending, false
+				if first := pending[0]; AggFewRows > 0 && first.Len > 2*AggProbeRows {
+					if v, err := gpuexec.Split(first, []int{AggProbeRows}); err == nil {
+						defer releaseDeviceBatches(v)
+						pieces, split = append(v, pending[1:]...), true
+					}
+				}
+				few, err := h.groupFew(ctx, pieces, kinds, &parts)
 				if err != nil {
 					return err
 				}
-				rest := pending[few:]
-				if h.Stats != nil && len(rest) == 1 {
-					h.Stats.BatchPartials.Add(int64(len(pending)))
-				} else if h.Stats != nil {
-					h.Stats.BatchPartials.Add(int64(few))
+				rest, restBytes := pieces[few:], uint64(0)
+				if few == 0 {
+					rest, restBytes = pending, pendingBytes // whole batches: no views
+				} else {
+					for _, b := range rest {
+						restBytes += b.ColumnBytes() // a view of text counts its whole batch: more partitions at worst
+					}
+				}
+				if h.Stats != nil {
+					n := few
+					if len(rest) == 1 {
+						n++
+					}
+					if split && few > 0 {
+						n-- // the first batch in two pieces
+					}
+					h.Stats.BatchPartials.Add(int64(n))
 				}
 				if len(rest) > 1 {
-					var bytes uint64
-					for _, b := range rest {
-						bytes += b.ColumnBytes()
-					}
-					p, err := h.groupPartitioned(ctx, rest, bytes, limit, kinds, last && len(parts) == 0)
+					p, err := h.groupPartitioned(ctx, rest, restBytes, limit, kinds, last && len(parts) == 0)
 					if err == nil {
 						parts = append(parts, p)
 						return nil
@@ -1396,6 +1414,12 @@ func int128Float(hi int64, lo uint64, fitsInt64 bool) float64 {
 // A variable so that benchmarks can compare the partitioned path (0:
 // never).
 var AggFewRows = 256
+
+// AggProbeRows is how many of a large first batch's rows show whether
+// batches have few groups (AggFewRows): grouped alone, those rows cost
+// little to group again by partition when they have many. A variable so
+// that tests can split small batches.
+var AggProbeRows = 1 << 21
 
 // groupFew groups batches one at a time while each has at most one group
 // for every AggFewRows of its rows, appending their partials to parts, and
