@@ -16,12 +16,12 @@ import (
 // (hash_partitions), and input that turns from few to many both ways; the
 // answers and their order (first appearance) are the CPU's.
 func TestGPUFewGroupsBatchesMatchCPU(t *testing.T) {
-	defer func(n, c, p int) {
-		operators.DeviceBatchRows, operators.AggConcatBytes, operators.AggProbeRows = n, c, p
-	}(
-		operators.DeviceBatchRows, operators.AggConcatBytes, operators.AggProbeRows)
+	defer func(n, c, f, p int) {
+		operators.DeviceBatchRows, operators.AggConcatBytes, operators.AggFewRows, operators.AggProbeRows = n, c, f, p
+	}(operators.DeviceBatchRows, operators.AggConcatBytes, operators.AggFewRows, operators.AggProbeRows)
 	operators.DeviceBatchRows = 300_000 // 1M rows in records of 100,000: 4 row groups
 	operators.AggConcatBytes = 1 << 20
+	operators.AggFewRows = 256 // few: at most 1,171 groups a row group (g has 1,001)
 	schema, recs := windowRecords(1_000_000, 21)
 	cpu, gpu := cpuAndGPU(t, "w", schema, recs)
 	const (

@@ -159,7 +159,6 @@ func TestFakeAggFewGroups(t *testing.T) {
 	defer func(c, f, p int) { operators.AggConcatBytes, operators.AggFewRows, operators.AggProbeRows = c, f, p }(
 		operators.AggConcatBytes, operators.AggFewRows, operators.AggProbeRows)
 	operators.AggConcatBytes = 32 << 10 // every batch is over it
-	few := operators.AggFewRows
 	devs, _ := gpuexec.FakeDevices(t, 1, nil)
 	rt := &operators.DeviceRuntime{Dev: devs[0]}
 	sizes := []int{3000, 2500, 3000, 1700}
@@ -190,11 +189,12 @@ func TestFakeAggFewGroups(t *testing.T) {
 				keyTypes[i] = batches[0].Cols[k].Type
 			}
 			// A device consumer (NextDevice) gets the same groups, merged
-			// on the host and uploaded. split: the first batch is probed
-			// by its first 600 rows (at most one group per 16 for few).
+			// on the host and uploaded. At most one group per 256 rows is
+			// few (11 for 3,000 rows); split: one per 16, the first batch
+			// probed by its first 600 rows.
 			for _, mode := range []struct{ device, split bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 				device := mode.device
-				operators.AggFewRows, operators.AggProbeRows = few, 1<<30
+				operators.AggFewRows, operators.AggProbeRows = 256, 1<<30
 				if mode.split {
 					operators.AggFewRows, operators.AggProbeRows = 16, 600
 				}

@@ -415,7 +415,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 						pieces, split = append(v, pending[1:]...), true
 					}
 				}
-				few, err := h.groupFew(ctx, pieces, kinds, &parts)
+				few, err := h.groupFew(ctx, pieces, split, pending[0].Len, kinds, &parts)
 				if err != nil {
 					return err
 				}
@@ -1408,12 +1408,13 @@ func int128Float(hi int64, lo uint64, fitsInt64 bool) float64 {
 
 // AggFewRows: a batch over the concatenation limit with at most one group
 // for every AggFewRows rows is grouped on its own and its groups merged on
-// the host, which costs a few hundred ns a group against a few hundred
-// rows' partitioning and regrouping on the device for each (51 ms for
-// TPC-H Q1's 60M rows at SF10, whose 4 groups take no time to merge).
-// A variable so that benchmarks can compare the partitioned path (0:
-// never).
-var AggFewRows = 256
+// the host. The merge costs about 1 µs a group (BenchmarkDeviceAggregateMerge
+// on a shared development machine), partitioning and regrouping on the
+// device about 1 ns a row (51 ms for TPC-H Q1's 60M rows at SF10, whose 4
+// groups take no time to merge), so at this bound the two cost about the
+// same and below it the merge wins. A variable so that benchmarks can
+// compare the partitioned path (0: never) and tests use small batches.
+var AggFewRows = 1024
 
 // AggProbeRows is how many of a large first batch's rows show whether
 // batches have few groups (AggFewRows): grouped alone, those rows cost
@@ -1428,14 +1429,20 @@ var AggProbeRows = 1 << 21
 // at the cost of one grouping, without its groups leaving the device; it
 // and the batches after it are left to the caller (to group by
 // partition). The last batch is left too: with no batch after it there
-// is nothing to decide.
-func (h *DeviceHashAggregate) groupFew(ctx context.Context, batches []*gpuexec.DeviceBatch, kinds []gpuexec.GroupAgg,
-	parts *[]*gpuexec.GroupPartial) (int, error) {
+// is nothing to decide. split says the first two are the pieces of one
+// batch of firstRows rows, each allowed that batch's groups: the first
+// piece's groups are at most the batch's, so more than its bound says
+// the batch has many.
+func (h *DeviceHashAggregate) groupFew(ctx context.Context, batches []*gpuexec.DeviceBatch, split bool, firstRows int,
+	kinds []gpuexec.GroupAgg, parts *[]*gpuexec.GroupPartial) (int, error) {
 	if AggFewRows <= 0 {
 		return 0, nil
 	}
 	for i, b := range batches[:len(batches)-1] {
 		most := b.Len / AggFewRows
+		if split && i < 2 {
+			most = firstRows / AggFewRows
+		}
 		p, err := h.groupByTop(ctx, b, kinds, &gpuexec.GroupTop{Agg: -1, K: most + 1})
 		if err != nil {
 			return i, err
