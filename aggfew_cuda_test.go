@@ -70,12 +70,16 @@ func TestGPUFewGroupsBatchesMatchCPU(t *testing.T) {
 		}
 	}
 	// The first batch probed by its first 50,000 rows (the rest of it
-	// grouped as a piece of its own, or with the others by partition).
+	// grouped as a piece of its own, or with the others by partition:
+	// for split, few groups in those rows and many in the rest of it).
 	operators.AggProbeRows = 50_000
-	for _, q := range queries {
+	const split = "SELECT CASE WHEN id < 100000 THEN g ELSE id END AS k, COUNT(*), SUM(v), MIN(s) FROM w GROUP BY CASE WHEN id < 100000 THEN g ELSE id END"
+	for _, q := range append(queries, split) {
 		requireSameRows(t, q, rowsOf(t, gpu, q), rowsOf(t, cpu, q))
 	}
-	if plan := strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE "+q1), "\n"); !strings.Contains(plan, "batch_partials=4") {
-		t.Errorf("%s, probed by 50,000 rows: no batch_partials=4:\n%s", q1, plan)
+	for _, c := range []struct{ q, want string }{{q1, "batch_partials=4"}, {split, "hash_partitions="}} {
+		if plan := strings.Join(rowsOf(t, gpu, "EXPLAIN ANALYZE "+c.q), "\n"); !strings.Contains(plan, c.want) {
+			t.Errorf("%s, probed by 50,000 rows: no %s:\n%s", c.q, c.want, plan)
+		}
 	}
 }

@@ -105,22 +105,22 @@ func hostPartitionRows(ctx context.Context, d *gpuexec.Device, b *gpuexec.Device
 	return out, nil
 }
 
-// fewManyBatches builds batches of rows rows (columns: 0 BIGINT key,
-// 1 VARCHAR key, 2 BIGINT value, 3 DOUBLE value); batch i has groups(i)
+// fewManyBatches builds batches of sizes[i] rows (columns: 0 BIGINT key,
+// 1 VARCHAR key, 2 BIGINT value, 3 DOUBLE value); row r of batch i takes
+// one of groups(i, r)
 // distinct values of column 0, some NULL, and the VARCHAR key takes 3.
-func fewManyBatches(sizes []int, groups func(i int) int) []*coldata.Batch {
+func fewManyBatches(sizes []int, groups func(i, r int) int) []*coldata.Batch {
 	var out []*coldata.Batch
 	row := 0
 	for i, n := range sizes {
 		bs := []*coldata.Builder{coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.String, n),
 			coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.Float64, n)}
-		g := groups(i)
 		for r := 0; r < n; r++ {
 			x := (row * 7919) % 1_000_003
 			if x%97 == 0 {
 				bs[0].AppendNull()
 			} else {
-				bs[0].AppendInt(int64(x%g) * 3)
+				bs[0].AppendInt(int64(x%groups(i, r)) * 3)
 			}
 			bs[1].AppendString([]string{"A", "N", "R"}[x%3])
 			if x%13 == 0 {
@@ -164,21 +164,32 @@ func TestFakeAggFewGroups(t *testing.T) {
 	sizes := []int{3000, 2500, 3000, 1700}
 	for _, c := range []struct {
 		name   string
-		groups func(i int) int
+		groups func(i, r int) int
 		keys   []int
 		// few: the batches grouped one by one; partitioned: whether the
-		// rest were grouped by partition.
+		// rest were grouped by partition; alone: the groupings outside
+		// the partitions, without and with the first batch split.
 		few         int64
 		partitioned bool
+		alone       [2]int
 	}{
-		{"few", func(int) int { return 4 }, []int{0}, 4, false},
-		{"few two keys", func(int) int { return 3 }, []int{1, 0}, 4, false},
-		{"many", func(int) int { return 1_000_000 }, []int{0}, 0, true},
-		{"many two keys", func(int) int { return 1_000_000 }, []int{1, 0}, 0, true},
+		{"few", func(int, int) int { return 4 }, []int{0}, 4, false, [2]int{4, 5}},
+		{"few two keys", func(int, int) int { return 3 }, []int{1, 0}, 4, false, [2]int{4, 5}},
+		// One probe (of the first batch, or its first 600 rows).
+		{"many", func(int, int) int { return 1_000_000 }, []int{0}, 0, true, [2]int{1, 1}},
+		{"many two keys", func(int, int) int { return 1_000_000 }, []int{1, 0}, 0, true, [2]int{1, 1}},
 		// Few groups in the first batches, many from the third on.
-		{"few then many", func(i int) int { return []int{5, 5, 1_000_000, 1_000_000}[i] }, []int{0}, 2, true},
+		{"few then many", func(i, _ int) int { return []int{5, 5, 1_000_000, 1_000_000}[i] }, []int{0}, 2, true, [2]int{3, 4}},
 		// Only the last has many: it is grouped on its own too.
-		{"many last", func(i int) int { return []int{5, 5, 5, 1_000_000}[i] }, []int{0}, 4, false},
+		{"many last", func(i, _ int) int { return []int{5, 5, 5, 1_000_000}[i] }, []int{0}, 4, false, [2]int{4, 5}},
+		// Few in the first batch's first 600 rows, many after: split, the
+		// rest of it is grouped by partition with the other batches.
+		{"many after the probe", func(i, r int) int {
+			if i == 0 && r < 600 {
+				return 5
+			}
+			return 1_000_000
+		}, []int{0}, 0, true, [2]int{1, 2}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			batches := fewManyBatches(sizes, c.groups)
@@ -220,12 +231,9 @@ func TestFakeAggFewGroups(t *testing.T) {
 				// Each batch grouped once (the first in two pieces when
 				// split); the piece that showed many groups once more, by
 				// partition.
-				w := int(c.few) + int(p)
-				if mode.split && c.few > 0 {
-					w++
-				}
-				if c.partitioned {
-					w++
+				w := c.alone[0] + int(p)
+				if mode.split {
+					w = c.alone[1] + int(p)
 				}
 				if groupings != w {
 					t.Errorf("%+v: %d groupings (%d batches one by one, %d partitions)", mode, groupings, c.few, p)

@@ -404,10 +404,10 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 				// Batches with few groups for their rows (TPC-H Q1: 4 over
 				// 60M rows) are grouped one by one, their small partials
 				// merged on the host; from the first with many, the rest
-				// are grouped by partition.
-				// A large first batch is probed by its first AggProbeRows
-				// rows, so that many groups cost little grouping twice;
-				// with few, the rest of it is grouped as a batch of its own.
+				// are grouped by partition. A large first batch is probed
+				// by its first AggProbeRows rows, so that many groups cost
+				// little grouping twice; with few, the rest of it is
+				// grouped as a batch of its own.
 				pieces, split := pending, false
 				if first := pending[0]; AggFewRows > 0 && first.Len > 2*AggProbeRows {
 					if v, err := gpuexec.Split(first, []int{AggProbeRows}); err == nil {
@@ -1426,9 +1426,8 @@ var AggProbeRows = 1 << 21
 // for every AggFewRows of its rows, appending their partials to parts, and
 // returns how many it grouped. Each is grouped once: the device brings
 // back at most one group past that bound, so a batch with many shows it
-// at the cost of one grouping, without its groups leaving the device; it
-// and the batches after it are left to the caller (to group by
-// partition). The last batch is left too: with no batch after it there
+// at the cost of one grouping and few of its groups downloaded; it and
+// the batches after it are left to the caller (to group by partition). The last batch is left too: with no batch after it there
 // is nothing to decide. split says the first two are the pieces of one
 // batch of firstRows rows, each allowed that batch's groups: the first
 // piece's groups are at most the batch's, so more than its bound says
