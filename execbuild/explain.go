@@ -50,6 +50,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if p := st.HashPartitions.Load(); p > 0 {
 			line += fmt.Sprintf(" hash_partitions=%d", p)
 		}
+		if p := st.BatchPartials.Load(); p > 0 {
+			line += fmt.Sprintf(" batch_partials=%d", p)
+		}
 		if st.HashedLeft.Load() > 0 {
 			line += " hashed=left"
 		}

@@ -52,9 +52,12 @@ func hostGroupBy(ctx context.Context, d *gpuexec.Device, b *gpuexec.DeviceBatch,
 			for i, c := range keyCols {
 				kb[i].AppendFrom(c, r)
 			}
-			for a := range aggs {
+			for a, ag := range aggs {
 				st := &out.Aggs[a]
 				st.Count, st.Lo, st.Hi = append(st.Count, 0), append(st.Lo, 0), append(st.Hi, 0)
+				if isFloatAgg(ag.Kind) {
+					st.Float = append(st.Float, 0)
+				}
 			}
 		}
 		for a, ag := range aggs {
@@ -65,6 +68,17 @@ func hostGroupBy(ctx context.Context, d *gpuexec.Device, b *gpuexec.DeviceBatch,
 			}
 			arg := hb.Cols[ag.Arg]
 			if arg.IsNull(r) {
+				continue
+			}
+			if isFloatAgg(ag.Kind) {
+				f, first := arg.Float(r), st.Count[g] == 0
+				switch {
+				case ag.Kind == gpuexec.GroupSumFloat:
+					st.Float[g] += f
+				case first || (ag.Kind == gpuexec.GroupMinFloat) == (f < st.Float[g]) && f != st.Float[g]:
+					st.Float[g] = f
+				}
+				st.Count[g]++
 				continue
 			}
 			v := arg.Int(r)
@@ -93,6 +107,10 @@ func hostGroupBy(ctx context.Context, d *gpuexec.Device, b *gpuexec.DeviceBatch,
 	}
 	out.Keys = coldata.NewBatch(cols, n)
 	return out, nil
+}
+
+func isFloatAgg(k gpuexec.GroupAggKind) bool {
+	return k == gpuexec.GroupSumFloat || k == gpuexec.GroupMinFloat || k == gpuexec.GroupMaxFloat
 }
 
 // cpuAggregate is the CPU's answer: HashAggregate over the host batches.

@@ -55,6 +55,11 @@ type DeviceHashAggregate struct {
 	// SpillDir (SpillAggregate) instead of failing.
 	Spill    bool
 	SpillDir string
+	// GroupOn and PartitionOn, when set, stand in for the device's
+	// GroupByTop and PartitionRows: tests over the fake driver, which
+	// runs no generated kernels, pass host twins.
+	GroupOn     func(ctx context.Context, d *gpuexec.Device, b *gpuexec.DeviceBatch, keys []int, aggs []gpuexec.GroupAgg, top *gpuexec.GroupTop) (*gpuexec.GroupPartial, error)
+	PartitionOn func(ctx context.Context, d *gpuexec.Device, b *gpuexec.DeviceBatch, keys []int, parts int, base int64) (*gpuexec.PartitionedRows, error)
 
 	out *Materialized
 	// devDone says NextDevice has returned the groups; onDevice holds,
@@ -343,7 +348,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 			}
 		}
 		top := h.deviceTop(last && len(parts) == 0, kinds)
-		p, err := h.RT.Dev.GroupByTop(ctx, b, h.Keys, kinds, top)
+		p, err := h.groupByTop(ctx, b, kinds, top)
 		if err != nil {
 			return err
 		}
@@ -396,14 +401,58 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 				}
 			}
 			if partition {
-				p, err := h.groupPartitioned(ctx, pending, pendingBytes, limit, kinds, last && len(parts) == 0)
-				if err == nil {
-					parts = append(parts, p)
-					return nil
+				// Batches with few groups for their rows (TPC-H Q1: 4 over
+				// 60M rows) are grouped one by one, their small partials
+				// merged on the host; from the first with many, the rest
+				// are grouped by partition. A large first batch is probed
+				// by its first AggProbeRows rows, so that many groups cost
+				// little grouping twice; with few, the rest of it is
+				// grouped as a batch of its own.
+				pieces, split := pending, false
+				if first := pending[0]; AggFewRows > 0 && first.Len > 2*AggProbeRows {
+					if v, err := gpuexec.Split(first, []int{AggProbeRows}); err == nil {
+						defer releaseDeviceBatches(v)
+						pieces, split = append(v, pending[1:]...), true
+					}
 				}
-				if !errors.Is(err, errPartitionTooLarge) {
+				few, err := h.groupFew(ctx, pieces, split, pending[0].Len, kinds, &parts)
+				if err != nil {
 					return err
 				}
+				rest, restBytes := pieces[few:], uint64(0)
+				if few == 0 {
+					rest, restBytes = pending, pendingBytes // whole batches: no views
+				} else {
+					for _, b := range rest {
+						restBytes += b.ColumnBytes() // a view of text counts its whole batch: more partitions at worst
+					}
+				}
+				if h.Stats != nil {
+					n := few
+					if len(rest) == 1 {
+						n++
+					}
+					if split && few > 0 {
+						n-- // the first batch in two pieces
+					}
+					h.Stats.BatchPartials.Add(int64(n))
+				}
+				if len(rest) > 1 {
+					p, err := h.groupPartitioned(ctx, rest, restBytes, limit, kinds, last && len(parts) == 0)
+					if err == nil {
+						parts = append(parts, p)
+						return nil
+					}
+					if !errors.Is(err, errPartitionTooLarge) {
+						return err
+					}
+				}
+				for i, b := range rest {
+					if err := group(b, last && i == len(rest)-1); err != nil {
+						return err
+					}
+				}
+				return nil
 			}
 		}
 		if len(pending) > 1 {
@@ -1357,6 +1406,55 @@ func int128Float(hi int64, lo uint64, fitsInt64 bool) float64 {
 	return f
 }
 
+// AggFewRows: a batch over the concatenation limit with at most one group
+// for every AggFewRows rows is grouped on its own and its groups merged on
+// the host. The merge costs about 1 µs a group (BenchmarkDeviceAggregateMerge
+// on a shared development machine), partitioning and regrouping on the
+// device about 1 ns a row (51 ms for TPC-H Q1's 60M rows at SF10, whose 4
+// groups take no time to merge), so at this bound the two cost about the
+// same and below it the merge wins. A variable so that benchmarks can
+// compare the partitioned path (0: never) and tests use small batches.
+var AggFewRows = 1024
+
+// AggProbeRows is how many of a large first batch's rows show whether
+// batches have few groups (AggFewRows): grouped alone, those rows cost
+// little to group again by partition when they have many. A variable so
+// that tests can split small batches.
+var AggProbeRows = 1 << 21
+
+// groupFew groups batches one at a time while each has at most one group
+// for every AggFewRows of its rows, appending their partials to parts, and
+// returns how many it grouped. Each is grouped once: the device brings
+// back at most one group past that bound, so a batch with many shows it
+// at the cost of one grouping and few of its groups downloaded; it and
+// the batches after it are left to the caller (to group by partition). The last batch is left too: with no batch after it there
+// is nothing to decide. split says the first two are the pieces of one
+// batch of firstRows rows, each allowed that batch's groups: the first
+// piece's groups are at most the batch's, so more than its bound says
+// the batch has many.
+func (h *DeviceHashAggregate) groupFew(ctx context.Context, batches []*gpuexec.DeviceBatch, split bool, firstRows int,
+	kinds []gpuexec.GroupAgg, parts *[]*gpuexec.GroupPartial) (int, error) {
+	if AggFewRows <= 0 {
+		return 0, nil
+	}
+	for i, b := range batches[:len(batches)-1] {
+		most := b.Len / AggFewRows
+		if split && i < 2 {
+			most = firstRows / AggFewRows
+		}
+		p, err := h.groupByTop(ctx, b, kinds, &gpuexec.GroupTop{Agg: -1, K: most + 1})
+		if err != nil {
+			return i, err
+		}
+		h.addLaunches(p.Launches)
+		if p.Keys.Len > most {
+			return i, nil
+		}
+		*parts = append(*parts, p)
+	}
+	return len(batches) - 1, nil
+}
+
 // errPartitionTooLarge says a partition's rows could not be one batch
 // (one key's rows hold too many characters): the caller groups otherwise.
 var errPartitionTooLarge = errors.New("a partition's rows cannot be one device batch")
@@ -1396,7 +1494,7 @@ func (h *DeviceHashAggregate) groupPartitioned(ctx context.Context, batches []*g
 	var base int64
 	for _, b := range batches {
 		if b.Len > 0 {
-			r, err := dev.PartitionRows(ctx, b, h.Keys, nparts, base)
+			r, err := h.partitionRows(ctx, b, nparts, base)
 			if err != nil {
 				return nil, err
 			}
@@ -1435,7 +1533,7 @@ func (h *DeviceHashAggregate) groupPartitioned(ctx context.Context, batches []*g
 			pieces = []*gpuexec.DeviceBatch{c}
 			in = c
 		}
-		gp, err := dev.GroupByTop(ctx, in, h.Keys, aggs, top)
+		gp, err := h.groupByTop(ctx, in, aggs, top)
 		releaseDeviceBatches(pieces)
 		if err != nil {
 			return nil, err
@@ -1449,6 +1547,23 @@ func (h *DeviceHashAggregate) groupPartitioned(ctx context.Context, batches []*g
 	out := combinePartitions(outs, aggs, top)
 	h.noteTop(top, out)
 	return out, nil
+}
+
+// groupByTop groups b by the keys on the device (or GroupOn's twin).
+func (h *DeviceHashAggregate) groupByTop(ctx context.Context, b *gpuexec.DeviceBatch, aggs []gpuexec.GroupAgg, top *gpuexec.GroupTop) (*gpuexec.GroupPartial, error) {
+	if h.GroupOn != nil {
+		return h.GroupOn(ctx, h.RT.Dev, b, h.Keys, aggs, top)
+	}
+	return h.RT.Dev.GroupByTop(ctx, b, h.Keys, aggs, top)
+}
+
+// partitionRows reorders b's rows by key partition on the device (or
+// PartitionOn's twin).
+func (h *DeviceHashAggregate) partitionRows(ctx context.Context, b *gpuexec.DeviceBatch, parts int, base int64) (*gpuexec.PartitionedRows, error) {
+	if h.PartitionOn != nil {
+		return h.PartitionOn(ctx, h.RT.Dev, b, h.Keys, parts, base)
+	}
+	return h.RT.Dev.PartitionRows(ctx, b, h.Keys, parts, base)
 }
 
 // deviceTop is the device's form of h.Top for a grouping whose groups are

@@ -106,6 +106,21 @@ func BenchmarkDeviceAggregateFinish(b *testing.B) {
 	}
 }
 
+// BenchmarkDeviceAggregateMerge merges two batches' partials of the same
+// 100,000 groups on the host, as a GROUP BY over batches with few groups
+// does (AggFewRows weighs this cost a group against partitioning's a row).
+func BenchmarkDeviceAggregateMerge(b *testing.B) {
+	h, kinds := partialAgg()
+	parts := []*gpuexec.GroupPartial{syntheticPartial(100_000), syntheticPartial(100_000)}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := h.mergeParts(parts, kinds); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/200_000, "ns/group")
+}
+
 // TestFoldDistinct folds distinct values as the GPU DISTINCT path does and
 // checks the finished aggregate, negative BIGINT sums included.
 func TestFoldDistinct(t *testing.T) {

@@ -50,6 +50,10 @@ type Stats struct {
 	// input in, each partition's rows from every batch at once, because
 	// the batches were too large to concatenate.
 	HashPartitions atomic.Int64
+	// BatchPartials counts the batches, too large to concatenate, that a
+	// GPU GROUP BY grouped one by one instead, each having few groups for
+	// its rows: their partial groups merged on the host.
+	BatchPartials atomic.Int64
 	// HashedLeft is 1 when a join hashed its left input instead of its
 	// right one (it was much smaller).
 	HashedLeft atomic.Int64
