@@ -1087,8 +1087,12 @@ func (p *JoinPairs) Release() {
 	}
 }
 
-// joinTile is GSQL_JOIN_TILE of kernels/hash.cu.
-const joinTile = 256
+// joinTile is GSQL_JOIN_TILE of kernels/hash.cu (the probe rows of one
+// block), joinThreads its GSQL_JOIN_THREADS.
+const (
+	joinTile    = 2048
+	joinThreads = 256
+)
 
 // Probe pairs each probe row with its matching build rows: matched pairs
 // first, in probe-row order and each row's matches in build-row order;
@@ -1187,7 +1191,7 @@ func (t *JoinTable) probe(ctx context.Context, probe *DeviceBatch, keys []int, m
 		flag := mode
 		nk := int64(len(keys))
 		if n > 0 {
-			tiles := LaunchConfig{Grid: Dim3{int(blocks), 1, 1}, Block: Dim3{joinTile, 1, 1}}
+			tiles := LaunchConfig{Grid: Dim3{int(blocks), 1, 1}, Block: Dim3{joinThreads, 1, 1}}
 			if err := d.launchGrid("gsql_join_count", tiles, desc.ptr, t.keyDesc.ptr, nk, n, t.slots.ptr, t.rowhash.ptr,
 				t.mask, bufPtr(t.ranges), flag, cm.ptr, cu.ptr, start.ptr, sums.ptr, totals.ptr+16); err != nil {
 				return err
@@ -1218,7 +1222,7 @@ func (t *JoinTable) probe(ctx context.Context, probe *DeviceBatch, keys []int, m
 		}
 		if total > 0 {
 			rows := bufPtr(t.rows)
-			tiles := LaunchConfig{Grid: Dim3{int(blocks), 1, 1}, Block: Dim3{joinTile, 1, 1}}
+			tiles := LaunchConfig{Grid: Dim3{int(blocks), 1, 1}, Block: Dim3{joinThreads, 1, 1}}
 			if err := d.launchGrid("gsql_join_fill", tiles, n, cm.ptr, cu.ptr, start.ptr, rows, sums.ptr, totals.ptr,
 				off.ptr, pairs.Probe.ptr, pairs.Build.ptr, nullRow); err != nil {
 				pairs.Release()

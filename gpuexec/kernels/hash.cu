@@ -718,7 +718,12 @@ extern "C" __global__ void gsql_join_unique_ranges(const int* slots, long long c
   }
 }
 
-#define GSQL_JOIN_TILE 256
+// A probe tile is GSQL_JOIN_ITEMS rows for each of a block's
+// GSQL_JOIN_THREADS threads: the per-tile sums that gsql_scan_pairs scans
+// in one block are then few (60M probe rows: 29K tiles, not 234K).
+#define GSQL_JOIN_THREADS 256
+#define GSQL_JOIN_ITEMS 8
+#define GSQL_JOIN_TILE (GSQL_JOIN_THREADS * GSQL_JOIN_ITEMS)
 
 // GSQL_JOIN_SERIAL is the most matches a probe row's own thread writes;
 // the pairs of rows with more are written one thread per pair
@@ -733,16 +738,19 @@ extern "C" __global__ void gsql_join_unique_ranges(const int* slots, long long c
 // semi (cu marks rows with a match, cm is 0: the fill lists each kept row
 // once), 3 anti (cu marks rows without one, NULL keys included); the
 // table of a semi or anti join has no ranges.
-extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE)
+extern "C" __global__ void __launch_bounds__(GSQL_JOIN_THREADS)
     gsql_join_count(const GCol* pk, const GCol* bk, long long nkeys, long long n, const int* slots,
                     const unsigned long long* rowhash, long long mask, const int* ranges,
                     long long left, int* cm, int* cu, int* start, long long* block_sums,
                     long long* heavy) {
-  __shared__ long long red[2][GSQL_JOIN_TILE];
+  __shared__ long long red[2][GSQL_JOIN_THREADS];
   int nk = (int)nkeys;
-  long long i = (long long)blockIdx.x * GSQL_JOIN_TILE + threadIdx.x;
-  int m = 0, u = 0;
-  if (i < n) {
+  long long msum = 0, usum = 0;
+  bool many = false;
+  for (int k = 0; k < GSQL_JOIN_ITEMS; k++) {
+    long long i = (long long)blockIdx.x * GSQL_JOIN_TILE + k * GSQL_JOIN_THREADS + threadIdx.x;
+    if (i >= n) break;
+    int m = 0, u = 0;
     bool found = false;
     long long p = 0;
     if (!gsql_any_null(pk, nk, i)) {
@@ -769,12 +777,15 @@ extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE)
     }
     cm[i] = m;
     cu[i] = u;
+    msum += m;
+    usum += u;
+    many = many || m > GSQL_JOIN_SERIAL;
   }
-  if (__syncthreads_or(m > GSQL_JOIN_SERIAL) && threadIdx.x == 0) *heavy = 1;
-  red[0][threadIdx.x] = m;
-  red[1][threadIdx.x] = u;
+  if (__syncthreads_or(many) && threadIdx.x == 0) *heavy = 1;
+  red[0][threadIdx.x] = msum;
+  red[1][threadIdx.x] = usum;
   __syncthreads();
-  for (int s = GSQL_JOIN_TILE / 2; s > 0; s >>= 1) {
+  for (int s = GSQL_JOIN_THREADS / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) {
       red[0][threadIdx.x] += red[0][threadIdx.x + s];
       red[1][threadIdx.x] += red[1][threadIdx.x + s];
@@ -818,38 +829,52 @@ extern "C" __global__ void __launch_bounds__(1024)
 // it), then (LEFT) the unmatched probe rows paired with nullrow. off[i]
 // gets the position of row i's first pair; a row with at most
 // GSQL_JOIN_SERIAL matches writes its pairs, gsql_join_expand the others'.
-extern "C" __global__ void __launch_bounds__(GSQL_JOIN_TILE)
+// A tile's rows are scanned GSQL_JOIN_THREADS at a time, in row order,
+// each round carrying the sums of the rounds before it.
+extern "C" __global__ void __launch_bounds__(GSQL_JOIN_THREADS)
     gsql_join_fill(long long n, const int* cm, const int* cu, const int* start,
                    const unsigned int* rows, const long long* block_sums, const long long* totals,
                    long long* off, long long* li, long long* ri, long long nullrow) {
-  __shared__ long long sm[GSQL_JOIN_TILE], su[GSQL_JOIN_TILE];
-  long long i = (long long)blockIdx.x * GSQL_JOIN_TILE + threadIdx.x;
-  long long m = i < n ? cm[i] : 0, u = i < n ? cu[i] : 0;
-  sm[threadIdx.x] = m;
-  su[threadIdx.x] = u;
-  __syncthreads();
-  for (int d = 1; d < GSQL_JOIN_TILE; d <<= 1) {
-    long long tm = threadIdx.x >= d ? sm[threadIdx.x - d] : 0;
-    long long tu = threadIdx.x >= d ? su[threadIdx.x - d] : 0;
+  __shared__ long long sm[GSQL_JOIN_THREADS], su[GSQL_JOIN_THREADS];
+  long long cmsum = block_sums[2 * (long long)blockIdx.x];
+  long long cusum = totals[0] + block_sums[2 * (long long)blockIdx.x + 1];
+  for (int k = 0; k < GSQL_JOIN_ITEMS; k++) {
+    long long first = (long long)blockIdx.x * GSQL_JOIN_TILE + k * GSQL_JOIN_THREADS;
+    if (first >= n) break;
+    long long i = first + threadIdx.x;
+    long long m = i < n ? cm[i] : 0, u = i < n ? cu[i] : 0;
+    sm[threadIdx.x] = m;
+    su[threadIdx.x] = u;
     __syncthreads();
-    sm[threadIdx.x] += tm;
-    su[threadIdx.x] += tu;
-    __syncthreads();
-  }
-  if (i >= n) return;
-  long long om = block_sums[2 * (long long)blockIdx.x] + sm[threadIdx.x] - m;
-  long long ou = totals[0] + block_sums[2 * (long long)blockIdx.x + 1] + su[threadIdx.x] - u;
-  off[i] = om;
-  if (m > 0 && m <= GSQL_JOIN_SERIAL) {
-    const unsigned int* r = rows + start[i];
-    for (long long k = 0; k < m; k++) {
-      li[om + k] = i;
-      ri[om + k] = r[k];
+    for (int d = 1; d < GSQL_JOIN_THREADS; d <<= 1) {
+      long long tm = threadIdx.x >= d ? sm[threadIdx.x - d] : 0;
+      long long tu = threadIdx.x >= d ? su[threadIdx.x - d] : 0;
+      __syncthreads();
+      sm[threadIdx.x] += tm;
+      su[threadIdx.x] += tu;
+      __syncthreads();
     }
-  }
-  if (u) {
-    li[ou] = i;
-    ri[ou] = nullrow;
+    if (i < n) {
+      long long om = cmsum + sm[threadIdx.x] - m;
+      long long ou = cusum + su[threadIdx.x] - u;
+      off[i] = om;
+      if (m > 0 && m <= GSQL_JOIN_SERIAL) {
+        const unsigned int* r = rows + start[i];
+        for (long long j = 0; j < m; j++) {
+          li[om + j] = i;
+          ri[om + j] = r[j];
+        }
+      }
+      if (u) {
+        li[ou] = i;
+        ri[ou] = nullrow;
+      }
+    }
+    cmsum += sm[GSQL_JOIN_THREADS - 1];
+    cusum += su[GSQL_JOIN_THREADS - 1];
+    // The next round overwrites sm and su only after every thread has
+    // read this round's totals.
+    __syncthreads();
   }
 }
 
