@@ -18,7 +18,7 @@ func TestPushSemiJoinsSameAnswers(t *testing.T) {
 		"CREATE TABLE c (ck BIGINT, name VARCHAR, seg VARCHAR)",
 		"CREATE TABLE o (ok BIGINT, ck BIGINT, price DOUBLE, pri BIGINT)",
 		"CREATE TABLE l (ok BIGINT, qty BIGINT, flag VARCHAR)",
-		"INSERT INTO c VALUES (1, 'ann', 'A'), (2, 'bob', 'B'), (3, 'cy', 'A'), (4, 'di', NULL), (NULL, 'nul', 'B')",
+		"INSERT INTO c VALUES (1, 'ann', 'A'), (2, 'bob', 'B'), (3, 'cy', 'A'), (4, 'di', NULL), (NULL, 'nul', 'B'), (5, 'ed', 'A'), (6, 'flo', 'B'), (7, 'gus', 'A')",
 		"INSERT INTO o VALUES (10, 1, 5.5, 1), (11, 1, 7.0, 2), (12, 2, 1.0, 1), (13, 3, 9.0, NULL), (14, 9, 2.0, 3), (15, NULL, 4.0, 2)",
 		"INSERT INTO l VALUES (10, 5, 'x'), (10, 50, 'y'), (11, 1, 'x'), (12, 30, NULL), (13, 2, 'y'), (13, 40, 'x'), (16, 3, 'x'), (NULL, 7, 'y')",
 	}
