@@ -14,11 +14,11 @@ import (
 func IsOutOfMemory(err error) bool { return errors.Is(err, memory.ErrOutOfMemory) }
 
 // Relieve frees device memory for an allocation that failed: it evicts
-// resident tables that no query holds (the cache's reference is the only
-// one on every buffer), least recently used first, until at least need
-// bytes are freed (need 0: every such table). Tables in use stay: dropping
-// them would free nothing now. It returns the bytes freed; each table
-// evicted counts in Evictions and PressureEvictions.
+// resident columns (parts) that no query holds (the cache's reference is
+// the only one on every buffer), least recently read first, of any table,
+// until at least need bytes are freed (need 0: every such part). Parts in
+// use stay: dropping them would free nothing now. It returns the bytes
+// freed; each part evicted counts in Evictions and PressureEvictions.
 func (c *TableCache) Relieve(need uint64) uint64 {
 	if c == nil {
 		return 0
@@ -29,33 +29,16 @@ func (c *TableCache) Relieve(need uint64) uint64 {
 }
 
 func (c *TableCache) relieveLocked(need uint64) uint64 {
-	var freed uint64
-	for el := c.lru.Back(); el != nil; {
-		prev := el.Prev()
-		e := el.Value.(*cacheEntry)
-		if !e.inUse() {
-			freed += e.bytes
-			c.removeLocked(el)
-			c.stats.Evictions++
-			c.stats.PressureEvictions++
-			if need > 0 && freed >= need {
-				break
-			}
-		}
-		el = prev
-	}
-	return freed
+	return c.evictLocked(need, nil, true)
 }
 
-// inUse reports whether anything but the cache holds one of the entry's
+// inUse reports whether anything but the cache holds one of the part's
 // buffers (a running query's scan, a view of it).
-func (e *cacheEntry) inUse() bool {
-	for _, p := range e.parts {
-		for _, b := range p.batches {
-			for _, buf := range b.bufs {
-				if buf.refs.Load() > 1 {
-					return true
-				}
+func (p *colPart) inUse() bool {
+	for _, b := range p.batches {
+		for _, buf := range b.bufs {
+			if buf.refs.Load() > 1 {
+				return true
 			}
 		}
 	}
