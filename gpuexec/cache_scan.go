@@ -242,16 +242,36 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	// recently read first, to keep more of its columns: they would be
 	// uploaded now whether kept or streamed, and the next run of the query
 	// then finds them.
+	//
+	// The limit is on every table's resident columns together, not on
+	// this table's alone: two tables each holding the resident share
+	// left a join under a 64 MiB pool no memory to work in (the H200
+	// run of TestGPUPoolLimit). Idle columns of other tables go first,
+	// least recently read. A table whose columns do not all fit is
+	// streamed, and streaming needs room for its chunks and the
+	// operators above them, so its partial residency stops at half the
+	// share (partialLimit).
 	limit := c.tableLimit()
 	if e != nil {
 		have -= e.unreadBytes(cols)
+	}
+	var all uint64
+	for _, col := range missing {
+		all += size[col]
+	}
+	others := c.othersLocked(e)
+	if others+have+all > limit && others > 0 {
+		others -= min(others, c.evictLocked(others+have+all-limit, e, true))
+	}
+	if others+have+all > limit {
+		limit = partialLimit(limit)
 	}
 	byBytes := slices.Clone(missing)
 	slices.SortStableFunc(byBytes, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
 	var keep, cold []int
 	var need uint64
 	for _, col := range byBytes {
-		if have+size[col] <= limit {
+		if others+have+size[col] <= limit {
 			keep = append(keep, col)
 			have += size[col]
 			need += size[col]
@@ -332,6 +352,18 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	c.stats.Streamed++
 	return s, nil
 }
+
+// othersLocked is the bytes every resident table but e holds.
+func (c *TableCache) othersLocked(e *cacheEntry) uint64 {
+	if e == nil {
+		return c.bytes
+	}
+	return c.bytes - e.bytes
+}
+
+// partialLimit is the most the resident tables may hold when a scan
+// keeps only some of its missing columns: half of limit.
+func partialLimit(limit uint64) uint64 { return limit / 2 }
 
 // unique returns cols without repeats, in first-seen order.
 func unique(cols []int) []int {
