@@ -324,7 +324,7 @@ func (d *Device) UploadBatches(ctx context.Context, hbs []*coldata.Batch) (*Devi
 				err = d.uploadByColumnOn(l, parts, buf.ptr)
 			}
 			if err != nil {
-				d.alloc.Free(uint64(buf.ptr))
+				buf.Release() // through the buffer: the database's bytes in use go back too
 				return fmt.Errorf("gpu: upload of %d bytes: %w", l.Size, err)
 			}
 		}

@@ -45,8 +45,9 @@ type CacheStats struct {
 	PressureEvictions, Retries uint64
 	// Streamed counts scans that uploaded some of their columns chunk by
 	// chunk (columns that did not fit beside the resident ones); Chunks
-	// the chunks they uploaded.
-	Streamed, Chunks uint64
+	// the chunks they uploaded; Refetched the chunks that uploaded hot
+	// columns too, evicted under pressure while the scan ran.
+	Streamed, Chunks, Refetched uint64
 	// Adopted counts tables made resident from statement results already
 	// on the device (no upload).
 	Adopted uint64
@@ -115,32 +116,40 @@ func (e *cacheEntry) missing(cols []int) []int {
 // columns.
 func (e *cacheEntry) assemble(d *Device, cols []int) ([]*DeviceBatch, error) {
 	out := make([]*DeviceBatch, 0, len(e.rows))
-	for g, rows := range e.rows {
-		vecs := make([]DeviceVec, len(cols))
-		var owners []*DeviceBatch
-		for i, c := range cols {
-			p, pos, ok := e.find(c)
-			if !ok {
-				releaseAll(out)
-				return nil, invalidf("table %s: column %d is not resident", e.name, c)
-			}
-			b := p.batches[g]
-			vecs[i] = b.Cols[pos]
-			if !slices.Contains(owners, b) {
-				owners = append(owners, b)
-			}
-		}
-		b, err := Combine(vecs, rows, owners...)
+	for g := range e.rows {
+		b, err := e.group(d, g, cols)
 		if err != nil {
 			releaseAll(out)
 			return nil, err
 		}
-		if b.d == nil {
-			b.d = d
-		}
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// group is row group g of assemble.
+func (e *cacheEntry) group(d *Device, g int, cols []int) (*DeviceBatch, error) {
+	vecs := make([]DeviceVec, len(cols))
+	var owners []*DeviceBatch
+	for i, c := range cols {
+		p, pos, ok := e.find(c)
+		if !ok {
+			return nil, invalidf("table %s: column %d is not resident", e.name, c)
+		}
+		b := p.batches[g]
+		vecs[i] = b.Cols[pos]
+		if !slices.Contains(owners, b) {
+			owners = append(owners, b)
+		}
+	}
+	b, err := Combine(vecs, e.rows[g], owners...)
+	if err != nil {
+		return nil, err
+	}
+	if b.d == nil {
+		b.d = d
+	}
+	return b, nil
 }
 
 // touch marks the parts holding any of cols as read now.
@@ -174,8 +183,14 @@ func (e *cacheEntry) release() {
 
 // NewTableCache returns a cache on d holding at most budget bytes of device
 // memory.
+// It registers with d to evict idle columns when an allocation runs short
+// (Device.OnMemoryPressure).
 func NewTableCache(d *Device, budget uint64) *TableCache {
-	return &TableCache{d: d, budget: budget, entries: map[string]*cacheEntry{}}
+	c := &TableCache{d: d, budget: budget, entries: map[string]*cacheEntry{}}
+	if d != nil {
+		d.OnMemoryPressure(c.reclaim)
+	}
+	return c
 }
 
 // tableLimit is the most one table's resident columns may take: the

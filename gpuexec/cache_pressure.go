@@ -28,6 +28,24 @@ func (c *TableCache) Relieve(need uint64) uint64 {
 	return c.relieveLocked(need)
 }
 
+// reclaim is the cache's Reclaimer: any allocation on the device that
+// runs short evicts idle columns, least recently read first, and is tried
+// again, so resident columns never cost a query its memory. It runs on the
+// context thread inside the allocation, so it only tries the cache's lock:
+// a holder may be waiting for that thread (a scan uploading columns), and
+// then the caller's own retry (retryLocked, RetryOOM) evicts instead.
+func (c *TableCache) reclaim(request uint64) uint64 {
+	if !c.mu.TryLock() {
+		return 0
+	}
+	defer c.mu.Unlock()
+	freed := c.relieveLocked(c.shortfall(request))
+	if freed > 0 {
+		c.stats.Retries++
+	}
+	return freed
+}
+
 func (c *TableCache) relieveLocked(need uint64) uint64 {
 	return c.evictLocked(need, nil, true)
 }

@@ -146,20 +146,29 @@ func chunkEnd(hb *coldata.Batch, lo int, budget uint64) int {
 // share of the device) or are streamed: uploaded in row ranges of each row
 // group when asked for, beside views of the same rows of the resident
 // columns, so a query's hot columns stay on the device while its cold ones
-// pass through. Release every batch Next returns; Close the scan.
+// pass through. A streamed scan holds no resident column between chunks:
+// each chunk takes its views from the cache, so the columns stay
+// evictable under pressure, and a hot column evicted meanwhile is
+// uploaded with the cold ones. Release every batch Next returns; Close the
+// scan.
 type TableScan struct {
 	c    *TableCache
 	cols []int
 
-	resident []*DeviceBatch // retained handles, per row group: every column, or (streaming) the hot ones
+	resident []*DeviceBatch // retained handles, per row group, every column; nil when streaming
 	i        int
 
-	// Streaming: the row groups' host batches, cold columns only, and
-	// where each scan column comes from: hot[i] >= 0 is a column of the
-	// resident batch, else cold[i] one of the uploaded chunk.
+	// Streaming: the table, the row groups' host batches (the cold
+	// columns, then the hot ones) and where each scan column comes from:
+	// hot[i] >= 0 is column hotCols[hot[i]] of the cache, else cold[i]
+	// one of the uploaded chunk.
+	name      string
+	version   uint64
 	groups    [][]*coldata.Batch
 	ncold     int // the groups' first columns are the cold ones, then the hot
+	hotCols   []int
 	hot, cold []int
+	refetched int // chunks whose hot columns had been evicted: uploaded
 	chunk     uint64
 	g, h, row int // next row group, host batch in it and row in that
 	off       int // rows of group g before host batch h
@@ -243,35 +252,22 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	// uploaded now whether kept or streamed, and the next run of the query
 	// then finds them.
 	//
-	// The limit is on every table's resident columns together, not on
-	// this table's alone: two tables each holding the resident share
-	// left a join under a 64 MiB pool no memory to work in (the H200
-	// run of TestGPUPoolLimit). Idle columns of other tables go first,
-	// least recently read. A table whose columns do not all fit is
-	// streamed, and streaming needs room for its chunks and the
-	// operators above them, so its partial residency stops at half the
-	// share (partialLimit).
+	// The limit is the table's own: the columns of other tables, and the
+	// ones this table keeps when not all fit, cost a query nothing under
+	// pressure, since an allocation that runs short evicts the idle ones
+	// first (TableCache.reclaim). Bounding every table together instead
+	// (and a partial keep to half of it) left fewer tables resident than
+	// the pool holds.
 	limit := c.tableLimit()
 	if e != nil {
 		have -= e.unreadBytes(cols)
-	}
-	var all uint64
-	for _, col := range missing {
-		all += size[col]
-	}
-	others := c.othersLocked(e)
-	if others+have+all > limit && others > 0 {
-		others -= min(others, c.evictLocked(others+have+all-limit, e, true))
-	}
-	if others+have+all > limit {
-		limit = partialLimit(limit)
 	}
 	byBytes := slices.Clone(missing)
 	slices.SortStableFunc(byBytes, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
 	var keep, cold []int
 	var need uint64
 	for _, col := range byBytes {
-		if others+have+size[col] <= limit {
+		if have+size[col] <= limit {
 			keep = append(keep, col)
 			have += size[col]
 			need += size[col]
@@ -300,7 +296,8 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 			s.resident, s.resCols, s.upCols = out, len(hot)-len(keep), len(keep)
 			return s, nil
 		case err == nil:
-			s.resident = out
+			// The chunks take their views from the cache (nextChunk).
+			releaseAll(out)
 			s.upCols = len(keep)
 		case IsOutOfMemory(err):
 			// No room even after evictions: stream what was to be kept.
@@ -312,18 +309,12 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 			return nil, err
 		}
 	}
-	if s.resident == nil && len(hot) > 0 {
-		e := c.entries[name]
-		if e == nil || e.version != version {
-			return nil, invalidf("table %s: resident columns gone", name)
-		}
-		if s.resident, err = e.assemble(c.d, hot); err != nil {
-			return nil, err
-		}
+	if e := c.entries[name]; len(hot) > 0 && e != nil && e.version == version {
 		c.touchLocked(e, hot)
 	}
 	// Stream the cold columns beside the hot ones, group by group.
 	s.resCols, s.streamCols = len(hot)-len(keep), len(cold)
+	s.name, s.version, s.hotCols = name, version, hot
 	s.hot, s.cold = make([]int, len(cols)), make([]int, len(cols))
 	for i, col := range cols {
 		s.hot[i] = slices.Index(hot, col)
@@ -352,18 +343,6 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	c.stats.Streamed++
 	return s, nil
 }
-
-// othersLocked is the bytes every resident table but e holds.
-func (c *TableCache) othersLocked(e *cacheEntry) uint64 {
-	if e == nil {
-		return c.bytes
-	}
-	return c.bytes - e.bytes
-}
-
-// partialLimit is the most the resident tables may hold when a scan
-// keeps only some of its missing columns: half of limit.
-func partialLimit(limit uint64) uint64 { return limit / 2 }
 
 // unique returns cols without repeats, in first-seen order.
 func unique(cols []int) []int {
@@ -478,10 +457,12 @@ func (s *TableScan) Next(ctx context.Context) (*DeviceBatch, error) {
 
 // nextChunk uploads the next rows of the current row group's cold columns,
 // across its host batches while they (with the hot columns' bytes) fit the
-// chunk size, and returns them with the same rows of its hot columns.
+// chunk size, and returns them with views of the same rows of its hot
+// columns, taken from the cache now. When a hot column was evicted since
+// the scan opened, the chunk uploads every column instead.
 func (s *TableScan) nextChunk(ctx context.Context, group []*coldata.Batch) (*DeviceBatch, error) {
 	start := s.off + s.row
-	var pieces []*coldata.Batch
+	var pieces []*coldata.Batch // every column: cold, then hot
 	var used uint64
 	n := 0
 	// The hot text columns' bytes in the chunk, known from the host
@@ -505,15 +486,28 @@ func (s *TableScan) nextChunk(ctx context.Context, group []*coldata.Batch) (*Dev
 				chars[j] += int64(v.Offsets[end] - v.Offsets[s.row])
 			}
 		}
-		piece := coldata.SliceBatch(hb, s.row, end)
-		piece.Cols = piece.Cols[:s.ncold]
-		pieces = append(pieces, piece)
+		pieces = append(pieces, coldata.SliceBatch(hb, s.row, end))
 		used += rangeBytes(hb, s.row, end)
 		n += end - s.row
 		s.row = end
 		if end < hb.Len {
 			break
 		}
+	}
+	var hot *DeviceBatch
+	if len(s.hotCols) > 0 {
+		var err error
+		if hot, err = s.hotRows(s.g, start, start+n); err != nil {
+			return nil, fmt.Errorf("rows [%d, %d) of row group %d: %w", start, start+n, s.g, err)
+		}
+	}
+	if hot != nil {
+		defer hot.Release()
+		for i, p := range pieces {
+			pieces[i] = &coldata.Batch{Cols: p.Cols[:s.ncold], Len: p.Len}
+		}
+	} else if len(s.hotCols) > 0 {
+		s.refetched++
 	}
 	var up *DeviceBatch
 	err := s.c.RetryOOM(ctx, func() (err error) {
@@ -527,29 +521,53 @@ func (s *TableScan) nextChunk(ctx context.Context, group []*coldata.Batch) (*Dev
 	s.chunks++
 	s.c.mu.Lock()
 	s.c.stats.Chunks++
+	if hot == nil && len(s.hotCols) > 0 {
+		s.c.stats.Refetched++
+	}
 	s.c.mu.Unlock()
 	owners := []*DeviceBatch{up}
-	var hot *DeviceBatch
-	if s.resident != nil {
-		if hot, err = Slice(s.resident[s.g], start, start+n); err != nil {
-			return nil, err
-		}
-		defer hot.Release()
+	if hot != nil {
 		owners = append(owners, hot)
 	}
 	vecs := make([]DeviceVec, len(s.cols))
 	for i := range s.cols {
-		if s.hot[i] >= 0 {
+		switch {
+		case s.hot[i] < 0:
+			vecs[i] = up.Cols[s.cold[i]]
+		case hot == nil: // uploaded after the cold columns
+			vecs[i] = up.Cols[s.ncold+s.hot[i]]
+		default:
 			vecs[i] = hot.Cols[s.hot[i]]
 			if vecs[i].Type.Physical() == coldata.String {
 				vecs[i].Chars = chars[s.hot[i]]
 			}
-		} else {
-			vecs[i] = up.Cols[s.cold[i]]
 		}
 	}
 	return Combine(vecs, n, owners...)
 }
+
+// hotRows returns rows [lo, hi) of row group g of the scan's hot columns,
+// views of the cache's parts, or nil when one of them is no longer
+// resident (evicted, or the table changed).
+func (s *TableScan) hotRows(g, lo, hi int) (*DeviceBatch, error) {
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[s.name]
+	if e == nil || e.version != s.version || g >= len(e.rows) || hi > e.rows[g] || len(e.missing(s.hotCols)) > 0 {
+		return nil, nil
+	}
+	b, err := e.group(c.d, g, s.hotCols)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	return Slice(b, lo, hi)
+}
+
+// Refetched is the number of chunks that uploaded hot columns evicted
+// while the scan ran.
+func (s *TableScan) Refetched() int { return s.refetched }
 
 // Close releases the scan's handles on the resident table.
 func (s *TableScan) Close() error {

@@ -638,9 +638,7 @@ func TestTableScanDropsUnreadColumns(t *testing.T) {
 		{[]int{0, 2, 3}, true, 2, [][]int{{2}, {3}}}, // every part read: 0 streams
 		{[]int{0}, false, 3, [][]int{{3}, {0}}},      // {2} dropped, {3} kept
 		{[]int{3, 0}, false, 3, [][]int{{3}, {0}}},   // a hit
-		// Not all fit: a partial keep stops at half the share (one
-		// column), which {3} already takes: 1 and 2 stream, {0} stays.
-		{[]int{1, 2, 3}, true, 3, [][]int{{3}, {0}}},
+		{[]int{1, 2, 3}, true, 4, [][]int{{3}, {1}}}, // {0} dropped for 1, 2 streams
 	} {
 		s, err := c.Scan(ctx, "t", 1, load, step.cols)
 		if err != nil {
@@ -697,35 +695,3 @@ func downloadScan(t *testing.T, d *Device, s *TableScan) []*coldata.Batch {
 	}
 }
 
-// TestTableScanSharesTheResidentLimit: the resident share bounds every
-// table's columns together: a second table's scan evicts the first's idle
-// columns rather than holding a share of its own beside them.
-func TestTableScanSharesTheResidentLimit(t *testing.T) {
-	const limit = 512 << 10 // resident: at most 256 KiB, two columns
-	d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 64 << 10})
-	defer d.Close()
-	ctx := context.Background()
-	r := rand.New(rand.NewSource(16))
-	const rows = 12000 // 96,000 bytes a column
-	tables := map[string]*coldata.Batch{}
-	for _, name := range []string{"a", "b"} {
-		tables[name] = coldata.NewBatch([]*coldata.Vec{randVec(r, coldata.Int64, rows, false), randVec(r, coldata.Int64, rows, false)}, rows)
-	}
-	c := NewTableCache(d, 1<<30)
-	for _, name := range []string{"a", "b", "a"} {
-		hb := tables[name]
-		s, err := c.Scan(ctx, name, 1, func() ([]*coldata.Batch, error) { return []*coldata.Batch{hb}, nil }, []int{0, 1})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if s.Streamed() {
-			t.Fatalf("%s: streamed, want resident after the other table's idle columns went", name)
-		}
-		got := downloadScan(t, d, s)
-		s.Close()
-		requireEqualBatch(t, hb, coldata.Concat(got, 2), name)
-		if st := c.Stats(); st.Bytes > limit/residentShare || st.Tables != 1 {
-			t.Fatalf("after %s: %d bytes resident in %d tables, want at most %d in one", name, st.Bytes, st.Tables, limit/residentShare)
-		}
-	}
-}
