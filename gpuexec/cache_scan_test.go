@@ -694,4 +694,3 @@ func downloadScan(t *testing.T, d *Device, s *TableScan) []*coldata.Batch {
 		got = append(got, hb)
 	}
 }
-
