@@ -143,3 +143,57 @@ func TestAllocEvictsIdleColumns(t *testing.T) {
 	c.Clear()
 	requireNoLeak(t, d, "join under pressure")
 }
+
+// TestStreamedScanHoldsNoColumns: between its chunks a streamed scan holds
+// none of its table's resident columns, so pressure may evict them while
+// it runs; the chunks after that upload them with the cold ones, and the
+// scan reads the same rows.
+func TestStreamedScanHoldsNoColumns(t *testing.T) {
+	const limit = 1 << 20
+	const rows = 4000
+	d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 64 << 10})
+	defer d.Close()
+	ctx := context.Background()
+	hb := evictTables(rows)["a"]
+	c := NewTableCache(d, 1<<30)
+	if _, streamed := scanAll(t, c, "a", hb, []int{0, 1, 2}); !streamed {
+		t.Fatal("first scan not streamed")
+	}
+	cols := []int{2, 0, 1}
+	s, err := c.Scan(ctx, "a", 1, func() ([]*coldata.Batch, error) { return []*coldata.Batch{hb}, nil }, cols)
+	if err != nil || !s.Streamed() {
+		t.Fatalf("scan: %v (streamed %v)", err, s.Streamed())
+	}
+	defer s.Close()
+	if res, up, str := s.Columns(); res != 2 || up != 0 || str != 1 {
+		t.Fatalf("columns: %d resident, %d uploaded, %d streamed", res, up, str)
+	}
+	var got []*coldata.Batch
+	for i := 0; ; i++ {
+		if i == 1 {
+			// After the first chunk: nothing holds the columns.
+			if freed := c.Relieve(0); freed == 0 || c.Stats().Tables != 0 {
+				t.Fatalf("mid-scan relief freed %d bytes, cache %+v", freed, c.Stats())
+			}
+		}
+		b, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		h, err := d.Download(ctx, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		got = append(got, h)
+	}
+	if len(got) < 3 || s.Refetched() != len(got)-1 {
+		t.Fatalf("%d chunks, %d refetched: want every chunk after the eviction", len(got), s.Refetched())
+	}
+	requireEqualBatch(t, pick(hb, cols), coldata.Concat(got, len(cols)), "scan across an eviction")
+	s.Close()
+	requireNoLeak(t, d, "scan across an eviction")
+}
