@@ -240,7 +240,7 @@ func TestGPUPoolLimit(t *testing.T) {
 			t.Fatalf("%s: %s scanned in %d device batches under a %d-byte limit:\n%s", q.sql, q.chunked, batches[q.chunked], limit, plan)
 		}
 		requirePoolSettled(t, db)
-		t.Logf("%v, %d rows, %s in %d batches: %s", d.Round(time.Millisecond), len(got), q.chunked, batches[q.chunked], q.sql)
+		t.Logf("%v, %d rows, %s in %d batches: %s; cache %+v", d.Round(time.Millisecond), len(got), q.chunked, batches[q.chunked], q.sql, *db.Stats().Cache)
 	}
 	st := db.Stats()
 	// The pool is shared with the process's other databases: the limit

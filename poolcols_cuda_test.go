@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/datagen/tpch"
 	"github.com/gsqlengine/gsql/datagen/tpch/queries"
@@ -177,5 +180,86 @@ func BenchmarkGPUWarmUnderCap(b *testing.B) {
 			b.ReportMetric(float64(limit), "pool_limit_B")
 			b.Logf("%s", strings.TrimSpace(fmt.Sprint(*db.Stats().Cache)))
 		})
+	}
+}
+
+// fillerTable is a table of rows rows: id BIGINT (0..rows-1, reversed when
+// rev), f1 and f2 text of width bytes.
+func fillerTable(rows, width int, rev bool) (*arrow.Schema, []arrow.Record) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "f1", Type: arrow.BinaryTypes.String},
+		{Name: "f2", Type: arrow.BinaryTypes.String},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	pad := strings.Repeat("x", width-8)
+	for i := range rows {
+		id := i
+		if rev {
+			id = rows - 1 - i
+		}
+		b.Field(0).(*array.Int64Builder).Append(int64(id))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%08d", id%100000000) + pad)
+		b.Field(2).(*array.StringBuilder).Append(pad + fmt.Sprintf("%08d", i%100000000))
+	}
+	return schema, []arrow.Record{b.NewRecord()}
+}
+
+// TestGPUJoinEvictsPartialKeeps: under a 64 MiB pool two tables each keep
+// part of their columns resident (their key and one text column; the
+// other text column streams), about 40 MiB together. A join of the two
+// whose results need most of the pool runs on the GPU with the CPU
+// backend's answers: its allocations evict the idle columns (counted as
+// pressure evictions) instead of running out of memory, and the pool
+// settles to the resident columns afterwards. This is the join that ran
+// out of memory on the H200 when two tables held partial shares.
+func TestGPUJoinEvictsPartialKeeps(t *testing.T) {
+	const limit = 64 << 20
+	db, err := gsql.Open(gsql.Options{Device: "gpu", PoolLimit: limit})
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer db.Close()
+	cpu := openTestDB(t, gsql.Options{Device: "cpu"})
+	const rows, width = 150_000, 120 // a text column about 18.6 MB, key and one fit the 32 MiB share
+	for _, d := range []*gsql.DB{db, cpu} {
+		for _, name := range []string{"a", "b"} {
+			schema, recs := fillerTable(rows, width, name == "b")
+			if err := d.RegisterTable(name, schema, recs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	same := func(q string) {
+		t.Helper()
+		got, want := sortedRows(t, db, q), sortedRows(t, cpu, q)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%s: GPU result (%d rows) differs from the CPU backend (%d rows)", q, len(got), len(want))
+		}
+	}
+	for _, name := range []string{"a", "b"} {
+		same(fmt.Sprintf("SELECT COUNT(*), MAX(id), MAX(f1), MAX(f2) FROM %s", name))
+	}
+	st := db.Stats()
+	t.Logf("after the partial keeps: cache %+v, %d bytes in use", *st.Cache, st.GPU.InUse)
+	if st.Cache.Tables != 2 || st.Cache.Streamed < 2 || st.Cache.Bytes < limit/2 {
+		t.Fatalf("setup: want two tables partly resident, over half the pool: %+v", *st.Cache)
+	}
+	before := st.Cache.PressureEvictions
+	for _, q := range []string{
+		// The build side reads b's keys only (1.2 MB, under a quarter of
+		// the limit: a GPU join); a's key and f1 probe it.
+		"SELECT COUNT(*), SUM(b.id), MAX(a.f1) FROM a JOIN b ON a.id = b.id",
+		// Results of about 24 MB beside the 40 resident: b's idle f1
+		// must go.
+		"SELECT CONCAT(REPEAT(a.f1, 3), a.f2) FROM a JOIN b ON a.id = b.id WHERE b.id % 3 = 0",
+	} {
+		same(q)
+		requirePoolSettled(t, db)
+		t.Logf("%s: cache %+v", q, *db.Stats().Cache)
+	}
+	if st := db.Stats(); st.Cache.PressureEvictions == before {
+		t.Fatalf("no resident column was evicted for the joins: %+v", *st.Cache)
 	}
 }
