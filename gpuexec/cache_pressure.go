@@ -50,6 +50,23 @@ func (c *TableCache) relieveLocked(need uint64) uint64 {
 	return c.evictLocked(need, nil, true)
 }
 
+// idleBytesLocked is the bytes of the parts no query holds, other than
+// table skip's: memory any allocation may take by evicting them.
+func (c *TableCache) idleBytesLocked(skip string) uint64 {
+	var n uint64
+	for name, e := range c.entries {
+		if name == skip {
+			continue
+		}
+		for _, p := range e.parts {
+			if !p.inUse() {
+				n += p.bytes
+			}
+		}
+	}
+	return n
+}
+
 // inUse reports whether anything but the cache holds one of the part's
 // buffers (a running query's scan, a view of it).
 func (p *colPart) inUse() bool {

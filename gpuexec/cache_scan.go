@@ -65,14 +65,17 @@ func (d *Device) residentLimit() uint64 {
 
 // chunkBytes is the size of the row ranges a streamed scan uploads: an
 // eighth of the limit, or a quarter of what the pool has left if that is
-// less.
-func (d *Device) chunkBytes() uint64 {
+// less. evictable bytes in use (idle resident columns, which any
+// allocation that runs short evicts) count as left.
+func (d *Device) chunkBytes(evictable uint64) uint64 {
 	l := d.MemoryLimit()
 	if l == 0 {
 		return maxChunkBytes
 	}
 	chunk := l / chunkShare
-	if used := d.memoryUsed(); used >= l {
+	used := d.memoryUsed()
+	used -= min(used, evictable)
+	if used >= l {
 		chunk = 0
 	} else if free := (l - used) / 4; free < chunk {
 		chunk = free
@@ -339,7 +342,9 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	if s.groups == nil {
 		s.groups = [][]*coldata.Batch{}
 	}
-	s.chunk = c.d.chunkBytes()
+	// Other tables' idle columns count as free (an allocation evicts
+	// them); this table's hot ones are pinned by each chunk's views.
+	s.chunk = c.d.chunkBytes(c.idleBytesLocked(name))
 	c.stats.Streamed++
 	return s, nil
 }
