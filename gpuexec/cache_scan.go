@@ -167,6 +167,7 @@ type TableScan struct {
 	// one of the uploaded chunk.
 	name      string
 	version   uint64
+	rows      []int // each row group's rows
 	groups    [][]*coldata.Batch
 	ncold     int // the groups' first columns are the cold ones, then the hot
 	hotCols   []int
@@ -317,7 +318,7 @@ func (c *TableCache) ScanPrepared(ctx context.Context, name string, version uint
 	}
 	// Stream the cold columns beside the hot ones, group by group.
 	s.resCols, s.streamCols = len(hot)-len(keep), len(cold)
-	s.name, s.version, s.hotCols = name, version, hot
+	s.name, s.version, s.hotCols, s.rows = name, version, hot, groupRows(groups)
 	s.hot, s.cold = make([]int, len(cols)), make([]int, len(cols))
 	for i, col := range cols {
 		s.hot[i] = slices.Index(hot, col)
@@ -559,7 +560,7 @@ func (s *TableScan) hotRows(g, lo, hi int) (*DeviceBatch, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entries[s.name]
-	if e == nil || e.version != s.version || g >= len(e.rows) || hi > e.rows[g] || len(e.missing(s.hotCols)) > 0 {
+	if e == nil || e.version != s.version || !slices.Equal(e.rows, s.rows) || len(e.missing(s.hotCols)) > 0 {
 		return nil, nil
 	}
 	b, err := e.group(c.d, g, s.hotCols)
