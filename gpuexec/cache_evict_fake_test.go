@@ -2,8 +2,11 @@ package gpuexec
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
 )
@@ -196,4 +199,93 @@ func TestStreamedScanHoldsNoColumns(t *testing.T) {
 	requireEqualBatch(t, pick(hb, cols), coldata.Concat(got, len(cols)), "scan across an eviction")
 	s.Close()
 	requireNoLeak(t, d, "scan across an eviction")
+}
+
+// TestConcurrentScansUnderPressure: scans of two tables from several
+// goroutines on one context thread, under a pool their columns overfill:
+// allocations evict idle columns while other scans hold the cache's lock
+// (the reclaimer only tries it), nothing deadlocks, every scan reads every
+// row or fails for memory the other scans hold (four scans' chunks and
+// the columns they view can fill this pool: admission bounds that for
+// queries), and the database's bytes in use settle to what the cache
+// holds.
+func TestConcurrentScansUnderPressure(t *testing.T) {
+	const rows = 4000
+	fr := newFakeRegistry()
+	d, err := fr.open(Options{CacheDir: t.TempDir(), PoolLimit: 1 << 20, SlabSize: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tables := evictTables(rows)
+	c := NewTableCache(d, 1<<30)
+	ctx := context.Background()
+	colSets := [][]int{{0, 1, 2}, {0, 1}, {2, 0}, {1}}
+	errs := make(chan error, 8)
+	var ooms atomic.Int32
+	for w := range 4 {
+		go func() {
+			for i := range 15 {
+				name := []string{"a", "b"}[(w+i)%2]
+				cols := colSets[(w*3+i)%len(colSets)]
+				s, err := c.Scan(ctx, name, 1, func() ([]*coldata.Batch, error) { return []*coldata.Batch{tables[name]}, nil }, cols)
+				if IsOutOfMemory(err) {
+					ooms.Add(1)
+					continue
+				}
+				if err != nil {
+					errs <- fmt.Errorf("worker %d scan %d of %s %v: %w", w, i, name, cols, err)
+					return
+				}
+				n := 0
+				for {
+					b, err := s.Next(ctx)
+					if IsOutOfMemory(err) {
+						ooms.Add(1)
+						n = rows
+						break
+					}
+					if err != nil {
+						s.Close()
+						errs <- fmt.Errorf("worker %d scan %d of %s %v: %w", w, i, name, cols, err)
+						return
+					}
+					if b == nil {
+						break
+					}
+					n += b.Len
+					b.Release()
+				}
+				s.Close()
+				if n != rows {
+					errs <- fmt.Errorf("worker %d scan %d of %s %v: %d rows", w, i, name, cols, n)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	timeout := time.After(60 * time.Second)
+	for range 4 {
+		select {
+		case err := <-errs:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-timeout:
+			t.Fatal("scans not done after 60 s: deadlock?")
+		}
+	}
+	st := c.Stats()
+	t.Logf("%d of 60 scans out of memory; cache %+v", ooms.Load(), st)
+	if ooms.Load() > 30 {
+		t.Fatalf("%d of 60 scans out of memory", ooms.Load())
+	}
+	if inUse := d.InUse(); inUse < st.Bytes || inUse > st.Bytes+uint64(st.Buffers)*4096 {
+		t.Fatalf("%d bytes in use by the database, the cache holds %d", inUse, st.Bytes)
+	}
+	c.Clear()
+	if inUse := d.InUse(); inUse != 0 {
+		t.Fatalf("%d bytes in use after Clear", inUse)
+	}
 }
