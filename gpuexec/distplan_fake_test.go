@@ -15,7 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -202,6 +204,7 @@ func TestFakeDistributedPlans(t *testing.T) {
 			if strings.Contains(line, "Scan fact ") && !strings.Contains(line, "rows=1499 batches=3 ") {
 				t.Errorf("%s: %s", c.q, line)
 			}
+			checkPerDevice(t, c.q, line)
 		}
 	}
 	if len(kinds) != 3 {
@@ -219,6 +222,47 @@ func TestFakeDistributedPlans(t *testing.T) {
 		if n := gpuexec.InUse(devs[i]); n != 0 {
 			t.Errorf("device %d: %d bytes still lent", i, n)
 		}
+	}
+}
+
+var (
+	analyzeRows = regexp.MustCompile(`^.*?\brows=(\d+) `)
+	perDevice   = regexp.MustCompile(`per_device=\[([^\]]*)\]`)
+	deviceRows  = regexp.MustCompile(`^gpu(\d+) rows=(\d+) time=\S+ bytes=\d+ launches=\d+$`)
+)
+
+// checkPerDevice checks an EXPLAIN ANALYZE line of a spread plan: a node
+// run on every device (a spread scan, anything under an exchange) lists
+// each device's copy, once per device, and their rows add up to the
+// node's; a node run once lists none.
+func checkPerDevice(t *testing.T, q, line string) {
+	t.Helper()
+	m := perDevice.FindStringSubmatch(line)
+	spreadScan := strings.Contains(line, "round-robin over 3 devices")
+	if m == nil {
+		if spreadScan {
+			t.Errorf("%s: a spread scan without per-device statistics: %s", q, line)
+		}
+		return
+	}
+	total := analyzeRows.FindStringSubmatch(line)
+	if total == nil {
+		t.Errorf("%s: no rows= before per_device: %s", q, line)
+		return
+	}
+	sum, seen := 0, map[string]bool{}
+	for _, part := range strings.Split(m[1], "; ") {
+		d := deviceRows.FindStringSubmatch(part)
+		if d == nil || seen[d[1]] {
+			t.Errorf("%s: per-device part %q in %s", q, part, line)
+			return
+		}
+		seen[d[1]] = true
+		n, _ := strconv.Atoi(d[2])
+		sum += n
+	}
+	if want, _ := strconv.Atoi(total[1]); sum != want || len(seen) < 2 || (spreadScan && len(seen) != 3) {
+		t.Errorf("%s: devices %v add up to %d rows, want %d: %s", q, seen, sum, want, line)
 	}
 }
 

@@ -68,6 +68,32 @@ func TestPlaceExchanges(t *testing.T) {
 			at++
 		}
 	}
+	// Each device operator says on how many devices it runs: once per
+	// device under a spread exchange or above a repartition or broadcast,
+	// on device 0 alone above a gather and under a broadcast from it.
+	for _, c := range []struct{ q, line, want string }{
+		{"SELECT b, COUNT(*), SUM(a) FROM t GROUP BY b", "HashAggregate keys: b", "[gpu on 3 devices]"},
+		{"SELECT b, COUNT(*), SUM(a) FROM t GROUP BY b", "Exchange gather", "[gpu]"},
+		{"SELECT b, COUNT(*), SUM(a) FROM t GROUP BY b", "Exchange repartition", "[gpu on 3 devices]"},
+		{"SELECT COUNT(*), SUM(a) FROM t", " final", "[gpu]"},
+		{"SELECT COUNT(*), SUM(a) FROM t", " partial", "[gpu on 3 devices]"},
+		{"SELECT t.b FROM t JOIN (SELECT a, COUNT(*) AS n FROM u GROUP BY a) AS g ON t.a = g.a", "Inner HashJoin", "[gpu on 3 devices]"},
+		{"SELECT t.b FROM t JOIN (SELECT a, COUNT(*) AS n FROM u GROUP BY a) AS g ON t.a = g.a", "HashAggregate keys: a", "[gpu]"},
+		{"SELECT t.b, u.x FROM t JOIN u ON t.a = u.a", "Scan u", "[gpu on 3 devices]"},
+	} {
+		found := false
+		for _, l := range placeOn3(t, c.q, nil) {
+			if strings.Contains(l, c.line) {
+				found = true
+				if !strings.HasSuffix(l, c.want) {
+					t.Errorf("%s: %q, want it to end %q", c.q, l, c.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no line %q", c.q, c.line)
+		}
+	}
 	// EXPLAIN's rules line names the rule; one device places nothing.
 	var trace planner.RuleTrace
 	placeOn3(t, "SELECT a + 1 FROM t", &trace)
