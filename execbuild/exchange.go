@@ -159,7 +159,7 @@ func (b *Built) buildExchange(x *planner.Exchange) (operators.DeviceOperator, er
 	if src == nil {
 		// Its readers' rows and time count in st (buildDevice's
 		// instrument, one per device).
-		src = &operators.ExchangeSource{Group: b.group, Kind: x.Kind, Keys: x.Keys}
+		src = &operators.ExchangeSource{Group: b.group, Kind: x.Kind, Keys: x.Keys, Stats: make([]*operators.Stats, len(b.devs))}
 		devices := 1
 		if x.Spread {
 			devices = len(b.devs)
@@ -173,6 +173,8 @@ func (b *Built) buildExchange(x *planner.Exchange) (operators.DeviceOperator, er
 		}
 		b.exch[x] = src
 	}
+	// The bytes this device receives count in its copy's statistics.
+	src.Stats[b.on] = b.nodeStats(x)
 	return src.Output(b.on), nil
 }
 

@@ -205,6 +205,10 @@ func TestFakeDistributedPlans(t *testing.T) {
 				t.Errorf("%s: %s", c.q, line)
 			}
 			checkPerDevice(t, c.q, line)
+			// An exchange counts the bytes its devices received.
+			if m := analyzeBytes.FindStringSubmatch(line); strings.Contains(line, "Exchange ") && (m == nil || m[1] != "0" && m[2] == "0") {
+				t.Errorf("%s: an exchange that moved no bytes: %s", c.q, line)
+			}
 		}
 	}
 	if len(kinds) != 3 {
@@ -226,9 +230,10 @@ func TestFakeDistributedPlans(t *testing.T) {
 }
 
 var (
-	analyzeRows = regexp.MustCompile(`^.*?\brows=(\d+) `)
-	perDevice   = regexp.MustCompile(`per_device=\[([^\]]*)\]`)
-	deviceRows  = regexp.MustCompile(`^gpu(\d+) rows=(\d+) time=\S+ bytes=\d+ launches=\d+$`)
+	analyzeRows  = regexp.MustCompile(`^.*?\brows=(\d+) `)
+	analyzeBytes = regexp.MustCompile(`^.*?\brows=(\d+) batches=\d+ time=\S+ bytes=(\d+) `)
+	perDevice    = regexp.MustCompile(`per_device=\[([^\]]*)\]`)
+	deviceRows   = regexp.MustCompile(`^gpu(\d+) rows=(\d+) time=\S+ bytes=\d+ launches=\d+$`)
 )
 
 // checkPerDevice checks an EXPLAIN ANALYZE line of a spread plan: a node
