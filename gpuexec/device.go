@@ -67,6 +67,7 @@ type Stats struct {
 	CompilesQueued  int            // background compiles not finished yet
 	MemoryCacheHits uint64         // Compile answered from memory
 	DiskCacheHits   uint64         // Compile answered from the disk cache
+	SharedImageHits uint64         // images another GPU of the process compiled, loaded here
 	BytesToDevice   uint64         // host-to-device bytes copied
 	BytesToHost     uint64         // device-to-host bytes copied
 	BytesToPeer     uint64         // bytes copied from here to other GPUs over peer links
@@ -162,7 +163,10 @@ type deviceState struct {
 	bounce bounceBuffers
 
 	launches, compiles, memHits, diskHits, toDevice, toHost, toPeer atomic.Uint64
-	compileNanos, loadNanos                                         atomic.Int64
+	// sharedHits counts images another device state of the process made
+	// while this one waited for them (imageFlights).
+	sharedHits              atomic.Uint64
+	compileNanos, loadNanos atomic.Int64
 
 	interp interpState // the tier-0 interpreter
 }
@@ -304,6 +308,7 @@ func (d *Device) Stats() Stats {
 		LoadTime:        time.Duration(d.loadNanos.Load()),
 		CompilesQueued:  d.CompilesQueued(),
 		DiskCacheHits:   d.diskHits.Load(),
+		SharedImageHits: d.sharedHits.Load(),
 		BytesToDevice:   d.toDevice.Load(),
 		BytesToHost:     d.toHost.Load(),
 		BytesToPeer:     d.toPeer.Load(),

@@ -26,6 +26,9 @@ type fakeDriver struct {
 	events   map[eventH]bool
 	hostLive int
 	compiles int
+	// major, when set, is the device's compute capability's major
+	// number (else 9).
+	major int
 	// hold, when set, blocks the compile of any source holding "// hold"
 	// until it is closed.
 	hold     chan struct{}
@@ -69,7 +72,11 @@ func newFakeDevice(t testing.TB, opts Options) (*Device, *fakeDriver) {
 func (f *fakeDriver) id() uintptr { f.mu.Lock(); defer f.mu.Unlock(); f.next++; return f.next }
 
 func (f *fakeDriver) info() DeviceInfo {
-	return DeviceInfo{Ordinal: f.ordinal, Name: "fake", Major: 9, Minor: 0, TotalMemory: 4 << 30, SMs: 4, DriverVersion: 13000}
+	major := 9
+	if f.major != 0 {
+		major = f.major
+	}
+	return DeviceInfo{Ordinal: f.ordinal, Name: "fake", Major: major, Minor: 0, TotalMemory: 4 << 30, SMs: 4, DriverVersion: 13000}
 }
 
 func (f *fakeDriver) canAccessPeer(peer driver) (bool, error) {
