@@ -121,6 +121,7 @@ func TestCUDADistributedPlans(t *testing.T) {
 		{"SELECT f.v, g.n FROM fact f JOIN (SELECT k, COUNT(*) AS n FROM dim GROUP BY k) g ON f.k = g.k", false},
 		{"SELECT f.v, g.w FROM fact f JOIN fact2 g ON f.k = g.k WHERE g.w % 5 = 0 AND f.v % 7 = 0", false},
 		{"SELECT f.v, g.v FROM fact f JOIN fact g ON f.v = g.v + 1 AND f.s = g.s", false},
+		{"SELECT f.v, g.v FROM fact f JOIN fact g ON f.k = g.k WHERE g.v < 400", false},
 		{"SELECT f.v, g.v FROM fact f LEFT JOIN fact g ON f.v = g.v * 2", false},
 		{"SELECT v * 2 AS w, k FROM fact ORDER BY w DESC LIMIT 7 OFFSET 2", true},
 		{"SELECT v + 1 AS w, s FROM fact WHERE k > 990 ORDER BY s, w", true},

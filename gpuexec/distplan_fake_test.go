@@ -152,6 +152,8 @@ func TestFakeDistributedPlans(t *testing.T) {
 		{"SELECT f.v, g.n FROM fact f JOIN (SELECT k, COUNT(*) AS n FROM dim GROUP BY k) g ON f.k = g.k", false, []string{"broadcast (device 0 to 3 devices)"}},
 		{"SELECT f.v, g.w FROM fact f JOIN fact2 g ON f.k = g.k WHERE g.w % 5 = 0", false, []string{"broadcast (3 devices to 3 devices)"}},
 		{"SELECT f.v, g.v FROM fact f JOIN fact g ON f.k = g.k AND f.s = g.s", false, []string{"repartition by k, s"}},
+		// The same table filtered on the right: estimated smaller, broadcast.
+		{"SELECT f.v, g.v FROM fact f JOIN fact g ON f.k = g.k WHERE g.v < 40", false, []string{"broadcast (3 devices to 3 devices)"}},
 		{"SELECT f.v, g.v FROM fact f LEFT JOIN fact g ON f.v = g.v + 1", false, []string{"repartition by v"}},
 		// ORDER BY ... LIMIT: each device's top rows, gathered, merged.
 		{"SELECT v * 2 AS w, k FROM fact ORDER BY w DESC LIMIT 7 OFFSET 2", true, []string{"Limit 9", "gather (3 devices to device 0)"}},

@@ -252,7 +252,7 @@ const fewGroupsMax = 1 << 16
 // (n-1)/n of the rows. Keys whose range is unknown (text, computed
 // values, columns without zone maps) count as many.
 func (p *exchanger) fewGroups(x *DeviceAggregate, in Node) bool {
-	rows := float64(ScannedRows(in))
+	rows := PlacedRows(in)
 	groups := 1.0
 	for k := 0; k < x.NKeys; k++ {
 		span, ok := keySpan(in, k)
@@ -365,10 +365,12 @@ func (p *exchanger) join(x *DeviceJoin) (Node, where) {
 	case lw == spread && rw == onOne:
 		return with(l, p.exchange(r, ExchangeBroadcast, nil, false), spread)
 	case lw == spread && rw == spread:
-		lrows, rrows := ScannedRows(l), ScannedRows(r)
 		// A broadcast moves the right side to n-1 devices; a
-		// repartition moves (n-1)/n of both sides.
-		if rrows*int64(p.n-1) > lrows && sameKeyTypes(x) {
+		// repartition moves (n-1)/n of both sides. The sizes are the
+		// sides' estimated rows (filters and GROUP BYs counted), so a
+		// large table cut down by a selective filter is broadcast.
+		lrows, rrows := PlacedRows(l), PlacedRows(r)
+		if rrows*float64(p.n-1) > lrows && sameKeyTypes(x) {
 			return with(p.exchange(l, ExchangeRepartition, x.LeftKeys, true), p.exchange(r, ExchangeRepartition, x.RightKeys, true), spread)
 		}
 		return with(l, p.exchange(r, ExchangeBroadcast, nil, true), spread)
@@ -381,6 +383,61 @@ func (p *exchanger) join(x *DeviceJoin) (Node, where) {
 		return with(p.exchange(l, ExchangeBroadcast, nil, false), r, spread)
 	}
 	return with(p.one(l, lw), p.one(r, rw), onOne)
+}
+
+// PlacedRows estimates how many rows a placed plan's node produces, as
+// the join reordering guesses them for logical plans (estimateRows): a
+// device filter keeps its predicate's textbook selectivity, a GROUP BY a
+// tenth of its rows (one without keys, one row), a join with keys the
+// larger side's rows. Exchanges, transfers and projections keep them.
+func PlacedRows(n Node) float64 {
+	switch x := n.(type) {
+	case *Scan:
+		if x.Table == nil {
+			return defaultRows
+		}
+		return float64(x.Table.Rows)
+	case *Compute:
+		rows := PlacedRows(x.Input)
+		if x.Pred != nil {
+			rows *= predSelectivity(x.Pred)
+		}
+		return rows
+	case *DeviceAggregate:
+		if x.NKeys == 0 {
+			return 1
+		}
+		return math.Max(1, PlacedRows(x.Input)/10)
+	case *DeviceJoin:
+		l, r := PlacedRows(x.Left), PlacedRows(x.Right)
+		switch {
+		case x.Orig.Kind == opspec.SemiJoin || x.Orig.Kind == opspec.AntiJoin:
+			return l / 2
+		case len(x.LeftKeys) == 0:
+			return l * r
+		case x.Orig.Kind == opspec.LeftJoin:
+			return math.Max(l, l*r/math.Max(1, math.Max(l, r)))
+		}
+		return l * r / math.Max(1, math.Max(l, r))
+	case *Limit:
+		if x.Count >= 0 {
+			return math.Min(float64(x.Count), PlacedRows(x.Input))
+		}
+		return PlacedRows(x.Input)
+	case *Values, *Filter, *Aggregate, *Join:
+		// Logical nodes (a host subtree): estimateRows.
+	default:
+		// Exchanges, transfers, projections, sorts, unions: their
+		// inputs' rows.
+		if ins := n.Inputs(); len(ins) > 0 {
+			rows := 0.0
+			for _, in := range ins {
+				rows += PlacedRows(in)
+			}
+			return rows
+		}
+	}
+	return estimateRows(n)
 }
 
 // sameKeyTypes reports whether both sides' join keys have one type each

@@ -48,6 +48,11 @@ func TestPlaceExchanges(t *testing.T) {
 		{"SELECT t.b, v.b FROM t JOIN t AS v ON t.a = v.a", []string{
 			"Exchange gather (3 devices to device 0)", "Inner HashJoin", "Exchange repartition by a (3 devices to 3 devices)", "Scan t",
 			"Exchange repartition by a (3 devices to 3 devices)", "Scan t"}},
+		// The same join with a selective filter on the right: its
+		// estimated rows (4 x 0.1) are broadcast instead.
+		{"SELECT t.b, v.b FROM t JOIN t AS v ON t.a = v.a WHERE v.c = 1", []string{
+			"Exchange gather (3 devices to device 0)", "Inner HashJoin", "Scan t",
+			"Exchange broadcast (3 devices to 3 devices)", "Filter (c = 1)", "Scan t"}},
 		{"SELECT t.b FROM t JOIN (SELECT a, COUNT(*) AS n FROM u GROUP BY a) AS g ON t.a = g.a", []string{
 			"Exchange gather", "Inner HashJoin", "Scan t", "Exchange broadcast (device 0 to 3 devices)", "HashAggregate keys: a"}},
 		{"SELECT a + 1 AS k, b FROM t ORDER BY k DESC LIMIT 2 OFFSET 1", []string{
