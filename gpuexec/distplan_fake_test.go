@@ -1,7 +1,7 @@
 package gpuexec_test
 
 // Multi-device plans from SQL text over three fake devices: the
-// place_exchanges rule spreads each plan (row groups round-robin, small
+// place_exchanges rule spreads each plan (row groups balanced, small
 // tables replicated, exchanges of every kind), execbuild builds it once
 // per device and the exchanges move real device batches between the fake
 // GPUs; every answer is checked against the CPU plan's. The fake driver
@@ -245,7 +245,7 @@ var (
 func checkPerDevice(t *testing.T, q, line string) {
 	t.Helper()
 	m := perDevice.FindStringSubmatch(line)
-	spreadScan := strings.Contains(line, "round-robin over 3 devices")
+	spreadScan := strings.Contains(line, "balanced over 3 devices")
 	if m == nil {
 		if spreadScan {
 			t.Errorf("%s: a spread scan without per-device statistics: %s", q, line)

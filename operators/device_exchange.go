@@ -246,8 +246,12 @@ func (o *ExchangeOutput) Close() error {
 // table without the two meeting.
 func ShareName(table string, i, n int) string { return fmt.Sprintf("%s#share%d/%d", table, i, n) }
 
-// RowGroupShare is the row groups of load that device i of n holds:
-// batch k where k mod n is i.
+// RowGroupShare is the row groups of load that device i of n holds: the
+// groups, in order, each dealt to the device holding the fewest rows so
+// far (the lowest numbered on a tie), so that groups of one size go
+// round-robin (group k on device k mod n) and groups of uneven sizes
+// (appends, a short last group) still leave every device about a share
+// of the rows. Every device deals the same list alike.
 func RowGroupShare(load func() ([]*coldata.Batch, error), i, n int) func() ([]*coldata.Batch, error) {
 	return func() ([]*coldata.Batch, error) {
 		all, err := load()
@@ -255,8 +259,18 @@ func RowGroupShare(load func() ([]*coldata.Batch, error), i, n int) func() ([]*c
 			return nil, err
 		}
 		var out []*coldata.Batch
-		for k := i; k < len(all); k += n {
-			out = append(out, all[k])
+		held := make([]int, n)
+		for _, b := range all {
+			to := 0
+			for d := 1; d < n; d++ {
+				if held[d] < held[to] {
+					to = d
+				}
+			}
+			held[to] += b.Len
+			if to == i {
+				out = append(out, b)
+			}
 		}
 		return out, nil
 	}

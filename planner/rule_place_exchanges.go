@@ -10,7 +10,7 @@ import (
 
 // Exchange placement. With several GPUs open, a placed device plan is
 // spread over them: large tables are read where their row groups live
-// (round-robin over the devices), small ones on every device, and the
+// (balanced over the devices by rows), small ones on every device, and the
 // operators above move rows only where the answer needs it:
 //
 //	SELECT k, COUNT(*) FROM big GROUP BY k ORDER BY 2 DESC LIMIT 5
@@ -22,7 +22,7 @@ import (
 //	                                           Sort count DESC
 //	                                             HashAggregate keys: k
 //	                                               Exchange repartition by k
-//	                                                 Scan big (row groups round-robin over 3 devices)
+//	                                                 Scan big (row groups balanced over 3 devices)
 //
 // Filters and projections run where their input is. A GROUP BY with keys
 // repartitions its rows by key and finishes on every device (each group

@@ -33,7 +33,7 @@ func TestPlaceExchanges(t *testing.T) {
 		want []string // lines in order (each a substring of one line)
 	}{
 		{"SELECT a FROM t WHERE c > 1", []string{
-			"DeviceToHost", "Exchange gather (3 devices to device 0)", "Filter (c > 1)", "Scan t [a c] (4 rows) (row groups round-robin over 3 devices)"}},
+			"DeviceToHost", "Exchange gather (3 devices to device 0)", "Filter (c > 1)", "Scan t [a c] (4 rows) (row groups balanced over 3 devices)"}},
 		{"SELECT b, COUNT(*), SUM(a) FROM t GROUP BY b", []string{
 			"Exchange gather (3 devices to device 0)", "HashAggregate keys: b", "Exchange repartition by b (3 devices to 3 devices)", "Scan t"}},
 		{"SELECT COUNT(*), SUM(a), MIN(c), MAX(b) FROM t", []string{
