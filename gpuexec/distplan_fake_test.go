@@ -142,6 +142,13 @@ func TestFakeDistributedPlans(t *testing.T) {
 		// No keys: partial per device, merged on device 0.
 		{"SELECT COUNT(*), COUNT(k), SUM(v), MIN(s), MAX(f) FROM fact", true, []string{"partial", "final"}},
 		{"SELECT COUNT(*), SUM(v) FROM fact WHERE v < 0", true, []string{"partial"}},
+		// AVG: a SUM and a COUNT per device, merged, divided on device 0
+		// (DECIMAL scale + 4 as AVG's; DOUBLE; NULL for no values).
+		{"SELECT AVG(v), AVG(f), AVG(k), COUNT(*) FROM fact", true, []string{"partial", "final", "/"}},
+		{"SELECT AVG(v), AVG(k) FROM fact WHERE v < 0", true, []string{"partial"}},
+		{"SELECT k, AVG(v), AVG(f), MIN(s) FROM fact GROUP BY k", false, []string{"partial", "final", "/"}},
+		{"SELECT k, AVG(CASE WHEN v % 2 = 0 THEN NULL ELSE f END) FROM fact GROUP BY k", false, []string{"partial"}},
+		{"SELECT AVG(DISTINCT k) FROM fact", true, []string{"repartition by cast_to_decimal(k", "partial"}},
 		// COUNT(DISTINCT): repartition by the distinct key.
 		{"SELECT COUNT(DISTINCT s) FROM fact", true, []string{"repartition by s", "partial"}},
 		{"SELECT k, COUNT(DISTINCT s) FROM fact GROUP BY k", false, []string{"repartition by k"}},

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -210,7 +211,8 @@ func (p *exchanger) aggregate(x *DeviceAggregate, in Node, w where) (Node, where
 	if w != spread {
 		return withInputs(x, []Node{p.one(in, w)}), onOne
 	}
-	merge, byArg, ok := mergeAggs(x.Aggs)
+	split, at := splitAvgs(x)
+	merge, byArg, ok := mergeAggs(split.Aggs)
 	if x.NKeys > 0 && (!ok || byArg >= 0 || !p.fewGroups(x, in)) {
 		keys := make([]int, x.NKeys)
 		for i := range keys {
@@ -224,7 +226,7 @@ func (p *exchanger) aggregate(x *DeviceAggregate, in Node, w where) (Node, where
 	if byArg >= 0 {
 		in = p.exchange(in, ExchangeRepartition, []int{byArg}, true)
 	}
-	part := withInputs(x, []Node{in}).(*DeviceAggregate)
+	part := withInputs(split, []Node{in}).(*DeviceAggregate)
 	part.Phase = "partial"
 	gather := p.exchange(part, ExchangeGather, nil, true)
 	cols := part.Columns()
@@ -236,10 +238,97 @@ func (p *exchanger) aggregate(x *DeviceAggregate, in Node, w where) (Node, where
 		c := x.NKeys + i
 		merge[i].Arg = &expr.ColumnRef{Index: c, Name: cols[c].Name, T: cols[c].Type}
 	}
-	orig := &Aggregate{Input: gather, Keys: keys, Aggs: merge, AggNames: x.Orig.AggNames}
+	orig := &Aggregate{Input: gather, Keys: keys, Aggs: merge, AggNames: split.Orig.AggNames}
 	final := &DeviceAggregate{Input: gather, Orig: orig, Aggs: merge, NKeys: x.NKeys, Phase: "final"}
 	final.Dev = GPU
-	return final, onOne
+	if split == x {
+		return final, onOne
+	}
+	if avg, err := finishAvgs(x, final, at); err == nil {
+		return avg, onOne
+	}
+	// (An AVG whose quotient cannot be written: its rows gathered.)
+	return withInputs(x, []Node{p.one(in, w)}), onOne
+}
+
+// splitAvgs is x with each AVG of a DECIMAL or DOUBLE argument computed
+// as a SUM and a COUNT of it, which merge across devices where AVG does
+// not (finishAvgs divides them after the merge); at[i] is the position
+// of x's aggregate i among the split ones (an AVG's SUM, its COUNT next).
+// x itself when it has no such AVG.
+func splitAvgs(x *DeviceAggregate) (*DeviceAggregate, []int) {
+	var aggs, orig []opspec.AggSpec
+	var names []string
+	at := make([]int, len(x.Aggs))
+	found := false
+	for i, a := range x.Aggs {
+		at[i] = len(aggs)
+		o, name := x.Orig.Aggs[i], x.Orig.AggNames[i]
+		if a.Kind != opspec.AggAvg {
+			aggs, orig, names = append(aggs, a), append(orig, o), append(names, name)
+			continue
+		}
+		t := a.Arg.Type()
+		if !t.IsDecimal() && t != coldata.Float64 {
+			return x, nil
+		}
+		found = true
+		sum := opspec.AggSpec{Kind: opspec.AggSum, Arg: a.Arg, Distinct: a.Distinct, Type: opspec.AggResultType(opspec.AggSum, t)}
+		count := opspec.AggSpec{Kind: opspec.AggCount, Arg: a.Arg, Distinct: a.Distinct, Type: coldata.Int64}
+		osum, ocount := sum, count
+		osum.Arg, ocount.Arg = o.Arg, o.Arg
+		aggs, orig = append(aggs, sum, count), append(orig, osum, ocount)
+		arg := o.Arg.String()
+		if a.Distinct {
+			arg = "DISTINCT " + arg
+		}
+		names = append(names, "sum("+arg+")", "count("+arg+")")
+	}
+	if !found {
+		return x, nil
+	}
+	c := *x
+	c.Aggs = aggs
+	o := *x.Orig
+	o.Aggs, o.AggNames = orig, names
+	c.Orig = &o
+	return &c, at
+}
+
+// finishAvgs computes x's columns from final, the merged split aggregate
+// (splitAvgs): each AVG is its merged SUM over its merged COUNT, by the
+// division's own rules (a DECIMAL's scale grows by 4, rounded half away
+// from zero, as AVG's; NULL where no value was counted, the SUM being
+// NULL then), cast to the AVG's type.
+func finishAvgs(x *DeviceAggregate, final *DeviceAggregate, at []int) (Node, error) {
+	cols := final.Columns()
+	ref := func(i int) expr.Expr { return &expr.ColumnRef{Index: i, Name: cols[i].Name, T: cols[i].Type} }
+	exprs := make([]expr.Expr, 0, x.NKeys+len(x.Aggs))
+	for k := 0; k < x.NKeys; k++ {
+		exprs = append(exprs, ref(k))
+	}
+	div, ok := expr.Lookup("/")
+	if !ok {
+		return nil, fmt.Errorf("no division function")
+	}
+	for i, a := range x.Aggs {
+		c := x.NKeys + at[i]
+		if a.Kind != opspec.AggAvg {
+			exprs = append(exprs, ref(c))
+			continue
+		}
+		q, err := expr.NewCall(div, []expr.Expr{ref(c), ref(c + 1)})
+		if err != nil {
+			return nil, err
+		}
+		if q, err = expr.CastTo(q, a.Type); err != nil {
+			return nil, err
+		}
+		exprs = append(exprs, q)
+	}
+	out := &Compute{Input: final, Exprs: exprs, Out: x.Columns(), Fused: true}
+	out.Dev = GPU
+	return out, nil
 }
 
 // fewGroupsMax bounds the groups a GROUP BY merges on one device.

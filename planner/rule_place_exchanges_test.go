@@ -41,8 +41,15 @@ func TestPlaceExchanges(t *testing.T) {
 			"HashAggregate aggs: count(*), sum(a), min(c), max(b) partial", "Scan t"}},
 		{"SELECT COUNT(DISTINCT b) FROM t", []string{
 			"final", "Exchange gather (3 devices to device 0)", "partial", "Exchange repartition by b (3 devices to 3 devices)", "Scan t"}},
-		{"SELECT AVG(a) FROM t", []string{
-			"HashAggregate aggs: avg(cast_to_decimal(a, 19, 0)) (hash table", "Exchange gather (3 devices to device 0)", "Scan t"}},
+		// AVG as a SUM and a COUNT per device, merged, then divided.
+		{"SELECT AVG(a), MAX(b) FROM t", []string{
+			"Project (sum(cast_to_decimal(a, 19, 0)) / cast_to_decimal(count(cast_to_decimal(a, 19, 0)), 19, 0)) AS avg(cast_to_decimal(a, 19, 0)), max(b)",
+			"HashAggregate aggs: sum(cast_to_decimal(a, 19, 0)), count(cast_to_decimal(a, 19, 0)), max(b) final",
+			"Exchange gather (3 devices to device 0)",
+			"HashAggregate aggs: sum(cast_to_decimal(a, 19, 0)), count(cast_to_decimal(a, 19, 0)), max(b) partial", "Scan t"}},
+		// Other aggregates without a merge gather their rows.
+		{"SELECT VAR_POP(a) FROM t", []string{
+			"HashAggregate aggs: var_pop(", "Exchange gather (3 devices to device 0)", "Scan t"}},
 		{"SELECT t.b, u.x FROM t JOIN u ON t.a = u.a", []string{
 			"Exchange gather (3 devices to device 0)", "Inner HashJoin", "Scan t", "Scan u [a x] (3 rows) (replicated on 3 devices)"}},
 		{"SELECT t.b, v.b FROM t JOIN t AS v ON t.a = v.a", []string{
