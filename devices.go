@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gsqlengine/gsql/exchange"
 	"github.com/gsqlengine/gsql/gpuexec"
@@ -195,8 +196,8 @@ func devicesString(devs []DeviceStats, skipped []string) string {
 		if d.Queries {
 			role = ", runs the queries"
 		}
-		fmt.Fprintf(&b, "gpu %d (%s%s): %d bytes in use, %d peak, %d launches, %d bytes to the device, %d to the host, %d to other GPUs\n",
-			d.Ordinal, d.Name, role, d.Memory.InUse, d.Memory.Peak, d.Launches, d.BytesToDevice, d.BytesToHost, d.BytesToPeer)
+		fmt.Fprintf(&b, "gpu %d (%s%s): %d bytes in use, %d peak, %d launches, %s busy, %d bytes to the device, %d to the host, %d to other GPUs\n",
+			d.Ordinal, d.Name, role, d.Memory.InUse, d.Memory.Peak, d.Launches, d.ThreadTime.Round(time.Millisecond), d.BytesToDevice, d.BytesToHost, d.BytesToPeer)
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(&b, "gpu skipped: %s\n", s)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/memory"
@@ -71,11 +72,11 @@ func TestDevicesString(t *testing.T) {
 	if s := devicesString(one, nil); s != "" {
 		t.Fatalf("one GPU: %q", s)
 	}
-	two := append(one, DeviceStats{Ordinal: 2, Name: "H200", Stats: gpuexec.Stats{Launches: 7, BytesToPeer: 4096, Memory: memory.Stats{InUse: 512}}})
+	two := append(one, DeviceStats{Ordinal: 2, Name: "H200", Stats: gpuexec.Stats{Launches: 7, BytesToPeer: 4096, Memory: memory.Stats{InUse: 512}, ThreadTime: 1500 * time.Millisecond}})
 	s := devicesString(two, []string{"GPU 5: not present (4 GPUs)"})
 	for _, want := range []string{
 		"gpu 0 (H200, runs the queries): 0 bytes in use",
-		"gpu 2 (H200): 512 bytes in use, 0 peak, 7 launches, 0 bytes to the device, 0 to the host, 4096 to other GPUs",
+		"gpu 2 (H200): 512 bytes in use, 0 peak, 7 launches, 1.5s busy, 0 bytes to the device, 0 to the host, 4096 to other GPUs",
 		"gpu skipped: GPU 5: not present",
 	} {
 		if !strings.Contains(s, want) {

@@ -104,7 +104,10 @@ func TestCUDADistributedAnalyze(t *testing.T) {
 	}
 	st := db.Stats()
 	for _, d := range st.Devices {
-		t.Logf("GPU %d: %d compiles, %d images shared from another GPU, %d disk hits", d.Ordinal, d.Compiles, d.SharedImageHits, d.DiskCacheHits)
+		t.Logf("GPU %d: %d compiles, %d images shared from another GPU, %d disk hits, %s busy", d.Ordinal, d.Compiles, d.SharedImageHits, d.DiskCacheHits, d.ThreadTime)
+		if d.ThreadTime <= 0 || d.Launches == 0 {
+			t.Errorf("GPU %d: busy %s, %d launches after spread queries", d.Ordinal, d.ThreadTime, d.Launches)
+		}
 	}
 	if !strings.Contains(st.String(), "runs the queries") {
 		t.Errorf(".stats without per-device lines:\n%s", st)
