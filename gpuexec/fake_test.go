@@ -41,10 +41,12 @@ type fakeDriver struct {
 	// ordinal is the fake GPU's number; peer, when set, says whether it
 	// reaches another's memory directly (nil: every pair does); enabled
 	// lists the peers enabled, peerCopies counts direct copies.
-	ordinal    int
-	peer       func(from, to int) bool
-	enabled    map[int]bool
-	peerCopies int
+	ordinal int
+	peer    func(from, to int) bool
+	enabled map[int]bool
+	// refusePeers makes enablePeer fail as a driver out of peer slots.
+	refusePeers bool
+	peerCopies  int
 	// serial makes do take calls in turn (turn, held by turnOwner).
 	serial    bool
 	turn      sync.Mutex
@@ -90,6 +92,9 @@ func (f *fakeDriver) canAccessPeer(peer driver) (bool, error) {
 func (f *fakeDriver) enablePeer(peer driver) error {
 	if ok, err := f.canAccessPeer(peer); err != nil || !ok {
 		return firstErr(err, &CUDAError{Call: "cuCtxEnablePeerAccess", Code: 217, Name: "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"})
+	}
+	if f.refusePeers {
+		return &CUDAError{Call: "cuCtxEnablePeerAccess", Code: 711, Name: "CUDA_ERROR_TOO_MANY_PEERS"}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
