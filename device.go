@@ -33,6 +33,9 @@ type gpuState struct {
 	spread    []*operators.DeviceRuntime
 	transport exchange.Transport
 	skipped   []string
+	// links says which pairs of GPUs copy through host memory because
+	// their peer access failed to be enabled.
+	links []string
 }
 
 // gpu opens the GPU runtime (once) or says why it cannot: the runtime on

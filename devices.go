@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gsqlengine/gsql/exchange"
 	"github.com/gsqlengine/gsql/gpuexec"
@@ -131,6 +132,7 @@ func (db *DB) spreadRuntimes() error {
 		return fmt.Errorf("gsql: connecting the GPUs of Options.Devices %q: %w", db.opts.Devices, err)
 	}
 	db.gpuState.spread, db.gpuState.transport = rts, local
+	db.gpuState.links = local.Warnings()
 	return nil
 }
 
@@ -150,7 +152,7 @@ func (db *DB) closeOtherDevices() error {
 	for _, rt := range db.gpuState.spread[min(1, len(db.gpuState.spread)):] {
 		rt.Cache.Clear()
 	}
-	db.gpuState.spread, db.gpuState.transport = nil, nil
+	db.gpuState.spread, db.gpuState.transport, db.gpuState.links = nil, nil, nil
 	var first error
 	for _, d := range db.gpuState.others {
 		if err := d.Close(); err != nil && first == nil {
@@ -184,8 +186,9 @@ func (db *DB) deviceStats() []DeviceStats {
 }
 
 // devicesString renders the per-device lines of .stats (when more than
-// one GPU is open or one was skipped).
-func devicesString(devs []DeviceStats, skipped []string) string {
+// one GPU is open or one was skipped), and the pairs that copy through
+// the host for want of peer access they should have had.
+func devicesString(devs []DeviceStats, skipped, links []string) string {
 	if len(devs) < 2 && len(skipped) == 0 {
 		return ""
 	}
@@ -195,11 +198,14 @@ func devicesString(devs []DeviceStats, skipped []string) string {
 		if d.Queries {
 			role = ", runs the queries"
 		}
-		fmt.Fprintf(&b, "gpu %d (%s%s): %d bytes in use, %d peak, %d launches, %d bytes to the device, %d to the host, %d to other GPUs\n",
-			d.Ordinal, d.Name, role, d.Memory.InUse, d.Memory.Peak, d.Launches, d.BytesToDevice, d.BytesToHost, d.BytesToPeer)
+		fmt.Fprintf(&b, "gpu %d (%s%s): %d bytes in use, %d peak, %d launches, %s busy, %d bytes to the device, %d to the host, %d to other GPUs\n",
+			d.Ordinal, d.Name, role, d.Memory.InUse, d.Memory.Peak, d.Launches, d.ThreadTime.Round(time.Millisecond), d.BytesToDevice, d.BytesToHost, d.BytesToPeer)
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(&b, "gpu skipped: %s\n", s)
+	}
+	for _, s := range links {
+		fmt.Fprintf(&b, "gpu link: %s\n", s)
 	}
 	return b.String()
 }

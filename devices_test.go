@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/memory"
@@ -68,15 +69,16 @@ func TestOpenBadDevices(t *testing.T) {
 // and the skipped ones.
 func TestDevicesString(t *testing.T) {
 	one := []DeviceStats{{Ordinal: 0, Name: "H200", Queries: true}}
-	if s := devicesString(one, nil); s != "" {
+	if s := devicesString(one, nil, nil); s != "" {
 		t.Fatalf("one GPU: %q", s)
 	}
-	two := append(one, DeviceStats{Ordinal: 2, Name: "H200", Stats: gpuexec.Stats{Launches: 7, BytesToPeer: 4096, Memory: memory.Stats{InUse: 512}}})
-	s := devicesString(two, []string{"GPU 5: not present (4 GPUs)"})
+	two := append(one, DeviceStats{Ordinal: 2, Name: "H200", Stats: gpuexec.Stats{Launches: 7, BytesToPeer: 4096, Memory: memory.Stats{InUse: 512}, ThreadTime: 1500 * time.Millisecond}})
+	s := devicesString(two, []string{"GPU 5: not present (4 GPUs)"}, []string{"GPUs 0 and 2 copy through host memory: refused"})
 	for _, want := range []string{
 		"gpu 0 (H200, runs the queries): 0 bytes in use",
-		"gpu 2 (H200): 512 bytes in use, 0 peak, 7 launches, 0 bytes to the device, 0 to the host, 4096 to other GPUs",
+		"gpu 2 (H200): 512 bytes in use, 0 peak, 7 launches, 1.5s busy, 0 bytes to the device, 0 to the host, 4096 to other GPUs",
 		"gpu skipped: GPU 5: not present",
+		"gpu link: GPUs 0 and 2 copy through host memory: refused",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("missing %q in:\n%s", want, s)

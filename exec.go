@@ -216,9 +216,7 @@ func (db *DB) execute(ctx context.Context, n planner.Node, final bool, onCPU hos
 		if deviceTimingOn(ctx) {
 			rdr.timeOnDevice(built.GPU.Dev)
 		}
-		for _, st := range built.Stats {
-			rdr.stats = append(rdr.stats, st)
-		}
+		rdr.stats = append(rdr.stats, built.AllStats()...)
 	}
 	if err := root.Open(ctx); err != nil {
 		root.Close()

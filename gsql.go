@@ -489,6 +489,9 @@ type Stats struct {
 	// Options.Devices are not open.
 	Devices        []DeviceStats
 	SkippedDevices []string
+	// DeviceLinks name the pairs of GPUs that copy through host memory
+	// because enabling their peer access failed.
+	DeviceLinks []string
 	// Plans counts the plan cache's lookups (SELECTs run by Query).
 	Plans PlanCacheStats
 	// TableMemory is each table's memory, by name; TableBytes and
@@ -525,7 +528,7 @@ func (s Stats) String() string {
 		r := s.GPU.Results
 		out += fmt.Sprintf("result memory: %d bytes in use in %d blocks, %d peak, %d page-locked of %d, %d results from the pool, %d to Go memory\n",
 			r.InUse, r.Lent, r.Peak, r.Reserved, r.Limit, r.Lends, r.Fallbacks)
-		out += devicesString(s.Devices, s.SkippedDevices)
+		out += devicesString(s.Devices, s.SkippedDevices, s.DeviceLinks)
 	}
 	for _, t := range s.TableMemory {
 		out += fmt.Sprintf("table %s: %d rows, %d bytes in host memory (%d in the heap, %d mapped from disk)",
@@ -557,7 +560,7 @@ func (db *DB) Stats() Stats {
 			cache = rt.Cache
 			g, c := rt.Dev.Stats(), rt.Cache.Stats()
 			st.GPU, st.Cache = &g, &c
-			st.Devices, st.SkippedDevices = db.deviceStats(), db.gpuState.skipped
+			st.Devices, st.SkippedDevices, st.DeviceLinks = db.deviceStats(), db.gpuState.skipped, db.gpuState.links
 		}
 	}
 	// Each table counts its own buffers once; the totals count a buffer

@@ -43,20 +43,30 @@ type Stats struct {
 type Local struct {
 	mu    sync.Mutex
 	stats Stats
+	// warnings name the pairs whose peer access failed to be enabled.
+	warnings []string
 }
 
 // NewLocal makes the transport among devs, enabling peer access between
-// every pair that has it; pairs without it copy through the host.
+// every pair that has it; pairs without it copy through the host, and so
+// do pairs whose mapping fails (a driver refusing more peers, say): the
+// failure is kept as a warning (Warnings), not an error, since the host
+// route gives the same answers.
 func NewLocal(devs []*gpuexec.Device) (*Local, error) {
+	l := &Local{}
 	for i, a := range devs {
 		for _, b := range devs[i+1:] {
 			if _, err := a.EnablePeerAccess(b); err != nil {
-				return nil, fmt.Errorf("exchange: %w", err)
+				l.warnings = append(l.warnings, fmt.Sprintf("GPUs %d and %d copy through host memory: %v", a.Info().Ordinal, b.Info().Ordinal, err))
 			}
 		}
 	}
-	return &Local{}, nil
+	return l, nil
 }
+
+// Warnings are the pairs of devices that could have had peer access but
+// copy through the host, and why.
+func (l *Local) Warnings() []string { return l.warnings }
 
 // Move copies b to dst (gpuexec.Device.CopyBatchTo); a batch already on
 // dst is shared, not copied.

@@ -58,7 +58,10 @@ type Built struct {
 	on    int
 	group *exchange.Group
 	exch  map[*planner.Exchange]*operators.ExchangeSource
-	twins bool
+	// perDevice holds, in a spread build, each device operator's
+	// statistics by node and device (nodeStats).
+	perDevice map[planner.Node][]*operators.Stats
+	twins     bool
 }
 
 // BuildOptions configure Build.
@@ -425,12 +428,7 @@ func (b *Built) buildDevice(n planner.Node) (operators.DeviceOperator, error) {
 	if b.GPU == nil {
 		return nil, fmt.Errorf("plan needs a GPU but none is open")
 	}
-	// A node built once per device keeps one Stats for all of them.
-	st := b.Stats[n]
-	if st == nil {
-		st = &operators.Stats{}
-		b.Stats[n] = st
-	}
+	st := b.nodeStats(n)
 	if op, ok, err := b.twin(n, st); ok || err != nil {
 		return op, err
 	}

@@ -31,8 +31,7 @@ func (b *Built) deviceAggregate(x *planner.DeviceAggregate) (*operators.DeviceHa
 		keys[i] = i
 		types[i] = x.Orig.Keys[i].Type()
 	}
-	st := &operators.Stats{}
-	b.Stats[x] = st
+	st := b.nodeStats(x)
 	op := &operators.DeviceHashAggregate{Input: in, RT: b.GPU, Keys: keys, KeyTypes: types, Aggs: x.Aggs,
 		MemoryLimit: b.MemoryLimit, Stats: st, Top: b.aggTop[x], Spill: b.MemoryLimit > 0 && len(keys) > 0, SpillDir: b.TempDir}
 	return op, st, nil

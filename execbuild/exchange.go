@@ -2,6 +2,8 @@ package execbuild
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/exchange"
@@ -35,7 +37,93 @@ func (b *Built) spreadOver(o BuildOptions) error {
 		b.group.Devices = append(b.group.Devices, b.devs[i].Dev)
 	}
 	b.exch = map[*planner.Exchange]*operators.ExchangeSource{}
+	b.perDevice = map[planner.Node][]*operators.Stats{}
 	return nil
+}
+
+// nodeStats is the statistics the device operator of n being built
+// counts in: one per node, or in a spread build one per node and device,
+// so that EXPLAIN ANALYZE can show each device's rows, time, bytes and
+// launches beside their sum (statsOf).
+func (b *Built) nodeStats(n planner.Node) *operators.Stats {
+	if b.perDevice == nil {
+		st := b.Stats[n]
+		if st == nil {
+			st = &operators.Stats{}
+			b.Stats[n] = st
+		}
+		return st
+	}
+	per := b.perDevice[n]
+	if per == nil {
+		per = make([]*operators.Stats, len(b.devs))
+		b.perDevice[n] = per
+	}
+	if per[b.on] == nil {
+		per[b.on] = &operators.Stats{}
+	}
+	return per[b.on]
+}
+
+// statsOf is node n's statistics: its own, or the sum of its copies on
+// every device (the time the longest copy's).
+func (b *Built) statsOf(n planner.Node) (*operators.Stats, bool) {
+	if per, ok := b.perDevice[n]; ok {
+		return operators.MergeStats(per), true
+	}
+	st, ok := b.Stats[n]
+	return st, ok
+}
+
+// DeviceStats is node n's statistics on each device of a spread plan,
+// indexed as BuildOptions.Devices (nil where n did not run on a device):
+// nil for nodes built once.
+func (b *Built) DeviceStats(n planner.Node) []*operators.Stats {
+	copies := 0
+	for _, st := range b.perDevice[n] {
+		if st != nil {
+			copies++
+		}
+	}
+	if copies < 2 {
+		return nil
+	}
+	return b.perDevice[n]
+}
+
+// AllStats lists every statistics record of the build, each device's
+// copy apart (for totals such as the query's compile wait).
+func (b *Built) AllStats() []*operators.Stats {
+	var out []*operators.Stats
+	for _, st := range b.Stats {
+		out = append(out, st)
+	}
+	for _, per := range b.perDevice {
+		for _, st := range per {
+			if st != nil {
+				out = append(out, st)
+			}
+		}
+	}
+	return out
+}
+
+// deviceLine is EXPLAIN ANALYZE's list of a spread node's copies, by GPU
+// ordinal: rows, time, bytes and launches on each device.
+func (b *Built) deviceLine(n planner.Node) string {
+	per := b.DeviceStats(n)
+	if per == nil {
+		return ""
+	}
+	var parts []string
+	for i, st := range per {
+		if st == nil {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("gpu%d rows=%d time=%s bytes=%d launches=%d", b.devs[i].Dev.Info().Ordinal,
+			st.Rows.Load(), st.Duration().Round(time.Microsecond), st.Bytes.Load(), st.Launches.Load()))
+	}
+	return " per_device=[" + strings.Join(parts, "; ") + "]"
 }
 
 // checkSpread fails when a plan spread over n devices meets a build
@@ -71,7 +159,7 @@ func (b *Built) buildExchange(x *planner.Exchange) (operators.DeviceOperator, er
 	if src == nil {
 		// Its readers' rows and time count in st (buildDevice's
 		// instrument, one per device).
-		src = &operators.ExchangeSource{Group: b.group, Kind: x.Kind, Keys: x.Keys}
+		src = &operators.ExchangeSource{Group: b.group, Kind: x.Kind, Keys: x.Keys, Stats: make([]*operators.Stats, len(b.devs))}
 		devices := 1
 		if x.Spread {
 			devices = len(b.devs)
@@ -85,6 +173,8 @@ func (b *Built) buildExchange(x *planner.Exchange) (operators.DeviceOperator, er
 		}
 		b.exch[x] = src
 	}
+	// The bytes this device receives count in its copy's statistics.
+	src.Stats[b.on] = b.nodeStats(x)
 	return src.Output(b.on), nil
 }
 

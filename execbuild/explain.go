@@ -41,7 +41,7 @@ func hasGPUNode(n planner.Node) bool {
 // bytes and launches, then the counters that are not zero.
 func (b *Built) statistics(n planner.Node) string {
 	line := ""
-	if st, ok := b.Stats[n]; ok {
+	if st, ok := b.statsOf(n); ok {
 		line += fmt.Sprintf(" rows=%d batches=%d time=%s bytes=%d launches=%d",
 			st.Rows.Load(), st.Batches.Load(), st.Duration().Round(time.Microsecond), st.Bytes.Load(), st.Launches.Load())
 		if f := st.Fallbacks.Load(); f > 0 {
@@ -91,10 +91,11 @@ func (b *Built) statistics(n planner.Node) string {
 	}
 	if note := b.groupsNote(n); note != "" {
 		line += note
-		if st, ok := b.Stats[n]; ok && st.TopGroups.Load() > 0 {
+		if st, ok := b.statsOf(n); ok && st.TopGroups.Load() > 0 {
 			line += fmt.Sprintf(" top_groups_kept=%d", st.TopGroups.Load()-1)
 		}
 	}
+	line += b.deviceLine(n)
 	if seg := b.Segments[n]; seg != nil {
 		line += fmt.Sprintf(" segments=%d segments_skipped=%d", seg.Total, seg.Skipped)
 		if seg.Index != "" {

@@ -67,6 +67,8 @@ type Stats struct {
 	CompilesQueued  int            // background compiles not finished yet
 	MemoryCacheHits uint64         // Compile answered from memory
 	DiskCacheHits   uint64         // Compile answered from the disk cache
+	SharedImageHits uint64         // images another GPU of the process compiled, loaded here
+	ThreadTime      time.Duration  // time its context thread ran work (uploads, launches, syncs, downloads)
 	BytesToDevice   uint64         // host-to-device bytes copied
 	BytesToHost     uint64         // device-to-host bytes copied
 	BytesToPeer     uint64         // bytes copied from here to other GPUs over peer links
@@ -166,7 +168,14 @@ type deviceState struct {
 	reclaim reclaimers
 
 	launches, compiles, memHits, diskHits, toDevice, toHost, toPeer atomic.Uint64
-	compileNanos, loadNanos                                         atomic.Int64
+	// sharedHits counts images another device state of the process made
+	// while this one waited for them (imageFlights).
+	sharedHits              atomic.Uint64
+	compileNanos, loadNanos atomic.Int64
+	// threadNanos is the time closures ran on the context thread (Do
+	// from other goroutines): uploads, launches, the syncs that wait for
+	// kernels, downloads; the device's busy time as the host sees it.
+	threadNanos atomic.Int64
 
 	interp interpState // the tier-0 interpreter
 }
@@ -278,17 +287,26 @@ func (d *Device) Do(fn func() error) error {
 	if d.isClosed() {
 		return ErrClosed
 	}
-	if w := d.waits; w != nil && !d.drv.onThread() {
+	if d.drv.onThread() {
+		return d.drv.do(fn) // counted in the closure that called it
+	}
+	timed := func() error {
+		start := time.Now()
+		err := fn()
+		d.threadNanos.Add(int64(time.Since(start)))
+		return err
+	}
+	if w := d.waits; w != nil {
 		// The time until fn starts is the query's wait for the thread,
 		// which every other user of the shared device also submits to.
 		// Its turn comes round-robin among the queries (sched.go).
 		start := time.Now()
 		return d.sched.do(d.drv, w, func() error {
 			w.Thread.add(time.Since(start))
-			return fn()
+			return timed()
 		})
 	}
-	return d.drv.do(fn)
+	return d.drv.do(timed)
 }
 
 // isClosed reads the flags without the device's lock, which background
@@ -308,6 +326,8 @@ func (d *Device) Stats() Stats {
 		LoadTime:        time.Duration(d.loadNanos.Load()),
 		CompilesQueued:  d.CompilesQueued(),
 		DiskCacheHits:   d.diskHits.Load(),
+		SharedImageHits: d.sharedHits.Load(),
+		ThreadTime:      time.Duration(d.threadNanos.Load()),
 		BytesToDevice:   d.toDevice.Load(),
 		BytesToHost:     d.toHost.Load(),
 		BytesToPeer:     d.toPeer.Load(),

@@ -63,7 +63,8 @@ func cacheFiles(t *testing.T, dir string) []string {
 
 // Devices of one process (separate drivers, as separate processes have)
 // missing the same kernel at once compile it once: the others wait for
-// the lock file and read the entry.
+// the image (imageFlights; in separate processes, for the lock file) and
+// load it, or read the entry when they come after it was written.
 func TestCacheCompileOnceAcrossDevices(t *testing.T) {
 	dir := t.TempDir()
 	const n = 6
@@ -96,8 +97,8 @@ func TestCacheCompileOnceAcrossDevices(t *testing.T) {
 	if total != 1 {
 		t.Fatalf("%d compiles of one kernel by %d devices (from %q)", total, n, from)
 	}
-	if strings.Count(strings.Join(from, ","), "disk") != n-1 {
-		t.Fatalf("modules from %q, want one compile and the rest from disk", from)
+	if all := strings.Join(from, ","); strings.Count(all, "disk")+strings.Count(all, "shared") != n-1 {
+		t.Fatalf("modules from %q, want one compile and the rest shared or from disk", from)
 	}
 	if files := cacheFiles(t, dir); len(files) != 1 {
 		t.Fatalf("cache entries %v", files)

@@ -1,7 +1,7 @@
 package gpuexec_test
 
 // Multi-device plans from SQL text over three fake devices: the
-// place_exchanges rule spreads each plan (row groups round-robin, small
+// place_exchanges rule spreads each plan (row groups balanced, small
 // tables replicated, exchanges of every kind), execbuild builds it once
 // per device and the exchanges move real device batches between the fake
 // GPUs; every answer is checked against the CPU plan's. The fake driver
@@ -15,7 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -140,6 +142,13 @@ func TestFakeDistributedPlans(t *testing.T) {
 		// No keys: partial per device, merged on device 0.
 		{"SELECT COUNT(*), COUNT(k), SUM(v), MIN(s), MAX(f) FROM fact", true, []string{"partial", "final"}},
 		{"SELECT COUNT(*), SUM(v) FROM fact WHERE v < 0", true, []string{"partial"}},
+		// AVG: a SUM and a COUNT per device, merged, divided on device 0
+		// (DECIMAL scale + 4 as AVG's; DOUBLE; NULL for no values).
+		{"SELECT AVG(v), AVG(f), AVG(k), COUNT(*) FROM fact", true, []string{"partial", "final", "/"}},
+		{"SELECT AVG(v), AVG(k) FROM fact WHERE v < 0", true, []string{"partial"}},
+		{"SELECT k, AVG(v), AVG(f), MIN(s) FROM fact GROUP BY k", false, []string{"partial", "final", "/"}},
+		{"SELECT k, AVG(CASE WHEN v % 2 = 0 THEN NULL ELSE f END) FROM fact GROUP BY k", false, []string{"partial"}},
+		{"SELECT AVG(DISTINCT k) FROM fact", true, []string{"repartition by cast_to_decimal(k", "partial"}},
 		// COUNT(DISTINCT): repartition by the distinct key.
 		{"SELECT COUNT(DISTINCT s) FROM fact", true, []string{"repartition by s", "partial"}},
 		{"SELECT k, COUNT(DISTINCT s) FROM fact GROUP BY k", false, []string{"repartition by k"}},
@@ -150,6 +159,8 @@ func TestFakeDistributedPlans(t *testing.T) {
 		{"SELECT f.v, g.n FROM fact f JOIN (SELECT k, COUNT(*) AS n FROM dim GROUP BY k) g ON f.k = g.k", false, []string{"broadcast (device 0 to 3 devices)"}},
 		{"SELECT f.v, g.w FROM fact f JOIN fact2 g ON f.k = g.k WHERE g.w % 5 = 0", false, []string{"broadcast (3 devices to 3 devices)"}},
 		{"SELECT f.v, g.v FROM fact f JOIN fact g ON f.k = g.k AND f.s = g.s", false, []string{"repartition by k, s"}},
+		// The same table filtered on the right: estimated smaller, broadcast.
+		{"SELECT f.v, g.v FROM fact f JOIN fact g ON f.k = g.k WHERE g.v < 40", false, []string{"broadcast (3 devices to 3 devices)"}},
 		{"SELECT f.v, g.v FROM fact f LEFT JOIN fact g ON f.v = g.v + 1", false, []string{"repartition by v"}},
 		// ORDER BY ... LIMIT: each device's top rows, gathered, merged.
 		{"SELECT v * 2 AS w, k FROM fact ORDER BY w DESC LIMIT 7 OFFSET 2", true, []string{"Limit 9", "gather (3 devices to device 0)"}},
@@ -202,6 +213,11 @@ func TestFakeDistributedPlans(t *testing.T) {
 			if strings.Contains(line, "Scan fact ") && !strings.Contains(line, "rows=1499 batches=3 ") {
 				t.Errorf("%s: %s", c.q, line)
 			}
+			checkPerDevice(t, c.q, line)
+			// An exchange counts the bytes its devices received.
+			if m := analyzeBytes.FindStringSubmatch(line); strings.Contains(line, "Exchange ") && (m == nil || m[1] != "0" && m[2] == "0") {
+				t.Errorf("%s: an exchange that moved no bytes: %s", c.q, line)
+			}
 		}
 	}
 	if len(kinds) != 3 {
@@ -219,6 +235,48 @@ func TestFakeDistributedPlans(t *testing.T) {
 		if n := gpuexec.InUse(devs[i]); n != 0 {
 			t.Errorf("device %d: %d bytes still lent", i, n)
 		}
+	}
+}
+
+var (
+	analyzeRows  = regexp.MustCompile(`^.*?\brows=(\d+) `)
+	analyzeBytes = regexp.MustCompile(`^.*?\brows=(\d+) batches=\d+ time=\S+ bytes=(\d+) `)
+	perDevice    = regexp.MustCompile(`per_device=\[([^\]]*)\]`)
+	deviceRows   = regexp.MustCompile(`^gpu(\d+) rows=(\d+) time=\S+ bytes=\d+ launches=\d+$`)
+)
+
+// checkPerDevice checks an EXPLAIN ANALYZE line of a spread plan: a node
+// run on every device (a spread scan, anything under an exchange) lists
+// each device's copy, once per device, and their rows add up to the
+// node's; a node run once lists none.
+func checkPerDevice(t *testing.T, q, line string) {
+	t.Helper()
+	m := perDevice.FindStringSubmatch(line)
+	spreadScan := strings.Contains(line, "balanced over 3 devices")
+	if m == nil {
+		if spreadScan {
+			t.Errorf("%s: a spread scan without per-device statistics: %s", q, line)
+		}
+		return
+	}
+	total := analyzeRows.FindStringSubmatch(line)
+	if total == nil {
+		t.Errorf("%s: no rows= before per_device: %s", q, line)
+		return
+	}
+	sum, seen := 0, map[string]bool{}
+	for _, part := range strings.Split(m[1], "; ") {
+		d := deviceRows.FindStringSubmatch(part)
+		if d == nil || seen[d[1]] {
+			t.Errorf("%s: per-device part %q in %s", q, part, line)
+			return
+		}
+		seen[d[1]] = true
+		n, _ := strconv.Atoi(d[2])
+		sum += n
+	}
+	if want, _ := strconv.Atoi(total[1]); sum != want || len(seen) < 2 || (spreadScan && len(seen) != 3) {
+		t.Errorf("%s: devices %v add up to %d rows, want %d: %s", q, seen, sum, want, line)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -333,5 +334,56 @@ func TestRowHashRules(t *testing.T) {
 	}
 	if _, err := gpuexec.HashDestinations(hb, []int{0}, 257); !errors.Is(err, gpuexec.ErrInvalidArgument) {
 		t.Errorf("257 destinations: %v", err)
+	}
+}
+
+// TestFakeExchangePeerRefused: a pair whose peer access cannot be enabled
+// (the driver refuses one direction) is a warning, not an error: that
+// direction copies through the host, the other over the peer link, and
+// a repartition loses nothing.
+func TestFakeExchangePeerRefused(t *testing.T) {
+	ctx := context.Background()
+	devs, _ := gpuexec.FakeDevices(t, 3, nil) // every pair has peer access
+	gpuexec.RefusePeers(devs[2])
+	local, err := exchange.NewLocal(devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := local.Warnings(); len(w) != 2 || !strings.Contains(w[0], "CUDA_ERROR_TOO_MANY_PEERS") {
+		t.Fatalf("warnings %q, want the two pairs with device 2", w)
+	}
+	if !devs[0].PeerEnabled(devs[1]) || devs[2].PeerEnabled(devs[0]) {
+		t.Fatal("peer access enabled on the wrong pairs")
+	}
+	g := &exchange.Group{Devices: devs, Transport: local, Split: exchange.HostSplit}
+	r := rand.New(rand.NewSource(7))
+	in := make(exchange.Parts, 3)
+	var want []string
+	for k, n := range []int{300, 450, 999} {
+		hb := exchangeBatch(r, n, k*1000)
+		want = append(want, rowKeys(hb)...)
+		db, err := devs[k].Upload(ctx, hb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in[k] = append(in[k], db)
+	}
+	defer in.Release()
+	out, err := g.Repartition(ctx, in, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []*gpuexec.DeviceBatch
+	for _, bs := range out {
+		all = append(all, bs...)
+	}
+	got := downloadAll(t, devs, all)
+	out.Release()
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	if s := local.Stats(); s.PeerBytes == 0 || s.StagedBytes == 0 {
+		t.Fatalf("transport %+v: want peer copies and host staging", s)
 	}
 }

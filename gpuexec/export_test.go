@@ -34,6 +34,10 @@ func FakeDevices(t testing.TB, n int, peer func(from, to int) bool) ([]*Device, 
 	}
 }
 
+// RefusePeers makes a fake device's driver fail to enable peer access
+// (CUDA_ERROR_TOO_MANY_PEERS) although the pair has it.
+func RefusePeers(d *Device) { d.drv.(*fakeDriver).refusePeers = true }
+
 // InUse is the bytes of device memory the state's pool lends, for leak
 // checks from outside the package.
 func InUse(d *Device) uint64 { return d.alloc.Stats().InUse }

@@ -26,6 +26,9 @@ type fakeDriver struct {
 	events   map[eventH]bool
 	hostLive int
 	compiles int
+	// major, when set, is the device's compute capability's major
+	// number (else 9).
+	major int
 	// hold, when set, blocks the compile of any source holding "// hold"
 	// until it is closed.
 	hold     chan struct{}
@@ -38,10 +41,12 @@ type fakeDriver struct {
 	// ordinal is the fake GPU's number; peer, when set, says whether it
 	// reaches another's memory directly (nil: every pair does); enabled
 	// lists the peers enabled, peerCopies counts direct copies.
-	ordinal    int
-	peer       func(from, to int) bool
-	enabled    map[int]bool
-	peerCopies int
+	ordinal int
+	peer    func(from, to int) bool
+	enabled map[int]bool
+	// refusePeers makes enablePeer fail as a driver out of peer slots.
+	refusePeers bool
+	peerCopies  int
 	// serial makes do take calls in turn (turn, held by turnOwner).
 	serial    bool
 	turn      sync.Mutex
@@ -69,7 +74,11 @@ func newFakeDevice(t testing.TB, opts Options) (*Device, *fakeDriver) {
 func (f *fakeDriver) id() uintptr { f.mu.Lock(); defer f.mu.Unlock(); f.next++; return f.next }
 
 func (f *fakeDriver) info() DeviceInfo {
-	return DeviceInfo{Ordinal: f.ordinal, Name: "fake", Major: 9, Minor: 0, TotalMemory: 4 << 30, SMs: 4, DriverVersion: 13000}
+	major := 9
+	if f.major != 0 {
+		major = f.major
+	}
+	return DeviceInfo{Ordinal: f.ordinal, Name: "fake", Major: major, Minor: 0, TotalMemory: 4 << 30, SMs: 4, DriverVersion: 13000}
 }
 
 func (f *fakeDriver) canAccessPeer(peer driver) (bool, error) {
@@ -83,6 +92,9 @@ func (f *fakeDriver) canAccessPeer(peer driver) (bool, error) {
 func (f *fakeDriver) enablePeer(peer driver) error {
 	if ok, err := f.canAccessPeer(peer); err != nil || !ok {
 		return firstErr(err, &CUDAError{Call: "cuCtxEnablePeerAccess", Code: 217, Name: "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"})
+	}
+	if f.refusePeers {
+		return &CUDAError{Call: "cuCtxEnablePeerAccess", Code: 711, Name: "CUDA_ERROR_TOO_MANY_PEERS"}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -61,7 +61,7 @@ type FusedKernel struct {
 	lits         map[int]DevicePtr
 	tables       [4]DevicePtr
 	// FromCache says where the module came from: "" (compiled now),
-	// "memory" or "disk".
+	// "memory", "disk" or "shared" (compiled for another GPU meanwhile).
 	FromCache string
 	// Profile, when set before Run, times the passes with events.
 	Profile *KernelProfile

@@ -74,7 +74,8 @@ type Module struct {
 	h    moduleH
 	name string
 	key  string
-	// FromCache says where Compile found it: "", "memory" or "disk".
+	// FromCache says where Compile found it: "", "memory", "disk" or
+	// "shared" (made for another device of the process at the same time).
 	FromCache string
 }
 
@@ -300,7 +301,7 @@ func (d *Device) build(name, key string, produce func() ([]byte, bool, error), d
 	}
 	if image == nil {
 		var err error
-		if image, from, err = d.produce(context.Background(), cache, name, key, produce); err != nil {
+		if image, from, err = d.produceShared(cache, name, key, produce); err != nil {
 			return nil, err
 		}
 	}
@@ -314,10 +315,13 @@ func (d *Device) build(name, key string, produce func() ([]byte, bool, error), d
 		return h, err
 	}
 	h, err := load()
-	if err != nil && from == "disk" {
+	if err != nil && (from == "disk" || from == "shared") {
 		// An entry the driver refuses (a stale or foreign image with a
-		// good checksum): drop it and compile afresh.
-		cache.remove(key)
+		// good checksum, or one another device made that this one cannot
+		// load): drop it and compile afresh.
+		if from == "disk" {
+			cache.remove(key)
+		}
 		if diskOnly {
 			return nil, errNotCached
 		}
@@ -329,8 +333,11 @@ func (d *Device) build(name, key string, produce func() ([]byte, bool, error), d
 	if err != nil {
 		return nil, fmt.Errorf("gpu: loading module %s: %w", name, err)
 	}
-	if from == "disk" {
+	switch from {
+	case "disk":
 		d.diskHits.Add(1)
+	case "shared":
+		d.sharedHits.Add(1)
 	}
 	m := &Module{d: d.self, h: h, name: name, key: key, FromCache: from}
 	d.mu.Lock()
@@ -338,6 +345,55 @@ func (d *Device) build(name, key string, produce func() ([]byte, bool, error), d
 	d.loaded = append(d.loaded, h)
 	d.mu.Unlock()
 	return m, nil
+}
+
+// imageFlights are the images being made in this process, by cache key
+// (which names the architecture), shared by every device state: the GPUs
+// of one host, usually of one architecture, miss the same kernels at the
+// same moment (a plan's copies start on every device at once), and one
+// NVRTC run serves them all, each loading the image into its own context.
+// The disk cache's lock does the same across processes, but only with a
+// cache directory, and by polling.
+var imageFlights = struct {
+	sync.Mutex
+	m map[string]*imageFlight
+}{m: map[string]*imageFlight{}}
+
+type imageFlight struct {
+	done  chan struct{}
+	image []byte
+	err   error
+}
+
+// produceShared is produce, unless another device state of the process is
+// making key's image already: then it waits for that one (from "shared"),
+// and makes its own only if that one failed.
+func (d *Device) produceShared(cache *diskCache, name, key string, produce func() ([]byte, bool, error)) ([]byte, string, error) {
+	imageFlights.Lock()
+	if f := imageFlights.m[key]; f != nil {
+		imageFlights.Unlock()
+		// From the context thread, keep serving it meanwhile.
+		d.drv.await(f.done)
+		if f.err == nil {
+			return f.image, "shared", nil
+		}
+		return d.produce(context.Background(), cache, name, key, produce)
+	}
+	f := &imageFlight{done: make(chan struct{})}
+	imageFlights.m[key] = f
+	imageFlights.Unlock()
+	defer func() {
+		imageFlights.Lock()
+		delete(imageFlights.m, key)
+		imageFlights.Unlock()
+		close(f.done)
+	}()
+	var from string
+	f.image, from, f.err = d.produce(context.Background(), cache, name, key, produce)
+	if f.err != nil {
+		return nil, "", f.err
+	}
+	return f.image, from, nil
 }
 
 // produce makes key's image with NVRTC and writes it to the disk cache

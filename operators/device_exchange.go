@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/exchange"
@@ -38,6 +39,10 @@ type ExchangeSource struct {
 	// Inputs[i] produces batches on Group.Devices[i]; a single input
 	// (a broadcast of one device's rows) produces them on device 0.
 	Inputs []DeviceOperator
+	// Stats, when set, are the exchange's statistics by receiving device
+	// (indexed as Group.Devices, nil entries skipped): the bytes a device
+	// received from the others count in its Bytes.
+	Stats []*Stats
 
 	once sync.Once
 	mu   sync.Mutex
@@ -71,27 +76,56 @@ func (s *ExchangeSource) exchange(ctx context.Context) (exchange.Parts, error) {
 	}
 	var out exchange.Parts
 	var err error
+	counted := &countingTransport{Transport: s.Group.Transport, devs: s.Group.Devices, bytes: make([]atomic.Int64, n)}
+	g := *s.Group
+	g.Transport = counted
 	switch s.Kind {
 	case ExchangeGather:
 		var got []*gpuexec.DeviceBatch
-		got, err = s.Group.Gather(ctx, in, 0)
+		got, err = g.Gather(ctx, in, 0)
 		out = make(exchange.Parts, n)
 		out[0] = got
 	case ExchangeRepartition:
-		out, err = s.Group.Repartition(ctx, in, s.Keys)
+		out, err = g.Repartition(ctx, in, s.Keys)
 	case ExchangeBroadcast:
 		var all []*gpuexec.DeviceBatch
 		for _, bs := range in {
 			all = append(all, bs...)
 		}
-		out, err = s.Group.Broadcast(ctx, all)
+		out, err = g.Broadcast(ctx, all)
 	default:
 		err = fmt.Errorf("%w: exchange kind %d", gpuexec.ErrInvalidArgument, s.Kind)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("exchange %s over %d devices: %w", s.Kind, n, err)
 	}
+	for j, st := range s.Stats {
+		if st != nil && j < n {
+			st.Bytes.Add(counted.bytes[j].Load())
+		}
+	}
 	return out, nil
+}
+
+// countingTransport counts the bytes each device of an exchange receives
+// from the others (a batch already on its device moves nothing).
+type countingTransport struct {
+	exchange.Transport
+	devs  []*gpuexec.Device
+	bytes []atomic.Int64
+}
+
+func (c *countingTransport) Move(ctx context.Context, b *gpuexec.DeviceBatch, dst *gpuexec.Device) (*gpuexec.DeviceBatch, error) {
+	out, err := c.Transport.Move(ctx, b, dst)
+	if err == nil && !dst.Same(b.Device()) {
+		for j, d := range c.devs {
+			if d.Same(dst) {
+				c.bytes[j].Add(int64(out.Bytes()))
+				break
+			}
+		}
+	}
+	return out, err
 }
 
 // drain reads every input to its end at once, one goroutine each, into
@@ -212,8 +246,12 @@ func (o *ExchangeOutput) Close() error {
 // table without the two meeting.
 func ShareName(table string, i, n int) string { return fmt.Sprintf("%s#share%d/%d", table, i, n) }
 
-// RowGroupShare is the row groups of load that device i of n holds:
-// batch k where k mod n is i.
+// RowGroupShare is the row groups of load that device i of n holds: the
+// groups, in order, each dealt to the device holding the fewest rows so
+// far (the lowest numbered on a tie), so that groups of one size go
+// round-robin (group k on device k mod n) and groups of uneven sizes
+// (appends, a short last group) still leave every device about a share
+// of the rows. Every device deals the same list alike.
 func RowGroupShare(load func() ([]*coldata.Batch, error), i, n int) func() ([]*coldata.Batch, error) {
 	return func() ([]*coldata.Batch, error) {
 		all, err := load()
@@ -221,8 +259,18 @@ func RowGroupShare(load func() ([]*coldata.Batch, error), i, n int) func() ([]*c
 			return nil, err
 		}
 		var out []*coldata.Batch
-		for k := i; k < len(all); k += n {
-			out = append(out, all[k])
+		held := make([]int, n)
+		for _, b := range all {
+			to := 0
+			for d := 1; d < n; d++ {
+				if held[d] < held[to] {
+					to = d
+				}
+			}
+			held[to] += b.Len
+			if to == i {
+				out = append(out, b)
+			}
 		}
 		return out, nil
 	}

@@ -8,8 +8,9 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 )
 
-// TestRowGroupShare: device i of n holds row groups i, i+n, ...; every
-// group is held once; a load error comes through.
+// TestRowGroupShare: groups of one size go round-robin, uneven ones to
+// the device holding the fewest rows; every group is held once; a load
+// error comes through.
 func TestRowGroupShare(t *testing.T) {
 	groups := make([]*coldata.Batch, 7)
 	for i := range groups {
@@ -37,6 +38,27 @@ func TestRowGroupShare(t *testing.T) {
 		if !slices.Equal(lens, c.want) {
 			t.Errorf("share %d of %d: %v, want %v", c.i, c.n, lens, c.want)
 		}
+	}
+	// Uneven groups (rows 300, 41, 1, 500, 260, 7, 390): 307, 691 and
+	// 501 rows per device, where round-robin would hold 1190, 301 and 8.
+	uneven := []*coldata.Batch{{Len: 300}, {Len: 41}, {Len: 1}, {Len: 500}, {Len: 260}, {Len: 7}, {Len: 390}}
+	seen := 0
+	for i, want := range [][]int{{300, 7}, {41, 260, 390}, {1, 500}} {
+		got, err := RowGroupShare(func() ([]*coldata.Batch, error) { return uneven, nil }, i, 3)()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lens []int
+		for _, b := range got {
+			lens = append(lens, b.Len)
+		}
+		seen += len(lens)
+		if !slices.Equal(lens, want) {
+			t.Errorf("uneven share %d of 3: %v, want %v", i, lens, want)
+		}
+	}
+	if seen != len(uneven) {
+		t.Errorf("%d groups held, want %d", seen, len(uneven))
 	}
 	boom := errors.New("boom")
 	if _, err := RowGroupShare(func() ([]*coldata.Batch, error) { return nil, boom }, 0, 2)(); !errors.Is(err, boom) {

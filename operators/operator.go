@@ -298,3 +298,39 @@ func Drain(ctx context.Context, op Operator) ([]*coldata.Batch, error) {
 	}
 	return out, op.Close()
 }
+
+// MergeStats adds up the statistics of one plan node's copies, one per
+// device of a plan spread over several GPUs: counters add up, and the
+// time is the longest copy's, since the copies run at once.
+func MergeStats(parts []*Stats) *Stats {
+	out := &Stats{}
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		out.Rows.Add(p.Rows.Load())
+		out.Batches.Add(p.Batches.Load())
+		out.Nanos.Store(max(out.Nanos.Load(), p.Nanos.Load()))
+		out.Bytes.Add(p.Bytes.Load())
+		out.Launches.Add(p.Launches.Load())
+		out.Fallbacks.Add(p.Fallbacks.Load())
+		out.WarpBatches.Add(p.WarpBatches.Load())
+		out.Tier0Batches.Add(p.Tier0Batches.Load())
+		out.Tier1Batches.Add(p.Tier1Batches.Load())
+		out.LibraryBatches.Add(p.LibraryBatches.Load())
+		out.CompileWaitNanos.Add(p.CompileWaitNanos.Load())
+		out.CompileBackgroundNanos.Add(p.CompileBackgroundNanos.Load())
+		out.HashPartitions.Add(p.HashPartitions.Load())
+		out.HashedLeft.Store(max(out.HashedLeft.Load(), p.HashedLeft.Load()))
+		out.HostSorts.Add(p.HostSorts.Load())
+		out.HostGroups.Add(p.HostGroups.Load())
+		// TopGroups is the groups kept plus one (0: no cut).
+		if k := p.TopGroups.Load(); k > 0 {
+			out.TopGroups.Store(max(out.TopGroups.Load(), 1) + k - 1)
+		}
+		out.SpillPartitions.Add(p.SpillPartitions.Load())
+		out.SpillBytes.Add(p.SpillBytes.Load())
+		out.PeakHostBytes.Add(p.PeakHostBytes.Load())
+	}
+	return out
+}

@@ -63,7 +63,7 @@ func (s *Scan) spreadNote() string {
 	case s.Devices > 1 && s.Replicated:
 		return fmt.Sprintf(" (replicated on %d devices)", s.Devices)
 	case s.Devices > 1:
-		return fmt.Sprintf(" (row groups round-robin over %d devices)", s.Devices)
+		return fmt.Sprintf(" (row groups balanced over %d devices)", s.Devices)
 	}
 	return ""
 }

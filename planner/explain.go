@@ -17,15 +17,37 @@ const describeMax = 1000
 // explainLines is Explain with descriptions cut at limit bytes (0: whole).
 func explainLines(n Node, limit int) []string {
 	var lines []string
-	var walk func(n Node, depth int)
-	walk = func(n Node, depth int) {
-		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), clip(n.describe(), limit), placement(n)))
+	var walk func(n Node, depth, devices int)
+	walk = func(n Node, depth, devices int) {
+		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), clip(n.describe(), limit), placementOn(n, devices)))
 		for _, in := range n.Inputs() {
-			walk(in, depth+1)
+			walk(in, depth+1, inputDevices(n, devices))
 		}
 	}
-	walk(n, 0)
+	walk(n, 0, 1)
 	return lines
+}
+
+// inputDevices is on how many devices the inputs of n run, n running on
+// devices of them: an exchange's input runs on every device of the plan
+// (Spread) or on device 0; other nodes' inputs run where they do.
+func inputDevices(n Node, devices int) int {
+	if e, ok := n.(*Exchange); ok {
+		if e.Spread {
+			return e.Devices
+		}
+		return 1
+	}
+	return devices
+}
+
+// placementOn is placement, with the number of devices a device operator
+// of a spread plan runs on (once per device, each over its own rows).
+func placementOn(n Node, devices int) string {
+	if devices > 1 && n.Placement() == GPU {
+		return fmt.Sprintf("%s on %d devices", placement(n), devices)
+	}
+	return placement(n)
 }
 
 // clip cuts s to limit bytes (at a rune boundary), saying how much it left
@@ -46,14 +68,14 @@ func clip(s string, limit int) string {
 // none). The builder (execbuild) knows the statistics.
 func ExplainAnalyze(n Node, stats func(Node) string) []string {
 	var lines []string
-	var walk func(n Node, depth int)
-	walk = func(n Node, depth int) {
-		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), clip(n.describe(), describeMax), placement(n))+stats(n))
+	var walk func(n Node, depth, devices int)
+	walk = func(n Node, depth, devices int) {
+		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), clip(n.describe(), describeMax), placementOn(n, devices))+stats(n))
 		for _, in := range n.Inputs() {
-			walk(in, depth+1)
+			walk(in, depth+1, inputDevices(n, devices))
 		}
 	}
-	walk(n, 0)
+	walk(n, 0, 1)
 	return lines
 }
 

@@ -74,7 +74,7 @@ type Scan struct {
 	Indexes []*catalog.Index
 	// Devices > 1: a multi-device plan reads the table on that many
 	// devices (place_exchanges), each its share of the row groups
-	// (round-robin) or, Replicated, all of them.
+	// (operators.RowGroupShare) or, Replicated, all of them.
 	Devices    int
 	Replicated bool
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -10,7 +11,7 @@ import (
 
 // Exchange placement. With several GPUs open, a placed device plan is
 // spread over them: large tables are read where their row groups live
-// (round-robin over the devices), small ones on every device, and the
+// (balanced over the devices by rows), small ones on every device, and the
 // operators above move rows only where the answer needs it:
 //
 //	SELECT k, COUNT(*) FROM big GROUP BY k ORDER BY 2 DESC LIMIT 5
@@ -22,7 +23,7 @@ import (
 //	                                           Sort count DESC
 //	                                             HashAggregate keys: k
 //	                                               Exchange repartition by k
-//	                                                 Scan big (row groups round-robin over 3 devices)
+//	                                                 Scan big (row groups balanced over 3 devices)
 //
 // Filters and projections run where their input is. A GROUP BY with keys
 // repartitions its rows by key and finishes on every device (each group
@@ -210,7 +211,8 @@ func (p *exchanger) aggregate(x *DeviceAggregate, in Node, w where) (Node, where
 	if w != spread {
 		return withInputs(x, []Node{p.one(in, w)}), onOne
 	}
-	merge, byArg, ok := mergeAggs(x.Aggs)
+	split, at := splitAvgs(x)
+	merge, byArg, ok := mergeAggs(split.Aggs)
 	if x.NKeys > 0 && (!ok || byArg >= 0 || !p.fewGroups(x, in)) {
 		keys := make([]int, x.NKeys)
 		for i := range keys {
@@ -224,7 +226,7 @@ func (p *exchanger) aggregate(x *DeviceAggregate, in Node, w where) (Node, where
 	if byArg >= 0 {
 		in = p.exchange(in, ExchangeRepartition, []int{byArg}, true)
 	}
-	part := withInputs(x, []Node{in}).(*DeviceAggregate)
+	part := withInputs(split, []Node{in}).(*DeviceAggregate)
 	part.Phase = "partial"
 	gather := p.exchange(part, ExchangeGather, nil, true)
 	cols := part.Columns()
@@ -236,10 +238,97 @@ func (p *exchanger) aggregate(x *DeviceAggregate, in Node, w where) (Node, where
 		c := x.NKeys + i
 		merge[i].Arg = &expr.ColumnRef{Index: c, Name: cols[c].Name, T: cols[c].Type}
 	}
-	orig := &Aggregate{Input: gather, Keys: keys, Aggs: merge, AggNames: x.Orig.AggNames}
+	orig := &Aggregate{Input: gather, Keys: keys, Aggs: merge, AggNames: split.Orig.AggNames}
 	final := &DeviceAggregate{Input: gather, Orig: orig, Aggs: merge, NKeys: x.NKeys, Phase: "final"}
 	final.Dev = GPU
-	return final, onOne
+	if split == x {
+		return final, onOne
+	}
+	if avg, err := finishAvgs(x, final, at); err == nil {
+		return avg, onOne
+	}
+	// (An AVG whose quotient cannot be written: its rows gathered.)
+	return withInputs(x, []Node{p.one(in, w)}), onOne
+}
+
+// splitAvgs is x with each AVG of a DECIMAL or DOUBLE argument computed
+// as a SUM and a COUNT of it, which merge across devices where AVG does
+// not (finishAvgs divides them after the merge); at[i] is the position
+// of x's aggregate i among the split ones (an AVG's SUM, its COUNT next).
+// x itself when it has no such AVG.
+func splitAvgs(x *DeviceAggregate) (*DeviceAggregate, []int) {
+	var aggs, orig []opspec.AggSpec
+	var names []string
+	at := make([]int, len(x.Aggs))
+	found := false
+	for i, a := range x.Aggs {
+		at[i] = len(aggs)
+		o, name := x.Orig.Aggs[i], x.Orig.AggNames[i]
+		if a.Kind != opspec.AggAvg {
+			aggs, orig, names = append(aggs, a), append(orig, o), append(names, name)
+			continue
+		}
+		t := a.Arg.Type()
+		if !t.IsDecimal() && t != coldata.Float64 {
+			return x, nil
+		}
+		found = true
+		sum := opspec.AggSpec{Kind: opspec.AggSum, Arg: a.Arg, Distinct: a.Distinct, Type: opspec.AggResultType(opspec.AggSum, t)}
+		count := opspec.AggSpec{Kind: opspec.AggCount, Arg: a.Arg, Distinct: a.Distinct, Type: coldata.Int64}
+		osum, ocount := sum, count
+		osum.Arg, ocount.Arg = o.Arg, o.Arg
+		aggs, orig = append(aggs, sum, count), append(orig, osum, ocount)
+		arg := o.Arg.String()
+		if a.Distinct {
+			arg = "DISTINCT " + arg
+		}
+		names = append(names, "sum("+arg+")", "count("+arg+")")
+	}
+	if !found {
+		return x, nil
+	}
+	c := *x
+	c.Aggs = aggs
+	o := *x.Orig
+	o.Aggs, o.AggNames = orig, names
+	c.Orig = &o
+	return &c, at
+}
+
+// finishAvgs computes x's columns from final, the merged split aggregate
+// (splitAvgs): each AVG is its merged SUM over its merged COUNT, by the
+// division's own rules (a DECIMAL's scale grows by 4, rounded half away
+// from zero, as AVG's; NULL where no value was counted, the SUM being
+// NULL then), cast to the AVG's type.
+func finishAvgs(x *DeviceAggregate, final *DeviceAggregate, at []int) (Node, error) {
+	cols := final.Columns()
+	ref := func(i int) expr.Expr { return &expr.ColumnRef{Index: i, Name: cols[i].Name, T: cols[i].Type} }
+	exprs := make([]expr.Expr, 0, x.NKeys+len(x.Aggs))
+	for k := 0; k < x.NKeys; k++ {
+		exprs = append(exprs, ref(k))
+	}
+	div, ok := expr.Lookup("/")
+	if !ok {
+		return nil, fmt.Errorf("no division function")
+	}
+	for i, a := range x.Aggs {
+		c := x.NKeys + at[i]
+		if a.Kind != opspec.AggAvg {
+			exprs = append(exprs, ref(c))
+			continue
+		}
+		q, err := expr.NewCall(div, []expr.Expr{ref(c), ref(c + 1)})
+		if err != nil {
+			return nil, err
+		}
+		if q, err = expr.CastTo(q, a.Type); err != nil {
+			return nil, err
+		}
+		exprs = append(exprs, q)
+	}
+	out := &Compute{Input: final, Exprs: exprs, Out: x.Columns(), Fused: true}
+	out.Dev = GPU
+	return out, nil
 }
 
 // fewGroupsMax bounds the groups a GROUP BY merges on one device.
@@ -252,7 +341,7 @@ const fewGroupsMax = 1 << 16
 // (n-1)/n of the rows. Keys whose range is unknown (text, computed
 // values, columns without zone maps) count as many.
 func (p *exchanger) fewGroups(x *DeviceAggregate, in Node) bool {
-	rows := float64(ScannedRows(in))
+	rows := PlacedRows(in)
 	groups := 1.0
 	for k := 0; k < x.NKeys; k++ {
 		span, ok := keySpan(in, k)
@@ -365,10 +454,12 @@ func (p *exchanger) join(x *DeviceJoin) (Node, where) {
 	case lw == spread && rw == onOne:
 		return with(l, p.exchange(r, ExchangeBroadcast, nil, false), spread)
 	case lw == spread && rw == spread:
-		lrows, rrows := ScannedRows(l), ScannedRows(r)
 		// A broadcast moves the right side to n-1 devices; a
-		// repartition moves (n-1)/n of both sides.
-		if rrows*int64(p.n-1) > lrows && sameKeyTypes(x) {
+		// repartition moves (n-1)/n of both sides. The sizes are the
+		// sides' estimated rows (filters and GROUP BYs counted), so a
+		// large table cut down by a selective filter is broadcast.
+		lrows, rrows := PlacedRows(l), PlacedRows(r)
+		if rrows*float64(p.n-1) > lrows && sameKeyTypes(x) {
 			return with(p.exchange(l, ExchangeRepartition, x.LeftKeys, true), p.exchange(r, ExchangeRepartition, x.RightKeys, true), spread)
 		}
 		return with(l, p.exchange(r, ExchangeBroadcast, nil, true), spread)
@@ -381,6 +472,61 @@ func (p *exchanger) join(x *DeviceJoin) (Node, where) {
 		return with(p.exchange(l, ExchangeBroadcast, nil, false), r, spread)
 	}
 	return with(p.one(l, lw), p.one(r, rw), onOne)
+}
+
+// PlacedRows estimates how many rows a placed plan's node produces, as
+// the join reordering guesses them for logical plans (estimateRows): a
+// device filter keeps its predicate's textbook selectivity, a GROUP BY a
+// tenth of its rows (one without keys, one row), a join with keys the
+// larger side's rows. Exchanges, transfers and projections keep them.
+func PlacedRows(n Node) float64 {
+	switch x := n.(type) {
+	case *Scan:
+		if x.Table == nil {
+			return defaultRows
+		}
+		return float64(x.Table.Rows)
+	case *Compute:
+		rows := PlacedRows(x.Input)
+		if x.Pred != nil {
+			rows *= predSelectivity(x.Pred)
+		}
+		return rows
+	case *DeviceAggregate:
+		if x.NKeys == 0 {
+			return 1
+		}
+		return math.Max(1, PlacedRows(x.Input)/10)
+	case *DeviceJoin:
+		l, r := PlacedRows(x.Left), PlacedRows(x.Right)
+		switch {
+		case x.Orig.Kind == opspec.SemiJoin || x.Orig.Kind == opspec.AntiJoin:
+			return l / 2
+		case len(x.LeftKeys) == 0:
+			return l * r
+		case x.Orig.Kind == opspec.LeftJoin:
+			return math.Max(l, l*r/math.Max(1, math.Max(l, r)))
+		}
+		return l * r / math.Max(1, math.Max(l, r))
+	case *Limit:
+		if x.Count >= 0 {
+			return math.Min(float64(x.Count), PlacedRows(x.Input))
+		}
+		return PlacedRows(x.Input)
+	case *Values, *Filter, *Aggregate, *Join:
+		// Logical nodes (a host subtree): estimateRows.
+	default:
+		// Exchanges, transfers, projections, sorts, unions: their
+		// inputs' rows.
+		if ins := n.Inputs(); len(ins) > 0 {
+			rows := 0.0
+			for _, in := range ins {
+				rows += PlacedRows(in)
+			}
+			return rows
+		}
+	}
+	return estimateRows(n)
 }
 
 // sameKeyTypes reports whether both sides' join keys have one type each
