@@ -119,39 +119,28 @@ func addArrayStats(s *ColumnStats, a arrow.Array) {
 	if a.NullN() == n {
 		return
 	}
-	valid := func(i int) bool { return a.NullN() == 0 || a.IsValid(i) }
+	var valid func(int) bool // nil: no NULLs
+	if a.NullN() > 0 {
+		valid = a.IsValid
+	}
 	switch x := a.(type) {
 	case *array.Int64:
-		addInts(s, x.Int64Values(), valid, a.NullN() == 0)
+		addInts(s, x.Int64Values(), valid)
 	case *array.Timestamp:
-		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-		for i, v := range x.TimestampValues() {
-			if valid(i) {
-				s.Sketch.Add(hashInt(uint64(v)))
-				lo, hi = min(lo, int64(v)), max(hi, int64(v))
-			}
-		}
-		s.addRange(true, float64(lo), float64(hi))
+		addInts(s, x.TimestampValues(), valid)
 	case *array.Date32:
-		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-		for i, v := range x.Date32Values() {
-			if valid(i) {
-				s.Sketch.Add(hashInt(uint64(int64(v))))
-				lo, hi = min(lo, int64(v)), max(hi, int64(v))
-			}
-		}
-		s.addRange(true, float64(lo), float64(hi))
+		addInts(s, x.Date32Values(), valid)
 	case *array.Float64:
 		addFloats(s, x.Float64Values(), valid)
 	case *array.String:
 		for i := 0; i < n; i++ {
-			if valid(i) {
+			if valid == nil || valid(i) {
 				s.Sketch.Add(hashBytes(unsafeBytes(x.Value(i))))
 			}
 		}
 	case *array.Boolean:
 		for i := 0; i < n; i++ {
-			if valid(i) {
+			if valid == nil || valid(i) {
 				s.Sketch.Add(hashInt(uint64(b2i(x.Value(i)))))
 			}
 		}
@@ -160,7 +149,7 @@ func addArrayStats(s *ColumnStats, a arrow.Array) {
 		first := true
 		var lo, hi decimal.Int128
 		for i := 0; i < n; i++ {
-			if !valid(i) {
+			if valid != nil && !valid(i) {
 				continue
 			}
 			v := x.Value(i)
@@ -185,20 +174,17 @@ func addArrayStats(s *ColumnStats, a arrow.Array) {
 	}
 }
 
-func addInts(s *ColumnStats, xs []int64, valid func(int) bool, dense bool) {
+// addInts adds integer-like values (BIGINT, DATE days, TIMESTAMP
+// microseconds), hashed as int64 whatever their width.
+func addInts[T ~int32 | ~int64](s *ColumnStats, xs []T, valid func(int) bool) {
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	if dense {
-		for _, v := range xs {
-			s.Sketch.Add(hashInt(uint64(v)))
-			lo, hi = min(lo, v), max(hi, v)
+	for i, x := range xs {
+		if valid != nil && !valid(i) {
+			continue
 		}
-	} else {
-		for i, v := range xs {
-			if valid(i) {
-				s.Sketch.Add(hashInt(uint64(v)))
-				lo, hi = min(lo, v), max(hi, v)
-			}
-		}
+		v := int64(x)
+		s.Sketch.Add(hashInt(uint64(v)))
+		lo, hi = min(lo, v), max(hi, v)
 	}
 	s.addRange(lo <= hi, float64(lo), float64(hi))
 }
@@ -206,11 +192,15 @@ func addInts(s *ColumnStats, xs []int64, valid func(int) bool, dense bool) {
 func addFloats(s *ColumnStats, xs []float64, valid func(int) bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, v := range xs {
-		if valid(i) {
-			s.Sketch.Add(hashFloat(v))
-			if !math.IsNaN(v) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
+		if valid != nil && !valid(i) {
+			continue
+		}
+		s.Sketch.Add(hashFloat(v))
+		if v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
 		}
 	}
 	s.addRange(lo <= hi, lo, hi)
@@ -228,11 +218,15 @@ func addVecStats(s *ColumnStats, v *coldata.Vec) {
 		return
 	}
 	valid := func(i int) bool { return v.Nulls == nil || !v.IsNull(i) }
+	var validOrNil func(int) bool
+	if v.Nulls != nil {
+		validOrNil = valid
+	}
 	switch v.Type.Physical() {
 	case coldata.Int64:
-		addInts(s, v.Ints[:v.Len], valid, v.Nulls == nil)
+		addInts(s, v.Ints[:v.Len], validOrNil)
 	case coldata.Float64:
-		addFloats(s, v.Floats[:v.Len], valid)
+		addFloats(s, v.Floats[:v.Len], validOrNil)
 	case coldata.String:
 		for i := 0; i < v.Len; i++ {
 			if valid(i) {
