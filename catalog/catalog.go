@@ -47,6 +47,10 @@ type Table struct {
 	// column c), or is nil when they are unknown; scans use them to skip
 	// records a filter excludes.
 	Zones [][]Zone
+	// Stats holds each column's statistics over all records (stats.go),
+	// or is nil when they are unknown (a database written before they
+	// were kept): the planner then guesses.
+	Stats []ColumnStats
 	Rows  int64
 	// Version increases with every change; (Name, Version) identifies data.
 	Version uint64
@@ -385,6 +389,8 @@ func (c *Catalog) CreateKeyed(name string, cols []Column, keys []Key, recs []arr
 			return false, err
 		}
 	}
+	// Outside the lock: it reads every row.
+	stats := ComputeStats(recs, len(cols))
 	c.mu.Lock()
 	if _, ok := c.views[key(name)]; ok {
 		c.mu.Unlock()
@@ -397,7 +403,7 @@ func (c *Catalog) CreateKeyed(name string, cols []Column, keys []Key, recs []arr
 		}
 		return false, &ObjectError{Table: name, Exists: true}
 	}
-	nt := &Table{Name: name, Columns: cols, Keys: keys, Records: recs, Zones: zonesOf(recs), Rows: rows, Version: c.version + 1, conv: newConvCache()}
+	nt := &Table{Name: name, Columns: cols, Keys: keys, Records: recs, Zones: zonesOf(recs), Stats: stats, Rows: rows, Version: c.version + 1, conv: newConvCache()}
 	if err := c.commitLocked(nil, nt); err != nil {
 		c.mu.Unlock()
 		return false, err
@@ -630,7 +636,7 @@ func (c *Catalog) AppendVersion(name string, version uint64, b *coldata.Batch) (
 	}
 	// A fresh cache: sharing t's would keep a merged-away last record's
 	// conversions alive for as long as the table.
-	nt := &Table{Name: t.Name, Columns: t.Columns, Keys: t.Keys, Records: recs, Zones: zones, Rows: t.Rows + int64(b.Len), Version: c.version + 1, conv: newConvCache()}
+	nt := &Table{Name: t.Name, Columns: t.Columns, Keys: t.Keys, Records: recs, Zones: zones, Stats: withBatch(t.Stats, b), Rows: t.Rows + int64(b.Len), Version: c.version + 1, conv: newConvCache()}
 	if err := c.commitLocked(t, nt); err != nil {
 		c.mu.Unlock()
 		return 0, fmt.Errorf("insert into %s: %w", name, err)
@@ -669,6 +675,11 @@ var ErrConflict = errkind.New(errkind.Conflict, "table changed while the stateme
 // computes the new rows from that snapshot. Readers see the old or the new
 // rows, never a mix; a failed commit changes nothing.
 func (c *Catalog) Replace(name string, version uint64, recs []arrow.Record, rows int64) error {
+	ncols := 0
+	if len(recs) > 0 {
+		ncols = int(recs[0].NumCols())
+	}
+	stats := ComputeStats(recs, ncols) // outside the lock: it reads every row
 	c.mu.Lock()
 	t, ok := c.tables[key(name)]
 	if !ok {
@@ -683,7 +694,10 @@ func (c *Catalog) Replace(name string, version uint64, recs []arrow.Record, rows
 	for i, r := range recs {
 		zones[i] = ComputeZones(r)
 	}
-	nt := &Table{Name: t.Name, Columns: t.Columns, Keys: t.Keys, Records: recs, Zones: zones, Rows: rows, Version: c.version + 1, conv: newConvCache()}
+	if len(recs) == 0 {
+		stats = make([]ColumnStats, len(t.Columns))
+	}
+	nt := &Table{Name: t.Name, Columns: t.Columns, Keys: t.Keys, Records: recs, Zones: zones, Stats: stats, Rows: rows, Version: c.version + 1, conv: newConvCache()}
 	if err := c.commitLocked(t, nt); err != nil {
 		c.mu.Unlock()
 		return err

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"sort"
 
+	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec"
 )
@@ -177,8 +178,9 @@ func (g *joinGraph) analyse() {
 			p.leaves |= 1 << g.leafOf(c)
 		}
 		if bits.OnesCount64(p.leaves) == 1 {
-			p.sel = predSelectivity(p.e)
-			l := &g.leaves[bits.TrailingZeros64(p.leaves)]
+			li := bits.TrailingZeros64(p.leaves)
+			p.sel = selectivityWith(p.e, g.leafStats(li))
+			l := &g.leaves[li]
 			l.rows = math.Max(1, l.rows*p.sel)
 		}
 	}
@@ -188,6 +190,13 @@ func (g *joinGraph) analyse() {
 		}
 	}
 	g.correlateKeys()
+}
+
+// leafStats resolves flattened columns of leaf l to its table's column
+// statistics.
+func (g *joinGraph) leafStats(l int) statsFunc {
+	leaf := g.leaves[l]
+	return func(col int) (colStat, bool) { return columnStat(leaf.node, col-leaf.offset) }
 }
 
 // correlateKeys keeps, of several equalities between the same two leaves,
@@ -244,12 +253,12 @@ func (g *joinGraph) selectivity(p *joinPred) float64 {
 }
 
 // keyStats are a join key's estimated distinct values over its leaf's
-// base rows and, when zone maps bound an integer key, its range and its
-// distinct values over the whole table (domain: before the leaf's
-// filters).
+// base rows and, when its table's statistics (or, without them, zone maps
+// of an integer key) bound it, its range and its distinct values over the
+// whole table (domain: before the leaf's filters).
 type keyStats struct {
 	ndv, domain float64
-	lo, hi      int64
+	lo, hi      float64
 	bounded     bool
 }
 
@@ -275,7 +284,9 @@ func joinDistinct(a, b keyStats) (float64, float64) {
 	return na, nb
 }
 
-// distinct estimates the distinct values of e over leaf l's base rows.
+// distinct estimates the distinct values of e over leaf l's base rows:
+// the table's distinct count (its sketch) where it has statistics, at
+// most the leaf's rows.
 func (g *joinGraph) distinct(l int, e expr.Expr) keyStats {
 	leaf := g.leaves[l]
 	n := leaf.base
@@ -283,21 +294,26 @@ func (g *joinGraph) distinct(l int, e expr.Expr) keyStats {
 	if !ok {
 		return keyStats{ndv: n}
 	}
-	node, col := leaf.node, ref.Index-leaf.offset
-	for {
-		f, ok := node.(*Filter)
-		if !ok {
-			break
-		}
-		node = f.Input
-	}
-	s, ok := node.(*Scan)
-	if !ok || col < 0 || col >= len(s.Cols) || len(s.Table.Zones) == 0 {
+	t, tc, ok := tableColumn(leaf.node, ref.Index-leaf.offset)
+	if !ok {
 		return keyStats{ndv: n}
 	}
-	tc := s.Cols[col]
+	if d, ok := t.Distinct(tc); ok {
+		st := keyStats{ndv: math.Max(1, math.Min(n, d)), domain: math.Max(1, math.Min(float64(t.Rows), d))}
+		st.lo, st.hi, st.bounded = t.Range(tc)
+		return st
+	}
+	return zoneKeyStats(t, tc, n)
+}
+
+// zoneKeyStats bounds an integer key's distinct values by its range in
+// the zone maps, for tables without statistics.
+func zoneKeyStats(t *catalog.Table, tc int, n float64) keyStats {
+	if len(t.Zones) == 0 {
+		return keyStats{ndv: n}
+	}
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	for _, zs := range s.Table.Zones {
+	for _, zs := range t.Zones {
 		if tc >= len(zs) {
 			return keyStats{ndv: n}
 		}
@@ -314,8 +330,8 @@ func (g *joinGraph) distinct(l int, e expr.Expr) keyStats {
 		return keyStats{ndv: n}
 	}
 	span := float64(hi) - float64(lo) + 1
-	st := keyStats{ndv: math.Min(n, span), lo: lo, hi: hi, bounded: true,
-		domain: math.Min(float64(s.Table.Rows), span)}
+	st := keyStats{ndv: math.Min(n, span), lo: float64(lo), hi: float64(hi), bounded: true,
+		domain: math.Min(float64(t.Rows), span)}
 	st.ndv, st.domain = math.Max(1, st.ndv), math.Max(1, st.domain)
 	return st
 }
@@ -374,7 +390,7 @@ func estimateRows(n Node) float64 {
 	case *Values:
 		return float64(len(x.Rows))
 	case *Filter:
-		return estimateRows(x.Input) * predSelectivity(x.Pred)
+		return estimateRows(x.Input) * selectivityWith(x.Pred, nodeStats(x.Input))
 	case *Limit:
 		return math.Min(float64(x.Count), estimateRows(x.Input))
 	case *Aggregate:

@@ -34,6 +34,8 @@ type lazyRecord struct {
 	// it has none), so that a table made of staged segments takes them
 	// without decompressing every column to compute them again.
 	zones []catalog.Zone
+	// stats are the column statistics Stage computed (nil: none).
+	stats []catalog.ColumnStats
 	// heap counts the bytes decompressed so far.
 	heap atomic.Int64
 	refs atomic.Int64
@@ -42,6 +44,10 @@ type lazyRecord struct {
 // Zones returns the segment's zone maps, nil when the manifest has none
 // (catalog.Zoned).
 func (r *lazyRecord) Zones() []catalog.Zone { return r.zones }
+
+// ColumnStats returns the statistics Stage computed, nil when there are
+// none (catalog.StatsSource).
+func (r *lazyRecord) ColumnStats() []catalog.ColumnStats { return r.stats }
 
 type lazyColumn struct {
 	once sync.Once

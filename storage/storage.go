@@ -116,6 +116,43 @@ type tableEntry struct {
 	// databases written before gsql kept them: no keys).
 	Keys     []keyEntry     `json:"keys,omitempty"`
 	Segments []segmentEntry `json:"segments"`
+	// Stats are the planner's column statistics, one per column (absent
+	// in databases written before they were kept: the planner guesses).
+	Stats []statsEntry `json:"stats,omitempty"`
+}
+
+// statsEntry is one column's catalog.ColumnStats: the distinct-count
+// sketch in its compact binary form (a few bytes for a small table, 4 KiB
+// at most) and the value range.
+type statsEntry struct {
+	Sketch []byte   `json:"ndv"`
+	Min    *float64 `json:"min,omitempty"`
+	Max    *float64 `json:"max,omitempty"`
+}
+
+func statsEntries(st []catalog.ColumnStats) []statsEntry {
+	out := make([]statsEntry, len(st))
+	for i := range st {
+		out[i].Sketch, _ = st[i].Sketch.MarshalBinary()
+		if st[i].HasRange {
+			lo, hi := st[i].Min, st[i].Max
+			out[i].Min, out[i].Max = &lo, &hi
+		}
+	}
+	return out
+}
+
+func statsOf(es []statsEntry) ([]catalog.ColumnStats, error) {
+	out := make([]catalog.ColumnStats, len(es))
+	for i, e := range es {
+		if err := out[i].Sketch.UnmarshalBinary(e.Sketch); err != nil {
+			return nil, fmt.Errorf("column %d statistics: %w", i, err)
+		}
+		if e.Min != nil && e.Max != nil {
+			out[i].Min, out[i].Max, out[i].HasRange = *e.Min, *e.Max, true
+		}
+	}
+	return out, nil
 }
 
 type columnEntry struct {
@@ -438,6 +475,11 @@ func (s *Store) load() error {
 			return &CorruptError{File: filepath.Join(s.dir, manifestName), Err: fmt.Errorf("table %s: %w", te.Name, err)}
 		}
 		t := &catalog.Table{Name: te.Name, Columns: cols, Keys: keys, Zones: [][]catalog.Zone{}}
+		if len(te.Stats) == len(cols) {
+			if t.Stats, err = statsOf(te.Stats); err != nil {
+				return &CorruptError{File: filepath.Join(s.dir, manifestName), Table: te.Name, Err: err}
+			}
+		}
 		for _, se := range te.Segments {
 			rec, _, err := s.openSegment(se, schema, te.Name, false)
 			if err != nil {
@@ -651,6 +693,9 @@ func (s *Store) Commit(old, nt *catalog.Table) (err error) {
 		for _, k := range nt.Keys {
 			te.Keys = append(te.Keys, keyEntry{Name: k.Name, Primary: k.Primary, Columns: k.Columns})
 		}
+		if len(nt.Stats) == len(nt.Columns) {
+			te.Stats = statsEntries(nt.Stats)
+		}
 		haveZones := len(nt.Zones) == len(nt.Records)
 		given = nt.Records
 		schema := catalog.Schema(nt.Columns)
@@ -821,6 +866,13 @@ func (s *Store) Stage(table string, rec arrow.Record) (arrow.Record, error) {
 	s.mu.Unlock()
 	path := filepath.Join(s.dir, name)
 	zones := catalog.ComputeZones(rec)
+	// A compressed segment's statistics are computed now, from the rows
+	// in memory: its columns would otherwise be decompressed for them. A
+	// plain segment's are read from its map when the table is made.
+	var stats []catalog.ColumnStats
+	if codec != CodecNone && codec != "" {
+		stats = catalog.RecordStats(rec)
+	}
 	size, encs, err := writeSegment(path, rec, codec)
 	if err != nil {
 		os.Remove(path)
@@ -844,6 +896,9 @@ func (s *Store) Stage(table string, rec arrow.Record) (arrow.Record, error) {
 		return nil, fmt.Errorf("reading back segment %s: %w", name, err)
 	}
 	se.Checks = checks
+	if lr, ok := mapped.(*lazyRecord); ok {
+		lr.stats = stats
+	}
 	delete(s.segs, mapped) // not committed yet
 	if s.staged == nil {
 		s.staged = map[arrow.Record]segmentEntry{}
