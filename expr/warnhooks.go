@@ -30,17 +30,14 @@ func init() {
 		warnOnNull(name, func(w *Warnings, args []*coldata.Vec, i int) {
 			w.Add(WarnTruncated, "Incorrect datetime value: '%s'", valueText(args[0], i))
 		})
+		warnDateTail(name, name == CastFuncName(coldata.Date))
 	}
 	for _, name := range []string{"date_add_days", "date_add_months", "date_add_micros", "date_add_interval"} {
 		warnOnNull(name, func(w *Warnings, _ []*coldata.Vec, _ int) {
 			w.Add(WarnDatetimeOverflow, "Datetime function: datetime field overflow")
 		})
 	}
-	for _, name := range []string{"str_to_date", "str_to_dayclock"} {
-		warnOnNull(name, func(w *Warnings, args []*coldata.Vec, i int) {
-			w.Add(WarnWrongValueForFunction, "Incorrect datetime value: '%s' for function str_to_date", valueText(args[0], i))
-		})
-	}
+	// str_to_date and str_to_dayclock warn themselves (evalStrToDate).
 	warnTruncatedText(CastFuncName(coldata.Float64), "DOUBLE", false, true)
 	warnTruncatedText(CastFuncName(coldata.Int64), "INTEGER", true, true)
 	warnTruncatedText("cast_to_decimal", "DECIMAL", false, false)
@@ -62,6 +59,45 @@ func warnOnNull(name string, warn func(w *Warnings, args []*coldata.Vec, row int
 		for i := 0; i < n; i++ {
 			if out.IsNull(i) && !anyNull(args, i) {
 				warn(w, args, i)
+			}
+		}
+		return out, nil
+	}
+}
+
+// warnDateTail wraps the EvalW of the text-to-date cast name to warn, as
+// MySQL's 1292 "Truncated incorrect date value: '2024-01-05abc'", on each
+// text that reads as a date only by dropping its trailing text (the word
+// is "datetime" when the part read has a time of day). A constant is
+// checked once and warns once per row.
+func warnDateTail(name string, date bool) {
+	f, ok := Lookup(name)
+	if !ok || f.EvalW == nil {
+		panic("expr: no function " + name + " to warn for")
+	}
+	evalW := f.EvalW
+	f.EvalW = func(args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
+		out, err := evalW(args, n, w)
+		in := args[0]
+		if err != nil || w == nil || out == nil || in.Type != coldata.String || isConstNull(in) {
+			return out, err
+		}
+		rows := n
+		if in.Const {
+			rows = min(n, 1)
+		}
+		for i := 0; i < rows; i++ {
+			if in.IsNull(i) || out.IsNull(i) {
+				continue
+			}
+			s := string(in.Str(i))
+			if kind, ok := datetime.TruncatedPrefix(s, date); ok {
+				ws := []Warning{{Level: "Warning", Code: WarnTruncated, Msg: "Truncated incorrect " + kind + " value: '" + s + "'"}}
+				if in.Const {
+					w.addTimes(ws, n)
+				} else {
+					w.addTimes(ws, 1)
+				}
 			}
 		}
 		return out, nil

@@ -685,6 +685,12 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		if e, ok, err := b.unixTimestamp(args, sc); ok {
 			return e, true, err
 		}
+	case "time":
+		if len(args) != 1 {
+			return nil, true, errorf(TypeMismatch, name, "function TIME: expects 1 argument, got %d", len(args))
+		}
+		e, err := b.timeFunc(args[0], sc)
+		return e, true, err
 	case "timestamp":
 		if len(args) != 2 {
 			return nil, false, nil
@@ -998,4 +1004,63 @@ func lastInsertID(ctx context.Context) int64 {
 		}
 	}
 	return 0
+}
+
+// timeFunc binds TIME(expr), MySQL 8's CAST(expr AS TIME(n)) with n the
+// argument's digits of a second (Item::time_precision): a DATETIME(n) or
+// TIMESTAMP literal its own, a DATE or an integer 0, a DECIMAL its scale,
+// a text literal the digits it is written with, other text and DOUBLE 6
+// (MySQL 8 prints TIME(c) of a VARCHAR c with six digits; MariaDB keeps
+// each value's own). gsql's DATETIME without (n) keeps the digits each
+// value has (README, departures), so its TIME does too.
+func (b *binder) timeFunc(arg sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	x, err := b.bindExpr(arg, sc)
+	if err != nil {
+		return nil, err
+	}
+	t := x.Type()
+	fsp := 6
+	switch {
+	case t == coldata.Date || t == coldata.Int64 || t == coldata.Bool || t == coldata.Null:
+		fsp = 0
+	case t.IsDecimal():
+		fsp = min(t.Scale(), 6)
+	case t.IsTimestamp():
+		if k, ok := literalFsp(x); ok {
+			fsp = k
+		} else if fsp = t.Fsp(); fsp < 0 {
+			// A plain TIMESTAMP's text has the digits the value has;
+			// time_literal reads them back per row (a timestamp's text
+			// always reads as a TIME: its time of day).
+			s, err := expr.CastTo(x, coldata.String)
+			if err != nil {
+				return nil, err
+			}
+			return b.apply("time_literal", s)
+		}
+	case t == coldata.String:
+		if l, ok := x.(*expr.Literal); ok {
+			if s, _ := l.Value.(string); s != "" {
+				if _, ok := datetime.ParseTime(s); ok {
+					fsp = timeTextFsp(s)
+				}
+			}
+		}
+	}
+	return b.apply("cast_to_time", x, &expr.Literal{Value: int64(fsp), T: coldata.Int64})
+}
+
+// timeTextFsp is the number of digits after the last '.' of time text s,
+// at most 6: '12:34:56.78' and '12.78' have 2, '2024-01-05 10:00:00' none.
+func timeTextFsp(s string) int {
+	s = strings.TrimSpace(s)
+	dot := strings.LastIndexByte(s, '.')
+	if dot < 0 {
+		return 0
+	}
+	k := 0
+	for k < len(s)-dot-1 && s[dot+1+k] >= '0' && s[dot+1+k] <= '9' {
+		k++
+	}
+	return min(k, 6)
 }
