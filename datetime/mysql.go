@@ -393,3 +393,15 @@ func AppendTimeFsp(b []byte, t int64, fsp int) []byte {
 	}
 	return b
 }
+
+// TimeClamped reports whether TIME text s lies past MySQL's range and
+// ParseTime clamped it ('839:00:00'), for MySQL's warning "Truncated
+// incorrect time value".
+func TimeClamped(s string) bool {
+	s = strings.Trim(s, asciiSpace)
+	if _, _, ok := parseDateTime(s); ok {
+		return false
+	}
+	t, ok := parseTimeBody(strings.TrimPrefix(s, "-"))
+	return ok && t > MaxTime
+}

@@ -38,6 +38,33 @@ func init() {
 		})
 	}
 	// str_to_date and str_to_dayclock warn themselves (evalStrToDate).
+	for _, name := range []string{"cast_to_time", "time_to_sec"} {
+		warnOnNull(name, func(w *Warnings, args []*coldata.Vec, i int) {
+			w.Add(WarnTruncated, "Incorrect time value: '%s'", valueText(args[0], i))
+		})
+	}
+	// TIME text past 838:59:59 is clamped with a warning.
+	warnRows("cast_to_time", func(w *Warnings, args []*coldata.Vec, out *coldata.Vec, i int) {
+		if args[0].Type == coldata.String && isClampedTime(out.Str(i)) && datetime.TimeClamped(string(args[0].Str(i))) {
+			w.Add(WarnTruncated, "Truncated incorrect time value: '%s'", args[0].Str(i))
+		}
+	})
+	warnRows("time_to_sec", func(w *Warnings, args []*coldata.Vec, out *coldata.Vec, i int) {
+		if v := out.Int(i); args[0].Type == coldata.String && (v == 3020399 || v == -3020399) && datetime.TimeClamped(string(args[0].Str(i))) {
+			w.Add(WarnTruncated, "Truncated incorrect time value: '%s'", args[0].Str(i))
+		}
+	})
+	warnRows("maketime", func(w *Warnings, args []*coldata.Vec, out *coldata.Vec, i int) {
+		if h := args[0].Int(i); isClampedTime(out.Str(i)) && (h > 838 || h < -838) {
+			// MySQL quotes whole seconds (Item_func_maketime).
+			w.Add(WarnTruncated, "Truncated incorrect time value: '%d:%02d:%02d'", h, args[1].Int(i), int64(args[2].Float(i)))
+		}
+	})
+	warnRows("sec_to_time", func(w *Warnings, args []*coldata.Vec, out *coldata.Vec, i int) {
+		if s := args[0].Float(i); isClampedTime(out.Str(i)) && (s > 3020399 || s < -3020399) {
+			w.Add(WarnTruncated, "Truncated incorrect seconds value: '%s'", AppendFloat(nil, s))
+		}
+	})
 	warnTruncatedText(CastFuncName(coldata.Float64), "DOUBLE", false, true)
 	warnTruncatedText(CastFuncName(coldata.Int64), "INTEGER", true, true)
 	warnTruncatedText("cast_to_decimal", "DECIMAL", false, false)
@@ -63,6 +90,43 @@ func warnOnNull(name string, warn func(w *Warnings, args []*coldata.Vec, row int
 		}
 		return out, nil
 	}
+}
+
+// warnRows gives function name an EvalW that calls warn for each row
+// whose result is not NULL (after any EvalW it had), for warnings about
+// values the kernel clamped; it runs only where a row's result is 838
+// hours or more, which warn checks first.
+func warnRows(name string, warn func(w *Warnings, args []*coldata.Vec, out *coldata.Vec, row int)) {
+	f, ok := Lookup(name)
+	if !ok {
+		panic("expr: no function " + name + " to warn for")
+	}
+	eval := f.EvalW
+	if eval == nil {
+		plain := f.Eval
+		eval = func(args []*coldata.Vec, n int, _ *Warnings) (*coldata.Vec, error) { return plain(args, n) }
+	}
+	f.EvalW = func(args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
+		out, err := eval(args, n, w)
+		if err != nil || w == nil || out == nil {
+			return out, err
+		}
+		for i := 0; i < n; i++ {
+			if !out.IsNull(i) && !anyNull(args, i) {
+				warn(w, args, out, i)
+			}
+		}
+		return out, nil
+	}
+}
+
+// isClampedTime reports whether TIME text t is MySQL's largest TIME or its
+// negative (838:59:59, with or without a fraction).
+func isClampedTime(t []byte) bool {
+	if len(t) > 0 && t[0] == '-' {
+		t = t[1:]
+	}
+	return len(t) >= 9 && string(t[:9]) == "838:59:59"
 }
 
 // warnDateTail wraps the EvalW of the text-to-date cast name to warn, as
