@@ -1039,6 +1039,9 @@ func (b *binder) timeFunc(arg sqlparser.Expr, sc *scope) (expr.Expr, error) {
 			return b.apply("time_literal", s)
 		}
 	case t == coldata.String:
+		if k, ok := timeCallFsp(x); ok {
+			fsp = k
+		}
 		if l, ok := x.(*expr.Literal); ok {
 			if s, _ := l.Value.(string); s != "" {
 				if _, ok := datetime.ParseTime(s); ok {
@@ -1048,6 +1051,31 @@ func (b *binder) timeFunc(arg sqlparser.Expr, sc *scope) (expr.Expr, error) {
 		}
 	}
 	return b.apply("cast_to_time", x, &expr.Literal{Value: int64(fsp), T: coldata.Int64})
+}
+
+// timeCallFsp is the digits of a second of a TIME that CAST AS TIME(n)
+// or TIME 'literal' made (TIME(TIME(x)) keeps x's); ok is false for
+// other expressions.
+func timeCallFsp(e expr.Expr) (int, bool) {
+	c, ok := e.(*expr.Call)
+	if !ok || len(c.Args) == 0 {
+		return 0, false
+	}
+	switch {
+	case c.Fn.Name == "cast_to_time" && len(c.Args) == 2:
+		if l, ok := c.Args[1].(*expr.Literal); ok {
+			if k, ok := l.Value.(int64); ok {
+				return int(k), true
+			}
+		}
+	case c.Fn.Name == "time_literal":
+		if l, ok := c.Args[0].(*expr.Literal); ok {
+			if s, ok := l.Value.(string); ok {
+				return timeTextFsp(s), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // timeTextFsp is the number of digits after the last '.' of time text s,
