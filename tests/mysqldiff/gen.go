@@ -671,10 +671,58 @@ func (g *gen) boolean(d int) string {
 }
 
 // Seed and Count make the recorded queries (testdata/answers.test), then
-// TZCount more of GenerateTZ's and TimeCount of GenerateTime's.
+// TZCount more of GenerateTZ's, TimeCount of GenerateTime's and
+// TimeFuncCount of GenerateTimeFunc's.
 const (
-	Seed      = 1
-	Count     = 300
-	TZCount   = 40
-	TimeCount = 40
+	Seed          = 1
+	Count         = 300
+	TZCount       = 40
+	TimeCount     = 40
+	TimeFuncCount = 30
 )
+
+// GenerateTimeFunc returns n queries of TIME(expr) from their own random
+// stream (seed): of text literals (a TIME, a datetime, digits, a number
+// of seconds, text that is no TIME), of the table's dates, DATETIME(n)
+// columns and BIGINTs, of CAST(... AS TIME(n)) and of TIME itself, read
+// by TIME_FORMAT, HOUR, MINUTE, SECOND, MICROSECOND and CONCAT. Left out:
+// text columns (MariaDB reads a date alone as a TIME, '2024-02-29' is
+// 00:20:24), TIMEs past 838 hours with digits of a second (MySQL 8
+// clamps to 838:59:59.000000, MariaDB keeps the largest fraction), the
+// other TIME functions' results (MySQL types their digits per function)
+// and TIME_TO_SEC of a fraction (MariaDB keeps it, MySQL 8 drops it).
+func GenerateTimeFunc(seed int64, n int) []Query {
+	return generateItems(seed+2, n, 4, 3, func(g *gen) string { return g.timeFuncItem(1 + g.intn(3)) })
+}
+
+// timeFuncArg is an argument of TIME(), nested d deep.
+func (g *gen) timeFuncArg(d int) string {
+	if d > 0 {
+		switch g.intn(4) {
+		case 0:
+			return fmt.Sprintf("TIME(%s)", g.timeFuncArg(d-1))
+		case 1:
+			return fmt.Sprintf("CAST(%s AS TIME(%d))", g.timeFuncArg(d-1), g.intn(7))
+		}
+	}
+	if !g.lits && g.intn(2) == 0 {
+		return g.pick("d", "dt", "dt3", "dt6", "n", "n * 10101")
+	}
+	return g.pick("'10:30:15'", "'10:30:15.25'", "'-100:00:01.5'", "'838:59:59'", "'1 02:03:04'",
+		"'00:00:00.000001'", "'23:59:59.999999'", "'103015'", "'12.5'", "'2024-02-29 13:14:15.125'", "'abc'", "'12:61:00'",
+		"123456", "-10203", "12.5", "8385959", "TIMESTAMP '2024-02-29 13:14:15'", "DATE '2021-01-03'")
+}
+
+// timeFuncItem is TIME(x) or a function of it.
+func (g *gen) timeFuncItem(d int) string {
+	t := fmt.Sprintf("TIME(%s)", g.timeFuncArg(d-1))
+	switch g.intn(5) {
+	case 0:
+		return fmt.Sprintf("TIME_FORMAT(%s, %s)", t, g.pick(timeFormats...))
+	case 1:
+		return fmt.Sprintf("%s(%s)", g.pick("HOUR", "MINUTE", "SECOND", "MICROSECOND"), t)
+	case 2:
+		return fmt.Sprintf("CONCAT(%s, '|')", t)
+	}
+	return t
+}
