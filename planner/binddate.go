@@ -641,16 +641,17 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 			e, err := b.call("week", sc, args[1], sqlparser.NewIntVal([]byte("0")))
 			return e, true, err
 		}
-		// EXTRACT(HOUR FROM '10:30:15') reads text as a TIME, as HOUR does.
+		// EXTRACT(HOUR FROM '10:30:15') reads text as a TIME, as HOUR
+		// does, and so do the other units of a time alone.
 		if u, ok := args[0].(*sqlparser.SQLVal); ok && len(args) == 2 {
 			unit := strings.ToLower(string(u.Val))
-			if unit == "hour" || unit == "minute" || unit == "second" {
+			if _, ok := timeUnitFields[unit]; ok {
 				x, err := b.bindExpr(args[1], sc)
 				if err != nil {
 					return nil, true, err
 				}
 				if x.Type() == coldata.String {
-					e, err := b.timeTextField(unit, x)
+					e, err := b.extractTimeText(unit, x)
 					return e, true, err
 				}
 				e, err := b.apply("extract", &expr.Literal{Value: unit, T: coldata.String}, x)
@@ -1091,4 +1092,71 @@ func timeTextFsp(s string) int {
 		k++
 	}
 	return min(k, 6)
+}
+
+// timeUnitFields lists, for EXTRACT's units of a time alone, the fields
+// the result is made of ('h' hours, 'm' minutes, 's' seconds, 'u'
+// microseconds), as MySQL concatenates their digits (HOUR_SECOND is
+// hhmmss).
+var timeUnitFields = map[string]string{
+	"hour": "h", "minute": "m", "second": "s", "microsecond": "u",
+	"hour_minute": "hm", "hour_second": "hms", "hour_microsecond": "hmsu",
+	"minute_second": "ms", "minute_microsecond": "msu", "second_microsecond": "su",
+}
+
+// extractTimeText binds EXTRACT(unit FROM text) for a unit of timeUnitFields:
+// the text read as a TIME (a datetime's text as its time of day), its
+// fields' digits concatenated, negative for a negative TIME (MySQL's
+// Item_extract; EXTRACT(MINUTE FROM '-01:02:03') is -2). Hours are all
+// the TIME's hours as in MySQL 8 (MariaDB takes them modulo 24 past a
+// day).
+func (b *binder) extractTimeText(unit string, x expr.Expr) (expr.Expr, error) {
+	lit := func(v int64) expr.Expr { return &expr.Literal{Value: v, T: coldata.Int64} }
+	frac, err := b.apply("time_format", x, &expr.Literal{Value: "%f", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	// TIME_FORMAT prints a negative TIME's '-' first.
+	first, err := b.apply("left", frac, lit(1))
+	if err != nil {
+		return nil, err
+	}
+	neg, err := b.apply("=", first, &expr.Literal{Value: "-", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	var v expr.Expr
+	for _, f := range timeUnitFields[unit] {
+		var part expr.Expr
+		scale := int64(100)
+		switch f {
+		case 'h':
+			part, err = b.timeTextField("hour", x)
+		case 'm':
+			part, err = b.timeTextField("minute", x)
+		case 's':
+			part, err = b.timeTextField("second", x)
+		case 'u':
+			part, err = b.timeTextField("microsecond", x)
+			scale = 1000000
+		}
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			v = part
+			continue
+		}
+		if v, err = b.apply("*", v, lit(scale)); err != nil {
+			return nil, err
+		}
+		if v, err = b.apply("+", v, part); err != nil {
+			return nil, err
+		}
+	}
+	minus, err := b.apply("-", lit(0), v)
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("if", neg, minus, v)
 }

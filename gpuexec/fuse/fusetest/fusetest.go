@@ -265,6 +265,9 @@ func (b *Builder) TimeFormatCases() []expr.Expr {
 		c("cast_to_time", ds, Lit(0)), c("cast_to_time", ds, Lit(3)), c("cast_to_time", ts, Lit(6)),
 		c("cast_to_time", c("sec_to_time", c("*", f, Lit(100000.0))), Lit(1)), c("cast_to_time", c("*", x, Lit(1013)), Lit(0)),
 		c("time_literal", Lit("-1 2:3:4.50")),
+		// TIME(ts) of a TIMESTAMP without (n): its text read back with
+		// the digits each value has (planner timeFunc).
+		c("time_literal", c("cast_to_varchar", ts)), c("cast_to_time", c("cast_to_varchar", ts), Lit(6)),
 	}
 }
 
