@@ -317,6 +317,13 @@ const asciiSpace = " \t\n\r\v\f"
 
 // parseYMD reads the date part and returns what follows it.
 func parseYMD(s string) (y, m, d int64, rest string, ok bool) {
+	if len(s) == 6 && allDigits(s) {
+		// YYMMDD alone, as MySQL reads six digits ('240105' is 2024-01-05).
+		y, _ = strconv.ParseInt(s[:2], 10, 64)
+		m, _ = strconv.ParseInt(s[2:4], 10, 64)
+		d, _ = strconv.ParseInt(s[4:6], 10, 64)
+		return TwoDigitYear(y), m, d, "", true
+	}
 	if len(s) >= 8 && allDigits(s[:8]) && (len(s) == 8 || !isDigit(s[8])) {
 		if len(s) == 8 || s[8] == ' ' || s[8] == 'T' {
 			y, _ = strconv.ParseInt(s[:4], 10, 64)

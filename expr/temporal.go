@@ -841,18 +841,18 @@ func temporalNumber(t coldata.Type, x int64) int64 {
 	return ((y*10000+m*100+dd)*100+secs/3600)*10000 + secs/60%60*100 + secs%60
 }
 
-// numberTemporal reads YYYYMMDD (or YYYYMMDDhhmmss) as a DATE or TIMESTAMP.
+// numberTemporal reads a number in MySQL's forms (datetime.NumberDate:
+// YYMMDD, YYYYMMDD, YYMMDDhhmmss, YYYYMMDDhhmmss) as a DATE or TIMESTAMP.
 func numberTemporal(t coldata.Type, x int64) (int64, bool) {
-	var tod int64
-	if x > 99991231 {
-		hms := x % 1000000
-		x /= 1000000
-		h, mi, s := hms/10000, hms/100%100, hms%100
-		if h > 23 || mi > 59 || s > 59 {
-			return 0, false
-		}
-		tod = h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + s*datetime.MicrosPerSecond
+	x, hms, ok := datetime.NumberDate(x)
+	if !ok {
+		return 0, false
 	}
+	h, mi, s := hms/10000, hms/100%100, hms%100
+	if h > 23 || mi > 59 || s > 59 {
+		return 0, false
+	}
+	tod := h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + s*datetime.MicrosPerSecond
 	y, m, d := x/10000, x/100%100, x%100
 	if !datetime.ValidDate(y, m, d) {
 		return 0, false

@@ -394,6 +394,18 @@ GSQL_DEV bool dt_num(SV s, int32_t* i, int32_t max, int64_t* out) {
 // The date part of text (datetime.parseYMD); *i is left after it.
 GSQL_DEV bool dt_parse_ymd(SV s, int32_t* i, int64_t* y, int64_t* m, int64_t* d) {
   int32_t k = *i;
+  bool six = s.n - k == 6;
+  for (int32_t j = 0; six && j < 6; j++) six = dt_is_digit(s.p[k + j]);
+  if (six) {
+    // YYMMDD alone (datetime.parseYMD).
+    const char* p = s.p + k;
+    *y = (p[0] - '0') * 10 + (p[1] - '0');
+    *y += *y < 70 ? 2000 : 1900;
+    *m = (p[2] - '0') * 10 + (p[3] - '0');
+    *d = (p[4] - '0') * 10 + (p[5] - '0');
+    *i = k + 6;
+    return true;
+  }
   bool eight = s.n - k >= 8;
   for (int32_t j = 0; eight && j < 8; j++) eight = dt_is_digit(s.p[k + j]);
   if (eight && (s.n - k == 8 || !dt_is_digit(s.p[k + 8]))) {
@@ -505,10 +517,23 @@ GSQL_DEV bool dt_parse_prefix(SV s, bool ts, int64_t* out) {
   return false;
 }
 
-// YYYYMMDD or YYYYMMDDhhmmss to DATE/TIMESTAMP (expr.numberTemporal).
+// MySQL's number forms YYMMDD, YYYYMMDD, YYMMDDhhmmss and YYYYMMDDhhmmss
+// to DATE/TIMESTAMP (expr.numberTemporal, datetime.NumberDate).
 GSQL_DEV bool dt_from_number(int64_t x, bool ts, int64_t* out) {
   int64_t tod = 0;
   *out = 0;
+  if (x < 101 || (x > 691231 && x < 700101) || (x > 991231 && x < 10000101) ||
+      (x > 99991231 && x < 101000000) || (x > 691231235959 && x < 700101000000) ||
+      (x > 991231235959 && x < 10000101000000) || x > 99991231235959)
+    return false;
+  if (x <= 691231)
+    x += 20000000;
+  else if (x <= 991231)
+    x += 19000000;
+  else if (x >= 101000000 && x <= 691231235959)
+    x += 20000000000000;
+  else if (x >= 700101000000 && x <= 991231235959)
+    x += 19000000000000;
   if (x > 99991231) {
     int64_t hms = x % 1000000;
     x /= 1000000;
