@@ -219,14 +219,15 @@ func temporalOf(types []coldata.Type) coldata.Type {
 }
 
 // temporalArgs maps argument types to what a field function takes: a DATE
-// or TIMESTAMP as it is, text and NULL as TIMESTAMP.
+// or TIMESTAMP as it is, text, a BIGINT and NULL as TIMESTAMP.
 func temporalArgs(args []coldata.Type) ([]coldata.Type, error) {
 	want := make([]coldata.Type, len(args))
 	for i, t := range args {
 		switch t {
 		case coldata.Date, coldata.Timestamp:
 			want[i] = t
-		case coldata.String, coldata.Null:
+		case coldata.String, coldata.Null, coldata.Int64:
+			// A number is read in MySQL's date forms (20240105).
 			want[i] = coldata.Timestamp
 		default:
 			return nil, fmt.Errorf("expects a DATE or TIMESTAMP, got %s", t)

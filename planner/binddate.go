@@ -193,14 +193,46 @@ func (b *binder) bindArith(x *sqlparser.BinaryExpr, sc *scope) (expr.Expr, bool,
 // addInterval binds base + INTERVAL n unit (or minus it); on text the
 // result is text (textDateResult).
 func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName string, minus bool, sc *scope) (expr.Expr, error) {
+	var number expr.Expr
+	if base.Type() == coldata.Int64 {
+		// A number in MySQL's date forms (20240105, 240105103000) is
+		// read as a DATETIME, and the result is text as for text.
+		ts, err := expr.CastTo(base, coldata.Timestamp)
+		if err != nil {
+			return nil, err
+		}
+		number, base = base, ts
+	}
 	e, err := b.addIntervalTyped(base, count, unitName, minus, sc)
-	if err != nil || base.Type() != coldata.String {
+	if err != nil || (base.Type() != coldata.String && number == nil) {
 		return e, err
 	}
 	unit := strings.ToLower(unitName)
 	u, _ := expr.ParseUnit(unitName)
 	dateUnit := unit == "year_month" || (!expr.IsCompositeUnit(unit) && u >= expr.UnitDay && u <= expr.UnitMillennium)
+	if number != nil {
+		return b.numberDateResult(e, number, dateUnit)
+	}
 	return b.textDateResult(e, base, dateUnit)
+}
+
+// numberDateResult is date arithmetic on a number as MySQL gives it: text,
+// a date when the number is a date alone (at most eight digits) and the
+// unit is days or longer, else a datetime (textDateResult's forms).
+func (b *binder) numberDateResult(ts, number expr.Expr, dateUnit bool) (expr.Expr, error) {
+	out, err := b.textDateResult(ts, &expr.Literal{Value: "0000-00-00 00:00:00", T: coldata.String}, false)
+	if err != nil || !dateUnit {
+		return out, err
+	}
+	day, err := b.apply("date_format", ts, &expr.Literal{Value: "%Y-%m-%d", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	dateOnly, err := b.apply("<=", number, &expr.Literal{Value: int64(99991231), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("if", dateOnly, day, out)
 }
 
 // textDateResult is date arithmetic on text as MySQL gives it: text
