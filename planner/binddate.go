@@ -658,6 +658,18 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		if err != nil {
 			return nil, true, err
 		}
+		if base.Type() == coldata.Int64 {
+			// ADDDATE(20240105, 1): the number read as a date, text out.
+			ts, err := expr.CastTo(base, coldata.Timestamp)
+			if err != nil {
+				return nil, true, err
+			}
+			e, err := b.scaledShift("date_add_days", ts, n, 1, minus)
+			if err == nil {
+				e, err = b.numberDateResult(e, base, true)
+			}
+			return e, true, err
+		}
 		e, err := b.scaledShift("date_add_days", base, n, 1, minus)
 		if err == nil && base.Type() == coldata.String {
 			e, err = b.textDateResult(e, base, true)
