@@ -270,7 +270,7 @@ func TruncatedPrefix(s string, date bool) (kind string, truncated bool) {
 		// A date and a bare 'T' separator: MySQL reads it without a word.
 		return "", false
 	}
-	if strings.IndexByte(prefix, ':') >= 0 {
+	if strings.IndexByte(prefix, ':') >= 0 || digitRun(prefix) >= 12 {
 		return "datetime", true
 	}
 	return "date", true
@@ -317,6 +317,19 @@ const asciiSpace = " \t\n\r\v\f"
 
 // parseYMD reads the date part and returns what follows it.
 func parseYMD(s string) (y, m, d int64, rest string, ok bool) {
+	if l := digitRun(s); l == 12 || l == 14 {
+		// YYMMDDhhmmss and YYYYMMDDhhmmss: the time of day is read as
+		// 'hh:mm:ss' with what follows the digits (a fraction).
+		yl := l - 10
+		y, _ = strconv.ParseInt(s[:yl], 10, 64)
+		if yl == 2 {
+			y = TwoDigitYear(y)
+		}
+		m, _ = strconv.ParseInt(s[yl:yl+2], 10, 64)
+		d, _ = strconv.ParseInt(s[yl+2:yl+4], 10, 64)
+		t := s[l-6 : l]
+		return y, m, d, " " + t[:2] + ":" + t[2:4] + ":" + t[4:] + s[l:], true
+	}
 	if len(s) == 6 && allDigits(s) {
 		// YYMMDD alone, as MySQL reads six digits ('240105' is 2024-01-05).
 		y, _ = strconv.ParseInt(s[:2], 10, 64)
@@ -432,6 +445,15 @@ func parseTimeOfDay(s string) (int64, bool) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digitRun is the number of digits s starts with.
+func digitRun(s string) int {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
 
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
