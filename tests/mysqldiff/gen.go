@@ -679,7 +679,45 @@ const (
 	TZCount       = 40
 	TimeCount     = 40
 	TimeFuncCount = 30
+	NumDateCount  = 25
 )
+
+// GenerateNumDate returns n queries of numbers read as dates in MySQL's
+// forms (YYMMDD, YYYYMMDD, YYMMDDhhmmss, YYYYMMDDhhmmss, and the gaps
+// between them) and of digit-only text, by CAST, the field functions and
+// date arithmetic (text out), from their own random stream (seed).
+// Intervals are whole units: date arithmetic on text prints fractions
+// apart in MariaDB and MySQL 8.
+func GenerateNumDate(seed int64, n int) []Query {
+	return generateItems(seed+3, n, 3, 3, func(g *gen) string { return g.numDateItem() })
+}
+
+func (g *gen) numDate() string {
+	if !g.lits && g.intn(3) == 0 {
+		return g.pick("n", "n * 10101 + 240000", "n + 20240229", "n * 1000000 + 240105103000")
+	}
+	return g.pick("240105", "991231", "691231", "700101", "101", "100", "1000105", "20240229", "99991231", "10000101",
+		"240105103000", "991231235959", "20241231235959", "100000000", "20230230")
+}
+
+func (g *gen) numDateItem() string {
+	x := g.numDate()
+	switch g.intn(7) {
+	case 0:
+		return fmt.Sprintf("CAST(%s AS %s)", x, g.pick("DATE", "DATETIME(0)"))
+	case 1:
+		return fmt.Sprintf("%s(%s)", g.pick("YEAR", "MONTH", "DAYOFMONTH", "DAYOFWEEK", "TO_DAYS", "LAST_DAY", "DATE", "WEEKOFYEAR"), x)
+	case 2:
+		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %s %s)", x, g.pick("1", "-1", "31", "12"), g.pick("DAY", "MONTH", "YEAR", "HOUR", "MINUTE", "SECOND", "WEEK"))
+	case 3:
+		return fmt.Sprintf("%s %s INTERVAL %s", x, g.pick("+", "-"), g.pick("1 DAY", "1 HOUR", "'1 2' DAY_HOUR", "'1-1' YEAR_MONTH"))
+	case 4:
+		return fmt.Sprintf("%s(%s, %s)", g.pick("ADDDATE", "SUBDATE"), x, g.pick("1", "30", "-366"))
+	case 5:
+		return fmt.Sprintf("DATE_FORMAT(%s, '%%Y-%%m-%%d %%T')", x)
+	}
+	return fmt.Sprintf("CAST(%s AS DATETIME(0))", g.pick("'240105'", "'20240105103000'", "'240105103000.5'", "'990105x'", "'24010'", "'20240105106000'"))
+}
 
 // GenerateTimeFunc returns n queries of TIME(expr) from their own random
 // stream (seed): of text literals (a TIME, a datetime, digits, a number
