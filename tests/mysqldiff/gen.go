@@ -13,8 +13,10 @@
 // (leap days, years 1 and 9999, month ends, ISO week boundaries,
 // microsecond edges, DECIMAL maxima, invalid date text, NULLs) or over
 // literals alone. GenerateTZ adds CONVERT_TZ queries (offsets, SYSTEM,
-// zones that are none) from a stream of their own, and GenerateTime
-// TIME_FORMAT and CAST(... AS TIME(n)) queries from another.
+// zones that are none) from a stream of their own, GenerateTime
+// TIME_FORMAT and CAST(... AS TIME(n)) queries from another,
+// GenerateTimeFunc TIME(expr) queries and GenerateNumDate numbers and
+// digit-only text read as dates, each from its own.
 //
 // scripts/mysqlref/diff.sh runs the queries on MariaDB and writes
 // testdata/answers.test; TestMySQLDiff runs every recorded query on gsql
