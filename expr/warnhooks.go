@@ -2,6 +2,7 @@ package expr
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/datetime"
@@ -33,7 +34,12 @@ func init() {
 		warnDateTail(name, name == CastFuncName(coldata.Date))
 	}
 	for _, name := range []string{"date_add_days", "date_add_months", "date_add_micros", "date_add_interval"} {
-		warnOnNull(name, func(w *Warnings, _ []*coldata.Vec, _ int) {
+		warnOnNull(name, func(w *Warnings, args []*coldata.Vec, i int) {
+			if name == "date_add_interval" && !intervalTextOK(args, i) {
+				// Text that is no interval of the unit ('1 2 3' DAY_HOUR)
+				// is NULL without a warning, as in MySQL.
+				return
+			}
 			w.Add(WarnDatetimeOverflow, "Datetime function: datetime field overflow")
 		})
 	}
@@ -90,6 +96,18 @@ func warnOnNull(name string, warn func(w *Warnings, args []*coldata.Vec, row int
 		}
 		return out, nil
 	}
+}
+
+// intervalTextOK reports whether row i of date_add_interval's text reads
+// as an interval of its unit (the constant third argument).
+func intervalTextOK(args []*coldata.Vec, i int) bool {
+	unit := strings.TrimPrefix(string(args[2].Str(0)), "-")
+	steps, ok := compositeUnits[unit]
+	if !ok {
+		return false
+	}
+	_, _, ok = datetime.IntervalFields(string(args[1].Str(i)), len(steps), strings.HasSuffix(unit, "microsecond"))
+	return ok
 }
 
 // warnRows gives function name an EvalW that calls warn for each row
