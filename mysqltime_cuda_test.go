@@ -25,6 +25,10 @@ func TestGPUTimeFormatsMatchCPU(t *testing.T) {
 		"SELECT STR_TO_DATE(CONCAT(DAY(ts) % 3, ' ', DATE_FORMAT(ts, '%H:%i:%s.%f')), '%d %T.%f'), STR_TO_DATE(DATE_FORMAT(ts, '%e %h %p'), '%e %h %p'), MICROSECOND(s) FROM tzt",
 		"SELECT CAST(CONCAT(s, 'x') AS DATE), CAST(CONCAT(ts, ' abc') AS DATETIME(6)), d = CONCAT(d, 'x'), ts < CONCAT(s, ' -- z'), DATE(CONCAT(s, off)) FROM tzt",
 		"SELECT COUNT(*) FROM tzt WHERE TIME_FORMAT(ts, '%p') = 'PM' AND CAST(s AS TIME) > '10:00:00'",
+		// TIME(x) (a plain TIMESTAMP's digits per value), EXTRACT of a
+		// time's units from text, numbers and digit-only text as dates.
+		"SELECT TIME(s), TIME(ts), TIME(d), TIME(u), TIME(TIME(s)), EXTRACT(HOUR_SECOND FROM s), EXTRACT(MICROSECOND FROM s), EXTRACT(MINUTE_MICROSECOND FROM s) FROM tzt",
+		"SELECT CAST(DAY(ts) * 10101 + 240000 AS DATE), YEAR(DAY(ts) + 20240100), DATE_ADD(DAY(ts) + 20240100, INTERVAL 1 DAY), ADDDATE(DAY(ts) * 1000000 + 240105103000, 1), CAST(DATE_FORMAT(ts, '%Y%m%d%H%i%s') AS DATETIME), DATE(DATE_FORMAT(ts, '%y%m%d')), CAST(DATE_FORMAT(ts, '%y%m%d%H%i%s.%f') AS DATETIME(6)) FROM tzt",
 	}
 	// A strict-GPU database fails a query whose expressions the device
 	// cannot run, so an answer is the device's.

@@ -226,16 +226,70 @@ func parsePrefix(s string, parse func(string) (int64, bool)) (int64, bool) {
 	if v, ok := parse(s); ok {
 		return v, true
 	}
+	v, _, ok := parseTruncated(s, parse)
+	return v, ok
+}
+
+// parseTruncated reads the longest prefix of s that parse takes and
+// trailing text follows (junkAt); s itself is not tried.
+func parseTruncated(s string, parse func(string) (int64, bool)) (v int64, prefix string, ok bool) {
 	s = strings.TrimLeft(s, asciiSpace)
 	for p := min(len(s)-1, maxPrefix); p > 0; p-- {
 		if !isDigit(s[p-1]) || !junkAt(s, p) {
 			continue
 		}
 		if v, ok := parse(s[:p]); ok {
-			return v, true
+			return v, s[:p], true
 		}
 	}
-	return 0, false
+	return 0, "", false
+}
+
+// TruncatedPrefix reports whether ParseDatePrefix (date set) or
+// ParseTimestampPrefix reads s only by dropping trailing text, for
+// MySQL's warning "Truncated incorrect <kind> value": kind is "date"
+// when the prefix read has no time of day, else "datetime". Text that
+// cannot end with trailing text (no letter, control or non-ASCII byte,
+// and a digit last) is answered without parsing.
+func TruncatedPrefix(s string, date bool) (kind string, truncated bool) {
+	if !mayHaveTail(s) {
+		return "", false
+	}
+	parse := ParseTimestamp
+	if date {
+		parse = ParseDate
+	}
+	if _, ok := parse(s); ok {
+		return "", false
+	}
+	_, prefix, ok := parseTruncated(s, parse)
+	if !ok {
+		return "", false
+	}
+	if strings.Trim(strings.TrimLeft(s, asciiSpace)[len(prefix):], asciiSpace) == "T" {
+		// A date and a bare 'T' separator: MySQL reads it without a word.
+		return "", false
+	}
+	if strings.IndexByte(prefix, ':') >= 0 || digitRun(prefix) >= 12 {
+		return "datetime", true
+	}
+	return "date", true
+}
+
+// mayHaveTail reports whether s could be a date followed by trailing
+// text: junkAt needs a letter or other non-punctuation byte, or
+// punctuation and blanks at the very end.
+func mayHaveTail(s string) bool {
+	s = strings.TrimRight(s, asciiSpace)
+	if s == "" || !isDigit(s[len(s)-1]) {
+		return s != ""
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c >= 0x7f || isLetter(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // junkAt reports whether s[p:] is trailing text: after any punctuation
@@ -263,6 +317,26 @@ const asciiSpace = " \t\n\r\v\f"
 
 // parseYMD reads the date part and returns what follows it.
 func parseYMD(s string) (y, m, d int64, rest string, ok bool) {
+	if l := digitRun(s); l == 12 || l == 14 {
+		// YYMMDDhhmmss and YYYYMMDDhhmmss: the time of day is read as
+		// 'hh:mm:ss' with what follows the digits (a fraction).
+		yl := l - 10
+		y, _ = strconv.ParseInt(s[:yl], 10, 64)
+		if yl == 2 {
+			y = TwoDigitYear(y)
+		}
+		m, _ = strconv.ParseInt(s[yl:yl+2], 10, 64)
+		d, _ = strconv.ParseInt(s[yl+2:yl+4], 10, 64)
+		t := s[l-6 : l]
+		return y, m, d, " " + t[:2] + ":" + t[2:4] + ":" + t[4:] + s[l:], true
+	}
+	if len(s) == 6 && allDigits(s) {
+		// YYMMDD alone, as MySQL reads six digits ('240105' is 2024-01-05).
+		y, _ = strconv.ParseInt(s[:2], 10, 64)
+		m, _ = strconv.ParseInt(s[2:4], 10, 64)
+		d, _ = strconv.ParseInt(s[4:6], 10, 64)
+		return TwoDigitYear(y), m, d, "", true
+	}
 	if len(s) >= 8 && allDigits(s[:8]) && (len(s) == 8 || !isDigit(s[8])) {
 		if len(s) == 8 || s[8] == ' ' || s[8] == 'T' {
 			y, _ = strconv.ParseInt(s[:4], 10, 64)
@@ -371,6 +445,15 @@ func parseTimeOfDay(s string) (int64, bool) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digitRun is the number of digits s starts with.
+func digitRun(s string) int {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
 
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {

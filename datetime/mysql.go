@@ -393,3 +393,51 @@ func AppendTimeFsp(b []byte, t int64, fsp int) []byte {
 	}
 	return b
 }
+
+// TimeClamped reports whether TIME text s lies past MySQL's range and
+// ParseTime clamped it ('839:00:00'), for MySQL's warning "Truncated
+// incorrect time value".
+func TimeClamped(s string) bool {
+	s = strings.Trim(s, asciiSpace)
+	if _, _, ok := parseDateTime(s); ok {
+		return false
+	}
+	t, ok := parseTimeBody(strings.TrimPrefix(s, "-"))
+	return ok && t > MaxTime
+}
+
+// NumberDate reads a number as MySQL's number_to_datetime does: YYMMDD,
+// YYYYMMDD, YYMMDDhhmmss or YYYYMMDDhhmmss, two-digit years 00-69 in the
+// 2000s and 70-99 in the 1900s. It returns the YYYYMMDD part and the
+// hhmmss part; ok is false for a number in none of the forms (between
+// them, below 101, negative or past 99991231235959). Validity of the
+// fields is the caller's.
+func NumberDate(x int64) (ymd, hms int64, ok bool) {
+	switch {
+	case x < 101:
+		return 0, 0, false
+	case x <= 691231:
+		x += 20000000
+	case x < 700101:
+		return 0, 0, false
+	case x <= 991231:
+		x += 19000000
+	case x < 10000101:
+		return 0, 0, false
+	case x <= 99991231:
+	case x < 101000000:
+		return 0, 0, false
+	case x <= 691231235959:
+		x += 20000000000000
+	case x < 700101000000:
+		return 0, 0, false
+	case x <= 991231235959:
+		x += 19000000000000
+	case x < 10000101000000 || x > 99991231235959:
+		return 0, 0, false
+	}
+	if x <= 99991231 {
+		return x, 0, true
+	}
+	return x / 1000000, x % 1000000, true
+}

@@ -217,3 +217,70 @@ func TestRoundTimeFsp(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberDate: MySQL's number forms of a date and the gaps between
+// them (number_to_datetime).
+func TestNumberDate(t *testing.T) {
+	cases := []struct {
+		x        int64
+		ymd, hms int64
+		ok       bool
+	}{
+		{100, 0, 0, false}, {101, 20000101, 0, true}, {240105, 20240105, 0, true}, {691231, 20691231, 0, true},
+		{691232, 0, 0, false}, {700101, 19700101, 0, true}, {991231, 19991231, 0, true}, {1000105, 0, 0, false},
+		{10000101, 10000101, 0, true}, {99991231, 99991231, 0, true}, {100000000, 0, 0, false},
+		{240105103000, 20240105, 103000, true}, {691231235959, 20691231, 235959, true}, {700101000000, 19700101, 0, true},
+		{991231235960, 0, 0, false}, {20240105103000, 20240105, 103000, true}, {99991231235960, 0, 0, false}, {-240105, 0, 0, false},
+	}
+	for _, c := range cases {
+		ymd, hms, ok := NumberDate(c.x)
+		if ok != c.ok || (ok && (ymd != c.ymd || hms != c.hms)) {
+			t.Errorf("NumberDate(%d) = %d, %d, %v; want %d, %d, %v", c.x, ymd, hms, ok, c.ymd, c.hms, c.ok)
+		}
+	}
+}
+
+// TestDigitDates: six, twelve and fourteen digits of text, and what
+// TruncatedPrefix says of text with a tail.
+func TestDigitDates(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want string // "" for no timestamp
+	}{
+		{"240105", "2024-01-05 00:00:00"}, {" 990105 ", "1999-01-05 00:00:00"}, {"24010", ""}, {"240105 10:30:00", ""},
+		{"20240105103000", "2024-01-05 10:30:00"}, {"240105103000.5", "2024-01-05 10:30:00.5"}, {"20240105103000Z", "2024-01-05 10:30:00"},
+		{"20240105106000", ""}, {"2024010510300", ""}, {"2024-01-05103000", ""},
+	} {
+		v, ok := ParseTimestamp(c.s)
+		if got := ""; ok {
+			got = FormatTimestamp(v)
+			if got != c.want {
+				t.Errorf("ParseTimestamp(%q) = %s, want %q", c.s, got, c.want)
+			}
+		} else if c.want != "" {
+			t.Errorf("ParseTimestamp(%q) failed, want %s", c.s, c.want)
+		}
+	}
+	for _, c := range []struct {
+		s    string
+		date bool
+		kind string
+	}{
+		{"2024-01-05abc", true, "date"}, {"2024-01-05 10:11:12 x", false, "datetime"}, {"20240105103000x", false, "datetime"},
+		{"2024-01-05", true, ""}, {"2024-01-05  ", false, ""}, {"2024-01-05T", false, ""}, {"abc", true, ""}, {"2024-02-30x", true, ""},
+	} {
+		kind, ok := TruncatedPrefix(c.s, c.date)
+		if ok != (c.kind != "") || kind != c.kind {
+			t.Errorf("TruncatedPrefix(%q) = %q, %v; want %q", c.s, kind, ok, c.kind)
+		}
+	}
+}
+
+// TestTimeClamped: TIME text past 838:59:59 either way.
+func TestTimeClamped(t *testing.T) {
+	for s, want := range map[string]bool{"839:00:00": true, "-900:00:00.5": true, "838:59:59": false, "34 23:00:00": true, "abc": false, "2024-01-05 10:00:00": false} {
+		if got := TimeClamped(s); got != want {
+			t.Errorf("TimeClamped(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

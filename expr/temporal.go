@@ -166,14 +166,18 @@ func init() {
 		Check: Fixed(coldata.String, coldata.Timestamp, coldata.String), Eval: evalDateFormat})
 	Register(&Function{Name: "str_to_date", MinArgs: 2, MaxArgs: 2,
 		Check: Fixed(coldata.Timestamp, coldata.String, coldata.String), Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-			return evalStrToDate(args, n, ParseDateFormat)
+			return evalStrToDate(args, n, false, nil)
+		}, EvalW: func(args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
+			return evalStrToDate(args, n, false, w)
 		}})
 	// str_to_dayclock is the binder's STR_TO_DATE of a day and a time
 	// (ParseDayClock): a TIMESTAMP that many days and hours after
 	// 1970-01-01, from which the binder makes the TIME's hours.
 	Register(&Function{Name: "str_to_dayclock", MinArgs: 2, MaxArgs: 2,
 		Check: Fixed(coldata.Timestamp, coldata.String, coldata.String), Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
-			return evalStrToDate(args, n, ParseDayClock)
+			return evalStrToDate(args, n, true, nil)
+		}, EvalW: func(args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
+			return evalStrToDate(args, n, true, w)
 		}})
 	Register(&Function{Name: "unix_timestamp", MinArgs: 1, MaxArgs: 1, Check: Fixed(coldata.Int64, coldata.Timestamp),
 		Eval: func(args []*coldata.Vec, n int) (*coldata.Vec, error) {
@@ -215,14 +219,15 @@ func temporalOf(types []coldata.Type) coldata.Type {
 }
 
 // temporalArgs maps argument types to what a field function takes: a DATE
-// or TIMESTAMP as it is, text and NULL as TIMESTAMP.
+// or TIMESTAMP as it is, text, a BIGINT and NULL as TIMESTAMP.
 func temporalArgs(args []coldata.Type) ([]coldata.Type, error) {
 	want := make([]coldata.Type, len(args))
 	for i, t := range args {
 		switch t {
 		case coldata.Date, coldata.Timestamp:
 			want[i] = t
-		case coldata.String, coldata.Null:
+		case coldata.String, coldata.Null, coldata.Int64:
+			// A number is read in MySQL's date forms (20240105).
 			want[i] = coldata.Timestamp
 		default:
 			return nil, fmt.Errorf("expects a DATE or TIMESTAMP, got %s", t)
@@ -837,18 +842,18 @@ func temporalNumber(t coldata.Type, x int64) int64 {
 	return ((y*10000+m*100+dd)*100+secs/3600)*10000 + secs/60%60*100 + secs%60
 }
 
-// numberTemporal reads YYYYMMDD (or YYYYMMDDhhmmss) as a DATE or TIMESTAMP.
+// numberTemporal reads a number in MySQL's forms (datetime.NumberDate:
+// YYMMDD, YYYYMMDD, YYMMDDhhmmss, YYYYMMDDhhmmss) as a DATE or TIMESTAMP.
 func numberTemporal(t coldata.Type, x int64) (int64, bool) {
-	var tod int64
-	if x > 99991231 {
-		hms := x % 1000000
-		x /= 1000000
-		h, mi, s := hms/10000, hms/100%100, hms%100
-		if h > 23 || mi > 59 || s > 59 {
-			return 0, false
-		}
-		tod = h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + s*datetime.MicrosPerSecond
+	x, hms, ok := datetime.NumberDate(x)
+	if !ok {
+		return 0, false
 	}
+	h, mi, s := hms/10000, hms/100%100, hms%100
+	if h > 23 || mi > 59 || s > 59 {
+		return 0, false
+	}
+	tod := h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + s*datetime.MicrosPerSecond
 	y, m, d := x/10000, x/100%100, x%100
 	if !datetime.ValidDate(y, m, d) {
 		return 0, false
@@ -1019,7 +1024,12 @@ func AppendDateFormat(buf []byte, f string, t int64) []byte {
 	return buf
 }
 
-func evalStrToDate(args []*coldata.Vec, n int, parse func(s, f string) (int64, bool)) (*coldata.Vec, error) {
+// evalStrToDate is STR_TO_DATE (str_to_dayclock with dayClock). With a
+// sink w it gives MySQL's warnings: 1411 for text the format cannot read,
+// 1292 "Truncated incorrect <date|time|datetime> value" (the format's
+// type) for text left after the format. A constant pair warns once per
+// row, as a row-by-row server does.
+func evalStrToDate(args []*coldata.Vec, n int, dayClock bool, w *Warnings) (*coldata.Vec, error) {
 	v, fv := args[0], args[1]
 	if isConstNull(v) || isConstNull(fv) {
 		return coldata.NewConst(coldata.Timestamp, nil, n), nil
@@ -1037,9 +1047,27 @@ func evalStrToDate(args []*coldata.Vec, n int, parse func(s, f string) (int64, b
 		if !validAt(nulls, i) {
 			continue
 		}
-		var ok bool
-		if out.Ints[i], ok = parse(string(v.Str(i)), string(fv.Str(i))); !ok {
+		str, f := string(v.Str(i)), string(fv.Str(i))
+		x, end, ok := parseDateFormat(str, f, dayClock)
+		if !ok {
 			coldata.ClearBit(nulls, i)
+		} else {
+			out.Ints[i] = x
+		}
+		if w == nil {
+			continue
+		}
+		times := 1
+		if rows == 1 {
+			times = n
+		}
+		switch {
+		case !ok:
+			w.addTimes([]Warning{{Level: "Warning", Code: WarnWrongValueForFunction,
+				Msg: "Incorrect datetime value: '" + str + "' for function str_to_date"}}, times)
+		case strings.Trim(str[end:], " \t\n\r\v\f") != "":
+			w.addTimes([]Warning{{Level: "Warning", Code: WarnTruncated,
+				Msg: "Truncated incorrect " + strToDateKind(f, dayClock) + " value: '" + str + "'"}}, times)
 		}
 	}
 	out.Nulls = nulls
@@ -1049,6 +1077,35 @@ func evalStrToDate(args []*coldata.Vec, n int, parse func(s, f string) (int64, b
 	return out, nil
 }
 
+// strToDateKind is the type MySQL gives STR_TO_DATE for format f, as its
+// warnings name it: date specifiers alone "date", time specifiers alone
+// (or a day and a time, a dayClock TIME) "time", else "datetime".
+func strToDateKind(f string, dayClock bool) string {
+	if dayClock {
+		return "time"
+	}
+	var date, clock bool
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		i++
+		switch {
+		case strings.IndexByte("MVUXYWabcjmvuxyw", f[i]) >= 0:
+			date = true
+		case strings.IndexByte("HISThiklrsf", f[i]) >= 0:
+			clock = true
+		}
+	}
+	switch {
+	case date && !clock:
+		return "date"
+	case clock && !date:
+		return "time"
+	}
+	return "datetime"
+}
+
 // ParseDateFormat reads s with MySQL's STR_TO_DATE specifiers (%Y %y %m
 // %c %d %e %D %H %k %h %I %l %i %s %S %f %p %T %r %M %b %W %a %j, %# %. %@
 // skipping digits, punctuation or letters, and literal text); ok is false
@@ -1056,15 +1113,24 @@ func evalStrToDate(args []*coldata.Vec, n int, parse func(s, f string) (int64, b
 // the format is ignored (MySQL warns), and so is the rest of the format
 // when s ends first, unless that rest holds a date field, which would be
 // zero (NULL in MySQL 8's default sql_mode).
-func ParseDateFormat(s, f string) (int64, bool) { return parseDateFormat(s, f, false) }
+func ParseDateFormat(s, f string) (int64, bool) {
+	v, _, ok := parseDateFormat(s, f, false)
+	return v, ok
+}
 
 // ParseDayClock reads s with a STR_TO_DATE format of a day (%d %e %D) and
 // time specifiers, which MySQL reads as a TIME whose day counts 24 hours:
 // the day may be 0 to 31 (ParseDateFormat's dates have no day 0). The
 // result is the microseconds of days and time.
-func ParseDayClock(s, f string) (int64, bool) { return parseDateFormat(s, f, true) }
+func ParseDayClock(s, f string) (int64, bool) {
+	v, _, ok := parseDateFormat(s, f, true)
+	return v, ok
+}
 
-func parseDateFormat(s, f string, dayClock bool) (int64, bool) {
+// parseDateFormat is ParseDateFormat (ParseDayClock with dayClock) that
+// also returns where in s the format's reading stopped: text after it is
+// what MySQL warns it truncated.
+func parseDateFormat(s, f string, dayClock bool) (int64, int, bool) {
 	y, m, d := int64(1970), int64(1), int64(1)
 	if dayClock {
 		d = 0
@@ -1100,7 +1166,7 @@ func parseDateFormat(s, f string, dayClock bool) (int64, bool) {
 	for j := 0; j < len(f); j++ {
 		if i >= len(s) {
 			if hasDateSpecifier(f[j:]) {
-				return 0, false
+				return 0, 0, false
 			}
 			break
 		}
@@ -1112,7 +1178,7 @@ func parseDateFormat(s, f string, dayClock bool) (int64, bool) {
 				continue
 			}
 			if i >= len(s) || s[i] != f[j] {
-				return 0, false
+				return 0, 0, false
 			}
 			i++
 			continue
@@ -1190,19 +1256,19 @@ func parseDateFormat(s, f string, dayClock bool) (int64, bool) {
 			ok = i < len(s) && s[i] == '%'
 			i++
 		default:
-			return 0, false
+			return 0, 0, false
 		}
 		if !ok {
-			return 0, false
+			return 0, 0, false
 		}
 		seen |= specField(f[j])
 	}
 	if (!dayClock && !fullDate(seen)) || seen == 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	if ampm {
 		if h < 1 || h > 12 {
-			return 0, false
+			return 0, 0, false
 		}
 		h %= 12
 		if pm {
@@ -1210,25 +1276,25 @@ func parseDateFormat(s, f string, dayClock bool) (int64, bool) {
 		}
 	}
 	if h > 23 || mi > 59 || sec > 59 {
-		return 0, false
+		return 0, 0, false
 	}
 	clock := h*datetime.MicrosPerHour + mi*datetime.MicrosPerMinute + sec*datetime.MicrosPerSecond + frac
 	if dayClock {
-		return d*datetime.MicrosPerDay + clock, d <= 31
+		return d*datetime.MicrosPerDay + clock, i, d <= 31
 	}
 	var z int64
 	if yday > 0 {
 		if y < datetime.MinYear || y > datetime.MaxYear || yday > 365+b2i(datetime.IsLeap(y)) {
-			return 0, false
+			return 0, 0, false
 		}
 		z = datetime.DaysFromCivil(y, 1, 1) + yday - 1
 	} else {
 		if !datetime.ValidDate(y, m, d) {
-			return 0, false
+			return 0, 0, false
 		}
 		z = datetime.DaysFromCivil(y, m, d)
 	}
-	return z*datetime.MicrosPerDay + clock, true
+	return z*datetime.MicrosPerDay + clock, i, true
 }
 
 // parseClock reads h:m:s for %T and %r, stopping without error where s

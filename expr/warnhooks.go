@@ -2,6 +2,7 @@ package expr
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/datetime"
@@ -30,17 +31,46 @@ func init() {
 		warnOnNull(name, func(w *Warnings, args []*coldata.Vec, i int) {
 			w.Add(WarnTruncated, "Incorrect datetime value: '%s'", valueText(args[0], i))
 		})
+		warnDateTail(name, name == CastFuncName(coldata.Date))
 	}
 	for _, name := range []string{"date_add_days", "date_add_months", "date_add_micros", "date_add_interval"} {
-		warnOnNull(name, func(w *Warnings, _ []*coldata.Vec, _ int) {
+		warnOnNull(name, func(w *Warnings, args []*coldata.Vec, i int) {
+			if name == "date_add_interval" && !intervalTextOK(args, i) {
+				// Text that is no interval of the unit ('1 2 3' DAY_HOUR)
+				// is NULL without a warning, as in MySQL.
+				return
+			}
 			w.Add(WarnDatetimeOverflow, "Datetime function: datetime field overflow")
 		})
 	}
-	for _, name := range []string{"str_to_date", "str_to_dayclock"} {
+	// str_to_date and str_to_dayclock warn themselves (evalStrToDate).
+	for _, name := range []string{"cast_to_time", "time_to_sec"} {
 		warnOnNull(name, func(w *Warnings, args []*coldata.Vec, i int) {
-			w.Add(WarnWrongValueForFunction, "Incorrect datetime value: '%s' for function str_to_date", valueText(args[0], i))
+			w.Add(WarnTruncated, "Incorrect time value: '%s'", valueText(args[0], i))
 		})
 	}
+	// TIME text past 838:59:59 is clamped with a warning.
+	warnRows("cast_to_time", func(w *Warnings, args []*coldata.Vec, out *coldata.Vec, i int) {
+		if args[0].Type == coldata.String && isClampedTime(out.Str(i)) && datetime.TimeClamped(string(args[0].Str(i))) {
+			w.Add(WarnTruncated, "Truncated incorrect time value: '%s'", args[0].Str(i))
+		}
+	})
+	warnRows("time_to_sec", func(w *Warnings, args []*coldata.Vec, out *coldata.Vec, i int) {
+		if v := out.Int(i); args[0].Type == coldata.String && (v == 3020399 || v == -3020399) && datetime.TimeClamped(string(args[0].Str(i))) {
+			w.Add(WarnTruncated, "Truncated incorrect time value: '%s'", args[0].Str(i))
+		}
+	})
+	warnRows("maketime", func(w *Warnings, args []*coldata.Vec, out *coldata.Vec, i int) {
+		if h := args[0].Int(i); isClampedTime(out.Str(i)) && (h > 838 || h < -838) {
+			// MySQL quotes whole seconds (Item_func_maketime).
+			w.Add(WarnTruncated, "Truncated incorrect time value: '%d:%02d:%02d'", h, args[1].Int(i), int64(args[2].Float(i)))
+		}
+	})
+	warnRows("sec_to_time", func(w *Warnings, args []*coldata.Vec, out *coldata.Vec, i int) {
+		if s := args[0].Float(i); isClampedTime(out.Str(i)) && (s > 3020399 || s < -3020399) {
+			w.Add(WarnTruncated, "Truncated incorrect seconds value: '%s'", AppendFloat(nil, s))
+		}
+	})
 	warnTruncatedText(CastFuncName(coldata.Float64), "DOUBLE", false, true)
 	warnTruncatedText(CastFuncName(coldata.Int64), "INTEGER", true, true)
 	warnTruncatedText("cast_to_decimal", "DECIMAL", false, false)
@@ -62,6 +92,94 @@ func warnOnNull(name string, warn func(w *Warnings, args []*coldata.Vec, row int
 		for i := 0; i < n; i++ {
 			if out.IsNull(i) && !anyNull(args, i) {
 				warn(w, args, i)
+			}
+		}
+		return out, nil
+	}
+}
+
+// intervalTextOK reports whether row i of date_add_interval's text reads
+// as an interval of its unit (the constant third argument).
+func intervalTextOK(args []*coldata.Vec, i int) bool {
+	unit := strings.TrimPrefix(string(args[2].Str(0)), "-")
+	steps, ok := compositeUnits[unit]
+	if !ok {
+		return false
+	}
+	_, _, ok = datetime.IntervalFields(string(args[1].Str(i)), len(steps), strings.HasSuffix(unit, "microsecond"))
+	return ok
+}
+
+// warnRows gives function name an EvalW that calls warn for each row
+// whose result is not NULL (after any EvalW it had), for warnings about
+// values the kernel clamped; it runs only where a row's result is 838
+// hours or more, which warn checks first.
+func warnRows(name string, warn func(w *Warnings, args []*coldata.Vec, out *coldata.Vec, row int)) {
+	f, ok := Lookup(name)
+	if !ok {
+		panic("expr: no function " + name + " to warn for")
+	}
+	eval := f.EvalW
+	if eval == nil {
+		plain := f.Eval
+		eval = func(args []*coldata.Vec, n int, _ *Warnings) (*coldata.Vec, error) { return plain(args, n) }
+	}
+	f.EvalW = func(args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
+		out, err := eval(args, n, w)
+		if err != nil || w == nil || out == nil {
+			return out, err
+		}
+		for i := 0; i < n; i++ {
+			if !out.IsNull(i) && !anyNull(args, i) {
+				warn(w, args, out, i)
+			}
+		}
+		return out, nil
+	}
+}
+
+// isClampedTime reports whether TIME text t is MySQL's largest TIME or its
+// negative (838:59:59, with or without a fraction).
+func isClampedTime(t []byte) bool {
+	if len(t) > 0 && t[0] == '-' {
+		t = t[1:]
+	}
+	return len(t) >= 9 && string(t[:9]) == "838:59:59"
+}
+
+// warnDateTail wraps the EvalW of the text-to-date cast name to warn, as
+// MySQL's 1292 "Truncated incorrect date value: '2024-01-05abc'", on each
+// text that reads as a date only by dropping its trailing text (the word
+// is "datetime" when the part read has a time of day). A constant is
+// checked once and warns once per row.
+func warnDateTail(name string, date bool) {
+	f, ok := Lookup(name)
+	if !ok || f.EvalW == nil {
+		panic("expr: no function " + name + " to warn for")
+	}
+	evalW := f.EvalW
+	f.EvalW = func(args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
+		out, err := evalW(args, n, w)
+		in := args[0]
+		if err != nil || w == nil || out == nil || in.Type != coldata.String || isConstNull(in) {
+			return out, err
+		}
+		rows := n
+		if in.Const {
+			rows = min(n, 1)
+		}
+		for i := 0; i < rows; i++ {
+			if in.IsNull(i) || out.IsNull(i) {
+				continue
+			}
+			s := string(in.Str(i))
+			if kind, ok := datetime.TruncatedPrefix(s, date); ok {
+				ws := []Warning{{Level: "Warning", Code: WarnTruncated, Msg: "Truncated incorrect " + kind + " value: '" + s + "'"}}
+				if in.Const {
+					w.addTimes(ws, n)
+				} else {
+					w.addTimes(ws, 1)
+				}
 			}
 		}
 		return out, nil

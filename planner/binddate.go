@@ -193,14 +193,46 @@ func (b *binder) bindArith(x *sqlparser.BinaryExpr, sc *scope) (expr.Expr, bool,
 // addInterval binds base + INTERVAL n unit (or minus it); on text the
 // result is text (textDateResult).
 func (b *binder) addInterval(base expr.Expr, count sqlparser.Expr, unitName string, minus bool, sc *scope) (expr.Expr, error) {
+	var number expr.Expr
+	if base.Type() == coldata.Int64 {
+		// A number in MySQL's date forms (20240105, 240105103000) is
+		// read as a DATETIME, and the result is text as for text.
+		ts, err := expr.CastTo(base, coldata.Timestamp)
+		if err != nil {
+			return nil, err
+		}
+		number, base = base, ts
+	}
 	e, err := b.addIntervalTyped(base, count, unitName, minus, sc)
-	if err != nil || base.Type() != coldata.String {
+	if err != nil || (base.Type() != coldata.String && number == nil) {
 		return e, err
 	}
 	unit := strings.ToLower(unitName)
 	u, _ := expr.ParseUnit(unitName)
 	dateUnit := unit == "year_month" || (!expr.IsCompositeUnit(unit) && u >= expr.UnitDay && u <= expr.UnitMillennium)
+	if number != nil {
+		return b.numberDateResult(e, number, dateUnit)
+	}
 	return b.textDateResult(e, base, dateUnit)
+}
+
+// numberDateResult is date arithmetic on a number as MySQL gives it: text,
+// a date when the number is a date alone (at most eight digits) and the
+// unit is days or longer, else a datetime (textDateResult's forms).
+func (b *binder) numberDateResult(ts, number expr.Expr, dateUnit bool) (expr.Expr, error) {
+	out, err := b.textDateResult(ts, &expr.Literal{Value: "0000-00-00 00:00:00", T: coldata.String}, false)
+	if err != nil || !dateUnit {
+		return out, err
+	}
+	day, err := b.apply("date_format", ts, &expr.Literal{Value: "%Y-%m-%d", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	dateOnly, err := b.apply("<=", number, &expr.Literal{Value: int64(99991231), T: coldata.Int64})
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("if", dateOnly, day, out)
 }
 
 // textDateResult is date arithmetic on text as MySQL gives it: text
@@ -626,6 +658,18 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		if err != nil {
 			return nil, true, err
 		}
+		if base.Type() == coldata.Int64 {
+			// ADDDATE(20240105, 1): the number read as a date, text out.
+			ts, err := expr.CastTo(base, coldata.Timestamp)
+			if err != nil {
+				return nil, true, err
+			}
+			e, err := b.scaledShift("date_add_days", ts, n, 1, minus)
+			if err == nil {
+				e, err = b.numberDateResult(e, base, true)
+			}
+			return e, true, err
+		}
 		e, err := b.scaledShift("date_add_days", base, n, 1, minus)
 		if err == nil && base.Type() == coldata.String {
 			e, err = b.textDateResult(e, base, true)
@@ -641,16 +685,17 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 			e, err := b.call("week", sc, args[1], sqlparser.NewIntVal([]byte("0")))
 			return e, true, err
 		}
-		// EXTRACT(HOUR FROM '10:30:15') reads text as a TIME, as HOUR does.
+		// EXTRACT(HOUR FROM '10:30:15') reads text as a TIME, as HOUR
+		// does, and so do the other units of a time alone.
 		if u, ok := args[0].(*sqlparser.SQLVal); ok && len(args) == 2 {
 			unit := strings.ToLower(string(u.Val))
-			if unit == "hour" || unit == "minute" || unit == "second" {
+			if _, ok := timeUnitFields[unit]; ok {
 				x, err := b.bindExpr(args[1], sc)
 				if err != nil {
 					return nil, true, err
 				}
 				if x.Type() == coldata.String {
-					e, err := b.timeTextField(unit, x)
+					e, err := b.extractTimeText(unit, x)
 					return e, true, err
 				}
 				e, err := b.apply("extract", &expr.Literal{Value: unit, T: coldata.String}, x)
@@ -685,6 +730,12 @@ func (b *binder) bindDateFunc(name string, args []sqlparser.Expr, sc *scope) (ex
 		if e, ok, err := b.unixTimestamp(args, sc); ok {
 			return e, true, err
 		}
+	case "time":
+		if len(args) != 1 {
+			return nil, true, errorf(TypeMismatch, name, "function TIME: expects 1 argument, got %d", len(args))
+		}
+		e, err := b.timeFunc(args[0], sc)
+		return e, true, err
 	case "timestamp":
 		if len(args) != 2 {
 			return nil, false, nil
@@ -998,4 +1049,158 @@ func lastInsertID(ctx context.Context) int64 {
 		}
 	}
 	return 0
+}
+
+// timeFunc binds TIME(expr), MySQL 8's CAST(expr AS TIME(n)) with n the
+// argument's digits of a second (Item::time_precision): a DATETIME(n) or
+// TIMESTAMP literal its own, a DATE or an integer 0, a DECIMAL its scale,
+// a text literal the digits it is written with, other text and DOUBLE 6
+// (MySQL 8 prints TIME(c) of a VARCHAR c with six digits; MariaDB keeps
+// each value's own). gsql's DATETIME without (n) keeps the digits each
+// value has (README, departures), so its TIME does too.
+func (b *binder) timeFunc(arg sqlparser.Expr, sc *scope) (expr.Expr, error) {
+	x, err := b.bindExpr(arg, sc)
+	if err != nil {
+		return nil, err
+	}
+	t := x.Type()
+	fsp := 6
+	switch {
+	case t == coldata.Date || t == coldata.Int64 || t == coldata.Bool || t == coldata.Null:
+		fsp = 0
+	case t.IsDecimal():
+		fsp = min(t.Scale(), 6)
+	case t.IsTimestamp():
+		if k, ok := literalFsp(x); ok {
+			fsp = k
+		} else if fsp = t.Fsp(); fsp < 0 {
+			// A plain TIMESTAMP's text has the digits the value has;
+			// time_literal reads them back per row (a timestamp's text
+			// always reads as a TIME: its time of day).
+			s, err := expr.CastTo(x, coldata.String)
+			if err != nil {
+				return nil, err
+			}
+			return b.apply("time_literal", s)
+		}
+	case t == coldata.String:
+		if k, ok := timeCallFsp(x); ok {
+			fsp = k
+		}
+		if l, ok := x.(*expr.Literal); ok {
+			if s, _ := l.Value.(string); s != "" {
+				if _, ok := datetime.ParseTime(s); ok {
+					fsp = timeTextFsp(s)
+				}
+			}
+		}
+	}
+	return b.apply("cast_to_time", x, &expr.Literal{Value: int64(fsp), T: coldata.Int64})
+}
+
+// timeCallFsp is the digits of a second of a TIME that CAST AS TIME(n)
+// or TIME 'literal' made (TIME(TIME(x)) keeps x's); ok is false for
+// other expressions.
+func timeCallFsp(e expr.Expr) (int, bool) {
+	c, ok := e.(*expr.Call)
+	if !ok || len(c.Args) == 0 {
+		return 0, false
+	}
+	switch {
+	case c.Fn.Name == "cast_to_time" && len(c.Args) == 2:
+		if l, ok := c.Args[1].(*expr.Literal); ok {
+			if k, ok := l.Value.(int64); ok {
+				return int(k), true
+			}
+		}
+	case c.Fn.Name == "time_literal":
+		if l, ok := c.Args[0].(*expr.Literal); ok {
+			if s, ok := l.Value.(string); ok {
+				return timeTextFsp(s), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// timeTextFsp is the number of digits after the last '.' of time text s,
+// at most 6: '12:34:56.78' and '12.78' have 2, '2024-01-05 10:00:00' none.
+func timeTextFsp(s string) int {
+	s = strings.TrimSpace(s)
+	dot := strings.LastIndexByte(s, '.')
+	if dot < 0 {
+		return 0
+	}
+	k := 0
+	for k < len(s)-dot-1 && s[dot+1+k] >= '0' && s[dot+1+k] <= '9' {
+		k++
+	}
+	return min(k, 6)
+}
+
+// timeUnitFields lists, for EXTRACT's units of a time alone, the fields
+// the result is made of ('h' hours, 'm' minutes, 's' seconds, 'u'
+// microseconds), as MySQL concatenates their digits (HOUR_SECOND is
+// hhmmss).
+var timeUnitFields = map[string]string{
+	"hour": "h", "minute": "m", "second": "s", "microsecond": "u",
+	"hour_minute": "hm", "hour_second": "hms", "hour_microsecond": "hmsu",
+	"minute_second": "ms", "minute_microsecond": "msu", "second_microsecond": "su",
+}
+
+// extractTimeText binds EXTRACT(unit FROM text) for a unit of timeUnitFields:
+// the text read as a TIME (a datetime's text as its time of day), its
+// fields' digits concatenated, negative for a negative TIME (MySQL's
+// Item_extract; EXTRACT(MINUTE FROM '-01:02:03') is -2). Hours are all
+// the TIME's hours as in MySQL 8 (MariaDB takes them modulo 24 past a
+// day).
+func (b *binder) extractTimeText(unit string, x expr.Expr) (expr.Expr, error) {
+	lit := func(v int64) expr.Expr { return &expr.Literal{Value: v, T: coldata.Int64} }
+	frac, err := b.apply("time_format", x, &expr.Literal{Value: "%f", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	// TIME_FORMAT prints a negative TIME's '-' first.
+	first, err := b.apply("left", frac, lit(1))
+	if err != nil {
+		return nil, err
+	}
+	neg, err := b.apply("=", first, &expr.Literal{Value: "-", T: coldata.String})
+	if err != nil {
+		return nil, err
+	}
+	var v expr.Expr
+	for _, f := range timeUnitFields[unit] {
+		var part expr.Expr
+		scale := int64(100)
+		switch f {
+		case 'h':
+			part, err = b.timeTextField("hour", x)
+		case 'm':
+			part, err = b.timeTextField("minute", x)
+		case 's':
+			part, err = b.timeTextField("second", x)
+		case 'u':
+			part, err = b.timeTextField("microsecond", x)
+			scale = 1000000
+		}
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			v = part
+			continue
+		}
+		if v, err = b.apply("*", v, lit(scale)); err != nil {
+			return nil, err
+		}
+		if v, err = b.apply("+", v, part); err != nil {
+			return nil, err
+		}
+	}
+	minus, err := b.apply("-", lit(0), v)
+	if err != nil {
+		return nil, err
+	}
+	return b.apply("if", neg, minus, v)
 }

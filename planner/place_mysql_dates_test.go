@@ -38,7 +38,8 @@ func regressionFile(t *testing.T, path string) (*catalog.Catalog, []string) {
 			cur = append(cur, line)
 		case statement && strings.HasPrefix(line, "CREATE TABLE"):
 			createTable(t, cat, line)
-		case line == "skipif gsql":
+		case line == "skipif gsql", line == "skipif gsql-gpu":
+			// Records a GPU run skips (warnings, SHOW statements).
 			skip = true
 		case strings.HasPrefix(line, "query "):
 			query = true
@@ -80,7 +81,7 @@ func createTable(t *testing.T, cat *catalog.Catalog, q string) {
 // device-support check.
 func TestPlaceMySQLDatesOnGPU(t *testing.T) {
 	opts := planner.PlaceOptions{GPU: true, Strict: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.AggregatesOnDevice}
-	for _, file := range []string{"mysql_dates", "mysql_str_to_date", "mysql_numbers", "mysql_datetime_fsp", "mysql_bad_input", "mysql_window_avg"} {
+	for _, file := range []string{"mysql_dates", "mysql_str_to_date", "mysql_numbers", "mysql_datetime_fsp", "mysql_bad_input", "mysql_window_avg", "mysql_time_func"} {
 		cat, qs := regressionFile(t, "../tests/sql/"+file+".test")
 		if len(qs) < 8 {
 			t.Fatalf("read %d queries from %s.test", len(qs), file)

@@ -116,7 +116,7 @@ func TestRecordedQueriesAreGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append([]string(nil), Setup...)
-	for _, q := range append(append(Generate(Seed, Count), GenerateTZ(Seed, TZCount)...), GenerateTime(Seed, TimeCount)...) {
+	for _, q := range append(append(append(append(Generate(Seed, Count), GenerateTZ(Seed, TZCount)...), GenerateTime(Seed, TimeCount)...), GenerateTimeFunc(Seed, TimeFuncCount)...), GenerateNumDate(Seed, NumDateCount)...) {
 		want = append(want, q.SQL)
 	}
 	if len(s.Records) != len(want) {

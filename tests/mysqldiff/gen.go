@@ -13,8 +13,10 @@
 // (leap days, years 1 and 9999, month ends, ISO week boundaries,
 // microsecond edges, DECIMAL maxima, invalid date text, NULLs) or over
 // literals alone. GenerateTZ adds CONVERT_TZ queries (offsets, SYSTEM,
-// zones that are none) from a stream of their own, and GenerateTime
-// TIME_FORMAT and CAST(... AS TIME(n)) queries from another.
+// zones that are none) from a stream of their own, GenerateTime
+// TIME_FORMAT and CAST(... AS TIME(n)) queries from another,
+// GenerateTimeFunc TIME(expr) queries and GenerateNumDate numbers and
+// digit-only text read as dates, each from its own.
 //
 // scripts/mysqlref/diff.sh runs the queries on MariaDB and writes
 // testdata/answers.test; TestMySQLDiff runs every recorded query on gsql
@@ -671,10 +673,96 @@ func (g *gen) boolean(d int) string {
 }
 
 // Seed and Count make the recorded queries (testdata/answers.test), then
-// TZCount more of GenerateTZ's and TimeCount of GenerateTime's.
+// TZCount more of GenerateTZ's, TimeCount of GenerateTime's and
+// TimeFuncCount of GenerateTimeFunc's.
 const (
-	Seed      = 1
-	Count     = 300
-	TZCount   = 40
-	TimeCount = 40
+	Seed          = 1
+	Count         = 300
+	TZCount       = 40
+	TimeCount     = 40
+	TimeFuncCount = 30
+	NumDateCount  = 25
 )
+
+// GenerateNumDate returns n queries of numbers read as dates in MySQL's
+// forms (YYMMDD, YYYYMMDD, YYMMDDhhmmss, YYYYMMDDhhmmss, and the gaps
+// between them) and of digit-only text, by CAST, the field functions and
+// date arithmetic (text out), from their own random stream (seed).
+// Intervals are whole units: date arithmetic on text prints fractions
+// apart in MariaDB and MySQL 8.
+func GenerateNumDate(seed int64, n int) []Query {
+	return generateItems(seed+3, n, 3, 3, func(g *gen) string { return g.numDateItem() })
+}
+
+func (g *gen) numDate() string {
+	if !g.lits && g.intn(3) == 0 {
+		return g.pick("n", "n * 10101 + 240000", "n + 20240229", "n * 1000000 + 240105103000")
+	}
+	return g.pick("240105", "991231", "691231", "700101", "101", "100", "1000105", "20240229", "99991231", "10000101",
+		"240105103000", "991231235959", "20241231235959", "100000000", "20230230")
+}
+
+func (g *gen) numDateItem() string {
+	x := g.numDate()
+	switch g.intn(7) {
+	case 0:
+		return fmt.Sprintf("CAST(%s AS %s)", x, g.pick("DATE", "DATETIME(0)"))
+	case 1:
+		return fmt.Sprintf("%s(%s)", g.pick("YEAR", "MONTH", "DAYOFMONTH", "DAYOFWEEK", "TO_DAYS", "LAST_DAY", "DATE", "WEEKOFYEAR"), x)
+	case 2:
+		return fmt.Sprintf("DATE_ADD(%s, INTERVAL %s %s)", x, g.pick("1", "-1", "31", "12"), g.pick("DAY", "MONTH", "YEAR", "HOUR", "MINUTE", "SECOND", "WEEK"))
+	case 3:
+		return fmt.Sprintf("%s %s INTERVAL %s", x, g.pick("+", "-"), g.pick("1 DAY", "1 HOUR", "'1 2' DAY_HOUR", "'1-1' YEAR_MONTH"))
+	case 4:
+		return fmt.Sprintf("%s(%s, %s)", g.pick("ADDDATE", "SUBDATE"), x, g.pick("1", "30", "-366"))
+	case 5:
+		return fmt.Sprintf("DATE_FORMAT(%s, '%%Y-%%m-%%d %%T')", x)
+	}
+	return fmt.Sprintf("CAST(%s AS DATETIME(0))", g.pick("'240105'", "'20240105103000'", "'240105103000.5'", "'990105x'", "'24010'", "'20240105106000'"))
+}
+
+// GenerateTimeFunc returns n queries of TIME(expr) from their own random
+// stream (seed): of text literals (a TIME, a datetime, digits, a number
+// of seconds, text that is no TIME), of the table's dates, DATETIME(n)
+// columns and BIGINTs, of CAST(... AS TIME(n)) and of TIME itself, read
+// by TIME_FORMAT, HOUR, MINUTE, SECOND, MICROSECOND and CONCAT. Left out:
+// text columns (MariaDB reads a date alone as a TIME, '2024-02-29' is
+// 00:20:24), TIMEs past 838 hours with digits of a second (MySQL 8
+// clamps to 838:59:59.000000, MariaDB keeps the largest fraction), the
+// other TIME functions' results (MySQL types their digits per function)
+// and TIME_TO_SEC of a fraction (MariaDB keeps it, MySQL 8 drops it).
+func GenerateTimeFunc(seed int64, n int) []Query {
+	return generateItems(seed+2, n, 4, 3, func(g *gen) string { return g.timeFuncItem(1 + g.intn(3)) })
+}
+
+// timeFuncArg is an argument of TIME(), nested d deep.
+func (g *gen) timeFuncArg(d int) string {
+	if d > 0 {
+		switch g.intn(4) {
+		case 0:
+			return fmt.Sprintf("TIME(%s)", g.timeFuncArg(d-1))
+		case 1:
+			return fmt.Sprintf("CAST(%s AS TIME(%d))", g.timeFuncArg(d-1), g.intn(7))
+		}
+	}
+	if !g.lits && g.intn(2) == 0 {
+		return g.pick("d", "dt", "dt3", "dt6", "n", "n * 10101")
+	}
+	return g.pick("'10:30:15'", "'10:30:15.25'", "'-100:00:01.5'", "'838:59:59'", "'1 02:03:04'",
+		"'00:00:00.000001'", "'23:59:59.999999'", "'103015'", "'12.5'", "'2024-02-29 13:14:15.125'", "'abc'", "'12:61:00'",
+		"123456", "-10203", "12.5", "8385959", "TIMESTAMP '2024-02-29 13:14:15'", "DATE '2021-01-03'")
+}
+
+// timeFuncItem is TIME(x) or a function of it.
+func (g *gen) timeFuncItem(d int) string {
+	t := fmt.Sprintf("TIME(%s)", g.timeFuncArg(d-1))
+	switch g.intn(5) {
+	case 0:
+		return fmt.Sprintf("TIME_FORMAT(%s, %s)", t, g.pick(timeFormats...))
+	case 1:
+		return fmt.Sprintf("%s(%s)", g.pick("HOUR", "MINUTE", "SECOND", "MICROSECOND"), t)
+	case 2:
+		return fmt.Sprintf("CONCAT(%s, '|')", t)
+	}
+	return t
+}

@@ -214,6 +214,16 @@ func (b *Builder) DateCases() [][]expr.Expr {
 			c("cast_to_date", ts), c("cast_to_timestamp", d), c("cast_to_date", ds), c("cast_to_timestamp", ds),
 			c("cast_to_date", c("+", c("*", x, Lit(10000)), Lit(20240101))), c("cast_to_timestamp", c("cast_to_double", c("+", x, Lit(20240115)))),
 			c("concat", c("cast_to_varchar", d), Lit(" / "), c("cast_to_varchar", ts))},
+		// MySQL's number forms YYMMDD and YYMMDDhhmmss around their
+		// boundaries (691231, 700101, 991231235959), and six digits of text.
+		{c("cast_to_date", c("+", c("*", x, Lit(101)), Lit(240105))), c("cast_to_date", c("+", x, Lit(691231))), c("cast_to_date", c("+", x, Lit(700101))),
+			c("cast_to_timestamp", c("+", x, Lit(991231235959))), c("cast_to_timestamp", c("+", c("*", x, Lit(1000001)), Lit(240105103000))),
+			c("cast_to_date", c("+", x, Lit(10000101))), c("cast_to_date", c("abs", x)),
+			c("cast_to_date", c("cast_to_varchar", c("+", c("*", x, Lit(101)), Lit(240105)))), c("cast_to_timestamp", c("concat", Lit("99"), c("cast_to_varchar", c("+", c("abs", x), Lit(1000))))),
+			// Twelve and fourteen digits of text, with a fraction, a 'Z' or trailing text.
+			c("cast_to_timestamp", c("date_format", ts, Lit("%Y%m%d%H%i%s"))), c("cast_to_timestamp", c("date_format", ts, Lit("%y%m%d%H%i%s.%f"))),
+			c("cast_to_date", c("date_format", ts, Lit("%Y%m%d%H%i%sZ"))), c("cast_to_timestamp", c("date_format", ts, Lit("%Y%m%d%H%i%s x"))),
+			c("time_to_sec", c("date_format", ts, Lit("%y%m%d%H%i%s"))), c("cast_to_timestamp", c("cast_to_varchar", c("+", c("*", x, Lit(1000001)), Lit(20240105103000))))},
 		{c("=", d, c("cast_to_date", ts)), c("<", d, ds), c(">=", ts, d), c("<=>", d, d), c("in", d, ds, Lit("2024-01-05")),
 			c("coalesce", d, c("cast_to_date", ds), c("cast_to_date", Lit("2000-01-01"))), c("greatest", ts, c("cast_to_timestamp", d)),
 			c("least", d, c("cast_to_date", ds)), c("nullif", d, c("cast_to_date", ts)), c("if", c(">", x, Lit(0)), d, c("cast_to_date", ds)),
@@ -265,6 +275,9 @@ func (b *Builder) TimeFormatCases() []expr.Expr {
 		c("cast_to_time", ds, Lit(0)), c("cast_to_time", ds, Lit(3)), c("cast_to_time", ts, Lit(6)),
 		c("cast_to_time", c("sec_to_time", c("*", f, Lit(100000.0))), Lit(1)), c("cast_to_time", c("*", x, Lit(1013)), Lit(0)),
 		c("time_literal", Lit("-1 2:3:4.50")),
+		// TIME(ts) of a TIMESTAMP without (n): its text read back with
+		// the digits each value has (planner timeFunc).
+		c("time_literal", c("cast_to_varchar", ts)), c("cast_to_time", c("cast_to_varchar", ts), Lit(6)),
 	}
 }
 

@@ -394,6 +394,33 @@ GSQL_DEV bool dt_num(SV s, int32_t* i, int32_t max, int64_t* out) {
 // The date part of text (datetime.parseYMD); *i is left after it.
 GSQL_DEV bool dt_parse_ymd(SV s, int32_t* i, int64_t* y, int64_t* m, int64_t* d) {
   int32_t k = *i;
+  int32_t run = 0;
+  while (k + run < s.n && dt_is_digit(s.p[k + run])) run++;
+  if (run == 12 || run == 14) {
+    // YYMMDDhhmmss and YYYYMMDDhhmmss: *i stops at hhmmss, which
+    // dt_parse_tod reads (datetime.parseYMD).
+    const char* p = s.p + k;
+    int32_t yl = run - 10;
+    *y = 0;
+    for (int32_t j = 0; j < yl; j++) *y = *y * 10 + (p[j] - '0');
+    if (yl == 2) *y += *y < 70 ? 2000 : 1900;
+    *m = (p[yl] - '0') * 10 + (p[yl + 1] - '0');
+    *d = (p[yl + 2] - '0') * 10 + (p[yl + 3] - '0');
+    *i = k + run - 6;
+    return true;
+  }
+  bool six = s.n - k == 6;
+  for (int32_t j = 0; six && j < 6; j++) six = dt_is_digit(s.p[k + j]);
+  if (six) {
+    // YYMMDD alone (datetime.parseYMD).
+    const char* p = s.p + k;
+    *y = (p[0] - '0') * 10 + (p[1] - '0');
+    *y += *y < 70 ? 2000 : 1900;
+    *m = (p[2] - '0') * 10 + (p[3] - '0');
+    *d = (p[4] - '0') * 10 + (p[5] - '0');
+    *i = k + 6;
+    return true;
+  }
   bool eight = s.n - k >= 8;
   for (int32_t j = 0; eight && j < 8; j++) eight = dt_is_digit(s.p[k + j]);
   if (eight && (s.n - k == 8 || !dt_is_digit(s.p[k + 8]))) {
@@ -438,18 +465,27 @@ GSQL_DEV bool dt_frac_part(SV s, int32_t* i, int64_t* out) {
 GSQL_DEV bool dt_parse_tod(SV s, int32_t i, int64_t* out) {
   *out = 0;
   if (i == s.n) return true;
-  if (s.p[i] != ' ' && s.p[i] != 'T') return false;
-  i++;
-  while (i < s.n && s.p[i] == ' ') i++;
+  // hhmmss of YYYYMMDDhhmmss (dt_parse_ymd): digits all the way here.
+  bool digits = dt_is_digit(s.p[i]);
+  for (int32_t j = 0; digits && j < i; j++) digits = dt_is_digit(s.p[j]);
+  if (!digits) {
+    if (s.p[i] != ' ' && s.p[i] != 'T') return false;
+    i++;
+    while (i < s.n && s.p[i] == ' ') i++;
+  }
   int32_t end = s.n;
   if (end > i && s.p[end - 1] == 'Z') end--;
   SV t = sv_make(s.p, end);
   int64_t h, mi, sec = 0, frac = 0;
-  if (!dt_num(t, &i, 2, &h) || i >= t.n || t.p[i] != ':') return false;
-  i++;
-  if (!dt_num(t, &i, 2, &mi)) return false;
-  if (i < t.n && t.p[i] == ':') {
+  if (digits) {
+    if (!dt_num(t, &i, 2, &h) || !dt_num(t, &i, 2, &mi)) return false;
+  } else {
+    if (!dt_num(t, &i, 2, &h) || i >= t.n || t.p[i] != ':') return false;
     i++;
+    if (!dt_num(t, &i, 2, &mi)) return false;
+  }
+  if (digits || (i < t.n && t.p[i] == ':')) {
+    if (!digits) i++;
     if (!dt_num(t, &i, 2, &sec)) return false;
     int32_t dot = i;
     if (!dt_frac_part(t, &i, &frac)) return false;
@@ -505,10 +541,23 @@ GSQL_DEV bool dt_parse_prefix(SV s, bool ts, int64_t* out) {
   return false;
 }
 
-// YYYYMMDD or YYYYMMDDhhmmss to DATE/TIMESTAMP (expr.numberTemporal).
+// MySQL's number forms YYMMDD, YYYYMMDD, YYMMDDhhmmss and YYYYMMDDhhmmss
+// to DATE/TIMESTAMP (expr.numberTemporal, datetime.NumberDate).
 GSQL_DEV bool dt_from_number(int64_t x, bool ts, int64_t* out) {
   int64_t tod = 0;
   *out = 0;
+  if (x < 101 || (x > 691231 && x < 700101) || (x > 991231 && x < 10000101) ||
+      (x > 99991231 && x < 101000000) || (x > 691231235959 && x < 700101000000) ||
+      (x > 991231235959 && x < 10000101000000) || x > 99991231235959)
+    return false;
+  if (x <= 691231)
+    x += 20000000;
+  else if (x <= 991231)
+    x += 19000000;
+  else if (x >= 101000000 && x <= 691231235959)
+    x += 20000000000000;
+  else if (x >= 700101000000 && x <= 991231235959)
+    x += 19000000000000;
   if (x > 99991231) {
     int64_t hms = x % 1000000;
     x /= 1000000;

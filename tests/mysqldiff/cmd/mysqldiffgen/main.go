@@ -22,13 +22,17 @@ func main() {
 	n := flag.Int("n", mysqldiff.Count, "number of queries")
 	ntz := flag.Int("tz", mysqldiff.TZCount, "number of CONVERT_TZ queries after them")
 	ntime := flag.Int("time", mysqldiff.TimeCount, "number of TIME_FORMAT and CAST AS TIME queries after those")
+	ntimefn := flag.Int("timefunc", mysqldiff.TimeFuncCount, "number of TIME(expr) queries after those")
+	nnum := flag.Int("numdate", mysqldiff.NumDateCount, "number of queries of numbers read as dates after those")
 	flag.Parse()
 	w := bufio.NewWriter(os.Stdout)
 	for _, s := range mysqldiff.Setup {
 		fmt.Fprintf(w, "S|%s\n", s)
 	}
 	queries := append(mysqldiff.Generate(*seed, *n), mysqldiff.GenerateTZ(*seed, *ntz)...)
-	for _, q := range append(queries, mysqldiff.GenerateTime(*seed, *ntime)...) {
+	queries = append(queries, mysqldiff.GenerateTime(*seed, *ntime)...)
+	queries = append(queries, mysqldiff.GenerateTimeFunc(*seed, *ntimefn)...)
+	for _, q := range append(queries, mysqldiff.GenerateNumDate(*seed, *nnum)...) {
 		cols := make([]string, len(q.TextDates))
 		for i, c := range q.TextDates {
 			cols[i] = strconv.Itoa(c)
