@@ -51,9 +51,17 @@ func sortByNormalizedKeys(ctx context.Context, b *coldata.Batch, keys []opspec.S
 			return nil, false, nil
 		}
 	}
-	arena, offs := encodeSortKeys(b, keys)
+	arena, offs, err := encodeSortKeys(ctx, b, keys)
+	if err != nil {
+		return nil, true, err
+	}
 	entries := make([]sortEntry, n)
 	for i := range entries {
+		if i%cancelCheckRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, true, err
+			}
+		}
 		key := arena[offs[i]:offs[i+1]]
 		var p [8]byte
 		copy(p[:], key)
@@ -207,11 +215,14 @@ func commonPrefix(v *coldata.Vec, n int) int {
 	return max(common, 0)
 }
 
-func planSortKeys(b *coldata.Batch, keys []opspec.SortKey) ([]keyPlan, int) {
+func planSortKeys(ctx context.Context, b *coldata.Batch, keys []opspec.SortKey) ([]keyPlan, int, error) {
 	n := b.Len
 	plans := make([]keyPlan, len(keys))
 	width := 0
 	for j, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
 		v := b.Cols[k.Col]
 		p := keyPlan{k: k, v: v, flag: v.AnyNull(n)}
 		if p.flag {
@@ -250,23 +261,35 @@ func planSortKeys(b *coldata.Batch, keys []opspec.SortKey) ([]keyPlan, int) {
 		}
 		plans[j] = p
 	}
-	return plans, width
+	return plans, width, nil
 }
 
 // encodeSortKeys encodes every row's keys: row i's key is
 // arena[offs[i]:offs[i+1]].
-func encodeSortKeys(b *coldata.Batch, keys []opspec.SortKey) ([]byte, []int) {
+// A cancelled query must stop within 100 ms (TestCancelStopsLongQueriesQuickly):
+// the passes over the rows look at the context every cancelCheckRows rows.
+const cancelCheckRows = 1 << 16
+
+func encodeSortKeys(ctx context.Context, b *coldata.Batch, keys []opspec.SortKey) ([]byte, []int, error) {
 	n := b.Len
-	plans, width := planSortKeys(b, keys)
+	plans, width, err := planSortKeys(ctx, b, keys)
+	if err != nil {
+		return nil, nil, err
+	}
 	arena := make([]byte, 0, width*n)
 	offs := make([]int, n+1)
 	for i := 0; i < n; i++ {
+		if i%cancelCheckRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
 		for j := range plans {
 			arena = plans[j].appendKey(arena, i)
 		}
 		offs[i+1] = len(arena)
 	}
-	return arena, offs
+	return arena, offs, nil
 }
 
 // Flag bytes: a NULL sorts before every value unless NULLS LAST says
