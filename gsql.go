@@ -543,8 +543,8 @@ func (s Stats) String() string {
 			s.TableBytes, s.TableBytes-s.TableMapped, s.TableMapped)
 	}
 	if s.Cache != nil {
-		out += fmt.Sprintf("resident tables: %d (%d of %d bytes), %d hits, %d misses (%d adding columns), %d columns evicted (%d under memory pressure), %d dropped for others of their table, %d scans streaming columns (%d chunks re-uploading evicted ones)\n",
-			s.Cache.Tables, s.Cache.Bytes, s.Cache.Budget, s.Cache.Hits, s.Cache.Misses, s.Cache.ColumnUploads, s.Cache.Evictions, s.Cache.PressureEvictions, s.Cache.ColumnEvictions, s.Cache.Streamed, s.Cache.Refetched)
+		out += fmt.Sprintf("resident tables: %d (%d of %d bytes), %d hits, %d misses (%d adding columns), %d evictions, %d column sets dropped for others\n",
+			s.Cache.Tables, s.Cache.Bytes, s.Cache.Budget, s.Cache.Hits, s.Cache.Misses, s.Cache.ColumnUploads, s.Cache.Evictions, s.Cache.ColumnEvictions)
 	}
 	return out
 }

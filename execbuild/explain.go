@@ -68,9 +68,6 @@ func (b *Built) statistics(n planner.Node) string {
 		if p := st.SpillPartitions.Load(); p > 0 {
 			line += fmt.Sprintf(" spilled_partitions=%d spilled_bytes=%d", p, st.SpillBytes.Load())
 		}
-		if r, u, c := st.ColsResident.Load(), st.ColsUploaded.Load(), st.ColsStreamed.Load(); r+u+c > 0 {
-			line += fmt.Sprintf(" cols_resident=%d cols_uploaded=%d cols_streamed=%d", r, u, c)
-		}
 		if w := st.WarpBatches.Load(); w > 0 {
 			line += fmt.Sprintf(" warp_per_row_batches=%d", w)
 		}

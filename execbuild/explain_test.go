@@ -8,7 +8,6 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
-	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/planner"
 )
 
@@ -47,36 +46,6 @@ func TestExplainAnalyzeWaits(t *testing.T) {
 			}
 			if !tc.want && strings.Contains(strings.Join(lines, "\n"), "gpu waits") {
 				t.Fatalf("waits shown: %q", lines)
-			}
-		})
-	}
-}
-
-// A device scan's EXPLAIN ANALYZE line says where its columns came from;
-// other operators' lines do not mention columns.
-func TestExplainAnalyzeScanColumns(t *testing.T) {
-	for _, tc := range []struct {
-		name                 string
-		resident, up, stream int64
-		want                 string
-	}{
-		{"warm", 3, 0, 0, " cols_resident=3 cols_uploaded=0 cols_streamed=0"},
-		{"partly streamed", 2, 1, 4, " cols_resident=2 cols_uploaded=1 cols_streamed=4"},
-		{"not a scan", 0, 0, 0, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			n := &planner.Values{Out: []planner.Column{{Name: "x", Type: coldata.Int64}}}
-			st := &operators.Stats{}
-			st.ColsResident.Store(tc.resident)
-			st.ColsUploaded.Store(tc.up)
-			st.ColsStreamed.Store(tc.stream)
-			b := &Built{Stats: map[planner.Node]*operators.Stats{n: st}}
-			line := b.statistics(n)
-			if tc.want == "" && strings.Contains(line, "cols_") {
-				t.Fatalf("line %q mentions columns", line)
-			}
-			if !strings.Contains(line, tc.want) {
-				t.Fatalf("line %q, want %q in it", line, tc.want)
 			}
 		})
 	}

@@ -324,7 +324,7 @@ func (d *Device) UploadBatches(ctx context.Context, hbs []*coldata.Batch) (*Devi
 				err = d.uploadByColumnOn(l, parts, buf.ptr)
 			}
 			if err != nil {
-				buf.Release() // through the buffer: the database's bytes in use go back too
+				d.alloc.Free(uint64(buf.ptr))
 				return fmt.Errorf("gpu: upload of %d bytes: %w", l.Size, err)
 			}
 		}
@@ -530,11 +530,7 @@ func (d *Device) readOffsetsOn(addrs []DevicePtr) ([]int32, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Through the buffer, so that the database's bytes in use go back
-	// too: the pool's Free alone left 512 bytes counted for every packed
-	// download of a batch with text (streamed chunks are views, packed
-	// on the way out).
-	defer scratch.Release()
+	defer d.alloc.Free(uint64(scratch.ptr))
 	a := make([]uint64, n)
 	for i, p := range addrs {
 		a[i] = uint64(p)

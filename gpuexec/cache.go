@@ -1,7 +1,7 @@
 package gpuexec
 
 import (
-	"cmp"
+	"container/list"
 	"context"
 	"slices"
 	"sync"
@@ -9,16 +9,14 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 )
 
-// TableCache keeps table columns resident on the device across queries,
-// keyed by table name and catalog version, under a byte budget. The unit
-// of residency is a column: a table's entry holds parts, each one column
-// (or, adopted, every column) uploaded over the table's row groups, which
-// are the same whichever columns are loaded. A scan that needs a column
-// no part holds uploads just the missing ones; the least recently read
-// parts of any table go first when the budget or the pool runs short, so
-// the columns queries keep reading stay while the others stream. A newer
-// version of a table replaces the older; Invalidate drops a table (INSERT
-// and DROP bump the catalog's version).
+// TableCache keeps tables resident on the device across queries, keyed by
+// table name and catalog version, least recently used first out under a
+// byte budget. Only the columns scans read are uploaded: a table's entry
+// holds parts, each an upload of some of its columns in the same row
+// groups, and a scan that needs a column no part holds uploads just the
+// missing ones (a wide table whose queries read a few columns takes the
+// memory of those). A newer version of a table replaces the older;
+// Invalidate drops a table (INSERT and DROP bump the catalog's version).
 //
 // Get hands out retained handles: eviction never frees memory a caller is
 // still using, it only drops the cache's own reference.
@@ -27,42 +25,34 @@ type TableCache struct {
 	budget uint64
 
 	mu      sync.Mutex
-	entries map[string]*cacheEntry
-	clock   uint64 // ticks at each read, for the parts' recency
+	lru     *list.List // of *cacheEntry, front = most recent
+	entries map[string]*list.Element
 	bytes   uint64
 	stats   CacheStats
 }
 
 // CacheStats are a TableCache's counters.
 type CacheStats struct {
-	Hits, Misses, Invalidations uint64
-	// Evictions counts the parts (columns) dropped for the budget or for
-	// memory pressure, least recently read first.
-	Evictions uint64
+	Hits, Misses, Evictions, Invalidations uint64
 	// PressureEvictions counts the evictions (included in Evictions) made
 	// because a device allocation ran out of memory; Retries the
 	// allocations run again after such evictions.
 	PressureEvictions, Retries uint64
-	// Streamed counts scans that uploaded some of their columns chunk by
-	// chunk (columns that did not fit beside the resident ones); Chunks
-	// the chunks they uploaded; Refetched the chunks that uploaded hot
-	// columns too, evicted under pressure while the scan ran.
-	Streamed, Chunks, Refetched uint64
+	// Streamed counts scans of tables too large to keep resident, uploaded
+	// chunk by chunk; Chunks the chunks they uploaded.
+	Streamed, Chunks uint64
 	// Adopted counts tables made resident from statement results already
 	// on the device (no upload).
 	Adopted uint64
 	// ColumnUploads counts the uploads that added columns to a table
 	// already (partly) resident.
 	ColumnUploads uint64
-	// ColumnEvictions counts the parts of a resident table dropped to make
-	// room for other columns of the same table that a scan reads.
+	// ColumnEvictions counts the parts (columns uploaded together) of a
+	// resident table dropped to make room for columns a scan reads.
 	ColumnEvictions uint64
 	Tables          int
-	Batches         int // row groups of the resident tables
-	// Buffers counts the device batches the parts hold (a part's row
-	// groups): one pool allocation each, for uploaded columns.
-	Buffers       int
-	Bytes, Budget uint64
+	Batches         int // device batches (row groups) of the resident tables
+	Bytes, Budget   uint64
 }
 
 // cacheEntry is one resident table version: its row groups' sizes and the
@@ -72,7 +62,7 @@ type cacheEntry struct {
 	version uint64
 	ncols   int   // the table's columns
 	rows    []int // each row group's rows, the same in every part
-	parts   []*colPart
+	parts   []colPart
 	bytes   uint64
 }
 
@@ -81,20 +71,18 @@ type cacheEntry struct {
 type colPart struct {
 	cols    []int
 	batches []*DeviceBatch
-	bytes   uint64
-	used    uint64 // the cache's clock when a scan last read it
 }
 
 // find returns the part and position holding table column col.
-func (e *cacheEntry) find(col int) (part *colPart, pos int, ok bool) {
-	for _, cp := range e.parts {
+func (e *cacheEntry) find(col int) (part, pos int, ok bool) {
+	for p, cp := range e.parts {
 		for i, c := range cp.cols {
 			if c == col {
-				return cp, i, true
+				return p, i, true
 			}
 		}
 	}
-	return nil, 0, false
+	return 0, 0, false
 }
 
 // missing returns the columns of cols that no part holds, each once, in
@@ -112,57 +100,38 @@ func (e *cacheEntry) missing(cols []int) []int {
 
 // assemble returns, per row group, a batch of columns cols (in that
 // order) viewing the parts that hold them; each holds its own references.
-// Every column must be resident. d is the device of batches without
-// columns.
-func (e *cacheEntry) assemble(d *Device, cols []int) ([]*DeviceBatch, error) {
+// Every column must be resident.
+func (e *cacheEntry) assemble(cols []int) ([]*DeviceBatch, error) {
 	out := make([]*DeviceBatch, 0, len(e.rows))
-	for g := range e.rows {
-		b, err := e.group(d, g, cols)
+	for g, rows := range e.rows {
+		vecs := make([]DeviceVec, len(cols))
+		var owners []*DeviceBatch
+		for i, c := range cols {
+			p, pos, ok := e.find(c)
+			if !ok {
+				releaseAll(out)
+				return nil, invalidf("table %s: column %d is not resident", e.name, c)
+			}
+			b := e.parts[p].batches[g]
+			vecs[i] = b.Cols[pos]
+			if !slices.Contains(owners, b) {
+				owners = append(owners, b)
+			}
+		}
+		if len(owners) == 0 && len(e.parts) > 0 { // no columns: keep the rows' owner alive anyway
+			owners = append(owners, e.parts[0].batches[g])
+		}
+		b, err := Combine(vecs, rows, owners...)
 		if err != nil {
 			releaseAll(out)
 			return nil, err
 		}
+		if b.d == nil {
+			b.d = e.parts[0].batches[g].d
+		}
 		out = append(out, b)
 	}
 	return out, nil
-}
-
-// group is row group g of assemble.
-func (e *cacheEntry) group(d *Device, g int, cols []int) (*DeviceBatch, error) {
-	vecs := make([]DeviceVec, len(cols))
-	var owners []*DeviceBatch
-	for i, c := range cols {
-		p, pos, ok := e.find(c)
-		if !ok {
-			return nil, invalidf("table %s: column %d is not resident", e.name, c)
-		}
-		b := p.batches[g]
-		vecs[i] = b.Cols[pos]
-		if !slices.Contains(owners, b) {
-			owners = append(owners, b)
-		}
-	}
-	b, err := Combine(vecs, e.rows[g], owners...)
-	if err != nil {
-		return nil, err
-	}
-	if b.d == nil {
-		b.d = d
-	}
-	return b, nil
-}
-
-// touch marks the parts holding any of cols as read now.
-func (c *TableCache) touchLocked(e *cacheEntry, cols []int) {
-	c.clock++
-	for _, p := range e.parts {
-		for _, col := range p.cols {
-			if slices.Contains(cols, col) {
-				p.used = c.clock
-				break
-			}
-		}
-	}
 }
 
 // allCols returns the column numbers 0..n-1.
@@ -174,6 +143,15 @@ func allCols(n int) []int {
 	return out
 }
 
+// bytes is the device memory the part's batches take.
+func (p colPart) bytes() uint64 {
+	var n uint64
+	for _, b := range p.batches {
+		n += b.Bytes()
+	}
+	return n
+}
+
 func (e *cacheEntry) release() {
 	for _, p := range e.parts {
 		releaseAll(p.batches)
@@ -183,24 +161,8 @@ func (e *cacheEntry) release() {
 
 // NewTableCache returns a cache on d holding at most budget bytes of device
 // memory.
-// It registers with d to evict idle columns when an allocation runs short
-// (Device.OnMemoryPressure).
 func NewTableCache(d *Device, budget uint64) *TableCache {
-	c := &TableCache{d: d, budget: budget, entries: map[string]*cacheEntry{}}
-	if d != nil {
-		d.OnMemoryPressure(c.reclaim)
-	}
-	return c
-}
-
-// tableLimit is the most one table's resident columns may take: the
-// budget, bounded by the resident share of the device's memory limit, so
-// that a capped pool keeps room for the kernels over them.
-func (c *TableCache) tableLimit() uint64 {
-	if c.d == nil {
-		return c.budget
-	}
-	return min(c.budget, c.d.residentLimit())
+	return &TableCache{d: d, budget: budget, lru: list.New(), entries: map[string]*list.Element{}}
 }
 
 // Get returns the device batches of table name at version, every column,
@@ -214,8 +176,8 @@ func (c *TableCache) Get(ctx context.Context, name string, version uint64, load 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ncols := -1
-	if e, ok := c.entries[name]; ok && e.version == version {
-		ncols = e.ncols
+	if el, ok := c.entries[name]; ok && el.Value.(*cacheEntry).version == version {
+		ncols = el.Value.(*cacheEntry).ncols
 	}
 	var hosts []*coldata.Batch
 	if ncols < 0 { // not resident: the batches tell the columns
@@ -242,31 +204,25 @@ func (c *TableCache) Get(ctx context.Context, name string, version uint64, load 
 	for i, hb := range hosts {
 		groups[i] = []*coldata.Batch{hb}
 	}
-	if e != nil && !slices.Equal(e.rows, groupRows(groups)) {
-		c.dropEntryLocked(e)
-		e = nil
-	}
-	add := (&cacheEntry{}).missing(cols)
-	if e != nil {
-		add = e.missing(cols)
-	}
-	return c.keepLocked(ctx, e, name, version, groups, [][]int{add}, cols)
+	return c.keepLocked(ctx, e, name, version, groups, cols)
 }
 
 // lookupLocked finds table name at version: with every column of cols
 // resident it returns them assembled (ok, a hit); otherwise the entry to
 // extend (nil when none: an older version is dropped) and a miss.
 func (c *TableCache) lookupLocked(name string, version uint64, cols []int) (e *cacheEntry, out []*DeviceBatch, ok bool, err error) {
-	if e = c.entries[name]; e != nil {
+	if el, found := c.entries[name]; found {
+		e = el.Value.(*cacheEntry)
 		if e.version != version {
-			c.dropEntryLocked(e)
+			c.removeLocked(el)
+			c.stats.Invalidations++
 			e = nil
 		} else if len(e.missing(cols)) == 0 {
-			out, err := e.assemble(c.d, cols)
+			out, err := e.assemble(cols)
 			if err != nil {
 				return nil, nil, false, err
 			}
-			c.touchLocked(e, cols)
+			c.lru.MoveToFront(el)
 			c.stats.Hits++
 			return e, out, true, nil
 		}
@@ -275,37 +231,18 @@ func (c *TableCache) lookupLocked(name string, version uint64, cols []int) (e *c
 	return e, nil, false, nil
 }
 
-// dropEntryLocked drops table entry e, counting an invalidation.
-func (c *TableCache) dropEntryLocked(e *cacheEntry) {
-	if c.entries[e.name] == e {
-		c.removeLocked(e)
-		c.stats.Invalidations++
-	}
-}
-
-// groupRows returns each group's rows.
-func groupRows(groups [][]*coldata.Batch) []int {
-	rows := make([]int, len(groups))
-	for g, group := range groups {
-		for _, hb := range group {
-			rows[g] += hb.Len
-		}
-	}
-	return rows
-}
-
-// keepLocked uploads parts add of a table's host row groups (each part
-// some columns, one device batch per group; a column a part gives the
-// finest eviction) into entry e (a new entry when nil; e's row groups must
-// be groups'), and returns columns want (resident or in add) assembled.
-// The cache stays under its budget, evicting the least recently read
-// parts of other tables; columns that would take the table over the whole
-// budget are returned, not kept. An upload that runs
-// out of device memory evicts parts no query holds (never e's: they are
-// held meanwhile) and is tried once more. c.mu is held.
-func (c *TableCache) keepLocked(ctx context.Context, e *cacheEntry, name string, version uint64, groups [][]*coldata.Batch, add [][]int, want []int) ([]*DeviceBatch, error) {
+// keepLocked uploads columns cols of a table's host batches, each group as
+// one device batch, as a new part of entry e (a new entry when nil), and
+// returns every column of cols assembled. The entry stays under the
+// budget, evicting other tables; one over the whole budget is returned,
+// not kept. An upload that runs out of device memory evicts tables no
+// query holds (never e: its parts are held meanwhile) and is tried once
+// more. c.mu is held.
+func (c *TableCache) keepLocked(ctx context.Context, e *cacheEntry, name string, version uint64, groups [][]*coldata.Batch, cols []int) ([]*DeviceBatch, error) {
+	missing := (&cacheEntry{}).missing(cols) // each column once, in order
 	if e != nil {
-		// The entry's parts are held while the new ones upload, so that
+		missing = e.missing(cols)
+		// The entry's parts are held while the new one uploads, so that
 		// relieving memory pressure cannot evict them.
 		var held []*DeviceBatch
 		for _, p := range e.parts {
@@ -318,162 +255,125 @@ func (c *TableCache) keepLocked(ctx context.Context, e *cacheEntry, name string,
 		}
 		defer releaseAll(held)
 	}
-	var parts []*colPart
-	dropParts := func() {
-		for _, p := range parts {
-			releaseAll(p.batches)
-		}
-	}
+	part := colPart{cols: missing}
+	var rows []int
 	var bytes uint64
-	for _, cols := range add {
-		part := &colPart{cols: cols}
-		parts = append(parts, part)
-		for _, group := range groups {
-			picked := make([]*coldata.Batch, len(group))
-			for i, hb := range group {
-				picked[i] = &coldata.Batch{Len: hb.Len}
-				for _, col := range cols {
-					if col < 0 || col >= len(hb.Cols) {
-						dropParts()
-						return nil, invalidf("table %s: column %d of %d", name, col, len(hb.Cols))
-					}
-					picked[i].Cols = append(picked[i].Cols, hb.Cols[col])
+	for _, group := range groups {
+		picked := make([]*coldata.Batch, len(group))
+		n := 0
+		for i, hb := range group {
+			picked[i] = &coldata.Batch{Len: hb.Len}
+			for _, col := range missing {
+				if col < 0 || col >= len(hb.Cols) {
+					releaseAll(part.batches)
+					return nil, invalidf("table %s: column %d of %d", name, col, len(hb.Cols))
 				}
+				picked[i].Cols = append(picked[i].Cols, hb.Cols[col])
 			}
-			var db *DeviceBatch
-			err := c.retryLocked(func() (err error) {
-				db, err = c.d.UploadBatches(ctx, picked)
-				return err
-			})
-			if err != nil {
-				dropParts()
-				return nil, err
-			}
-			part.batches = append(part.batches, db)
-			part.bytes += db.Bytes()
+			n += hb.Len
 		}
-		bytes += part.bytes
+		var db *DeviceBatch
+		err := c.retryLocked(func() (err error) {
+			db, err = c.d.UploadBatches(ctx, picked)
+			return err
+		})
+		if err != nil {
+			releaseAll(part.batches)
+			return nil, err
+		}
+		part.batches = append(part.batches, db)
+		rows = append(rows, n)
+		bytes += db.Bytes()
 	}
-	defer dropParts() // the parts kept take their own references
-	fresh := e == nil
-	if fresh {
-		e = &cacheEntry{name: name, version: version, rows: groupRows(groups)}
+	if e != nil && !slices.Equal(e.rows, rows) {
+		// Grouped otherwise than the resident parts (cannot happen for one
+		// version's batches): start the table over with what was read.
+		if el, ok := c.entries[name]; ok && el.Value.(*cacheEntry) == e {
+			c.removeLocked(el)
+			c.stats.Invalidations++
+		}
+		releaseAll(part.batches)
+		return c.keepLocked(ctx, nil, name, version, groups, cols)
+	}
+	if e == nil {
+		e = &cacheEntry{name: name, version: version, rows: rows}
 		if len(groups) > 0 && len(groups[0]) > 0 {
 			e.ncols = len(groups[0][0].Cols)
 		}
 	}
 	if e.bytes+bytes > c.budget {
 		// Over the whole budget: served from a temporary entry, not kept.
-		tmp := &cacheEntry{name: name, version: version, rows: e.rows}
-		for _, p := range append(slices.Clone(e.parts), parts...) {
+		tmp := &cacheEntry{name: name, version: version, rows: rows, parts: []colPart{part}}
+		for _, p := range e.parts {
 			hs, err := retainAll(p.batches)
 			if err != nil {
 				tmp.release()
 				return nil, err
 			}
-			tmp.parts = append(tmp.parts, &colPart{cols: p.cols, batches: hs})
+			tmp.parts = append(tmp.parts, colPart{cols: p.cols, batches: hs})
 		}
 		defer tmp.release()
-		if fresh && len(add) == 0 { // no columns: remember the rows
-			c.entries[name] = e
-		}
-		return tmp.assemble(c.d, want)
+		return tmp.assemble(cols)
 	}
-	c.evictLocked(c.bytes+bytes-min(c.bytes+bytes, c.budget), e, false)
-	for _, p := range parts {
-		kept, err := retainAll(p.batches)
-		if err != nil {
-			return nil, err
+	el, resident := c.entries[name]
+	for c.bytes+bytes > c.budget && c.lru.Len() > 0 {
+		back := c.lru.Back()
+		if resident && back == el {
+			if c.lru.Len() == 1 {
+				break
+			}
+			c.lru.MoveToFront(el)
+			continue
 		}
-		e.parts = append(e.parts, &colPart{cols: p.cols, batches: kept, bytes: p.bytes})
+		c.removeLocked(back)
+		c.stats.Evictions++
 	}
+	e.parts = append(e.parts, part)
 	e.bytes += bytes
 	c.bytes += bytes
-	if fresh {
-		c.entries[name] = e
-	} else if len(add) > 0 {
+	if resident {
+		c.lru.MoveToFront(el)
 		c.stats.ColumnUploads++
+	} else {
+		c.entries[name] = c.lru.PushFront(e)
 	}
-	c.touchLocked(e, want)
-	return e.assemble(c.d, want)
-}
-
-// evictLocked drops parts, least recently read first, until need bytes
-// are freed, never one of entry keep's (nil: any table's). Under pressure
-// it skips the parts a query holds (dropping them would free nothing now)
-// and counts PressureEvictions. It returns the bytes freed.
-func (c *TableCache) evictLocked(need uint64, keep *cacheEntry, pressure bool) uint64 {
-	var freed uint64
-	for pressure && (need == 0 || freed < need) || !pressure && freed < need {
-		var oldE *cacheEntry
-		var old *colPart
-		for _, e := range c.entries {
-			if e == keep {
-				continue
-			}
-			for _, p := range e.parts {
-				if (old == nil || p.used < old.used) && !(pressure && p.inUse()) {
-					oldE, old = e, p
-				}
-			}
-		}
-		if old == nil {
-			break
-		}
-		c.dropPartLocked(oldE, old)
-		if len(oldE.parts) == 0 {
-			delete(c.entries, oldE.name)
-		}
-		freed += old.bytes
-		c.stats.Evictions++
-		if pressure {
-			c.stats.PressureEvictions++
-		}
-	}
-	return freed
-}
-
-// dropPartLocked releases part p of entry e (the entry stays, even
-// without parts: the caller decides).
-func (c *TableCache) dropPartLocked(e *cacheEntry, p *colPart) {
-	e.parts = slices.DeleteFunc(e.parts, func(q *colPart) bool { return q == p })
-	releaseAll(p.batches)
-	e.bytes -= p.bytes
-	c.bytes -= p.bytes
+	return e.assemble(cols)
 }
 
 // Adopt makes batches, already on the device, the resident copy of table
 // name at version (replacing any other version), taking ownership of them:
 // a table written by a statement whose rows the GPU computed (CREATE TABLE
 // AS SELECT, INSERT ... SELECT) is scanned next without an upload. The
-// batches must hold the table's rows in order, every column (one part).
-// A table over the whole budget is not kept. It reports whether the table
-// is resident.
+// batches must hold the table's rows in order, every column. A table over
+// the whole budget is not kept. It reports whether the table is resident.
 func (c *TableCache) Adopt(name string, version uint64, batches []*DeviceBatch) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.entries[name]; ok {
-		c.dropEntryLocked(e)
+	if el, ok := c.entries[name]; ok {
+		c.removeLocked(el)
+		c.stats.Invalidations++
 	}
 	e := &cacheEntry{name: name, version: version}
-	part := &colPart{batches: batches}
+	part := colPart{batches: batches}
 	if len(batches) > 0 {
 		e.ncols = len(batches[0].Cols)
 		part.cols = allCols(e.ncols)
 	}
 	for _, b := range batches {
-		part.bytes += b.Bytes()
+		e.bytes += b.Bytes()
 		e.rows = append(e.rows, b.Len)
 	}
-	e.parts, e.bytes = []*colPart{part}, part.bytes
+	e.parts = []colPart{part}
 	if e.bytes > c.budget {
 		releaseAll(batches)
 		return false
 	}
-	c.evictLocked(c.bytes+e.bytes-min(c.bytes+e.bytes, c.budget), nil, false)
-	c.entries[name] = e
+	for c.bytes+e.bytes > c.budget && c.lru.Len() > 0 {
+		c.removeLocked(c.lru.Back())
+		c.stats.Evictions++
+	}
+	c.entries[name] = c.lru.PushFront(e)
 	c.bytes += e.bytes
-	c.touchLocked(e, part.cols)
 	c.stats.Adopted++
 	return true
 }
@@ -484,15 +384,16 @@ func (c *TableCache) Adopt(name string, version uint64, batches []*DeviceBatch) 
 func (c *TableCache) Resident(name string, version uint64) ([]*DeviceBatch, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[name]
+	el, ok := c.entries[name]
 	if !ok {
 		return nil, false
 	}
+	e := el.Value.(*cacheEntry)
 	cols := allCols(e.ncols)
 	if e.version != version || len(e.missing(cols)) > 0 {
 		return nil, false
 	}
-	out, err := e.assemble(c.d, cols)
+	out, err := e.assemble(cols)
 	return out, err == nil
 }
 
@@ -506,7 +407,7 @@ func (c *TableCache) TableBytes(name string) uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[name]; ok {
-		return el.bytes
+		return el.Value.(*cacheEntry).bytes
 	}
 	return 0
 }
@@ -515,8 +416,9 @@ func (c *TableCache) TableBytes(name string) uint64 {
 func (c *TableCache) Invalidate(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.entries[name]; ok {
-		c.dropEntryLocked(e)
+	if el, ok := c.entries[name]; ok {
+		c.removeLocked(el)
+		c.stats.Invalidations++
 	}
 }
 
@@ -524,8 +426,8 @@ func (c *TableCache) Invalidate(name string) {
 func (c *TableCache) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, e := range c.entries {
-		c.removeLocked(e)
+	for c.lru.Len() > 0 {
+		c.removeLocked(c.lru.Back())
 	}
 }
 
@@ -534,35 +436,15 @@ func (c *TableCache) Stats() CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
-	s.Tables, s.Bytes, s.Budget = len(c.entries), c.bytes, c.budget
-	for _, e := range c.entries {
-		s.Batches += len(e.rows)
-		for _, p := range e.parts {
-			s.Buffers += len(p.batches)
-		}
+	s.Tables, s.Bytes, s.Budget = c.lru.Len(), c.bytes, c.budget
+	for el := c.lru.Front(); el != nil; el = el.Next() {
+		s.Batches += len(el.Value.(*cacheEntry).rows)
 	}
 	return s
 }
 
-// ResidentColumns returns the columns of table name's resident parts,
-// least recently read first (nil when none is resident).
-func (c *TableCache) ResidentColumns(name string) []int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[name]
-	if !ok {
-		return nil
-	}
-	parts := slices.Clone(e.parts)
-	slices.SortStableFunc(parts, func(a, b *colPart) int { return cmp.Compare(a.used, b.used) })
-	var out []int
-	for _, p := range parts {
-		out = append(out, p.cols...)
-	}
-	return out
-}
-
-func (c *TableCache) removeLocked(e *cacheEntry) {
+func (c *TableCache) removeLocked(el *list.Element) {
+	e := c.lru.Remove(el).(*cacheEntry)
 	delete(c.entries, e.name)
 	c.bytes -= e.bytes
 	e.release()

@@ -14,11 +14,11 @@ import (
 func IsOutOfMemory(err error) bool { return errors.Is(err, memory.ErrOutOfMemory) }
 
 // Relieve frees device memory for an allocation that failed: it evicts
-// resident columns (parts) that no query holds (the cache's reference is
-// the only one on every buffer), least recently read first, of any table,
-// until at least need bytes are freed (need 0: every such part). Parts in
-// use stay: dropping them would free nothing now. It returns the bytes
-// freed; each part evicted counts in Evictions and PressureEvictions.
+// resident tables that no query holds (the cache's reference is the only
+// one on every buffer), least recently used first, until at least need
+// bytes are freed (need 0: every such table). Tables in use stay: dropping
+// them would free nothing now. It returns the bytes freed; each table
+// evicted counts in Evictions and PressureEvictions.
 func (c *TableCache) Relieve(need uint64) uint64 {
 	if c == nil {
 		return 0
@@ -28,52 +28,34 @@ func (c *TableCache) Relieve(need uint64) uint64 {
 	return c.relieveLocked(need)
 }
 
-// reclaim is the cache's Reclaimer: any allocation on the device that
-// runs short evicts idle columns, least recently read first, and is tried
-// again, so resident columns never cost a query its memory. It runs on the
-// context thread inside the allocation, so it only tries the cache's lock:
-// a holder may be waiting for that thread (a scan uploading columns), and
-// then the caller's own retry (retryLocked, RetryOOM) evicts instead.
-func (c *TableCache) reclaim(request uint64) uint64 {
-	if !c.mu.TryLock() {
-		return 0
-	}
-	defer c.mu.Unlock()
-	freed := c.relieveLocked(c.shortfall(request))
-	if freed > 0 {
-		c.stats.Retries++
+func (c *TableCache) relieveLocked(need uint64) uint64 {
+	var freed uint64
+	for el := c.lru.Back(); el != nil; {
+		prev := el.Prev()
+		e := el.Value.(*cacheEntry)
+		if !e.inUse() {
+			freed += e.bytes
+			c.removeLocked(el)
+			c.stats.Evictions++
+			c.stats.PressureEvictions++
+			if need > 0 && freed >= need {
+				break
+			}
+		}
+		el = prev
 	}
 	return freed
 }
 
-func (c *TableCache) relieveLocked(need uint64) uint64 {
-	return c.evictLocked(need, nil, true)
-}
-
-// idleBytesLocked is the bytes of the parts no query holds, other than
-// table skip's: memory any allocation may take by evicting them.
-func (c *TableCache) idleBytesLocked(skip string) uint64 {
-	var n uint64
-	for name, e := range c.entries {
-		if name == skip {
-			continue
-		}
-		for _, p := range e.parts {
-			if !p.inUse() {
-				n += p.bytes
-			}
-		}
-	}
-	return n
-}
-
-// inUse reports whether anything but the cache holds one of the part's
+// inUse reports whether anything but the cache holds one of the entry's
 // buffers (a running query's scan, a view of it).
-func (p *colPart) inUse() bool {
-	for _, b := range p.batches {
-		for _, buf := range b.bufs {
-			if buf.refs.Load() > 1 {
-				return true
+func (e *cacheEntry) inUse() bool {
+	for _, p := range e.parts {
+		for _, b := range p.batches {
+			for _, buf := range b.bufs {
+				if buf.refs.Load() > 1 {
+					return true
+				}
 			}
 		}
 	}

@@ -163,10 +163,6 @@ type deviceState struct {
 	// go through (peer.go), one copy at a time.
 	bounce bounceBuffers
 
-	// reclaim holds the callbacks that evict cached memory when an
-	// allocation runs short (reclaim.go).
-	reclaim reclaimers
-
 	launches, compiles, memHits, diskHits, toDevice, toHost, toPeer atomic.Uint64
 	// sharedHits counts images another device state of the process made
 	// while this one waited for them (imageFlights).
@@ -371,7 +367,6 @@ func (d *Device) Close() error {
 	if d.user != nil && d.user.closed.Swap(true) {
 		return nil
 	}
-	d.reclaim.drop(d.user)
 	if d.reg != nil {
 		return d.reg.release(d.deviceState)
 	}
@@ -455,21 +450,6 @@ func (d *Device) Alloc(size uint64) (*Buffer, error) {
 // allocOn allocates on the context thread. A zero-byte buffer has address 0
 // and takes nothing from the pool.
 func (d *Device) allocOn(size uint64) (*Buffer, error) {
-	b, err := d.tryAllocOn(size)
-	// Cached columns never cause an out-of-memory: while evicting them
-	// frees something, the allocation is tried again before its error
-	// reaches the operators (retry, split, fallback).
-	for i := 0; i < maxReclaims && IsOutOfMemory(err); i++ {
-		if d.relieve(size, err) == 0 {
-			break
-		}
-		b, err = d.tryAllocOn(size)
-	}
-	return b, err
-}
-
-// tryAllocOn is one attempt of allocOn.
-func (d *Device) tryAllocOn(size uint64) (*Buffer, error) {
 	b := &Buffer{d: d, size: size}
 	b.refs.Store(1)
 	if size == 0 {

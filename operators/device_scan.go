@@ -8,14 +8,11 @@ import (
 	"github.com/gsqlengine/gsql/gpuexec"
 )
 
-// DeviceScan produces a table's device batches, only the columns it reads:
-// those resident in the table cache, uploaded on first use (one packed
-// transfer per column and row group) while the table's columns fit its
-// share of the device, and, for those that do not fit, row ranges
-// uploaded one at a time beside the same rows of the resident columns,
-// each freed by the operators above before the next is uploaded (see
-// gpuexec.TableCache.Scan). EXPLAIN ANALYZE counts the bytes uploaded and
-// where the columns came from.
+// DeviceScan produces a table's device batches: the resident copy's,
+// uploaded on first use (one packed transfer per coalesced batch), or, for
+// a table too large to keep resident under the device's memory limit, row
+// ranges uploaded one at a time, each freed by the operators above before
+// the next is uploaded (see gpuexec.TableCache.Scan).
 type DeviceScan struct {
 	RT      *DeviceRuntime
 	Table   string
@@ -39,12 +36,6 @@ func (s *DeviceScan) Open(ctx context.Context) error {
 		return fmt.Errorf("device scan of %s: %w", s.Table, err)
 	}
 	s.countBytes(before)
-	if s.Stats != nil {
-		res, up, streamed := sc.Columns()
-		s.Stats.ColsResident.Add(int64(res))
-		s.Stats.ColsUploaded.Add(int64(up))
-		s.Stats.ColsStreamed.Add(int64(streamed))
-	}
 	s.scan = sc
 	return nil
 }

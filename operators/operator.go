@@ -77,11 +77,6 @@ type Stats struct {
 	// counts them), a sort's, window's or shared CTE's buffered batches,
 	// spill write buffers; recorded when the operator closes.
 	PeakHostBytes atomic.Int64
-	// ColsResident, ColsUploaded and ColsStreamed count a device scan's
-	// columns by where they came from: the resident table cache, uploaded
-	// and kept there, or streamed chunk by chunk because they did not fit
-	// beside the resident ones (the bytes moved are in Bytes).
-	ColsResident, ColsUploaded, ColsStreamed atomic.Int64
 }
 
 // stateSizer is an operator that can tell its state's host memory.
