@@ -530,7 +530,11 @@ func (d *Device) readOffsetsOn(addrs []DevicePtr) ([]int32, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer d.alloc.Free(uint64(scratch.ptr))
+	// Through the buffer, so that the database's bytes in use go back
+	// too: the pool's Free alone left 512 bytes counted for every packed
+	// download of a batch with text (streamed chunks are views, packed
+	// on the way out).
+	defer scratch.Release()
 	a := make([]uint64, n)
 	for i, p := range addrs {
 		a[i] = uint64(p)

@@ -49,3 +49,19 @@ func SetCopyChunk(n uint64) uint64 {
 	copyChunk = n
 	return old
 }
+
+// FakeDatabaseDevice opens a handle on a fake device through a registry,
+// as a database does (gsql.Open), so that it counts its own bytes in use
+// (Device.InUse) apart from the pool's; closed when t ends.
+func FakeDatabaseDevice(t testing.TB, opts Options) *Device {
+	t.Helper()
+	if opts.CacheDir == "" {
+		opts.CacheDir = t.TempDir()
+	}
+	d, err := newFakeRegistry().open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
