@@ -27,12 +27,18 @@ func TestGPUTimeFormatsMatchCPU(t *testing.T) {
 		"SELECT COUNT(*) FROM tzt WHERE TIME_FORMAT(ts, '%p') = 'PM' AND CAST(s AS TIME) > '10:00:00'",
 		// TIME(x) (a plain TIMESTAMP's digits per value), EXTRACT of a
 		// time's units from text, numbers and digit-only text as dates.
-		"SELECT TIME(s), TIME(ts), TIME(d), TIME(u), TIME(TIME(s)), EXTRACT(HOUR_SECOND FROM s), EXTRACT(MICROSECOND FROM s), EXTRACT(MINUTE_MICROSECOND FROM s) FROM tzt",
 		"SELECT CAST(DAY(ts) * 10101 + 240000 AS DATE), YEAR(DAY(ts) + 20240100), DATE_ADD(DAY(ts) + 20240100, INTERVAL 1 DAY), ADDDATE(DAY(ts) * 1000000 + 240105103000, 1), CAST(DATE_FORMAT(ts, '%Y%m%d%H%i%s') AS DATETIME), DATE(DATE_FORMAT(ts, '%y%m%d')), CAST(DATE_FORMAT(ts, '%y%m%d%H%i%s.%f') AS DATETIME(6)) FROM tzt",
 	}
 	// A strict-GPU database fails a query whose expressions the device
 	// cannot run, so an answer is the device's.
+	// One query per expression: a strict-GPU failure names it.
+	for _, e := range []string{"TIME(s)", "TIME(ts)", "TIME(d)", "TIME(u)", "TIME(TIME(s))",
+		"EXTRACT(HOUR_SECOND FROM s)", "EXTRACT(MICROSECOND FROM s)", "EXTRACT(MINUTE_MICROSECOND FROM s)"} {
+		queries = append(queries, "SELECT "+e+" FROM tzt")
+	}
 	for _, q := range queries {
-		requireSameRows(t, q, sortedRows(t, gpu, q), sortedRows(t, cpu, q))
+		t.Run(q, func(t *testing.T) {
+			requireSameRows(t, q, sortedRows(t, gpu, q), sortedRows(t, cpu, q))
+		})
 	}
 }

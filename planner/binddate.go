@@ -1074,14 +1074,19 @@ func (b *binder) timeFunc(arg sqlparser.Expr, sc *scope) (expr.Expr, error) {
 		if k, ok := literalFsp(x); ok {
 			fsp = k
 		} else if fsp = t.Fsp(); fsp < 0 {
-			// A plain TIMESTAMP's text has the digits the value has;
-			// time_literal reads them back per row (a timestamp's text
-			// always reads as a TIME: its time of day).
-			s, err := expr.CastTo(x, coldata.String)
+			// A plain TIMESTAMP's text has the digits the value has
+			// (no trailing zeros): its time of day with six digits,
+			// the trailing zeros and a bare point cut, which the GPU
+			// runs too (reading its text back as a TIME did not).
+			t6, err := b.apply("cast_to_time", x, &expr.Literal{Value: int64(6), T: coldata.Int64})
 			if err != nil {
 				return nil, err
 			}
-			return b.apply("time_literal", s)
+			zeros, err := b.apply("rtrim", t6, &expr.Literal{Value: "0", T: coldata.String})
+			if err != nil {
+				return nil, err
+			}
+			return b.apply("rtrim", zeros, &expr.Literal{Value: ".", T: coldata.String})
 		}
 	case t == coldata.String:
 		if k, ok := timeCallFsp(x); ok {
