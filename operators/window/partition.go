@@ -9,6 +9,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
+	"github.com/gsqlengine/gsql/operators/sortkey"
 	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/opspec/winspec"
 )
@@ -178,6 +179,20 @@ func allWords(keys []sortKey) bool {
 // breaking ties.
 func sortRows(ctx context.Context, perm []int, keys []sortKey, np int) error {
 	if !allWords(keys) {
+		// Text keys: normalized keys, one memcmp a comparison (a
+		// ROW_NUMBER over 1.6M joined rows ordered by a DECIMAL, a
+		// BIGINT and a string took 5 s through the comparator).
+		nk := make([]sortkey.Key, len(keys))
+		for i, k := range keys {
+			nulls := opspec.NullsLast
+			if k.nullsFirst {
+				nulls = opspec.NullsFirst
+			}
+			nk[i] = sortkey.Key{Vec: k.v, Desc: k.desc, Nulls: nulls}
+		}
+		if ok, err := sortkey.Sort(ctx, nk, perm); ok || err != nil {
+			return err
+		}
 		return compareSortRows(ctx, perm, keys)
 	}
 	if np == 0 || np == len(keys) {
