@@ -66,7 +66,16 @@ func sortKeysBatch(r *rand.Rand, n int) *coldata.Batch {
 			decs.AppendDec(d)
 		}
 	}
-	cols := []*coldata.Vec{ints.Finish(), strs.Finish(), floats.Finish(), bools.Finish(), decs.Finish(), coldata.NewConst(coldata.String, []byte("k"), n)}
+	// Column 6: DECIMALs that all fit 64 bits (sorted as narrowed BIGINTs).
+	small := coldata.NewBuilder(coldata.Decimal, n)
+	for i := 0; i < n; i++ {
+		if r.Intn(7) == 0 {
+			small.AppendNull()
+		} else {
+			small.AppendDec(decimal.FromInt64(r.Int63n(1<<40) - 1<<39))
+		}
+	}
+	cols := []*coldata.Vec{ints.Finish(), strs.Finish(), floats.Finish(), bools.Finish(), decs.Finish(), coldata.NewConst(coldata.String, []byte("k"), n), small.Finish()}
 	return coldata.NewBatch(cols, n)
 }
 
@@ -118,6 +127,7 @@ func TestNormalizedKeysParallelRuns(t *testing.T) {
 		{{Col: 0}, {Col: 1, Desc: true}},
 		{{Col: 2, Desc: true, Nulls: opspec.NullsLast}, {Col: 4}},
 		{{Col: 3}, {Col: 5}},
+		{{Col: 6, Desc: true}, {Col: 1}},
 	} {
 		want := make([]int, b.Len)
 		for i := range want {

@@ -11,7 +11,7 @@
 // the column's minimum in the bytes its range needs; DOUBLE the IEEE bits
 // made order-preserving (-0 as 0, every NaN one value above +Inf, as
 // ORDER BY orders them); DECIMAL the high word as BIGINT then the low
-// word; strings, past the bytes every value of the column starts with,
+// word (or, when every value fits 64 bits, as BIGINT); strings, past the bytes every value of the column starts with,
 // with 0x00 escaped as 0x00 0xFF and ended by 0x00 0x00, so that no
 // encoding is a prefix of another. DESC inverts the key's bytes; an
 // explicit NULLS FIRST/LAST places the flag outside that inversion.
@@ -49,12 +49,17 @@ func Sortable(t coldata.Type) bool {
 	return false
 }
 
-// sortEntry is one row to sort: the first eight bytes of its key (most
+// sortEntry is one row to sort: the first sixteen bytes of its key (most
 // comparisons end there) and its position in the rows sorted.
 type sortEntry struct {
-	prefix uint64
-	row    int32
+	prefix, prefix2 uint64
+	row             int32
 }
+
+// prefixBytes is how much of a key the entries hold: a partition key
+// of a window takes the first eight bytes alone (every row of a partition
+// ties there).
+const prefixBytes = 16
 
 // Sort orders rows (row numbers of the keys' columns) by keys, stably:
 // rows that tie keep their order in rows. It reports ok=false, rows
@@ -81,9 +86,9 @@ func Sort(ctx context.Context, keys []Key, rows []int) (ok bool, err error) {
 			}
 		}
 		key := arena[offs[i]:offs[i+1]]
-		var p [8]byte
+		var p [prefixBytes]byte
 		copy(p[:], key)
-		entries[i] = sortEntry{prefix: binary.BigEndian.Uint64(p[:]), row: int32(i)}
+		entries[i] = sortEntry{prefix: binary.BigEndian.Uint64(p[:8]), prefix2: binary.BigEndian.Uint64(p[8:]), row: int32(i)}
 	}
 	compare := func(a, b sortEntry) int {
 		if a.prefix != b.prefix {
@@ -92,9 +97,15 @@ func Sort(ctx context.Context, keys []Key, rows []int) (ok bool, err error) {
 			}
 			return 1
 		}
+		if a.prefix2 != b.prefix2 {
+			if a.prefix2 < b.prefix2 {
+				return -1
+			}
+			return 1
+		}
 		ka, kb := arena[offs[a.row]:offs[a.row+1]], arena[offs[b.row]:offs[b.row+1]]
-		if len(ka) > 8 || len(kb) > 8 {
-			if c := bytes.Compare(ka[min(8, len(ka)):], kb[min(8, len(kb)):]); c != 0 {
+		if len(ka) > prefixBytes || len(kb) > prefixBytes {
+			if c := bytes.Compare(ka[min(prefixBytes, len(ka)):], kb[min(prefixBytes, len(kb)):]); c != 0 {
 				return c
 			}
 		}
@@ -203,8 +214,26 @@ type keyPlan struct {
 	k      Key
 	flag   bool
 	min    int64
-	nbytes int // BIGINT: bytes of x - min
-	skip   int // text: the bytes every value starts with, left out
+	nbytes int  // BIGINT: bytes of x - min
+	narrow bool // a DECIMAL whose values all fit 64 bits: as BIGINT
+	skip   int  // text: the bytes every value starts with, left out
+}
+
+// int64At is row i of a BIGINT key, or of a DECIMAL one that fits 64 bits.
+func (p *keyPlan) int64At(i int) int64 {
+	if p.narrow {
+		return int64(p.k.Vec.Dec(i).Lo)
+	}
+	return p.k.Vec.Int(i)
+}
+
+// appendNarrow appends x - min, big-endian, in nbytes bytes.
+func (p *keyPlan) appendNarrow(dst []byte, x int64) []byte {
+	off := uint64(x) - uint64(p.min)
+	for s := 8 * (p.nbytes - 1); s >= 0; s -= 8 {
+		dst = append(dst, byte(off>>s))
+	}
+	return dst
 }
 
 // commonPrefix is the length of the bytes every non-NULL value of text
@@ -254,12 +283,27 @@ func planKeys(ctx context.Context, keys []Key, rows []int) (plans []keyPlan, wid
 		case coldata.Float64:
 			width += 8
 		case coldata.Decimal:
-			width += 16
+			// DECIMALs that all fit 64 bits (sums and prices do) encode
+			// as BIGINTs narrowed to their range.
+			p.narrow = true
+			for _, i := range rows {
+				if !v.IsNull(i) {
+					if d := v.Dec(i); d.Hi != int64(d.Lo)>>63 {
+						p.narrow = false
+						break
+					}
+				}
+			}
+			if !p.narrow {
+				width += 16
+				break
+			}
+			fallthrough
 		case coldata.Int64:
 			lo, hi, any := int64(math.MaxInt64), int64(math.MinInt64), false
 			for _, i := range rows {
 				if !v.IsNull(i) {
-					x := v.Int(i)
+					x := p.int64At(i)
 					lo, hi, any = min(lo, x), max(hi, x), true
 				}
 			}
@@ -350,14 +394,15 @@ func (p *keyPlan) appendKey(dst []byte, i int) []byte {
 		case coldata.Bool:
 			dst = append(dst, boolByte(v.Bool(i)))
 		case coldata.Int64:
-			off := uint64(v.Int(i)) - uint64(p.min)
-			for s := 8 * (p.nbytes - 1); s >= 0; s -= 8 {
-				dst = append(dst, byte(off>>s))
-			}
+			dst = p.appendNarrow(dst, v.Int(i))
 		case coldata.Float64:
 			dst = binary.BigEndian.AppendUint64(dst, sortableFloat(v.Float(i)))
 		case coldata.Decimal:
 			d := v.Dec(i)
+			if p.narrow {
+				dst = p.appendNarrow(dst, int64(d.Lo))
+				break
+			}
 			dst = binary.BigEndian.AppendUint64(dst, uint64(d.Hi)^(1<<63))
 			dst = binary.BigEndian.AppendUint64(dst, d.Lo)
 		case coldata.String:
