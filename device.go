@@ -186,7 +186,8 @@ func (db *DB) autoGPUMinRows() int64 {
 
 // gpuReady reports whether a filter/projection can run on the GPU without
 // waiting for a compile: its fused kernels are in the kernel cache, or the
-// interpreter is ready and takes it. When neither holds, its fused kernels
+// interpreter is ready and takes it (split into passes as DeviceCompute
+// runs it). When neither holds, its fused kernels
 // start compiling in the background (auto mode never blocks on NVRTC).
 func gpuReady(d *gpuexec.Device, inputs []planner.Column, pred expr.Expr, exprs []expr.Expr, fused bool) bool {
 	types := make([]coldata.Type, len(inputs))
@@ -198,7 +199,7 @@ func gpuReady(d *gpuexec.Device, inputs []planner.Column, pred expr.Expr, exprs 
 		outs = planner.PassThrough(inputs)
 	}
 	if ok, _ := d.InterpreterReady(); ok {
-		if _, err := fuse.Interpreter().Lower(types, pred, outs); err == nil {
+		if _, err := fuse.Interpreter().LowerSplit(types, pred, outs); err == nil {
 			return true
 		}
 	}
