@@ -306,11 +306,15 @@ func TestFlags(t *testing.T) {
 			t.Errorf("parseCounts(%q): no error", bad)
 		}
 	}
-	for _, args := range [][]string{{"--engines", "oracle"}, {"--queries", "nope"}, {"--runs", "0"}, {"extra"}} {
+	for _, args := range [][]string{{"--engines", "oracle"}, {"--queries", "nope"}, {"--runs", "0"}, {"extra"}, {"--devices", "zero"}, {"--devices", "0,-1"}} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("%v: no error", args)
 		}
 	}
+	if _, err := parseFlags([]string{"--devices", "all"}, io.Discard); err != nil || gsqlDevices != "all" {
+		t.Errorf("--devices all: %v (devices %q)", err, gsqlDevices)
+	}
+	gsqlDevices = ""
 	cfg, err := parseFlags([]string{"--engines", "gsql-cpu", "--queries", "redact,lpad"}, io.Discard)
 	if err != nil || len(cfg.queries) != 2 || cfg.engines[0] != "gsql-cpu" {
 		t.Fatalf("parseFlags: %+v %v", cfg, err)

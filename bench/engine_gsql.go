@@ -25,10 +25,16 @@ type gsqlGPU struct{ *gsqlEngine }
 // 0: no cap), for issue 36's runs of data larger than the pool.
 var gsqlPoolLimit uint64
 
+// gsqlDevices lists the GPUs the GPU engines open (--devices: "all" or
+// GPU numbers; "" the engine's default, GPU 0), for issue 37's runs over
+// every GPU of the host.
+var gsqlDevices string
+
 func openGSQL(name, device string, noFusion bool) (engine, error) {
 	opts := gsql.Options{Device: device, NoFusion: noFusion}
 	if device != "cpu" {
 		opts.PoolLimit = gsqlPoolLimit
+		opts.Devices = gsqlDevices
 	}
 	db, err := gsql.Open(opts)
 	if err != nil {

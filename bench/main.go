@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	gsql "github.com/gsqlengine/gsql"
 	"github.com/gsqlengine/gsql/internal/bytesize"
 	"io"
 	"os"
@@ -114,6 +115,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	profileDir := fs.String("cpuprofile", "", "directory for a CPU profile of each query's timed runs on each gsql engine")
 	params := fs.String("params", paramsValidation, "TPC-H substitution parameters (--suite tpch): validation (the specification's) or random (qgen's ranges, drawn from --seed)")
 	sets := fs.Int("sets", 1, "number of random parameter sets, each run over the selected queries (--suite tpch --params random)")
+	devices := fs.String("devices", "", "GPUs the GPU engines open: all, or GPU numbers such as 0,1 (default: GPU 0)")
 	poolLimit := fs.String("pool-limit", "", "cap the GPU engines' device memory pool, e.g. 8GiB (data larger than the GPU; default: no cap)")
 	data := fs.String("data", "", "directory of Parquet files: each suite's tables are written there once (reused when complete) and every engine loads them through its own Parquet reader, so the bench process never holds the generated copy beside the engines'")
 	if err := fs.Parse(args); err != nil {
@@ -127,6 +129,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("--pool-limit: %w", err)
 	}
 	gsqlPoolLimit = limit
+	if *devices != "" {
+		// Checked here, so that a typo is a flag error rather than a GPU
+		// engine reported unavailable.
+		db, err := gsql.Open(gsql.Options{Device: "cpu", Devices: *devices})
+		if err != nil {
+			return nil, fmt.Errorf("--devices: %w", err)
+		}
+		db.Close()
+	}
+	gsqlDevices = *devices
 	cfg := &config{runs: *runs, out: *out, seed: *seed, keepRows: *keep, cold: *cold,
 		command: "bench " + strings.Join(args, " "), profileDir: *profileDir, count: *count, timeout: *timeout, data: *data, params: *params, sets: *sets}
 	if cfg.runs < 1 {
