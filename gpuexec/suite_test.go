@@ -206,6 +206,22 @@ func runRoundTrips(t *testing.T, d *Device, sizes []int, seed int64) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// One view concatenated alone: its rows, packed from bit 0.
+		one, err := d.Concatenate([]*DeviceBatch{view})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c, col := range one.Cols {
+			if col.NullOffset != 0 {
+				t.Fatalf("concatenate one view: column %d starts at validity bit %d", c, col.NullOffset)
+			}
+		}
+		if got, err := d.Download(ctx, one); err != nil {
+			t.Fatal(err)
+		} else {
+			requireEqualBatch(t, coldata.SliceBatch(hb, lo, n), got, "concatenate one view")
+		}
+		one.Release()
 		vs := randSplits(r, n-lo)
 		parts, err := d.ContiguousSplit(view, vs)
 		if err != nil {
@@ -240,6 +256,14 @@ func runRoundTrips(t *testing.T, d *Device, sizes []int, seed int64) {
 			t.Fatal(err)
 		}
 		requireEqualBatch(t, hb, got, "concatenate")
+		// A concatenation is packed: its validity starts at bit 0, what
+		// operators.DeviceCompute relies on to realign a bit-shifted view
+		// for its kernels.
+		for c, col := range cat.Cols {
+			if col.NullOffset != 0 {
+				t.Fatalf("concatenate: column %d starts at validity bit %d", c, col.NullOffset)
+			}
+		}
 		// Concatenate the contiguous parts with the head rows.
 		head, _ := Slice(db, 0, lo)
 		all := []*DeviceBatch{head}
