@@ -660,3 +660,38 @@ func TestClickBenchCold(t *testing.T) {
 		}
 	}
 }
+
+// A run writes its rows so far to results.partial.json after every query
+// (a run cut short keeps them), and the finished run removes it beside
+// results.json.
+func TestPartialReport(t *testing.T) {
+	dir := t.TempDir()
+	cfg := &config{out: dir}
+	rep := newReport(cfg)
+	rep.add(cfg, []resultRow{{Query: "q01", Engine: "gsql-cpu", Status: "ok", Plan: "Scan t"}})
+	b, err := os.ReadFile(filepath.Join(dir, partialName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got report
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Results) != 1 || got.Results[0].Query != "q01" || got.Results[0].Plan != "Scan t" {
+		t.Fatalf("partial report: %+v", got.Results)
+	}
+	rep.add(cfg, []resultRow{{Query: "q02", Engine: "gsql-cpu", Status: "ok"}})
+	if b, err = os.ReadFile(filepath.Join(dir, partialName)); err != nil || json.Unmarshal(b, &got) != nil || len(got.Results) != 2 {
+		t.Fatalf("partial report after two queries: %v %+v", err, got.Results)
+	}
+	rep.finish()
+	if err := writeOutputs(cfg, rep, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, partialName)); !os.IsNotExist(err) {
+		t.Errorf("the partial report is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results.json")); err != nil {
+		t.Error(err)
+	}
+}

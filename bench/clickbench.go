@@ -115,7 +115,7 @@ func runClickBench(ctx context.Context, cfg *config, rep *report, engines []engi
 			if cold != nil && slices.Contains(cfg.coldRows, rows) {
 				cold.measure(ctx, "clickbench", q, rows, cfg.seed, res, stderr)
 			}
-			rep.Results = append(rep.Results, res...)
+			rep.add(cfg, res)
 		}
 		release(set.recs)
 	}

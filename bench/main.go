@@ -283,6 +283,7 @@ func writeOutputs(cfg *config, rep *report, stdout io.Writer) error {
 	if err := writeJSONFile(jsonPath, rep); err != nil {
 		return err
 	}
+	_ = os.Remove(filepath.Join(cfg.out, partialName)) // the whole report is written
 	svgPath := filepath.Join(cfg.out, "speedup.svg")
 	f, err := os.Create(svgPath)
 	if err != nil {

@@ -184,7 +184,7 @@ func runRandom(ctx context.Context, cfg *config, rep *report, engines []engine, 
 			return err
 		}
 		explainSlow(ctx, cfg, q, res, engines)
-		rep.Results = append(rep.Results, res...)
+		rep.add(cfg, res)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -258,6 +259,25 @@ func loadAverage() string {
 		return ""
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// partialName is the report rewritten after every query while the run
+// goes on, so that a run cut short (a device call's time limit) still
+// leaves what it measured, plans included; the finished run removes it.
+const partialName = "results.partial.json"
+
+// add appends a query's rows and, with --out, rewrites the partial
+// report. A failed write costs only the partial file: the finished run
+// reports its own errors.
+func (rep *report) add(cfg *config, rows []resultRow) {
+	rep.Results = append(rep.Results, rows...)
+	if cfg.out == "" || os.MkdirAll(cfg.out, 0o755) != nil {
+		return
+	}
+	path := filepath.Join(cfg.out, partialName)
+	if writeJSONFile(path+".tmp", rep) == nil {
+		_ = os.Rename(path+".tmp", path)
+	}
 }
 
 // writeJSONFile writes the report as indented JSON.

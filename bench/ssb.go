@@ -78,7 +78,7 @@ func runSSB(ctx context.Context, cfg *config, rep *report, engines []engine, std
 			}
 			var rows []resultRow
 			if rows, err = measureQuery(ctx, cfg, q, lineorders, nil, engines, stderr); err == nil {
-				rep.Results = append(rep.Results, rows...)
+				rep.add(cfg, rows)
 			}
 		}
 		for _, s := range sets {

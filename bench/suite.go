@@ -135,7 +135,7 @@ func runSuite(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*repo
 			if cold != nil && coldAt(ds.table, ds.rows) {
 				cold.measure(ctx, "", q, ds.rows, cfg.seed, rows, stderr)
 			}
-			rep.Results = append(rep.Results, rows...)
+			rep.add(cfg, rows)
 		}
 		release(set.recs)
 	}

@@ -114,7 +114,7 @@ func runTPCH(ctx context.Context, cfg *config, rep *report, engines []engine, st
 			for i := range rows {
 				rows[i].ParamSet, rows[i].Params = tr.set, tr.params
 			}
-			rep.Results = append(rep.Results, rows...)
+			rep.add(cfg, rows)
 		}
 		for _, s := range sets {
 			release(s.recs)
