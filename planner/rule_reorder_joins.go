@@ -412,43 +412,22 @@ func joinKeyDistinct(j *Join, l, r float64) float64 {
 }
 
 // keyDistinct estimates the distinct values of column c of n, which has
-// about rows rows: its table column's (followed down through filters,
-// column projections and joins), at most rows.
+// about rows rows: those of the table column it reads (keySource follows
+// it down through filters, column projections and joins), at most rows.
 func keyDistinct(n Node, c int, rows float64) float64 {
-	for {
-		switch x := n.(type) {
-		case *Scan:
-			if x.Table == nil || c >= len(x.Cols) {
-				return rows
-			}
-			d, ok := x.Table.Distinct(x.Cols[c])
-			if !ok {
-				d = float64(x.Table.Rows)
-			}
-			return math.Max(1, math.Min(d, rows))
-		case *Filter:
-			n = x.Input
-		case *Project:
-			if c >= len(x.Exprs) {
-				return rows
-			}
-			ref, ok := x.Exprs[c].(*expr.ColumnRef)
-			if !ok {
-				return rows
-			}
-			n, c = x.Input, ref.Index
-		case *Join:
-			if nl := len(x.Left.Columns()); c < nl {
-				n = x.Left
-			} else if x.Kind == opspec.InnerJoin || x.Kind == opspec.LeftJoin {
-				n, c = x.Right, c-nl
-			} else {
-				return rows
-			}
-		default:
-			return rows
-		}
+	src, sc := keySource(n, c)
+	if src == nil {
+		return rows
 	}
+	scan, _ := scanBelow(src)
+	if scan.Table == nil || sc >= len(scan.Cols) {
+		return rows
+	}
+	d, ok := scan.Table.Distinct(scan.Cols[sc])
+	if !ok {
+		d = float64(scan.Table.Rows)
+	}
+	return math.Max(1, math.Min(d, rows))
 }
 
 // estimateRows guesses how many rows n produces.

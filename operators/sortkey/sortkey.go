@@ -142,7 +142,7 @@ func sortParallel(ctx context.Context, entries []sortEntry, compare func(a, b so
 	parallelDo(runs, func(r int) {
 		errs[r] = sortCancellable(ctx, entries[bounds[r]:bounds[r+1]], compare)
 	})
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(errs...); err != nil || runs == 1 {
 		return err
 	}
 	src, dst := entries, make([]sortEntry, len(entries))
@@ -157,7 +157,7 @@ func sortParallel(ctx context.Context, entries []sortEntry, compare func(a, b so
 		})
 		src, dst = dst, src
 	}
-	if runs > 1 && &src[0] != &entries[0] {
+	if &src[0] != &entries[0] {
 		copy(entries, src)
 	}
 	return nil
