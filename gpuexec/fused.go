@@ -422,6 +422,11 @@ func (fk *FusedKernel) RunGather(ctx context.Context, in *DeviceBatch, idx Devic
 
 func (fk *FusedKernel) run(in *DeviceBatch, gather DevicePtr, rowsIn int) (*DeviceBatch, error) {
 	k := fk.k
+	in, done, err := fk.d.unshifted(in, k.Used)
+	if err != nil {
+		return nil, fmt.Errorf("fused kernel: %w", err)
+	}
+	defer done()
 	set, tile := &fk.thread, int64(fuse.Block)
 	warp, err := fk.useWarp(in, int64(rowsIn))
 	if err != nil {

@@ -426,6 +426,11 @@ func (pk *ProgramKernel) run(in *DeviceBatch, gather DevicePtr, rowsIn int) (*De
 
 // runProgram runs one program over the batch in (its inputs, in order).
 func (pk *ProgramKernel) runProgram(p *fuse.Program, in *DeviceBatch, gather DevicePtr, rowsIn int) (*DeviceBatch, error) {
+	in, done, err := pk.d.unshifted(in, p.Used)
+	if err != nil {
+		return nil, fmt.Errorf("program: %w", err)
+	}
+	defer done()
 	st := &pk.d.interp
 	const tableWords = 4 * (fuse.InterpMaxInputs + fuse.InterpMaxOutputs)
 	progWords := (int64(len(p.Blob)) + 7) / 8

@@ -2,6 +2,7 @@ package gpuexec
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec/fuse"
@@ -64,6 +65,29 @@ func (r *passRun) release() {
 		b.Release()
 	}
 	r.bufs = nil
+}
+
+// unshifted returns in, or a packed copy of it when a column the launch
+// reads is a view whose validity starts inside a byte: the row kernels
+// index validity from bit 0, and a view can start at any row (an
+// exchange's partition, a split half, a LIMIT's slice). done releases the
+// copy (a no-op for in itself). Context thread only.
+func (d *Device) unshifted(in *DeviceBatch, used []bool) (out *DeviceBatch, done func(), err error) {
+	shifted := false
+	for i, c := range in.Cols {
+		shifted = shifted || (i < len(used) && used[i] && c.NullOffset != 0)
+	}
+	if !shifted {
+		return in, func() {}, nil
+	}
+	if err := d.own(in); err != nil {
+		return nil, nil, err
+	}
+	p, err := d.concatenateOn([]*DeviceBatch{in})
+	if err != nil {
+		return nil, nil, fmt.Errorf("pack a bit-shifted view: %w", err)
+	}
+	return p.DeviceBatch, func() { p.Release() }, nil
 }
 
 // runPasses runs a row kernel set over the rowsIn rows of in (gather: the

@@ -297,28 +297,6 @@ func (c *DeviceCompute) buildLibrary() error {
 // of device memory is retried once after evicting resident tables no query
 // holds, and then split in two halves computed one after the other (down
 // to a few rows), so a tight memory limit costs launches, not the query.
-// aligned returns in, or a packed copy of it (in released) when a column
-// is a view whose validity starts inside a byte: the kernels take no
-// bit-shifted views, and a partition of a repartitioned batch (the rows
-// an exchange hands a device) starts at any row.
-func (c *DeviceCompute) aligned(in *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, error) {
-	shifted := false
-	for _, col := range in.Cols {
-		shifted = shifted || col.NullOffset != 0
-	}
-	if !shifted {
-		return in, nil
-	}
-	out, err := c.RT.Dev.Concatenate([]*gpuexec.DeviceBatch{in})
-	if rerr := in.Release(); err == nil {
-		err = rerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("realign a bit-shifted view: %w", err)
-	}
-	return out, nil
-}
-
 func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 	for {
 		var in *gpuexec.DeviceBatch
@@ -330,9 +308,6 @@ func (c *DeviceCompute) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, e
 				return nil, err
 			}
 		} else if in, err = c.Input.NextDevice(ctx); err != nil || in == nil {
-			return nil, err
-		}
-		if in, err = c.aligned(in); err != nil {
 			return nil, err
 		}
 		var out *gpuexec.DeviceBatch
