@@ -110,6 +110,8 @@ func TestCUDADistributedPlans(t *testing.T) {
 	}{
 		{"SELECT s, COUNT(*), SUM(v), MIN(k), MAX(f) FROM fact GROUP BY s", false},
 		{"SELECT k, s, COUNT(*) AS n FROM fact WHERE v % 3 <> 1 GROUP BY k, s ORDER BY n DESC, k, s LIMIT 9", true},
+		{"SELECT v, k, COUNT(*) AS n, SUM(f) FROM fact GROUP BY v, k ORDER BY n DESC, v LIMIT 9", true},
+		{"SELECT v, SUM(f) AS t FROM fact GROUP BY v ORDER BY t, v LIMIT 5", true},
 		{"SELECT k, COUNT(*), SUM(v), MIN(s), MAX(f) FROM fact GROUP BY k", false},
 		{"SELECT k, COUNT(*) FROM fact WHERE f > 2 GROUP BY k ORDER BY k", true},
 		{"SELECT COUNT(*), COUNT(k), SUM(v), MIN(s), MAX(f), SUM(f) FROM fact", true},

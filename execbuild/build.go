@@ -340,6 +340,14 @@ walk:
 			}
 		case *planner.Transfer:
 			n = x.Input
+		case *planner.Exchange:
+			// A gather of per-device groupings: each device's groups are
+			// its own (repartitioned by key), so the top groups overall
+			// are among each device's top groups.
+			if x.Kind != planner.ExchangeGather {
+				return
+			}
+			n = x.Input
 		default:
 			break walk
 		}
@@ -412,6 +420,13 @@ func (b *Built) noteAggLimit(l *planner.Limit) {
 		case *planner.Transfer:
 			n = x.Input
 			continue
+		case *planner.Exchange:
+			// Any limit groups of each device are enough: the gather
+			// then holds at least limit whole groups.
+			if x.Kind == planner.ExchangeGather {
+				n = x.Input
+				continue
+			}
 		}
 		break
 	}

@@ -136,6 +136,9 @@ func TestFakeDistributedPlans(t *testing.T) {
 		// GROUP BY: repartition by key, finish per device, gather.
 		{"SELECT s, COUNT(*), SUM(v), MIN(k), MAX(f) FROM fact GROUP BY s", false, []string{"repartition by s"}},
 		{"SELECT k, s, COUNT(*) AS n FROM fact WHERE v % 3 <> 1 GROUP BY k, s ORDER BY n DESC, k, s LIMIT 9", true, []string{"repartition by k, s", "Limit 9"}},
+		// The sort on the host above the gather: each device cuts its own
+		// top groups (its groups are its own).
+		{"SELECT v, k, COUNT(*) AS n, SUM(f) FROM fact GROUP BY v, k ORDER BY n DESC, v LIMIT 9", true, []string{"repartition by v, k", "top_groups=9 by=(count(*) DESC NULLS LAST) with_ties"}},
 		// Few groups (k's zone maps: 41): partial per device, merged.
 		{"SELECT k, COUNT(*), SUM(v), MIN(s), MAX(f) FROM fact GROUP BY k", false, []string{"partial", "final"}},
 		{"SELECT k, COUNT(*) FROM fact WHERE f > 2 GROUP BY k ORDER BY k", true, []string{"partial", "final"}},
@@ -184,7 +187,7 @@ func TestFakeDistributedPlans(t *testing.T) {
 			t.Fatalf("%s: %v", c.q, err)
 		}
 		g = planner.Distribute(g, planner.RuleOptions{Devices: 3, SpreadRows: 100})
-		explain := strings.Join(planner.Explain(g), "\n")
+		explain := strings.Join(planner.ExplainAnalyze(g, execbuild.TopNotes(g)), "\n")
 		for _, w := range c.want {
 			if !strings.Contains(explain, w) {
 				t.Errorf("%s: no %q in\n%s", c.q, w, explain)
