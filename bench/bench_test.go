@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -315,6 +316,13 @@ func TestFlags(t *testing.T) {
 		t.Errorf("--devices all: %v (devices %q)", err, gsqlDevices)
 	}
 	gsqlDevices = ""
+	// gsql-gpu-all is asked for by name, never a default.
+	if cfg, err := parseFlags(nil, io.Discard); err != nil || slices.Contains(cfg.engines, "gsql-gpu-all") || !slices.Contains(cfg.engines, "gsql-gpu") {
+		t.Errorf("default engines %v (%v)", cfg.engines, err)
+	}
+	if cfg, err := parseFlags([]string{"--engines", "gsql-gpu,gsql-gpu-all"}, io.Discard); err != nil || !slices.Equal(cfg.engines, []string{"gsql-gpu", "gsql-gpu-all"}) {
+		t.Errorf("--engines gsql-gpu,gsql-gpu-all: %v (%v)", cfg, err)
+	}
 	cfg, err := parseFlags([]string{"--engines", "gsql-cpu", "--queries", "redact,lpad"}, io.Discard)
 	if err != nil || len(cfg.queries) != 2 || cfg.engines[0] != "gsql-cpu" {
 		t.Fatalf("parseFlags: %+v %v", cfg, err)

@@ -56,7 +56,11 @@ type gpuEngine interface {
 var errUnavailable = errors.New("engine unavailable")
 
 // engineNames are the known engines, in column order.
-var engineNames = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-library", "gsql-auto", "duckdb"}
+var engineNames = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-all", "gsql-gpu-library", "gsql-auto", "duckdb"}
+
+// defaultEngines run without --engines: all but gsql-gpu-all, which
+// repeats gsql-gpu on a host of one GPU.
+var defaultEngines = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-library", "gsql-auto", "duckdb"}
 
 // openEngine opens an engine by name.
 func openEngine(name string) (engine, error) {
@@ -65,6 +69,10 @@ func openEngine(name string) (engine, error) {
 		return openGSQL(name, "cpu", false)
 	case "gsql-gpu":
 		return openGSQL(name, "gpu", false)
+	case "gsql-gpu-all":
+		// Every GPU of the host whatever --devices says, so that one run
+		// measures several GPUs against one (gsql-gpu) over the same data.
+		return openGSQLOn(name, "gpu", false, "all")
 	case "gsql-gpu-library":
 		return openGSQL(name, "gpu", true)
 	case "gsql-auto":

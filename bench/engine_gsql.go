@@ -31,10 +31,15 @@ var gsqlPoolLimit uint64
 var gsqlDevices string
 
 func openGSQL(name, device string, noFusion bool) (engine, error) {
+	return openGSQLOn(name, device, noFusion, gsqlDevices)
+}
+
+// openGSQLOn is openGSQL on the GPUs devices names ("": GPU 0).
+func openGSQLOn(name, device string, noFusion bool, devices string) (engine, error) {
 	opts := gsql.Options{Device: device, NoFusion: noFusion}
 	if device != "cpu" {
 		opts.PoolLimit = gsqlPoolLimit
-		opts.Devices = gsqlDevices
+		opts.Devices = devices
 	}
 	db, err := gsql.Open(opts)
 	if err != nil {

@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	engines := fs.String("engines", strings.Join(engineNames, ","), "comma-separated engines: "+strings.Join(engineNames, ", ")+" (GPU engines are skipped, with the reason, where no GPU can be opened)")
+	engines := fs.String("engines", strings.Join(defaultEngines, ","), "comma-separated engines: "+strings.Join(engineNames, ", ")+" (GPU engines are skipped, with the reason, where no GPU can be opened)")
 	rows := fs.String("rows", "1000000,10000000", "row counts of the logs table (--suite micro) or of hits (--suite clickbench, default "+clickbenchDefaultRows+")")
 	redact := fs.String("redact-rows", "", "row counts of the people table for the redact query (default: 600000,10000000,100000000 when a GPU engine runs, else 600000 plus the --rows counts)")
 	runs := fs.Int("runs", 5, "timed runs per query and engine (after one untimed warm-up run)")
