@@ -47,6 +47,12 @@ type fakeDriver struct {
 	// refusePeers makes enablePeer fail as a driver out of peer slots.
 	refusePeers bool
 	peerCopies  int
+	// syncs counts stream synchronizations; unsyncedPeerCopies counts
+	// direct copies into this device made while work queued on its
+	// stream since the last synchronization could still be running.
+	syncs              atomic.Int64
+	queued             atomic.Bool
+	unsyncedPeerCopies atomic.Int64
 	// serial makes do take calls in turn (turn, held by turnOwner).
 	serial    bool
 	turn      sync.Mutex
@@ -120,6 +126,9 @@ func (f *fakeDriver) peerCopy(dst DevicePtr, peer driver, src DevicePtr, n uint6
 	to, err := p.slice(dst, n)
 	if err != nil {
 		return err
+	}
+	if p != f && p.queued.Load() {
+		p.unsyncedPeerCopies.Add(1)
 	}
 	copy(to, from)
 	f.mu.Lock()
@@ -216,7 +225,11 @@ func (f *fakeDriver) newStream() (streamH, error) {
 	f.mu.Unlock()
 	return h, nil
 }
-func (f *fakeDriver) syncStream(streamH) error { return nil }
+func (f *fakeDriver) syncStream(streamH) error {
+	f.syncs.Add(1)
+	f.queued.Store(false)
+	return nil
+}
 func (f *fakeDriver) destroyStream(streamH) error {
 	f.mu.Lock()
 	f.streams--
@@ -242,7 +255,7 @@ func (f *fakeDriver) destroyEvent(e eventH) error {
 	f.mu.Unlock()
 	return nil
 }
-func (f *fakeDriver) syncDevice() error { return nil }
+func (f *fakeDriver) syncDevice() error { f.queued.Store(false); return nil }
 func (f *fakeDriver) nvrtcVersion() (string, error) {
 	return "13.0", nil
 }
@@ -306,6 +319,7 @@ func (f *fakeDriver) function(m moduleH, name string) (functionH, error) {
 }
 
 func (f *fakeDriver) launch(fn functionH, grid, block Dim3, shmem int, s streamH, args []uint64, sizes []uint8) error {
+	f.queued.Store(true)
 	f.mu.Lock()
 	name := f.funcs[fn]
 	f.launches[name]++

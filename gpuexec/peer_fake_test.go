@@ -208,3 +208,61 @@ func TestFakeSplitByHashEdges(t *testing.T) {
 	b.Release()
 	requireNoLeak(t, d, "split")
 }
+
+// TestFakePeerCopyWaitsForTarget: a direct copy into another GPU runs on
+// the source's stream, so it must wait for the kernels queued on the
+// target's stream (the target's pool reuses memory those kernels may still
+// read); a copy that does not would overwrite it under them.
+func TestFakePeerCopyWaitsForTarget(t *testing.T) {
+	ctx := context.Background()
+	fa, fb := newFakeDriver(), newFakeDriver()
+	fb.ordinal = 1
+	a, err := newDevice(fa, Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newDevice(fb, Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(); b.Close() })
+	if ok, err := a.EnablePeerAccess(b); err != nil || !ok {
+		t.Fatalf("EnablePeerAccess: %v, %v", ok, err)
+	}
+	r := rand.New(rand.NewSource(5))
+	for round := 0; round < 3; round++ {
+		hb := randBatch(r, 3000)
+		src, err := a.Upload(ctx, hb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Work queued on the target: a concatenation launches kernels.
+		onB, err := b.Upload(ctx, hb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		view, _ := Slice(onB, 3, hb.Len)
+		cat, err := b.Concatenate([]*DeviceBatch{view})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fb.queued.Load() {
+			t.Fatal("the concatenation queued no kernel on the target")
+		}
+		out, route, err := a.CopyBatchTo(ctx, src, b)
+		if err != nil || route != RoutePeer {
+			t.Fatalf("CopyBatchTo: %v (route %v)", err, route)
+		}
+		got, err := b.Download(ctx, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, hb, got, "peer copy")
+		for _, x := range []*DeviceBatch{src, onB, view, cat, out} {
+			x.Release()
+		}
+	}
+	if n := fb.unsyncedPeerCopies.Load(); n != 0 {
+		t.Fatalf("%d peer copies into device 1 did not wait for its queued kernels", n)
+	}
+}
