@@ -1,0 +1,62 @@
+package gsql_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/gsqlengine/gsql"
+)
+
+// TestCountStarReadsRowCounts: COUNT(*) over a table of many segments
+// reads one batch of the summed row counts (not a batch per segment),
+// and still counts every row; a scan of no columns elsewhere (constants
+// per row under a LIMIT) keeps its segments.
+func TestCountStarReadsRowCounts(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	var recs []arrow.Record
+	total := 0
+	for i := 0; i < 9; i++ {
+		b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+		for r := 0; r < 100+i*37; r++ {
+			b.Field(0).(*array.Int64Builder).Append(int64(r))
+			total++
+		}
+		recs = append(recs, b.NewRecord())
+		b.Release()
+	}
+	db := openTestDB(t, gsql.Options{Device: "cpu"})
+	if err := db.RegisterTable("t", schema, recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		q, want, scan string
+	}{
+		{"SELECT COUNT(*) FROM t", fmt.Sprint(total), "batches=1 "},
+		{"SELECT COUNT(*), COUNT(*) + 1 FROM t", fmt.Sprintf("%d|%d", total, total+1), "batches=1 "},
+		{"SELECT COUNT(*) FROM t WHERE x > 50", "", ""},
+	} {
+		got := strings.Join(rowsOf(t, db, c.q), ";")
+		if c.want != "" && got != c.want {
+			t.Errorf("%s: %s, want %s", c.q, got, c.want)
+		}
+		if c.scan == "" {
+			continue
+		}
+		plan := strings.Join(rowsOf(t, db, "EXPLAIN ANALYZE "+c.q), "\n")
+		if !strings.Contains(plan, "Scan t [] (") || !strings.Contains(plan, c.scan) {
+			t.Errorf("%s: want a scan with %q:\n%s", c.q, c.scan, plan)
+		}
+	}
+	// SELECT 1 per row under a LIMIT: not one batch of every row.
+	if got := rowsOf(t, db, "SELECT 1 FROM t LIMIT 2"); len(got) != 2 {
+		t.Errorf("SELECT 1 FROM t LIMIT 2: %q", got)
+	}
+	if got := rowsOf(t, db, "SELECT COUNT(*) FROM (SELECT 1 FROM t) s"); len(got) != 1 || got[0] != fmt.Sprint(total) {
+		t.Errorf("count of a derived table: %q", got)
+	}
+}
