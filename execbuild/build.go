@@ -248,7 +248,6 @@ func (b *Built) build(n planner.Node) (operators.Operator, error) {
 		}
 		op = u
 	case *planner.Aggregate:
-		in, keys, aggs := b.parallelAggInput(x)
 		if s, ok := x.Input.(*planner.Scan); ok && len(s.Cols) == 0 && len(x.Keys) == 0 {
 			// Aggregates over no column read only the row count.
 			if b.countedScans == nil {
@@ -256,6 +255,7 @@ func (b *Built) build(n planner.Node) (operators.Operator, error) {
 			}
 			b.countedScans[s] = true
 		}
+		in, keys, aggs := b.parallelAggInput(x)
 		if in == nil {
 			var err error
 			if in, err = b.build(x.Input); err != nil {

@@ -33,6 +33,10 @@ func (s *Scan) Next(ctx context.Context) (*coldata.Batch, error) {
 		}
 		lo := s.row
 		hi := min(lo+opspec.BatchSize, b.Len)
+		if len(s.Cols) == 0 {
+			// No column to slice: the rows are only counted.
+			hi = b.Len
+		}
 		s.row = hi
 		cols := make([]*coldata.Vec, len(s.Cols))
 		for i, c := range s.Cols {
