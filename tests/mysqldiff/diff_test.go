@@ -119,6 +119,9 @@ func TestRecordedQueriesAreGenerated(t *testing.T) {
 	for _, q := range append(append(append(append(Generate(Seed, Count), GenerateTZ(Seed, TZCount)...), GenerateTime(Seed, TimeCount)...), GenerateTimeFunc(Seed, TimeFuncCount)...), GenerateNumDate(Seed, NumDateCount)...) {
 		want = append(want, q.SQL)
 	}
+	for _, q := range GenerateMore(Seed, MoreCount) {
+		want = append(want, q.SQL)
+	}
 	if len(s.Records) != len(want) {
 		t.Fatalf("%s has %d records, the generator makes %d: run sh scripts/mysqlref/diff.sh", answersFile, len(s.Records), len(want))
 	}
@@ -172,4 +175,5 @@ var departures = []departure{
 	{"SELECT id, CAST('2024-02-29 23:59:59.5' AS DECIMAL(9,9)), DATE_ADD(ADDTIME(dt3, '01:00:00'), INTERVAL -3652425 DAY) FROM e ORDER BY id", decimalClip},
 	{"SELECT (1.005 * 2.5), CAST('1900-02-28 12:00:00' AS DECIMAL(2,0))", decimalClip},
 	{"SELECT DATE_SUB(DATE '0001-01-01', INTERVAL 12 MONTH), DATE_FORMAT('abc', '%e')", yearZero},
+	{"SELECT id, (DATE_ADD(d, INTERVAL n YEAR) >= '2000-02-29 12:00:00x') FROM e ORDER BY id", yearZero},
 }
