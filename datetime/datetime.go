@@ -10,6 +10,7 @@
 package datetime
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -329,6 +330,25 @@ func parseYMD(s string) (y, m, d int64, rest string, ok bool) {
 		d, _ = strconv.ParseInt(s[yl+2:yl+4], 10, 64)
 		t := s[l-6 : l]
 		return y, m, d, " " + t[:2] + ":" + t[2:4] + ":" + t[4:] + s[l:], true
+	}
+	if l := len(s); allDigits(s) && (l == 5 || l == 7 || l == 9 || l == 10 || l == 11) {
+		// Digits alone of another length, as MySQL 8 reads them
+		// (date-and-time-literals: the year has two digits unless the
+		// text has 4, 8 or 14+; fields are read left to right, two
+		// digits each, the last may be short): '24015' is 2024-01-05,
+		// '2401051' 2024-01-05 01:00:00, '2024015' no date (month 24).
+		field := func(from int) int64 {
+			if from >= l {
+				return 0
+			}
+			v, _ := strconv.ParseInt(s[from:min(from+2, l)], 10, 64)
+			return v
+		}
+		y, m, d = TwoDigitYear(field(0)), field(2), field(4)
+		if l > 6 {
+			rest = fmt.Sprintf(" %02d:%02d:%02d", field(6), field(8), field(10))
+		}
+		return y, m, d, rest, true
 	}
 	if len(s) == 6 && allDigits(s) {
 		// YYMMDD alone, as MySQL reads six digits ('240105' is 2024-01-05).

@@ -175,6 +175,11 @@ func ParseTime(s string) (int64, bool) {
 
 // parseDateTime reads a timestamp that has a time of day.
 func parseDateTime(s string) (days, tod int64, ok bool) {
+	if len(s) < 12 && allDigits(s) {
+		// Fewer than 12 digits are a TIME ([H]HHMMSS) where a TIME is
+		// read, as MySQL's str_to_time does, not YYMMDDh... .
+		return 0, 0, false
+	}
 	y, m, d, rest, ok := parseYMD(s)
 	if !ok || rest == "" || !ValidDate(y, m, d) {
 		return 0, 0, false

@@ -90,6 +90,11 @@ type Call struct {
 	Fn   *Function
 	Args []Expr
 	T    coldata.Type
+	// Once, when not zero, marks a conversion of a constant that MySQL
+	// makes once per statement (a comparison's text read as a date): its
+	// warnings are given once, not once per row. The number tells one
+	// such call from another (NewCall draws it); copies keep it.
+	Once uint64
 }
 
 // Type implements Expr.
@@ -129,6 +134,9 @@ func EvalWarn(e Expr, b *coldata.Batch, w *Warnings) (*coldata.Vec, error) {
 				return nil, err
 			}
 			args[i] = v
+		}
+		if x.Once != 0 && w != nil && b.Len > 0 && AllConst(args) {
+			return evalOnce(x, args, b.Len, w)
 		}
 		out, err := evalCall(x.Fn, args, b.Len, w)
 		return callResult(x, out, err, b.Len)
@@ -176,6 +184,24 @@ func Remap(e Expr, m map[int]int) Expr {
 		return &c
 	}
 	return e
+}
+
+// evalOnce evaluates a Once call over constant arguments: one row, whose
+// warnings go to w the first time the statement evaluates the call.
+func evalOnce(x *Call, args []*coldata.Vec, n int, w *Warnings) (*coldata.Vec, error) {
+	var local Warnings
+	out, err := evalCall(x.Fn, args, 1, &local)
+	if err == nil && w.first(x.Once) {
+		w.Append(local.List()...)
+	}
+	out, err = callResult(x, out, err, 1)
+	if err != nil {
+		return nil, err
+	}
+	c := *out
+	c.Const = true
+	c.Len = n
+	return &c, nil
 }
 
 // evalCall runs f's kernel; when every argument is constant it computes one

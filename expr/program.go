@@ -79,6 +79,10 @@ func (p *Program) add(e Expr, memo map[string]int) (int, bool) {
 	var key string
 	if shareable {
 		key = Key(e)
+		if c, ok := e.(*Call); ok && c.Once != 0 {
+			// Each comparison warns for its own constant, as MySQL does.
+			key += fmt.Sprintf("#%d", c.Once)
+		}
 		if i, ok := memo[key]; ok {
 			return i, true
 		}
@@ -114,8 +118,14 @@ func (p *Program) EvalWarn(b *coldata.Batch, w *Warnings) ([]*coldata.Vec, error
 		for _, a := range nd.args {
 			args = append(args, vals[a])
 		}
-		out, err := evalCall(nd.call.Fn, args, b.Len, w)
-		if vals[i], err = callResult(nd.call, out, err, b.Len); err != nil {
+		var err error
+		if c := nd.call; c.Once != 0 && w != nil && b.Len > 0 && AllConst(args) {
+			vals[i], err = evalOnce(c, args, b.Len, w)
+		} else {
+			out, cerr := evalCall(c.Fn, args, b.Len, w)
+			vals[i], err = callResult(c, out, cerr, b.Len)
+		}
+		if err != nil {
 			return nil, err
 		}
 		// Recycle the results only this call read (of calls: column

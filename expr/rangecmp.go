@@ -115,7 +115,7 @@ func fuseRanges(e Expr) Expr {
 	if !changed {
 		return e
 	}
-	return &Call{Fn: c.Fn, Args: args, T: c.T}
+	return &Call{Fn: c.Fn, Args: args, T: c.T, Once: c.Once}
 }
 
 // rangeCall is the range call equal to a AND b, or nil.

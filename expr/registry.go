@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
@@ -143,6 +144,7 @@ func NewCall(f *Function, args []Expr) (Expr, error) {
 			if err != nil {
 				return nil, &ArgError{Func: f.Name, Msg: err.Error()}
 			}
+			markOnce(f, a, c)
 			out[i] = c
 		}
 	}
@@ -166,6 +168,33 @@ func NewCall(f *Function, args []Expr) (Expr, error) {
 		}
 	}
 	return &Call{Fn: f, Args: out, T: ret}, nil
+}
+
+// onceIDs draws the numbers of Once calls.
+var onceIDs atomic.Uint64
+
+// comparesOnce are the comparisons whose constant text MySQL reads as a
+// date or datetime once per statement (Arg_comparator caches it), so
+// that it warns once however many rows it compares.
+var comparesOnce = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true, "<=>": true, "in": true}
+
+// markOnce marks c, comparison f's conversion of argument a, as a Once
+// call when a is constant text (no column, nothing volatile) and c reads
+// it as a date or datetime.
+func markOnce(f *Function, a, c Expr) {
+	call, ok := c.(*Call)
+	if !comparesOnce[f.Name] || !ok || a.Type() != coldata.String || !call.T.IsTemporal() || !IsConstant(a) {
+		return
+	}
+	volatile := false
+	Walk(a, func(x Expr) {
+		if c, ok := x.(*Call); ok && c.Fn.Volatile {
+			volatile = true
+		}
+	})
+	if !volatile {
+		call.Once = onceIDs.Add(1)
+	}
 }
 
 // CastFuncName is the registry name of the conversion to t.

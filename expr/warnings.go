@@ -45,6 +45,25 @@ type Warnings struct {
 	total atomic.Int64
 	mu    sync.Mutex
 	list  []Warning
+	once  map[uint64]bool // the Once calls that have warned
+}
+
+// first reports whether this is the first time the statement asks for
+// Once call id (false on a nil Warnings).
+func (w *Warnings) first(id uint64) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.once[id] {
+		return false
+	}
+	if w.once == nil {
+		w.once = map[uint64]bool{}
+	}
+	w.once[id] = true
+	return true
 }
 
 // Add records a warning of level "Warning".

@@ -194,3 +194,58 @@ func BenchmarkCastTextWarnings(b *testing.B) {
 		}
 	}
 }
+
+// TestCompareWarnsOnce: a comparison's constant text read as a date warns
+// once per statement (one sink) across rows, batches and both evaluators;
+// a second comparison of the same text warns on its own; a new statement
+// warns again.
+func TestCompareWarnsOnce(t *testing.T) {
+	eq, _ := Lookup("=")
+	lt, _ := Lookup("<")
+	col := &ColumnRef{Index: 0, T: coldata.Date}
+	text := &Literal{Value: "2024-01-05abc", T: coldata.String}
+	e1, err := NewCall(eq, []Expr{col, text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := NewCall(lt, []Expr{col, text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := func() *coldata.Batch {
+		v := coldata.NewVec(coldata.Date, 3)
+		for i := range v.Ints[:3] {
+			v.Ints[i] = int64(19727 + i)
+		}
+		return &coldata.Batch{Len: 3, Cols: []*coldata.Vec{v}}
+	}
+	for _, tc := range []struct {
+		name string
+		eval func(b *coldata.Batch, w *Warnings) error
+	}{
+		{"EvalWarn", func(b *coldata.Batch, w *Warnings) error {
+			for _, e := range []Expr{e1, e2} {
+				if _, err := EvalWarn(e, b, w); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"Program", func(b *coldata.Batch, w *Warnings) error {
+			_, err := NewProgram([]Expr{e1, e2}).EvalWarn(b, w)
+			return err
+		}},
+	} {
+		for stmt := 0; stmt < 2; stmt++ {
+			var w Warnings
+			for range 3 { // batches
+				if err := tc.eval(batch(), &w); err != nil {
+					t.Fatalf("%s: %v", tc.name, err)
+				}
+			}
+			if w.Count() != 2 {
+				t.Errorf("%s statement %d: %d warnings %v, want 2", tc.name, stmt, w.Count(), w.List())
+			}
+		}
+	}
+}

@@ -509,7 +509,7 @@ func foldConstants(e expr.Expr) (expr.Expr, error) {
 			allLit = false
 		}
 	}
-	nc := &expr.Call{Fn: c.Fn, Args: args, T: c.T}
+	nc := &expr.Call{Fn: c.Fn, Args: args, T: c.T, Once: c.Once}
 	if !allLit || c.Fn.Volatile {
 		return nc, nil
 	}

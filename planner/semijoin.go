@@ -205,7 +205,7 @@ func joinSide(e expr.Expr, outer map[*expr.Function]*expr.ColumnRef, nl int) exp
 		for i, a := range x.Args {
 			args[i] = joinSide(a, outer, nl)
 		}
-		return &expr.Call{Fn: x.Fn, Args: args, T: x.T}
+		return &expr.Call{Fn: x.Fn, Args: args, T: x.T, Once: x.Once}
 	}
 	return e
 }

@@ -119,6 +119,9 @@ func TestRecordedQueriesAreGenerated(t *testing.T) {
 	for _, q := range append(append(append(append(Generate(Seed, Count), GenerateTZ(Seed, TZCount)...), GenerateTime(Seed, TimeCount)...), GenerateTimeFunc(Seed, TimeFuncCount)...), GenerateNumDate(Seed, NumDateCount)...) {
 		want = append(want, q.SQL)
 	}
+	for _, q := range GenerateMore(Seed, MoreCount) {
+		want = append(want, q.SQL)
+	}
 	if len(s.Records) != len(want) {
 		t.Fatalf("%s has %d records, the generator makes %d: run sh scripts/mysqlref/diff.sh", answersFile, len(s.Records), len(want))
 	}

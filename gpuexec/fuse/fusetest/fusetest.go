@@ -223,7 +223,14 @@ func (b *Builder) DateCases() [][]expr.Expr {
 			// Twelve and fourteen digits of text, with a fraction, a 'Z' or trailing text.
 			c("cast_to_timestamp", c("date_format", ts, Lit("%Y%m%d%H%i%s"))), c("cast_to_timestamp", c("date_format", ts, Lit("%y%m%d%H%i%s.%f"))),
 			c("cast_to_date", c("date_format", ts, Lit("%Y%m%d%H%i%sZ"))), c("cast_to_timestamp", c("date_format", ts, Lit("%Y%m%d%H%i%s x"))),
-			c("time_to_sec", c("date_format", ts, Lit("%y%m%d%H%i%s"))), c("cast_to_timestamp", c("cast_to_varchar", c("+", c("*", x, Lit(1000001)), Lit(20240105103000))))},
+			c("time_to_sec", c("date_format", ts, Lit("%y%m%d%H%i%s"))), c("cast_to_timestamp", c("cast_to_varchar", c("+", c("*", x, Lit(1000001)), Lit(20240105103000)))),
+			// Digits alone of 5, 7, 9, 10 and 11 (MySQL 8 reads YY MM DD hh
+			// mm ss left to right, the last field short): valid and not.
+			c("cast_to_date", c("cast_to_varchar", c("+", c("%", c("abs", x), Lit(12)), Lit(24010)))), c("cast_to_timestamp", c("cast_to_varchar", c("+", c("%", c("abs", x), Lit(200)), Lit(2401050)))),
+			c("cast_to_date", c("cast_to_varchar", c("+", c("%", c("abs", x), Lit(9)), Lit(2024011)))), c("cast_to_timestamp", c("cast_to_varchar", c("+", c("%", c("abs", x), Lit(1000)), Lit(240105000)))),
+			c("cast_to_timestamp", c("cast_to_varchar", c("+", c("%", c("abs", x), Lit(10000)), Lit(2401050000)))), c("cast_to_timestamp", c("concat", c("cast_to_varchar", c("+", c("%", c("abs", x), Lit(100000)), Lit(24010500000))), Lit("x"))),
+			// ...but a TIME where a TIME is read (fewer than 12 digits).
+			c("addtime", c("cast_to_varchar", c("+", c("abs", x), Lit(240105103))), Lit("00:00:01"))},
 		{c("=", d, c("cast_to_date", ts)), c("<", d, ds), c(">=", ts, d), c("<=>", d, d), c("in", d, ds, Lit("2024-01-05")),
 			c("coalesce", d, c("cast_to_date", ds), c("cast_to_date", Lit("2000-01-01"))), c("greatest", ts, c("cast_to_timestamp", d)),
 			c("least", d, c("cast_to_date", ds)), c("nullif", d, c("cast_to_date", ts)), c("if", c(">", x, Lit(0)), d, c("cast_to_date", ds)),
@@ -246,6 +253,9 @@ func (b *Builder) TimeCases() []expr.Expr {
 		c("maketime", x, Lit(59), Lit(59.9999995)), c("sec_to_time", f), c("sec_to_time", c("*", f, Lit(100000.0))),
 		c("sec_to_time", c("*", f, Lit(1e10))), c("sec_to_time", c("/", f, Lit(1e7))),
 		c("time_to_sec", ds), c("time_to_sec", ts), c("time_to_sec", c("sec_to_time", c("*", f, Lit(997.0)))),
+		// Digits alone, fewer than 12, are a TIME even where they would
+		// read as YYMMDDh... (datetime.parseDateTime).
+		c("time_to_sec", c("cast_to_varchar", c("+", c("%", c("abs", x), Lit(100000)), Lit(1010100)))),
 		c("addtime", ts, ds), c("subtime", ts, ds), c("addtime", ds, ds), c("subtime", ds, c("sec_to_time", c("*", f, Lit(1001.0)))),
 		c("addtime", ds, Lit("1 1:1:1.000002")), c("addtime", ts, ts), c("addtime", c("cast_to_timestamp", d), Lit("-01:00:00")),
 		c("subtime", c("cast_to_timestamp", d), ds), c("addtime", Lit("9999-12-31 23:00:00"), ds),

@@ -409,6 +409,19 @@ GSQL_DEV bool dt_parse_ymd(SV s, int32_t* i, int64_t* y, int64_t* m, int64_t* d)
     *i = k + run - 6;
     return true;
   }
+  if (run == s.n - k && (run == 5 || run == 7 || run == 9 || run == 10 || run == 11)) {
+    // Digits alone of another length (datetime.parseYMD): YY, MM and DD,
+    // the last may be short; *i stops at the time digits, which
+    // dt_parse_tod reads two at a time.
+    const char* p = s.p + k;
+    *y = (p[0] - '0') * 10 + (p[1] - '0');
+    *y += *y < 70 ? 2000 : 1900;
+    *m = (p[2] - '0') * 10 + (p[3] - '0');
+    *d = p[4] - '0';
+    if (run > 5) *d = *d * 10 + (p[5] - '0');
+    *i = k + (run < 6 ? run : 6);
+    return true;
+  }
   bool six = s.n - k == 6;
   for (int32_t j = 0; six && j < 6; j++) six = dt_is_digit(s.p[k + j]);
   if (six) {
@@ -478,7 +491,10 @@ GSQL_DEV bool dt_parse_tod(SV s, int32_t i, int64_t* out) {
   SV t = sv_make(s.p, end);
   int64_t h, mi, sec = 0, frac = 0;
   if (digits) {
-    if (!dt_num(t, &i, 2, &h) || !dt_num(t, &i, 2, &mi)) return false;
+    // hhmmss, or fewer digits from a shorter digit string (the missing
+    // fields are 0).
+    if (!dt_num(t, &i, 2, &h)) return false;
+    dt_num(t, &i, 2, &mi);
   } else {
     if (!dt_num(t, &i, 2, &h) || i >= t.n || t.p[i] != ':') return false;
     i++;
@@ -486,7 +502,7 @@ GSQL_DEV bool dt_parse_tod(SV s, int32_t i, int64_t* out) {
   }
   if (digits || (i < t.n && t.p[i] == ':')) {
     if (!digits) i++;
-    if (!dt_num(t, &i, 2, &sec)) return false;
+    if (!dt_num(t, &i, 2, &sec) && !digits) return false;
     int32_t dot = i;
     if (!dt_frac_part(t, &i, &frac)) return false;
     // A seventh digit rounds (23:59:59.9999995 is the next midnight).

@@ -19,6 +19,10 @@ GSQL_DEV bool dt_parse_datetime(SV s, int64_t* out) {
   int32_t k = 0;
   int64_t y, m, d, tod;
   *out = 0;
+  // Fewer than 12 digits alone are a TIME (datetime.parseDateTime).
+  bool digits = s.n < 12;
+  for (int32_t j = 0; digits && j < s.n; j++) digits = dt_is_digit(s.p[j]);
+  if (digits) return false;
   if (!dt_parse_ymd(s, &k, &y, &m, &d) || k == s.n || !dt_valid_date(y, m, d)) return false;
   if (!dt_parse_tod(s, k, &tod)) return false;
   *out = dt_days_from_civil(y, m, d) * DT_US_DAY + tod;

@@ -24,6 +24,7 @@ func main() {
 	ntime := flag.Int("time", mysqldiff.TimeCount, "number of TIME_FORMAT and CAST AS TIME queries after those")
 	ntimefn := flag.Int("timefunc", mysqldiff.TimeFuncCount, "number of TIME(expr) queries after those")
 	nnum := flag.Int("numdate", mysqldiff.NumDateCount, "number of queries of numbers read as dates after those")
+	nmore := flag.Int("more", mysqldiff.MoreCount, "number of aggregate, big-integer and date-text queries after those")
 	flag.Parse()
 	w := bufio.NewWriter(os.Stdout)
 	for _, s := range mysqldiff.Setup {
@@ -32,7 +33,8 @@ func main() {
 	queries := append(mysqldiff.Generate(*seed, *n), mysqldiff.GenerateTZ(*seed, *ntz)...)
 	queries = append(queries, mysqldiff.GenerateTime(*seed, *ntime)...)
 	queries = append(queries, mysqldiff.GenerateTimeFunc(*seed, *ntimefn)...)
-	for _, q := range append(queries, mysqldiff.GenerateNumDate(*seed, *nnum)...) {
+	queries = append(queries, mysqldiff.GenerateNumDate(*seed, *nnum)...)
+	for _, q := range append(queries, mysqldiff.GenerateMore(*seed, *nmore)...) {
 		cols := make([]string, len(q.TextDates))
 		for i, c := range q.TextDates {
 			cols[i] = strconv.Itoa(c)
