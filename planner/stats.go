@@ -34,12 +34,26 @@ type colStat struct {
 }
 
 // tableColumn follows column col of n down to the table column it reads
-// unchanged (through filters and column-selecting projections).
+// unchanged (through filters and column-selecting projections) or whose
+// values it keeps (a DISTINCT's column, a GROUP BY's key column: their
+// values are a subset of the column's, so its distinct count and range
+// bound theirs).
 func tableColumn(n Node, col int) (*catalog.Table, int, bool) {
 	for {
 		switch x := n.(type) {
 		case *Filter:
 			n = x.Input
+		case *Distinct:
+			n = x.Input
+		case *Aggregate:
+			if col < 0 || col >= len(x.Keys) {
+				return nil, 0, false
+			}
+			ref, ok := x.Keys[col].(*expr.ColumnRef)
+			if !ok {
+				return nil, 0, false
+			}
+			n, col = x.Input, ref.Index
 		case *Project:
 			if col < 0 || col >= len(x.Exprs) {
 				return nil, 0, false
