@@ -212,17 +212,7 @@ func (g *joinGraph) analyse() {
 // the equalities may differ there because correlateKeys counts a
 // composite key's weaker column as 1, and overestimating is the safe side.
 func (g *joinGraph) equalityClasses() {
-	parent := map[int]int{}
-	var find func(c int) int
-	find = func(c int) int {
-		p, ok := parent[c]
-		if !ok || p == c {
-			return c
-		}
-		r := find(p)
-		parent[c] = r
-		return r
-	}
+	u := columnSets{}
 	cols := make([][2]int, len(g.preds))
 	for i := range g.preds {
 		p := &g.preds[i]
@@ -232,7 +222,7 @@ func (g *joinGraph) equalityClasses() {
 			continue
 		}
 		cols[i] = [2]int{a, b}
-		parent[find(a)] = find(b)
+		u.union(a, b)
 		p.class = 0
 	}
 	ids := map[int]int{}
@@ -242,7 +232,7 @@ func (g *joinGraph) equalityClasses() {
 		if p.class < 0 {
 			continue
 		}
-		root := find(cols[i][0])
+		root := u.find(cols[i][0])
 		id, ok := ids[root]
 		if !ok {
 			id = len(g.classes)
@@ -258,7 +248,9 @@ func (g *joinGraph) equalityClasses() {
 	g.memo = map[uint64]float64{}
 }
 
-// columnEquality returns the columns of an equality between two columns.
+// columnEquality returns the columns of an equality between two columns
+// of one type (across types, a comparison through a conversion need not
+// be transitive).
 func columnEquality(e expr.Expr) (int, int, bool) {
 	c, ok := e.(*expr.Call)
 	if !ok || c.Fn.Name != "=" || len(c.Args) != 2 {
@@ -266,10 +258,43 @@ func columnEquality(e expr.Expr) (int, int, bool) {
 	}
 	a, oka := c.Args[0].(*expr.ColumnRef)
 	b, okb := c.Args[1].(*expr.ColumnRef)
-	if !oka || !okb {
+	if !oka || !okb || a.T != b.T {
 		return 0, 0, false
 	}
 	return a.Index, b.Index, true
+}
+
+// columnSets is a union-find over flattened columns.
+type columnSets map[int]int
+
+func (u columnSets) find(c int) int {
+	p, ok := u[c]
+	if !ok || p == c {
+		return c
+	}
+	r := u.find(p)
+	u[c] = r
+	return r
+}
+
+func (u columnSets) union(a, b int) { u[u.find(a)] = u.find(b) }
+
+// equalWithin groups the columns that the class equalities inside set a,
+// or inside set b, make equal: a join of a with b needs, of a class's
+// equalities between them, only one per group they connect. The others
+// hold once those do (l.suppkey = ps.suppkey with ps.suppkey = s.suppkey
+// below makes l.suppkey = s.suppkey a second hash key that keeps no row
+// out).
+func (g *joinGraph) equalWithin(a, b uint64) columnSets {
+	u := columnSets{}
+	for _, pr := range g.preds {
+		if pr.class < 0 || (pr.leaves&^a != 0 && pr.leaves&^b != 0) {
+			continue
+		}
+		x, y, _ := columnEquality(pr.e)
+		u.union(x, y)
+	}
+	return u
 }
 
 // leafStats resolves flattened columns of leaf l to its table's column
@@ -841,8 +866,16 @@ func (g *joinGraph) build(p *joinPlan, extra []expr.Expr) (Node, map[int]int) {
 		layout[c] = nl + pos
 	}
 	var conds []expr.Expr
+	eq := g.equalWithin(a.set, b.set)
 	for _, pr := range g.preds {
 		if pr.leaves&a.set != 0 && pr.leaves&b.set != 0 && pr.leaves&^p.set == 0 {
+			if pr.class >= 0 {
+				x, y, _ := columnEquality(pr.e)
+				if eq.find(x) == eq.find(y) {
+					continue // implied by the equalities below and those kept
+				}
+				eq.union(x, y)
+			}
 			conds = append(conds, expr.Remap(pr.e, layout))
 		}
 	}

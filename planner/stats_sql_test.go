@@ -149,3 +149,38 @@ func TestDistinctLeafEstimate(t *testing.T) {
 		}
 	}
 }
+
+// TestImpliedJoinKeys plans joins whose keys are written pairwise: of
+// the equalities among one class of columns, the joins keep a spanning
+// tree (n-1 keys for n tables), since the others then hold.
+func TestImpliedJoinKeys(t *testing.T) {
+	cat := starCatalog(t)
+	for _, tc := range []struct {
+		q    string
+		keys int
+	}{
+		{"SELECT COUNT(*) FROM fact f1, fact f2, part WHERE f1.f_partkey = p_partkey AND f2.f_partkey = p_partkey AND f1.f_partkey = f2.f_partkey", 2},
+		{"SELECT COUNT(*) FROM fact f1 JOIN part ON f1.f_partkey = p_partkey JOIN fact f2 ON f2.f_partkey = p_partkey AND f2.f_partkey = f1.f_partkey AND f2.f_suppkey = f1.f_suppkey JOIN supplier ON s_suppkey = f1.f_suppkey AND s_suppkey = f2.f_suppkey", 4},
+		// Equalities between columns of two types are kept (a
+		// conversion need not be transitive).
+		{"SELECT COUNT(*) FROM fact f1, fact f2, part WHERE f1.f_partkey = p_partkey AND f2.f_partkey = p_partkey AND CAST(f1.f_partkey AS DOUBLE) = f2.f_partkey", 3},
+	} {
+		n, err := plan(t, cat, tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := planner.Explain(n)
+		keys := 0
+		for _, l := range lines {
+			if i := strings.Index(l, "Join on "); i >= 0 {
+				keys += strings.Count(l[i:], " = ")
+			}
+			if strings.Contains(l, "Filter") {
+				keys += strings.Count(l, " = ")
+			}
+		}
+		if keys != tc.keys {
+			t.Errorf("%s: %d equalities, want %d:\n%s", tc.q, keys, tc.keys, strings.Join(lines, "\n"))
+		}
+	}
+}
