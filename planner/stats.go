@@ -34,10 +34,11 @@ type colStat struct {
 }
 
 // tableColumn follows column col of n down to the table column it reads
-// unchanged (through filters and column-selecting projections) or whose
-// values it keeps (a DISTINCT's column, a GROUP BY's key column: their
-// values are a subset of the column's, so its distinct count and range
-// bound theirs).
+// unchanged (through filters, column-selecting projections, sorts and
+// limits) or whose values it keeps (a DISTINCT's column, a GROUP BY's key
+// column, a join's column, NULLs added on an outer join's padded side:
+// their values are a subset of the column's, so its distinct count and
+// range bound theirs).
 func tableColumn(n Node, col int) (*catalog.Table, int, bool) {
 	for {
 		switch x := n.(type) {
@@ -45,6 +46,16 @@ func tableColumn(n Node, col int) (*catalog.Table, int, bool) {
 			n = x.Input
 		case *Distinct:
 			n = x.Input
+		case *Sort:
+			n = x.Input
+		case *Limit:
+			n = x.Input
+		case *Join:
+			if nl := len(x.Left.Columns()); col < nl {
+				n = x.Left
+			} else {
+				n, col = x.Right, col-nl
+			}
 		case *Aggregate:
 			if col < 0 || col >= len(x.Keys) {
 				return nil, 0, false

@@ -111,7 +111,8 @@ func TestStarJoinMostSelectiveFirst(t *testing.T) {
 
 // TestDistinctLeafEstimate plans a SELECT DISTINCT derived table over the
 // fact table (20,000 rows, each its own group: f_revenue is unique)
-// joined with two dimensions. Its key columns keep fact's statistics
+// joined with two dimensions (and the same with GROUP BY, and with an
+// outer join instead). Its key columns keep fact's statistics
 // (200 suppliers, 2,000 parts), so it is estimated at its real size and
 // streams through both joins; counted as distinct as its rows, its join
 // with supplier was estimated at 40 rows instead of 4,000 and became the
@@ -121,6 +122,9 @@ func TestDistinctLeafEstimate(t *testing.T) {
 	for _, sub := range []string{
 		"SELECT DISTINCT f_partkey, f_suppkey, f_revenue FROM fact",
 		"SELECT f_partkey, f_suppkey, f_revenue FROM fact GROUP BY f_partkey, f_suppkey, f_revenue",
+		// An outer join's columns keep their tables' statistics too.
+		"SELECT f_partkey, f_suppkey, d_year FROM fact LEFT JOIN dates ON f_datekey = d_datekey",
+		"SELECT f_partkey, f_suppkey, d_year FROM dates RIGHT JOIN fact ON f_datekey = d_datekey",
 	} {
 		q := "SELECT COUNT(*) FROM (" + sub + ") d, supplier, part WHERE d.f_suppkey = s_suppkey AND d.f_partkey = p_partkey AND s_region = 'ASIA'"
 		n, err := plan(t, cat, q)
