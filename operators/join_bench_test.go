@@ -93,3 +93,50 @@ func BenchmarkHashJoinInt64(b *testing.B) { benchJoin(b, 0, tInt) }
 
 // BenchmarkHashJoinString: 10M probe rows against 1M build rows on a VARCHAR key.
 func BenchmarkHashJoinString(b *testing.B) { benchJoin(b, 1, tStr) }
+
+// BenchmarkSemiJoinFewKeysLeftHashed: a semi join whose small left side
+// (20,000 rows over 200 keys) is hashed and marked by 2M right rows of
+// the same keys: each right row meets a key of 100 left rows.
+func BenchmarkSemiJoinFewKeysLeftHashed(b *testing.B) {
+	const keys, leftRows, rightRows = 200, 20_000, 2_000_000
+	mk := func(n int) *coldata.Batch {
+		v := coldata.NewVec(tInt, n)
+		for i := range v.Ints {
+			v.Ints[i] = int64(i % keys)
+		}
+		return coldata.NewBatch([]*coldata.Vec{v}, n)
+	}
+	left := mk(leftRows)
+	var right []*coldata.Batch
+	for i := 0; i < rightRows/opspec.BatchSize; i++ {
+		right = append(right, mk(opspec.BatchSize))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		j := &operators.HashJoin{
+			Left:     &operators.Scan{Batches: []*coldata.Batch{left}, Cols: []int{0}},
+			Right:    &operators.Scan{Batches: right, Cols: []int{0}},
+			LeftKeys: []expr.Expr{colRef(0, tInt)}, RightKeys: []expr.Expr{colRef(0, tInt)},
+			Kind: opspec.SemiJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt},
+		}
+		ctx := context.Background()
+		if err := j.Open(ctx); err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			out, err := j.Next(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if out == nil {
+				break
+			}
+			n += out.Len
+		}
+		j.Close()
+		if n != leftRows {
+			b.Fatalf("%d rows, want %d", n, leftRows)
+		}
+	}
+}

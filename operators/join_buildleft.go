@@ -290,12 +290,20 @@ func (j *HashJoin) markLeft(ctx context.Context, w *probeState, matched []bool, 
 		if g == noID {
 			continue
 		}
-		for _, l := range j.order[j.start[g]:j.start[g+1]] {
-			if matched[l] {
-				continue
+		rows := j.order[j.start[g]:j.start[g+1]]
+		if j.Cond == nil {
+			// A key's left rows are marked together, so once its first
+			// is, all are: a key met again by many right rows costs one
+			// look, not a walk over its left rows each time.
+			if len(rows) > 0 && !matched[rows[0]] {
+				for _, l := range rows {
+					matched[l] = true
+				}
 			}
-			if j.Cond == nil {
-				matched[l] = true
+			continue
+		}
+		for _, l := range rows {
+			if matched[l] {
 				continue
 			}
 			li = append(li, l)

@@ -34,12 +34,37 @@ type colStat struct {
 }
 
 // tableColumn follows column col of n down to the table column it reads
-// unchanged (through filters and column-selecting projections).
+// unchanged (through filters, column-selecting projections, sorts and
+// limits) or whose values it keeps (a DISTINCT's column, a GROUP BY's key
+// column, a join's column, NULLs added on an outer join's padded side:
+// their values are a subset of the column's, so its distinct count and
+// range bound theirs).
 func tableColumn(n Node, col int) (*catalog.Table, int, bool) {
 	for {
 		switch x := n.(type) {
 		case *Filter:
 			n = x.Input
+		case *Distinct:
+			n = x.Input
+		case *Sort:
+			n = x.Input
+		case *Limit:
+			n = x.Input
+		case *Join:
+			if nl := len(x.Left.Columns()); col < nl {
+				n = x.Left
+			} else {
+				n, col = x.Right, col-nl
+			}
+		case *Aggregate:
+			if col < 0 || col >= len(x.Keys) {
+				return nil, 0, false
+			}
+			ref, ok := x.Keys[col].(*expr.ColumnRef)
+			if !ok {
+				return nil, 0, false
+			}
+			n, col = x.Input, ref.Index
 		case *Project:
 			if col < 0 || col >= len(x.Exprs) {
 				return nil, 0, false

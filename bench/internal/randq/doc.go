@@ -22,5 +22,6 @@
 // literals, EXTRACT(unit FROM x), DATE_TRUNC('unit', x), CASE, window
 // frames, ORDER BY ordinals and window ORDER BY keys with NULLS LAST (gsql
 // orders NULLs first ascending, as MySQL does; DuckDB last). Query.Duck carries a DuckDB
-// text where the dialects differ (none needs one yet).
+// text where the dialects differ: DuckDB 1.1 has no row-value IN over a
+// subquery, and gets the EXISTS it means.
 package randq

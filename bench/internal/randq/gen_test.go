@@ -150,3 +150,26 @@ func TestQueriesPlanInGSQL(t *testing.T) {
 		}
 	}
 }
+
+// TestRowValueInForDuckDB checks that a row-value IN over a subquery,
+// which DuckDB 1.1 rejects, reaches DuckDB as the EXISTS it means, the
+// rest of the text unchanged (seed 419's r077 holds one).
+func TestRowValueInForDuckDB(t *testing.T) {
+	rowIn := regexp.MustCompile(`\([^()]*, [^()]*\) IN \(SELECT`)
+	found := 0
+	for _, q := range Generate(419, 80) {
+		if !rowIn.MatchString(q.SQL) {
+			if q.Duck != "" {
+				t.Errorf("%s: a DuckDB text without a row-value IN:\n%s", q.Name, q.Duck)
+			}
+			continue
+		}
+		found++
+		if q.Duck == "" || rowIn.MatchString(q.Duck) || !strings.Contains(q.Duck, "EXISTS (SELECT 1 FROM") {
+			t.Errorf("%s: DuckDB's text keeps the row-value IN:\n%s", q.Name, q.Duck)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no row-value IN among seed 419's 80 queries")
+	}
+}
