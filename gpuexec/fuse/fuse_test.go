@@ -317,3 +317,26 @@ func TestWarpFormChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateGatherShared: a gather over the same column types is
+// generated once and shared (a join asks for it on every run).
+func TestGenerateGatherShared(t *testing.T) {
+	a, err := fuse.GenerateGather([]coldata.Type{coldata.Int64, coldata.String})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := fuse.GenerateGather([]coldata.Type{coldata.Int64, coldata.String})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := fuse.GenerateGather([]coldata.Type{coldata.String, coldata.Int64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b || a.Key != b.Key {
+		t.Error("the same types generated twice")
+	}
+	if c == a || c.Key == a.Key {
+		t.Error("other types share a gather")
+	}
+}
