@@ -339,18 +339,52 @@ func encode(ctx context.Context, keys []Key, rows []int) ([]byte, []int, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	arena := make([]byte, 0, width*len(rows))
-	offs := make([]int, len(rows)+1)
-	for i, r := range rows {
-		if i%cancelCheckRows == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
+	// Rows are encoded in ranges on every core (the encoding was a
+	// third of a 1.6M-row window ordering, serial), each into its own
+	// arena, then joined.
+	n := len(rows)
+	parts := 1
+	for parts < runtime.GOMAXPROCS(0) && n/(2*parts) >= parallelSortRows {
+		parts *= 2
+	}
+	offs := make([]int, n+1)
+	arenas := make([][]byte, parts)
+	errs := make([]error, parts)
+	parallelDo(parts, func(c int) {
+		lo, hi := c*n/parts, (c+1)*n/parts
+		a := make([]byte, 0, width*(hi-lo))
+		for i := lo; i < hi; i++ {
+			if (i-lo)%cancelCheckRows == 0 {
+				if err := ctx.Err(); err != nil {
+					errs[c] = err
+					return
+				}
 			}
+			for j := range plans {
+				a = plans[j].appendKey(a, rows[i])
+			}
+			offs[i+1] = len(a) // local to the range until joined
 		}
-		for j := range plans {
-			arena = plans[j].appendKey(arena, r)
+		arenas[c] = a
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	if parts == 1 {
+		return arenas[0], offs, nil
+	}
+	total := 0
+	for _, a := range arenas {
+		total += len(a)
+	}
+	arena := make([]byte, total)
+	base := 0
+	for c, a := range arenas {
+		copy(arena[base:], a)
+		for i := c*n/parts + 1; i <= (c+1)*n/parts; i++ {
+			offs[i] += base
 		}
-		offs[i+1] = len(arena)
+		base += len(a)
 	}
 	return arena, offs, nil
 }
