@@ -5,7 +5,9 @@ import (
 	"context"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -151,23 +153,44 @@ func (p *partitioned) markSorted(v *coldata.Vec, diff []bool) {
 		return
 	}
 	perm := p.perm
-	for i := 1; i < len(perm); i++ {
-		if diff[i] {
-			continue
-		}
-		a, b := perm[i], perm[i-1]
-		if v.Nulls != nil {
-			an, bn := v.IsNull(a), v.IsNull(b)
-			if an != bn {
-				diff[i] = true
-			}
-			if an || bn {
+	mark := func(lo, hi int) {
+		for i := max(lo, 1); i < hi; i++ {
+			if diff[i] {
 				continue
 			}
+			a, b := perm[i], perm[i-1]
+			if v.Nulls != nil {
+				an, bn := v.IsNull(a), v.IsNull(b)
+				if an != bn {
+					diff[i] = true
+				}
+				if an || bn {
+					continue
+				}
+			}
+			diff[i] = differ(a, b)
 		}
-		diff[i] = differ(a, b)
 	}
+	// Each mark reads two rows at random (the permutation's): ranges on
+	// every core.
+	parts := min(runtime.GOMAXPROCS(0), len(perm)/markRangeRows)
+	if parts <= 1 {
+		mark(0, len(perm))
+		return
+	}
+	var wg sync.WaitGroup
+	for c := 0; c < parts; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mark(c*len(perm)/parts, (c+1)*len(perm)/parts)
+		}()
+	}
+	wg.Wait()
 }
+
+// markRangeRows is the fewest rows a goroutine of markSorted takes.
+const markRangeRows = 1 << 16
 
 // gather returns v's rows in sorted order (never a constant vector).
 func (p *partitioned) gather(v *coldata.Vec) *coldata.Vec {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/decimal"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/opspec/winspec"
@@ -186,4 +187,52 @@ func nullsDiffer(vs []*coldata.Vec, a, c int) bool {
 		}
 	}
 	return false
+}
+
+// TestPartitionBoundsLarge: over enough rows that the boundaries are
+// marked through the permutation on several goroutines, the partitions
+// and peer groups of text, integer and DECIMAL keys (with NULLs) equal
+// those found by gathering the keys into sorted order first.
+func TestPartitionBoundsLarge(t *testing.T) {
+	const n = 300_000
+	rng := rand.New(rand.NewSource(9))
+	sb, ib, db := coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.Int64, n), coldata.NewBuilder(coldata.DecimalOf(12, 2), n)
+	for i := 0; i < n; i++ {
+		if rng.Intn(50) == 0 {
+			sb.AppendNull()
+		} else {
+			sb.AppendString([]string{"AFRICA", "AMERICA", "EUROPE", "MIDDLE EAST", ""}[rng.Intn(5)])
+		}
+		if rng.Intn(40) == 0 {
+			ib.AppendNull()
+		} else {
+			ib.AppendInt(int64(rng.Intn(300)))
+		}
+		db.AppendDec(decimal.FromInt64(int64(rng.Intn(20))))
+	}
+	b := coldata.NewBatch([]*coldata.Vec{sb.Finish(), ib.Finish(), db.Finish()}, n)
+	partition := []expr.Expr{&expr.ColumnRef{Index: 0, Name: "s", T: coldata.String}}
+	order := []winspec.Key{{Expr: &expr.ColumnRef{Index: 2, Name: "d", T: coldata.DecimalOf(12, 2)}, Desc: true},
+		{Expr: &expr.ColumnRef{Index: 1, Name: "i", T: coldata.Int64}}}
+	p, err := newPartitioned(context.Background(), b, partition, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.perm == nil {
+		t.Fatal("rows came sorted")
+	}
+	wantPart := make([]bool, n)
+	wantPart[0] = true
+	markDiffs(coldata.Gather(b.Cols[0], p.perm), wantPart)
+	wantPeer := append([]bool(nil), wantPart...)
+	markDiffs(coldata.Gather(b.Cols[2], p.perm), wantPeer)
+	markDiffs(coldata.Gather(b.Cols[1], p.perm), wantPeer)
+	ps, pe := spans(wantPart)
+	qs, qe := spans(wantPeer)
+	if !slices.Equal(p.partStart, ps) || !slices.Equal(p.partEnd, pe) {
+		t.Error("partitions differ from the gathered keys'")
+	}
+	if !slices.Equal(p.peerStart, qs) || !slices.Equal(p.peerEnd, qe) {
+		t.Error("peer groups differ from the gathered keys'")
+	}
 }
