@@ -14,6 +14,16 @@ import (
 func (b *Built) scanBatches(x *planner.Scan) ([]*coldata.Batch, error) {
 	t := x.Table
 	pred := b.prune[x]
+	if len(x.Cols) == 0 && pred == nil {
+		// No column read (COUNT(*), constants per row): the records' row
+		// counts, nothing converted (a nil column list to ColumnBatches
+		// means every column).
+		out := make([]*coldata.Batch, len(t.Records))
+		for i, r := range t.Records {
+			out[i] = &coldata.Batch{Len: int(r.NumRows())}
+		}
+		return out, nil
+	}
 	ix := indexFor(x, pred)
 	haveZones := len(t.Zones) == len(t.Records)
 	if pred == nil || (!haveZones && ix == nil) {
