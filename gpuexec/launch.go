@@ -83,11 +83,33 @@ func (d *Device) unshifted(in *DeviceBatch, used []bool) (out *DeviceBatch, done
 	if err := d.own(in); err != nil {
 		return nil, nil, err
 	}
-	p, err := d.concatenateOn([]*DeviceBatch{in})
+	// Only the columns the launch reads are copied (a LIMIT's slice of a
+	// wide table may hand a kernel two of its columns).
+	var idx []int
+	var sub []DeviceVec
+	for i, c := range in.Cols {
+		if i < len(used) && used[i] {
+			idx, sub = append(idx, i), append(sub, c)
+		}
+	}
+	view, err := Combine(sub, in.Len, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := d.concatenateOn([]*DeviceBatch{view})
+	view.Release()
 	if err != nil {
 		return nil, nil, fmt.Errorf("pack a bit-shifted view: %w", err)
 	}
-	return p.DeviceBatch, func() { p.Release() }, nil
+	cols := append([]DeviceVec(nil), in.Cols...)
+	for j, i := range idx {
+		cols[i] = p.Cols[j]
+	}
+	if out, err = Combine(cols, in.Len, in, p.DeviceBatch); err != nil {
+		p.Release()
+		return nil, nil, err
+	}
+	return out, func() { out.Release(); p.Release() }, nil
 }
 
 // runPasses runs a row kernel set over the rowsIn rows of in (gather: the

@@ -266,3 +266,65 @@ func TestFakePeerCopyWaitsForTarget(t *testing.T) {
 		t.Fatalf("%d peer copies into device 1 did not wait for its queued kernels", n)
 	}
 }
+
+// TestFakeUnshifted: a view starting inside a validity byte is packed for
+// a launch, the columns the launch reads only: those start at bit 0 and
+// hold the view's rows; the others are the view's own.
+func TestFakeUnshifted(t *testing.T) {
+	ctx := context.Background()
+	d, _ := newFakeDevice(t, Options{})
+	defer d.Close()
+	r := rand.New(rand.NewSource(8))
+	hb := randBatch(r, 1000)
+	full, err := d.Upload(ctx, hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Release()
+	view, err := Slice(full, 3, 900)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer view.Release()
+	used := make([]bool, len(view.Cols))
+	shifted := false
+	for i, c := range view.Cols {
+		used[i] = i%2 == 0
+		shifted = shifted || (used[i] && c.NullOffset != 0)
+	}
+	if !shifted {
+		t.Fatal("no column the launch reads starts inside a byte")
+	}
+	var out *DeviceBatch
+	var done func()
+	if err := d.Do(func() (err error) {
+		out, done, err = d.unshifted(view, used)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	var cols []DeviceVec
+	var want []*coldata.Vec
+	sub := coldata.SliceBatch(hb, 3, 900)
+	for i, c := range out.Cols {
+		switch {
+		case used[i] && c.NullOffset != 0:
+			t.Errorf("column %d read by the launch starts at bit %d", i, c.NullOffset)
+		case !used[i] && c != view.Cols[i]:
+			t.Errorf("column %d, not read, was copied", i)
+		case used[i]:
+			cols, want = append(cols, c), append(want, sub.Cols[i])
+		}
+	}
+	packed, err := Combine(cols, out.Len, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer packed.Release()
+	got, err := d.Download(ctx, packed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireEqualBatch(t, coldata.NewBatch(want, out.Len), got, "unshifted")
+}
