@@ -601,10 +601,7 @@ func evalDateTrunc(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	}
 	v := args[1]
 	if v.Type == coldata.Date {
-		return mapInts(v, n, coldata.Date, func(z int64) (int64, bool) {
-			d, _ := datetime.SplitTimestamp(TruncTimestamp(u, z*datetime.MicrosPerDay))
-			return d, true
-		})
+		return mapInts(v, n, coldata.Date, func(z int64) (int64, bool) { return truncDays(u, z), true })
 	}
 	return mapInts(v, n, coldata.Timestamp, func(t int64) (int64, bool) { return TruncTimestamp(u, t), true })
 }
@@ -612,10 +609,7 @@ func evalDateTrunc(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 // TruncTimestamp truncates timestamp t to unit u (weeks start on Monday,
 // as in DuckDB and PostgreSQL).
 func TruncTimestamp(u Unit, t int64) int64 {
-	d, _ := datetime.SplitTimestamp(t)
-	y, m, _ := datetime.CivilFromDays(d)
 	floor := func(step int64) int64 { return datetime.FloorDiv(t, step) * step }
-	var z int64
 	switch u {
 	case UnitMicrosecond:
 		return t
@@ -629,22 +623,37 @@ func TruncTimestamp(u Unit, t int64) int64 {
 		return floor(datetime.MicrosPerHour)
 	case UnitDay:
 		return floor(datetime.MicrosPerDay)
-	case UnitWeek:
-		z = d - (datetime.DayOfWeek(d)+5)%7
-	case UnitMonth:
-		z = datetime.DaysFromCivil(y, m, 1)
-	case UnitQuarter:
-		z = datetime.DaysFromCivil(y, (m-1)/3*3+1, 1)
-	case UnitYear:
-		z = datetime.DaysFromCivil(y, 1, 1)
-	case UnitDecade:
-		z = datetime.DaysFromCivil(datetime.FloorDiv(y, 10)*10, 1, 1)
-	case UnitCentury:
-		z = datetime.DaysFromCivil((y-1)/100*100+1, 1, 1)
-	case UnitMillennium:
-		z = datetime.DaysFromCivil((y-1)/1000*1000+1, 1, 1)
 	}
-	return z * datetime.MicrosPerDay
+	d, _ := datetime.SplitTimestamp(t)
+	return truncDays(u, d) * datetime.MicrosPerDay
+}
+
+// truncDays truncates day number d to unit u of a day or more (a unit
+// below a day leaves a date as it is); only months and longer units read
+// the civil date (a third of a GROUP BY DATE_TRUNC('week', ...) went to
+// it when every unit did).
+func truncDays(u Unit, d int64) int64 {
+	switch u {
+	case UnitWeek:
+		return d - (datetime.DayOfWeek(d)+5)%7
+	case UnitMonth, UnitQuarter, UnitYear, UnitDecade, UnitCentury, UnitMillennium:
+	default:
+		return d
+	}
+	y, m, _ := datetime.CivilFromDays(d)
+	switch u {
+	case UnitMonth:
+		return datetime.DaysFromCivil(y, m, 1)
+	case UnitQuarter:
+		return datetime.DaysFromCivil(y, (m-1)/3*3+1, 1)
+	case UnitYear:
+		return datetime.DaysFromCivil(y, 1, 1)
+	case UnitDecade:
+		return datetime.DaysFromCivil(datetime.FloorDiv(y, 10)*10, 1, 1)
+	case UnitCentury:
+		return datetime.DaysFromCivil((y-1)/100*100+1, 1, 1)
+	}
+	return datetime.DaysFromCivil((y-1)/1000*1000+1, 1, 1)
 }
 
 func evalTimestampDiff(args []*coldata.Vec, n int) (*coldata.Vec, error) {
