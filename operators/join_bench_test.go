@@ -65,22 +65,7 @@ func benchJoin(b *testing.B, kc int, kt coldata.Type) {
 			LeftKeys: []expr.Expr{colRef(0, kt)}, RightKeys: []expr.Expr{colRef(0, kt)},
 			Kind: opspec.InnerJoin, LeftCols: 2, RightTypes: []coldata.Type{kt, tInt},
 		}
-		ctx := context.Background()
-		if err := j.Open(ctx); err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for {
-			out, err := j.Next(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if out == nil {
-				break
-			}
-			n += out.Len
-		}
-		j.Close()
+		n := countJoinRows(b, j)
 		if n != d.matches {
 			b.Fatalf("%d rows, want %d", n, d.matches)
 		}
@@ -119,24 +104,29 @@ func BenchmarkSemiJoinFewKeysLeftHashed(b *testing.B) {
 			LeftKeys: []expr.Expr{colRef(0, tInt)}, RightKeys: []expr.Expr{colRef(0, tInt)},
 			Kind: opspec.SemiJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt},
 		}
-		ctx := context.Background()
-		if err := j.Open(ctx); err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for {
-			out, err := j.Next(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if out == nil {
-				break
-			}
-			n += out.Len
-		}
-		j.Close()
+		n := countJoinRows(b, j)
 		if n != leftRows {
 			b.Fatalf("%d rows, want %d", n, leftRows)
 		}
+	}
+}
+
+// countJoinRows opens j, drains it and returns the rows it produced.
+func countJoinRows(b *testing.B, j *operators.HashJoin) int {
+	ctx := context.Background()
+	if err := j.Open(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	n := 0
+	for {
+		out, err := j.Next(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out == nil {
+			return n
+		}
+		n += out.Len
 	}
 }
