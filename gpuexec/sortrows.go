@@ -25,11 +25,9 @@ func (o *RowOrder) Release() {
 }
 
 // RowSortable reports whether SortRows orders keys of type t: the
-// WindowSortable types, and text, whose strings it packs whole when none
-// is longer than MaxTextSortBytes.
-func RowSortable(t coldata.Type) bool {
-	return WindowSortable(t) || t != coldata.Null && t.Physical() == coldata.String
-}
+// WindowSortable types (text packed whole when no string is longer than
+// MaxTextSortBytes).
+func RowSortable(t coldata.Type) bool { return WindowSortable(t) }
 
 // SortRows orders n rows by keys on the device, as ORDER BY does: a
 // stable sort (ties keep input order), each key ascending or descending

@@ -3,6 +3,7 @@ package gpuexec
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -20,8 +21,16 @@ type WindowKey struct {
 }
 
 // WindowSortable reports whether SortWindow orders keys of type t: the
-// fixed-width types the radix sort orders (gsql_order_key).
-func WindowSortable(t coldata.Type) bool { return t != coldata.Null && sortableType(t) }
+// fixed-width types the radix sort orders (gsql_order_key), and text,
+// whose strings it packs whole when none is longer than
+// MaxTextSortBytes (else ErrLongTextKey).
+func WindowSortable(t coldata.Type) bool {
+	return t != coldata.Null && (sortableType(t) || t.Physical() == coldata.String)
+}
+
+// ErrLongTextKey is SortWindow's answer when a text key holds a string
+// longer than MaxTextSortBytes: the caller sorts the keys on the host.
+var ErrLongTextKey = errors.New("gpu: a window's text key holds a string too long to sort on the device")
 
 // wlField is one key's part of a packed sort word: rank (0 or 1) NULL-rank
 // bits above width bits of the key's order word less kmin.
@@ -139,6 +148,9 @@ func (l *WindowLayout) sortOn(ctx context.Context, keys []WindowKey, nPart int) 
 		return err
 	}
 	l.Launches += ks.launches
+	if ks.long {
+		return ErrLongTextKey
+	}
 	words, wbufs, rows, rowsBuf, sorted := ks.words, ks.wbufs, DevicePtr(0), ks.rows, ks.sorted
 	if rowsBuf != nil {
 		rows = rowsBuf.ptr

@@ -395,16 +395,17 @@ func TestFakeSortWindowErrors(t *testing.T) {
 	d, _ := newFakeDevice(t, Options{})
 	defer d.Close()
 	ctx := context.Background()
-	b := coldata.NewBuilder(coldata.String, 2)
-	b.AppendString("a")
-	b.AppendString("b")
+	// A DECIMAL of more than 18 digits is no key the device sorts.
+	b := coldata.NewBuilder(coldata.DecimalOf(30, 2), 2)
+	b.AppendDec(decimal.FromInt64(1))
+	b.AppendDec(decimal.FromInt64(2))
 	db, err := d.Upload(ctx, &coldata.Batch{Cols: []*coldata.Vec{b.Finish()}, Len: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Release()
 	if _, err := d.SortWindow(ctx, 2, []WindowKey{{Col: db.Cols[0]}}, 1); err == nil {
-		t.Error("a text key sorted on the device")
+		t.Error("a DECIMAL(30,2) key sorted on the device")
 	}
 	if _, err := d.SortWindow(ctx, 0, nil, 0); err == nil {
 		t.Error("a window of no rows")

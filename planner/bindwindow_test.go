@@ -219,7 +219,7 @@ func TestWindowPlaced(t *testing.T) {
 			"DeviceToHost [cpu]",
 			"  Project a, ROW_NUMBER() OVER (PARTITION BY b ORDER BY a), SUM(c) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW), RANK() OVER (ORDER BY d DESC) (fused kernel) [gpu]",
 			"    Window row_number() OVER (PARTITION BY b ORDER BY a), sum(c) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW), rank() OVER (ORDER BY d DESC) " +
-				"(gpu: keys sorted on the device, and on the host for a VARCHAR key, the frame RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) [gpu]",
+				"(gpu: keys sorted on the device, and on the host for text past 32 bytes, the frame RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) [gpu]",
 			"      Scan t [a b c d] (4 rows) [gpu]",
 		}},
 		// Whole-partition aggregates of BIGINTs and DOUBLEs hash on the

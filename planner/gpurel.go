@@ -315,6 +315,11 @@ func windowSortNote(funcs []winspec.Func) string {
 			continue // no sort
 		}
 		switch r := winspec.HostSortReason(funcs, i); {
+		case r == "" && winspec.TextKeys(funcs, i):
+			device++
+			if !slices.Contains(host, "text past 32 bytes") {
+				host = append(host, "text past 32 bytes")
+			}
 		case r == "":
 			device++
 		case !slices.Contains(host, r):
@@ -340,9 +345,9 @@ func sortNote(cols []Column, keys []opspec.SortKey) string {
 	for _, k := range keys {
 		t := cols[k.Col].Type
 		switch {
-		case winspec.DeviceKeyType(t):
 		case t != coldata.Null && t.Physical() == coldata.String:
 			text = true
+		case winspec.DeviceKeyType(t):
 		default:
 			return fmt.Sprintf("keys sorted on the host: a %s key", t)
 		}

@@ -189,11 +189,14 @@ func (o *DeviceOperator) order(ctx context.Context, all *gpuexec.DeviceBatch, i 
 			keys = append(keys, gpuexec.WindowKey{Col: all.Cols[colIndex(k.Expr)], Desc: k.Desc, NullsFirst: nullsFirst(k)})
 		}
 		l, err := o.RT.Dev.SortWindow(ctx, all.Len, keys, len(f.Partition))
-		if err != nil {
+		switch {
+		case err == nil:
+			o.launched(int64(l.Launches))
+			return &ordering{l: l, device: true}, nil
+		case !errors.Is(err, gpuexec.ErrLongTextKey):
 			return nil, err
 		}
-		o.launched(int64(l.Launches))
-		return &ordering{l: l, device: true}, nil
+		// A string past gpuexec.MaxTextSortBytes: the host sorts.
 	}
 	o.hostOrders++
 	p, l, err := o.hostOrder(ctx, all, f)

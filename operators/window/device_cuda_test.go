@@ -95,8 +95,8 @@ func deviceWindowTable(n int, seed int64) *coldata.Batch {
 // DeviceOperator over three device batches and compares every row with
 // Compute on the host: orderings the device sorts (BIGINT, DATE, DOUBLE,
 // BOOLEAN and DECIMAL keys; DESC, NULLS FIRST/LAST; several partition
-// keys; ORDER BY alone; PARTITION BY alone; OVER ()) and the two the host
-// still sorts (a text key, a RANGE offset).
+// keys; text keys; ORDER BY alone; PARTITION BY alone; OVER ()) and the
+// one the host still sorts (a RANGE offset).
 func TestDeviceWindowMatchesCPU(t *testing.T) {
 	rt, err := operators.NewDeviceRuntime(gpuexec.Options{CacheDir: os.Getenv("GSQL_KERNEL_CACHE")}, 16<<30)
 	if err != nil {
@@ -162,8 +162,10 @@ func TestDeviceWindowMatchesCPU(t *testing.T) {
 		a(winspec.Func{Kind: winspec.Avg, Args: args(v), Frame: def, Type: intAvgType}),
 		bw(winspec.Func{Kind: winspec.Avg, Args: args(b), Frame: rowsFr(unbPre, cur), Type: intAvgType}),
 		{Kind: winspec.Avg, Args: args(v), Partition: args(g), Frame: whole, Type: intAvgType},
-		// The host sorts these two orderings.
+		// Text keys (strings of at most 32 bytes) sort on the device too.
 		{Kind: winspec.RowNumber, Partition: args(s), Order: []winspec.Key{{Expr: o}}, Type: coldata.Int64},
+		{Kind: winspec.Rank, Partition: args(day), Order: []winspec.Key{{Expr: s, Desc: true, Nulls: opspec.NullsFirst}, {Expr: o}}, Type: coldata.Int64},
+		// The host sorts this ordering (a RANGE offset).
 		{Kind: winspec.Sum, Args: args(v), Order: []winspec.Key{{Expr: o}}, Frame: winspec.Frame{Unit: winspec.Range, Start: rows(2), End: cur}, Type: coldata.Int64},
 		{Kind: winspec.Avg, Args: args(v), Order: []winspec.Key{{Expr: o}}, Frame: winspec.Frame{Unit: winspec.Range, Start: rows(2), End: cur}, Type: intAvgType},
 	}
@@ -200,8 +202,8 @@ func TestDeviceWindowMatchesCPU(t *testing.T) {
 	if err := op.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if op.hostOrders != 2 {
-		t.Errorf("%d orderings sorted on the host, want the 2 the device cannot sort", op.hostOrders)
+	if op.hostOrders != 1 {
+		t.Errorf("%d orderings sorted on the host, want the 1 the device cannot sort", op.hostOrders)
 	}
 	for j := range funcs {
 		w, gv := values(want[j]), values(got.Cols[1+j])
@@ -428,6 +430,64 @@ func TestDeviceOrderingMatchesHost(t *testing.T) {
 				}
 				t.Errorf("%s: %s differs first at %d: device %v, host %v", w.name, c.what, at, c.got[at:min(n, at+5)], c.want[at:min(n, at+5)])
 			}
+		}
+	}
+}
+
+// TestDeviceWindowLongTextKey: a text key with a string past
+// gpuexec.MaxTextSortBytes sends its ordering to the host at run time
+// (gpuexec.ErrLongTextKey), with the CPU's answers; the same key with
+// short strings sorts on the device.
+func TestDeviceWindowLongTextKey(t *testing.T) {
+	rt, err := operators.NewDeviceRuntime(gpuexec.Options{CacheDir: os.Getenv("GSQL_KERNEL_CACHE")}, 1<<30)
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer func() { rt.Cache.Clear(); rt.Dev.Close() }()
+	ctx := context.Background()
+	for _, long := range []bool{false, true} {
+		const n = 5000
+		r := rand.New(rand.NewSource(4))
+		sb, vb := coldata.NewBuilder(coldata.String, n), coldata.NewBuilder(coldata.Int64, n)
+		for i := 0; i < n; i++ {
+			k := fmt.Sprintf("k%02d", r.Intn(30))
+			if long && i%7 == 0 {
+				k += "-a string longer than thirty-two bytes"
+			}
+			sb.AppendString(k)
+			vb.AppendInt(int64(r.Intn(100)))
+		}
+		in := coldata.NewBatch([]*coldata.Vec{sb.Finish(), vb.Finish()}, n)
+		s, v := &expr.ColumnRef{Index: 0, T: coldata.String}, &expr.ColumnRef{Index: 1, T: coldata.Int64}
+		funcs := []winspec.Func{{Kind: winspec.RowNumber, Partition: []expr.Expr{s}, Order: []winspec.Key{{Expr: v, Desc: true}}, Type: coldata.Int64}}
+		want, err := Compute(ctx, in, funcs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := rt.Dev.Upload(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := &DeviceOperator{Input: &deviceParts{parts: []*gpuexec.DeviceBatch{p}}, RT: rt, NCols: 1, Funcs: funcs, Stats: &operators.Stats{}}
+		if err := op.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		out, err := op.NextDevice(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := rt.Dev.Download(ctx, out)
+		out.Release()
+		p.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		op.Close()
+		if wantHost := map[bool]int{false: 0, true: 1}[long]; op.hostOrders != wantHost {
+			t.Errorf("long=%v: %d orderings on the host, want %d", long, op.hostOrders, wantHost)
+		}
+		if w, g := values(want[0]), values(got.Cols[1]); !reflect.DeepEqual(w, g) {
+			t.Errorf("long=%v: GPU ROW_NUMBER differs from the CPU's", long)
 		}
 	}
 }

@@ -8,14 +8,33 @@ import (
 
 // DeviceKeyType reports whether a GPU window sorts keys of type t on the
 // device: the fixed-width types the device's radix sort orders (BOOLEAN,
-// BIGINT, DATE, TIMESTAMP, DOUBLE, DECIMAL of at most 18 digits; a test in
-// operators/window keeps this equal to gpuexec.WindowSortable).
+// BIGINT, DATE, TIMESTAMP, DOUBLE, DECIMAL of at most 18 digits) and text
+// (packed whole up to 32 bytes a string; a longer one sends the ordering
+// to the host at run time); a test in operators/window keeps this equal
+// to gpuexec.WindowSortable.
 func DeviceKeyType(t coldata.Type) bool {
 	switch t.Physical() {
-	case coldata.Bool, coldata.Int64, coldata.Float64:
+	case coldata.Bool, coldata.Int64, coldata.Float64, coldata.String:
 		return t != coldata.Null
 	case coldata.Decimal:
 		return t.Precision() <= 18
+	}
+	return false
+}
+
+// TextKeys reports whether the ordering of funcs[i] has a text key (which
+// the device sorts when its strings are at most 32 bytes).
+func TextKeys(funcs []Func, i int) bool {
+	f := &funcs[i]
+	for _, e := range f.Partition {
+		if t := e.Type(); t != coldata.Null && t.Physical() == coldata.String {
+			return true
+		}
+	}
+	for _, k := range f.Order {
+		if t := k.Expr.Type(); t != coldata.Null && t.Physical() == coldata.String {
+			return true
+		}
 	}
 	return false
 }
