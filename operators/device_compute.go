@@ -50,6 +50,10 @@ type DeviceCompute struct {
 	pending []*gpuexec.DeviceBatch
 	// Profile, when set before Open, times the fused kernel's passes.
 	Profile *gpuexec.KernelProfile
+	// probe finds the batches with rows to warn on (device_warn.go);
+	// noProbe: the expressions warn on no NULL, or the probe cannot run.
+	probe   *DeviceCompute
+	noProbe bool
 }
 
 // bgKernel receives the fused kernel set a background goroutine generates.
@@ -396,6 +400,12 @@ func (c *DeviceCompute) compute(ctx context.Context, in *gpuexec.DeviceBatch) (*
 		}
 		return c.cpuBatch(ctx, in)
 	}
+	if w := expr.WarningsOf(ctx); err == nil && w != nil && !c.noProbe {
+		if werr := c.warnBatch(ctx, in, w); werr != nil {
+			out.Release()
+			return nil, werr
+		}
+	}
 	return out, err
 }
 
@@ -418,11 +428,21 @@ func (c *DeviceCompute) selection(in *gpuexec.DeviceBatch) ([]gpuexec.DeviceVec,
 // cpuBatch evaluates one batch with the CPU kernels (values the GPU
 // kernels cannot convert exactly) and returns the result on the device.
 func (c *DeviceCompute) cpuBatch(ctx context.Context, in *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, error) {
+	// The CPU kernels warn as in a CPU plan.
+	hb, err := c.hostEval(ctx, in, expr.WarningsOf(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return c.RT.Dev.Upload(ctx, hb)
+}
+
+// hostEval evaluates batch in with the CPU kernels, filter then outputs
+// (as a CPU plan's Filter and Project), warning to w.
+func (c *DeviceCompute) hostEval(ctx context.Context, in *gpuexec.DeviceBatch, w *expr.Warnings) (*coldata.Batch, error) {
 	hb, err := c.RT.Dev.Download(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	w := expr.WarningsOf(ctx) // the CPU kernels warn as in a CPU plan
 	if c.Pred != nil {
 		m, err := expr.EvalWarn(c.Pred, hb, w)
 		if err != nil {
@@ -448,7 +468,7 @@ func (c *DeviceCompute) cpuBatch(ctx context.Context, in *gpuexec.DeviceBatch) (
 		}
 		cols[i] = v.Materialize()
 	}
-	return c.RT.Dev.Upload(ctx, &coldata.Batch{Cols: cols, Len: hb.Len})
+	return &coldata.Batch{Cols: cols, Len: hb.Len}, nil
 }
 
 func (c *DeviceCompute) count(launches int) {
@@ -460,6 +480,10 @@ func (c *DeviceCompute) count(launches int) {
 // Close implements DeviceOperator.
 func (c *DeviceCompute) Close() error {
 	releasePending(&c.pending)
+	if c.probe != nil {
+		c.probe.Close()
+		c.probe = nil
+	}
 	if c.fk != nil {
 		c.fk.Release()
 		c.fk = nil

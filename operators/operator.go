@@ -35,6 +35,9 @@ type Stats struct {
 	Launches atomic.Int64 // kernel launches
 	// Fallbacks counts batches a GPU operator evaluated on the CPU.
 	Fallbacks atomic.Int64
+	// WarningBatches counts batches a GPU operator computed and then
+	// evaluated on the CPU for their warnings (device_warn.go).
+	WarningBatches atomic.Int64
 	// WarpBatches counts batches a fused kernel evaluated one row per warp
 	// (long strings).
 	WarpBatches atomic.Int64
