@@ -35,7 +35,7 @@ func warnProbe(exprs ...expr.Expr) (expr.Expr, error) {
 		}
 		expr.Walk(e, func(x expr.Expr) {
 			c, ok := x.(*expr.Call)
-			if !ok || c.Fn.EvalW == nil || walkErr != nil || seen[expr.Key(c)] {
+			if !ok || c.Fn.EvalW == nil || walkErr != nil || seen[expr.Key(c)] || cannotWarn(c) {
 				return
 			}
 			seen[expr.Key(c)] = true
@@ -61,6 +61,18 @@ func warnProbe(exprs ...expr.Expr) (expr.Expr, error) {
 		})
 	}
 	return probe, walkErr
+}
+
+// cannotWarn reports a call whose warnings come only from text: a cast
+// to a number of a number (AVG's cast of an integer to DECIMAL, in many
+// device projections) never warns, and probing it would cost a pass over
+// every batch.
+func cannotWarn(c *expr.Call) bool {
+	switch c.Fn.Name {
+	case "cast_to_decimal", expr.CastFuncName(coldata.Float64), expr.CastFuncName(coldata.Int64):
+		return len(c.Args) > 0 && c.Args[0].Type().Plain() != coldata.String
+	}
+	return false
 }
 
 func probeCall(name string, args ...expr.Expr) (expr.Expr, error) {

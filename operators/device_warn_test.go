@@ -46,6 +46,9 @@ func TestWarnProbe(t *testing.T) {
 		{"filter and output", []expr.Expr{mk(">", div, &expr.Literal{Value: int64(1), T: coldata.Int64}), castDate}, "[true true true true]"},
 		{"no warning call", []expr.Expr{mk("+", g, g), s}, "none"},
 		{"nil filter", []expr.Expr{nil}, "none"},
+		// A number cast to DECIMAL or DOUBLE never warns: no probe pass.
+		{"numeric casts", []expr.Expr{mk("cast_to_decimal", g, &expr.Literal{Value: int64(19), T: coldata.Int64}, &expr.Literal{Value: int64(0), T: coldata.Int64}), mk("cast_to_double", g)}, "none"},
+		{"text cast to DOUBLE", []expr.Expr{mk("cast_to_double", s)}, "[false false false false]"},
 	}
 	for _, c := range cases {
 		p, err := warnProbe(c.exprs...)
