@@ -102,7 +102,11 @@ func (c *DeviceCompute) warnBatch(ctx context.Context, in *gpuexec.DeviceBatch, 
 			return nil
 		}
 		p := &DeviceCompute{Input: nopInput{}, RT: c.RT, Types: c.Types, Pred: pred,
-			Exprs: []expr.Expr{&expr.Literal{Value: int64(1), T: coldata.Int64}}, Fused: c.Fused, Strict: c.Strict, Tier: c.Tier}
+			Exprs: []expr.Expr{&expr.Literal{Value: int64(1), T: coldata.Int64}}, Fused: c.Fused, Strict: c.Strict, Tier: c.Tier,
+			// The probe's predicate holds the calls it looks for: a probe
+			// of its own would probe again, without end (it hung every
+			// GPU query with a division on the H200).
+			noProbe: true}
 		if err := p.Open(ctx); err != nil {
 			c.noProbe = true
 			return nil
