@@ -53,6 +53,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if p := st.BatchPartials.Load(); p > 0 {
 			line += fmt.Sprintf(" batch_partials=%d", p)
 		}
+		if p := st.ProbeSplits.Load(); p > 0 {
+			line += fmt.Sprintf(" probe_splits=%d", p)
+		}
 		if st.HashedLeft.Load() > 0 {
 			line += " hashed=left"
 		}

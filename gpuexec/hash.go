@@ -917,6 +917,22 @@ type JoinTable struct {
 	ranges, rows *Buffer
 	// Launches counts the kernels the build ran.
 	Launches int
+	// PairLimit bounds the pairs one probe may produce (0: math.MaxInt32,
+	// what a device batch holds); past it the probe is a *JoinSizeError
+	// and produces nothing, so that its caller can probe fewer rows.
+	PairLimit int64
+}
+
+// JoinSizeError is a probe that would produce more pairs than its table's
+// PairLimit (or a device batch) holds. Pairs is the exact count, from the
+// probe's counting pass, so a caller knows how finely to cut its rows.
+type JoinSizeError struct {
+	Pairs, Limit int64
+	Rows         int
+}
+
+func (e *JoinSizeError) Error() string {
+	return fmt.Sprintf("gpu: join produces %d rows from %d probe rows, more than the %d one probe may hold", e.Pairs, e.Rows, e.Limit)
 }
 
 // BuildJoin hashes the build batch on its key columns. The table keeps a
@@ -1056,6 +1072,13 @@ func (d *Device) buildJoinOn(ctx context.Context, t *JoinTable, build *DeviceBat
 	t.rows = run.rows.Retain()
 	t.scratch.bufs = append(t.scratch.bufs, t.rows)
 	return nil
+}
+
+func (t *JoinTable) pairLimit() int64 {
+	if t.PairLimit > 0 && t.PairLimit < math.MaxInt32 {
+		return t.PairLimit
+	}
+	return math.MaxInt32
 }
 
 // Release frees the table and its reference to the build batch.
@@ -1208,8 +1231,8 @@ func (t *JoinTable) probe(ctx context.Context, probe *DeviceBatch, keys []int, m
 		matched := int64(binary.LittleEndian.Uint64(tb[:]))
 		total := matched + int64(binary.LittleEndian.Uint64(tb[8:]))
 		heavy := binary.LittleEndian.Uint64(tb[16:]) != 0
-		if total > math.MaxInt32 {
-			return fmt.Errorf("gpu: join produces %d rows from one batch, more than a device batch holds", total)
+		if limit := t.pairLimit(); total > limit {
+			return &JoinSizeError{Pairs: total, Limit: limit, Rows: probe.Len}
 		}
 		pairs := &JoinPairs{Len: int(total), Launches: 2}
 		if pairs.Probe, err = d.allocOn(uint64(8*total) + 8); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand"
@@ -530,5 +531,71 @@ func TestFakeJoinGroupedBuild(t *testing.T) {
 	}, 40)
 	if f.launches["gsql_join_expand"] == 0 || f.launches["gsql_join_ranges"] == 0 || f.launches["gsql_join_unique_ranges"] == 0 {
 		t.Fatalf("kernels not used: %v", f.launches)
+	}
+}
+
+// TestFakeJoinPairLimit: a probe past its table's PairLimit is a
+// *JoinSizeError with the exact pair count and leaves nothing allocated;
+// the same rows probed as slices (views starting at any row, as a join
+// that cuts its probe batch makes them) give, together and in order, the
+// pairs of the whole.
+func TestFakeJoinPairLimit(t *testing.T) {
+	d, _ := newFakeDevice(t, Options{})
+	defer d.Close()
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(7))
+	pk := joinKeys(rng, joinSide{n: 700, keys: 12, nulls: 0.05})
+	bk := joinKeys(rng, joinSide{n: 900, keys: 10, nulls: 0.05})
+	pb, err := d.Upload(ctx, joinBatch(pk, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pb.Release()
+	bb, err := d.Upload(ctx, joinBatch(bk, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := d.BuildJoin(ctx, bb, []int{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb.Release()
+	defer tab.Release()
+	wl, wb := refPairs(pk, bk, probeInner, 0)
+	tab.PairLimit = int64(len(wl) - 1)
+	_, err = tab.Probe(ctx, pb, []int{1}, false, 0)
+	var size *JoinSizeError
+	if !errors.As(err, &size) || size.Pairs != int64(len(wl)) || size.Rows != len(pk) || size.Limit != tab.PairLimit {
+		t.Fatalf("probe past the limit: %v, want a JoinSizeError of %d pairs from %d rows", err, len(wl), len(pk))
+	}
+	tab.PairLimit = int64(len(wl)/5 + 1)
+	var gl, gb []int64
+	for lo := 0; lo < len(pk); {
+		hi := len(pk)
+		for {
+			part, err := Slice(pb, lo, hi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pairs, err := tab.Probe(ctx, part, []int{1}, false, 0)
+			part.Release()
+			if errors.As(err, &size) {
+				hi = lo + (hi-lo)/2
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range downloadI64(t, d, pairs.Probe, pairs.Len) {
+				gl = append(gl, r+int64(lo))
+			}
+			gb = append(gb, downloadI64(t, d, pairs.Build, pairs.Len)...)
+			pairs.Release()
+			break
+		}
+		lo = hi
+	}
+	if !slices.Equal(gl, wl) || !slices.Equal(gb, wb) {
+		t.Fatalf("sliced probes: %d pairs, want %d; first difference at %d", len(gl), len(wl), firstDiff(gl, gb, wl, wb))
 	}
 }

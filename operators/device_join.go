@@ -48,6 +48,10 @@ type DeviceHashJoin struct {
 	// and the right probed it, swapDone that its output is out.
 	leftBuf           []*gpuexec.DeviceBatch
 	swapped, swapDone bool
+	// swapLeft is the hashed left side of a swapped join (j.table is its
+	// table), swapQueue the right rows still to probe it with.
+	swapLeft  *gpuexec.DeviceBatch
+	swapQueue []*gpuexec.DeviceBatch
 }
 
 // Open implements DeviceOperator.
@@ -148,6 +152,7 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	j.table.PairLimit = pairLimit(j.RT.Dev.MemoryLimit(), j.joinPairBytes())
 	if j.Stats != nil {
 		j.Stats.Launches.Add(int64(j.table.Launches))
 	}
@@ -189,10 +194,18 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 			continue
 		}
 		out, err := j.probe(ctx, lb)
-		lb.Release()
 		if err != nil {
+			split, serr := j.retrySplit(&j.leftBuf, lb, err)
+			lb.Release()
+			if serr != nil {
+				return nil, serr
+			}
+			if split {
+				continue
+			}
 			return nil, err
 		}
+		lb.Release()
 		if out != nil {
 			return out, nil
 		}
@@ -257,10 +270,14 @@ func (j *DeviceHashJoin) gather(ctx context.Context, fk gatherer, b *gpuexec.Dev
 
 // Close implements DeviceOperator.
 func (j *DeviceHashJoin) Close() error {
-	for _, b := range j.leftBuf {
+	for _, b := range append(j.leftBuf, j.swapQueue...) {
 		b.Release()
 	}
-	j.leftBuf = nil
+	j.leftBuf, j.swapQueue = nil, nil
+	if j.swapLeft != nil {
+		j.swapLeft.Release()
+		j.swapLeft = nil
+	}
 	if j.table != nil {
 		j.table.Release()
 		j.table = nil

@@ -56,13 +56,46 @@ func (j *DeviceHashJoin) chooseBuildLeft(ctx context.Context) (bool, error) {
 }
 
 // nextBuildLeft hashes the read-ahead left rows, probes them with the
-// whole right side and returns the joined rows as one batch (left columns
-// then right ones, as always).
+// right side j.build and returns the joined rows (left columns then right
+// ones, as always): the whole right side in one batch, or in row slices
+// when its pairs do not fit one probe (device_join_split.go).
 func (j *DeviceHashJoin) nextBuildLeft(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 	if j.swapDone {
 		return nil, nil
 	}
+	if j.swapLeft == nil {
+		if err := j.hashLeft(ctx); err != nil {
+			j.swapDone = true
+			return nil, err
+		}
+	}
+	for len(j.swapQueue) > 0 {
+		rb := j.swapQueue[0]
+		j.swapQueue = j.swapQueue[1:]
+		out, err := j.probeSwapped(ctx, rb)
+		if err != nil {
+			split, serr := j.retrySplit(&j.swapQueue, rb, err)
+			rb.Release()
+			if serr != nil {
+				return nil, serr
+			}
+			if split {
+				continue
+			}
+			return nil, err
+		}
+		rb.Release()
+		if out != nil {
+			return out, nil
+		}
+	}
 	j.swapDone = true
+	return nil, nil
+}
+
+// hashLeft concatenates the read-ahead left batches, hashes them into
+// j.table and queues the right side to probe it.
+func (j *DeviceHashJoin) hashLeft(ctx context.Context) error {
 	parts := j.leftBuf
 	j.leftBuf = nil
 	defer func() {
@@ -78,31 +111,43 @@ func (j *DeviceHashJoin) nextBuildLeft(ctx context.Context) (*gpuexec.DeviceBatc
 		left, err = j.RT.Dev.Concatenate(parts)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("join left side: %w", err)
+		return fmt.Errorf("join left side: %w", err)
 	}
-	defer left.Release()
-	table, err := j.RT.Dev.BuildJoin(ctx, left, j.LeftKeys)
+	j.swapLeft = left
+	if j.table, err = j.RT.Dev.BuildJoin(ctx, left, j.LeftKeys); err != nil {
+		return err
+	}
+	j.table.PairLimit = pairLimit(j.RT.Dev.MemoryLimit(), j.joinPairBytes())
+	if j.Stats != nil {
+		j.Stats.Launches.Add(int64(j.table.Launches))
+	}
+	right, err := j.build.Retain()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer table.Release()
-	pairs, err := table.Probe(ctx, j.build, j.RightKeys, false, 0)
+	j.swapQueue = []*gpuexec.DeviceBatch{right}
+	return nil
+}
+
+// probeSwapped probes the left rows' table with right rows rb.
+func (j *DeviceHashJoin) probeSwapped(ctx context.Context, rb *gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, error) {
+	pairs, err := j.table.Probe(ctx, rb, j.RightKeys, false, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer pairs.Release()
 	if j.Stats != nil {
-		j.Stats.Launches.Add(int64(table.Launches + pairs.Launches))
+		j.Stats.Launches.Add(int64(pairs.Launches))
 	}
 	if pairs.Len == 0 {
 		return nil, nil
 	}
-	lout, err := j.gather(ctx, j.gLeft, left, len(j.LeftTypes), pairs.Build.Ptr(), pairs.Len)
+	lout, err := j.gather(ctx, j.gLeft, j.swapLeft, len(j.LeftTypes), pairs.Build.Ptr(), pairs.Len)
 	if err != nil {
 		return nil, err
 	}
 	defer lout.Release()
-	rout, err := j.gather(ctx, j.gRight, j.build, len(j.RightTypes), pairs.Probe.Ptr(), pairs.Len)
+	rout, err := j.gather(ctx, j.gRight, rb, len(j.RightTypes), pairs.Probe.Ptr(), pairs.Len)
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,10 @@ type Stats struct {
 	// GPU GROUP BY grouped one by one instead, each having few groups for
 	// its rows: their partial groups merged on the host.
 	BatchPartials atomic.Int64
+	// ProbeSplits counts the probe batches a device join cut into row
+	// slices because their output passed the pairs one probe may hold or
+	// the device's memory (device_join_split.go).
+	ProbeSplits atomic.Int64
 	// HashedLeft is 1 when a join hashed its left input instead of its
 	// right one (it was much smaller).
 	HashedLeft atomic.Int64
