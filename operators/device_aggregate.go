@@ -124,6 +124,16 @@ func DeviceAggKinds(specs []opspec.AggSpec) ([]gpuexec.GroupAgg, error) {
 	return out, nil
 }
 
+// hasDistinct reports whether an aggregate of specs is DISTINCT.
+func hasDistinct(specs []opspec.AggSpec) bool {
+	for _, s := range specs {
+		if s.Distinct {
+			return true
+		}
+	}
+	return false
+}
+
 // hasQuantile reports whether kinds hold a quantile, which needs every
 // row of a group in one device batch.
 func hasQuantile(kinds []gpuexec.GroupAgg) bool {
@@ -152,7 +162,13 @@ func (h *DeviceHashAggregate) NextDevice(ctx context.Context) (*gpuexec.DeviceBa
 		if err != nil {
 			return nil, err
 		}
-		if f := deviceFinishes(h.Aggs, kinds); f != nil && h.Top == nil {
+		f := deviceFinishes(h.Aggs, kinds)
+		if f == nil && hasDistinct(h.Aggs) {
+			// Only a two-phase DISTINCT grouping keeps its groups on the
+			// device (device_aggregate_distinct.go); its out says so.
+			f = &deviceFinish{}
+		}
+		if f != nil && h.Top == nil {
 			h.onDevice = f
 			b, err := h.consume(ctx)
 			h.onDevice = nil
@@ -859,6 +875,20 @@ func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []g
 		in = c
 	}
 	defer in.Release()
+	if tp := h.planTwoPhaseDistinct(kinds); tp != nil && h.plainTop(plain, kinds) == nil {
+		dev, err := h.groupTwoPhase(ctx, in, tp)
+		switch {
+		case err == nil && h.onDevice != nil:
+			h.onDevice.out = dev
+			return nil, nil, true, nil
+		case err == nil:
+			defer dev.Release()
+			out, err := h.RT.Dev.Download(ctx, dev)
+			return out, nil, true, err
+		case !errors.Is(err, gpuexec.ErrGroupsOnHost):
+			return nil, nil, false, err
+		}
+	}
 	launches := 0
 	defer func() {
 		if h.Stats != nil {

@@ -173,6 +173,12 @@ func TestDeviceAggregatesMatchCPU(t *testing.T) {
 		{"bool and any", "BOOL_AND(b), BOOL_OR(b), BOOL_AND(i > -900000), BOOL_OR(d > 250), ANY_VALUE(i), ANY_VALUE(s), ANY_VALUE(dec), ANY_VALUE(d)"},
 		{"filter", "SUM(big) FILTER (WHERE i > 0), COUNT(*) FILTER (WHERE b), AVG(dec) FILTER (WHERE d < 0), MIN(s) FILTER (WHERE i < 0), " +
 			"SUM(i) FILTER (WHERE s IS NULL), STDDEV_SAMP(big) FILTER (WHERE b), COUNT(d) FILTER (WHERE big > 1000005), MAX(dec) FILTER (WHERE NOT b)"},
+		// Grouped twice on the device (device_aggregate_distinct.go), then
+		// on the host's DISTINCT paths (AVG does not merge in two phases;
+		// two DISTINCT columns).
+		{"count distinct beside merged aggregates", "COUNT(DISTINCT i), COUNT(*), SUM(big), MIN(s), MAX(dec), COUNT(d), MAX(i), SUM(dec), MIN(d), COUNT(DISTINCT i)"},
+		{"count distinct beside AVG", "COUNT(DISTINCT s), AVG(i), COUNT(*)"},
+		{"two count distincts", "COUNT(DISTINCT s), COUNT(DISTINCT big), MAX(d)"},
 	}
 	for _, l := range lists {
 		name, list := l.name, l.aggs
@@ -204,6 +210,20 @@ func TestDeviceAggregatesMatchCPU(t *testing.T) {
 			})
 		}
 	}
+	t.Run("count distinct groups stay on the device", func(t *testing.T) {
+		q := "SELECT km, COUNT(DISTINCT i) AS c, SUM(dec), MAX(s) FROM g GROUP BY km HAVING COUNT(*) > 6 ORDER BY c DESC, km LIMIT 20"
+		want, got := queryRows(t, cpu, q), queryRows(t, gpu, q)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: GPU %v, CPU %v", q, got, want)
+		}
+		var plan []string
+		for _, row := range queryRows(t, gpu, "EXPLAIN ANALYZE "+q) {
+			plan = append(plan, fmt.Sprint(row...))
+		}
+		if p := strings.Join(plan, "\n"); strings.Contains(p, "groups_finished=host") || !strings.Contains(p, "hash table on the gpu") {
+			t.Fatalf("%s: groups not kept on the GPU:\n%s", q, p)
+		}
+	})
 	t.Run("batches merged on the host", func(t *testing.T) { deviceVarianceBatches(t, data) })
 }
 
