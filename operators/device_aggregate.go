@@ -164,8 +164,8 @@ func (h *DeviceHashAggregate) NextDevice(ctx context.Context) (*gpuexec.DeviceBa
 		}
 		f := deviceFinishes(h.Aggs, kinds)
 		if f == nil && hasDistinct(h.Aggs) {
-			// Only a two-phase DISTINCT grouping keeps its groups on the
-			// device (device_aggregate_distinct.go); its out says so.
+			// A DISTINCT grouping may keep its groups on the device
+			// (device_aggregate_distinct.go); its out says whether it did.
 			f = &deviceFinish{}
 		}
 		if f != nil && h.Top == nil {
@@ -700,7 +700,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 			// Too many rows or characters for one batch: fold on the host.
 		}
 	}
-	if nk > 0 && h.onlyDistinctCounts(distinct) {
+	if nk > 0 && (h.onlyDistinctCounts(distinct) || h.planDistinctOnDevice(kinds) != nil) {
 		var done bool
 		var out *coldata.Batch
 		var err error
@@ -838,15 +838,16 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 	return h.finish(keys, len(states), kinds, func(g, a int, m *mergedAgg) { *m = states[g][a] })
 }
 
-// countDistinctGroups computes a GROUP BY with COUNT(DISTINCT x)
-// aggregates on the device: the input (concatenated into one batch) gives
-// each aggregate's distinct (keys, x) rows, and grouping those by the keys
-// counts each group's values; the other aggregates group the input as
-// usual. Only the groups come to the host, where folding every tuple was
-// most of TPC-H Q16 at SF10 (1.2M tuples; docs/benchlog/2026-11-26-tpch-gpu.md).
-// done is false when the input
-// does not fit one batch: ahead then holds the batches read, for the
-// general path.
+// countDistinctGroups computes a GROUP BY with DISTINCT aggregates on the
+// device over its input concatenated into one batch: with every
+// aggregate finished there, its groups stay there
+// (device_aggregate_distinct.go); else, for COUNT(DISTINCT x) only, each
+// aggregate's distinct (keys, x) rows grouped by the keys count each
+// group's values, the other aggregates group the input as usual, and only
+// the groups come to the host, where folding every tuple was most of
+// TPC-H Q16 at SF10 (1.2M tuples; docs/benchlog/2026-11-26-tpch-gpu.md).
+// done is false when the input does not fit one batch or the aggregates
+// are neither: ahead then holds the batches read, for the general path.
 func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []gpuexec.GroupAgg, plain []int,
 	plainKinds []gpuexec.GroupAgg, distinct []int) (out *coldata.Batch, ahead []*gpuexec.DeviceBatch, done bool, err error) {
 	for {
@@ -875,8 +876,12 @@ func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []g
 		in = c
 	}
 	defer in.Release()
-	if tp := h.planTwoPhaseDistinct(kinds); tp != nil && h.plainTop(plain, kinds) == nil {
-		dev, err := h.groupTwoPhase(ctx, in, tp)
+	// Under ORDER BY <plain aggregate> LIMIT with the groups going to the
+	// host, the COUNT path below cuts them to the top ones on the device
+	// (ClickBench Q23: 10 of 220,000 groups with their text MINs).
+	cut := h.onDevice == nil && h.onlyDistinctCounts(distinct) && h.plainTop(plain, kinds) != nil
+	if dp := h.planDistinctOnDevice(kinds); dp != nil && !cut {
+		dev, err := h.groupDistinctOnDevice(ctx, in, dp)
 		switch {
 		case err == nil && h.onDevice != nil:
 			h.onDevice.out = dev
@@ -888,6 +893,14 @@ func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []g
 		case !errors.Is(err, gpuexec.ErrGroupsOnHost):
 			return nil, nil, false, err
 		}
+	}
+	if !h.onlyDistinctCounts(distinct) {
+		// The general path folds the tuples on the host.
+		r, err := in.Retain()
+		if err != nil {
+			return nil, nil, false, err
+		}
+		return nil, []*gpuexec.DeviceBatch{r}, false, nil
 	}
 	launches := 0
 	defer func() {

@@ -2,119 +2,153 @@ package operators
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/opspec"
 )
 
-// A GROUP BY whose DISTINCT aggregates all count one column x, beside
-// plain aggregates that merge (COUNT, SUM, MIN, MAX), groups twice on the
-// device and never brings its groups to the host: first by (keys, x), each
-// plain aggregate computed per (keys, x) group; then by the keys, counting
-// the x values (each now once per group) and merging the plain partials
-// (counts and sums added, extremes of extremes). The result is a device
-// batch of the keys and the aggregates, as a GROUP BY that stays on the
-// device gives it. The host path it replaces matched the count's groups
-// with the plain aggregates' by key in a Go map: 4 s of a random-suite
-// query at 10M hits (COUNT(DISTINCT URL) by ClientIP, 2M groups) that
-// DuckDB answers in 0.5 s.
-type twoPhaseDistinct struct {
-	// first groups the input by (keys, x): the plain aggregates'
-	// partials, finished into columns of firstTypes after the keys and x.
-	first      []gpuexec.GroupAgg
-	firstFin   []gpuexec.GroupFinish
-	firstTypes []coldata.Type
-	// second groups the first's output by the keys: one aggregate per
-	// output aggregate, in order.
-	second      []gpuexec.GroupAgg
-	secondFin   []gpuexec.GroupFinish
-	secondTypes []coldata.Type
-	// x is the counted column of the input.
-	x int
+// A GROUP BY with DISTINCT aggregates keeps its groups on the device when
+// the device finishes every aggregate: the plain ones grouped over the
+// input by the keys as usual (gpuexec.GroupByOnDevice), and each DISTINCT
+// one over its distinct (keys, x) tuples, themselves grouped on the device
+// from the input, grouped again by the keys. GroupByOnDevice gives groups
+// in order of first appearance, and a key's first (keys, x) tuple is the
+// key's first row, so every grouping lists the same groups in the same
+// order: their columns are put side by side with no join. The host path
+// this replaces matched the DISTINCT counts' groups to the other
+// aggregates' by key in a Go map and merged every batch's tuples there:
+// 4 s of a random-suite query at 10M hits (COUNT(DISTINCT URL) by
+// ClientIP, 2M groups) that DuckDB answers in 0.5 s, and 113 ms of
+// ClickBench's q10 at 100M rows.
+type distinctOnDevice struct {
+	// plain are the indexes of the aggregates without DISTINCT, grouped
+	// with kinds, finishes and types.
+	plain      []int
+	plainKinds []gpuexec.GroupAgg
+	plainFin   []gpuexec.GroupFinish
+	plainTypes []coldata.Type
+	// distinct are the DISTINCT aggregates, each over its tuples' column
+	// x (the argument's column of the input).
+	distinct []distinctAgg
 }
 
-// planTwoPhaseDistinct returns how the device groups h's aggregates in two
-// phases, or nil when one aggregate does not merge that way (AVG, a
-// variance, COUNT(DISTINCT) of two columns, DISTINCT other than COUNT).
-func (h *DeviceHashAggregate) planTwoPhaseDistinct(kinds []gpuexec.GroupAgg) *twoPhaseDistinct {
+type distinctAgg struct {
+	agg, x int
+	kind   gpuexec.GroupAgg // over the tuples: Arg is the key count
+	fin    gpuexec.GroupFinish
+	typ    coldata.Type
+}
+
+// planDistinctOnDevice returns how the device finishes h's aggregates with
+// their groups kept there, or nil when one has no device finish (a
+// variance, MIN/MAX of a BOOLEAN: the host paths take those).
+func (h *DeviceHashAggregate) planDistinctOnDevice(kinds []gpuexec.GroupAgg) *distinctOnDevice {
 	nk := len(h.Keys)
 	if nk == 0 {
 		return nil
 	}
-	p := &twoPhaseDistinct{x: -1}
+	p := &distinctOnDevice{}
+	var plainSpecs []opspec.AggSpec
 	for a, s := range h.Aggs {
-		k := kinds[a]
-		if s.Distinct {
-			if s.Kind != opspec.AggCount || s.Type != coldata.Int64 || (p.x >= 0 && p.x != k.Arg) {
-				return nil
-			}
-			p.x = k.Arg
+		if !s.Distinct {
+			p.plain = append(p.plain, a)
+			p.plainKinds = append(p.plainKinds, kinds[a])
+			plainSpecs = append(plainSpecs, s)
 			continue
 		}
-	}
-	if p.x < 0 {
-		return nil
-	}
-	for a, s := range h.Aggs {
-		k := kinds[a]
-		if s.Distinct {
-			p.second = append(p.second, gpuexec.GroupAgg{Kind: gpuexec.GroupCount, Arg: nk})
-			p.secondFin = append(p.secondFin, gpuexec.FinishCount)
-			p.secondTypes = append(p.secondTypes, coldata.Int64)
-			continue
-		}
-		// The partial's column in the first phase's output.
-		col := nk + 1 + len(p.first)
-		first, merge := k, gpuexec.GroupAgg{Kind: k.Kind, Arg: col}
-		var fin1, fin2 gpuexec.GroupFinish
-		t1 := s.Type
-		switch {
-		case (s.Kind == opspec.AggCountStar || s.Kind == opspec.AggCount) && s.Type == coldata.Int64:
-			fin1, t1 = gpuexec.FinishCount, coldata.Int64
-			merge.Kind, fin2 = gpuexec.GroupSumInt, gpuexec.FinishSumInt
-		case s.Kind == opspec.AggSum && k.Kind == gpuexec.GroupSumInt && s.Type == coldata.Int64:
-			fin1, fin2 = gpuexec.FinishSumInt, gpuexec.FinishSumInt
-		case s.Kind == opspec.AggSum && k.Kind == gpuexec.GroupSumFloat && s.Type == coldata.Float64:
-			fin1, fin2 = gpuexec.FinishFloat, gpuexec.FinishFloat
-		case s.Kind == opspec.AggSum && k.Kind == gpuexec.GroupSumDec && s.Type.IsDecimal():
-			fin1, fin2 = gpuexec.FinishSumDec, gpuexec.FinishSumDec
-		case (k.Kind == gpuexec.GroupMinInt || k.Kind == gpuexec.GroupMaxInt) && s.Type.Physical() == coldata.Int64:
-			fin1, fin2 = gpuexec.FinishInt, gpuexec.FinishInt
-		case (k.Kind == gpuexec.GroupMinFloat || k.Kind == gpuexec.GroupMaxFloat) && s.Type == coldata.Float64:
-			fin1, fin2 = gpuexec.FinishFloat, gpuexec.FinishFloat
-		case (k.Kind == gpuexec.GroupMinString || k.Kind == gpuexec.GroupMaxString || k.Kind == gpuexec.GroupMinDec || k.Kind == gpuexec.GroupMaxDec) &&
-			s.Arg != nil && s.Type.Physical() == s.Arg.Type().Physical():
-			fin1, fin2 = gpuexec.FinishRows, gpuexec.FinishRows
-		default:
+		// Over the tuples the aggregate is a plain one of their column nk.
+		spec := s
+		spec.Distinct = false
+		kind := kinds[a]
+		x := kind.Arg
+		kind.Arg = nk
+		f := deviceFinishes([]opspec.AggSpec{spec}, []gpuexec.GroupAgg{kind})
+		if f == nil {
 			return nil
 		}
-		p.first, p.firstFin, p.firstTypes = append(p.first, first), append(p.firstFin, fin1), append(p.firstTypes, t1)
-		p.second, p.secondFin, p.secondTypes = append(p.second, merge), append(p.secondFin, fin2), append(p.secondTypes, s.Type)
+		p.distinct = append(p.distinct, distinctAgg{agg: a, x: x, kind: kind, fin: f.finish[0], typ: f.types[0]})
+	}
+	if len(p.distinct) == 0 {
+		return nil
+	}
+	if len(p.plain) > 0 {
+		f := deviceFinishes(plainSpecs, p.plainKinds)
+		if f == nil {
+			return nil
+		}
+		p.plainFin, p.plainTypes = f.finish, f.types
 	}
 	return p
 }
 
-// groupTwoPhase runs p over in (one batch): the groups, on the device.
-// gpuexec.ErrGroupsOnHost says a value needs the host's finish (a sum past
-// BIGINT): the caller then groups as before.
-func (h *DeviceHashAggregate) groupTwoPhase(ctx context.Context, in *gpuexec.DeviceBatch, p *twoPhaseDistinct) (*gpuexec.DeviceBatch, error) {
+// groupDistinctOnDevice runs p over in (one batch): the keys and every
+// aggregate, on the device. gpuexec.ErrGroupsOnHost says a value needs
+// the host's finish (a sum past BIGINT): the caller then groups as before.
+func (h *DeviceHashAggregate) groupDistinctOnDevice(ctx context.Context, in *gpuexec.DeviceBatch, p *distinctOnDevice) (*gpuexec.DeviceBatch, error) {
 	nk := len(h.Keys)
-	keys := append(append(make([]int, 0, nk+1), h.Keys...), p.x)
-	tuples, err := h.RT.Dev.GroupByOnDevice(ctx, in, keys, p.first, p.firstFin, p.firstTypes)
-	if err != nil {
-		return nil, err
+	cols := make([]gpuexec.DeviceVec, nk+len(h.Aggs))
+	var owners []*gpuexec.DeviceBatch
+	defer func() {
+		for _, o := range owners {
+			o.Release()
+		}
+	}()
+	groups := -1
+	take := func(b *gpuexec.DeviceBatch) error {
+		owners = append(owners, b)
+		if groups < 0 {
+			groups = b.Len
+			copy(cols, b.Cols[:nk])
+		} else if b.Len != groups {
+			return fmt.Errorf("internal error: a DISTINCT aggregate's grouping has %d groups, the others %d", b.Len, groups)
+		}
+		return nil
 	}
-	defer tuples.Release()
-	h.addLaunches(4 + len(p.first))
+	if len(p.plain) > 0 {
+		b, err := h.RT.Dev.GroupByOnDevice(ctx, in, h.Keys, p.plainKinds, p.plainFin, p.plainTypes)
+		if err != nil {
+			return nil, err
+		}
+		h.addLaunches(4 + len(p.plain))
+		if err := take(b); err != nil {
+			return nil, err
+		}
+		for i, a := range p.plain {
+			cols[nk+a] = b.Cols[nk+i]
+		}
+	}
 	outer := make([]int, nk)
 	for i := range outer {
 		outer[i] = i
 	}
-	out, err := h.RT.Dev.GroupByOnDevice(ctx, tuples, outer, p.second, p.secondFin, p.secondTypes)
-	if err != nil {
-		return nil, err
+	tuples := map[int]*gpuexec.DeviceBatch{} // by x: aggregates over one column share them
+	defer func() {
+		for _, t := range tuples {
+			t.Release()
+		}
+	}()
+	for _, d := range p.distinct {
+		t := tuples[d.x]
+		if t == nil {
+			keys := append(append(make([]int, 0, nk+1), h.Keys...), d.x)
+			var err error
+			if t, err = h.RT.Dev.GroupByOnDevice(ctx, in, keys, nil, nil, nil); err != nil {
+				return nil, err
+			}
+			h.addLaunches(4)
+			tuples[d.x] = t
+		}
+		b, err := h.RT.Dev.GroupByOnDevice(ctx, t, outer, []gpuexec.GroupAgg{d.kind}, []gpuexec.GroupFinish{d.fin}, []coldata.Type{d.typ})
+		if err != nil {
+			return nil, err
+		}
+		h.addLaunches(5)
+		if err := take(b); err != nil {
+			return nil, err
+		}
+		cols[nk+d.agg] = b.Cols[nk]
 	}
-	h.addLaunches(4 + len(p.second))
-	return out, nil
+	return gpuexec.Combine(cols, groups, owners...)
 }

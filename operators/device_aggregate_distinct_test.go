@@ -9,40 +9,42 @@ import (
 	"github.com/gsqlengine/gsql/opspec"
 )
 
-// TestPlanTwoPhaseDistinct: which aggregate lists group in two phases on
-// the device, and how: the first phase's partials sit after the keys and
-// the counted column, COUNTs are summed, sums summed, extremes taken
-// again, and the DISTINCT count counts the counted column.
-func TestPlanTwoPhaseDistinct(t *testing.T) {
-	types := []coldata.Type{coldata.Int64, coldata.String, coldata.Int64, coldata.Float64, coldata.DecimalOf(12, 2)}
+// TestPlanDistinctOnDevice: which aggregate lists keep their groups on the
+// device beside DISTINCT aggregates, and how each DISTINCT aggregate is
+// finished over its (keys, x) tuples: as the plain aggregate of the
+// tuples' column after the keys.
+func TestPlanDistinctOnDevice(t *testing.T) {
+	types := []coldata.Type{coldata.Int64, coldata.String, coldata.Int64, coldata.Float64, coldata.DecimalOf(12, 2), coldata.Bool}
 	ref := func(i int) *expr.ColumnRef { return &expr.ColumnRef{Index: i, T: types[i]} }
-	countDistinct := func(i int) opspec.AggSpec {
-		return opspec.AggSpec{Kind: opspec.AggCount, Distinct: true, Arg: ref(i), Type: coldata.Int64}
-	}
 	agg := func(k opspec.AggKind, i int, t coldata.Type) opspec.AggSpec {
 		return opspec.AggSpec{Kind: k, Arg: ref(i), Type: t}
 	}
-	sumDec := coldata.DecimalOf(38, 2)
+	distinct := func(k opspec.AggKind, i int, t coldata.Type) opspec.AggSpec {
+		s := agg(k, i, t)
+		s.Distinct = true
+		return s
+	}
+	type want struct {
+		agg, x int
+		kind   gpuexec.GroupAggKind
+		fin    gpuexec.GroupFinish
+	}
 	cases := []struct {
-		name   string
-		aggs   []opspec.AggSpec
-		second []gpuexec.GroupAgg // nil: not in two phases
-		first  []gpuexec.GroupFinish
+		name     string
+		aggs     []opspec.AggSpec
+		plain    int
+		distinct []want // nil: not on the device
 	}{
-		{"count distinct alone", []opspec.AggSpec{countDistinct(1)},
-			[]gpuexec.GroupAgg{{Kind: gpuexec.GroupCount, Arg: 1}}, nil},
-		{"merged aggregates", []opspec.AggSpec{
-			{Kind: opspec.AggCountStar, Type: coldata.Int64}, countDistinct(1), agg(opspec.AggSum, 2, coldata.Int64),
-			agg(opspec.AggMax, 3, coldata.Float64), agg(opspec.AggSum, 4, sumDec), agg(opspec.AggMin, 1, coldata.String),
-			agg(opspec.AggCount, 3, coldata.Int64), countDistinct(1)},
-			[]gpuexec.GroupAgg{{Kind: gpuexec.GroupSumInt, Arg: 2}, {Kind: gpuexec.GroupCount, Arg: 1}, {Kind: gpuexec.GroupSumInt, Arg: 3},
-				{Kind: gpuexec.GroupMaxFloat, Arg: 4}, {Kind: gpuexec.GroupSumDec, Arg: 5}, {Kind: gpuexec.GroupMinString, Arg: 6},
-				{Kind: gpuexec.GroupSumInt, Arg: 7}, {Kind: gpuexec.GroupCount, Arg: 1}},
-			[]gpuexec.GroupFinish{gpuexec.FinishCount, gpuexec.FinishSumInt, gpuexec.FinishFloat, gpuexec.FinishSumDec, gpuexec.FinishRows, gpuexec.FinishCount}},
-		{"AVG does not merge", []opspec.AggSpec{countDistinct(1), agg(opspec.AggAvg, 3, coldata.Float64)}, nil, nil},
-		{"two counted columns", []opspec.AggSpec{countDistinct(1), countDistinct(2)}, nil, nil},
-		{"DISTINCT SUM", []opspec.AggSpec{{Kind: opspec.AggSum, Distinct: true, Arg: ref(2), Type: coldata.Int64}}, nil, nil},
-		{"no DISTINCT", []opspec.AggSpec{agg(opspec.AggSum, 2, coldata.Int64)}, nil, nil},
+		{"count distinct alone", []opspec.AggSpec{distinct(opspec.AggCount, 1, coldata.Int64)}, 0,
+			[]want{{0, 1, gpuexec.GroupCount, gpuexec.FinishCount}}},
+		{"beside plain aggregates, AVG too", []opspec.AggSpec{
+			{Kind: opspec.AggCountStar, Type: coldata.Int64}, distinct(opspec.AggCount, 2, coldata.Int64), agg(opspec.AggAvg, 3, coldata.Float64),
+			agg(opspec.AggMin, 1, coldata.String), distinct(opspec.AggSum, 2, coldata.Int64), distinct(opspec.AggCount, 1, coldata.Int64)}, 3,
+			[]want{{1, 2, gpuexec.GroupCount, gpuexec.FinishCount}, {4, 2, gpuexec.GroupSumInt, gpuexec.FinishSumInt}, {5, 1, gpuexec.GroupCount, gpuexec.FinishCount}}},
+		{"AVG DISTINCT of a DOUBLE", []opspec.AggSpec{distinct(opspec.AggAvg, 3, coldata.Float64)}, 0,
+			[]want{{0, 3, gpuexec.GroupSumFloat, gpuexec.FinishAvgFloat}}},
+		{"a variance beside", []opspec.AggSpec{distinct(opspec.AggCount, 1, coldata.Int64), agg(opspec.AggVarPop, 3, coldata.Float64)}, 0, nil},
+		{"no DISTINCT", []opspec.AggSpec{agg(opspec.AggSum, 2, coldata.Int64)}, 0, nil},
 	}
 	for _, c := range cases {
 		h := &DeviceHashAggregate{Keys: []int{0}, KeyTypes: types[:1], Aggs: c.aggs}
@@ -50,24 +52,20 @@ func TestPlanTwoPhaseDistinct(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		p := h.planTwoPhaseDistinct(kinds)
-		if (p != nil) != (c.second != nil) {
-			t.Fatalf("%s: planned %v, want two phases %v", c.name, p != nil, c.second != nil)
+		p := h.planDistinctOnDevice(kinds)
+		if (p != nil) != (c.distinct != nil) {
+			t.Fatalf("%s: planned %v, want on the device %v", c.name, p != nil, c.distinct != nil)
 		}
 		if p == nil {
 			continue
 		}
-		if p.x != 1 || len(p.second) != len(c.second) || len(p.firstFin) != len(c.first) || len(p.secondTypes) != len(c.aggs) {
+		if len(p.plain) != c.plain || len(p.plainFin) != c.plain || len(p.distinct) != len(c.distinct) {
 			t.Fatalf("%s: plan %+v", c.name, p)
 		}
-		for i, g := range c.second {
-			if p.second[i].Kind != g.Kind || p.second[i].Arg != g.Arg || p.secondTypes[i] != c.aggs[i].Type {
-				t.Errorf("%s: second phase aggregate %d is %+v of %s, want %+v of %s", c.name, i, p.second[i], p.secondTypes[i], g, c.aggs[i].Type)
-			}
-		}
-		for i, f := range c.first {
-			if p.firstFin[i] != f {
-				t.Errorf("%s: first phase finish %d is %d, want %d", c.name, i, p.firstFin[i], f)
+		for i, w := range c.distinct {
+			d := p.distinct[i]
+			if d.agg != w.agg || d.x != w.x || d.kind.Kind != w.kind || d.kind.Arg != 1 || d.fin != w.fin || d.typ != c.aggs[w.agg].Type {
+				t.Errorf("%s: DISTINCT aggregate %d planned %+v, want %+v", c.name, i, d, w)
 			}
 		}
 	}

@@ -173,12 +173,13 @@ func TestDeviceAggregatesMatchCPU(t *testing.T) {
 		{"bool and any", "BOOL_AND(b), BOOL_OR(b), BOOL_AND(i > -900000), BOOL_OR(d > 250), ANY_VALUE(i), ANY_VALUE(s), ANY_VALUE(dec), ANY_VALUE(d)"},
 		{"filter", "SUM(big) FILTER (WHERE i > 0), COUNT(*) FILTER (WHERE b), AVG(dec) FILTER (WHERE d < 0), MIN(s) FILTER (WHERE i < 0), " +
 			"SUM(i) FILTER (WHERE s IS NULL), STDDEV_SAMP(big) FILTER (WHERE b), COUNT(d) FILTER (WHERE big > 1000005), MAX(dec) FILTER (WHERE NOT b)"},
-		// Grouped twice on the device (device_aggregate_distinct.go), then
-		// on the host's DISTINCT paths (AVG does not merge in two phases;
-		// two DISTINCT columns).
-		{"count distinct beside merged aggregates", "COUNT(DISTINCT i), COUNT(*), SUM(big), MIN(s), MAX(dec), COUNT(d), MAX(i), SUM(dec), MIN(d), COUNT(DISTINCT i)"},
-		{"count distinct beside AVG", "COUNT(DISTINCT s), AVG(i), COUNT(*)"},
-		{"two count distincts", "COUNT(DISTINCT s), COUNT(DISTINCT big), MAX(d)"},
+		// DISTINCT aggregates with the groups kept on the device
+		// (device_aggregate_distinct.go), then one beside a variance (the
+		// host's DISTINCT path).
+		{"count distinct beside plain aggregates", "COUNT(DISTINCT i), COUNT(*), SUM(big), MIN(s), MAX(dec), COUNT(d), MAX(i), SUM(dec), MIN(d), COUNT(DISTINCT i)"},
+		{"count distinct beside AVG", "COUNT(DISTINCT s), AVG(i), COUNT(*), AVG(dec)"},
+		{"distinct sums, averages and extremes", "SUM(DISTINCT i), AVG(DISTINCT i), COUNT(DISTINCT big), MAX(DISTINCT s), MIN(DISTINCT dec), SUM(DISTINCT dec), AVG(DISTINCT d)"},
+		{"count distinct beside a variance", "COUNT(DISTINCT s), VAR_POP(d)"},
 	}
 	for _, l := range lists {
 		name, list := l.name, l.aggs
@@ -211,7 +212,7 @@ func TestDeviceAggregatesMatchCPU(t *testing.T) {
 		}
 	}
 	t.Run("count distinct groups stay on the device", func(t *testing.T) {
-		q := "SELECT km, COUNT(DISTINCT i) AS c, SUM(dec), MAX(s) FROM g GROUP BY km HAVING COUNT(*) > 6 ORDER BY c DESC, km LIMIT 20"
+		q := "SELECT km, COUNT(DISTINCT i) AS c, SUM(dec), MAX(s), AVG(i) FROM g GROUP BY km HAVING COUNT(*) > 6 ORDER BY c DESC, km LIMIT 20"
 		want, got := queryRows(t, cpu, q), queryRows(t, gpu, q)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%s: GPU %v, CPU %v", q, got, want)
