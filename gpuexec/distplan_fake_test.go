@@ -154,7 +154,19 @@ func TestFakeDistributedPlans(t *testing.T) {
 		{"SELECT AVG(DISTINCT k) FROM fact", true, []string{"repartition by cast_to_decimal(k", "partial"}},
 		// COUNT(DISTINCT): repartition by the distinct key.
 		{"SELECT COUNT(DISTINCT s) FROM fact", true, []string{"repartition by s", "partial"}},
-		{"SELECT k, COUNT(DISTINCT s) FROM fact GROUP BY k", false, []string{"repartition by k"}},
+		// With few groups (k's 41), by the distinct key too, then the
+		// devices' groups merged: shares even however skewed k is.
+		{"SELECT k, COUNT(DISTINCT s) FROM fact GROUP BY k", false, []string{"repartition by s", "partial", "final"}},
+		{"SELECT k, COUNT(DISTINCT s), COUNT(*), SUM(v), MAX(f), MIN(s) FROM fact GROUP BY k", false, []string{"repartition by s", "partial", "final"}},
+		{"SELECT k, COUNT(DISTINCT f), AVG(v), SUM(f) FROM fact GROUP BY k", false, []string{"repartition by f", "partial", "final", "/"}},
+		// AVG(DISTINCT v) reads cast_to_decimal(v), another column than
+		// COUNT(DISTINCT v)'s: no merge, by the keys.
+		{"SELECT k, AVG(DISTINCT v), COUNT(DISTINCT v) FROM fact GROUP BY k", false, []string{"repartition by k"}},
+		{"SELECT COUNT(DISTINCT s), COUNT(*), MIN(v) FROM fact WHERE f > 1", true, []string{"repartition by s", "partial", "final"}},
+		// As many groups as rows (v numbers them): by the keys.
+		{"SELECT v, COUNT(DISTINCT s) FROM fact GROUP BY v", false, []string{"repartition by v"}},
+		// Two DISTINCT columns have no merge: gathered.
+		{"SELECT COUNT(DISTINCT s), COUNT(DISTINCT k) FROM fact", true, []string{"gather (3 devices to device 0)"}},
 		// Joins: a replicated table moves nothing; a smaller side is
 		// broadcast (from device 0 or from every device); two large
 		// sides are repartitioned by the keys.
