@@ -163,6 +163,9 @@ func TestFakeDistributedPlans(t *testing.T) {
 		// COUNT(DISTINCT v)'s: no merge, by the keys.
 		{"SELECT k, AVG(DISTINCT v), COUNT(DISTINCT v) FROM fact GROUP BY k", false, []string{"repartition by k"}},
 		{"SELECT COUNT(DISTINCT s), COUNT(*), MIN(v) FROM fact WHERE f > 1", true, []string{"repartition by s", "partial", "final"}},
+		// Under ORDER BY ... LIMIT only the merged groups are cut.
+		{"SELECT k, COUNT(DISTINCT s) AS n, COUNT(*) AS c FROM fact GROUP BY k ORDER BY c DESC, k LIMIT 5", true, []string{"repartition by s", "partial", "final"}},
+		{"SELECT k, COUNT(DISTINCT s) AS n FROM fact GROUP BY k ORDER BY n DESC, k LIMIT 5", true, []string{"repartition by s", "partial", "final"}},
 		// As many groups as rows (v numbers them): by the keys.
 		{"SELECT v, COUNT(DISTINCT s) FROM fact GROUP BY v", false, []string{"repartition by v"}},
 		// Two DISTINCT columns have no merge: gathered.
