@@ -128,6 +128,8 @@ func TestCUDADistributedPlans(t *testing.T) {
 		{"SELECT k, COUNT(DISTINCT f), AVG(v), SUM(f) FROM fact GROUP BY k", false},
 		{"SELECT COUNT(DISTINCT s), COUNT(*), MIN(v) FROM fact WHERE f > 1", true},
 		{"SELECT v, COUNT(DISTINCT s) FROM fact GROUP BY v", false},
+		{"SELECT k, AVG(DISTINCT v), COUNT(DISTINCT v) FROM fact GROUP BY k", false},
+		{"SELECT k, COUNT(DISTINCT f), SUM(DISTINCT f), MAX(v) FROM fact GROUP BY k", false},
 		{"SELECT f.v, d.name FROM fact f JOIN dim d ON f.k = d.k", false},
 		{"SELECT f.v, g.n FROM fact f JOIN (SELECT k, COUNT(*) AS n FROM dim GROUP BY k) g ON f.k = g.k", false},
 		{"SELECT f.v, g.w FROM fact f JOIN fact2 g ON f.k = g.k WHERE g.w % 5 = 0 AND f.v % 7 = 0", false},

@@ -159,9 +159,13 @@ func TestFakeDistributedPlans(t *testing.T) {
 		{"SELECT k, COUNT(DISTINCT s) FROM fact GROUP BY k", false, []string{"repartition by s", "partial", "final"}},
 		{"SELECT k, COUNT(DISTINCT s), COUNT(*), SUM(v), MAX(f), MIN(s) FROM fact GROUP BY k", false, []string{"repartition by s", "partial", "final"}},
 		{"SELECT k, COUNT(DISTINCT f), AVG(v), SUM(f) FROM fact GROUP BY k", false, []string{"repartition by f", "partial", "final", "/"}},
-		// AVG(DISTINCT v) reads cast_to_decimal(v), another column than
-		// COUNT(DISTINCT v)'s: no merge, by the keys.
-		{"SELECT k, AVG(DISTINCT v), COUNT(DISTINCT v) FROM fact GROUP BY k", false, []string{"repartition by k"}},
+		// AVG(DISTINCT v) reads cast_to_decimal(v), COUNT(DISTINCT v) v:
+		// one value for one value, so one repartition serves both; f
+		// projected twice is one column.
+		{"SELECT k, AVG(DISTINCT v), COUNT(DISTINCT v) FROM fact GROUP BY k", false, []string{"repartition by cast_to_decimal(v", "partial", "final", "/"}},
+		{"SELECT k, COUNT(DISTINCT f), SUM(DISTINCT f), MAX(v) FROM fact GROUP BY k", false, []string{"repartition by f", "partial", "final"}},
+		// DISTINCT of two different columns: by the keys.
+		{"SELECT k, COUNT(DISTINCT f), COUNT(DISTINCT v) FROM fact GROUP BY k", false, []string{"repartition by k"}},
 		{"SELECT COUNT(DISTINCT s), COUNT(*), MIN(v) FROM fact WHERE f > 1", true, []string{"repartition by s", "partial", "final"}},
 		// Under ORDER BY ... LIMIT only the merged groups are cut.
 		{"SELECT k, COUNT(DISTINCT s) AS n, COUNT(*) AS c FROM fact GROUP BY k ORDER BY c DESC, k LIMIT 5", true, []string{"repartition by s", "partial", "final"}},

@@ -213,7 +213,7 @@ func (p *exchanger) aggregate(x *DeviceAggregate, in Node, w where) (Node, where
 		return withInputs(x, []Node{p.one(in, w)}), onOne
 	}
 	split, at := splitAvgs(x)
-	merge, byArg, ok := mergeAggs(split.Aggs)
+	merge, byArg, ok := mergeAggs(split.Aggs, func(col int) string { return distinctRoot(in, col) })
 	// With DISTINCT aggregates both plans repartition every row once (by
 	// the keys, or by the DISTINCT column before merging); by the
 	// DISTINCT column the devices get even shares however skewed the
@@ -417,9 +417,12 @@ func keySpan(n Node, col int) (float64, bool) {
 // device and the devices' distinct values are disjoint; the other
 // aggregates' partials merge all the same, each row being on one device.
 // ok is false when some aggregate has no such merge (AVG, variance,
-// GROUP_CONCAT...) or DISTINCT ones read different columns.
-func mergeAggs(aggs []opspec.AggSpec) (merge []opspec.AggSpec, byArg int, ok bool) {
+// GROUP_CONCAT...) or DISTINCT ones read columns of different roots
+// (root: the value a column carries, so that a column projected twice,
+// or cast to a DECIMAL without changing its distinct values, is one).
+func mergeAggs(aggs []opspec.AggSpec, root func(col int) string) (merge []opspec.AggSpec, byArg int, ok bool) {
 	byArg = -1
+	var byRoot string
 	for _, a := range aggs {
 		m := opspec.AggSpec{Kind: a.Kind, Type: a.Type}
 		switch a.Kind {
@@ -431,14 +434,33 @@ func mergeAggs(aggs []opspec.AggSpec) (merge []opspec.AggSpec, byArg int, ok boo
 		}
 		if a.Distinct {
 			c, isCol := a.Arg.(*expr.ColumnRef)
-			if !isCol || (byArg >= 0 && c.Index != byArg) {
+			if !isCol || (byArg >= 0 && root(c.Index) != byRoot) {
 				return nil, -1, false
 			}
-			byArg = c.Index
+			if byArg < 0 {
+				byArg, byRoot = c.Index, root(c.Index)
+			}
 		}
 		merge = append(merge, m)
 	}
 	return merge, byArg, true
+}
+
+// distinctRoot names the values column col of n carries, for DISTINCT
+// aggregates that may share a repartition: through a projection to the
+// expression it computes, less a cast of a BIGINT to a DECIMAL of scale
+// 0 (one value for one value, as SUM and AVG of an integer read it).
+func distinctRoot(n Node, col int) string {
+	c, ok := n.(*Compute)
+	if !ok || c.Exprs == nil || col >= len(c.Exprs) {
+		return fmt.Sprintf("#%d", col)
+	}
+	e := c.Exprs[col]
+	if call, isCall := e.(*expr.Call); isCall && call.Fn != nil && call.Fn.Name == "cast_to_decimal" && len(call.Args) > 0 &&
+		call.Args[0].Type() == coldata.Int64 && e.Type().IsDecimal() && e.Type().Scale() == 0 && e.Type().Precision() >= 19 {
+		e = call.Args[0]
+	}
+	return e.String()
 }
 
 // join places a device join: the left (probe) side stays where it is
