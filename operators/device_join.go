@@ -193,7 +193,11 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 			lb.Release()
 			continue
 		}
-		out, err := j.probe(ctx, lb)
+		var out *gpuexec.DeviceBatch
+		err := j.RT.Cache.RetryOOM(j.RT.waitCtx(ctx), func() (err error) {
+			out, err = j.probe(ctx, lb)
+			return err
+		})
 		if err != nil {
 			split, serr := j.retrySplit(&j.leftBuf, lb, err)
 			lb.Release()

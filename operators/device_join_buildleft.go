@@ -72,7 +72,11 @@ func (j *DeviceHashJoin) nextBuildLeft(ctx context.Context) (*gpuexec.DeviceBatc
 	for len(j.swapQueue) > 0 {
 		rb := j.swapQueue[0]
 		j.swapQueue = j.swapQueue[1:]
-		out, err := j.probeSwapped(ctx, rb)
+		var out *gpuexec.DeviceBatch
+		err := j.RT.Cache.RetryOOM(j.RT.waitCtx(ctx), func() (err error) {
+			out, err = j.probeSwapped(ctx, rb)
+			return err
+		})
 		if err != nil {
 			split, serr := j.retrySplit(&j.swapQueue, rb, err)
 			rb.Release()

@@ -65,11 +65,26 @@ func splitProbe(b *gpuexec.DeviceBatch, err error) ([]*gpuexec.DeviceBatch, erro
 	default:
 		return nil, nil
 	}
+	return gpuexec.Split(b, pieceSplits(b.Len, pieces))
+}
+
+// pieceSplits cuts rows into pieces of about equal rows: at multiples of
+// splitRows when the pieces are that long, so that no slice's validity
+// bitmap starts inside a byte (such a view is packed again before a
+// kernel reads it).
+func pieceSplits(rows, pieces int) []int {
+	align := 1
+	if rows/pieces >= splitRows {
+		align = splitRows
+	}
 	splits := make([]int, 0, pieces-1)
 	for i := 1; i < pieces; i++ {
-		splits = append(splits, int(int64(b.Len)*int64(i)/int64(pieces)))
+		at := int(int64(rows)*int64(i)/int64(pieces)) / align * align
+		if at > 0 && at < rows && (len(splits) == 0 || at > splits[len(splits)-1]) {
+			splits = append(splits, at)
+		}
 	}
-	return gpuexec.Split(b, splits)
+	return splits
 }
 
 // retrySplit puts the slices of b in front of the batches still to probe
