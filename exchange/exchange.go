@@ -218,7 +218,14 @@ func (g *Group) Repartition(ctx context.Context, in Parts, keys []int) (Parts, e
 		slots[j] = make([][]*gpuexec.DeviceBatch, n)
 	}
 	err := g.each(ctx, func(ctx context.Context, s int) error {
-		for _, b := range in[s] {
+		batches, coalesced, err := coalesce(g.Devices[s], in[s])
+		if err != nil {
+			return fmt.Errorf("exchange: repartition on device %d: %w", s, err)
+		}
+		if coalesced != nil {
+			defer coalesced.Release()
+		}
+		for _, b := range batches {
 			if b.Len == 0 {
 				continue // nothing to send (and no kernel over zero rows)
 			}
@@ -258,6 +265,37 @@ func (g *Group) Repartition(ctx context.Context, in Parts, keys []int) (Parts, e
 		return nil, err
 	}
 	return out, nil
+}
+
+// CoalesceBytes bounds the batches a device repartitions as one: several
+// smaller batches together (a filtered table's row groups) are
+// concatenated on their device first, so that the split and each
+// destination's copy run once rather than once per batch. Each costs a
+// fixed part (a host synchronisation for the partition bounds, a packed
+// copy per destination): ClickBench q42 at 100M rows on two GPUs spent 10
+// ms repartitioning 7 MB in eight batches. Larger inputs are split batch
+// by batch, never held twice.
+var CoalesceBytes uint64 = 64 << 20
+
+// coalesce returns bs as one batch on d (owned, released by the caller)
+// when there are several and together they are at most CoalesceBytes,
+// else bs itself and nil.
+func coalesce(d *gpuexec.Device, bs []*gpuexec.DeviceBatch) ([]*gpuexec.DeviceBatch, *gpuexec.DeviceBatch, error) {
+	nonEmpty, bytes := 0, uint64(0)
+	for _, b := range bs {
+		if b.Len > 0 {
+			nonEmpty++
+			bytes += b.ColumnBytes()
+		}
+	}
+	if nonEmpty < 2 || bytes > CoalesceBytes || d == nil {
+		return bs, nil, nil
+	}
+	c, err := d.Concatenate(bs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []*gpuexec.DeviceBatch{c}, c, nil
 }
 
 // Broadcast copies every batch of in (each on a device of the group) to

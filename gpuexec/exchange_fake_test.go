@@ -12,6 +12,7 @@ import (
 	"math/rand"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -110,7 +111,12 @@ func runFakeExchange(t *testing.T) {
 	if !devs[0].PeerEnabled(devs[1]) || devs[0].PeerEnabled(devs[2]) || devs[2].PeerEnabled(devs[1]) {
 		t.Fatal("peer access enabled on the wrong pairs")
 	}
-	g := &exchange.Group{Devices: devs, Transport: local, Split: exchange.HostSplit}
+	var splits atomic.Int64
+	split := func(ctx context.Context, b *gpuexec.DeviceBatch, keys []int, n int) ([]*gpuexec.DeviceBatch, error) {
+		splits.Add(1)
+		return exchange.HostSplit(ctx, b, keys, n)
+	}
+	g := &exchange.Group{Devices: devs, Transport: local, Split: split}
 	r := rand.New(rand.NewSource(37))
 
 	// Seven batches, round-robin over the devices, one of them empty.
@@ -128,6 +134,30 @@ func runFakeExchange(t *testing.T) {
 		in[k%3] = append(in[k%3], db)
 	}
 	slices.Sort(want)
+
+	// Each device's small batches are split as one (exchange.CoalesceBytes);
+	// with coalescing off, one by one: 6 non-empty batches.
+	for _, c := range []struct {
+		bytes  uint64
+		splits int64
+	}{{exchange.CoalesceBytes, 3}, {0, 6}} {
+		old := exchange.CoalesceBytes
+		exchange.CoalesceBytes = c.bytes
+		splits.Store(0)
+		out, err := g.Repartition(ctx, in, []int{0})
+		exchange.CoalesceBytes = old
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []*gpuexec.DeviceBatch
+		for _, bs := range out {
+			all = append(all, bs...)
+		}
+		if got := downloadAll(t, devs, all); splits.Load() != c.splits || !slices.Equal(got, want) {
+			t.Errorf("coalescing up to %d bytes: %d splits (want %d), %d rows (want %d)", c.bytes, splits.Load(), c.splits, len(got), len(want))
+		}
+		out.Release()
+	}
 
 	for _, keys := range [][]int{{0}, {1}, {0, 1}, {2, 3, 4}} {
 		t.Run(fmt.Sprint("repartition", keys), func(t *testing.T) {
