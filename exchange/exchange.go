@@ -267,7 +267,8 @@ func (g *Group) Repartition(ctx context.Context, in Parts, keys []int) (Parts, e
 	return out, nil
 }
 
-// CoalesceBytes bounds the batches a device repartitions as one: several
+// CoalesceBytes bounds the batches a device repartitions (or sends to a
+// gather) as one: several
 // smaller batches together (a filtered table's row groups) are
 // concatenated on their device first, so that the split and each
 // destination's copy run once rather than once per batch. Each costs a
@@ -337,7 +338,19 @@ func (g *Group) Gather(ctx context.Context, in Parts, to int) ([]*gpuexec.Device
 	}
 	got := make(Parts, len(in))
 	err := g.each(ctx, func(ctx context.Context, s int) error {
-		for _, b := range in[s] {
+		batches := in[s]
+		if !g.Devices[s].Same(g.Devices[to]) {
+			// Small batches cross as one copy (device to's own stay shared).
+			bs, coalesced, err := coalesce(g.Devices[s], in[s])
+			if err != nil {
+				return fmt.Errorf("exchange: gather from device %d: %w", s, err)
+			}
+			if coalesced != nil {
+				defer coalesced.Release()
+			}
+			batches = bs
+		}
+		for _, b := range batches {
 			moved, err := g.Transport.Move(ctx, b, g.Devices[to])
 			if err != nil {
 				return fmt.Errorf("exchange: gather from device %d to %d: %w", s, to, err)

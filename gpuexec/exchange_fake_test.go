@@ -196,10 +196,14 @@ func runFakeExchange(t *testing.T) {
 				t.Fatalf("repartition lost or changed rows: %d rows, want %d", len(got), len(want))
 			}
 
-			// Gather the repartitioned rows to the device without peers.
+			// Gather the repartitioned rows to the device without peers:
+			// each other device's small batches cross as one.
 			gathered, err := g.Gather(ctx, out, 2)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if want := len(out[2]) + min(len(out[0]), 1) + min(len(out[1]), 1); len(gathered) != want {
+				t.Errorf("gathered %d batches, want %d", len(gathered), want)
 			}
 			for _, b := range gathered {
 				if !devs[2].Same(b.Device()) {
