@@ -36,6 +36,16 @@ func (d *Device) MemoryLimit() uint64 {
 	return d.poolLimit()
 }
 
+// MemoryFree is what is left of MemoryLimit (0 when none is, or when the
+// limit is unknown).
+func (d *Device) MemoryFree() uint64 {
+	l, u := d.MemoryLimit(), d.memoryUsed()
+	if u >= l {
+		return 0
+	}
+	return l - u
+}
+
 // poolLimit is what the pool may reserve: its limit, else the GPU's memory.
 func (s *deviceState) poolLimit() uint64 {
 	if s.opts.PoolLimit > 0 {

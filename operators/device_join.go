@@ -152,7 +152,7 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	j.table.PairLimit = pairLimit(j.RT.Dev.MemoryLimit(), j.joinPairBytes())
+	j.table.PairLimit = j.probePairLimit()
 	if j.Stats != nil {
 		j.Stats.Launches.Add(int64(j.table.Launches))
 	}

@@ -121,7 +121,7 @@ func (j *DeviceHashJoin) hashLeft(ctx context.Context) error {
 	if j.table, err = j.RT.Dev.BuildJoin(ctx, left, j.LeftKeys); err != nil {
 		return err
 	}
-	j.table.PairLimit = pairLimit(j.RT.Dev.MemoryLimit(), j.joinPairBytes())
+	j.table.PairLimit = j.probePairLimit()
 	if j.Stats != nil {
 		j.Stats.Launches.Add(int64(j.table.Launches))
 	}

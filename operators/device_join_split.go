@@ -18,7 +18,9 @@ import (
 // bound is an error.
 const (
 	// pairMemoryShare: one probe's pairs and the rows gathered from them
-	// may take this fraction of the device's memory.
+	// may take this fraction of the device memory left when the join
+	// starts probing (resident tables and other operators' state hold the
+	// rest).
 	pairMemoryShare = 4
 	// minPairLimit keeps the bound useful on tiny pools (fake devices,
 	// tests with a pool limit).
@@ -30,13 +32,18 @@ const (
 
 // pairLimit is the pairs one probe may produce when each pair costs
 // pairBytes on the device (the two row numbers and the columns gathered
-// for it).
-func pairLimit(memory uint64, pairBytes int) int64 {
-	if memory == 0 || pairBytes <= 0 {
+// for it), free bytes of a limit are left (limit 0: unknown, no bound).
+func pairLimit(limit, free uint64, pairBytes int) int64 {
+	if limit == 0 || pairBytes <= 0 {
 		return math.MaxInt32
 	}
-	n := int64(memory / pairMemoryShare / uint64(pairBytes))
+	n := int64(min(free, limit) / pairMemoryShare / uint64(pairBytes))
 	return min(max(n, minPairLimit), math.MaxInt32)
+}
+
+// probePairLimit is pairLimit for this join on its device now.
+func (j *DeviceHashJoin) probePairLimit() int64 {
+	return pairLimit(j.RT.Dev.MemoryLimit(), j.RT.Dev.MemoryFree(), j.joinPairBytes())
 }
 
 // joinPairBytes estimates a pair's device bytes for the join's output: 16

@@ -23,13 +23,18 @@ func TestPieceSplits(t *testing.T) {
 			t.Errorf("%d rows in %d pieces: splits %v, want %v", c.rows, c.pieces, got, c.want)
 		}
 	}
-	if got, want := pairLimit(64<<20, 64), int64(262144); got != want {
-		t.Errorf("pair limit of a 64 MiB pool at 64 bytes a pair: %d, want %d", got, want)
-	}
-	if got := pairLimit(1<<20, 64); got != minPairLimit {
-		t.Errorf("pair limit of a 1 MiB pool: %d, want the floor %d", got, minPairLimit)
-	}
-	if got := pairLimit(0, 64); got != 1<<31-1 {
-		t.Errorf("pair limit without a memory figure: %d", got)
+	for _, c := range []struct {
+		limit, free uint64
+		want        int64
+	}{
+		{64 << 20, 64 << 20, 262144},     // a free 64 MiB pool at 64 bytes a pair
+		{64 << 20, 16 << 20, 65536},      // three quarters of it held
+		{1 << 20, 1 << 20, minPairLimit}, // the floor
+		{64 << 20, 0, minPairLimit},      // nothing left: the floor, then cuts on out-of-memory
+		{0, 0, 1<<31 - 1},                // no memory figure: what a batch holds
+	} {
+		if got := pairLimit(c.limit, c.free, 64); got != c.want {
+			t.Errorf("pair limit with %d of %d bytes free: %d, want %d", c.free, c.limit, got, c.want)
+		}
 	}
 }
