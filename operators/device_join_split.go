@@ -72,7 +72,11 @@ func splitProbe(b *gpuexec.DeviceBatch, err error) ([]*gpuexec.DeviceBatch, erro
 	default:
 		return nil, nil
 	}
-	return gpuexec.Split(b, pieceSplits(b.Len, pieces))
+	splits := pieceSplits(b.Len, pieces)
+	if len(splits) == 0 {
+		return nil, nil // one piece would be b again
+	}
+	return gpuexec.Split(b, splits)
 }
 
 // pieceSplits cuts rows into pieces of about equal rows: at multiples of
