@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
@@ -419,5 +420,93 @@ func TestFakeExchangePeerRefused(t *testing.T) {
 	}
 	if s := local.Stats(); s.PeerBytes == 0 || s.StagedBytes == 0 {
 		t.Fatalf("transport %+v: want peer copies and host staging", s)
+	}
+}
+
+// slowTransport moves batches through Local after a delay that a
+// cancelled context cuts short, as a long copy checks its context
+// between steps.
+type slowTransport struct {
+	local *exchange.Local
+	delay time.Duration
+	moved atomic.Int64 // moves that completed
+}
+
+func (s *slowTransport) Move(ctx context.Context, b *gpuexec.DeviceBatch, dst *gpuexec.Device) (*gpuexec.DeviceBatch, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(s.delay):
+	}
+	out, err := s.local.Move(ctx, b, dst)
+	if err == nil {
+		s.moved.Add(1)
+	}
+	return out, err
+}
+
+// TestFakeExchangeCancelStopsEveryDevice: a query cancelled while its
+// repartition and gather run stops every device's moves (issue 37: within
+// 10 ms; here, none of the remaining ones completes), returns the
+// context's error and leaves nothing held.
+func TestFakeExchangeCancelStopsEveryDevice(t *testing.T) {
+	devs, _ := gpuexec.FakeDevices(t, 3, nil)
+	local, err := exchange.NewLocal(devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := &slowTransport{local: local, delay: 50 * time.Millisecond}
+	old := exchange.CoalesceBytes
+	exchange.CoalesceBytes = 0 // every batch moves on its own
+	defer func() { exchange.CoalesceBytes = old }()
+	g := &exchange.Group{Devices: devs, Transport: slow, Split: exchange.HostSplit}
+	r := rand.New(rand.NewSource(3))
+	in := make(exchange.Parts, 3)
+	for k := 0; k < 30; k++ {
+		db, err := devs[k%3].Upload(context.Background(), exchangeBatch(r, 200, 200*k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in[k%3] = append(in[k%3], db)
+	}
+	for _, c := range []struct {
+		name  string
+		moves int64 // the whole exchange's: a batch to each device, or each to device 0
+		run   func(ctx context.Context) error
+	}{
+		{"repartition", 90, func(ctx context.Context) error {
+			out, err := g.Repartition(ctx, in, []int{0})
+			out.Release()
+			return err
+		}},
+		{"gather", 30, func(ctx context.Context) error {
+			out, err := g.Gather(ctx, in, 0)
+			for _, b := range out {
+				b.Release()
+			}
+			return err
+		}},
+	} {
+		slow.moved.Store(0)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- c.run(ctx) }()
+		time.Sleep(30 * time.Millisecond)
+		cancel()
+		err := <-done
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v, want the context's error", c.name, err)
+		}
+		// Each device's moves take 50 ms each, one after another: at
+		// least half a second for the whole exchange.
+		if n := slow.moved.Load(); n >= c.moves {
+			t.Errorf("%s: all %d moves completed despite a cancel at 30 ms", c.name, n)
+		}
+	}
+	in.Release()
+	for i, d := range devs {
+		if n := d.InUse(); n != 0 {
+			t.Errorf("device %d holds %d bytes after the cancelled exchanges and its input", i, n)
+		}
 	}
 }
