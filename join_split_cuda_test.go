@@ -28,12 +28,15 @@ func TestGPUJoinProbeSplits(t *testing.T) {
 		`CREATE TABLE pb (k BIGINT, id BIGINT, v BIGINT)`,
 		`INSERT INTO pa VALUES (0, 0, 0), (1, 1, 37), (2, 2, 74), (3, 3, 10), (4, 4, 47), (5, 5, 84), (6, 6, 20), (7, 7, 57), (8, 8, 94), (9, 9, 30)`,
 		`INSERT INTO pb SELECT * FROM pa`,
+		// NULL values and keys, spread by the doubling below, so that the
+		// probe's slices carry validity bitmaps.
+		`INSERT INTO pa VALUES (NULL, 10, 5), (4, 11, NULL), (7, 12, NULL)`,
 	}
-	// pa doubles to 5,120 rows, pb to 20,480 (ids go on counting; pb's
-	// keys are 7 id mod 10).
+	// pa doubles to 6,656 rows, pb to 20,480 (ids go on counting; pb's
+	// keys are 7 id mod 10; pa's NULL values stay NULL).
 	for i := 0; i < 11; i++ {
 		if i < 9 {
-			setup = append(setup, `INSERT INTO pa SELECT (id + (SELECT COUNT(*) FROM pa)) % 10, id + (SELECT COUNT(*) FROM pa), ((id + (SELECT COUNT(*) FROM pa)) * 37) % 101 FROM pa`)
+			setup = append(setup, `INSERT INTO pa SELECT CASE WHEN k IS NULL THEN NULL ELSE (id + (SELECT COUNT(*) FROM pa)) % 10 END, id + (SELECT COUNT(*) FROM pa), CASE WHEN v IS NULL THEN NULL ELSE ((id + (SELECT COUNT(*) FROM pa)) * 37) % 101 END FROM pa`)
 		}
 		setup = append(setup, `INSERT INTO pb SELECT ((id + (SELECT COUNT(*) FROM pb)) * 7) % 10, id + (SELECT COUNT(*) FROM pb), ((id + (SELECT COUNT(*) FROM pb)) * 53) % 97 FROM pb`)
 	}
