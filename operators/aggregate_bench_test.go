@@ -78,15 +78,7 @@ func benchAggregate(b *testing.B, keys []expr.Expr, aggs []opspec.AggSpec, wantG
 	data := groupData()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		agg := &operators.HashAggregate{Input: &operators.Scan{Batches: []*coldata.Batch{data}, Cols: []int{0, 1, 2, 3, 4}}, Keys: keys, Aggs: aggs}
-		bs, err := operators.Drain(context.Background(), agg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for _, x := range bs {
-			n += x.Len
-		}
+		n := countRows(b, &operators.HashAggregate{Input: &operators.Scan{Batches: []*coldata.Batch{data}, Cols: []int{0, 1, 2, 3, 4}}, Keys: keys, Aggs: aggs})
 		if wantGroups > 0 && (n < wantGroups*9/10 || n > wantGroups) {
 			b.Fatalf("%d groups, want about %d", n, wantGroups)
 		}

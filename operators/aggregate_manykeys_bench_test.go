@@ -1,7 +1,6 @@
 package operators_test
 
 import (
-	"context"
 	"math/rand"
 	"sync"
 	"testing"
@@ -49,15 +48,7 @@ func BenchmarkGroupBySevenKeys(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		agg := &operators.HashAggregate{Input: &operators.Materialized{Batches: data}, Keys: keys}
-		bs, err := operators.Drain(context.Background(), agg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for _, x := range bs {
-			n += x.Len
-		}
+		n := countRows(b, &operators.HashAggregate{Input: &operators.Materialized{Batches: data}, Keys: keys})
 		if n < rows*9/10 {
 			b.Fatalf("%d groups of %d rows", n, rows)
 		}

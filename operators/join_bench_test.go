@@ -65,7 +65,7 @@ func benchJoin(b *testing.B, kc int, kt coldata.Type) {
 			LeftKeys: []expr.Expr{colRef(0, kt)}, RightKeys: []expr.Expr{colRef(0, kt)},
 			Kind: opspec.InnerJoin, LeftCols: 2, RightTypes: []coldata.Type{kt, tInt},
 		}
-		n := countJoinRows(b, j)
+		n := countRows(b, j)
 		if n != d.matches {
 			b.Fatalf("%d rows, want %d", n, d.matches)
 		}
@@ -104,23 +104,24 @@ func BenchmarkSemiJoinFewKeysLeftHashed(b *testing.B) {
 			LeftKeys: []expr.Expr{colRef(0, tInt)}, RightKeys: []expr.Expr{colRef(0, tInt)},
 			Kind: opspec.SemiJoin, LeftCols: 1, RightTypes: []coldata.Type{tInt},
 		}
-		n := countJoinRows(b, j)
+		n := countRows(b, j)
 		if n != leftRows {
 			b.Fatalf("%d rows, want %d", n, leftRows)
 		}
 	}
 }
 
-// countJoinRows opens j, drains it and returns the rows it produced.
-func countJoinRows(b *testing.B, j *operators.HashJoin) int {
+// countRows opens op, drains it and returns the rows it produced: the
+// benchmarks' check that an operator did its whole work.
+func countRows(b *testing.B, op operators.Operator) int {
 	ctx := context.Background()
-	if err := j.Open(ctx); err != nil {
+	if err := op.Open(ctx); err != nil {
 		b.Fatal(err)
 	}
-	defer j.Close()
+	defer op.Close()
 	n := 0
 	for {
-		out, err := j.Next(ctx)
+		out, err := op.Next(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package operators_test
 
 import (
-	"context"
 	"math/rand"
 	"sync"
 	"testing"
@@ -101,22 +100,7 @@ func runScaleJoin(b *testing.B, d *scaleJoinData, kc int, kt coldata.Type, kind 
 		LeftKeys: []expr.Expr{colRef(0, kt)}, RightKeys: []expr.Expr{colRef(0, kt)},
 		Kind: kind, LeftCols: 2, RightTypes: []coldata.Type{kt, tInt},
 	}
-	ctx := context.Background()
-	if err := j.Open(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer j.Close()
-	n := 0
-	for {
-		out, err := j.Next(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if out == nil {
-			return n
-		}
-		n += out.Len
-	}
+	return countRows(b, j)
 }
 
 // BenchmarkHashJoinScale joins build sides of 1M to 8M rows with probe
