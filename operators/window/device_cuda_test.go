@@ -186,22 +186,7 @@ func TestDeviceWindowMatchesCPU(t *testing.T) {
 		defer p.Release()
 		src.parts = append(src.parts, p)
 	}
-	op := &DeviceOperator{Input: src, RT: rt, NCols: 1, Funcs: funcs, Stats: &operators.Stats{}}
-	if err := op.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	out, err := op.NextDevice(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := rt.Dev.Download(ctx, out)
-	out.Release()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := op.Close(); err != nil {
-		t.Fatal(err)
-	}
+	got, op := runDeviceWindow(t, rt, src.parts, funcs)
 	if op.hostOrders != 1 {
 		t.Errorf("%d orderings sorted on the host, want the 1 the device cannot sort", op.hostOrders)
 	}
@@ -262,22 +247,7 @@ func TestDeviceWindowIntAvgOnDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Release()
-	op := &DeviceOperator{Input: &deviceParts{parts: []*gpuexec.DeviceBatch{p}}, RT: rt, NCols: 1, Funcs: funcs, Stats: &operators.Stats{}}
-	if err := op.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	out, err := op.NextDevice(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := rt.Dev.Download(ctx, out)
-	out.Release()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := op.Close(); err != nil {
-		t.Fatal(err)
-	}
+	got, op := runDeviceWindow(t, rt, []*gpuexec.DeviceBatch{p}, funcs)
 	if op.hostAggs != 0 {
 		t.Errorf("%d averages computed on the host, want none", op.hostAggs)
 	}
@@ -456,21 +426,8 @@ func TestDeviceWindowLongTextKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		op := &DeviceOperator{Input: &deviceParts{parts: []*gpuexec.DeviceBatch{p}}, RT: rt, NCols: 1, Funcs: funcs, Stats: &operators.Stats{}}
-		if err := op.Open(ctx); err != nil {
-			t.Fatal(err)
-		}
-		out, err := op.NextDevice(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := rt.Dev.Download(ctx, out)
-		out.Release()
+		got, op := runDeviceWindow(t, rt, []*gpuexec.DeviceBatch{p}, funcs)
 		p.Release()
-		if err != nil {
-			t.Fatal(err)
-		}
-		op.Close()
 		if wantHost := map[bool]int{false: 0, true: 1}[long]; op.hostOrders != wantHost {
 			t.Errorf("long=%v: %d orderings on the host, want %d", long, op.hostOrders, wantHost)
 		}
@@ -495,4 +452,30 @@ func firstDifference(want, got *coldata.Vec) (int, any, any) {
 		}
 	}
 	return -1, nil, nil
+}
+
+// runDeviceWindow computes funcs over the device batches parts (one
+// column before the functions' outputs) with a DeviceOperator and returns
+// its one output batch, downloaded, and the closed operator, whose
+// counters the tests read.
+func runDeviceWindow(t *testing.T, rt *operators.DeviceRuntime, parts []*gpuexec.DeviceBatch, funcs []winspec.Func) (*coldata.Batch, *DeviceOperator) {
+	t.Helper()
+	ctx := context.Background()
+	op := &DeviceOperator{Input: &deviceParts{parts: parts}, RT: rt, NCols: 1, Funcs: funcs, Stats: &operators.Stats{}}
+	if err := op.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := op.NextDevice(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rt.Dev.Download(ctx, out)
+	out.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return got, op
 }
