@@ -539,6 +539,60 @@ func (c *cudaDriver) elapsed(a, b eventH) (float32, error) {
 	return float32(ms), err
 }
 
+// sharedEvents holds the events streams of any context may wait for,
+// by a process-wide number: drivers run on their own threads, so the
+// number crosses between them, not a driver's own handle table.
+var sharedEvents struct {
+	sync.Mutex
+	next sharedEvent
+	m    map[sharedEvent]C.CUevent
+}
+
+func (c *cudaDriver) recordShared(s streamH) (sharedEvent, error) {
+	var e C.CUevent
+	if err := cuErr("cuEventCreate", C.cuEventCreate(&e, C.CU_EVENT_DISABLE_TIMING)); err != nil {
+		return 0, err
+	}
+	if err := cuErr("cuEventRecord", C.cuEventRecord(e, c.stream(s))); err != nil {
+		C.cuEventDestroy(e)
+		return 0, err
+	}
+	sharedEvents.Lock()
+	defer sharedEvents.Unlock()
+	if sharedEvents.m == nil {
+		sharedEvents.m = map[sharedEvent]C.CUevent{}
+	}
+	sharedEvents.next++
+	sharedEvents.m[sharedEvents.next] = e
+	return sharedEvents.next, nil
+}
+
+func sharedCUevent(e sharedEvent) (C.CUevent, bool) {
+	sharedEvents.Lock()
+	defer sharedEvents.Unlock()
+	ev, ok := sharedEvents.m[e]
+	return ev, ok
+}
+
+func (c *cudaDriver) waitShared(s streamH, e sharedEvent) error {
+	ev, ok := sharedCUevent(e)
+	if !ok {
+		return invalidf("unknown shared event")
+	}
+	return cuErr("cuStreamWaitEvent", C.cuStreamWaitEvent(c.stream(s), ev, 0))
+}
+
+func (c *cudaDriver) destroyShared(e sharedEvent) error {
+	sharedEvents.Lock()
+	ev, ok := sharedEvents.m[e]
+	delete(sharedEvents.m, e)
+	sharedEvents.Unlock()
+	if !ok {
+		return invalidf("unknown shared event")
+	}
+	return cuErr("cuEventDestroy", C.cuEventDestroy(ev))
+}
+
 func (c *cudaDriver) destroyEvent(e eventH) error {
 	ev, ok := c.events[e]
 	if !ok {

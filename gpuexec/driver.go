@@ -5,10 +5,12 @@ type DevicePtr uint64
 
 // Handles the driver hands out; opaque outside it.
 type (
-	streamH   uintptr
-	eventH    uintptr
-	moduleH   uintptr
-	functionH uintptr
+	streamH uintptr
+	eventH  uintptr
+	// sharedEvent is an event any device's stream may wait for.
+	sharedEvent uintptr
+	moduleH     uintptr
+	functionH   uintptr
 )
 
 // Dim3 is a grid or block shape.
@@ -56,6 +58,16 @@ type driver interface {
 	waitEvent(s streamH, e eventH) error
 	elapsed(start, end eventH) (float32, error) // milliseconds
 	destroyEvent(e eventH) error
+	// recordShared records on stream s a new event marking the work queued
+	// there so far; any driver's stream may wait for it (a CUDA event of
+	// one context can be waited for by another's streams).
+	recordShared(s streamH) (sharedEvent, error)
+	// waitShared makes stream s wait for e, recorded by any driver,
+	// before what comes next; no host thread waits.
+	waitShared(s streamH, e sharedEvent) error
+	// destroyShared frees e, on the driver that recorded it (CUDA frees it
+	// once its work completes).
+	destroyShared(e sharedEvent) error
 	syncDevice() error
 
 	// nvrtcVersion is "major.minor" of the loaded NVRTC, or an error wrapping

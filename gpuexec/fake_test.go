@@ -53,6 +53,10 @@ type fakeDriver struct {
 	syncs              atomic.Int64
 	queued             atomic.Bool
 	unsyncedPeerCopies atomic.Int64
+	// gen counts launches; after[p] is the latest of p's launches this
+	// device's stream waited for through a shared event.
+	gen   atomic.Int64
+	after map[*fakeDriver]int64
 	// serial makes do take calls in turn (turn, held by turnOwner).
 	serial    bool
 	turn      sync.Mutex
@@ -127,7 +131,10 @@ func (f *fakeDriver) peerCopy(dst DevicePtr, peer driver, src DevicePtr, n uint6
 	if err != nil {
 		return err
 	}
-	if p != f && p.queued.Load() {
+	f.mu.Lock()
+	waited := f.after[p]
+	f.mu.Unlock()
+	if p != f && p.queued.Load() && waited < p.gen.Load() {
 		p.unsyncedPeerCopies.Add(1)
 	}
 	copy(to, from)
@@ -256,6 +263,56 @@ func (f *fakeDriver) destroyEvent(e eventH) error {
 	return nil
 }
 func (f *fakeDriver) syncDevice() error { f.queued.Store(false); return nil }
+
+// fakeShared are the fakes' shared events: the recording driver and its
+// launches when recorded.
+var fakeShared struct {
+	sync.Mutex
+	next sharedEvent
+	m    map[sharedEvent]fakeSharedEvent
+}
+
+type fakeSharedEvent struct {
+	f   *fakeDriver
+	gen int64
+}
+
+func (f *fakeDriver) recordShared(streamH) (sharedEvent, error) {
+	fakeShared.Lock()
+	defer fakeShared.Unlock()
+	if fakeShared.m == nil {
+		fakeShared.m = map[sharedEvent]fakeSharedEvent{}
+	}
+	fakeShared.next++
+	fakeShared.m[fakeShared.next] = fakeSharedEvent{f: f, gen: f.gen.Load()}
+	return fakeShared.next, nil
+}
+
+func (f *fakeDriver) waitShared(_ streamH, e sharedEvent) error {
+	fakeShared.Lock()
+	ev, ok := fakeShared.m[e]
+	fakeShared.Unlock()
+	if !ok {
+		return invalidf("unknown shared event")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.after == nil {
+		f.after = map[*fakeDriver]int64{}
+	}
+	f.after[ev.f] = max(f.after[ev.f], ev.gen)
+	return nil
+}
+
+func (f *fakeDriver) destroyShared(e sharedEvent) error {
+	fakeShared.Lock()
+	defer fakeShared.Unlock()
+	if _, ok := fakeShared.m[e]; !ok {
+		return invalidf("unknown shared event")
+	}
+	delete(fakeShared.m, e)
+	return nil
+}
 func (f *fakeDriver) nvrtcVersion() (string, error) {
 	return "13.0", nil
 }
@@ -319,6 +376,7 @@ func (f *fakeDriver) function(m moduleH, name string) (functionH, error) {
 }
 
 func (f *fakeDriver) launch(fn functionH, grid, block Dim3, shmem int, s streamH, args []uint64, sizes []uint8) error {
+	f.gen.Add(1)
 	f.queued.Store(true)
 	f.mu.Lock()
 	name := f.funcs[fn]

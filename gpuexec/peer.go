@@ -98,24 +98,39 @@ func (d *Device) PeerEnabled(peer *Device) bool {
 // The copy runs on d's stream, but dst is peer's memory: peer's pool hands
 // out a buffer as soon as it is released, relying on every later use being
 // queued behind the kernels still reading it on peer's stream. The copy is
-// not on that stream, so peer's queued work is waited for first; without
-// that, a copy overwrote memory a kernel on the other GPU was still using
-// (CUDA error 700 in ClickBench at 100M rows on two GPUs).
+// not on that stream, so d's stream first waits for an event recorded on
+// peer's: without that, a copy overwrote memory a kernel on the other GPU
+// was still using (CUDA error 700 in ClickBench at 100M rows on two GPUs).
+// The wait is the GPU's, not a host thread's: synchronising peer's stream
+// from its context thread held that thread, and every operator of the
+// other device waiting for it, until peer's queued kernels finished. The
+// copy is complete when CopyPeer returns.
 func (d *Device) CopyPeer(dst DevicePtr, peer *Device, src DevicePtr, n uint64) error {
 	if peer.isClosed() {
 		return ErrClosed
 	}
-	if err := peer.Do(func() error { return peer.drv.syncStream(peer.streamOf(nil)) }); err != nil {
-		return fmt.Errorf("gpu: waiting for device %d before a peer copy: %w", peer.info.Ordinal, err)
+	var ready sharedEvent
+	if err := peer.Do(func() (err error) {
+		ready, err = peer.drv.recordShared(peer.streamOf(nil))
+		return err
+	}); err != nil {
+		return fmt.Errorf("gpu: marking device %d's queued work before a peer copy: %w", peer.info.Ordinal, err)
 	}
-	return d.Do(func() error {
+	err := d.Do(func() error {
 		h := d.streamOf(nil)
+		if err := d.drv.waitShared(h, ready); err != nil {
+			return err
+		}
 		if err := d.drv.peerCopy(dst, peer.drv, src, n, h); err != nil {
 			return err
 		}
 		d.toPeer.Add(n)
 		return d.drv.syncStream(h)
 	})
+	if derr := peer.Do(func() error { return peer.drv.destroyShared(ready) }); err == nil {
+		err = derr
+	}
+	return err
 }
 
 // CopyBatchTo copies b, a batch on d, to dst as one packed buffer in dst's
