@@ -174,6 +174,16 @@ func TestFakeDistributedPlans(t *testing.T) {
 		{"SELECT v, COUNT(DISTINCT s) FROM fact GROUP BY v", false, []string{"repartition by v"}},
 		// Two DISTINCT columns have no merge: gathered.
 		{"SELECT COUNT(DISTINCT s), COUNT(DISTINCT k) FROM fact", true, []string{"gather (3 devices to device 0)"}},
+		// Computed keys: each device groups its rows, the partial groups
+		// are repartitioned by key and merged per device (a top cut only
+		// on the merged ones).
+		{"SELECT v % 7 AS m, COUNT(*), SUM(f), MIN(s), AVG(v) FROM fact GROUP BY v % 7", false, []string{"final", "repartition by", "partial"}},
+		{"SELECT v % 11 AS m, COUNT(*) AS c FROM fact GROUP BY v % 11 ORDER BY c DESC, m LIMIT 3", true, []string{"final (hash table on the gpu, groups kept on the gpu) [gpu on 3 devices] top_groups=3", "repartition by (v % 11)", "partial"}},
+		{"SELECT SUBSTR(s, 1, 2) AS p, k + 1 AS q, COUNT(*), MAX(v) FROM fact WHERE f > 1 GROUP BY SUBSTR(s, 1, 2), k + 1", false, []string{"final", "repartition by", "partial"}},
+		// A plain column among the keys keeps the rows' repartition.
+		{"SELECT v % 7 AS m, v, COUNT(*) FROM fact GROUP BY v % 7, v", false, []string{"repartition by (v % 7), v", "aggs: count(*) (hash table"}},
+		// With a DISTINCT aggregate the rows move (by the keys).
+		{"SELECT v % 7 AS m, COUNT(DISTINCT s) FROM fact GROUP BY v % 7", false, []string{"repartition by"}},
 		// Joins: a replicated table moves nothing; a smaller side is
 		// broadcast (from device 0 or from every device); two large
 		// sides are repartitioned by the keys.
