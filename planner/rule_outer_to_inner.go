@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec"
 )
@@ -27,8 +29,9 @@ import (
 // LEFT JOINs partsupp and then joins supplier on ps_suppkey = s_suppkey
 // joined 600,000 lineitems before the 158 suppliers that keep 47,773 of
 // them. The predicates are a filter's conjuncts and an inner or semi
-// join's keys and condition; the rule looks through filters and inner
-// joins below them, and through a LEFT join it turns into an inner one.
+// join's keys and condition; the rule looks through filters, projections
+// (a derived table) and inner joins below them, and through a LEFT join
+// it turns into an inner one.
 func OuterToInner(n Node) Node {
 	n, _ = mapInputs(n, func(in Node) (Node, error) { return OuterToInner(in), nil })
 	switch x := n.(type) {
@@ -94,6 +97,18 @@ func innerWhereRejected(n Node, rejected []int) Node {
 		c := *x
 		c.Input = innerWhereRejected(x.Input, rejected)
 		return &c
+	case *Project:
+		// A derived table's columns: each rejected one is its input's
+		// column, or arithmetic strict in some (NULL in, NULL out).
+		var in []int
+		for _, col := range rejected {
+			if col < len(x.Exprs) {
+				in = append(in, strictColumns(x.Exprs[col])...)
+			}
+		}
+		c := *x
+		c.Input = innerWhereRejected(x.Input, in)
+		return &c
 	case *Join:
 		nl := len(x.Left.Columns())
 		switch x.Kind {
@@ -118,7 +133,8 @@ func innerWhereRejected(n Node, rejected []int) Node {
 
 // nullRejected appends to out the columns whose NULL makes one of preds
 // other than true: a column compared, tested IS NOT NULL or LIKE, alone
-// or in arithmetic (which is NULL when a term is).
+// or in arithmetic (which is NULL when a term is); through AND, and
+// through OR when every branch rejects it (an IN list).
 func nullRejected(preds []expr.Expr, out []int) []int {
 	for _, p := range preds {
 		c, ok := p.(*expr.Call)
@@ -126,6 +142,19 @@ func nullRejected(preds []expr.Expr, out []int) []int {
 			continue
 		}
 		switch c.Fn.Name {
+		case "and":
+			out = nullRejected(c.Args, out)
+		case "or":
+			var common []int
+			for i, a := range c.Args {
+				cols := nullRejected([]expr.Expr{a}, nil)
+				if i == 0 {
+					common = cols
+					continue
+				}
+				common = slices.DeleteFunc(common, func(col int) bool { return !slices.Contains(cols, col) })
+			}
+			out = append(out, common...)
 		case "=", "<>", "!=", "<", "<=", ">", ">=", "like":
 			for _, a := range c.Args {
 				out = append(out, strictColumns(a)...)
