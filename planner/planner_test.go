@@ -122,12 +122,21 @@ func TestPlanShapes(t *testing.T) {
 			"    Scan t [a b c] (4 rows) [cpu]",
 			"    Filter (x <> 'k') [cpu]",
 			"      Scan u [a x] (3 rows) [cpu]"}},
+		// No NULL-padded row passes x = 'k': an inner join (outer_to_inner),
+		// the filter below it.
 		{"SELECT t.b, u.x FROM t LEFT JOIN u ON t.a = u.a WHERE u.x = 'k' AND t.c > 2", nil, []string{
 			"Project b, x [cpu]",
-			"  Filter (x = 'k') [cpu]",
+			"  Inner HashJoin on a = a [cpu]",
+			"    Filter (c > 2) [cpu]",
+			"      Scan t [a b c] (4 rows) [cpu]",
+			"    Filter (x = 'k') [cpu]",
+			"      Scan u [a x] (3 rows) [cpu]"}},
+		// The padded rows are the ones kept: still a LEFT join.
+		{"SELECT t.b FROM t LEFT JOIN u ON t.a = u.a WHERE u.x IS NULL OR t.c > 2", nil, []string{
+			"Project b [cpu]",
+			"  Filter (is_null(x) or (c > 2)) [cpu]",
 			"    Left HashJoin on a = a [cpu]",
-			"      Filter (c > 2) [cpu]",
-			"        Scan t [a b c] (4 rows) [cpu]",
+			"      Scan t [a b c] (4 rows) [cpu]",
 			"      Scan u [a x] (3 rows) [cpu]"}},
 		{"SELECT t.b FROM t, u WHERE t.a = u.a", nil, []string{
 			"Project b [cpu]",

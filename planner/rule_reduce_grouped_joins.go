@@ -48,33 +48,44 @@ func ReduceGroupedJoins(n Node) Node {
 		return out
 	}
 	for i := range j.LeftKeys {
-		if r := reduceRight(j, i); r != nil {
+		if r := reduceGrouped(j.Right, j.RightKeys[i], j.Left, j.LeftKeys[i]); r != nil {
 			c := *j
 			c.Right = r
+			return &c
+		}
+		// An inner join (a LEFT one outer_to_inner turned, reordered)
+		// may have the aggregate on its left.
+		if j.Kind != opspec.InnerJoin {
+			continue
+		}
+		if l := reduceGrouped(j.Left, j.LeftKeys[i], j.Right, j.RightKeys[i]); l != nil {
+			c := *j
+			c.Left = l
 			return &c
 		}
 	}
 	return out
 }
 
-// reduceRight returns j's right input with its aggregate reduced by key i,
-// or nil when key i does not qualify.
-func reduceRight(j *Join, i int) Node {
-	lref, ok := j.LeftKeys[i].(*expr.ColumnRef)
+// reduceGrouped returns grouped (an input of a join) with its aggregate
+// reduced by the join key groupedKey, whose other side's key otherKey
+// comes from a scan of other, or nil when the key does not qualify.
+func reduceGrouped(grouped Node, groupedKey expr.Expr, other Node, otherKey expr.Expr) Node {
+	lref, ok := otherKey.(*expr.ColumnRef)
 	if !ok {
 		return nil
 	}
-	rref, ok := j.RightKeys[i].(*expr.ColumnRef)
+	rref, ok := groupedKey.(*expr.ColumnRef)
 	if !ok {
 		return nil
 	}
-	// The right input: an Aggregate, or a Project over one that passes
+	// The grouped input: an Aggregate, or a Project over one that passes
 	// the key column through.
 	var proj *Project
-	agg, ok := j.Right.(*Aggregate)
+	agg, ok := grouped.(*Aggregate)
 	col := rref.Index
 	if !ok {
-		if proj, ok = j.Right.(*Project); !ok {
+		if proj, ok = grouped.(*Project); !ok {
 			return nil
 		}
 		if agg, ok = proj.Input.(*Aggregate); !ok || col >= len(proj.Exprs) {
@@ -89,7 +100,7 @@ func reduceRight(j *Join, i int) Node {
 	if col >= len(agg.Keys) {
 		return nil // an aggregate value, not a grouping key
 	}
-	src, scol := keySource(j.Left, lref.Index)
+	src, scol := keySource(other, lref.Index)
 	if src == nil {
 		return nil
 	}

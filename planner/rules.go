@@ -32,6 +32,8 @@ var pipeline = []Rule{
 		apply: FoldConstants},
 	{Name: "factor_ors", Purpose: "(A AND B) OR (A AND C) as A AND (B OR C), so that A can become a join key (TPC-H Q19)",
 		apply: infallible(FactorOrs)},
+	{Name: "outer_to_inner", Purpose: "a LEFT join under a predicate that no NULL-padded row passes as an inner join, free to be reordered",
+		apply: infallible(OuterToInner)},
 	// Filters go down first so that join ordering sees them on the
 	// leaves (also those above an outer join), and again over the new
 	// order.

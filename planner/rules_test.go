@@ -18,7 +18,7 @@ import (
 // here is a change of the user-visible interface.
 func TestPipelineOrder(t *testing.T) {
 	want := []string{
-		"dependent_group_keys", "sum_plus_const", "fold_constants", "factor_ors", "push_filters",
+		"dependent_group_keys", "sum_plus_const", "fold_constants", "factor_ors", "outer_to_inner", "push_filters",
 		"push_semi_joins", "reorder_joins", "push_filters", "reduce_grouped_joins", "distinct_as_group_by",
 		"setops_as_group_by", "prune_columns", "pre_aggregate_joins", "place_exchanges",
 	}
@@ -137,6 +137,9 @@ func TestRuleRewrites(t *testing.T) {
 		{"factor_ors", small, "SELECT t.a FROM t, u WHERE (t.a = u.a AND t.c > 1) OR (t.a = u.a AND u.x = 'p')",
 			[]string{"Inner NestedLoopJoin filter (((a = a) and (c > 1)) or ((a = a) and (x = 'p'))) [cpu]"},
 			[]string{"Inner HashJoin on a = a filter ((c > 1) or (x = 'p')) [cpu]"}},
+		{"outer_to_inner", small, "SELECT t.b FROM t LEFT JOIN u ON t.a = u.a WHERE u.x > 'p'",
+			[]string{"Filter (x > 'p') [cpu]", "Left HashJoin on a = a [cpu]"},
+			[]string{"Inner HashJoin on a = a [cpu]", "Filter (x > 'p') [cpu]"}},
 		{"push_filters", small, "SELECT t.b FROM t, u WHERE t.a = u.a AND t.c > 1",
 			[]string{"Filter ((a = a) and (c > 1)) [cpu]", "Inner NestedLoopJoin [cpu]"},
 			[]string{"Inner HashJoin on a = a [cpu]", "Filter (c > 1) [cpu]"}},
