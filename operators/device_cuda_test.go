@@ -169,16 +169,29 @@ func TestDevicePathsMatchCPU(t *testing.T) {
 	for _, c := range cases {
 		all = append(all, c...)
 	}
+	// The references are computed once, before the fused and the unfused
+	// passes: over 2^20 rows they cost more CPU than the GPU passes.
+	preds := append([]expr.Expr{nil}, filters...)
+	predOuts := make([][]expr.Expr, len(preds))
+	predWants := make([][]*coldata.Vec, len(preds))
+	for fi, pred := range preds {
+		predOuts[fi] = all
+		if pred != nil {
+			predOuts[fi] = cases[0]
+		}
+		if predWants[fi], err = fusetest.Reference(host, pred, predOuts[fi]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dateWants := make([][]*coldata.Vec, len(dateCases))
+	for ci, outs := range dateCases {
+		if dateWants[ci], err = fusetest.Reference(host, nil, outs); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, fused := range []bool{true, false} {
-		for fi, pred := range append([]expr.Expr{nil}, filters...) {
-			outs := all
-			if pred != nil {
-				outs = cases[0]
-			}
-			want, err := fusetest.Reference(host, pred, outs)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for fi, pred := range preds {
+			outs, want := predOuts[fi], predWants[fi]
 			got, launches := runCompute(t, rt, in, fusetest.Types, pred, outs, fused)
 			if err := fusetest.Compare(outs, got.Cols, want); err != nil {
 				t.Fatalf("fused=%v filter %d: %v", fused, fi, err)
@@ -188,12 +201,8 @@ func TestDevicePathsMatchCPU(t *testing.T) {
 		// The date functions, a kernel per case (all of them at once pass
 		// more parameters than a kernel takes).
 		for ci, outs := range dateCases {
-			want, err := fusetest.Reference(host, nil, outs)
-			if err != nil {
-				t.Fatal(err)
-			}
 			got, launches := runCompute(t, rt, in, fusetest.Types, nil, outs, fused)
-			if err := fusetest.Compare(outs, got.Cols, want); err != nil {
+			if err := fusetest.Compare(outs, got.Cols, dateWants[ci]); err != nil {
 				t.Fatalf("fused=%v dates %d: %v", fused, ci, err)
 			}
 			t.Logf("fused=%v dates %d: %d outputs, %d launches", fused, ci, len(outs), launches)
@@ -216,13 +225,13 @@ func TestDevicePathsMatchCPU(t *testing.T) {
 	if bld.Err != nil {
 		t.Fatal(bld.Err)
 	}
+	longWant, err := fusetest.Reference(long, nil, longOuts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, fused := range []bool{true, false} {
-		want, err := fusetest.Reference(long, nil, longOuts)
-		if err != nil {
-			t.Fatal(err)
-		}
 		got, _ := runCompute(t, rt, lin, fusetest.Types, nil, longOuts, fused)
-		if err := fusetest.Compare(longOuts, got.Cols, want); err != nil {
+		if err := fusetest.Compare(longOuts, got.Cols, longWant); err != nil {
 			t.Fatalf("long strings, fused=%v: %v", fused, err)
 		}
 	}
