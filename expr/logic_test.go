@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 
@@ -223,5 +224,49 @@ func TestScInLongLists(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestInIntsMatchesScan holds the bitmap and hashed IN-list paths to a
+// scan of the list, over narrow and wide lists, duplicates, negative
+// values and the int64 extremes (whose span overflows a difference).
+func TestInIntsMatchesScan(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	lists := map[string][]int64{
+		"narrow":     {2, 3, 13, 20, 29, 33, 44, 53, 63, 71, 77, 997},
+		"duplicates": {5, 5, 9, 9, 9, 1, 1, 2, 3, 4, 5},
+		"negative":   {-70, -3, -1, 0, 1, 64, 65, 127, 128, -64, -65},
+		"extremes":   {math.MinInt64, math.MaxInt64, 0, -1, 1, 1 << 40, -(1 << 40), 7, 8, 9},
+		"wide":       nil,
+		"collide":    nil,
+	}
+	for i := 0; i < 300; i++ {
+		lists["wide"] = append(lists["wide"], r.Int63()-r.Int63())
+		lists["collide"] = append(lists["collide"], int64(i)<<32) // equal low bits
+	}
+	for name, vals := range lists {
+		t.Run(name, func(t *testing.T) {
+			var x []int64
+			for _, v := range vals {
+				x = append(x, v, v-1, v+1)
+			}
+			for len(x) < 4096 {
+				x = append(x, r.Int63n(2000)-1000, r.Int63()-r.Int63())
+			}
+			x = append(x, math.MinInt64, math.MaxInt64)
+			got := make([]byte, len(x))
+			inInts(x, vals, got)
+			for i, p := range x {
+				want := byte(0)
+				for _, v := range vals {
+					if p == v {
+						want = 1
+					}
+				}
+				if got[i] != want {
+					t.Fatalf("%d IN list: got %d, want %d", p, got[i], want)
+				}
+			}
+		})
 	}
 }

@@ -101,7 +101,25 @@ func BenchmarkScInConstList(b *testing.B) {
 	for k := 0; k < 20; k++ {
 		list = append(list, coldata.NewConst(coldata.Int64, int64(k*1000), scBenchRows))
 	}
-	scBench(b, "in", list, 9)
+	b.Run("spaced20", func(b *testing.B) { scBench(b, "in", list, 9) })
+	// 158 keys between 2 and 997 over a column of values 0-999 (an IN
+	// list a subquery produced: random seed 1103's r033), and the same
+	// keys spread over 2^40 (hashed, not a bitmap).
+	r := rand.New(rand.NewSource(3))
+	x := coldata.NewVec(coldata.Int64, scBenchRows)
+	wide := coldata.NewVec(coldata.Int64, scBenchRows)
+	for i := range x.Ints {
+		x.Ints[i] = r.Int63n(1000)
+		wide.Ints[i] = x.Ints[i] << 30
+	}
+	dense, spread := []*coldata.Vec{x}, []*coldata.Vec{wide}
+	for k := 0; k < 158; k++ {
+		v := 2 + r.Int63n(996)
+		dense = append(dense, coldata.NewConst(coldata.Int64, v, scBenchRows))
+		spread = append(spread, coldata.NewConst(coldata.Int64, v<<30, scBenchRows))
+	}
+	b.Run("keys158", func(b *testing.B) { scBench(b, "in", dense, 9) })
+	b.Run("keys158wide", func(b *testing.B) { scBench(b, "in", spread, 9) })
 }
 
 // scBenchBools is a BOOLEAN column of random values, a tenth of them NULL
