@@ -179,3 +179,27 @@ func TestEqStringsWords(t *testing.T) {
 		}
 	}
 }
+
+// TestDecimalCompareType holds the comparison type of decimals to the
+// widest integer part and the largest scale, so that a column meets a
+// literal of its scale without a cast of the column, and to 38 digits
+// only where the two do not fit together.
+func TestDecimalCompareType(t *testing.T) {
+	d := coldata.DecimalOf
+	for _, tc := range []struct {
+		args []coldata.Type
+		want coldata.Type
+	}{
+		{[]coldata.Type{d(15, 2), d(3, 2)}, d(15, 2)},
+		{[]coldata.Type{d(3, 2), d(15, 2)}, d(15, 2)},
+		{[]coldata.Type{d(12, 2), d(10, 4)}, d(14, 4)},
+		{[]coldata.Type{d(15, 2), coldata.Int64}, d(21, 2)},
+		{[]coldata.Type{d(15, 2), coldata.Null}, d(15, 2)},
+		{[]coldata.Type{d(38, 0), d(38, 10)}, d(38, 10)},
+		{[]coldata.Type{d(30, 0), d(12, 10)}, d(38, 10)},
+	} {
+		if got, ok := decimalCompareType(tc.args); !ok || got != tc.want {
+			t.Errorf("compare type of %v: %v (%v), want %v", tc.args, got, ok, tc.want)
+		}
+	}
+}

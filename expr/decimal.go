@@ -897,15 +897,25 @@ func withNulls(out, v *coldata.Vec, rows int) *coldata.Vec {
 }
 
 // decimalCompareType is the common type decimals (and integers) compare
-// as: the largest scale, 38 digits.
+// as: the largest scale and the most integer digits, or 38 digits with the
+// largest scale when those do not fit together.
 func decimalCompareType(args []coldata.Type) (coldata.Type, bool) {
 	want, ok := decimalArgs(args)
 	if !ok {
 		return 0, false
 	}
-	s := 0
-	for _, t := range want {
+	intd, s := 0, 0
+	for i, t := range want {
 		s = max(s, t.Scale())
+		if args[i] != coldata.Null {
+			intd = max(intd, t.Precision()-t.Scale())
+		}
+	}
+	if intd+s <= decimal.MaxPrecision {
+		// Every argument fits unchanged: a DECIMAL(15,2) column against
+		// 0.02 compares as DECIMAL(15,2), with no widening cast of the
+		// column on every row (40 ns a row on the CPU).
+		return coldata.DecimalOf(max(intd+s, 1), s), true
 	}
 	return coldata.DecimalOf(decimal.MaxPrecision, s), true
 }

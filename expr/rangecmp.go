@@ -87,7 +87,24 @@ func boundOf(e Expr) (x Expr, op cmpOp, k Expr, ok bool) {
 	if !constExpr(k) || constExpr(x) {
 		return nil, 0, nil, false
 	}
-	return x, op, k, true
+	return unwiden(x), op, k, true
+}
+
+// unwiden is x without a cast that only widens a DECIMAL (more digits,
+// the same scale): it changes no value, and the two bounds of a range may
+// have met the column at different widths (c >= 10^20 widens c to 38
+// digits, c < 0.05 does not), yet bound the same values. evalRange
+// converts x to each bound's comparison type as it goes.
+func unwiden(x Expr) Expr {
+	c, ok := x.(*Call)
+	if !ok || c.Fn.Name != "cast_to_decimal" || len(c.Args) == 0 {
+		return x
+	}
+	in, out := c.Args[0].Type(), c.T
+	if in.IsDecimal() && out.IsDecimal() && in.Scale() == out.Scale() && in.Precision() <= out.Precision() {
+		return c.Args[0]
+	}
+	return x
 }
 
 // fuseRanges returns e with every AND of a lower and an upper bound on
