@@ -158,6 +158,13 @@ func pruneFilter(f *Filter, used map[int]bool) (Node, map[int]int) {
 // its keys and its condition.
 func pruneJoin(j *Join, used map[int]bool) (Node, map[int]int) {
 	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())
+	if leftJoinRemovable(j, used) {
+		in, m := pruneJoinInput(j.Left, used)
+		if m == nil {
+			m = identity(nl)
+		}
+		return in, m
+	}
 	left, right := map[int]bool{}, map[int]bool{}
 	split := func(c int) {
 		if c < nl {

@@ -51,7 +51,7 @@ var pipeline = []Rule{
 		apply: infallible(DistinctAsGroupBy)},
 	{Name: "setops_as_group_by", Purpose: "INTERSECT and EXCEPT as a GROUP BY over both inputs, keeping groups by the sides they came from",
 		apply: infallible(SetOpsAsGroupBy)},
-	{Name: "prune_columns", Purpose: "make every scan read only the columns used above it",
+	{Name: "prune_columns", Purpose: "make every scan read only the columns used above it, and drop LEFT joins that add no rows and whose right columns nothing reads",
 		apply: infallible(PruneColumns)},
 
 	// Placement rules.
