@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/catalog"
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/planner"
 	"github.com/gsqlengine/gsql/sql"
 )
@@ -299,7 +300,9 @@ func (db *DB) createView(ctx context.Context, s *sql.CreateView) error {
 	if err != nil {
 		return err
 	}
-	if _, err := db.plan(ctx, st.(*sql.Select).Stmt, nil); err != nil {
+	// The query is checked, not run: its warnings (text read as a date)
+	// come when the view is read, as in MySQL.
+	if _, err := db.plan(expr.WithWarnings(ctx, nil), st.(*sql.Select).Stmt, nil); err != nil {
 		return fmt.Errorf("CREATE VIEW %s: %w", s.Name, err)
 	}
 	return db.cat.CreateView(s.Name, s.Query, s.OrReplace)
@@ -316,7 +319,7 @@ func (db *DB) describeTarget(ctx context.Context, name string) (*catalog.Table, 
 	if err != nil {
 		return nil, err
 	}
-	n, err := db.plan(ctx, st.(*sql.Select).Stmt, nil)
+	n, err := db.plan(expr.WithWarnings(ctx, nil), st.(*sql.Select).Stmt, nil)
 	if err != nil {
 		return nil, fmt.Errorf("view %s: %w", vname, err)
 	}

@@ -59,6 +59,7 @@ func TestErrorKinds(t *testing.T) {
 		{`INSERT INTO e (b) VALUES ('x')`, errkind.NoDefault, &nd},
 		{`CREATE TABLE f (a BIGINT NOT NULL DEFAULT NULL)`, errkind.InvalidDefault, &dv},
 		{`SELECT a, COUNT(*) FROM e`, errkind.MixedAggregate, nil},
+		{`SELECT a FROM e WHERE DATE '2024-01-01' + INTERVAL a DAY = '2023-02-30'`, errkind.IncorrectValue, &pe},
 		{`SELECT b, COUNT(*) FROM e GROUP BY a`, errkind.NonGrouped, nil},
 		{`UPDATE e SET a = NULL`, errkind.NotNull, &ne},
 		{`CREATE TABLE n (a BIGINT NOT NULL) AS SELECT NULL`, errkind.NotNull, &ne},

@@ -176,7 +176,7 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ctx, _ = db.startWarnings(ctx)
+	ctx, warnings := db.startWarnings(ctx)
 	version := db.cat.Version()
 	memo := db.memoKey(sel.Stmt, key)
 	// A plan evicted from the cache leaves its statement's memory.
@@ -193,7 +193,10 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 		return nil, err
 	}
 	var note func(bool)
-	if final {
+	// A statement whose binding warned (constant text read as a date, a
+	// subquery run while binding) is planned again each time, so that
+	// each run gives the warnings: a cached plan skips binding.
+	if final && warnings.Count() == 0 {
 		db.plans.put(key, version, placed, memo)
 		note = db.plans.outcome(memo)
 	}

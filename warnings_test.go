@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"testing"
 
 	gsql "github.com/gsqlengine/gsql"
@@ -58,12 +59,18 @@ func TestStatementWarnings(t *testing.T) {
 		// Interval text with more fields than its unit is NULL without a
 		// warning; a composite interval past the calendar warns.
 		{"SELECT DATE '2024-01-05' + INTERVAL '1 2 3' DAY_HOUR, DATE '9999-12-31' + INTERVAL '1 2' DAY_HOUR", []string{"Warning 1441 Datetime function: datetime field overflow"}, 1},
-		// A comparison converts its constant text once per statement
-		// (MySQL's Arg_comparator): one warning per comparison, whatever
-		// the rows; the cached plan warns again.
-		{"SELECT DATE(s) = '2023-03-01abc', DATE(s) < '2023-03-01abc', DATE(s) IN ('2023-03-01 x') FROM w", []string{"Warning 1292 Incorrect datetime value: '2023-02-30'", "Warning 1292 Incorrect datetime value: '12abc'", "Warning 1292 Incorrect datetime value: ' 12 '", "Warning 1292 Truncated incorrect date value: '2023-03-01abc'", "Warning 1292 Truncated incorrect date value: '2023-03-01abc'", "Warning 1292 Truncated incorrect date value: '2023-03-01 x'"}, 6},
+		// A comparison converts its constant text once per statement,
+		// when it is prepared (MySQL's Arg_comparator::set_cmp_func):
+		// one warning per comparison, before the rows' warnings,
+		// whatever the rows; the statement run again warns again.
+		{"SELECT DATE(s) = '2023-03-01abc', DATE(s) < '2023-03-01abc', DATE(s) IN ('2023-03-01 x') FROM w", []string{"Warning 1292 Truncated incorrect date value: '2023-03-01abc'", "Warning 1292 Truncated incorrect date value: '2023-03-01abc'", "Warning 1292 Truncated incorrect date value: '2023-03-01 x'", "Warning 1292 Incorrect datetime value: '2023-02-30'", "Warning 1292 Incorrect datetime value: '12abc'", "Warning 1292 Incorrect datetime value: ' 12 '"}, 6},
 		{"SELECT a FROM w WHERE DATE '2023-03-01' + INTERVAL a DAY <> '2023-03-01abc'", []string{"Warning 1292 Truncated incorrect date value: '2023-03-01abc'"}, 1},
 		{"SELECT a FROM w WHERE DATE '2023-03-01' + INTERVAL a DAY <> '2023-03-01abc'", []string{"Warning 1292 Truncated incorrect date value: '2023-03-01abc'"}, 1},
+		// No row compared (a conjunct that keeps none, LIMIT 0): the
+		// text is read all the same, also when the statement runs again.
+		{"SELECT a FROM w WHERE a > 5 AND DATE '2023-03-01' + INTERVAL a DAY = '2023-03-01abc'", []string{"Warning 1292 Truncated incorrect date value: '2023-03-01abc'"}, 1},
+		{"SELECT a FROM w WHERE a > 5 AND DATE '2023-03-01' + INTERVAL a DAY = '2023-03-01abc'", []string{"Warning 1292 Truncated incorrect date value: '2023-03-01abc'"}, 1},
+		{"SELECT a FROM w WHERE DATE '2023-03-01' + INTERVAL a DAY IN ('2023-03-01 x') LIMIT 0", []string{"Warning 1292 Truncated incorrect date value: '2023-03-01 x'"}, 1},
 		// TIME text: NULL for what is no TIME, clamped past 838:59:59.
 		{"SELECT TIME('abc'), CAST('12:61:00' AS TIME), TIME_TO_SEC('x')", []string{"Warning 1292 Incorrect time value: 'abc'", "Warning 1292 Incorrect time value: '12:61:00'", "Warning 1292 Incorrect time value: 'x'"}, 3},
 		{"SELECT TIME('839:00:00'), TIME_TO_SEC('-900:00:00'), MAKETIME(-839, 5, 1.5), SEC_TO_TIME(99999999), TIME('838:59:59')", []string{"Warning 1292 Truncated incorrect time value: '839:00:00'", "Warning 1292 Truncated incorrect time value: '-900:00:00'", "Warning 1292 Truncated incorrect time value: '-839:05:01'", "Warning 1292 Truncated incorrect seconds value: '99999999'"}, 4},
@@ -115,6 +122,22 @@ func TestExecWarnings(t *testing.T) {
 	}
 	if res.WarningCount != 1 || len(db.Warnings()) != 1 || db.Warnings()[0].Code != 1062 {
 		t.Fatalf("INSERT IGNORE: %+v, session %+v", res, db.Warnings())
+	}
+	// A view's query is checked, not run, by CREATE VIEW (and DESCRIBE):
+	// its text read as a date warns when the view is read, as in MySQL.
+	mustExec(t, db, "CREATE TABLE kd (d DATE)")
+	for _, q := range []string{"CREATE VIEW kv AS SELECT d FROM kd WHERE d = '2024-02-29x'", "DESCRIBE kv", "SELECT * FROM kv"} {
+		res, err = db.Exec(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		want := int64(0)
+		if strings.HasPrefix(q, "SELECT") {
+			want = 1
+		}
+		if res.WarningCount != want {
+			t.Errorf("%s: %d warnings %q, want %d", q, res.WarningCount, warningText(res.Warnings), want)
+		}
 	}
 }
 

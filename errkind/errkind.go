@@ -135,6 +135,10 @@ const (
 	// list reads a column outside aggregates: 1140
 	// ER_MIX_OF_GROUP_FUNC_AND_FIELDS.
 	MixedAggregate
+	// IncorrectValue is constant text that a comparison with a DATE or
+	// DATETIME cannot read as one (MySQL 8.0.16+): 1525 ER_WRONG_VALUE,
+	// "Incorrect DATE value: '2023-02-30'".
+	IncorrectValue
 
 	numKinds // the number of kinds; keep last
 )
@@ -180,6 +184,7 @@ var mysql = [numKinds]struct {
 	NoDefault:         {"no default", 1364, "HY000"},
 	InvalidDefault:    {"invalid default", 1067, "42000"},
 	MixedAggregate:    {"aggregate mixed with a column", 1140, "42000"},
+	IncorrectValue:    {"incorrect value", 1525, "HY000"},
 }
 
 // Kinds returns every kind, Unknown first.

@@ -52,6 +52,7 @@ func TestMySQL(t *testing.T) {
 		{NoDefault, 1364, "HY000"},
 		{InvalidDefault, 1067, "42000"},
 		{MixedAggregate, 1140, "42000"},
+		{IncorrectValue, 1525, "HY000"},
 		{numKinds + 3, 1105, "HY000"},
 	}
 	if len(cases)-1 != len(Kinds()) {

@@ -30,6 +30,10 @@ type binder struct {
 	wide map[expr.Expr]expr.Expr
 	// viewDepth counts the views being expanded (planView).
 	viewDepth int
+	// lenientDates is set while binding the comparisons of BETWEEN and
+	// of an IN list, which read their text as dates row by row in MySQL,
+	// with no error (datecmp.go).
+	lenientDates bool
 	// outer holds the scopes of enclosing queries, innermost last.
 	outer []*scope
 	// corr collects outer columns when binding a subquery; parent is the

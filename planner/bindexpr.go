@@ -316,7 +316,7 @@ func (b *binder) apply(name string, args ...expr.Expr) (expr.Expr, error) {
 		}
 		return nil, err
 	}
-	return e, nil
+	return b.readDateText(name, e)
 }
 
 var comparisonFuncs = map[string]string{
@@ -382,6 +382,8 @@ func (b *binder) bindRange(x *sqlparser.RangeCond, sc *scope) (expr.Expr, error)
 	if err != nil {
 		return nil, err
 	}
+	b.lenientDates = true
+	defer func() { b.lenientDates = false }()
 	if x.Operator == sqlparser.BetweenStr {
 		ge, err := b.apply(">=", l, from)
 		if err != nil {

@@ -30,6 +30,9 @@ const (
 	// MixedAggregate: an aggregated query without GROUP BY that also reads
 	// a column outside aggregates (MySQL's ONLY_FULL_GROUP_BY, 1140).
 	MixedAggregate
+	// IncorrectValue: constant text compared with a DATE or DATETIME
+	// that reads as no date (MySQL 8's 1525, ER_WRONG_VALUE).
+	IncorrectValue
 )
 
 func (k ErrorKind) String() string {
@@ -52,6 +55,8 @@ func (k ErrorKind) String() string {
 		return "non-grouped column"
 	case MixedAggregate:
 		return "aggregate mixed with a column"
+	case IncorrectValue:
+		return "incorrect value"
 	}
 	return "error"
 }
@@ -85,6 +90,8 @@ func (e *Error) ErrorKind() errkind.Kind {
 		return errkind.NonGrouped
 	case MixedAggregate:
 		return errkind.MixedAggregate
+	case IncorrectValue:
+		return errkind.IncorrectValue
 	}
 	return errkind.TypeMismatch
 }

@@ -330,7 +330,9 @@ func (b *binder) rowInList(left sqlparser.Expr, list sqlparser.ValTuple, sc *sco
 		if err != nil {
 			return nil, err
 		}
+		b.lenientDates = true
 		eq, err := b.rowCompareBound("=", l, r)
+		b.lenientDates = false
 		if err != nil {
 			return nil, err
 		}

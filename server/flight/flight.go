@@ -183,6 +183,7 @@ var grpcCodes = map[errkind.Kind]codes.Code{
 	errkind.NoDefault:         codes.InvalidArgument,
 	errkind.InvalidDefault:    codes.InvalidArgument,
 	errkind.MixedAggregate:    codes.InvalidArgument,
+	errkind.IncorrectValue:    codes.InvalidArgument,
 }
 
 // grpcError gives a gsql error the gRPC status a Flight client expects for

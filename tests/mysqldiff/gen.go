@@ -40,9 +40,11 @@
 //     12 (MySQL 8.0.28+ refuses them): those take valid arguments only.
 //   - FROM_DAYS below 366 is '0000-00-00' in MySQL and NULL in gsql, which
 //     has no zero date: its argument stays in 366..3652424.
-//   - A comparison of a DATE with text that is no date falls back to
-//     comparing text in MySQL 8 (with a warning) and MariaDB alike, but
-//     gsql has no such fallback yet; comparisons take valid text only.
+//   - A comparison of a DATE with constant text that is no date is error
+//     1525 in MySQL 8.0.16+ (and in gsql), where MariaDB compares
+//     ('2023-02-30' as a day past February's last, 'abc' as the zero
+//     date): comparisons take valid text only
+//     (tests/sql/mysql_bad_input.test has MySQL 8's answers).
 //   - TIME is text in gsql, printing the digits a value has; MySQL's
 //     TIME(n) prints n. TIMEDIFF takes whole seconds.
 //   - MariaDB truncates extra fractional digits, MySQL 8 rounds them: the

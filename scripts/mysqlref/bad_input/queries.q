@@ -21,5 +21,6 @@ T|SELECT id, d, ts, x, s FROM bt ORDER BY id
 ## An integer column rounds a decimal half away from zero.
 T|INSERT INTO bt (id) VALUES (2.5)
 T|SELECT id FROM bt ORDER BY id
-## A DATE compared with text that is no valid date.
-!# BUG: the server answers 0 (false, with a warning): the comparison casts '2023-02-30' to a TIMESTAMP, which is NULL in gsql\nskipif gsql|T|SELECT DATE '2023-03-01' = '2023-02-30', DATE '2023-03-01' < 'abc'
+## BETWEEN and IN lists read text that is no date as the zero date, below every date (MySQL 8 and MariaDB alike).
+T|SELECT id, d BETWEEN '' AND '2025-01-01', d NOT BETWEEN 'abc' AND '2025-01-01', d IN ('abc', '2024-02-29'), d NOT IN (''), ts BETWEEN 'x' AND '2024-03-01' FROM bt ORDER BY id
+T|SELECT DATE '2024-01-01' IN ('abc'), DATE '2024-01-01' NOT IN ('', '2023-01-01'), TIMESTAMP '2024-01-01 10:00:00' BETWEEN '' AND '2024-01-02'
