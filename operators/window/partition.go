@@ -455,58 +455,82 @@ func compareSortRows(ctx context.Context, perm []int, keys []sortKey) error {
 // words: the rank is the more significant.
 func radixSortRows(ctx context.Context, perm []int, keys []sortKey) error {
 	n := len(perm)
-	tmp := make([]int, n)
-	var counts [256]int
-	pass := func(digit func(row int) uint8) {
-		counts = [256]int{}
-		for _, r := range perm {
-			counts[digit(r)]++
-		}
-		sum := 0
-		for d, c := range counts {
-			counts[d] = sum
-			sum += c
-		}
-		for _, r := range perm {
-			d := digit(r)
-			tmp[counts[d]] = r
-			counts[d]++
-		}
-		perm, tmp = tmp, perm
-	}
-	orig := perm
+	// Each key's words travel with their rows, so that a pass reads its
+	// input in order (a pass over perm read words[row] at random: 2 µs a
+	// row over 612K rows); the histograms of every byte come from one read.
+	cur, next := make([]wordRow, n), make([]wordRow, n)
 	for k := len(keys) - 1; k >= 0; k-- {
 		key := &keys[k]
 		and, or := uint64(math.MaxUint64), uint64(0)
-		for _, r := range perm {
+		for i, r := range perm {
 			w := key.words[r]
+			cur[i] = wordRow{w: w, row: r}
 			and &= w
 			or |= w
 		}
+		var shifts []uint
 		for shift := uint(0); shift < 64; shift += 8 {
-			if (and^or)>>shift&0xff == 0 {
-				continue
+			if (and^or)>>shift&0xff != 0 {
+				shifts = append(shifts, shift)
 			}
+		}
+		hist := make([][256]int, len(shifts))
+		for _, p := range cur {
+			for s, shift := range shifts {
+				hist[s][uint8(p.w>>shift)]++
+			}
+		}
+		for s, shift := range shifts {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			words := key.words
-			pass(func(row int) uint8 { return uint8(words[row] >> shift) })
+			counts := &hist[s]
+			sum := 0
+			for d, c := range counts {
+				counts[d] = sum
+				sum += c
+			}
+			for _, p := range cur {
+				d := uint8(p.w >> shift)
+				next[counts[d]] = p
+				counts[d]++
+			}
+			cur, next = next, cur
 		}
 		if key.nulls {
+			// The NULL rank is more significant than the words: a stable
+			// two-way partition after them.
 			v, first := key.v, key.nullsFirst
-			pass(func(row int) uint8 {
-				if v.IsNull(row) == first {
-					return 0
+			lowRank := func(row int) bool { return v.IsNull(row) == first }
+			low := 0
+			for _, p := range cur {
+				if lowRank(p.row) {
+					low++
 				}
-				return 1
-			})
+			}
+			a, b := 0, low
+			for _, p := range cur {
+				if lowRank(p.row) {
+					next[a] = p
+					a++
+				} else {
+					next[b] = p
+					b++
+				}
+			}
+			cur, next = next, cur
+		}
+		for i, p := range cur {
+			perm[i] = p.row
 		}
 	}
-	if &perm[0] != &orig[0] {
-		copy(orig, perm)
-	}
 	return nil
+}
+
+// wordRow is a row and its word of the key being sorted.
+type wordRow struct {
+	w   uint64
+	row int
 }
 
 // sortKey is one key of the window's sort, read without a type switch per
