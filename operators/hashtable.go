@@ -289,12 +289,19 @@ func (t *hashTable) hashRows(keys []keyVec, h []uint64) {
 
 // hashRange fills h[lo:hi] with the hashes of rows [lo, hi), one key
 // column at a time.
+//
+// Each string column hashes under a seed of its own: the first column's
+// hash is not mixed before the next one's is XORed in, and under one
+// seed the tuples (x, y) and (y, x) of two string columns hashed alike,
+// all 64 bits (GROUP BY origin, destination: every such pair a collision
+// for the comparisons to sort out).
 func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
 	for r := lo; r < hi; r++ {
 		h[r] = hashSeed
 	}
 	for c := range keys {
 		kv := &keys[c]
+		seed := t.seed + uint64(c)*nullHash
 		switch {
 		case kv.allNull:
 			// As the NULLs of the loops below hash.
@@ -310,19 +317,19 @@ func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
 			if c == 0 {
 				// hashBytes mixes well enough on its own for a first column.
 				for r := lo; r < hi; r++ {
-					h[r] = hashBytes(bs[offs[r]:offs[r+1]], t.seed)
+					h[r] = hashBytes(bs[offs[r]:offs[r+1]], seed)
 				}
 				continue
 			}
 			for r := lo; r < hi; r++ {
-				h[r] = fmix64(h[r] ^ hashBytes(bs[offs[r]:offs[r+1]], t.seed))
+				h[r] = fmix64(h[r] ^ hashBytes(bs[offs[r]:offs[r+1]], seed))
 			}
 		case kv.t == coldata.String:
 			// As above, with NULLs: the same rows hash the same either way.
 			for r := lo; r < hi; r++ {
 				x := uint64(nullHash)
 				if !kv.isNull(r) {
-					x = hashBytes(kv.bytes[kv.offs[r]:kv.offs[r+1]], t.seed)
+					x = hashBytes(kv.bytes[kv.offs[r]:kv.offs[r+1]], seed)
 				}
 				if c == 0 {
 					h[r] = x
