@@ -28,7 +28,7 @@ var keyPieces = []any{nil, "", "a", "b", "c", "ab", "bc", "abc", "a\x00", "\x00a
 func collidingKeyBatches(rng *rand.Rand, nb, rows, nStr int, nullsAfter bool) []*coldata.Batch {
 	var out []*coldata.Batch
 	for b := 0; b < nb; b++ {
-		n := 8 + rng.Intn(rows)
+		n := 8 + rows/2 + rng.Intn(rows/2)
 		bs := make([]*coldata.Builder, nStr+2)
 		for c := 0; c < nStr; c++ {
 			bs[c] = coldata.NewBuilder(coldata.String, n)
@@ -91,12 +91,14 @@ func collidingKeyBatches(rng *rand.Rand, nb, rows, nStr int, nullsAfter bool) []
 // their tag are checked and placed again).
 func TestGroupByKeysColumnAtATime(t *testing.T) {
 	for i, cfg := range []struct {
-		nStr       int
+		nStr, rows int
 		nullsAfter bool
-	}{{2, false}, {3, true}, {3, false}, {9, true}} {
+	}{{2, 3000, false}, {3, 3000, true}, {3, 40000, false}, {9, 3000, true}} {
+		// (Batches of up to 40K rows take scratch from the pools, whose
+		// slices are longer than asked for.)
 		nStr := cfg.nStr
 		rng := rand.New(rand.NewSource(int64(i)))
-		batches := collidingKeyBatches(rng, 6, 3000, nStr, cfg.nullsAfter)
+		batches := collidingKeyBatches(rng, 6, cfg.rows, nStr, cfg.nullsAfter)
 		var keys []expr.Expr
 		types := make([]coldata.Type, 0, nStr+2)
 		for c := 0; c < nStr; c++ {

@@ -187,7 +187,8 @@ func (h *HashAggregate) route(keys []keyVec, n int) {
 		uint64Pool.put(h.hashes)
 		h.hashes = uint64Pool.get(n)
 	}
-	hs := h.hashes[:n]
+	h.hashes = h.hashes[:n] // insertPart reads the hashes from here
+	hs := h.hashes
 	nr := max(min(runtime.GOMAXPROCS(0), n/routeRows), 1)
 	step := (n + nr - 1) / nr
 	np := len(h.parts)
