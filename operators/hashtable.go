@@ -679,6 +679,22 @@ func (t *hashTable) compareKeys(keys []keyVec, rows []int32, ids []uint32, diff 
 	return false
 }
 
+// appendKeyBytes appends src[lo:hi] to dst: a key of at most 16 bytes
+// (most are) as two 8-byte words when src holds 16 bytes from lo and dst
+// has room for 16 more, which costs less than append's call to memmove
+// (the bytes stored past the key are the next key's to overwrite).
+func appendKeyBytes(dst, src []byte, lo, hi int32) []byte {
+	n, l := len(dst), int(hi-lo)
+	if l <= 16 && int(lo)+16 <= len(src) && n+16 <= cap(dst) {
+		d, s := dst[n:n+16], src[lo:lo+16]
+		le := binary.LittleEndian
+		le.PutUint64(d, le.Uint64(s))
+		le.PutUint64(d[8:], le.Uint64(s[8:]))
+		return dst[:n+l]
+	}
+	return append(dst, src[lo:hi]...)
+}
+
 // equalBytes is bytes.Equal with the comparison of short strings (most
 // keys) inlined as word loads.
 func equalBytes(a, b []byte) bool {
@@ -872,11 +888,11 @@ func (t *hashTable) appendKeys(keys []keyVec, rows []int32, g0 int) {
 					size += int(kv.offs[r+1] - kv.offs[r])
 				}
 			}
-			arena := bytePool.grow(tc.arena, size)
+			arena := bytePool.grow(tc.arena, size+16) // appendKeyBytes' room
 			offs := intPool.grow(tc.offs, m)
 			for _, r := range rows {
 				if !hasNulls || !kv.isNull(int(r)) {
-					arena = append(arena, kv.bytes[kv.offs[r]:kv.offs[r+1]]...)
+					arena = appendKeyBytes(arena, kv.bytes, kv.offs[r], kv.offs[r+1])
 				}
 				offs = append(offs, len(arena))
 			}
@@ -1076,16 +1092,17 @@ func (kv *keyVec) gather(src *keyVec, rows []int32) {
 		for _, r := range rows {
 			size += int(src.offs[r+1] - src.offs[r])
 		}
-		if cap(g.gbytes) < size {
+		if cap(g.gbytes) < size+16 {
 			// Sized up front and pooled: appending grew a part's copy of
-			// a batch of URLs by a quarter at a time, every batch.
+			// a batch of URLs by a quarter at a time, every batch. (16:
+			// appendKeyBytes' room.)
 			bytePool.put(g.gbytes)
-			g.gbytes = bytePool.get(size)
+			g.gbytes = bytePool.get(size + 16)
 		}
 		g.bytes = g.gbytes[:0]
 		g.offs[0] = 0
 		for i, r := range rows {
-			g.bytes = append(g.bytes, src.bytes[src.offs[r]:src.offs[r+1]]...)
+			g.bytes = appendKeyBytes(g.bytes, src.bytes, src.offs[r], src.offs[r+1])
 			g.offs[i+1] = int32(len(g.bytes))
 		}
 	default:

@@ -257,3 +257,26 @@ func TestHashRangeOrderMatters(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendKeyBytes: appendKeyBytes appends what append does, for every
+// length up to 40 at every place in a source (its end included), into
+// destinations with and without room past the key.
+func TestAppendKeyBytes(t *testing.T) {
+	src := make([]byte, 48)
+	for i := range src {
+		src[i] = byte('a' + i)
+	}
+	for lo := 0; lo <= len(src); lo++ {
+		for hi := lo; hi <= len(src) && hi-lo <= 40; hi++ {
+			for _, room := range []int{0, 8, 16, 64} {
+				dst := make([]byte, 3, 3+hi-lo+room)
+				copy(dst, "xyz")
+				got := appendKeyBytes(dst, src, int32(lo), int32(hi))
+				want := append([]byte("xyz"), src[lo:hi]...)
+				if string(got) != string(want) {
+					t.Fatalf("src[%d:%d], room %d: %q, want %q", lo, hi, room, got, want)
+				}
+			}
+		}
+	}
+}
