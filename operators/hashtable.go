@@ -680,17 +680,16 @@ func (t *hashTable) compareKeys(keys []keyVec, rows []int32, ids []uint32, diff 
 }
 
 // appendKeyBytes appends src[lo:hi] to dst: a key of at most 16 bytes
-// (most are) as two 8-byte words when src holds 16 bytes from lo and dst
+// (most are) as one 16-byte copy when src holds 16 bytes from lo and dst
 // has room for 16 more, which costs less than append's call to memmove
-// (the bytes stored past the key are the next key's to overwrite).
+// (the bytes stored past the key are the next key's to overwrite). It is
+// small enough to be inlined.
 func appendKeyBytes(dst, src []byte, lo, hi int32) []byte {
-	n, l := len(dst), int(hi-lo)
-	if l <= 16 && int(lo)+16 <= len(src) && n+16 <= cap(dst) {
-		d, s := dst[n:n+16], src[lo:lo+16]
-		le := binary.LittleEndian
-		le.PutUint64(d, le.Uint64(s))
-		le.PutUint64(d[8:], le.Uint64(s[8:]))
-		return dst[:n+l]
+	n := len(dst)
+	if hi-lo <= 16 && int(lo)+16 <= len(src) && n+16 <= cap(dst) {
+		s := src[lo : lo+16]
+		*(*[16]byte)(dst[n : n+16]) = [16]byte(s)
+		return dst[:n+int(hi-lo)]
 	}
 	return append(dst, src[lo:hi]...)
 }
@@ -704,9 +703,14 @@ func equalBytes(a, b []byte) bool {
 	}
 	le := binary.LittleEndian
 	switch {
-	case n >= 8 && n <= 16:
+	case n < 4:
+		// Bytes 0, n/2 and n-1 are all of them.
+		return n == 0 || (a[0] == b[0] && a[n>>1] == b[n>>1] && a[n-1] == b[n-1])
+	case n < 8:
+		return le.Uint32(a) == le.Uint32(b) && le.Uint32(a[n-4:]) == le.Uint32(b[n-4:])
+	case n <= 16:
 		return le.Uint64(a) == le.Uint64(b) && le.Uint64(a[n-8:]) == le.Uint64(b[n-8:])
-	case n > 16 && n <= 32:
+	case n <= 32:
 		return le.Uint64(a) == le.Uint64(b) && le.Uint64(a[8:]) == le.Uint64(b[8:]) &&
 			le.Uint64(a[n-16:]) == le.Uint64(b[n-16:]) && le.Uint64(a[n-8:]) == le.Uint64(b[n-8:])
 	}
