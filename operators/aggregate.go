@@ -249,11 +249,7 @@ func (h *HashAggregate) releaseState(keys bool) {
 	}
 	uint64Pool.put(h.hashes)
 	uint32Pool.put(h.gids)
-	uint32Pool.put(h.pids)
-	h.hashes, h.gids, h.pids = nil, nil, nil
-	for i := range h.pkeys {
-		h.pkeys[i].release()
-	}
+	h.hashes, h.gids = nil, nil
 	for _, c := range h.parts {
 		c.gids = nil // the parent's
 		c.releaseState(true)
@@ -264,8 +260,7 @@ func (h *HashAggregate) releaseState(keys bool) {
 	}
 	h.subs = nil
 	for i := range h.rprobers {
-		int32Pool.put(h.rprobers[i].candRows)
-		uint32Pool.put(h.rprobers[i].candIDs)
+		h.rprobers[i].release()
 	}
 	h.rprobers = nil
 }

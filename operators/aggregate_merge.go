@@ -187,11 +187,18 @@ func scatterTable(types []coldata.Type, srcs []*hashTable, sel [][]uint32, pos [
 		}
 		return srcs[p].n
 	}
-	src := func(p, j int) int {
-		if sel != nil {
-			return int(sel[p][j])
+	// at(ps, j) is the id of a part's j-th key to copy, ps its sel or nil.
+	at := func(ps []uint32, j int) int {
+		if ps != nil {
+			return int(ps[j])
 		}
 		return j
+	}
+	partSel := func(p int) []uint32 {
+		if sel != nil {
+			return sel[p]
+		}
+		return nil
 	}
 	parallel := func(f func(p int)) {
 		var wg workGroup
@@ -227,11 +234,11 @@ func scatterTable(types []coldata.Type, srcs []*hashTable, sel [][]uint32, pos [
 		}
 		negZeros := make([][]uint32, len(srcs))
 		parallel(func(p int) {
-			sc, pp := &srcs[p].cols[c], pos[p]
+			sc, pp, ps := &srcs[p].cols[c], pos[p], partSel(p)
 			m := count(p)
 			if sc.nulls != nil {
 				for j := 0; j < m; j++ {
-					tc.nulls[pp[j]] = sc.nulls[src(p, j)]
+					tc.nulls[pp[j]] = sc.nulls[at(ps, j)]
 				}
 			}
 			switch kind {
@@ -239,7 +246,7 @@ func scatterTable(types []coldata.Type, srcs []*hashTable, sel [][]uint32, pos [
 			case coldata.String:
 				// Lengths first, at the next position's offset.
 				for j := 0; j < m; j++ {
-					i := src(p, j)
+					i := at(ps, j)
 					tc.offs[pp[j]+1] = sc.offs[i+1] - sc.offs[i]
 				}
 			default:
@@ -249,14 +256,14 @@ func scatterTable(types []coldata.Type, srcs []*hashTable, sel [][]uint32, pos [
 					}
 				} else {
 					for j := 0; j < m; j++ {
-						tc.fixed[pp[j]] = sc.fixed[src(p, j)]
+						tc.fixed[pp[j]] = sc.fixed[at(ps, j)]
 					}
 				}
 				if negZero {
 					var nz []uint32
 					k := 0
 					for j := 0; j < m; j++ {
-						i := uint32(src(p, j))
+						i := uint32(at(ps, j))
 						for k < len(sc.negZero) && sc.negZero[k] < i {
 							k++
 						}
@@ -281,9 +288,9 @@ func scatterTable(types []coldata.Type, srcs []*hashTable, sel [][]uint32, pos [
 		prefixSums(tc.offs)
 		tc.arena = bytePool.get(tc.offs[n])
 		parallel(func(p int) {
-			sc, pp := &srcs[p].cols[c], pos[p]
-			for j := 0; j < count(p); j++ {
-				i := src(p, j)
+			sc, pp, ps := &srcs[p].cols[c], pos[p], partSel(p)
+			for j, m := 0, count(p); j < m; j++ {
+				i := at(ps, j)
 				copy(tc.arena[tc.offs[pp[j]]:], sc.arena[sc.offs[i]:sc.offs[i+1]])
 			}
 		})

@@ -60,12 +60,9 @@ type partState struct {
 	hashes    []uint64
 	isNew     []bool
 	vecs      []*coldata.Vec
-	// In a part: its rows of the batch, its keys gathered, their ids and
-	// the rows that created groups, the order key of each group, and the
-	// first update error (by aggregate).
+	// In a part: its rows of the batch, those that created groups, the
+	// order key of each group, and the first update error (by aggregate).
 	sel     []int32
-	pkeys   []keyVec
-	pids    []uint32
 	created []int32
 	first   []int64
 	err     error
@@ -130,7 +127,6 @@ func (h *HashAggregate) startParts() error {
 		for a := range c.runs {
 			c.runs[a].off = h.runs[a].off
 		}
-		c.pkeys = make([]keyVec, len(h.Keys))
 		c.partID = p
 		h.parts[p] = c
 	}
@@ -149,10 +145,12 @@ func (h *HashAggregate) startParts() error {
 		}
 	}
 	h.route(keys, g)
+	ids := uint32Pool.get(g)
+	defer uint32Pool.put(ids)
 	h.runParts(func(c *HashAggregate) {
-		c.insertPart(keys, 0)
-		for i, r := range c.sel {
-			lid := int(c.pids[i])
+		c.insertPart(keys, h.hashes, ids, 0)
+		for _, r := range c.sel {
+			lid := int(ids[r])
 			copy(c.st[lid*c.stride:(lid+1)*c.stride], h.st[int(r)*h.stride:(int(r)+1)*h.stride])
 			for a := range c.runs {
 				if h.runs[a].strs != nil {
@@ -189,7 +187,8 @@ func (h *HashAggregate) route(keys []keyVec, n int) {
 		uint64Pool.put(h.hashes)
 		h.hashes = uint64Pool.get(n)
 	}
-	hs := h.hashes[:n]
+	h.hashes = h.hashes[:n] // insertPart reads the hashes from here
+	hs := h.hashes
 	nr := max(min(runtime.GOMAXPROCS(0), n/routeRows), 1)
 	step := (n + nr - 1) / nr
 	np := len(h.parts)
@@ -260,35 +259,23 @@ func (h *HashAggregate) runParts(f func(c *HashAggregate)) {
 	wg.Wait()
 }
 
-// insertPart finds or inserts the part's rows (c.sel of keys) in its
-// table, leaving their ids in c.pids and the rows that created groups in
-// c.created, and records those groups' order keys (base + row) and, in
-// c.newBytes, the bytes of their keys.
-func (c *HashAggregate) insertPart(keys []keyVec, base int64) {
-	m := len(c.sel)
-	for i := range keys {
-		c.pkeys[i].gather(&keys[i], c.sel)
-	}
-	if cap(c.pids) < m {
-		uint32Pool.put(c.pids)
-		c.pids = uint32Pool.get(m)
-	}
-	c.pids = c.pids[:m]
+// insertPart finds or inserts the part's rows (c.sel of keys, hashed
+// hashes[r], the parent's batch: the part reads its rows where they are)
+// in its table, leaving their ids in ids[r] and the rows that created
+// groups in c.created, and records those groups' order keys (base + row)
+// and, in c.newBytes, the bytes of their keys.
+func (c *HashAggregate) insertPart(keys []keyVec, hashes []uint64, ids []uint32, base int64) {
 	c.created = c.created[:0]
 	// admit is nil: the parent admits the batch's new groups together.
-	if err := c.table.findOrInsert(c.pkeys, 0, m, c.pids, nil, &c.created); err != nil {
+	if err := c.table.findOrInsertRows(keys, c.sel, hashes, ids, nil, &c.created); err != nil {
 		c.err, c.errAgg = err, -1
 		return
 	}
 	c.first = int64Pool.grow(c.first, len(c.created))
-	nb := 0
-	for _, i := range c.created {
-		c.first = append(c.first, base+int64(c.sel[i]))
-		for k := range c.pkeys {
-			nb += c.pkeys[k].keyBytes(int(i))
-		}
+	for _, r := range c.created {
+		c.first = append(c.first, base+int64(r))
 	}
-	c.newBytes = nb
+	c.newBytes = keysBytes(keys, c.created)
 	c.ngroups = c.table.n
 	c.growStates()
 }
@@ -320,12 +307,9 @@ func (h *HashAggregate) consumeParts(b *coldata.Batch, n int) error {
 	h.gids = h.gids[:n]
 	gids := h.gids
 	h.runParts(func(c *HashAggregate) {
-		c.insertPart(h.keys, h.orderBase)
+		c.insertPart(h.keys, h.hashes, gids, h.orderBase)
 		if c.err != nil {
 			return
-		}
-		for i, r := range c.sel {
-			gids[r] = c.pids[i]
 		}
 		c.gids = gids
 		for a, v := range h.vecs {
@@ -379,8 +363,8 @@ func (h *HashAggregate) admitInRowOrder(n int) error {
 	isNew := h.isNew[:n]
 	clear(isNew)
 	for _, c := range h.parts {
-		for _, i := range c.created {
-			isNew[c.sel[i]] = true
+		for _, r := range c.created {
+			isNew[r] = true
 		}
 	}
 	for r, x := range isNew {

@@ -77,6 +77,7 @@ type rangeState struct {
 	// keys had to insert first.
 	rprobers      []prober
 	waitingRanges []int
+	slowRows      []int32 // the rprobers' rows to insert, in row order
 	// rangeEval marks the mergeable aggregates whose argument (a pure
 	// function call) each range evaluates over its rows; rbatch is the
 	// batch they read.
@@ -322,7 +323,7 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 			lo, hi := bounds(r)
 			p := &h.rprobers[r]
 			h.table.hashRange(h.keys, hs, lo, hi)
-			p.probe(h.keys, hs, lo, hi, h.gids, true)
+			p.probeRange(h.keys, hs, lo, hi, h.gids, true)
 			if len(p.slow) > 0 {
 				h.subs[r].waiting = true
 				return
@@ -330,14 +331,13 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 			h.updateRange(h.subs[r], lo, hi, upto)
 		}, nil)
 		// The new keys, in row order.
+		slow := h.slowRows[:0]
 		for r := 0; r < nr; r++ {
-			for _, row := range h.rprobers[r].slow {
-				id, _, e := h.table.insertRow(h.keys, int(row), hs[row], h.admitRow)
-				if e != nil {
-					return e
-				}
-				h.gids[row] = id
-			}
+			slow = append(slow, h.rprobers[r].slow...)
+		}
+		h.slowRows = slow
+		if e := h.table.insertAbsent(h.keys, slow, hs, h.gids, h.admitRow, nil); e != nil {
+			return e
 		}
 		h.growStates()
 		if h.ngroups > h.rangeGroupsLimit() {

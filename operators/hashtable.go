@@ -28,9 +28,10 @@ import (
 // walk of the slots for every row, then a column-at-a-time comparison of the
 // candidates' keys (one-column keys without NULLs compare inside the walk).
 // Probing only reads the table, so large batches probe in parallel parts.
-// Rows that miss (or whose tag matched a different key) are then inserted
-// on one goroutine, in row order, so that ids stay in order of first
-// appearance whatever the parallelism.
+// The rows that miss are then inserted together on one goroutine, in row
+// order, so that ids stay in order of first appearance whatever the
+// parallelism (insertAbsent: slots first, then the new keys appended and
+// checked a column at a time).
 type hashTable struct {
 	types  []coldata.Type
 	cols   []tableCol
@@ -50,6 +51,12 @@ type hashTable struct {
 	h       []uint64
 	probers []prober
 	slow    []int32
+	// insertAbsent's: the rows that created ids, and the rows (and ids)
+	// whose tuples are to be checked.
+	newRows   []int32
+	guessRows []int32
+	guessIDs  []uint32
+	guessDiff []bool
 }
 
 // prober holds one goroutine's probe scratch. Probing only reads the
@@ -57,6 +64,7 @@ type hashTable struct {
 // one goroutine, in row order.
 type prober struct {
 	t        *hashTable
+	rows     []int32 // probeRange's rows
 	candRows []int32
 	candIDs  []uint32
 	diff     []bool
@@ -220,6 +228,17 @@ func (kv *keyVec) keyBytes(r int) int {
 	return 9
 }
 
+// keysBytes is the total of keyBytes over rows of keys.
+func keysBytes(keys []keyVec, rows []int32) int {
+	n := 0
+	for c := range keys {
+		for _, r := range rows {
+			n += keys[c].keyBytes(int(r))
+		}
+	}
+	return n
+}
+
 // fmix64 is MurmurHash3's finaliser: a bijection whose every output bit
 // depends on every input bit, so low bits (slot) and high bits (tag) are
 // both usable.
@@ -289,12 +308,19 @@ func (t *hashTable) hashRows(keys []keyVec, h []uint64) {
 
 // hashRange fills h[lo:hi] with the hashes of rows [lo, hi), one key
 // column at a time.
+//
+// Each string column hashes under a seed of its own: the first column's
+// hash is not mixed before the next one's is XORed in, and under one
+// seed the tuples (x, y) and (y, x) of two string columns hashed alike,
+// all 64 bits (GROUP BY origin, destination: every such pair a collision
+// for the comparisons to sort out).
 func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
 	for r := lo; r < hi; r++ {
 		h[r] = hashSeed
 	}
 	for c := range keys {
 		kv := &keys[c]
+		seed := t.seed + uint64(c)*nullHash
 		switch {
 		case kv.allNull:
 			// As the NULLs of the loops below hash.
@@ -310,19 +336,19 @@ func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
 			if c == 0 {
 				// hashBytes mixes well enough on its own for a first column.
 				for r := lo; r < hi; r++ {
-					h[r] = hashBytes(bs[offs[r]:offs[r+1]], t.seed)
+					h[r] = hashBytes(bs[offs[r]:offs[r+1]], seed)
 				}
 				continue
 			}
 			for r := lo; r < hi; r++ {
-				h[r] = fmix64(h[r] ^ hashBytes(bs[offs[r]:offs[r+1]], t.seed))
+				h[r] = fmix64(h[r] ^ hashBytes(bs[offs[r]:offs[r+1]], seed))
 			}
 		case kv.t == coldata.String:
 			// As above, with NULLs: the same rows hash the same either way.
 			for r := lo; r < hi; r++ {
 				x := uint64(nullHash)
 				if !kv.isNull(r) {
-					x = hashBytes(kv.bytes[kv.offs[r]:kv.offs[r+1]], t.seed)
+					x = hashBytes(kv.bytes[kv.offs[r]:kv.offs[r+1]], seed)
 				}
 				if c == 0 {
 					h[r] = x
@@ -366,17 +392,18 @@ const noID = ^uint32(0)
 // are appended to created, in row order, when created is not nil.
 func (t *hashTable) findOrInsert(keys []keyVec, lo, hi int, ids []uint32, admit func(r int) error, created *[]int32) error {
 	h := t.hashAndProbe(keys, lo, hi, ids, true)
-	for _, r := range t.slow {
-		id, isNew, err := t.insertRow(keys, int(r), h[r], admit)
-		if err != nil {
-			return err
-		}
-		ids[r] = id
-		if isNew && created != nil {
-			*created = append(*created, r)
-		}
+	return t.insertAbsent(keys, t.slow, h, ids, admit, created)
+}
+
+// findOrInsertRows is findOrInsert for rows (ascending) of keys already
+// hashed (h[r]), probed on this goroutine.
+func (t *hashTable) findOrInsertRows(keys []keyVec, rows []int32, h []uint64, ids []uint32, admit func(r int) error, created *[]int32) error {
+	if len(t.probers) == 0 {
+		t.probers = append(t.probers, prober{t: t})
 	}
-	return nil
+	p := &t.probers[0]
+	p.probe(keys, h, rows, ids, true)
+	return t.insertAbsent(keys, p.slow, h, ids, admit, created)
 }
 
 // find sets ids[r] for rows [lo, hi) to the stored tuple's id, or noID
@@ -408,7 +435,7 @@ func (t *hashTable) hashAndProbe(keys []keyVec, lo, hi int, ids []uint32, insert
 	}
 	if parts == 1 {
 		t.hashRange(keys, h, lo, hi)
-		t.probers[0].probe(keys, h, lo, hi, ids, insert)
+		t.probers[0].probeRange(keys, h, lo, hi, ids, insert)
 		t.slow = append(t.slow[:0], t.probers[0].slow...)
 		return h
 	}
@@ -424,7 +451,7 @@ func (t *hashTable) hashAndProbe(keys []keyVec, lo, hi int, ids []uint32, insert
 		go func(p *prober) {
 			defer wg.Done()
 			t.hashRange(keys, h, plo, phi)
-			p.probe(keys, h, plo, phi, ids, insert)
+			p.probeRange(keys, h, plo, phi, ids, insert)
 		}(&t.probers[w])
 	}
 	wg.Wait()
@@ -435,17 +462,31 @@ func (t *hashTable) hashAndProbe(keys []keyVec, lo, hi int, ids []uint32, insert
 	return h
 }
 
-// probe resolves the rows of [lo, hi) whose tuples are stored, writing
-// ids. The other rows get noID, or with insert go to p.slow in row order.
-func (p *prober) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, insert bool) {
+// probeRange is probe for rows [lo, hi).
+func (p *prober) probeRange(keys []keyVec, h []uint64, lo, hi int, ids []uint32, insert bool) {
+	if cap(p.rows) < hi-lo {
+		int32Pool.put(p.rows)
+		p.rows = int32Pool.get(hi - lo)
+	}
+	p.rows = p.rows[:hi-lo]
+	for i := range p.rows {
+		p.rows[i] = int32(lo + i)
+	}
+	p.probe(keys, h, p.rows, ids, insert)
+}
+
+// probe resolves the rows (ascending) whose tuples are stored, hashed
+// h[r], writing ids[r]. The other rows get noID, and with insert go to
+// p.slow in row order (insertAbsent's rows: no stored tuple equals theirs).
+func (p *prober) probe(keys []keyVec, h []uint64, rows []int32, ids []uint32, insert bool) {
 	t := p.t
 	p.slow = p.slow[:0]
 	if t.n == 0 {
-		for r := lo; r < hi; r++ {
+		for _, r := range rows {
 			ids[r] = noID
-			if insert {
-				p.slow = append(p.slow, int32(r))
-			}
+		}
+		if insert {
+			p.slow = append(p.slow, rows...)
 		}
 		return
 	}
@@ -454,23 +495,23 @@ func (p *prober) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, inse
 		// strings only while the table is small: past the cache, the
 		// separate passes below overlap more of the (dependent) misses.
 		if keys[0].t != coldata.String {
-			p.probeFixed(keys[0].fixed, h, lo, hi, ids, insert)
+			p.probeFixed(keys[0].fixed, h, rows, ids, insert)
 			return
 		}
 		if len(t.slots) <= fusedStringSlots {
-			p.probeString(&keys[0], h, lo, hi, ids, insert)
+			p.probeString(&keys[0], h, rows, ids, insert)
 			return
 		}
 	}
-	if cap(p.candRows) < hi-lo {
+	if cap(p.candRows) < len(rows) {
 		int32Pool.put(p.candRows)
 		uint32Pool.put(p.candIDs)
-		p.candRows, p.candIDs = int32Pool.get(hi-lo), uint32Pool.get(hi-lo)
+		p.candRows, p.candIDs = int32Pool.get(len(rows)), uint32Pool.get(len(rows))
 	}
-	candRows, candIDs := p.candRows[:hi-lo], p.candIDs[:hi-lo]
+	candRows, candIDs := p.candRows[:len(rows)], p.candIDs[:len(rows)]
 	nc := 0
 	slots, mask := t.slots, t.mask
-	for r := lo; r < hi; r++ {
+	for _, r := range rows {
 		hr := h[r]
 		tag := hr & tagMask
 		pos := hr & mask
@@ -479,12 +520,12 @@ func (p *prober) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, inse
 			s := slots[pos]
 			if s == 0 {
 				if insert {
-					p.slow = append(p.slow, int32(r))
+					p.slow = append(p.slow, r)
 				}
 				break
 			}
 			if s&tagMask == tag {
-				candRows[nc], candIDs[nc] = int32(r), uint32(s)-1
+				candRows[nc], candIDs[nc] = r, uint32(s)-1
 				nc++
 				break
 			}
@@ -501,15 +542,14 @@ func (p *prober) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, inse
 	if !mismatch {
 		return
 	}
-	// A tag matched another key (rare): those rows go on row at a time.
+	// A tag matched another key (rare): those rows walk on row at a
+	// time, and those still not found join the rows to insert.
 	for i, r := range p.candRows {
 		if !p.diff[i] {
 			continue
 		}
-		if insert {
+		if ids[r] = t.findRow(keys, int(r), h[r]); ids[r] == noID && insert {
 			p.slow = append(p.slow, r)
-		} else {
-			ids[r] = t.findRow(keys, int(r), h[r])
 		}
 	}
 	if insert {
@@ -518,10 +558,10 @@ func (p *prober) probe(keys []keyVec, h []uint64, lo, hi int, ids []uint32, inse
 }
 
 // probeFixed is probe for one fixed-width key column without NULLs.
-func (p *prober) probeFixed(fixed []int64, h []uint64, lo, hi int, ids []uint32, insert bool) {
+func (p *prober) probeFixed(fixed []int64, h []uint64, rows []int32, ids []uint32, insert bool) {
 	t := p.t
 	slots, mask, stored := t.slots, t.mask, t.cols[0].fixed
-	for r := lo; r < hi; r++ {
+	for _, r := range rows {
 		hr, x := h[r], fixed[r]
 		tag := hr & tagMask
 		pos := hr & mask
@@ -530,7 +570,7 @@ func (p *prober) probeFixed(fixed []int64, h []uint64, lo, hi int, ids []uint32,
 			if s == 0 {
 				ids[r] = noID
 				if insert {
-					p.slow = append(p.slow, int32(r))
+					p.slow = append(p.slow, r)
 				}
 				break
 			}
@@ -544,11 +584,11 @@ func (p *prober) probeFixed(fixed []int64, h []uint64, lo, hi int, ids []uint32,
 }
 
 // probeString is probe for one string key column without NULLs.
-func (p *prober) probeString(kv *keyVec, h []uint64, lo, hi int, ids []uint32, insert bool) {
+func (p *prober) probeString(kv *keyVec, h []uint64, rows []int32, ids []uint32, insert bool) {
 	t := p.t
 	slots, mask := t.slots, t.mask
 	arena, offs := t.cols[0].arena, t.cols[0].offs
-	for r := lo; r < hi; r++ {
+	for _, r := range rows {
 		hr, x := h[r], kv.bytes[kv.offs[r]:kv.offs[r+1]]
 		tag := hr & tagMask
 		pos := hr & mask
@@ -557,7 +597,7 @@ func (p *prober) probeString(kv *keyVec, h []uint64, lo, hi int, ids []uint32, i
 			if s == 0 {
 				ids[r] = noID
 				if insert {
-					p.slow = append(p.slow, int32(r))
+					p.slow = append(p.slow, r)
 				}
 				break
 			}
@@ -573,17 +613,30 @@ func (p *prober) probeString(kv *keyVec, h []uint64, lo, hi int, ids []uint32, i
 	}
 }
 
+// release returns p's scratch to its pools.
+func (p *prober) release() {
+	int32Pool.put(p.rows)
+	int32Pool.put(p.candRows)
+	uint32Pool.put(p.candIDs)
+	p.rows, p.candRows, p.candIDs = nil, nil, nil
+}
+
 // compare checks the candidates (p.candRows against p.candIDs) one key
 // column at a time, setting p.diff; it reports whether any differ.
 func (p *prober) compare(keys []keyVec) bool {
-	t := p.t
 	n := len(p.candRows)
 	if cap(p.diff) < n {
 		p.diff = make([]bool, n)
 	}
-	diff := p.diff[:n]
+	p.diff = p.diff[:n]
+	return p.t.compareKeys(keys, p.candRows, p.candIDs[:n], p.diff)
+}
+
+// compareKeys compares the tuples of rows of keys with those stored under
+// ids (row rows[i] with id ids[i]), one key column at a time, setting
+// diff[i] where they differ; it reports whether any do.
+func (t *hashTable) compareKeys(keys []keyVec, rows []int32, ids []uint32, diff []bool) bool {
 	clear(diff)
-	rows, ids := p.candRows, p.candIDs[:n]
 	for c := range keys {
 		kv, tc := &keys[c], &t.cols[c]
 		switch {
@@ -626,6 +679,21 @@ func (p *prober) compare(keys []keyVec) bool {
 	return false
 }
 
+// appendKeyBytes appends src[lo:hi] to dst: a key of at most 16 bytes
+// (most are) as one 16-byte copy when src holds 16 bytes from lo and dst
+// has room for 16 more, which costs less than append's call to memmove
+// (the bytes stored past the key are the next key's to overwrite). It is
+// small enough to be inlined.
+func appendKeyBytes(dst, src []byte, lo, hi int32) []byte {
+	n := len(dst)
+	if hi-lo <= 16 && int(lo)+16 <= len(src) && n+16 <= cap(dst) {
+		s := src[lo : lo+16]
+		*(*[16]byte)(dst[n : n+16]) = [16]byte(s)
+		return dst[:n+int(hi-lo)]
+	}
+	return append(dst, src[lo:hi]...)
+}
+
 // equalBytes is bytes.Equal with the comparison of short strings (most
 // keys) inlined as word loads.
 func equalBytes(a, b []byte) bool {
@@ -635,9 +703,14 @@ func equalBytes(a, b []byte) bool {
 	}
 	le := binary.LittleEndian
 	switch {
-	case n >= 8 && n <= 16:
+	case n < 4:
+		// Bytes 0, n/2 and n-1 are all of them.
+		return n == 0 || (a[0] == b[0] && a[n>>1] == b[n>>1] && a[n-1] == b[n-1])
+	case n < 8:
+		return le.Uint32(a) == le.Uint32(b) && le.Uint32(a[n-4:]) == le.Uint32(b[n-4:])
+	case n <= 16:
 		return le.Uint64(a) == le.Uint64(b) && le.Uint64(a[n-8:]) == le.Uint64(b[n-8:])
-	case n > 16 && n <= 32:
+	case n <= 32:
 		return le.Uint64(a) == le.Uint64(b) && le.Uint64(a[8:]) == le.Uint64(b[8:]) &&
 			le.Uint64(a[n-16:]) == le.Uint64(b[n-16:]) && le.Uint64(a[n-8:]) == le.Uint64(b[n-8:])
 	}
@@ -681,70 +754,200 @@ func (t *hashTable) findRow(keys []keyVec, r int, h uint64) uint32 {
 	}
 }
 
-// insertRow finds or inserts row r's tuple (hash h), starting from its home
-// slot (earlier insertions may have moved or grown the table).
-func (t *hashTable) insertRow(keys []keyVec, r int, h uint64, admit func(r int) error) (uint32, bool, error) {
-	tag, pos := h&tagMask, h&t.mask
-	for {
-		s := t.slots[pos]
-		if s == 0 {
-			break
+// insertAbsent inserts the tuples of rows (ascending), hashed h[r], none
+// of which was stored when they were probed: rows with equal tuples share
+// one new id, ids follow the order of each tuple's first row, and ids[r]
+// is set for every row. admit, when set, is called with each new tuple's
+// first row, in row order, and may refuse it with an error (the table
+// then holds tuples past the refused one: the caller gives up on it).
+// The rows that created ids are appended to created, when not nil.
+//
+// A batch at a time (cockroachdb's hash aggregator builds its table the
+// same way): place walks the slots for each row, taking a row whose tag
+// matches an id new in this call as that id's tuple (an older id cannot
+// hold it); the new tuples' keys are then appended a column at a time,
+// and the guesses checked by compareKeys, a column at a time. Should one
+// be wrong (two new tuples whose hashes share the tag on one probe
+// sequence: rare, except under weakHash), the call is undone and the rows
+// placed again comparing each guess at once.
+func (t *hashTable) insertAbsent(keys []keyVec, rows []int32, h []uint64, ids []uint32, admit func(r int) error, created *[]int32) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	base := t.n
+	newRows, err := t.place(keys, rows, h, ids, false)
+	if err != nil {
+		return err
+	}
+	t.appendKeys(keys, newRows, base)
+	if n := len(t.guessRows); n > 0 {
+		if cap(t.guessDiff) < n {
+			t.guessDiff = make([]bool, n)
 		}
-		if s&tagMask == tag && t.rowEqual(keys, r, uint32(s)-1) {
-			return uint32(s) - 1, false, nil
+		if t.compareKeys(keys, t.guessRows, t.guessIDs, t.guessDiff[:n]) {
+			t.truncate(base)
+			if newRows, err = t.place(keys, rows, h, ids, true); err != nil {
+				return err
+			}
 		}
-		pos = (pos + 1) & t.mask
 	}
 	if admit != nil {
-		if err := admit(r); err != nil {
-			return 0, false, err
+		for _, r := range newRows {
+			if err := admit(int(r)); err != nil {
+				return err
+			}
 		}
 	}
-	if t.n >= math.MaxInt32 {
-		return 0, false, fmt.Errorf("hash table holds too many keys")
+	if created != nil {
+		*created = append(*created, newRows...)
 	}
-	g := uint32(t.n)
-	t.appendKey(keys, r, g)
-	t.hashes = append(uint64Pool.grow(t.hashes, 1), h)
-	t.n++
-	t.slots[pos] = tag | uint64(g+1)
-	// Small tables stay at most a quarter full (short walks, few
-	// mispredicted exits); big ones half, to bound their memory.
-	if 2*t.n > len(t.slots) || (len(t.slots) < 1<<16 && 4*t.n > len(t.slots)) {
-		t.grow()
-	}
-	return g, true, nil
+	return nil
 }
 
-func (t *hashTable) appendKey(keys []keyVec, r int, g uint32) {
+// place is insertAbsent's walk: it gives each of rows an id, new ids in
+// the slots, and returns the rows that created them (t.newRows). A row
+// whose tag matches a new id is listed in t.guessRows (and the id in
+// t.guessIDs) to be checked, or, with exact, compared at once (each new
+// tuple's key is then stored as it is placed) and the walk goes on past
+// it when the tuples differ.
+func (t *hashTable) place(keys []keyVec, rows []int32, h []uint64, ids []uint32, exact bool) ([]int32, error) {
+	base := uint32(t.n)
+	if cap(t.newRows) < len(rows) {
+		t.releaseInsert()
+		t.newRows, t.guessRows, t.guessIDs = int32Pool.get(len(rows)), int32Pool.get(len(rows)), uint32Pool.get(len(rows))
+	}
+	newRows := t.newRows[:0]
+	t.guessRows, t.guessIDs = t.guessRows[:0], t.guessIDs[:0]
+rows:
+	for _, r := range rows {
+		hr := h[r]
+		tag, pos := hr&tagMask, hr&t.mask
+		for {
+			s := t.slots[pos]
+			if s == 0 {
+				break
+			}
+			if g := uint32(s) - 1; s&tagMask == tag && g >= base {
+				if !exact {
+					t.guessRows, t.guessIDs = append(t.guessRows, r), append(t.guessIDs, g)
+					ids[r] = g
+					continue rows
+				}
+				if t.rowEqual(keys, int(r), g) {
+					ids[r] = g
+					continue rows
+				}
+			}
+			pos = (pos + 1) & t.mask
+		}
+		if t.n >= math.MaxInt32 {
+			return nil, fmt.Errorf("hash table holds too many keys")
+		}
+		g := uint32(t.n)
+		ids[r] = g
+		newRows = append(newRows, r)
+		if exact {
+			t.appendKeys(keys, newRows[len(newRows)-1:], t.n)
+		}
+		t.hashes = append(uint64Pool.grow(t.hashes, 1), hr)
+		t.n++
+		t.slots[pos] = tag | uint64(g+1)
+		// Small tables stay at most a quarter full (short walks, few
+		// mispredicted exits); big ones half, to bound their memory.
+		if 2*t.n > len(t.slots) || (len(t.slots) < 1<<16 && 4*t.n > len(t.slots)) {
+			t.resize(2 * len(t.slots))
+		}
+	}
+	t.newRows = newRows
+	return newRows, nil
+}
+
+// appendKeys stores the tuples of rows of keys as ids g0, g0+1, ..., one
+// key column at a time.
+func (t *hashTable) appendKeys(keys []keyVec, rows []int32, g0 int) {
+	m := len(rows)
 	for c := range keys {
 		kv, tc := &keys[c], &t.cols[c]
-		null := kv.isNull(r)
-		if null && tc.nulls == nil {
-			tc.nulls = make([]bool, g, max(int(g)+1, 16))
+		hasNulls := kv.allNull || kv.nulls != nil
+		if tc.nulls == nil && hasNulls {
+			for _, r := range rows {
+				if kv.isNull(int(r)) {
+					tc.nulls = make([]bool, g0, max(g0+m, 16))
+					break
+				}
+			}
 		}
 		if tc.nulls != nil {
-			tc.nulls = append(reserve(tc.nulls, 1), null)
+			tc.nulls = reserve(tc.nulls, m)
+			for _, r := range rows {
+				tc.nulls = append(tc.nulls, kv.isNull(int(r)))
+			}
 		}
 		switch kv.t {
 		case coldata.Null:
 		case coldata.String:
-			if !null {
-				key := kv.bytes[kv.offs[r]:kv.offs[r+1]]
-				tc.arena = append(bytePool.grow(tc.arena, len(key)), key...)
-			}
-			tc.offs = append(intPool.grow(tc.offs, 1), len(tc.arena))
-		default:
-			x := int64(0)
-			if !null {
-				x = kv.fixed[r]
-				if kv.floats != nil && x == 0 && math.Signbit(kv.floats[r]) {
-					tc.negZero = append(tc.negZero, g)
+			size := 0
+			for _, r := range rows {
+				if !hasNulls || !kv.isNull(int(r)) {
+					size += int(kv.offs[r+1] - kv.offs[r])
 				}
 			}
-			tc.fixed = append(int64Pool.grow(tc.fixed, 1), x)
+			arena := bytePool.grow(tc.arena, size+16) // appendKeyBytes' room
+			offs := intPool.grow(tc.offs, m)
+			for _, r := range rows {
+				if !hasNulls || !kv.isNull(int(r)) {
+					arena = appendKeyBytes(arena, kv.bytes, kv.offs[r], kv.offs[r+1])
+				}
+				offs = append(offs, len(arena))
+			}
+			tc.arena, tc.offs = arena, offs
+		default:
+			old := len(tc.fixed)
+			tc.fixed = int64Pool.grow(tc.fixed, m)[:old+m]
+			dst := tc.fixed[old:]
+			if !hasNulls {
+				for i, r := range rows {
+					dst[i] = kv.fixed[r]
+				}
+			} else {
+				for i, r := range rows {
+					dst[i] = 0
+					if !kv.isNull(int(r)) {
+						dst[i] = kv.fixed[r]
+					}
+				}
+			}
+			if kv.floats != nil {
+				for i, r := range rows {
+					if dst[i] == 0 && math.Signbit(kv.floats[r]) && !kv.isNull(int(r)) {
+						tc.negZero = append(tc.negZero, uint32(g0+i))
+					}
+				}
+			}
 		}
 	}
+}
+
+// truncate forgets the ids from n on: their keys and slots.
+func (t *hashTable) truncate(n int) {
+	for c := range t.cols {
+		tc := &t.cols[c]
+		if tc.nulls != nil {
+			tc.nulls = tc.nulls[:n]
+		}
+		switch {
+		case tc.offs != nil:
+			tc.offs = tc.offs[:n+1]
+			tc.arena = tc.arena[:tc.offs[n]]
+		case tc.fixed != nil:
+			tc.fixed = tc.fixed[:n]
+		}
+		for len(tc.negZero) > 0 && int(tc.negZero[len(tc.negZero)-1]) >= n {
+			tc.negZero = tc.negZero[:len(tc.negZero)-1]
+		}
+	}
+	t.n, t.hashes = n, t.hashes[:n]
+	t.resize(len(t.slots))
 }
 
 // reserve returns s with room for extra more elements, doubling its
@@ -760,18 +963,25 @@ func reserve[T any](s []T, extra int) []T {
 	return ns
 }
 
+// releaseInsert returns insertAbsent's scratch to its pools.
+func (t *hashTable) releaseInsert() {
+	int32Pool.put(t.newRows)
+	int32Pool.put(t.guessRows)
+	uint32Pool.put(t.guessIDs)
+	t.newRows, t.guessRows, t.guessIDs = nil, nil, nil
+}
+
 // releaseProbe returns the slots and hashes to their pools: the table
 // finds no key afterwards, but its key columns stay (the output may alias
 // them).
 func (t *hashTable) releaseProbe() {
+	t.releaseInsert()
 	uint64Pool.put(t.slots)
 	uint64Pool.put(t.hashes)
 	uint64Pool.put(t.h)
 	t.slots, t.hashes, t.h, t.mask = nil, nil, nil, 0
 	for i := range t.probers {
-		int32Pool.put(t.probers[i].candRows)
-		uint32Pool.put(t.probers[i].candIDs)
-		t.probers[i].candRows, t.probers[i].candIDs = nil, nil
+		t.probers[i].release()
 	}
 }
 
@@ -789,9 +999,9 @@ func (t *hashTable) release() {
 	}
 }
 
-// grow doubles the slot array and reinserts every id.
-func (t *hashTable) grow() {
-	slots := uint64Pool.getZeroed(2 * len(t.slots))
+// resize makes the slot array size slots long and reinserts every id.
+func (t *hashTable) resize(size int) {
+	slots := uint64Pool.getZeroed(size)
 	uint64Pool.put(t.slots)
 	mask := uint64(len(slots) - 1)
 	for g, h := range t.hashes {
@@ -886,16 +1096,17 @@ func (kv *keyVec) gather(src *keyVec, rows []int32) {
 		for _, r := range rows {
 			size += int(src.offs[r+1] - src.offs[r])
 		}
-		if cap(g.gbytes) < size {
+		if cap(g.gbytes) < size+16 {
 			// Sized up front and pooled: appending grew a part's copy of
-			// a batch of URLs by a quarter at a time, every batch.
+			// a batch of URLs by a quarter at a time, every batch. (16:
+			// appendKeyBytes' room.)
 			bytePool.put(g.gbytes)
-			g.gbytes = bytePool.get(size)
+			g.gbytes = bytePool.get(size + 16)
 		}
 		g.bytes = g.gbytes[:0]
 		g.offs[0] = 0
 		for i, r := range rows {
-			g.bytes = append(g.bytes, src.bytes[src.offs[r]:src.offs[r+1]]...)
+			g.bytes = appendKeyBytes(g.bytes, src.bytes, src.offs[r], src.offs[r+1])
 			g.offs[i+1] = int32(len(g.bytes))
 		}
 	default:

@@ -214,3 +214,69 @@ func TestEqualBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestHashRangeOrderMatters: tuples of string columns that hold the same
+// values in another order, or split one string differently, hash apart
+// (all of them once hashed alike: ("abc", "") and ("", "abc")), with and
+// without NULLs in the columns.
+func TestHashRangeOrderMatters(t *testing.T) {
+	tuples := [][3]any{{"abc", "", "x"}, {"", "abc", "x"}, {"ab", "c", "x"}, {"a", "bc", "x"},
+		{"x", "y", "z"}, {"y", "x", "z"}, {"x", "z", "y"}, {nil, "", "x"}, {"", nil, "x"}, {"", "", "x"}}
+	for _, withNull := range []bool{false, true} {
+		for _, ncols := range []int{2, 3} {
+			cols := make([]*coldata.Vec, ncols)
+			for c := range cols {
+				b := coldata.NewBuilder(coldata.String, len(tuples))
+				for _, tu := range tuples {
+					switch {
+					case tu[c] == nil && !withNull:
+						b.AppendString("z")
+					case tu[c] == nil:
+						b.AppendNull()
+					default:
+						b.AppendString(tu[c].(string))
+					}
+				}
+				cols[c] = b.Finish()
+			}
+			ht := newHashTable(make([]coldata.Type, ncols))
+			keys := make([]keyVec, ncols)
+			for c, v := range cols {
+				ht.types[c] = coldata.String
+				keys[c].prepare(v, len(tuples))
+			}
+			h := make([]uint64, len(tuples))
+			ht.hashRange(keys, h, 0, len(tuples))
+			seen := map[uint64]int{}
+			for r, x := range h {
+				if o, ok := seen[x]; ok && string(opspec.AppendRowKey(nil, cols, o)) != string(opspec.AppendRowKey(nil, cols, r)) {
+					t.Fatalf("%d columns, NULLs %v: rows %d and %d hash alike", ncols, withNull, o, r)
+				}
+				seen[x] = r
+			}
+		}
+	}
+}
+
+// TestAppendKeyBytes: appendKeyBytes appends what append does, for every
+// length up to 40 at every place in a source (its end included), into
+// destinations with and without room past the key.
+func TestAppendKeyBytes(t *testing.T) {
+	src := make([]byte, 48)
+	for i := range src {
+		src[i] = byte('a' + i)
+	}
+	for lo := 0; lo <= len(src); lo++ {
+		for hi := lo; hi <= len(src) && hi-lo <= 40; hi++ {
+			for _, room := range []int{0, 8, 16, 64} {
+				dst := make([]byte, 3, 3+hi-lo+room)
+				copy(dst, "xyz")
+				got := appendKeyBytes(dst, src, int32(lo), int32(hi))
+				want := append([]byte("xyz"), src[lo:hi]...)
+				if string(got) != string(want) {
+					t.Fatalf("src[%d:%d], room %d: %q, want %q", lo, hi, room, got, want)
+				}
+			}
+		}
+	}
+}

@@ -78,7 +78,7 @@ func (f flatIndex) find(s *indexScratch, keys []keyVec, n int, ids []uint32, wor
 		lo, hi := w*step, min((w+1)*step, n)
 		if lo < hi {
 			t.hashRange(keys, h, lo, hi)
-			s.probers[w].probe(keys, h, lo, hi, ids, false)
+			s.probers[w].probeRange(keys, h, lo, hi, ids, false)
 		}
 	})
 }
@@ -128,8 +128,7 @@ func (s *indexScratch) release() {
 	int32Pool.put(s.sel)
 	s.h, s.sel, s.counts = nil, nil, nil
 	for i := range s.probers {
-		int32Pool.put(s.probers[i].candRows)
-		uint32Pool.put(s.probers[i].candIDs)
+		s.probers[i].release()
 	}
 	s.probers = nil
 	for w := range s.workers {
@@ -137,8 +136,7 @@ func (s *indexScratch) release() {
 		for c := range wk.keys {
 			wk.keys[c].release()
 		}
-		int32Pool.put(wk.p.candRows)
-		uint32Pool.put(wk.p.candIDs)
+		wk.p.release()
 	}
 	s.workers = nil
 }
@@ -150,6 +148,7 @@ type partWorker struct {
 	keys []keyVec
 	h    []uint64
 	ids  []uint32
+	rows []int32 // 0, 1, 2, ...: the rows of a build partition
 }
 
 func (x *partIndex) keyTypes() []coldata.Type { return x.types }
@@ -336,21 +335,22 @@ func buildPartIndex(ctx context.Context, keys []*coldata.Vec, n int) (x *partInd
 				wk.keys[c].gather(&kvs[c], prows[lo:hi])
 			}
 			t.hashes = uint64Pool.get(hi - lo)[:0]
-			for i := lo; i < hi; i++ {
-				id, _, err := t.insertRow(wk.keys, i-lo, ph[i], nil)
-				if err != nil {
-					errMu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					errMu.Unlock()
-					return
+			wk.rows = wk.rows[:0]
+			for i := range hi - lo {
+				wk.rows = append(wk.rows, int32(i))
+			}
+			if err := t.insertAbsent(wk.keys, wk.rows, ph[lo:hi], lids[lo:hi], nil, nil); err != nil {
+				errMu.Lock()
+				if firstErr == nil {
+					firstErr = err
 				}
-				lids[i] = id
+				errMu.Unlock()
+				return
 			}
 			// Grows are over: the hashes are not needed again.
 			uint64Pool.put(t.hashes)
 			t.hashes = nil
+			t.releaseInsert()
 		}
 		// Ids are numbered in order of first appearance, rows in row order.
 		next := uint32(0)
@@ -657,7 +657,7 @@ func (x *partIndex) probeParts(s *indexScratch, wk *partWorker, keys []keyVec, p
 			continue
 		}
 		wk.p.t = x.tables[p]
-		wk.p.probe(wk.keys, wh, plo, phi, wids, false)
+		wk.p.probeRange(wk.keys, wh, plo, phi, wids, false)
 		gm := x.gids[p]
 		for i := plo; i < phi; i++ {
 			if g := wids[i]; g != noID {
