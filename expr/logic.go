@@ -2,6 +2,7 @@ package expr
 
 import (
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/hashmix"
 )
 
 // Three-valued logic, NULL tests and IN, MySQL semantics.
@@ -437,14 +438,14 @@ func inInts(x, vals []int64, r []byte) {
 	slots := make([]int64, size)
 	used := make([]bool, size)
 	for _, v := range vals {
-		h := inHash(v) & mask
+		h := hashmix.Mix64(uint64(v)) & mask
 		for used[h] && slots[h] != v {
 			h = (h + 1) & mask
 		}
 		slots[h], used[h] = v, true
 	}
 	for i, p := range x {
-		h := inHash(p) & mask
+		h := hashmix.Mix64(uint64(p)) & mask
 		var hit byte
 		for used[h] {
 			if slots[h] == p {
@@ -455,18 +456,6 @@ func inInts(x, vals []int64, r []byte) {
 		}
 		r[i] = hit
 	}
-}
-
-// inHash is a 64-bit finaliser (MurmurHash3's): list values that differ
-// in high bits alone still spread over the set's slots.
-func inHash(v int64) uint64 {
-	h := uint64(v)
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
 }
 
 // inColumns tests x against a list holding columns, one list item at a time

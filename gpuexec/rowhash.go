@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/hashmix"
 )
 
 // RowHash is the hash the device kernels give row r of the key columns
@@ -24,7 +25,7 @@ func RowHash(cols []*coldata.Vec, r int) uint64 {
 			v = 0x2545f4914f6cdd1d
 		case t == coldata.Decimal:
 			d := c.Decs[i]
-			v = d.Lo ^ mix64(uint64(d.Hi)+0x632be59bd9b4e019)
+			v = d.Lo ^ hashmix.Mix64(uint64(d.Hi)+0x632be59bd9b4e019)
 		case t == coldata.String:
 			s := c.Bytes[c.Offsets[i]:c.Offsets[i+1]]
 			v = 0xcbf29ce484222325 ^ uint64(len(s))
@@ -40,18 +41,8 @@ func RowHash(cols []*coldata.Vec, r int) uint64 {
 		default:
 			v = uint64(c.Ints[i])
 		}
-		h = mix64(h ^ (v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)))
+		h = hashmix.Mix64(h ^ (v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)))
 	}
-	return h
-}
-
-// mix64 is gsql_mix64 (MurmurHash3's finaliser).
-func mix64(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
 	return h
 }
 

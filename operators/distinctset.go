@@ -3,6 +3,8 @@ package operators
 import (
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/gsqlengine/gsql/hashmix"
 )
 
 // pairSet is the set of (group, value) pairs a DISTINCT aggregate over a
@@ -42,7 +44,7 @@ func newPairSetSize(n int) *pairSet {
 	return &pairSet{slots: make([]pairSlot, n), mask: uint64(n - 1), seed: rand.Uint64() | 1}
 }
 
-// pairKey returns the key of value v in group g under seed: fmix64 (a
+// pairKey returns the key of value v in group g under seed: hashmix.Mix64 (a
 // bijection) of v mixed with the seed and the group by xor, so one-to-one
 // in v for each group and seed. Its low bits pick a pair's slot and its
 // top bits pairParts' part. Two pairs of different groups whose values
@@ -50,7 +52,7 @@ func newPairSetSize(n int) *pairSet {
 // key, and so a probe sequence, but stay apart in the set: a slot
 // compares groups too.
 func pairKey(seed uint64, g uint32, v int64) uint64 {
-	return fmix64(uint64(v) ^ seed ^ uint64(g)*0x9e3779b97f4a7c15)
+	return hashmix.Mix64(uint64(v) ^ seed ^ uint64(g)*0x9e3779b97f4a7c15)
 }
 
 // insert adds the pairs (gids[i], vals[i]) for rows i in [0, len(vals))

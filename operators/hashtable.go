@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/hashmix"
 )
 
 // hashTable maps tuples of key values to dense ids (0, 1, 2, ... in order of
@@ -239,18 +240,6 @@ func keysBytes(keys []keyVec, rows []int32) int {
 	return n
 }
 
-// fmix64 is MurmurHash3's finaliser: a bijection whose every output bit
-// depends on every input bit, so low bits (slot) and high bits (tag) are
-// both usable.
-func fmix64(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
-}
-
 // mum folds the 128-bit product of a and b to 64 bits (wyhash's mixer).
 func mum(a, b uint64) uint64 {
 	hi, lo := bits.Mul64(a, b)
@@ -259,7 +248,7 @@ func mum(a, b uint64) uint64 {
 
 // hashBytes hashes a string key: 16 bytes per multiplication, short
 // strings with one or two overlapping loads. It is cheaper than maphash for
-// the short strings keys usually are; fmix64 then spreads its bits.
+// the short strings keys usually are; hashmix.Mix64 then spreads its bits.
 func hashBytes(b []byte, seed uint64) uint64 {
 	const k1, k2 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
 	n := len(b)
@@ -328,7 +317,7 @@ func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
 				if kv.t == coldata.String && c == 0 {
 					h[r] = nullHash
 				} else {
-					h[r] = fmix64(h[r] ^ nullHash)
+					h[r] = hashmix.Mix64(h[r] ^ nullHash)
 				}
 			}
 		case kv.t == coldata.String && kv.nulls == nil:
@@ -341,7 +330,7 @@ func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
 				continue
 			}
 			for r := lo; r < hi; r++ {
-				h[r] = fmix64(h[r] ^ hashBytes(bs[offs[r]:offs[r+1]], seed))
+				h[r] = hashmix.Mix64(h[r] ^ hashBytes(bs[offs[r]:offs[r+1]], seed))
 			}
 		case kv.t == coldata.String:
 			// As above, with NULLs: the same rows hash the same either way.
@@ -353,14 +342,14 @@ func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
 				if c == 0 {
 					h[r] = x
 				} else {
-					h[r] = fmix64(h[r] ^ x)
+					h[r] = hashmix.Mix64(h[r] ^ x)
 				}
 			}
 		case kv.nulls == nil:
 			f := kv.fixed[lo:hi]
 			hh := h[lo:hi]
 			for i, x := range f {
-				hh[i] = fmix64(hh[i] ^ uint64(x))
+				hh[i] = hashmix.Mix64(hh[i] ^ uint64(x))
 			}
 		default:
 			for r := lo; r < hi; r++ {
@@ -368,7 +357,7 @@ func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
 				if kv.isNull(r) {
 					x = nullHash
 				}
-				h[r] = fmix64(h[r] ^ x)
+				h[r] = hashmix.Mix64(h[r] ^ x)
 			}
 		}
 	}
