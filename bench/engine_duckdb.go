@@ -71,10 +71,14 @@ func openDuckDB() (*duckEngine, error) {
 		e.Close()
 		return nil, fmt.Errorf("duckdb: arrow interface: %w", err)
 	}
-	for _, m := range duckMacros {
+	settings := duckMacros
+	if duckdbMemoryLimit > 0 {
+		settings = append([]string{fmt.Sprintf("SET memory_limit = '%dMiB'", duckdbMemoryLimit>>20)}, settings...)
+	}
+	for _, m := range settings {
 		if _, err := conn.ExecContext(ctx, m); err != nil {
 			e.Close()
-			return nil, fmt.Errorf("duckdb: macro: %w", err)
+			return nil, fmt.Errorf("duckdb: %s: %w", strings.Fields(m)[0], err)
 		}
 	}
 	return e, nil

@@ -117,6 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	sets := fs.Int("sets", 1, "number of random parameter sets, each run over the selected queries (--suite tpch --params random)")
 	devices := fs.String("devices", "", "GPUs the GPU engines open: all, or GPU numbers such as 0,1 (default: GPU 0)")
 	poolLimit := fs.String("pool-limit", "", "cap the GPU engines' device memory pool, e.g. 8GiB (data larger than the GPU; default: no cap)")
+	duckMemory := fs.String("duckdb-memory", "", "DuckDB's memory_limit, e.g. 40GiB, so that DuckDB spills to its temp directory instead of the bench process being killed when DuckDB, gsql and the generated tables share the host (default: DuckDB's own, 80% of RAM)")
 	data := fs.String("data", "", "directory of Parquet files: each suite's tables are written there once (reused when complete) and every engine loads them through its own Parquet reader, so the bench process never holds the generated copy beside the engines'")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -129,6 +130,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("--pool-limit: %w", err)
 	}
 	gsqlPoolLimit = limit
+	if duckdbMemoryLimit, err = bytesize.Parse(*duckMemory); err != nil {
+		return nil, fmt.Errorf("--duckdb-memory: %w", err)
+	}
 	if *devices != "" {
 		// Checked here, so that a typo is a flag error rather than a GPU
 		// engine reported unavailable.

@@ -307,6 +307,13 @@ func measureQuery(ctx context.Context, cfg *config, q benchQuery, rows int, cols
 	default:
 		compareResults(out, sums)
 	}
+	// The verdict as progress too: a run cut short by its caller's limit
+	// never reaches the report, but still tells which answers agreed.
+	verdicts := make([]string, len(out))
+	for i, r := range out {
+		verdicts[i] = r.Engine + "=" + r.Status
+	}
+	fmt.Fprintf(stderr, "  %s checked: %s\n", q.Name, strings.Join(verdicts, " "))
 	// One output size for every engine: the first gsql engine's (DuckDB's
 	// Arrow types can be wider, e.g. SUM as a 128-bit decimal).
 	outBytes := int64(-1)
