@@ -47,6 +47,8 @@ var pipeline = []Rule{
 		apply: infallible(PushFilters)},
 	{Name: "reduce_grouped_joins", Purpose: "a semi join below a grouped join's aggregate, so it groups only rows that can match (TPC-H Q17)",
 		apply: infallible(ReduceGroupedJoins)},
+	{Name: "semi_join_bounds", Purpose: "a semi or anti join whose residual compares one right-side value with the left side as a join with that value's MIN/MAX per key: one row per key, whatever the key's skew",
+		apply: infallible(SemiJoinBounds)},
 	{Name: "distinct_as_group_by", Purpose: "SELECT DISTINCT as a GROUP BY of its columns: the parallel, device and spilling grouping path",
 		apply: infallible(DistinctAsGroupBy)},
 	{Name: "setops_as_group_by", Purpose: "INTERSECT and EXCEPT as a GROUP BY over both inputs, keeping groups by the sides they came from",

@@ -19,7 +19,7 @@ import (
 func TestPipelineOrder(t *testing.T) {
 	want := []string{
 		"dependent_group_keys", "sum_plus_const", "fold_constants", "factor_ors", "outer_to_inner", "push_filters",
-		"push_semi_joins", "reorder_joins", "push_filters", "reduce_grouped_joins", "distinct_as_group_by",
+		"push_semi_joins", "reorder_joins", "push_filters", "reduce_grouped_joins", "semi_join_bounds", "distinct_as_group_by",
 		"setops_as_group_by", "prune_columns", "pre_aggregate_joins", "place_exchanges",
 	}
 	var got []string
@@ -154,6 +154,9 @@ func TestRuleRewrites(t *testing.T) {
 		{"reduce_grouped_joins", grouped, "SELECT SUM(big.v) FROM big, small WHERE big.k = small.k AND small.f = 'x' AND big.v < (SELECT AVG(b2.v) FROM big b2 WHERE b2.k = small.k)",
 			[]string{"HashAggregate keys: k aggs: avg(cast_to_decimal(v, 19, 0)) [cpu]", "Scan big [k v] (100000 rows) [cpu]"},
 			[]string{"HashAggregate keys: k aggs: avg(cast_to_decimal(v, 19, 0)) [cpu]", "Semi HashJoin on k = k [cpu]"}},
+		{"semi_join_bounds", small, "SELECT t.a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a AND u.x <> t.b)",
+			[]string{"Semi HashJoin on a = a filter (x <> b) [cpu]"},
+			[]string{"Inner HashJoin on a = a filter ((min(x) <> b) or (max(x) <> b)) [cpu]", "HashAggregate keys: a aggs: min(x), max(x) [cpu]"}},
 		{"prune_columns", small, "SELECT b FROM t WHERE c > 1",
 			[]string{"Scan t [a b c d] (4 rows) [cpu]"},
 			[]string{"Scan t [b c] (4 rows) [cpu]"}},
