@@ -185,7 +185,8 @@ var ErrClosed = errors.New("gsql: database is closed")
 // needed) the on-disk database at opts.Path.
 func Open(opts Options) (*DB, error) {
 	cat := catalog.New()
-	db := &DB{cat: cat, planner: &planner.Planner{Catalog: cat, Run: execbuild.Run}, opts: opts}
+	db := &DB{cat: cat, opts: opts}
+	db.planner = &planner.Planner{Catalog: cat, Run: execbuild.Run, RunOnce: db.runOnce}
 	if opts.ReadOnly && opts.Path == "" {
 		return nil, errors.New("gsql: ReadOnly needs a Path")
 	}

@@ -50,8 +50,9 @@ type binder struct {
 	// rules are the statement's rule settings, which the subqueries it
 	// plans and runs while binding use too.
 	rules RuleOptions
-	// run executes subqueries (Planner.Run).
-	run RunFunc
+	// run executes subqueries (Planner.Run), runOnce the uncorrelated
+	// ones (Planner.RunOnce, when set).
+	run, runOnce RunFunc
 }
 
 // Planner plans statements against a catalog.
@@ -59,6 +60,11 @@ type Planner struct {
 	Catalog *catalog.Catalog
 	// Run executes the subqueries that binding evaluates (run.go).
 	Run RunFunc
+	// RunOnce, when set, executes the uncorrelated ones instead: each
+	// runs once per statement, so it may place its plan on a device
+	// (the root package's does); correlated ones run per outer row, on
+	// the CPU, through Run.
+	RunOnce RunFunc
 }
 
 // PlanSelect binds a SELECT statement with placeholder arguments and returns
@@ -74,7 +80,7 @@ func (p *Planner) PlanSelect(ctx context.Context, stmt sqlparser.SelectStatement
 // switched off, and where to record what the rules did (the statement's
 // subqueries run through the same rules).
 func (p *Planner) PlanSelectWith(ctx context.Context, stmt sqlparser.SelectStatement, args []any, rules RuleOptions) (Node, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, rules: rules, run: p.Run}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, rules: rules, run: p.Run, runOnce: p.RunOnce}
 	n, err := b.planSelectStatement(stmt)
 	if err != nil {
 		return nil, err
@@ -88,7 +94,7 @@ func (p *Planner) PlanSelectWith(ctx context.Context, stmt sqlparser.SelectState
 // BindRows binds the rows of INSERT ... VALUES as constant expressions,
 // folded to literals; each row must have ncols values.
 func (p *Planner) BindRows(ctx context.Context, rows [][]sqlparser.Expr, ncols int, args []any) ([][]expr.Expr, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, run: p.Run}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, run: p.Run, runOnce: p.RunOnce}
 	out, err := b.bindRows(rows, ncols)
 	if err != nil {
 		return nil, err

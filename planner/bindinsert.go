@@ -27,7 +27,7 @@ type ScopeColumn struct {
 // expressions of ON DUPLICATE KEY UPDATE over a row of cols, sharing the
 // statement's placeholders.
 func (p *Planner) BindInsert(ctx context.Context, rows [][]sqlparser.Expr, ncols int, set []sqlparser.Expr, cols []ScopeColumn, args []any) ([][]expr.Expr, []expr.Expr, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, run: p.Run}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, run: p.Run, runOnce: p.RunOnce}
 	out, err := b.bindRows(rows, ncols)
 	if err != nil {
 		return nil, nil, err

@@ -20,6 +20,6 @@ type RunFunc func(ctx context.Context, n Node) ([]*coldata.Batch, error)
 // applies after binding: the starting point of tests that compare a
 // rewrite's plan with the plan as written.
 func (p *Planner) BindSelect(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (Node, error) {
-	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, run: p.Run}
+	b := &binder{ctx: ctx, cat: p.Catalog, args: args, now: statementTime(ctx), ctes: cteSet{}, run: p.Run, runOnce: p.RunOnce}
 	return b.planSelectStatement(stmt)
 }

@@ -87,7 +87,7 @@ func unparen(e sqlparser.Expr) sqlparser.Expr {
 // subBinder is a binder for a subquery of the query bound in scope sc.
 func (b *binder) subBinder(sc *scope) (*binder, *correlation) {
 	corr := &correlation{outer: sc}
-	return &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, now: b.now, ctes: b.ctes, rules: b.rules, run: b.run,
+	return &binder{ctx: b.ctx, cat: b.cat, args: b.args, usedArgs: b.usedArgs, now: b.now, ctes: b.ctes, rules: b.rules, run: b.run, runOnce: b.runOnce,
 		outer: append(append([]*scope(nil), b.outer...), sc), corr: corr, parent: b}, corr
 }
 

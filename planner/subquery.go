@@ -152,6 +152,8 @@ func (b *binder) planSubquery(q *sqlparser.Subquery, sc *scope) (*subquery, erro
 	sq := &subquery{plan: n, cols: n.Columns(), exec: b.run}
 	if corr.width() > 0 {
 		sq.corr = corr
+	} else if b.runOnce != nil {
+		sq.exec = b.runOnce
 	}
 	return sq, nil
 }
