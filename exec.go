@@ -262,13 +262,21 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	}
 	ro := db.ruleOptions(ctx)
 	ro.Trace = &planner.RuleTrace{}
+	ctx, runs := withSubqueryRuns(ctx)
 	n, err := db.planWith(ctx, stmt, args, ro)
 	if err != nil {
 		return nil, err
 	}
+	trailer := func() []string {
+		lines := ro.Trace.Lines(verbose)
+		if l := runs.line(); l != "" {
+			lines = append([]string{l}, lines...)
+		}
+		return lines
+	}
 	if !analyze {
 		// The top-groups cuts the builder will make show on their GROUP BYs.
-		return append(planner.ExplainAnalyze(n, execbuild.TopNotes(n)), ro.Trace.Lines(verbose)...), nil
+		return append(planner.ExplainAnalyze(n, execbuild.TopNotes(n)), trailer()...), nil
 	}
 	fallback := db.mayFallBack(n)
 	built, err := db.build(n)
@@ -291,7 +299,7 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	if err != nil {
 		return nil, err
 	}
-	return append(built.ExplainAnalyze(n), ro.Trace.Lines(verbose)...), nil
+	return append(built.ExplainAnalyze(n), trailer()...), nil
 }
 
 // explainOnCPU is EXPLAIN ANALYZE of a SELECT whose GPU plan ran out of

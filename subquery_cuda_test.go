@@ -42,9 +42,12 @@ func TestGPUSubqueriesRunOnDevice(t *testing.T) {
 		requireSameRows(t, q, rowsOf(t, gpu, q), rowsOf(t, cpu, q))
 	}
 	before := gpu.Stats().GPU.Launches
-	drain(t, gpu, "EXPLAIN "+queries[0])
+	plan := strings.Join(rowsOf(t, gpu, "EXPLAIN "+queries[0]), "\n")
 	if after := gpu.Stats().GPU.Launches; after == before {
 		t.Errorf("EXPLAIN of a query with a scalar subquery launched no kernel: its subquery ran on the host")
+	}
+	if !strings.Contains(plan, "subqueries run while planning: 1 on the gpu") {
+		t.Errorf("EXPLAIN does not say that the subquery ran on the gpu:\n%s", plan)
 	}
 	// The subquery's errors are the CPU's.
 	const many = "SELECT (SELECT l_orderkey FROM lineitem WHERE l_linenumber = 1)"
