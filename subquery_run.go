@@ -30,16 +30,16 @@ func (db *DB) runOnce(ctx context.Context, n planner.Node) (out []*coldata.Batch
 	if !onGPU {
 		return execbuild.Run(ctx, n)
 	}
+	// A subquery the device cannot take whole (strict mode refuses to
+	// place it) runs on the CPU, as every subquery did before: EXPLAIN's
+	// count of subqueries says where each ran.
 	placed, err := db.place(n, db.ruleOptions(ctx))
-	if err != nil {
-		return nil, fmt.Errorf("subquery: %w", err)
-	}
-	if !hasDeviceNode(placed) {
+	if err != nil || !hasDeviceNode(placed) {
 		return execbuild.Run(ctx, n)
 	}
 	built, err := db.build(placed)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("subquery: %w", err)
 	}
 	ranOn = "gpu"
 	batches, err := operators.Drain(ctx, built.Root)
