@@ -132,7 +132,10 @@ func (b *Builder) Cases() [][]expr.Expr {
 		{c("starts_with", s, n), c("ends_with", s, n), c("contains", s, n), c("like", s, n), c("like", s, Lit("J%")), c("like", s, Lit("%a_e%")), c("like", s, Lit("%o%"))},
 		{c("concat", s, Lit("-"), v), c("concat_ws", Lit(", "), s, v, n), c("concat_ws", n, s, v)},
 		{c("+", x, Lit(3)), c("-", x, x), c("*", x, Lit(7)), c("/", x, Lit(4)), c("div", x, Lit(3)), c("%", x, Lit(3)), c("+", f, x), c("neg", x), c("%", f, Lit(2.5))},
-		{c("and", bo, c(">", x, Lit(0))), c("or", bo, c("is_null", x)), c("not", bo), c("xor", bo, c("<", f, Lit(0.0))), c("in", x, Lit(1), Lit(2), Lit(nil)), c("<=>", s, n)},
+		{c("and", bo, c(">", x, Lit(0))), c("or", bo, c("is_null", x)), c("not", bo), c("xor", bo, c("<", f, Lit(0.0))), c("in", x, Lit(1), Lit(2), Lit(nil)), c("<=>", s, n),
+			// A NULL left side is NULL even where its value (0 here)
+			// equals an item of a list that is not constant.
+			c("in", c("if", bo, Lit(nil), x), c("-", x, x), c("+", x, Lit(1)))},
 		{c("=", s, n), c("<>", s, v), c("<", s, n), c(">=", x, Lit(3)), c("<=", f, Lit(1.5)), c("is_not_null", s), c("is_true", bo), c("is_not_false", bo)},
 		{c("if", bo, s, v), c("ifnull", s, v), c("coalesce", s, n, Lit("none")), c("nullif", s, v), c("case", c(">", x, Lit(5)), x, c("<", x, Lit(-5)), Lit(-1))},
 		{c("cast_to_double", x), c("cast_to_bigint", f), c("cast_to_boolean", x), c("cast_to_bigint", bo)},
