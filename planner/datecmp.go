@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/gsqlengine/gsql/coldata"
-	"github.com/gsqlengine/gsql/datetime"
 	"github.com/gsqlengine/gsql/expr"
 )
 
@@ -81,7 +80,9 @@ func (b *binder) readDateText(name string, e expr.Expr) (expr.Expr, error) {
 			continue // the statement meets it when it runs
 		}
 		lit := &expr.Literal{Value: v.Value(0), T: conv.T}
-		if v.IsNull(0) {
+		// The comparison's reading of text gives the zero date for text
+		// that is no date (expr/cmpdate.go), a cast NULL.
+		if v.IsNull(0) || (conv.Fn.Name == expr.CmpTimestampName && v.Int(0) == expr.ZeroTimestamp) {
 			text, err := expr.Eval(conv.Args[0], one)
 			if err != nil || text.IsNull(0) {
 				continue
@@ -120,9 +121,9 @@ func temporalName(other expr.Expr) string {
 func zeroDate(t coldata.Type) (*expr.Literal, bool) {
 	switch t.Plain() {
 	case coldata.Date:
-		return &expr.Literal{Value: datetime.MinDays - 1, T: t}, true
+		return &expr.Literal{Value: expr.ZeroDateDays, T: t}, true
 	case coldata.Timestamp:
-		return &expr.Literal{Value: (datetime.MinDays - 1) * datetime.MicrosPerDay, T: t}, true
+		return &expr.Literal{Value: expr.ZeroTimestamp, T: t}, true
 	}
 	return nil, false
 }

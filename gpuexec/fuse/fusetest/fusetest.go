@@ -237,7 +237,12 @@ func (b *Builder) DateCases() [][]expr.Expr {
 		{c("=", d, c("cast_to_date", ts)), c("<", d, ds), c(">=", ts, d), c("<=>", d, d), c("in", d, ds, Lit("2024-01-05")),
 			c("coalesce", d, c("cast_to_date", ds), c("cast_to_date", Lit("2000-01-01"))), c("greatest", ts, c("cast_to_timestamp", d)),
 			c("least", d, c("cast_to_date", ds)), c("nullif", d, c("cast_to_date", ts)), c("if", c(">", x, Lit(0)), d, c("cast_to_date", ds)),
-			c("case", c("is_null", d), ts, c("cast_to_timestamp", d)), c("is_null", ts), c("ifnull", ts, c("cast_to_timestamp", ds))},
+			c("case", c("is_null", d), ts, c("cast_to_timestamp", d)), c("is_null", ts), c("ifnull", ts, c("cast_to_timestamp", ds)),
+			// A comparison reads text that is no date ('abc', '',
+			// '2023-02-29') as the zero date, below every date, and not
+			// as NULL (expr/cmpdate.go).
+			c(expr.CmpTimestampName, ds), c("<=>", ts, ds), c(">", ds, d), c("<>", c("concat", ds, Lit("")), ts),
+			c("in", ts, ds, c("cast_to_varchar", d)), c("<=>", d, c("if", c(">", x, Lit(0)), ds, Lit(nil)))},
 		{d, ts},
 	}
 }
