@@ -23,6 +23,8 @@ func TestErrorKinds(t *testing.T) {
 		`INSERT INTO e VALUES (1, 'x')`,
 		`CREATE INDEX ie ON e (a)`,
 		`CREATE VIEW v AS SELECT a FROM e`,
+		// Created: the text is read, and fails, when the view is read.
+		`CREATE VIEW vd AS SELECT a FROM e WHERE DATE '2024-01-01' = 'abc'`,
 		`CREATE TABLE big (k BIGINT)`,
 		`INSERT INTO big VALUES (1)`,
 	} {
@@ -60,6 +62,7 @@ func TestErrorKinds(t *testing.T) {
 		{`CREATE TABLE f (a BIGINT NOT NULL DEFAULT NULL)`, errkind.InvalidDefault, &dv},
 		{`SELECT a, COUNT(*) FROM e`, errkind.MixedAggregate, nil},
 		{`SELECT a FROM e WHERE DATE '2024-01-01' + INTERVAL a DAY = '2023-02-30'`, errkind.IncorrectValue, &pe},
+		{`SELECT a FROM vd`, errkind.IncorrectValue, &pe},
 		{`SELECT b, COUNT(*) FROM e GROUP BY a`, errkind.NonGrouped, nil},
 		{`UPDATE e SET a = NULL`, errkind.NotNull, &ne},
 		{`CREATE TABLE n (a BIGINT NOT NULL) AS SELECT NULL`, errkind.NotNull, &ne},

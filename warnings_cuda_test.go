@@ -39,6 +39,8 @@ func TestGPUWarningsValues(t *testing.T) {
 		`SELECT COUNT(*), SUM(CASE WHEN 100 / (g % 7) IS NULL THEN 1 ELSE 0 END) FROM wq`,
 		`SELECT SUM(s + 0), COUNT(CAST(s AS DATE)) FROM wq`,
 		`SELECT COUNT(d + INTERVAL 1 DAY), COUNT(d) FROM wq`,
+		// Text that is no date compares as the zero date (expr/cmpdate.go).
+		`SELECT SUM(CASE WHEN d > s THEN 1 ELSE 0 END), SUM(CASE WHEN d <> s THEN 1 ELSE 0 END), COUNT(d = s) FROM wq`,
 	} {
 		want := rowsOf(t, cpu, q)
 		cpuCount := cpu.WarningCount()
@@ -56,7 +58,8 @@ func TestGPUWarningsValues(t *testing.T) {
 
 // TestGPUWarningsMatchCPU: a strict GPU plan's projections and filters
 // give the CPU's warnings for the rows a device kernel makes NULL (text
-// that is no date, a zero divisor, an interval past 9999): the count and
+// that is no date, a zero divisor, an interval past 9999) or where a
+// comparison read text that is no date as the zero date: the count and
 // the kept list (the first rows' texts) equal the CPU's, and the batches
 // that warned were evaluated on the host for their warnings
 // (operators/device_warn.go). Each query has one warning-giving
@@ -86,6 +89,10 @@ func TestGPUWarningsMatchCPU(t *testing.T) {
 		`SELECT g, 100 DIV (g % 7) FROM wm ORDER BY g`,
 		`SELECT g, d + INTERVAL 1 DAY FROM wm ORDER BY g`,
 		`SELECT g FROM wm WHERE 100 / (g % 7) > 10 ORDER BY g`,
+		// A comparison's text that is no date: the zero date, not NULL;
+		// the probe finds those rows (expr/cmpdate.go).
+		`SELECT g, d <> s FROM wm ORDER BY g`,
+		`SELECT g FROM wm WHERE s < d ORDER BY g`,
 		`SELECT g, s FROM wm ORDER BY g`, // no warnings
 	} {
 		want := rowsOf(t, cpu, q)

@@ -140,7 +140,13 @@ func NewCall(f *Function, args []Expr) (Expr, error) {
 	for i, a := range args {
 		out[i] = a
 		if want != nil && want[i] != a.Type() {
-			c, err := CastTo(a, want[i])
+			convert := CastTo
+			if comparesOnce[f.Name] {
+				// A comparison reads text that is no date as the zero
+				// date, not NULL (cmpdate.go).
+				convert = CompareCastTo
+			}
+			c, err := convert(a, want[i])
 			if err != nil {
 				return nil, &ArgError{Func: f.Name, Msg: err.Error()}
 			}

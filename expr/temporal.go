@@ -23,7 +23,8 @@ import (
 //     20240105, a TIMESTAMP 20240105103000.
 //   - Comparisons between a date or timestamp and a string (or number)
 //     convert the other side (compareType); DATE against TIMESTAMP compares
-//     as TIMESTAMP.
+//     as TIMESTAMP. A comparison reads text with cmp_to_timestamp, not the
+//     cast: text that is no date is the zero date there (cmpdate.go).
 //   - Arithmetic results that leave the valid range are NULL, as MySQL's
 //     DATE_ADD gives NULL.
 

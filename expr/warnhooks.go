@@ -33,6 +33,10 @@ func init() {
 		})
 		warnDateTail(name, name == CastFuncName(coldata.Date))
 	}
+	// A comparison's text: the zero date where it is no date, with its
+	// own warning (evalCmpTimestamp); a date read from a prefix warns as
+	// the cast's does.
+	warnDateTail(CmpTimestampName, false)
 	for _, name := range []string{"date_add_days", "date_add_months", "date_add_micros", "date_add_interval"} {
 		warnOnNull(name, func(w *Warnings, args []*coldata.Vec, i int) {
 			if name == "date_add_interval" && !intervalTextOK(args, i) {

@@ -21,6 +21,9 @@ import (
 // CPU's; the values stay the GPU's. Warnings on rows whose result is not
 // NULL (a date read by dropping trailing text, text that is a number only
 // in part, a clamped TIME) are not probed: the GPU still leaves those out.
+// A comparison's reading of text (expr.CmpTimestampName) gives the zero
+// date, not NULL, for text that is no date: its probe passes the rows
+// where it is the zero date.
 
 // warnProbe is the predicate true on a row where a warning-giving call of
 // exprs is NULL and none of its arguments is; nil when exprs hold no such
@@ -39,6 +42,16 @@ func warnProbe(exprs ...expr.Expr) (expr.Expr, error) {
 				return
 			}
 			seen[expr.Key(c)] = true
+			if c.Fn.Name == expr.CmpTimestampName {
+				// A comparison's text that is no date is the zero date,
+				// not NULL (expr/cmpdate.go): the rows it warns on.
+				term, err := probeCall("=", c, &expr.Literal{Value: expr.ZeroTimestamp, T: coldata.Timestamp})
+				if err == nil && probe != nil {
+					term, err = probeCall("or", probe, term)
+				}
+				probe, walkErr = term, err
+				return
+			}
 			term, err := probeCall("is_null", c)
 			for _, a := range c.Args {
 				if err != nil {

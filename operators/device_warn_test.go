@@ -49,6 +49,10 @@ func TestWarnProbe(t *testing.T) {
 		// A number cast to DECIMAL or DOUBLE never warns: no probe pass.
 		{"numeric casts", []expr.Expr{mk("cast_to_decimal", g, &expr.Literal{Value: int64(19), T: coldata.Int64}, &expr.Literal{Value: int64(0), T: coldata.Int64}), mk("cast_to_double", g)}, "none"},
 		{"text cast to DOUBLE", []expr.Expr{mk("cast_to_double", s)}, "[false false false false]"},
+		// A comparison's text that is no date is the zero date: the
+		// probe passes those rows, not the NULL one.
+		{"comparison's text", []expr.Expr{mk("<", &expr.Literal{Value: int64(0), T: coldata.Timestamp}, s)}, "[false true false true]"},
+		{"comparison's text and div", []expr.Expr{mk("=", s, mk("cast_to_date", s)), div}, "[true true true true]"},
 	}
 	for _, c := range cases {
 		p, err := warnProbe(c.exprs...)

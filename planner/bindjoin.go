@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -342,6 +343,11 @@ func (b *binder) planView(name, query string, as sqlparser.TableIdent) (Node, *s
 	n, err := b.planSelectStatement(sel.Stmt)
 	b.agg, b.ctes = saved, savedCTEs
 	b.viewDepth--
+	var wrong *Error
+	if errors.As(err, &wrong) && wrong.Kind == IncorrectValue {
+		// MySQL's text: "Incorrect DATE value: 'abc'", whatever reads it.
+		return nil, nil, err
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("view %s: %w", name, err)
 	}

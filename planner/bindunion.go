@@ -5,6 +5,7 @@ import (
 
 	"github.com/xwb1989/sqlparser"
 
+	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/opspec"
 	"github.com/gsqlengine/gsql/sql"
@@ -87,7 +88,14 @@ func (b *binder) planUnion(u *sqlparser.Union) (Node, error) {
 
 // castNode converts n's columns to the given types with a projection, or
 // returns n when they already match.
-func castNode(n Node, out []Column) Node {
+func castNode(n Node, out []Column) Node { return castNodeWith(n, out, expr.CastTo) }
+
+// castCompared is castNode for a subquery whose values a comparison
+// reads: text becomes a DATETIME as the comparison reads it
+// (expr.CompareCastTo).
+func castCompared(n Node, out []Column) Node { return castNodeWith(n, out, expr.CompareCastTo) }
+
+func castNodeWith(n Node, out []Column, convert func(expr.Expr, coldata.Type) (expr.Expr, error)) Node {
 	cols := n.Columns()
 	same := true
 	for i, c := range cols {
@@ -100,7 +108,7 @@ func castNode(n Node, out []Column) Node {
 	}
 	p := &Project{Input: n, Out: make([]Column, len(cols))}
 	for i, c := range cols {
-		e, _ := expr.CastTo(&expr.ColumnRef{Index: i, Name: c.Name, T: c.Type}, out[i].Type)
+		e, _ := convert(&expr.ColumnRef{Index: i, Name: c.Name, T: c.Type}, out[i].Type)
 		p.Exprs = append(p.Exprs, e)
 		p.Out[i] = Column{Name: c.Name, Type: out[i].Type}
 	}

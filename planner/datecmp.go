@@ -1,8 +1,9 @@
 package planner
 
 import (
+	"context"
+
 	"github.com/gsqlengine/gsql/coldata"
-	"github.com/gsqlengine/gsql/datetime"
 	"github.com/gsqlengine/gsql/expr"
 )
 
@@ -31,6 +32,30 @@ import (
 // (and a GPU kernel) compares dates; the warnings go to the statement's
 // sink now, and a plan whose binding warned is not cached (queryAndCache).
 
+// A view's query is checked when the view is created, as MySQL resolves
+// it then (unknown tables and columns fail CREATE VIEW), but MySQL's
+// get_date_from_const does not read constant text in that check (it skips
+// it under CONTEXT_ANALYSIS_ONLY_VIEW): a view comparing a date with text
+// that is no date is created, and reading it fails with error 1525. The
+// check binds under CheckingView, where readDateText leaves the text
+// unread; each statement that reads the view binds its query again, and
+// reads the text then.
+
+type viewCheckKey struct{}
+
+// CheckingView marks ctx as the check of a view's query (CREATE VIEW, and
+// DESCRIBE of a view, which reads no rows): constant text compared with a
+// DATE or DATETIME is left for the statements that read the view, which
+// fail on text that is no date.
+func CheckingView(ctx context.Context) context.Context {
+	return context.WithValue(ctx, viewCheckKey{}, true)
+}
+
+func checkingView(ctx context.Context) bool {
+	on, _ := ctx.Value(viewCheckKey{}).(bool)
+	return on
+}
+
 // strictDateText are the comparisons that fail on text that is no date.
 var strictDateText = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true, "<=>": true}
 
@@ -40,7 +65,7 @@ var strictDateText = map[string]bool{"=": true, "<>": true, "<": true, "<=": tru
 // is no date.
 func (b *binder) readDateText(name string, e expr.Expr) (expr.Expr, error) {
 	c, ok := e.(*expr.Call)
-	if !ok || (!strictDateText[name] && name != "in") {
+	if !ok || (!strictDateText[name] && name != "in") || (b.ctx != nil && checkingView(b.ctx)) {
 		return e, nil
 	}
 	one := &coldata.Batch{Len: 1}
@@ -55,7 +80,9 @@ func (b *binder) readDateText(name string, e expr.Expr) (expr.Expr, error) {
 			continue // the statement meets it when it runs
 		}
 		lit := &expr.Literal{Value: v.Value(0), T: conv.T}
-		if v.IsNull(0) {
+		// The comparison's reading of text gives the zero date for text
+		// that is no date (expr/cmpdate.go), a cast NULL.
+		if v.IsNull(0) || (conv.Fn.Name == expr.CmpTimestampName && v.Int(0) == expr.ZeroTimestamp) {
 			text, err := expr.Eval(conv.Args[0], one)
 			if err != nil || text.IsNull(0) {
 				continue
@@ -94,9 +121,9 @@ func temporalName(other expr.Expr) string {
 func zeroDate(t coldata.Type) (*expr.Literal, bool) {
 	switch t.Plain() {
 	case coldata.Date:
-		return &expr.Literal{Value: datetime.MinDays - 1, T: t}, true
+		return &expr.Literal{Value: expr.ZeroDateDays, T: t}, true
 	case coldata.Timestamp:
-		return &expr.Literal{Value: (datetime.MinDays - 1) * datetime.MicrosPerDay, T: t}, true
+		return &expr.Literal{Value: expr.ZeroTimestamp, T: t}, true
 	}
 	return nil, false
 }

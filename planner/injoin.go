@@ -61,12 +61,15 @@ func (b *binder) inJoin(c sqlparser.Expr, input Node, sc *scope) (Node, bool, er
 	if (l.Type() == coldata.String) != (sq.cols[0].Type == coldata.String) {
 		t = coldata.Float64
 	}
-	if l, err = expr.CastTo(l, t); err != nil {
+	if dt, ok := dateTextType(l.Type(), sq.cols[0].Type); ok {
+		t = dt
+	}
+	if l, err = expr.CompareCastTo(l, t); err != nil {
 		return nil, false, nil
 	}
 	inner := sq.plan
 	if sq.cols[0].Type != t {
-		inner = castNode(inner, []Column{{Name: sq.cols[0].Name, Type: t}})
+		inner = castCompared(inner, []Column{{Name: sq.cols[0].Name, Type: t}})
 	}
 	nl := len(input.Columns())
 	eq, err := b.apply("=", l, &expr.ColumnRef{Index: nl, Name: sq.cols[0].Name, T: t})

@@ -351,11 +351,24 @@ func compareType(a, b coldata.Type) coldata.Type {
 	if a == coldata.Null && b == coldata.Null {
 		return coldata.Int64
 	}
+	if t, ok := dateTextType(a, b); ok {
+		return t
+	}
 	t := expr.Unify(a, b)
 	if a != coldata.Null && b != coldata.Null && (a == coldata.String) != (b == coldata.String) {
 		t = coldata.Float64
 	}
 	return t
+}
+
+// dateTextType is the type a DATE or DATETIME and text compare in, as
+// the comparison functions' (expr's compareType): DATETIME, the text read
+// by expr.CompareCastTo. ok is false for other pairs.
+func dateTextType(a, b coldata.Type) (coldata.Type, bool) {
+	if (a.IsTemporal() && b == coldata.String) || (a == coldata.String && b.IsTemporal()) {
+		return coldata.Timestamp, true
+	}
+	return 0, false
 }
 
 // quantSubquery plans q for comparison with the bound row l: it checks the
@@ -372,12 +385,12 @@ func (b *binder) quantSubquery(l []expr.Expr, q *sqlparser.Subquery, sc *scope) 
 	cast := make([]expr.Expr, len(l))
 	for i, c := range sq.cols {
 		t := compareType(l[i].Type(), c.Type)
-		if cast[i], err = expr.CastTo(l[i], t); err != nil {
+		if cast[i], err = expr.CompareCastTo(l[i], t); err != nil {
 			return nil, nil, errorf(TypeMismatch, "", "%v", err)
 		}
 		out[i] = Column{Name: c.Name, Type: t}
 	}
-	sq.plan = castNode(sq.plan, out)
+	sq.plan = castCompared(sq.plan, out)
 	sq.cols = sq.plan.Columns()
 	return sq, cast, nil
 }

@@ -359,11 +359,14 @@ func (b *binder) inSubquery(left sqlparser.Expr, q *sqlparser.Subquery, sc *scop
 		if (l.Type() == coldata.String) != (sq.cols[0].Type == coldata.String) {
 			t = coldata.Float64
 		}
-		if l, err = expr.CastTo(l, t); err != nil {
+		if dt, ok := dateTextType(l.Type(), sq.cols[0].Type); ok {
+			t = dt
+		}
+		if l, err = expr.CompareCastTo(l, t); err != nil {
 			return nil, err
 		}
 		if sq.cols[0].Type != t {
-			sq.plan = castNode(sq.plan, []Column{{Name: sq.cols[0].Name, Type: t}})
+			sq.plan = castCompared(sq.plan, []Column{{Name: sq.cols[0].Name, Type: t}})
 			sq.cols = sq.plan.Columns()
 		}
 		return b.correlatedCall(sq, inSub, l)

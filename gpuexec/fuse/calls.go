@@ -219,8 +219,9 @@ func (g *gen) in(args []*val) (*val, error) {
 		}
 		g.emit("if (%s) %s = true; else if (%s) %s = true;", nullFlag(v), anyNull, eq.c, res)
 	}
+	// A NULL x is NULL whatever its (meaningless) value matched.
 	null := g.tmp()
-	g.emit("bool %s = !%s && (%s || %s);", null, res, nullFlag(x), anyNull)
+	g.emit("bool %s = %s || (!%s && %s);", null, nullFlag(x), res, anyNull)
 	g.emit("%s = %s && !%s;", res, res, nullFlag(x))
 	return &val{kind: kBool, c: res, null: null}, nil
 }

@@ -35,7 +35,7 @@ func isDateCall(c *expr.Call) bool {
 	switch c.Fn.Name {
 	case "extract", "date_trunc", "last_day", "datediff", "date_add_days", "date_add_months", "date_add_micros",
 		"timestampdiff", "unix_timestamp", "from_unixtime", "dayname", "monthname", "week", "date_format", "str_to_date", "str_to_dayclock",
-		"cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal",
+		"cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal", expr.CmpTimestampName,
 		"to_days", "from_days", "makedate", "weekofyear", "yearweek":
 		return true
 	case "maketime", "sec_to_time", "time_to_sec", "addtime", "subtime", "timediff", "time_format", "cast_to_time", "time_literal", "period_add", "period_diff", "date_add_interval", "convert_tz":
@@ -211,6 +211,15 @@ func (g *gen) dateCall(c *expr.Call, args []*val) (*val, error) {
 		return &val{kind: kSV, c: g.declare(kSV, 0, fmt.Sprintf("%s(%s)", fn, args[0].c)), null: args[0].null}, nil
 	case "cast_to_date", "cast_to_timestamp", "date_literal", "timestamp_literal":
 		return g.toTemporal(name, c.T, args[0], at(0))
+	case expr.CmpTimestampName:
+		// A comparison's reading of text (expr/cmpdate.go): the cast's,
+		// but text that is no date is the zero date, not NULL.
+		v, err := g.toTemporal("cast_to_timestamp", coldata.Timestamp, args[0], at(0))
+		if err != nil {
+			return nil, err
+		}
+		g.emit("if (%s && !%s) %s = (int64_t)(%dLL);", nullFlag(v), nullFlag(args[0]), v.c, expr.ZeroTimestamp)
+		return &val{kind: kInt, c: v.c, null: args[0].null}, nil
 	}
 	return g.fromTemporal(name, args[0], at(0))
 }

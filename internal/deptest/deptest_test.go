@@ -23,7 +23,7 @@ func TestChecks(t *testing.T) {
 		check func(tb testing.TB)
 		want  string // a failure that must be reported; "" for none
 	}{
-		{"allowed", func(tb testing.TB) { AllowOnly(tb, "expr", "coldata", "decimal", "datetime", "errkind") }, ""},
+		{"allowed", func(tb testing.TB) { AllowOnly(tb, "expr", "coldata", "decimal", "datetime", "errkind", "hashmix") }, ""},
 		{"not allowed", func(tb testing.TB) { AllowOnly(tb, "expr", "decimal", "datetime") }, "expr imports coldata"},
 		{"forbidden below", func(tb testing.TB) { Forbid(tb, "operators", "gpuexec") }, "operators imports gpuexec/fuse"},
 		{"cgo", func(tb testing.TB) { AllowOnly(tb, "operators", "gpuexec") }, "gpuexec (-tags cuda), which uses cgo"},

@@ -132,7 +132,10 @@ func (b *Builder) Cases() [][]expr.Expr {
 		{c("starts_with", s, n), c("ends_with", s, n), c("contains", s, n), c("like", s, n), c("like", s, Lit("J%")), c("like", s, Lit("%a_e%")), c("like", s, Lit("%o%"))},
 		{c("concat", s, Lit("-"), v), c("concat_ws", Lit(", "), s, v, n), c("concat_ws", n, s, v)},
 		{c("+", x, Lit(3)), c("-", x, x), c("*", x, Lit(7)), c("/", x, Lit(4)), c("div", x, Lit(3)), c("%", x, Lit(3)), c("+", f, x), c("neg", x), c("%", f, Lit(2.5))},
-		{c("and", bo, c(">", x, Lit(0))), c("or", bo, c("is_null", x)), c("not", bo), c("xor", bo, c("<", f, Lit(0.0))), c("in", x, Lit(1), Lit(2), Lit(nil)), c("<=>", s, n)},
+		{c("and", bo, c(">", x, Lit(0))), c("or", bo, c("is_null", x)), c("not", bo), c("xor", bo, c("<", f, Lit(0.0))), c("in", x, Lit(1), Lit(2), Lit(nil)), c("<=>", s, n),
+			// A NULL left side is NULL even where its value (0 here)
+			// equals an item of a list that is not constant.
+			c("in", c("if", bo, Lit(nil), x), c("-", x, x), c("+", x, Lit(1)))},
 		{c("=", s, n), c("<>", s, v), c("<", s, n), c(">=", x, Lit(3)), c("<=", f, Lit(1.5)), c("is_not_null", s), c("is_true", bo), c("is_not_false", bo)},
 		{c("if", bo, s, v), c("ifnull", s, v), c("coalesce", s, n, Lit("none")), c("nullif", s, v), c("case", c(">", x, Lit(5)), x, c("<", x, Lit(-5)), Lit(-1))},
 		{c("cast_to_double", x), c("cast_to_bigint", f), c("cast_to_boolean", x), c("cast_to_bigint", bo)},
@@ -234,7 +237,12 @@ func (b *Builder) DateCases() [][]expr.Expr {
 		{c("=", d, c("cast_to_date", ts)), c("<", d, ds), c(">=", ts, d), c("<=>", d, d), c("in", d, ds, Lit("2024-01-05")),
 			c("coalesce", d, c("cast_to_date", ds), c("cast_to_date", Lit("2000-01-01"))), c("greatest", ts, c("cast_to_timestamp", d)),
 			c("least", d, c("cast_to_date", ds)), c("nullif", d, c("cast_to_date", ts)), c("if", c(">", x, Lit(0)), d, c("cast_to_date", ds)),
-			c("case", c("is_null", d), ts, c("cast_to_timestamp", d)), c("is_null", ts), c("ifnull", ts, c("cast_to_timestamp", ds))},
+			c("case", c("is_null", d), ts, c("cast_to_timestamp", d)), c("is_null", ts), c("ifnull", ts, c("cast_to_timestamp", ds)),
+			// A comparison reads text that is no date ('abc', '',
+			// '2023-02-29') as the zero date, below every date, and not
+			// as NULL (expr/cmpdate.go).
+			c(expr.CmpTimestampName, ds), c("<=>", ts, ds), c(">", ds, d), c("<>", c("concat", ds, Lit("")), ts),
+			c("in", ts, ds, c("cast_to_varchar", d)), c("<=>", d, c("if", c(">", x, Lit(0)), ds, Lit(nil)))},
 		{d, ts},
 	}
 }
