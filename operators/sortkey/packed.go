@@ -96,7 +96,10 @@ func sortPacked(ctx context.Context, keys []Key, rows []int) (done bool, err err
 			}
 			continue
 		}
-		if !f.planWord(rows) {
+		if !f.planWord(ctx, rows) {
+			if err := ctx.Err(); err != nil {
+				return true, err
+			}
 			return false, nil
 		}
 		total += f.bitsOf()
@@ -143,28 +146,39 @@ func sortPacked(ctx context.Context, keys []Key, rows []int) (done bool, err err
 	if err := ctx.Err(); err != nil {
 		return true, err
 	}
+	// The words are packed a range of rows at a time, every key's code
+	// in turn (the range's words stay in cache), looking at the context
+	// between ranges: at millions of rows each pass over them is long
+	// for a cancel to wait on.
 	codes := u64Pool.get(n)
 	defer u64Pool.put(codes)
 	if total <= 64 {
 		words := u64Pool.get(n)
 		defer u64Pool.put(words)
-		for i := range words {
-			words[i] = uint64(i)
-		}
-		off := total
-		for j := range fields {
-			f := &fields[j]
-			if f.flag {
-				off--
-				f.flags(rows, codes)
-				for i, c := range codes {
-					words[i] |= c << off
-				}
+		for lo := 0; lo < n; lo += cancelCheckRows {
+			if err := ctx.Err(); err != nil {
+				return true, err
 			}
-			off -= f.width
-			f.codes(rows, codes)
-			for i, c := range codes {
-				words[i] |= c << off
+			hi := min(lo+cancelCheckRows, n)
+			w, c := words[lo:hi], codes[lo:hi]
+			for i := range w {
+				w[i] = uint64(lo + i)
+			}
+			off := total
+			for j := range fields {
+				f := &fields[j]
+				if f.flag {
+					off--
+					f.flags(rows[lo:hi], c)
+					for i, x := range c {
+						w[i] |= x << off
+					}
+				}
+				off -= f.width
+				f.codes(lo, hi, rows, c)
+				for i, x := range c {
+					w[i] |= x << off
+				}
 			}
 		}
 		if n < packedMinRows {
@@ -172,11 +186,18 @@ func sortPacked(ctx context.Context, keys []Key, rows []int) (done bool, err err
 		} else if words, err = radix64(ctx, words, codes, rowBits); err != nil {
 			return true, err
 		}
-		// The rows in order, through codes (free again): rows is both
-		// read and written.
+		// The rows in order, through codes (free again: radix64 may
+		// have returned it as words, each read before it is written):
+		// rows is both read and written.
 		mask := uint64(1)<<rowBits - 1
-		for i, w := range words {
-			codes[i] = uint64(rows[w&mask])
+		for lo := 0; lo < n; lo += cancelCheckRows {
+			if err := ctx.Err(); err != nil {
+				return true, err
+			}
+			c := codes[lo:min(lo+cancelCheckRows, n)]
+			for i, w := range words[lo : lo+len(c)] {
+				c[i] = uint64(rows[w&mask])
+			}
 		}
 		for i, c := range codes {
 			rows[i] = int(c)
@@ -185,20 +206,27 @@ func sortPacked(ctx context.Context, keys []Key, rows []int) (done bool, err err
 	}
 	words := w128Pool.get(n)
 	defer w128Pool.put(words)
-	for i := range words {
-		words[i] = word128{lo: uint64(i)}
-	}
-	off := total
-	for j := range fields {
-		f := &fields[j]
-		if f.flag {
-			off--
-			f.flags(rows, codes)
-			or128(words, codes, off, 1)
+	for lo := 0; lo < n; lo += cancelCheckRows {
+		if err := ctx.Err(); err != nil {
+			return true, err
 		}
-		off -= f.width
-		f.codes(rows, codes)
-		or128(words, codes, off, f.width)
+		hi := min(lo+cancelCheckRows, n)
+		w, c := words[lo:hi], codes[lo:hi]
+		for i := range w {
+			w[i] = word128{lo: uint64(lo + i)}
+		}
+		off := total
+		for j := range fields {
+			f := &fields[j]
+			if f.flag {
+				off--
+				f.flags(rows[lo:hi], c)
+				or128(w, c, off, 1)
+			}
+			off -= f.width
+			f.codes(lo, hi, rows, c)
+			or128(w, c, off, f.width)
+		}
 	}
 	if n < packedMinRows {
 		slices.SortFunc(words, func(a, b word128) int {
@@ -221,8 +249,14 @@ func sortPacked(ctx context.Context, keys []Key, rows []int) (done bool, err err
 		}
 	}
 	mask := uint64(1)<<rowBits - 1
-	for i, w := range words {
-		codes[i] = uint64(rows[w.lo&mask])
+	for lo := 0; lo < n; lo += cancelCheckRows {
+		if err := ctx.Err(); err != nil {
+			return true, err
+		}
+		c := codes[lo:min(lo+cancelCheckRows, n)]
+		for i, w := range words[lo : lo+len(c)] {
+			c[i] = uint64(rows[w.lo&mask])
+		}
 	}
 	for i, c := range codes {
 		rows[i] = int(c)
@@ -280,46 +314,54 @@ func or128(words []word128, codes []uint64, off, width uint) {
 }
 
 // planWord plans an int-like key's code: the offset of its word from
-// the least over rows. It reports false for a DECIMAL past 64 bits.
-func (f *field) planWord(rows []int) bool {
+// the least over rows. It reports false for a DECIMAL past 64 bits, or
+// when ctx is done (the caller looks).
+func (f *field) planWord(ctx context.Context, rows []int) bool {
 	v := f.k.Vec
-	if v.Type.Physical() == coldata.Decimal {
-		for _, r := range rows {
-			if !v.IsNull(r) {
-				if d := v.Dec(r); d.Hi != int64(d.Lo)>>63 {
-					return false
-				}
-			}
-		}
-	}
-	lo, hi, any := uint64(math.MaxUint64), uint64(0), false
 	word := f.wordOf()
+	lo, hi, any := uint64(math.MaxUint64), uint64(0), false
 	if v.Const {
 		if !v.IsNull(0) {
 			lo, hi, any = word(0), word(0), true
 		}
-	} else if f.flag {
-		for _, r := range rows {
-			if !v.IsNull(r) {
-				w := word(r)
-				lo, hi, any = min(lo, w), max(hi, w), true
+		rows = nil
+	}
+	for start := 0; start < len(rows); start += cancelCheckRows {
+		if ctx.Err() != nil {
+			return false
+		}
+		chunk := rows[start:min(start+cancelCheckRows, len(rows))]
+		if v.Type.Physical() == coldata.Decimal {
+			for _, r := range chunk {
+				if !v.IsNull(r) {
+					if d := v.Dec(r); d.Hi != int64(d.Lo)>>63 {
+						return false
+					}
+				}
 			}
 		}
-	} else {
-		switch v.Type.Physical() {
-		case coldata.Int64:
+		switch {
+		case f.flag:
+			for _, r := range chunk {
+				if !v.IsNull(r) {
+					w := word(r)
+					lo, hi, any = min(lo, w), max(hi, w), true
+				}
+			}
+		case v.Type.Physical() == coldata.Int64:
 			ints := v.Ints
-			for _, r := range rows {
+			for _, r := range chunk {
 				w := uint64(ints[r]) ^ 1<<63
 				lo, hi = min(lo, w), max(hi, w)
 			}
+			any = true
 		default:
-			for _, r := range rows {
+			for _, r := range chunk {
 				w := word(r)
 				lo, hi = min(lo, w), max(hi, w)
 			}
+			any = true
 		}
-		any = true
 	}
 	if any {
 		f.min, f.span = lo, hi-lo
@@ -367,27 +409,30 @@ func (f *field) planText(ctx context.Context, rows []int, budget uint) bool {
 	return true
 }
 
-// codes fills codes with each position's value code for the field,
-// DESC inverted within the width (flags gives the NULL flags).
-func (f *field) codes(rows []int, codes []uint64) {
+// codes fills codes with the value codes of the positions [lo, hi) (of
+// rows, and of the text ids), DESC inverted within the width (flags
+// gives the NULL flags).
+func (f *field) codes(lo, hi int, rows []int, codes []uint64) {
 	v := f.k.Vec
+	rows = rows[lo:hi]
+	codes = codes[:len(rows)]
 	switch {
 	case f.width == 0:
 		clear(codes)
 	case f.text:
-		for i, id := range f.ids {
+		for i, id := range f.ids[lo:hi] {
 			codes[i] = uint64(f.ranks[id])
 		}
 	case !v.Const && !f.flag && v.Type.Physical() == coldata.Int64:
-		ints, lo := v.Ints, f.min
+		ints, min := v.Ints, f.min
 		for i, r := range rows {
-			codes[i] = (uint64(ints[r]) ^ 1<<63) - lo
+			codes[i] = (uint64(ints[r]) ^ 1<<63) - min
 		}
 	default:
-		word, lo := f.wordOf(), f.min
+		word, min := f.wordOf(), f.min
 		for i, r := range rows {
 			if !f.flag || !v.IsNull(r) {
-				codes[i] = word(r) - lo
+				codes[i] = word(r) - min
 			}
 		}
 	}
@@ -615,9 +660,14 @@ func radix64(ctx context.Context, words, buf []uint64, low uint) ([]uint64, erro
 	}
 	mask := uint64(1)<<width - 1
 	counts := make([]int, len(shifts)<<width)
-	for _, w := range words {
-		for p, s := range shifts {
-			counts[p<<width+int(w>>s&mask)]++
+	for lo := 0; lo < len(words); lo += cancelCheckRows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for _, w := range words[lo:min(lo+cancelCheckRows, len(words))] {
+			for p, s := range shifts {
+				counts[p<<width+int(w>>s&mask)]++
+			}
 		}
 	}
 	for p, s := range shifts {
