@@ -227,7 +227,8 @@ func Gather(src *Vec, idx []int) *Vec {
 // gatherStrings sets out's offsets and bytes to src's strings at idx, in
 // two passes: sizes into offsets, then the bytes into the pre-sized
 // buffer, one copy per run of consecutive rows (a dense selection) or per
-// row, short strings (TPC-H's one-letter flags) byte by byte.
+// row, short strings as one 16- or 32-byte move (at the buffers' ends,
+// byte by byte).
 func gatherStrings(out, src *Vec, idx []int) {
 	n := len(idx)
 	offs := make([]int32, n+1)
@@ -240,28 +241,43 @@ func gatherStrings(out, src *Vec, idx []int) {
 	buf := make([]byte, total)
 	out.Offsets, out.Bytes = offs, buf
 	sb := src.Bytes
-	if n >= 16 && idx[n-1]-idx[0] < n+n/8 {
-		for k := 0; k < n; {
-			i := idx[k]
-			j := k + 1
+	// A selection that may be dense copies runs of consecutive rows at
+	// once. A string of up to 16 or 32 bytes, away from the ends of both
+	// buffers, copies as that many bytes at once: the bytes past its end
+	// are the next strings' and are written again by them (a sort's
+	// gather of 21-byte p_types called memmove per row).
+	dense := n >= 16 && idx[n-1]-idx[0] < n+n/8
+	nb, ns := int32(len(buf)), int32(len(sb))
+	for k := 0; k < n; {
+		i := idx[k]
+		j := k + 1
+		if dense {
 			for j < n && idx[j] == i+(j-k) {
 				j++
 			}
-			copy(buf[offs[k]:offs[j]], sb[so[i]:so[i+(j-k)]])
-			k = j
 		}
-		return
-	}
-	for k, i := range idx {
-		lo, hi := so[i], so[i+1]
-		d := buf[offs[k]:offs[k+1]]
-		if hi-lo <= 8 {
+		lo, o := so[i], offs[k]
+		if j > k+1 {
+			copy(buf[o:offs[j]], sb[lo:so[i+(j-k)]])
+			k = j
+			continue
+		}
+		switch l := so[i+1] - lo; {
+		case l <= 16 && o <= nb-16 && lo <= ns-16:
+			*(*[16]byte)(buf[o : o+16]) = *(*[16]byte)(sb[lo : lo+16])
+		case l <= 32 && o <= nb-32 && lo <= ns-32:
+			// Two 16-byte moves: a 32-byte one calls memmove.
+			*(*[16]byte)(buf[o : o+16]) = *(*[16]byte)(sb[lo : lo+16])
+			*(*[16]byte)(buf[o+16 : o+32]) = *(*[16]byte)(sb[lo+16 : lo+32])
+		case l <= 8:
+			d := buf[o:offs[k+1]]
 			for t := range d {
 				d[t] = sb[lo+int32(t)]
 			}
-			continue
+		default:
+			copy(buf[o:offs[k+1]], sb[lo:lo+l])
 		}
-		copy(d, sb[lo:hi])
+		k++
 	}
 }
 

@@ -38,6 +38,21 @@ func TestGatherSelections(t *testing.T) {
 		}
 		src[ty.String()] = b.Finish()
 	}
+	// Strings of every length up to 40 bytes and a few longer: the
+	// word copies of short strings, their ends and the last rows.
+	vb := NewBuilder(String, n)
+	for i := 0; i < n; i++ {
+		l := r.Intn(41)
+		if r.Intn(100) == 0 {
+			l = 100 + r.Intn(300)
+		}
+		s := make([]byte, l)
+		for j := range s {
+			s[j] = byte('a' + r.Intn(26))
+		}
+		vb.AppendString(string(s))
+	}
+	src["varying strings"] = vb.Finish()
 	src["const"] = NewConst(DecimalOf(15, 2), decimal.FromInt64(42), n)
 	src["const string"] = NewConst(String, "abc", n)
 	dense := []int{}

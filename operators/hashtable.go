@@ -304,10 +304,22 @@ func (t *hashTable) hashRows(keys []keyVec, h []uint64) {
 // all 64 bits (GROUP BY origin, destination: every such pair a collision
 // for the comparisons to sort out).
 func (t *hashTable) hashRange(keys []keyVec, h []uint64, lo, hi int) {
-	for r := lo; r < hi; r++ {
-		h[r] = hashSeed
+	first := 0
+	if len(keys) > 0 && !keys[0].allNull && keys[0].t != coldata.String && keys[0].nulls == nil {
+		// A first fixed-width key without NULLs hashes as the loop
+		// below would from hashSeed, in one pass.
+		hh, f := h[lo:hi], keys[0].fixed[lo:hi]
+		f = f[:len(hh)]
+		for i := range hh {
+			hh[i] = hashmix.Mix64(hashSeed ^ uint64(f[i]))
+		}
+		first = 1
+	} else {
+		for r := lo; r < hi; r++ {
+			h[r] = hashSeed
+		}
 	}
-	for c := range keys {
+	for c := first; c < len(keys); c++ {
 		kv := &keys[c]
 		seed := t.seed + uint64(c)*nullHash
 		switch {
@@ -453,6 +465,13 @@ func (t *hashTable) hashAndProbe(keys []keyVec, lo, hi int, ids []uint32, insert
 
 // probeRange is probe for rows [lo, hi).
 func (p *prober) probeRange(keys []keyVec, h []uint64, lo, hi int, ids []uint32, insert bool) {
+	if t := p.t; t.n > 0 && len(keys) == 1 && keys[0].t != coldata.String && keys[0].nulls == nil && !keys[0].allNull && t.cols[0].nulls == nil {
+		// One fixed-width key without NULLs: the walk reads the range's
+		// rows in order, with no list of them.
+		p.slow = p.slow[:0]
+		p.probeFixedSpan(keys[0].fixed, h, lo, hi, ids, insert)
+		return
+	}
 	if cap(p.rows) < hi-lo {
 		int32Pool.put(p.rows)
 		p.rows = int32Pool.get(hi - lo)
@@ -565,6 +584,36 @@ func (p *prober) probeFixed(fixed []int64, h []uint64, rows []int32, ids []uint3
 			}
 			if s&tagMask == tag && stored[uint32(s)-1] == x {
 				ids[r] = uint32(s) - 1
+				break
+			}
+			pos = (pos + 1) & mask
+		}
+	}
+}
+
+// probeFixedSpan is probeFixed for the rows [lo, hi): the keys, hashes
+// and ids are read and written in order, without a list of rows and
+// their bounds checks (GROUP BY l_partkey, 20K groups: issue 40).
+func (p *prober) probeFixedSpan(fixed []int64, h []uint64, lo, hi int, ids []uint32, insert bool) {
+	t := p.t
+	slots, mask, stored := t.slots, t.mask, t.cols[0].fixed
+	hs := h[lo:hi]
+	fixed, ids = fixed[lo:hi], ids[lo:hi]
+	fixed, ids = fixed[:len(hs)], ids[:len(hs)]
+	for i, hr := range hs {
+		x := fixed[i]
+		tag, pos := hr&tagMask, hr&mask
+		for {
+			s := slots[pos]
+			if s == 0 {
+				ids[i] = noID
+				if insert {
+					p.slow = append(p.slow, int32(lo+i))
+				}
+				break
+			}
+			if s&tagMask == tag && stored[uint32(s)-1] == x {
+				ids[i] = uint32(s) - 1
 				break
 			}
 			pos = (pos + 1) & mask

@@ -18,8 +18,15 @@ func sortByNormalizedKeys(ctx context.Context, b *coldata.Batch, keys []opspec.S
 		sk[i] = sortkey.Key{Vec: b.Cols[k.Col], Desc: k.Desc, Nulls: k.Nulls}
 	}
 	perm = make([]int, b.Len)
-	for i := range perm {
-		perm[i] = i
+	// Millions of rows take long enough to fill (the pages fault in)
+	// for a cancel to be looked at.
+	for lo := 0; lo < len(perm); lo += 1 << 16 {
+		if err := ctx.Err(); err != nil {
+			return nil, true, err
+		}
+		for i := lo; i < min(lo+1<<16, len(perm)); i++ {
+			perm[i] = i
+		}
 	}
 	if ok, err = sortkey.Sort(ctx, sk, perm); !ok || err != nil {
 		return nil, ok, err
