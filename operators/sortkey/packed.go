@@ -186,23 +186,9 @@ func sortPacked(ctx context.Context, keys []Key, rows []int) (done bool, err err
 		} else if words, err = radix64(ctx, words, codes, rowBits); err != nil {
 			return true, err
 		}
-		// The rows in order, through codes (free again: radix64 may
-		// have returned it as words, each read before it is written):
-		// rows is both read and written.
-		mask := uint64(1)<<rowBits - 1
-		for lo := 0; lo < n; lo += cancelCheckRows {
-			if err := ctx.Err(); err != nil {
-				return true, err
-			}
-			c := codes[lo:min(lo+cancelCheckRows, n)]
-			for i, w := range words[lo : lo+len(c)] {
-				c[i] = uint64(rows[w&mask])
-			}
-		}
-		for i, c := range codes {
-			rows[i] = int(c)
-		}
-		return true, nil
+		// codes is free again (radix64 may have returned it as words,
+		// each read before it is written).
+		return true, reorderRows(ctx, words, func(w uint64) uint64 { return w }, rows, codes, rowBits)
 	}
 	words := w128Pool.get(n)
 	defer w128Pool.put(words)
@@ -248,20 +234,28 @@ func sortPacked(ctx context.Context, keys []Key, rows []int) (done bool, err err
 			return true, err
 		}
 	}
+	return true, reorderRows(ctx, words, func(w word128) uint64 { return w.lo }, rows, codes, rowBits)
+}
+
+// reorderRows puts rows in the order of the sorted words, whose low
+// rowBits bits (of low(w)) are each row's position, through scratch
+// (len(rows) codes): rows is both read and written.
+func reorderRows[W any](ctx context.Context, words []W, low func(W) uint64, rows []int, scratch []uint64, rowBits uint) error {
+	n := len(rows)
 	mask := uint64(1)<<rowBits - 1
 	for lo := 0; lo < n; lo += cancelCheckRows {
 		if err := ctx.Err(); err != nil {
-			return true, err
+			return err
 		}
-		c := codes[lo:min(lo+cancelCheckRows, n)]
+		c := scratch[lo:min(lo+cancelCheckRows, n)]
 		for i, w := range words[lo : lo+len(c)] {
-			c[i] = uint64(rows[w.lo&mask])
+			c[i] = uint64(rows[low(w)&mask])
 		}
 	}
-	for i, c := range codes {
+	for i, c := range scratch[:n] {
 		rows[i] = int(c)
 	}
-	return true, nil
+	return nil
 }
 
 // pool keeps a sort's buffers for the next: memory new to the process
