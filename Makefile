@@ -17,7 +17,7 @@ CUDA_ENV     = CGO_ENABLED=1 CGO_CFLAGS="-O2 -g $(CUDA_CFLAGS)" CGO_LDFLAGS="$(C
 CUDA_PKGS   ?= ./gpuexec
 CUDA_OUT    ?= build/cuda
 
-.PHONY: cuda-fmt cuda-headers cuda-check cuda-vet cuda-build cuda-tests cuda-bench bench-cuda sltload-cuda load-cuda
+.PHONY: cuda-fmt cuda-headers cuda-check cuda-vet cuda-build cuda-tests cuda-bench bench-cuda sltload-cuda load-cuda gpu-verify-pack
 
 # Format all CUDA source in the one style of gpuexec/.clang-format (Debian's
 # clang-format 14; TestCUDAStyle checks the result, and runs this check
@@ -70,3 +70,24 @@ sltload-cuda: cuda-check
 load-cuda: sltload-cuda
 	$(CUDA_ENV) $(GO) build -tags cuda -ldflags='-s -w' -o $(CUDA_OUT)/gsql ./cmd/gsql
 	cd server/mysql/clienttest && $(GO) build -ldflags='-s -w' -o $(CURDIR)/$(CUDA_OUT)/mysqlload ./cmd/mysqlload
+
+# One pack for a GPU verification run (scripts/gpu-verify.sh runs it on
+# the device machine, from the repository root): stripped test binaries of
+# every package with device tests (pack.tar.xz, about 35 MB), and the bench
+# program apart (bench.tar.xz, about 20 MB), xz-compressed: carry
+# build/verify, or one of them, within the device tool's 64 MiB.
+VERIFY_PKGS ?= . ./tests ./operators ./operators/window ./gpuexec
+VERIFY_OUT  ?= build/verify
+gpu-verify-pack: cuda-check
+	@rm -rf $(VERIFY_OUT) && mkdir -p $(VERIFY_OUT)/bin
+	@for p in $(VERIFY_PKGS); do \
+		n=$$(basename $$p); [ "$$p" = . ] && n=gsql; \
+		echo "$(VERIFY_OUT)/bin/$$n.test"; \
+		CGO_ENABLED=1 CGO_CFLAGS="-O2 $(CUDA_CFLAGS)" CGO_LDFLAGS="$(CUDA_LDFLAGS)" $(GO) test -c -tags cuda -ldflags='-s -w' -o $(VERIFY_OUT)/bin/$$n.test $$p || exit 1; \
+	done
+	cd $(VERIFY_OUT)/bin && tar cf - * | xz -6 -T0 > ../pack.tar.xz
+	@rm -rf $(VERIFY_OUT)/bin && mkdir -p $(VERIFY_OUT)/bin
+	cd bench && CGO_ENABLED=1 CGO_CFLAGS="-O2 $(CUDA_CFLAGS)" CGO_LDFLAGS="$(CUDA_LDFLAGS)" $(GO) build -tags cuda -ldflags='-s -w' -o ../$(VERIFY_OUT)/bin/bench .
+	cd $(VERIFY_OUT)/bin && tar cf - bench | xz -6 -T0 > ../bench.tar.xz
+	@rm -rf $(VERIFY_OUT)/bin
+	@ls -l $(VERIFY_OUT)/*.tar.xz
