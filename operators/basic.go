@@ -81,6 +81,9 @@ type Filter struct {
 	sel  []int
 	need []bool
 	prog *expr.Program // Pred's
+	// owned remembers the columns each returned batch gathered, for the
+	// consumer to hand back (release.go).
+	owned ownedBatches
 }
 
 // Open implements Operator.
@@ -101,10 +104,14 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 			f.prog = expr.NewProgram([]expr.Expr{f.Pred})
 		}
 		if f.Cols == nil {
-			if out, f.sel, err = filterBatch(f.prog, b, f.sel, expr.WarningsOf(ctx)); err != nil || out != nil {
-				return out, err
+			if out, f.sel, err = filterBatch(f.prog, b, f.sel, expr.WarningsOf(ctx)); err != nil {
+				return nil, err
 			}
-			continue
+			if out == nil {
+				releaseInput(f.Input, b, nil) // no row kept
+				continue
+			}
+			return f.pass(b, out), nil
 		}
 		if f.need == nil {
 			f.need = make([]bool, len(b.Cols))
@@ -116,14 +123,31 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 			if err != nil {
 				return nil, err
 			}
+			releaseInput(f.Input, b, nil)
 			continue
 		}
 		cols := make([]*coldata.Vec, len(f.Cols))
 		for i, c := range f.Cols {
 			cols[i] = out.Cols[c]
 		}
-		return &coldata.Batch{Cols: cols, Len: out.Len}, nil
+		return f.pass(b, &coldata.Batch{Cols: cols, Len: out.Len}), nil
 	}
+}
+
+// pass returns out, the rows of in that passed: the input is done with
+// but for the vectors out still shows, and out's gathered vectors are the
+// filter's to recycle when its consumer hands out back. A filter over a
+// scan's batches fed a GROUP BY fresh memory for every batch (a third of
+// a 200K-row random query's time clearing new pages).
+func (f *Filter) pass(in, out *coldata.Batch) *coldata.Batch {
+	f.owned.add(out, ownedCols(out.Cols, in.Cols))
+	releaseInput(f.Input, in, out.Cols)
+	return out
+}
+
+// releaseBatch implements batchReleaser.
+func (f *Filter) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
+	f.owned.release(b, live)
 }
 
 // filterBatch keeps the rows of b where pred (a program of one
@@ -181,7 +205,10 @@ func selectTrue(pred *expr.Program, b *coldata.Batch, sel []int, w *expr.Warning
 }
 
 // Close implements Operator.
-func (f *Filter) Close() error { return f.Input.Close() }
+func (f *Filter) Close() error {
+	f.owned.reset()
+	return f.Input.Close()
+}
 
 // Project computes one output column per expression.
 type Project struct {
