@@ -497,7 +497,20 @@ func evalExtract(args []*coldata.Vec, n int) (*coldata.Vec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mapTemporal(args[1], n, coldata.Int64, func(t int64) (int64, bool) { return ExtractField(u, t), true })
+	v := args[1]
+	if u >= UnitDay && u <= UnitISODayOfWeek && u != UnitEpoch && (v.Type == coldata.Date || v.Type.Kind() == coldata.Timestamp) {
+		// A field of the calendar date alone: once per day the vector
+		// spans (GROUP BY EXTRACT(QUARTER FROM EventDate) spent half its
+		// time converting day numbers).
+		perDay := int64(datetime.MicrosPerDay)
+		if v.Type == coldata.Date {
+			perDay = 1
+		}
+		if out, ok := byDayTable(v, n, coldata.Int64, perDay, func(d int64) int64 { return ExtractField(u, d*datetime.MicrosPerDay) }); ok {
+			return out, nil
+		}
+	}
+	return mapTemporal(v, n, coldata.Int64, func(t int64) (int64, bool) { return ExtractField(u, t), true })
 }
 
 // ExtractField returns field u of timestamp t (microseconds).
@@ -629,6 +642,14 @@ const truncTableSpan = 1 << 16
 // spent half a GROUP BY's time converting day numbers). Timestamps
 // truncate to midnight of the truncated day, as TruncTimestamp does.
 func truncByTable(u Unit, v *coldata.Vec, n int, ret coldata.Type, perDay int64) (*coldata.Vec, bool) {
+	return byDayTable(v, n, ret, perDay, func(d int64) int64 { return truncDays(u, d) * perDay })
+}
+
+// byDayTable maps each row of v (dates, or timestamps with perDay
+// microseconds a day) to f of its day through a table over the days the
+// vector spans, when they are fewer than its rows (and at most
+// truncTableSpan); ok is false otherwise, and the caller maps row by row.
+func byDayTable(v *coldata.Vec, n int, ret coldata.Type, perDay int64, f func(day int64) int64) (*coldata.Vec, bool) {
 	if v.Const || n < 64 || len(v.Ints) < n {
 		return nil, false
 	}
@@ -649,7 +670,7 @@ func truncByTable(u Unit, v *coldata.Vec, n int, ret coldata.Type, perDay int64)
 	}
 	table := make([]int64, span)
 	for k := range table {
-		table[k] = truncDays(u, lo+int64(k)) * perDay
+		table[k] = f(lo + int64(k))
 	}
 	out := coldata.NewVec(ret, n)
 	for i, t := range v.Ints[:n] {
