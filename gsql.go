@@ -111,8 +111,8 @@ type Options struct {
 	// directory otherwise.
 	TempDir string
 	// NoQueryGC leaves garbage collection to the Go runtime's own pacing.
-	// By default a query that finishes with more than an eighth of the
-	// live heap (and at least 64 MiB) allocated since the last collection
+	// By default a query that finishes with more than a thirty-second of
+	// the live heap (and at least 16 MiB) allocated since the last collection
 	// starts one in the background, so that later queries reuse that
 	// memory instead of growing the heap into new pages (querygc.go).
 	NoQueryGC bool

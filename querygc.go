@@ -20,15 +20,27 @@ import (
 // already mapped is reused for the price of clearing it
 // (docs/benchlog/2026-11-26-clickbench-cpu.md, "Fresh memory").
 //
-// So when a query finishes and the heap holds more than an eighth of the
-// live heap (and at least minQueryGarbage) in objects allocated since the
-// last collection, gsql starts a collection in the background (one at a
-// time), and the next queries reuse that memory. Tables hold no pointers
-// (Arrow buffers), so such a collection marks little: a few milliseconds
-// of one core. Options.NoQueryGC leaves the pacing to the runtime.
+// So when a query finishes and the heap holds more than a thirty-second
+// of the live heap (and at least minQueryGarbage) in objects allocated
+// since the last collection, gsql starts a collection in the background
+// (one at a time), and the next queries reuse that memory. Tables hold no
+// pointers (Arrow buffers), so such a collection marks little: a few
+// milliseconds of one core. Options.NoQueryGC leaves the pacing to the
+// runtime.
+//
+// The threshold was an eighth and 64 MiB: over 200K hits (a 315 MB live
+// heap) a GROUP BY allocating 7 MB a run then ran 18-40 ms a run for its
+// first ten runs in fresh pages, and 5 ms once memory was reused; at a
+// thirty-second and 16 MiB it is slow for two (docs/benchlog/
+// 2026-11-30-session9.md).
 
-// minQueryGarbage is the least garbage worth a collection.
-const minQueryGarbage = 64 << 20
+// minQueryGarbage is the least garbage worth a collection, and
+// queryGarbageShare the share of the live heap (1/n) past which a query's
+// garbage is collected.
+const (
+	minQueryGarbage   = 16 << 20
+	queryGarbageShare = 32
+)
 
 var queryGC struct {
 	running atomic.Bool
@@ -56,7 +68,7 @@ func collectQueryGarbage() {
 		}
 	}
 	live, objects := queryGC.samples[0].Value.Uint64(), queryGC.samples[1].Value.Uint64()
-	if objects < live || objects-live < max(minQueryGarbage, live/8) {
+	if objects < live || objects-live < max(minQueryGarbage, live/queryGarbageShare) {
 		return
 	}
 	if queryGC.running.CompareAndSwap(false, true) {
