@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+
+	"github.com/gsqlengine/gsql/hashmix"
 )
 
 // sketchBits is the HyperLogLog precision p: 2^p one-byte registers
@@ -163,22 +165,11 @@ func (s *Sketch) UnmarshalBinary(b []byte) error {
 	return nil
 }
 
-// hashInt mixes a 64-bit value (the splitmix64 finalizer): every input
-// bit affects every output bit, as HyperLogLog's index and rank need.
-func hashInt(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 // hashBytes hashes a string eight bytes at a time.
 func hashBytes(b []byte) uint64 {
 	h := uint64(len(b)) * 0x9e3779b97f4a7c15
 	for len(b) >= 8 {
-		h = hashInt(h ^ binary.LittleEndian.Uint64(b))
+		h = hashmix.SplitMix64(h ^ binary.LittleEndian.Uint64(b))
 		b = b[8:]
 	}
 	if len(b) > 0 {
@@ -186,9 +177,9 @@ func hashBytes(b []byte) uint64 {
 		for i, c := range b {
 			t |= uint64(c) << (8 * i)
 		}
-		h = hashInt(h ^ t ^ 0xff<<56)
+		h = hashmix.SplitMix64(h ^ t ^ 0xff<<56)
 	}
-	return hashInt(h)
+	return hashmix.SplitMix64(h)
 }
 
 // hashFloat hashes a double so that equal values hash alike (0 and -0).
@@ -196,10 +187,10 @@ func hashFloat(f float64) uint64 {
 	if f == 0 {
 		f = 0
 	}
-	return hashInt(math.Float64bits(f))
+	return hashmix.SplitMix64(math.Float64bits(f))
 }
 
 // hashDec hashes a 128-bit decimal.
 func hashDec(lo uint64, hi int64) uint64 {
-	return hashInt(hashInt(lo) ^ uint64(hi))
+	return hashmix.SplitMix64(hashmix.SplitMix64(lo) ^ uint64(hi))
 }

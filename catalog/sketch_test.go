@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/hashmix"
 )
 
 // TestSketchAccuracy adds n distinct values (each several times, in a
@@ -30,7 +31,7 @@ func TestSketchAccuracy(t *testing.T) {
 					if tc.strings {
 						s.Add(hashBytes([]byte(fmt.Sprintf("value-%d", v))))
 					} else {
-						s.Add(hashInt(uint64(v)))
+						s.Add(hashmix.SplitMix64(uint64(v)))
 					}
 				}
 			}
@@ -51,7 +52,7 @@ func TestSketchAccuracy(t *testing.T) {
 func TestSketchMergeAndEncoding(t *testing.T) {
 	var a, b, u Sketch
 	for i := 0; i < 30000; i++ {
-		h := hashInt(uint64(i))
+		h := hashmix.SplitMix64(uint64(i))
 		if i < 20000 {
 			a.Add(h)
 		}
@@ -66,7 +67,7 @@ func TestSketchMergeAndEncoding(t *testing.T) {
 	}
 	var small Sketch
 	for i := 0; i < 50; i++ {
-		small.Add(hashInt(uint64(i)))
+		small.Add(hashmix.SplitMix64(uint64(i)))
 	}
 	for _, s := range []*Sketch{&small, &u} {
 		enc, err := s.MarshalBinary()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/decimal"
+	"github.com/gsqlengine/gsql/hashmix"
 )
 
 // ColumnStats are a column's statistics over a whole table, for the
@@ -141,7 +142,7 @@ func addArrayStats(s *ColumnStats, a arrow.Array) {
 	case *array.Boolean:
 		for i := 0; i < n; i++ {
 			if valid == nil || valid(i) {
-				s.Sketch.Add(hashInt(uint64(b2i(x.Value(i)))))
+				s.Sketch.Add(hashmix.SplitMix64(uint64(b2i(x.Value(i)))))
 			}
 		}
 	case *array.Decimal128:
@@ -183,7 +184,7 @@ func addInts[T ~int32 | ~int64](s *ColumnStats, xs []T, valid func(int) bool) {
 			continue
 		}
 		v := int64(x)
-		s.Sketch.Add(hashInt(uint64(v)))
+		s.Sketch.Add(hashmix.SplitMix64(uint64(v)))
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	s.addRange(lo <= hi, float64(lo), float64(hi))
@@ -236,7 +237,7 @@ func addVecStats(s *ColumnStats, v *coldata.Vec) {
 	case coldata.Bool:
 		for i := 0; i < v.Len; i++ {
 			if valid(i) {
-				s.Sketch.Add(hashInt(uint64(v.Bools[i])))
+				s.Sketch.Add(hashmix.SplitMix64(uint64(v.Bools[i])))
 			}
 		}
 	case coldata.Decimal:

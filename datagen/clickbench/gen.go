@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/gsqlengine/gsql/hashmix"
 )
 
 // DefaultBatchRows is the number of rows per record when none is asked for.
@@ -186,7 +188,7 @@ func (g *Generator) userID(k int) int64 {
 	if k == knownUserRank {
 		return knownUserID
 	}
-	return int64(mix(uint64(k)*0x9e3779b97f4a7c15^g.seed) >> 1)
+	return int64(hashmix.SplitMix64(uint64(k)*0x9e3779b97f4a7c15^g.seed) >> 1)
 }
 
 func counterID(k int) int64 {
@@ -230,7 +232,7 @@ func appendPage(dst []byte, k, p int) []byte {
 	if p == 0 {
 		return dst
 	}
-	h := mix(uint64(k)<<32 | uint64(p))
+	h := hashmix.SplitMix64(uint64(k)<<32 | uint64(p))
 	dst = append(dst, sections[1+int(h%uint64(len(sections)-1))]...)
 	dst = append(dst, '/')
 	dst = strconv.AppendInt(dst, int64(p), 10)
@@ -245,13 +247,13 @@ func appendPage(dst []byte, k, p int) []byte {
 
 // appendPhrase appends search phrase number k: two to four words.
 func appendPhrase(dst []byte, k int) []byte {
-	h := mix(uint64(k) + 0x5eed)
+	h := hashmix.SplitMix64(uint64(k) + 0x5eed)
 	n := 2 + int(h%3)
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			dst = append(dst, ' ')
 		}
-		h = mix(h + uint64(i))
+		h = hashmix.SplitMix64(h + uint64(i))
 		dst = append(dst, words[int(h%uint64(len(words)))]...)
 	}
 	return dst
@@ -259,13 +261,13 @@ func appendPhrase(dst []byte, k int) []byte {
 
 // appendTitle appends the title of page p of counter k's site.
 func appendTitle(dst []byte, k, p int) []byte {
-	h := mix(uint64(k)<<32 | uint64(p) | 1<<63)
+	h := hashmix.SplitMix64(uint64(k)<<32 | uint64(p) | 1<<63)
 	n := 1 + int(h%3)
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			dst = append(dst, ' ')
 		}
-		h = mix(h + uint64(i))
+		h = hashmix.SplitMix64(h + uint64(i))
 		dst = append(dst, titleWords[int(h%uint64(len(titleWords)))]...)
 	}
 	dst = append(dst, " - "...)
@@ -280,7 +282,7 @@ func (g *Generator) row(b *builder, row int64) {
 	counter := r.zipf(g.zCounter)
 	user := r.zipf(g.zUser)
 	uid := g.userID(user)
-	uh := mix(uint64(uid))
+	uh := hashmix.SplitMix64(uint64(uid))
 	page := 0
 	if !r.chance(0.08) {
 		page = 1 + r.zipf(g.zPath)
@@ -435,7 +437,7 @@ func (g *Generator) row(b *builder, row int64) {
 	b.bit(cIsLink, &r, 0.05)
 	b.bit(cIsDownload, &r, 0.02)
 	b.bit(cIsNotBounce, &r, 0.3)
-	b.int(cFUniqID, int64(mix(uh)>>1))
+	b.int(cFUniqID, int64(hashmix.SplitMix64(uh)>>1))
 	b.str(cOriginalURL, "")
 	b.int(cHID, int64(int32(r.next())))
 	b.bit(cIsOldCounter, &r, 0.02)

@@ -1,27 +1,22 @@
 package clickbench
 
-import "math"
+import (
+	"math"
+
+	"github.com/gsqlengine/gsql/hashmix"
+)
 
 // rng is a splitmix64 stream. Each row starts its own stream from the
 // seed and the row's number, so rows do not depend on one another.
 type rng struct{ s uint64 }
 
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 func rowRNG(seed uint64, row int64) rng {
-	return rng{s: mix(seed*0x9e3779b97f4a7c15 + uint64(row)*0xd1b54a32d192ed03 + 1)}
+	return rng{s: hashmix.SplitMix64(seed*0x9e3779b97f4a7c15 + uint64(row)*0xd1b54a32d192ed03 + 1)}
 }
 
 func (r *rng) next() uint64 {
 	r.s += 0x9e3779b97f4a7c15
-	return mix(r.s)
+	return hashmix.SplitMix64(r.s)
 }
 
 // intn is uniform in [0, n).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsqlengine/gsql/datagen"
 	"github.com/gsqlengine/gsql/datagen/tpch"
+	"github.com/gsqlengine/gsql/hashmix"
 )
 
 // Table names one of the five SSB tables.
@@ -136,19 +137,9 @@ const (
 	cLineMode
 )
 
-// mix is splitmix64's finalizer: a bijection that scatters nearby inputs.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 // random is a uniform integer in [lo, hi] for (table, row, column, k).
 func (g *Generator) random(t Table, row int64, col, k int, lo, hi int64) int64 {
-	h := mix(g.seed + 0x9e3779b97f4a7c15*mix(uint64(t)<<56^uint64(col)<<48^uint64(k)<<40^uint64(row)))
+	h := hashmix.SplitMix64(g.seed + 0x9e3779b97f4a7c15*hashmix.SplitMix64(uint64(t)<<56^uint64(col)<<48^uint64(k)<<40^uint64(row)))
 	return lo + int64(h%uint64(hi-lo+1))
 }
 
