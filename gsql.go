@@ -64,7 +64,7 @@ type Options struct {
 	// PoolLimit caps the GPU memory pool in bytes (0: no limit).
 	PoolLimit uint64
 	// CacheBudget caps the device memory of resident tables (0: half the
-	// device's memory, or of PoolLimit, and at least 8 GiB).
+	// device's memory, or of PoolLimit).
 	CacheBudget uint64
 	// NoFusion runs GPU filters and projections through the kernel library
 	// (one kernel per function) instead of fused kernels, for comparison.

@@ -162,7 +162,13 @@ func (e *cacheEntry) release() {
 // NewTableCache returns a cache on d holding at most budget bytes of device
 // memory.
 func NewTableCache(d *Device, budget uint64) *TableCache {
-	return &TableCache{d: d, budget: budget, lru: list.New(), entries: map[string]*list.Element{}}
+	c := &TableCache{d: d, budget: budget, lru: list.New(), entries: map[string]*list.Element{}}
+	if d != nil {
+		// Any allocation of d's database that runs short evicts what no
+		// query holds first.
+		d.SetRelief(c.tryRelieve)
+	}
+	return c
 }
 
 // Get returns the device batches of table name at version, every column,

@@ -47,6 +47,18 @@ func (c *TableCache) relieveLocked(need uint64) uint64 {
 	return freed
 }
 
+// tryRelieve is Relieve for an allocation that ran short (Device.SetRelief):
+// it evicts only when the cache's lock is free, since the allocation may
+// come from inside a cache call (an upload under c.mu) or while another
+// goroutine holding c.mu waits for the context thread this runs on.
+func (c *TableCache) tryRelieve(need uint64) uint64 {
+	if !c.mu.TryLock() {
+		return 0
+	}
+	defer c.mu.Unlock()
+	return c.relieveLocked(need)
+}
+
 // inUse reports whether anything but the cache holds one of the entry's
 // buffers (a running query's scan, a view of it).
 func (e *cacheEntry) inUse() bool {

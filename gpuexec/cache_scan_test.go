@@ -687,3 +687,62 @@ func downloadScan(t *testing.T, d *Device, s *TableScan) []*coldata.Batch {
 		got = append(got, hb)
 	}
 }
+
+// Under a database's quota, any allocation that runs short (not only one
+// wrapped in RetryOOM) first evicts the database's resident tables that no
+// query holds; a held table stays, and an allocation made while the cache's
+// lock is taken fails rather than waiting for it.
+func TestAllocRelievesResidentTables(t *testing.T) {
+	const limit = 16 << 20
+	d := FakeDatabaseDevice(t, Options{PoolLimit: limit, SlabSize: 1 << 20})
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(29))
+	tables := map[string][]*coldata.Batch{}
+	for _, name := range []string{"a", "b", "c"} {
+		tables[name] = []*coldata.Batch{randBatchLight(r, 120000)}
+	}
+	c := NewTableCache(d, 1<<30)
+	resident := func(name string) []*DeviceBatch {
+		t.Helper()
+		s, err := c.Scan(ctx, name, 1, func() ([]*coldata.Batch, error) { return tables[name], nil }, []int{0})
+		if err != nil || s.Streamed() {
+			t.Fatalf("scan %s: %v, streamed %v", name, err, s.Streamed())
+		}
+		out := s.resident
+		s.resident = nil
+		return out
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		releaseAll(resident(name))
+	}
+	held := resident("b")
+	one := c.Stats().Bytes / 3
+	if one == 0 || d.InUse() < 3*one {
+		t.Fatalf("tables not resident: %+v, %d in use", c.Stats(), d.InUse())
+	}
+	// The cache's lock taken (an upload in progress): nothing is evicted.
+	c.mu.Lock()
+	if _, err := d.Alloc(limit - one/2); !errors.Is(err, memory.ErrOutOfMemory) {
+		c.mu.Unlock()
+		t.Fatalf("allocation with the cache locked: %v", err)
+	}
+	c.mu.Unlock()
+	if st := c.Stats(); st.Tables != 3 || st.PressureEvictions != 0 {
+		t.Fatalf("evicted under the cache's lock: %+v", st)
+	}
+	// Room only once a and c are gone; b is held.
+	buf, err := d.Alloc(limit - d.InUse() + 3*one/2)
+	if err != nil {
+		t.Fatalf("allocation under pressure: %v (stats %+v)", err, c.Stats())
+	}
+	if st := c.Stats(); st.Tables != 1 || st.PressureEvictions != 2 {
+		t.Fatalf("after the relief: %+v", st)
+	}
+	if _, ok := c.entries["b"]; !ok {
+		t.Fatal("the held table b was evicted")
+	}
+	buf.Release()
+	releaseAll(held)
+	c.Clear()
+	requireNoLeak(t, d, "relief")
+}

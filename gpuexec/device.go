@@ -104,6 +104,8 @@ type deviceUser struct {
 	inUse  atomic.Int64 // bytes of pool memory its buffers hold
 	peak   atomic.Int64 // the most inUse has been
 	closed atomic.Bool
+	// relieve frees the database's memory that no query needs (SetRelief).
+	relieve atomic.Pointer[func(need uint64) uint64]
 }
 
 // deviceState is one GPU as the handles of a process share it.
@@ -455,28 +457,65 @@ func (d *Device) allocOn(size uint64) (*Buffer, error) {
 	if size == 0 {
 		return b, nil
 	}
-	if u := d.user; u != nil {
-		// The quota is checked before the shared pool is asked, so one
-		// database cannot take the memory another's limit leaves free.
-		b.held = roundPool(size)
-		if n := u.inUse.Add(int64(b.held)); u.limit > 0 && uint64(n) > u.limit {
-			u.inUse.Add(-int64(b.held))
-			oom := &memory.OutOfMemoryError{Requested: size, Limit: u.limit, InUse: uint64(n) - b.held, Reserved: uint64(n) - b.held}
-			return nil, fmt.Errorf("gpu: allocating %d bytes of device memory: %w", size, &quotaError{oom})
-		} else {
-			for p := u.peak.Load(); n > p && !u.peak.CompareAndSwap(p, n); p = u.peak.Load() {
+	// An allocation that runs short first has the database's resident
+	// tables that no query holds evicted (deviceUser.relieve), then runs
+	// once more: every allocation site gets this, not only those wrapped
+	// in TableCache.RetryOOM.
+	for retried := false; ; retried = true {
+		if u := d.user; u != nil {
+			// The quota is checked before the shared pool is asked, so one
+			// database cannot take the memory another's limit leaves free.
+			b.held = roundPool(size)
+			if n := u.inUse.Add(int64(b.held)); u.limit > 0 && uint64(n) > u.limit {
+				u.inUse.Add(-int64(b.held))
+				if !retried && u.relieveFor(uint64(n)-u.limit) {
+					continue
+				}
+				oom := &memory.OutOfMemoryError{Requested: size, Limit: u.limit, InUse: uint64(n) - b.held, Reserved: uint64(n) - b.held}
+				return nil, fmt.Errorf("gpu: allocating %d bytes of device memory: %w", size, &quotaError{oom})
+			} else {
+				for p := u.peak.Load(); n > p && !u.peak.CompareAndSwap(p, n); p = u.peak.Load() {
+				}
 			}
 		}
-	}
-	p, err := d.alloc.Alloc(size)
-	if err != nil {
-		if d.user != nil {
-			d.user.inUse.Add(-int64(b.held)) // nothing was freed: no wake-up
+		p, err := d.alloc.Alloc(size)
+		if err != nil {
+			if d.user != nil {
+				d.user.inUse.Add(-int64(b.held)) // nothing was freed: no wake-up
+				if !retried && IsOutOfMemory(err) && d.user.relieveFor(size) {
+					continue
+				}
+			}
+			return nil, fmt.Errorf("gpu: allocating %d bytes of device memory: %w", size, err)
 		}
-		return nil, fmt.Errorf("gpu: allocating %d bytes of device memory: %w", size, err)
+		b.ptr = DevicePtr(p)
+		return b, nil
 	}
-	b.ptr = DevicePtr(p)
-	return b, nil
+}
+
+// SetRelief makes relieve what an allocation of the handle's database that
+// runs short calls before it fails: it frees at least need bytes of the
+// database's device memory if it can (evicting resident tables no query
+// holds) and returns the bytes freed. It runs on the context thread, maybe
+// inside another device call, so it must not wait for a lock another
+// device call could hold (TableCache.tryRelieve takes its lock only if
+// free). Nil removes it.
+func (d *Device) SetRelief(relieve func(need uint64) uint64) {
+	if d.user == nil {
+		return
+	}
+	if relieve == nil {
+		d.user.relieve.Store(nil)
+		return
+	}
+	d.user.relieve.Store(&relieve)
+}
+
+// relieveFor runs the user's relief for need bytes; it reports whether
+// anything was freed.
+func (u *deviceUser) relieveFor(need uint64) bool {
+	f := u.relieve.Load()
+	return f != nil && (*f)(need) > 0
 }
 
 // roundPool is the size the pool hands out for a request of n bytes.
