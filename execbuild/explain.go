@@ -56,6 +56,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if p := st.ProbeSplits.Load(); p > 0 {
 			line += fmt.Sprintf(" probe_splits=%d", p)
 		}
+		if p := st.OOMSplits.Load(); p > 0 {
+			line += fmt.Sprintf(" oom_splits=%d", p)
+		}
 		if st.HashedLeft.Load() > 0 {
 			line += " hashed=left"
 		}

@@ -11,6 +11,7 @@ package gpuexec_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/bits"
@@ -20,6 +21,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/memory"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/opspec"
 )
@@ -279,4 +281,52 @@ func runDeviceAggregate(t *testing.T, h *operators.DeviceHashAggregate, device b
 		got = append(got, b)
 	}
 	return coldata.Concat(got, len(h.Keys)+len(h.Aggs))
+}
+
+// A GROUP BY whose batch's hash table does not fit the device's memory
+// groups the batch in halves (again while a half does not fit), their
+// partials merged on the host, instead of failing: the groups are the
+// CPU's. (Through NextDevice the whole batch first goes to
+// GroupByOnDevice, which the fake driver cannot run.) A batch that cannot be halved
+// further fails with the out-of-memory error.
+func TestFakeAggSplitsOnOutOfMemory(t *testing.T) {
+	devs, _ := gpuexec.FakeDevices(t, 1, nil)
+	rt := &operators.DeviceRuntime{Dev: devs[0]}
+	batches := fewManyBatches([]int{3000, 2500}, func(int, int) int { return 1_000_000 })
+	keys := []int{0}
+	aggs := fewManyAggs()
+	want := cpuAggregate(t, batches, keys, aggs)
+	keyTypes := []coldata.Type{batches[0].Cols[0].Type}
+	for _, fits := range []int{1000, 200} {
+		st := &operators.Stats{}
+		group := func(ctx context.Context, d *gpuexec.Device, b *gpuexec.DeviceBatch, keys []int, aggs []gpuexec.GroupAgg, top *gpuexec.GroupTop) (*gpuexec.GroupPartial, error) {
+			if b.Len > fits {
+				return nil, fmt.Errorf("group: %w", &memory.OutOfMemoryError{Requested: uint64(b.Len) << 10, Limit: uint64(fits) << 10})
+			}
+			return hostGroupByTop(ctx, d, b, keys, aggs, top)
+		}
+		h := &operators.DeviceHashAggregate{Input: &operators.HostToDevice{Input: &operators.Materialized{Batches: batches}, RT: rt},
+			RT: rt, Keys: keys, KeyTypes: keyTypes, Aggs: aggs, Stats: st, GroupOn: group, PartitionOn: hostPartitionRows}
+		got := runDeviceAggregate(t, h, false)
+		if w, g := rowKeys(want), rowKeys(got); !slices.Equal(w, g) {
+			t.Fatalf("fits %d: %d groups, want %d\ngot  %.5q\nwant %.5q", fits, len(g), len(w), g, w)
+		}
+		if st.OOMSplits.Load() == 0 {
+			t.Errorf("fits %d: no batch was split", fits)
+		}
+	}
+	// Nothing fits: the halves bottom out and the error stands.
+	group := func(context.Context, *gpuexec.Device, *gpuexec.DeviceBatch, []int, []gpuexec.GroupAgg, *gpuexec.GroupTop) (*gpuexec.GroupPartial, error) {
+		return nil, &memory.OutOfMemoryError{Requested: 1 << 30, Limit: 1 << 20}
+	}
+	h := &operators.DeviceHashAggregate{Input: &operators.HostToDevice{Input: &operators.Materialized{Batches: batches}, RT: rt},
+		RT: rt, Keys: keys, KeyTypes: keyTypes, Aggs: aggs, Stats: &operators.Stats{}, GroupOn: group, PartitionOn: hostPartitionRows}
+	ctx := context.Background()
+	if err := h.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Next(ctx); !errors.Is(err, memory.ErrOutOfMemory) {
+		t.Fatalf("nothing fits: %v", err)
+	}
 }

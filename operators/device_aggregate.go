@@ -351,7 +351,8 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	var parts []*gpuexec.GroupPartial
 	// group groups b; last says no batch follows it, so with no partials
 	// before it its groups are the final ones and a Top may cut them.
-	group := func(b *gpuexec.DeviceBatch, last bool) error {
+	var group func(b *gpuexec.DeviceBatch, last bool) error
+	group = func(b *gpuexec.DeviceBatch, last bool) error {
 		if f := h.onDevice; f != nil && last && len(parts) == 0 {
 			out, err := h.RT.Dev.GroupByOnDevice(ctx, b, h.Keys, kinds, f.finish, f.types)
 			if err == nil {
@@ -359,12 +360,31 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 				f.out = out
 				return nil
 			}
-			if !errors.Is(err, gpuexec.ErrGroupsOnHost) {
+			// Out of device memory, the groups are made as partials below
+			// (in halves if need be) and merged on the host.
+			if !errors.Is(err, gpuexec.ErrGroupsOnHost) && !gpuexec.IsOutOfMemory(err) {
 				return err
 			}
 		}
 		top := h.deviceTop(last && len(parts) == 0, kinds)
 		p, err := h.groupByTop(ctx, b, kinds, top)
+		if gpuexec.IsOutOfMemory(err) && !hasQuantile(kinds) { // a quantile has no partials to merge
+			// Device out of memory for the batch's hash table: its halves
+			// are grouped in turn, their partials merged on the host like
+			// any batch's (Spark RAPIDS' split and retry), before the query
+			// fails.
+			if lo, hi, ok := splitHalves(b); ok {
+				defer lo.Release()
+				defer hi.Release()
+				if h.Stats != nil {
+					h.Stats.OOMSplits.Add(1)
+				}
+				if err := group(lo, false); err != nil {
+					return err
+				}
+				return group(hi, false)
+			}
+		}
 		if err != nil {
 			return err
 		}

@@ -61,6 +61,9 @@ type Stats struct {
 	// slices because their output passed the pairs one probe may hold or
 	// the device's memory (device_join_split.go).
 	ProbeSplits atomic.Int64
+	// OOMSplits counts the batches a GPU GROUP BY grouped in halves
+	// because the device ran out of memory for the whole batch's table.
+	OOMSplits atomic.Int64
 	// HashedLeft is 1 when a join hashed its left input instead of its
 	// right one (it was much smaller).
 	HashedLeft atomic.Int64
