@@ -350,6 +350,19 @@ func (s *TableScan) Next(ctx context.Context) (*DeviceBatch, error) {
 			continue
 		}
 		lo := s.row
+		if lo == 0 {
+			if db, next, err := s.coalesced(ctx); db != nil || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				s.h, s.row = next, 0
+				s.chunks++
+				s.c.mu.Lock()
+				s.c.stats.Chunks++
+				s.c.mu.Unlock()
+				return db, nil
+			}
+		}
 		hi := chunkEnd(hb, lo, s.chunk)
 		part := coldata.SliceBatch(hb, lo, hi)
 		var db *DeviceBatch
@@ -368,6 +381,55 @@ func (s *TableScan) Next(ctx context.Context) (*DeviceBatch, error) {
 		return db, nil
 	}
 	return nil, nil
+}
+
+// maxCoalescedRows bounds the rows of a chunk made of several host
+// batches, far below what a device batch may hold (2^31).
+const maxCoalescedRows = 1 << 24
+
+// coalesced uploads the whole host batches from s.h on that fit one chunk
+// together as one device batch, and returns the index of the host batch
+// after them. It returns nil (and no error) when s.h alone is more than a
+// chunk, or is the only one that fits, so that Next cuts or uploads it as
+// before; when the larger upload runs out of memory, nil too, so that the
+// batches go one at a time. Tables arrive in batches of some 64K rows
+// (generators, Parquet row groups): streamed one a chunk, TPC-H SF10's
+// lineitem under an 8 GiB pool took 960 uploads and 2,880 launches in Q1
+// (6.7 GB/s), where a chunk may hold 1 GiB.
+func (s *TableScan) coalesced(ctx context.Context) (*DeviceBatch, int, error) {
+	first := s.hosts[s.h]
+	total, rows := rangeBytes(first, 0, first.Len), first.Len
+	if total > s.chunk {
+		return nil, 0, nil
+	}
+	group := []*coldata.Batch{first}
+	next := s.h + 1
+	for ; next < len(s.hosts); next++ {
+		hb := s.hosts[next]
+		n := rangeBytes(hb, 0, hb.Len)
+		if total+n > s.chunk || rows+hb.Len > maxCoalescedRows {
+			break
+		}
+		if hb.Len > 0 {
+			group = append(group, hb)
+		}
+		total, rows = total+n, rows+hb.Len
+	}
+	if len(group) < 2 {
+		return nil, 0, nil
+	}
+	var db *DeviceBatch
+	err := s.c.RetryOOM(ctx, func() (err error) {
+		db, err = s.c.d.UploadBatches(ctx, group)
+		return err
+	})
+	if IsOutOfMemory(err) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("host batches [%d, %d): %w", s.h, next, err)
+	}
+	return db, next, nil
 }
 
 // Close releases the scan's handles on the resident table.

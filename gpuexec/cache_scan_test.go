@@ -746,3 +746,56 @@ func TestAllocRelievesResidentTables(t *testing.T) {
 	c.Clear()
 	requireNoLeak(t, d, "relief")
 }
+
+// A streamed table of many small host batches goes up several batches to
+// a chunk (one upload each), not one batch a chunk; the rows come back in
+// order, and no chunk passes the chunk size.
+func TestTableScanCoalescesSmallBatches(t *testing.T) {
+	const limit = 2 << 20
+	d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 256 << 10})
+	defer d.Close()
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(31))
+	var small []*coldata.Batch
+	for i := 0; i < 60; i++ {
+		small = append(small, randBatch(r, 500+r.Intn(400)))
+	}
+	c := NewTableCache(d, 1<<30)
+	cols := []int{0, 1, 2, 3, 4, 5, 6}
+	s, err := c.Scan(ctx, "small", 1, func() ([]*coldata.Batch, error) { return small, nil }, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !s.Streamed() {
+		t.Fatal("the table is resident: make it larger")
+	}
+	var got []*coldata.Batch
+	for {
+		db, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db == nil {
+			break
+		}
+		if db.Bytes() > s.ChunkBytes() {
+			t.Fatalf("chunk of %d bytes over %d", db.Bytes(), s.ChunkBytes())
+		}
+		hb, err := d.Download(ctx, db)
+		db.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, hb)
+	}
+	var picked []*coldata.Batch
+	for _, hb := range small {
+		picked = append(picked, pick(hb, cols))
+	}
+	requireEqualBatch(t, coldata.Concat(picked, len(cols)), coldata.Concat(got, len(cols)), "coalesced scan")
+	if n := s.Chunks(); n >= len(small)/2 || n < 2 {
+		t.Fatalf("%d host batches in %d chunks", len(small), n)
+	}
+	t.Logf("%d host batches in %d chunks of at most %d bytes", len(small), s.Chunks(), s.ChunkBytes())
+}
