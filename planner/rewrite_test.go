@@ -668,9 +668,9 @@ func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
 	s, u := scanOf(tblT), scanOf(bigU())
 	j := &Join{Left: s, Right: u}
 	j.setCondition(call(t, "=", refAt(0, "a", coldata.Int64), refAt(4, "k", coldata.Int64)), 4)
-	bytes := scannedBytes(u)
-	if bytes < 1000*8 {
-		t.Fatalf("scanned bytes of u: %d", bytes)
+	bytes := buildBytes(u)
+	if scanned := scannedBytes(u); scanned < 1000*8 || bytes != scanned+1000*hashTableBytesPerRow {
+		t.Fatalf("build bytes of u: %d (%d scanned)", bytes, scanned)
 	}
 	for _, tc := range []struct {
 		mem  uint64
@@ -687,6 +687,25 @@ func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
 		if got := explain(p); !strings.Contains(got, tc.want) {
 			t.Errorf("device memory %d:\n%s\nwant a line %q", tc.mem, got, tc.want)
 		}
+	}
+}
+
+// TestJoinBuildBytesEstimate: a build side's size is its estimated rows
+// times their width, not the bytes its scans read: a selective filter over
+// a large table is a small build side, and a projection narrows it.
+func TestJoinBuildBytesEstimate(t *testing.T) {
+	u := scanOf(bigU())
+	whole := buildBytes(u)
+	eq := &Filter{Input: u, Pred: call(t, "=", refAt(0, "k", coldata.Int64), &expr.Literal{Value: int64(10), T: coldata.Int64})}
+	if got := buildBytes(eq); got >= whole/4 || got == 0 {
+		t.Errorf("build side k = 10 over u: %d bytes, u whole %d", got, whole)
+	}
+	narrow := &Project{Input: u, Exprs: []expr.Expr{refAt(0, "k", coldata.Int64)}, Out: u.Columns()[:1]}
+	if got, want := buildBytes(narrow), uint64(1000*(8+hashTableBytesPerRow)); got != want {
+		t.Errorf("one BIGINT column of 1000 rows: %d bytes, want %d", got, want)
+	}
+	if w := columnWidth(narrow, 0); w != 8 {
+		t.Errorf("BIGINT width %v", w)
 	}
 }
 
