@@ -7,6 +7,8 @@
 #   files    the regression files on the GPU, in memory and on disk
 #   root     TPC-H on the GPU, the root package's CUDA/GPU tests
 #   ops      the operators' device tests that compare with the CPU
+#   paths    TestDevicePathsMatchCPU (every fused function over 2^20 rows,
+#            each case its own kernel: compile-bound with an empty cache)
 #   window   the window operator's device tests
 #   gpuexec  the runtime's tests (-test.short)
 # Each group's test selection can be narrowed with RUN_<GROUP>, e.g.
@@ -30,12 +32,13 @@ group() { # name dir command...
 	(cd "$root/$dir" && timeout "$limit" "$@" -test.timeout "$((limit - 10))s" >"$out/$name.log" 2>&1
 		echo "$name $?" >>"$out/rc.log") &
 }
-groups=${*:-files root ops window gpuexec}
+groups=${*:-files root ops paths window gpuexec}
 for g in $groups; do
 	case $g in
 	files) GSQL_TEST_DEVICE=gpu group files tests "$bin/tests.test" -test.run "${RUN_FILES:-TestSQLLogic}" ;;
-	root) GSQL_TPCH_DEVICE=gpu group root . "$bin/gsql.test" -test.run "${RUN_ROOT:-TestTPCH\$|TestCUDA|TestGPU|TestAutoFallback}" ;;
-	ops) group ops operators "$bin/operators.test" -test.v -test.run "${RUN_OPS:-TestDeviceAggregatesMatchCPU|TestDeviceSortChunksMatchCPU|TestDeviceSortMatchesCPU|TestDeviceQuantileBatches|TestDecimalDeviceMatchesCPU|TestInterpreterDeviceMatchesCPU|TestDevicePathsMatchCPU}" ;;
+	root) GSQL_TPCH_DEVICE=gpu GSQL_POOLCAP_SF=${POOLCAP_SF:-1} group root . "$bin/gsql.test" -test.run "${RUN_ROOT:-TestTPCH\$|TestCUDA|TestGPU|TestAutoFallback}" ;;
+	ops) group ops operators "$bin/operators.test" -test.v -test.run "${RUN_OPS:-TestDeviceAggregatesMatchCPU|TestDeviceSortChunksMatchCPU|TestDeviceSortMatchesCPU|TestDeviceQuantileBatches|TestDecimalDeviceMatchesCPU|TestInterpreterDeviceMatchesCPU}" ;;
+	paths) group paths operators "$bin/operators.test" -test.v -test.run 'TestDevicePathsMatchCPU' ;;
 	window) group window operators/window "$bin/window.test" -test.v -test.run "${RUN_WINDOW:-TestDevice}" ;;
 	gpuexec) group gpuexec gpuexec "$bin/gpuexec.test" -test.short -test.run "${RUN_GPUEXEC:-.}" ;;
 	*) echo "unknown group $g" >&2 ;;
