@@ -55,6 +55,9 @@ type placed struct {
 	// Why says why a node that could run on the GPU runs on the CPU
 	// (auto mode while its kernels compile); EXPLAIN prints it.
 	Why string
+	// pinned marks the root of a subtree that PlaceByCost keeps on the
+	// CPU whole: Place leaves it as it is.
+	pinned bool
 }
 
 // Placement implements Node.
