@@ -142,6 +142,9 @@ func (p *costPlacer) cost(n Node) fragCost {
 		c.scanned = c.out
 	case *Values:
 		c.out = float64(len(x.Rows))
+	case *WorkScan:
+		// A recursive CTE's rows depend on its iterations: unknown.
+		c.known = false
 	default:
 		if !c.known {
 			break
@@ -251,10 +254,19 @@ func (p *costPlacer) pin(n Node, why string) Node {
 
 // noteHost copies the subtree n, each operator noting its estimate.
 func (p *costPlacer) noteHost(n Node) Node {
-	if len(n.Inputs()) == 0 {
-		return n // scans and literal rows run where their reader does
+	var out Node
+	switch x := n.(type) {
+	case *Scan:
+		return n // read where its reader runs
+	case *Values:
+		c := *x
+		out = &c
+	default:
+		if len(n.Inputs()) == 0 {
+			return n
+		}
+		out, _ = mapInputs(n, func(in Node) (Node, error) { return p.noteHost(in), nil })
 	}
-	out, _ := mapInputs(n, func(in Node) (Node, error) { return p.noteHost(in), nil })
 	if w, ok := out.(interface{ setWhy(string) }); ok {
 		w.setWhy("auto, est " + rowsText(p.costs[n].out))
 	}
