@@ -185,7 +185,7 @@ func fusedFilter(n Node) bool {
 	return false
 }
 
-// operators is c's count of device operators, a filter fused into the
+// operators is the subtree n's count of device operators, a filter fused into the
 // operator above it counted once.
 func (p *costPlacer) operators(n Node) int {
 	k := p.costs[n].ops
@@ -357,8 +357,12 @@ func noteGPU(n Node, parentOnGPU bool) Node {
 			out = withInputs(n, n.Inputs())
 		}
 	}
+	note := "auto, est " + rowsText(gpuRowsIn(n)) + " in"
+	if w, ok := out.(interface{ why() string }); ok && w.why() != "" {
+		note = w.why() + "; " + note
+	}
 	if w, ok := out.(interface{ setWhy(string) }); ok {
-		w.setWhy("auto, est " + rowsText(gpuRowsIn(n)) + " in")
+		w.setWhy(note)
 	}
 	return out
 }
