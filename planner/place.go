@@ -143,6 +143,11 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		// PlaceByCost keeps this subtree on the CPU, whole.
 		return n, nil
 	}
+	if hostOpNode(n) {
+		// PlaceByCost runs this operator on the CPU, over its inputs
+		// placed as before.
+		return hostOver(n, opts)
+	}
 	switch x := n.(type) {
 	case *Project:
 		var pred expr.Expr
@@ -311,6 +316,21 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		w.setWhy(why)
 	}
 	return out, nil
+}
+
+// hostOver places n on the CPU (its note kept) and its inputs as they
+// would be, brought to the host.
+func hostOver(n Node, opts PlaceOptions) (Node, error) {
+	inputs := n.Inputs()
+	placedIn := make([]Node, len(inputs))
+	for i, in := range inputs {
+		p, err := place(in, opts)
+		if err != nil {
+			return nil, err
+		}
+		placedIn[i] = toSide(p, CPU)
+	}
+	return withInputs(n, placedIn), nil
 }
 
 // inputOnHost is the EXPLAIN note of an operator that follows its input

@@ -56,8 +56,9 @@ type placed struct {
 	// (auto mode while its kernels compile); EXPLAIN prints it.
 	Why string
 	// pinned marks the root of a subtree that PlaceByCost keeps on the
-	// CPU whole: Place leaves it as it is.
-	pinned bool
+	// CPU whole: Place leaves it as it is. onHost marks an operator
+	// PlaceByCost runs on the CPU over inputs placed as before.
+	pinned, onHost bool
 }
 
 // Placement implements Node.
