@@ -240,3 +240,33 @@ func TestPlaceByCostFusedFilter(t *testing.T) {
 		t.Errorf("a small projection of mid on the GPU:\n%s", text)
 	}
 }
+
+// TestPlaceByCostSpread: a plan placed by cost spreads over several GPUs
+// (place_exchanges) like any other: the fact table by row groups, the
+// host fragment's upload replicated or broadcast to the join, the groups
+// gathered for the host operators above.
+func TestPlaceByCostSpread(t *testing.T) {
+	cat := costCatalog(t, 200_000, "d1")
+	for _, q := range []string{
+		"SELECT d1.name, SUM(fact.v) FROM fact JOIN d1 ON fact.d = d1.id WHERE d1.kind = 1 GROUP BY d1.name",
+		"SELECT d1.name, g.n FROM (SELECT d, COUNT(*) AS n FROM fact GROUP BY d) g JOIN d1 ON g.d = d1.id WHERE d1.kind = 2 ORDER BY d1.name",
+	} {
+		n, err := plan(t, cat, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ro := planner.RuleOptions{AutoMinRows: 100_000, Devices: 3, SpreadRows: 1000}
+		if n, err = planner.Placed(n, ro, false); err != nil {
+			t.Fatal(err)
+		}
+		if n, err = planner.Place(n, planner.PlaceOptions{GPU: true, Fusion: true, Supported: execbuild.GPUSupport, Aggregates: execbuild.AggregatesOnDevice, AutoNotes: true}); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(planner.Explain(planner.Distribute(n, ro)), "\n")
+		for _, want := range []string{"row groups balanced over 3 devices", "Exchange gather (3 devices to device 0)", "[cpu: auto, est 3 rows from 10 rows scanned"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: want %q in:\n%s", q, want, text)
+			}
+		}
+	}
+}
