@@ -107,19 +107,26 @@ func (db *DB) placeFinal(n planner.Node, ro planner.RuleOptions) (placed planner
 	db.mu.RUnlock()
 	host := dev != "gpu"
 	var small string
+	ro.AutoMinRows = 0
 	if !host && !strict {
 		// Auto mode: a query over few rows is answered sooner by the CPU
 		// than the GPU's fixed costs (launches, transfers, waits) allow.
+		// Over more, place_by_cost keeps the parts of the plan over few
+		// rows on the CPU (planner/rule_place_by_cost.go).
 		if min := db.autoGPUMinRows(); min > 0 {
 			if rows := planner.ScannedRows(n); rows < min {
 				host = true
 				small = fmt.Sprintf("auto: the query reads %d rows, under the %d from which the GPU answers sooner", rows, min)
+			} else {
+				ro.AutoMinRows = min
 			}
 		}
 	}
 	if n, err = planner.Placed(n, ro, host); err != nil {
 		return nil, false, err
 	}
+	// The whole plan may be cheaper on the CPU by its estimates.
+	host = host || planner.HostByCost(n)
 	if host {
 		if small != "" {
 			n = planner.OnHost(n, small)
@@ -155,7 +162,7 @@ func (db *DB) placeFinal(n planner.Node, ro planner.RuleOptions) (placed planner
 		mem = rt.Dev.MemoryLimit()
 	}
 	placed, err = planner.Place(n, planner.PlaceOptions{GPU: true, Strict: strict, Fusion: !db.opts.NoFusion, Supported: supported,
-		Aggregates: execbuild.AggregatesOnDevice, DeviceMemory: mem})
+		Aggregates: execbuild.AggregatesOnDevice, DeviceMemory: mem, AutoNotes: ro.AutoMinRows > 0 && !ro.Disabled.Has("place_by_cost")})
 	if err != nil {
 		return nil, final, err
 	}

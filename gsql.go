@@ -95,8 +95,11 @@ type Options struct {
 	// AutoGPUMinRows is, with Device "auto", the rows a query must read
 	// (its scanned tables' rows) for its plan to go to the GPU: a query
 	// over fewer runs on the CPU, which answers it sooner, and EXPLAIN
-	// says so. 0 means 100,000; negative places every query by its
-	// operators alone.
+	// says so. Over more, the parts of a plan whose estimated rows cost
+	// the CPU less than their operators' launches cost the GPU (a 64th
+	// of this each) run on the CPU (the placement rule place_by_cost;
+	// EXPLAIN shows each decision with its estimate). 0 means 100,000;
+	// negative places every query by its operators alone.
 	AutoGPUMinRows int64
 	// AdmissionWait bounds how long, in auto mode, a GPU query waits in
 	// the device's admission queue for its share of device memory (the

@@ -110,7 +110,7 @@ func placeAggregate(a *Aggregate, opts PlaceOptions) (Node, string, error) {
 		return nil, err.Error(), nil
 	}
 	input, pred := a.Input, expr.Expr(nil)
-	if f, ok := input.(*Filter); ok {
+	if f, ok := input.(*Filter); ok && !pinnedNode(f) {
 		input, pred = f.Input, f.Pred
 	}
 	if len(outs) == 0 {

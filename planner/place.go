@@ -103,6 +103,10 @@ type PlaceOptions struct {
 	// than a quarter of it runs on the CPU, so the hash table, gathers and
 	// probe chunks fit beside the resident tables (which take at most half).
 	DeviceMemory uint64
+	// AutoNotes (auto mode, with place_by_cost on) notes at the top of
+	// each device fragment the rows it reads, as PlaceByCost notes its
+	// host fragments.
+	AutoNotes bool
 }
 
 // Place assigns devices: filters and projections whose expressions all have
@@ -118,6 +122,9 @@ func Place(n Node, opts PlaceOptions) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.AutoNotes {
+		placed = noteGPUFragments(placed)
+	}
 	return toSide(placed, CPU), nil
 }
 
@@ -132,11 +139,20 @@ func toSide(n Node, dev Device) Node {
 }
 
 func place(n Node, opts PlaceOptions) (Node, error) {
+	if pinnedNode(n) {
+		// PlaceByCost keeps this subtree on the CPU, whole.
+		return n, nil
+	}
+	if hostOpNode(n) {
+		// PlaceByCost runs this operator on the CPU, over its inputs
+		// placed as before.
+		return hostOver(n, opts)
+	}
 	switch x := n.(type) {
 	case *Project:
 		var pred expr.Expr
 		input := x.Input
-		if f, ok := input.(*Filter); ok {
+		if f, ok := input.(*Filter); ok && !pinnedNode(f) {
 			pred, input = f.Pred, f.Input
 		}
 		if why := hostFilterWhy(input, pred, opts); why != "" {
@@ -300,6 +316,21 @@ func place(n Node, opts PlaceOptions) (Node, error) {
 		w.setWhy(why)
 	}
 	return out, nil
+}
+
+// hostOver places n on the CPU (its note kept) and its inputs as they
+// would be, brought to the host.
+func hostOver(n Node, opts PlaceOptions) (Node, error) {
+	inputs := n.Inputs()
+	placedIn := make([]Node, len(inputs))
+	for i, in := range inputs {
+		p, err := place(in, opts)
+		if err != nil {
+			return nil, err
+		}
+		placedIn[i] = toSide(p, CPU)
+	}
+	return withInputs(n, placedIn), nil
 }
 
 // inputOnHost is the EXPLAIN note of an operator that follows its input

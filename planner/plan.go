@@ -55,6 +55,10 @@ type placed struct {
 	// Why says why a node that could run on the GPU runs on the CPU
 	// (auto mode while its kernels compile); EXPLAIN prints it.
 	Why string
+	// pinned marks the root of a subtree that PlaceByCost keeps on the
+	// CPU whole: Place leaves it as it is. onHost marks an operator
+	// PlaceByCost runs on the CPU over inputs placed as before.
+	pinned, onHost bool
 }
 
 // Placement implements Node.

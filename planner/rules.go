@@ -57,6 +57,10 @@ var pipeline = []Rule{
 		apply: infallible(PruneColumns)},
 
 	// Placement rules.
+	{Name: "place_by_cost", Purpose: "in auto mode, keep each subtree whose estimated rows cost the CPU less than its operators' launches cost the GPU on the CPU, whole (issue 39)",
+		Placement: true, Auto: true, applyOptions: func(n Node, o RuleOptions) Node {
+			return PlaceByCost(n, CostOptions{MinRows: o.AutoMinRows})
+		}},
 	{Name: "pre_aggregate_joins", Purpose: "count a left join's right side per join key below the join (host plans only; TPC-H Q13)",
 		Placement: true, HostOnly: true, apply: infallible(PreAggregateJoins)},
 
@@ -78,6 +82,10 @@ type Rule struct {
 	// ones; HostOnly ones only on plans that stay on the CPU.
 	Placement, HostOnly bool
 	apply               func(Node) (Node, error)
+	// Auto marks the placement rules that run only on device plans in
+	// auto mode (RuleOptions.AutoMinRows set), through applyOptions.
+	Auto         bool
+	applyOptions func(Node, RuleOptions) Node
 	// Devices marks the rules that run over the placed plan of a
 	// database with several GPUs (Distribute).
 	Devices      bool
@@ -179,6 +187,10 @@ type RuleOptions struct {
 	// a table is spread rather than replicated (0: DefaultSpreadRows).
 	Devices    int
 	SpreadRows int64
+	// AutoMinRows is, in auto mode on a device plan, the rows of CPU
+	// work the GPU's fixed cost per query buys (Options.AutoGPUMinRows):
+	// the auto rules (place_by_cost) run when it is positive.
+	AutoMinRows int64
 }
 
 // RuleState is what one entry of the pipeline did to a statement's plan.
@@ -276,7 +288,9 @@ func optimize(n Node, o RuleOptions) (Node, error) {
 }
 
 // Placed runs the placement rules over a plan about to be placed; host
-// says whether it stays on the CPU (the database uses no GPU).
+// says whether it stays on the CPU (the database uses no GPU). In auto
+// mode (o.AutoMinRows) place_by_cost may keep the whole plan on the CPU:
+// HostByCost says so of the plan returned.
 func Placed(n Node, o RuleOptions, host bool) (Node, error) {
 	return runRules(n, o, true, host)
 }
@@ -300,13 +314,23 @@ func runRules(n Node, o RuleOptions, placement, host bool) (Node, error) {
 			o.Trace.record(i, RuleSkipped)
 			continue
 		}
-		out, err := r.apply(n)
-		if err != nil {
-			// The statement's error as it was (FoldConstants finds
-			// overflows): not wrapped, so that messages stay the same.
-			return nil, err
+		if r.Auto && (host || o.AutoMinRows <= 0) {
+			continue
 		}
-		n = out
+		if r.Auto {
+			n = r.applyOptions(n, o)
+			// A plan kept on the CPU whole is a host plan for the
+			// rules after it.
+			host = HostByCost(n)
+		} else {
+			out, err := r.apply(n)
+			if err != nil {
+				// The statement's error as it was (FoldConstants finds
+				// overflows): not wrapped, so that messages stay the same.
+				return nil, err
+			}
+			n = out
+		}
 		if o.Trace != nil {
 			after := fingerprint(n)
 			state := RuleNoChange

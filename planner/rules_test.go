@@ -20,7 +20,7 @@ func TestPipelineOrder(t *testing.T) {
 	want := []string{
 		"dependent_group_keys", "sum_plus_const", "fold_constants", "factor_ors", "outer_to_inner", "push_filters",
 		"push_semi_joins", "reorder_joins", "push_filters", "reduce_grouped_joins", "semi_join_bounds", "distinct_as_group_by",
-		"setops_as_group_by", "prune_columns", "pre_aggregate_joins", "place_exchanges",
+		"setops_as_group_by", "prune_columns", "place_by_cost", "pre_aggregate_joins", "place_exchanges",
 	}
 	var got []string
 	placement := false
