@@ -62,6 +62,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if st.HostSorts.Load() > 0 {
 			line += " keys_sorted=host"
 		}
+		if st.HostOrders.Load() > 0 {
+			line += fmt.Sprintf(" host_order_rows=%d", st.HostOrderRows.Load())
+		}
 		if st.HostGroups.Load() > 0 {
 			line += " groups_finished=host"
 		}

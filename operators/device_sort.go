@@ -81,7 +81,7 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 		return nil, nil
 	}
 	parts = dropEmpty(parts)
-	if len(parts) > 1 {
+	if len(parts) > 1 && !tinyOnHost(parts) {
 		// Several batches (a resident table's row groups): the keys are
 		// ordered across them and the rows gathered from where they are,
 		// so the other columns are never concatenated.
@@ -94,6 +94,9 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 	all := parts[0]
 	if all.Len == 0 {
 		return all.Retain()
+	}
+	if tinyOnHost(parts) {
+		return s.sortOnHost(ctx, parts)
 	}
 	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
 		// The device narrows the rows to the candidates for the LIMIT;
@@ -241,8 +244,16 @@ func (s *DeviceSort) hostOrder(ctx context.Context, all *gpuexec.DeviceBatch, ke
 	if err != nil {
 		return nil, err
 	}
+	return s.hostPerm(ctx, hk, hostKeys)
+}
+
+// hostPerm returns the order of hk's rows by keys (columns of hk) that
+// the sort outputs, the first Limit of them when Limit is set: the CPU
+// Sort's order, ties in row order.
+func (s *DeviceSort) hostPerm(ctx context.Context, hk *coldata.Batch, hostKeys []opspec.SortKey) ([]int, error) {
 	var perm []int
-	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
+	var err error
+	if s.Limit > 0 && s.Limit < int64(hk.Len)/2 {
 		cmp := rowComparator(hk, hostKeys)
 		if perm, err = topRowsOf(ctx, hk, hostKeys, int(s.Limit), cmp); err != nil {
 			return nil, err

@@ -68,6 +68,10 @@ type Stats struct {
 	// keys downloaded): a key type the device does not order, or text
 	// too long to pack, found at run time.
 	HostSorts atomic.Int64
+	// HostOrders counts the device ORDER BYs whose input was tiny and
+	// was ordered on the host whole (device_tiny.go), HostOrderRows
+	// their rows.
+	HostOrders, HostOrderRows atomic.Int64
 	// HostGroups counts the GROUP BYs a device operator read whose groups
 	// were finished on the host and uploaded (an aggregate the device
 	// cannot finish, a value it cannot finish exactly, a partitioned
@@ -325,6 +329,8 @@ func MergeStats(parts []*Stats) *Stats {
 		out.HashPartitions.Add(p.HashPartitions.Load())
 		out.HashedLeft.Store(max(out.HashedLeft.Load(), p.HashedLeft.Load()))
 		out.HostSorts.Add(p.HostSorts.Load())
+		out.HostOrders.Add(p.HostOrders.Load())
+		out.HostOrderRows.Add(p.HostOrderRows.Load())
 		out.HostGroups.Add(p.HostGroups.Load())
 		// TopGroups is the groups kept plus one (0: no cut).
 		if k := p.TopGroups.Load(); k > 0 {

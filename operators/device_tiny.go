@@ -1,0 +1,111 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/gpuexec"
+)
+
+// A device operator pays the GPU's fixed costs whatever its input's size:
+// each kernel launch, and each synchronisation that brings a size or a
+// flag to the host, costs microseconds, and the device sort and join run
+// a dozen or more of them (the radix sort of 20 rows: 26 launches; a join
+// of two 25-row tables: about 10 launches and 3 round trips). When the
+// rows an operator actually holds, known at run time from its batches,
+// are tiny, one download, the CPU operator's own code (the oracle, so the
+// answer is the CPU backend's) and one upload cost less: two transfers of
+// a few kilobytes and microseconds of host work, no launch. EXPLAIN
+// ANALYZE says so: host_order_rows= on a sort, host_join_rows= on a join.
+const (
+	// tinyRows bounds the rows (of each join side) an operator handles
+	// on the host. A launch and its share of the syncs cost some 5-10 µs
+	// (an estimate, not a measurement), so the sort's 26 launches are
+	// ~150-250 µs and a join's ~10 launches and 3 syncs ~100 µs, about
+	// what the host takes to sort, or hash and probe, a couple of
+	// thousand rows; past that the device wins, so the bound stays low.
+	// Query r055 of the random suite (25-row tables joined, ~20 rows
+	// sorted) ran 3.09 ms on the device where DuckDB took 2.87 ms.
+	defaultTinyRows = 2048
+	// tinyBytes bounds the device bytes of the columns downloaded (each
+	// join side, or a sort's whole input): a few tiny rows of long
+	// strings are not tiny to move.
+	tinyBytes = 1 << 20
+	// tinyJoinOutRows bounds a host join's output: tiny sides whose keys
+	// repeat can pair into millions of rows, which the device joins
+	// faster; past it the host join is dropped and the device joins.
+	tinyJoinOutRows = 1 << 16
+	// tinyJoinSliceRows cuts the left rows the host join probes at once,
+	// so that it sees a growing output after at most this many rows'
+	// pairs (at most tinyRows each) and stops early.
+	tinyJoinSliceRows = 128
+)
+
+// tinyRows is the bound in force (defaultTinyRows; SetTinyRows).
+var tinyRows atomic.Int64
+
+func init() { tinyRows.Store(defaultTinyRows) }
+
+// SetTinyRows sets the rows below which device sorts and joins run on the
+// host (0: never), so that tests and benchmarks can compare both paths
+// over the same data; the returned function restores the previous bound.
+func SetTinyRows(n int) (restore func()) {
+	old := tinyRows.Swap(int64(n))
+	return func() { tinyRows.Store(old) }
+}
+
+// tinyOnHost reports whether batches (none: an empty input) hold few enough rows and bytes,
+// together, to be handled on the host (tinyRows, tinyBytes).
+func tinyOnHost(parts []*gpuexec.DeviceBatch) bool {
+	rows, bytes := 0, uint64(0)
+	for _, p := range parts {
+		rows += p.Len
+		bytes += p.ColumnBytes()
+	}
+	return int64(rows) <= tinyRows.Load() && bytes <= tinyBytes
+}
+
+// download copies parts to the host, in order.
+func download(ctx context.Context, d *gpuexec.Device, parts []*gpuexec.DeviceBatch) ([]*coldata.Batch, error) {
+	out := make([]*coldata.Batch, 0, len(parts))
+	for _, p := range parts {
+		hb, err := d.Download(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hb)
+	}
+	return out, nil
+}
+
+// sortOnHost orders the tiny input parts on the host: downloaded whole,
+// ordered as the CPU Sort orders them (hostPerm: NULL placement, DESC,
+// NaN, ties in input order, the LIMIT's first rows) and uploaded in that
+// order, one transfer each way and no launch.
+func (s *DeviceSort) sortOnHost(ctx context.Context, parts []*gpuexec.DeviceBatch) (*gpuexec.DeviceBatch, error) {
+	hbs, err := download(ctx, s.RT.Dev, parts)
+	if err != nil {
+		return nil, fmt.Errorf("ORDER BY on the host: %w", err)
+	}
+	all := hbs[0]
+	if len(hbs) > 1 {
+		if all, err = coldata.ConcatCheck(hbs, len(all.Cols), ctx.Err); err != nil {
+			return nil, err
+		}
+	}
+	perm, err := s.hostPerm(ctx, all, s.Keys)
+	if err != nil {
+		return nil, err
+	}
+	if s.Stats != nil {
+		s.Stats.HostOrders.Add(1)
+		s.Stats.HostOrderRows.Add(int64(all.Len))
+	}
+	out, err := s.RT.Dev.Upload(ctx, coldata.GatherBatch(all, perm))
+	if err != nil {
+		return nil, fmt.Errorf("ORDER BY on the host: %w", err)
+	}
+	return out, nil
+}
