@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/opspec"
@@ -150,4 +151,155 @@ func TestFakeTinySortOnHost(t *testing.T) {
 			}
 		}
 	}
+}
+
+// tinyJoinCase is a device join's keys: columns of the left and right
+// batches.
+type tinyJoinCase struct {
+	name        string
+	left, right []int
+}
+
+func TestFakeTinyJoinOnHost(t *testing.T) {
+	devs, _ := gpuexec.FakeDevices(t, 1, nil)
+	dev := devs[0]
+	rt := &operators.DeviceRuntime{Dev: dev}
+	rng := rand.New(rand.NewSource(11))
+	// Left batches: k, s, v (the output columns), then e, a key column
+	// the join reads but does not output. Right: k, s (output), w, x.
+	ltypes := []coldata.Type{coldata.Int64, coldata.String, coldata.Float64, coldata.Int64}
+	rtypes := []coldata.Type{coldata.Int64, coldata.String, coldata.Int64, coldata.Float64}
+	floats := []float64{math.Copysign(0, -1), 0, 1, 2.5}
+	val := func(t coldata.Type) any {
+		if rng.Intn(6) == 0 {
+			return nil
+		}
+		switch t {
+		case coldata.Int64:
+			return int64(rng.Intn(8))
+		case coldata.String:
+			return []string{"", "a", "b", "ab"}[rng.Intn(4)]
+		}
+		return floats[rng.Intn(len(floats))]
+	}
+	left := tinyColumns(ltypes, 25, func(c, r int) any { return val(ltypes[c]) })
+	right := tinyColumns(rtypes, 25, func(c, r int) any { return val(rtypes[c]) })
+	lparts := []*coldata.Batch{coldata.SliceBatch(left, 0, 10), coldata.SliceBatch(left, 10, 25)}
+	rparts := []*coldata.Batch{coldata.SliceBatch(right, 0, 17), coldata.SliceBatch(right, 17, 25)}
+	const nlOut, nrOut = 3, 2
+	lt := func(a, b expr.Expr) expr.Expr {
+		fn, _ := expr.Lookup("<")
+		e, err := expr.NewCall(fn, []expr.Expr{a, b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	// The residual l.k < r.w: columns of the left output, then the right
+	// batch's.
+	cond := lt(&expr.ColumnRef{Index: 0, Name: "k", T: coldata.Int64}, &expr.ColumnRef{Index: nlOut + 2, Name: "w", T: coldata.Int64})
+	condHolds := func(l, r int) bool {
+		a, b := left.Cols[0], right.Cols[2]
+		return !a.IsNull(l) && !b.IsNull(r) && a.Int(l) < b.Int(r)
+	}
+	for _, kc := range []tinyJoinCase{
+		{"bigint", []int{0}, []int{0}},
+		{"text", []int{1}, []int{1}},
+		{"two keys", []int{0, 1}, []int{0, 1}},
+		{"key not output", []int{3}, []int{2}},
+		{"double", []int{2}, []int{3}},
+	} {
+		for _, kind := range []opspec.JoinKind{opspec.InnerJoin, opspec.LeftJoin, opspec.SemiJoin, opspec.AntiJoin} {
+			for _, withCond := range []bool{false, true} {
+				semi := kind == opspec.SemiJoin || kind == opspec.AntiJoin
+				if withCond && !semi {
+					continue // the device join takes a residual on semi and anti joins only
+				}
+				name := fmt.Sprintf("%s kind %d cond %v", kc.name, kind, withCond)
+				want := nestedJoin(left, right, kc, kind, nlOut, nrOut, func(l, r int) bool { return !withCond || condHolds(l, r) })
+				j := &operators.DeviceHashJoin{
+					Left:  &operators.HostToDevice{Input: &operators.Materialized{Batches: lparts}, RT: rt},
+					Right: &operators.HostToDevice{Input: &operators.Materialized{Batches: rparts}, RT: rt},
+					RT:    rt, LeftKeys: kc.left, RightKeys: kc.right, Kind: kind,
+					LeftTypes: ltypes[:nlOut], RightTypes: rtypes[:nrOut], RightInTypes: rtypes, Stats: &operators.Stats{},
+				}
+				if semi {
+					j.RightTypes = nil
+				}
+				if withCond {
+					j.Cond = cond
+				}
+				before := gpuexec.FakeLaunches(dev)
+				got := runDevice(t, dev, j)
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s: %d rows, want %d\ngot  %q\nwant %q", name, len(got), len(want), got, want)
+				}
+				if l := gpuexec.FakeLaunches(dev) - before; l != 0 || j.Stats.Launches.Load() != 0 {
+					t.Errorf("%s: %d launches (%d counted), want none", name, l, j.Stats.Launches.Load())
+				}
+				if j.Stats.HostJoins.Load() != 1 || j.Stats.HostJoinRows.Load() != 50 {
+					t.Errorf("%s: %d host joins of %d rows, want 1 of 50", name, j.Stats.HostJoins.Load(), j.Stats.HostJoinRows.Load())
+				}
+			}
+		}
+	}
+}
+
+// nestedJoin is the join of left and right by every pair (keys equal and
+// not NULL, and cond), as sorted rows of the first nl left and nr right
+// columns (left only for a semi or anti join).
+func nestedJoin(left, right *coldata.Batch, kc tinyJoinCase, kind opspec.JoinKind, nl, nr int, cond func(l, r int) bool) []string {
+	match := func(l, r int) bool {
+		for i, lk := range kc.left {
+			a, b := left.Cols[lk], right.Cols[kc.right[i]]
+			if a.IsNull(l) || b.IsNull(r) || opspec.CompareValues(a, l, b, r) != 0 {
+				return false
+			}
+		}
+		return cond(l, r)
+	}
+	out := &coldata.Batch{}
+	var bs []*coldata.Builder
+	for c := 0; c < nl; c++ {
+		bs = append(bs, coldata.NewBuilder(left.Cols[c].Type, 0))
+	}
+	if kind == opspec.InnerJoin || kind == opspec.LeftJoin {
+		for c := 0; c < nr; c++ {
+			bs = append(bs, coldata.NewBuilder(right.Cols[c].Type, 0))
+		}
+	}
+	emit := func(l, r int) {
+		for c := 0; c < nl; c++ {
+			bs[c].AppendFrom(left.Cols[c], l)
+		}
+		for c := nl; c < len(bs); c++ {
+			if r < 0 {
+				bs[c].AppendNull()
+			} else {
+				bs[c].AppendFrom(right.Cols[c-nl], r)
+			}
+		}
+		out.Len++
+	}
+	for l := 0; l < left.Len; l++ {
+		matched := false
+		for r := 0; r < right.Len; r++ {
+			if match(l, r) {
+				matched = true
+				if kind == opspec.InnerJoin || kind == opspec.LeftJoin {
+					emit(l, r)
+				}
+			}
+		}
+		if (kind == opspec.SemiJoin && matched) || (!matched && (kind == opspec.AntiJoin || kind == opspec.LeftJoin)) {
+			emit(l, -1)
+		}
+	}
+	for _, b := range bs {
+		out.Cols = append(out.Cols, b.Finish())
+	}
+	rows := rowKeys(out)
+	slices.Sort(rows)
+	return rows
 }

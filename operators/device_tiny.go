@@ -6,7 +6,9 @@ import (
 	"sync/atomic"
 
 	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/opspec"
 )
 
 // A device operator pays the GPU's fixed costs whatever its input's size:
@@ -108,4 +110,133 @@ func (s *DeviceSort) sortOnHost(ctx context.Context, parts []*gpuexec.DeviceBatc
 		return nil, fmt.Errorf("ORDER BY on the host: %w", err)
 	}
 	return out, nil
+}
+
+// joinOnHost joins on the host when the right input, right, and the left
+// one, read ahead here, are both tiny: both downloaded, joined by the CPU
+// HashJoin and its output uploaded in one batch (j.hostOut). It reports
+// false when a side, or the output, is not tiny; the left batches read
+// stay in j.leftBuf for the device join then.
+func (j *DeviceHashJoin) joinOnHost(ctx context.Context, right []*gpuexec.DeviceBatch) (bool, error) {
+	if tinyRows.Load() <= 0 || !tinyOnHost(right) {
+		return false, nil
+	}
+	for !j.leftExhausted && tinyOnHost(j.leftBuf) {
+		b, err := j.Left.NextDevice(ctx)
+		if err != nil {
+			return false, err
+		}
+		if b == nil {
+			j.leftExhausted = true
+			break
+		}
+		if b.Len == 0 {
+			b.Release()
+			continue
+		}
+		j.leftBuf = append(j.leftBuf, b)
+	}
+	if !j.leftExhausted || !tinyOnHost(j.leftBuf) {
+		return false, nil
+	}
+	rows := 0
+	for _, b := range append(j.leftBuf[:len(j.leftBuf):len(j.leftBuf)], right...) {
+		rows += b.Len
+	}
+	var out *gpuexec.DeviceBatch
+	if len(j.leftBuf) > 0 {
+		// Every kind's output is made of left rows: none, no output.
+		lhs, err := download(ctx, j.RT.Dev, j.leftBuf)
+		if err != nil {
+			return false, fmt.Errorf("join on the host: %w", err)
+		}
+		rhs, err := download(ctx, j.RT.Dev, right)
+		if err != nil {
+			return false, fmt.Errorf("join on the host: %w", err)
+		}
+		outs, ok, err := j.hostJoin(ctx, lhs, rhs)
+		if err != nil || !ok {
+			return false, err
+		}
+		if len(outs) > 0 {
+			if out, err = j.RT.Dev.UploadBatches(ctx, outs); err != nil {
+				return false, fmt.Errorf("join on the host: %w", err)
+			}
+		}
+	}
+	for _, b := range j.leftBuf {
+		b.Release()
+	}
+	j.leftBuf, j.hosted, j.hostOut = nil, true, out
+	if j.Stats != nil {
+		j.Stats.HostJoins.Add(1)
+		j.Stats.HostJoinRows.Add(int64(rows))
+	}
+	return true, nil
+}
+
+// hostJoin joins host batches lhs (each with every column of the left
+// input) and rhs (the right input's) as the CPU HashJoin does, and
+// returns its output batches with the device join's columns: the left
+// output columns, then (not for a semi or anti join) the right ones. ok
+// is false when the output passes tinyJoinOutRows.
+func (j *DeviceHashJoin) hostJoin(ctx context.Context, lhs, rhs []*coldata.Batch) (outs []*coldata.Batch, ok bool, err error) {
+	nl := len(lhs[0].Cols)
+	lk := make([]expr.Expr, len(j.LeftKeys))
+	for i, k := range j.LeftKeys {
+		lk[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("l%d", k), T: lhs[0].Cols[k].Type}
+	}
+	rk := make([]expr.Expr, len(j.RightKeys))
+	for i, k := range j.RightKeys {
+		rk[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("r%d", k), T: j.RightInTypes[k]}
+	}
+	var cond expr.Expr
+	if j.Cond != nil {
+		// j.Cond reads the left output columns, then the right input's;
+		// HashJoin's every left column, then the right ones.
+		m := map[int]int{}
+		for c := range expr.Columns(j.Cond) {
+			if c < len(j.LeftTypes) {
+				m[c] = c
+			} else {
+				m[c] = c - len(j.LeftTypes) + nl
+			}
+		}
+		cond = expr.Remap(j.Cond, m)
+	}
+	// Left rows a slice at a time, so that an output growing past the
+	// bound is seen early (the pairs of tinyJoinSliceRows rows at most).
+	var left []*coldata.Batch
+	for _, b := range lhs {
+		for lo := 0; lo < b.Len; lo += tinyJoinSliceRows {
+			left = append(left, coldata.SliceBatch(b, lo, min(b.Len, lo+tinyJoinSliceRows)))
+		}
+	}
+	hj := &HashJoin{Left: &Materialized{Batches: left}, Right: &Materialized{Batches: rhs}, LeftKeys: lk, RightKeys: rk,
+		Cond: cond, Kind: j.Kind, LeftCols: nl, RightTypes: j.RightInTypes}
+	if err := hj.Open(ctx); err != nil {
+		return nil, false, err
+	}
+	defer hj.Close()
+	semi := j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin
+	rows := 0
+	for {
+		b, err := hj.Next(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		if b == nil {
+			return outs, true, nil
+		}
+		if rows += b.Len; rows > tinyJoinOutRows {
+			return nil, false, nil
+		}
+		cols := append([]*coldata.Vec(nil), b.Cols[:len(j.LeftTypes)]...)
+		if !semi {
+			cols = append(cols, b.Cols[nl:nl+len(j.RightTypes)]...)
+		}
+		if b.Len > 0 {
+			outs = append(outs, &coldata.Batch{Cols: cols, Len: b.Len})
+		}
+	}
 }

@@ -72,6 +72,10 @@ type Stats struct {
 	// was ordered on the host whole (device_tiny.go), HostOrderRows
 	// their rows.
 	HostOrders, HostOrderRows atomic.Int64
+	// HostJoins counts the device joins whose two sides were tiny and
+	// were joined on the host (device_tiny.go), HostJoinRows their input
+	// rows, both sides.
+	HostJoins, HostJoinRows atomic.Int64
 	// HostGroups counts the GROUP BYs a device operator read whose groups
 	// were finished on the host and uploaded (an aggregate the device
 	// cannot finish, a value it cannot finish exactly, a partitioned
@@ -331,6 +335,8 @@ func MergeStats(parts []*Stats) *Stats {
 		out.HostSorts.Add(p.HostSorts.Load())
 		out.HostOrders.Add(p.HostOrders.Load())
 		out.HostOrderRows.Add(p.HostOrderRows.Load())
+		out.HostJoins.Add(p.HostJoins.Load())
+		out.HostJoinRows.Add(p.HostJoinRows.Load())
 		out.HostGroups.Add(p.HostGroups.Load())
 		// TopGroups is the groups kept plus one (0: no cut).
 		if k := p.TopGroups.Load(); k > 0 {
