@@ -14,6 +14,7 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -21,6 +22,21 @@ import (
 	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/opspec"
 )
+
+// tinyDevice opens a fake device whose background compiles (the
+// interpreter, the gathers the operators prepare) end before its cache
+// folder is removed.
+func tinyDevice(t *testing.T) (*gpuexec.Device, *operators.DeviceRuntime) {
+	devs, _ := gpuexec.FakeDevices(t, 1, nil)
+	dev := devs[0]
+	t.Cleanup(func() {
+		<-dev.InterpreterDone()
+		for end := time.Now().Add(10 * time.Second); dev.CompilesQueued() > 0 && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+	})
+	return dev, &operators.DeviceRuntime{Dev: dev}
+}
 
 // tinyColumns builds n rows of columns from gen(col, row) (nil: NULL).
 func tinyColumns(types []coldata.Type, n int, gen func(c, r int) any) *coldata.Batch {
@@ -92,9 +108,7 @@ func hostRows(t *testing.T, op operators.Operator) []string {
 }
 
 func TestFakeTinySortOnHost(t *testing.T) {
-	devs, _ := gpuexec.FakeDevices(t, 1, nil)
-	dev := devs[0]
-	rt := &operators.DeviceRuntime{Dev: dev}
+	dev, rt := tinyDevice(t)
 	rng := rand.New(rand.NewSource(7))
 	types := []coldata.Type{coldata.Int64, coldata.String, coldata.Float64, coldata.Int64}
 	floats := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 0, 1.5, -2}
@@ -161,9 +175,7 @@ type tinyJoinCase struct {
 }
 
 func TestFakeTinyJoinOnHost(t *testing.T) {
-	devs, _ := gpuexec.FakeDevices(t, 1, nil)
-	dev := devs[0]
-	rt := &operators.DeviceRuntime{Dev: dev}
+	dev, rt := tinyDevice(t)
 	rng := rand.New(rand.NewSource(11))
 	// Left batches: k, s, v (the output columns), then e, a key column
 	// the join reads but does not output. Right: k, s (output), w, x.

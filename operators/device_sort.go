@@ -81,7 +81,7 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 		return nil, nil
 	}
 	parts = dropEmpty(parts)
-	if len(parts) > 1 && !tinyOnHost(parts) {
+	if len(parts) > 1 && !s.tiny(parts) {
 		// Several batches (a resident table's row groups): the keys are
 		// ordered across them and the rows gathered from where they are,
 		// so the other columns are never concatenated.
@@ -95,7 +95,7 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 	if all.Len == 0 {
 		return all.Retain()
 	}
-	if tinyOnHost(parts) {
+	if s.tiny(parts) {
 		return s.sortOnHost(ctx, parts)
 	}
 	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
@@ -108,6 +108,10 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 		if ok {
 			parts = append(parts, cand)
 			all = cand
+			if s.tiny(parts[len(parts)-1:]) {
+				// Few candidates: ordered on the host, as a tiny input.
+				return s.sortOnHost(ctx, parts[len(parts)-1:])
+			}
 		}
 	}
 	if keys, ok := s.deviceKeys(all, s.Keys); ok {

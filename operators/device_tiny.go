@@ -3,6 +3,8 @@ package operators
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -48,7 +50,15 @@ const (
 // tinyRows is the bound in force (defaultTinyRows; SetTinyRows).
 var tinyRows atomic.Int64
 
-func init() { tinyRows.Store(defaultTinyRows) }
+// GSQL_TINY_ROWS overrides the bound (0: never), so that a run of the GPU
+// tests can still send their many small tables through the device
+// kernels.
+func init() {
+	tinyRows.Store(defaultTinyRows)
+	if n, err := strconv.Atoi(os.Getenv("GSQL_TINY_ROWS")); err == nil && n >= 0 {
+		tinyRows.Store(int64(n))
+	}
+}
 
 // SetTinyRows sets the rows below which device sorts and joins run on the
 // host (0: never), so that tests and benchmarks can compare both paths
@@ -80,6 +90,13 @@ func download(ctx context.Context, d *gpuexec.Device, parts []*gpuexec.DeviceBat
 		out = append(out, hb)
 	}
 	return out, nil
+}
+
+// tiny reports whether the sort orders parts on the host as a tiny input:
+// not when SetSortKeysOnHost asks for the keys-only host path, which
+// benchmarks and tests measure apart.
+func (s *DeviceSort) tiny(parts []*gpuexec.DeviceBatch) bool {
+	return !sortKeysOnHost.Load() && tinyOnHost(parts)
 }
 
 // sortOnHost orders the tiny input parts on the host: downloaded whole,
