@@ -24,14 +24,14 @@ import (
 // a few kilobytes and microseconds of host work, no launch. EXPLAIN
 // ANALYZE says so: host_order_rows= on a sort, host_join_rows= on a join.
 const (
-	// tinyRows bounds the rows (of each join side) an operator handles
-	// on the host. A launch and its share of the syncs cost some 5-10 µs
-	// (an estimate, not a measurement), so the sort's 26 launches are
-	// ~150-250 µs and a join's ~10 launches and 3 syncs ~100 µs, about
-	// what the host takes to sort, or hash and probe, a couple of
-	// thousand rows; past that the device wins, so the bound stays low.
-	// Query r055 of the random suite (25-row tables joined, ~20 rows
-	// sorted) ran 3.09 ms on the device where DuckDB took 2.87 ms.
+	// defaultTinyRows bounds the rows (of each join side) an operator
+	// handles on the host. On an H200 the radix sort of 20 rows took 26
+	// launches and 0.4 ms (docs/benchlog/2026-11-30-session9.md, query
+	// r055: 3.09 ms against DuckDB's 2.87), some 15 µs a launch with its
+	// syncs, and a join of 25-row tables about 10 launches and 3 round
+	// trips; the host sorts, or hashes and probes, a couple of thousand
+	// rows in well under that (tens of µs). Past a few thousand rows the
+	// device's throughput wins, so the bound stays low.
 	defaultTinyRows = 2048
 	// tinyBytes bounds the device bytes of the columns downloaded (each
 	// join side, or a sort's whole input): a few tiny rows of long
