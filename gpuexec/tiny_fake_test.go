@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -314,4 +315,99 @@ func nestedJoin(left, right *coldata.Batch, kc tinyJoinCase, kind opspec.JoinKin
 	rows := rowKeys(out)
 	slices.Sort(rows)
 	return rows
+}
+
+func TestFakeTinyGroupOnHost(t *testing.T) {
+	dev, rt := tinyDevice(t)
+	rng := rand.New(rand.NewSource(5))
+	types := []coldata.Type{coldata.Int64, coldata.String, coldata.Int64, coldata.Float64}
+	in := tinyColumns(types, 30, func(c, r int) any {
+		if rng.Intn(6) == 0 {
+			return nil
+		}
+		switch c {
+		case 0:
+			return int64(rng.Intn(5))
+		case 1:
+			return []string{"", "a", "b", "ab"}[rng.Intn(4)]
+		case 2:
+			return int64(rng.Intn(100) - 50)
+		}
+		return rng.NormFloat64()
+	})
+	parts := []*coldata.Batch{coldata.SliceBatch(in, 0, 12), coldata.SliceBatch(in, 12, 30)}
+	ref := func(i int, t coldata.Type) *expr.ColumnRef {
+		return &expr.ColumnRef{Index: i, Name: fmt.Sprintf("c%d", i), T: t}
+	}
+	aggs := []opspec.AggSpec{
+		{Kind: opspec.AggCountStar, Type: coldata.Int64},
+		{Kind: opspec.AggSum, Arg: ref(2, coldata.Int64), Type: coldata.Int64},
+		{Kind: opspec.AggMin, Arg: ref(1, coldata.String), Type: coldata.String},
+		{Kind: opspec.AggMax, Arg: ref(3, coldata.Float64), Type: coldata.Float64},
+		{Kind: opspec.AggCount, Arg: ref(2, coldata.Int64), Type: coldata.Int64, Distinct: true},
+	}
+	for _, c := range []struct {
+		name  string
+		keys  []int
+		parts []*coldata.Batch
+	}{
+		{"one key", []int{0}, parts},
+		{"two keys", []int{1, 0}, parts},
+		{"no key", nil, parts},
+		{"no key, no rows", nil, nil},
+		{"no rows", []int{0}, nil},
+	} {
+		keyTypes := make([]coldata.Type, len(c.keys))
+		keys := make([]expr.Expr, len(c.keys))
+		for i, k := range c.keys {
+			keyTypes[i], keys[i] = types[k], ref(k, types[k])
+		}
+		want := hostRows(t, &operators.HashAggregate{Input: &operators.Materialized{Batches: c.parts}, Keys: keys, Aggs: aggs})
+		if c.name == "one key" {
+			// COUNT(*) per key, counted here too.
+			counts := map[string]int{}
+			for r := 0; r < in.Len; r++ {
+				k := "NULL"
+				if !in.Cols[0].IsNull(r) {
+					k = fmt.Sprint(in.Cols[0].Int(r))
+				}
+				counts[k]++
+			}
+			total := 0
+			for _, row := range want {
+				var k string
+				var n int
+				fmt.Sscanf(strings.ReplaceAll(row[1:], "|", " "), "%s %d", &k, &n)
+				if counts[k] != n {
+					t.Errorf("HashAggregate counts %d rows of key %s, want %d", n, k, counts[k])
+				}
+				total += n
+			}
+			if total != in.Len || len(want) != len(counts) {
+				t.Errorf("HashAggregate: %d groups of %d rows, want %d of %d", len(want), total, len(counts), in.Len)
+			}
+		}
+		for _, device := range []bool{false, true} {
+			name := fmt.Sprintf("%s device %v", c.name, device)
+			st := &operators.Stats{}
+			h := &operators.DeviceHashAggregate{Input: &operators.HostToDevice{Input: &operators.Materialized{Batches: c.parts}, RT: rt},
+				RT: rt, Keys: c.keys, KeyTypes: keyTypes, Aggs: aggs, Stats: st}
+			before := gpuexec.FakeLaunches(dev)
+			var got []string
+			if device {
+				got = runDevice(t, dev, h)
+			} else {
+				got = hostRows(t, h)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s:\ngot  %q\nwant %q", name, got, want)
+			}
+			if l := gpuexec.FakeLaunches(dev) - before; l != 0 || st.Launches.Load() != 0 {
+				t.Errorf("%s: %d launches (%d counted), want none", name, l, st.Launches.Load())
+			}
+			if st.HostAggs.Load() != 1 || st.HostAggRows.Load() != int64(len(c.parts)/2*in.Len) || st.HostGroups.Load() != 0 {
+				t.Errorf("%s: %d host groupings of %d rows, %d groups finished on the host", name, st.HostAggs.Load(), st.HostAggRows.Load(), st.HostGroups.Load())
+			}
+		}
+	}
 }

@@ -22,7 +22,8 @@ import (
 // are tiny, one download, the CPU operator's own code (the oracle, so the
 // answer is the CPU backend's) and one upload cost less: two transfers of
 // a few kilobytes and microseconds of host work, no launch. EXPLAIN
-// ANALYZE says so: host_order_rows= on a sort, host_join_rows= on a join.
+// ANALYZE says so: host_order_rows= on a sort, host_join_rows= on a join,
+// host_group_rows= on a GROUP BY.
 const (
 	// defaultTinyRows bounds the rows (of each join side) an operator
 	// handles on the host. On an H200 the radix sort of 20 rows took 26
@@ -256,4 +257,99 @@ func (j *DeviceHashJoin) hostJoin(ctx context.Context, lhs, rhs []*coldata.Batch
 			outs = append(outs, &coldata.Batch{Cols: cols, Len: b.Len})
 		}
 	}
+}
+
+// groupOnHost reads the input ahead while it stays tiny and, when it ends
+// so, groups it on the host: downloaded, grouped by the CPU HashAggregate
+// (as aggregateOnHost does for quantiles: the same keys and aggregates) and
+// returned as consume returns groups, to be uploaded when a device
+// operator reads them. Otherwise the batches read wait in h.ahead for the
+// device path and ok is false.
+func (h *DeviceHashAggregate) groupOnHost(ctx context.Context) (out *coldata.Batch, ok bool, err error) {
+	if tinyRows.Load() <= 0 {
+		return nil, false, nil
+	}
+	var ahead []*gpuexec.DeviceBatch
+	for tinyOnHost(ahead) {
+		b, err := h.Input.NextDevice(ctx)
+		if err != nil {
+			releaseDeviceBatches(ahead)
+			return nil, false, err
+		}
+		if b == nil {
+			out, err := h.groupTinyOnHost(ctx, ahead)
+			releaseDeviceBatches(ahead)
+			return out, err == nil, err
+		}
+		ahead = append(ahead, b)
+	}
+	h.ahead = ahead
+	return nil, false, nil
+}
+
+// groupTinyOnHost groups the tiny input parts on the host. Without a
+// top-groups cut: the cut is only a saving, and a tiny input has few
+// groups.
+func (h *DeviceHashAggregate) groupTinyOnHost(ctx context.Context, parts []*gpuexec.DeviceBatch) (*coldata.Batch, error) {
+	hbs, err := download(ctx, h.RT.Dev, parts)
+	if err != nil {
+		return nil, fmt.Errorf("GROUP BY on the host: %w", err)
+	}
+	rows := 0
+	for _, b := range hbs {
+		rows += b.Len
+	}
+	keys := make([]expr.Expr, len(h.Keys))
+	for i, k := range h.Keys {
+		keys[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("key%d", i), T: h.KeyTypes[i]}
+	}
+	ha := &HashAggregate{Input: &Materialized{Batches: hbs}, Keys: keys, Aggs: h.Aggs, MemoryLimit: h.MemoryLimit}
+	if err := ha.Open(ctx); err != nil {
+		ha.Close()
+		return nil, err
+	}
+	var outs []*coldata.Batch
+	for {
+		b, err := ha.Next(ctx)
+		if err != nil {
+			ha.Close()
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		outs = append(outs, b)
+	}
+	if err := ha.Close(); err != nil {
+		return nil, err
+	}
+	h.hosted = true
+	if h.Stats != nil {
+		h.Stats.HostAggs.Add(1)
+		h.Stats.HostAggRows.Add(int64(rows))
+	}
+	switch len(outs) {
+	case 0:
+		return &coldata.Batch{}, nil
+	case 1:
+		return outs[0], nil
+	}
+	return coldata.ConcatCheck(outs, len(outs[0].Cols), ctx.Err)
+}
+
+// nextInput is the input's next batch, those read ahead first.
+func (h *DeviceHashAggregate) nextInput(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	if len(h.ahead) > 0 {
+		b := h.ahead[0]
+		h.ahead = h.ahead[1:]
+		return b, nil
+	}
+	return h.Input.NextDevice(ctx)
+}
+
+// dropAhead releases the batches read ahead (the input is read again, or
+// closed).
+func (h *DeviceHashAggregate) dropAhead() {
+	releaseDeviceBatches(h.ahead)
+	h.ahead = nil
 }

@@ -76,6 +76,9 @@ type Stats struct {
 	// were joined on the host (device_tiny.go), HostJoinRows their input
 	// rows, both sides.
 	HostJoins, HostJoinRows atomic.Int64
+	// HostAggs counts the device GROUP BYs whose input was tiny and was
+	// grouped on the host (device_tiny.go), HostAggRows their input rows.
+	HostAggs, HostAggRows atomic.Int64
 	// HostGroups counts the GROUP BYs a device operator read whose groups
 	// were finished on the host and uploaded (an aggregate the device
 	// cannot finish, a value it cannot finish exactly, a partitioned
@@ -337,6 +340,8 @@ func MergeStats(parts []*Stats) *Stats {
 		out.HostOrderRows.Add(p.HostOrderRows.Load())
 		out.HostJoins.Add(p.HostJoins.Load())
 		out.HostJoinRows.Add(p.HostJoinRows.Load())
+		out.HostAggs.Add(p.HostAggs.Load())
+		out.HostAggRows.Add(p.HostAggRows.Load())
 		out.HostGroups.Add(p.HostGroups.Load())
 		// TopGroups is the groups kept plus one (0: no cut).
 		if k := p.TopGroups.Load(); k > 0 {
