@@ -65,6 +65,15 @@ func (b *Built) statistics(n planner.Node) string {
 		if st.HostSorts.Load() > 0 {
 			line += " keys_sorted=host"
 		}
+		if st.HostOrders.Load() > 0 {
+			line += fmt.Sprintf(" host_order_rows=%d", st.HostOrderRows.Load())
+		}
+		if st.HostJoins.Load() > 0 {
+			line += fmt.Sprintf(" host_join_rows=%d", st.HostJoinRows.Load())
+		}
+		if st.HostAggs.Load() > 0 {
+			line += fmt.Sprintf(" host_group_rows=%d", st.HostAggRows.Load())
+		}
 		if st.HostGroups.Load() > 0 {
 			line += " groups_finished=host"
 		}

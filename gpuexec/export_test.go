@@ -65,3 +65,7 @@ func FakeDatabaseDevice(t testing.TB, opts Options) *Device {
 	t.Cleanup(func() { d.Close() })
 	return d
 }
+
+// FakeLaunches is the kernels a fake device's driver has launched so far,
+// for tests from outside the package that count launches.
+func FakeLaunches(d *Device) int64 { return d.drv.(*fakeDriver).gen.Load() }

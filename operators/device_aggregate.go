@@ -67,6 +67,11 @@ type DeviceHashAggregate struct {
 	// aggregate.
 	devDone  bool
 	onDevice *deviceFinish
+	// ahead holds input batches read ahead to see whether the input is
+	// tiny (groupOnHost), which the device path reads first; hosted says
+	// the input was tiny and grouped on the host.
+	ahead  []*gpuexec.DeviceBatch
+	hosted bool
 }
 
 // deviceFinish is how the device finishes every aggregate of a GROUP BY
@@ -147,7 +152,8 @@ func hasQuantile(kinds []gpuexec.GroupAgg) bool {
 
 // Open implements Operator.
 func (h *DeviceHashAggregate) Open(ctx context.Context) error {
-	h.out, h.devDone = nil, false
+	h.out, h.devDone, h.hosted = nil, false, false
+	h.dropAhead()
 	return h.Input.Open(ctx)
 }
 
@@ -181,6 +187,7 @@ func (h *DeviceHashAggregate) NextDevice(ctx context.Context) (*gpuexec.DeviceBa
 			case h.Spill && isGroupStateLimit(err):
 				// Past MemoryLimit on the host: Next reads the input
 				// again and spills.
+				h.dropAhead()
 				if err := h.Input.Close(); err != nil {
 					return nil, err
 				}
@@ -196,7 +203,7 @@ func (h *DeviceHashAggregate) NextDevice(ctx context.Context) (*gpuexec.DeviceBa
 	if err != nil || b == nil {
 		return nil, err
 	}
-	if h.Stats != nil && b.Len > 0 {
+	if h.Stats != nil && b.Len > 0 && !h.hosted {
 		h.Stats.HostGroups.Add(1)
 	}
 	return h.upload(ctx, b)
@@ -274,6 +281,7 @@ func (h *DeviceHashAggregate) Next(ctx context.Context) (*coldata.Batch, error) 
 // showed the groups do not fit). EXPLAIN ANALYZE counts the batches as
 // CPU fallbacks and shows the spilled partitions.
 func (h *DeviceHashAggregate) spillOnHost(ctx context.Context) (*coldata.Batch, error) {
+	h.dropAhead()
 	if err := h.Input.Close(); err != nil {
 		return nil, err
 	}
@@ -322,7 +330,10 @@ func (c *countBatches) Next(ctx context.Context) (*coldata.Batch, error) {
 }
 
 // Close implements Operator.
-func (h *DeviceHashAggregate) Close() error { return h.Input.Close() }
+func (h *DeviceHashAggregate) Close() error {
+	h.dropAhead()
+	return h.Input.Close()
+}
 
 // mergedAgg is one aggregate's state of one group across batches.
 type mergedAgg struct {
@@ -342,6 +353,9 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	kinds, err := DeviceAggKinds(h.Aggs)
 	if err != nil {
 		return nil, err
+	}
+	if out, ok, err := h.groupOnHost(ctx); err != nil || ok {
+		return out, err
 	}
 	for _, s := range h.Aggs {
 		if s.Distinct {
@@ -507,7 +521,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 		return nil
 	}
 	for {
-		b, err := h.Input.NextDevice(ctx)
+		b, err := h.nextInput(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -698,7 +712,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 		limit := min(uint64(AggConcatBytes), h.RT.Dev.MemoryLimit()/8)
 		var bytes uint64
 		for {
-			b, err := h.Input.NextDevice(ctx)
+			b, err := h.nextInput(ctx)
 			if err != nil {
 				releaseDeviceBatches(ahead)
 				return nil, err
@@ -734,7 +748,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 		var err error
 		if len(ahead) > 0 {
 			b, ahead = ahead[0], ahead[1:]
-		} else if b, err = h.Input.NextDevice(ctx); err != nil {
+		} else if b, err = h.nextInput(ctx); err != nil {
 			return nil, err
 		}
 		if b == nil {
@@ -871,7 +885,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 func (h *DeviceHashAggregate) countDistinctGroups(ctx context.Context, kinds []gpuexec.GroupAgg, plain []int,
 	plainKinds []gpuexec.GroupAgg, distinct []int) (out *coldata.Batch, ahead []*gpuexec.DeviceBatch, done bool, err error) {
 	for {
-		b, err := h.Input.NextDevice(ctx)
+		b, err := h.nextInput(ctx)
 		if err != nil {
 			releaseBatches(ahead)
 			return nil, nil, false, err

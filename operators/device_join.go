@@ -52,11 +52,15 @@ type DeviceHashJoin struct {
 	// table), swapQueue the right rows still to probe it with.
 	swapLeft  *gpuexec.DeviceBatch
 	swapQueue []*gpuexec.DeviceBatch
+	// hosted says both sides were tiny and joined on the host
+	// (device_tiny.go); hostOut is that output until returned.
+	hosted  bool
+	hostOut *gpuexec.DeviceBatch
 }
 
 // Open implements DeviceOperator.
 func (j *DeviceHashJoin) Open(ctx context.Context) error {
-	j.built, j.leftExhausted, j.swapped, j.swapDone = false, false, false, false
+	j.built, j.leftExhausted, j.swapped, j.swapDone, j.hosted = false, false, false, false, false
 	var err error
 	if j.gLeft, err = j.prepareGather(j.LeftTypes); err != nil {
 		return err
@@ -110,6 +114,9 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 		}
 		rows += b.Len
 		parts = append(parts, b)
+	}
+	if ok, err := j.joinOnHost(ctx, parts); err != nil || ok {
+		return err
 	}
 	if j.Kind == opspec.LeftJoin {
 		cols := make([]*coldata.Vec, len(j.RightInTypes))
@@ -165,6 +172,11 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 		if err := j.buildSide(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if j.hosted {
+		out := j.hostOut
+		j.hostOut = nil
+		return out, nil
 	}
 	if j.swapped {
 		return j.nextBuildLeft(ctx)
@@ -278,6 +290,10 @@ func (j *DeviceHashJoin) Close() error {
 		b.Release()
 	}
 	j.leftBuf, j.swapQueue = nil, nil
+	if j.hostOut != nil {
+		j.hostOut.Release()
+		j.hostOut = nil
+	}
 	if j.swapLeft != nil {
 		j.swapLeft.Release()
 		j.swapLeft = nil

@@ -35,8 +35,15 @@ func (j *DeviceHashJoin) chooseBuildLeft(ctx context.Context) (bool, error) {
 	if j.Kind != opspec.InnerJoin || j.Cond != nil || len(j.LeftKeys) == 0 || j.build == nil {
 		return false, nil
 	}
+	// The left batches read ahead already (joinOnHost) count.
 	rrows, lrows := j.build.Len, 0
+	for _, b := range j.leftBuf {
+		lrows += b.Len
+	}
 	for lrows*deviceBuildLeftRatio < rrows && lrows <= deviceBuildLeftMaxRows {
+		if j.leftExhausted {
+			return lrows > 0, nil
+		}
 		b, err := j.Left.NextDevice(ctx)
 		if err != nil {
 			return false, err

@@ -81,7 +81,7 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 		return nil, nil
 	}
 	parts = dropEmpty(parts)
-	if len(parts) > 1 {
+	if len(parts) > 1 && !s.tiny(parts) {
 		// Several batches (a resident table's row groups): the keys are
 		// ordered across them and the rows gathered from where they are,
 		// so the other columns are never concatenated.
@@ -95,6 +95,9 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 	if all.Len == 0 {
 		return all.Retain()
 	}
+	if s.tiny(parts) {
+		return s.sortOnHost(ctx, parts)
+	}
 	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
 		// The device narrows the rows to the candidates for the LIMIT;
 		// only those are ordered.
@@ -105,6 +108,10 @@ func (s *DeviceSort) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, erro
 		if ok {
 			parts = append(parts, cand)
 			all = cand
+			if s.tiny(parts[len(parts)-1:]) {
+				// Few candidates: ordered on the host, as a tiny input.
+				return s.sortOnHost(ctx, parts[len(parts)-1:])
+			}
 		}
 	}
 	if keys, ok := s.deviceKeys(all, s.Keys); ok {
@@ -241,8 +248,16 @@ func (s *DeviceSort) hostOrder(ctx context.Context, all *gpuexec.DeviceBatch, ke
 	if err != nil {
 		return nil, err
 	}
+	return s.hostPerm(ctx, hk, hostKeys)
+}
+
+// hostPerm returns the order of hk's rows by keys (columns of hk) that
+// the sort outputs, the first Limit of them when Limit is set: the CPU
+// Sort's order, ties in row order.
+func (s *DeviceSort) hostPerm(ctx context.Context, hk *coldata.Batch, hostKeys []opspec.SortKey) ([]int, error) {
 	var perm []int
-	if s.Limit > 0 && s.Limit < int64(all.Len)/2 {
+	var err error
+	if s.Limit > 0 && s.Limit < int64(hk.Len)/2 {
 		cmp := rowComparator(hk, hostKeys)
 		if perm, err = topRowsOf(ctx, hk, hostKeys, int(s.Limit), cmp); err != nil {
 			return nil, err

@@ -181,6 +181,19 @@ func (s *DeviceSort) gatherKeys(ctx context.Context, kb *gpuexec.DeviceBatch, ro
 // first Limit when set): sorted on the device when it can, else on the
 // host.
 func (s *DeviceSort) orderKeys(ctx context.Context, kb *gpuexec.DeviceBatch, keys []opspec.SortKey) ([]int, error) {
+	if s.tiny([]*gpuexec.DeviceBatch{kb}) {
+		// Few key rows (the batches' LIMIT candidates): the host orders
+		// them for less than the radix sort's launches.
+		hk, hostKeys, err := s.keysOf(ctx, kb, keys)
+		if err != nil {
+			return nil, fmt.Errorf("ORDER BY: %w", err)
+		}
+		if s.Stats != nil {
+			s.Stats.HostOrders.Add(1)
+			s.Stats.HostOrderRows.Add(int64(kb.Len))
+		}
+		return s.hostPerm(ctx, hk, hostKeys)
+	}
 	dk, ok := s.deviceKeys(kb, keys)
 	if !ok {
 		return s.hostOrder(ctx, kb, keys)

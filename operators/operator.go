@@ -71,6 +71,17 @@ type Stats struct {
 	// keys downloaded): a key type the device does not order, or text
 	// too long to pack, found at run time.
 	HostSorts atomic.Int64
+	// HostOrders counts the device ORDER BYs whose input was tiny and
+	// was ordered on the host whole (device_tiny.go), HostOrderRows
+	// their rows.
+	HostOrders, HostOrderRows atomic.Int64
+	// HostJoins counts the device joins whose two sides were tiny and
+	// were joined on the host (device_tiny.go), HostJoinRows their input
+	// rows, both sides.
+	HostJoins, HostJoinRows atomic.Int64
+	// HostAggs counts the device GROUP BYs whose input was tiny and was
+	// grouped on the host (device_tiny.go), HostAggRows their input rows.
+	HostAggs, HostAggRows atomic.Int64
 	// HostGroups counts the GROUP BYs a device operator read whose groups
 	// were finished on the host and uploaded (an aggregate the device
 	// cannot finish, a value it cannot finish exactly, a partitioned
@@ -328,6 +339,12 @@ func MergeStats(parts []*Stats) *Stats {
 		out.HashPartitions.Add(p.HashPartitions.Load())
 		out.HashedLeft.Store(max(out.HashedLeft.Load(), p.HashedLeft.Load()))
 		out.HostSorts.Add(p.HostSorts.Load())
+		out.HostOrders.Add(p.HostOrders.Load())
+		out.HostOrderRows.Add(p.HostOrderRows.Load())
+		out.HostJoins.Add(p.HostJoins.Load())
+		out.HostJoinRows.Add(p.HostJoinRows.Load())
+		out.HostAggs.Add(p.HostAggs.Load())
+		out.HostAggRows.Add(p.HostAggRows.Load())
 		out.HostGroups.Add(p.HostGroups.Load())
 		// TopGroups is the groups kept plus one (0: no cut).
 		if k := p.TopGroups.Load(); k > 0 {
