@@ -169,9 +169,26 @@ func (f *fakeDriver) do(fn func() error) error {
 	return fn()
 }
 
-func (f *fakeDriver) close() error               { f.mu.Lock(); f.closes++; f.mu.Unlock(); return nil }
-func (f *fakeDriver) onThread() bool             { return true }
-func (f *fakeDriver) await(done <-chan struct{}) { <-done }
+func (f *fakeDriver) close() error   { f.mu.Lock(); f.closes++; f.mu.Unlock(); return nil }
+func (f *fakeDriver) onThread() bool { return true }
+
+// await waits for done. A serial fake's turn holder gives the turn up
+// meanwhile, as the real context thread keeps serving calls while it
+// waits (cudaDriver.await): a compile in flight on another goroutine
+// loads its module through do, and the holder waiting for that compile
+// (a builtin kernel needed inside a device call) would wait forever.
+func (f *fakeDriver) await(done <-chan struct{}) {
+	id := goroutineID()
+	if !f.serial || f.turnOwner.Load() != id {
+		<-done
+		return
+	}
+	f.turnOwner.Store(0)
+	f.turn.Unlock()
+	<-done
+	f.turn.Lock()
+	f.turnOwner.Store(id)
+}
 
 func (f *fakeDriver) memAlloc(size uint64) (DevicePtr, error) {
 	a, err := f.mem.Alloc(size)

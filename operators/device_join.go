@@ -56,11 +56,18 @@ type DeviceHashJoin struct {
 	// (device_tiny.go); hostOut is that output until returned.
 	hosted  bool
 	hostOut *gpuexec.DeviceBatch
+	// streamed is the join on the host after its build side ran out of
+	// device memory (device_join_oom.go).
+	streamed *hostStream
+
+	// BuildOn, when set, stands in for the device's BuildJoin (withRows)
+	// and BuildSemiJoin of the right side: tests over the fake driver.
+	BuildOn func(ctx context.Context, d *gpuexec.Device, build *gpuexec.DeviceBatch, keys []int, withRows bool) (*gpuexec.JoinTable, error)
 }
 
 // Open implements DeviceOperator.
 func (j *DeviceHashJoin) Open(ctx context.Context) error {
-	j.built, j.leftExhausted, j.swapped, j.swapDone, j.hosted = false, false, false, false, false
+	j.built, j.leftExhausted, j.swapped, j.swapDone, j.hosted, j.streamed = false, false, false, false, false, nil
 	var err error
 	if j.gLeft, err = j.prepareGather(j.LeftTypes); err != nil {
 		return err
@@ -118,6 +125,18 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 	if ok, err := j.joinOnHost(ctx, parts); err != nil || ok {
 		return err
 	}
+	right := parts
+	if err := j.buildOnDevice(ctx, &parts, rows); gpuexec.IsOutOfMemory(err) {
+		return j.joinOnHostAfterOOM(ctx, right, err)
+	} else {
+		return err
+	}
+}
+
+// buildOnDevice concatenates the right input's batches *parts (plus a
+// LEFT join's NULL row, appended to them) and hashes them, or the left
+// input when it is the much smaller side.
+func (j *DeviceHashJoin) buildOnDevice(ctx context.Context, parts *[]*gpuexec.DeviceBatch, rows int) error {
 	if j.Kind == opspec.LeftJoin {
 		cols := make([]*coldata.Vec, len(j.RightInTypes))
 		for i, t := range j.RightInTypes {
@@ -129,17 +148,17 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("join NULL row: %w", err)
 		}
-		parts = append(parts, nb)
+		*parts = append(*parts, nb)
 		j.nullRow = int64(rows)
 	}
-	if len(parts) == 0 {
+	if len(*parts) == 0 {
 		return nil // INNER join with an empty right side: no output
 	}
 	var err error
-	if len(parts) == 1 {
-		j.build, err = parts[0].Retain()
+	if len(*parts) == 1 {
+		j.build, err = (*parts)[0].Retain()
 	} else {
-		j.build, err = j.RT.Dev.Concatenate(parts)
+		j.build, err = j.RT.Dev.Concatenate(*parts)
 	}
 	if err != nil {
 		return err
@@ -150,11 +169,16 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 		}
 		return err
 	}
-	if (j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin) && j.Cond == nil {
-		// Only whether a key is there matters: no rows per key.
-		j.table, err = j.RT.Dev.BuildSemiJoin(ctx, j.build, j.RightKeys)
-	} else {
+	// Only whether a key is there matters to a semi or anti join without
+	// a residual: no rows per key.
+	withRows := !((j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin) && j.Cond == nil)
+	switch {
+	case j.BuildOn != nil:
+		j.table, err = j.BuildOn(ctx, j.RT.Dev, j.build, j.RightKeys, withRows)
+	case withRows:
 		j.table, err = j.RT.Dev.BuildJoin(ctx, j.build, j.RightKeys)
+	default:
+		j.table, err = j.RT.Dev.BuildSemiJoin(ctx, j.build, j.RightKeys)
 	}
 	if err != nil {
 		return err
@@ -177,6 +201,9 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 		out := j.hostOut
 		j.hostOut = nil
 		return out, nil
+	}
+	if j.streamed != nil {
+		return j.streamed.next(ctx)
 	}
 	if j.swapped {
 		return j.nextBuildLeft(ctx)
@@ -290,6 +317,10 @@ func (j *DeviceHashJoin) Close() error {
 		b.Release()
 	}
 	j.leftBuf, j.swapQueue = nil, nil
+	if j.streamed != nil {
+		j.streamed.close()
+		j.streamed = nil
+	}
 	if j.hostOut != nil {
 		j.hostOut.Release()
 		j.hostOut = nil

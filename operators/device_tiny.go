@@ -200,9 +200,45 @@ func (j *DeviceHashJoin) joinOnHost(ctx context.Context, right []*gpuexec.Device
 // is false when the output passes tinyJoinOutRows.
 func (j *DeviceHashJoin) hostJoin(ctx context.Context, lhs, rhs []*coldata.Batch) (outs []*coldata.Batch, ok bool, err error) {
 	nl := len(lhs[0].Cols)
+	// Left rows a slice at a time, so that an output growing past the
+	// bound is seen early (the pairs of tinyJoinSliceRows rows at most).
+	var left []*coldata.Batch
+	for _, b := range lhs {
+		for lo := 0; lo < b.Len; lo += tinyJoinSliceRows {
+			left = append(left, coldata.SliceBatch(b, lo, min(b.Len, lo+tinyJoinSliceRows)))
+		}
+	}
+	hj := j.hostHashJoin(&Materialized{Batches: left}, lhs[0], rhs)
+	if err := hj.Open(ctx); err != nil {
+		return nil, false, err
+	}
+	defer hj.Close()
+	rows := 0
+	for {
+		b, err := hj.Next(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		if b == nil {
+			return outs, true, nil
+		}
+		if rows += b.Len; rows > tinyJoinOutRows {
+			return nil, false, nil
+		}
+		if b.Len > 0 {
+			outs = append(outs, j.deviceColumns(b, nl))
+		}
+	}
+}
+
+// hostHashJoin is the CPU HashJoin that stands in for the device join over
+// host batches: left yields batches with every column of the left input
+// (like first), rhs holds the right input's.
+func (j *DeviceHashJoin) hostHashJoin(left Operator, first *coldata.Batch, rhs []*coldata.Batch) *HashJoin {
+	nl := len(first.Cols)
 	lk := make([]expr.Expr, len(j.LeftKeys))
 	for i, k := range j.LeftKeys {
-		lk[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("l%d", k), T: lhs[0].Cols[k].Type}
+		lk[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("l%d", k), T: first.Cols[k].Type}
 	}
 	rk := make([]expr.Expr, len(j.RightKeys))
 	for i, k := range j.RightKeys {
@@ -222,41 +258,19 @@ func (j *DeviceHashJoin) hostJoin(ctx context.Context, lhs, rhs []*coldata.Batch
 		}
 		cond = expr.Remap(j.Cond, m)
 	}
-	// Left rows a slice at a time, so that an output growing past the
-	// bound is seen early (the pairs of tinyJoinSliceRows rows at most).
-	var left []*coldata.Batch
-	for _, b := range lhs {
-		for lo := 0; lo < b.Len; lo += tinyJoinSliceRows {
-			left = append(left, coldata.SliceBatch(b, lo, min(b.Len, lo+tinyJoinSliceRows)))
-		}
-	}
-	hj := &HashJoin{Left: &Materialized{Batches: left}, Right: &Materialized{Batches: rhs}, LeftKeys: lk, RightKeys: rk,
+	return &HashJoin{Left: left, Right: &Materialized{Batches: rhs}, LeftKeys: lk, RightKeys: rk,
 		Cond: cond, Kind: j.Kind, LeftCols: nl, RightTypes: j.RightInTypes}
-	if err := hj.Open(ctx); err != nil {
-		return nil, false, err
+}
+
+// deviceColumns picks the device join's columns out of a batch of the
+// host HashJoin over nl left columns: the left output columns, then (not
+// for a semi or anti join) the right ones.
+func (j *DeviceHashJoin) deviceColumns(b *coldata.Batch, nl int) *coldata.Batch {
+	cols := append([]*coldata.Vec(nil), b.Cols[:len(j.LeftTypes)]...)
+	if j.Kind != opspec.SemiJoin && j.Kind != opspec.AntiJoin {
+		cols = append(cols, b.Cols[nl:nl+len(j.RightTypes)]...)
 	}
-	defer hj.Close()
-	semi := j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin
-	rows := 0
-	for {
-		b, err := hj.Next(ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		if b == nil {
-			return outs, true, nil
-		}
-		if rows += b.Len; rows > tinyJoinOutRows {
-			return nil, false, nil
-		}
-		cols := append([]*coldata.Vec(nil), b.Cols[:len(j.LeftTypes)]...)
-		if !semi {
-			cols = append(cols, b.Cols[nl:nl+len(j.RightTypes)]...)
-		}
-		if b.Len > 0 {
-			outs = append(outs, &coldata.Batch{Cols: cols, Len: b.Len})
-		}
-	}
+	return &coldata.Batch{Cols: cols, Len: b.Len}
 }
 
 // groupOnHost reads the input ahead while it stays tiny and, when it ends

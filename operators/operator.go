@@ -79,6 +79,9 @@ type Stats struct {
 	// were joined on the host (device_tiny.go), HostJoinRows their input
 	// rows, both sides.
 	HostJoins, HostJoinRows atomic.Int64
+	// HostJoinOOM is 1 when a device join's build side ran out of device
+	// memory and the join ran on the host (device_join_oom.go).
+	HostJoinOOM atomic.Int64
 	// HostAggs counts the device GROUP BYs whose input was tiny and was
 	// grouped on the host (device_tiny.go), HostAggRows their input rows.
 	HostAggs, HostAggRows atomic.Int64
@@ -343,6 +346,8 @@ func MergeStats(parts []*Stats) *Stats {
 		out.HostOrderRows.Add(p.HostOrderRows.Load())
 		out.HostJoins.Add(p.HostJoins.Load())
 		out.HostJoinRows.Add(p.HostJoinRows.Load())
+		out.HostJoinOOM.Store(max(out.HostJoinOOM.Load(), p.HostJoinOOM.Load()))
+		out.OOMSplits.Add(p.OOMSplits.Load())
 		out.HostAggs.Add(p.HostAggs.Load())
 		out.HostAggRows.Add(p.HostAggRows.Load())
 		out.HostGroups.Add(p.HostGroups.Load())

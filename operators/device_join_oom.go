@@ -1,0 +1,169 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gsqlengine/gsql/coldata"
+	"github.com/gsqlengine/gsql/gpuexec"
+)
+
+// A device join whose build side does not fit the device's memory (its
+// concatenation or hash table fails to allocate even after the unused
+// resident tables were evicted) joins on the host instead of failing the
+// query: the right input, already read, is downloaded and hashed by the
+// CPU HashJoin, and the left input streams through it a batch at a time,
+// each output batch uploaded for the operators above. The planner keeps
+// joins whose estimated build side is over a quarter of the device's
+// memory on the CPU from the start; this is for estimates that were low
+// and for memory other operators of the query hold. EXPLAIN ANALYZE says
+// host_join_oom=1.
+
+// hostStream is a device join running on the host after its build ran
+// out of device memory.
+type hostStream struct {
+	j   *DeviceHashJoin
+	rhs []*coldata.Batch
+	hj  *HashJoin
+	nl  int
+	// first is the left batch read to size the host join, until the join
+	// reads it.
+	first *coldata.Batch
+	done  bool
+}
+
+// joinOnHostAfterOOM switches j to the host after its build side, right
+// (the right input's batches, without a LEFT join's NULL row), failed for
+// lack of device memory with cause.
+func (j *DeviceHashJoin) joinOnHostAfterOOM(ctx context.Context, right []*gpuexec.DeviceBatch, cause error) error {
+	if j.table != nil {
+		j.table.Release()
+		j.table = nil
+	}
+	if j.build != nil {
+		j.build.Release()
+		j.build = nil
+	}
+	j.swapped = false
+	rhs, err := download(ctx, j.RT.Dev, right)
+	if err != nil {
+		return fmt.Errorf("%w (moving the join to the host after it: %v)", cause, err)
+	}
+	j.streamed = &hostStream{j: j, rhs: rhs}
+	if j.Stats != nil {
+		j.Stats.HostJoinOOM.Store(1)
+	}
+	return nil
+}
+
+// nextLeftDevice is the next left batch: one read ahead, else the input's
+// (nil at its end).
+func (j *DeviceHashJoin) nextLeftDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	if len(j.leftBuf) > 0 {
+		b := j.leftBuf[0]
+		j.leftBuf = j.leftBuf[1:]
+		return b, nil
+	}
+	if j.leftExhausted {
+		return nil, nil
+	}
+	b, err := j.Left.NextDevice(ctx)
+	if b == nil && err == nil {
+		j.leftExhausted = true
+	}
+	return b, err
+}
+
+// nextLeftHost is the next left batch downloaded (nil at the end).
+func (s *hostStream) nextLeftHost(ctx context.Context) (*coldata.Batch, error) {
+	for {
+		db, err := s.j.nextLeftDevice(ctx)
+		if err != nil || db == nil {
+			return nil, err
+		}
+		if db.Len == 0 {
+			db.Release()
+			continue
+		}
+		hb, err := s.j.RT.Dev.Download(ctx, db)
+		db.Release()
+		if err != nil {
+			return nil, fmt.Errorf("join on the host: %w", err)
+		}
+		return hb, nil
+	}
+}
+
+// next returns the join's next output batch on the device (nil at the
+// end).
+func (s *hostStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	if s.done {
+		return nil, nil
+	}
+	if s.hj == nil {
+		first, err := s.nextLeftHost(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if first == nil {
+			// No left rows: every kind's output is made of left rows.
+			s.done = true
+			return nil, nil
+		}
+		s.first, s.nl = first, len(first.Cols)
+		s.hj = s.j.hostHashJoin(&hostLeft{s: s}, first, s.rhs)
+		if err := s.hj.Open(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		b, err := s.hj.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			s.done = true
+			return nil, nil
+		}
+		if b.Len == 0 {
+			continue
+		}
+		out := s.j.deviceColumns(b, s.nl)
+		var db *gpuexec.DeviceBatch
+		err = s.j.RT.Cache.RetryOOM(s.j.RT.waitCtx(ctx), func() (err error) {
+			db, err = s.j.RT.Dev.Upload(ctx, out)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("join on the host: %w", err)
+		}
+		return db, nil
+	}
+}
+
+// close ends the host join.
+func (s *hostStream) close() error {
+	if s.hj != nil {
+		return s.hj.Close()
+	}
+	return nil
+}
+
+// hostLeft feeds the host join the device join's left input, downloaded
+// a batch at a time.
+type hostLeft struct{ s *hostStream }
+
+// Open implements Operator.
+func (l *hostLeft) Open(context.Context) error { return nil }
+
+// Next implements Operator.
+func (l *hostLeft) Next(ctx context.Context) (*coldata.Batch, error) {
+	if b := l.s.first; b != nil {
+		l.s.first = nil
+		return b, nil
+	}
+	return l.s.nextLeftHost(ctx)
+}
+
+// Close implements Operator: the device join closes its left input.
+func (l *hostLeft) Close() error { return nil }
