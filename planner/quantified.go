@@ -377,17 +377,11 @@ func inListComparands(l []expr.Expr, rows [][]expr.Expr) ([]expr.Expr, error) {
 		if left.Type() != coldata.String {
 			continue // a date or number on the left: pairs compare right
 		}
-		text, date := true, false
-		for _, r := range rows {
-			switch t := r[j].Type(); {
-			case t == coldata.Null:
-			case t == coldata.String:
-			case t.Plain() == coldata.Date || t.Plain() == coldata.Timestamp:
-				date = true
-			default:
-				text = false
-			}
+		items := make([]expr.Expr, len(rows))
+		for k, r := range rows {
+			items[k] = r[j]
 		}
+		text, date := textOrDates(items)
 		switch {
 		case text && date:
 			c, err := expr.CompareCastTo(left, coldata.Timestamp)
@@ -408,6 +402,24 @@ func inListComparands(l []expr.Expr, rows [][]expr.Expr) ([]expr.Expr, error) {
 		}
 	}
 	return out, nil
+}
+
+// textOrDates reports whether every value of es is text, a DATE or a
+// DATETIME (or NULL), MySQL's STRING_RESULT, and whether one is a DATE or
+// DATETIME: text compared with such values, in IN and BETWEEN, compares
+// as a DATETIME.
+func textOrDates(es []expr.Expr) (text, date bool) {
+	text = true
+	for _, e := range es {
+		switch t := e.Type(); {
+		case t == coldata.Null, t == coldata.String:
+		case t.Plain() == coldata.Date || t.Plain() == coldata.Timestamp:
+			date = true
+		default:
+			text = false
+		}
+	}
+	return text, date
 }
 
 // compareType is the type two sides of a comparison meet in, as the "in"
