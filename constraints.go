@@ -24,7 +24,8 @@ import (
 // DUPLICATE KEY UPDATE updates the first row it collides with instead.
 // Rows that only add go through catalog.AppendAt, a rewrite through
 // catalog.Replace, both at the snapshot's version: a table changed
-// meanwhile fails the statement (ErrConflict) and nothing changes.
+// meanwhile fails the statement (ErrConflict) and nothing changes. Large
+// inserts on a GPU database ask the device first (keycheck.go).
 
 // Warning is a note about a statement that succeeded (MySQL's SHOW
 // WARNINGS): INSERT IGNORE's skipped rows, a SELECT's invalid dates,
@@ -49,6 +50,18 @@ type rowLoc struct {
 // affected-row count as MySQL counts it (1 per row inserted or deleted, 2
 // per row updated, 0 for an update that changes nothing) and warnings.
 func (db *DB) insertKeyed(ctx context.Context, t *catalog.Table, keys []catalog.Key, s *sql.Insert, rows *coldata.Batch, dup *onDup) (int64, []Warning, error) {
+	// Many rows on a GPU database: the device says whether any key
+	// collides. When none does, every mode (IGNORE, REPLACE, ON
+	// DUPLICATE KEY UPDATE) only adds the rows; otherwise the host's sets
+	// below find the rows and name them in errors and warnings.
+	if clean, err := db.keysCleanOnDevice(ctx, t, keys, rows); err != nil {
+		return 0, nil, err
+	} else if clean {
+		if err := db.appendRows(t, rows); err != nil {
+			return 0, nil, err
+		}
+		return int64(rows.Len), nil, nil
+	}
 	sets := db.keySets.take(t, keys)
 	if sets == nil {
 		var err error

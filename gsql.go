@@ -165,7 +165,10 @@ type DB struct {
 	// cpuFallbacks counts statements that ran on the CPU after their GPU
 	// plan ran out of device memory (auto mode, fallback.go).
 	cpuFallbacks atomic.Uint64
-	hooks        testHooks
+	// deviceKeyChecks counts INSERTs whose unique keys the GPU checked
+	// (keycheck.go).
+	deviceKeyChecks atomic.Uint64
+	hooks           testHooks
 }
 
 // Result reports what a statement without rows did.
@@ -507,6 +510,9 @@ type Stats struct {
 	// because their GPU plan ran out of device memory (or waited for it
 	// past gpuexec.MemoryWait).
 	CPUFallbacks uint64
+	// DeviceKeyChecks counts the INSERTs whose PRIMARY KEY and UNIQUE
+	// keys the GPU checked (large inserts on a GPU database; keycheck.go).
+	DeviceKeyChecks uint64
 }
 
 // String renders the statistics for the shell's .stats.
@@ -514,6 +520,9 @@ func (s Stats) String() string {
 	out := fmt.Sprintf("device: %s\ntables: %d\nplan cache: %d hits, %d misses\n", s.Device, s.Tables, s.Plans.Hits, s.Plans.Misses)
 	if s.CPUFallbacks > 0 {
 		out += fmt.Sprintf("auto: %d statements ran on the cpu after the gpu ran out of memory\n", s.CPUFallbacks)
+	}
+	if s.DeviceKeyChecks > 0 {
+		out += fmt.Sprintf("unique keys: %d inserts checked on the gpu\n", s.DeviceKeyChecks)
 	}
 	if s.Plans.CPURuns > 0 {
 		out += fmt.Sprintf("auto: %d runs of remembered cpu plans (their gpu plans kept running out of memory)\n", s.Plans.CPURuns)
@@ -557,7 +566,7 @@ func (s Stats) String() string {
 func (db *DB) Stats() Stats {
 	st := Stats{Device: db.Device(), Tables: len(db.cat.List()),
 		Plans:        PlanCacheStats{Hits: db.plans.hits.Load(), Misses: db.plans.misses.Load(), CPURuns: db.plans.cpuRuns.Load()},
-		CPUFallbacks: db.cpuFallbacks.Load()}
+		CPUFallbacks: db.cpuFallbacks.Load(), DeviceKeyChecks: db.deviceKeyChecks.Load()}
 	var cache *gpuexec.TableCache // nil holds nothing
 	if db.Device() == "gpu" {
 		if rt, err := db.gpu(); err == nil {

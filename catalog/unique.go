@@ -17,8 +17,9 @@ import (
 // enforced by the statements that write rows. Each check builds a KeySet
 // per key over the table's rows once per statement and probes it with the
 // new rows, so an INSERT of n rows into a table of m costs O(n + m), not
-// O(n*m). KeySet is the one place that encodes and compares key values:
-// a device hash table can take its place for large inserts later.
+// O(n*m). KeySet is the one place that encodes and compares key values on
+// the host; large inserts on a GPU database ask the device first
+// (keycheck.go in package gsql), which compares as KeySet encodes.
 
 // PrimaryName is the name of every table's primary key (MySQL's).
 const PrimaryName = "PRIMARY"

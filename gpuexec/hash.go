@@ -921,6 +921,11 @@ type JoinTable struct {
 	// what a device batch holds); past it the probe is a *JoinSizeError
 	// and produces nothing, so that its caller can probe fewer rows.
 	PairLimit int64
+	// Repeats reports that two build rows hold the same key (NULL keys
+	// aside): set by BuildJoin and BuildKeyCheck, not BuildSemiJoin.
+	Repeats bool
+	// checkRepeats makes a table without rows read Repeats.
+	checkRepeats bool
 }
 
 // JoinSizeError is a probe that would produce more pairs than its table's
@@ -949,6 +954,12 @@ func (d *Device) BuildSemiJoin(ctx context.Context, build *DeviceBatch, keys []i
 }
 
 func (d *Device) buildJoin(ctx context.Context, build *DeviceBatch, keys []int, withRows bool) (*JoinTable, error) {
+	return d.buildJoinTable(ctx, build, keys, withRows, false)
+}
+
+// buildJoinTable is buildJoin; with repeats a table without rows reads
+// whether a key repeats (Repeats), which a table with rows always does.
+func (d *Device) buildJoinTable(ctx context.Context, build *DeviceBatch, keys []int, withRows, repeats bool) (*JoinTable, error) {
 	if err := d.own(build); err != nil {
 		return nil, err
 	}
@@ -958,7 +969,7 @@ func (d *Device) buildJoin(ctx context.Context, build *DeviceBatch, keys []int, 
 	if int64(build.Len) > math.MaxInt32 {
 		return nil, invalidf("join build side of %d rows (a device batch holds fewer than 2^31)", build.Len)
 	}
-	t := &JoinTable{d: d, keys: keys, scratch: &hashScratch{d: d}}
+	t := &JoinTable{d: d, keys: keys, scratch: &hashScratch{d: d}, checkRepeats: repeats}
 	for _, k := range keys {
 		if k < 0 || k >= len(build.Cols) || !groupableType(build.Cols[k].Type) {
 			return nil, invalidf("join key column %d is not hashable", k)
@@ -1037,14 +1048,18 @@ func (d *Device) buildJoinOn(ctx context.Context, t *JoinTable, build *DeviceBat
 		return err
 	}
 	t.Launches++
-	if !withRows {
+	if !withRows && !t.checkRepeats {
 		return nil
 	}
 	var flag [4]byte
 	if err := d.CopyToHost(flag[:], dup.ptr, nil); err != nil {
 		return err
 	}
-	if binary.LittleEndian.Uint32(flag[:]) == 0 {
+	t.Repeats = binary.LittleEndian.Uint32(flag[:]) != 0
+	if !withRows {
+		return nil
+	}
+	if !t.Repeats {
 		// Every key once (a key column of the build side, the usual
 		// case): each slot's run is its row, in identity order; no sort.
 		if t.rows, err = t.scratch.alloc(uint64(4 * n)); err != nil {

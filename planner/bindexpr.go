@@ -382,6 +382,15 @@ func (b *binder) bindRange(x *sqlparser.RangeCond, sc *scope) (expr.Expr, error)
 	if err != nil {
 		return nil, err
 	}
+	if text, date := textOrDates([]expr.Expr{from, to}); text && date && l.Type() == coldata.String {
+		// Text between a date and text (or two dates) compares as a
+		// DATETIME, the bound of text too (MySQL 8's
+		// Item_func_between::resolve_type, compare_as_dates_with_strings):
+		// '' BETWEEN 'abc' AND d holds, both being the zero date.
+		if l, err = expr.CompareCastTo(l, coldata.Timestamp); err != nil {
+			return nil, errorf(TypeMismatch, "", "%v", err)
+		}
+	}
 	b.lenientDates = true
 	defer func() { b.lenientDates = false }()
 	if x.Operator == sqlparser.BetweenStr {

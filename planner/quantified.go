@@ -321,15 +321,20 @@ func (b *binder) rowInList(left sqlparser.Expr, list sqlparser.ValTuple, sc *sco
 	if err != nil {
 		return nil, err
 	}
-	var out expr.Expr
-	for _, item := range list {
+	rows := make([][]expr.Expr, len(list))
+	for k, item := range list {
 		if rowWidth(item) != len(l) {
 			return nil, operandError(len(l), rowWidth(item))
 		}
-		r, err := b.bindItems(rowItems(item), sc)
-		if err != nil {
+		if rows[k], err = b.bindItems(rowItems(item), sc); err != nil {
 			return nil, err
 		}
+	}
+	if l, err = inListComparands(l, rows); err != nil {
+		return nil, err
+	}
+	var out expr.Expr
+	for _, r := range rows {
 		b.lenientDates = true
 		eq, err := b.rowCompareBound("=", l, r)
 		b.lenientDates = false
@@ -343,6 +348,78 @@ func (b *binder) rowInList(left sqlparser.Expr, list sqlparser.ValTuple, sc *sco
 		}
 	}
 	return out, nil
+}
+
+// inListComparands converts the left side l of l IN (rows...), column by
+// column, to what MySQL 8 compares the column's values as
+// (Item_func_in::resolve_type, sql/item_cmpfunc.cc), which is not always
+// what each pair alone would compare as:
+//
+//   - when the left value and every item are text or dates (no number;
+//     NULL items aside) and one of them is a DATE or DATETIME, every
+//     value compares as a DATETIME (cmp_item_datetime): the left text
+//     too, read as MySQL's comparisons read text (the zero date, with
+//     warning 1292, for text that is no date; expr.CompareCastTo), also
+//     against text items, which the comparison then reads likewise. So
+//     s IN ('abc', d) holds for every s that is no date: 'abc' and s are
+//     both the zero date;
+//   - otherwise a left value of text (one column, not a row) compares
+//     with a date item as text (cmp_item_string; the date side is its
+//     text), and with a number as numbers, pair by pair: s IN (1, d) is
+//     s = 1 OR s = CAST(d AS CHAR).
+//
+// MariaDB compares pair by pair (s IN ('abc', d) is s = 'abc' OR s = d);
+// tests/sql/mysql_in_date_text.test has both servers' answers. The
+// returned rows' items are converted in place where needed.
+func inListComparands(l []expr.Expr, rows [][]expr.Expr) ([]expr.Expr, error) {
+	out := append([]expr.Expr(nil), l...)
+	for j, left := range l {
+		if left.Type() != coldata.String {
+			continue // a date or number on the left: pairs compare right
+		}
+		items := make([]expr.Expr, len(rows))
+		for k, r := range rows {
+			items[k] = r[j]
+		}
+		text, date := textOrDates(items)
+		switch {
+		case text && date:
+			c, err := expr.CompareCastTo(left, coldata.Timestamp)
+			if err != nil {
+				return nil, errorf(TypeMismatch, "", "%v", err)
+			}
+			out[j] = c
+		case !text && date && len(l) == 1:
+			for _, r := range rows {
+				if t := r[j].Type().Plain(); t == coldata.Date || t == coldata.Timestamp {
+					c, err := expr.CastTo(r[j], coldata.String)
+					if err != nil {
+						return nil, errorf(TypeMismatch, "", "%v", err)
+					}
+					r[j] = c
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// textOrDates reports whether every value of es is text, a DATE or a
+// DATETIME (or NULL), MySQL's STRING_RESULT, and whether one is a DATE or
+// DATETIME: text compared with such values, in IN and BETWEEN, compares
+// as a DATETIME.
+func textOrDates(es []expr.Expr) (text, date bool) {
+	text = true
+	for _, e := range es {
+		switch t := e.Type(); {
+		case t == coldata.Null, t == coldata.String:
+		case t.Plain() == coldata.Date || t.Plain() == coldata.Timestamp:
+			date = true
+		default:
+			text = false
+		}
+	}
+	return text, date
 }
 
 // compareType is the type two sides of a comparison meet in, as the "in"

@@ -119,7 +119,7 @@ func TestRecordedQueriesAreGenerated(t *testing.T) {
 	for _, q := range append(append(append(append(Generate(Seed, Count), GenerateTZ(Seed, TZCount)...), GenerateTime(Seed, TimeCount)...), GenerateTimeFunc(Seed, TimeFuncCount)...), GenerateNumDate(Seed, NumDateCount)...) {
 		want = append(want, q.SQL)
 	}
-	for _, q := range GenerateMore(Seed, MoreCount) {
+	for _, q := range append(GenerateMore(Seed, MoreCount), GenerateTextBetween(Seed, BetweenCount)...) {
 		want = append(want, q.SQL)
 	}
 	if len(s.Records) != len(want) {

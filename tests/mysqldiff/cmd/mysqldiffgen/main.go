@@ -25,6 +25,7 @@ func main() {
 	ntimefn := flag.Int("timefunc", mysqldiff.TimeFuncCount, "number of TIME(expr) queries after those")
 	nnum := flag.Int("numdate", mysqldiff.NumDateCount, "number of queries of numbers read as dates after those")
 	nmore := flag.Int("more", mysqldiff.MoreCount, "number of aggregate, big-integer and date-text queries after those")
+	nbetween := flag.Int("between", mysqldiff.BetweenCount, "number of text BETWEEN date queries after those")
 	flag.Parse()
 	w := bufio.NewWriter(os.Stdout)
 	for _, s := range mysqldiff.Setup {
@@ -34,7 +35,8 @@ func main() {
 	queries = append(queries, mysqldiff.GenerateTime(*seed, *ntime)...)
 	queries = append(queries, mysqldiff.GenerateTimeFunc(*seed, *ntimefn)...)
 	queries = append(queries, mysqldiff.GenerateNumDate(*seed, *nnum)...)
-	for _, q := range append(queries, mysqldiff.GenerateMore(*seed, *nmore)...) {
+	queries = append(queries, mysqldiff.GenerateMore(*seed, *nmore)...)
+	for _, q := range append(queries, mysqldiff.GenerateTextBetween(*seed, *nbetween)...) {
 		cols := make([]string, len(q.TextDates))
 		for i, c := range q.TextDates {
 			cols[i] = strconv.Itoa(c)
