@@ -151,7 +151,9 @@ func (db *DB) planWith(ctx context.Context, stmt sqlparser.SelectStatement, args
 	return db.place(n, ro)
 }
 
-func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (array.RecordReader, error) {
+func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (rdr array.RecordReader, err error) {
+	ctx, shared := operators.WithSharedResults(ctx)
+	defer func() { keepShared(shared, rdr, err) }()
 	ro := db.ruleOptions(ctx)
 	n, err := db.planner.PlanSelectWith(ctx, stmt, args, ro)
 	if err != nil {
@@ -162,6 +164,20 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 		return nil, err
 	}
 	return db.execute(ctx, placed, final, db.hostPlan(stmt, args), nil)
+}
+
+// keepShared hands the statement's store of CTE results (nil: the
+// statement does not own one) to its reader, which closes it when the
+// statement ends; without a reader (an error) it closes it now.
+func keepShared(shared *operators.SharedResults, rdr array.RecordReader, err error) {
+	if shared == nil {
+		return
+	}
+	if r, ok := rdr.(*opReader); ok && err == nil {
+		r.shared = shared
+		return
+	}
+	shared.Close()
 }
 
 // execute builds a placed plan's operators and opens its reader. final is
@@ -263,6 +279,8 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	ro := db.ruleOptions(ctx)
 	ro.Trace = &planner.RuleTrace{}
 	ctx, runs := withSubqueryRuns(ctx)
+	ctx, shared := operators.WithSharedResults(ctx)
+	defer shared.Close()
 	n, err := db.planWith(ctx, stmt, args, ro)
 	if err != nil {
 		return nil, err

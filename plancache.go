@@ -176,6 +176,9 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Subqueries run while binding and the plan read the same CTE results.
+	ctx, shared := operators.WithSharedResults(ctx)
+	defer func() { keepShared(shared, rdr, err) }()
 	ctx, warnings := db.startWarnings(ctx)
 	version := db.cat.Version()
 	memo := db.memoKey(sel.Stmt, key)

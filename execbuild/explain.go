@@ -17,7 +17,7 @@ import (
 // A plan with GPU operators ends with the query's waits on the shared
 // device: count/time for the context thread, compiles and pool memory.
 func (b *Built) ExplainAnalyze(n planner.Node) []string {
-	lines := planner.ExplainAnalyze(n, b.statistics)
+	lines := planner.ExplainAnalyzeCTEs(n, b.statistics, b.ExpandsCTE)
 	if b.Waits != nil && hasGPUNode(n) {
 		lines = append(lines, b.Waits.String())
 	}
@@ -96,6 +96,9 @@ func (b *Built) statistics(n planner.Node) string {
 		}
 	}
 	line += b.deviceLine(n)
+	if r, ok := n.(*planner.CTERef); ok {
+		line += b.cteNote(r)
+	}
 	if seg := b.Segments[n]; seg != nil {
 		line += fmt.Sprintf(" segments=%d segments_skipped=%d", seg.Total, seg.Skipped)
 		if seg.Index != "" {
