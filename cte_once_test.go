@@ -59,5 +59,19 @@ func TestCTEComputedOnce(t *testing.T) {
 			t.Errorf("%s: the body shows %d times in\n%s", tc.q, strings.Count(plan, "Scan t"), plan)
 		}
 	}
+	// INSERT ... WITH and CREATE TABLE ... AS WITH: once too.
+	for _, st := range []string{
+		"CREATE TABLE dst AS " + c + "SELECT k, s FROM c WHERE s > (SELECT AVG(s) FROM c)",
+		"INSERT INTO dst " + c + "SELECT k, s FROM c WHERE s > (SELECT AVG(s) FROM c)",
+	} {
+		cteRows.Store(0)
+		mustExec(t, db, st)
+		if n := cteRows.Load(); n != rows {
+			t.Errorf("%s: the CTE's body evaluated %d rows, want %d (once)", st, n, rows)
+		}
+	}
+	if got := strings.Join(rowsOf(t, db, "SELECT k, s FROM dst"), ","); got != "1|30,1|30" {
+		t.Errorf("dst holds %q, want 1|30 twice", got)
+	}
 	t.Log(strings.Join(rowsOf(t, db, "EXPLAIN ANALYZE "+c+"SELECT x.k, y.k FROM c x JOIN c y ON x.n = y.n AND x.k < y.k WHERE x.s > (SELECT AVG(s) FROM c)"), "\n"))
 }

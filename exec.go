@@ -348,6 +348,9 @@ func (db *DB) explainOnCPU(ctx context.Context, stmt sqlparser.SelectStatement, 
 
 // collect runs a SELECT to the end and returns its columns and rows.
 func (db *DB) collect(ctx context.Context, stmt sqlparser.SelectStatement, args []any) ([]planner.Column, []*coldata.Batch, error) {
+	// The statement's subqueries and its plan share CTE results.
+	ctx, shared := operators.WithSharedResults(ctx)
+	defer shared.Close()
 	n, err := db.plan(ctx, stmt, args)
 	if err != nil {
 		return nil, nil, err
@@ -490,6 +493,8 @@ func tableKeys(s *sql.CreateTable, cols []catalog.Column) ([]catalog.Column, []c
 // whose rows come straight from the GPU (nil otherwise): the caller makes
 // them a table's resident copy or releases them (releaseDevice).
 func (db *DB) collectKeep(ctx context.Context, stmt sqlparser.SelectStatement, args []any) ([]planner.Column, []*coldata.Batch, []*gpuexec.DeviceBatch, error) {
+	ctx, shared := operators.WithSharedResults(ctx)
+	defer shared.Close()
 	n, err := db.plan(ctx, stmt, args)
 	if err != nil {
 		return nil, nil, nil, err
