@@ -151,7 +151,9 @@ func (db *DB) planWith(ctx context.Context, stmt sqlparser.SelectStatement, args
 	return db.place(n, ro)
 }
 
-func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (array.RecordReader, error) {
+func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []any) (rdr array.RecordReader, err error) {
+	ctx, shared := operators.WithSharedResults(ctx)
+	defer func() { keepShared(shared, rdr, err) }()
 	ro := db.ruleOptions(ctx)
 	n, err := db.planner.PlanSelectWith(ctx, stmt, args, ro)
 	if err != nil {
@@ -162,6 +164,20 @@ func (db *DB) query(ctx context.Context, stmt sqlparser.SelectStatement, args []
 		return nil, err
 	}
 	return db.execute(ctx, placed, final, db.hostPlan(stmt, args), nil)
+}
+
+// keepShared hands the statement's store of CTE results (nil: the
+// statement does not own one) to its reader, which closes it when the
+// statement ends; without a reader (an error) it closes it now.
+func keepShared(shared *operators.SharedResults, rdr array.RecordReader, err error) {
+	if shared == nil {
+		return
+	}
+	if r, ok := rdr.(*opReader); ok && err == nil {
+		r.shared = shared
+		return
+	}
+	shared.Close()
 }
 
 // execute builds a placed plan's operators and opens its reader. final is
@@ -263,6 +279,8 @@ func (db *DB) explain(ctx context.Context, stmt sqlparser.SelectStatement, args 
 	ro := db.ruleOptions(ctx)
 	ro.Trace = &planner.RuleTrace{}
 	ctx, runs := withSubqueryRuns(ctx)
+	ctx, shared := operators.WithSharedResults(ctx)
+	defer shared.Close()
 	n, err := db.planWith(ctx, stmt, args, ro)
 	if err != nil {
 		return nil, err
@@ -330,6 +348,9 @@ func (db *DB) explainOnCPU(ctx context.Context, stmt sqlparser.SelectStatement, 
 
 // collect runs a SELECT to the end and returns its columns and rows.
 func (db *DB) collect(ctx context.Context, stmt sqlparser.SelectStatement, args []any) ([]planner.Column, []*coldata.Batch, error) {
+	// The statement's subqueries and its plan share CTE results.
+	ctx, shared := operators.WithSharedResults(ctx)
+	defer shared.Close()
 	n, err := db.plan(ctx, stmt, args)
 	if err != nil {
 		return nil, nil, err
@@ -472,6 +493,8 @@ func tableKeys(s *sql.CreateTable, cols []catalog.Column) ([]catalog.Column, []c
 // whose rows come straight from the GPU (nil otherwise): the caller makes
 // them a table's resident copy or releases them (releaseDevice).
 func (db *DB) collectKeep(ctx context.Context, stmt sqlparser.SelectStatement, args []any) ([]planner.Column, []*coldata.Batch, []*gpuexec.DeviceBatch, error) {
+	ctx, shared := operators.WithSharedResults(ctx)
+	defer shared.Close()
 	n, err := db.plan(ctx, stmt, args)
 	if err != nil {
 		return nil, nil, nil, err

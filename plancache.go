@@ -176,6 +176,9 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Subqueries run while binding and the plan read the same CTE results.
+	ctx, shared := operators.WithSharedResults(ctx)
+	defer func() { keepShared(shared, rdr, err) }()
 	ctx, warnings := db.startWarnings(ctx)
 	version := db.cat.Version()
 	memo := db.memoKey(sel.Stmt, key)
@@ -209,16 +212,31 @@ func (db *DB) queryAndCache(ctx context.Context, key planKey, sel *sql.Select, a
 var volatileWords = []string{"rand", "now", "current_", "sysdate", "curdate", "curtime", "localtime", "uuid", "unix_timestamp", "utc_", "last_insert_id"}
 
 // cacheableText reports whether a statement's plan may be reused: it names
-// no volatile function (a conservative test on the text: a column called
-// "nowhere" only costs the cache).
+// no volatile function. The test is on the text and conservative: a word
+// that starts like one (a column called "nowhere") only costs the cache,
+// but a name that merely holds one inside it (p_brand, known) is no call
+// of it: a volatile word counts where no letter, digit or '_' precedes it.
 func cacheableText(text string) bool {
 	lower := strings.ToLower(text)
 	for _, w := range volatileWords {
-		if strings.Contains(lower, w) {
-			return false
+		for at := 0; ; {
+			i := strings.Index(lower[at:], w)
+			if i < 0 {
+				break
+			}
+			i += at
+			if i == 0 || !identByte(lower[i-1]) {
+				return false
+			}
+			at = i + 1
 		}
 	}
 	return true
+}
+
+// identByte reports whether c may continue an unquoted identifier.
+func identByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
 // In auto mode a statement whose GPU plan keeps running out of device

@@ -57,9 +57,11 @@ func TestPlanCache(t *testing.T) {
 			}
 		}
 		rowsOf(t, db, "SELECT a AS nowhere FROM t") // names "now": conservatively not cached
+		rowsOf(t, db, "SELECT COUNT(*) FROM t WHERE a < 5 AND NOW() IS NOT NULL") // volatile: not cached
+		rowsOf(t, db, "SELECT a AS brand, a AS known FROM t") // no volatile call: cached
 	}
-	if h := hits() - before; h != 6 {
-		t.Fatalf("%d hits, want 6 (3 argument values, run 3 times)", h)
+	if h := hits() - before; h != 8 {
+		t.Fatalf("%d hits, want 8 (3 argument values and one statement naming no volatile function, run 3 times)", h)
 	}
 	// An error is not cached.
 	for i := 0; i < 2; i++ {

@@ -38,12 +38,15 @@ type opReader struct {
 	// gpuDone, when set, is told that the GPU attempt finished without
 	// falling back (the plan cache's CPU-plan memory).
 	gpuDone func()
-	ctx     context.Context
-	schema  *arrow.Schema
-	op      operators.Operator
-	cur     arrow.Record
-	err     error
-	done    bool
+	// shared is the statement's store of CTE results, closed when the
+	// reader finishes (nil: none of its own).
+	shared *operators.SharedResults
+	ctx    context.Context
+	schema *arrow.Schema
+	op     operators.Operator
+	cur    arrow.Record
+	err    error
+	done   bool
 }
 
 var _ WarningReader = (*opReader)(nil)
@@ -95,6 +98,7 @@ func (r *opReader) finish() {
 			}
 		}
 		r.giveBack()
+		r.shared.Close()
 		if r.gpuDone != nil && r.fallback != nil && r.err == nil {
 			r.gpuDone() // still the GPU attempt, and it did not fail
 		}

@@ -51,6 +51,8 @@ type Built struct {
 	countedScans map[*planner.Scan]bool
 	// shared holds each shared CTE's operator by its CTERef.Key (cte.go).
 	shared map[any]*operators.SharedResult
+	// cteBody is the reference whose body was built, by key (cte.go).
+	cteBody map[any]*planner.CTERef
 	// work holds the working table of each recursive CTE by its WorkKey
 	// (cte.go).
 	work map[any]*operators.WorkTable

@@ -17,7 +17,34 @@ import (
 // A plan with GPU operators ends with the query's waits on the shared
 // device: count/time for the context thread, compiles and pool memory.
 func (b *Built) ExplainAnalyze(n planner.Node) []string {
-	lines := planner.ExplainAnalyze(n, b.statistics)
+	// The body of a CTE a subquery computed while the statement was
+	// planned did not run in this tree: its operators show no statistics
+	// (the CTE's line says what the subquery's run took).
+	notRun := map[planner.Node]bool{}
+	var mark func(planner.Node, bool)
+	mark = func(n planner.Node, under bool) {
+		if under {
+			notRun[n] = true
+		}
+		if r, ok := n.(*planner.CTERef); ok && b.ExpandsCTE(r) {
+			if sh := b.shared[r.Key()]; sh != nil {
+				if reused, _, _ := sh.Reused(); reused {
+					under = true
+				}
+			}
+		}
+		for _, in := range n.Inputs() {
+			mark(in, under)
+		}
+	}
+	mark(n, false)
+	stats := func(n planner.Node) string {
+		if notRun[n] {
+			return ""
+		}
+		return b.statistics(n)
+	}
+	lines := planner.ExplainAnalyzeCTEs(n, stats, b.ExpandsCTE)
 	if b.Waits != nil && hasGPUNode(n) {
 		lines = append(lines, b.Waits.String())
 	}
@@ -111,6 +138,9 @@ func (b *Built) statistics(n planner.Node) string {
 		}
 	}
 	line += b.deviceLine(n)
+	if r, ok := n.(*planner.CTERef); ok {
+		line += b.cteNote(r)
+	}
 	if seg := b.Segments[n]; seg != nil {
 		line += fmt.Sprintf(" segments=%d segments_skipped=%d", seg.Total, seg.Skipped)
 		if seg.Index != "" {

@@ -79,3 +79,63 @@ func TestSharedResult(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedResultsAcrossTrees: SharedResults with one key in one
+// statement store (the operator trees of a statement's subqueries and of
+// its plan) run the input once; a failed run is not kept, so the next
+// tree runs its own; without a store, or once it is closed, each tree
+// runs its own.
+func TestSharedResultsAcrossTrees(t *testing.T) {
+	read := func(ctx context.Context, sh *SharedResult) (int, error) {
+		s := &SharedScan{Src: sh}
+		defer s.Close()
+		if err := s.Open(ctx); err != nil {
+			return 0, err
+		}
+		n := 0
+		for {
+			b, err := s.Next(ctx)
+			if err != nil || b == nil {
+				return n, err
+			}
+			n += b.Len
+		}
+	}
+	key := new(int)
+	ctx, store := WithSharedResults(context.Background())
+	if inner, none := WithSharedResults(ctx); inner != ctx || none != nil {
+		t.Fatal("a nested statement made a store of its own")
+	}
+	first, second := &countingOp{n: 3}, &countingOp{n: 3}
+	a, b := &SharedResult{Input: first, Key: key}, &SharedResult{Input: second, Key: key}
+	for _, sh := range []*SharedResult{a, b, b} {
+		if n, err := read(ctx, sh); err != nil || n != 3 {
+			t.Fatalf("read %d rows, %v", n, err)
+		}
+	}
+	if first.opens != 1 || second.opens != 0 {
+		t.Fatalf("inputs opened %d and %d times, want 1 and 0", first.opens, second.opens)
+	}
+	if ok, rows, _ := b.Reused(); !ok || rows != 3 {
+		t.Fatalf("Reused() = %v, %d", ok, rows)
+	}
+
+	// A failed run is dropped: the next tree runs its own input.
+	ctx2, store2 := WithSharedResults(context.Background())
+	boom := errors.New("boom")
+	bad, good := &SharedResult{Input: &countingOp{n: 1, err: boom}, Key: key}, &SharedResult{Input: &countingOp{n: 2}, Key: key}
+	if _, err := read(ctx2, bad); !errors.Is(err, boom) {
+		t.Fatalf("failed run: %v", err)
+	}
+	if n, err := read(ctx2, good); err != nil || n != 2 {
+		t.Fatalf("after a failed run: %d rows, %v", n, err)
+	}
+	store2.Close()
+
+	// A closed store shares nothing.
+	store.Close()
+	c := &SharedResult{Input: &countingOp{n: 1}, Key: key}
+	if n, err := read(ctx, c); err != nil || n != 1 || c.Runs.Load() != 1 {
+		t.Fatalf("closed store: %d rows, %v, %d runs", n, err, c.Runs.Load())
+	}
+}

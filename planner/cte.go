@@ -1,8 +1,12 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
+
+	"github.com/gsqlengine/gsql/coldata"
 
 	"github.com/xwb1989/sqlparser"
 
@@ -11,23 +15,42 @@ import (
 	"github.com/gsqlengine/gsql/sql"
 )
 
-// Shared common table expressions. The dialect layer names the derived
-// table standing for a CTE referenced more than once with sql.CTEMarker
-// and the CTE's position; every such derived table of a statement with
-// the same name becomes a CTERef to one definition, built once into an
-// operators.SharedResult that all references read.
+// Common table expressions the planner sees. The dialect layer names the
+// derived table standing for a CTE referenced more than once (or
+// recursive, or with a column list) with sql.CTEMarker and the CTE's
+// position; every such derived table of a statement with the same name
+// belongs to one definition.
+//
+// A CTE is materialized, computed once per statement into a transient
+// result that every reference reads, when it is referenced more than once
+// and its plan does more than read a table: it groups, joins, sorts,
+// limits, removes duplicates, computes windows or set operations, or ran
+// a subquery while it was planned (DuckDB's rule, which also PostgreSQL's
+// NOT MATERIALIZED default approximates). Each reference is then a
+// CTERef over one definition, built into an operators.SharedResult;
+// references in subqueries run while the statement is planned (a scalar
+// subquery, an IN list, EXISTS) read the same result through the
+// statement's store (operators.WithSharedResults), so `WITH c AS (SELECT
+// k, COUNT(*) AS n FROM t GROUP BY k) SELECT * FROM c WHERE n > (SELECT
+// AVG(n) FROM c)` groups t once. A CTE referenced once, or one whose plan
+// is only scans, filters and projections, is planned at each reference
+// as a derived table: its filters and column choices merge with the
+// reader's, and reading the table again costs what reading a transient
+// copy would. A recursive CTE is always a CTERef over its recursion.
 
-// cteDef is one shared CTE of a statement.
+// cteDef is one CTE of a statement that has a marker.
 type cteDef struct {
 	body Node
 	refs int
+	// inline: each reference plans the CTE's query as a derived table.
+	inline bool
 }
 
-// cteSet holds a statement's shared CTEs by marker name.
+// cteSet holds a statement's CTEs by marker name.
 type cteSet map[string]*cteDef
 
 // CTERef reads a CTE computed once per statement. Body is its plan (shown
-// by EXPLAIN under each reference; the first reference built runs it).
+// by EXPLAIN under one reference; the first reference built runs it).
 type CTERef struct {
 	placed
 	Name string
@@ -45,15 +68,22 @@ func (c *CTERef) describe() string {
 	if c.def.refs < 2 {
 		return "CTE " + c.Name
 	}
-	return fmt.Sprintf("CTE %s (computed once, %d references)", c.Name, c.def.refs)
+	return fmt.Sprintf("CTE %s (materialized, used %d times)", c.Name, c.def.refs)
+}
+
+// scanLine is EXPLAIN's line for a reference to a materialized CTE whose
+// body another reference shows.
+func (c *CTERef) scanLine() string {
+	return fmt.Sprintf("CTE scan %s (reads the materialized CTE %s)", c.Name, c.Name)
 }
 
 // isSharedCTE reports whether a derived table's alias is the dialect
-// layer's marker of a shared CTE.
+// layer's marker of a CTE.
 func isSharedCTE(alias string) bool { return strings.HasPrefix(alias, sql.CTEMarker) }
 
-// sharedCTE returns a reference to the CTE named alias, planning its body
-// with plan on first use.
+// sharedCTE plans the reference to the CTE named alias: a CTERef to its
+// one definition (planned on first use) when it is materialized, else its
+// query planned here.
 func (b *binder) sharedCTE(alias string, stmt sqlparser.SelectStatement) (Node, error) {
 	info, ok := sql.ParseMarker(alias)
 	if !ok {
@@ -64,22 +94,118 @@ func (b *binder) sharedCTE(alias string, stmt sqlparser.SelectStatement) (Node, 
 		b.ctes = cteSet{}
 	}
 	d, ok := b.ctes[alias]
+	if ok && d.inline {
+		d.refs++
+		return b.planCTEQuery(stmt, name, cols)
+	}
 	if !ok {
 		var body Node
 		var err error
+		ran := false
 		if recursive {
 			body, err = b.planRecursive(stmt, name, info.Key, cols)
-		} else if body, err = b.planSelectStatement(stmt); err == nil {
-			body, err = renameColumns(body, name, cols)
+		} else {
+			body, ran, err = b.planCTETracked(stmt, name, cols)
 		}
 		if err != nil {
 			return nil, err
 		}
-		d = &cteDef{body: body}
+		d = &cteDef{body: body, inline: !recursive && (!info.Shared || (!ran && inlinable(body)))}
 		b.ctes[alias] = d
+		if d.inline {
+			d.refs++
+			return body, nil
+		}
 	}
 	d.refs++
 	return &CTERef{Name: name, Body: d.body, def: d}, nil
+}
+
+// planCTEQuery plans a CTE's query at one reference.
+func (b *binder) planCTEQuery(stmt sqlparser.SelectStatement, name string, cols []string) (Node, error) {
+	body, err := b.planSelectStatement(stmt)
+	if err != nil {
+		return nil, err
+	}
+	return renameColumns(body, name, cols)
+}
+
+// planCTETracked is planCTEQuery, also saying whether planning ran a
+// subquery (whose work an inlined CTE would repeat at each reference).
+func (b *binder) planCTETracked(stmt sqlparser.SelectStatement, name string, cols []string) (Node, bool, error) {
+	var ran atomic.Bool
+	track := func(f RunFunc) RunFunc {
+		if f == nil {
+			return nil
+		}
+		return func(ctx context.Context, n Node) ([]*coldata.Batch, error) {
+			ran.Store(true)
+			return f(ctx, n)
+		}
+	}
+	run, runOnce := b.run, b.runOnce
+	b.run, b.runOnce = track(run), track(runOnce)
+	defer func() { b.run, b.runOnce = run, runOnce }()
+	n, err := b.planCTEQuery(stmt, name, cols)
+	return n, ran.Load(), err
+}
+
+// inlinable reports whether a CTE's plan is cheap enough to plan at each
+// reference: scans, literal rows, filters and projections over them, with
+// no correlated subquery (a volatile call).
+func inlinable(n Node) bool {
+	switch x := n.(type) {
+	case *Scan, *Values:
+	case *Filter:
+		if volatile(x.Pred) {
+			return false
+		}
+	case *Project:
+		for _, e := range x.Exprs {
+			if volatile(e) {
+				return false
+			}
+		}
+	default:
+		return false
+	}
+	for _, in := range n.Inputs() {
+		if !inlinable(in) {
+			return false
+		}
+	}
+	return true
+}
+
+// cteBodies picks, for each materialized CTE of plan n, the one reference
+// EXPLAIN shows its body under: the first for which expands says so (the
+// reference whose body the builder built), else the first in plan order.
+func cteBodies(n Node, expands func(*CTERef) bool) map[*CTERef]bool {
+	first := map[*cteDef]*CTERef{}
+	chosen := map[*cteDef]*CTERef{}
+	var walk func(Node)
+	walk = func(n Node) {
+		if r, ok := n.(*CTERef); ok {
+			if first[r.def] == nil {
+				first[r.def] = r
+			}
+			if chosen[r.def] == nil && expands != nil && expands(r) {
+				chosen[r.def] = r
+			}
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(n)
+	out := map[*CTERef]bool{}
+	for d, r := range first {
+		if c := chosen[d]; c != nil {
+			r = c
+		}
+		out[r] = true
+	}
+	return out
 }
 
 // renameColumns applies a CTE's column list, WITH name(a, b) AS (...).

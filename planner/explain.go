@@ -17,8 +17,13 @@ const describeMax = 1000
 // explainLines is Explain with descriptions cut at limit bytes (0: whole).
 func explainLines(n Node, limit int) []string {
 	var lines []string
+	bodies := cteBodies(n, nil)
 	var walk func(n Node, depth, devices int)
 	walk = func(n Node, depth, devices int) {
+		if r, ok := n.(*CTERef); ok && !bodies[r] {
+			lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), r.scanLine(), placementOn(n, devices)))
+			return
+		}
 		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), clip(n.describe(), limit), placementOn(n, devices)))
 		for _, in := range n.Inputs() {
 			walk(in, depth+1, inputDevices(n, devices))
@@ -67,9 +72,21 @@ func clip(s string, limit int) string {
 // by what stats says of its node (its statistics, after a space; "" for
 // none). The builder (execbuild) knows the statistics.
 func ExplainAnalyze(n Node, stats func(Node) string) []string {
+	return ExplainAnalyzeCTEs(n, stats, nil)
+}
+
+// ExplainAnalyzeCTEs is ExplainAnalyze showing each materialized CTE's
+// body once, under the reference for which expands says so (nil, or none:
+// the first), the other references as scans of it.
+func ExplainAnalyzeCTEs(n Node, stats func(Node) string, expands func(*CTERef) bool) []string {
 	var lines []string
+	bodies := cteBodies(n, expands)
 	var walk func(n Node, depth, devices int)
 	walk = func(n Node, depth, devices int) {
+		if r, ok := n.(*CTERef); ok && !bodies[r] {
+			lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), r.scanLine(), placementOn(n, devices))+stats(n))
+			return
+		}
 		lines = append(lines, fmt.Sprintf("%s%s [%s]", strings.Repeat("  ", depth), clip(n.describe(), describeMax), placementOn(n, devices))+stats(n))
 		for _, in := range n.Inputs() {
 			walk(in, depth+1, inputDevices(n, devices))

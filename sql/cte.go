@@ -12,10 +12,10 @@ import (
 // The stock grammar has no WITH, so the dialect layer inlines each CTE as a
 // derived table, (query) AS a, wherever its name stands as a table (after
 // FROM, JOIN or a comma of a FROM list); a later CTE may use an earlier
-// one. A CTE referenced more than once is inlined as
-// (SELECT * FROM (query) AS gsql_cte_N) AS a, and the planner computes the
-// derived tables named with that marker once per statement (planner/cte.go).
-// WITH RECURSIVE and column lists are refused with a clear error.
+// one. A CTE referenced more than once, a recursive one and one with a
+// column list are inlined as (SELECT * FROM (query) AS gsql_cte_N) AS a,
+// the marker saying which (markerName); the planner decides whether a CTE
+// used more than once is computed once per statement (planner/cte.go).
 
 // CTEMarker starts the alias of the derived table that stands for a CTE
 // referenced more than once; the digits after it identify the CTE within
@@ -183,12 +183,16 @@ func cteColumns(src string, toks []token, k int, c *cte) (int, *Error) {
 const WorkMarker = "gsql_work_"
 
 // markerName is the derived-table alias for CTE c: the marker, then its
-// offset, flags ("r": recursive, "n": not), name and column names (those
+// offset, flags ("r": recursive, "n": not, then "s" when referenced
+// more than once), name and column names (those
 // two hex-encoded), separated by '_'. ParseMarker reads it.
 func (c *cte) markerName() string {
 	flags := "n"
 	if c.recursive {
 		flags = "r"
+	}
+	if c.shared {
+		flags += "s"
 	}
 	parts := []string{fmt.Sprint(c.nameTok.start), flags, hexName(c.name)}
 	for _, col := range c.cols {
@@ -202,7 +206,9 @@ type CTEInfo struct {
 	Key       string // identifies the CTE within the statement
 	Name      string
 	Recursive bool
-	Columns   []string // the column list, if any
+	// Shared: the statement references the CTE more than once.
+	Shared  bool
+	Columns []string // the column list, if any
 }
 
 // ParseMarker reads a derived-table alias written by markerName.
@@ -215,7 +221,7 @@ func ParseMarker(alias string) (CTEInfo, bool) {
 	if len(f) < 3 {
 		return CTEInfo{}, false
 	}
-	info := CTEInfo{Key: f[0], Recursive: f[1] == "r"}
+	info := CTEInfo{Key: f[0], Recursive: strings.HasPrefix(f[1], "r"), Shared: strings.HasSuffix(f[1], "s")}
 	for i, h := range f[2:] {
 		b, err := hex.DecodeString(h)
 		if err != nil {
