@@ -56,9 +56,9 @@ func TestPlanCache(t *testing.T) {
 				t.Fatalf("argument %v: %q, want %q", arg, got, want)
 			}
 		}
-		rowsOf(t, db, "SELECT a AS nowhere FROM t") // names "now": conservatively not cached
+		rowsOf(t, db, "SELECT a AS nowhere FROM t")                               // names "now": conservatively not cached
 		rowsOf(t, db, "SELECT COUNT(*) FROM t WHERE a < 5 AND NOW() IS NOT NULL") // volatile: not cached
-		rowsOf(t, db, "SELECT a AS brand, a AS known FROM t") // no volatile call: cached
+		rowsOf(t, db, "SELECT a AS brand, a AS known FROM t")                     // no volatile call: cached
 	}
 	if h := hits() - before; h != 8 {
 		t.Fatalf("%d hits, want 8 (3 argument values and one statement naming no volatile function, run 3 times)", h)
