@@ -323,6 +323,17 @@ func TestFlags(t *testing.T) {
 	if cfg, err := parseFlags([]string{"--engines", "gsql-gpu,gsql-gpu-all"}, io.Discard); err != nil || !slices.Equal(cfg.engines, []string{"gsql-gpu", "gsql-gpu-all"}) {
 		t.Errorf("--engines gsql-gpu,gsql-gpu-all: %v (%v)", cfg, err)
 	}
+	// gsql-gpu-capped takes --pool-limit alone; without one it is an error.
+	if _, err := parseFlags([]string{"--engines", "gsql-gpu,gsql-gpu-capped"}, io.Discard); err == nil {
+		t.Error("gsql-gpu-capped without --pool-limit: no error")
+	}
+	if cfg, err := parseFlags([]string{"--engines", "gsql-gpu,gsql-gpu-capped", "--pool-limit", "8GiB"}, io.Discard); err != nil || !capOnlyCapped || gsqlPoolLimit != 8<<30 || len(cfg.engines) != 2 {
+		t.Errorf("--engines gsql-gpu,gsql-gpu-capped --pool-limit 8GiB: %v (capped only %v, limit %d)", err, capOnlyCapped, gsqlPoolLimit)
+	}
+	if _, err := parseFlags([]string{"--engines", "gsql-gpu", "--pool-limit", "8GiB"}, io.Discard); err != nil || capOnlyCapped {
+		t.Errorf("--pool-limit without gsql-gpu-capped caps every GPU engine: %v (capped only %v)", err, capOnlyCapped)
+	}
+	gsqlPoolLimit, capOnlyCapped = 0, false
 	cfg, err := parseFlags([]string{"--engines", "gsql-cpu", "--queries", "redact,lpad"}, io.Discard)
 	if err != nil || len(cfg.queries) != 2 || cfg.engines[0] != "gsql-cpu" {
 		t.Fatalf("parseFlags: %+v %v", cfg, err)

@@ -25,7 +25,7 @@ import (
 // rules (the rules of gsql's ClickBench test).
 
 // gsqlEngines are the engines that run gsql's dialect of the queries.
-var gsqlEngines = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-all", "gsql-gpu-library", "gsql-auto"}
+var gsqlEngines = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-all", "gsql-gpu-capped", "gsql-gpu-library", "gsql-auto"}
 
 // clickbenchVariantWhy says why gsql runs another text than the
 // published one (queries.Query against queries.Published).

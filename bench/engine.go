@@ -56,10 +56,11 @@ type gpuEngine interface {
 var errUnavailable = errors.New("engine unavailable")
 
 // engineNames are the known engines, in column order.
-var engineNames = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-all", "gsql-gpu-library", "gsql-auto", "duckdb"}
+var engineNames = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-all", "gsql-gpu-capped", "gsql-gpu-library", "gsql-auto", "duckdb"}
 
 // defaultEngines run without --engines: all but gsql-gpu-all, which
-// repeats gsql-gpu on a host of one GPU.
+// repeats gsql-gpu on a host of one GPU, and gsql-gpu-capped, which needs
+// --pool-limit.
 var defaultEngines = []string{"gsql-cpu", "gsql-gpu", "gsql-gpu-library", "gsql-auto", "duckdb"}
 
 // openEngine opens an engine by name.
@@ -73,6 +74,11 @@ func openEngine(name string) (engine, error) {
 		// Every GPU of the host whatever --devices says, so that one run
 		// measures several GPUs against one (gsql-gpu) over the same data.
 		return openGSQLOn(name, "gpu", false, "all")
+	case "gsql-gpu-capped":
+		// gsql-gpu under --pool-limit, beside an uncapped gsql-gpu in the
+		// same run: issue 36's slowdown of data larger than the pool, per
+		// query, over the same data.
+		return openGSQL(name, "gpu", false)
 	case "gsql-gpu-library":
 		return openGSQL(name, "gpu", true)
 	case "gsql-auto":

@@ -22,8 +22,13 @@ type gsqlEngine struct {
 type gsqlGPU struct{ *gsqlEngine }
 
 // gsqlPoolLimit caps the GPU engines' device memory pool (--pool-limit;
-// 0: no cap), for issue 36's runs of data larger than the pool.
+// 0: no cap), for issue 36's runs of data larger than the pool; with
+// gsql-gpu-capped among the engines, that engine's alone (capOnlyCapped).
 var gsqlPoolLimit uint64
+
+// capOnlyCapped says gsql-gpu-capped runs, so that --pool-limit caps it
+// and the other GPU engines are uncapped.
+var capOnlyCapped bool
 
 // gsqlDevices lists the GPUs the GPU engines open (--devices: "all" or
 // GPU numbers; "" the engine's default, GPU 0), for issue 37's runs over
@@ -38,7 +43,9 @@ func openGSQL(name, device string, noFusion bool) (engine, error) {
 func openGSQLOn(name, device string, noFusion bool, devices string) (engine, error) {
 	opts := gsql.Options{Device: device, NoFusion: noFusion}
 	if device != "cpu" {
-		opts.PoolLimit = gsqlPoolLimit
+		if !capOnlyCapped || name == "gsql-gpu-capped" {
+			opts.PoolLimit = gsqlPoolLimit
+		}
 		opts.Devices = devices
 	}
 	db, err := gsql.Open(opts)

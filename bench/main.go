@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -116,7 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	params := fs.String("params", paramsValidation, "TPC-H substitution parameters (--suite tpch): validation (the specification's) or random (qgen's ranges, drawn from --seed)")
 	sets := fs.Int("sets", 1, "number of random parameter sets, each run over the selected queries (--suite tpch --params random)")
 	devices := fs.String("devices", "", "GPUs the GPU engines open: all, or GPU numbers such as 0,1 (default: GPU 0)")
-	poolLimit := fs.String("pool-limit", "", "cap the GPU engines' device memory pool, e.g. 8GiB (data larger than the GPU; default: no cap)")
+	poolLimit := fs.String("pool-limit", "", "cap the GPU engines' device memory pool, e.g. 8GiB (data larger than the GPU; default: no cap); with gsql-gpu-capped among --engines, only that engine's, the others uncapped in the same run")
 	duckMemory := fs.String("duckdb-memory", "", "DuckDB's memory_limit, e.g. 40GiB, so that DuckDB spills to its temp directory instead of the bench process being killed when DuckDB, gsql and the generated tables share the host (default: DuckDB's own, 80% of RAM)")
 	data := fs.String("data", "", "directory of Parquet files: each suite's tables are written there once (reused when complete) and every engine loads them through its own Parquet reader, so the bench process never holds the generated copy beside the engines'")
 	if err := fs.Parse(args); err != nil {
@@ -164,6 +165,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if len(cfg.engines) == 0 {
 		return nil, errors.New("no engines selected")
+	}
+	capOnlyCapped = slices.Contains(cfg.engines, "gsql-gpu-capped")
+	if capOnlyCapped && gsqlPoolLimit == 0 {
+		return nil, errors.New("gsql-gpu-capped needs --pool-limit")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
