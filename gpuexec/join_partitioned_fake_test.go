@@ -147,6 +147,9 @@ func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 					if maxRows < 1000 && !onHost {
 						t.Errorf("%s: %d builds on the device, host %v: want the partitions on the host", name, built.Load(), onHost)
 					}
+					if j.Stats.PeakHostBytes.Load() == 0 {
+						t.Errorf("%s: the partitions' host bytes were not counted", name)
+					}
 					if u := gpuexec.InUse(dev); u != inUse {
 						t.Errorf("%s: %d bytes of device memory held after the join, want %d", name, u, inUse)
 					}

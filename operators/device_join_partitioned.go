@@ -108,6 +108,8 @@ type partStream struct {
 	keys   []*coldata.Vec
 	route  []int
 	idx    [][]int
+	// hostBytes is the host memory the partitions hold.
+	hostBytes int64
 }
 
 // joinPartitionedAfterOOM switches j to a partitioned join after its build
@@ -177,6 +179,7 @@ func (j *DeviceHashJoin) joinPartitionedAfterOOM(ctx context.Context, right []*g
 	if j.Stats != nil {
 		j.Stats.OOMPartitions.Store(int64(n))
 	}
+	raisePeak(j.Stats, s.hostBytes)
 	return nil
 }
 
@@ -218,7 +221,9 @@ rows:
 			continue
 		}
 		// Copies, so that b's memory goes with it.
-		to[p] = append(to[p], coldata.GatherBatch(b, idx))
+		part := coldata.GatherBatch(b, idx)
+		s.hostBytes += part.HostBytes()
+		to[p] = append(to[p], part)
 		if rows != nil {
 			rows[p] += len(idx)
 		}
