@@ -24,7 +24,8 @@ import (
 // residual) answers as a nested-loop join over NULL, duplicate, string and
 // signed-zero keys; EXPLAIN's counter says how many partitions; no device
 // memory is left held. With maxRows too small for the partitions, each
-// one joins on the host and the answers stand.
+// one joins on the host and the answers stand; in between, some partitions
+// join on the device and some on the host.
 func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 	defer operators.SetTinyRows(0)()       // not the tiny inputs' host path
 	defer operators.SetHostGathers(true)() // no twins of the gather kernels
@@ -93,7 +94,8 @@ func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 		}
 	}
 	inUse := gpuexec.InUse(dev)
-	for _, maxRows := range []int{1000, 10} {
+	mixed := map[bool]int{} // joins with partitions both on the device and on the host
+	for _, maxRows := range []int{1000, 150, 10} {
 		for _, kc := range []tinyJoinCase{
 			{"bigint", []int{0}, []int{0}},
 			{"text", []int{1}, []int{1}},
@@ -107,7 +109,7 @@ func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 					if withCond && !semi {
 						continue // the device join takes a residual on semi and anti joins only
 					}
-					if withCond && maxRows >= 1000 {
+					if withCond && maxRows > 10 {
 						// The residual's filter and marks are generated
 						// kernels, with no twins on the fake driver: on
 						// the host only (the partitions' CPU path).
@@ -144,8 +146,11 @@ func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 					}
 					// (A LEFT join's partition without right rows builds
 					// its NULL row alone, on the device.)
-					if maxRows < 1000 && !onHost {
+					if maxRows == 10 && !onHost {
 						t.Errorf("%s: %d builds on the device, host %v: want the partitions on the host", name, built.Load(), onHost)
+					}
+					if maxRows == 150 {
+						mixed[onHost && built.Load() > 1]++
 					}
 					if j.Stats.PeakHostBytes.Load() == 0 {
 						t.Errorf("%s: the partitions' host bytes were not counted", name)
@@ -156,5 +161,9 @@ func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The hash seed varies, so not every join mixes: most should.
+	if mixed[true] == 0 {
+		t.Errorf("no join at 150 rows had partitions both on the device and on the host (%d did not)", mixed[false])
 	}
 }
