@@ -98,6 +98,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if st.HostJoins.Load() > 0 {
 			line += fmt.Sprintf(" host_join_rows=%d", st.HostJoinRows.Load())
 		}
+		if n := st.OOMPartitions.Load(); n > 0 {
+			line += fmt.Sprintf(" oom_partitions=%d", n)
+		}
 		if st.HostJoinOOM.Load() > 0 {
 			line += " host_join_oom=1"
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
+	"github.com/gsqlengine/gsql/operators"
 	"github.com/gsqlengine/gsql/planner"
 )
 
@@ -48,5 +49,31 @@ func TestExplainAnalyzeWaits(t *testing.T) {
 				t.Fatalf("waits shown: %q", lines)
 			}
 		})
+	}
+}
+
+// A device join partitioned after a build OOM says how many partitions,
+// and that some joined on the host; per-device copies show the most
+// partitions any copy made.
+func TestExplainOOMPartitions(t *testing.T) {
+	v := &planner.Values{Out: []planner.Column{{Name: "x", Type: coldata.Int64}}}
+	st := &operators.Stats{}
+	st.OOMPartitions.Store(8)
+	st.HostJoinOOM.Store(1)
+	b := &Built{Stats: map[planner.Node]*operators.Stats{v: st}}
+	line := b.statistics(v)
+	for _, want := range []string{" oom_partitions=8", " host_join_oom=1"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("%q lacks %q", line, want)
+		}
+	}
+	a, c := &operators.Stats{}, &operators.Stats{}
+	a.OOMPartitions.Store(4)
+	c.OOMPartitions.Store(16)
+	if n := operators.MergeStats([]*operators.Stats{a, nil, c}).OOMPartitions.Load(); n != 16 {
+		t.Errorf("merged oom_partitions=%d, want 16", n)
+	}
+	if line := (&Built{Stats: map[planner.Node]*operators.Stats{v: {}}}).statistics(v); strings.Contains(line, "oom_partitions") {
+		t.Errorf("%q shows partitions of a join that made none", line)
 	}
 }

@@ -14,9 +14,10 @@ import (
 	"github.com/gsqlengine/gsql/opspec"
 )
 
-// A device join whose build side runs out of device memory joins on the
-// host instead of failing: every kind answers as a nested-loop join, over
-// left batches read ahead and streamed, and EXPLAIN's counter says so.
+// A device join whose build side runs out of device memory, and then
+// every partition's build too, joins on the host instead of failing:
+// every kind answers as a nested-loop join, over left batches read ahead
+// and streamed, and EXPLAIN's counters say so.
 // Other build errors still fail the join.
 func TestFakeJoinOnHostAfterOOM(t *testing.T) {
 	defer operators.SetTinyRows(0)() // not the tiny inputs' host path
@@ -67,6 +68,10 @@ func TestFakeJoinOnHostAfterOOM(t *testing.T) {
 		}
 		if j.Stats.HostJoinOOM.Load() != 1 {
 			t.Errorf("kind %d: the join did not say it moved to the host", kind)
+		}
+		// It was split first: every partition's build failed too.
+		if n := j.Stats.OOMPartitions.Load(); n < 2 {
+			t.Errorf("kind %d: oom_partitions=%d, want the join split first", kind, n)
 		}
 	}
 	// An error other than out of memory stands.

@@ -59,6 +59,9 @@ type DeviceHashJoin struct {
 	// streamed is the join on the host after its build side ran out of
 	// device memory (device_join_oom.go).
 	streamed *hostStream
+	// parted is the join partition by partition after its build side ran
+	// out of device memory (device_join_partitioned.go).
+	parted *partStream
 
 	// BuildOn, when set, stands in for the device's BuildJoin (withRows)
 	// and BuildSemiJoin of the right side: tests over the fake driver.
@@ -67,7 +70,7 @@ type DeviceHashJoin struct {
 
 // Open implements DeviceOperator.
 func (j *DeviceHashJoin) Open(ctx context.Context) error {
-	j.built, j.leftExhausted, j.swapped, j.swapDone, j.hosted, j.streamed = false, false, false, false, false, nil
+	j.built, j.leftExhausted, j.swapped, j.swapDone, j.hosted, j.streamed, j.parted = false, false, false, false, false, nil, nil
 	var err error
 	if j.gLeft, err = j.prepareGather(j.LeftTypes); err != nil {
 		return err
@@ -92,6 +95,9 @@ func (j *DeviceHashJoin) Open(ctx context.Context) error {
 func (j *DeviceHashJoin) prepareGather(types []coldata.Type) (gatherer, error) {
 	if len(types) == 0 {
 		return nil, nil
+	}
+	if hostGathers.Load() {
+		return hostGatherer{j.RT.Dev}, nil
 	}
 	return prepareGather(j.RT.Dev, types, j.Stats)
 }
@@ -127,7 +133,7 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 	}
 	right := parts
 	if err := j.buildOnDevice(ctx, &parts, rows); gpuexec.IsOutOfMemory(err) {
-		return j.joinOnHostAfterOOM(ctx, right, err)
+		return j.joinPartitionedAfterOOM(ctx, right, &parts, err)
 	} else {
 		return err
 	}
@@ -169,6 +175,13 @@ func (j *DeviceHashJoin) buildOnDevice(ctx context.Context, parts *[]*gpuexec.De
 		}
 		return err
 	}
+	return j.hashBuild(ctx)
+}
+
+// hashBuild hashes j.build, the right side's rows, into j.table (through
+// BuildOn when a test set it).
+func (j *DeviceHashJoin) hashBuild(ctx context.Context) error {
+	var err error
 	// Only whether a key is there matters to a semi or anti join without
 	// a residual: no rows per key.
 	withRows := !((j.Kind == opspec.SemiJoin || j.Kind == opspec.AntiJoin) && j.Cond == nil)
@@ -204,6 +217,9 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 	}
 	if j.streamed != nil {
 		return j.streamed.next(ctx)
+	}
+	if j.parted != nil {
+		return j.parted.next(ctx)
 	}
 	if j.swapped {
 		return j.nextBuildLeft(ctx)
@@ -320,6 +336,10 @@ func (j *DeviceHashJoin) Close() error {
 	if j.streamed != nil {
 		j.streamed.close()
 		j.streamed = nil
+	}
+	if j.parted != nil {
+		j.parted.close()
+		j.parted = nil
 	}
 	if j.hostOut != nil {
 		j.hostOut.Release()

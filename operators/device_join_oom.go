@@ -8,19 +8,18 @@ import (
 	"github.com/gsqlengine/gsql/gpuexec"
 )
 
-// A device join whose build side does not fit the device's memory (its
-// concatenation or hash table fails to allocate even after the unused
-// resident tables were evicted) joins on the host instead of failing the
-// query: the right input, already read, is downloaded and hashed by the
-// CPU HashJoin, and the left input streams through it a batch at a time,
+// A device join whose build side does not fit the device's memory joins
+// partition by partition (device_join_partitioned.go); a partition whose
+// build still does not fit joins on the host: its right rows are hashed by
+// the CPU HashJoin and its left rows stream through it a batch at a time,
 // each output batch uploaded for the operators above. The planner keeps
 // joins whose estimated build side is over a quarter of the device's
 // memory on the CPU from the start; this is for estimates that were low
 // and for memory other operators of the query hold. EXPLAIN ANALYZE says
 // host_join_oom=1.
 
-// hostStream is a device join running on the host after its build ran
-// out of device memory.
+// hostStream is a device join (or one partition of it) running on the
+// host after its build ran out of device memory.
 type hostStream struct {
 	j   *DeviceHashJoin
 	rhs []*coldata.Batch
@@ -30,30 +29,10 @@ type hostStream struct {
 	// reads it.
 	first *coldata.Batch
 	done  bool
-}
-
-// joinOnHostAfterOOM switches j to the host after its build side, right
-// (the right input's batches, without a LEFT join's NULL row), failed for
-// lack of device memory with cause.
-func (j *DeviceHashJoin) joinOnHostAfterOOM(ctx context.Context, right []*gpuexec.DeviceBatch, cause error) error {
-	if j.table != nil {
-		j.table.Release()
-		j.table = nil
-	}
-	if j.build != nil {
-		j.build.Release()
-		j.build = nil
-	}
-	j.swapped = false
-	rhs, err := download(ctx, j.RT.Dev, right)
-	if err != nil {
-		return fmt.Errorf("%w (moving the join to the host after it: %v)", cause, err)
-	}
-	j.streamed = &hostStream{j: j, rhs: rhs}
-	if j.Stats != nil {
-		j.Stats.HostJoinOOM.Store(1)
-	}
-	return nil
+	// fromHost says the left rows are hostLeft, a partition's held on the
+	// host (device_join_partitioned.go), not the left input's.
+	fromHost bool
+	hostLeft []*coldata.Batch
 }
 
 // nextLeftDevice is the next left batch: one read ahead, else the input's
@@ -76,6 +55,14 @@ func (j *DeviceHashJoin) nextLeftDevice(ctx context.Context) (*gpuexec.DeviceBat
 
 // nextLeftHost is the next left batch downloaded (nil at the end).
 func (s *hostStream) nextLeftHost(ctx context.Context) (*coldata.Batch, error) {
+	if s.fromHost {
+		if len(s.hostLeft) == 0 {
+			return nil, nil
+		}
+		b := s.hostLeft[0]
+		s.hostLeft = s.hostLeft[1:]
+		return b, nil
+	}
 	for {
 		db, err := s.j.nextLeftDevice(ctx)
 		if err != nil || db == nil {

@@ -79,9 +79,14 @@ type Stats struct {
 	// were joined on the host (device_tiny.go), HostJoinRows their input
 	// rows, both sides.
 	HostJoins, HostJoinRows atomic.Int64
-	// HostJoinOOM is 1 when a device join's build side ran out of device
-	// memory and the join ran on the host (device_join_oom.go).
+	// HostJoinOOM is 1 when a device join's build side, split into
+	// partitions, still ran out of device memory and a partition ran on
+	// the host (device_join_oom.go).
 	HostJoinOOM atomic.Int64
+	// OOMPartitions is the partitions a device join whose build side ran
+	// out of device memory was joined in, one after the other
+	// (device_join_partitioned.go); 0 when none did.
+	OOMPartitions atomic.Int64
 	// HostAggs counts the device GROUP BYs whose input was tiny and was
 	// grouped on the host (device_tiny.go), HostAggRows their input rows.
 	HostAggs, HostAggRows atomic.Int64
@@ -347,6 +352,7 @@ func MergeStats(parts []*Stats) *Stats {
 		out.HostJoins.Add(p.HostJoins.Load())
 		out.HostJoinRows.Add(p.HostJoinRows.Load())
 		out.HostJoinOOM.Store(max(out.HostJoinOOM.Load(), p.HostJoinOOM.Load()))
+		out.OOMPartitions.Store(max(out.OOMPartitions.Load(), p.OOMPartitions.Load()))
 		out.OOMSplits.Add(p.OOMSplits.Load())
 		out.HostAggs.Add(p.HostAggs.Load())
 		out.HostAggRows.Add(p.HostAggRows.Load())
