@@ -203,6 +203,29 @@ func (j *DeviceHashJoin) hashBuild(ctx context.Context) error {
 	return nil
 }
 
+// probeSplitting probes the left batch lb (released here) with the built
+// table; when the probe does not fit, lb's row slices go in front of
+// *queue (retrySplit) and again says to take the next batch from there.
+func (j *DeviceHashJoin) probeSplitting(ctx context.Context, queue *[]*gpuexec.DeviceBatch, lb *gpuexec.DeviceBatch) (out *gpuexec.DeviceBatch, again bool, err error) {
+	err = j.RT.Cache.RetryOOM(j.RT.waitCtx(ctx), func() (err error) {
+		out, err = j.probe(ctx, lb)
+		return err
+	})
+	if err == nil {
+		lb.Release()
+		return out, false, nil
+	}
+	split, serr := j.retrySplit(queue, lb, err)
+	lb.Release()
+	switch {
+	case serr != nil:
+		return nil, false, serr
+	case split:
+		return nil, true, nil
+	}
+	return nil, false, err
+}
+
 // NextDevice implements DeviceOperator.
 func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 	if !j.built {
@@ -248,24 +271,11 @@ func (j *DeviceHashJoin) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, 
 			lb.Release()
 			continue
 		}
-		var out *gpuexec.DeviceBatch
-		err := j.RT.Cache.RetryOOM(j.RT.waitCtx(ctx), func() (err error) {
-			out, err = j.probe(ctx, lb)
-			return err
-		})
+		out, again, err := j.probeSplitting(ctx, &j.leftBuf, lb)
 		if err != nil {
-			split, serr := j.retrySplit(&j.leftBuf, lb, err)
-			lb.Release()
-			if serr != nil {
-				return nil, serr
-			}
-			if split {
-				continue
-			}
 			return nil, err
 		}
-		lb.Release()
-		if out != nil {
+		if !again && out != nil {
 			return out, nil
 		}
 	}

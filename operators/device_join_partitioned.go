@@ -277,24 +277,11 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 			lb.Release()
 			return out, err
 		}
-		var out *gpuexec.DeviceBatch
-		err := j.RT.Cache.RetryOOM(j.RT.waitCtx(ctx), func() (err error) {
-			out, err = j.probe(ctx, lb)
-			return err
-		})
+		out, again, err := j.probeSplitting(ctx, &s.probeQ, lb)
 		if err != nil {
-			split, serr := j.retrySplit(&s.probeQ, lb, err)
-			lb.Release()
-			if serr != nil {
-				return nil, serr
-			}
-			if split {
-				continue
-			}
 			return nil, fmt.Errorf("partitioned join, partition %d of %d: %w", s.p, s.n, err)
 		}
-		lb.Release()
-		if out != nil {
+		if !again && out != nil {
 			return out, nil
 		}
 	}
