@@ -244,26 +244,8 @@ func TestTableCacheRelievesPressure(t *testing.T) {
 	const limit = 16 << 20
 	d, _ := newFakeDevice(t, Options{PoolLimit: limit, SlabSize: 1 << 20})
 	defer d.Close()
-	ctx := context.Background()
-	r := rand.New(rand.NewSource(13))
-	tables := map[string][]*coldata.Batch{}
-	for _, name := range []string{"a", "b", "c"} {
-		tables[name] = []*coldata.Batch{randBatchLight(r, 120000)}
-	}
 	c := NewTableCache(d, 1<<30)
-	resident := func(name string) []*DeviceBatch {
-		t.Helper()
-		s, err := c.Scan(ctx, name, 1, func() ([]*coldata.Batch, error) { return tables[name], nil }, []int{0})
-		if err != nil || s.Streamed() {
-			t.Fatalf("scan %s: %v, streamed %v", name, err, s.Streamed())
-		}
-		out := s.resident
-		s.resident = nil
-		return out
-	}
-	for _, name := range []string{"a", "b", "c"} {
-		releaseAll(resident(name))
-	}
+	resident := threeResidentTables(t, c, 13)
 	held := resident("b") // b is in use (and most recent); a is least recent
 	one := c.Stats().Bytes / 3
 	alloc := func(size uint64) (*Buffer, error) {
@@ -695,26 +677,8 @@ func downloadScan(t *testing.T, d *Device, s *TableScan) []*coldata.Batch {
 func TestAllocRelievesResidentTables(t *testing.T) {
 	const limit = 16 << 20
 	d := FakeDatabaseDevice(t, Options{PoolLimit: limit, SlabSize: 1 << 20})
-	ctx := context.Background()
-	r := rand.New(rand.NewSource(29))
-	tables := map[string][]*coldata.Batch{}
-	for _, name := range []string{"a", "b", "c"} {
-		tables[name] = []*coldata.Batch{randBatchLight(r, 120000)}
-	}
 	c := NewTableCache(d, 1<<30)
-	resident := func(name string) []*DeviceBatch {
-		t.Helper()
-		s, err := c.Scan(ctx, name, 1, func() ([]*coldata.Batch, error) { return tables[name], nil }, []int{0})
-		if err != nil || s.Streamed() {
-			t.Fatalf("scan %s: %v, streamed %v", name, err, s.Streamed())
-		}
-		out := s.resident
-		s.resident = nil
-		return out
-	}
-	for _, name := range []string{"a", "b", "c"} {
-		releaseAll(resident(name))
-	}
+	resident := threeResidentTables(t, c, 29)
 	held := resident("b")
 	one := c.Stats().Bytes / 3
 	if one == 0 || d.InUse() < 3*one {
@@ -798,4 +762,31 @@ func TestTableScanCoalescesSmallBatches(t *testing.T) {
 		t.Fatalf("%d host batches in %d chunks", len(small), n)
 	}
 	t.Logf("%d host batches in %d chunks of at most %d bytes", len(small), s.Chunks(), s.ChunkBytes())
+}
+
+// threeResidentTables makes tables a, b and c (one column of 120,000
+// random rows each, from seed) resident in c, a first, none held, and
+// returns a function that scans one and hands out its retained batches.
+func threeResidentTables(t *testing.T, c *TableCache, seed int64) func(name string) []*DeviceBatch {
+	t.Helper()
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(seed))
+	tables := map[string][]*coldata.Batch{}
+	for _, name := range []string{"a", "b", "c"} {
+		tables[name] = []*coldata.Batch{randBatchLight(r, 120000)}
+	}
+	resident := func(name string) []*DeviceBatch {
+		t.Helper()
+		s, err := c.Scan(ctx, name, 1, func() ([]*coldata.Batch, error) { return tables[name], nil }, []int{0})
+		if err != nil || s.Streamed() {
+			t.Fatalf("scan %s: %v, streamed %v", name, err, s.Streamed())
+		}
+		out := s.resident
+		s.resident = nil
+		return out
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		releaseAll(resident(name))
+	}
+	return resident
 }
