@@ -340,3 +340,36 @@ func TestGenerateGatherShared(t *testing.T) {
 		t.Error("other types share a gather")
 	}
 }
+
+// TestRepeatNullCountSizesNothing: a NULL count's slot may hold anything
+// (device memory is not cleared between uses); REPEAT must not size it,
+// nor fail the batch as a result over 1 GiB.
+func TestRepeatNullCountSizesNothing(t *testing.T) {
+	b := coldata.NewBuilder(coldata.Int64, 3)
+	b.AppendInt(2)
+	b.AppendInt(1 << 40)
+	b.AppendInt(3)
+	v := b.Finish()
+	v.SetNull(1)
+	in := &coldata.Batch{Cols: []*coldata.Vec{v}, Len: 3}
+	var bld fusetest.Builder
+	out := []expr.Expr{bld.Call("repeat", fusetest.Lit("ab"), &expr.ColumnRef{Index: 0, Name: "n", T: coldata.Int64})}
+	if bld.Err != nil {
+		t.Fatal(bld.Err)
+	}
+	k, err := fuse.Generate([]coldata.Type{coldata.Int64}, nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, code := runHost(t, k, in)
+	if code != 0 {
+		t.Fatalf("error code %d for a NULL count", code)
+	}
+	want, err := fusetest.Reference(in, nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fusetest.Compare(out, got, want); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -129,12 +129,14 @@ func (g *gen) stringCall(name string, c *expr.Call, args []*val) (*val, error) {
 			size:  s + ".n",
 			write: func(dst string) string { return fmt.Sprintf("reverse_write(%s, %s);", s, dst) }}, nil
 	case "repeat":
-		s, n := sv(0), args[1].c
+		s, n, nl := sv(0), args[1].c, null()
 		size := g.tmp()
-		// The CPU kernel fails a result over 1 GiB; so does this one.
-		g.emit("int64_t %s = repeat_size(%s, %s);", size, s, n)
+		// The CPU kernel fails a result over 1 GiB; so does this one. A
+		// NULL row's count is whatever its slot holds (device memory is not
+		// cleared): it sizes nothing.
+		g.emit("int64_t %s = %s ? 0 : repeat_size(%s, %s);", size, nl, s, n)
 		g.emit("if (%s > (int64_t)(1 << 30)) err = GSQL_ERR_TOO_LONG;", size)
-		return &val{kind: kGen, null: null(),
+		return &val{kind: kGen, null: nl,
 			size:  fmt.Sprintf("(int32_t)(%s > (int64_t)(1 << 30) ? 0 : %s)", size, size),
 			write: func(dst string) string { return fmt.Sprintf("repeat_write(%s, %s, %s);", s, n, dst) }}, nil
 	case "space":
