@@ -217,7 +217,7 @@ func TestFakeAggFewGroups(t *testing.T) {
 					groupings++
 					return hostGroupByTop(ctx, d, b, keys, aggs, top)
 				}
-				h := &operators.DeviceHashAggregate{Input: &operators.HostToDevice{Input: &operators.Materialized{Batches: batches}, RT: rt},
+				h := &operators.DeviceHashAggregate{Input: &operators.HostToDevice{Input: &operators.Materialized{Batches: batches}, RT: rt, OneByOne: true},
 					RT: rt, Keys: c.keys, KeyTypes: keyTypes, Aggs: aggs, Stats: st, GroupOn: group, PartitionOn: hostPartitionRows}
 				got := runDeviceAggregate(t, h, device)
 				if w, g := rowKeys(want), rowKeys(got); !slices.Equal(w, g) {
@@ -305,7 +305,7 @@ func TestFakeAggSplitsOnOutOfMemory(t *testing.T) {
 			}
 			return hostGroupByTop(ctx, d, b, keys, aggs, top)
 		}
-		h := &operators.DeviceHashAggregate{Input: &operators.HostToDevice{Input: &operators.Materialized{Batches: batches}, RT: rt},
+		h := &operators.DeviceHashAggregate{Input: &operators.HostToDevice{Input: &operators.Materialized{Batches: batches}, RT: rt, OneByOne: true},
 			RT: rt, Keys: keys, KeyTypes: keyTypes, Aggs: aggs, Stats: st, GroupOn: group, PartitionOn: hostPartitionRows}
 		got := runDeviceAggregate(t, h, false)
 		if w, g := rowKeys(want), rowKeys(got); !slices.Equal(w, g) {
@@ -319,7 +319,7 @@ func TestFakeAggSplitsOnOutOfMemory(t *testing.T) {
 	group := func(context.Context, *gpuexec.Device, *gpuexec.DeviceBatch, []int, []gpuexec.GroupAgg, *gpuexec.GroupTop) (*gpuexec.GroupPartial, error) {
 		return nil, &memory.OutOfMemoryError{Requested: 1 << 30, Limit: 1 << 20}
 	}
-	h := &operators.DeviceHashAggregate{Input: &operators.HostToDevice{Input: &operators.Materialized{Batches: batches}, RT: rt},
+	h := &operators.DeviceHashAggregate{Input: &operators.HostToDevice{Input: &operators.Materialized{Batches: batches}, RT: rt, OneByOne: true},
 		RT: rt, Keys: keys, KeyTypes: keyTypes, Aggs: aggs, Stats: &operators.Stats{}, GroupOn: group, PartitionOn: hostPartitionRows}
 	ctx := context.Background()
 	if err := h.Open(ctx); err != nil {

@@ -7,19 +7,37 @@ import (
 	"github.com/gsqlengine/gsql/gpuexec"
 )
 
-// HostToDevice uploads host batches.
+// HostToDevice uploads host batches, small ones together.
 type HostToDevice struct {
 	Input Operator
 	RT    *DeviceRuntime
 	Stats *Stats
+	// OneByOne uploads each input batch as it comes, small or not (tests
+	// whose device operators must see the input's batch boundaries).
+	OneByOne bool
+	// done: the input has returned its last batch.
+	done bool
 }
 
+// Host batches smaller than these go up together, up to these bounds: a
+// CPU filter keeping few rows of each scanned batch made one transfer, and
+// one launch of every device operator above, per ~2,000 rows (TPC-H Q19
+// at SF10 under an 8 GiB pool: 1,069 uploads of its filtered lineitem,
+// docs/benchlog/2026-11-30-session11.md).
+const (
+	coalesceUploadRows  = 1 << 20
+	coalesceUploadBytes = 64 << 20
+)
+
 // Open implements DeviceOperator.
-func (h *HostToDevice) Open(ctx context.Context) error { return h.Input.Open(ctx) }
+func (h *HostToDevice) Open(ctx context.Context) error {
+	h.done = false
+	return h.Input.Open(ctx)
+}
 
 // NextDevice implements DeviceOperator.
 func (h *HostToDevice) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, error) {
-	b, err := h.Input.Next(ctx)
+	b, err := h.next(ctx)
 	if err != nil || b == nil {
 		return nil, err
 	}
@@ -33,6 +51,47 @@ func (h *HostToDevice) NextDevice(ctx context.Context) (*gpuexec.DeviceBatch, er
 		h.Stats.Bytes.Add(int64(h.RT.Dev.Stats().BytesToDevice - before))
 	}
 	return db, err
+}
+
+// next returns the input's next batch, or several small ones concatenated
+// up to the coalescing bounds.
+func (h *HostToDevice) next(ctx context.Context) (*coldata.Batch, error) {
+	if h.done {
+		return nil, nil
+	}
+	b, err := h.Input.Next(ctx)
+	if err != nil || b == nil {
+		h.done = b == nil && err == nil
+		return nil, err
+	}
+	rows, bytes := b.Len, b.HostBytes()
+	if h.OneByOne || rows >= coalesceUploadRows || bytes >= coalesceUploadBytes {
+		return b, nil
+	}
+	parts := []*coldata.Batch{b}
+	for rows < coalesceUploadRows && bytes < coalesceUploadBytes {
+		nb, err := h.Input.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if nb == nil {
+			h.done = true
+			break
+		}
+		parts = append(parts, nb)
+		rows, bytes = rows+nb.Len, bytes+nb.HostBytes()
+	}
+	if len(parts) == 1 {
+		return b, nil
+	}
+	out, err := coldata.ConcatCheck(parts, len(b.Cols), ctx.Err)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		releaseInput(h.Input, p, nil) // copied into out
+	}
+	return out, nil
 }
 
 // Close implements DeviceOperator.
