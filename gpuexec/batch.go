@@ -315,11 +315,7 @@ func (d *Device) UploadBatches(ctx context.Context, hbs []*coldata.Batch) (*Devi
 		if l.Size > 0 {
 			stage, err := d.stagingOn(int(l.Size))
 			if err == nil && stage != nil {
-				packHost(l, parts, stage)
-				if err = d.drv.h2d(buf.ptr, stage, d.stream.h); err == nil {
-					d.toDevice.Add(uint64(l.Size))
-					err = d.drv.syncStream(d.stream.h)
-				}
+				err = d.packAndSendOn(l, parts, stage, buf.ptr)
 			} else if err == nil {
 				err = d.uploadByColumnOn(l, parts, buf.ptr)
 			}
@@ -335,6 +331,44 @@ func (d *Device) UploadBatches(ctx context.Context, hbs []*coldata.Batch) (*Devi
 		return nil, err
 	}
 	return out.DeviceBatch, nil
+}
+
+// uploadPiece is about the bytes of one host-to-device copy of a staged
+// pack: each piece goes while the next is packed, so that the DMA runs
+// beside the host copy instead of after all of it (a streamed scan of a
+// table the capped pool cannot keep resident uploads one chunk after
+// another: TPC-H Q1 at SF10 under 8 GiB moved 4.9 GB at 7 GB/s with the
+// two in turn). A variable so that tests can compare the two.
+var uploadPiece int64 = 16 << 20
+
+// packAndSendOn packs the layout's columns into stage (page-locked, the
+// layout's size) in pieces of whole columns of about uploadPiece bytes,
+// starting each piece's copy to dst as soon as it is packed, and waits
+// for the copies. Context thread only.
+func (d *Device) packAndSendOn(l PackLayout, parts []hostPart, stage []byte, dst DevicePtr) error {
+	var sent int64
+	c0 := 0
+	for c := range l.Cols {
+		_, hi := columnSpan(l.Cols[c])
+		last := c == len(l.Cols)-1
+		if !last && hi-sent < uploadPiece {
+			continue
+		}
+		if last {
+			hi = l.Size
+		}
+		packColumns(l, parts, stage, 0, c0, c+1)
+		if hi > sent {
+			if err := d.drv.h2d(dst+DevicePtr(sent), stage[sent:hi], d.stream.h); err != nil {
+				// Copies already started read stage: they end before it is reused.
+				_ = d.drv.syncStream(d.stream.h)
+				return err
+			}
+		}
+		c0, sent = c+1, max(sent, hi)
+	}
+	d.toDevice.Add(uint64(l.Size))
+	return d.drv.syncStream(d.stream.h)
 }
 
 // uploadByColumnOn sends a pack larger than the staging buffer one

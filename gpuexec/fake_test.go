@@ -47,6 +47,8 @@ type fakeDriver struct {
 	// refusePeers makes enablePeer fail as a driver out of peer slots.
 	refusePeers bool
 	peerCopies  int
+	// h2ds counts host-to-device copies.
+	h2ds int
 	// syncs counts stream synchronizations; unsyncedPeerCopies counts
 	// direct copies into this device made while work queued on its
 	// stream since the last synchronization could still be running.
@@ -66,6 +68,13 @@ type fakeDriver struct {
 func newFakeDriver() *fakeDriver {
 	return &fakeDriver{mem: memory.NewGoUpstream(4 << 30), next: 1, modules: map[moduleH]string{},
 		funcs: map[functionH]string{}, events: map[eventH]bool{}, launches: map[string]int{}}
+}
+
+// h2dCalls is the number of host-to-device copies so far.
+func (f *fakeDriver) h2dCalls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.h2ds
 }
 
 func newFakeDevice(t testing.TB, opts Options) (*Device, *fakeDriver) {
@@ -212,6 +221,9 @@ func (f *fakeDriver) slice(p DevicePtr, n uint64) ([]byte, error) {
 }
 
 func (f *fakeDriver) h2d(dst DevicePtr, src []byte, s streamH) error {
+	f.mu.Lock()
+	f.h2ds++
+	f.mu.Unlock()
 	b, err := f.slice(dst, uint64(len(src)))
 	copy(b, src)
 	return err

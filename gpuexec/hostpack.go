@@ -173,13 +173,6 @@ type copyTask struct {
 	col      int
 }
 
-// packHost writes host batches (parts, in row order) into dst (l.Size
-// bytes) as layout l places their concatenation. Large packs are copied by
-// several goroutines.
-func packHost(l PackLayout, parts []hostPart, dst []byte) {
-	packColumns(l, parts, dst, 0, 0, len(l.Cols))
-}
-
 // columnSpan is the byte range [lo, hi) of the layout that column c's
 // regions cover (lo == hi when it has none).
 func columnSpan(cl ColumnLayout) (lo, hi int64) {

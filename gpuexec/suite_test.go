@@ -492,6 +492,49 @@ func TestUploadBatchesConcatenates(t *testing.T) {
 	}
 }
 
+// A staged pack goes up in pieces of whole columns, each copy started as
+// soon as its columns are packed: with pieces of one byte, one copy a
+// column (the last one taking the padding after it), the same rows as one
+// copy, and the whole pack counted once.
+func TestUploadInPieces(t *testing.T) {
+	defer func(p int64) { uploadPiece = p }(uploadPiece)
+	ctx := context.Background()
+	r := rand.New(rand.NewSource(25))
+	parts := []*coldata.Batch{randBatch(r, 3000), randBatch(r, 0), randBatch(r, 77)}
+	whole := coldata.Concat(parts, len(parts[0].Cols))
+	size, err := PackedSize(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, piece := range []int64{1, int64(size / 3), 1 << 40} {
+		uploadPiece = piece
+		d, f := newFakeDevice(t, Options{})
+		before := f.h2dCalls()
+		db, err := d.UploadBatches(ctx, parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copies := f.h2dCalls() - before
+		switch {
+		case piece == 1 && copies != len(whole.Cols):
+			t.Errorf("pieces of 1 byte: %d copies for %d columns", copies, len(whole.Cols))
+		case piece > int64(size) && copies != 1:
+			t.Errorf("one piece: %d copies", copies)
+		}
+		if got := d.Stats().BytesToDevice; got != uint64(size) {
+			t.Errorf("piece %d: %d bytes counted for a pack of %d", piece, got, size)
+		}
+		got, err := d.Download(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqualBatch(t, whole, got, fmt.Sprintf("uploaded in pieces of %d bytes", piece))
+		db.Release()
+		requireNoLeak(t, d, "upload in pieces")
+		d.Close()
+	}
+}
+
 // A pack over the staging limit goes up a column at a time through the
 // staging buffer (a column over the limit through Go memory), with the
 // same result as one staged copy.
