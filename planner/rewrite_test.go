@@ -663,29 +663,41 @@ func bigU() *catalog.Table {
 
 // TestPlaceJoinBuildSideOverDeviceMemory: a join whose build side would
 // take more than a quarter of the device memory stays on the CPU; the
-// same join within the budget goes to the GPU.
+// same join within the budget goes to the GPU. A LEFT join hashes its
+// right side; an INNER join whose left side is far smaller hashes the
+// left one and holds the right one unhashed.
 func TestPlaceJoinBuildSideOverDeviceMemory(t *testing.T) {
 	s, u := scanOf(tblT), scanOf(bigU())
-	j := &Join{Left: s, Right: u}
-	j.setCondition(call(t, "=", refAt(0, "a", coldata.Int64), refAt(4, "k", coldata.Int64)), 4)
 	bytes := buildBytes(u)
 	if scanned := scannedBytes(u); scanned < 1000*8 || bytes != scanned+1000*hashTableBytesPerRow {
 		t.Fatalf("build bytes of u: %d (%d scanned)", bytes, scanned)
 	}
-	for _, tc := range []struct {
-		mem  uint64
-		want string
-	}{
-		{4 * bytes, "Inner HashJoin on a = k (gpu hash table) [gpu]"},
-		{4*bytes - 1, "Inner HashJoin on a = k [cpu: its build side takes " + byteSize(bytes) + ", over a quarter of device memory]"},
-		{0, "Inner HashJoin on a = k (gpu hash table) [gpu]"},
-	} {
-		p, err := Place(j, PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport, Aggregates: deviceAggregates, DeviceMemory: tc.mem})
-		if err != nil {
-			t.Fatal(err)
+	swapped := heldBytes(u) + buildBytes(s)
+	if swapped >= bytes {
+		t.Fatalf("10 rows hashed beside u held: %d bytes, u hashed %d", swapped, bytes)
+	}
+	for _, kind := range []opspec.JoinKind{opspec.LeftJoin, opspec.InnerJoin} {
+		j := &Join{Left: s, Right: u, Kind: kind}
+		j.setCondition(call(t, "=", refAt(0, "a", coldata.Int64), refAt(4, "k", coldata.Int64)), 4)
+		name, b := "Left", bytes
+		if kind == opspec.InnerJoin {
+			name, b = "Inner", swapped
 		}
-		if got := explain(p); !strings.Contains(got, tc.want) {
-			t.Errorf("device memory %d:\n%s\nwant a line %q", tc.mem, got, tc.want)
+		for _, tc := range []struct {
+			mem  uint64
+			want string
+		}{
+			{4 * b, name + " HashJoin on a = k (gpu hash table) [gpu]"},
+			{4*b - 1, name + " HashJoin on a = k [cpu: its build side takes " + byteSize(b) + ", over a quarter of device memory]"},
+			{0, name + " HashJoin on a = k (gpu hash table) [gpu]"},
+		} {
+			p, err := Place(j, PlaceOptions{GPU: true, Fusion: true, Supported: fakeSupport, Aggregates: deviceAggregates, DeviceMemory: tc.mem})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := explain(p); !strings.Contains(got, tc.want) {
+				t.Errorf("%s, device memory %d:\n%s\nwant a line %q", name, tc.mem, got, tc.want)
+			}
 		}
 	}
 }
