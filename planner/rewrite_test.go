@@ -761,3 +761,21 @@ func TestPlaceFilterOverScanOverDeviceMemory(t *testing.T) {
 		t.Errorf("byteSize: %q, want %q", got, want)
 	}
 }
+
+// TestJoinConditionSelectivity: a join's condition besides its keys keeps
+// its share of the pairs in the row estimate, with or without keys; a LEFT
+// join keeps at least its left rows.
+func TestJoinConditionSelectivity(t *testing.T) {
+	s, u := scanOf(tblT), scanOf(bigU())
+	nl := len(s.Columns())
+	cond := call(t, "=", refAt(nl, "k", coldata.Int64), &expr.Literal{Value: int64(10), T: coldata.Int64})
+	cross := &Join{Left: s, Right: u}
+	filtered := &Join{Left: s, Right: u, Cond: cond}
+	if all, some := estimateRows(cross), estimateRows(filtered); all != 10*1000 || some > all/5 {
+		t.Errorf("10 x 1000 rows: %v pairs, %v with u.k = 10", all, some)
+	}
+	left := &Join{Left: s, Right: u, Cond: cond, Kind: opspec.LeftJoin}
+	if got := estimateRows(left); got < 10 {
+		t.Errorf("LEFT join of 10 rows: %v rows", got)
+	}
+}
