@@ -104,6 +104,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if st.HostJoinOOM.Load() > 0 {
 			line += " host_join_oom=1"
 		}
+		if st.HostGroupOOM.Load() > 0 {
+			line += " host_group_oom=1"
+		}
 		if st.HostAggs.Load() > 0 {
 			line += fmt.Sprintf(" host_group_rows=%d", st.HostAggRows.Load())
 		}

@@ -2,10 +2,9 @@ package operators
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"hash/maphash"
-	"math/bits"
-	"sync/atomic"
+	"math"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
@@ -17,14 +16,15 @@ import (
 // resident tables were evicted) joins partition by partition on the
 // device (a grace hash join): the right input, already read, is
 // downloaded and its rows split on the host by a hash of the join keys
-// into P partitions, P a power of two chosen so that each partition's
-// build (its bytes plus joinTableRowBytes a row of hash table) fits a
-// quarter of the device's free memory; the whole left input is then
-// read, downloaded and split by the same hash. Each partition in turn
-// has its right rows uploaded and hashed (the same build as the whole
-// side's, BuildOn included) and its left rows uploaded and probed by the
-// usual probe, then its device memory is released. Equal keys land in
-// the same partition, so the partitions' outputs together are the join's.
+// into P partitions (device_oom_parts.go), P a power of two chosen so
+// that each partition's build (its bytes plus joinTableRowBytes a row of
+// hash table) fits a quarter of the device's free memory; the whole left
+// input is then read, downloaded and split by the same hash. Each
+// partition in turn has its right rows uploaded and hashed (the same
+// build as the whole side's, BuildOn included) and its left rows
+// uploaded and probed by the usual probe, then its device memory is
+// released. Equal keys land in the same partition, so the partitions'
+// outputs together are the join's.
 //
 // Key semantics are the device join's: rows are routed by
 // opspec.AppendRowKey, which reads -0.0 as 0.0 and strings bytewise.
@@ -45,71 +45,30 @@ const (
 	// joinTableRowBytes is a build row's hash table bytes beside its
 	// columns (as the planner estimates a build side).
 	joinTableRowBytes = 24
-	// oomBuildShare: a partition's build may take this fraction of the
-	// device memory free when the join splits.
-	oomBuildShare = 4
-	// maxOOMPartitions bounds P: past it a partition that still does not
-	// fit goes to the host.
-	maxOOMPartitions = 1024
 	// oomProbeRows is about the left rows one upload and probe takes: a
 	// partition's left pieces are uploaded together up to it.
 	oomProbeRows = 1 << 16
 )
-
-// oomPartitionBytes, when positive, stands in for the device memory a
-// partition's build may take (tests over the fake driver).
-var oomPartitionBytes atomic.Int64
-
-// SetOOMPartitionBytes sets the build bytes a partition of a device join
-// split after a build OOM may take, in place of a share of the device's
-// free memory (0: the device's); it returns a function restoring the
-// previous value. For tests.
-func SetOOMPartitionBytes(n int64) (restore func()) {
-	old := oomPartitionBytes.Swap(n)
-	return func() { oomPartitionBytes.Store(old) }
-}
-
-// oomPartitions is the partitions (a power of two, at least 2) that a
-// build of estimated bytes needs so that each part fits budget bytes.
-func oomPartitions(bytes, budget uint64) int {
-	if budget == 0 {
-		return maxOOMPartitions
-	}
-	n := max((bytes+budget-1)/budget, 2)
-	if n >= maxOOMPartitions {
-		return maxOOMPartitions
-	}
-	return 1 << bits.Len64(n-1)
-}
 
 // partStream is a device join run partition by partition after its build
 // side ran out of device memory.
 type partStream struct {
 	j *DeviceHashJoin
 	n int
-	// right and left are each partition's host rows (right: every column
+	// right and left are the partitions' host rows (right: every column
 	// of the right input; left: every column of the left input), freed
-	// as the partition is joined; rightRows counts right's rows.
-	right, left [][]*coldata.Batch
-	rightRows   []int
+	// as each partition is joined.
+	right, left *hashParts
 	// p is the partition being joined, started whether its table is
 	// built (or the partition is on the host).
 	p       int
 	started bool
-	// queue is p's left pieces still to upload, probeQ the uploaded
-	// batches (or their slices) still to probe.
-	queue  []*coldata.Batch
+	// lefts uploads p's left rows, probeQ holds the uploaded batches (or
+	// their slices) still to probe.
+	lefts  *partUpload
 	probeQ []*gpuexec.DeviceBatch
 	// host joins partition p on the host after its build ran out.
 	host *hostStream
-
-	seed   maphash.Seed
-	keyBuf []byte
-	keys   []*coldata.Vec
-	route  []int
-	idx    [][]int
-	// hostBytes is the host memory the partitions hold.
-	hostBytes int64
 }
 
 // joinPartitionedAfterOOM switches j to a partitioned join after its build
@@ -127,34 +86,38 @@ func (j *DeviceHashJoin) joinPartitionedAfterOOM(ctx context.Context, right []*g
 		j.build = nil
 	}
 	j.swapped = false
-	rhs, err := download(ctx, j.RT.Dev, right)
-	if err != nil {
-		return fmt.Errorf("%w (partitioning the join after it: %v)", cause, err)
+	var rows int
+	var bytes uint64
+	for _, b := range right {
+		rows += b.Len
+		bytes += b.ColumnBytes()
+	}
+	n := oomPartitions(bytes+uint64(rows)*joinTableRowBytes, oomPartitionBudget(j.RT.Dev))
+	s := &partStream{j: j, n: n, right: newHashParts(n), left: newHashParts(n)}
+	r := newKeyRouter(n)
+	for _, db := range right {
+		hb, err := j.RT.Dev.Download(ctx, db)
+		if err != nil {
+			return fmt.Errorf("%w (partitioning the join after it: %v)", cause, err)
+		}
+		// Right rows with a NULL key match nothing.
+		err = s.right.add(hb, r.routes(hb, j.RightKeys, -1))
+		hb.ReleaseOwner()
+		if err != nil {
+			return fmt.Errorf("partitioned join: right side: %w", err)
+		}
 	}
 	for _, b := range *held {
 		b.Release()
 	}
 	*held = nil
-	var rows int
-	var bytes uint64
-	for _, b := range rhs {
-		rows += b.Len
-		bytes += uint64(b.HostBytes())
-	}
-	bytes += uint64(rows) * joinTableRowBytes
-	budget := uint64(oomPartitionBytes.Load())
-	if budget == 0 {
-		budget = j.RT.Dev.MemoryFree() / oomBuildShare
-	}
-	n := oomPartitions(bytes, budget)
-	s := &partStream{j: j, n: n, seed: maphash.MakeSeed(),
-		right: make([][]*coldata.Batch, n), left: make([][]*coldata.Batch, n),
-		rightRows: make([]int, n), idx: make([][]int, n)}
-	for _, b := range rhs {
-		s.split(b, j.RightKeys, false, s.right, s.rightRows)
-	}
 	// The whole left input now: the partitions are joined one after the
-	// other, each with all of its left rows.
+	// other, each with all of its left rows. A LEFT or anti join keeps
+	// its rows with a NULL key, unmatched, in partition 0.
+	nulls := -1
+	if j.Kind == opspec.LeftJoin || j.Kind == opspec.AntiJoin {
+		nulls = 0
+	}
 	for {
 		db, err := j.nextLeftDevice(ctx)
 		if err != nil {
@@ -172,63 +135,18 @@ func (j *DeviceHashJoin) joinPartitionedAfterOOM(ctx context.Context, right []*g
 		if err != nil {
 			return fmt.Errorf("partitioned join: left side: %w", err)
 		}
-		keepNull := j.Kind == opspec.LeftJoin || j.Kind == opspec.AntiJoin
-		s.split(hb, j.LeftKeys, keepNull, s.left, nil)
+		err = s.left.add(hb, r.routes(hb, j.LeftKeys, nulls))
+		hb.ReleaseOwner()
+		if err != nil {
+			return fmt.Errorf("partitioned join: left side: %w", err)
+		}
 	}
 	j.parted = s
 	if j.Stats != nil {
 		j.Stats.OOMPartitions.Store(int64(n))
 	}
-	raisePeak(j.Stats, s.hostBytes)
+	raisePeak(j.Stats, s.right.held+s.left.held)
 	return nil
-}
-
-// split routes b's rows to the partitions of to by the hash of their key
-// columns keys, counting them in rows (when not nil). Rows with a NULL key
-// go to partition 0 when keepNull, else nowhere.
-func (s *partStream) split(b *coldata.Batch, keys []int, keepNull bool, to [][]*coldata.Batch, rows []int) {
-	s.keys = s.keys[:0]
-	for _, k := range keys {
-		s.keys = append(s.keys, b.Cols[k])
-	}
-	s.route = s.route[:0]
-	mask := uint64(s.n - 1)
-rows:
-	for r := 0; r < b.Len; r++ {
-		for _, k := range s.keys {
-			if k.IsNull(r) {
-				if keepNull {
-					s.route = append(s.route, 0)
-				} else {
-					s.route = append(s.route, -1)
-				}
-				continue rows
-			}
-		}
-		s.keyBuf = opspec.AppendRowKey(s.keyBuf[:0], s.keys, r)
-		s.route = append(s.route, int(maphash.Bytes(s.seed, s.keyBuf)&mask))
-	}
-	for p := range s.idx {
-		s.idx[p] = s.idx[p][:0]
-	}
-	for r, p := range s.route {
-		if p >= 0 {
-			s.idx[p] = append(s.idx[p], r)
-		}
-	}
-	for p, idx := range s.idx {
-		if len(idx) == 0 {
-			continue
-		}
-		// Copies, so that b's memory goes with it.
-		part := coldata.GatherBatch(b, idx)
-		s.hostBytes += part.HostBytes()
-		to[p] = append(to[p], part)
-		if rows != nil {
-			rows[p] += len(idx)
-		}
-	}
-	b.ReleaseOwner()
 }
 
 // next returns the join's next output batch on the device (nil at the
@@ -243,10 +161,9 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 			}
 			err = s.host.close()
 			s.host = nil
-			if err != nil {
+			if err := errors.Join(err, s.endPartition()); err != nil {
 				return nil, err
 			}
-			s.p, s.started = s.p+1, false
 			continue
 		}
 		if s.p >= s.n {
@@ -259,14 +176,17 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 			continue
 		}
 		if len(s.probeQ) == 0 {
-			if len(s.queue) == 0 {
-				s.finish()
-				s.p, s.started = s.p+1, false
+			db, err := s.lefts.NextDevice(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("partitioned join, partition %d of %d: left rows: %w", s.p, s.n, err)
+			}
+			if db == nil {
+				if err := s.endPartition(); err != nil {
+					return nil, err
+				}
 				continue
 			}
-			if err := s.upload(ctx); err != nil {
-				return nil, err
-			}
+			s.probeQ = append(s.probeQ, db)
 		}
 		lb := s.probeQ[0]
 		s.probeQ = s.probeQ[1:]
@@ -293,16 +213,26 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 // skipped.
 func (s *partStream) start(ctx context.Context) error {
 	j := s.j
-	left, right, rows := s.left[s.p], s.right[s.p], s.rightRows[s.p]
-	s.left[s.p], s.right[s.p] = nil, nil
-	if len(left) == 0 || (rows == 0 && (j.Kind == opspec.InnerJoin || j.Kind == opspec.SemiJoin)) {
+	p := s.p
+	rows := s.right.rows[p]
+	if s.left.rows[p] == 0 || (rows == 0 && (j.Kind == opspec.InnerJoin || j.Kind == opspec.SemiJoin)) {
+		s.right.release(p)
+		s.left.release(p)
 		s.p++
 		return nil
 	}
+	right, err := drain(ctx, s.right.source(p))
+	s.right.release(p)
+	if err != nil {
+		return fmt.Errorf("partitioned join, partition %d of %d: right rows: %w", p, s.n, err)
+	}
+	left := s.left.source(p)
+	if err := s.openLeft(ctx, left); err != nil {
+		return err
+	}
 	s.started = true
 	if rows == 0 && j.Kind == opspec.AntiJoin {
-		s.queue = left // no table: every row is kept
-		return nil
+		return nil // no table: every row is kept
 	}
 	hbs := right
 	if j.Kind == opspec.LeftJoin {
@@ -315,7 +245,7 @@ func (s *partStream) start(ctx context.Context) error {
 		hbs = append(hbs[:len(hbs):len(hbs)], &coldata.Batch{Cols: cols, Len: 1})
 		j.nullRow = int64(rows)
 	}
-	err := j.RT.Cache.RetryOOM(j.RT.waitCtx(ctx), func() (err error) {
+	err = j.RT.Cache.RetryOOM(j.RT.waitCtx(ctx), func() (err error) {
 		j.build, err = j.RT.Dev.UploadBatches(ctx, hbs)
 		return err
 	})
@@ -323,45 +253,36 @@ func (s *partStream) start(ctx context.Context) error {
 		err = j.hashBuild(ctx)
 	}
 	if err == nil {
-		s.queue = left
 		return nil
 	}
-	s.finish()
+	s.releaseDevice()
 	if !gpuexec.IsOutOfMemory(err) {
-		return fmt.Errorf("partitioned join, partition %d of %d: %w", s.p, s.n, err)
+		return fmt.Errorf("partitioned join, partition %d of %d: %w", p, s.n, err)
 	}
-	// Even this partition does not fit: it joins on the host.
-	s.host = &hostStream{j: j, rhs: right, hostLeft: left, fromHost: true}
+	// Even this partition does not fit: it joins on the host, its left
+	// rows read again from the start.
+	if err := s.lefts.Close(); err != nil {
+		return err
+	}
+	s.lefts = nil
+	s.host = &hostStream{j: j, rhs: right, src: left}
 	if j.Stats != nil {
 		j.Stats.HostJoinOOM.Store(1)
 	}
 	return nil
 }
 
-// upload puts the next of partition p's left pieces, up to about
-// oomProbeRows rows, on the device as one batch to probe.
-func (s *partStream) upload(ctx context.Context) error {
-	n, rows := 0, 0
-	for n < len(s.queue) && (n == 0 || rows+s.queue[n].Len <= oomProbeRows) {
-		rows += s.queue[n].Len
-		n++
-	}
-	hbs := s.queue[:n]
-	var db *gpuexec.DeviceBatch
-	err := s.j.RT.Cache.RetryOOM(s.j.RT.waitCtx(ctx), func() (err error) {
-		db, err = s.j.RT.Dev.UploadBatches(ctx, hbs)
-		return err
-	})
-	if err != nil {
+// openLeft starts uploading the partition's left rows from src.
+func (s *partStream) openLeft(ctx context.Context, src Operator) error {
+	s.lefts = &partUpload{src: src, rt: s.j.RT, maxRows: oomProbeRows, maxBytes: math.MaxInt64}
+	if err := s.lefts.Open(ctx); err != nil {
 		return fmt.Errorf("partitioned join, partition %d of %d: left rows: %w", s.p, s.n, err)
 	}
-	s.queue = s.queue[n:]
-	s.probeQ = append(s.probeQ, db)
 	return nil
 }
 
-// finish releases partition p's device memory.
-func (s *partStream) finish() {
+// releaseDevice releases partition p's device memory.
+func (s *partStream) releaseDevice() {
 	j := s.j
 	if j.table != nil {
 		j.table.Release()
@@ -373,17 +294,36 @@ func (s *partStream) finish() {
 	}
 }
 
+// endPartition releases what partition p holds and moves to the next.
+func (s *partStream) endPartition() error {
+	s.releaseDevice()
+	var err error
+	if s.lefts != nil {
+		err = s.lefts.Close()
+		s.lefts = nil
+	}
+	s.left.release(s.p)
+	s.p, s.started = s.p+1, false
+	return err
+}
+
 // close ends the join, releasing what a partition still holds.
 func (s *partStream) close() error {
 	for _, b := range s.probeQ {
 		b.Release()
 	}
-	s.probeQ, s.queue, s.left, s.right = nil, nil, nil, nil
-	s.finish()
-	if s.host != nil {
-		err := s.host.close()
-		s.host = nil
-		return err
+	s.probeQ = nil
+	s.releaseDevice()
+	var err error
+	if s.lefts != nil {
+		err = s.lefts.Close()
+		s.lefts = nil
 	}
-	return nil
+	if s.host != nil {
+		if herr := s.host.close(); err == nil {
+			err = herr
+		}
+		s.host = nil
+	}
+	return err
 }
