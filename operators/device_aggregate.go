@@ -82,6 +82,9 @@ type DeviceHashAggregate struct {
 	// memory; depth is how many such GROUP BYs this one is inside.
 	parted *aggPartStream
 	depth  int
+	// oomSpill, in a partition's own GROUP BY, is the partitioned
+	// GROUP BY's host budget and spill directory, shared.
+	oomSpill *partSpill
 }
 
 // deviceFinish is how the device finishes every aggregate of a GROUP BY

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -22,7 +23,8 @@ import (
 // is in its partition, so its groups are final and the partitions'
 // outputs together are the GROUP BY's, with no merge. A partition that
 // still runs out of device memory is grouped by the CPU's HashAggregate
-// (host_group_oom=1). EXPLAIN ANALYZE says oom_partitions=P.
+// (host_group_oom=1). The partitions go to disk past the GROUP BY's
+// MemoryLimit, as the join's do. EXPLAIN ANALYZE says oom_partitions=P.
 //
 // The groups come out partition by partition, not in first-appearance
 // order, which no query without ORDER BY may rely on. Under a Top each
@@ -38,6 +40,10 @@ const aggStateRowBytes = 16
 type aggPartStream struct {
 	h     *DeviceHashAggregate
 	parts *hashParts
+	// sp is the partitions' host memory budget and spill directory,
+	// which own says this stream made (and removes).
+	sp  *partSpill
+	own bool
 	// budget is the device bytes a partition may take.
 	budget uint64
 	// p is the partition being grouped by cur (on the CPU when onHost),
@@ -89,7 +95,31 @@ func (h *DeviceHashAggregate) groupPartitionedAfterOOM(ctx context.Context, caus
 	budget := oomPartitionBudget(h.RT.Dev)
 	bytes := h.seenBytes + h.seenRows*aggStateRowBytes*uint64(1+len(h.Aggs))
 	n := oomPartitions(bytes, budget)
-	s := &aggPartStream{h: h, parts: newHashParts(n), budget: budget}
+	// A partition's own GROUP BY shares its parent's budget and spill
+	// directory, which the outermost removes.
+	sp, own := h.oomSpill, h.oomSpill == nil
+	if own {
+		sp = &partSpill{limit: h.MemoryLimit, parent: h.SpillDir, stats: h.Stats}
+	}
+	s := &aggPartStream{h: h, sp: sp, own: own, parts: newHashParts(sp, "agg", n), budget: budget}
+	if err := s.split(ctx, n, cause); err != nil {
+		if own {
+			sp.remove()
+		}
+		return err
+	}
+	h.parted = s
+	if h.Stats != nil && h.depth == 0 {
+		h.Stats.OOMPartitions.Store(int64(n))
+	}
+	raisePeak(h.Stats, sp.peak)
+	return nil
+}
+
+// split downloads the input read again and routes its rows to the n
+// partitions.
+func (s *aggPartStream) split(ctx context.Context, n int, cause error) error {
+	h := s.h
 	r := newKeyRouter(n)
 	for {
 		db, err := h.Input.NextDevice(ctx)
@@ -114,11 +144,9 @@ func (h *DeviceHashAggregate) groupPartitionedAfterOOM(ctx context.Context, caus
 			return fmt.Errorf("partitioned GROUP BY: %w", err)
 		}
 	}
-	h.parted = s
-	if h.Stats != nil && h.depth == 0 {
-		h.Stats.OOMPartitions.Store(int64(n))
+	if err := s.parts.finish(); err != nil {
+		return fmt.Errorf("partitioned GROUP BY: %w", err)
 	}
-	raisePeak(h.Stats, s.parts.held)
 	return nil
 }
 
@@ -148,9 +176,8 @@ func (s *aggPartStream) next(ctx context.Context) (*coldata.Batch, error) {
 				}
 				return b, nil
 			}
-			err = s.cur.Close()
+			err = errors.Join(s.cur.Close(), s.parts.release(s.p))
 			s.cur = nil
-			s.parts.release(s.p)
 			s.p++
 			if err != nil {
 				return nil, err
@@ -176,7 +203,7 @@ func (s *aggPartStream) startDevice(ctx context.Context) error {
 	in := &partUpload{src: s.parts.source(s.p), rt: h.RT, maxRows: math.MaxInt32, maxBytes: int64(s.budget)}
 	sub := &DeviceHashAggregate{Input: in, RT: h.RT, Keys: h.Keys, KeyTypes: h.KeyTypes, Aggs: h.Aggs,
 		MemoryLimit: h.MemoryLimit, Stats: h.Stats, Top: h.Top, Spill: h.Spill, SpillDir: h.SpillDir,
-		GroupOn: h.GroupOn, PartitionOn: h.PartitionOn, depth: h.depth + 1}
+		GroupOn: h.GroupOn, PartitionOn: h.PartitionOn, depth: h.depth + 1, oomSpill: s.sp}
 	s.cur, s.onHost, s.produced = sub, false, false
 	if err := sub.Open(ctx); err != nil {
 		return fmt.Errorf("partitioned GROUP BY, partition %d of %d: %w", s.p, s.parts.len(), err)
@@ -232,6 +259,11 @@ func (s *aggPartStream) close() error {
 		s.parts.release(i)
 	}
 	s.cands = nil
+	if s.own {
+		if rerr := s.sp.remove(); err == nil {
+			err = rerr
+		}
+	}
 	return err
 }
 

@@ -35,6 +35,11 @@ type DeviceHashJoin struct {
 	// output columns followed by the right batches' columns (nil: none).
 	Cond  expr.Expr
 	Stats *Stats
+	// MemoryLimit bounds the host memory the partitions of a join split
+	// after its build ran out of device memory hold; past it they go to
+	// disk in SpillDir (device_join_partitioned.go). 0: no bound.
+	MemoryLimit uint64
+	SpillDir    string
 
 	built         bool
 	build         *gpuexec.DeviceBatch

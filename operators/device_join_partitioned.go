@@ -36,10 +36,11 @@ import (
 // memory other operators hold) is joined by the CPU HashJoin instead,
 // that partition only (device_join_oom.go's hostStream over its host
 // rows): a partition cannot be split again when one key fills it, so the
-// simplest bound is the host. Both sides are held in host memory; splitting
-// them to the spill package's disk partitions is left to do. EXPLAIN
-// ANALYZE says oom_partitions=P, and host_join_oom=1 when some partition
-// went to the host.
+// simplest bound is the host. Both sides are held in host memory while
+// together within the join's MemoryLimit, and go to disk past it
+// (device_oom_parts.go), the spill directory removed when the join ends.
+// EXPLAIN ANALYZE says oom_partitions=P, and host_join_oom=1 when some
+// partition went to the host.
 
 const (
 	// joinTableRowBytes is a build row's hash table bytes beside its
@@ -59,6 +60,8 @@ type partStream struct {
 	// of the right input; left: every column of the left input), freed
 	// as each partition is joined.
 	right, left *hashParts
+	// sp is their host memory budget and spill directory.
+	sp *partSpill
 	// p is the partition being joined, started whether its table is
 	// built (or the partition is on the host).
 	p       int
@@ -93,8 +96,25 @@ func (j *DeviceHashJoin) joinPartitionedAfterOOM(ctx context.Context, right []*g
 		bytes += b.ColumnBytes()
 	}
 	n := oomPartitions(bytes+uint64(rows)*joinTableRowBytes, oomPartitionBudget(j.RT.Dev))
-	s := &partStream{j: j, n: n, right: newHashParts(n), left: newHashParts(n)}
-	r := newKeyRouter(n)
+	sp := &partSpill{limit: j.MemoryLimit, parent: j.SpillDir, stats: j.Stats}
+	s := &partStream{j: j, n: n, sp: sp, right: newHashParts(sp, "joinr", n), left: newHashParts(sp, "joinl", n)}
+	if err := s.split(ctx, right, held, cause); err != nil {
+		sp.remove()
+		return err
+	}
+	j.parted = s
+	if j.Stats != nil {
+		j.Stats.OOMPartitions.Store(int64(n))
+	}
+	raisePeak(j.Stats, sp.peak)
+	return nil
+}
+
+// split downloads the right input's batches and the whole left input and
+// routes their rows to the partitions.
+func (s *partStream) split(ctx context.Context, right []*gpuexec.DeviceBatch, held *[]*gpuexec.DeviceBatch, cause error) error {
+	j := s.j
+	r := newKeyRouter(s.n)
 	for _, db := range right {
 		hb, err := j.RT.Dev.Download(ctx, db)
 		if err != nil {
@@ -106,6 +126,9 @@ func (j *DeviceHashJoin) joinPartitionedAfterOOM(ctx context.Context, right []*g
 		if err != nil {
 			return fmt.Errorf("partitioned join: right side: %w", err)
 		}
+	}
+	if err := s.right.finish(); err != nil {
+		return fmt.Errorf("partitioned join: right side: %w", err)
 	}
 	for _, b := range *held {
 		b.Release()
@@ -141,11 +164,9 @@ func (j *DeviceHashJoin) joinPartitionedAfterOOM(ctx context.Context, right []*g
 			return fmt.Errorf("partitioned join: left side: %w", err)
 		}
 	}
-	j.parted = s
-	if j.Stats != nil {
-		j.Stats.OOMPartitions.Store(int64(n))
+	if err := s.left.finish(); err != nil {
+		return fmt.Errorf("partitioned join: left side: %w", err)
 	}
-	raisePeak(j.Stats, s.right.held+s.left.held)
 	return nil
 }
 
@@ -216,13 +237,13 @@ func (s *partStream) start(ctx context.Context) error {
 	p := s.p
 	rows := s.right.rows[p]
 	if s.left.rows[p] == 0 || (rows == 0 && (j.Kind == opspec.InnerJoin || j.Kind == opspec.SemiJoin)) {
-		s.right.release(p)
-		s.left.release(p)
 		s.p++
-		return nil
+		return errors.Join(s.right.release(p), s.left.release(p))
 	}
 	right, err := drain(ctx, s.right.source(p))
-	s.right.release(p)
+	if rerr := s.right.release(p); err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return fmt.Errorf("partitioned join, partition %d of %d: right rows: %w", p, s.n, err)
 	}
@@ -302,7 +323,9 @@ func (s *partStream) endPartition() error {
 		err = s.lefts.Close()
 		s.lefts = nil
 	}
-	s.left.release(s.p)
+	if lerr := s.left.release(s.p); err == nil {
+		err = lerr
+	}
 	s.p, s.started = s.p+1, false
 	return err
 }
@@ -324,6 +347,9 @@ func (s *partStream) close() error {
 			err = herr
 		}
 		s.host = nil
+	}
+	if rerr := s.sp.remove(); err == nil {
+		err = rerr
 	}
 	return err
 }

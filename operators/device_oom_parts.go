@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"fmt"
 	"hash/maphash"
 	"math/bits"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/opspec"
+	"github.com/gsqlengine/gsql/spill"
 )
 
 // The host partitions of a device operator that ran out of device memory
@@ -16,8 +18,12 @@ import (
 // device_join_partitioned.go and device_aggregate_partitioned.go: rows
 // are downloaded and routed on the host by a seeded hash of their key
 // columns into P partitions (a power of two, each sized to a share of the
-// device's free memory), held as host batches, and handed back one
-// partition at a time, uploaded in large pieces.
+// device's free memory), held as host batches while the operator's
+// partitions together stay within its MemoryLimit and written to disk
+// through package spill past it (as the CPU's SpillAggregate and
+// SpillJoin do), and handed back one partition at a time, uploaded in
+// large pieces. EXPLAIN ANALYZE shows spilled_partitions and
+// spilled_bytes.
 
 const (
 	// oomBuildShare: a partition's device work may take this fraction of
@@ -105,18 +111,69 @@ rows:
 	return r.route
 }
 
-// hashParts is one side's rows split into partitions on the host.
+// partSpill is the host memory budget of one operator's partitions (its
+// MemoryLimit, as the CPU's spilling operators take it; 0: none) and,
+// once they pass it, the spill directory they go to, removed when the
+// operator ends.
+type partSpill struct {
+	limit  uint64
+	parent string
+	stats  *Stats
+	// held is the host memory of every set's partitions held, peak the
+	// most it reached with the spill's write buffers.
+	held, peak int64
+	dir        *spill.Dir
+	sets       int
+}
+
+func (sp *partSpill) grow(n int64) {
+	sp.held += n
+	sp.peak = max(sp.peak, sp.held)
+}
+
+// directory is the spill directory, made on first use.
+func (sp *partSpill) directory() (*spill.Dir, error) {
+	if sp.dir == nil {
+		d, err := spill.NewDir(sp.parent)
+		if err != nil {
+			return nil, err
+		}
+		sp.dir = d
+	}
+	return sp.dir, nil
+}
+
+// remove deletes the spill directory, if one was made.
+func (sp *partSpill) remove() error {
+	if sp == nil || sp.dir == nil {
+		return nil
+	}
+	err := sp.dir.Remove()
+	sp.dir = nil
+	return err
+}
+
+// hashParts is one side's rows split into partitions on the host: held
+// in memory while every set of the operator together stays within its
+// budget, then written to disk through package spill, that set's rows
+// at once and its later ones as they come.
 type hashParts struct {
+	sp   *partSpill
+	name string
 	mem  [][]*coldata.Batch
 	rows []int
 	// bytes is each partition's host memory, held the sum of them.
 	bytes []int64
 	held  int64
 	idx   [][]int
+	// disk holds the partitions once they went to disk.
+	disk *spill.Partitions
 }
 
-func newHashParts(n int) *hashParts {
-	return &hashParts{mem: make([][]*coldata.Batch, n), rows: make([]int, n), bytes: make([]int64, n), idx: make([][]int, n)}
+func newHashParts(sp *partSpill, what string, n int) *hashParts {
+	sp.sets++
+	return &hashParts{sp: sp, name: fmt.Sprintf("%s%d", what, sp.sets), mem: make([][]*coldata.Batch, n),
+		rows: make([]int, n), bytes: make([]int64, n), idx: make([][]int, n)}
 }
 
 // len is the number of partitions.
@@ -125,6 +182,14 @@ func (p *hashParts) len() int { return len(p.mem) }
 // add copies the rows of b to their partitions route[r] (negative: none),
 // so that b's memory can go.
 func (p *hashParts) add(b *coldata.Batch, route []int) error {
+	if p.disk != nil {
+		for _, i := range route {
+			if i >= 0 {
+				p.rows[i]++
+			}
+		}
+		return p.disk.Add(b, route)
+	}
 	for i := range p.idx {
 		p.idx[i] = p.idx[i][:0]
 	}
@@ -143,18 +208,84 @@ func (p *hashParts) add(b *coldata.Batch, route []int) error {
 		p.rows[i] += len(idx)
 		p.bytes[i] += n
 		p.held += n
+		p.sp.grow(n)
+	}
+	if p.sp.limit > 0 && p.sp.held > int64(p.sp.limit) {
+		return p.toDisk(b)
 	}
 	return nil
 }
 
+// toDisk writes the partitions held in memory to disk (b gives the
+// columns' types), where the later rows go too.
+func (p *hashParts) toDisk(b *coldata.Batch) error {
+	dir, err := p.sp.directory()
+	if err != nil {
+		return err
+	}
+	types := make([]coldata.Type, len(b.Cols))
+	for i, c := range b.Cols {
+		types[i] = c.Type
+	}
+	// Hundreds of partitions buffer fewer rows each.
+	flush := min(max(spillFlushRows*spillFanout/p.len(), 256), spillFlushRows)
+	if p.disk, err = dir.NewPartitions(p.name, p.len(), types, flush); err != nil {
+		return err
+	}
+	var route []int
+	for i, bs := range p.mem {
+		for _, part := range bs {
+			for len(route) < part.Len {
+				route = append(route, 0)
+			}
+			for r := range route[:part.Len] {
+				route[r] = i
+			}
+			if err := p.disk.Add(part, route[:part.Len]); err != nil {
+				return err
+			}
+		}
+		p.mem[i], p.bytes[i] = nil, 0
+	}
+	p.sp.held -= p.held
+	p.held = 0
+	if st := p.sp.stats; st != nil {
+		st.SpillPartitions.Add(int64(p.len()))
+	}
+	return nil
+}
+
+// finish ends the adds: partitions on disk are flushed and closed.
+func (p *hashParts) finish() error {
+	if p.disk == nil {
+		return nil
+	}
+	err := p.disk.Finish()
+	p.sp.peak = max(p.sp.peak, p.sp.held+p.disk.PeakBytes())
+	if st := p.sp.stats; st != nil {
+		st.SpillBytes.Store(p.sp.dir.BytesWritten())
+	}
+	return err
+}
+
 // source reads partition i's rows.
-func (p *hashParts) source(i int) Operator { return &Materialized{Batches: p.mem[i]} }
+func (p *hashParts) source(i int) Operator {
+	if p.disk != nil {
+		return p.disk.Reader(i)
+	}
+	return &Materialized{Batches: p.mem[i]}
+}
 
 // release drops partition i's rows once read.
-func (p *hashParts) release(i int) {
+func (p *hashParts) release(i int) error {
+	if p.disk != nil {
+		return p.disk.Remove(i)
+	}
 	p.mem[i] = nil
 	p.held -= p.bytes[i]
+	p.sp.held -= p.bytes[i]
 	p.bytes[i] = 0
+	return nil
 }
 
 // partUpload is a device operator over a partition's host rows: its
