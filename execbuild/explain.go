@@ -101,6 +101,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if n := st.OOMPartitions.Load(); n > 0 {
 			line += fmt.Sprintf(" oom_partitions=%d", n)
 		}
+		if n := st.OOMResplits.Load(); n > 0 {
+			line += fmt.Sprintf(" oom_resplits=%d", n)
+		}
 		if st.HostJoinOOM.Load() > 0 {
 			line += " host_join_oom=1"
 		}

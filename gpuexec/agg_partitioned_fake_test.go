@@ -116,8 +116,9 @@ func aggRun(t *testing.T, dev *gpuexec.Device, h *operators.DeviceHashAggregate,
 // grouped in halves first; when the first half shows many groups (the
 // host would merge them all), the input is grouped by partition instead,
 // each partition's groups final, the answer the CPU's over NULL, text and
-// two-column keys. With few groups the halves stand. A partition that
-// still does not fit is grouped on the CPU.
+// two-column keys. With few groups the halves stand. When nothing fits,
+// the partitions are split again as far as they go, then grouped on the
+// CPU.
 func TestFakeAggPartitionedAfterOOM(t *testing.T) {
 	defer operators.SetTinyRows(0)() // the partitions through the twin too
 	defer operators.SetOOMPartitionBytes(128 << 10)()
@@ -161,6 +162,9 @@ func TestFakeAggPartitionedAfterOOM(t *testing.T) {
 			}
 			if (st.HostGroupOOM.Load() == 1) != c.host {
 				t.Errorf("host_group_oom=%d, want on the host %v", st.HostGroupOOM.Load(), c.host)
+			}
+			if c.host && st.OOMResplits.Load() == 0 {
+				t.Errorf("no partition was split again before the CPU grouped it")
 			}
 			if c.parted && st.PeakHostBytes.Load() == 0 {
 				t.Errorf("the partitions' host bytes were not counted")

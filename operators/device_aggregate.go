@@ -83,8 +83,10 @@ type DeviceHashAggregate struct {
 	parted *aggPartStream
 	depth  int
 	// oomSpill, in a partition's own GROUP BY, is the partitioned
-	// GROUP BY's host budget and spill directory, shared.
+	// GROUP BY's host budget and spill directory, shared; oneKey says
+	// the partition's rows all have one key.
 	oomSpill *partSpill
+	oneKey   bool
 }
 
 // deviceFinish is how the device finishes every aggregate of a GROUP BY

@@ -22,8 +22,10 @@ import (
 // quantiles and the halves work as over any input; every row of a group
 // is in its partition, so its groups are final and the partitions'
 // outputs together are the GROUP BY's, with no merge. A partition that
-// still runs out of device memory is grouped by the CPU's HashAggregate
-// (host_group_oom=1). The partitions go to disk past the GROUP BY's
+// still runs out of device memory is split again by its own GROUP BY,
+// with another hash, up to oomSplitDepth splits deep (oom_resplits=N);
+// past that, or when its rows all have one key, it is grouped by the
+// CPU's HashAggregate (host_group_oom=1). The partitions go to disk past the GROUP BY's
 // MemoryLimit, as the join's do. EXPLAIN ANALYZE says oom_partitions=P.
 //
 // The groups come out partition by partition, not in first-appearance
@@ -51,6 +53,9 @@ type aggPartStream struct {
 	p                int
 	cur              Operator
 	onHost, produced bool
+	// oneKey says which partitions' rows all have one key: split again,
+	// they would not spread.
+	oneKey []bool
 	// cands holds, under a Top, the groups each partition's cut kept.
 	cands []*coldata.Batch
 	done  bool
@@ -60,12 +65,8 @@ type aggPartStream struct {
 // run again by partition: a device out-of-memory error of the grouping
 // itself (not of the input), with keys to partition by.
 func (h *DeviceHashAggregate) oomPartitionable(err error) bool {
-	return len(h.Keys) > 0 && !h.inputFailed && h.depth < oomAggDepth && gpuexec.IsOutOfMemory(err)
+	return len(h.Keys) > 0 && !h.inputFailed && !h.oneKey && h.depth < oomSplitDepth && gpuexec.IsOutOfMemory(err)
 }
-
-// oomAggDepth bounds the partitioned GROUP BYs one inside the other: a
-// partition's own GROUP BY does not partition again.
-const oomAggDepth = 1
 
 // manyGroups reports whether parts, the partials of rows input rows, hold
 // more groups than merging them on the host is worth (AggFewRows).
@@ -109,8 +110,12 @@ func (h *DeviceHashAggregate) groupPartitionedAfterOOM(ctx context.Context, caus
 		return err
 	}
 	h.parted = s
-	if h.Stats != nil && h.depth == 0 {
+	switch {
+	case h.Stats == nil:
+	case h.depth == 0:
 		h.Stats.OOMPartitions.Store(int64(n))
+	default:
+		h.Stats.OOMResplits.Add(1)
 	}
 	raisePeak(h.Stats, sp.peak)
 	return nil
@@ -146,6 +151,10 @@ func (s *aggPartStream) split(ctx context.Context, n int, cause error) error {
 	}
 	if err := s.parts.finish(); err != nil {
 		return fmt.Errorf("partitioned GROUP BY: %w", err)
+	}
+	s.oneKey = make([]bool, n)
+	for i := range s.oneKey {
+		s.oneKey[i] = r.oneKey(i)
 	}
 	return nil
 }
@@ -203,7 +212,7 @@ func (s *aggPartStream) startDevice(ctx context.Context) error {
 	in := &partUpload{src: s.parts.source(s.p), rt: h.RT, maxRows: math.MaxInt32, maxBytes: int64(s.budget)}
 	sub := &DeviceHashAggregate{Input: in, RT: h.RT, Keys: h.Keys, KeyTypes: h.KeyTypes, Aggs: h.Aggs,
 		MemoryLimit: h.MemoryLimit, Stats: h.Stats, Top: h.Top, Spill: h.Spill, SpillDir: h.SpillDir,
-		GroupOn: h.GroupOn, PartitionOn: h.PartitionOn, depth: h.depth + 1, oomSpill: s.sp}
+		GroupOn: h.GroupOn, PartitionOn: h.PartitionOn, depth: h.depth + 1, oomSpill: s.sp, oneKey: s.oneKey[s.p]}
 	s.cur, s.onHost, s.produced = sub, false, false
 	if err := sub.Open(ctx); err != nil {
 		return fmt.Errorf("partitioned GROUP BY, partition %d of %d: %w", s.p, s.parts.len(), err)

@@ -32,15 +32,17 @@ import (
 // one go to partition 0 for a LEFT or anti join (the probe outputs them
 // once, unmatched) and are dropped for an INNER or semi join.
 //
-// A partition whose build still runs out of memory (one heavy key, or
-// memory other operators hold) is joined by the CPU HashJoin instead,
-// that partition only (device_join_oom.go's hostStream over its host
-// rows): a partition cannot be split again when one key fills it, so the
-// simplest bound is the host. Both sides are held in host memory while
+// A partition whose build still runs out of memory is split again, both
+// sides, by a hash with another seed into partitions sized to the
+// device's memory then, up to oomSplitDepth splits deep; past that, or
+// when its right rows all have one key (which no split spreads), it is
+// joined by the CPU HashJoin instead, that partition only
+// (device_join_oom.go's hostStream over its host rows). Both sides are held in host memory while
 // together within the join's MemoryLimit, and go to disk past it
 // (device_oom_parts.go), the spill directory removed when the join ends.
-// EXPLAIN ANALYZE says oom_partitions=P, and host_join_oom=1 when some
-// partition went to the host.
+// EXPLAIN ANALYZE says oom_partitions=P, oom_resplits=N for the
+// partitions split again, and host_join_oom=1 when some partition went
+// to the host.
 
 const (
 	// joinTableRowBytes is a build row's hash table bytes beside its
@@ -55,23 +57,36 @@ const (
 // side ran out of device memory.
 type partStream struct {
 	j *DeviceHashJoin
-	n int
-	// right and left are the partitions' host rows (right: every column
-	// of the right input; left: every column of the left input), freed
-	// as each partition is joined.
-	right, left *hashParts
-	// sp is their host memory budget and spill directory.
+	// sp is the partitions' host memory budget and spill directory.
 	sp *partSpill
-	// p is the partition being joined, started whether its table is
-	// built (or the partition is on the host).
-	p       int
+	// queue is the partitions still to join (a split's before the rest,
+	// so that its files go before the next split writes more); cur is
+	// the one being joined, started whether its table is built (or it
+	// is on the host).
+	queue   []oomPart
+	cur     oomPart
 	started bool
-	// lefts uploads p's left rows, probeQ holds the uploaded batches (or
-	// their slices) still to probe.
+	// lefts uploads cur's left rows, probeQ holds the uploaded batches
+	// (or their slices) still to probe.
 	lefts  *partUpload
 	probeQ []*gpuexec.DeviceBatch
-	// host joins partition p on the host after its build ran out.
+	// host joins cur on the host after its build ran out.
 	host *hostStream
+}
+
+// oomPart is partition i of both sides' split (right: every column of
+// the right input; left: every column of the left input), depth splits
+// deep; oneKey says its right rows all have one key, which no split
+// spreads.
+type oomPart struct {
+	right, left *hashParts
+	i, depth    int
+	oneKey      bool
+}
+
+// where names the partition in errors.
+func (p oomPart) where() string {
+	return fmt.Sprintf("partition %d of %d (split %d)", p.i, p.right.len(), p.depth)
 }
 
 // joinPartitionedAfterOOM switches j to a partitioned join after its build
@@ -96,78 +111,94 @@ func (j *DeviceHashJoin) joinPartitionedAfterOOM(ctx context.Context, right []*g
 		bytes += b.ColumnBytes()
 	}
 	n := oomPartitions(bytes+uint64(rows)*joinTableRowBytes, oomPartitionBudget(j.RT.Dev))
-	sp := &partSpill{limit: j.MemoryLimit, parent: j.SpillDir, stats: j.Stats}
-	s := &partStream{j: j, n: n, sp: sp, right: newHashParts(sp, "joinr", n), left: newHashParts(sp, "joinl", n)}
-	if err := s.split(ctx, right, held, cause); err != nil {
-		sp.remove()
-		return err
+	s := &partStream{j: j, sp: &partSpill{limit: j.MemoryLimit, parent: j.SpillDir, stats: j.Stats}}
+	// The right input's batches, downloaded; at their end the device
+	// copies go, so that the whole left input can be read.
+	k := 0
+	nextRight := func() (*coldata.Batch, error) {
+		if k == len(right) {
+			releaseDeviceBatches(*held)
+			*held = nil
+			return nil, nil
+		}
+		k++
+		hb, err := j.RT.Dev.Download(ctx, right[k-1])
+		if err != nil {
+			return nil, fmt.Errorf("%w (partitioning the join after it: %v)", cause, err)
+		}
+		return hb, nil
+	}
+	nextLeft := func() (*coldata.Batch, error) {
+		for {
+			db, err := j.nextLeftDevice(ctx)
+			if err != nil || db == nil {
+				return nil, err
+			}
+			if db.Len == 0 {
+				db.Release()
+				continue
+			}
+			hb, err := j.RT.Dev.Download(ctx, db)
+			db.Release()
+			return hb, err
+		}
+	}
+	if err := s.split(n, 0, nextRight, nextLeft); err != nil {
+		s.sp.remove()
+		return fmt.Errorf("partitioned join after %v: %w", cause, err)
 	}
 	j.parted = s
 	if j.Stats != nil {
 		j.Stats.OOMPartitions.Store(int64(n))
 	}
-	raisePeak(j.Stats, sp.peak)
+	raisePeak(j.Stats, s.sp.peak)
 	return nil
 }
 
-// split downloads the right input's batches and the whole left input and
-// routes their rows to the partitions.
-func (s *partStream) split(ctx context.Context, right []*gpuexec.DeviceBatch, held *[]*gpuexec.DeviceBatch, cause error) error {
+// split routes the rows of the right batches nextRight yields, then of
+// the left ones nextLeft yields, to n new partitions of each side,
+// queued before the rest, depth splits deep.
+func (s *partStream) split(n, depth int, nextRight, nextLeft func() (*coldata.Batch, error)) error {
 	j := s.j
-	r := newKeyRouter(s.n)
-	for _, db := range right {
-		hb, err := j.RT.Dev.Download(ctx, db)
-		if err != nil {
-			return fmt.Errorf("%w (partitioning the join after it: %v)", cause, err)
-		}
-		// Right rows with a NULL key match nothing.
-		err = s.right.add(hb, r.routes(hb, j.RightKeys, -1))
-		hb.ReleaseOwner()
-		if err != nil {
-			return fmt.Errorf("partitioned join: right side: %w", err)
-		}
+	right, left := newHashParts(s.sp, "joinr", n), newHashParts(s.sp, "joinl", n)
+	r := newKeyRouter(n)
+	// Right rows with a NULL key match nothing.
+	if err := s.route(right, r, nextRight, j.RightKeys, -1); err != nil {
+		return fmt.Errorf("right side: %w", err)
 	}
-	if err := s.right.finish(); err != nil {
-		return fmt.Errorf("partitioned join: right side: %w", err)
+	parts := make([]oomPart, n, n+len(s.queue))
+	for i := range parts {
+		parts[i] = oomPart{right: right, left: left, i: i, depth: depth, oneKey: r.oneKey(i)}
 	}
-	for _, b := range *held {
-		b.Release()
-	}
-	*held = nil
-	// The whole left input now: the partitions are joined one after the
-	// other, each with all of its left rows. A LEFT or anti join keeps
-	// its rows with a NULL key, unmatched, in partition 0.
+	// A LEFT or anti join keeps its rows with a NULL key, unmatched, in
+	// partition 0.
 	nulls := -1
 	if j.Kind == opspec.LeftJoin || j.Kind == opspec.AntiJoin {
 		nulls = 0
 	}
-	for {
-		db, err := j.nextLeftDevice(ctx)
-		if err != nil {
-			return fmt.Errorf("partitioned join after %v: %w", cause, err)
-		}
-		if db == nil {
-			break
-		}
-		if db.Len == 0 {
-			db.Release()
-			continue
-		}
-		hb, err := j.RT.Dev.Download(ctx, db)
-		db.Release()
-		if err != nil {
-			return fmt.Errorf("partitioned join: left side: %w", err)
-		}
-		err = s.left.add(hb, r.routes(hb, j.LeftKeys, nulls))
-		hb.ReleaseOwner()
-		if err != nil {
-			return fmt.Errorf("partitioned join: left side: %w", err)
-		}
+	if err := s.route(left, r, nextLeft, j.LeftKeys, nulls); err != nil {
+		return fmt.Errorf("left side: %w", err)
 	}
-	if err := s.left.finish(); err != nil {
-		return fmt.Errorf("partitioned join: left side: %w", err)
-	}
+	s.queue = append(parts, s.queue...)
 	return nil
+}
+
+// route adds every batch next yields to to by r's hash of keys.
+func (s *partStream) route(to *hashParts, r *keyRouter, next func() (*coldata.Batch, error), keys []int, nulls int) error {
+	for {
+		b, err := next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return to.finish()
+		}
+		err = to.add(b, r.routes(b, keys, nulls))
+		b.ReleaseOwner()
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // next returns the join's next output batch on the device (nil at the
@@ -187,10 +218,10 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 			}
 			continue
 		}
-		if s.p >= s.n {
-			return nil, nil
-		}
 		if !s.started {
+			if len(s.queue) == 0 {
+				return nil, nil
+			}
 			if err := s.start(ctx); err != nil {
 				return nil, err
 			}
@@ -199,7 +230,7 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 		if len(s.probeQ) == 0 {
 			db, err := s.lefts.NextDevice(ctx)
 			if err != nil {
-				return nil, fmt.Errorf("partitioned join, partition %d of %d: left rows: %w", s.p, s.n, err)
+				return nil, fmt.Errorf("partitioned join, %s: left rows: %w", s.cur.where(), err)
 			}
 			if db == nil {
 				if err := s.endPartition(); err != nil {
@@ -220,7 +251,7 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 		}
 		out, again, err := j.probeSplitting(ctx, &s.probeQ, lb)
 		if err != nil {
-			return nil, fmt.Errorf("partitioned join, partition %d of %d: %w", s.p, s.n, err)
+			return nil, fmt.Errorf("partitioned join, %s: %w", s.cur.where(), err)
 		}
 		if !again && out != nil {
 			return out, nil
@@ -228,28 +259,29 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 	}
 }
 
-// start builds partition p's table on the device, or moves the partition
-// to the host when that runs out of memory. A partition whose output is
+// start builds the next partition's table on the device; when that runs
+// out of memory the partition is split again or, one key's or split
+// oomSplitDepth times, joined on the host. A partition whose output is
 // empty (no left rows; no right rows for an INNER or semi join) is
 // skipped.
 func (s *partStream) start(ctx context.Context) error {
 	j := s.j
-	p := s.p
-	rows := s.right.rows[p]
-	if s.left.rows[p] == 0 || (rows == 0 && (j.Kind == opspec.InnerJoin || j.Kind == opspec.SemiJoin)) {
-		s.p++
-		return errors.Join(s.right.release(p), s.left.release(p))
+	p := s.queue[0]
+	s.queue, s.cur = s.queue[1:], p
+	rows := p.right.rows[p.i]
+	if p.left.rows[p.i] == 0 || (rows == 0 && (j.Kind == opspec.InnerJoin || j.Kind == opspec.SemiJoin)) {
+		return errors.Join(p.right.release(p.i), p.left.release(p.i))
 	}
-	right, err := drain(ctx, s.right.source(p))
-	if rerr := s.right.release(p); err == nil {
+	right, err := drain(ctx, p.right.source(p.i))
+	if rerr := p.right.release(p.i); err == nil {
 		err = rerr
 	}
 	if err != nil {
-		return fmt.Errorf("partitioned join, partition %d of %d: right rows: %w", p, s.n, err)
+		return fmt.Errorf("partitioned join, %s: right rows: %w", p.where(), err)
 	}
-	left := s.left.source(p)
-	if err := s.openLeft(ctx, left); err != nil {
-		return err
+	s.lefts = &partUpload{src: p.left.source(p.i), rt: j.RT, maxRows: oomProbeRows, maxBytes: math.MaxInt64}
+	if err := s.lefts.Open(ctx); err != nil {
+		return fmt.Errorf("partitioned join, %s: left rows: %w", p.where(), err)
 	}
 	s.started = true
 	if rows == 0 && j.Kind == opspec.AntiJoin {
@@ -257,13 +289,7 @@ func (s *partStream) start(ctx context.Context) error {
 	}
 	hbs := right
 	if j.Kind == opspec.LeftJoin {
-		cols := make([]*coldata.Vec, len(j.RightInTypes))
-		for i, t := range j.RightInTypes {
-			bld := coldata.NewBuilder(t, 1)
-			bld.AppendNull()
-			cols[i] = bld.Finish()
-		}
-		hbs = append(hbs[:len(hbs):len(hbs)], &coldata.Batch{Cols: cols, Len: 1})
+		hbs = append(hbs[:len(hbs):len(hbs)], j.nullRowBatch())
 		j.nullRow = int64(rows)
 	}
 	err = j.RT.Cache.RetryOOM(j.RT.waitCtx(ctx), func() (err error) {
@@ -278,31 +304,63 @@ func (s *partStream) start(ctx context.Context) error {
 	}
 	s.releaseDevice()
 	if !gpuexec.IsOutOfMemory(err) {
-		return fmt.Errorf("partitioned join, partition %d of %d: %w", p, s.n, err)
+		return fmt.Errorf("partitioned join, %s: %w", p.where(), err)
 	}
-	// Even this partition does not fit: it joins on the host, its left
-	// rows read again from the start.
-	if err := s.lefts.Close(); err != nil {
+	// The left rows are read again from their start, by the split or
+	// the host join.
+	err = s.lefts.Close()
+	s.lefts = nil
+	if err != nil {
 		return err
 	}
-	s.lefts = nil
-	s.host = &hostStream{j: j, rhs: right, src: left}
+	if !p.oneKey && rows > 1 && p.depth+1 < oomSplitDepth {
+		s.started = false
+		return s.splitAgain(ctx, right)
+	}
+	// One key's rows, or split as far as it goes: the host joins it.
+	s.host = &hostStream{j: j, rhs: right, src: p.left.source(p.i)}
 	if j.Stats != nil {
 		j.Stats.HostJoinOOM.Store(1)
 	}
 	return nil
 }
 
-// openLeft starts uploading the partition's left rows from src.
-func (s *partStream) openLeft(ctx context.Context, src Operator) error {
-	s.lefts = &partUpload{src: src, rt: s.j.RT, maxRows: oomProbeRows, maxBytes: math.MaxInt64}
-	if err := s.lefts.Open(ctx); err != nil {
-		return fmt.Errorf("partitioned join, partition %d of %d: left rows: %w", s.p, s.n, err)
+// splitAgain splits the current partition, whose build ran out of device
+// memory, with a new hash into partitions sized to the device's memory
+// now: right is its right rows, its left rows are read from their
+// partition, which goes.
+func (s *partStream) splitAgain(ctx context.Context, right []*coldata.Batch) error {
+	j, p := s.j, s.cur
+	var rows int
+	var bytes uint64
+	for _, b := range right {
+		rows += b.Len
+		bytes += uint64(b.HostBytes())
 	}
+	n := oomPartitions(bytes+uint64(rows)*joinTableRowBytes, oomPartitionBudget(j.RT.Dev))
+	src := p.left.source(p.i)
+	if err := src.Open(ctx); err != nil {
+		return fmt.Errorf("partitioned join, %s: left rows: %w", p.where(), err)
+	}
+	k := 0
+	err := s.split(n, p.depth+1, func() (*coldata.Batch, error) {
+		if k == len(right) {
+			return nil, nil
+		}
+		k++
+		return right[k-1], nil
+	}, func() (*coldata.Batch, error) { return src.Next(ctx) })
+	if err = errors.Join(err, src.Close(), p.left.release(p.i)); err != nil {
+		return fmt.Errorf("partitioned join, splitting %s again: %w", p.where(), err)
+	}
+	if j.Stats != nil {
+		j.Stats.OOMResplits.Add(1)
+	}
+	raisePeak(j.Stats, s.sp.peak)
 	return nil
 }
 
-// releaseDevice releases partition p's device memory.
+// releaseDevice releases the current partition's device memory.
 func (s *partStream) releaseDevice() {
 	j := s.j
 	if j.table != nil {
@@ -315,7 +373,7 @@ func (s *partStream) releaseDevice() {
 	}
 }
 
-// endPartition releases what partition p holds and moves to the next.
+// endPartition releases what the current partition holds.
 func (s *partStream) endPartition() error {
 	s.releaseDevice()
 	var err error
@@ -323,19 +381,20 @@ func (s *partStream) endPartition() error {
 		err = s.lefts.Close()
 		s.lefts = nil
 	}
-	if lerr := s.left.release(s.p); err == nil {
+	if lerr := s.cur.left.release(s.cur.i); err == nil {
 		err = lerr
 	}
-	s.p, s.started = s.p+1, false
+	s.started = false
 	return err
 }
 
-// close ends the join, releasing what a partition still holds.
+// close ends the join, releasing what a partition still holds and
+// removing the spill directory.
 func (s *partStream) close() error {
 	for _, b := range s.probeQ {
 		b.Release()
 	}
-	s.probeQ = nil
+	s.probeQ, s.queue = nil, nil
 	s.releaseDevice()
 	var err error
 	if s.lefts != nil {

@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -32,6 +33,10 @@ const (
 	// maxOOMPartitions bounds P: past it a partition that still does not
 	// fit goes to the host.
 	maxOOMPartitions = 1024
+	// oomSplitDepth bounds the splits one row goes through: a partition
+	// still too large is split again, with another hash, while this
+	// allows, and then goes to the host.
+	oomSplitDepth = 3
 )
 
 // oomPartitionBytes, when positive, stands in for the device memory a
@@ -73,18 +78,26 @@ func oomPartitions(bytes, budget uint64) int {
 const routeByHash = -2
 
 // keyRouter routes rows to n partitions by a hash of their key columns,
-// its seed its own: a partition split again gets a new router.
+// its seed its own: a partition split again gets a new router, whose
+// hash spreads the keys the old one put together.
 type keyRouter struct {
 	seed   maphash.Seed
 	mask   uint64
 	keyBuf []byte
 	keys   []*coldata.Vec
 	route  []int
+	// first is each partition's first key, mixed whether another key
+	// followed: a partition of one key cannot be split (oneKey).
+	first [][]byte
+	mixed []bool
 }
 
 func newKeyRouter(n int) *keyRouter {
-	return &keyRouter{seed: maphash.MakeSeed(), mask: uint64(n - 1)}
+	return &keyRouter{seed: maphash.MakeSeed(), mask: uint64(n - 1), first: make([][]byte, n), mixed: make([]bool, n)}
 }
+
+// oneKey reports whether every row routed to partition i had one key.
+func (r *keyRouter) oneKey(i int) bool { return r.first[i] != nil && !r.mixed[i] }
 
 // routes is the partition of each row of b by its key columns keys. A row
 // with a NULL key goes to partition nulls (-1: none; routeByHash: by its
@@ -106,7 +119,14 @@ rows:
 			}
 		}
 		r.keyBuf = opspec.AppendRowKey(r.keyBuf[:0], r.keys, row)
-		r.route = append(r.route, int(maphash.Bytes(r.seed, r.keyBuf)&r.mask))
+		i := int(maphash.Bytes(r.seed, r.keyBuf) & r.mask)
+		switch {
+		case r.first[i] == nil:
+			r.first[i] = append([]byte{}, r.keyBuf...)
+		case !r.mixed[i] && !bytes.Equal(r.first[i], r.keyBuf):
+			r.mixed[i] = true
+		}
+		r.route = append(r.route, i)
 	}
 	return r.route
 }

@@ -89,6 +89,10 @@ type Stats struct {
 	// grouped its input in (device_aggregate_partitioned.go); 0 when none
 	// did.
 	OOMPartitions atomic.Int64
+	// OOMResplits counts the partitions of such a join or GROUP BY that
+	// still ran out of device memory and were split again, with another
+	// hash.
+	OOMResplits atomic.Int64
 	// HostGroupOOM is 1 when a device GROUP BY, split into partitions
 	// after it ran out of device memory, still ran out and grouped a
 	// partition on the CPU (device_aggregate_partitioned.go).
@@ -360,6 +364,7 @@ func MergeStats(parts []*Stats) *Stats {
 		out.HostJoinOOM.Store(max(out.HostJoinOOM.Load(), p.HostJoinOOM.Load()))
 		out.OOMPartitions.Store(max(out.OOMPartitions.Load(), p.OOMPartitions.Load()))
 		out.HostGroupOOM.Store(max(out.HostGroupOOM.Load(), p.HostGroupOOM.Load()))
+		out.OOMResplits.Add(p.OOMResplits.Load())
 		out.OOMSplits.Add(p.OOMSplits.Load())
 		out.HostAggs.Add(p.HostAggs.Load())
 		out.HostAggRows.Add(p.HostAggRows.Load())
