@@ -12,21 +12,23 @@ import (
 )
 
 // A device GROUP BY that runs out of device memory (after the resident
-// tables were evicted, and after halving where halves with many groups
-// would leave the host to merge them all) groups partition by partition:
-// its input is read again, downloaded and split on the host by a hash of
-// the group keys into P partitions (device_oom_parts.go), P sized so that
-// each partition's rows and grouping state fit a quarter of the device's
-// free memory. Each partition in turn is uploaded in large pieces and
-// grouped by a DeviceHashAggregate of its own, so DISTINCT aggregates,
-// quantiles and the halves work as over any input; every row of a group
-// is in its partition, so its groups are final and the partitions'
-// outputs together are the GROUP BY's, with no merge. A partition that
-// still runs out of device memory is split again by its own GROUP BY,
-// with another hash, up to oomSplitDepth splits deep (oom_resplits=N);
-// past that, or when its rows all have one key, it is grouped by the
-// CPU's HashAggregate (host_group_oom=1). The partitions go to disk past the GROUP BY's
-// MemoryLimit, as the join's do. EXPLAIN ANALYZE says oom_partitions=P.
+// tables were evicted) and cannot be halved (quantiles, DISTINCT
+// aggregates, halves that bottom out), or whose first half shows many
+// groups that the host would have to merge, groups partition by
+// partition: its input is read again, downloaded and split on the host by
+// a hash of the group keys into P partitions (device_oom_parts.go), P
+// sized so that each partition's rows and grouping state fit a quarter
+// of the device's free memory. Each partition in turn is uploaded in
+// large pieces and grouped by a DeviceHashAggregate of its own, so
+// DISTINCT aggregates, quantiles and the halves work as over any input;
+// every row of a group is in its partition, so its groups are final and
+// the partitions' outputs together are the GROUP BY's, with no merge. A
+// partition that still runs out of device memory is split again by its
+// own GROUP BY, with another hash, up to oomSplitDepth splits deep
+// (oom_resplits=N); past that, or when its rows all have one key, it is
+// grouped by the CPU's HashAggregate (host_group_oom=1). The partitions
+// go to disk past the GROUP BY's MemoryLimit, as the join's do. EXPLAIN
+// ANALYZE says oom_partitions=P.
 //
 // The groups come out partition by partition, not in first-appearance
 // order, which no query without ORDER BY may rely on. Under a Top each
