@@ -56,5 +56,5 @@ func (b *Built) buildDeviceJoin(x *planner.DeviceJoin, st *operators.Stats) (ope
 	}
 	return &operators.DeviceHashJoin{Left: l, Right: r, RT: b.GPU, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys,
 		Kind: x.Orig.Kind, LeftTypes: columnTypes(x.Orig.Left.Columns()), RightTypes: rightOut,
-		RightInTypes: columnTypes(x.Right.Columns()), Cond: x.Cond, Stats: st}, nil
+		RightInTypes: columnTypes(x.Right.Columns()), Cond: x.Cond, Stats: st, MemoryLimit: b.MemoryLimit, SpillDir: b.TempDir}, nil
 }

@@ -101,8 +101,14 @@ func (b *Built) statistics(n planner.Node) string {
 		if n := st.OOMPartitions.Load(); n > 0 {
 			line += fmt.Sprintf(" oom_partitions=%d", n)
 		}
+		if n := st.OOMResplits.Load(); n > 0 {
+			line += fmt.Sprintf(" oom_resplits=%d", n)
+		}
 		if st.HostJoinOOM.Load() > 0 {
 			line += " host_join_oom=1"
+		}
+		if st.HostGroupOOM.Load() > 0 {
+			line += " host_group_oom=1"
 		}
 		if st.HostAggs.Load() > 0 {
 			line += fmt.Sprintf(" host_group_rows=%d", st.HostAggRows.Load())

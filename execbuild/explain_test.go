@@ -60,9 +60,11 @@ func TestExplainOOMPartitions(t *testing.T) {
 	st := &operators.Stats{}
 	st.OOMPartitions.Store(8)
 	st.HostJoinOOM.Store(1)
+	st.HostGroupOOM.Store(1)
+	st.OOMResplits.Store(3)
 	b := &Built{Stats: map[planner.Node]*operators.Stats{v: st}}
 	line := b.statistics(v)
-	for _, want := range []string{" oom_partitions=8", " host_join_oom=1"} {
+	for _, want := range []string{" oom_partitions=8", " oom_resplits=3", " host_join_oom=1", " host_group_oom=1"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("%q lacks %q", line, want)
 		}

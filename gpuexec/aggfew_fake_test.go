@@ -11,7 +11,6 @@ package gpuexec_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/bits"
@@ -286,13 +285,16 @@ func runDeviceAggregate(t *testing.T, h *operators.DeviceHashAggregate, device b
 // A GROUP BY whose batch's hash table does not fit the device's memory
 // groups the batch in halves (again while a half does not fit), their
 // partials merged on the host, instead of failing: the groups are the
-// CPU's. (Through NextDevice the whole batch first goes to
-// GroupByOnDevice, which the fake driver cannot run.) A batch that cannot be halved
-// further fails with the out-of-memory error.
+// CPU's, in first-appearance order. (Through NextDevice the whole batch
+// first goes to GroupByOnDevice, which the fake driver cannot run.) With
+// few groups for their rows the halves stand; many groups, or halves
+// that bottom out, group by partition (TestFakeAggPartitionedAfterOOM).
 func TestFakeAggSplitsOnOutOfMemory(t *testing.T) {
+	defer func(f int) { operators.AggFewRows = f }(operators.AggFewRows)
+	operators.AggFewRows = 4 // the halves' few groups: at most one per 4 rows
 	devs, _ := gpuexec.FakeDevices(t, 1, nil)
 	rt := &operators.DeviceRuntime{Dev: devs[0]}
-	batches := fewManyBatches([]int{3000, 2500}, func(int, int) int { return 1_000_000 })
+	batches := fewManyBatches([]int{3000, 2500}, func(int, int) int { return 20 })
 	keys := []int{0}
 	aggs := fewManyAggs()
 	want := cpuAggregate(t, batches, keys, aggs)
@@ -311,22 +313,8 @@ func TestFakeAggSplitsOnOutOfMemory(t *testing.T) {
 		if w, g := rowKeys(want), rowKeys(got); !slices.Equal(w, g) {
 			t.Fatalf("fits %d: %d groups, want %d\ngot  %.5q\nwant %.5q", fits, len(g), len(w), g, w)
 		}
-		if st.OOMSplits.Load() == 0 {
-			t.Errorf("fits %d: no batch was split", fits)
+		if st.OOMSplits.Load() == 0 || st.OOMPartitions.Load() != 0 {
+			t.Errorf("fits %d: %d batches split, %d partitions: want halves only", fits, st.OOMSplits.Load(), st.OOMPartitions.Load())
 		}
-	}
-	// Nothing fits: the halves bottom out and the error stands.
-	group := func(context.Context, *gpuexec.Device, *gpuexec.DeviceBatch, []int, []gpuexec.GroupAgg, *gpuexec.GroupTop) (*gpuexec.GroupPartial, error) {
-		return nil, &memory.OutOfMemoryError{Requested: 1 << 30, Limit: 1 << 20}
-	}
-	h := &operators.DeviceHashAggregate{Input: &operators.HostToDevice{Input: &operators.Materialized{Batches: batches}, RT: rt, OneByOne: true},
-		RT: rt, Keys: keys, KeyTypes: keyTypes, Aggs: aggs, Stats: &operators.Stats{}, GroupOn: group, PartitionOn: hostPartitionRows}
-	ctx := context.Background()
-	if err := h.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	if _, err := h.Next(ctx); !errors.Is(err, memory.ErrOutOfMemory) {
-		t.Fatalf("nothing fits: %v", err)
 	}
 }

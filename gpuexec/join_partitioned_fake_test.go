@@ -23,9 +23,10 @@ import (
 // fit and its partitions do. Every kind (semi and anti with and without a
 // residual) answers as a nested-loop join over NULL, duplicate, string and
 // signed-zero keys; EXPLAIN's counter says how many partitions; no device
-// memory is left held. With maxRows too small for the partitions, each
-// one joins on the host and the answers stand; in between, some partitions
-// join on the device and some on the host.
+// memory is left held. With maxRows too small for the partitions, some
+// are split again (oom_resplits) and join on the device; with no build
+// fitting, every partition is split as far as it goes and joins on the
+// host, and the answers stand.
 func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 	defer operators.SetTinyRows(0)()       // not the tiny inputs' host path
 	defer operators.SetHostGathers(true)() // no twins of the gather kernels
@@ -95,7 +96,7 @@ func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 	}
 	inUse := gpuexec.InUse(dev)
 	mixed := map[bool]int{} // joins with partitions both on the device and on the host
-	for _, maxRows := range []int{1000, 150, 10} {
+	for _, maxRows := range []int{1000, 150, 0} {
 		for _, kc := range []tinyJoinCase{
 			{"bigint", []int{0}, []int{0}},
 			{"text", []int{1}, []int{1}},
@@ -109,7 +110,7 @@ func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 					if withCond && !semi {
 						continue // the device join takes a residual on semi and anti joins only
 					}
-					if withCond && maxRows > 10 {
+					if withCond && maxRows > 0 {
 						// The residual's filter and marks are generated
 						// kernels, with no twins on the fake driver: on
 						// the host only (the partitions' CPU path).
@@ -144,13 +145,11 @@ func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 					if maxRows >= 1000 && (onHost || built.Load() == 0 || refused.Load() != 1) {
 						t.Errorf("%s: %d builds on the device, %d refused, host %v: want the partitions on the device", name, built.Load(), refused.Load(), onHost)
 					}
-					// (A LEFT join's partition without right rows builds
-					// its NULL row alone, on the device.)
-					if maxRows == 10 && !onHost {
+					if maxRows == 0 && (!onHost || built.Load() > 0) {
 						t.Errorf("%s: %d builds on the device, host %v: want the partitions on the host", name, built.Load(), onHost)
 					}
 					if maxRows == 150 {
-						mixed[onHost && built.Load() > 1]++
+						mixed[j.Stats.OOMResplits.Load() > 0 && built.Load() > 1]++
 					}
 					if j.Stats.PeakHostBytes.Load() == 0 {
 						t.Errorf("%s: the partitions' host bytes were not counted", name)
@@ -162,8 +161,8 @@ func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 			}
 		}
 	}
-	// The hash seed varies, so not every join mixes: most should.
+	// The hash seed varies, so not every join splits again: most should.
 	if mixed[true] == 0 {
-		t.Errorf("no join at 150 rows had partitions both on the device and on the host (%d did not)", mixed[false])
+		t.Errorf("no join at 150 rows split a partition again and joined on the device (%d did not)", mixed[false])
 	}
 }

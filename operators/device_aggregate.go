@@ -72,6 +72,21 @@ type DeviceHashAggregate struct {
 	// the input was tiny and grouped on the host.
 	ahead  []*gpuexec.DeviceBatch
 	hosted bool
+	// seenRows and seenBytes count the input read; inputFailed says the
+	// input itself failed (device_aggregate_partitioned.go sizes its
+	// partitions by what an attempt read, and does not take over an
+	// input's failure).
+	seenRows, seenBytes uint64
+	inputFailed         bool
+	// parted groups partition by partition after the device ran out of
+	// memory; depth is how many such GROUP BYs this one is inside.
+	parted *aggPartStream
+	depth  int
+	// oomSpill, in a partition's own GROUP BY, is the partitioned
+	// GROUP BY's host budget and spill directory, shared; oneKey says
+	// the partition's rows all have one key.
+	oomSpill *partSpill
+	oneKey   bool
 }
 
 // deviceFinish is how the device finishes every aggregate of a GROUP BY
@@ -153,7 +168,11 @@ func hasQuantile(kinds []gpuexec.GroupAgg) bool {
 // Open implements Operator.
 func (h *DeviceHashAggregate) Open(ctx context.Context) error {
 	h.out, h.devDone, h.hosted = nil, false, false
+	h.seenRows, h.seenBytes, h.inputFailed = 0, 0, false
 	h.dropAhead()
+	if err := h.closeParted(); err != nil {
+		return err
+	}
 	return h.Input.Open(ctx)
 }
 
@@ -184,6 +203,12 @@ func (h *DeviceHashAggregate) NextDevice(ctx context.Context) (*gpuexec.DeviceBa
 				return f.out, nil
 			case err == nil:
 				h.out = &Materialized{Batches: []*coldata.Batch{b}}
+			case h.oomPartitionable(err):
+				// Out of device memory: Next returns the partitions'
+				// groups.
+				if err := h.groupPartitionedAfterOOM(ctx, err); err != nil {
+					return nil, err
+				}
 			case h.Spill && isGroupStateLimit(err):
 				// Past MemoryLimit on the host: Next reads the input
 				// again and spills.
@@ -262,10 +287,19 @@ func deviceFinishes(specs []opspec.AggSpec, kinds []gpuexec.GroupAgg) *deviceFin
 
 // Next implements Operator.
 func (h *DeviceHashAggregate) Next(ctx context.Context) (*coldata.Batch, error) {
+	if h.parted != nil {
+		return h.parted.next(ctx)
+	}
 	if h.out == nil {
 		b, err := h.consume(ctx)
 		if err != nil && h.Spill && isGroupStateLimit(err) {
 			return h.spillOnHost(ctx)
+		}
+		if err != nil && h.oomPartitionable(err) {
+			if err := h.groupPartitionedAfterOOM(ctx, err); err != nil {
+				return nil, err
+			}
+			return h.parted.next(ctx)
 		}
 		if err != nil {
 			return nil, err
@@ -285,12 +319,8 @@ func (h *DeviceHashAggregate) spillOnHost(ctx context.Context) (*coldata.Batch, 
 	if err := h.Input.Close(); err != nil {
 		return nil, err
 	}
-	keys := make([]expr.Expr, len(h.Keys))
-	for i, k := range h.Keys {
-		keys[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("key%d", i), T: h.KeyTypes[i]}
-	}
 	in := &countBatches{Operator: &DeviceToHost{Input: h.Input, RT: h.RT}, st: h.Stats}
-	sa := &SpillAggregate{Agg: &HashAggregate{Input: in, Keys: keys, Aggs: h.Aggs, MemoryLimit: h.MemoryLimit, Top: h.Top},
+	sa := &SpillAggregate{Agg: &HashAggregate{Input: in, Keys: h.keyExprs(), Aggs: h.Aggs, MemoryLimit: h.MemoryLimit, Top: h.Top},
 		Dir: h.SpillDir, Stats: h.Stats, SplitAtOnce: true}
 	if err := sa.Open(ctx); err != nil {
 		sa.Close()
@@ -329,10 +359,33 @@ func (c *countBatches) Next(ctx context.Context) (*coldata.Batch, error) {
 	return b, err
 }
 
+// keyExprs are the key columns as the CPU's HashAggregate takes them.
+func (h *DeviceHashAggregate) keyExprs() []expr.Expr {
+	keys := make([]expr.Expr, len(h.Keys))
+	for i, k := range h.Keys {
+		keys[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("key%d", i), T: h.KeyTypes[i]}
+	}
+	return keys
+}
+
 // Close implements Operator.
 func (h *DeviceHashAggregate) Close() error {
 	h.dropAhead()
-	return h.Input.Close()
+	err := h.closeParted()
+	if cerr := h.Input.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// closeParted ends a partitioned grouping.
+func (h *DeviceHashAggregate) closeParted() error {
+	if h.parted == nil {
+		return nil
+	}
+	err := h.parted.close()
+	h.parted = nil
+	return err
 }
 
 // mergedAgg is one aggregate's state of one group across batches.
@@ -366,6 +419,7 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 	// group groups b; last says no batch follows it, so with no partials
 	// before it its groups are the final ones and a Top may cut them.
 	var group func(b *gpuexec.DeviceBatch, last bool) error
+	halving := 0 // the halves being grouped one inside the other
 	group = func(b *gpuexec.DeviceBatch, last bool) error {
 		if f := h.onDevice; f != nil && last && len(parts) == 0 {
 			out, err := h.RT.Dev.GroupByOnDevice(ctx, b, h.Keys, kinds, f.finish, f.types)
@@ -393,7 +447,15 @@ func (h *DeviceHashAggregate) consume(ctx context.Context) (*coldata.Batch, erro
 				if h.Stats != nil {
 					h.Stats.OOMSplits.Add(1)
 				}
+				before := len(parts)
+				halving++
+				defer func() { halving-- }()
 				if err := group(lo, false); err != nil {
+					return err
+				}
+				if halving == 1 && h.manyGroups(parts[before:], lo.Len) && h.oomPartitionable(err) {
+					// The host would merge about every group of both
+					// halves: the input is grouped by partition instead.
 					return err
 				}
 				return group(hi, false)
@@ -564,11 +626,7 @@ func (h *DeviceHashAggregate) aggregateOnHost(ctx context.Context, batches []*gp
 			h.Stats.Fallbacks.Add(1)
 		}
 	}
-	keys := make([]expr.Expr, len(h.Keys))
-	for i, k := range h.Keys {
-		keys[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("key%d", i), T: h.KeyTypes[i]}
-	}
-	agg := &HashAggregate{Input: &Materialized{Batches: host}, Keys: keys, Aggs: h.Aggs, MemoryLimit: h.MemoryLimit}
+	agg := &HashAggregate{Input: &Materialized{Batches: host}, Keys: h.keyExprs(), Aggs: h.Aggs, MemoryLimit: h.MemoryLimit}
 	if err := agg.Open(ctx); err != nil {
 		return nil, err
 	}
@@ -759,7 +817,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 		err = func() error {
 			defer b.Release()
 			if nk > 0 || len(plain) > 0 {
-				p, err := h.RT.Dev.GroupBy(ctx, b, h.Keys, plainKinds)
+				p, err := h.groupBy(ctx, b, h.Keys, plainKinds)
 				if err != nil {
 					return err
 				}
@@ -767,7 +825,7 @@ func (h *DeviceHashAggregate) consumeDistinct(ctx context.Context, kinds []gpuex
 			}
 			for _, a := range distinct {
 				keys := append(append(make([]int, 0, nk+1), h.Keys...), kinds[a].Arg)
-				p, err := h.RT.Dev.GroupBy(ctx, b, keys, nil)
+				p, err := h.groupBy(ctx, b, keys, nil)
 				if err != nil {
 					return err
 				}
@@ -1632,6 +1690,14 @@ func (h *DeviceHashAggregate) groupByTop(ctx context.Context, b *gpuexec.DeviceB
 		return h.GroupOn(ctx, h.RT.Dev, b, h.Keys, aggs, top)
 	}
 	return h.RT.Dev.GroupByTop(ctx, b, h.Keys, aggs, top)
+}
+
+// groupBy groups b by keys on the device (or GroupOn's twin, uncut).
+func (h *DeviceHashAggregate) groupBy(ctx context.Context, b *gpuexec.DeviceBatch, keys []int, aggs []gpuexec.GroupAgg) (*gpuexec.GroupPartial, error) {
+	if h.GroupOn != nil {
+		return h.GroupOn(ctx, h.RT.Dev, b, keys, aggs, nil)
+	}
+	return h.RT.Dev.GroupBy(ctx, b, keys, aggs)
 }
 
 // partitionRows reorders b's rows by key partition on the device (or

@@ -35,6 +35,11 @@ type DeviceHashJoin struct {
 	// output columns followed by the right batches' columns (nil: none).
 	Cond  expr.Expr
 	Stats *Stats
+	// MemoryLimit bounds the host memory the partitions of a join split
+	// after its build ran out of device memory hold; past it they go to
+	// disk in SpillDir (device_join_partitioned.go). 0: no bound.
+	MemoryLimit uint64
+	SpillDir    string
 
 	built         bool
 	build         *gpuexec.DeviceBatch
@@ -144,13 +149,7 @@ func (j *DeviceHashJoin) buildSide(ctx context.Context) error {
 // input when it is the much smaller side.
 func (j *DeviceHashJoin) buildOnDevice(ctx context.Context, parts *[]*gpuexec.DeviceBatch, rows int) error {
 	if j.Kind == opspec.LeftJoin {
-		cols := make([]*coldata.Vec, len(j.RightInTypes))
-		for i, t := range j.RightInTypes {
-			bld := coldata.NewBuilder(t, 1)
-			bld.AppendNull()
-			cols[i] = bld.Finish()
-		}
-		nb, err := j.RT.Dev.Upload(ctx, &coldata.Batch{Cols: cols, Len: 1})
+		nb, err := j.RT.Dev.Upload(ctx, j.nullRowBatch())
 		if err != nil {
 			return fmt.Errorf("join NULL row: %w", err)
 		}
@@ -176,6 +175,18 @@ func (j *DeviceHashJoin) buildOnDevice(ctx context.Context, parts *[]*gpuexec.De
 		return err
 	}
 	return j.hashBuild(ctx)
+}
+
+// nullRowBatch is a LEFT join's all-NULL right row, which its unmatched
+// left rows pair with.
+func (j *DeviceHashJoin) nullRowBatch() *coldata.Batch {
+	cols := make([]*coldata.Vec, len(j.RightInTypes))
+	for i, t := range j.RightInTypes {
+		bld := coldata.NewBuilder(t, 1)
+		bld.AppendNull()
+		cols[i] = bld.Finish()
+	}
+	return &coldata.Batch{Cols: cols, Len: 1}
 }
 
 // hashBuild hashes j.build, the right side's rows, into j.table (through

@@ -29,10 +29,11 @@ type hostStream struct {
 	// reads it.
 	first *coldata.Batch
 	done  bool
-	// fromHost says the left rows are hostLeft, a partition's held on the
-	// host (device_join_partitioned.go), not the left input's.
-	fromHost bool
-	hostLeft []*coldata.Batch
+	// src, when set, is the left rows of a partition held on the host
+	// (device_join_partitioned.go), read instead of the left input;
+	// opened says it was opened.
+	src    Operator
+	opened bool
 }
 
 // nextLeftDevice is the next left batch: one read ahead, else the input's
@@ -55,13 +56,14 @@ func (j *DeviceHashJoin) nextLeftDevice(ctx context.Context) (*gpuexec.DeviceBat
 
 // nextLeftHost is the next left batch downloaded (nil at the end).
 func (s *hostStream) nextLeftHost(ctx context.Context) (*coldata.Batch, error) {
-	if s.fromHost {
-		if len(s.hostLeft) == 0 {
-			return nil, nil
+	if s.src != nil {
+		if !s.opened {
+			s.opened = true
+			if err := s.src.Open(ctx); err != nil {
+				return nil, err
+			}
 		}
-		b := s.hostLeft[0]
-		s.hostLeft = s.hostLeft[1:]
-		return b, nil
+		return s.src.Next(ctx)
 	}
 	for {
 		db, err := s.j.nextLeftDevice(ctx)
@@ -130,10 +132,17 @@ func (s *hostStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 
 // close ends the host join.
 func (s *hostStream) close() error {
+	var err error
 	if s.hj != nil {
-		return s.hj.Close()
+		err = s.hj.Close()
 	}
-	return nil
+	if s.opened {
+		s.opened = false
+		if cerr := s.src.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 // hostLeft feeds the host join the device join's left input, downloaded

@@ -2,10 +2,9 @@ package operators
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"hash/maphash"
-	"math/bits"
-	"sync/atomic"
+	"math"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/gpuexec"
@@ -17,14 +16,15 @@ import (
 // resident tables were evicted) joins partition by partition on the
 // device (a grace hash join): the right input, already read, is
 // downloaded and its rows split on the host by a hash of the join keys
-// into P partitions, P a power of two chosen so that each partition's
-// build (its bytes plus joinTableRowBytes a row of hash table) fits a
-// quarter of the device's free memory; the whole left input is then
-// read, downloaded and split by the same hash. Each partition in turn
-// has its right rows uploaded and hashed (the same build as the whole
-// side's, BuildOn included) and its left rows uploaded and probed by the
-// usual probe, then its device memory is released. Equal keys land in
-// the same partition, so the partitions' outputs together are the join's.
+// into P partitions (device_oom_parts.go), P a power of two chosen so
+// that each partition's build (its bytes plus joinTableRowBytes a row of
+// hash table) fits a quarter of the device's free memory; the whole left
+// input is then read, downloaded and split by the same hash. Each
+// partition in turn has its right rows uploaded and hashed (the same
+// build as the whole side's, BuildOn included) and its left rows
+// uploaded and probed by the usual probe, then its device memory is
+// released. Equal keys land in the same partition, so the partitions'
+// outputs together are the join's.
 //
 // Key semantics are the device join's: rows are routed by
 // opspec.AppendRowKey, which reads -0.0 as 0.0 and strings bytewise.
@@ -32,84 +32,61 @@ import (
 // one go to partition 0 for a LEFT or anti join (the probe outputs them
 // once, unmatched) and are dropped for an INNER or semi join.
 //
-// A partition whose build still runs out of memory (one heavy key, or
-// memory other operators hold) is joined by the CPU HashJoin instead,
-// that partition only (device_join_oom.go's hostStream over its host
-// rows): a partition cannot be split again when one key fills it, so the
-// simplest bound is the host. Both sides are held in host memory; splitting
-// them to the spill package's disk partitions is left to do. EXPLAIN
-// ANALYZE says oom_partitions=P, and host_join_oom=1 when some partition
-// went to the host.
+// A partition whose build still runs out of memory is split again, both
+// sides, by a hash with another seed into partitions sized to the
+// device's memory then, up to oomSplitDepth splits deep; past that, or
+// when its right rows all have one key (which no split spreads), it is
+// joined by the CPU HashJoin instead, that partition only
+// (device_join_oom.go's hostStream over its host rows). Both sides are held in host memory while
+// together within the join's MemoryLimit, and go to disk past it
+// (device_oom_parts.go), the spill directory removed when the join ends.
+// EXPLAIN ANALYZE says oom_partitions=P, oom_resplits=N for the
+// partitions split again, and host_join_oom=1 when some partition went
+// to the host.
 
 const (
 	// joinTableRowBytes is a build row's hash table bytes beside its
 	// columns (as the planner estimates a build side).
 	joinTableRowBytes = 24
-	// oomBuildShare: a partition's build may take this fraction of the
-	// device memory free when the join splits.
-	oomBuildShare = 4
-	// maxOOMPartitions bounds P: past it a partition that still does not
-	// fit goes to the host.
-	maxOOMPartitions = 1024
 	// oomProbeRows is about the left rows one upload and probe takes: a
 	// partition's left pieces are uploaded together up to it.
 	oomProbeRows = 1 << 16
 )
 
-// oomPartitionBytes, when positive, stands in for the device memory a
-// partition's build may take (tests over the fake driver).
-var oomPartitionBytes atomic.Int64
-
-// SetOOMPartitionBytes sets the build bytes a partition of a device join
-// split after a build OOM may take, in place of a share of the device's
-// free memory (0: the device's); it returns a function restoring the
-// previous value. For tests.
-func SetOOMPartitionBytes(n int64) (restore func()) {
-	old := oomPartitionBytes.Swap(n)
-	return func() { oomPartitionBytes.Store(old) }
-}
-
-// oomPartitions is the partitions (a power of two, at least 2) that a
-// build of estimated bytes needs so that each part fits budget bytes.
-func oomPartitions(bytes, budget uint64) int {
-	if budget == 0 {
-		return maxOOMPartitions
-	}
-	n := max((bytes+budget-1)/budget, 2)
-	if n >= maxOOMPartitions {
-		return maxOOMPartitions
-	}
-	return 1 << bits.Len64(n-1)
-}
-
 // partStream is a device join run partition by partition after its build
 // side ran out of device memory.
 type partStream struct {
 	j *DeviceHashJoin
-	n int
-	// right and left are each partition's host rows (right: every column
-	// of the right input; left: every column of the left input), freed
-	// as the partition is joined; rightRows counts right's rows.
-	right, left [][]*coldata.Batch
-	rightRows   []int
-	// p is the partition being joined, started whether its table is
-	// built (or the partition is on the host).
-	p       int
+	// sp is the partitions' host memory budget and spill directory.
+	sp *partSpill
+	// queue is the partitions still to join (a split's before the rest,
+	// so that its files go before the next split writes more); cur is
+	// the one being joined, started whether its table is built (or it
+	// is on the host).
+	queue   []oomPart
+	cur     oomPart
 	started bool
-	// queue is p's left pieces still to upload, probeQ the uploaded
-	// batches (or their slices) still to probe.
-	queue  []*coldata.Batch
+	// lefts uploads cur's left rows, probeQ holds the uploaded batches
+	// (or their slices) still to probe.
+	lefts  *partUpload
 	probeQ []*gpuexec.DeviceBatch
-	// host joins partition p on the host after its build ran out.
+	// host joins cur on the host after its build ran out.
 	host *hostStream
+}
 
-	seed   maphash.Seed
-	keyBuf []byte
-	keys   []*coldata.Vec
-	route  []int
-	idx    [][]int
-	// hostBytes is the host memory the partitions hold.
-	hostBytes int64
+// oomPart is partition i of both sides' split (right: every column of
+// the right input; left: every column of the left input), depth splits
+// deep; oneKey says its right rows all have one key, which no split
+// spreads.
+type oomPart struct {
+	right, left *hashParts
+	i, depth    int
+	oneKey      bool
+}
+
+// where names the partition in errors.
+func (p oomPart) where() string {
+	return fmt.Sprintf("partition %d of %d (split %d)", p.i, p.right.len(), p.depth)
 }
 
 // joinPartitionedAfterOOM switches j to a partitioned join after its build
@@ -127,108 +104,101 @@ func (j *DeviceHashJoin) joinPartitionedAfterOOM(ctx context.Context, right []*g
 		j.build = nil
 	}
 	j.swapped = false
-	rhs, err := download(ctx, j.RT.Dev, right)
-	if err != nil {
-		return fmt.Errorf("%w (partitioning the join after it: %v)", cause, err)
-	}
-	for _, b := range *held {
-		b.Release()
-	}
-	*held = nil
 	var rows int
 	var bytes uint64
-	for _, b := range rhs {
+	for _, b := range right {
 		rows += b.Len
-		bytes += uint64(b.HostBytes())
+		bytes += b.ColumnBytes()
 	}
-	bytes += uint64(rows) * joinTableRowBytes
-	budget := uint64(oomPartitionBytes.Load())
-	if budget == 0 {
-		budget = j.RT.Dev.MemoryFree() / oomBuildShare
-	}
-	n := oomPartitions(bytes, budget)
-	s := &partStream{j: j, n: n, seed: maphash.MakeSeed(),
-		right: make([][]*coldata.Batch, n), left: make([][]*coldata.Batch, n),
-		rightRows: make([]int, n), idx: make([][]int, n)}
-	for _, b := range rhs {
-		s.split(b, j.RightKeys, false, s.right, s.rightRows)
-	}
-	// The whole left input now: the partitions are joined one after the
-	// other, each with all of its left rows.
-	for {
-		db, err := j.nextLeftDevice(ctx)
+	n := oomPartitions(bytes+uint64(rows)*joinTableRowBytes, oomPartitionBudget(j.RT.Dev))
+	s := &partStream{j: j, sp: &partSpill{limit: j.MemoryLimit, parent: j.SpillDir, stats: j.Stats}}
+	// The right input's batches, downloaded; at their end the device
+	// copies go, so that the whole left input can be read.
+	k := 0
+	nextRight := func() (*coldata.Batch, error) {
+		if k == len(right) {
+			releaseDeviceBatches(*held)
+			*held = nil
+			return nil, nil
+		}
+		k++
+		hb, err := j.RT.Dev.Download(ctx, right[k-1])
 		if err != nil {
-			return fmt.Errorf("partitioned join after %v: %w", cause, err)
+			return nil, fmt.Errorf("%w (partitioning the join after it: %v)", cause, err)
 		}
-		if db == nil {
-			break
-		}
-		if db.Len == 0 {
+		return hb, nil
+	}
+	nextLeft := func() (*coldata.Batch, error) {
+		for {
+			db, err := j.nextLeftDevice(ctx)
+			if err != nil || db == nil {
+				return nil, err
+			}
+			if db.Len == 0 {
+				db.Release()
+				continue
+			}
+			hb, err := j.RT.Dev.Download(ctx, db)
 			db.Release()
-			continue
+			return hb, err
 		}
-		hb, err := j.RT.Dev.Download(ctx, db)
-		db.Release()
-		if err != nil {
-			return fmt.Errorf("partitioned join: left side: %w", err)
-		}
-		keepNull := j.Kind == opspec.LeftJoin || j.Kind == opspec.AntiJoin
-		s.split(hb, j.LeftKeys, keepNull, s.left, nil)
+	}
+	if err := s.split(n, 0, nextRight, nextLeft); err != nil {
+		s.sp.remove()
+		return fmt.Errorf("partitioned join after %v: %w", cause, err)
 	}
 	j.parted = s
 	if j.Stats != nil {
 		j.Stats.OOMPartitions.Store(int64(n))
 	}
-	raisePeak(j.Stats, s.hostBytes)
+	raisePeak(j.Stats, s.sp.peak)
 	return nil
 }
 
-// split routes b's rows to the partitions of to by the hash of their key
-// columns keys, counting them in rows (when not nil). Rows with a NULL key
-// go to partition 0 when keepNull, else nowhere.
-func (s *partStream) split(b *coldata.Batch, keys []int, keepNull bool, to [][]*coldata.Batch, rows []int) {
-	s.keys = s.keys[:0]
-	for _, k := range keys {
-		s.keys = append(s.keys, b.Cols[k])
+// split routes the rows of the right batches nextRight yields, then of
+// the left ones nextLeft yields, to n new partitions of each side,
+// queued before the rest, depth splits deep.
+func (s *partStream) split(n, depth int, nextRight, nextLeft func() (*coldata.Batch, error)) error {
+	j := s.j
+	right, left := newHashParts(s.sp, "joinr", n), newHashParts(s.sp, "joinl", n)
+	r := newKeyRouter(n)
+	// Right rows with a NULL key match nothing.
+	if err := s.route(right, r, nextRight, j.RightKeys, -1); err != nil {
+		return fmt.Errorf("right side: %w", err)
 	}
-	s.route = s.route[:0]
-	mask := uint64(s.n - 1)
-rows:
-	for r := 0; r < b.Len; r++ {
-		for _, k := range s.keys {
-			if k.IsNull(r) {
-				if keepNull {
-					s.route = append(s.route, 0)
-				} else {
-					s.route = append(s.route, -1)
-				}
-				continue rows
-			}
+	parts := make([]oomPart, n, n+len(s.queue))
+	for i := range parts {
+		parts[i] = oomPart{right: right, left: left, i: i, depth: depth, oneKey: r.oneKey(i)}
+	}
+	// A LEFT or anti join keeps its rows with a NULL key, unmatched, in
+	// partition 0.
+	nulls := -1
+	if j.Kind == opspec.LeftJoin || j.Kind == opspec.AntiJoin {
+		nulls = 0
+	}
+	if err := s.route(left, r, nextLeft, j.LeftKeys, nulls); err != nil {
+		return fmt.Errorf("left side: %w", err)
+	}
+	s.queue = append(parts, s.queue...)
+	return nil
+}
+
+// route adds every batch next yields to to by r's hash of keys.
+func (s *partStream) route(to *hashParts, r *keyRouter, next func() (*coldata.Batch, error), keys []int, nulls int) error {
+	for {
+		b, err := next()
+		if err != nil {
+			return err
 		}
-		s.keyBuf = opspec.AppendRowKey(s.keyBuf[:0], s.keys, r)
-		s.route = append(s.route, int(maphash.Bytes(s.seed, s.keyBuf)&mask))
-	}
-	for p := range s.idx {
-		s.idx[p] = s.idx[p][:0]
-	}
-	for r, p := range s.route {
-		if p >= 0 {
-			s.idx[p] = append(s.idx[p], r)
+		if b == nil {
+			return to.finish()
+		}
+		err = to.add(b, r.routes(b, keys, nulls))
+		b.ReleaseOwner()
+		if err != nil {
+			return err
 		}
 	}
-	for p, idx := range s.idx {
-		if len(idx) == 0 {
-			continue
-		}
-		// Copies, so that b's memory goes with it.
-		part := coldata.GatherBatch(b, idx)
-		s.hostBytes += part.HostBytes()
-		to[p] = append(to[p], part)
-		if rows != nil {
-			rows[p] += len(idx)
-		}
-	}
-	b.ReleaseOwner()
 }
 
 // next returns the join's next output batch on the device (nil at the
@@ -243,30 +213,32 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 			}
 			err = s.host.close()
 			s.host = nil
-			if err != nil {
+			if err := errors.Join(err, s.endPartition()); err != nil {
 				return nil, err
 			}
-			s.p, s.started = s.p+1, false
 			continue
 		}
-		if s.p >= s.n {
-			return nil, nil
-		}
 		if !s.started {
+			if len(s.queue) == 0 {
+				return nil, nil
+			}
 			if err := s.start(ctx); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		if len(s.probeQ) == 0 {
-			if len(s.queue) == 0 {
-				s.finish()
-				s.p, s.started = s.p+1, false
+			db, err := s.lefts.NextDevice(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("partitioned join, %s: left rows: %w", s.cur.where(), err)
+			}
+			if db == nil {
+				if err := s.endPartition(); err != nil {
+					return nil, err
+				}
 				continue
 			}
-			if err := s.upload(ctx); err != nil {
-				return nil, err
-			}
+			s.probeQ = append(s.probeQ, db)
 		}
 		lb := s.probeQ[0]
 		s.probeQ = s.probeQ[1:]
@@ -279,7 +251,7 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 		}
 		out, again, err := j.probeSplitting(ctx, &s.probeQ, lb)
 		if err != nil {
-			return nil, fmt.Errorf("partitioned join, partition %d of %d: %w", s.p, s.n, err)
+			return nil, fmt.Errorf("partitioned join, %s: %w", s.cur.where(), err)
 		}
 		if !again && out != nil {
 			return out, nil
@@ -287,35 +259,40 @@ func (s *partStream) next(ctx context.Context) (*gpuexec.DeviceBatch, error) {
 	}
 }
 
-// start builds partition p's table on the device, or moves the partition
-// to the host when that runs out of memory. A partition whose output is
+// start builds the next partition's table on the device; when that runs
+// out of memory the partition is split again or, one key's or split
+// oomSplitDepth times, joined on the host. A partition whose output is
 // empty (no left rows; no right rows for an INNER or semi join) is
 // skipped.
 func (s *partStream) start(ctx context.Context) error {
 	j := s.j
-	left, right, rows := s.left[s.p], s.right[s.p], s.rightRows[s.p]
-	s.left[s.p], s.right[s.p] = nil, nil
-	if len(left) == 0 || (rows == 0 && (j.Kind == opspec.InnerJoin || j.Kind == opspec.SemiJoin)) {
-		s.p++
-		return nil
+	p := s.queue[0]
+	s.queue, s.cur = s.queue[1:], p
+	rows := p.right.rows[p.i]
+	if p.left.rows[p.i] == 0 || (rows == 0 && (j.Kind == opspec.InnerJoin || j.Kind == opspec.SemiJoin)) {
+		return errors.Join(p.right.release(p.i), p.left.release(p.i))
+	}
+	right, err := drain(ctx, p.right.source(p.i))
+	if rerr := p.right.release(p.i); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("partitioned join, %s: right rows: %w", p.where(), err)
+	}
+	s.lefts = &partUpload{src: p.left.source(p.i), rt: j.RT, maxRows: oomProbeRows, maxBytes: math.MaxInt64}
+	if err := s.lefts.Open(ctx); err != nil {
+		return fmt.Errorf("partitioned join, %s: left rows: %w", p.where(), err)
 	}
 	s.started = true
 	if rows == 0 && j.Kind == opspec.AntiJoin {
-		s.queue = left // no table: every row is kept
-		return nil
+		return nil // no table: every row is kept
 	}
 	hbs := right
 	if j.Kind == opspec.LeftJoin {
-		cols := make([]*coldata.Vec, len(j.RightInTypes))
-		for i, t := range j.RightInTypes {
-			bld := coldata.NewBuilder(t, 1)
-			bld.AppendNull()
-			cols[i] = bld.Finish()
-		}
-		hbs = append(hbs[:len(hbs):len(hbs)], &coldata.Batch{Cols: cols, Len: 1})
+		hbs = append(hbs[:len(hbs):len(hbs)], j.nullRowBatch())
 		j.nullRow = int64(rows)
 	}
-	err := j.RT.Cache.RetryOOM(j.RT.waitCtx(ctx), func() (err error) {
+	err = j.RT.Cache.RetryOOM(j.RT.waitCtx(ctx), func() (err error) {
 		j.build, err = j.RT.Dev.UploadBatches(ctx, hbs)
 		return err
 	})
@@ -323,45 +300,68 @@ func (s *partStream) start(ctx context.Context) error {
 		err = j.hashBuild(ctx)
 	}
 	if err == nil {
-		s.queue = left
 		return nil
 	}
-	s.finish()
+	s.releaseDevice()
 	if !gpuexec.IsOutOfMemory(err) {
-		return fmt.Errorf("partitioned join, partition %d of %d: %w", s.p, s.n, err)
+		return fmt.Errorf("partitioned join, %s: %w", p.where(), err)
 	}
-	// Even this partition does not fit: it joins on the host.
-	s.host = &hostStream{j: j, rhs: right, hostLeft: left, fromHost: true}
+	// The left rows are read again from their start, by the split or
+	// the host join.
+	err = s.lefts.Close()
+	s.lefts = nil
+	if err != nil {
+		return err
+	}
+	if !p.oneKey && rows > 1 && p.depth+1 < oomSplitDepth {
+		s.started = false
+		return s.splitAgain(ctx, right)
+	}
+	// One key's rows, or split as far as it goes: the host joins it.
+	s.host = &hostStream{j: j, rhs: right, src: p.left.source(p.i)}
 	if j.Stats != nil {
 		j.Stats.HostJoinOOM.Store(1)
 	}
 	return nil
 }
 
-// upload puts the next of partition p's left pieces, up to about
-// oomProbeRows rows, on the device as one batch to probe.
-func (s *partStream) upload(ctx context.Context) error {
-	n, rows := 0, 0
-	for n < len(s.queue) && (n == 0 || rows+s.queue[n].Len <= oomProbeRows) {
-		rows += s.queue[n].Len
-		n++
+// splitAgain splits the current partition, whose build ran out of device
+// memory, with a new hash into partitions sized to the device's memory
+// now: right is its right rows, its left rows are read from their
+// partition, which goes.
+func (s *partStream) splitAgain(ctx context.Context, right []*coldata.Batch) error {
+	j, p := s.j, s.cur
+	var rows int
+	var bytes uint64
+	for _, b := range right {
+		rows += b.Len
+		bytes += uint64(b.HostBytes())
 	}
-	hbs := s.queue[:n]
-	var db *gpuexec.DeviceBatch
-	err := s.j.RT.Cache.RetryOOM(s.j.RT.waitCtx(ctx), func() (err error) {
-		db, err = s.j.RT.Dev.UploadBatches(ctx, hbs)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("partitioned join, partition %d of %d: left rows: %w", s.p, s.n, err)
+	n := oomPartitions(bytes+uint64(rows)*joinTableRowBytes, oomPartitionBudget(j.RT.Dev))
+	src := p.left.source(p.i)
+	if err := src.Open(ctx); err != nil {
+		return fmt.Errorf("partitioned join, %s: left rows: %w", p.where(), err)
 	}
-	s.queue = s.queue[n:]
-	s.probeQ = append(s.probeQ, db)
+	k := 0
+	err := s.split(n, p.depth+1, func() (*coldata.Batch, error) {
+		if k == len(right) {
+			return nil, nil
+		}
+		k++
+		return right[k-1], nil
+	}, func() (*coldata.Batch, error) { return src.Next(ctx) })
+	if err = errors.Join(err, src.Close(), p.left.release(p.i)); err != nil {
+		return fmt.Errorf("partitioned join, splitting %s again: %w", p.where(), err)
+	}
+	if j.Stats != nil {
+		j.Stats.OOMResplits.Add(1)
+	}
+	raisePeak(j.Stats, s.sp.peak)
 	return nil
 }
 
-// finish releases partition p's device memory.
-func (s *partStream) finish() {
+// releaseDevice releases the current partition's device memory.
+func (s *partStream) releaseDevice() {
 	j := s.j
 	if j.table != nil {
 		j.table.Release()
@@ -373,17 +373,42 @@ func (s *partStream) finish() {
 	}
 }
 
-// close ends the join, releasing what a partition still holds.
+// endPartition releases what the current partition holds.
+func (s *partStream) endPartition() error {
+	s.releaseDevice()
+	var err error
+	if s.lefts != nil {
+		err = s.lefts.Close()
+		s.lefts = nil
+	}
+	if lerr := s.cur.left.release(s.cur.i); err == nil {
+		err = lerr
+	}
+	s.started = false
+	return err
+}
+
+// close ends the join, releasing what a partition still holds and
+// removing the spill directory.
 func (s *partStream) close() error {
 	for _, b := range s.probeQ {
 		b.Release()
 	}
-	s.probeQ, s.queue, s.left, s.right = nil, nil, nil, nil
-	s.finish()
-	if s.host != nil {
-		err := s.host.close()
-		s.host = nil
-		return err
+	s.probeQ, s.queue = nil, nil
+	s.releaseDevice()
+	var err error
+	if s.lefts != nil {
+		err = s.lefts.Close()
+		s.lefts = nil
 	}
-	return nil
+	if s.host != nil {
+		if herr := s.host.close(); err == nil {
+			err = herr
+		}
+		s.host = nil
+	}
+	if rerr := s.sp.remove(); err == nil {
+		err = rerr
+	}
+	return err
 }

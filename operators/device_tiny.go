@@ -285,7 +285,7 @@ func (h *DeviceHashAggregate) groupOnHost(ctx context.Context) (out *coldata.Bat
 	}
 	var ahead []*gpuexec.DeviceBatch
 	for tinyOnHost(ahead) {
-		b, err := h.Input.NextDevice(ctx)
+		b, err := h.readInput(ctx)
 		if err != nil {
 			releaseDeviceBatches(ahead)
 			return nil, false, err
@@ -313,11 +313,7 @@ func (h *DeviceHashAggregate) groupTinyOnHost(ctx context.Context, parts []*gpue
 	for _, b := range hbs {
 		rows += b.Len
 	}
-	keys := make([]expr.Expr, len(h.Keys))
-	for i, k := range h.Keys {
-		keys[i] = &expr.ColumnRef{Index: k, Name: fmt.Sprintf("key%d", i), T: h.KeyTypes[i]}
-	}
-	ha := &HashAggregate{Input: &Materialized{Batches: hbs}, Keys: keys, Aggs: h.Aggs, MemoryLimit: h.MemoryLimit}
+	ha := &HashAggregate{Input: &Materialized{Batches: hbs}, Keys: h.keyExprs(), Aggs: h.Aggs, MemoryLimit: h.MemoryLimit}
 	if err := ha.Open(ctx); err != nil {
 		ha.Close()
 		return nil, err
@@ -358,7 +354,20 @@ func (h *DeviceHashAggregate) nextInput(ctx context.Context) (*gpuexec.DeviceBat
 		h.ahead = h.ahead[1:]
 		return b, nil
 	}
-	return h.Input.NextDevice(ctx)
+	return h.readInput(ctx)
+}
+
+// readInput reads the input's next batch, counting what it read.
+func (h *DeviceHashAggregate) readInput(ctx context.Context) (*gpuexec.DeviceBatch, error) {
+	b, err := h.Input.NextDevice(ctx)
+	if err != nil {
+		h.inputFailed = true
+	}
+	if b != nil {
+		h.seenRows += uint64(b.Len)
+		h.seenBytes += b.ColumnBytes()
+	}
+	return b, err
 }
 
 // dropAhead releases the batches read ahead (the input is read again, or

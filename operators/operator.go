@@ -85,8 +85,18 @@ type Stats struct {
 	HostJoinOOM atomic.Int64
 	// OOMPartitions is the partitions a device join whose build side ran
 	// out of device memory was joined in, one after the other
-	// (device_join_partitioned.go); 0 when none did.
+	// (device_join_partitioned.go), or a device GROUP BY that ran out
+	// grouped its input in (device_aggregate_partitioned.go); 0 when none
+	// did.
 	OOMPartitions atomic.Int64
+	// OOMResplits counts the partitions of such a join or GROUP BY that
+	// still ran out of device memory and were split again, with another
+	// hash.
+	OOMResplits atomic.Int64
+	// HostGroupOOM is 1 when a device GROUP BY, split into partitions
+	// after it ran out of device memory, still ran out and grouped a
+	// partition on the CPU (device_aggregate_partitioned.go).
+	HostGroupOOM atomic.Int64
 	// HostAggs counts the device GROUP BYs whose input was tiny and was
 	// grouped on the host (device_tiny.go), HostAggRows their input rows.
 	HostAggs, HostAggRows atomic.Int64
@@ -353,6 +363,8 @@ func MergeStats(parts []*Stats) *Stats {
 		out.HostJoinRows.Add(p.HostJoinRows.Load())
 		out.HostJoinOOM.Store(max(out.HostJoinOOM.Load(), p.HostJoinOOM.Load()))
 		out.OOMPartitions.Store(max(out.OOMPartitions.Load(), p.OOMPartitions.Load()))
+		out.HostGroupOOM.Store(max(out.HostGroupOOM.Load(), p.HostGroupOOM.Load()))
+		out.OOMResplits.Add(p.OOMResplits.Load())
 		out.OOMSplits.Add(p.OOMSplits.Load())
 		out.HostAggs.Add(p.HostAggs.Load())
 		out.HostAggRows.Add(p.HostAggRows.Load())

@@ -33,10 +33,18 @@ type Partitions struct {
 	// held is the host memory of the pending rows and the open files'
 	// write buffers, peak the most it reached (PeakBytes).
 	held, peak int64
+	// buffer is the write buffer in front of each partition's file.
+	buffer int
 }
 
-// writeBuffer is the buffer in front of each partition's file.
-const writeBuffer = 1 << 20
+const (
+	// writeBuffer is the most a partition's file buffers; writeBuffers
+	// bounds the buffers of many partitions together, down to
+	// minWriteBuffer each (a device operator's hundreds of partitions).
+	writeBuffer    = 1 << 20
+	writeBuffers   = 32 << 20
+	minWriteBuffer = 64 << 10
+)
 
 // PeakBytes is the most host memory the partitions held at once: rows
 // waiting for their partition's next write, and the write buffers.
@@ -70,7 +78,8 @@ func (d *Dir) NewPartitions(name string, n int, types []coldata.Type, flushRows 
 		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: coldata.ArrowType(t), Nullable: true}
 	}
 	p := &Partitions{dir: d, name: name, types: types, schema: arrow.NewSchema(fields, nil),
-		parts: make([]partWriter, n), flushRows: max(flushRows, 1), idx: make([][]int, n)}
+		parts: make([]partWriter, n), flushRows: max(flushRows, 1), idx: make([][]int, n),
+		buffer: min(max(writeBuffers/n, minWriteBuffer), writeBuffer)}
 	for i := range p.parts {
 		p.parts[i].path = filepath.Join(d.path, fmt.Sprintf("%s-%d.arrows", name, i))
 	}
@@ -133,8 +142,8 @@ func (p *Partitions) flush(pw *partWriter) error {
 		}
 		p.dir.files.Add(1)
 		pw.f = f
-		pw.counter = &countingWriter{w: bufio.NewWriterSize(f, writeBuffer), dir: p.dir}
-		p.grow(writeBuffer)
+		pw.counter = &countingWriter{w: bufio.NewWriterSize(f, p.buffer), dir: p.dir}
+		p.grow(int64(p.buffer))
 		pw.w = ipc.NewWriter(pw.counter, ipc.WithSchema(p.schema), ipc.WithAllocator(memory.DefaultAllocator))
 	}
 	b := pw.pending[0]
@@ -178,7 +187,7 @@ func (p *Partitions) Finish() error {
 			first = fmt.Errorf("spill: close %s: %w", pw.path, p.dir.full(err))
 		}
 		pw.w, pw.f = nil, nil
-		p.held -= writeBuffer
+		p.held -= int64(p.buffer)
 	}
 	return first
 }

@@ -224,6 +224,9 @@ func TestPartitionsPeakBytes(t *testing.T) {
 		{"held to the end", 1 << 20, input, input + writeBuffer + input/10},
 		// A write per Add: at most a batch's rows and every buffer.
 		{"written at once", 1, writeBuffer, input/batches + parts*writeBuffer + input/10},
+		// Hundreds of partitions share writeBuffers, at least
+		// minWriteBuffer each.
+		{"many partitions", 1, minWriteBuffer, input/batches + 512*minWriteBuffer + input/10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := NewDir(t.TempDir())
@@ -231,7 +234,11 @@ func TestPartitionsPeakBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.Remove()
-			p, err := d.NewPartitions("t", parts, testTypes, tc.flush)
+			n := parts
+			if tc.name == "many partitions" {
+				n = 512
+			}
+			p, err := d.NewPartitions("t", n, testTypes, tc.flush)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +246,7 @@ func TestPartitionsPeakBytes(t *testing.T) {
 				b := testBatch(rows, bi)
 				part := make([]int, b.Len)
 				for r := range part {
-					part[r] = r % parts
+					part[r] = r % n
 				}
 				if err := p.Add(b, part); err != nil {
 					t.Fatal(err)
