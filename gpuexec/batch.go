@@ -438,6 +438,43 @@ func (d *Device) Download(ctx context.Context, b *DeviceBatch) (*coldata.Batch, 
 	return out, err
 }
 
+// minPieceRows bounds DownloadInPieces' halving: below it a batch comes
+// down whole or not at all.
+const minPieceRows = 1 << 12
+
+// DownloadInPieces is Download for the out-of-memory paths of the
+// operators, which download what they could not process on a full device:
+// a batch that is not packed is packed on the device first, a second copy
+// of its bytes, and when that copy finds no room (a capped pool, or one
+// too fragmented for one large block) the batch comes down in halves,
+// halves of halves down to minPieceRows rows, joined on the host.
+func (d *Device) DownloadInPieces(ctx context.Context, b *DeviceBatch) (*coldata.Batch, error) {
+	hb, err := d.Download(ctx, b)
+	if err == nil || !IsOutOfMemory(err) || b.Len < 2*minPieceRows {
+		return hb, err
+	}
+	mid := b.Len / 2
+	var parts []*coldata.Batch
+	defer func() {
+		for _, p := range parts {
+			p.ReleaseOwner()
+		}
+	}()
+	for _, r := range [][2]int{{0, mid}, {mid, b.Len}} {
+		half, err := Slice(b, r[0], r[1])
+		if err != nil {
+			return nil, err
+		}
+		p, err := d.DownloadInPieces(ctx, half)
+		half.Release()
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return coldata.ConcatCheck(parts, len(b.Cols), ctx.Err)
+}
+
 // downloadChunk is the piece size of pipelined downloads: two pieces of
 // page-locked staging take turns, one filling by DMA while the other is
 // copied into Go memory on all cores. The host copy (page faults of fresh

@@ -587,3 +587,36 @@ func TestGroupByTopRejectsBadTop(t *testing.T) {
 		}
 	}
 }
+
+// A batch that must be packed before it comes down, on a pool with no
+// room for its packed copy, comes down in pieces with DownloadInPieces:
+// the same rows as the whole, where Download runs out of memory.
+func TestDownloadInPiecesUnderPoolLimit(t *testing.T) {
+	ctx := context.Background()
+	host := randBatchLight(rand.New(rand.NewSource(31)), 1<<16)
+	size, err := PackedSize(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := newFakeDevice(t, Options{PoolLimit: uint64(size) * 3 / 2, SlabSize: 64 << 10})
+	defer d.Close()
+	db, err := d.Upload(ctx, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := Slice(db, 1, db.Len) // not packed: Download packs it first
+	db.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Download(ctx, view); !IsOutOfMemory(err) {
+		t.Fatalf("Download of the view on a full pool: %v, want out of memory", err)
+	}
+	got, err := d.DownloadInPieces(ctx, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view.Release()
+	requireEqualBatch(t, coldata.SliceBatch(host, 1, host.Len), got, "downloaded in pieces")
+	requireNoLeak(t, d, "download in pieces")
+}

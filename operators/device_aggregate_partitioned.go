@@ -140,7 +140,7 @@ func (s *aggPartStream) split(ctx context.Context, n int, cause error) error {
 			db.Release()
 			continue
 		}
-		hb, err := h.RT.Dev.Download(ctx, db)
+		hb, err := h.RT.Dev.DownloadInPieces(ctx, db)
 		db.Release()
 		if err != nil {
 			return fmt.Errorf("partitioned GROUP BY after %v: %w", cause, err)

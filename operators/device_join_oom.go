@@ -74,7 +74,7 @@ func (s *hostStream) nextLeftHost(ctx context.Context) (*coldata.Batch, error) {
 			db.Release()
 			continue
 		}
-		hb, err := s.j.RT.Dev.Download(ctx, db)
+		hb, err := s.j.RT.Dev.DownloadInPieces(ctx, db)
 		db.Release()
 		if err != nil {
 			return nil, fmt.Errorf("join on the host: %w", err)

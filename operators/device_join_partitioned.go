@@ -122,7 +122,7 @@ func (j *DeviceHashJoin) joinPartitionedAfterOOM(ctx context.Context, right []*g
 			return nil, nil
 		}
 		k++
-		hb, err := j.RT.Dev.Download(ctx, right[k-1])
+		hb, err := j.RT.Dev.DownloadInPieces(ctx, right[k-1])
 		if err != nil {
 			return nil, fmt.Errorf("%w (partitioning the join after it: %v)", cause, err)
 		}
@@ -138,7 +138,7 @@ func (j *DeviceHashJoin) joinPartitionedAfterOOM(ctx context.Context, right []*g
 				db.Release()
 				continue
 			}
-			hb, err := j.RT.Dev.Download(ctx, db)
+			hb, err := j.RT.Dev.DownloadInPieces(ctx, db)
 			db.Release()
 			return hb, err
 		}
