@@ -96,7 +96,8 @@ func (db *DB) keysCleanOnDevice(ctx context.Context, t *catalog.Table, keys []ca
 		}
 	}
 	if t.Rows > 0 {
-		scan, err := rt.Cache.Scan(ctx, t.Name, t.Version, t.Batches, cols)
+		load := func() ([]*coldata.Batch, error) { return t.ColumnBatches(cols) }
+		scan, err := rt.Cache.Scan(ctx, t.Name, t.Version, load, cols)
 		if err != nil {
 			return noAnswer()
 		}

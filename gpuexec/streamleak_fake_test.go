@@ -86,3 +86,59 @@ func TestStreamedQuerySettles(t *testing.T) {
 		}
 	}
 }
+
+// A scan's load gives only its own columns (the others nil, as
+// catalog.Table.ColumnBatches leaves them): grouped for the device and
+// made resident, or streamed, the scan reads its columns' rows.
+func TestScanLoadsOnlyItsColumns(t *testing.T) {
+	const rows = 70000
+	ids := coldata.NewBuilder(coldata.Int64, rows)
+	names := coldata.NewBuilder(coldata.String, rows)
+	for i := range rows {
+		ids.AppendInt(int64(i))
+		names.AppendString(fmt.Sprintf("n%d", i%100))
+	}
+	hb := coldata.NewBatch([]*coldata.Vec{nil, ids.Finish(), nil, names.Finish()}, rows)
+	ctx := context.Background()
+	for _, resident := range []bool{true, false} {
+		limit := uint64(1 << 20) // each column over the resident share
+		if resident {
+			limit = 64 << 20
+		}
+		d := gpuexec.FakeDatabaseDevice(t, gpuexec.Options{PoolLimit: limit, SlabSize: 64 << 10})
+		rt := &operators.DeviceRuntime{Dev: d, Cache: gpuexec.NewTableCache(d, 1<<30)}
+		scan := &operators.DeviceScan{RT: rt, Table: "t", Version: 1, Cols: []int{3, 1}, Prepare: operators.GroupForDevice,
+			Load: func() ([]*coldata.Batch, error) { return []*coldata.Batch{hb}, nil }}
+		top := &operators.DeviceToHost{Input: scan, RT: rt}
+		if err := top.Open(ctx); err != nil {
+			t.Fatalf("resident %v: %v", resident, err)
+		}
+		if scan.Streamed() == resident {
+			t.Fatalf("resident %v: streamed %v", resident, scan.Streamed())
+		}
+		got := 0
+		for {
+			b, err := top.Next(ctx)
+			if err != nil {
+				t.Fatalf("resident %v: %v", resident, err)
+			}
+			if b == nil {
+				break
+			}
+			for r := 0; r < b.Len; r++ {
+				row := got + r
+				if b.Cols[1].Int(r) != int64(row) || string(b.Cols[0].Str(r)) != fmt.Sprintf("n%d", row%100) {
+					t.Fatalf("resident %v: row %d: %d %q", resident, row, b.Cols[1].Int(r), b.Cols[0].Str(r))
+				}
+			}
+			got += b.Len
+			b.ReleaseOwner()
+		}
+		if err := top.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got != rows {
+			t.Fatalf("resident %v: %d rows", resident, got)
+		}
+	}
+}

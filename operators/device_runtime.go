@@ -44,7 +44,7 @@ func GroupForDevice(batches []*coldata.Batch) [][]*coldata.Batch {
 		}
 		over := rows+b.Len > DeviceBatchRows
 		for c, v := range b.Cols {
-			if v.Type == coldata.String && !v.Const && chars[c]+int(v.Offsets[b.Len]-v.Offsets[0]) > deviceBatchChars {
+			if v != nil && v.Type == coldata.String && !v.Const && chars[c]+int(v.Offsets[b.Len]-v.Offsets[0]) > deviceBatchChars {
 				over = true
 			}
 		}
@@ -56,7 +56,7 @@ func GroupForDevice(batches []*coldata.Batch) [][]*coldata.Batch {
 		group = append(group, b)
 		rows += b.Len
 		for c, v := range b.Cols {
-			if v.Type == coldata.String && !v.Const {
+			if v != nil && v.Type == coldata.String && !v.Const {
 				chars[c] += int(v.Offsets[b.Len] - v.Offsets[0])
 			}
 		}
