@@ -759,9 +759,9 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	var ints []int64
 	var floats []float64
 	var decs []decimal.Int128
-	// idx, when not nil, lists the row of the values of each of the n
-	// rows (ints, floats, decs).
-	idx := vsel
+	// With indexed, idx lists the row of the values (ints, floats, decs)
+	// of each of the rows.
+	idx, indexed := vsel, vsel != nil
 	switch v.Type.Physical() {
 	case coldata.Decimal:
 		decs = v.Decs
@@ -781,7 +781,7 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 				ints[i] = int64(x)
 			}
 		}
-		idx = nil
+		idx, indexed = nil, false
 	case coldata.Float64:
 		floats = v.Floats
 	}
@@ -789,8 +789,8 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	if !all {
 		h.cg = compact(h.cg, gids, rows)
 		gs = h.cg
-		if idx == nil {
-			idx = rows
+		if !indexed {
+			idx, indexed = rows, true
 		} else if spec.Kind != opspec.AggCount {
 			h.cidx = composeSel(h.cidx, idx, rows)
 			idx = h.cidx
@@ -798,7 +798,13 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	} else if spec.Kind == opspec.AggGroupConcat || spec.Kind == opspec.AggQuantileCont || spec.Kind == opspec.AggQuantileDisc || v.Type == coldata.String {
 		rows = h.allRows(n)
 	}
-	if idx != nil && spec.Kind != opspec.AggCount {
+	if indexed && (ints != nil || floats != nil) && spec.Kind != opspec.AggCount {
+		// The common kinds read the values where they are.
+		if ok, err := h.updateIndexed(spec, ar, st[off:], stride, gs, ints, floats, idx); ok {
+			return err
+		}
+	}
+	if indexed && spec.Kind != opspec.AggCount {
 		// COUNT reads no value.
 		if ints != nil {
 			h.ci = compact(h.ci, ints, idx)
