@@ -266,6 +266,8 @@ func (h *HashAggregate) releaseState(keys bool) {
 		h.rprobers[i].release()
 	}
 	h.rprobers = nil
+	int32Pool.put(h.slowRows)
+	h.slowRows = nil
 	h.releaseSel()
 }
 

@@ -332,7 +332,16 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 			}
 			h.updateRange(h.subs[r], lo, hi, upto)
 		}, nil)
-		// The new keys, in row order.
+		// The new keys, in row order. (All of the first batch's rows:
+		// the list is sized up front, from the pool.)
+		total := 0
+		for r := 0; r < nr; r++ {
+			total += len(h.rprobers[r].slow)
+		}
+		if cap(h.slowRows) < total {
+			int32Pool.put(h.slowRows)
+			h.slowRows = int32Pool.get(total)
+		}
 		slow := h.slowRows[:0]
 		for r := 0; r < nr; r++ {
 			slow = append(slow, h.rprobers[r].slow...)
