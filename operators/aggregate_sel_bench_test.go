@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -48,7 +49,9 @@ func (o opaqueOp) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
 // random --seed 2029 r074's shape), the key a plain column or computed:
 // "filter" gathers in the filter (every column, as before selections),
 // "dense" in the aggregate (the columns it reads), "sel" reads the rows
-// through the filter's selection.
+// through the filter's selection; "parallel" is the filter of a
+// ParallelCompute passing the columns through (parallelAggInput's, over
+// a large scan), on all cores.
 func BenchmarkFilterGroupBy(b *testing.B) {
 	data := selBenchData()
 	i64 := coldata.Int64
@@ -62,14 +65,30 @@ func BenchmarkFilterGroupBy(b *testing.B) {
 		"col":      partCol(0, i64),
 		"computed": call("%", partCol(4, i64), &expr.Literal{Value: int64(31), T: i64}),
 	}
-	for _, kn := range []string{"col", "computed"} {
+	for _, kn := range []string{"col", "computed", "col-parallel"} {
+		par := kn == "col-parallel"
+		if par {
+			kn = "col"
+		}
 		for _, pct := range []int64{5, 10, 15, 20, 25, 50, 75, 90, 99} {
 			for _, mode := range []string{"filter", "dense", "sel"} {
-				b.Run(fmt.Sprintf("key=%s/kept=%d/%s", kn, pct, mode), func(b *testing.B) {
+				name := fmt.Sprintf("key=%s/kept=%d/%s", kn, pct, mode)
+				if par {
+					name = fmt.Sprintf("parallel/key=%s/kept=%d/%s", kn, pct, mode)
+				}
+				b.Run(name, func(b *testing.B) {
 					pred := call("<", partCol(1, i64), &expr.Literal{Value: pct, T: i64})
 					cpu0 := cpuTime()
 					for i := 0; i < b.N; i++ {
-						var in Operator = &Filter{Input: &Scan{Batches: []*coldata.Batch{data}, Cols: []int{0, 1, 2, 3, 4}}, Pred: pred}
+						scan := &Scan{Batches: []*coldata.Batch{data}, Cols: []int{0, 1, 2, 3, 4}}
+						var in Operator = &Filter{Input: scan, Pred: pred}
+						if par {
+							var refs []expr.Expr
+							for c := 0; c < 5; c++ {
+								refs = append(refs, partCol(c, i64))
+							}
+							in = &ParallelCompute{Input: scan, Pred: pred, Exprs: refs, Workers: runtime.GOMAXPROCS(0)}
+						}
 						h := &HashAggregate{Keys: []expr.Expr{keys[kn]}, Aggs: aggs}
 						switch mode {
 						case "filter":

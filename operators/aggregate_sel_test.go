@@ -43,7 +43,7 @@ func (p *poisonSource) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
 next:
 	for _, v := range b.Cols {
 		for _, l := range live {
-			if coldata.SharesData(v, l) {
+			if v == l || coldata.SharesData(v, l) || (len(v.Offsets) > 0 && len(l.Offsets) > 0 && &v.Offsets[0] == &l.Offsets[0]) {
 				continue next
 			}
 		}
@@ -104,6 +104,10 @@ func selectable(aggs []opspec.AggSpec) []opspec.AggSpec {
 type selAggConfig struct {
 	ranges, parts, coalesce, first int
 	top                            *opspec.TopGroups
+	// parallel: the filter is a ParallelCompute's (its outputs the
+	// input's columns, one a constant NULL, as parallelAggInput builds
+	// them).
+	parallel bool
 }
 
 // runSelAgg aggregates the rows of batches where column 7 < keep, through
@@ -137,7 +141,21 @@ func runSelAgg(batches []*coldata.Batch, keep int64, cols []int, keys []expr.Exp
 		in = &Materialized{Batches: kept}
 	} else {
 		src = &poisonSource{batches: batches}
-		in = Instrument(&Filter{Input: src, Pred: pred, Cols: cols}, &Stats{})
+		if cfg.parallel {
+			var exprs []expr.Expr
+			for i, v := range batches[0].Cols {
+				exprs = append(exprs, partCol(i, v.Type))
+			}
+			if cols != nil {
+				exprs = exprs[:0]
+				for _, c := range cols {
+					exprs = append(exprs, partCol(c, batches[0].Cols[c].Type))
+				}
+			}
+			in = Instrument(&ParallelCompute{Input: src, Pred: pred, Exprs: exprs, Workers: 3}, &Stats{})
+		} else {
+			in = Instrument(&Filter{Input: src, Pred: pred, Cols: cols}, &Stats{})
+		}
 	}
 	h := &HashAggregate{Input: in, Keys: keys, Aggs: aggs, MemoryLimit: memLimit, FirstGroups: cfg.first, Top: cfg.top}
 	h.partState.threshold, h.partState.segGroups = cfg.parts, 64
@@ -173,10 +191,12 @@ func TestSelectionAggregateMatchesGathered(t *testing.T) {
 		"int,string": {partCol(0, i64), partCol(1, str)},
 	}
 	configs := map[string]selAggConfig{
-		"serial":   {ranges: -1, parts: math.MaxInt, coalesce: -1},
-		"ranges":   {ranges: 64, parts: math.MaxInt, coalesce: -1},
-		"parts":    {ranges: 64, parts: 2000, coalesce: -1},
-		"coalesce": {ranges: 64, parts: math.MaxInt, coalesce: 300},
+		"serial":         {ranges: -1, parts: math.MaxInt, coalesce: -1},
+		"ranges":         {ranges: 64, parts: math.MaxInt, coalesce: -1},
+		"parts":          {ranges: 64, parts: 2000, coalesce: -1},
+		"coalesce":       {ranges: 64, parts: math.MaxInt, coalesce: 300},
+		"parallel":       {ranges: 64, parts: math.MaxInt, coalesce: -1, parallel: true},
+		"parallel parts": {ranges: 64, parts: 2000, coalesce: -1, parallel: true},
 	}
 	on, off, dflt := 1, -1, 0
 	for _, tc := range []struct {
@@ -221,7 +241,7 @@ func TestSelectionAggregateMatchesGathered(t *testing.T) {
 								if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 									t.Fatalf("%s keep %d selections %s: error %v, want %v", an, keep, hn, err, wantErr)
 								}
-								if hn == "on" && an == "selectable" && keep >= 50 && keep < 100 && (cn == "serial" || cn == "ranges") && !sawSel {
+								if hn == "on" && an == "selectable" && keep >= 50 && keep < 100 && (cn == "serial" || cn == "ranges" || cn == "parallel") && !sawSel {
 									t.Fatalf("%s keep %d: no batch read through its selection", an, keep)
 								}
 								if hn == "off" && sawSel {
@@ -353,6 +373,56 @@ func TestSelectionAggregateAllNullRows(t *testing.T) {
 					t.Fatal(err, wantErr)
 				}
 				closeBatches(t, got, want)
+			}
+		}
+	}
+}
+
+// TestKeyGatherSelMatchesGather checks the parallel copy of a key's
+// selected rows against the serial one: BIGINT, DOUBLE (with -0) and
+// BOOLEAN keys, with and without NULLs, selections of every density.
+func TestKeyGatherSelMatchesGather(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	rng := rand.New(rand.NewSource(3))
+	const n = 100_000
+	for _, ty := range []coldata.Type{coldata.Int64, coldata.Float64, coldata.Bool} {
+		for _, nulls := range []bool{false, true} {
+			b := coldata.NewBuilder(ty, n)
+			for i := 0; i < n; i++ {
+				switch {
+				case nulls && rng.Intn(7) == 0:
+					b.AppendNull()
+				case ty == coldata.Int64:
+					b.AppendInt(rng.Int63n(1000))
+				case ty == coldata.Float64:
+					b.AppendFloat([]float64{0, math.Copysign(0, -1), 1.5, -2}[rng.Intn(4)])
+				default:
+					b.AppendBool(rng.Intn(2) == 0)
+				}
+			}
+			v := b.Finish()
+			for _, keep := range []int{1, 3, 9, 10} {
+				var sel []int32
+				for i := 0; i < n; i++ {
+					if rng.Intn(10) < keep {
+						sel = append(sel, int32(i))
+					}
+				}
+				var full, want, got keyVec
+				full.prepare(v, n)
+				want.gather(&full, sel)
+				got.gatherSel(&full, sel)
+				for i := range sel {
+					if want.isNull(i) != got.isNull(i) || (!want.isNull(i) && want.fixed[i] != got.fixed[i]) {
+						t.Fatalf("%s nulls %v keep %d: row %d differs", ty, nulls, keep, i)
+					}
+					if want.floats != nil && !want.isNull(i) && math.Float64bits(want.floats[i]) != math.Float64bits(got.floats[i]) {
+						t.Fatalf("%s nulls %v keep %d: row %d float differs", ty, nulls, keep, i)
+					}
+				}
+				if (want.nulls == nil) != (got.nulls == nil) || (want.floats == nil) != (got.floats == nil) {
+					t.Fatalf("%s nulls %v keep %d: layouts differ", ty, nulls, keep)
+				}
 			}
 		}
 	}

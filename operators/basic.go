@@ -241,19 +241,50 @@ func (f *Filter) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
 }
 
 // LendSelections makes op, when it is a (possibly instrumented) Filter,
-// pass its kept rows as selections to a consumer that reads them with
-// NextSelection and hands each batch back before it asks for the next
-// (a HashAggregate); it reports whether op is such a filter. Call it
-// before Open.
-func LendSelections(op Operator) bool {
+// or a ParallelCompute with a filter whose outputs are input columns and
+// constants, pass its kept rows as selections to a consumer that reads
+// them with NextSelection and hands each batch back before it asks for
+// the next (a HashAggregate); it reports whether op is such an operator.
+// Call it before Open.
+func LendSelections(op Operator) bool { return lendSelections(op, true) }
+
+// stopLending makes op, a ParallelCompute LendSelections set lending,
+// gather the rows of the batches its workers compute from now on.
+func stopLending(op Operator) {
 	if in, ok := op.(*instrumented); ok {
 		op = in.Operator
 	}
-	f, ok := op.(*Filter)
-	if ok {
-		f.lend = true
+	if p, ok := op.(*ParallelCompute); ok {
+		p.noLend.Store(true)
 	}
-	return ok
+}
+
+// lendSelections is LendSelections, for a ParallelCompute only with
+// parallel (a consumer that reads every batch through its selection:
+// one that would gather them itself is better served by the workers).
+func lendSelections(op Operator, parallel bool) bool {
+	if in, ok := op.(*instrumented); ok {
+		op = in.Operator
+	}
+	switch x := op.(type) {
+	case *Filter:
+		x.lend = true
+		return true
+	case *ParallelCompute:
+		if !parallel || x.Pred == nil {
+			return false
+		}
+		for _, e := range x.Exprs {
+			switch e.(type) {
+			case *expr.ColumnRef, *expr.Literal:
+			default:
+				return false
+			}
+		}
+		x.Select, x.lend = true, true
+		return true
+	}
+	return false
 }
 
 // filterBatch keeps the rows of b where pred (a program of one
@@ -277,8 +308,14 @@ func filterColumns(pred *expr.Program, b *coldata.Batch, sel []int, need []bool,
 	case len(sel) == 0:
 		return nil, sel, nil
 	}
+	return gatherColumns(b, sel, need), sel, nil
+}
+
+// gatherColumns returns rows sel of b's columns that need marks (nil: all
+// of them), the others as constant NULLs of their type.
+func gatherColumns(b *coldata.Batch, sel []int, need []bool) *coldata.Batch {
 	if need == nil {
-		return coldata.GatherBatch(b, sel), sel, nil
+		return coldata.GatherBatch(b, sel)
 	}
 	cols := make([]*coldata.Vec, len(b.Cols))
 	for i, c := range b.Cols {
@@ -288,7 +325,7 @@ func filterColumns(pred *expr.Program, b *coldata.Batch, sel []int, need []bool,
 			cols[i] = coldata.NewConst(c.Type, nil, len(sel))
 		}
 	}
-	return &coldata.Batch{Cols: cols, Len: len(sel)}, sel, nil
+	return &coldata.Batch{Cols: cols, Len: len(sel)}
 }
 
 // selectTrue evaluates pred over b and returns the rows where it is TRUE
