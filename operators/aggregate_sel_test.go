@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -19,10 +20,10 @@ import (
 type poisonSource struct {
 	batches  []*coldata.Batch
 	i        int
-	released int
+	released atomic.Int64 // handed back from any goroutine
 }
 
-func (p *poisonSource) Open(context.Context) error { p.i, p.released = 0, 0; return nil }
+func (p *poisonSource) Open(context.Context) error { p.i = 0; p.released.Store(0); return nil }
 func (p *poisonSource) Close() error               { return nil }
 
 func (p *poisonSource) Next(context.Context) (*coldata.Batch, error) {
@@ -39,7 +40,7 @@ func (p *poisonSource) Next(context.Context) (*coldata.Batch, error) {
 }
 
 func (p *poisonSource) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
-	p.released++
+	p.released.Add(1)
 next:
 	for _, v := range b.Cols {
 		for _, l := range live {
@@ -166,7 +167,7 @@ func runSelAgg(batches []*coldata.Batch, keep int64, cols []int, keys []expr.Exp
 		h.selTraceHook = func() { sawSel = true }
 	}
 	out, err := Drain(context.Background(), h)
-	if src != nil && err == nil && keep > 0 && src.released == 0 {
+	if src != nil && err == nil && keep > 0 && src.released.Load() == 0 {
 		return nil, fmt.Errorf("no batch handed back to the filter's input"), sawSel
 	}
 	return out, err, sawSel
