@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -65,11 +66,10 @@ func BenchmarkFilterGroupBy(b *testing.B) {
 		"col":      partCol(0, i64),
 		"computed": call("%", partCol(4, i64), &expr.Literal{Value: int64(31), T: i64}),
 	}
-	for _, kn := range []string{"col", "computed", "col-parallel"} {
-		par := kn == "col-parallel"
-		if par {
-			kn = "col"
-		}
+	keys["none"] = nil
+	for _, kn := range []string{"col", "computed", "col-parallel", "none-parallel"} {
+		par := strings.HasSuffix(kn, "-parallel")
+		kn = strings.TrimSuffix(kn, "-parallel")
 		for _, pct := range []int64{5, 10, 15, 20, 25, 50, 75, 90, 99} {
 			for _, mode := range []string{"filter", "dense", "sel"} {
 				name := fmt.Sprintf("key=%s/kept=%d/%s", kn, pct, mode)
@@ -89,7 +89,10 @@ func BenchmarkFilterGroupBy(b *testing.B) {
 							}
 							in = &ParallelCompute{Input: scan, Pred: pred, Exprs: refs, Workers: runtime.GOMAXPROCS(0)}
 						}
-						h := &HashAggregate{Keys: []expr.Expr{keys[kn]}, Aggs: aggs}
+						h := &HashAggregate{Aggs: aggs}
+						if keys[kn] != nil {
+							h.Keys = []expr.Expr{keys[kn]}
+						}
 						switch mode {
 						case "filter":
 							in = opaqueOp{in}
@@ -101,7 +104,7 @@ func BenchmarkFilterGroupBy(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						if len(out) != 1 || out[0].Len != 31 {
+						if groups := map[bool]int{true: 31, false: 1}[h.Keys != nil]; len(out) != 1 || out[0].Len != groups {
 							b.Fatalf("%d groups", out[0].Len)
 						}
 					}
