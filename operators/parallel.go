@@ -266,6 +266,12 @@ func (p *ParallelCompute) selectRows(b *coldata.Batch) (_ parallelResult, ok boo
 // NextSelection returns the next batch as a batch and the rows of it that
 // are the output (nil: all): with Select, the rows are not gathered.
 func (p *ParallelCompute) NextSelection(ctx context.Context) (*coldata.Batch, []int, error) {
+	if !p.Select {
+		// Next, which remembers the batch's own buffers for the
+		// consumer to hand back.
+		b, err := p.Next(ctx)
+		return b, nil, err
+	}
 	r, err := p.nextResult(ctx)
 	return r.b, r.sel, err
 }
