@@ -122,6 +122,9 @@ func (b *Built) statistics(n planner.Node) string {
 		if p := st.SpillPartitions.Load(); p > 0 {
 			line += fmt.Sprintf(" spilled_partitions=%d spilled_bytes=%d", p, st.SpillBytes.Load())
 		}
+		if l := st.LentBatches.Load(); l > 0 {
+			line += fmt.Sprintf(" lent_batches=%d", l)
+		}
 		if w := st.WarpBatches.Load(); w > 0 {
 			line += fmt.Sprintf(" warp_per_row_batches=%d", w)
 		}

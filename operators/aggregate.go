@@ -79,6 +79,8 @@ type HashAggregate struct {
 	rangeState
 	// Small input batches joined (aggregate_coalesce.go).
 	coalesceState
+	// A filter's batches read through their selections (aggregate_sel.go).
+	selState
 }
 
 // aggRun is the state of one aggregate beyond its words in st.
@@ -182,6 +184,7 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	for _, spec := range h.Aggs {
 		h.sumsFloats = h.sumsFloats || addsFloats(spec)
 	}
+	h.openSel()
 	return h.Input.Open(ctx)
 }
 
@@ -263,6 +266,9 @@ func (h *HashAggregate) releaseState(keys bool) {
 		h.rprobers[i].release()
 	}
 	h.rprobers = nil
+	int32Pool.put(h.slowRows)
+	h.slowRows = nil
+	h.releaseSel()
 }
 
 // Close implements Operator.
@@ -328,18 +334,26 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		h.endBatch()
 		if release {
 			releaseInput(h.Input, prev, nil)
+			h.recycleDense()
+		} else {
+			clear(h.dense) // still read: left to the collector
+			h.dense = h.dense[:0]
 		}
-		b, err := h.nextInput(ctx)
+		b, sel, err := h.nextInput(ctx)
 		if err != nil {
 			return err
+		}
+		if sel != nil && !h.readsSel(b.Len, len(sel)) {
+			b, sel = h.densify(b, sel), nil
 		}
 		prev = b
 		if b == nil {
 			break
 		}
-		n := b.Len
+		n := h.startBatch(b, sel)
 		if n == 0 {
 			continue
 		}
@@ -355,7 +369,7 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 			}
 			h.growStates()
 			for a := range h.Aggs {
-				if err := h.updateVec(a, nil, b, n, nil); err != nil {
+				if err := h.updateVec(a, nil, b, n, nil, nil); err != nil {
 					return err
 				}
 			}
@@ -377,14 +391,8 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 				}
 			}
 		} else {
-			for i, k := range h.Keys {
-				v, err := expr.EvalWarn(k, b, h.warn)
-				if err != nil {
-					return err
-				}
-				if err := h.keys[i].prepareAs(v, n, h.table.types[i]); err != nil {
-					return err
-				}
+			if err := h.prepareKeys(b, n); err != nil {
+				return err
 			}
 			if h.parts == nil && h.wantParts(n) {
 				if err := h.startParts(); err != nil {
@@ -404,7 +412,7 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 				} else if b == nil {
 					continue
 				}
-				n = b.Len
+				n, h.db = b.Len, b
 			} else if ok, err := h.useRanges(n); err != nil {
 				return err
 			} else if ok {
@@ -418,20 +426,21 @@ func (h *HashAggregate) consume(ctx context.Context) error {
 			}
 		}
 		h.growStates()
-		if ok, err := h.useRanges(b.Len); err != nil {
+		if ok, err := h.useRanges(n); err != nil {
 			return err
 		} else if ok {
-			if err := h.updateRanges(b, b.Len, false); err != nil {
+			if err := h.updateRanges(b, n, false); err != nil {
 				return err
 			}
 			continue
 		}
 		for a := range h.Aggs {
-			if err := h.update(a, b); err != nil {
+			if err := h.update(a, b, n); err != nil {
 				return err
 			}
 		}
 	}
+	h.endBatch()
 	if h.ngroups == 0 && h.table == nil {
 		h.ngroups = 1
 		h.growStates()
@@ -529,10 +538,14 @@ func distinctPairs(t coldata.Type) bool {
 // a non-NULL argument and, for DISTINCT, a (group, value) not seen before.
 // all reports that every row is selected (rows is then nil). base, when
 // not nil, restricts the rows to those listed (a partition's rows; never
-// with DISTINCT).
-func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int, base []int32) (rows []int32, all bool, err error) {
+// with DISTINCT). vsel, when not nil, is the row of v of each of the n
+// rows (never with DISTINCT).
+func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int, base, vsel []int32) (rows []int32, all bool, err error) {
 	ar := &h.runs[a]
 	rows = h.rows[:0]
+	if vsel != nil && (ar.pairs != nil || ar.distinct != nil) {
+		return nil, false, fmt.Errorf("internal error: a DISTINCT argument read through a selection")
+	}
 	if ar.pairs != nil {
 		if v.Type.Physical() != coldata.Int64 {
 			return nil, false, fmt.Errorf("internal error: a DISTINCT %s argument evaluated to %s values", h.Aggs[a].Arg.Type(), v.Type)
@@ -571,9 +584,16 @@ func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int, base []int32) (
 			}
 		}
 	} else if base != nil {
-		if v.Nulls == nil {
+		switch {
+		case v.Nulls == nil:
 			rows = append(rows, base...)
-		} else {
+		case vsel != nil:
+			for _, r := range base {
+				if !v.IsNull(int(vsel[r])) {
+					rows = append(rows, r)
+				}
+			}
+		default:
 			for _, r := range base {
 				if !v.IsNull(int(r)) {
 					rows = append(rows, r)
@@ -581,12 +601,20 @@ func (h *HashAggregate) selectRows(a int, v *coldata.Vec, n int, base []int32) (
 			}
 		}
 	} else {
-		if v.Nulls == nil {
+		switch {
+		case v.Nulls == nil:
 			return nil, true, nil
-		}
-		for r := 0; r < n; r++ {
-			if !v.IsNull(r) {
-				rows = append(rows, int32(r))
+		case vsel != nil:
+			for r, vr := range vsel[:n] {
+				if !v.IsNull(int(vr)) {
+					rows = append(rows, int32(r))
+				}
+			}
+		default:
+			for r := 0; r < n; r++ {
+				if !v.IsNull(r) {
+					rows = append(rows, int32(r))
+				}
 			}
 		}
 	}
@@ -618,15 +646,17 @@ func compact[T any](dst []T, src []T, rows []int32) []T {
 	return dst
 }
 
-func (h *HashAggregate) update(a int, b *coldata.Batch) error {
+// update feeds aggregate a the rows of batch b (n rows: its selection's,
+// when it has one).
+func (h *HashAggregate) update(a int, b *coldata.Batch, n int) error {
 	if h.Aggs[a].Kind == opspec.AggCountStar {
-		return h.updateVec(a, nil, b, b.Len, nil)
+		return h.updateVec(a, nil, b, n, nil, nil)
 	}
-	v, err := evalAggArg(&h.Aggs[a], b, h.warn)
+	v, vsel, err := h.argOf(a, b)
 	if err != nil {
 		return err
 	}
-	return h.updateVec(a, v, b, b.Len, nil)
+	return h.updateVec(a, v, b, n, nil, vsel)
 }
 
 // evalAggArg evaluates aggregate spec's argument over b. SUM and AVG of
@@ -680,7 +710,9 @@ func addIntsToDecimalSums(st []uint64, stride, off int, gs []uint32, ints []int6
 
 // updateVec feeds argument values v (nil for COUNT(*)) of a batch of n rows
 // to aggregate a: all rows, or only those in base when it is not nil.
-func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int, base []int32) error {
+// vsel, when not nil, is the row of v of each of the n rows (a filter's
+// selection: v is its input's column); base then lists rows of the n.
+func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int, base, vsel []int32) error {
 	spec, ar := &h.Aggs[a], &h.runs[a]
 	st, stride, off, gids := h.st, h.stride, ar.off, h.gids
 	if spec.Kind == opspec.AggCountStar {
@@ -706,7 +738,15 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 		return nil // every value is NULL
 	}
 	if v.Const {
+		if vsel != nil {
+			c := *v
+			c.Len, vsel = n, nil
+			v = &c
+		}
 		v = v.Materialize()
+	}
+	if vsel != nil && (spec.Kind == opspec.AggGroupConcat || spec.Kind == opspec.AggQuantileCont || spec.Kind == opspec.AggQuantileDisc) {
+		return fmt.Errorf("internal error: an aggregate of kind %d read through a selection", spec.Kind)
 	}
 	if ok, err := h.countDistinctParts(a, v, n); ok || err != nil {
 		return err
@@ -714,47 +754,74 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 	if ar.pparts != nil || ar.sparts != nil {
 		return h.countDistinct(a, v, n)
 	}
-	rows, all, err := h.selectRows(a, v, n, base)
+	rows, all, err := h.selectRows(a, v, n, base, vsel)
 	if err != nil {
 		return err
 	}
 	var ints []int64
 	var floats []float64
 	var decs []decimal.Int128
+	// With indexed, idx lists the row of the values (ints, floats, decs)
+	// of each of the rows.
+	idx, indexed := vsel, vsel != nil
 	switch v.Type.Physical() {
 	case coldata.Decimal:
-		decs = v.Decs[:n]
+		decs = v.Decs
 	case coldata.Int64:
-		ints = v.Ints[:n]
+		ints = v.Ints
 	case coldata.Bool:
 		if cap(ar.ints) < n {
 			ar.ints = make([]int64, n)
 		}
 		ints = ar.ints[:n]
-		for i, x := range v.Bools[:n] {
-			ints[i] = int64(x)
+		if vsel != nil {
+			for i, r := range vsel[:n] {
+				ints[i] = int64(v.Bools[r])
+			}
+		} else {
+			for i, x := range v.Bools[:n] {
+				ints[i] = int64(x)
+			}
 		}
+		idx, indexed = nil, false
 	case coldata.Float64:
-		floats = v.Floats[:n]
+		floats = v.Floats
 	}
 	gs := gids
 	if !all {
 		h.cg = compact(h.cg, gids, rows)
 		gs = h.cg
-		if ints != nil {
-			h.ci = compact(h.ci, ints, rows)
-			ints = h.ci
-		}
-		if floats != nil {
-			h.cf = compact(h.cf, floats, rows)
-			floats = h.cf
-		}
-		if decs != nil {
-			h.cd = compact(h.cd, decs, rows)
-			decs = h.cd
+		if !indexed {
+			idx, indexed = rows, true
+		} else if spec.Kind != opspec.AggCount {
+			h.cidx = composeSel(h.cidx, idx, rows)
+			idx = h.cidx
 		}
 	} else if spec.Kind == opspec.AggGroupConcat || spec.Kind == opspec.AggQuantileCont || spec.Kind == opspec.AggQuantileDisc || v.Type == coldata.String {
 		rows = h.allRows(n)
+	}
+	if indexed && (ints != nil || floats != nil) && spec.Kind != opspec.AggCount {
+		// The common kinds read the values where they are.
+		if ok, err := h.updateIndexed(spec, ar, st[off:], stride, gs, ints, floats, idx); ok {
+			return err
+		}
+	}
+	if indexed && spec.Kind != opspec.AggCount {
+		// COUNT reads no value.
+		if ints != nil {
+			h.ci = compact(h.ci, ints, idx)
+			ints = h.ci
+		}
+		if floats != nil {
+			h.cf = compact(h.cf, floats, idx)
+			floats = h.cf
+		}
+		if decs != nil {
+			h.cd = compact(h.cd, decs, idx)
+			decs = h.cd
+		}
+	} else {
+		ints, floats, decs = clip(ints, n), clip(floats, n), clip(decs, n)
 	}
 	if h.table == nil {
 		if ok, err := updateSingle(spec, ar, st[off:off+specWords(*spec)], len(gs), ints, floats, decs); ok {
@@ -845,7 +912,11 @@ func (h *HashAggregate) updateVec(a int, v *coldata.Vec, b *coldata.Batch, n int
 			for _, r := range rows {
 				g := int(gids[r])
 				w := g*stride + off
-				x := v.Str(int(r))
+				vr := r
+				if vsel != nil {
+					vr = vsel[r]
+				}
+				x := v.Str(int(vr))
 				if st[w+1] == 0 {
 					st[w+1] = 1
 					ar.strs[g] = append(ar.strs[g][:0], x...)

@@ -66,52 +66,64 @@ type coalesceState struct {
 	pendingBytes int // of their string columns
 	inputDone    bool
 	carry        *coldata.Batch
+	carrySel     []int      // carry's selection (nil: all rows)
 	joinBufs     []joinBufs // per column
 	// coalesceHook (tests only): > 0 replaces coalesceSmall and
 	// coalesceRows by it and 4 times it; < 0 turns coalescing off.
 	coalesceHook int
 }
 
-// nextInput returns the next batch to consume: the input's next batch, or
-// several small ones joined, or nil at the end of the input.
-func (h *HashAggregate) nextInput(ctx context.Context) (*coldata.Batch, error) {
+// nextInput returns the next batch to consume and its selection (nil: all
+// rows; see aggregate_sel.go): the input's next batch, or several small
+// ones joined (selected rows gathered first), or nil at the end of the
+// input.
+func (h *HashAggregate) nextInput(ctx context.Context) (*coldata.Batch, []int, error) {
 	small, target := coalesceSmall, min(max(coalesceRows*runtime.GOMAXPROCS(0), coalesceMinRows), coalesceMaxRows)
 	switch {
 	case h.coalesceHook > 0:
 		small, target = h.coalesceHook, 4*h.coalesceHook
 	case h.coalesceHook < 0 || runtime.GOMAXPROCS(0) < 2 || h.sumsFloats:
-		return h.Input.Next(ctx)
+		return h.nextSelected(ctx)
 	}
 	if c := h.carry; c != nil {
 		// A batch that could not join the last ones is consumed as it is
 		// (a large one) or starts the next.
-		h.carry = nil
-		if c.Len > small {
-			return c, nil
+		csel := h.carrySel
+		h.carry, h.carrySel = nil, nil
+		if keptRows(c, csel) > small {
+			return c, csel, nil
+		}
+		if csel != nil {
+			c = h.densify(c, csel)
 		}
 		h.pending, h.pendingRows, h.pendingBytes = append(h.pending, c), c.Len, stringBytes(c)
 	}
 	for !h.inputDone {
-		b, err := h.Input.Next(ctx)
+		b, sel, err := h.nextSelected(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if b == nil {
 			h.inputDone = true
 			break
 		}
-		if b.Len == 0 {
+		kept := keptRows(b, sel)
+		if kept == 0 {
 			continue
 		}
-		if len(h.pending) == 0 && b.Len > small {
-			return b, nil
+		if len(h.pending) == 0 && kept > small {
+			return b, sel, nil
 		}
-		if len(h.pending) > 0 && (b.Len > small || !joinable(h.pending[0], b)) {
+		if len(h.pending) > 0 && (kept > small || !joinable(h.pending[0], b)) {
 			// A large batch is not copied to join the small ones before
 			// it (a scan's batches split at segment boundaries: a few
-			// thousand rows, then 60K).
-			h.carry = b
+			// thousand rows, then 60K). Its selection stays valid: the
+			// input is not read before it is taken.
+			h.carry, h.carrySel = b, sel
 			break
+		}
+		if sel != nil {
+			b = h.densify(b, sel)
 		}
 		h.pending = append(h.pending, b)
 		h.pendingRows += b.Len
@@ -120,7 +132,15 @@ func (h *HashAggregate) nextInput(ctx context.Context) (*coldata.Batch, error) {
 			break
 		}
 	}
-	return h.joinPending(), nil
+	return h.joinPending(), nil, nil
+}
+
+// keptRows is the number of rows of b that sel keeps (nil: all).
+func keptRows(b *coldata.Batch, sel []int) int {
+	if sel != nil {
+		return len(sel)
+	}
+	return b.Len
 }
 
 // joinable reports whether batches a and b can be joined: the same

@@ -237,7 +237,7 @@ func TestCoalesceLeavesLargeBatches(t *testing.T) {
 	}
 	var lens []int
 	for {
-		b, err := h.nextInput(ctx)
+		b, _, err := h.nextInput(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

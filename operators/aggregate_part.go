@@ -313,7 +313,7 @@ func (h *HashAggregate) consumeParts(b *coldata.Batch, n int) error {
 		}
 		c.gids = gids
 		for a, v := range h.vecs {
-			if err := c.updateVec(a, v, b, n, c.sel); err != nil {
+			if err := c.updateVec(a, v, b, n, c.sel, nil); err != nil {
 				c.err, c.errAgg = err, a
 				return
 			}

@@ -229,13 +229,13 @@ func (h *HashAggregate) leaveRanges(b *coldata.Batch, n, nr, step, upto int, eva
 			continue
 		}
 		v := h.rvecs[a]
-		if h.rangeEval[a] {
+		if h.rangeEval[a] && v == nil {
 			var e error
-			if v, e = evalAggArg(&h.Aggs[a], b, h.warn); e != nil {
+			if v, e = evalAggArg(&h.Aggs[a], h.db, h.warn); e != nil {
 				return e
 			}
 		}
-		if e := h.updateVec(a, v, b, n, rows); e != nil {
+		if e := h.updateVec(a, v, b, n, rows, h.rsels[a]); e != nil {
 			return e
 		}
 	}
@@ -268,21 +268,23 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 	}
 	// Arguments are evaluated once, those of rangeEval by the ranges;
 	// aggregates after one that fails to evaluate here do not run.
+	// A plain column of a selected batch comes whole, with the
+	// selection (rsels) to read it through.
 	upto := len(h.Aggs)
 	var evalErr error
-	h.rvecs = h.rvecs[:0]
-	h.rbatch = b
+	h.rvecs, h.rsels = h.rvecs[:0], h.rsels[:0]
+	h.rbatch = h.db
 	for a, spec := range h.Aggs {
-		if spec.Kind == opspec.AggCountStar || h.rangeEval[a] {
-			h.rvecs = append(h.rvecs, nil)
+		if spec.Kind == opspec.AggCountStar || (h.rangeEval[a] && !(h.selected() && h.argRef[a] >= 0)) {
+			h.rvecs, h.rsels = append(h.rvecs, nil), append(h.rsels, nil)
 			continue
 		}
-		v, err := evalAggArg(&h.Aggs[a], b, h.warn)
+		v, vsel, err := h.argOf(a, b)
 		if err != nil {
 			upto, evalErr = a, err
 			break
 		}
-		h.rvecs = append(h.rvecs, v)
+		h.rvecs, h.rsels = append(h.rvecs, v), append(h.rsels, vsel)
 	}
 	serial := false
 	for a := 0; a < upto; a++ {
@@ -299,7 +301,7 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 			if h.rangeAggs[a] {
 				continue
 			}
-			if e := h.updateVec(a, h.rvecs[a], b, n, nil); e != nil {
+			if e := h.updateVec(a, h.rvecs[a], b, n, nil, h.rsels[a]); e != nil {
 				rank, err = errRank(a, true), e
 				return
 			}
@@ -330,7 +332,16 @@ func (h *HashAggregate) updateRanges(b *coldata.Batch, n int, probe bool) error 
 			}
 			h.updateRange(h.subs[r], lo, hi, upto)
 		}, nil)
-		// The new keys, in row order.
+		// The new keys, in row order. (All of the first batch's rows:
+		// the list is sized up front, from the pool.)
+		total := 0
+		for r := 0; r < nr; r++ {
+			total += len(h.rprobers[r].slow)
+		}
+		if cap(h.slowRows) < total {
+			int32Pool.put(h.slowRows)
+			h.slowRows = int32Pool.get(total)
+		}
 		slow := h.slowRows[:0]
 		for r := 0; r < nr; r++ {
 			slow = append(slow, h.rprobers[r].slow...)
@@ -401,8 +412,8 @@ func (h *HashAggregate) forRanges(nr int, join bool, f func(r int), also func())
 }
 
 // updateRange updates sub-aggregate c with rows [lo, hi) of the batch
-// (arguments in h.rvecs, groups in h.gids) for the mergeable aggregates
-// before upto.
+// (arguments in h.rvecs, read through h.rsels where set, groups in
+// h.gids) for the mergeable aggregates before upto.
 func (h *HashAggregate) updateRange(c *HashAggregate, lo, hi, upto int) {
 	c.ngroups = h.ngroups
 	c.growPartial()
@@ -413,7 +424,9 @@ func (h *HashAggregate) updateRange(c *HashAggregate, lo, hi, upto int) {
 			continue
 		}
 		v := h.rvecs[a]
-		if h.rangeEval[a] {
+		var vsel []int32
+		switch {
+		case h.rangeEval[a] && v == nil:
 			if rows == nil {
 				rows = coldata.SliceBatch(h.rbatch, lo, hi)
 			}
@@ -422,10 +435,12 @@ func (h *HashAggregate) updateRange(c *HashAggregate, lo, hi, upto int) {
 				c.rerr, c.rerrRank = err, errRank(a, false)
 				return
 			}
-		} else if v != nil {
+		case v != nil && h.rsels[a] != nil:
+			vsel = h.rsels[a][lo:hi]
+		case v != nil:
 			v = coldata.Slice(v, lo, hi)
 		}
-		if err := c.updateVec(a, v, nil, hi-lo, nil); err != nil {
+		if err := c.updateVec(a, v, nil, hi-lo, nil, vsel); err != nil {
 			c.rerr, c.rerrRank = err, errRank(a, true)
 			return
 		}

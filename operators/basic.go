@@ -84,6 +84,13 @@ type Filter struct {
 	// owned remembers the columns each returned batch gathered, for the
 	// consumer to hand back (release.go).
 	owned ownedBatches
+	// lend, set by the consumer before Open (LendSelections), makes
+	// NextSelection pass the kept rows of each input batch as a
+	// selection of its columns, ungathered. lent is the last batch so
+	// passed and the input batch it views, handed back to the input
+	// when the consumer hands the view back.
+	lend bool
+	lent struct{ view, in *coldata.Batch }
 }
 
 // Open implements Operator.
@@ -134,6 +141,82 @@ func (f *Filter) Next(ctx context.Context) (*coldata.Batch, error) {
 	}
 }
 
+// NextSelection implements selectionSource. With lend set, it returns the
+// input's next batch (its Cols, as a view) and the rows of it the
+// predicate keeps (nil: all of them), without gathering them; the
+// selection is the filter's scratch, valid until the next call. Without
+// lend it is Next.
+func (f *Filter) NextSelection(ctx context.Context) (*coldata.Batch, []int, error) {
+	if !f.lend {
+		b, err := f.Next(ctx)
+		return b, nil, err
+	}
+	if f.prog == nil {
+		f.prog = expr.NewProgram([]expr.Expr{f.Pred})
+	}
+	for {
+		b, err := f.Input.Next(ctx)
+		if err != nil || b == nil {
+			return nil, nil, err
+		}
+		var all bool
+		if f.sel, all, err = selectTrue(f.prog, b, f.sel, expr.WarningsOf(ctx)); err != nil {
+			return nil, nil, err
+		}
+		if !all && len(f.sel) == 0 {
+			releaseInput(f.Input, b, nil) // no row kept
+			continue
+		}
+		if b.Owner != nil {
+			// Memory lent by the device goes back with the gathered
+			// rows, as Next does.
+			out, err := f.gathered(b, f.sel, all)
+			return out, nil, err
+		}
+		view := b
+		if f.Cols != nil {
+			cols := make([]*coldata.Vec, len(f.Cols))
+			for i, c := range f.Cols {
+				cols[i] = b.Cols[c]
+			}
+			view = &coldata.Batch{Cols: cols, Len: b.Len}
+		}
+		f.lent.view, f.lent.in = view, b
+		if all {
+			return view, nil, nil
+		}
+		return view, f.sel, nil
+	}
+}
+
+// gathered is Next's result for input batch b whose kept rows are sel
+// (all: every row).
+func (f *Filter) gathered(b *coldata.Batch, sel []int, all bool) (*coldata.Batch, error) {
+	var out *coldata.Batch
+	switch {
+	case all:
+		out = b
+	case f.Cols == nil:
+		out = coldata.GatherBatch(b, sel)
+	default:
+		cols := make([]*coldata.Vec, len(b.Cols))
+		for _, c := range f.Cols {
+			if cols[c] == nil {
+				cols[c] = coldata.Gather(b.Cols[c], sel)
+			}
+		}
+		out = &coldata.Batch{Cols: cols, Len: len(sel)}
+	}
+	if f.Cols != nil {
+		cols := make([]*coldata.Vec, len(f.Cols))
+		for i, c := range f.Cols {
+			cols[i] = out.Cols[c]
+		}
+		out = &coldata.Batch{Cols: cols, Len: out.Len}
+	}
+	return f.pass(b, out), nil
+}
+
 // pass returns out, the rows of in that passed: the input is done with
 // but for the vectors out still shows, and out's gathered vectors are the
 // filter's to recycle when its consumer hands out back. A filter over a
@@ -145,9 +228,63 @@ func (f *Filter) pass(in, out *coldata.Batch) *coldata.Batch {
 	return out
 }
 
-// releaseBatch implements batchReleaser.
+// releaseBatch implements batchReleaser. A view NextSelection lent hands
+// its input batch back to the input.
 func (f *Filter) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
+	if b != nil && b == f.lent.view {
+		in := f.lent.in
+		f.lent.view, f.lent.in = nil, nil
+		releaseInput(f.Input, in, live)
+		return
+	}
 	f.owned.release(b, live)
+}
+
+// LendSelections makes op, when it is a (possibly instrumented) Filter,
+// or a ParallelCompute with a filter whose outputs are input columns and
+// constants, pass its kept rows as selections to a consumer that reads
+// them with NextSelection and hands each batch back before it asks for
+// the next (a HashAggregate); it reports whether op is such an operator.
+// Call it before Open.
+func LendSelections(op Operator) bool { return lendSelections(op, true) }
+
+// stopLending makes op, a ParallelCompute LendSelections set lending,
+// gather the rows of the batches its workers compute from now on.
+func stopLending(op Operator) {
+	if in, ok := op.(*instrumented); ok {
+		op = in.Operator
+	}
+	if p, ok := op.(*ParallelCompute); ok {
+		p.noLend.Store(true)
+	}
+}
+
+// lendSelections is LendSelections, for a ParallelCompute only with
+// parallel (a consumer that reads every batch through its selection:
+// one that would gather them itself is better served by the workers).
+func lendSelections(op Operator, parallel bool) bool {
+	if in, ok := op.(*instrumented); ok {
+		op = in.Operator
+	}
+	switch x := op.(type) {
+	case *Filter:
+		x.lend = true
+		return true
+	case *ParallelCompute:
+		if !parallel || x.Pred == nil {
+			return false
+		}
+		for _, e := range x.Exprs {
+			switch e.(type) {
+			case *expr.ColumnRef, *expr.Literal:
+			default:
+				return false
+			}
+		}
+		x.Select, x.lend = true, true
+		return true
+	}
+	return false
 }
 
 // filterBatch keeps the rows of b where pred (a program of one
@@ -171,8 +308,14 @@ func filterColumns(pred *expr.Program, b *coldata.Batch, sel []int, need []bool,
 	case len(sel) == 0:
 		return nil, sel, nil
 	}
+	return gatherColumns(b, sel, need), sel, nil
+}
+
+// gatherColumns returns rows sel of b's columns that need marks (nil: all
+// of them), the others as constant NULLs of their type.
+func gatherColumns(b *coldata.Batch, sel []int, need []bool) *coldata.Batch {
 	if need == nil {
-		return coldata.GatherBatch(b, sel), sel, nil
+		return coldata.GatherBatch(b, sel)
 	}
 	cols := make([]*coldata.Vec, len(b.Cols))
 	for i, c := range b.Cols {
@@ -182,7 +325,7 @@ func filterColumns(pred *expr.Program, b *coldata.Batch, sel []int, need []bool,
 			cols[i] = coldata.NewConst(c.Type, nil, len(sel))
 		}
 	}
-	return &coldata.Batch{Cols: cols, Len: len(sel)}, sel, nil
+	return &coldata.Batch{Cols: cols, Len: len(sel)}
 }
 
 // selectTrue evaluates pred over b and returns the rows where it is TRUE
@@ -207,6 +350,7 @@ func selectTrue(pred *expr.Program, b *coldata.Batch, sel []int, w *expr.Warning
 // Close implements Operator.
 func (f *Filter) Close() error {
 	f.owned.reset()
+	f.lent.view, f.lent.in = nil, nil
 	return f.Input.Close()
 }
 

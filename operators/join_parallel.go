@@ -55,6 +55,8 @@ func (w *probeState) workers(n int) int {
 
 // release returns the state's pooled buffers.
 func (w *probeState) release() {
+	intPool.put(w.li)
+	intPool.put(w.ri)
 	w.find.release()
 	for c := range w.keys {
 		w.keys[c].release()

@@ -105,6 +105,11 @@ type Stats struct {
 	// cannot finish, a value it cannot finish exactly, a partitioned
 	// input) instead of staying on the device.
 	HostGroups atomic.Int64
+	// LentBatches counts the batches an operator passed as a selection of
+	// its input's rows, ungathered, to a consumer that reads them so
+	// (NextSelection: a Filter under a GROUP BY, a ParallelCompute under
+	// a sort with a small LIMIT).
+	LentBatches atomic.Int64
 	// TopGroups counts the groups a GROUP BY's top-groups cut kept (the
 	// ones that left the device), plus one: 0 when there was no cut.
 	TopGroups atomic.Int64
@@ -193,6 +198,9 @@ func (o *instrumented) NextSelection(ctx context.Context) (*coldata.Batch, []int
 		}
 		o.st.Rows.Add(int64(n))
 		o.st.Batches.Add(1)
+		if sel != nil {
+			o.st.LentBatches.Add(1)
+		}
 	}
 	return b, sel, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -24,6 +25,20 @@ type ParallelCompute struct {
 	// rows gathers only those (ClickBench Q24 kept 10 of the rows whose 105
 	// columns the filter gathered).
 	Select bool
+	// lend (LendSelections) is Select for a GROUP BY: outputs may be
+	// constants too, and a batch whose kept rows are fewer than one in
+	// 1<<selMinKeptShift is gathered here, on the workers, as without
+	// Select (the aggregate would gather it on one goroutine). Its
+	// selections come from intPool and go back when the batch does, and
+	// the input batch a lent one views then goes back to the input.
+	lend bool
+	// noLend, set by the consumer while the workers run, turns lend off:
+	// a GROUP BY gone partitioned gathers the rows of every batch.
+	noLend atomic.Bool
+	lent   struct {
+		sync.Mutex
+		views map[*coldata.Batch]lentView
+	}
 
 	need   []bool         // the input columns Exprs read
 	pred   *expr.Program  // Pred's (nil without one)
@@ -34,6 +49,12 @@ type ParallelCompute struct {
 	wg     sync.WaitGroup
 	// owned remembers the returned batches' own buffers (release.go).
 	owned ownedBatches
+}
+
+// lentView is what a batch lent as a view of an input batch holds.
+type lentView struct {
+	sel []int // from intPool (nil: all rows)
+	in  *coldata.Batch
 }
 
 type parallelResult struct {
@@ -112,16 +133,28 @@ func (p *ParallelCompute) Open(ctx context.Context) error {
 }
 
 func (p *ParallelCompute) compute(b *coldata.Batch) parallelResult {
+	var kept []int // the rows selectRows left to gather
 	if p.Select {
-		return p.selectRows(b)
+		r, ok := p.selectRows(b)
+		if ok {
+			return r
+		}
+		kept = r.sel
 	}
 	in := b
 	if p.pred != nil {
 		// The selection is dead once the columns are gathered: pooled,
 		// it is not 8 fresh bytes a row per batch.
-		sel := intPool.get(b.Len)[:0]
-		f, sel, err := filterColumns(p.pred, b, sel, p.need, p.warn)
-		intPool.put(sel)
+		var f *coldata.Batch
+		var err error
+		if kept != nil {
+			f = gatherColumns(b, kept, p.need)
+		} else {
+			sel := intPool.get(b.Len)[:0]
+			f, sel, err = filterColumns(p.pred, b, sel, p.need, p.warn)
+			kept = sel
+		}
+		intPool.put(kept)
 		if err != nil || f == nil {
 			if err == nil {
 				releaseInput(p.Input, in, nil) // no row kept
@@ -156,40 +189,89 @@ func (p *ParallelCompute) compute(b *coldata.Batch) parallelResult {
 
 // releaseBatch implements batchReleaser.
 func (p *ParallelCompute) releaseBatch(b *coldata.Batch, live []*coldata.Vec) {
+	if p.lend {
+		p.lent.Lock()
+		lv, ok := p.lent.views[b]
+		delete(p.lent.views, b)
+		p.lent.Unlock()
+		if ok {
+			intPool.put(lv.sel)
+			releaseInput(p.Input, lv.in, live)
+			return
+		}
+	}
 	p.owned.release(b, live)
 }
 
 // selectRows is compute with Select: the kept rows of b's columns that
-// Exprs (column references) name, as a view and a selection.
-func (p *ParallelCompute) selectRows(b *coldata.Batch) parallelResult {
+// Exprs (column references, or constants with lend) name, as a view and
+// a selection. With lend, a batch that keeps too few rows for its
+// consumer to read them through a selection is left to compute (ok
+// false).
+func (p *ParallelCompute) selectRows(b *coldata.Batch) (_ parallelResult, ok bool) {
 	cols := make([]*coldata.Vec, len(p.Exprs))
 	for i, e := range p.Exprs {
-		ref, ok := e.(*expr.ColumnRef)
-		if !ok || ref.Index < 0 || ref.Index >= len(b.Cols) {
-			return parallelResult{err: fmt.Errorf("selecting rows: output %d is not an input column", i)}
+		if lit, isLit := e.(*expr.Literal); isLit && p.lend {
+			cols[i] = coldata.NewConst(lit.T, lit.Value, b.Len)
+			continue
+		}
+		ref, isRef := e.(*expr.ColumnRef)
+		if !isRef || ref.Index < 0 || ref.Index >= len(b.Cols) {
+			return parallelResult{err: fmt.Errorf("selecting rows: output %d is not an input column", i)}, true
 		}
 		cols[i] = b.Cols[ref.Index]
 	}
 	view := &coldata.Batch{Cols: cols, Len: b.Len}
 	if p.Pred == nil {
-		return parallelResult{b: view}
+		return parallelResult{b: view}, true
 	}
-	// The selection lives until the consumer gathers.
-	sel, all, err := selectTrue(p.pred, b, make([]int, 0, b.Len/8), p.warn)
+	// The selection lives until the consumer gathers (or, with lend,
+	// hands the batch back).
+	var sel []int
+	if p.lend {
+		sel = intPool.get(b.Len)[:0]
+	} else {
+		sel = make([]int, 0, b.Len/8)
+	}
+	sel, all, err := selectTrue(p.pred, b, sel, p.warn)
 	switch {
 	case err != nil:
-		return parallelResult{err: err}
+		return parallelResult{err: err}, true
+	case p.lend && !all && len(sel) > 0 && (len(sel)<<selMinKeptShift < b.Len || p.noLend.Load()):
+		return parallelResult{sel: sel}, false // to gather
+	case len(sel) == 0 && !all:
+		if p.lend {
+			intPool.put(sel)
+			releaseInput(p.Input, b, nil)
+		}
+		return parallelResult{}, true
 	case all:
-		return parallelResult{b: view}
-	case len(sel) == 0:
-		return parallelResult{}
+		if !p.lend {
+			return parallelResult{b: view}, true
+		}
+		intPool.put(sel)
+		sel = nil
 	}
-	return parallelResult{b: view, sel: sel}
+	if p.lend {
+		p.lent.Lock()
+		if p.lent.views == nil {
+			p.lent.views = map[*coldata.Batch]lentView{}
+		}
+		p.lent.views[view] = lentView{sel, b}
+		p.lent.Unlock()
+	}
+	return parallelResult{b: view, sel: sel}, true
 }
 
 // NextSelection returns the next batch as a batch and the rows of it that
 // are the output (nil: all): with Select, the rows are not gathered.
 func (p *ParallelCompute) NextSelection(ctx context.Context) (*coldata.Batch, []int, error) {
+	if !p.Select {
+		// Next, which remembers the batch's own buffers for the
+		// consumer to hand back.
+		b, err := p.Next(ctx)
+		return b, nil, err
+	}
 	r, err := p.nextResult(ctx)
 	return r.b, r.sel, err
 }
@@ -206,6 +288,9 @@ func (p *ParallelCompute) Next(ctx context.Context) (*coldata.Batch, error) {
 	}
 	g := coldata.GatherBatch(r.b, r.sel)
 	p.owned.add(g, ownedCols(g.Cols, r.b.Cols))
+	if p.lend {
+		p.releaseBatch(r.b, nil) // gathered: the view is dead
+	}
 	return g, nil
 }
 
@@ -246,5 +331,8 @@ func (p *ParallelCompute) Close() error {
 		p.cancel = nil
 	}
 	p.owned.reset()
+	p.lent.Lock()
+	p.lent.views = nil
+	p.lent.Unlock()
 	return p.Input.Close()
 }
