@@ -144,8 +144,19 @@ func TestExplainNamesRules(t *testing.T) {
 			t.Errorf("EXPLAIN VERBOSE lacks %q:\n%s", want, strings.Join(verbose, "\n"))
 		}
 	}
-	if got := lastLine(explainIn(t, s, "EXPLAIN ANALYZE "+q)); got != "rules: fold_constants, prune_columns" {
+	analyzed := explainIn(t, s, "EXPLAIN ANALYZE "+q)
+	if got := lastLine(analyzed); got != "rules: fold_constants, prune_columns" {
 		t.Errorf("EXPLAIN ANALYZE's last line %q", got)
+	}
+	// The statement's own time comes just before the rules line, under
+	// ANALYZE only.
+	if len(analyzed) < 2 || !strings.HasPrefix(analyzed[len(analyzed)-2], "statement: time=") {
+		t.Errorf("EXPLAIN ANALYZE has no statement time before its rules line:\n%s", strings.Join(analyzed, "\n"))
+	}
+	for _, l := range verbose {
+		if strings.HasPrefix(l, "statement:") {
+			t.Errorf("EXPLAIN without ANALYZE shows %q", l)
+		}
 	}
 	if got := lastLine(explainIn(t, s, "EXPLAIN SELECT 1")); got != "rules: none" {
 		t.Errorf("no rule fired: %q", got)
