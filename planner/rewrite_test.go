@@ -779,3 +779,23 @@ func TestJoinConditionSelectivity(t *testing.T) {
 		t.Errorf("LEFT join of 10 rows: %v rows", got)
 	}
 }
+
+// TestSemiJoinEstimate: a semi join keeps about the share of the left
+// side's keys that its right side holds, at most half the left rows (the
+// estimate without statistics); without plain key columns, half.
+func TestSemiJoinEstimate(t *testing.T) {
+	left, right := scanOf(bigU()), scanOf(bigU())
+	few := &Filter{Input: right, Pred: call(t, "=", refAt(0, "k", coldata.Int64), &expr.Literal{Value: int64(10), T: coldata.Int64})}
+	nl := len(left.Columns())
+	for _, tc := range []struct {
+		name  string
+		right Node
+		max   float64
+	}{{"a filtered right side", few, estimateRows(few) + 1}, {"the whole table", right, 500}} {
+		j := &Join{Left: left, Right: tc.right, Kind: opspec.SemiJoin}
+		j.setCondition(call(t, "=", refAt(0, "k", coldata.Int64), refAt(nl, "k", coldata.Int64)), nl)
+		if got := estimateRows(j); got > tc.max || got < 1 {
+			t.Errorf("%s: %v rows, want at most %v", tc.name, got, tc.max)
+		}
+	}
+}
