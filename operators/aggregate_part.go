@@ -1,11 +1,12 @@
 package operators
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/bits"
 	"runtime"
-	"sort"
+	"slices"
 
 	"github.com/gsqlengine/gsql/coldata"
 	"github.com/gsqlengine/gsql/expr"
@@ -549,11 +550,14 @@ func (h *HashAggregate) partsTop(firsts [][]int64) (sel, out [][]uint32, picked 
 			all = append(all, cand{p, lid, firsts[p][lid], words[p][lid]})
 		}
 	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].word != all[j].word {
-			return all[i].word < all[j].word
+	// slices.SortFunc, not sort.Slice: with ties every group can be a
+	// candidate (a GROUP BY URL whose top SUM is 0 for most of 109K
+	// groups), and sort.Slice's reflective swaps took a quarter of it.
+	slices.SortFunc(all, func(a, b cand) int {
+		if c := cmp.Compare(a.word, b.word); c != 0 {
+			return c
 		}
-		return all[i].pos < all[j].pos
+		return cmp.Compare(a.pos, b.pos)
 	})
 	keep := min(len(all), t.Limit)
 	if keep < len(all) && topTies(t)(all[keep-1].word) {
@@ -562,7 +566,7 @@ func (h *HashAggregate) partsTop(firsts [][]int64) (sel, out [][]uint32, picked 
 		}
 	}
 	all = all[:keep]
-	sort.Slice(all, func(i, j int) bool { return all[i].pos < all[j].pos })
+	slices.SortFunc(all, func(a, b cand) int { return cmp.Compare(a.pos, b.pos) })
 	sel = make([][]uint32, len(h.parts))
 	out = make([][]uint32, len(h.parts))
 	for g, x := range all {
