@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 
 	"github.com/gsqlengine/gsql/coldata"
@@ -1278,12 +1279,11 @@ func quantileInto(b *coldata.Builder, spec opspec.AggSpec, vals *coldata.Vec) {
 		idx[i] = i
 	}
 	desc := len(spec.Order) > 0 && spec.Order[0].Desc
-	sort.Slice(idx, func(i, j int) bool {
-		c := opspec.CompareValues(vals, idx[i], vals, idx[j])
+	slices.SortFunc(idx, func(a, b int) int {
 		if desc {
-			return c > 0
+			return opspec.CompareValues(vals, b, vals, a)
 		}
-		return c < 0
+		return opspec.CompareValues(vals, a, vals, b)
 	})
 	if spec.Kind == opspec.AggQuantileDisc {
 		// The first value whose cumulative share reaches q (SQL's
