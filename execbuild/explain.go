@@ -71,21 +71,17 @@ func (b *Built) statistics(n planner.Node) string {
 	if st, ok := b.statsOf(n); ok {
 		line += fmt.Sprintf(" rows=%d batches=%d time=%s bytes=%d launches=%d",
 			st.Rows.Load(), st.Batches.Load(), st.Duration().Round(time.Microsecond), st.Bytes.Load(), st.Launches.Load())
-		if f := st.Fallbacks.Load(); f > 0 {
-			line += fmt.Sprintf(" cpu_fallback_batches=%d", f)
+		// count adds name=n when n is not zero.
+		count := func(name string, n int64) {
+			if n > 0 {
+				line += fmt.Sprintf(" %s=%d", name, n)
+			}
 		}
-		if p := st.HashPartitions.Load(); p > 0 {
-			line += fmt.Sprintf(" hash_partitions=%d", p)
-		}
-		if p := st.BatchPartials.Load(); p > 0 {
-			line += fmt.Sprintf(" batch_partials=%d", p)
-		}
-		if p := st.ProbeSplits.Load(); p > 0 {
-			line += fmt.Sprintf(" probe_splits=%d", p)
-		}
-		if p := st.OOMSplits.Load(); p > 0 {
-			line += fmt.Sprintf(" oom_splits=%d", p)
-		}
+		count("cpu_fallback_batches", st.Fallbacks.Load())
+		count("hash_partitions", st.HashPartitions.Load())
+		count("batch_partials", st.BatchPartials.Load())
+		count("probe_splits", st.ProbeSplits.Load())
+		count("oom_splits", st.OOMSplits.Load())
 		if st.HashedLeft.Load() > 0 {
 			line += " hashed=left"
 		}
@@ -98,12 +94,8 @@ func (b *Built) statistics(n planner.Node) string {
 		if st.HostJoins.Load() > 0 {
 			line += fmt.Sprintf(" host_join_rows=%d", st.HostJoinRows.Load())
 		}
-		if n := st.OOMPartitions.Load(); n > 0 {
-			line += fmt.Sprintf(" oom_partitions=%d", n)
-		}
-		if n := st.OOMResplits.Load(); n > 0 {
-			line += fmt.Sprintf(" oom_resplits=%d", n)
-		}
+		count("oom_partitions", st.OOMPartitions.Load())
+		count("oom_resplits", st.OOMResplits.Load())
 		if st.HostJoinOOM.Load() > 0 {
 			line += " host_join_oom=1"
 		}
@@ -116,26 +108,15 @@ func (b *Built) statistics(n planner.Node) string {
 		if st.HostGroups.Load() > 0 {
 			line += " groups_finished=host"
 		}
-		if n := st.PeakHostBytes.Load(); n > 0 {
-			line += fmt.Sprintf(" peak_host_bytes=%d", n)
-		}
+		count("peak_host_bytes", st.PeakHostBytes.Load())
 		if p := st.SpillPartitions.Load(); p > 0 {
 			line += fmt.Sprintf(" spilled_partitions=%d spilled_bytes=%d", p, st.SpillBytes.Load())
 		}
-		if l := st.LentBatches.Load(); l > 0 {
-			line += fmt.Sprintf(" lent_batches=%d", l)
-		}
-		if w := st.WarpBatches.Load(); w > 0 {
-			line += fmt.Sprintf(" warp_per_row_batches=%d", w)
-		}
-		for _, c := range []struct {
-			name string
-			n    int64
-		}{{"tier0_batches", st.Tier0Batches.Load()}, {"tier1_batches", st.Tier1Batches.Load()}, {"library_batches", st.LibraryBatches.Load()}} {
-			if c.n > 0 {
-				line += fmt.Sprintf(" %s=%d", c.name, c.n)
-			}
-		}
+		count("lent_batches", st.LentBatches.Load())
+		count("warp_per_row_batches", st.WarpBatches.Load())
+		count("tier0_batches", st.Tier0Batches.Load())
+		count("tier1_batches", st.Tier1Batches.Load())
+		count("library_batches", st.LibraryBatches.Load())
 		if w := st.CompileWaitNanos.Load(); w > 0 {
 			line += " compile_wait=" + time.Duration(w).Round(time.Microsecond).String()
 		}
