@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/gsqlengine/gsql/coldata"
-	"github.com/gsqlengine/gsql/expr"
 	"github.com/gsqlengine/gsql/gpuexec"
 	"github.com/gsqlengine/gsql/memory"
 	"github.com/gsqlengine/gsql/operators"
@@ -63,21 +62,7 @@ func TestFakeJoinPartitionedAfterOOM(t *testing.T) {
 		rparts = append(rparts, coldata.SliceBatch(right, lo, min(right.Len, lo+500)))
 	}
 	const nlOut, nrOut = 3, 2
-	lt := func(a, b expr.Expr) expr.Expr {
-		fn, _ := expr.Lookup("<")
-		e, err := expr.NewCall(fn, []expr.Expr{a, b})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	// The residual l.k < r.w: the left output columns, then the right
-	// batch's.
-	cond := lt(&expr.ColumnRef{Index: 0, Name: "k", T: coldata.Int64}, &expr.ColumnRef{Index: nlOut + 2, Name: "w", T: coldata.Int64})
-	condHolds := func(l, r int) bool {
-		a, b := left.Cols[0], right.Cols[2]
-		return !a.IsNull(l) && !b.IsNull(r) && a.Int(l) < b.Int(r)
-	}
+	cond, condHolds := kBelowW(t, left, right, nlOut)
 	// buildPast fails a build of more than maxRows rows for lack of
 	// memory and builds smaller ones on the device, counting each.
 	var built, refused atomic.Int64

@@ -200,21 +200,7 @@ func TestFakeTinyJoinOnHost(t *testing.T) {
 	lparts := []*coldata.Batch{coldata.SliceBatch(left, 0, 10), coldata.SliceBatch(left, 10, 25)}
 	rparts := []*coldata.Batch{coldata.SliceBatch(right, 0, 17), coldata.SliceBatch(right, 17, 25)}
 	const nlOut, nrOut = 3, 2
-	lt := func(a, b expr.Expr) expr.Expr {
-		fn, _ := expr.Lookup("<")
-		e, err := expr.NewCall(fn, []expr.Expr{a, b})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	// The residual l.k < r.w: columns of the left output, then the right
-	// batch's.
-	cond := lt(&expr.ColumnRef{Index: 0, Name: "k", T: coldata.Int64}, &expr.ColumnRef{Index: nlOut + 2, Name: "w", T: coldata.Int64})
-	condHolds := func(l, r int) bool {
-		a, b := left.Cols[0], right.Cols[2]
-		return !a.IsNull(l) && !b.IsNull(r) && a.Int(l) < b.Int(r)
-	}
+	cond, condHolds := kBelowW(t, left, right, nlOut)
 	for _, kc := range []tinyJoinCase{
 		{"bigint", []int{0}, []int{0}},
 		{"text", []int{1}, []int{1}},
@@ -256,6 +242,22 @@ func TestFakeTinyJoinOnHost(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// kBelowW is the tiny joins' residual l.k < r.w (left column 0, right
+// column 2) over the left output's nl columns then the right batch's, and
+// the same test over rows of left and right.
+func kBelowW(t *testing.T, left, right *coldata.Batch, nl int) (expr.Expr, func(l, r int) bool) {
+	t.Helper()
+	fn, _ := expr.Lookup("<")
+	cond, err := expr.NewCall(fn, []expr.Expr{&expr.ColumnRef{Index: 0, Name: "k", T: coldata.Int64}, &expr.ColumnRef{Index: nl + 2, Name: "w", T: coldata.Int64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cond, func(l, r int) bool {
+		a, b := left.Cols[0], right.Cols[2]
+		return !a.IsNull(l) && !b.IsNull(r) && a.Int(l) < b.Int(r)
 	}
 }
 
